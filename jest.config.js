@@ -1,0 +1,20 @@
+/**
+ * Test layers (see README "Tests"): each is a Jest project so one layer can run alone,
+ * e.g. `npx jest --selectProjects unit`. `npm test` runs them all after lint, type-check and synth.
+ * TypeScript is transpiled by SWC; type errors are caught by `tsc --noEmit` in `npm test`.
+ */
+const transform = { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] };
+const layer = (name, extra = {}) => ({
+  displayName: name,
+  testEnvironment: 'node',
+  transform,
+  roots: [`<rootDir>/test/${name}`],
+  testMatch: ['**/*.test.ts'],
+  setupFiles: ['<rootDir>/test/support/polyfills.ts'],
+  ...extra,
+});
+
+module.exports = {
+  projects: [layer('unit'), layer('infra'), layer('integration')],
+  testTimeout: 60_000,
+};

@@ -1,0 +1,28 @@
+/** Operator alert events on the alert bus (EventBridge). */
+export const ALERT_EVENT_SOURCE = 'order-processing';
+
+export const AlertType = {
+  /** An order reached ProcessState Error (agent permanent error or supervisor threshold). */
+  OrderFailed: 'OrderFailed',
+  /** A resubmission carried data conflicting with the stored order; it went to the DLQ. */
+  SubmissionConflict: 'SubmissionConflict',
+} as const;
+export type AlertType = (typeof AlertType)[keyof typeof AlertType];
+
+export interface OrderFailedDetail {
+  readonly orderId: string;
+  readonly reason: 'AgentPermanentFailure' | 'FailureThresholdReached';
+  readonly failureCount: number;
+  readonly attempt: number;
+  readonly instanceId?: string;
+  readonly error?: string;
+  readonly cause?: string;
+  readonly correlationId?: string;
+}
+
+export interface SubmissionConflictDetail {
+  readonly orderId: string;
+  readonly storedFingerprint: string;
+  readonly submittedFingerprint: string;
+  readonly correlationId?: string;
+}

@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import { ORDER_ID_PATTERN } from './api';
+
+/** Start queue message: "please claim and start this order". Carries no state: the record decides. */
+export const StartOrderMessageSchema = z
+  .object({
+    orderId: z.string().regex(ORDER_ID_PATTERN),
+    /** Who asked: the submission, or the supervisor re-queuing an order nobody started. */
+    reason: z.enum(['submitted', 'supervisor-restart', 'supervisor-retry']),
+    correlationId: z.string().min(1),
+  })
+  .strict();
+export type StartOrderMessage = z.infer<typeof StartOrderMessageSchema>;
+
+/**
+ * Agent request message, sent by the state machine with sqs:sendMessage.waitForTaskToken.
+ * The state machine builds it with JSONPath, so every field here is produced in ASL.
+ */
+export const AgentRequestSchema = z.object({
+  taskToken: z.string().min(1),
+  orderId: z.string().regex(ORDER_ID_PATTERN),
+  step: z.string().min(1),
+  /** Attempt-specific instance id (= execution name) that holds the lock. */
+  instanceId: z.string().min(1),
+  attempt: z.number().int().min(1),
+  /**
+   * Stable idempotency key: identical on every retry and every attempt (`<orderId>:<step>`),
+   * never derived from the task token. Sent downstream as the Idempotency-Key header.
+   */
+  idempotencyKey: z.string().min(1),
+  /** CompleteBy of this step in the store (epoch millis): no new side effect after it. */
+  deadlineEpochMillis: z.number().int().positive(),
+  /** When the callback task was entered (ISO) and its TimeoutSeconds: the task's own deadline. */
+  taskEnteredAt: z.string().min(1),
+  taskTimeoutSeconds: z.number().int().positive(),
+  heartbeatSeconds: z.number().int().positive(),
+  /** Remote calls allowed for this request (first call included). */
+  maxCallAttempts: z.number().int().min(1),
+  /** Business payload the remote service needs. */
+  order: z.object({
+    customerId: z.string(),
+    items: z.array(z.object({ sku: z.string(), quantity: z.number().int() })),
+    totalCents: z.number().int(),
+    currency: z.string(),
+  }),
+  correlationId: z.string().min(1),
+});
+export type AgentRequest = z.infer<typeof AgentRequestSchema>;
+
+/** Output an agent returns with SendTaskSuccess; stored as Steps.<step>.Result. */
+export interface AgentResult {
+  readonly confirmationId: string;
+  readonly service: string;
+  readonly idempotencyKey: string;
+}
+
+/** Error names an agent sends with SendTaskFailure; the state machine catches them by name. */
+export const AgentError = {
+  /** The remote service refused for good: the scheduler sets Error and alerts an operator. */
+  Permanent: 'Agent.PermanentFailure',
+  /** Transient errors outlasted the attempts or the deadline: the supervisor will retry. */
+  TransientExhausted: 'Agent.TransientFailure',
+} as const;

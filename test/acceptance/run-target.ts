@@ -1,0 +1,136 @@
+/**
+ * Runs the acceptance suite against LocalStack or a real AWS deployment.
+ *
+ *   npm run test:localstack            cdklocal bootstrap + deploy (profile local), then the suite
+ *   npm run test:aws -- --outputs F    the suite against a deployment named by its outputs file
+ *
+ * LocalStack: refuses to run unless every endpoint is local and the credentials are LocalStack's
+ * test credentials, because `cdklocal bootstrap` with a stray endpoint or profile reaches a real
+ * account.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { APIGatewayClient, GetApiKeyCommand } from '@aws-sdk/client-api-gateway';
+import { isLoopbackUrl, loadTargetDescription } from './target';
+
+export const LOCALSTACK_DEFAULT_ENDPOINT = 'http://localhost.localstack.cloud:4566';
+
+/**
+ * The environment for cdklocal and the suite, or an error naming every reason it is unsafe.
+ * Variables that could route a call to a real account (profiles, session tokens, non-local
+ * endpoints) are refused rather than silently dropped, so the user learns what was wrong.
+ */
+export function localStackEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const problems: string[] = [];
+  const endpoint = env.AWS_ENDPOINT_URL ?? LOCALSTACK_DEFAULT_ENDPOINT;
+  for (const [key, value] of Object.entries(env)) {
+    if (
+      (key === 'AWS_ENDPOINT_URL' || key.startsWith('AWS_ENDPOINT_URL_')) &&
+      value &&
+      !isLoopbackUrl(value)
+    ) {
+      problems.push(`${key}=${value} is not a local endpoint`);
+    }
+  }
+  if (env.LOCALSTACK_HOSTNAME && !isLoopbackUrl(`http://${env.LOCALSTACK_HOSTNAME}`)) {
+    problems.push(`LOCALSTACK_HOSTNAME=${env.LOCALSTACK_HOSTNAME} is not local`);
+  }
+  if (env.AWS_PROFILE)
+    problems.push(`AWS_PROFILE=${env.AWS_PROFILE} is set (unset it: LocalStack needs no profile)`);
+  if (env.AWS_SESSION_TOKEN) problems.push('AWS_SESSION_TOKEN is set (real session credentials)');
+  if (env.AWS_ACCESS_KEY_ID && env.AWS_ACCESS_KEY_ID !== 'test') {
+    problems.push(`AWS_ACCESS_KEY_ID is set to a non-test key (LocalStack uses "test")`);
+  }
+  if (problems.length > 0) {
+    throw new Error(`Refusing to deploy to LocalStack:\n  - ${problems.join('\n  - ')}`);
+  }
+  return {
+    ...env,
+    AWS_ENDPOINT_URL: endpoint,
+    AWS_ACCESS_KEY_ID: 'test',
+    AWS_SECRET_ACCESS_KEY: 'test',
+    AWS_REGION: env.AWS_REGION ?? 'us-east-1',
+    AWS_DEFAULT_REGION: env.AWS_REGION ?? 'us-east-1',
+    CDK_DEFAULT_ACCOUNT: '000000000000',
+    CDK_DEFAULT_REGION: env.AWS_REGION ?? 'us-east-1',
+  };
+}
+
+async function apiKeyValue(
+  outputsFile: string,
+  env: NodeJS.ProcessEnv,
+  kind: 'aws' | 'localstack',
+): Promise<string> {
+  if (env.ACCEPTANCE_API_KEY) return env.ACCEPTANCE_API_KEY;
+  const target = loadTargetDescription(outputsFile, { kind });
+  const apiKeyId = target.outputs.ApiKeyId;
+  if (!apiKeyId) throw new Error('The outputs file has no ApiKeyId: set ACCEPTANCE_API_KEY');
+  const client = new APIGatewayClient({
+    region: env.AWS_REGION ?? target.region,
+    ...(kind === 'localstack' ? { endpoint: env.AWS_ENDPOINT_URL } : {}),
+  });
+  const { value } = await client.send(new GetApiKeyCommand({ apiKey: apiKeyId, includeValue: true }));
+  if (!value) throw new Error(`API key ${apiKeyId} has no value`);
+  return value;
+}
+
+function runSuite(env: NodeJS.ProcessEnv): number {
+  const result = spawnSync('npx', ['jest', '--selectProjects', 'acceptance', '--runInBand'], {
+    stdio: 'inherit',
+    env,
+  });
+  return result.status ?? 1;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const mode = argv[0];
+  const outputsIndex = argv.indexOf('--outputs');
+  const root = resolve(__dirname, '../..');
+  if (mode === 'localstack') {
+    const env = localStackEnvironment(process.env);
+    const health = await fetch(`${env.AWS_ENDPOINT_URL}/_localstack/health`).catch((error: Error) => error);
+    if (health instanceof Error || !health.ok) {
+      throw new Error(
+        `LocalStack is not reachable at ${env.AWS_ENDPOINT_URL} (start it with \`localstack start\`; it needs Docker).`,
+      );
+    }
+    mkdirSync(resolve(root, '.local'), { recursive: true });
+    const outputs = resolve(root, '.local/localstack-outputs.json');
+    const cdklocal = (args: string[]) =>
+      execFileSync('npx', ['cdklocal', ...args, '-c', 'profile=local'], { cwd: root, env, stdio: 'inherit' });
+    cdklocal(['bootstrap']);
+    cdklocal(['deploy', '--require-approval', 'never', '--outputs-file', outputs]);
+    const apiKey = await apiKeyValue(outputs, env, 'localstack');
+    return runSuite({
+      ...env,
+      ACCEPTANCE_TARGET: outputs,
+      ACCEPTANCE_KIND: 'localstack',
+      ACCEPTANCE_PROFILE: 'local',
+      ACCEPTANCE_API_KEY: apiKey,
+    });
+  }
+  if (mode === 'aws') {
+    const outputs = outputsIndex >= 0 ? argv[outputsIndex + 1] : process.env.ACCEPTANCE_TARGET;
+    if (!outputs) throw new Error('Name the deployment: npm run test:aws -- --outputs cdk-outputs.json');
+    const apiKey = await apiKeyValue(outputs, process.env, 'aws');
+    return runSuite({
+      ...process.env,
+      ACCEPTANCE_TARGET: resolve(outputs),
+      ACCEPTANCE_KIND: 'aws',
+      ACCEPTANCE_PROFILE: process.env.ACCEPTANCE_PROFILE ?? 'default',
+      ACCEPTANCE_API_KEY: apiKey,
+    });
+  }
+  throw new Error('Usage: run-target.ts localstack | aws --outputs FILE');
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (error: Error) => {
+      console.error(error.message);
+      process.exit(2);
+    },
+  );
+}

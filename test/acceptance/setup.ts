@@ -1,0 +1,36 @@
+/**
+ * How the acceptance suite finds its target. Environment:
+ *   ACCEPTANCE_TARGET   path of a target description (default: the one global-setup wrote
+ *                       after starting the local runtime)
+ *   ACCEPTANCE_KIND     local | localstack | aws (default local)
+ *   ACCEPTANCE_PROFILE  the config profile the target was deployed with (local | default); sets
+ *                       how long scenarios may take (default: local)
+ *   ACCEPTANCE_API_KEY  value of the API key (AWS and LocalStack enforce it)
+ */
+import { assertAllEndpointsLocal, loadTargetDescription, type TargetDescription } from './target';
+
+export const TARGET_ENV = 'ACCEPTANCE_TARGET';
+
+export function acceptanceTarget(): TargetDescription {
+  const file = process.env[TARGET_ENV];
+  if (!file) {
+    throw new Error(
+      `${TARGET_ENV} is not set: run through \`npm test\` (starts the local runtime) or name a target file`,
+    );
+  }
+  const kind = (process.env.ACCEPTANCE_KIND ?? 'local') as TargetDescription['kind'];
+  const target = loadTargetDescription(file, {
+    kind,
+    ...(process.env.ACCEPTANCE_API_KEY ? { apiKey: process.env.ACCEPTANCE_API_KEY } : {}),
+  });
+  if (target.kind !== 'aws') assertAllEndpointsLocal(target);
+  return target;
+}
+
+const profile = process.env.ACCEPTANCE_PROFILE ?? 'local';
+
+/** Upper bounds derived from the profiles in lib/config.ts (local: seconds, default: minutes). */
+export const scenarioTimeoutMs =
+  profile === 'local' ? { normal: 60_000, recovery: 120_000 } : { normal: 600_000, recovery: 1_500_000 };
+
+jest.setTimeout(scenarioTimeoutMs.recovery + 30_000);

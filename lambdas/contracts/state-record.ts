@@ -7,9 +7,11 @@
  *   ProcessState     S  see ProcessState
  *   LockedBy         S  attempt-specific instance id; absent when not Processing
  *   CompleteBy       N  epoch millis. Processing: deadline of the running step (the supervisor
- *                       treats the attempt as failed after it). Pending: the time by which the
- *                       starter must have claimed it (new order) or the end of the back-off
- *                       (retry); after it the supervisor hands the order back to the starter.
+ *                       treats the attempt as failed after it). Pending: earliest start plus
+ *                       startGraceSeconds, i.e. the time by which the starter must have claimed it
+ *                       (a new order's earliest start is its submission; a retry's is the end of
+ *                       its back-off, so the starter claims a retry only once CompleteBy - grace
+ *                       has passed); after it the supervisor hands the order back to the starter.
  *   DueShard         S  supervisor index partition ("0".."N-1"); present only while Pending or
  *                       Processing, so the index is sparse and holds only what can expire
  *   FailureCount     N  attempts the supervisor declared failed

@@ -1,0 +1,47 @@
+/** GET /orders/{orderId}: the order's current state from the state store (200, 404 or 400). */
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { createDocumentClient } from '../adapters/aws-clients';
+import {
+  CORRELATION_ID_HEADER,
+  correlationIdOf,
+  errorResponse,
+  internalErrorResponse,
+  jsonResponse,
+} from '../adapters/http';
+import { createLogger } from '../adapters/observability';
+import { DynamoStateStore } from '../adapters/state-store';
+import { ApiRoute, EnvKey, requireEnv } from '../contracts';
+import { describeError } from '../domain/errors';
+import { toOrderStatusBody } from '../domain/state-record';
+import { parseOrderIdParameter } from '../domain/validation';
+
+const logger = createLogger('get-order');
+const states = new DynamoStateStore(createDocumentClient(), requireEnv(EnvKey.StateTableName));
+
+export const handler = async (
+  event: APIGatewayProxyEvent,
+  context: Context,
+): Promise<APIGatewayProxyResult> => {
+  const correlationId = correlationIdOf(event, context.awsRequestId);
+  // A child per invocation keeps keys from leaking between concurrent in-process invocations.
+  const log = logger.createChild({ persistentKeys: { correlationId } });
+  log.addContext(context);
+  const traced = { [CORRELATION_ID_HEADER]: correlationId };
+  try {
+    const parsed = parseOrderIdParameter(event.pathParameters?.[ApiRoute.orderPathParameter]);
+    if (!parsed.ok) {
+      return errorResponse(400, parsed.message, parsed.errors, traced);
+    }
+    const record = await states.get(parsed.orderId);
+    if (record === undefined) {
+      return errorResponse(404, `Order '${parsed.orderId}' not found`, undefined, traced);
+    }
+    return jsonResponse(200, toOrderStatusBody(record), traced);
+  } catch (error) {
+    log.error('Reading order status failed unexpectedly', {
+      error: describeError(error),
+      stack: (error as Error)?.stack,
+    });
+    return internalErrorResponse(correlationId);
+  }
+};

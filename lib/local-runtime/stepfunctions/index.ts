@@ -1,0 +1,130 @@
+/**
+ * Local AWS Step Functions for `npm start`: the SFN JSON API on a loopback port, executing ASL with
+ * aws-local-stepfunctions plus the integrations, task tokens, heartbeats and timeouts that engine
+ * lacks. See README.md in this folder for what runs, what is refused, and the limits.
+ *
+ *   const sfn = await startLocalStepFunctions({ dynamodb, sqs, putEvents, invokeLambda });
+ *   sfn.registerStateMachine(arn, name, definitionJson);
+ *   // point SDK clients at sfn.endpoint (AWS_ENDPOINT_URL_SFN)
+ *   sfn.events.on('event', (event: LocalSfnEvent) => log(event));
+ *   await sfn.stop();
+ */
+import './promise-polyfill';
+import type { EventEmitter } from 'node:events';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import { startApiServer } from './http-api';
+import { type InvokeLambdaHandler, type PutEventsHandler, ServiceIntegrations } from './integrations';
+import {
+  type RegisteredStateMachine,
+  type RegisterStateMachineOptions,
+  StepFunctionsRuntime,
+} from './runtime';
+
+export { InvalidDefinitionError } from './definition';
+export type {
+  InvokeLambdaHandler,
+  LambdaInvocationResult,
+  PutEventsEntry,
+  PutEventsHandler,
+  PutEventsOutcome,
+  PutEventsResultEntry,
+} from './integrations';
+export type {
+  ExecutionStatus,
+  LocalSfnEvent,
+  RegisteredStateMachine,
+  RegisterStateMachineOptions,
+} from './runtime';
+
+export interface LocalStepFunctionsOptions {
+  /** @default '127.0.0.1' */
+  readonly host?: string;
+  /** @default 0 (an ephemeral port; read `endpoint`) */
+  readonly port?: number;
+  /** Region and account used in state machine and execution ARNs. @default 'us-east-1' */
+  readonly region?: string;
+  /** @default '000000000000' */
+  readonly accountId?: string;
+  /** Client for dynamodb:getItem/putItem/updateItem/deleteItem tasks (point it at the emulator). */
+  readonly dynamodb?: DynamoDBClient;
+  /** Client for sqs:sendMessage tasks. */
+  readonly sqs?: SQSClient;
+  /** Receives events:putEvents entries (EventBridge is emulated elsewhere). */
+  readonly putEvents?: PutEventsHandler;
+  /** Invokes Lambda functions for lambda:invoke and plain function-ARN tasks. */
+  readonly invokeLambda?: InvokeLambdaHandler;
+  /** Finished executions kept for Describe/List and name uniqueness. @default 50_000 */
+  readonly maxRememberedExecutions?: number;
+  /** Closed task tokens kept so late answers get TaskTimedOut (older: InvalidToken). @default 100_000 */
+  readonly maxRememberedTokens?: number;
+  /** Called with unexpected errors of the HTTP layer (answered 500). @default console.error */
+  readonly onInternalError?: (error: unknown) => void;
+}
+
+export interface LocalStepFunctions {
+  /** Base URL of the SFN API, e.g. http://127.0.0.1:41234 (use as AWS_ENDPOINT_URL_SFN). */
+  readonly endpoint: string;
+  readonly region: string;
+  readonly accountId: string;
+  /** The ARN a state machine of this name gets in this runtime's region and account. */
+  stateMachineArnFor(name: string): string;
+  /**
+   * Registers (or replaces) a state machine. Throws InvalidDefinitionError listing every problem
+   * (JSONata, variables, unsupported fields, missing $$.Task.Token, ...). Unsupported Task
+   * resources are returned as warnings: executions fail with States.Runtime when they reach them.
+   */
+  registerStateMachine(
+    stateMachineArn: string,
+    name: string,
+    definitionJson: string,
+    options?: RegisterStateMachineOptions,
+  ): RegisteredStateMachine;
+  /** Emits every LocalSfnEvent as 'event' and under its own type (e.g. 'ExecutionFailed'). */
+  readonly events: EventEmitter;
+  /** Stops the API and aborts running executions (they are not persisted). */
+  stop(): Promise<void>;
+}
+
+export async function startLocalStepFunctions(
+  options: LocalStepFunctionsOptions = {},
+): Promise<LocalStepFunctions> {
+  const region = options.region ?? 'us-east-1';
+  const accountId = options.accountId ?? '000000000000';
+  if (!/^\d{12}$/.test(accountId)) {
+    throw new Error(`accountId must be 12 digits, got '${accountId}'`);
+  }
+  if (!/^[a-z]{2}(-[a-z]+)+-\d$/.test(region)) {
+    throw new Error(`region '${region}' is not an AWS region name (e.g. us-east-1)`);
+  }
+  const runtime = new StepFunctionsRuntime({
+    region,
+    accountId,
+    integrations: new ServiceIntegrations({
+      ...(options.dynamodb ? { dynamodb: options.dynamodb } : {}),
+      ...(options.sqs ? { sqs: options.sqs } : {}),
+      ...(options.putEvents ? { putEvents: options.putEvents } : {}),
+      ...(options.invokeLambda ? { invokeLambda: options.invokeLambda } : {}),
+    }),
+    maxRememberedExecutions: options.maxRememberedExecutions ?? 50_000,
+    maxRememberedTokens: options.maxRememberedTokens ?? 100_000,
+  });
+  const server = await startApiServer(
+    runtime,
+    { host: options.host ?? '127.0.0.1', port: options.port ?? 0 },
+    options.onInternalError ?? ((error) => console.error('local Step Functions: internal error', error)),
+  );
+  return {
+    endpoint: server.endpoint,
+    region,
+    accountId,
+    events: runtime.events,
+    stateMachineArnFor: (name) => runtime.stateMachineArnFor(name),
+    registerStateMachine: (arn, name, definitionJson, registerOptions) =>
+      runtime.registerStateMachine(arn, name, definitionJson, registerOptions),
+    stop: async () => {
+      runtime.shutdown();
+      await server.close();
+    },
+  };
+}

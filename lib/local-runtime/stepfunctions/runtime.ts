@@ -1,0 +1,674 @@
+/**
+ * The Step Functions runtime behind the local API: registered state machines, executions and
+ * their lifecycle, task tokens, and events for the live log. The ASL interpreter is
+ * aws-local-stepfunctions; this module supplies what it lacks (service integrations, real task
+ * tokens, heartbeats, explicit timeouts, execution names and statuses).
+ *
+ * Nothing is persisted: executions in flight are lost when the process stops. The Scheduler Agent
+ * Supervisor pattern is built for exactly that: their state records stay Processing, expire, and the
+ * supervisor hands them back to the starter.
+ */
+import './promise-polyfill';
+import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import {
+  ExecutionError,
+  type RunOptions,
+  StateMachine,
+  type StateMachineDefinition,
+} from 'aws-local-stepfunctions';
+import {
+  InvalidDefinitionError,
+  MAX_TIMER_SECONDS,
+  type PreparedDefinition,
+  prepareDefinition,
+  TASK_TOKEN_PLACEHOLDER,
+  type TaskSpec,
+} from './definition';
+import { runtimeFailure, SfnApiError, TaskFailure } from './errors';
+import type { ServiceIntegrations } from './integrations';
+import { SUPPORTED_RESOURCES } from './resources';
+import { type TaskTimeoutError, TaskTokenRegistry } from './task-tokens';
+
+export type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED';
+
+export interface ExecutionDescription {
+  readonly executionArn: string;
+  readonly stateMachineArn: string;
+  readonly name: string;
+  readonly status: ExecutionStatus;
+  readonly startDate: Date;
+  readonly stopDate?: Date;
+  readonly input: string;
+  readonly output?: string;
+  readonly error?: string;
+  readonly cause?: string;
+}
+
+export interface StateMachineDescription {
+  readonly stateMachineArn: string;
+  readonly name: string;
+  readonly definition: string;
+  readonly roleArn: string;
+  readonly type: 'STANDARD' | 'EXPRESS';
+  readonly creationDate: Date;
+}
+
+export interface RegisterStateMachineOptions {
+  /** @default 'arn:aws:iam::<account>:role/local-step-functions' */
+  readonly roleArn?: string;
+  /** Recorded only; every execution runs with Standard semantics. @default 'STANDARD' */
+  readonly type?: 'STANDARD' | 'EXPRESS';
+}
+
+export interface RegisteredStateMachine {
+  readonly stateMachineArn: string;
+  /** Non-fatal findings, e.g. Tasks whose Resource is not implemented locally. */
+  readonly warnings: readonly string[];
+}
+
+/** Events for the runtime's live log (emitted on `events` as 'event' and under their own type). */
+export type LocalSfnEvent =
+  | ExecutionEvent<'ExecutionStarted'>
+  | ExecutionEvent<'ExecutionSucceeded'>
+  | (ExecutionEvent<'ExecutionFailed'> & { readonly error: string; readonly cause: string })
+  | (ExecutionEvent<'ExecutionTimedOut'> & { readonly error: string; readonly cause: string })
+  | (ExecutionEvent<'ExecutionAborted'> & { readonly error?: string; readonly cause?: string })
+  | (ExecutionEvent<'StateEntered' | 'StateRetried' | 'StateCaught'> & { readonly stateName: string })
+  | (ExecutionEvent<'TaskScheduled' | 'TaskSucceeded'> & {
+      readonly stateName: string;
+      readonly resource: string;
+    })
+  | (ExecutionEvent<'TaskFailed' | 'TaskTimedOut'> & {
+      readonly stateName: string;
+      readonly resource: string;
+      readonly error: string;
+      readonly cause: string;
+    });
+
+interface ExecutionEvent<T extends string> {
+  readonly type: T;
+  readonly timestamp: Date;
+  readonly executionArn: string;
+  readonly stateMachineArn: string;
+}
+
+export interface RuntimeOptions {
+  readonly region: string;
+  readonly accountId: string;
+  readonly integrations: ServiceIntegrations;
+  /** Executions remembered (for Describe/List and name uniqueness) before the oldest finished ones are dropped. */
+  readonly maxRememberedExecutions: number;
+  /** Closed task tokens remembered so late replies get TaskTimedOut rather than InvalidToken. */
+  readonly maxRememberedTokens: number;
+}
+
+interface StoredMachine {
+  readonly description: StateMachineDescription;
+  readonly prepared: PreparedDefinition;
+}
+
+interface Execution {
+  readonly executionArn: string;
+  readonly stateMachineArn: string;
+  readonly name: string;
+  readonly sequence: number;
+  readonly startDate: Date;
+  readonly input: string;
+  status: ExecutionStatus;
+  stopDate?: Date;
+  output?: string;
+  error?: string;
+  cause?: string;
+  abort?: () => void;
+  timeoutTimer?: NodeJS.Timeout;
+}
+
+/** Which state an execution is in, as the engine reads its States map (feeds $$.State and $$.Task). */
+interface StateTracker {
+  stateName: string;
+  enteredTime: string;
+}
+
+const STATE_MACHINE_ARN = /^arn:aws[a-z-]*:states:([a-z0-9-]+):(\d{12}):stateMachine:([A-Za-z0-9_-]{1,80})$/;
+const EXECUTION_ARN = /^arn:aws[a-z-]*:states:[a-z0-9-]+:\d{12}:execution:[A-Za-z0-9_-]{1,80}:[^:]{1,80}$/;
+/** AWS execution names: 1-80 characters, none of whitespace, brackets, wildcards or these specials. */
+const FORBIDDEN_NAME_CHARACTERS = /[\s<>{}[\]?*"#%\\^|~`$&,;:/]/;
+
+function isValidExecutionName(name: string): boolean {
+  if (name.length < 1 || name.length > 80 || FORBIDDEN_NAME_CHARACTERS.test(name)) return false;
+  // Control characters (U+0000-U+001F, U+007F-U+009F) are refused as well.
+  return ![...name].some((character) => {
+    const code = character.codePointAt(0) ?? 0;
+    return code <= 0x1f || (code >= 0x7f && code <= 0x9f);
+  });
+}
+/** Step Functions' input and output limit (256 KiB of UTF-8). */
+export const MAX_PAYLOAD_BYTES = 256 * 1024;
+
+export class StepFunctionsRuntime {
+  readonly events = new EventEmitter();
+  private readonly machines = new Map<string, StoredMachine>();
+  private readonly executions = new Map<string, Execution>();
+  private readonly tokens: TaskTokenRegistry;
+  private readonly validatedDefinitions = new Set<string>();
+  private sequence = 0;
+
+  constructor(private readonly options: RuntimeOptions) {
+    this.tokens = new TaskTokenRegistry({
+      maxClosedTokens: options.maxRememberedTokens,
+      onTimeout: (owner, error) => this.onTaskTimeout(owner.executionArn, owner.stateName, error),
+    });
+  }
+
+  stateMachineArnFor(name: string): string {
+    return `arn:aws:states:${this.options.region}:${this.options.accountId}:stateMachine:${name}`;
+  }
+
+  /**
+   * Registers (or replaces) a state machine. Executions already running keep the definition they
+   * started with. Throws InvalidDefinitionError naming every problem.
+   */
+  registerStateMachine(
+    stateMachineArn: string,
+    name: string,
+    definitionJson: string,
+    options: RegisterStateMachineOptions = {},
+  ): RegisteredStateMachine {
+    const match = STATE_MACHINE_ARN.exec(stateMachineArn);
+    if (!match) {
+      throw new Error(
+        `'${stateMachineArn}' is not a state machine ARN (arn:aws:states:<region>:<account>:stateMachine:<name>)`,
+      );
+    }
+    if (match[3] !== name) {
+      throw new Error(`State machine name '${name}' does not match the name in its ARN '${stateMachineArn}'`);
+    }
+    const prepared = prepareDefinition(name, definitionJson);
+    // The engine's own ASL validation (asl-validator) costs about a second, so it runs once per
+    // distinct definition and executions skip it.
+    if (!this.validatedDefinitions.has(definitionJson)) {
+      try {
+        new StateMachine(structuredCopy(prepared.engineDefinition) as unknown as StateMachineDefinition);
+      } catch (error) {
+        throw new InvalidDefinitionError(name, [(error as Error).message]);
+      }
+      this.validatedDefinitions.add(definitionJson);
+    }
+    this.machines.set(stateMachineArn, {
+      prepared,
+      description: {
+        stateMachineArn,
+        name,
+        definition: definitionJson,
+        roleArn: options.roleArn ?? `arn:aws:iam::${this.options.accountId}:role/local-step-functions`,
+        type: options.type ?? 'STANDARD',
+        creationDate: new Date(),
+      },
+    });
+    return { stateMachineArn, warnings: prepared.warnings };
+  }
+
+  listStateMachines(): StateMachineDescription[] {
+    return [...this.machines.values()].map((machine) => machine.description);
+  }
+
+  describeStateMachine(stateMachineArn: string): StateMachineDescription {
+    return this.machine(stateMachineArn).description;
+  }
+
+  startExecution(request: { stateMachineArn: string; name?: string; input?: string }): {
+    executionArn: string;
+    startDate: Date;
+  } {
+    const machine = this.machine(request.stateMachineArn);
+    const name = request.name ?? randomUUID();
+    if (!isValidExecutionName(name)) {
+      throw new SfnApiError(
+        'InvalidName',
+        `Invalid Name: '${name}' (1-80 characters; no whitespace, brackets, wildcards or special characters)`,
+      );
+    }
+    const inputText = request.input ?? '{}';
+    const input = parsePayload(inputText, 'InvalidExecutionInput', 'input');
+    const executionArn = `${request.stateMachineArn.replace(':stateMachine:', ':execution:')}:${name}`;
+    const existing = this.executions.get(executionArn);
+    if (existing) {
+      // AWS: restarting a RUNNING execution with the same name and input is idempotent.
+      if (existing.status === 'RUNNING' && existing.input === inputText) {
+        return { executionArn, startDate: existing.startDate };
+      }
+      throw new SfnApiError('ExecutionAlreadyExists', `Execution Already Exists: '${executionArn}'`);
+    }
+    const execution: Execution = {
+      executionArn,
+      stateMachineArn: request.stateMachineArn,
+      name,
+      sequence: ++this.sequence,
+      startDate: new Date(),
+      input: inputText,
+      status: 'RUNNING',
+    };
+    this.executions.set(executionArn, execution);
+    this.forgetOldExecutions();
+    this.emit({ type: 'ExecutionStarted', ...this.eventBase(execution) });
+    this.run(machine, execution, input);
+    return { executionArn, startDate: execution.startDate };
+  }
+
+  describeExecution(executionArn: string): ExecutionDescription {
+    return describe(this.execution(executionArn));
+  }
+
+  listExecutions(request: {
+    stateMachineArn: string;
+    statusFilter?: ExecutionStatus;
+    maxResults?: number;
+    nextToken?: string;
+  }): {
+    executions: ExecutionDescription[];
+    nextToken?: string;
+  } {
+    this.machine(request.stateMachineArn);
+    const pageSize = request.maxResults && request.maxResults > 0 ? Math.min(request.maxResults, 1000) : 100;
+    const before =
+      request.nextToken === undefined ? Number.POSITIVE_INFINITY : decodePageToken(request.nextToken);
+    const matching = [...this.executions.values()]
+      .filter(
+        (execution) =>
+          execution.stateMachineArn === request.stateMachineArn &&
+          execution.sequence < before &&
+          (request.statusFilter === undefined || execution.status === request.statusFilter),
+      )
+      .sort((a, b) => b.sequence - a.sequence);
+    const page = matching.slice(0, pageSize);
+    const last = page.at(-1);
+    return {
+      executions: page.map(describe),
+      ...(matching.length > pageSize && last ? { nextToken: encodePageToken(last.sequence) } : {}),
+    };
+  }
+
+  stopExecution(request: { executionArn: string; error?: string; cause?: string }): { stopDate: Date } {
+    const execution = this.execution(request.executionArn);
+    if (execution.status === 'RUNNING') {
+      this.close(execution, 'ABORTED', { error: request.error, cause: request.cause });
+      this.emit({
+        type: 'ExecutionAborted',
+        ...this.eventBase(execution),
+        ...(request.error === undefined ? {} : { error: request.error }),
+        ...(request.cause === undefined ? {} : { cause: request.cause }),
+      });
+    }
+    return { stopDate: execution.stopDate ?? new Date() };
+  }
+
+  sendTaskSuccess(taskToken: string, outputText: string): void {
+    const output = parsePayload(outputText, 'InvalidOutput', 'output');
+    this.tokens.succeed(taskToken, output);
+  }
+
+  sendTaskFailure(taskToken: string, error: string | undefined, cause: string | undefined): void {
+    this.tokens.fail(taskToken, error ?? '', cause ?? '');
+  }
+
+  sendTaskHeartbeat(taskToken: string): void {
+    this.tokens.heartbeat(taskToken);
+  }
+
+  /** Aborts every running execution (they are lost, as documented) and releases all timers. */
+  shutdown(): void {
+    for (const execution of this.executions.values()) {
+      if (execution.status === 'RUNNING') {
+        this.close(execution, 'ABORTED', {
+          error: 'States.Runtime',
+          cause: 'The local Step Functions runtime stopped',
+        });
+      }
+    }
+  }
+
+  private run(machine: StoredMachine, execution: Execution, input: unknown): void {
+    const { prepared, description } = machine;
+    const tracker: StateTracker = { stateName: '', enteredTime: execution.startDate.toISOString() };
+    const engine = new StateMachine(
+      instrumentStates(prepared.engineDefinition, (stateName) => {
+        tracker.stateName = stateName;
+        tracker.enteredTime = new Date().toISOString();
+        // Emitted here, not from the engine's (asynchronous) event log, so the live log keeps order.
+        this.emit({ type: 'StateEntered', ...this.eventBase(execution), stateName });
+      }) as unknown as StateMachineDefinition,
+      { validationOptions: { noValidate: true } },
+    );
+    const taskResourceLocalHandlers: Record<string, (taskInput: unknown) => Promise<never>> = {};
+    for (const [stateName, spec] of prepared.tasks) {
+      taskResourceLocalHandlers[stateName] = (taskInput) =>
+        this.runTask(execution, spec, taskInput) as Promise<never>;
+    }
+    const callbackStates = new Set(
+      [...prepared.tasks.values()]
+        .filter(
+          (spec) =>
+            spec.integration.service !== 'unsupported' && spec.integration.pattern === 'wait-for-task-token',
+        )
+        .map((spec) => spec.stateName),
+    );
+    const context: NonNullable<RunOptions['context']> = {
+      Execution: {
+        Id: execution.executionArn,
+        Name: execution.name,
+        RoleArn: description.roleArn,
+        RedriveCount: 0,
+      },
+      StateMachine: { Id: description.stateMachineArn, Name: description.name },
+      // Getters: the engine evaluates $$ paths while entering a state, right after the tracker moved.
+      State: {
+        get Name() {
+          return tracker.stateName;
+        },
+        get EnteredTime() {
+          return tracker.enteredTime;
+        },
+      },
+      Task: {
+        get Token() {
+          return callbackStates.has(tracker.stateName) ? TASK_TOKEN_PLACEHOLDER : undefined;
+        },
+      },
+    };
+    const run = engine.run(input as never, {
+      overrides: { taskResourceLocalHandlers },
+      noThrowOnAbort: true,
+      context,
+    });
+    execution.abort = run.abort;
+    if (prepared.executionTimeoutSeconds !== undefined) {
+      const seconds = prepared.executionTimeoutSeconds;
+      execution.timeoutTimer = setTimeout(() => {
+        const cause = `Execution timed out after ${seconds} s (TimeoutSeconds)`;
+        this.close(execution, 'TIMED_OUT', { error: 'States.Timeout', cause });
+        this.emit({
+          type: 'ExecutionTimedOut',
+          ...this.eventBase(execution),
+          error: 'States.Timeout',
+          cause,
+        });
+      }, Math.min(seconds, MAX_TIMER_SECONDS) * 1000);
+    }
+    void this.forwardStateEvents(execution, prepared, run.eventLogs);
+    run.result.then(
+      (output) => {
+        if (execution.status !== 'RUNNING') return;
+        this.close(execution, 'SUCCEEDED', { output: JSON.stringify(output ?? null) });
+        this.emit({ type: 'ExecutionSucceeded', ...this.eventBase(execution) });
+      },
+      (failure: unknown) => {
+        if (execution.status !== 'RUNNING') return;
+        const { error, cause } = describeFailure(failure);
+        this.close(execution, 'FAILED', { error, cause });
+        this.emit({ type: 'ExecutionFailed', ...this.eventBase(execution), error, cause });
+      },
+    );
+  }
+
+  /**
+   * One Task attempt. Not async on purpose: the task token and its timers must exist before this
+   * returns, because the engine arms its own timer for the same task right after calling it.
+   */
+  private runTask(execution: Execution, spec: TaskSpec, taskInput: unknown): Promise<unknown> {
+    const { integration } = spec;
+    const base = { ...this.eventBase(execution), stateName: spec.stateName, resource: spec.resource };
+    this.emit({ type: 'TaskScheduled', ...base });
+    if (integration.service === 'unsupported') {
+      const failure = runtimeFailure(
+        `State '${spec.stateName}': Resource '${spec.resource}' is not supported by the local Step Functions runtime ` +
+          `(${integration.reason}). Supported: ${SUPPORTED_RESOURCES.join('; ')}`,
+      );
+      this.emit({ type: 'TaskFailed', ...base, error: failure.name, cause: failure.message });
+      return Promise.reject(failure);
+    }
+    let ticket: { readonly token: string; readonly outcome: Promise<unknown> } | undefined;
+    let parameters = taskInput;
+    if (integration.pattern === 'wait-for-task-token') {
+      ticket = this.tokens.issue({
+        executionArn: execution.executionArn,
+        stateName: spec.stateName,
+        timeoutSeconds: spec.effectiveTimeoutSeconds,
+        ...(spec.heartbeatSeconds === undefined ? {} : { heartbeatSeconds: spec.heartbeatSeconds }),
+      });
+      parameters = replaceInStrings(taskInput, TASK_TOKEN_PLACEHOLDER, ticket.token);
+    }
+    const attempt = async (): Promise<unknown> => {
+      try {
+        const response = await this.options.integrations.call(spec.stateName, integration, parameters);
+        const result = ticket ? await ticket.outcome : response;
+        this.emit({ type: 'TaskSucceeded', ...base });
+        return result;
+      } catch (error) {
+        if (ticket) this.tokens.release(ticket.token);
+        const failure =
+          error instanceof TaskFailure
+            ? error
+            : new TaskFailure('States.TaskFailed', (error as Error).message ?? String(error));
+        // Heartbeat timeouts are reported as TaskTimedOut by the token registry; after a stop the
+        // execution is over and a task failure would only be noise.
+        if (execution.status === 'RUNNING' && failure.name !== 'States.HeartbeatTimeout') {
+          this.emit({ type: 'TaskFailed', ...base, error: failure.name, cause: failure.message });
+        }
+        throw failure;
+      }
+    };
+    return attempt();
+  }
+
+  private async forwardStateEvents(
+    execution: Execution,
+    prepared: PreparedDefinition,
+    logs: AsyncGenerator<{ type: string; state?: { name: string }; Error?: string; Cause?: unknown }>,
+  ): Promise<void> {
+    for await (const log of logs) {
+      const stateName = log.state?.name;
+      if (stateName === undefined) continue;
+      if (log.type === 'StateRetried' || log.type === 'StateCaught') {
+        this.emit({ type: log.type, ...this.eventBase(execution), stateName });
+      }
+      const spec = prepared.tasks.get(stateName);
+      // The engine's timer raises States.Timeout; callback tasks are reported by their token instead.
+      if (
+        log.type === 'StateFailed' &&
+        log.Error === 'States.Timeout' &&
+        spec &&
+        (spec.integration.service === 'unsupported' || spec.integration.pattern === 'request-response')
+      ) {
+        this.emit({
+          type: 'TaskTimedOut',
+          ...this.eventBase(execution),
+          stateName,
+          resource: spec.resource,
+          error: 'States.Timeout',
+          cause: `Task did not finish within ${spec.effectiveTimeoutSeconds} s`,
+        });
+      }
+    }
+  }
+
+  private onTaskTimeout(executionArn: string, stateName: string, error: TaskTimeoutError): void {
+    const execution = this.executions.get(executionArn);
+    const spec = execution
+      ? this.machines.get(execution.stateMachineArn)?.prepared.tasks.get(stateName)
+      : undefined;
+    if (!execution) return;
+    this.emit({
+      type: 'TaskTimedOut',
+      ...this.eventBase(execution),
+      stateName,
+      resource: spec?.resource ?? 'unknown',
+      error,
+      cause:
+        error === 'States.Timeout'
+          ? `No task result within ${spec?.effectiveTimeoutSeconds ?? '?'} s (TimeoutSeconds)`
+          : `No heartbeat within ${spec?.heartbeatSeconds ?? '?'} s (HeartbeatSeconds)`,
+    });
+  }
+
+  private close(
+    execution: Execution,
+    status: Exclude<ExecutionStatus, 'RUNNING'>,
+    details: { output?: string; error?: string | undefined; cause?: string | undefined },
+  ): void {
+    execution.status = status;
+    execution.stopDate = new Date();
+    if (details.output !== undefined) execution.output = details.output;
+    if (details.error !== undefined) execution.error = details.error;
+    if (details.cause !== undefined) execution.cause = details.cause;
+    if (execution.timeoutTimer) clearTimeout(execution.timeoutTimer);
+    if (status === 'ABORTED' || status === 'TIMED_OUT') execution.abort?.();
+    // Waiting tasks end with the execution: late answers get TaskTimedOut, and the engine's
+    // pending task settles so its own timers are released.
+    this.tokens.abortExecution(
+      execution.executionArn,
+      new TaskFailure('States.Runtime', `Execution ${status}`, { terminal: true }),
+    );
+    execution.abort = undefined;
+  }
+
+  private machine(stateMachineArn: string): StoredMachine {
+    if (!STATE_MACHINE_ARN.test(stateMachineArn)) {
+      throw new SfnApiError('InvalidArn', `Invalid Arn: '${stateMachineArn}'`);
+    }
+    const machine = this.machines.get(stateMachineArn);
+    if (!machine)
+      throw new SfnApiError('StateMachineDoesNotExist', `State Machine Does Not Exist: '${stateMachineArn}'`);
+    return machine;
+  }
+
+  private execution(executionArn: string): Execution {
+    if (!EXECUTION_ARN.test(executionArn)) {
+      throw new SfnApiError('InvalidArn', `Invalid Arn: '${executionArn}'`);
+    }
+    const execution = this.executions.get(executionArn);
+    if (!execution)
+      throw new SfnApiError('ExecutionDoesNotExist', `Execution Does Not Exist: '${executionArn}'`);
+    return execution;
+  }
+
+  private forgetOldExecutions(): void {
+    if (this.executions.size <= this.options.maxRememberedExecutions) return;
+    for (const [arn, execution] of this.executions) {
+      if (this.executions.size <= this.options.maxRememberedExecutions) return;
+      if (execution.status !== 'RUNNING') this.executions.delete(arn);
+    }
+  }
+
+  private eventBase(execution: Execution) {
+    return {
+      timestamp: new Date(),
+      executionArn: execution.executionArn,
+      stateMachineArn: execution.stateMachineArn,
+    };
+  }
+
+  private emit(event: LocalSfnEvent): void {
+    this.events.emit('event', event);
+    this.events.emit(event.type, event);
+  }
+}
+
+function describe(execution: Execution): ExecutionDescription {
+  return {
+    executionArn: execution.executionArn,
+    stateMachineArn: execution.stateMachineArn,
+    name: execution.name,
+    status: execution.status,
+    startDate: execution.startDate,
+    input: execution.input,
+    ...(execution.stopDate ? { stopDate: execution.stopDate } : {}),
+    ...(execution.output === undefined ? {} : { output: execution.output }),
+    ...(execution.error === undefined ? {} : { error: execution.error }),
+    ...(execution.cause === undefined ? {} : { cause: execution.cause }),
+  };
+}
+
+function describeFailure(failure: unknown): { error: string; cause: string } {
+  const root = failure instanceof ExecutionError && failure.cause instanceof Error ? failure.cause : failure;
+  if (root instanceof Error) return { error: root.name, cause: root.message };
+  return { error: 'States.Runtime', cause: String(root) };
+}
+
+function parsePayload(text: string, errorType: string, what: string): unknown {
+  if (Buffer.byteLength(text, 'utf8') > MAX_PAYLOAD_BYTES) {
+    throw new SfnApiError(errorType, `Invalid ${what}: larger than ${MAX_PAYLOAD_BYTES} bytes`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new SfnApiError(errorType, `Invalid ${what}: not JSON (${(error as Error).message})`);
+  }
+}
+
+function encodePageToken(sequence: number): string {
+  return Buffer.from(JSON.stringify({ before: sequence })).toString('base64url');
+}
+
+function decodePageToken(token: string): number {
+  try {
+    const parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as { before?: unknown };
+    if (typeof parsed.before === 'number') return parsed.before;
+  } catch {
+    // Falls through to the error below.
+  }
+  throw new SfnApiError('InvalidToken', 'Invalid Token: nextToken was not returned by ListExecutions');
+}
+
+/** Deep copy of a JSON value with every occurrence of `search` in strings replaced. */
+function replaceInStrings(value: unknown, search: string, replacement: string): unknown {
+  if (typeof value === 'string')
+    return value.includes(search) ? value.split(search).join(replacement) : value;
+  if (Array.isArray(value)) return value.map((item) => replaceInStrings(item, search, replacement));
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [key, replaceInStrings(item, search, replacement)]),
+    );
+  }
+  return value;
+}
+
+type Json = Record<string, unknown>;
+
+/** JSON deep copy (asl-validator annotates the object it checks; the engine copy stays as prepared). */
+function structuredCopy(value: Json): Json {
+  return JSON.parse(JSON.stringify(value)) as Json;
+}
+
+/**
+ * A per-execution view of the definition whose States maps report each state the engine enters
+ * (it reads `States[name]` right before evaluating that state's paths, synchronously). Inside
+ * Parallel/Map branches running side by side, $$.State reflects the state entered last.
+ */
+function instrumentStates(machine: Json, onEnter: (stateName: string) => void): Json {
+  const states = machine.States as Record<string, Json>;
+  const copy: Record<string, Json> = {};
+  for (const [name, state] of Object.entries(states)) {
+    if (state.Type === 'Parallel' && Array.isArray(state.Branches)) {
+      copy[name] = {
+        ...state,
+        Branches: (state.Branches as Json[]).map((branch) => instrumentStates(branch, onEnter)),
+      };
+    } else if (state.Type === 'Map') {
+      const key = state.ItemProcessor ? 'ItemProcessor' : 'Iterator';
+      copy[name] = { ...state, [key]: instrumentStates(state[key] as Json, onEnter) };
+    } else {
+      copy[name] = state;
+    }
+  }
+  return {
+    ...machine,
+    States: new Proxy(copy, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver);
+        if (typeof property === 'string' && Object.hasOwn(target, property)) onEnter(property);
+        return value;
+      },
+    }),
+  };
+}

@@ -1,0 +1,101 @@
+#!/usr/bin/env node
+/**
+ * npm start: synthesizes the app with the local profile and runs its cloud assembly on the embedded
+ * local runtime (lib/local-runtime): the same Lambda bundles and state machine definitions that
+ * `cdk deploy` uploads, on local emulators.
+ *
+ *   npm start [-- --port 3000] [--data DIR] [--assembly DIR] [--target FILE]
+ *
+ *   --port N        port of the REST API (default 3000)
+ *   --data DIR      persist DynamoDB tables in DIR (default: in memory). SQS queues stay in memory.
+ *   --assembly DIR  run an already synthesized assembly instead of synthesizing (cdk synth -c profile=local)
+ *   --target FILE   where to write the target description (default .local/target.json)
+ */
+import { execFileSync } from 'node:child_process';
+import { resolve } from 'node:path';
+import { DEFAULT_TARGET_FILE, startLocalRuntime } from '../lib/local-runtime';
+
+const PROJECT_ROOT = resolve(__dirname, '..');
+
+interface Arguments {
+  readonly port: number;
+  readonly dataDir?: string;
+  readonly assemblyDir?: string;
+  readonly targetFile: string;
+}
+
+function parseArguments(argv: readonly string[]): Arguments {
+  const values = new Map<string, string>();
+  for (let index = 0; index < argv.length; index += 1) {
+    const flag = argv[index] ?? '';
+    if (!['--port', '--data', '--assembly', '--target'].includes(flag)) {
+      throw new Error(
+        `Unknown argument '${flag}'. Usage: npm start -- [--port N] [--data DIR] [--assembly DIR] [--target FILE]`,
+      );
+    }
+    const value = argv[index + 1];
+    if (value === undefined || value.startsWith('--')) throw new Error(`${flag} needs a value`);
+    values.set(flag, value);
+    index += 1;
+  }
+  const port = Number(values.get('--port') ?? 3000);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new Error(`--port must be a port number (0-65535), got '${values.get('--port')}'`);
+  }
+  const dataDir = values.get('--data');
+  const assemblyDir = values.get('--assembly');
+  return {
+    port,
+    ...(dataDir ? { dataDir: resolve(dataDir) } : {}),
+    ...(assemblyDir ? { assemblyDir: resolve(assemblyDir) } : {}),
+    targetFile: resolve(values.get('--target') ?? resolve(PROJECT_ROOT, DEFAULT_TARGET_FILE)),
+  };
+}
+
+/** `cdk synth -c profile=local`: the same synthesis (and bundling) as a deployment, local numbers. */
+function synthesize(outputDir: string): void {
+  const cdk = resolve(PROJECT_ROOT, 'node_modules', '.bin', 'cdk');
+  console.log(`Synthesizing with the local profile into ${outputDir} ...`);
+  execFileSync(cdk, ['synth', '--quiet', '-c', 'profile=local', '--output', outputDir], {
+    cwd: PROJECT_ROOT,
+    stdio: 'inherit',
+  });
+}
+
+async function main(): Promise<void> {
+  const args = parseArguments(process.argv.slice(2));
+  const started = Date.now();
+  const assemblyDir = args.assemblyDir ?? resolve(PROJECT_ROOT, '.local', 'cdk.out');
+  if (!args.assemblyDir) synthesize(assemblyDir);
+  const runtime = await startLocalRuntime({
+    assemblyDir,
+    port: args.port,
+    targetFile: args.targetFile,
+    functionLogDir: resolve(PROJECT_ROOT, '.local', 'logs'),
+    ...(args.dataDir ? { dataDir: args.dataDir } : {}),
+  });
+  console.log(
+    `Local runtime ready at ${runtime.target.apiUrl ?? '(no REST API)'} in ${Date.now() - started} ms ` +
+      `(runtime ${runtime.startupMillis} ms; target ${args.targetFile}; function logs .local/logs/). Ctrl+C stops.`,
+  );
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`${signal}: stopping the local runtime ...`);
+    runtime.stop().then(
+      () => process.exit(0),
+      (error: Error) => {
+        console.error(error);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+main().catch((error: Error) => {
+  console.error(`Local runtime failed to start: ${error.message}`);
+  process.exit(1);
+});

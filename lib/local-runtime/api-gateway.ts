@@ -1,0 +1,330 @@
+/**
+ * API Gateway REST APIs served on a local port: `/<stage>/<resource path>` routed like API Gateway
+ * (literal segments before {param} before {proxy+}), Lambda proxy integrations invoked with the v1
+ * proxy event, API keys enforced where methods require them, MOCK integrations (CORS preflight)
+ * answered from their integration response.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { closeServer, listen, type RunningServer } from './emulators';
+import type { InvocationResult } from './lambda-host';
+
+export interface RestApiMethod {
+  readonly logicalId: string;
+  /** Resource path template, e.g. /orders/{orderId}. */
+  readonly resourcePath: string;
+  readonly resourceId: string;
+  /** GET, POST..., or ANY. */
+  readonly httpMethod: string;
+  readonly apiKeyRequired: boolean;
+  readonly integration:
+    | { readonly type: 'lambda-proxy'; readonly functionArn: string }
+    | {
+        readonly type: 'mock';
+        readonly statusCode: number;
+        readonly headers: Readonly<Record<string, string>>;
+      };
+}
+
+export interface RestApiSpec {
+  readonly logicalId: string;
+  readonly apiId: string;
+  readonly stageNames: readonly string[];
+  readonly methods: readonly RestApiMethod[];
+  /** Values accepted in x-api-key where a method requires a key. */
+  readonly apiKeys: readonly string[];
+  readonly region: string;
+  readonly accountId: string;
+}
+
+export type Invoke = (functionArn: string, event: unknown) => Promise<InvocationResult>;
+
+/** API Gateway's hard integration timeout. */
+const INTEGRATION_TIMEOUT_MILLIS = 29_000;
+const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
+
+interface RouteMatch {
+  readonly method: RestApiMethod;
+  readonly pathParameters: Record<string, string>;
+}
+
+/** Finds the method for a path: the most specific resource wins, as in API Gateway. */
+export function matchRoute(
+  methods: readonly RestApiMethod[],
+  httpMethod: string,
+  path: string,
+): RouteMatch | 'no-resource' | 'no-method' {
+  const segments = path.split('/').filter((segment) => segment !== '');
+  let best: { score: number[]; parameters: Record<string, string>; resourcePath: string } | undefined;
+  const resourcePaths = [...new Set(methods.map((method) => method.resourcePath))];
+  for (const resourcePath of resourcePaths) {
+    const template = resourcePath.split('/').filter((segment) => segment !== '');
+    const parameters: Record<string, string> = {};
+    const score: number[] = [];
+    let matched = true;
+    for (let index = 0; index < template.length; index += 1) {
+      const part = template[index] ?? '';
+      const greedy = /^\{(.+)\+\}$/.exec(part);
+      if (greedy?.[1]) {
+        if (index !== template.length - 1 || segments.length <= index) matched = false;
+        else parameters[greedy[1]] = segments.slice(index).map(decodeURIComponent).join('/');
+        score.push(0);
+        break;
+      }
+      const segment = segments[index];
+      if (segment === undefined) {
+        matched = false;
+        break;
+      }
+      const parameter = /^\{(.+)\}$/.exec(part);
+      if (parameter?.[1]) {
+        parameters[parameter[1]] = decodeURIComponent(segment);
+        score.push(1);
+      } else if (part === segment) {
+        score.push(2);
+      } else {
+        matched = false;
+        break;
+      }
+    }
+    const greedyTail = /\+\}$/.test(template.at(-1) ?? '');
+    if (!matched || (!greedyTail && template.length !== segments.length)) continue;
+    if (!best || compareScores(score, best.score) > 0) best = { score, parameters, resourcePath };
+  }
+  if (!best) return 'no-resource';
+  const candidates = methods.filter((method) => method.resourcePath === best.resourcePath);
+  const method =
+    candidates.find((candidate) => candidate.httpMethod === httpMethod) ??
+    candidates.find((candidate) => candidate.httpMethod === 'ANY');
+  return method ? { method, pathParameters: best.parameters } : 'no-method';
+}
+
+function compareScores(left: number[], right: number[]): number {
+  for (let index = 0; index < Math.max(left.length, right.length); index += 1) {
+    const difference = (left[index] ?? -1) - (right[index] ?? -1);
+    if (difference !== 0) return difference;
+  }
+  return 0;
+}
+
+function readBody(request: IncomingMessage): Promise<Buffer | 'too-large'> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_PAYLOAD_BYTES) chunks.push(chunk);
+    });
+    request.on('end', () => resolve(size > MAX_PAYLOAD_BYTES ? 'too-large' : Buffer.concat(chunks)));
+    request.on('error', reject);
+  });
+}
+
+function sendJson(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+) {
+  response.writeHead(status, { 'content-type': 'application/json', ...headers });
+  response.end(JSON.stringify(body));
+}
+
+/** Splits Node's raw headers into API Gateway's single- and multi-value maps. */
+function headerMaps(request: IncomingMessage) {
+  const headers: Record<string, string> = {};
+  const multiValueHeaders: Record<string, string[]> = {};
+  for (let index = 0; index < request.rawHeaders.length; index += 2) {
+    const name = request.rawHeaders[index] ?? '';
+    const value = request.rawHeaders[index + 1] ?? '';
+    headers[name] = value;
+    multiValueHeaders[name] = [...(multiValueHeaders[name] ?? []), value];
+  }
+  return { headers, multiValueHeaders };
+}
+
+function queryMaps(url: URL) {
+  const single: Record<string, string> = {};
+  const multi: Record<string, string[]> = {};
+  for (const [key, value] of url.searchParams) {
+    single[key] = value;
+    multi[key] = [...(multi[key] ?? []), value];
+  }
+  return Object.keys(single).length > 0 ? { single, multi } : { single: null, multi: null };
+}
+
+export interface RestApiServerOptions {
+  /** 0 picks a free port. */
+  readonly port: number;
+  readonly invoke: Invoke;
+  readonly onProblem: (message: string) => void;
+}
+
+export interface RestApiServer extends RunningServer {
+  /** http://localhost:<port> (stages are paths below it, as on AWS). */
+  readonly baseUrl: string;
+  /** Attach the API once the template is resolved (the port must be known before). */
+  serve(api: RestApiSpec): void;
+}
+
+export async function startRestApiServer(options: RestApiServerOptions): Promise<RestApiServer> {
+  let api: RestApiSpec | undefined;
+  const onRequest = (request: IncomingMessage, response: ServerResponse) => {
+    if (!api) {
+      sendJson(response, 503, { message: 'Service Unavailable' });
+      return;
+    }
+    const served = api;
+    handle(served, options, request, response).catch((error: Error) => {
+      options.onProblem(`API ${served.logicalId}: ${error.message}`);
+      if (!response.headersSent) sendJson(response, 500, { message: 'Internal server error' });
+    });
+  };
+  const server = createServer(onRequest);
+  const endpoint = await listen(server, options.port, '127.0.0.1');
+  const port = Number(new URL(endpoint).port);
+  // `localhost` may resolve to ::1 first; serve the IPv6 loopback too where the host has one.
+  const serverV6 = createServer(onRequest);
+  const v6 = await listen(serverV6, port, '::1').catch(() => undefined);
+  return {
+    endpoint,
+    baseUrl: `http://localhost:${port}`,
+    serve: (spec) => {
+      api = spec;
+    },
+    stop: async () => {
+      await Promise.all([closeServer(server), v6 ? closeServer(serverV6) : Promise.resolve()]);
+    },
+  };
+}
+
+async function handle(
+  api: RestApiSpec,
+  options: RestApiServerOptions,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
+  const url = new URL(request.url ?? '/', 'http://localhost');
+  const [, stage = '', ...rest] = url.pathname.split('/');
+  const path = `/${rest.join('/')}`;
+  const httpMethod = (request.method ?? 'GET').toUpperCase();
+  if (!api.stageNames.includes(stage)) {
+    sendJson(response, 403, { message: 'Missing Authentication Token' });
+    return;
+  }
+  const route = matchRoute(api.methods, httpMethod, path);
+  if (route === 'no-resource' || route === 'no-method') {
+    // API Gateway answers unknown resources and methods alike.
+    sendJson(response, 403, { message: 'Missing Authentication Token' });
+    return;
+  }
+  const { headers, multiValueHeaders } = headerMaps(request);
+  const apiKey = request.headers['x-api-key'];
+  if (route.method.apiKeyRequired && (typeof apiKey !== 'string' || !api.apiKeys.includes(apiKey))) {
+    sendJson(response, 403, { message: 'Forbidden' });
+    return;
+  }
+  const integration = route.method.integration;
+  if (integration.type === 'mock') {
+    response.writeHead(integration.statusCode, integration.headers);
+    response.end();
+    return;
+  }
+  const body = await readBody(request);
+  if (body === 'too-large') {
+    sendJson(response, 413, { message: 'Request Too Long' });
+    return;
+  }
+  const requestId = randomUUID();
+  const now = new Date();
+  const query = queryMaps(url);
+  const event = {
+    resource: route.method.resourcePath,
+    path,
+    httpMethod,
+    headers,
+    multiValueHeaders,
+    queryStringParameters: query.single,
+    multiValueQueryStringParameters: query.multi,
+    pathParameters: Object.keys(route.pathParameters).length > 0 ? route.pathParameters : null,
+    stageVariables: null,
+    requestContext: {
+      accountId: api.accountId,
+      apiId: api.apiId,
+      resourceId: route.method.resourceId,
+      resourcePath: route.method.resourcePath,
+      httpMethod,
+      requestId,
+      extendedRequestId: requestId,
+      path: `/${stage}${path}`,
+      stage,
+      protocol: `HTTP/${request.httpVersion}`,
+      identity: {
+        sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: request.headers['user-agent'] ?? null,
+        apiKey: typeof apiKey === 'string' ? apiKey : null,
+      },
+      requestTime: now.toUTCString(),
+      requestTimeEpoch: now.getTime(),
+      domainName: request.headers.host ?? 'localhost',
+      domainPrefix: (request.headers.host ?? 'localhost').split('.')[0],
+    },
+    body: body.length > 0 ? body.toString('utf8') : null,
+    isBase64Encoded: false,
+  };
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), INTEGRATION_TIMEOUT_MILLIS);
+  });
+  const result = await Promise.race([options.invoke(integration.functionArn, event), timeout]);
+  clearTimeout(timer);
+  const gatewayHeaders = { 'x-amzn-RequestId': requestId };
+  if (result === 'timeout') {
+    sendJson(response, 504, { message: 'Endpoint request timed out' }, gatewayHeaders);
+    return;
+  }
+  if (!result.ok) {
+    sendJson(response, 502, { message: 'Internal server error' }, gatewayHeaders);
+    return;
+  }
+  const proxy = parseProxyResult(result.payload);
+  if (!proxy) {
+    options.onProblem(`API ${api.logicalId} ${httpMethod} ${path}: malformed Lambda proxy response`);
+    sendJson(response, 502, { message: 'Internal server error' }, gatewayHeaders);
+    return;
+  }
+  response.writeHead(proxy.statusCode, { ...gatewayHeaders, ...proxy.headers });
+  response.end(proxy.body);
+}
+
+/** Validates a v1 proxy result; undefined when API Gateway would answer 502. */
+export function parseProxyResult(
+  payload: unknown,
+): { statusCode: number; headers: Record<string, string | string[]>; body: Buffer } | undefined {
+  if (typeof payload !== 'object' || payload === null) return undefined;
+  const { statusCode, headers, multiValueHeaders, body, isBase64Encoded } = payload as Record<
+    string,
+    unknown
+  >;
+  if (
+    typeof statusCode !== 'number' ||
+    !Number.isInteger(statusCode) ||
+    statusCode < 100 ||
+    statusCode > 599
+  ) {
+    return undefined;
+  }
+  if (body !== undefined && body !== null && typeof body !== 'string') return undefined;
+  const merged: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries((headers as Record<string, unknown>) ?? {}))
+    merged[name] = String(value);
+  for (const [name, values] of Object.entries((multiValueHeaders as Record<string, unknown>) ?? {})) {
+    if (Array.isArray(values)) merged[name] = values.map(String);
+  }
+  const text = typeof body === 'string' ? body : '';
+  return {
+    statusCode,
+    headers: merged,
+    body: Buffer.from(text, isBase64Encoded === true ? 'base64' : 'utf8'),
+  };
+}

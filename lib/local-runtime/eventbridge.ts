@@ -1,0 +1,244 @@
+/**
+ * EventBridge, locally: event buses with their rules (event patterns matched by event-pattern.ts)
+ * delivering to SQS queues, SNS topics, Lambda functions and state machines; schedule rules as
+ * timers (fired once at start, then at the rate); and the PutEvents API for handlers.
+ */
+import { randomUUID } from 'node:crypto';
+import { AwsApiError } from './aws-json-server';
+import { matchesEventPattern } from './event-pattern';
+
+export interface RuleTarget {
+  readonly id: string;
+  readonly arn: string;
+  readonly input?: string;
+  readonly inputPath?: string;
+  readonly inputTransformer?: {
+    readonly InputPathsMap?: Record<string, string>;
+    readonly InputTemplate: string;
+  };
+  readonly messageGroupId?: string;
+}
+
+export interface EventRule {
+  readonly logicalId: string;
+  readonly name: string;
+  readonly arn: string;
+  readonly busName: string;
+  readonly pattern?: unknown;
+  /** Milliseconds between runs of a schedule rule. */
+  readonly rateMillis?: number;
+  readonly targets: readonly RuleTarget[];
+}
+
+/** How a target receives its input; implemented by the runtime (SQS, SNS, Lambda, Step Functions). */
+export type TargetDelivery = (target: RuleTarget, input: string) => Promise<void>;
+
+export interface CloudWatchEvent {
+  readonly version: '0';
+  readonly id: string;
+  readonly 'detail-type': string;
+  readonly source: string;
+  readonly account: string;
+  readonly time: string;
+  readonly region: string;
+  readonly resources: readonly string[];
+  readonly detail: unknown;
+}
+
+const RATE = /^rate\(\s*(\d+)\s+(minute|minutes|hour|hours|day|days)\s*\)$/;
+const UNIT_MILLIS: Record<string, number> = {
+  minute: 60_000,
+  minutes: 60_000,
+  hour: 3_600_000,
+  hours: 3_600_000,
+  day: 86_400_000,
+  days: 86_400_000,
+};
+
+/** `rate(5 minutes)` -> 300000; anything else (cron, at) -> an error naming the expression. */
+export function parseRateExpression(expression: string): number {
+  const match = RATE.exec(expression.trim());
+  const amount = Number(match?.[1]);
+  const unit = match?.[2];
+  if (!match || !unit || !Number.isInteger(amount) || amount < 1) {
+    throw new Error(
+      `Schedule expression '${expression}' is not supported locally (only rate(N minute|hour|day[s]))`,
+    );
+  }
+  return amount * (UNIT_MILLIS[unit] ?? 60_000);
+}
+
+/** Reads a dotted JSONPath ($, $.a.b) from a value; EventBridge InputPath / InputPathsMap. */
+export function selectPath(value: unknown, path: string): unknown {
+  if (path === '$') return value;
+  if (!path.startsWith('$.')) throw new Error(`Unsupported JSONPath '${path}' (use $ or $.field.field)`);
+  let current: unknown = value;
+  for (const key of path.slice(2).split('.')) {
+    if (typeof current !== 'object' || current === null) return undefined;
+    current = (current as Record<string, unknown>)[key];
+  }
+  return current;
+}
+
+/** What a target receives for an event: Input, InputPath or InputTransformer, else the event. */
+export function targetInput(target: RuleTarget, event: CloudWatchEvent): string {
+  if (target.input !== undefined) return target.input;
+  if (target.inputPath !== undefined) return JSON.stringify(selectPath(event, target.inputPath) ?? null);
+  if (target.inputTransformer) {
+    const values: Record<string, unknown> = {};
+    for (const [name, path] of Object.entries(target.inputTransformer.InputPathsMap ?? {})) {
+      values[name] = selectPath(event, path);
+    }
+    return target.inputTransformer.InputTemplate.replace(/<([A-Za-z0-9_.-]+)>/g, (whole, name: string) => {
+      if (name === 'aws.events.event') return JSON.stringify(event);
+      if (name === 'aws.events.event.json') return JSON.stringify(event);
+      if (name === 'aws.events.rule-arn' || name === 'aws.events.rule-name') return whole;
+      if (!(name in values)) return whole;
+      const value = values[name];
+      return typeof value === 'string' ? value : JSON.stringify(value ?? null);
+    });
+  }
+  return JSON.stringify(event);
+}
+
+export interface LocalEventBridgeOptions {
+  readonly region: string;
+  readonly accountId: string;
+  readonly deliver: TargetDelivery;
+  readonly onDelivered?: (rule: EventRule, target: RuleTarget, event: CloudWatchEvent) => void;
+  readonly onProblem: (message: string) => void;
+}
+
+export class LocalEventBridge {
+  private readonly buses = new Set<string>(['default']);
+  private readonly rules: EventRule[] = [];
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly inFlight = new Set<Promise<void>>();
+
+  constructor(private readonly options: LocalEventBridgeOptions) {}
+
+  addBus(name: string): void {
+    this.buses.add(name);
+  }
+
+  addRule(rule: EventRule): void {
+    this.rules.push(rule);
+  }
+
+  /** Schedule rules: fire once now, then at their rate. */
+  startSchedules(): void {
+    for (const rule of this.rules) {
+      if (rule.rateMillis === undefined) continue;
+      const fire = () => this.fireSchedule(rule);
+      fire();
+      const timer = setInterval(fire, rule.rateMillis);
+      this.timers.add(timer);
+    }
+  }
+
+  private fireSchedule(rule: EventRule): void {
+    const event: CloudWatchEvent = {
+      version: '0',
+      id: randomUUID(),
+      'detail-type': 'Scheduled Event',
+      source: 'aws.events',
+      account: this.options.accountId,
+      time: isoSeconds(new Date()),
+      region: this.options.region,
+      resources: [rule.arn],
+      detail: {},
+    };
+    this.route(rule, event);
+  }
+
+  private busName(reference: unknown): string {
+    if (reference === undefined || reference === null || reference === '') return 'default';
+    const text = String(reference);
+    return text.startsWith('arn:') ? text.slice(text.lastIndexOf('/') + 1) : text;
+  }
+
+  /** PutEvents: validates each entry like EventBridge (per-entry errors), then routes it. */
+  async putEvents(entries: readonly Record<string, unknown>[]): Promise<Record<string, unknown>> {
+    if (!Array.isArray(entries) || entries.length === 0 || entries.length > 10) {
+      throw new AwsApiError('ValidationException', 'Entries must hold 1 to 10 entries');
+    }
+    let failed = 0;
+    const results = entries.map((entry) => {
+      const bus = this.busName(entry.EventBusName);
+      const problem = !this.buses.has(bus)
+        ? `Event bus ${bus} does not exist.`
+        : typeof entry.Source !== 'string' || entry.Source === ''
+          ? 'Parameter Source is not valid.'
+          : typeof entry.DetailType !== 'string' || entry.DetailType === ''
+            ? 'Parameter DetailType is not valid.'
+            : typeof entry.Detail !== 'string' || !isJsonObject(entry.Detail)
+              ? 'Parameter Detail is not valid.'
+              : undefined;
+      if (problem) {
+        failed += 1;
+        return {
+          ErrorCode: problem.includes('does not exist') ? 'ResourceNotFoundException' : 'InvalidArgument',
+          ErrorMessage: problem,
+        };
+      }
+      const event: CloudWatchEvent = {
+        version: '0',
+        id: randomUUID(),
+        'detail-type': String(entry.DetailType),
+        source: String(entry.Source),
+        account: this.options.accountId,
+        time: isoSeconds(entry.Time ? new Date(String(entry.Time)) : new Date()),
+        region: this.options.region,
+        resources: Array.isArray(entry.Resources) ? entry.Resources.map(String) : [],
+        detail: JSON.parse(String(entry.Detail)) as unknown,
+      };
+      for (const rule of this.rules) {
+        if (rule.busName !== bus || rule.pattern === undefined) continue;
+        let matches = false;
+        try {
+          matches = matchesEventPattern(rule.pattern, event);
+        } catch (error) {
+          this.options.onProblem(`rule ${rule.logicalId}: ${(error as Error).message}`);
+        }
+        if (matches) this.route(rule, event);
+      }
+      return { EventId: event.id };
+    });
+    return { FailedEntryCount: failed, Entries: results };
+  }
+
+  private route(rule: EventRule, event: CloudWatchEvent): void {
+    for (const target of rule.targets) {
+      const delivery = (async () => {
+        try {
+          await this.options.deliver(target, targetInput(target, event));
+          this.options.onDelivered?.(rule, target, event);
+        } catch (error) {
+          this.options.onProblem(`rule ${rule.logicalId} target ${target.id}: ${(error as Error).message}`);
+        }
+      })();
+      this.inFlight.add(delivery);
+      void delivery.finally(() => this.inFlight.delete(delivery));
+    }
+  }
+
+  async stop(): Promise<void> {
+    for (const timer of this.timers) clearInterval(timer);
+    this.timers.clear();
+    await Promise.allSettled([...this.inFlight]);
+  }
+}
+
+function isJsonObject(text: string): boolean {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+  } catch {
+    return false;
+  }
+}
+
+/** EventBridge times have second precision: 2024-01-01T00:00:00Z. */
+function isoSeconds(date: Date): string {
+  return `${date.toISOString().slice(0, 19)}Z`;
+}

@@ -1,0 +1,191 @@
+/**
+ * Lambda function URLs on local ports: payload format 2.0 events, the response inferred like
+ * Lambda does (a result with statusCode is a full response; anything else is a 200 JSON body).
+ * AuthType AWS_IAM requires a SigV4 Authorization header (present, not verified: IAM is not
+ * emulated locally).
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { closeServer, listen, type RunningServer } from './emulators';
+import type { InvocationResult } from './lambda-host';
+
+export interface FunctionUrlSpec {
+  readonly logicalId: string;
+  readonly functionArn: string;
+  readonly authType: 'NONE' | 'AWS_IAM';
+  readonly accountId: string;
+}
+
+const MAX_PAYLOAD_BYTES = 6 * 1024 * 1024;
+
+const TEXT_TYPES = /^(text\/|application\/(json|xml|x-www-form-urlencoded|javascript)|.*\+json|.*\+xml)/i;
+
+/** A URL server is created (and listening) before the template is resolved, so its URL is known. */
+export interface FunctionUrlServer extends RunningServer {
+  readonly url: string;
+  /** Attach the function once the Lambda host knows it. */
+  serve(spec: FunctionUrlSpec, invoke: (arn: string, event: unknown) => Promise<InvocationResult>): void;
+}
+
+export async function startFunctionUrlServer(
+  onProblem: (message: string) => void,
+): Promise<FunctionUrlServer> {
+  let route:
+    | { spec: FunctionUrlSpec; invoke: (arn: string, event: unknown) => Promise<InvocationResult> }
+    | undefined;
+  const server: Server = createServer((request, response) => {
+    if (!route) {
+      sendJson(response, 503, { Message: 'Function URL not ready' });
+      return;
+    }
+    const { spec, invoke } = route;
+    handle(spec, invoke, request, response).catch((error: Error) => {
+      onProblem(`function URL ${spec.logicalId}: ${error.message}`);
+      if (!response.headersSent) sendJson(response, 502, { Message: 'Internal Server Error' });
+    });
+  });
+  const endpoint = await listen(server);
+  return {
+    endpoint,
+    url: `${endpoint}/`,
+    serve: (spec, invoke) => {
+      route = { spec, invoke };
+    },
+    stop: () => closeServer(server),
+  };
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, { 'content-type': 'application/json' });
+  response.end(JSON.stringify(body));
+}
+
+function readBody(request: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => resolve(Buffer.concat(chunks)));
+    request.on('error', reject);
+  });
+}
+
+async function handle(
+  spec: FunctionUrlSpec,
+  invoke: (arn: string, event: unknown) => Promise<InvocationResult>,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
+  const authorization = request.headers.authorization;
+  if (spec.authType === 'AWS_IAM' && !authorization?.startsWith('AWS4-HMAC-SHA256 ')) {
+    sendJson(response, 403, { Message: 'Forbidden' });
+    return;
+  }
+  const body = await readBody(request);
+  if (body.length > MAX_PAYLOAD_BYTES) {
+    sendJson(response, 413, {
+      Message: 'Request must be smaller than 6291456 bytes for the InvokeFunction operation',
+    });
+    return;
+  }
+  const rawUrl = request.url ?? '/';
+  const queryIndex = rawUrl.indexOf('?');
+  const rawPath = queryIndex >= 0 ? rawUrl.slice(0, queryIndex) : rawUrl;
+  const rawQueryString = queryIndex >= 0 ? rawUrl.slice(queryIndex + 1) : '';
+  const headers: Record<string, string> = {};
+  const cookies: string[] = [];
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value === undefined) continue;
+    if (name === 'cookie') {
+      cookies.push(...String(value).split(/;\s*/));
+      continue;
+    }
+    headers[name] = Array.isArray(value) ? value.join(',') : value;
+  }
+  const queryStringParameters: Record<string, string> = {};
+  for (const [key, value] of new URLSearchParams(rawQueryString)) {
+    queryStringParameters[key] =
+      key in queryStringParameters ? `${queryStringParameters[key]},${value}` : value;
+  }
+  const contentType = String(request.headers['content-type'] ?? '');
+  const isText = body.length === 0 || contentType === '' || TEXT_TYPES.test(contentType);
+  const now = new Date();
+  const requestId = randomUUID();
+  const host = String(request.headers.host ?? 'localhost');
+  const event = {
+    version: '2.0',
+    routeKey: '$default',
+    rawPath,
+    rawQueryString,
+    ...(cookies.length > 0 ? { cookies } : {}),
+    headers,
+    ...(Object.keys(queryStringParameters).length > 0 ? { queryStringParameters } : {}),
+    requestContext: {
+      accountId: spec.authType === 'AWS_IAM' ? spec.accountId : 'anonymous',
+      apiId: spec.logicalId.toLowerCase(),
+      domainName: host,
+      domainPrefix: host.split('.')[0],
+      http: {
+        method: (request.method ?? 'GET').toUpperCase(),
+        path: rawPath,
+        protocol: `HTTP/${request.httpVersion}`,
+        sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: String(request.headers['user-agent'] ?? ''),
+      },
+      requestId,
+      routeKey: '$default',
+      stage: '$default',
+      time: now.toUTCString(),
+      timeEpoch: now.getTime(),
+      ...(spec.authType === 'AWS_IAM'
+        ? {
+            authorizer: {
+              iam: {
+                accessKey: 'local',
+                accountId: spec.accountId,
+                callerId: 'local',
+                userArn: 'local',
+                userId: 'local',
+              },
+            },
+          }
+        : {}),
+    },
+    ...(body.length > 0 ? { body: isText ? body.toString('utf8') : body.toString('base64') } : {}),
+    isBase64Encoded: !isText,
+  };
+  const result = await invoke(spec.functionArn, event);
+  if (!result.ok) {
+    sendJson(response, 502, { Message: 'Internal Server Error' });
+    return;
+  }
+  const reply = inferResponse(result.payload);
+  response.writeHead(reply.statusCode, { 'x-amzn-RequestId': requestId, ...reply.headers });
+  response.end(reply.body);
+}
+
+/** Lambda's function URL response inference (payload format 2.0). */
+export function inferResponse(payload: unknown): {
+  statusCode: number;
+  headers: Record<string, string | string[]>;
+  body: Buffer;
+} {
+  if (typeof payload === 'object' && payload !== null && 'statusCode' in payload) {
+    const { statusCode, headers, body, isBase64Encoded, cookies } = payload as Record<string, unknown>;
+    const merged: Record<string, string | string[]> = {};
+    for (const [name, value] of Object.entries((headers as Record<string, unknown>) ?? {}))
+      merged[name] = String(value);
+    if (Array.isArray(cookies) && cookies.length > 0) merged['set-cookie'] = cookies.map(String);
+    const text =
+      typeof body === 'string' ? body : body === undefined || body === null ? '' : JSON.stringify(body);
+    return {
+      statusCode: Number(statusCode),
+      headers: merged,
+      body: Buffer.from(text, isBase64Encoded === true ? 'base64' : 'utf8'),
+    };
+  }
+  return {
+    statusCode: 200,
+    headers: { 'content-type': 'application/json' },
+    body: Buffer.from(typeof payload === 'string' ? payload : JSON.stringify(payload)),
+  };
+}

@@ -1,0 +1,11 @@
+/**
+ * The embedded local runtime (npm start): runs the app's synthesized cloud assembly on local
+ * emulators. See runtime.ts for what it runs and README "Local runtime" for usage.
+ */
+export {
+  type LocalRuntime,
+  type LocalRuntimeOptions,
+  startLocalRuntime,
+  type UnsupportedResource,
+} from './runtime';
+export { DEFAULT_TARGET_FILE, type LocalTarget, readTarget } from './target';

@@ -1,0 +1,283 @@
+/**
+ * Runs Lambda functions from their bundled assets, each invocation in a worker thread that plays
+ * one execution environment: its own environment variables and module state, one invocation at a
+ * time, reused while warm, killed when the function timeout passes (as Lambda kills the sandbox).
+ * Concurrency per function is capped at its reserved concurrency, else at a small pool.
+ */
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+
+export interface LambdaFunctionSpec {
+  readonly logicalId: string;
+  readonly functionName: string;
+  readonly functionArn: string;
+  /** Directory holding the bundled code (cdk.out/asset.<hash>). */
+  readonly codeDirectory: string;
+  /** `<file>.<export>`, as in the template. */
+  readonly handler: string;
+  /** Complete process environment of the sandbox (the host's own env is NOT inherited). */
+  readonly environment: Readonly<Record<string, string>>;
+  readonly timeoutSeconds: number;
+  readonly memorySizeMb: number;
+  /** Concurrent executions allowed (reserved concurrency, or the local default pool size). */
+  readonly maxConcurrency: number;
+  /** Retries of a failed asynchronous invocation (EventInvokeConfig; Lambda's default is 2). */
+  readonly asyncRetryAttempts: number;
+}
+
+export interface LambdaError {
+  readonly errorType: string;
+  readonly errorMessage: string;
+  readonly trace?: readonly string[];
+}
+
+export type InvocationResult =
+  | { readonly ok: true; readonly payload: unknown; readonly requestId: string }
+  | { readonly ok: false; readonly error: LambdaError; readonly requestId: string };
+
+export interface LambdaHostOptions {
+  /** Receives everything a function writes to stdout/stderr. */
+  readonly onOutput?: (spec: LambdaFunctionSpec, text: string) => void;
+  /** Receives failed invocations (after which the caller decides what to do). */
+  readonly onError?: (spec: LambdaFunctionSpec, error: LambdaError, requestId: string) => void;
+  /** Delay before each retry of a failed asynchronous invocation (Lambda: 1 min, then 2 min). */
+  readonly asyncRetryDelaysMillis?: readonly number[];
+}
+
+const WORKER_SCRIPT = join(__dirname, 'lambda-worker.js');
+
+interface WorkerReply {
+  readonly id: string;
+  readonly ok: boolean;
+  readonly payloadJson?: string;
+  readonly error?: LambdaError;
+}
+
+/** One execution environment: a worker thread serving one invocation at a time. */
+class Sandbox {
+  private readonly worker: Worker;
+  private pending: { id: string; settle: (reply: WorkerReply) => void } | undefined;
+  private alive = true;
+
+  constructor(spec: LambdaFunctionSpec, options: LambdaHostOptions) {
+    this.worker = new Worker(WORKER_SCRIPT, {
+      env: { ...spec.environment },
+      stdout: true,
+      stderr: true,
+      workerData: {
+        codeDirectory: spec.codeDirectory,
+        handler: spec.handler,
+        functionName: spec.functionName,
+        functionArn: spec.functionArn,
+        memorySizeMb: spec.memorySizeMb,
+        logGroupName: `/aws/lambda/${spec.functionName}`,
+        workerId: randomUUID().replaceAll('-', ''),
+      },
+      resourceLimits: { maxOldGenerationSizeMb: Math.max(64, spec.memorySizeMb) },
+    });
+    const forward = (chunk: Buffer) => options.onOutput?.(spec, chunk.toString('utf8'));
+    this.worker.stdout.on('data', forward);
+    this.worker.stderr.on('data', forward);
+    this.worker.on('message', (reply: WorkerReply) => {
+      if (this.pending?.id === reply.id) {
+        const { settle } = this.pending;
+        this.pending = undefined;
+        settle(reply);
+      }
+    });
+    // An uncaught exception or unhandled rejection ends the environment, as in Lambda.
+    this.worker.on('error', (error: Error) => this.die('Runtime.UnhandledError', error.message));
+    this.worker.on('exit', (code) => this.die('Runtime.ExitError', `Runtime exited with code ${code}`));
+  }
+
+  get isAlive(): boolean {
+    return this.alive;
+  }
+
+  invoke(invocation: {
+    id: string;
+    requestId: string;
+    eventJson: string;
+    deadline: number;
+  }): Promise<WorkerReply> {
+    return new Promise((settle) => {
+      this.pending = { id: invocation.id, settle };
+      this.worker.postMessage(invocation);
+    });
+  }
+
+  private die(errorType: string, errorMessage: string): void {
+    this.alive = false;
+    if (this.pending) {
+      const { id, settle } = this.pending;
+      this.pending = undefined;
+      settle({ id, ok: false, error: { errorType, errorMessage } });
+    }
+  }
+
+  async terminate(): Promise<void> {
+    this.alive = false;
+    await this.worker.terminate();
+  }
+}
+
+/** The execution environments of one function. */
+class FunctionPool {
+  private readonly idle: Sandbox[] = [];
+  private readonly all = new Set<Sandbox>();
+  private readonly waiting: Array<() => void> = [];
+  private stopped = false;
+
+  constructor(
+    readonly spec: LambdaFunctionSpec,
+    private readonly options: LambdaHostOptions,
+  ) {}
+
+  async acquire(): Promise<Sandbox> {
+    for (;;) {
+      if (this.stopped) throw new Error(`Function ${this.spec.logicalId} is stopped`);
+      const warm = this.idle.pop();
+      if (warm?.isAlive) return warm;
+      if (warm) {
+        this.all.delete(warm);
+        continue;
+      }
+      if (this.all.size < this.spec.maxConcurrency) {
+        const sandbox = new Sandbox(this.spec, this.options);
+        this.all.add(sandbox);
+        return sandbox;
+      }
+      await new Promise<void>((wake) => this.waiting.push(wake));
+    }
+  }
+
+  release(sandbox: Sandbox, reusable: boolean): void {
+    if (reusable && sandbox.isAlive) {
+      this.idle.push(sandbox);
+    } else {
+      this.all.delete(sandbox);
+      void sandbox.terminate();
+    }
+    this.waiting.shift()?.();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    // Waiting invocations wake up and fail rather than hang.
+    for (const wake of this.waiting.splice(0)) wake();
+    const sandboxes = [...this.all];
+    this.all.clear();
+    this.idle.length = 0;
+    await Promise.all(sandboxes.map((sandbox) => sandbox.terminate()));
+  }
+}
+
+export class LambdaHost {
+  private readonly pools = new Map<string, FunctionPool>();
+  private readonly retryTimers = new Set<NodeJS.Timeout>();
+  private stopped = false;
+
+  constructor(private readonly options: LambdaHostOptions = {}) {}
+
+  register(spec: LambdaFunctionSpec): void {
+    if (spec.maxConcurrency < 1) {
+      throw new Error(
+        `Function ${spec.logicalId}: concurrency must be at least 1, got ${spec.maxConcurrency}`,
+      );
+    }
+    const pool = new FunctionPool(spec, this.options);
+    for (const key of [spec.logicalId, spec.functionName, spec.functionArn]) {
+      this.pools.set(key, pool);
+    }
+  }
+
+  /** The function behind a logical id, name or ARN (ARN qualifiers are ignored: only $LATEST runs). */
+  find(reference: string): LambdaFunctionSpec | undefined {
+    return this.poolOf(reference)?.spec;
+  }
+
+  private poolOf(reference: string): FunctionPool | undefined {
+    const unqualified = reference.replace(/^(arn:[^:]+:lambda:[^:]+:[^:]+:function:[^:]+):.*$/, '$1');
+    return this.pools.get(unqualified);
+  }
+
+  /** Synchronous invocation (RequestResponse): resolves with the result or the function error. */
+  async invoke(reference: string, event: unknown): Promise<InvocationResult> {
+    const pool = this.poolOf(reference);
+    if (!pool) {
+      throw new Error(
+        `No local function ${reference} (known: ${[...new Set(this.pools.values())].map((p) => p.spec.functionName).join(', ')})`,
+      );
+    }
+    if (this.stopped) throw new Error('The local runtime is stopped');
+    const spec = pool.spec;
+    const requestId = randomUUID();
+    const sandbox = await pool.acquire();
+    const deadline = Date.now() + spec.timeoutSeconds * 1000;
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<WorkerReply>((settle) => {
+      timer = setTimeout(
+        () =>
+          settle({
+            id: requestId,
+            ok: false,
+            error: {
+              errorType: 'Sandbox.Timedout',
+              errorMessage: `Task timed out after ${spec.timeoutSeconds.toFixed(2)} seconds`,
+            },
+          }),
+        spec.timeoutSeconds * 1000,
+      );
+    });
+    const reply = await Promise.race([
+      sandbox.invoke({ id: requestId, requestId, eventJson: JSON.stringify(event ?? null), deadline }),
+      timedOut,
+    ]);
+    clearTimeout(timer);
+    // A timeout or a runtime crash leaves the environment in an unknown state: replace it.
+    const reusable =
+      reply.ok ||
+      (!reply.error?.errorType.startsWith('Runtime.') && reply.error?.errorType !== 'Sandbox.Timedout');
+    pool.release(sandbox, reusable);
+    if (reply.ok) {
+      return { ok: true, payload: JSON.parse(reply.payloadJson ?? 'null') as unknown, requestId };
+    }
+    const error = reply.error ?? { errorType: 'Runtime.Unknown', errorMessage: 'no result' };
+    // Sandboxes killed by stop() are not failures worth reporting.
+    if (!this.stopped) this.options.onError?.(spec, error, requestId);
+    return { ok: false, error, requestId };
+  }
+
+  /**
+   * Asynchronous invocation (Event), as used by EventBridge and SNS: returns at once; a failed
+   * invocation is retried the function's asyncRetryAttempts times, then dropped (and reported).
+   */
+  invokeAsync(reference: string, event: unknown): void {
+    const spec = this.find(reference);
+    if (!spec) throw new Error(`No local function ${reference}`);
+    const delays = this.options.asyncRetryDelaysMillis ?? [60_000, 120_000];
+    const attempt = (retry: number) => {
+      if (this.stopped) return;
+      void this.invoke(reference, event).then((result) => {
+        if (result.ok || retry >= spec.asyncRetryAttempts || this.stopped) return;
+        const timer = setTimeout(
+          () => {
+            this.retryTimers.delete(timer);
+            attempt(retry + 1);
+          },
+          delays[Math.min(retry, delays.length - 1)] ?? 60_000,
+        );
+        this.retryTimers.add(timer);
+      });
+    };
+    attempt(0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const timer of this.retryTimers) clearTimeout(timer);
+    this.retryTimers.clear();
+    await Promise.all([...new Set(this.pools.values())].map((pool) => pool.stop()));
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * The target description file of a running local runtime (`.local/target.json`): where its API and
+ * emulators listen and the stack outputs resolved locally (same keys as the CfnOutputs), so tests
+ * and tools (bin/orders.ts, the acceptance suite) reach it without knowing how it was started.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+export type LocalServiceName = 'dynamodb' | 'sqs' | 'sfn' | 'events';
+
+export interface LocalTarget {
+  readonly kind: 'local';
+  readonly region: string;
+  readonly accountId: string;
+  /** Credentials the emulators accept (any value works; these are what the functions use). */
+  readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: string };
+  readonly endpoints: Readonly<Record<LocalServiceName, string>>;
+  /** URL of the first REST API's first stage (= outputs.ApiUrl when the app declares it). */
+  readonly apiUrl?: string;
+  /** Value to send as x-api-key where methods require an API key. */
+  readonly apiKey?: string;
+  /** Stack outputs, resolved to local names and URLs (merged across stacks). */
+  readonly outputs: Readonly<Record<string, string>>;
+  /** Process id of the runtime that wrote the file. */
+  readonly pid: number;
+  readonly startedAt: string;
+}
+
+export const DEFAULT_TARGET_FILE = '.local/target.json';
+
+export function writeTarget(file: string, target: LocalTarget): void {
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, `${JSON.stringify(target, null, 2)}\n`);
+}
+
+export function readTarget(file: string): LocalTarget {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new Error(
+      `Cannot read the local target ${file} (${(error as Error).message}). Is the local runtime running (npm start)?`,
+    );
+  }
+  const target = raw as Partial<LocalTarget>;
+  if (target.kind !== 'local' || !target.endpoints?.dynamodb || typeof target.outputs !== 'object') {
+    throw new Error(`${file} is not a local runtime target description (missing kind, endpoints or outputs)`);
+  }
+  return target as LocalTarget;
+}

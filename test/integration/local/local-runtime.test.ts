@@ -1,0 +1,283 @@
+/**
+ * The local runtime against a purpose-built CDK app (fixtures/app.ts), synthesized and bundled
+ * in-process, then run with startLocalRuntime: every event source is driven through its real
+ * front door (HTTP, SQS, schedule, PutEvents) and checked by its effect on the emulators.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DynamoDBClient, GetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
+import { ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { type LocalRuntime, startLocalRuntime } from '../../../lib/local-runtime';
+import { synthesizeFixtureApp } from './fixtures/app';
+
+jest.setTimeout(120_000);
+
+interface Seen {
+  readonly sandboxId: string;
+  readonly invocationsInThisSandbox: number;
+  readonly functionName: string;
+  readonly awsRequestId: string;
+  readonly remainingMillis: number;
+  readonly env: Record<string, string | undefined>;
+}
+
+describe('local runtime running a synthesized app', () => {
+  let workDir: string;
+  let runtime: LocalRuntime;
+  let targetFile: string;
+  let dynamodb: DynamoDBClient;
+  let sqs: SQSClient;
+  const logLines: string[] = [];
+  let outputs: Record<string, string>;
+
+  beforeAll(async () => {
+    workDir = mkdtempSync(join(tmpdir(), 'local-runtime-it-'));
+    synthesizeFixtureApp(join(workDir, 'cdk.out'));
+    targetFile = join(workDir, 'target.json');
+    // Set on the host only: a function must not see it (Lambda does not inherit the caller's env).
+    process.env.HOST_ONLY = 'leaked';
+    runtime = await startLocalRuntime({
+      assemblyDir: join(workDir, 'cdk.out'),
+      port: 0,
+      targetFile,
+      log: (line) => logLines.push(line),
+      functionLogDir: join(workDir, 'logs'),
+    });
+    outputs = runtime.target.outputs;
+    const config = { region: runtime.target.region, credentials: runtime.target.credentials };
+    dynamodb = new DynamoDBClient({ ...config, endpoint: runtime.target.endpoints.dynamodb });
+    sqs = new SQSClient({ ...config, endpoint: runtime.target.endpoints.sqs });
+  });
+
+  afterAll(async () => {
+    delete process.env.HOST_ONLY;
+    dynamodb?.destroy();
+    sqs?.destroy();
+    await runtime?.stop();
+    rmSync(workDir, { recursive: true, force: true });
+  });
+
+  const api = (path: string, init?: RequestInit) => fetch(`${outputs.ApiUrl}${path}`, init);
+
+  async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMillis = 20_000): Promise<T> {
+    const deadline = Date.now() + timeoutMillis;
+    for (;;) {
+      const value = await probe();
+      if (value !== undefined) return value;
+      if (Date.now() > deadline) throw new Error('condition not met in time');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+
+  const itemExists = async (pk: string) =>
+    (
+      await dynamodb.send(
+        new GetItemCommand({ TableName: outputs.TableName, Key: { pk: { S: pk } }, ConsistentRead: true }),
+      )
+    ).Item;
+
+  it('writes a target description with the outputs resolved to local names and URLs', () => {
+    const written = JSON.parse(readFileSync(targetFile, 'utf8')) as Record<string, unknown>;
+    expect(written).toMatchObject({ kind: 'local', region: 'us-east-1', outputs: runtime.target.outputs });
+    expect(outputs.ApiUrl).toMatch(/^http:\/\/localhost:\d+\/test\/$/);
+    expect(outputs.TableName).toBe('LocalRuntimeFixture-TableCD117FA1');
+    expect(outputs.QueueUrl).toBe(
+      `${runtime.target.endpoints.sqs}/000000000000/LocalRuntimeFixture-WorkQueue94013F35`,
+    );
+    expect(outputs.FunctionUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+    expect(runtime.target.apiKey).toEqual(expect.any(String));
+  });
+
+  it('names every resource it cannot run and lists the inert ones once', () => {
+    expect(runtime.unsupported).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ logicalId: 'Uploads4F6EB0FD', type: 'AWS::S3::Bucket' }),
+        expect.objectContaining({ type: 'AWS::ApiGateway::UsagePlan' }),
+      ]),
+    );
+    expect(logLines).toContain(
+      'not run locally: Uploads4F6EB0FD (AWS::S3::Bucket) in LocalRuntimeFixture: resource type not emulated',
+    );
+    expect(runtime.inert).toEqual(expect.arrayContaining(['AWS::IAM::Role', 'AWS::Lambda::Permission']));
+    expect(logLines.filter((line) => line.startsWith('not emulated (no effect locally)'))).toHaveLength(1);
+  });
+
+  it('routes an API Gateway request to the Lambda as a v1 proxy event, with the env resolved locally', async () => {
+    const response = await api('items/abc%20d?x=1&x=2', { headers: { 'X-Custom': 'yes' } });
+    expect(response.status).toBe(200);
+    const { event, seen } = (await response.json()) as {
+      event: { headers: Record<string, string> };
+      seen: Seen;
+    };
+    expect(event).toMatchObject({
+      resource: '/items/{itemId}',
+      path: '/items/abc%20d',
+      httpMethod: 'GET',
+      pathParameters: { itemId: 'abc d' },
+      queryStringParameters: { x: '2' },
+      multiValueQueryStringParameters: { x: ['1', '2'] },
+      requestContext: { stage: 'test', resourcePath: '/items/{itemId}', requestId: expect.any(String) },
+      body: null,
+    });
+    expect(event.headers['X-Custom']).toBe('yes');
+    expect(seen.env).toEqual({
+      TABLE_NAME: outputs.TableName,
+      QUEUE_URL: outputs.QueueUrl,
+      QUEUE_ARN: 'arn:aws:sqs:us-east-1:000000000000:LocalRuntimeFixture-WorkQueue94013F35',
+      BUS_NAME: expect.stringMatching(/^LocalRuntimeFixtureBus/),
+      ROLE: 'api',
+      AWS_LAMBDA_FUNCTION_NAME: seen.functionName,
+    });
+    expect(seen.remainingMillis).toBeGreaterThan(0);
+    expect(seen.remainingMillis).toBeLessThanOrEqual(3000);
+
+    const posted = await api('items', { method: 'POST', body: '{"name":"x"}' });
+    expect(posted.status).toBe(200);
+    expect(((await posted.json()) as { event: { body: string } }).event.body).toBe('{"name":"x"}');
+  });
+
+  it('answers unknown routes like API Gateway and enforces required API keys', async () => {
+    expect((await api('nowhere')).status).toBe(403);
+    expect(await (await api('items', { method: 'DELETE' })).json()).toEqual({
+      message: 'Missing Authentication Token',
+    });
+    expect((await api('secured')).status).toBe(403);
+    expect((await api('secured', { headers: { 'x-api-key': 'wrong' } })).status).toBe(403);
+    expect((await api('secured', { headers: { 'x-api-key': runtime.target.apiKey ?? '' } })).status).toBe(
+      200,
+    );
+  });
+
+  it('fires the schedule rule at start', async () => {
+    const scheduled = await eventually(async () => {
+      const { Items = [] } = await dynamodb.send(
+        new QueryCommand({
+          TableName: outputs.TableName,
+          IndexName: 'ByGsiPk',
+          KeyConditionExpression: 'gsiPk = :all AND begins_with(pk, :prefix)',
+          ExpressionAttributeValues: { ':all': { S: 'all' }, ':prefix': { S: 'schedule#' } },
+        }),
+      );
+      return Items[0];
+    });
+    expect(scheduled.rule?.S).toMatch(
+      /^arn:aws:events:us-east-1:000000000000:rule\/LocalRuntimeFixture-EveryMinute/,
+    );
+  });
+
+  it('runs the SQS event source with partial batch failures, visibility and redrive to the DLQ', async () => {
+    await sqs.send(new SendMessageCommand({ QueueUrl: outputs.QueueUrl, MessageBody: 'ok-1' }));
+    await sqs.send(new SendMessageCommand({ QueueUrl: outputs.QueueUrl, MessageBody: 'fail-1' }));
+    await eventually(() => itemExists('sqs#ok-1#1'));
+    // The failed record comes back after the 3 s visibility timeout, fails again, then (receive
+    // count above maxReceiveCount 2) the emulator moves it to the dead-letter queue.
+    const deadLetter = await eventually(async () => {
+      const { Messages = [] } = await sqs.send(
+        new ReceiveMessageCommand({ QueueUrl: outputs.DeadLetterQueueUrl, WaitTimeSeconds: 1 }),
+      );
+      return Messages[0];
+    }, 30_000);
+    expect(deadLetter.Body).toBe('fail-1');
+    // The successful record was deleted after its batch: never delivered a second time.
+    expect(await itemExists('sqs#ok-1#2')).toBeUndefined();
+  });
+
+  it('routes PutEvents from a function through a custom bus rule to an SQS target', async () => {
+    expect((await api('events', { method: 'POST' })).status).toBe(200);
+    const messages = await eventually(async () => {
+      const { Messages = [] } = await sqs.send(
+        new ReceiveMessageCommand({
+          QueueUrl: outputs.InboxQueueUrl,
+          WaitTimeSeconds: 0,
+          MaxNumberOfMessages: 10,
+        }),
+      );
+      return Messages.length > 0 ? Messages : undefined;
+    });
+    const bodies = messages.map((message) => JSON.parse(message.Body ?? '{}') as Record<string, unknown>);
+    // Only the entry matching the rule's pattern (detail-type Ping) reaches the target.
+    expect(bodies).toEqual([
+      expect.objectContaining({
+        source: 'fixture.app',
+        'detail-type': 'Ping',
+        detail: { n: 1 },
+        account: '000000000000',
+      }),
+    ]);
+  });
+
+  it('serves a function URL with payload format 2.0 and the inferred response', async () => {
+    const response = await fetch(`${outputs.FunctionUrl}hello/there?a=1`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie: 'c1=v1; c2=v2' },
+      body: '{"a":1}',
+    });
+    expect(response.status).toBe(201);
+    expect(response.headers.get('x-fixture')).toBe('url');
+    const { event } = (await response.json()) as { event: unknown };
+    expect(event).toMatchObject({
+      version: '2.0',
+      routeKey: '$default',
+      rawPath: '/hello/there',
+      rawQueryString: 'a=1',
+      cookies: ['c1=v1', 'c2=v2'],
+      queryStringParameters: { a: '1' },
+      body: '{"a":1}',
+      isBase64Encoded: false,
+      requestContext: { http: { method: 'POST', path: '/hello/there' }, accountId: 'anonymous' },
+    });
+  });
+
+  it('turns a handler error into a 502 and keeps serving', async () => {
+    expect((await fetch(`${outputs.FunctionUrl}crash`)).status).toBe(502);
+    expect((await fetch(`${outputs.FunctionUrl}fine`)).status).toBe(201);
+    expect(logLines.some((line) => line.includes('TypeError: crashed on purpose'))).toBe(true);
+  });
+
+  it('kills an invocation at the function timeout and replaces its sandbox', async () => {
+    const before = (await (await fetch(`${outputs.FunctionUrl}first`)).json()) as { seen: Seen };
+    const started = Date.now();
+    const timedOut = await fetch(`${outputs.FunctionUrl}sleep`);
+    const elapsed = Date.now() - started;
+    expect(timedOut.status).toBe(502);
+    expect(elapsed).toBeGreaterThanOrEqual(2900);
+    expect(elapsed).toBeLessThan(15_000);
+    expect(
+      logLines.some((line) => line.includes('Sandbox.Timedout: Task timed out after 3.00 seconds')),
+    ).toBe(true);
+    // Requests so far were sequential, so one warm sandbox served them all, including the killed one.
+    const after = (await (await fetch(`${outputs.FunctionUrl}again`)).json()) as { seen: Seen };
+    expect(after.seen.sandboxId).not.toBe(before.seen.sandboxId);
+    expect(after.seen.invocationsInThisSandbox).toBe(1);
+  });
+
+  it('caps concurrency at the reserved concurrency and isolates module state per sandbox', async () => {
+    const signed = {
+      authorization: 'AWS4-HMAC-SHA256 Credential=local/20240101/us-east-1/lambda/aws4_request',
+    };
+    expect((await fetch(`${outputs.SingleFunctionUrl}hold`)).status).toBe(403);
+    const hold = (url: string, headers: Record<string, string> = {}) =>
+      fetch(`${url}hold`, { headers }).then(
+        async (response) => ((await response.json()) as { seen: Seen }).seen,
+      );
+    const single = await Promise.all([1, 2, 3].map(() => hold(outputs.SingleFunctionUrl ?? '', signed)));
+    expect(new Set(single.map((seen) => seen.sandboxId)).size).toBe(1);
+    const pooled = await Promise.all([1, 2, 3].map(() => hold(outputs.FunctionUrl ?? '')));
+    expect(new Set(pooled.map((seen) => seen.sandboxId)).size).toBeGreaterThan(1);
+    // Different functions never share a sandbox (module state).
+    const singleIds = new Set(single.map((seen) => seen.sandboxId));
+    expect(pooled.some((seen) => singleIds.has(seen.sandboxId))).toBe(false);
+  });
+
+  it('stops: every port released and the target file removed', async () => {
+    const apiUrl = outputs.ApiUrl ?? '';
+    const functionUrl = outputs.FunctionUrl ?? '';
+    await runtime.stop();
+    await expect(fetch(apiUrl)).rejects.toThrow();
+    await expect(fetch(functionUrl)).rejects.toThrow();
+    await expect(fetch(runtime.target.endpoints.dynamodb)).rejects.toThrow();
+    await expect(fetch(runtime.target.endpoints.sqs)).rejects.toThrow();
+    expect(existsSync(targetFile)).toBe(false);
+  });
+});

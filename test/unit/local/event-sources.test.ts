@@ -1,0 +1,294 @@
+/** Pure decisions of the runtime's front doors and event sources. */
+import type { Message } from '@aws-sdk/client-sqs';
+import { matchRoute, parseProxyResult, type RestApiMethod } from '../../../lib/local-runtime/api-gateway';
+import {
+  type CloudWatchEvent,
+  LocalEventBridge,
+  parseRateExpression,
+  type RuleTarget,
+  targetInput,
+} from '../../../lib/local-runtime/eventbridge';
+import { inferResponse } from '../../../lib/local-runtime/function-urls';
+import type { InvocationResult } from '../../../lib/local-runtime/lambda-host';
+import { messagesToDelete, toLambdaRecord } from '../../../lib/local-runtime/sqs-event-source';
+import { describeTransitions } from '../../../lib/local-runtime/state-log';
+
+const method = (resourcePath: string, httpMethod: string): RestApiMethod => ({
+  logicalId: `${httpMethod}${resourcePath}`,
+  resourcePath,
+  resourceId: resourcePath,
+  httpMethod,
+  apiKeyRequired: false,
+  integration: { type: 'lambda-proxy', functionArn: 'arn' },
+});
+
+describe('API Gateway routing', () => {
+  const methods = [
+    method('/orders', 'POST'),
+    method('/orders/{orderId}', 'GET'),
+    method('/orders/summary', 'GET'),
+    method('/files/{path+}', 'ANY'),
+  ];
+
+  it('prefers literal segments over parameters and fills path parameters', () => {
+    expect(matchRoute(methods, 'GET', '/orders/summary')).toMatchObject({
+      method: { resourcePath: '/orders/summary' },
+    });
+    expect(matchRoute(methods, 'GET', '/orders/A%2F1')).toMatchObject({
+      method: { resourcePath: '/orders/{orderId}' },
+      pathParameters: { orderId: 'A/1' },
+    });
+    expect(matchRoute(methods, 'DELETE', '/files/a/b.txt')).toMatchObject({
+      pathParameters: { path: 'a/b.txt' },
+    });
+  });
+
+  it('tells an unknown resource from an unsupported method', () => {
+    expect(matchRoute(methods, 'GET', '/nothing')).toBe('no-resource');
+    expect(matchRoute(methods, 'GET', '/orders')).toBe('no-method');
+    expect(matchRoute(methods, 'GET', '/orders/a/b')).toBe('no-resource');
+  });
+
+  it('accepts only well-formed proxy results', () => {
+    expect(
+      parseProxyResult({
+        statusCode: 201,
+        headers: { a: 'b' },
+        multiValueHeaders: { c: ['1', '2'] },
+        body: 'x',
+      }),
+    ).toEqual({
+      statusCode: 201,
+      headers: { a: 'b', c: ['1', '2'] },
+      body: Buffer.from('x'),
+    });
+    expect(parseProxyResult({ statusCode: 200, body: 'aGk=', isBase64Encoded: true })?.body.toString()).toBe(
+      'hi',
+    );
+    expect(parseProxyResult({ body: 'x' })).toBeUndefined();
+    expect(parseProxyResult({ statusCode: 200, body: { not: 'a string' } })).toBeUndefined();
+    expect(parseProxyResult('oops')).toBeUndefined();
+  });
+});
+
+describe('function URL response inference', () => {
+  it('uses a result with statusCode as the response, anything else as a 200 JSON body', () => {
+    expect(inferResponse({ statusCode: 204, headers: { x: '1' }, cookies: ['a=b'] })).toEqual({
+      statusCode: 204,
+      headers: { x: '1', 'set-cookie': ['a=b'] },
+      body: Buffer.from(''),
+    });
+    expect(inferResponse({ confirmationId: 'c' })).toEqual({
+      statusCode: 200,
+      headers: { 'content-type': 'application/json' },
+      body: Buffer.from('{"confirmationId":"c"}'),
+    });
+  });
+});
+
+describe('SQS event source decisions', () => {
+  const messages: Message[] = [
+    { MessageId: 'm1', ReceiptHandle: 'r1', Body: 'a' },
+    { MessageId: 'm2', ReceiptHandle: 'r2', Body: 'b' },
+  ];
+  const ok = (payload: unknown): InvocationResult => ({ ok: true, payload, requestId: 'r' });
+
+  it('deletes everything after success, nothing after a function error', () => {
+    expect(messagesToDelete(messages, ok(null), true).delete).toEqual(messages);
+    expect(
+      messagesToDelete(messages, ok({ batchItemFailures: [{ itemIdentifier: 'm1' }] }), false).delete,
+    ).toEqual(messages);
+    expect(
+      messagesToDelete(
+        messages,
+        { ok: false, error: { errorType: 'E', errorMessage: 'm' }, requestId: 'r' },
+        true,
+      ).delete,
+    ).toEqual([]);
+  });
+
+  it('keeps the reported failures with ReportBatchItemFailures', () => {
+    expect(
+      messagesToDelete(messages, ok({ batchItemFailures: [{ itemIdentifier: 'm1' }] }), true).delete,
+    ).toEqual([messages[1]]);
+    expect(messagesToDelete(messages, ok({ batchItemFailures: [] }), true).delete).toEqual(messages);
+  });
+
+  it('fails the whole batch on an invalid partial batch response, as Lambda does', () => {
+    const unknownId = messagesToDelete(
+      messages,
+      ok({ batchItemFailures: [{ itemIdentifier: 'zzz' }] }),
+      true,
+    );
+    expect(unknownId).toEqual({
+      delete: [],
+      problem: expect.stringContaining('unknown itemIdentifier "zzz"'),
+    });
+    expect(messagesToDelete(messages, ok({ batchItemFailures: 'm1' }), true).delete).toEqual([]);
+  });
+
+  it('builds the Lambda SQS record shape', () => {
+    expect(
+      toLambdaRecord(
+        {
+          ...messages[0],
+          Attributes: { ApproximateReceiveCount: '2' },
+          MD5OfBody: 'md5',
+          MessageAttributes: { k: { DataType: 'String', StringValue: 'v' } },
+        },
+        'arn:aws:sqs:us-east-1:000000000000:q',
+        'us-east-1',
+      ),
+    ).toEqual({
+      messageId: 'm1',
+      receiptHandle: 'r1',
+      body: 'a',
+      attributes: { ApproximateReceiveCount: '2' },
+      messageAttributes: {
+        k: {
+          stringValue: 'v',
+          binaryValue: undefined,
+          stringListValues: [],
+          binaryListValues: [],
+          dataType: 'String',
+        },
+      },
+      md5OfBody: 'md5',
+      eventSource: 'aws:sqs',
+      eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:q',
+      awsRegion: 'us-east-1',
+    });
+  });
+});
+
+describe('EventBridge', () => {
+  const event: CloudWatchEvent = {
+    version: '0',
+    id: 'e1',
+    'detail-type': 'OrderFailed',
+    source: 'order-processing',
+    account: '000000000000',
+    time: '2024-01-01T00:00:00Z',
+    region: 'us-east-1',
+    resources: [],
+    detail: { orderId: 'A-1', failureCount: 3 },
+  };
+  const target = (extra: Partial<RuleTarget>): RuleTarget => ({ id: 't', arn: 'arn:aws:sqs:x', ...extra });
+
+  it('parses rate expressions and refuses others by name', () => {
+    expect(parseRateExpression('rate(1 minute)')).toBe(60_000);
+    expect(parseRateExpression('rate(2 hours)')).toBe(7_200_000);
+    expect(() => parseRateExpression('cron(0 12 * * ? *)')).toThrow(
+      /'cron\(0 12 \* \* \? \*\)' is not supported locally/,
+    );
+    expect(() => parseRateExpression('rate(0 minutes)')).toThrow(/not supported/);
+  });
+
+  it('gives targets the event, Input, InputPath or the InputTransformer result', () => {
+    expect(JSON.parse(targetInput(target({}), event))).toEqual(event);
+    expect(targetInput(target({ input: '{"fixed":true}' }), event)).toBe('{"fixed":true}');
+    expect(targetInput(target({ inputPath: '$.detail' }), event)).toBe('{"orderId":"A-1","failureCount":3}');
+    expect(
+      targetInput(
+        target({
+          inputTransformer: {
+            InputPathsMap: { id: '$.detail.orderId', n: '$.detail.failureCount' },
+            InputTemplate: '"Order <id> failed <n> times"',
+          },
+        }),
+        event,
+      ),
+    ).toBe('"Order A-1 failed 3 times"');
+  });
+
+  it('validates PutEvents entries one by one and routes matches to rule targets', async () => {
+    const delivered: string[] = [];
+    const bridge = new LocalEventBridge({
+      region: 'us-east-1',
+      accountId: '000000000000',
+      deliver: async (ruleTarget, input) => {
+        delivered.push(`${ruleTarget.id}:${JSON.parse(input)['detail-type']}`);
+      },
+      onProblem: (message) => delivered.push(`problem:${message}`),
+    });
+    bridge.addBus('alerts');
+    bridge.addRule({
+      logicalId: 'R',
+      name: 'r',
+      arn: 'arn:r',
+      busName: 'alerts',
+      pattern: { 'detail-type': ['OrderFailed'] },
+      targets: [target({ id: 'inbox' })],
+    });
+    const result = await bridge.putEvents([
+      {
+        EventBusName: 'arn:aws:events:us-east-1:000000000000:event-bus/alerts',
+        Source: 's',
+        DetailType: 'OrderFailed',
+        Detail: '{}',
+      },
+      { EventBusName: 'alerts', Source: 's', DetailType: 'Other', Detail: '{}' },
+      { EventBusName: 'missing', Source: 's', DetailType: 'OrderFailed', Detail: '{}' },
+      { EventBusName: 'alerts', Source: 's', DetailType: 'OrderFailed', Detail: 'not json' },
+    ]);
+    await bridge.stop();
+    expect(result.FailedEntryCount).toBe(2);
+    expect(result.Entries).toEqual([
+      { EventId: expect.any(String) },
+      { EventId: expect.any(String) },
+      { ErrorCode: 'ResourceNotFoundException', ErrorMessage: 'Event bus missing does not exist.' },
+      { ErrorCode: 'InvalidArgument', ErrorMessage: 'Parameter Detail is not valid.' },
+    ]);
+    expect(delivered).toEqual(['inbox:OrderFailed']);
+    await expect(bridge.putEvents([])).rejects.toMatchObject({ errorType: 'ValidationException' });
+  });
+});
+
+describe('order transition log', () => {
+  const record = (
+    state: string,
+    attempt: number,
+    steps: Record<string, string>,
+    extra: Record<string, unknown> = {},
+  ) => ({
+    OrderID: 'A-1',
+    ProcessState: state,
+    Attempt: attempt,
+    FailureCount: 0,
+    Steps: Object.fromEntries(Object.entries(steps).map(([name, status]) => [name, { Status: status }])),
+    ...extra,
+  });
+
+  it('describes a new order, a claim, step progress and an error', () => {
+    const pending = record('Pending', 0, { ReserveInventory: 'NotStarted' });
+    expect(describeTransitions(undefined, pending)).toEqual(['order A-1 Pending (attempt 0)']);
+    const claimed = record(
+      'Processing',
+      1,
+      { ReserveInventory: 'NotStarted' },
+      { LockedBy: 'A-1--attempt-1' },
+    );
+    expect(describeTransitions(pending, claimed)).toEqual([
+      'order A-1 Processing (attempt 1, locked by A-1--attempt-1)',
+    ]);
+    const running = record('Processing', 1, { ReserveInventory: 'Running' }, { LockedBy: 'A-1--attempt-1' });
+    expect(describeTransitions(claimed, running)).toEqual([
+      'order A-1 step ReserveInventory Running (attempt 1)',
+    ]);
+    expect(describeTransitions(running, running)).toEqual([]);
+    const failed = record(
+      'Error',
+      1,
+      { ReserveInventory: 'Running' },
+      { FailureCount: 3, LastError: { Error: 'Agent.PermanentFailure', Cause: 'declined' } },
+    );
+    const done = record('Processed', 1, { ReserveInventory: 'Completed' });
+    expect(describeTransitions(running, done)).toEqual([
+      'order A-1 step ReserveInventory Completed (attempt 1)',
+      'order A-1 Processed (attempt 1)',
+    ]);
+    expect(describeTransitions(running, failed)).toEqual([
+      'order A-1 Error (attempt 1, failures 3): Agent.PermanentFailure - declined',
+    ]);
+  });
+});

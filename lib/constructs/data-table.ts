@@ -1,0 +1,56 @@
+import { RemovalPolicy } from 'aws-cdk-lib';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as kms from 'aws-cdk-lib/aws-kms';
+import type { Construct } from 'constructs';
+
+/** Settings every table of this application shares. */
+export interface DataTableOptions {
+  /** Whether the table survives stack deletion (config.retainData). */
+  readonly retainData: boolean;
+  /**
+   * Customer-managed key for encryption at rest.
+   * @default - the AWS managed key `aws/dynamodb`. Encryption at rest is always on; a customer
+   * key adds key-policy control and per-key audit at the price of a KMS grant for every reader
+   * and writer (including the state machine's direct integrations). The access boundary of this
+   * application is its least-privilege IAM grants, so the AWS managed key is the default.
+   */
+  readonly encryptionKey?: kms.IKey;
+}
+
+export interface DataTableProps extends DataTableOptions {
+  readonly partitionKey: dynamodb.Attribute;
+  /** @default - no TTL attribute */
+  readonly timeToLiveAttribute?: string;
+}
+
+/**
+ * A DynamoDB table with the application's defaults: on-demand capacity, generated name,
+ * encryption at rest, point-in-time recovery, removal policy from the configuration.
+ */
+export function createDataTable(scope: Construct, id: string, props: DataTableProps): dynamodb.Table {
+  return new dynamodb.Table(scope, id, {
+    partitionKey: props.partitionKey,
+    billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+    encryption: props.encryptionKey
+      ? dynamodb.TableEncryption.CUSTOMER_MANAGED
+      : dynamodb.TableEncryption.AWS_MANAGED,
+    encryptionKey: props.encryptionKey,
+    pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+    timeToLiveAttribute: props.timeToLiveAttribute,
+    removalPolicy: props.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+  });
+}
+
+/**
+ * Grants exactly `actions` on the table itself (never on its indexes) plus use of its key, if
+ * customer-managed. `Table.grant` would also add `<table>/index/*` once the table has an index.
+ */
+export function grantTableActions(
+  table: dynamodb.Table,
+  grantee: iam.IGrantable,
+  ...actions: string[]
+): void {
+  iam.Grant.addToPrincipal({ grantee, actions, resourceArns: [table.tableArn] });
+  table.encryptionKey?.grantEncryptDecrypt(grantee);
+}

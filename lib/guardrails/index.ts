@@ -1,0 +1,22 @@
+import type { IConstruct } from 'constructs';
+import { CallbackTaskTimeoutsGuardrail } from './callback-task-timeouts';
+import { QueueVisibilityGuardrail } from './queue-visibility';
+
+export {
+  type AslDefinition,
+  type AslState,
+  allStates,
+  parseDefinition,
+  renderCfnString,
+} from './asl-definition';
+export { CallbackTaskTimeoutsGuardrail } from './callback-task-timeouts';
+export { QueueVisibilityGuardrail } from './queue-visibility';
+
+/**
+ * Synth-time guardrails: rules whose violation would deploy fine and fail quietly in
+ * production. Each makes `cdk synth` fail with a message naming the offending resource.
+ */
+export function applyGuardrails(scope: IConstruct): void {
+  scope.node.addValidation(new CallbackTaskTimeoutsGuardrail(scope));
+  scope.node.addValidation(new QueueVisibilityGuardrail(scope));
+}

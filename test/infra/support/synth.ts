@@ -1,0 +1,90 @@
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { type DeploymentConfig, loadConfig } from '../../../lib/config';
+import { type AslDefinition, parseDefinition } from '../../../lib/guardrails';
+import {
+  SchedulerAgentSupervisorStack,
+  STACK_NAME,
+} from '../../../lib/stacks/scheduler-agent-supervisor-stack';
+
+export interface SynthesizedStack {
+  readonly app: App;
+  readonly stack: SchedulerAgentSupervisorStack;
+  readonly template: Template;
+  readonly config: DeploymentConfig;
+}
+
+/**
+ * A test app: asset bundling skipped (no esbuild run) and the built-in CloudFormation schema
+ * validation off (slow; `cdk synth` in `npm test` still runs it). Guardrails still run.
+ */
+export function testApp(): App {
+  return new App({ context: { 'aws:cdk:bundling-stacks': [] }, builtinCloudFormationValidation: false });
+}
+
+export function synthesizeStack(profile = 'default', alertEmail?: string): SynthesizedStack {
+  const app = testApp();
+  const config = loadConfig(profile);
+  const stack = new SchedulerAgentSupervisorStack(app, STACK_NAME, { config, alertEmail });
+  return { app, stack, template: Template.fromStack(stack), config };
+}
+
+type Resources = Record<
+  string,
+  { Type: string; Properties?: Record<string, unknown> } & Record<string, unknown>
+>;
+
+export function resourcesOf(template: Template): Resources {
+  return template.toJSON().Resources as Resources;
+}
+
+/** The scheduler's definition, intrinsics rendered as `{{Ref:...}}` placeholders. */
+export function stateMachineDefinition(template: Template): AslDefinition {
+  const machines = Object.values(template.findResources('AWS::StepFunctions::StateMachine'));
+  if (machines.length !== 1) throw new Error(`Expected one state machine, found ${machines.length}`);
+  return parseDefinition(machines[0]?.Properties.DefinitionString);
+}
+
+/** Logical id of the Lambda function whose POWERTOOLS_SERVICE_NAME is `service`. */
+export function functionIdByService(template: Template, service: string): string {
+  const matches = Object.entries(template.findResources('AWS::Lambda::Function')).filter(
+    ([, fn]) => fn.Properties?.Environment?.Variables?.POWERTOOLS_SERVICE_NAME === service,
+  );
+  if (matches.length !== 1)
+    throw new Error(`Expected one function for service '${service}', found ${matches.length}`);
+  return (matches[0] as [string, unknown])[0];
+}
+
+export interface PolicyStatement {
+  readonly Effect: string;
+  readonly Action: string | string[];
+  readonly Resource: unknown;
+  readonly Condition?: unknown;
+}
+
+/** Every IAM statement attached (inline policies) to the execution role of a function. */
+export function statementsOfFunction(template: Template, functionId: string): PolicyStatement[] {
+  const fn = template.toJSON().Resources[functionId];
+  const roleArn = fn?.Properties?.Role as { 'Fn::GetAtt': [string, string] };
+  const roleId = roleArn['Fn::GetAtt'][0];
+  return statementsOfRole(template, roleId);
+}
+
+export function statementsOfRole(template: Template, roleId: string): PolicyStatement[] {
+  return Object.values(template.findResources('AWS::IAM::Policy'))
+    .filter((policy) =>
+      (policy.Properties.Roles as unknown[]).some(
+        (role) => JSON.stringify(role) === JSON.stringify({ Ref: roleId }),
+      ),
+    )
+    .flatMap((policy) => policy.Properties.PolicyDocument.Statement as PolicyStatement[]);
+}
+
+export function actionsOf(statement: PolicyStatement): string[] {
+  return Array.isArray(statement.Action) ? statement.Action : [statement.Action];
+}
+
+/** Statements granting `action` (exact name). */
+export function statementsWithAction(statements: PolicyStatement[], action: string): PolicyStatement[] {
+  return statements.filter((statement) => actionsOf(statement).includes(action));
+}

@@ -15,6 +15,17 @@ const layer = (name, extra = {}) => ({
 });
 
 module.exports = {
-  projects: [layer('unit'), layer('infra'), layer('integration')],
+  projects: [
+    layer('unit'),
+    layer('infra'),
+    layer('integration'),
+    // Black-box scenarios against a running system: the local runtime started by global setup,
+    // or the target named by ACCEPTANCE_TARGET (see test/acceptance/setup.ts).
+    layer('acceptance', {
+      globalSetup: '<rootDir>/test/acceptance/global-setup.ts',
+      globalTeardown: '<rootDir>/test/acceptance/global-teardown.ts',
+      setupFilesAfterEnv: ['<rootDir>/test/acceptance/jest-timeouts.ts'],
+    }),
+  ],
   testTimeout: 60_000,
 };

@@ -32,5 +32,3 @@ const profile = process.env.ACCEPTANCE_PROFILE ?? 'local';
 /** Upper bounds derived from the profiles in lib/config.ts (local: seconds, default: minutes). */
 export const scenarioTimeoutMs =
   profile === 'local' ? { normal: 60_000, recovery: 120_000 } : { normal: 600_000, recovery: 1_500_000 };
-
-jest.setTimeout(scenarioTimeoutMs.recovery + 30_000);

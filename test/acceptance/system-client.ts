@@ -165,7 +165,7 @@ export class SystemClient {
       new ReceiveMessageCommand({
         QueueUrl: this.target.outputs.ConflictQueueUrl,
         MaxNumberOfMessages: 10,
-        WaitTimeSeconds: 1,
+        WaitTimeSeconds: 0,
         VisibilityTimeout: 0,
       }),
     );

@@ -26,7 +26,7 @@ export interface TargetDescription {
   /** Service endpoints; absent for AWS (the SDK's defaults). */
   readonly endpoints: Partial<Record<ServiceName, string>>;
   readonly outputs: Readonly<Record<OutputKey, string>> & Readonly<Record<string, string>>;
-  /** API key for the x-api-key header (AWS and LocalStack enforce it; the local runtime does not). */
+  /** API key for the x-api-key header (AWS, LocalStack and the local runtime enforce it). */
   readonly apiKey?: string;
 }
 

@@ -1,0 +1,47 @@
+/**
+ * Starts the system under test for `npm test`: synthesizes the app with the local profile (the same
+ * `cdk synth` path as a deployment) and runs its cloud assembly on the embedded local runtime. When
+ * ACCEPTANCE_TARGET is already set (LocalStack, AWS), it starts nothing.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { type LocalRuntime, startLocalRuntime } from '../../lib/local-runtime';
+import { TARGET_ENV } from './setup';
+
+const PROJECT_ROOT = resolve(__dirname, '../..');
+const WORK_DIR = resolve(PROJECT_ROOT, '.local/acceptance');
+
+declare global {
+  // The runtime handle crosses from global setup to global teardown (same process).
+  var acceptanceRuntime: LocalRuntime | undefined;
+}
+
+export default async function globalSetup(): Promise<void> {
+  if (process.env[TARGET_ENV]) return;
+  const assemblyDir = resolve(WORK_DIR, 'cdk.out');
+  mkdirSync(WORK_DIR, { recursive: true });
+  try {
+    execFileSync(
+      resolve(PROJECT_ROOT, 'node_modules/.bin/cdk'),
+      ['synth', '--quiet', '-c', 'profile=local', '--output', assemblyDir],
+      { cwd: PROJECT_ROOT, stdio: 'pipe', encoding: 'utf8' },
+    );
+  } catch (error) {
+    // Bundling chatter is noise on success; on failure it is the diagnosis.
+    const { stdout, stderr } = error as { stdout?: string; stderr?: string };
+    throw new Error(`cdk synth -c profile=local failed:\n${stdout ?? ''}${stderr ?? ''}`);
+  }
+  const targetFile = resolve(WORK_DIR, 'target.json');
+  globalThis.acceptanceRuntime = await startLocalRuntime({
+    assemblyDir,
+    port: 0,
+    targetFile,
+    stateLog: false,
+    functionLogDir: resolve(WORK_DIR, 'logs'),
+    log: () => undefined,
+  });
+  process.env[TARGET_ENV] = targetFile;
+  process.env.ACCEPTANCE_KIND = 'local';
+  process.env.ACCEPTANCE_PROFILE = 'local';
+}

@@ -15,6 +15,10 @@ import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { DEFAULT_TARGET_FILE, startLocalRuntime } from '../lib/local-runtime';
 
+// This machine's tools run on Node 20 while the deployed Lambdas run on nodejs22.x; the SDK's
+// Node 20 end-of-support notice says nothing actionable here, so local tools silence it.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
 const PROJECT_ROOT = resolve(__dirname, '..');
 
 interface Arguments {
@@ -78,6 +82,10 @@ async function main(): Promise<void> {
     `Local runtime ready at ${runtime.target.apiUrl ?? '(no REST API)'} in ${Date.now() - started} ms ` +
       `(runtime ${runtime.startupMillis} ms; target ${args.targetFile}; function logs .local/logs/). Ctrl+C stops.`,
   );
+  if (runtime.target.apiKey) {
+    // The API requires a key locally as on AWS; print it so the first curl works.
+    console.log(`API key (send as x-api-key): ${runtime.target.apiKey}`);
+  }
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

@@ -14,3 +14,7 @@ if (typeof (Promise as { withResolvers?: unknown }).withResolvers !== 'function'
     },
   });
 }
+
+// Tests run on this machine's Node 20; the deployed Lambdas run on nodejs22.x. The SDK's Node 20
+// end-of-support notice is not actionable in tests.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';

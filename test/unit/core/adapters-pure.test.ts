@@ -9,6 +9,7 @@ import { readDueShardCount, readWorkflowTimings } from '../../../lambdas/adapter
 import { stateRecordFromItem, stateRecordToItem } from '../../../lambdas/adapters/state-store';
 import { ProcessState, StepStatus } from '../../../lambdas/contracts';
 import type { StateRecord } from '../../../lambdas/domain/state-record';
+import { loadConfig } from '../../../lib/config';
 
 function apiEvent(overrides: Partial<APIGatewayProxyEvent> = {}): APIGatewayProxyEvent {
   return {
@@ -64,23 +65,8 @@ describe('http adapter helpers', () => {
 });
 
 describe('runtime configuration', () => {
-  const timings = {
-    stepTimeoutSeconds: 6,
-    stepHeartbeatSeconds: 3,
-    stepDeadlineSlackSeconds: 2,
-    startGraceSeconds: 5,
-    maxFailures: 3,
-    retryBackoffSeconds: 1,
-    extendedBackoffAfter: 2,
-    extendedBackoffSeconds: 3,
-    agentMaxCallAttempts: 4,
-    agentBackoffBaseMillis: 50,
-    agentBackoffCapMillis: 500,
-    supervisorRateSeconds: 60,
-    supervisorSweepsPerRun: 30,
-    supervisorPageSize: 50,
-    supervisorBudgetSeconds: 55,
-  };
+  // Any valid profile will do; the local one is what npm start runs.
+  const timings = loadConfig('local').timings;
 
   it('reads WORKFLOW_TIMINGS and names the variable when it is missing or invalid', () => {
     expect(readWorkflowTimings({ WORKFLOW_TIMINGS: JSON.stringify(timings) })).toEqual(timings);

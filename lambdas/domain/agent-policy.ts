@@ -298,13 +298,53 @@ export type AgentOutcome =
       readonly delivery: CallbackDelivery;
     };
 
+/** How an agent waits for another delivery that holds the key: jittered, and only before the deadline. */
+export interface ConcurrentDeliveryWait {
+  readonly clock: { now(): number };
+  readonly sleep: (millis: number) => Promise<void>;
+  readonly random: RandomSource;
+  readonly backoff: BackoffSettings;
+}
+
+/**
+ * Calls through the idempotent port; while another delivery holds the key (mid-call, or a crashed
+ * invocation whose in-progress record has not expired yet) waits with full-jitter back-off and asks
+ * again, as long as the next try would start before the deadline. Waiting here rather than
+ * bouncing the message back to SQS matters: a redelivery comes back only after the queue's
+ * visibility timeout (6x the function timeout), long after the task has timed out.
+ */
+async function callWaitingForConcurrentDelivery(
+  input: RemoteCallInput,
+  call: (input: RemoteCallInput) => Promise<AgentResult>,
+  wait: ConcurrentDeliveryWait,
+): Promise<AgentResult> {
+  for (let retryIndex = 0; ; retryIndex += 1) {
+    try {
+      return await call(input);
+    } catch (error) {
+      if (!(error instanceof ConcurrentDeliveryError)) throw error;
+      const delayMillis = Math.max(1, fullJitterDelayMillis(retryIndex, wait.backoff, wait.random));
+      if (wait.clock.now() + delayMillis >= input.deadline) {
+        throw new RemoteCallFailedError({
+          kind: 'transient',
+          reason: 'deadline',
+          detail: error.message,
+          calls: 0,
+        });
+      }
+      await wait.sleep(delayMillis);
+    }
+  }
+}
+
 /**
  * Handles one agent request: calls the remote service through the idempotent port (one downstream
  * effect per key however often the request is delivered), heartbeating the CURRENT delivery's task
- * token meanwhile, and answers that token with the result or the failure.
+ * token meanwhile, and answers that token with the result or the failure. When another delivery
+ * holds the key, it waits for it inside the deadline and then answers with the stored result.
  *
- * Throws (so the message is redelivered) when another delivery is mid-call for the key, or when the
- * idempotency store or a callback fails for a reason other than the task being gone.
+ * Throws (so the message is redelivered) when the idempotency store or a callback fails for a
+ * reason other than the task being gone.
  */
 export async function handleAgentRequest(
   request: AgentRequest,
@@ -312,6 +352,7 @@ export async function handleAgentRequest(
     readonly callRemoteIdempotently: (input: RemoteCallInput) => Promise<AgentResult>;
     readonly callbacks: TaskCallbacksPort;
     readonly heartbeats: HeartbeatsPort;
+    readonly concurrentDeliveryWait: ConcurrentDeliveryWait;
   },
 ): Promise<AgentOutcome> {
   const input: RemoteCallInput = {
@@ -329,7 +370,11 @@ export async function handleAgentRequest(
   );
   let result: AgentResult;
   try {
-    result = await ports.callRemoteIdempotently(input);
+    result = await callWaitingForConcurrentDelivery(
+      input,
+      ports.callRemoteIdempotently,
+      ports.concurrentDeliveryWait,
+    );
   } catch (error) {
     const failure = failureFor(error);
     if (!failure) throw error;

@@ -123,6 +123,7 @@ async function processRecord(record: SQSRecord): Promise<void> {
       callRemoteIdempotently: (input) => idempotentCall.call(input, observer),
       callbacks,
       heartbeats,
+      concurrentDeliveryWait: { clock: Date, sleep, random: Math.random, backoff },
     });
   } catch (error) {
     log.warn('Agent request not answered; the message will be redelivered', { error: error as Error });

@@ -329,7 +329,11 @@ describe('callRemoteOperation', () => {
 });
 
 describe('handleAgentRequest', () => {
-  function ports(callRemote: () => Promise<AgentResult>, delivery: CallbackDelivery = 'delivered') {
+  function ports(
+    callRemote: () => Promise<AgentResult>,
+    delivery: CallbackDelivery = 'delivered',
+    time = fakeTime(Date.parse('2030-01-01T00:00:10Z')),
+  ) {
     const succeeded: [string, AgentResult][] = [];
     const failed: [string, string, string][] = [];
     const heartbeats = { started: [] as [string, number][], stopped: 0 };
@@ -357,6 +361,7 @@ describe('handleAgentRequest', () => {
             };
           },
         },
+        concurrentDeliveryWait: { clock: time.clock, sleep: time.sleep, random: () => 0.5, backoff },
       },
     };
   }
@@ -434,13 +439,42 @@ describe('handleAgentRequest', () => {
     });
   });
 
-  it('answers nothing and throws when another delivery is mid-call, so SQS redelivers', async () => {
-    const h = ports(async () => {
-      throw new ConcurrentDeliveryError(request.idempotencyKey);
+  it('waits for another delivery that holds the key, then answers with the stored result', async () => {
+    const time = fakeTime(Date.parse('2030-01-01T00:00:10Z'));
+    let tries = 0;
+    const h = ports(
+      async () => {
+        tries += 1;
+        if (tries < 3) throw new ConcurrentDeliveryError(request.idempotencyKey);
+        return result;
+      },
+      'delivered',
+      time,
+    );
+    await expect(handleAgentRequest(request, h.ports)).resolves.toMatchObject({ kind: 'succeeded', result });
+    expect(tries).toBe(3);
+    // Full jitter (random 0.5): half of 100 ms, then half of 200 ms.
+    expect(time.sleeps).toEqual([50, 100]);
+    expect(h.succeeded).toEqual([['token-current', result]]);
+  });
+
+  it('gives up at the deadline when the key stays held, answering Agent.TransientFailure', async () => {
+    const time = fakeTime(Date.parse('2030-01-01T00:00:10Z'));
+    const h = ports(
+      async () => {
+        throw new ConcurrentDeliveryError(request.idempotencyKey);
+      },
+      'delivered',
+      time,
+    );
+    await expect(handleAgentRequest(request, h.ports)).resolves.toMatchObject({
+      kind: 'failed',
+      error: AgentError.TransientExhausted,
+      reason: 'deadline',
     });
-    await expect(handleAgentRequest(request, h.ports)).rejects.toBeInstanceOf(ConcurrentDeliveryError);
-    expect(h.succeeded).toEqual([]);
-    expect(h.failed).toEqual([]);
+    // It never sleeps past the effective deadline (00:01:00).
+    expect(time.clock.now()).toBeLessThan(Date.parse('2030-01-01T00:01:00Z'));
+    expect(h.failed[0]?.[2]).toMatch(/another delivery for idempotency key 'order-1:ChargePayment'/);
     expect(h.heartbeats.stopped).toBe(1);
   });
 

@@ -67,8 +67,11 @@ export interface HeartbeatListener {
 }
 
 /**
- * Sends heartbeats on a timer while a remote call is in progress. Beats never overlap: the next
- * one is scheduled only once the previous one has answered, so a slow API cannot pile them up.
+ * Sends heartbeats while a remote call is in progress: one at once, then on a timer. The first beat
+ * is immediate because Step Functions starts the HeartbeatSeconds clock when it sends the request
+ * message: queue wait and a cold start have already used part of that window. Beats never overlap:
+ * the next one is scheduled only once the previous one has answered, so a slow API cannot pile
+ * them up.
  */
 export class TimerHeartbeats implements HeartbeatsPort {
   constructor(
@@ -94,7 +97,7 @@ export class TimerHeartbeats implements HeartbeatsPort {
       if (stopped) return;
       timer = setTimeout(() => void beat(), intervalMillis);
     };
-    schedule();
+    void beat();
     return () => {
       stopped = true;
       if (timer) clearTimeout(timer);

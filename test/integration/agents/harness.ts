@@ -181,7 +181,13 @@ export function invoke(handler: AgentHandler, event: SQSEvent): Promise<SQSBatch
 }
 
 /** Callback calls the scheduler received for one task token. */
+/** The answers (SendTaskSuccess / SendTaskFailure) a task token received, heartbeats left out. */
 export function callbacksFor(sfn: AwsJsonEndpoint, taskToken: string): RecordedCall[] {
+  return sfnCallsFor(sfn, taskToken).filter((call) => call.operation !== 'SendTaskHeartbeat');
+}
+
+/** Every Step Functions call made for a task token, heartbeats included, in order. */
+export function sfnCallsFor(sfn: AwsJsonEndpoint, taskToken: string): RecordedCall[] {
   return sfn.calls.filter((call) => call.body.taskToken === taskToken);
 }
 

@@ -17,16 +17,18 @@ describe('TimerHeartbeats', () => {
     return { sent, callbacks };
   }
 
-  it('beats every interval until stopped, and not after', async () => {
+  it('beats at once, then every interval until stopped, and not after', async () => {
     const { sent, callbacks } = beats([]);
     const stop = new TimerHeartbeats(callbacks).start('t-1', 1_000);
+    await jest.advanceTimersByTimeAsync(0);
+    expect(sent).toEqual(['t-1']);
     await jest.advanceTimersByTimeAsync(999);
-    expect(sent).toEqual([]);
+    expect(sent).toEqual(['t-1']);
     await jest.advanceTimersByTimeAsync(2_001);
-    expect(sent).toEqual(['t-1', 't-1', 't-1']);
+    expect(sent).toEqual(['t-1', 't-1', 't-1', 't-1']);
     stop();
     await jest.advanceTimersByTimeAsync(5_000);
-    expect(sent).toHaveLength(3);
+    expect(sent).toHaveLength(4);
   });
 
   it('stops beating once the task is gone and says so', async () => {
@@ -51,7 +53,7 @@ describe('TimerHeartbeats', () => {
     );
     await jest.advanceTimersByTimeAsync(2_000);
     stop();
-    expect(sent).toEqual(['t-3', 't-3']);
+    expect(sent).toEqual(['t-3', 't-3', 't-3']);
     expect(errors).toEqual([new Error('throttled')]);
   });
 });

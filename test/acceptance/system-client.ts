@@ -3,7 +3,12 @@
  * downstream ledger and the operator alert inbox. Built from a target description only.
  */
 import { type AttributeValue, DynamoDBClient, GetItemCommand, paginateScan } from '@aws-sdk/client-dynamodb';
-import { DeleteMessageCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import {
+  ChangeMessageVisibilityCommand,
+  DeleteMessageCommand,
+  ReceiveMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
 import type { TargetDescription } from './target';
 
 export interface ApiResponse {
@@ -31,7 +36,7 @@ const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 export class SystemClient {
   private readonly dynamo: DynamoDBClient;
   private readonly sqs: SQSClient;
-  /** Alerts drained from the inbox so far: the inbox is a queue, so reads are kept, not repeated. */
+  /** Alerts taken from the inbox so far: the inbox is a queue, so what was read is kept here. */
   private readonly alerts: AlertMessage[] = [];
 
   constructor(private readonly target: TargetDescription) {
@@ -131,45 +136,86 @@ export class SystemClient {
     return effects;
   }
 
-  /** Drains the alert inbox into memory and returns every alert seen so far for this order. */
+  /**
+   * Alerts seen so far for this order. The inbox is a queue shared with operators: messages about
+   * this order are taken (deleted) and kept in memory; every other message is put back at once.
+   */
   async alertsFor(orderId: string): Promise<AlertMessage[]> {
-    for (;;) {
-      const { Messages } = await this.sqs.send(
-        new ReceiveMessageCommand({
-          QueueUrl: this.target.outputs.AlertInboxQueueUrl,
-          MaxNumberOfMessages: 10,
-          WaitTimeSeconds: 0,
-        }),
-      );
-      if (!Messages || Messages.length === 0) break;
-      for (const message of Messages) {
-        const event = JSON.parse(message.Body ?? '{}') as {
-          'detail-type'?: string;
-          detail?: Record<string, unknown>;
-        };
-        this.alerts.push({ detailType: event['detail-type'] ?? '?', detail: event.detail ?? {} });
-        await this.sqs.send(
-          new DeleteMessageCommand({
-            QueueUrl: this.target.outputs.AlertInboxQueueUrl,
-            ReceiptHandle: message.ReceiptHandle,
-          }),
-        );
-      }
+    const bodies = await this.takeMatching(this.target.outputs.AlertInboxQueueUrl, (body) => {
+      const event = JSON.parse(body) as { detail?: { orderId?: unknown } };
+      return event.detail?.orderId === orderId;
+    });
+    for (const body of bodies) {
+      const event = JSON.parse(body) as { 'detail-type'?: string; detail?: Record<string, unknown> };
+      this.alerts.push({ detailType: event['detail-type'] ?? '?', detail: event.detail ?? {} });
     }
     return this.alerts.filter((alert) => alert.detail.orderId === orderId);
   }
 
-  /** Counts messages currently visible on the conflict dead-letter queue that mention the order. */
+  /** Takes the conflict dead-letter messages about this order (test artifacts) and counts them. */
   async conflictMessagesFor(orderId: string): Promise<number> {
-    const { Messages } = await this.sqs.send(
-      new ReceiveMessageCommand({
-        QueueUrl: this.target.outputs.ConflictQueueUrl,
-        MaxNumberOfMessages: 10,
-        WaitTimeSeconds: 0,
-        VisibilityTimeout: 0,
-      }),
+    const bodies = await this.takeMatching(this.target.outputs.ConflictQueueUrl, (body) =>
+      body.includes(orderId),
     );
-    return (Messages ?? []).filter((message) => (message.Body ?? '').includes(orderId)).length;
+    return bodies.length;
+  }
+
+  /**
+   * Receives until a round brings nothing new (at most `rounds` rounds), deleting the messages the
+   * predicate matches and returning their bodies. The others stay invisible during the rounds (so
+   * paging moves on) and are made visible again at the end. On AWS a receive waits up to a second:
+   * a short poll samples only part of the servers and can miss messages.
+   */
+  private async takeMatching(
+    queueUrl: string,
+    matches: (body: string) => boolean,
+    rounds = 10,
+  ): Promise<string[]> {
+    const taken: string[] = [];
+    const others: string[] = [];
+    try {
+      for (let round = 0; round < rounds; round += 1) {
+        const { Messages } = await this.sqs.send(
+          new ReceiveMessageCommand({
+            QueueUrl: queueUrl,
+            MaxNumberOfMessages: 10,
+            WaitTimeSeconds: this.target.kind === 'local' ? 0 : 1,
+            VisibilityTimeout: 30,
+          }),
+        );
+        if (!Messages || Messages.length === 0) break;
+        for (const message of Messages) {
+          const body = message.Body ?? '';
+          let ours = false;
+          try {
+            ours = matches(body);
+          } catch {
+            ours = false; // not JSON: not an alert this suite produced
+          }
+          if (ours) {
+            taken.push(body);
+            await this.sqs.send(
+              new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle }),
+            );
+          } else if (message.ReceiptHandle) {
+            others.push(message.ReceiptHandle);
+          }
+        }
+      }
+    } finally {
+      await Promise.all(
+        others.map((handle) =>
+          this.sqs.send(
+            new ChangeMessageVisibilityCommand({
+              QueueUrl: queueUrl,
+              ReceiptHandle: handle,
+              VisibilityTimeout: 0,
+            }),
+          ),
+        ),
+      );
+    }
+    return taken;
   }
 
   /** Polls the state store until the order is in one of the states, or fails naming what it saw. */

@@ -50,11 +50,21 @@ export const StepAttr = {
   Result: 'Result',
 } as const;
 
-/** The supervisor's sparse, write-sharded index: partition DueShard, sort CompleteBy. */
+/**
+ * The supervisor's sparse, write-sharded index: partition DueShard, sort CompleteBy. It projects
+ * only what the supervisor decides from, so step and plan updates by the scheduler do not also
+ * rewrite the index.
+ */
 export const DUE_INDEX = {
   name: 'DueIndex',
   partitionKey: StateAttr.DueShard,
   sortKey: StateAttr.CompleteBy,
+  projectedAttributes: [
+    StateAttr.ProcessState,
+    StateAttr.LockedBy,
+    StateAttr.FailureCount,
+    StateAttr.Attempt,
+  ],
 } as const;
 
 /** Orders table (the business database): partition key OrderID. */

@@ -259,6 +259,8 @@ class WorkflowStates {
         comment: 'The immutable order from the business database, for the agents.',
         table: this.props.ordersTable,
         key: this.orderKey(),
+        // Written just before the state record: an eventually consistent read could miss it.
+        consistentRead: true,
         resultPath: WorkflowPath.order,
         taskTimeout: sfn.Timeout.duration(Duration.seconds(DATA_TASK_TIMEOUT_SECONDS)),
       }),

@@ -24,9 +24,10 @@ export class StateStore extends Construct {
       indexName: DUE_INDEX.name,
       partitionKey: { name: DUE_INDEX.partitionKey, type: dynamodb.AttributeType.STRING },
       sortKey: { name: DUE_INDEX.sortKey, type: dynamodb.AttributeType.NUMBER },
-      // ALL: the supervisor decides from the whole record (lock, counters, versions) without a
-      // second read; the index is sparse, so the extra write cost is bounded to in-flight orders.
-      projectionType: dynamodb.ProjectionType.ALL,
+      // Only what the supervisor decides from (lock, state, counters): the scheduler's step and
+      // plan updates then cost no index write.
+      projectionType: dynamodb.ProjectionType.INCLUDE,
+      nonKeyAttributes: [...DUE_INDEX.projectedAttributes],
     });
   }
 

@@ -43,7 +43,10 @@ describe('SchedulerAgentSupervisor stack (default profile)', () => {
               { AttributeName: DUE_INDEX.partitionKey, KeyType: 'HASH' },
               { AttributeName: DUE_INDEX.sortKey, KeyType: 'RANGE' },
             ],
-            Projection: { ProjectionType: 'ALL' },
+            Projection: {
+              ProjectionType: 'INCLUDE',
+              NonKeyAttributes: ['ProcessState', 'LockedBy', 'FailureCount', 'Attempt'],
+            },
           },
         ],
       });

@@ -60,7 +60,7 @@ describe('scheduler state machine, state by state (local profile)', () => {
     );
   });
 
-  it('loads the state record (consistent read) then the order, then checks the lock', () => {
+  it('loads the state record then the order (both consistent reads), then checks the lock', () => {
     expect(definition.StartAt).toBe('LoadStateRecord');
     expect(state('LoadStateRecord')).toMatchObject({
       Type: 'Task',
@@ -71,7 +71,7 @@ describe('scheduler state machine, state by state (local profile)', () => {
     });
     expect(state('LoadOrder')).toMatchObject({
       Resource: expect.stringMatching(/:states:::dynamodb:getItem$/),
-      Parameters: { Key: { OrderID: { 'S.$': '$.orderId' } } },
+      Parameters: { Key: { OrderID: { 'S.$': '$.orderId' } }, ConsistentRead: true },
       ResultPath: '$.order',
       Next: 'CheckLock',
     });

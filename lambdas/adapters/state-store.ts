@@ -22,6 +22,7 @@ import type {
   CreateIfAbsentResult,
   DuePageCursor,
   DueRecordPage,
+  ReleaseRequest,
   StateRecordCreator,
   StateRecordReader,
   SupervisionStore,
@@ -34,14 +35,8 @@ import { isConditionalCheckFailed } from './dynamodb-errors';
 type Item = Record<string, unknown>;
 
 /** Attributes the supervisor reads from the DueIndex: exactly what its decisions and conditions use. */
-const DUE_PROJECTION = [
-  StateAttr.OrderId,
-  StateAttr.ProcessState,
-  StateAttr.LockedBy,
-  StateAttr.CompleteBy,
-  StateAttr.FailureCount,
-  StateAttr.Attempt,
-];
+/** Exactly what the index holds: the table key, the index keys and its projected attributes. */
+const DUE_PROJECTION = [StateAttr.OrderId, DUE_INDEX.sortKey, ...DUE_INDEX.projectedAttributes];
 
 /**
  * The state store (DynamoDB). Every write is conditional: creation only when absent, and every
@@ -121,6 +116,36 @@ export class DynamoStateStore implements StateRecordReader, StateRecordCreator, 
         ':claimableUntil': request.claimableUntilCompleteBy,
         ':workflowVersion': request.workflowVersion,
         ':plan': plan,
+        ':completeBy': request.completeBy,
+        ':at': isoAt(request.at),
+      },
+    });
+  }
+
+  /**
+   * Fenced on the claim itself, UpdatedAt included: an execution that did start (its answer lost)
+   * and already wrote, a supervisor reset or a newer claim all change at least one of them, and
+   * then the record is theirs, not ours to give back.
+   */
+  async release(request: ReleaseRequest): Promise<TransitionResult> {
+    return this.transition(request.orderId, {
+      UpdateExpression:
+        'SET #ps = :pending, #att = :restoredAttempt, #cb = :completeBy, #ua = :at REMOVE #lb',
+      ConditionExpression: '#ps = :processing AND #lb = :instanceId AND #att = :attempt AND #ua = :claimedAt',
+      ExpressionAttributeNames: {
+        '#ps': StateAttr.ProcessState,
+        '#lb': StateAttr.LockedBy,
+        '#att': StateAttr.Attempt,
+        '#cb': StateAttr.CompleteBy,
+        '#ua': StateAttr.UpdatedAt,
+      },
+      ExpressionAttributeValues: {
+        ':pending': ProcessState.Pending,
+        ':processing': ProcessState.Processing,
+        ':instanceId': request.instanceId,
+        ':attempt': request.attempt,
+        ':claimedAt': isoAt(request.claimedAt),
+        ':restoredAttempt': request.restoredAttempt,
         ':completeBy': request.completeBy,
         ':at': isoAt(request.at),
       },

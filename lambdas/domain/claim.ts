@@ -6,7 +6,8 @@ import {
   WORKFLOW_VERSION,
   type WorkflowTimings,
 } from '../contracts';
-import { instanceIdFor, type StateRecord, stepStatusOf } from './state-record';
+import type { ReleaseRequest } from './ports';
+import { instanceIdFor, pendingCompleteBy, type StateRecord, stepStatusOf } from './state-record';
 
 export type ClaimTimings = Pick<
   WorkflowTimings,
@@ -128,6 +129,33 @@ export function decideClaim(record: StateRecord, now: number, timings: ClaimTimi
     default:
       return skip('finished', `record is ${record.processState}`);
   }
+}
+
+export type ClaimToStart = Extract<ClaimDecision, { readonly kind: 'claim' }>;
+
+/**
+ * Undoes a claim whose execution could not be started, so the order does not sit Processing until
+ * the supervisor expires it and counts a failure for an attempt in which no step ran. The record
+ * goes back to what a starter saw before the claim: Pending, unlocked, the previous Attempt (the
+ * next claim reuses this attempt's number, instance id and execution name) and FailureCount as it
+ * was. CompleteBy = pendingCompleteBy(now): the redelivered start message can claim it at once,
+ * and if that redelivery never comes the supervisor re-queues the order after the start grace.
+ */
+export function planRelease(
+  orderId: string,
+  claim: ClaimToStart,
+  now: number,
+  timings: Pick<ClaimTimings, 'startGraceSeconds'>,
+): ReleaseRequest {
+  return {
+    orderId,
+    instanceId: claim.instanceId,
+    attempt: claim.attempt,
+    claimedAt: claim.claimedAt,
+    restoredAttempt: claim.seenAttempt,
+    completeBy: pendingCompleteBy(now, timings),
+    at: now,
+  };
 }
 
 function skip(reason: 'in-back-off' | 'finished' | 'inconsistent', detail: string): ClaimDecision {

@@ -48,8 +48,23 @@ export interface ClaimRequest {
   readonly at: number;
 }
 
+/** Undoes a claim whose execution could not be started (see planRelease in claim.ts). */
+export interface ReleaseRequest {
+  readonly orderId: string;
+  /** The claim being undone: the release only applies while the record still holds it. */
+  readonly instanceId: string;
+  readonly attempt: number;
+  /** When the claim was written (its UpdatedAt): any later write means someone else moved the record on. */
+  readonly claimedAt: number;
+  /** Attempt after the release: the one before the claim, so the next claim reuses this attempt. */
+  readonly restoredAttempt: number;
+  readonly completeBy: number;
+  readonly at: number;
+}
+
 export interface ClaimStore {
   claim(request: ClaimRequest): Promise<TransitionResult>;
+  release(request: ReleaseRequest): Promise<TransitionResult>;
 }
 
 /** Opaque position in a DueIndex query; only the adapter that produced it understands it. */

@@ -1,15 +1,87 @@
 import type { StartOrderMessage } from '../contracts';
-import { type ClaimTimings, decideClaim, workflowExecutionInput } from './claim';
+import { type ClaimTimings, decideClaim, planRelease, workflowExecutionInput } from './claim';
 import type { Clock } from './clock';
-import { UnknownOrderError } from './errors';
-import type { ClaimStore, StateRecordReader, WorkflowStarter } from './ports';
+import { describeError, UnknownOrderError } from './errors';
+import type {
+  ClaimStore,
+  ReleaseRequest,
+  StateRecordReader,
+  TransitionResult,
+  WorkflowExecution,
+  WorkflowStarter,
+} from './ports';
+
+/**
+ * How hard the starter tries StartExecution before it gives the order back. Short on purpose: a
+ * blip of the Step Functions API is ridden out in-process, while a longer outage is better handed
+ * to SQS redelivery and the supervisor than spent holding a claim in a Lambda invocation.
+ */
+export interface StartRetryPolicy {
+  /** StartExecution calls per start message, the first included. */
+  readonly maxTries: number;
+  /** Full-jitter back-off: the wait before try k+1 is random(0, min(cap, base * 2^(k-1))). */
+  readonly baseDelayMillis: number;
+  readonly maxDelayMillis: number;
+  /** No try starts later than this after the first one. */
+  readonly budgetMillis: number;
+}
+
+export const START_RETRY_POLICY: StartRetryPolicy = {
+  maxTries: 3,
+  baseDelayMillis: 250,
+  maxDelayMillis: 1000,
+  budgetMillis: 2000,
+};
+
+export type NextStartTry =
+  | { readonly kind: 'retry'; readonly delayMillis: number }
+  | { readonly kind: 'give-up'; readonly reason: 'tries-exhausted' | 'budget-spent' };
+
+/**
+ * After `triesMade` failed StartExecution calls, `elapsedMillis` after the first one began: wait
+ * and try again, or give up. `random` is uniform in [0, 1), like Math.random.
+ */
+export function nextStartTry(
+  policy: StartRetryPolicy,
+  triesMade: number,
+  elapsedMillis: number,
+  random: () => number,
+): NextStartTry {
+  if (triesMade >= policy.maxTries) {
+    return { kind: 'give-up', reason: 'tries-exhausted' };
+  }
+  const ceiling = Math.min(policy.maxDelayMillis, policy.baseDelayMillis * 2 ** (triesMade - 1));
+  const delayMillis = Math.floor(random() * ceiling);
+  if (elapsedMillis + delayMillis > policy.budgetMillis) {
+    return { kind: 'give-up', reason: 'budget-spent' };
+  }
+  return { kind: 'retry', delayMillis };
+}
+
+export interface StartRetryDependencies {
+  readonly policy: StartRetryPolicy;
+  readonly sleep: (millis: number) => Promise<void>;
+  readonly random: () => number;
+}
 
 export interface StartDependencies {
   readonly states: StateRecordReader & ClaimStore;
   readonly workflow: WorkflowStarter;
   readonly clock: Clock;
   readonly timings: ClaimTimings;
+  readonly retry: StartRetryDependencies;
 }
+
+/**
+ * What became of the claim after StartExecution kept failing: 'released' (back to Pending),
+ * 'lost' (the record had moved on, left as it is), 'failed' (the release itself failed; the record
+ * stays Processing and the supervisor expires it) or 'not-ours' (this call re-issued the start of
+ * an earlier claim, which it does not own and so never releases).
+ */
+export type ClaimRelease =
+  | { readonly kind: TransitionResult }
+  | { readonly kind: 'failed'; readonly error: string }
+  | { readonly kind: 'not-ours' };
 
 export type StartOutcome =
   | {
@@ -20,6 +92,16 @@ export type StartOutcome =
       readonly claimed: boolean;
       /** True when Step Functions already had an execution of that name. */
       readonly alreadyStarted: boolean;
+      readonly tries: number;
+    }
+  | {
+      /** StartExecution failed on every try: the start message must be redelivered. */
+      readonly kind: 'start-failed';
+      readonly instanceId: string;
+      readonly attempt: number;
+      readonly tries: number;
+      readonly error: string;
+      readonly release: ClaimRelease;
     }
   | { readonly kind: 'claim-lost'; readonly instanceId: string }
   | { readonly kind: 'skipped'; readonly reason: string; readonly detail: string };
@@ -28,6 +110,22 @@ export type StartOutcome =
  * Claims a Pending order for its next attempt and starts the scheduler execution named after the
  * attempt. The claim comes first so that only one starter owns an attempt; the execution name makes
  * a repeated start of that attempt (redelivery, a crash between claim and start) a no-op.
+ *
+ * If StartExecution keeps failing, a claim made here is released (see planRelease) before the
+ * caller fails the message, so a flapping Step Functions API costs a redelivery, not a
+ * FailureCount. The doubtful case is a StartExecution that did create the execution but whose
+ * answer was lost. The release is fenced on "nothing has written the record since the claim"
+ * (LockedBy, ProcessState, Attempt and the claim's UpdatedAt), so:
+ * - if that execution already wrote (MarkRunning), the release loses and the live execution
+ *   keeps its lock; the redelivery finds the record Processing and re-issues the same start.
+ * - if the release wins, the execution is fenced out: its CheckLock or MarkRunning finds no lock
+ *   (or another attempt's) and it ends in FencedOut having changed nothing.
+ * - if the same attempt is claimed again before that execution reaches its fence, the lock carries
+ *   the same instance id and the start the same name: it is the same attempt, and StartExecution
+ *   of that name is idempotent, so one execution runs it. At worst the execution ended FencedOut
+ *   before the re-claim; then the re-claim's start reports ExecutionAlreadyExists, nothing runs
+ *   the attempt and the supervisor expires it like any abandoned attempt.
+ * In no case does any step run twice, and agent calls are idempotent on order and step anyway.
  */
 export async function startOrder(message: StartOrderMessage, deps: StartDependencies): Promise<StartOutcome> {
   const record = await deps.states.get(message.orderId);
@@ -41,7 +139,6 @@ export async function startOrder(message: StartOrderMessage, deps: StartDependen
     return { kind: 'skipped', reason: decision.reason, detail: decision.detail };
   }
 
-  let claimed = false;
   if (decision.kind === 'claim') {
     const result = await deps.states.claim({
       orderId: record.orderId,
@@ -57,24 +154,74 @@ export async function startOrder(message: StartOrderMessage, deps: StartDependen
     if (result === 'lost') {
       return { kind: 'claim-lost', instanceId: decision.instanceId };
     }
-    claimed = true;
   }
 
-  const started = await deps.workflow.start({
-    name: decision.instanceId,
-    input: workflowExecutionInput({
-      orderId: record.orderId,
+  const started = await startWithRetries(
+    {
+      name: decision.instanceId,
+      input: workflowExecutionInput({
+        orderId: record.orderId,
+        instanceId: decision.instanceId,
+        attempt: decision.attempt,
+        correlationId: message.correlationId,
+        workflowVersion: decision.workflowVersion,
+      }),
+    },
+    deps,
+  );
+  if (started.kind === 'started') {
+    return {
+      kind: 'started',
       instanceId: decision.instanceId,
       attempt: decision.attempt,
-      correlationId: message.correlationId,
-      workflowVersion: decision.workflowVersion,
-    }),
-  });
+      claimed: decision.kind === 'claim',
+      alreadyStarted: started.alreadyStarted,
+      tries: started.tries,
+    };
+  }
+
+  // A resumed claim belongs to whoever made it (maybe a starter still retrying): never release it.
+  const release: ClaimRelease =
+    decision.kind === 'claim'
+      ? await releaseClaim(deps, planRelease(record.orderId, decision, deps.clock.now(), deps.timings))
+      : { kind: 'not-ours' };
   return {
-    kind: 'started',
+    kind: 'start-failed',
     instanceId: decision.instanceId,
     attempt: decision.attempt,
-    claimed,
-    alreadyStarted: started === 'already-started',
+    tries: started.tries,
+    error: started.error,
+    release,
   };
+}
+
+type StartAttempts =
+  | { readonly kind: 'started'; readonly alreadyStarted: boolean; readonly tries: number }
+  | { readonly kind: 'failed'; readonly error: string; readonly tries: number };
+
+async function startWithRetries(
+  execution: WorkflowExecution,
+  deps: StartDependencies,
+): Promise<StartAttempts> {
+  const firstTryAt = deps.clock.now();
+  for (let tries = 1; ; tries += 1) {
+    try {
+      const result = await deps.workflow.start(execution);
+      return { kind: 'started', alreadyStarted: result === 'already-started', tries };
+    } catch (error) {
+      const next = nextStartTry(deps.retry.policy, tries, deps.clock.now() - firstTryAt, deps.retry.random);
+      if (next.kind === 'give-up') {
+        return { kind: 'failed', error: describeError(error), tries };
+      }
+      await deps.retry.sleep(next.delayMillis);
+    }
+  }
+}
+
+async function releaseClaim(deps: StartDependencies, request: ReleaseRequest): Promise<ClaimRelease> {
+  try {
+    return { kind: await deps.states.release(request) };
+  } catch (error) {
+    return { kind: 'failed', error: describeError(error) };
+  }
 }

@@ -2,6 +2,8 @@
  * Starter: consumes the start queue (SQS, partial batch responses). Each message asks "claim and
  * start this order"; the state record decides what that means. A message that can never succeed
  * (malformed, unknown order) is reported as a failure so SQS redrives it to the start queue's DLQ.
+ * So is one whose StartExecution kept failing: its claim has been given back (see startOrder), and
+ * the redelivery, or the supervisor if none comes, starts the same attempt again.
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
@@ -19,7 +21,7 @@ import { SfnWorkflowStarter } from '../adapters/workflow-starter';
 import { EnvKey, requireEnv, StartOrderMessageSchema } from '../contracts';
 import { systemClock } from '../domain/clock';
 import { describeError } from '../domain/errors';
-import { type StartDependencies, startOrder } from '../domain/starting';
+import { START_RETRY_POLICY, type StartDependencies, startOrder } from '../domain/starting';
 
 const logger = createLogger('start-order');
 const metrics = createMetrics('start-order');
@@ -29,6 +31,11 @@ const dependencies: StartDependencies = {
   workflow: new SfnWorkflowStarter(createSfnClient(), requireEnv(EnvKey.StateMachineArn)),
   clock: systemClock,
   timings: readWorkflowTimings(),
+  retry: {
+    policy: START_RETRY_POLICY,
+    sleep: (millis) => new Promise((resolve) => setTimeout(resolve, millis)),
+    random: Math.random,
+  },
 };
 
 async function handleRecord(record: SQSRecord, context: Context): Promise<void> {
@@ -59,15 +66,54 @@ async function handleRecord(record: SQSRecord, context: Context): Promise<void> 
           instanceId: outcome.instanceId,
           attempt: outcome.attempt,
           alreadyStarted: outcome.alreadyStarted,
+          tries: outcome.tries,
         });
       } else {
         countMetric(metrics, OrderMetric.StartsResumed);
         log.info('Execution of an existing claim re-issued', {
           instanceId: outcome.instanceId,
           alreadyStarted: outcome.alreadyStarted,
+          tries: outcome.tries,
         });
       }
       return;
+    case 'start-failed': {
+      const details = {
+        instanceId: outcome.instanceId,
+        attempt: outcome.attempt,
+        tries: outcome.tries,
+        error: outcome.error,
+        release: outcome.release,
+      };
+      switch (outcome.release.kind) {
+        case 'applied':
+          log.warn(
+            'StartExecution kept failing; claim released to Pending, the message will be redelivered',
+            details,
+          );
+          break;
+        case 'lost':
+          // Someone moved the record on (the execution did start and wrote, or the supervisor reset it).
+          log.warn(
+            'StartExecution kept failing; the record had moved on, so the claim was left alone',
+            details,
+          );
+          break;
+        case 'not-ours':
+          log.warn(
+            'StartExecution kept failing for an earlier claim; the message will be redelivered',
+            details,
+          );
+          break;
+        case 'failed':
+          // The record stays Processing: the supervisor expires it after CompleteBy.
+          log.error('StartExecution kept failing and releasing the claim failed too', details);
+          break;
+      }
+      throw new Error(
+        `StartExecution of '${outcome.instanceId}' failed ${outcome.tries} time(s), last: ${outcome.error}`,
+      );
+    }
     case 'claim-lost':
       // Another starter claimed this attempt first (duplicate delivery or a concurrent restart).
       countMetric(metrics, OrderMetric.ClaimsLost);

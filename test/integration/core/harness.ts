@@ -20,7 +20,7 @@ import type { APIGatewayProxyEvent, Context, SQSEvent, SQSRecord } from 'aws-lam
 import { stateRecordToItem } from '../../../lambdas/adapters/state-store';
 import { DUE_INDEX, EnvKey, OrderAttr, StateAttr, type WorkflowTimings } from '../../../lambdas/contracts';
 import type { StateRecord } from '../../../lambdas/domain/state-record';
-import { type AwsJsonEndpoint, startAwsJsonEndpoint } from '../../support/aws-json-endpoint';
+import { type AwsJsonEndpoint, type Responder, startAwsJsonEndpoint } from '../../support/aws-json-endpoint';
 import {
   dynamoClient,
   type RunningEmulator,
@@ -458,8 +458,13 @@ export async function putStateRecord(
  * the same request (success); the same name with other input is ExecutionAlreadyExists.
  */
 export function behaveLikeStepFunctions(sfn: AwsJsonEndpoint, stateMachineArn: string): void {
+  sfn.respondWith(stepFunctionsResponder(stateMachineArn));
+}
+
+/** The responder behind behaveLikeStepFunctions, for tests that put faults in front of it. */
+export function stepFunctionsResponder(stateMachineArn: string): Responder {
   const inputs = new Map<string, string>();
-  sfn.respondWith((call) => {
+  return (call) => {
     if (call.operation !== 'StartExecution') {
       return undefined;
     }
@@ -476,7 +481,7 @@ export function behaveLikeStepFunctions(sfn: AwsJsonEndpoint, stateMachineArn: s
         startDate: Date.now() / 1000,
       },
     };
-  });
+  };
 }
 
 export function validOrder(

@@ -1,3 +1,4 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type {
   APIGatewayProxyEvent,
   APIGatewayProxyResult,
@@ -5,6 +6,7 @@ import type {
   SQSBatchResponse,
   SQSEvent,
 } from 'aws-lambda';
+import { DynamoStateStore } from '../../../lambdas/adapters/state-store';
 import { ProcessState, StepStatus, WORKFLOW_VERSION } from '../../../lambdas/contracts';
 import { buildInitialStateRecord, type StateRecord } from '../../../lambdas/domain/state-record';
 import {
@@ -20,10 +22,12 @@ import {
   loadHandler,
   postOrderEvent,
   putStateRecord,
+  sleep,
   sqsEvent,
   sqsRecord,
   startCoreWorld,
   stateItem,
+  stepFunctionsResponder,
   validOrder,
 } from './harness';
 
@@ -149,7 +153,10 @@ describe('starter: claiming and starting', () => {
 
     expect(results).toEqual([{ batchItemFailures: [] }, { batchItemFailures: [] }]);
     expect(reads).toBe(2);
-    expect(world.dynamo.callsTo('UpdateItem')).toHaveLength(2);
+    const updates = world.dynamo
+      .callsTo('UpdateItem')
+      .filter((call) => call.body.TableName === resources.stateTable);
+    expect(updates).toHaveLength(2);
     expect(await stateItem(world, resources, 'order-race')).toMatchObject({
       ProcessState: 'Processing',
       LockedBy: 'order-race--attempt-1',
@@ -182,27 +189,266 @@ describe('starter: claiming and starting', () => {
       Attempt: 1,
     });
   });
+});
 
-  it('reports the message as failed when StartExecution fails after the claim, and the redelivery starts it', async () => {
-    const event = await submitAndReceiveStart('order-sfn-down');
-    world.sfn.respondWith(() => ({ error: 'ThrottlingException', message: 'slow down' }));
-    const messageId = event.Records[0]?.messageId;
+const START_FAILURE = {
+  error: 'ExecutionLimitExceeded',
+  message: 'Maximum number of running executions reached',
+} as const;
+const GRACE = BASE_TIMINGS.startGraceSeconds * 1000;
 
-    expect(await start(event, lambdaContext())).toEqual({
-      batchItemFailures: [{ itemIdentifier: messageId }],
-    });
-    expect(await stateItem(world, resources, 'order-sfn-down')).toMatchObject({
+/**
+ * Step Functions whose StartExecution fails: the first `failures` calls (then it recovers), or every
+ * call. With `answersLost` the execution is created all the same and only the answer is lost.
+ */
+function failingStepFunctions(options: { failures?: number; answersLost?: boolean } = {}): {
+  recover(): void;
+} {
+  const healthy = stepFunctionsResponder(resources.stateMachineArn);
+  let failuresLeft = options.failures ?? Number.POSITIVE_INFINITY;
+  world.sfn.respondWith((call) => {
+    if (call.operation !== 'StartExecution' || failuresLeft <= 0) {
+      return healthy(call);
+    }
+    failuresLeft -= 1;
+    if (options.answersLost) {
+      healthy(call);
+    }
+    return START_FAILURE;
+  });
+  return {
+    recover: () => {
+      failuresLeft = 0;
+    },
+  };
+}
+
+/**
+ * Runs `change` right before the starter's second state-table update (the first is its claim, the
+ * second its release) reaches DynamoDB, i.e. while StartExecution was failing.
+ */
+function beforeRelease(change: () => Promise<void>): void {
+  let updates = 0;
+  world.dynamo.beforeForward(async (call) => {
+    if (call.operation === 'UpdateItem' && call.body.TableName === resources.stateTable) {
+      updates += 1;
+      if (updates === 2) {
+        await change();
+      }
+    }
+    return undefined;
+  });
+}
+
+describe('starter: when StartExecution fails', () => {
+  it('retries in-process and starts the order within one delivery when StartExecution fails twice, then succeeds', async () => {
+    const event = await submitAndReceiveStart('order-sfn-blip');
+    failingStepFunctions({ failures: 2 });
+
+    expect(await start(event, lambdaContext())).toEqual({ batchItemFailures: [] });
+
+    const starts = world.sfn.callsTo('StartExecution');
+    expect(starts).toHaveLength(3);
+    expect(starts[0]?.body.name).toBe('order-sfn-blip--attempt-1');
+    expect(starts.map((call) => call.body)).toEqual([starts[0]?.body, starts[0]?.body, starts[0]?.body]);
+    expect(await stateItem(world, resources, 'order-sfn-blip')).toMatchObject({
       ProcessState: 'Processing',
-      LockedBy: 'order-sfn-down--attempt-1',
+      LockedBy: 'order-sfn-blip--attempt-1',
+      Attempt: 1,
+      FailureCount: 0,
     });
+  });
 
-    behaveLikeStepFunctions(world.sfn, resources.stateMachineArn);
+  it('releases its claim and fails the message when StartExecution keeps failing; the redelivery claims the same attempt', async () => {
+    const retry = seededRecord('order-sfn-down', {
+      attempt: 1,
+      failureCount: 1,
+      completeBy: Date.now() + GRACE,
+      steps: {
+        ReserveInventory: { status: StepStatus.Completed, result: { ConfirmationId: 'inv-1' } },
+        ChargePayment: { status: StepStatus.Running },
+        ScheduleShipping: { status: StepStatus.NotStarted },
+      },
+    });
+    await putStateRecord(world, resources, retry);
+    const event = sqsEvent([sqsRecord(startMessage('order-sfn-down'))]);
+    const stepFunctions = failingStepFunctions();
+
+    const before = Date.now();
+    expect(await start(event, lambdaContext())).toEqual({
+      batchItemFailures: [{ itemIdentifier: event.Records[0]?.messageId }],
+    });
+    const after = Date.now();
+
+    const failedStarts = world.sfn.callsTo('StartExecution');
+    expect(failedStarts).toHaveLength(3);
+    expect(failedStarts.map((call) => call.body.name)).toEqual(Array(3).fill('order-sfn-down--attempt-2'));
+    const released = await stateItem(world, resources, 'order-sfn-down');
+    expect(released).toMatchObject({
+      ProcessState: 'Pending',
+      Attempt: 1,
+      FailureCount: 1,
+      DueShard: retry.dueShard,
+      Steps: { ReserveInventory: { Status: 'Completed', Result: { ConfirmationId: 'inv-1' } } },
+    });
+    expect(released).not.toHaveProperty('LockedBy');
+    expect(released?.CompleteBy).toBeGreaterThanOrEqual(before + GRACE);
+    expect(released?.CompleteBy).toBeLessThanOrEqual(after + GRACE);
+
+    // SQS redelivers the message after its visibility timeout, by which time Step Functions is back.
+    stepFunctions.recover();
     world.sfn.calls.length = 0;
     expect(await start(event, lambdaContext())).toEqual({ batchItemFailures: [] });
+    expect(world.sfn.callsTo('StartExecution').map((call) => call.body)).toEqual([failedStarts[0]?.body]);
+    expect(await stateItem(world, resources, 'order-sfn-down')).toMatchObject({
+      ProcessState: 'Processing',
+      LockedBy: 'order-sfn-down--attempt-2',
+      Attempt: 2,
+      FailureCount: 1,
+    });
+  });
+
+  it('leaves a released order to the supervisor when no redelivery comes: re-queued, no failure counted', async () => {
+    const event = await submitAndReceiveStart('order-sfn-gone');
+    const stepFunctions = failingStepFunctions();
+    expect((await start(event, lambdaContext())).batchItemFailures).toHaveLength(1);
+    const released = await stateItem(world, resources, 'order-sfn-gone');
+    expect(released).toMatchObject({ ProcessState: 'Pending', Attempt: 0, FailureCount: 0 });
+
+    await sleep(Number(released?.CompleteBy) - Date.now() + 50);
+    const supervise = loadHandler<{ handler: (event: unknown, context: Context) => Promise<unknown> }>(
+      HANDLERS.supervisor,
+      handlerEnv(resources),
+    ).handler;
+    expect(await supervise({}, lambdaContext())).toMatchObject({ restarts: 1, resets: 0, failures: 0 });
+    expect(await stateItem(world, resources, 'order-sfn-gone')).toMatchObject({
+      ProcessState: 'Pending',
+      Attempt: 0,
+      FailureCount: 0,
+    });
+    const [restart] = await drainQueue(world, resources.startQueueUrl);
+    expect(JSON.parse(restart?.Body ?? '{}')).toMatchObject({ reason: 'supervisor-restart' });
+
+    stepFunctions.recover();
+    world.sfn.calls.length = 0;
+    expect(await start(sqsEvent([sqsRecord(restart?.Body ?? '')]), lambdaContext())).toEqual({
+      batchItemFailures: [],
+    });
     expect(world.sfn.callsTo('StartExecution').map((call) => call.body.name)).toEqual([
-      'order-sfn-down--attempt-1',
+      'order-sfn-gone--attempt-1',
     ]);
-    expect(await stateItem(world, resources, 'order-sfn-down')).toMatchObject({ Attempt: 1 });
+    expect(await stateItem(world, resources, 'order-sfn-gone')).toMatchObject({
+      ProcessState: 'Processing',
+      Attempt: 1,
+      FailureCount: 0,
+    });
+  });
+
+  it('does not release a record the supervisor reset while StartExecution was failing', async () => {
+    await putStateRecord(world, resources, seededRecord('order-moved-on'));
+    failingStepFunctions();
+    let afterReset: Record<string, unknown> | undefined;
+    beforeRelease(async () => {
+      const claimed = await stateItem(world, resources, 'order-moved-on');
+      const supervisorsView = new DynamoStateStore(world.doc, resources.stateTable);
+      const seen = {
+        orderId: 'order-moved-on',
+        processState: ProcessState.Processing,
+        lockedBy: String(claimed?.LockedBy),
+        completeBy: Number(claimed?.CompleteBy),
+        failureCount: Number(claimed?.FailureCount),
+        attempt: Number(claimed?.Attempt),
+      };
+      const reset = { failureCount: 1, completeBy: Date.now() + 30_000, at: Date.now() };
+      expect(await supervisorsView.resetExpired(seen, reset)).toBe('applied');
+      afterReset = await stateItem(world, resources, 'order-moved-on');
+    });
+
+    const event = sqsEvent([sqsRecord(startMessage('order-moved-on'))]);
+    expect(await start(event, lambdaContext())).toEqual({
+      batchItemFailures: [{ itemIdentifier: event.Records[0]?.messageId }],
+    });
+
+    expect(afterReset).toMatchObject({ ProcessState: 'Pending', Attempt: 1, FailureCount: 1 });
+    const updates = world.dynamo
+      .callsTo('UpdateItem')
+      .filter((call) => call.body.TableName === resources.stateTable);
+    expect(updates).toHaveLength(2);
+    expect(await stateItem(world, resources, 'order-moved-on')).toEqual(afterReset);
+  });
+
+  it('leaves the lock to an execution that did start (answer lost) and already wrote; the redelivery re-issues the same start', async () => {
+    await putStateRecord(world, resources, seededRecord('order-answer-lost'));
+    const stepFunctions = failingStepFunctions({ answersLost: true });
+    beforeRelease(async () => {
+      // What the execution's ReserveInventory.MarkRunning writes, fenced the same way.
+      const enteredAt = new Date().toISOString();
+      await world.doc.send(
+        new UpdateCommand({
+          TableName: resources.stateTable,
+          Key: { OrderID: 'order-answer-lost' },
+          UpdateExpression:
+            'SET Steps.ReserveInventory.#status = :running, Steps.ReserveInventory.StartedAt = :now, UpdatedAt = :now',
+          ConditionExpression: 'LockedBy = :instanceId AND ProcessState = :processing',
+          ExpressionAttributeNames: { '#status': 'Status' },
+          ExpressionAttributeValues: {
+            ':running': StepStatus.Running,
+            ':now': enteredAt,
+            ':instanceId': 'order-answer-lost--attempt-1',
+            ':processing': ProcessState.Processing,
+          },
+        }),
+      );
+    });
+
+    const event = sqsEvent([sqsRecord(startMessage('order-answer-lost'))]);
+    expect(await start(event, lambdaContext())).toEqual({
+      batchItemFailures: [{ itemIdentifier: event.Records[0]?.messageId }],
+    });
+    const running = await stateItem(world, resources, 'order-answer-lost');
+    expect(running).toMatchObject({
+      ProcessState: 'Processing',
+      LockedBy: 'order-answer-lost--attempt-1',
+      Attempt: 1,
+      FailureCount: 0,
+      Steps: { ReserveInventory: { Status: 'Running' } },
+    });
+
+    // The redelivery finds the execution's claim and re-issues its start: the same request again.
+    world.dynamo.beforeForward(undefined);
+    stepFunctions.recover();
+    expect(await start(event, lambdaContext())).toEqual({ batchItemFailures: [] });
+    const starts = world.sfn.callsTo('StartExecution');
+    expect(starts).toHaveLength(4);
+    expect(new Set(starts.map((call) => JSON.stringify(call.body))).size).toBe(1);
+    expect(await stateItem(world, resources, 'order-answer-lost')).toEqual(running);
+  });
+
+  it('fails the message and leaves the record Processing for the supervisor when the release itself fails', async () => {
+    await putStateRecord(world, resources, seededRecord('order-release-fails'));
+    failingStepFunctions();
+    let updates = 0;
+    world.dynamo.beforeForward((call) => {
+      if (call.operation === 'UpdateItem' && call.body.TableName === resources.stateTable) {
+        updates += 1;
+        if (updates >= 2) {
+          return { errorType: 'InternalServerError', message: 'internal error' };
+        }
+      }
+      return undefined;
+    });
+
+    const event = sqsEvent([sqsRecord(startMessage('order-release-fails'))]);
+    expect(await start(event, lambdaContext())).toEqual({
+      batchItemFailures: [{ itemIdentifier: event.Records[0]?.messageId }],
+    });
+    expect(updates).toBeGreaterThanOrEqual(2);
+    expect(await stateItem(world, resources, 'order-release-fails')).toMatchObject({
+      ProcessState: 'Processing',
+      LockedBy: 'order-release-fails--attempt-1',
+      Attempt: 1,
+      FailureCount: 0,
+    });
   });
 });
 

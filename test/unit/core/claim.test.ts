@@ -4,6 +4,7 @@ import {
   decideClaim,
   latestClaimableCompleteBy,
   planAttempt,
+  planRelease,
   stepWindowMillis,
   workflowExecutionInput,
 } from '../../../lambdas/domain/claim';
@@ -184,6 +185,41 @@ describe('decideClaim', () => {
       kind: 'skip',
       reason: 'inconsistent',
     });
+  });
+});
+
+describe('planRelease', () => {
+  it('gives the claim back: same lock and attempt as fence, previous attempt restored, claimable after the grace', () => {
+    const retry = record({ attempt: 2, failureCount: 2, completeBy: pendingCompleteBy(NOW - 1, timings) });
+    const decision = decideClaim(retry, NOW, timings);
+    if (decision.kind !== 'claim') {
+      throw new Error(`expected a claim, got ${decision.kind}`);
+    }
+    expect(planRelease('order-1', decision, NOW + 1500, timings)).toEqual({
+      orderId: 'order-1',
+      instanceId: 'order-1--attempt-3',
+      attempt: 3,
+      claimedAt: NOW,
+      restoredAttempt: 2,
+      completeBy: pendingCompleteBy(NOW + 1500, timings),
+      at: NOW + 1500,
+    });
+  });
+
+  it('makes the released record claimable again, for the same attempt', () => {
+    const decision = decideClaim(record(), NOW, timings);
+    if (decision.kind !== 'claim') {
+      throw new Error(`expected a claim, got ${decision.kind}`);
+    }
+    const release = planRelease('order-1', decision, NOW + 10, timings);
+    const released = record({ attempt: release.restoredAttempt, completeBy: release.completeBy });
+    expect(decideClaim(released, NOW + 20, timings)).toMatchObject({
+      kind: 'claim',
+      attempt: 1,
+      instanceId: decision.instanceId,
+    });
+    const releasedRetry = record({ attempt: 4, failureCount: 4, completeBy: release.completeBy });
+    expect(decideClaim(releasedRetry, NOW + 20, timings)).toMatchObject({ kind: 'claim', attempt: 5 });
   });
 });
 

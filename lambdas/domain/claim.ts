@@ -54,15 +54,28 @@ export function planAttempt(
 }
 
 /**
+ * How far apart the clocks of the starter, the supervisor and the scheduler may be: half the
+ * per-step slack. This is the system's stated skew bound. The slack keeps the supervisor from
+ * expiring a live task when its clock runs ahead; the same half-slack lets the starter accept a
+ * retry whose back-off end was stamped by a supervisor running ahead of it.
+ */
+export function clockSkewToleranceMillis(timings: Pick<ClaimTimings, 'stepDeadlineSlackSeconds'>): number {
+  return (timings.stepDeadlineSlackSeconds * 1000) / 2;
+}
+
+/**
  * Largest CompleteBy a Pending record may have and still be claimable now. A Pending CompleteBy is
- * "earliest start + startGrace" (see pendingCompleteBy), so the earliest start has passed exactly
- * when CompleteBy <= now + startGrace.
+ * "earliest start + startGrace" (see pendingCompleteBy), stamped with the writer's clock (the
+ * supervisor's, for a retry), so the earliest start has passed when CompleteBy <= now + startGrace,
+ * give or take the clock skew between the two. Without the tolerance, a supervisor whose clock runs
+ * ahead re-queues the retry with a back-off end the starter sees as future, the starter drops the
+ * message as too early, and the order cycles in Pending (found by the chaos campaign).
  */
 export function latestClaimableCompleteBy(
   now: number,
-  timings: Pick<ClaimTimings, 'startGraceSeconds'>,
+  timings: Pick<ClaimTimings, 'startGraceSeconds' | 'stepDeadlineSlackSeconds'>,
 ): number {
-  return now + timings.startGraceSeconds * 1000;
+  return now + timings.startGraceSeconds * 1000 + clockSkewToleranceMillis(timings);
 }
 
 export type ClaimDecision =
@@ -99,8 +112,7 @@ export function decideClaim(record: StateRecord, now: number, timings: ClaimTimi
       }
       const claimableUntil = latestClaimableCompleteBy(now, timings);
       if (record.attempt > 0 && record.completeBy > claimableUntil) {
-        const earliest = record.completeBy - timings.startGraceSeconds * 1000;
-        return skip('in-back-off', `retry back-off ends in ${earliest - now} ms`);
+        return skip('in-back-off', `retry back-off ends in ${record.completeBy - claimableUntil} ms`);
       }
       const attempt = record.attempt + 1;
       const { plan, completeBy } = planAttempt(record, now, timings);

@@ -1,6 +1,7 @@
 import { ProcessState, StepStatus, WORKFLOW_VERSION } from '../../../lambdas/contracts';
 import {
   type ClaimTimings,
+  clockSkewToleranceMillis,
   decideClaim,
   latestClaimableCompleteBy,
   planAttempt,
@@ -103,7 +104,7 @@ describe('decideClaim', () => {
       attempt: 1,
       instanceId: 'order-1--attempt-1',
       claimedAt: NOW,
-      claimableUntilCompleteBy: NOW + 60_000,
+      claimableUntilCompleteBy: NOW + 60_000 + 15_000,
       workflowVersion: WORKFLOW_VERSION,
       plan: planAttempt(record(), NOW, timings).plan,
       completeBy: NOW + WINDOW,
@@ -136,11 +137,21 @@ describe('decideClaim', () => {
     expect(decideClaim(restarted, NOW, timings)).toMatchObject({ kind: 'claim', attempt: 2 });
   });
 
+  it('claims a retry whose back-off end was stamped by a clock ahead of ours, within the skew bound', () => {
+    // The supervisor's clock runs 15 s (half the 30 s slack) ahead of the starter's.
+    const stampedAhead = record({
+      attempt: 1,
+      failureCount: 1,
+      completeBy: pendingCompleteBy(NOW + 15_000, timings),
+    });
+    expect(decideClaim(stampedAhead, NOW, timings)).toMatchObject({ kind: 'claim', attempt: 2 });
+  });
+
   it('does not claim a retry still in its back-off (early or stale start message)', () => {
     const inBackOff = record({
       attempt: 1,
       failureCount: 1,
-      completeBy: pendingCompleteBy(NOW + 1, timings),
+      completeBy: pendingCompleteBy(NOW + 15_001, timings),
     });
     expect(decideClaim(inBackOff, NOW, timings)).toEqual({
       kind: 'skip',
@@ -224,8 +235,9 @@ describe('planRelease', () => {
 });
 
 describe('latestClaimableCompleteBy', () => {
-  it('is now plus the start grace', () => {
-    expect(latestClaimableCompleteBy(NOW, timings)).toBe(NOW + 60_000);
+  it('is now plus the start grace plus the clock-skew tolerance (half the step slack)', () => {
+    expect(clockSkewToleranceMillis(timings)).toBe(15_000);
+    expect(latestClaimableCompleteBy(NOW, timings)).toBe(NOW + 60_000 + 15_000);
   });
 });
 

@@ -2,6 +2,16 @@
  * The embedded local runtime (npm start): runs the app's synthesized cloud assembly on local
  * emulators. See runtime.ts for what it runs and README "Local runtime" for usage.
  */
+
+export type {
+  FaultHooks,
+  HttpInterceptor,
+  InterceptedReply,
+  InterceptedRequest,
+  InvocationStart,
+  SqsDelivery,
+} from './fault-hooks';
+export type { InvocationResult, LambdaFunctionSpec } from './lambda-host';
 export {
   type LocalRuntime,
   type LocalRuntimeOptions,

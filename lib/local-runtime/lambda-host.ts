@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import type { FaultHooks } from './fault-hooks';
 
 export interface LambdaFunctionSpec {
   readonly logicalId: string;
@@ -24,6 +25,10 @@ export interface LambdaFunctionSpec {
   readonly maxConcurrency: number;
   /** Retries of a failed asynchronous invocation (EventInvokeConfig; Lambda's default is 2). */
   readonly asyncRetryAttempts: number;
+  /** Fault hook: milliseconds added to Date inside the sandbox. @default 0 */
+  readonly clockOffsetMillis?: number;
+  /** Fault hook: logical id of the function this one is an extra copy of. @default - not a copy */
+  readonly replicaOf?: string;
 }
 
 export interface LambdaError {
@@ -43,6 +48,8 @@ export interface LambdaHostOptions {
   readonly onError?: (spec: LambdaFunctionSpec, error: LambdaError, requestId: string) => void;
   /** Delay before each retry of a failed asynchronous invocation (Lambda: 1 min, then 2 min). */
   readonly asyncRetryDelaysMillis?: readonly number[];
+  /** Fault hook (see fault-hooks.ts): sees each invocation start, may kill its sandbox. */
+  readonly onInvocation?: FaultHooks['onInvocation'];
 }
 
 const WORKER_SCRIPT = join(__dirname, 'lambda-worker.js');
@@ -73,6 +80,7 @@ class Sandbox {
         memorySizeMb: spec.memorySizeMb,
         logGroupName: `/aws/lambda/${spec.functionName}`,
         workerId: randomUUID().replaceAll('-', ''),
+        clockOffsetMillis: spec.clockOffsetMillis ?? 0,
       },
       resourceLimits: { maxOldGenerationSizeMb: Math.max(64, spec.memorySizeMb) },
     });
@@ -214,6 +222,12 @@ export class LambdaHost {
     const spec = pool.spec;
     const requestId = randomUUID();
     const sandbox = await pool.acquire();
+    const finished = this.options.onInvocation?.({
+      spec,
+      requestId,
+      event,
+      terminate: () => sandbox.terminate(),
+    });
     const deadline = Date.now() + spec.timeoutSeconds * 1000;
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<WorkerReply>((settle) => {
@@ -241,12 +255,20 @@ export class LambdaHost {
       (!reply.error?.errorType.startsWith('Runtime.') && reply.error?.errorType !== 'Sandbox.Timedout');
     pool.release(sandbox, reusable);
     if (reply.ok) {
-      return { ok: true, payload: JSON.parse(reply.payloadJson ?? 'null') as unknown, requestId };
+      const succeeded: InvocationResult = {
+        ok: true,
+        payload: JSON.parse(reply.payloadJson ?? 'null') as unknown,
+        requestId,
+      };
+      finished?.(succeeded);
+      return succeeded;
     }
     const error = reply.error ?? { errorType: 'Runtime.Unknown', errorMessage: 'no result' };
     // Sandboxes killed by stop() are not failures worth reporting.
     if (!this.stopped) this.options.onError?.(spec, error, requestId);
-    return { ok: false, error, requestId };
+    const failed: InvocationResult = { ok: false, error, requestId };
+    finished?.(failed);
+    return failed;
   }
 
   /**

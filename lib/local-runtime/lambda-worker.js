@@ -12,6 +12,25 @@ const { parentPort, workerData } = require('node:worker_threads');
 
 let handlerPromise;
 
+/**
+ * Fault hook (fault-hooks.ts clockOffsetMillis): this sandbox's clock runs offset from the host's,
+ * as a machine with a skewed clock would. Date.now() and `new Date()` shift; timers do not.
+ */
+function offsetClock(offsetMillis) {
+  const HostDate = Date;
+  class OffsetDate extends HostDate {
+    constructor(...args) {
+      if (args.length === 0) super(HostDate.now() + offsetMillis);
+      else super(...args);
+    }
+    static now() {
+      return HostDate.now() + offsetMillis;
+    }
+  }
+  globalThis.Date = OffsetDate;
+}
+if (workerData.clockOffsetMillis) offsetClock(workerData.clockOffsetMillis);
+
 async function loadHandler() {
   const { codeDirectory, handler } = workerData;
   const separator = handler.lastIndexOf('.');

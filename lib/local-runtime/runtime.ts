@@ -26,6 +26,7 @@ import {
 } from './cloud-assembly';
 import { startDynamoDbEmulator, startSqsEmulator } from './emulators';
 import { type EventRule, LocalEventBridge, parseRateExpression, type RuleTarget } from './eventbridge';
+import { type FaultHooks, replicaSuffix, startInterceptingProxy } from './fault-hooks';
 import { type FunctionUrlServer, startFunctionUrlServer } from './function-urls';
 import { type LambdaFunctionSpec, LambdaHost } from './lambda-host';
 import { DELIVERABLE_PROTOCOLS, LocalSns } from './sns';
@@ -60,6 +61,11 @@ export interface LocalRuntimeOptions {
   readonly defaultFunctionConcurrency?: number;
   /** Delays before retrying failed asynchronous invocations. @default [60000, 120000] (Lambda's) */
   readonly asyncRetryDelaysMillis?: readonly number[];
+  /**
+   * Fault hooks for resilience testing (see fault-hooks.ts): interceptors, sandbox kills, duplicate
+   * deliveries, function copies, clock offsets. @default - none (the runtime behaves as without them)
+   */
+  readonly faults?: FaultHooks;
 }
 
 export interface LocalRuntime {
@@ -210,11 +216,52 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
 
     const lambdaHost = new LambdaHost({
       asyncRetryDelaysMillis: options.asyncRetryDelaysMillis,
+      onInvocation: options.faults?.onInvocation,
       onOutput: functionOutputSink(options.functionLogDir),
       onError: (spec, error) =>
         problem(`function ${spec.logicalId} failed: ${error.errorType}: ${error.errorMessage}`),
     });
     functions = lambdaHost;
+
+    // Fault hook functionReplicas: extra copies of a function, fed by the same event sources and rules.
+    const replicasByArn = new Map<string, LambdaFunctionSpec[]>();
+    const replicasOf = (spec: LambdaFunctionSpec): LambdaFunctionSpec[] => {
+      const count = options.faults?.functionReplicas?.[spec.logicalId] ?? 0;
+      const copies = Array.from({ length: count }, (_, index): LambdaFunctionSpec => {
+        const suffix = replicaSuffix(index + 1);
+        const logicalId = `${spec.logicalId}${suffix}`;
+        const functionName = `${spec.functionName}-${suffix}`;
+        const clockOffsetMillis = options.faults?.clockOffsetMillis?.[logicalId] ?? spec.clockOffsetMillis;
+        return {
+          ...spec,
+          logicalId,
+          functionName,
+          functionArn: `${spec.functionArn}-${suffix}`,
+          replicaOf: spec.logicalId,
+          environment: { ...spec.environment, AWS_LAMBDA_FUNCTION_NAME: functionName },
+          ...(clockOffsetMillis ? { clockOffsetMillis } : {}),
+        };
+      });
+      if (copies.length > 0) replicasByArn.set(spec.functionArn, copies);
+      return copies;
+    };
+    const ruleReplicas = (rule: EventRule): EventRule[] => {
+      const copies: EventRule[] = [];
+      for (let replica = 1; ; replica += 1) {
+        const targets = rule.targets.flatMap((target) => {
+          const copy = replicasByArn.get(target.arn)?.[replica - 1];
+          return copy ? [{ ...target, arn: copy.functionArn }] : [];
+        });
+        if (targets.length === 0) return copies;
+        const suffix = replicaSuffix(replica);
+        copies.push({
+          ...rule,
+          logicalId: `${rule.logicalId}${suffix}`,
+          name: `${rule.name}-${suffix}`,
+          targets,
+        });
+      }
+    };
 
     const queueUrlsByArn = new Map<string, string>();
     const sns = new LocalSns(
@@ -315,7 +362,12 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       AWS_ENDPOINT_URL: unsupportedServer.endpoint,
       AWS_ENDPOINT_URL_DYNAMODB: endpoints.dynamodb,
       AWS_ENDPOINT_URL_SQS: endpoints.sqs,
-      AWS_ENDPOINT_URL_SFN: endpoints.sfn,
+      AWS_ENDPOINT_URL_SFN: await startProxyIfIntercepted(
+        endpoints.sfn,
+        options.faults?.stepFunctionsApi,
+        problem,
+        producers,
+      ),
       AWS_ENDPOINT_URL_EVENTBRIDGE: endpoints.events,
       AWS_NODEJS_CONNECTION_REUSE_ENABLED: '1',
       AWS_XRAY_CONTEXT_MISSING: 'LOG_ERROR',
@@ -325,6 +377,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
 
     // 2. HTTP front doors listen first: their URLs appear in environment variables and outputs.
     const functionUrlServers = new Map<string, FunctionUrlServer>();
+    /** Fault hook: the URL a function URL is known by, when a proxy stands in front of it. */
+    const functionUrlProxies = new Map<string, string>();
     const restApiServers = new Map<string, RestApiServer>();
     let firstApi = true;
     for (const stack of assembly.stacks) {
@@ -334,6 +388,13 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
           const server = await startFunctionUrlServer(problem);
           producers.push(server);
           functionUrlServers.set(key, server);
+          const proxied = await startProxyIfIntercepted(
+            server.endpoint,
+            options.faults?.functionUrl,
+            problem,
+            producers,
+          );
+          if (proxied !== server.endpoint) functionUrlProxies.set(key, `${proxied}/`);
         } else if (resource.Type === 'AWS::ApiGateway::RestApi') {
           const server = await startRestApiServer({
             port: firstApi ? (options.port ?? 3000) : 0,
@@ -353,7 +414,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
         accountId,
         sqsEndpoint: sqsServer.endpoint,
         restApiBaseUrl: (logicalId) => requireServer(restApiServers, stack, logicalId).baseUrl,
-        functionUrl: (logicalId) => requireServer(functionUrlServers, stack, logicalId).url,
+        functionUrl: (logicalId) =>
+          functionUrlProxies.get(`${stack.stackName}/${logicalId}`) ??
+          requireServer(functionUrlServers, stack, logicalId).url,
       }),
     );
 
@@ -405,9 +468,13 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
           defaultConcurrency: options.defaultFunctionConcurrency ?? DEFAULT_FUNCTION_CONCURRENCY,
           retriesByFunction,
           cleanups,
+          clockOffsetMillis: options.faults?.clockOffsetMillis?.[logicalId],
         });
         if (typeof spec === 'string') named(logicalId, resource.Type, spec);
-        else lambdaHost.register(spec);
+        else {
+          lambdaHost.register(spec);
+          for (const replica of replicasOf(spec)) lambdaHost.register(replica);
+        }
       }
 
       for (const [logicalId, resource] of ofType('AWS::Lambda::Url')) {
@@ -453,22 +520,41 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
           ? properties.FunctionResponseTypes
           : [];
         const scaling = asNumber(asRecord(properties.ScalingConfig).MaximumConcurrency);
-        eventSources.push(
-          new SqsEventSource(
-            {
-              logicalId,
-              queueUrl: queueUrlFor(sourceArn),
-              queueArn: sourceArn,
-              functionReference: fn.functionArn,
-              batchSize: asNumber(properties.BatchSize) ?? 10,
-              maximumBatchingWindowSeconds: asNumber(properties.MaximumBatchingWindowInSeconds) ?? 0,
-              reportBatchItemFailures: responseTypes.includes('ReportBatchItemFailures'),
-              concurrency: Math.min(fn.maxConcurrency, scaling ?? fn.maxConcurrency),
-              region,
-            },
-            { sqs, invoke: (reference, event) => lambdaHost.invoke(reference, event), onProblem: problem },
-          ),
-        );
+        const consumers = [fn, ...(replicasByArn.get(fn.functionArn) ?? [])];
+        for (const [replica, consumer] of consumers.entries()) {
+          const mappingLogicalId = replica === 0 ? logicalId : `${logicalId}${replicaSuffix(replica)}`;
+          const duplicateDelivery = options.faults?.duplicateDelivery;
+          eventSources.push(
+            new SqsEventSource(
+              {
+                logicalId: mappingLogicalId,
+                queueUrl: queueUrlFor(sourceArn),
+                queueArn: sourceArn,
+                functionReference: consumer.functionArn,
+                batchSize: asNumber(properties.BatchSize) ?? 10,
+                maximumBatchingWindowSeconds: asNumber(properties.MaximumBatchingWindowInSeconds) ?? 0,
+                reportBatchItemFailures: responseTypes.includes('ReportBatchItemFailures'),
+                concurrency: Math.min(consumer.maxConcurrency, scaling ?? consumer.maxConcurrency),
+                region,
+              },
+              {
+                sqs,
+                invoke: (reference, event) => lambdaHost.invoke(reference, event),
+                onProblem: problem,
+                ...(duplicateDelivery
+                  ? {
+                      duplicateDelivery: (message) =>
+                        duplicateDelivery({
+                          mappingLogicalId,
+                          functionLogicalId: consumer.logicalId,
+                          message,
+                        }),
+                    }
+                  : {}),
+              },
+            ),
+          );
+        }
       }
 
       for (const [logicalId] of ofType('AWS::SNS::Topic')) {
@@ -491,6 +577,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
         const rule = eventRule(resolver, logicalId, named);
         if (rule) {
           eventBridge.addRule(rule);
+          for (const copy of ruleReplicas(rule)) eventBridge.addRule(copy);
           if (rule.rateMillis !== undefined) schedules.push({ resolver, logicalId });
           for (const target of rule.targets) {
             if (!['sqs', 'sns', 'lambda', 'states'].includes(target.arn.split(':')[2] ?? '')) {
@@ -563,6 +650,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
         requireServer(restApiServers, stack, logicalId).serve(api);
       }
     }
+
+    assertHookedFunctionsExist(options.faults, lambdaHost);
 
     // 4. Start event sources, schedules and the transition log; describe the target.
     const outputs: Record<string, string> = {};
@@ -638,6 +727,35 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
   } catch (error) {
     await stopAll();
     throw error;
+  }
+}
+
+/**
+ * Fault hook: an intercepting proxy in front of an endpoint when an interceptor is given (stopped
+ * with the other producers), else the endpoint itself.
+ */
+async function startProxyIfIntercepted(
+  endpoint: string,
+  interceptor: FaultHooks['functionUrl'],
+  onProblem: (message: string) => void,
+  producers: Stoppable[],
+): Promise<string> {
+  if (!interceptor) return endpoint;
+  const proxy = await startInterceptingProxy(endpoint, interceptor, onProblem);
+  producers.push(proxy);
+  return proxy.endpoint;
+}
+
+/** Fault hooks naming functions must name functions that exist: a typo would silently test nothing. */
+function assertHookedFunctionsExist(faults: FaultHooks | undefined, lambdaHost: LambdaHost): void {
+  const named = [
+    ...Object.keys(faults?.functionReplicas ?? {}).map((id) => ['functionReplicas', id] as const),
+    ...Object.keys(faults?.clockOffsetMillis ?? {}).map((id) => ['clockOffsetMillis', id] as const),
+  ];
+  for (const [hook, logicalId] of named) {
+    if (!lambdaHost.find(logicalId)) {
+      throw new Error(`faults.${hook} names ${logicalId}, which is not a function the runtime runs`);
+    }
   }
 }
 
@@ -769,6 +887,7 @@ function functionSpec(
     defaultConcurrency: number;
     retriesByFunction: ReadonlyMap<string, number>;
     cleanups: Array<() => void>;
+    clockOffsetMillis?: number;
   },
 ): LambdaFunctionSpec | string {
   const properties = resolver.properties(logicalId);
@@ -823,6 +942,7 @@ function functionSpec(
     memorySizeMb,
     maxConcurrency: reserved ?? settings.defaultConcurrency,
     asyncRetryAttempts: settings.retriesByFunction.get(functionName) ?? 2,
+    ...(settings.clockOffsetMillis ? { clockOffsetMillis: settings.clockOffsetMillis } : {}),
   };
 }
 

@@ -33,6 +33,11 @@ export interface SqsEventSourceDependencies {
   readonly sqs: SQSClient;
   readonly invoke: (functionReference: string, event: unknown) => Promise<InvocationResult>;
   readonly onProblem: (message: string) => void;
+  /**
+   * Fault hook: milliseconds after which a received message is delivered once more in its own
+   * invocation (at-least-once delivery); undefined delivers it once. @default - never
+   */
+  readonly duplicateDelivery?: (message: Message) => number | undefined;
 }
 
 /** Lambda's SQS event record shape. */
@@ -102,6 +107,7 @@ export function messagesToDelete(
 export class SqsEventSource {
   private readonly abort = new AbortController();
   private readonly pollers: Promise<void>[] = [];
+  private readonly duplicates = new Set<Promise<void>>();
 
   constructor(
     readonly spec: SqsEventSourceSpec,
@@ -182,6 +188,10 @@ export class SqsEventSource {
   }
 
   private async process(batch: Message[]): Promise<void> {
+    for (const message of batch) {
+      const delay = this.dependencies.duplicateDelivery?.(message);
+      if (delay !== undefined) this.deliverAgain(message, delay);
+    }
     const event = {
       Records: batch.map((message) => toLambdaRecord(message, this.spec.queueArn, this.spec.region)),
     };
@@ -212,8 +222,29 @@ export class SqsEventSource {
     }
   }
 
+  /**
+   * The second delivery of a duplicated message. Its outcome deletes nothing: the first delivery
+   * owns the receipt, and a copy that fails is simply one more at-least-once delivery gone by.
+   */
+  private deliverAgain(message: Message, delayMillis: number): void {
+    const delivery = (async () => {
+      await this.idle(delayMillis);
+      if (this.stopped) return;
+      const event = { Records: [toLambdaRecord(message, this.spec.queueArn, this.spec.region)] };
+      await this.dependencies.invoke(this.spec.functionReference, event);
+    })().catch((error: Error) => {
+      if (!this.stopped) {
+        this.dependencies.onProblem(
+          `event source ${this.spec.logicalId}: duplicate delivery: ${error.message}`,
+        );
+      }
+    });
+    this.duplicates.add(delivery);
+    void delivery.finally(() => this.duplicates.delete(delivery));
+  }
+
   async stop(): Promise<void> {
     this.abort.abort();
-    await Promise.allSettled(this.pollers);
+    await Promise.allSettled([...this.pollers, ...this.duplicates]);
   }
 }

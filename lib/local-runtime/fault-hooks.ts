@@ -1,0 +1,152 @@
+/**
+ * Fault hooks: optional points where a test harness (the chaos campaign, test/faults/) can disturb
+ * the local runtime at its infrastructure boundary, the way a network, a sandbox crash or a second
+ * deployment would, without any switch in the handlers. Every hook is off by default, and a
+ * runtime started without `faults` behaves exactly as one that never heard of them.
+ */
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { Message } from '@aws-sdk/client-sqs';
+import { closeServer, listen, type RunningServer } from './emulators';
+import type { InvocationResult, LambdaFunctionSpec } from './lambda-host';
+
+/** An HTTP request as the interceptor sees it (body as text: every intercepted API speaks JSON). */
+export interface InterceptedRequest {
+  readonly method: string;
+  /** Path and query string, e.g. `/payments/charges`. */
+  readonly path: string;
+  /** Lower-case header names. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+}
+
+export interface InterceptedReply {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+}
+
+/**
+ * Decides what the caller gets: `forward()` sends the request on and resolves with the real reply;
+ * the interceptor may instead answer itself, wait before or after forwarding, or return 'drop' to
+ * close the connection without an answer.
+ */
+export type HttpInterceptor = (
+  request: InterceptedRequest,
+  forward: () => Promise<InterceptedReply>,
+) => Promise<InterceptedReply | 'drop'>;
+
+/** One invocation starting in a sandbox. */
+export interface InvocationStart {
+  readonly spec: LambdaFunctionSpec;
+  readonly requestId: string;
+  readonly event: unknown;
+  /** Kills the sandbox now, as a crash would: the invocation fails with Runtime.ExitError. */
+  terminate(): Promise<void>;
+}
+
+export interface SqsDelivery {
+  /** Logical id of the event source mapping (a replica's mapping carries the replica suffix). */
+  readonly mappingLogicalId: string;
+  readonly functionLogicalId: string;
+  readonly message: Message;
+}
+
+export interface FaultHooks {
+  /** Every request to a Lambda function URL passes through this. @default - none */
+  readonly functionUrl?: HttpInterceptor;
+  /** Every Step Functions API request made by a function passes through this. @default - none */
+  readonly stepFunctionsApi?: HttpInterceptor;
+  /**
+   * Called as each invocation starts; a returned function is called with the result when it ends.
+   * @default - none
+   */
+  readonly onInvocation?: (invocation: InvocationStart) => ((result: InvocationResult) => void) | undefined;
+  /**
+   * Per message received by an SQS event source: milliseconds after which the same message (same
+   * id and receipt handle) is delivered once more in an invocation of its own, as SQS's
+   * at-least-once delivery may do; undefined delivers it once. @default - none
+   */
+  readonly duplicateDelivery?: (delivery: SqsDelivery) => number | undefined;
+  /**
+   * Extra copies of functions, by logical id: each copy has its own sandboxes and concurrency
+   * limit, and every SQS event source mapping and schedule/event rule targeting the function also
+   * feeds each copy (e.g. two supervisors each with reserved concurrency 1). @default - none
+   */
+  readonly functionReplicas?: Readonly<Record<string, number>>;
+  /**
+   * Milliseconds added to the clock (Date) inside the sandboxes of these functions, by logical id
+   * (copies included). Timers are not affected. @default - none
+   */
+  readonly clockOffsetMillis?: Readonly<Record<string, number>>;
+}
+
+/** Suffix of the n-th copy of a function (n >= 1), in logical ids and names. */
+export function replicaSuffix(replica: number): string {
+  return `Replica${replica}`;
+}
+
+const HOP_BY_HOP = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive']);
+
+function readText(request: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    request.on('error', reject);
+  });
+}
+
+/**
+ * An HTTP proxy in front of `targetBaseUrl` that lets the interceptor see and shape every
+ * exchange. Used only when a hook asks for it, so the unhooked path has no extra hop.
+ */
+export async function startInterceptingProxy(
+  targetBaseUrl: string,
+  interceptor: HttpInterceptor,
+  onProblem: (message: string) => void,
+): Promise<RunningServer> {
+  const base = targetBaseUrl.replace(/\/+$/, '');
+  const server: Server = createServer((incoming, outgoing) => {
+    void (async () => {
+      const headers: Record<string, string> = {};
+      for (const [name, value] of Object.entries(incoming.headers)) {
+        if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : value;
+      }
+      const request: InterceptedRequest = {
+        method: incoming.method ?? 'GET',
+        path: incoming.url ?? '/',
+        headers,
+        body: await readText(incoming),
+      };
+      const forward = async (): Promise<InterceptedReply> => {
+        const response = await fetch(`${base}${request.path}`, {
+          method: request.method,
+          headers: Object.fromEntries(Object.entries(headers).filter(([name]) => !HOP_BY_HOP.has(name))),
+          ...(request.method === 'GET' || request.method === 'HEAD' ? {} : { body: request.body }),
+        });
+        const replyHeaders: Record<string, string> = {};
+        response.headers.forEach((value, name) => {
+          if (!HOP_BY_HOP.has(name)) replyHeaders[name] = value;
+        });
+        return { status: response.status, headers: replyHeaders, body: await response.text() };
+      };
+      const reply = await interceptor(request, forward);
+      if (reply === 'drop') {
+        incoming.socket.destroy();
+        return;
+      }
+      // The caller may have given up meanwhile (its own timeout): nothing left to answer.
+      if (outgoing.destroyed) return;
+      outgoing.writeHead(reply.status, reply.headers);
+      outgoing.end(reply.body);
+    })().catch((error: Error) => {
+      onProblem(`fault proxy for ${base}: ${error.message}`);
+      if (!outgoing.headersSent && !outgoing.destroyed) {
+        outgoing.writeHead(502, { 'content-type': 'application/json' });
+        outgoing.end(JSON.stringify({ message: 'fault proxy could not reach the target' }));
+      }
+    });
+  });
+  const endpoint = await listen(server);
+  return { endpoint, stop: () => closeServer(server) };
+}

@@ -1,0 +1,19 @@
+/**
+ * Jest global setup of the `faults` project: synthesizes the app once with the local profile for
+ * every campaign in the project (CHAOS_ASSEMBLY_DIR skips it, e.g. to reuse an assembly).
+ */
+import { mkdirSync, rmSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { PROJECT_ROOT, synthesizeLocal } from './runner/assembly';
+
+export const ASSEMBLY_ENV = 'CHAOS_ASSEMBLY_DIR';
+
+export default function globalSetup(): void {
+  if (process.env[ASSEMBLY_ENV]) return;
+  const workDir = resolve(PROJECT_ROOT, '.local/chaos-test');
+  mkdirSync(workDir, { recursive: true });
+  const assemblyDir = resolve(workDir, 'cdk.out');
+  rmSync(assemblyDir, { recursive: true, force: true });
+  synthesizeLocal(assemblyDir);
+  process.env[ASSEMBLY_ENV] = assemblyDir;
+}

@@ -1,4 +1,4 @@
-import { ORDER_STEPS, type WorkflowTimings } from '../../../lambdas/contracts';
+import { ORDER_STEPS } from '../../../lambdas/contracts';
 import { maxSafeRelativeSkewMillis, terminalBound } from '../../faults/core/bounds';
 import { ATTEMPT_FAULTS, FAULT_KINDS, FaultKind } from '../../faults/core/faults';
 import { checkCampaign } from '../../faults/core/invariants';
@@ -11,24 +11,9 @@ import {
 import { hashString, mulberry32, seededUnit, shuffled } from '../../faults/core/random';
 import { renderSummary, renderTable } from '../../faults/core/report';
 import { percentile, recoveryLatencies, summarize } from '../../faults/core/stats';
+import { PINNED_TIMINGS } from './pinned-timings';
 
-const timings: WorkflowTimings = {
-  stepTimeoutSeconds: 6,
-  stepHeartbeatSeconds: 3,
-  stepDeadlineSlackSeconds: 2,
-  startGraceSeconds: 5,
-  maxFailures: 3,
-  retryBackoffSeconds: 1,
-  extendedBackoffAfter: 2,
-  extendedBackoffSeconds: 3,
-  agentMaxCallAttempts: 4,
-  agentBackoffBaseMillis: 50,
-  agentBackoffCapMillis: 500,
-  supervisorRateSeconds: 60,
-  supervisorSweepsPerRun: 30,
-  supervisorPageSize: 50,
-  supervisorBudgetSeconds: 55,
-};
+const timings = PINNED_TIMINGS;
 
 const settings: PlanSettings = {
   orders: 200,

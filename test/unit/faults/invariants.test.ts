@@ -1,4 +1,4 @@
-import { ORDER_STEPS, ProcessState, type WorkflowTimings } from '../../../lambdas/contracts';
+import { ORDER_STEPS, ProcessState } from '../../../lambdas/contracts';
 import { FAULT_KINDS, FaultKind } from '../../faults/core/faults';
 import {
   type CampaignSnapshot,
@@ -9,24 +9,9 @@ import {
   parseIdempotencyKey,
   type RecordSnapshot,
 } from '../../faults/core/invariants';
+import { PINNED_TIMINGS } from './pinned-timings';
 
-const timings: WorkflowTimings = {
-  stepTimeoutSeconds: 6,
-  stepHeartbeatSeconds: 3,
-  stepDeadlineSlackSeconds: 2,
-  startGraceSeconds: 5,
-  maxFailures: 3,
-  retryBackoffSeconds: 1,
-  extendedBackoffAfter: 2,
-  extendedBackoffSeconds: 3,
-  agentMaxCallAttempts: 4,
-  agentBackoffBaseMillis: 50,
-  agentBackoffCapMillis: 500,
-  supervisorRateSeconds: 60,
-  supervisorSweepsPerRun: 30,
-  supervisorPageSize: 50,
-  supervisorBudgetSeconds: 55,
-};
+const timings = PINNED_TIMINGS;
 
 const completed = Object.fromEntries(ORDER_STEPS.map((step) => [step.name, 'Completed']));
 

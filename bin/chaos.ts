@@ -12,6 +12,10 @@ import { FAULT_KINDS, type FaultKind } from '../test/faults/core/faults';
 import { DEFAULT_FAULT_RATES } from '../test/faults/core/plan';
 import { type CampaignOptions, runCampaign } from '../test/faults/runner/campaign';
 
+// This machine's tools run on Node 20 while the deployed Lambdas run on nodejs22.x; the SDK's
+// Node 20 end-of-support notice says nothing actionable here, so local tools silence it.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
 const USAGE =
   'Usage: npm run chaos -- [--orders N] [--seed N] [--max-in-flight N] [--assembly DIR] [--work DIR] ' +
   '[--without kinds] [--only kinds] [--transient-rate R] [--min-processed R] [--allowance-seconds S] ' +

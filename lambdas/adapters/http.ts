@@ -1,4 +1,5 @@
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { ErrorResponseBody, FieldError } from '../contracts';
 
 /** Header a client may set to trace its request through the system. */
@@ -64,4 +65,23 @@ export function locationOf(event: APIGatewayProxyEvent, collectionRoute: string,
   const requestPath = event.requestContext?.path || event.path || collectionRoute;
   const base = requestPath.endsWith('/') ? requestPath.slice(0, -1) : requestPath;
   return `${base}/${encodeURIComponent(id)}`;
+}
+
+/** What every API handler needs per request: its correlation id, a logger carrying it, and the header echoing it. */
+export interface ApiRequestScope {
+  readonly correlationId: string;
+  readonly log: Logger;
+  readonly traced: Readonly<Record<string, string>>;
+}
+
+export function apiRequestScope(
+  event: APIGatewayProxyEvent,
+  context: Context,
+  logger: Logger,
+): ApiRequestScope {
+  const correlationId = correlationIdOf(event, context.awsRequestId);
+  // A child per invocation keeps keys from leaking between concurrent in-process invocations.
+  const log = logger.createChild({ persistentKeys: { correlationId } });
+  log.addContext(context);
+  return { correlationId, log, traced: { [CORRELATION_ID_HEADER]: correlationId } };
 }

@@ -1,13 +1,7 @@
 /** GET /orders/{orderId}: the order's current state from the state store (200, 404 or 400). */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { createDocumentClient } from '../adapters/aws-clients';
-import {
-  CORRELATION_ID_HEADER,
-  correlationIdOf,
-  errorResponse,
-  internalErrorResponse,
-  jsonResponse,
-} from '../adapters/http';
+import { apiRequestScope, errorResponse, internalErrorResponse, jsonResponse } from '../adapters/http';
 import { createLogger } from '../adapters/observability';
 import { DynamoStateStore } from '../adapters/state-store';
 import { ApiRoute, EnvKey, requireEnv } from '../contracts';
@@ -22,11 +16,7 @@ export const handler = async (
   event: APIGatewayProxyEvent,
   context: Context,
 ): Promise<APIGatewayProxyResult> => {
-  const correlationId = correlationIdOf(event, context.awsRequestId);
-  // A child per invocation keeps keys from leaking between concurrent in-process invocations.
-  const log = logger.createChild({ persistentKeys: { correlationId } });
-  log.addContext(context);
-  const traced = { [CORRELATION_ID_HEADER]: correlationId };
+  const { correlationId, log, traced } = apiRequestScope(event, context, logger);
   try {
     const parsed = parseOrderIdParameter(event.pathParameters?.[ApiRoute.orderPathParameter]);
     if (!parsed.ok) {

@@ -8,8 +8,7 @@ import { EventBridgeAlertPublisher } from '../adapters/alert-publisher';
 import { createDocumentClient, createEventBridgeClient, createSqsClient } from '../adapters/aws-clients';
 import { SqsConflictQueue } from '../adapters/conflict-queue';
 import {
-  CORRELATION_ID_HEADER,
-  correlationIdOf,
+  apiRequestScope,
   errorResponse,
   internalErrorResponse,
   jsonResponse,
@@ -52,11 +51,7 @@ export const handler = async (
   event: APIGatewayProxyEvent,
   context: Context,
 ): Promise<APIGatewayProxyResult> => {
-  const correlationId = correlationIdOf(event, context.awsRequestId);
-  // A child per invocation keeps keys from leaking between concurrent in-process invocations.
-  const log = logger.createChild({ persistentKeys: { correlationId } });
-  log.addContext(context);
-  const traced = { [CORRELATION_ID_HEADER]: correlationId };
+  const { correlationId, log, traced } = apiRequestScope(event, context, logger);
   try {
     const parsed = parseOrderRequestBody(event.body, event.isBase64Encoded === true);
     if (!parsed.ok) {

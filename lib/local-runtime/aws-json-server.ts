@@ -38,7 +38,7 @@ export async function startAwsJsonServer(
       if (!operation) {
         reply(400, {
           __type: 'UnknownOperationException',
-          message: `${serviceName} operation '${operationName || '(none)'}' is not implemented by the local runtime (implemented: ${Object.keys(operations).join(', ')})`,
+          message: `${serviceName} operation '${operationName || '(none)'}' is not supported by the local runtime (supported: ${Object.keys(operations).join(', ')})`,
         });
         return;
       }

@@ -43,7 +43,7 @@ export interface PreparedDefinition {
   readonly tasks: ReadonlyMap<string, TaskSpec>;
   /** Top-level TimeoutSeconds of the execution, if declared. */
   readonly executionTimeoutSeconds?: number;
-  /** Non-fatal findings, e.g. a Task whose Resource is not implemented (its execution will fail there). */
+  /** Non-fatal findings, e.g. a Task whose Resource the local runtime does not support (its execution will fail there). */
   readonly warnings: readonly string[];
 }
 

@@ -52,7 +52,7 @@ export function classifyResource(resource: string): TaskIntegration {
   } else {
     return {
       service: 'unsupported',
-      reason: `the '.${suffix}' integration pattern is not implemented (only request-response and .waitForTaskToken)`,
+      reason: `the '.${suffix}' integration pattern is not supported by the local runtime (only request-response and .waitForTaskToken)`,
     };
   }
   if (service === 'dynamodb' && DYNAMODB_ACTIONS.includes(action)) {
@@ -64,5 +64,8 @@ export function classifyResource(resource: string): TaskIntegration {
   if (service === 'sqs' && action === 'sendMessage') return { service: 'sqs', action, pattern };
   if (service === 'events' && action === 'putEvents') return { service: 'events', action, pattern };
   if (service === 'lambda' && action === 'invoke') return { service: 'lambda', action, pattern };
-  return { service: 'unsupported', reason: `the integration '${service}:${action}' is not implemented` };
+  return {
+    service: 'unsupported',
+    reason: `the integration '${service}:${action}' is not supported by the local runtime`,
+  };
 }

@@ -63,7 +63,7 @@ export interface RegisterStateMachineOptions {
 
 export interface RegisteredStateMachine {
   readonly stateMachineArn: string;
-  /** Non-fatal findings, e.g. Tasks whose Resource is not implemented locally. */
+  /** Non-fatal findings, e.g. Tasks whose Resource the local runtime does not support. */
   readonly warnings: readonly string[];
 }
 

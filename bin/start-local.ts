@@ -11,15 +11,17 @@
  *   --assembly DIR  run an already synthesized assembly instead of synthesizing (cdk synth -c profile=local)
  *   --target FILE   where to write the target description (default .local/target.json)
  */
-import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
-import { DEFAULT_TARGET_FILE, startLocalRuntime } from '../lib/local-runtime';
+import {
+  DEFAULT_TARGET_FILE,
+  PROJECT_ROOT,
+  startLocalRuntime,
+  synthesizeLocalAssembly,
+} from '../lib/local-runtime';
 
 // This machine's tools run on Node 20 while the deployed Lambdas run on nodejs22.x; the SDK's
 // Node 20 end-of-support notice says nothing actionable here, so local tools silence it.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-
-const PROJECT_ROOT = resolve(__dirname, '..');
 
 interface Arguments {
   readonly port: number;
@@ -56,21 +58,14 @@ function parseArguments(argv: readonly string[]): Arguments {
   };
 }
 
-/** `cdk synth -c profile=local`: the same synthesis (and bundling) as a deployment, local numbers. */
-function synthesize(outputDir: string): void {
-  const cdk = resolve(PROJECT_ROOT, 'node_modules', '.bin', 'cdk');
-  console.log(`Synthesizing with the local profile into ${outputDir} ...`);
-  execFileSync(cdk, ['synth', '--quiet', '-c', 'profile=local', '--output', outputDir], {
-    cwd: PROJECT_ROOT,
-    stdio: 'inherit',
-  });
-}
-
 async function main(): Promise<void> {
   const args = parseArguments(process.argv.slice(2));
   const started = Date.now();
   const assemblyDir = args.assemblyDir ?? resolve(PROJECT_ROOT, '.local', 'cdk.out');
-  if (!args.assemblyDir) synthesize(assemblyDir);
+  if (!args.assemblyDir) {
+    console.log(`Synthesizing with the local profile into ${assemblyDir} ...`);
+    synthesizeLocalAssembly(assemblyDir, { echo: true });
+  }
   const runtime = await startLocalRuntime({
     assemblyDir,
     port: args.port,

@@ -18,4 +18,5 @@ export {
   startLocalRuntime,
   type UnsupportedResource,
 } from './runtime';
+export { PROJECT_ROOT, type SynthesizeOptions, synthesizeLocalAssembly } from './synthesize';
 export { DEFAULT_TARGET_FILE, type LocalTarget, readTarget } from './target';

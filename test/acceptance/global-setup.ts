@@ -3,13 +3,16 @@
  * `cdk synth` path as a deployment) and runs its cloud assembly on the embedded local runtime. When
  * ACCEPTANCE_TARGET is already set (LocalStack, AWS), it starts nothing.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { type LocalRuntime, startLocalRuntime } from '../../lib/local-runtime';
+import {
+  type LocalRuntime,
+  PROJECT_ROOT,
+  startLocalRuntime,
+  synthesizeLocalAssembly,
+} from '../../lib/local-runtime';
 import { TARGET_ENV } from './setup';
 
-const PROJECT_ROOT = resolve(__dirname, '../..');
 const WORK_DIR = resolve(PROJECT_ROOT, '.local/acceptance');
 
 declare global {
@@ -21,17 +24,7 @@ export default async function globalSetup(): Promise<void> {
   if (process.env[TARGET_ENV]) return;
   const assemblyDir = resolve(WORK_DIR, 'cdk.out');
   mkdirSync(WORK_DIR, { recursive: true });
-  try {
-    execFileSync(
-      resolve(PROJECT_ROOT, 'node_modules/.bin/cdk'),
-      ['synth', '--quiet', '-c', 'profile=local', '--output', assemblyDir],
-      { cwd: PROJECT_ROOT, stdio: 'pipe', encoding: 'utf8' },
-    );
-  } catch (error) {
-    // Bundling chatter is noise on success; on failure it is the diagnosis.
-    const { stdout, stderr } = error as { stdout?: string; stderr?: string };
-    throw new Error(`cdk synth -c profile=local failed:\n${stdout ?? ''}${stderr ?? ''}`);
-  }
+  synthesizeLocalAssembly(assemblyDir);
   const targetFile = resolve(WORK_DIR, 'target.json');
   globalThis.acceptanceRuntime = await startLocalRuntime({
     assemblyDir,

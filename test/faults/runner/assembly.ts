@@ -4,12 +4,12 @@
  * the workflow timings), and, for the checker's own tests, copied with a deliberately broken
  * bundled asset.
  */
-import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { EnvKey, parseWorkflowTimings, type WorkflowTimings } from '../../../lambdas/contracts';
+import { synthesizeLocalAssembly } from '../../../lib/local-runtime';
 
-export const PROJECT_ROOT = resolve(__dirname, '../../..');
+export { PROJECT_ROOT } from '../../../lib/local-runtime';
 
 export type FunctionRole = 'agent' | 'supervisor' | 'starter' | 'remote-service' | 'other';
 
@@ -30,18 +30,9 @@ export interface AssemblyFacts {
   readonly agents: readonly AssemblyFunction[];
 }
 
-/** `cdk synth -c profile=local -o DIR`: bundling chatter is shown only when it fails. */
+/** `cdk synth -c profile=local -o DIR`, as the local runtime's own synthesis does it. */
 export function synthesizeLocal(outputDir: string): void {
-  try {
-    execFileSync(
-      resolve(PROJECT_ROOT, 'node_modules/.bin/cdk'),
-      ['synth', '--quiet', '-c', 'profile=local', '--output', outputDir],
-      { cwd: PROJECT_ROOT, stdio: 'pipe', encoding: 'utf8' },
-    );
-  } catch (error) {
-    const { stdout, stderr } = error as { stdout?: string; stderr?: string };
-    throw new Error(`cdk synth -c profile=local failed:\n${stdout ?? ''}${stderr ?? ''}`);
-  }
+  synthesizeLocalAssembly(outputDir);
 }
 
 /**

@@ -4,18 +4,15 @@
  * die with the runtime (as a crashed region would lose them); the durable state store survives, and
  * the supervisor finds the expired attempt and the order completes with one effect per step.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { ORDER_STEPS } from '../../../lambdas/contracts';
-import { type LocalRuntime, startLocalRuntime } from '../../../lib/local-runtime';
+import { type LocalRuntime, startLocalRuntime, synthesizeLocalAssembly } from '../../../lib/local-runtime';
 import { SystemClient } from '../../acceptance/system-client';
 import { parseTargetDescription } from '../../acceptance/target';
 
 jest.setTimeout(180_000);
-
-const PROJECT_ROOT = resolve(__dirname, '../../..');
 
 describe('local runtime restart with --data', () => {
   let workDir: string;
@@ -41,11 +38,7 @@ describe('local runtime restart with --data', () => {
     workDir = mkdtempSync(join(tmpdir(), 'restart-it-'));
     assemblyDir = join(workDir, 'cdk.out');
     dataDir = join(workDir, 'data');
-    execFileSync(
-      resolve(PROJECT_ROOT, 'node_modules/.bin/cdk'),
-      ['synth', '--quiet', '-c', 'profile=local', '--output', assemblyDir],
-      { cwd: PROJECT_ROOT, stdio: 'pipe' },
-    );
+    synthesizeLocalAssembly(assemblyDir);
   });
 
   afterAll(async () => {

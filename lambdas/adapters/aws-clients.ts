@@ -1,5 +1,5 @@
 /**
- * SDK client factories for the order handlers. Each handler module calls these once at load time,
+ * SDK client factories for every handler. Each handler module calls these once at load time,
  * so clients (and their connection pools) are reused across invocations. Region, credentials and
  * endpoints come from the standard AWS_* environment variables, which is also how the local runtime
  * and the tests point the very same code at emulators.
@@ -17,8 +17,12 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
  */
 export const SDK_MAX_ATTEMPTS = 3;
 
+export function createDynamoDbClient(): DynamoDBClient {
+  return new DynamoDBClient({ maxAttempts: SDK_MAX_ATTEMPTS });
+}
+
 export function createDocumentClient(): DynamoDBDocumentClient {
-  return DynamoDBDocumentClient.from(new DynamoDBClient({ maxAttempts: SDK_MAX_ATTEMPTS }), {
+  return DynamoDBDocumentClient.from(createDynamoDbClient(), {
     marshallOptions: { removeUndefinedValues: true },
   });
 }

@@ -10,9 +10,8 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SFNClient } from '@aws-sdk/client-sfn';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { createDynamoDbClient, createSfnClient } from '../adapters/aws-clients';
 import { makeIdempotentRemoteCall } from '../adapters/idempotency';
 import { HttpRemoteService, parseRemoteAuth } from '../adapters/remote-client';
 import { StepFunctionsTaskCallbacks, TimerHeartbeats } from '../adapters/task-callbacks';
@@ -45,7 +44,7 @@ const remote = new HttpRemoteService({
   auth: parseRemoteAuth(requireEnv(EnvKey.RemoteAuth)),
   region: process.env.AWS_REGION,
 });
-const callbacks = new StepFunctionsTaskCallbacks(new SFNClient({}));
+const callbacks = new StepFunctionsTaskCallbacks(createSfnClient());
 const backoff = { baseMillis: timings.agentBackoffBaseMillis, capMillis: timings.agentBackoffCapMillis };
 const sleep = (millis: number) => new Promise<void>((resolve) => setTimeout(resolve, millis));
 
@@ -54,7 +53,7 @@ const idempotentCall = makeIdempotentRemoteCall(
     callRemoteOperation(input, { remote, backoff, clock: Date, sleep, random: Math.random, observer }),
   {
     tableName: requireEnv(EnvKey.IdempotencyTableName),
-    client: new DynamoDBClient({}),
+    client: createDynamoDbClient(),
     expiresAfterSeconds: idempotencyRetentionSeconds(timings),
     keyPrefix: `agent#${service}`,
   },

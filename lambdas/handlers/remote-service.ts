@@ -5,8 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@aws-lambda-powertools/logger';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { LambdaFunctionURLEvent, LambdaFunctionURLResult } from 'aws-lambda';
+import { createDynamoDbClient } from '../adapters/aws-clients';
 import { DynamoDbLedger, type LedgerPort } from '../adapters/ledger';
 import { EnvKey, type FieldError, requireEnv, type ServiceName } from '../contracts';
 import {
@@ -31,7 +31,7 @@ function parseStallMillis(value: string): number {
 
 const logger = new Logger();
 const stallMillis = parseStallMillis(requireEnv(EnvKey.StallMillis));
-const ledger: LedgerPort = new DynamoDbLedger(new DynamoDBClient({}), requireEnv(EnvKey.LedgerTableName));
+const ledger: LedgerPort = new DynamoDbLedger(createDynamoDbClient(), requireEnv(EnvKey.LedgerTableName));
 const sleep = (millis: number) => new Promise<void>((resolve) => setTimeout(resolve, millis));
 
 function json(

@@ -3,58 +3,27 @@
  * loopback port, reached through the real AWS SDK v3 clients. Nothing here mocks a client.
  */
 
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import {
+  type RunningServer,
+  startDynamoDbEmulator,
+  startSqsEmulator,
+} from '../../lib/local-runtime/emulators';
 
 export const TEST_REGION = 'us-east-1';
 export const TEST_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 
-export interface RunningEmulator {
-  readonly endpoint: string;
-  stop(): Promise<void>;
+export type RunningEmulator = RunningServer;
+
+/** Starts an in-memory dynalite, configured as the local runtime runs it (tables ready at once). */
+export function startDynalite(): Promise<RunningEmulator> {
+  return startDynamoDbEmulator();
 }
 
-function listen(server: Server): Promise<string> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      resolve(`http://127.0.0.1:${port}`);
-    });
-  });
-}
-
-function close(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.closeAllConnections?.();
-    server.close(() => resolve());
-  });
-}
-
-/** Starts an in-memory dynalite. Tables are created instantly (no CREATING delay). */
-export async function startDynalite(): Promise<RunningEmulator> {
-  // dynalite ships no types.
-  const dynalite = require('dynalite') as (options: Record<string, unknown>) => Server;
-  const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-  const endpoint = await listen(server);
-  return { endpoint, stop: () => close(server) };
-}
-
-/** Starts local-aws-sqs (JSON protocol, as the current SDK speaks it). */
-export async function startLocalSqs(): Promise<RunningEmulator> {
-  const { createSqsServer } = require('local-aws-sqs') as {
-    createSqsServer(options: Record<string, unknown>): Promise<Server>;
-  };
-  const server = await createSqsServer({
-    port: 0,
-    hostname: '127.0.0.1',
-    emulateQueueCreationLifecycle: false,
-  });
-  const address = server.address() as AddressInfo | null;
-  const endpoint = address ? `http://127.0.0.1:${address.port}` : await listen(server);
-  return { endpoint, stop: () => close(server) };
+/** Starts local-aws-sqs (JSON protocol, as the current SDK speaks it), as the local runtime runs it. */
+export function startLocalSqs(): Promise<RunningEmulator> {
+  return startSqsEmulator({ region: TEST_REGION, accountId: '123456789012' });
 }
 
 export function dynamoClient(endpoint: string): DynamoDBClient {

@@ -27,7 +27,7 @@ module.exports = {
       setupFilesAfterEnv: ['<rootDir>/test/acceptance/jest-timeouts.ts'],
     }),
     // Fault injection on the local runtime: a short seeded campaign and the broken variants the
-    // invariant checker must catch (test/faults/README.md; the full campaign is `npm run chaos`).
+    // invariant checker must catch (lib/chaos/README.md; the full campaign is `npm run chaos`).
     layer('faults', { globalSetup: '<rootDir>/test/faults/global-setup.ts' }),
   ],
   testTimeout: 60_000,

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { loadConfig } from '../lib/config';
-import { SchedulerAgentSupervisorStack, STACK_NAME } from '../lib/stacks/scheduler-agent-supervisor-stack';
+import { loadConfig } from '../lib/scheduler-agent-supervisor/config';
+import { SchedulerAgentSupervisorStack, STACK_NAME } from '../lib/scheduler-agent-supervisor/stack';
 
 // Wiring only: `cdk synth` / `cdk deploy` [-c profile=local] [-c alertEmail=ops@example.com]
 const app = new App();

@@ -1,16 +1,16 @@
 #!/usr/bin/env node
 /**
  * npm run chaos: drives seeded orders through the app on the local runtime while injecting faults at
- * the infrastructure boundary, then checks the invariants (test/faults/). Exits 1 on any violation
+ * the infrastructure boundary, then checks the invariants (lib/chaos/). Exits 1 on any violation
  * or a trivial run, 2 on bad arguments.
  *
  *   npm run chaos -- [--orders 1000] [--seed 1] [--max-in-flight 24] [--assembly DIR] [--work DIR]
  *                    [--without kind,kind] [--only kind,kind] [--transient-rate 0.05]
  *                    [--min-processed 0.6] [--allowance-seconds 60] [--clock-skew-ms 1000] [--keep-data]
  */
-import { FAULT_KINDS, type FaultKind } from '../test/faults/core/faults';
-import { DEFAULT_FAULT_RATES } from '../test/faults/core/plan';
-import { type CampaignOptions, runCampaign } from '../test/faults/runner/campaign';
+import { FAULT_KINDS, type FaultKind } from '../lib/chaos/core/faults';
+import { DEFAULT_FAULT_RATES } from '../lib/chaos/core/plan';
+import { type CampaignOptions, runCampaign } from '../lib/chaos/runner/campaign';
 
 // This machine's tools run on Node 20 while the deployed Lambdas run on nodejs22.x; the SDK's
 // Node 20 end-of-support notice says nothing actionable here, so local tools silence it.

@@ -8,7 +8,7 @@
 import { resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { ProcessState, StateAttr, StepAttr } from '../lambdas/contracts';
+import { ProcessState, StateAttr, StepAttr } from '../lambdas/scheduler-agent-supervisor/contracts';
 import { DEFAULT_TARGET_FILE, type LocalTarget, readTarget } from '../lib/local-runtime';
 
 // This machine's tools run on Node 20 while the deployed Lambdas run on nodejs22.x; the SDK's

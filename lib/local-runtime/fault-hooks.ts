@@ -1,5 +1,5 @@
 /**
- * Fault hooks: optional points where a test harness (the chaos campaign, test/faults/) can disturb
+ * Fault hooks: optional points where a test harness (the chaos campaign, lib/chaos/) can disturb
  * the local runtime at its infrastructure boundary, the way a network, a sandbox crash or a second
  * deployment would, without any switch in the handlers. Every hook is off by default, and a
  * runtime started without `faults` behaves exactly as one that never heard of them.

@@ -5,7 +5,12 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { type ProcessState, StateAttr, StepAttr, TERMINAL_STATES } from '../../lambdas/contracts';
+import {
+  type ProcessState,
+  StateAttr,
+  StepAttr,
+  TERMINAL_STATES,
+} from '../../lambdas/scheduler-agent-supervisor/contracts';
 
 export type StateRecordView = Readonly<Record<string, unknown>>;
 

@@ -29,6 +29,6 @@ export function acceptanceTarget(): TargetDescription {
 
 const profile = process.env.ACCEPTANCE_PROFILE ?? 'local';
 
-/** Upper bounds derived from the profiles in lib/config.ts (local: seconds, default: minutes). */
+/** Upper bounds derived from the profiles in lib/scheduler-agent-supervisor/config.ts (local: seconds, default: minutes). */
 export const scenarioTimeoutMs =
   profile === 'local' ? { normal: 60_000, recovery: 120_000 } : { normal: 600_000, recovery: 1_500_000 };

@@ -4,7 +4,7 @@
  */
 import { mkdirSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { PROJECT_ROOT, synthesizeLocal } from './runner/assembly';
+import { PROJECT_ROOT, synthesizeLocal } from '../../lib/chaos/runner/assembly';
 
 export const ASSEMBLY_ENV = 'CHAOS_ASSEMBLY_DIR';
 

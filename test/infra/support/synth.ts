@@ -1,11 +1,8 @@
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { type DeploymentConfig, loadConfig } from '../../../lib/config';
-import { type AslDefinition, parseDefinition } from '../../../lib/guardrails';
-import {
-  SchedulerAgentSupervisorStack,
-  STACK_NAME,
-} from '../../../lib/stacks/scheduler-agent-supervisor-stack';
+import { type AslDefinition, parseDefinition } from '../../../lib/platform/guardrails';
+import { type DeploymentConfig, loadConfig } from '../../../lib/scheduler-agent-supervisor/config';
+import { SchedulerAgentSupervisorStack, STACK_NAME } from '../../../lib/scheduler-agent-supervisor/stack';
 
 export interface SynthesizedStack {
   readonly app: App;

@@ -3,7 +3,7 @@
  * only the messages of the orders it asks about and leave every other message where it was.
  */
 import { CreateQueueCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
-import { SystemClient } from '../../acceptance/system-client';
+import { SystemClient } from '../../acceptance/scheduler-agent-supervisor/system-client';
 import { parseTargetDescription } from '../../acceptance/target';
 import { type RunningEmulator, sqsClient, startLocalSqs } from '../../support/emulators';
 

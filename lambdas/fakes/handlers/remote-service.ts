@@ -1,0 +1,166 @@
+/**
+ * The fake remote services behind one Lambda function URL (payload format 2.0): the request path
+ * picks the service (inventory, payment or shipping). Scenarios and the HTTP contract are
+ * documented in domain/remote-scenarios.ts; this file only wires them to the ledger.
+ */
+import { randomUUID } from 'node:crypto';
+import { Logger } from '@aws-lambda-powertools/logger';
+import type { LambdaFunctionURLEvent, LambdaFunctionURLResult } from 'aws-lambda';
+import {
+  CORRELATION_ID_HEADER,
+  IDEMPOTENCY_KEY_HEADER,
+  IDEMPOTENCY_KEY_PATTERN,
+  type RemoteOperationRequest,
+  RemoteOperationRequestSchema,
+  type ServiceName,
+} from '../../scheduler-agent-supervisor/contracts';
+import { createDynamoDbClient } from '../../shared/aws-clients';
+import { requireEnv } from '../../shared/env';
+import { type FieldError } from '../../shared/validation';
+import { DynamoDbLedger, type LedgerPort } from '../adapters/ledger';
+import { FakesEnvKey } from '../contracts';
+import {
+  decideAfterEffect,
+  decideBeforeEffect,
+  scenarioFlags,
+  serviceForPath,
+} from '../domain/remote-scenarios';
+
+function parseStallMillis(value: string): number {
+  const millis = Number(value);
+  if (!Number.isInteger(millis) || millis < 0) {
+    throw new Error(
+      `${FakesEnvKey.StallMillis} must be a non-negative integer of milliseconds, got '${value}'`,
+    );
+  }
+  return millis;
+}
+
+const logger = new Logger();
+const stallMillis = parseStallMillis(requireEnv(FakesEnvKey.StallMillis));
+const ledger: LedgerPort = new DynamoDbLedger(
+  createDynamoDbClient(),
+  requireEnv(FakesEnvKey.LedgerTableName),
+);
+const sleep = (millis: number) => new Promise<void>((resolve) => setTimeout(resolve, millis));
+
+function json(
+  statusCode: number,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): LambdaFunctionURLResult {
+  return {
+    statusCode,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  };
+}
+
+function badRequest(message: string, errors: readonly FieldError[]): LambdaFunctionURLResult {
+  return json(400, { message, errors });
+}
+
+type Validated =
+  | {
+      readonly ok: true;
+      readonly service: ServiceName;
+      readonly idempotencyKey: string;
+      readonly body: RemoteOperationRequest;
+    }
+  | { readonly ok: false; readonly response: LambdaFunctionURLResult };
+
+function validate(event: LambdaFunctionURLEvent): Validated {
+  const service = serviceForPath(event.rawPath);
+  if (!service) return { ok: false, response: json(404, { message: `No operation at ${event.rawPath}` }) };
+  if (event.requestContext.http.method !== 'POST') {
+    return {
+      ok: false,
+      response: json(405, { message: `${event.rawPath} accepts POST only` }, { allow: 'POST' }),
+    };
+  }
+  const idempotencyKey = event.headers[IDEMPOTENCY_KEY_HEADER];
+  if (idempotencyKey === undefined || idempotencyKey === '') {
+    return {
+      ok: false,
+      response: badRequest('Missing Idempotency-Key header', [
+        { path: 'headers.Idempotency-Key', message: 'is required: every call must carry a stable key' },
+      ]),
+    };
+  }
+  if (!IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) {
+    return {
+      ok: false,
+      response: badRequest('Invalid Idempotency-Key header', [
+        {
+          path: 'headers.Idempotency-Key',
+          message: 'must be 1-255 printable ASCII characters without spaces',
+        },
+      ]),
+    };
+  }
+  const text = event.isBase64Encoded
+    ? Buffer.from(event.body ?? '', 'base64').toString('utf8')
+    : (event.body ?? '');
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return {
+      ok: false,
+      response: badRequest('Body is not valid JSON', [{ path: 'body', message: 'invalid JSON' }]),
+    };
+  }
+  const parsed = RemoteOperationRequestSchema.safeParse(raw);
+  if (!parsed.success) {
+    return {
+      ok: false,
+      response: badRequest(
+        'Invalid request body',
+        parsed.error.issues.map((issue) => ({
+          path: ['body', ...issue.path].join('.'),
+          message: issue.message,
+        })),
+      ),
+    };
+  }
+  return { ok: true, service, idempotencyKey, body: parsed.data };
+}
+
+export async function handler(event: LambdaFunctionURLEvent): Promise<LambdaFunctionURLResult> {
+  const validated = validate(event);
+  if (!validated.ok) return validated.response;
+  const { service, idempotencyKey, body } = validated;
+  const log = logger.createChild({
+    persistentKeys: {
+      remoteService: service,
+      idempotencyKey,
+      orderId: body.orderId,
+      correlationId: event.headers[CORRELATION_ID_HEADER],
+    },
+  });
+
+  const flags = scenarioFlags(service, body.items);
+  const callNumber = flags.flaky ? await ledger.countCall(service, idempotencyKey) : 0;
+  const before = decideBeforeEffect(flags, callNumber);
+  if (before.kind !== 'proceed') {
+    log.info('Call refused by scenario', { status: before.status, reason: before.message });
+    return json(before.status, { message: before.message });
+  }
+
+  const effect = await ledger.recordEffectOnce(service, idempotencyKey, {
+    confirmationId: `${service}-${randomUUID()}`,
+  });
+  const after = decideAfterEffect(flags, effect.createdNow);
+  switch (after.kind) {
+    case 'created':
+      log.info('Effect recorded', { confirmationId: effect.result.confirmationId });
+      return json(after.status, { ...effect.result });
+    case 'replayed':
+      log.info('Replayed recorded effect', { confirmationId: effect.result.confirmationId });
+      return json(after.status, { ...effect.result }, { 'idempotent-replayed': 'true' });
+    case 'stall-then-fail':
+      log.info('Effect recorded; withholding the answer (STALL-ONCE)', { stallMillis });
+      await sleep(stallMillis);
+      return json(after.status, { message: `gateway timeout after ${stallMillis} ms (STALL-ONCE)` });
+  }
+}

@@ -1,0 +1,16 @@
+import { requireEnv } from '../../shared/env';
+import { EnvKey, parseWorkflowTimings, type WorkflowTimings } from '../contracts';
+
+/** WORKFLOW_TIMINGS, validated: a handler with broken limits must fail at load, not mid-order. */
+export function readWorkflowTimings(env: NodeJS.ProcessEnv = process.env): WorkflowTimings {
+  return parseWorkflowTimings(requireEnv(EnvKey.WorkflowTimings, env));
+}
+
+export function readDueShardCount(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = requireEnv(EnvKey.DueShardCount, env);
+  const count = Number(raw);
+  if (!Number.isInteger(count) || count < 1 || count > 64) {
+    throw new Error(`${EnvKey.DueShardCount} must be an integer from 1 to 64, got '${raw}'`);
+  }
+  return count;
+}

@@ -1,0 +1,450 @@
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { isoAt } from '../../shared/clock';
+import { isConditionalCheckFailed } from '../../shared/dynamodb-errors';
+import {
+  DUE_INDEX,
+  ProcessState,
+  STEP_NAMES,
+  StateAttr,
+  StepAttr,
+  type StepName,
+  StepStatus,
+  SUPPORTED_STATE_SCHEMA_VERSIONS,
+} from '../contracts';
+import type {
+  ClaimRequest,
+  ClaimStore,
+  CreateIfAbsentResult,
+  DuePageCursor,
+  DueRecordPage,
+  ReleaseRequest,
+  StateRecordCreator,
+  StateRecordReader,
+  SupervisionStore,
+  TransitionResult,
+} from '../domain/ports';
+import type { LastError, StateRecord, StepState } from '../domain/state-record';
+import type { DueRecord } from '../domain/supervisor';
+
+type Item = Record<string, unknown>;
+
+/** Attributes the supervisor reads from the DueIndex: exactly what its decisions and conditions use. */
+/** Exactly what the index holds: the table key, the index keys and its projected attributes. */
+const DUE_PROJECTION = [StateAttr.OrderId, DUE_INDEX.sortKey, ...DUE_INDEX.projectedAttributes];
+
+/**
+ * The state store (DynamoDB). Every write is conditional: creation only when absent, and every
+ * transition only while the record still holds the values its caller decided on, so a stale reader
+ * (a slow starter, a second supervisor, an expired execution) can never overwrite newer state.
+ */
+export class DynamoStateStore implements StateRecordReader, StateRecordCreator, ClaimStore, SupervisionStore {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {
+    if (!tableName) {
+      throw new Error('DynamoStateStore: tableName is required');
+    }
+  }
+
+  async get(orderId: string): Promise<StateRecord | undefined> {
+    const { Item: item } = await this.client.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: { [StateAttr.OrderId]: orderId },
+        ConsistentRead: true,
+      }),
+    );
+    return item ? stateRecordFromItem(item) : undefined;
+  }
+
+  async createIfAbsent(record: StateRecord): Promise<CreateIfAbsentResult<StateRecord>> {
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: stateRecordToItem(record),
+          ConditionExpression: 'attribute_not_exists(#id)',
+          ExpressionAttributeNames: { '#id': StateAttr.OrderId },
+        }),
+      );
+      return { created: true };
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) {
+        throw error;
+      }
+    }
+    const existing = await this.get(record.orderId);
+    if (existing === undefined) {
+      // Records are never deleted by the application, so this means someone removed it by hand.
+      throw new Error(`State record '${record.orderId}' existed at write time but is gone now`);
+    }
+    return { created: false, existing };
+  }
+
+  async claim(request: ClaimRequest): Promise<TransitionResult> {
+    const plan: Record<string, number> = { ...request.plan };
+    return this.transition(request.orderId, {
+      UpdateExpression:
+        'SET #ps = :processing, #lb = :instanceId, #att = :attempt, #wv = :workflowVersion, ' +
+        '#plan = :plan, #cb = :completeBy, #ua = :at',
+      ConditionExpression:
+        '#ps = :pending AND attribute_not_exists(#lb) AND #att = :seenAttempt ' +
+        'AND (#att = :zero OR #cb <= :claimableUntil)',
+      ExpressionAttributeNames: {
+        '#ps': StateAttr.ProcessState,
+        '#lb': StateAttr.LockedBy,
+        '#att': StateAttr.Attempt,
+        '#wv': StateAttr.WorkflowVersion,
+        '#plan': StateAttr.Plan,
+        '#cb': StateAttr.CompleteBy,
+        '#ua': StateAttr.UpdatedAt,
+      },
+      ExpressionAttributeValues: {
+        ':processing': ProcessState.Processing,
+        ':pending': ProcessState.Pending,
+        ':instanceId': request.instanceId,
+        ':attempt': request.attempt,
+        ':seenAttempt': request.seenAttempt,
+        ':zero': 0,
+        ':claimableUntil': request.claimableUntilCompleteBy,
+        ':workflowVersion': request.workflowVersion,
+        ':plan': plan,
+        ':completeBy': request.completeBy,
+        ':at': isoAt(request.at),
+      },
+    });
+  }
+
+  /**
+   * Fenced on the claim itself, UpdatedAt included: an execution that did start (its answer lost)
+   * and already wrote, a supervisor reset or a newer claim all change at least one of them, and
+   * then the record is theirs, not ours to give back.
+   */
+  async release(request: ReleaseRequest): Promise<TransitionResult> {
+    return this.transition(request.orderId, {
+      UpdateExpression:
+        'SET #ps = :pending, #att = :restoredAttempt, #cb = :completeBy, #ua = :at REMOVE #lb',
+      ConditionExpression: '#ps = :processing AND #lb = :instanceId AND #att = :attempt AND #ua = :claimedAt',
+      ExpressionAttributeNames: {
+        '#ps': StateAttr.ProcessState,
+        '#lb': StateAttr.LockedBy,
+        '#att': StateAttr.Attempt,
+        '#cb': StateAttr.CompleteBy,
+        '#ua': StateAttr.UpdatedAt,
+      },
+      ExpressionAttributeValues: {
+        ':pending': ProcessState.Pending,
+        ':processing': ProcessState.Processing,
+        ':instanceId': request.instanceId,
+        ':attempt': request.attempt,
+        ':claimedAt': isoAt(request.claimedAt),
+        ':restoredAttempt': request.restoredAttempt,
+        ':completeBy': request.completeBy,
+        ':at': isoAt(request.at),
+      },
+    });
+  }
+
+  async queryDue(shard: string, now: number, limit: number, cursor?: DuePageCursor): Promise<DueRecordPage> {
+    const names: Record<string, string> = { '#ds': DUE_INDEX.partitionKey, '#cb': DUE_INDEX.sortKey };
+    DUE_PROJECTION.forEach((attribute, index) => {
+      names[`#p${index}`] = attribute;
+    });
+    const result = await this.client.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: DUE_INDEX.name,
+        KeyConditionExpression: '#ds = :shard AND #cb <= :now',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: { ':shard': shard, ':now': now },
+        ProjectionExpression: DUE_PROJECTION.map((_, index) => `#p${index}`).join(', '),
+        Limit: limit,
+        ...(cursor !== undefined && { ExclusiveStartKey: { ...cursor } }),
+      }),
+    );
+    return {
+      records: (result.Items ?? []).map(dueRecordFromItem),
+      ...(result.LastEvaluatedKey !== undefined && { next: result.LastEvaluatedKey }),
+    };
+  }
+
+  async resetExpired(
+    seen: DueRecord,
+    change: { readonly failureCount: number; readonly completeBy: number; readonly at: number },
+  ): Promise<TransitionResult> {
+    return this.transition(seen.orderId, {
+      UpdateExpression: 'SET #ps = :pending, #fc = :failureCount, #cb = :completeBy, #ua = :at REMOVE #lb',
+      ...expiredAttemptCondition(seen, {
+        ':pending': ProcessState.Pending,
+        ':failureCount': change.failureCount,
+        ':completeBy': change.completeBy,
+        ':at': isoAt(change.at),
+      }),
+    });
+  }
+
+  async failExpired(
+    seen: DueRecord,
+    change: { readonly failureCount: number; readonly lastError: LastError; readonly at: number },
+  ): Promise<TransitionResult> {
+    const condition = expiredAttemptCondition(seen, {
+      ':error': ProcessState.Error,
+      ':failureCount': change.failureCount,
+      ':lastError': lastErrorToItem(change.lastError),
+      ':at': isoAt(change.at),
+    });
+    return this.transition(seen.orderId, {
+      // Leaving the index (REMOVE DueShard) is what makes Error terminal for the supervisor.
+      UpdateExpression: 'SET #ps = :error, #fc = :failureCount, #le = :lastError, #ua = :at REMOVE #lb, #ds',
+      ...condition,
+      ExpressionAttributeNames: {
+        ...condition.ExpressionAttributeNames,
+        '#le': StateAttr.LastError,
+        '#ds': StateAttr.DueShard,
+      },
+    });
+  }
+
+  async restartPending(
+    seen: DueRecord,
+    change: { readonly completeBy: number; readonly at: number },
+  ): Promise<TransitionResult> {
+    return this.transition(seen.orderId, {
+      UpdateExpression: 'SET #cb = :completeBy, #ua = :at',
+      ConditionExpression:
+        '#ps = :pending AND attribute_not_exists(#lb) AND #cb = :seenCompleteBy AND #att = :seenAttempt',
+      ExpressionAttributeNames: {
+        '#ps': StateAttr.ProcessState,
+        '#lb': StateAttr.LockedBy,
+        '#cb': StateAttr.CompleteBy,
+        '#att': StateAttr.Attempt,
+        '#ua': StateAttr.UpdatedAt,
+      },
+      ExpressionAttributeValues: {
+        ':pending': ProcessState.Pending,
+        ':seenCompleteBy': seen.completeBy,
+        ':seenAttempt': seen.attempt,
+        ':completeBy': change.completeBy,
+        ':at': isoAt(change.at),
+      },
+    });
+  }
+
+  private async transition(
+    orderId: string,
+    update: {
+      UpdateExpression: string;
+      ConditionExpression: string;
+      ExpressionAttributeNames: Record<string, string>;
+      ExpressionAttributeValues: Record<string, unknown>;
+    },
+  ): Promise<TransitionResult> {
+    try {
+      await this.client.send(
+        new UpdateCommand({ TableName: this.tableName, Key: { [StateAttr.OrderId]: orderId }, ...update }),
+      );
+      return 'applied';
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) {
+        return 'lost';
+      }
+      throw error;
+    }
+  }
+}
+
+/**
+ * Fencing for the supervisor: the record must still be the very attempt it saw expire (same lock,
+ * same deadline, same failure count). A re-claim, a finished execution or another supervisor's
+ * transition changes at least one of them.
+ */
+function expiredAttemptCondition(
+  seen: DueRecord,
+  values: Record<string, unknown>,
+): {
+  ConditionExpression: string;
+  ExpressionAttributeNames: Record<string, string>;
+  ExpressionAttributeValues: Record<string, unknown>;
+} {
+  if (seen.lockedBy === undefined) {
+    throw new Error(`Cannot fence an expired attempt of '${seen.orderId}' without its LockedBy`);
+  }
+  return {
+    ConditionExpression:
+      '#ps = :processing AND #lb = :seenLock AND #cb = :seenCompleteBy AND #fc = :seenFailureCount',
+    ExpressionAttributeNames: {
+      '#ps': StateAttr.ProcessState,
+      '#lb': StateAttr.LockedBy,
+      '#cb': StateAttr.CompleteBy,
+      '#fc': StateAttr.FailureCount,
+      '#ua': StateAttr.UpdatedAt,
+    },
+    ExpressionAttributeValues: {
+      ...values,
+      ':processing': ProcessState.Processing,
+      ':seenLock': seen.lockedBy,
+      ':seenCompleteBy': seen.completeBy,
+      ':seenFailureCount': seen.failureCount,
+    },
+  };
+}
+
+export function stateRecordToItem(record: StateRecord): Item {
+  const steps: Record<string, Item> = {};
+  for (const [name, step] of Object.entries(record.steps) as [StepName, StepState | undefined][]) {
+    if (step) {
+      steps[name] = {
+        [StepAttr.Status]: step.status,
+        [StepAttr.StartedAt]: step.startedAt,
+        [StepAttr.CompletedAt]: step.completedAt,
+        [StepAttr.Result]: step.result,
+      };
+    }
+  }
+  return {
+    [StateAttr.OrderId]: record.orderId,
+    [StateAttr.ProcessState]: record.processState,
+    [StateAttr.LockedBy]: record.lockedBy,
+    [StateAttr.CompleteBy]: record.completeBy,
+    [StateAttr.DueShard]: record.dueShard,
+    [StateAttr.FailureCount]: record.failureCount,
+    [StateAttr.Attempt]: record.attempt,
+    [StateAttr.Steps]: steps,
+    [StateAttr.Plan]: record.plan,
+    [StateAttr.OrderFingerprint]: record.orderFingerprint,
+    [StateAttr.SchemaVersion]: record.schemaVersion,
+    [StateAttr.WorkflowVersion]: record.workflowVersion,
+    [StateAttr.CreatedAt]: record.createdAt,
+    [StateAttr.UpdatedAt]: record.updatedAt,
+    [StateAttr.LastError]: record.lastError ? lastErrorToItem(record.lastError) : undefined,
+  };
+}
+
+function lastErrorToItem(lastError: LastError): Item {
+  return { Source: lastError.source, Error: lastError.error, Cause: lastError.cause, At: lastError.at };
+}
+
+const PROCESS_STATES = new Set<string>(Object.values(ProcessState));
+const STEP_STATUSES = new Set<string>(Object.values(StepStatus));
+
+/** Reads a stored record, failing with the attribute at fault rather than passing garbage on. */
+export function stateRecordFromItem(item: Item): StateRecord {
+  const orderId = requireString(item, StateAttr.OrderId, '(unknown)');
+  const schemaVersion = requireNumber(item, StateAttr.SchemaVersion, orderId);
+  if (!SUPPORTED_STATE_SCHEMA_VERSIONS.includes(schemaVersion)) {
+    throw new Error(
+      `State record '${orderId}' has SchemaVersion ${schemaVersion}; supported: ${SUPPORTED_STATE_SCHEMA_VERSIONS.join(', ')}`,
+    );
+  }
+  const steps: Partial<Record<StepName, StepState>> = {};
+  const storedSteps = asMap(item[StateAttr.Steps]);
+  for (const name of STEP_NAMES) {
+    const step = asMap(storedSteps?.[name]);
+    if (step) {
+      steps[name] = stepStateFromItem(step, orderId, name);
+    }
+  }
+  const plan: Partial<Record<StepName, number>> = {};
+  const storedPlan = asMap(item[StateAttr.Plan]);
+  for (const name of STEP_NAMES) {
+    const deadline = storedPlan?.[name];
+    if (typeof deadline === 'number') {
+      plan[name] = deadline;
+    }
+  }
+  const storedLastError = asMap(item[StateAttr.LastError]);
+  return {
+    orderId,
+    processState: requireProcessState(item, orderId),
+    ...optionalString(item, StateAttr.LockedBy, 'lockedBy'),
+    completeBy: requireNumber(item, StateAttr.CompleteBy, orderId),
+    ...optionalString(item, StateAttr.DueShard, 'dueShard'),
+    failureCount: requireNumber(item, StateAttr.FailureCount, orderId),
+    attempt: requireNumber(item, StateAttr.Attempt, orderId),
+    steps,
+    ...(storedPlan !== undefined && { plan }),
+    orderFingerprint: requireString(item, StateAttr.OrderFingerprint, orderId),
+    schemaVersion,
+    workflowVersion: requireNumber(item, StateAttr.WorkflowVersion, orderId),
+    createdAt: requireString(item, StateAttr.CreatedAt, orderId),
+    updatedAt: requireString(item, StateAttr.UpdatedAt, orderId),
+    ...(storedLastError !== undefined && {
+      lastError: {
+        source: String(storedLastError.Source ?? ''),
+        error: String(storedLastError.Error ?? ''),
+        cause: String(storedLastError.Cause ?? ''),
+        at: String(storedLastError.At ?? ''),
+      },
+    }),
+  };
+}
+
+function stepStateFromItem(step: Item, orderId: string, name: StepName): StepState {
+  const status = step[StepAttr.Status];
+  if (typeof status !== 'string' || !STEP_STATUSES.has(status)) {
+    throw new Error(
+      `State record '${orderId}': Steps.${name}.Status is ${JSON.stringify(status)}, not a StepStatus`,
+    );
+  }
+  const result = asMap(step[StepAttr.Result]);
+  return {
+    status: status as StepStatus,
+    ...optionalString(step, StepAttr.StartedAt, 'startedAt'),
+    ...optionalString(step, StepAttr.CompletedAt, 'completedAt'),
+    ...(result !== undefined && { result }),
+  };
+}
+
+function dueRecordFromItem(item: Item): DueRecord {
+  const orderId = requireString(item, StateAttr.OrderId, '(unknown)');
+  return {
+    orderId,
+    processState: requireProcessState(item, orderId),
+    ...optionalString(item, StateAttr.LockedBy, 'lockedBy'),
+    completeBy: requireNumber(item, StateAttr.CompleteBy, orderId),
+    failureCount: requireNumber(item, StateAttr.FailureCount, orderId),
+    attempt: requireNumber(item, StateAttr.Attempt, orderId),
+  };
+}
+
+function requireProcessState(item: Item, orderId: string): ProcessState {
+  const value = item[StateAttr.ProcessState];
+  if (typeof value !== 'string' || !PROCESS_STATES.has(value)) {
+    throw new Error(
+      `State record '${orderId}': ProcessState is ${JSON.stringify(value)}, not a ProcessState`,
+    );
+  }
+  return value as ProcessState;
+}
+
+function requireString(item: Item, attribute: string, orderId: string): string {
+  const value = item[attribute];
+  if (typeof value !== 'string') {
+    throw new Error(`State record '${orderId}': ${attribute} must be a string, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+function requireNumber(item: Item, attribute: string, orderId: string): number {
+  const value = item[attribute];
+  if (typeof value !== 'number' || !Number.isFinite(value)) {
+    throw new Error(`State record '${orderId}': ${attribute} must be a number, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+function optionalString<K extends string>(item: Item, attribute: string, key: K): Partial<Record<K, string>> {
+  const value = item[attribute];
+  return typeof value === 'string' ? ({ [key]: value } as Record<K, string>) : {};
+}
+
+function asMap(value: unknown): Item | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Item) : undefined;
+}

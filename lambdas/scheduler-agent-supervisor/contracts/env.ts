@@ -1,0 +1,24 @@
+/**
+ * Environment variable names of this wing: the only channel between its CDK constructs (which set
+ * them) and its handlers (which read them, with requireEnv from lambdas/shared/env.ts). No handler
+ * reads an environment variable not listed here.
+ */
+export const EnvKey = {
+  StateTableName: 'STATE_TABLE_NAME',
+  OrdersTableName: 'ORDERS_TABLE_NAME',
+  IdempotencyTableName: 'IDEMPOTENCY_TABLE_NAME',
+  StartQueueUrl: 'START_QUEUE_URL',
+  ConflictQueueUrl: 'CONFLICT_QUEUE_URL',
+  AlertBusName: 'ALERT_BUS_NAME',
+  StateMachineArn: 'STATE_MACHINE_ARN',
+  /** JSON of WorkflowTimings (see config.ts), so handlers and the state machine share one truth. */
+  WorkflowTimings: 'WORKFLOW_TIMINGS',
+  /** Agent only: the step it serves and the remote service it calls. */
+  StepName: 'STEP_NAME',
+  RemoteEndpointUrl: 'REMOTE_ENDPOINT_URL',
+  /** Agent only: 'iam' signs remote calls with SigV4 for a Lambda function URL; 'none' does not. */
+  RemoteAuth: 'REMOTE_AUTH',
+  /** Supervisor only: number of DueShard partitions and its per-run limits. */
+  DueShardCount: 'DUE_SHARD_COUNT',
+} as const;
+export type EnvKey = (typeof EnvKey)[keyof typeof EnvKey];

@@ -1,0 +1,16 @@
+/**
+ * The contracts module: names, environment keys, schemas, states and versions shared by the CDK
+ * constructs (lib/) and the runtime code (lambdas/). It depends on nothing but zod, so lib/ can
+ * import it without pulling in adapters or SDK clients.
+ */
+export * from './api';
+export * from './env';
+export * from './events';
+export * from './messages';
+export * from './metrics';
+export * from './remote-service';
+export * from './state-record';
+export * from './states';
+export * from './steps';
+export * from './timings';
+export * from './versions';

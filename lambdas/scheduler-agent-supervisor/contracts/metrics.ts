@@ -1,0 +1,25 @@
+/** CloudWatch namespace of this wing's custom metrics (POWERTOOLS_METRICS_NAMESPACE of its functions). */
+export const METRICS_NAMESPACE = 'SchedulerAgentSupervisor';
+
+/** Custom metric names of the order handlers: the handlers emit them, alarms and the dashboard read them. */
+export const OrderMetric = {
+  OrdersAccepted: 'OrdersAccepted',
+  OrdersResubmitted: 'OrdersResubmitted',
+  SubmissionConflicts: 'SubmissionConflicts',
+  SubmissionRejected: 'SubmissionRejected',
+  StartMessageSendFailures: 'StartMessageSendFailures',
+  ClaimsWon: 'ClaimsWon',
+  ClaimsLost: 'ClaimsLost',
+  StartsResumed: 'StartsResumed',
+  StartsSkipped: 'StartsSkipped',
+  SupervisorResets: 'SupervisorResets',
+  SupervisorFailures: 'SupervisorFailures',
+  SupervisorRestarts: 'SupervisorRestarts',
+  SupervisorLostRaces: 'SupervisorLostRaces',
+  SupervisorRecordsExamined: 'SupervisorRecordsExamined',
+  SupervisorSweeps: 'SupervisorSweeps',
+  SupervisorBudgetExhausted: 'SupervisorBudgetExhausted',
+  SupervisorErrors: 'SupervisorErrors',
+  AlertPublishFailures: 'AlertPublishFailures',
+} as const;
+export type OrderMetric = (typeof OrderMetric)[keyof typeof OrderMetric];

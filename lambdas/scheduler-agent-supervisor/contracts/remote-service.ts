@@ -1,0 +1,37 @@
+/**
+ * The contract between the agents and the remote services they call (the fakes in lambdas/fakes
+ * implement it; a real deployment points the agents at services that honour it).
+ *
+ *   POST <operationPath>            one of ORDER_STEPS[*].operationPath; the path picks the service
+ *   Idempotency-Key: <key>          required; the agent sends `<orderId>:<step>` on every call
+ *   X-Correlation-Id: <id>          optional; echoed into the service's logs
+ *   body: { orderId, customerId, items: [{ sku, quantity }], totalCents, currency }
+ *
+ *   201 { confirmationId }          the effect was recorded now (once per service and key)
+ *   200 { confirmationId }          replay: the effect recorded earlier for this key, unchanged
+ *   400 { message, errors }         missing/invalid Idempotency-Key or body; nothing recorded
+ *   404 / 405                       unknown path / not POST; nothing recorded
+ */
+import { z } from 'zod';
+import { ORDER_ID_PATTERN } from './api';
+
+export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
+export const CORRELATION_ID_HEADER = 'x-correlation-id';
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
+/** Body of a remote operation call (what the agent sends, what the service validates). */
+export const RemoteOperationRequestSchema = z
+  .object({
+    orderId: z.string().regex(ORDER_ID_PATTERN, 'must be 1-64 characters of A-Z a-z 0-9 _ -'),
+    customerId: z.string().min(1),
+    items: z.array(z.object({ sku: z.string().min(1), quantity: z.number().int().min(1) }).strict()).min(1),
+    totalCents: z.number().int().nonnegative(),
+    currency: z.string().regex(/^[A-Z]{3}$/, 'must be a 3-letter ISO 4217 code in capitals'),
+  })
+  .strict();
+export type RemoteOperationRequest = z.infer<typeof RemoteOperationRequestSchema>;
+
+/** Success body of a remote operation. */
+export interface RemoteOperationResult {
+  readonly confirmationId: string;
+}

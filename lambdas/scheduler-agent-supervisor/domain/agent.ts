@@ -1,0 +1,482 @@
+/**
+ * What an agent does with one AgentRequest, independent of AWS: when it must stop (deadline), how
+ * it retries (full-jitter exponential back-off inside the deadline and the call budget), how it
+ * reads a remote answer (success / permanent / transient), and how the outcome maps to the task
+ * callback. Time, randomness, the remote call and the callbacks are injected, so every rule here is
+ * unit-tested without timers or network.
+ */
+import {
+  AgentError,
+  type AgentRequest,
+  type AgentResult,
+  ORDER_STEPS,
+  type RemoteOperationRequest,
+  type WorkflowTimings,
+} from '../contracts';
+
+// ---------------------------------------------------------------------------------------------
+// Deadline and per-call timeout
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * The agent must not start a side effect after this instant (epoch millis): the earlier of the
+ * step's CompleteBy in the store and the callback task's own timeout. Either one passing means
+ * nobody will accept the answer, and the supervisor may already be handing the order to a new
+ * attempt.
+ */
+export function effectiveDeadline(
+  request: Pick<AgentRequest, 'deadlineEpochMillis' | 'taskEnteredAt' | 'taskTimeoutSeconds'>,
+): number {
+  const enteredAt = Date.parse(request.taskEnteredAt);
+  if (Number.isNaN(enteredAt)) {
+    throw new InvalidAgentRequestError(
+      `taskEnteredAt '${request.taskEnteredAt}' is not an ISO-8601 timestamp`,
+    );
+  }
+  return Math.min(request.deadlineEpochMillis, enteredAt + request.taskTimeoutSeconds * 1000);
+}
+
+/** A call may take all the time left before the deadline, and no more. */
+export function perCallTimeoutMillis(now: number, deadline: number): number {
+  return Math.max(0, deadline - now);
+}
+
+/** Heartbeats go out at half the task's HeartbeatSeconds, so one late beat never times it out. */
+export function heartbeatIntervalMillis(heartbeatSeconds: number): number {
+  return (heartbeatSeconds * 1000) / 2;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Back-off
+// ---------------------------------------------------------------------------------------------
+
+export interface BackoffSettings {
+  readonly baseMillis: number;
+  readonly capMillis: number;
+}
+
+/** Uniform in [0, 1), like Math.random. */
+export type RandomSource = () => number;
+
+/**
+ * Full-jitter exponential back-off: random(0, min(cap, base * 2^retryIndex)).
+ * @param retryIndex 0 for the delay before the first retry.
+ */
+export function fullJitterDelayMillis(
+  retryIndex: number,
+  backoff: BackoffSettings,
+  random: RandomSource,
+): number {
+  const ceiling = Math.min(backoff.capMillis, backoff.baseMillis * 2 ** retryIndex);
+  return Math.floor(random() * ceiling);
+}
+
+export type RetryDecision =
+  | { readonly kind: 'retry'; readonly delayMillis: number }
+  | { readonly kind: 'give-up'; readonly reason: GiveUpReason };
+
+export type GiveUpReason = 'attempts-exhausted' | 'deadline';
+
+/**
+ * After a transient failure: retry after a jittered delay, unless the call budget is spent or the
+ * retry would start at or after the deadline (no new side effect after the deadline).
+ */
+export function decideRetry(input: {
+  readonly callsMade: number;
+  readonly maxCallAttempts: number;
+  readonly now: number;
+  readonly deadline: number;
+  readonly backoff: BackoffSettings;
+  readonly random: RandomSource;
+}): RetryDecision {
+  if (input.callsMade >= input.maxCallAttempts) return { kind: 'give-up', reason: 'attempts-exhausted' };
+  const delayMillis = fullJitterDelayMillis(input.callsMade - 1, input.backoff, input.random);
+  if (input.now + delayMillis >= input.deadline) return { kind: 'give-up', reason: 'deadline' };
+  return { kind: 'retry', delayMillis };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Remote outcomes
+// ---------------------------------------------------------------------------------------------
+
+/** What one remote call produced, as seen on the wire. */
+export type RemoteOutcome =
+  | { readonly kind: 'response'; readonly status: number; readonly body: unknown }
+  | { readonly kind: 'network-error'; readonly message: string }
+  | { readonly kind: 'timeout'; readonly afterMillis: number };
+
+export type OutcomeClass = 'success' | 'permanent' | 'transient';
+
+/**
+ * 2xx success; 408, 429 and 5xx transient (the service may answer differently later); every other
+ * status permanent (4xx: the request itself is refused; 1xx/3xx: not this API's contract, and a
+ * retry would get the same). Network errors and timeouts are transient.
+ */
+export function classifyOutcome(outcome: RemoteOutcome): OutcomeClass {
+  if (outcome.kind !== 'response') return 'transient';
+  const { status } = outcome;
+  if (status >= 200 && status < 300) return 'success';
+  if (status === 408 || status === 429 || status >= 500) return 'transient';
+  return 'permanent';
+}
+
+export function describeOutcome(outcome: RemoteOutcome): string {
+  switch (outcome.kind) {
+    case 'network-error':
+      return `network error: ${outcome.message}`;
+    case 'timeout':
+      return `no answer within ${outcome.afterMillis} ms`;
+    case 'response': {
+      const message =
+        typeof outcome.body === 'object' && outcome.body !== null && 'message' in outcome.body
+          ? `: ${String((outcome.body as { message: unknown }).message)}`
+          : '';
+      return `HTTP ${outcome.status}${message}`;
+    }
+  }
+}
+
+function confirmationIdOf(body: unknown): string | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const value = (body as { confirmationId?: unknown }).confirmationId;
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Calling with retries
+// ---------------------------------------------------------------------------------------------
+
+export interface Clock {
+  now(): number;
+}
+
+export type Sleep = (millis: number) => Promise<void>;
+
+/** Result of calling the remote service for one request, retries included. */
+export type CallResult =
+  | { readonly kind: 'success'; readonly confirmationId: string; readonly calls: number }
+  | { readonly kind: 'permanent'; readonly detail: string; readonly calls: number }
+  | {
+      readonly kind: 'transient';
+      readonly reason: GiveUpReason;
+      readonly detail: string;
+      readonly calls: number;
+    };
+
+export interface CallObserver {
+  onCall?(callNumber: number): void;
+  onRetry?(detail: {
+    readonly callNumber: number;
+    readonly delayMillis: number;
+    readonly failure: string;
+  }): void;
+}
+
+/**
+ * Calls the remote service until it succeeds, refuses for good, the call budget is spent or the
+ * deadline comes. Each call gets the time left before the deadline as its timeout, and no call
+ * starts at or after the deadline (including the first).
+ */
+export async function callWithRetries(
+  callOnce: (timeoutMillis: number) => Promise<RemoteOutcome>,
+  settings: {
+    readonly deadline: number;
+    readonly maxCallAttempts: number;
+    readonly backoff: BackoffSettings;
+  },
+  deps: { readonly clock: Clock; readonly sleep: Sleep; readonly random: RandomSource },
+  observer: CallObserver = {},
+): Promise<CallResult> {
+  let calls = 0;
+  let lastFailure = 'the deadline had passed before the first call';
+  for (;;) {
+    const now = deps.clock.now();
+    if (now >= settings.deadline) {
+      return { kind: 'transient', reason: 'deadline', detail: lastFailure, calls };
+    }
+    calls += 1;
+    observer.onCall?.(calls);
+    const outcome = await callOnce(perCallTimeoutMillis(now, settings.deadline));
+    const outcomeClass = classifyOutcome(outcome);
+    if (outcomeClass === 'success') {
+      const confirmationId = confirmationIdOf(outcome.kind === 'response' ? outcome.body : undefined);
+      if (confirmationId) return { kind: 'success', confirmationId, calls };
+      // The call may have had its effect, but the answer breaks the contract; retrying with the
+      // same key would replay the same answer, so an operator has to look.
+      return {
+        kind: 'permanent',
+        detail: `${describeOutcome(outcome)} without a confirmationId in the body`,
+        calls,
+      };
+    }
+    if (outcomeClass === 'permanent') return { kind: 'permanent', detail: describeOutcome(outcome), calls };
+    lastFailure = describeOutcome(outcome);
+    const decision = decideRetry({
+      callsMade: calls,
+      maxCallAttempts: settings.maxCallAttempts,
+      now: deps.clock.now(),
+      deadline: settings.deadline,
+      backoff: settings.backoff,
+      random: deps.random,
+    });
+    if (decision.kind === 'give-up') {
+      return { kind: 'transient', reason: decision.reason, detail: lastFailure, calls };
+    }
+    observer.onRetry?.({ callNumber: calls, delayMillis: decision.delayMillis, failure: lastFailure });
+    await deps.sleep(decision.delayMillis);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// One request, end to end
+// ---------------------------------------------------------------------------------------------
+
+/** What the idempotent remote call is keyed and validated on: stable across retries and attempts. */
+export interface RemoteCallInput {
+  readonly idempotencyKey: string;
+  readonly orderId: string;
+  readonly step: string;
+  readonly correlationId: string;
+  readonly order: AgentRequest['order'];
+  readonly deadline: number;
+  readonly maxCallAttempts: number;
+}
+
+/** Thrown inside the idempotent call so a failed call leaves no idempotency record behind. */
+export class RemoteCallFailedError extends Error {
+  constructor(readonly result: Exclude<CallResult, { kind: 'success' }>) {
+    super(
+      `remote call failed (${result.kind}${'reason' in result ? `, ${result.reason}` : ''}): ${result.detail}`,
+    );
+    this.name = 'RemoteCallFailedError';
+  }
+}
+
+/** Another delivery of the same key is mid-call: this one must come back later, not answer now. */
+export class ConcurrentDeliveryError extends Error {
+  constructor(idempotencyKey: string) {
+    super(`another delivery for idempotency key '${idempotencyKey}' is calling the remote service`);
+    this.name = 'ConcurrentDeliveryError';
+  }
+}
+
+/** The same key came with different order data: a bug upstream that retrying cannot fix. */
+export class IdempotencyKeyReusedError extends Error {
+  constructor(idempotencyKey: string) {
+    super(`idempotency key '${idempotencyKey}' was used before with different order data`);
+    this.name = 'IdempotencyKeyReusedError';
+  }
+}
+
+export class InvalidAgentRequestError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'InvalidAgentRequestError';
+  }
+}
+
+/** 'late' = the task is gone (TaskTimedOut, InvalidToken, TaskDoesNotExist): nobody is waiting. */
+export type CallbackDelivery = 'delivered' | 'late';
+
+export interface TaskCallbacksPort {
+  succeed(taskToken: string, result: AgentResult): Promise<CallbackDelivery>;
+  fail(taskToken: string, error: string, cause: string): Promise<CallbackDelivery>;
+}
+
+export interface HeartbeatsPort {
+  /** Starts heartbeating this token; the returned function stops it. */
+  start(taskToken: string, intervalMillis: number): () => void;
+}
+
+export type AgentOutcome =
+  | { readonly kind: 'succeeded'; readonly result: AgentResult; readonly delivery: CallbackDelivery }
+  | {
+      readonly kind: 'failed';
+      readonly error: (typeof AgentError)[keyof typeof AgentError];
+      readonly reason: 'permanent' | GiveUpReason;
+      readonly cause: string;
+      readonly delivery: CallbackDelivery;
+    };
+
+/** How an agent waits for another delivery that holds the key: jittered, and only before the deadline. */
+export interface ConcurrentDeliveryWait {
+  readonly clock: { now(): number };
+  readonly sleep: (millis: number) => Promise<void>;
+  readonly random: RandomSource;
+  readonly backoff: BackoffSettings;
+}
+
+/**
+ * Calls through the idempotent port; while another delivery holds the key (mid-call, or a crashed
+ * invocation whose in-progress record has not expired yet) waits with full-jitter back-off and asks
+ * again, as long as the next try would start before the deadline. Waiting here rather than
+ * bouncing the message back to SQS matters: a redelivery comes back only after the queue's
+ * visibility timeout (6x the function timeout), long after the task has timed out.
+ */
+async function callWaitingForConcurrentDelivery(
+  input: RemoteCallInput,
+  call: (input: RemoteCallInput) => Promise<AgentResult>,
+  wait: ConcurrentDeliveryWait,
+): Promise<AgentResult> {
+  for (let retryIndex = 0; ; retryIndex += 1) {
+    try {
+      return await call(input);
+    } catch (error) {
+      if (!(error instanceof ConcurrentDeliveryError)) throw error;
+      const delayMillis = Math.max(1, fullJitterDelayMillis(retryIndex, wait.backoff, wait.random));
+      if (wait.clock.now() + delayMillis >= input.deadline) {
+        throw new RemoteCallFailedError({
+          kind: 'transient',
+          reason: 'deadline',
+          detail: error.message,
+          calls: 0,
+        });
+      }
+      await wait.sleep(delayMillis);
+    }
+  }
+}
+
+/**
+ * Handles one agent request: calls the remote service through the idempotent port (one downstream
+ * effect per key however often the request is delivered), heartbeating the CURRENT delivery's task
+ * token meanwhile, and answers that token with the result or the failure. When another delivery
+ * holds the key, it waits for it inside the deadline and then answers with the stored result.
+ *
+ * Throws (so the message is redelivered) when the idempotency store or a callback fails for a
+ * reason other than the task being gone.
+ */
+export async function handleAgentRequest(
+  request: AgentRequest,
+  ports: {
+    readonly callRemoteIdempotently: (input: RemoteCallInput) => Promise<AgentResult>;
+    readonly callbacks: TaskCallbacksPort;
+    readonly heartbeats: HeartbeatsPort;
+    readonly concurrentDeliveryWait: ConcurrentDeliveryWait;
+  },
+): Promise<AgentOutcome> {
+  const input: RemoteCallInput = {
+    idempotencyKey: request.idempotencyKey,
+    orderId: request.orderId,
+    step: request.step,
+    correlationId: request.correlationId,
+    order: request.order,
+    deadline: effectiveDeadline(request),
+    maxCallAttempts: request.maxCallAttempts,
+  };
+  const stopHeartbeats = ports.heartbeats.start(
+    request.taskToken,
+    heartbeatIntervalMillis(request.heartbeatSeconds),
+  );
+  let result: AgentResult;
+  try {
+    result = await callWaitingForConcurrentDelivery(
+      input,
+      ports.callRemoteIdempotently,
+      ports.concurrentDeliveryWait,
+    );
+  } catch (error) {
+    const failure = failureFor(error);
+    if (!failure) throw error;
+    const delivery = await ports.callbacks.fail(request.taskToken, failure.error, failure.cause);
+    return { kind: 'failed', ...failure, delivery };
+  } finally {
+    stopHeartbeats();
+  }
+  const delivery = await ports.callbacks.succeed(request.taskToken, result);
+  return { kind: 'succeeded', result, delivery };
+}
+
+type AgentFailure = Omit<Extract<AgentOutcome, { kind: 'failed' }>, 'kind' | 'delivery'>;
+
+function failureFor(error: unknown): AgentFailure | undefined {
+  if (error instanceof RemoteCallFailedError) {
+    const { result } = error;
+    if (result.kind === 'permanent') {
+      return { error: AgentError.Permanent, reason: 'permanent', cause: result.detail };
+    }
+    return {
+      error: AgentError.TransientExhausted,
+      reason: result.reason,
+      cause: `${result.reason === 'deadline' ? 'deadline reached' : `all ${result.calls} calls failed`}; last failure: ${result.detail}`,
+    };
+  }
+  if (error instanceof IdempotencyKeyReusedError) {
+    return { error: AgentError.Permanent, reason: 'permanent', cause: error.message };
+  }
+  return undefined;
+}
+
+/** The remote service as the agent sees it: one POST, one outcome (never throws for HTTP errors). */
+export interface RemoteServicePort {
+  post(request: {
+    readonly path: string;
+    readonly idempotencyKey: string;
+    readonly correlationId: string;
+    readonly body: RemoteOperationRequest;
+    readonly timeoutMillis: number;
+  }): Promise<RemoteOutcome>;
+}
+
+/**
+ * The function the idempotency layer wraps: calls the step's remote operation with retries and
+ * returns the AgentResult, or throws RemoteCallFailedError so that no idempotency record survives a
+ * failed call (the next delivery or attempt calls again, and the service's own de-duplication on
+ * the Idempotency-Key returns the effect if the failed call had one).
+ */
+export async function callRemoteOperation(
+  input: RemoteCallInput,
+  deps: {
+    readonly remote: RemoteServicePort;
+    readonly backoff: BackoffSettings;
+    readonly clock: Clock;
+    readonly sleep: Sleep;
+    readonly random: RandomSource;
+    readonly observer?: CallObserver;
+  },
+): Promise<AgentResult> {
+  const { service, operationPath } = remoteOperationFor(input.step);
+  const body: RemoteOperationRequest = { orderId: input.orderId, ...input.order };
+  const result = await callWithRetries(
+    (timeoutMillis) =>
+      deps.remote.post({
+        path: operationPath,
+        idempotencyKey: input.idempotencyKey,
+        correlationId: input.correlationId,
+        body,
+        timeoutMillis,
+      }),
+    { deadline: input.deadline, maxCallAttempts: input.maxCallAttempts, backoff: deps.backoff },
+    deps,
+    deps.observer,
+  );
+  if (result.kind !== 'success') throw new RemoteCallFailedError(result);
+  return { confirmationId: result.confirmationId, service, idempotencyKey: input.idempotencyKey };
+}
+
+/** The service a step's agent calls, and where. */
+export function remoteOperationFor(step: string): {
+  readonly service: string;
+  readonly operationPath: string;
+} {
+  const definition = ORDER_STEPS.find((candidate) => candidate.name === step);
+  if (!definition) {
+    throw new InvalidAgentRequestError(
+      `Unknown step '${step}'. Known steps: ${ORDER_STEPS.map((s) => s.name).join(', ')}`,
+    );
+  }
+  return { service: definition.service, operationPath: definition.operationPath };
+}
+
+/**
+ * How long the idempotency store keeps a completed call: long enough to cover every attempt the
+ * supervisor can still make for the order (each attempt may run every step to its deadline and then
+ * wait out the longest back-off), and never less than an hour.
+ */
+export function idempotencyRetentionSeconds(timings: WorkflowTimings): number {
+  const attemptSeconds =
+    ORDER_STEPS.length * (timings.stepTimeoutSeconds + timings.stepDeadlineSlackSeconds) +
+    Math.max(timings.retryBackoffSeconds, timings.extendedBackoffSeconds) +
+    timings.startGraceSeconds;
+  return Math.max(3600, timings.maxFailures * attemptSeconds);
+}

@@ -1,0 +1,138 @@
+import { isoAt } from '../../shared/clock';
+import {
+  ORDER_ID_PATTERN,
+  ORDER_STEPS,
+  type OrderStatusBody,
+  ProcessState,
+  STATE_SCHEMA_VERSION,
+  type StepName,
+  StepStatus,
+  WORKFLOW_VERSION,
+  type WorkflowTimings,
+} from '../contracts';
+import { dueShardFor } from './shard';
+
+export interface StepState {
+  readonly status: StepStatus;
+  readonly startedAt?: string;
+  readonly completedAt?: string;
+  readonly result?: Readonly<Record<string, unknown>>;
+}
+
+export interface LastError {
+  readonly source: string;
+  readonly error: string;
+  readonly cause: string;
+  readonly at: string;
+}
+
+/** The state store record in domain terms (see contracts/state-record.ts for the stored shape). */
+export interface StateRecord {
+  readonly orderId: string;
+  readonly processState: ProcessState;
+  readonly lockedBy?: string;
+  /** Epoch millis; meaning depends on processState (see pendingCompleteBy and the claim Plan). */
+  readonly completeBy: number;
+  readonly dueShard?: string;
+  readonly failureCount: number;
+  readonly attempt: number;
+  readonly steps: Readonly<Partial<Record<StepName, StepState>>>;
+  readonly plan?: Readonly<Partial<Record<StepName, number>>>;
+  readonly orderFingerprint: string;
+  readonly schemaVersion: number;
+  readonly workflowVersion: number;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  readonly lastError?: LastError;
+}
+
+/**
+ * CompleteBy of a Pending record: the time by which the starter must have claimed it. It is always
+ * "earliest start + startGraceSeconds", for a new order (earliest start = now), after a supervisor
+ * reset (earliest start = end of the back-off) and after a supervisor restart (earliest start =
+ * now). Keeping one meaning lets the starter recover the earliest start (CompleteBy - grace) and the
+ * supervisor detect "nobody claimed it in time" (CompleteBy <= now) from the same attribute.
+ */
+export function pendingCompleteBy(
+  earliestStartEpochMillis: number,
+  timings: Pick<WorkflowTimings, 'startGraceSeconds'>,
+): number {
+  return earliestStartEpochMillis + timings.startGraceSeconds * 1000;
+}
+
+export function buildInitialStateRecord(input: {
+  readonly orderId: string;
+  readonly orderFingerprint: string;
+  readonly now: number;
+  readonly timings: Pick<WorkflowTimings, 'startGraceSeconds'>;
+  readonly dueShardCount: number;
+}): StateRecord {
+  const at = isoAt(input.now);
+  const steps: Partial<Record<StepName, StepState>> = {};
+  for (const step of ORDER_STEPS) {
+    steps[step.name] = { status: StepStatus.NotStarted };
+  }
+  return {
+    orderId: input.orderId,
+    processState: ProcessState.Pending,
+    completeBy: pendingCompleteBy(input.now, input.timings),
+    dueShard: dueShardFor(input.orderId, input.dueShardCount),
+    failureCount: 0,
+    attempt: 0,
+    steps,
+    orderFingerprint: input.orderFingerprint,
+    schemaVersion: STATE_SCHEMA_VERSION,
+    workflowVersion: WORKFLOW_VERSION,
+    createdAt: at,
+    updatedAt: at,
+  };
+}
+
+export function stepStatusOf(record: Pick<StateRecord, 'steps'>, step: StepName): StepStatus {
+  return record.steps[step]?.status ?? StepStatus.NotStarted;
+}
+
+/** What GET /orders/{orderId} shows: states and counters, never locks, plans or fingerprints. */
+export function toOrderStatusBody(record: StateRecord): OrderStatusBody {
+  return {
+    orderId: record.orderId,
+    processState: record.processState,
+    failureCount: record.failureCount,
+    attempt: record.attempt,
+    steps: ORDER_STEPS.map((step) => ({ name: step.name, status: stepStatusOf(record, step.name) })),
+    updatedAt: record.updatedAt,
+  };
+}
+
+const INSTANCE_ID_SEPARATOR = '--attempt-';
+/** Step Functions execution names are at most 80 characters. */
+export const MAX_INSTANCE_ID_LENGTH = 80;
+// Greedy prefix: an orderId may itself contain "--attempt-"; the attempt is always the last suffix.
+const INSTANCE_ID_PATTERN = /^(.+)--attempt-([1-9][0-9]*)$/;
+
+/**
+ * Attempt-specific instance id, used both as LockedBy and as the execution name, so two starters of
+ * the same attempt collide on the name instead of running twice.
+ */
+export function instanceIdFor(orderId: string, attempt: number): string {
+  if (!ORDER_ID_PATTERN.test(orderId)) {
+    throw new Error(`instanceIdFor: '${orderId}' is not a valid orderId`);
+  }
+  if (!Number.isSafeInteger(attempt) || attempt < 1) {
+    throw new Error(`instanceIdFor: attempt must be a positive integer, got ${attempt}`);
+  }
+  const id = `${orderId}${INSTANCE_ID_SEPARATOR}${attempt}`;
+  if (id.length > MAX_INSTANCE_ID_LENGTH) {
+    throw new Error(`instanceIdFor: '${id}' is longer than ${MAX_INSTANCE_ID_LENGTH} characters`);
+  }
+  return id;
+}
+
+export function parseInstanceId(instanceId: string): { orderId: string; attempt: number } | undefined {
+  const match = INSTANCE_ID_PATTERN.exec(instanceId);
+  if (!match?.[1] || !match[2] || !ORDER_ID_PATTERN.test(match[1])) {
+    return undefined;
+  }
+  const attempt = Number(match[2]);
+  return Number.isSafeInteger(attempt) ? { orderId: match[1], attempt } : undefined;
+}

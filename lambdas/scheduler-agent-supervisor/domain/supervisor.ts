@@ -1,0 +1,422 @@
+/**
+ * The supervisor role: what to do with one due record of the DueIndex (reset an expired attempt,
+ * fail it at the threshold, restart a Pending order nobody claimed, or skip), and the sweeps that
+ * page through the index within a time budget and apply those decisions with conditional updates.
+ */
+import { type Clock, isoAt, type TimeBudget } from '../../shared/clock';
+import { describeError } from '../../shared/errors';
+import { ProcessState, type WorkflowTimings } from '../contracts';
+import type { AlertPublisher, DuePageCursor, EventLog, StartQueue, SupervisionStore } from './ports';
+import { type LastError, pendingCompleteBy } from './state-record';
+
+export type SupervisionTimings = Pick<
+  WorkflowTimings,
+  | 'maxFailures'
+  | 'retryBackoffSeconds'
+  | 'extendedBackoffAfter'
+  | 'extendedBackoffSeconds'
+  | 'startGraceSeconds'
+>;
+
+/** SQS caps DelaySeconds at 15 minutes; longer back-offs rely on the supervisor's restart instead. */
+export const MAX_SQS_DELAY_SECONDS = 900;
+
+/** The fields of a record the supervisor reads from the DueIndex (what its conditions compare). */
+export interface DueRecord {
+  readonly orderId: string;
+  readonly processState: ProcessState;
+  readonly lockedBy?: string;
+  readonly completeBy: number;
+  readonly failureCount: number;
+  readonly attempt: number;
+}
+
+export type SupervisionDecision =
+  | {
+      /** The attempt expired and retries remain: back to Pending after a back-off. */
+      readonly kind: 'reset';
+      readonly failureCount: number;
+      readonly backoffSeconds: number;
+      readonly completeBy: number;
+      readonly startDelaySeconds: number;
+    }
+  | {
+      /** The attempt expired and it was the last one allowed: Error, and an operator alert. */
+      readonly kind: 'fail';
+      readonly failureCount: number;
+      readonly lastError: LastError;
+    }
+  | {
+      /** Pending and nobody claimed it in time (lost start message, starter down): ask again. */
+      readonly kind: 'restart';
+      readonly completeBy: number;
+    }
+  | {
+      readonly kind: 'skip';
+      readonly reason: 'not-due' | 'inconsistent' | 'not-supervised';
+      readonly detail: string;
+    };
+
+/**
+ * Back-off before the retry that follows the failureCount-th failure: the short one at first, the
+ * extended one once failureCount reaches extendedBackoffAfter, so a downstream that keeps failing
+ * is not hammered at the short cadence.
+ */
+export function backoffSecondsFor(failureCount: number, timings: SupervisionTimings): number {
+  return failureCount >= timings.extendedBackoffAfter
+    ? timings.extendedBackoffSeconds
+    : timings.retryBackoffSeconds;
+}
+
+export function decideSupervision(
+  record: DueRecord,
+  now: number,
+  timings: SupervisionTimings,
+): SupervisionDecision {
+  if (record.completeBy > now) {
+    // The index is eventually consistent and the record may have moved on since the query.
+    return { kind: 'skip', reason: 'not-due', detail: `CompleteBy is ${record.completeBy - now} ms ahead` };
+  }
+  switch (record.processState) {
+    case ProcessState.Processing: {
+      if (record.lockedBy === undefined) {
+        return { kind: 'skip', reason: 'inconsistent', detail: 'Processing record has no LockedBy' };
+      }
+      const failureCount = record.failureCount + 1;
+      if (failureCount >= timings.maxFailures) {
+        return {
+          kind: 'fail',
+          failureCount,
+          lastError: {
+            source: 'supervisor',
+            error: 'FailureThresholdReached',
+            cause:
+              `attempt ${record.attempt} (${record.lockedBy}) passed its CompleteBy ${isoAt(record.completeBy)}; ` +
+              `${failureCount} failed attempts reached maxFailures ${timings.maxFailures}`,
+            at: isoAt(now),
+          },
+        };
+      }
+      const backoffSeconds = backoffSecondsFor(failureCount, timings);
+      return {
+        kind: 'reset',
+        failureCount,
+        backoffSeconds,
+        completeBy: pendingCompleteBy(now + backoffSeconds * 1000, timings),
+        startDelaySeconds: Math.min(backoffSeconds, MAX_SQS_DELAY_SECONDS),
+      };
+    }
+    case ProcessState.Pending:
+      if (record.lockedBy !== undefined) {
+        return {
+          kind: 'skip',
+          reason: 'inconsistent',
+          detail: `Pending record is locked by '${record.lockedBy}'`,
+        };
+      }
+      return { kind: 'restart', completeBy: pendingCompleteBy(now, timings) };
+    default:
+      return { kind: 'skip', reason: 'not-supervised', detail: `record is ${record.processState}` };
+  }
+}
+
+export interface SupervisorDependencies {
+  readonly store: SupervisionStore;
+  readonly startQueue: StartQueue;
+  readonly alerts: AlertPublisher;
+  readonly clock: Clock;
+  readonly timings: SupervisionTimings & Pick<WorkflowTimings, 'supervisorPageSize'>;
+  /** Every DueShard value; each sweep queries all of them. */
+  readonly shards: readonly string[];
+  readonly log: EventLog;
+  /** Carried by the start messages and alerts this run sends, to trace them back to it. */
+  readonly correlationId: string;
+  /** Records handled at once within a page: bounded so a large page cannot flood the store. */
+  readonly recordConcurrency?: number;
+}
+
+export interface SweepSummary {
+  examined: number;
+  resets: number;
+  failures: number;
+  restarts: number;
+  /** Conditional updates that found the record changed (another supervisor or the execution won). */
+  lostRaces: number;
+  skipped: number;
+  pages: number;
+  /** Start messages or alerts that could not be sent after the record was updated. */
+  startMessageFailures: number;
+  alertFailures: number;
+  /** Shard queries or record updates that failed unexpectedly (retried on the next sweep). */
+  errors: number;
+  stoppedByBudget: boolean;
+}
+
+export function emptySweepSummary(): SweepSummary {
+  return {
+    examined: 0,
+    resets: 0,
+    failures: 0,
+    restarts: 0,
+    lostRaces: 0,
+    skipped: 0,
+    pages: 0,
+    startMessageFailures: 0,
+    alertFailures: 0,
+    errors: 0,
+    stoppedByBudget: false,
+  };
+}
+
+const DEFAULT_RECORD_CONCURRENCY = 8;
+
+/**
+ * One pass over the DueIndex: every shard, page by page (Query with CompleteBy <= now, never a
+ * Scan), stopping as soon as the time budget is spent. What is left is picked up by the next sweep:
+ * records stay in the index until a transition moves them.
+ */
+export async function sweepDueRecords(
+  deps: SupervisorDependencies,
+  budget: TimeBudget,
+): Promise<SweepSummary> {
+  const summary = emptySweepSummary();
+  for (const shard of deps.shards) {
+    let cursor: DuePageCursor | undefined;
+    do {
+      if (budget.remainingMillis() <= 0) {
+        summary.stoppedByBudget = true;
+        return summary;
+      }
+      const now = deps.clock.now();
+      let page: Awaited<ReturnType<SupervisionStore['queryDue']>>;
+      try {
+        page = await deps.store.queryDue(shard, now, deps.timings.supervisorPageSize, cursor);
+      } catch (error) {
+        summary.errors += 1;
+        deps.log.error('DueIndex query failed; skipping the rest of this shard until the next sweep', {
+          shard,
+          error: describeError(error),
+        });
+        break;
+      }
+      summary.pages += 1;
+      await forEachLimited(page.records, deps.recordConcurrency ?? DEFAULT_RECORD_CONCURRENCY, (record) =>
+        superviseRecord(record, now, deps, summary),
+      );
+      cursor = page.next;
+    } while (cursor !== undefined);
+  }
+  return summary;
+}
+
+async function superviseRecord(
+  record: DueRecord,
+  now: number,
+  deps: SupervisorDependencies,
+  summary: SweepSummary,
+): Promise<void> {
+  summary.examined += 1;
+  const decision = decideSupervision(record, now, deps.timings);
+  const logContext = {
+    orderId: record.orderId,
+    processState: record.processState,
+    lockedBy: record.lockedBy,
+    completeBy: record.completeBy,
+    failureCount: record.failureCount,
+    correlationId: deps.correlationId,
+  };
+  try {
+    switch (decision.kind) {
+      case 'skip':
+        summary.skipped += 1;
+        if (decision.reason === 'inconsistent') {
+          deps.log.error('Supervisor found an inconsistent record; leaving it for an operator', {
+            ...logContext,
+            detail: decision.detail,
+          });
+        }
+        return;
+      case 'reset': {
+        const result = await deps.store.resetExpired(record, {
+          failureCount: decision.failureCount,
+          completeBy: decision.completeBy,
+          at: now,
+        });
+        if (result === 'lost') {
+          return lostRace(deps, summary, logContext, 'reset');
+        }
+        summary.resets += 1;
+        deps.log.warn('Expired attempt reset to Pending', {
+          ...logContext,
+          newFailureCount: decision.failureCount,
+          backoffSeconds: decision.backoffSeconds,
+        });
+        await sendStart(deps, summary, record.orderId, 'supervisor-retry', decision.startDelaySeconds);
+        return;
+      }
+      case 'fail': {
+        const result = await deps.store.failExpired(record, {
+          failureCount: decision.failureCount,
+          lastError: decision.lastError,
+          at: now,
+        });
+        if (result === 'lost') {
+          return lostRace(deps, summary, logContext, 'fail');
+        }
+        summary.failures += 1;
+        deps.log.error('Order failed: attempts exhausted', {
+          ...logContext,
+          newFailureCount: decision.failureCount,
+        });
+        try {
+          await deps.alerts.orderFailed({
+            orderId: record.orderId,
+            reason: 'FailureThresholdReached',
+            failureCount: decision.failureCount,
+            attempt: record.attempt,
+            ...(record.lockedBy !== undefined && { instanceId: record.lockedBy }),
+            error: decision.lastError.error,
+            cause: decision.lastError.cause,
+            correlationId: deps.correlationId,
+          });
+        } catch (error) {
+          // The record is already Error (and out of the index), so no later sweep will alert again:
+          // this log line and the AlertPublishFailures metric are the operator's signal.
+          summary.alertFailures += 1;
+          deps.log.error('OrderFailed alert not published', {
+            ...logContext,
+            error: describeError(error),
+          });
+        }
+        return;
+      }
+      case 'restart': {
+        const result = await deps.store.restartPending(record, { completeBy: decision.completeBy, at: now });
+        if (result === 'lost') {
+          return lostRace(deps, summary, logContext, 'restart');
+        }
+        summary.restarts += 1;
+        deps.log.warn('Pending order was not claimed in time; re-queued', {
+          ...logContext,
+          claimBy: isoAt(decision.completeBy),
+        });
+        await sendStart(deps, summary, record.orderId, 'supervisor-restart', 0);
+        return;
+      }
+    }
+  } catch (error) {
+    summary.errors += 1;
+    deps.log.error('Supervising a record failed; the next sweep retries it', {
+      ...logContext,
+      error: describeError(error),
+    });
+  }
+}
+
+function lostRace(
+  deps: SupervisorDependencies,
+  summary: SweepSummary,
+  logContext: Record<string, unknown>,
+  transition: string,
+): void {
+  summary.lostRaces += 1;
+  deps.log.info('Record changed since it was read; transition not applied', { ...logContext, transition });
+}
+
+async function sendStart(
+  deps: SupervisorDependencies,
+  summary: SweepSummary,
+  orderId: string,
+  reason: 'supervisor-retry' | 'supervisor-restart',
+  delaySeconds: number,
+): Promise<void> {
+  try {
+    await deps.startQueue.send({ orderId, reason, correlationId: deps.correlationId }, delaySeconds);
+  } catch (error) {
+    // The record is Pending with a CompleteBy ahead: when it passes unclaimed, a later sweep restarts it.
+    summary.startMessageFailures += 1;
+    deps.log.error('Start message not sent; a later sweep will re-queue the order', {
+      orderId,
+      reason,
+      error: describeError(error),
+    });
+  }
+}
+
+async function forEachLimited<T>(
+  items: readonly T[],
+  limit: number,
+  action: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const item = items[next];
+      next += 1;
+      if (item !== undefined) {
+        await action(item);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+}
+
+export interface SupervisorRunOptions {
+  /** Sweeps this invocation should make, spaced evenly across the schedule interval. */
+  readonly sweeps: number;
+  readonly intervalMillis: number;
+  readonly sleep: (millis: number) => Promise<void>;
+}
+
+export interface SupervisorRunSummary extends SweepSummary {
+  sweeps: number;
+}
+
+/**
+ * Runs several sweeps per invocation, the i-th starting i x (interval / sweeps) after the first, so
+ * a once-a-minute schedule still supervises every few seconds. No sweep starts once the budget is
+ * spent, and the run never sleeps past the budget.
+ */
+export async function runSupervisor(
+  deps: SupervisorDependencies,
+  budget: TimeBudget,
+  options: SupervisorRunOptions,
+): Promise<SupervisorRunSummary> {
+  const total: SupervisorRunSummary = { ...emptySweepSummary(), sweeps: 0 };
+  const startedAt = deps.clock.now();
+  const spacing = options.intervalMillis / Math.max(1, options.sweeps);
+  for (let index = 0; index < options.sweeps; index += 1) {
+    const wait = startedAt + index * spacing - deps.clock.now();
+    if (wait > 0) {
+      if (wait >= budget.remainingMillis()) {
+        break;
+      }
+      await options.sleep(wait);
+    }
+    if (budget.remainingMillis() <= 0) {
+      total.stoppedByBudget = true;
+      break;
+    }
+    const sweep = await sweepDueRecords(deps, budget);
+    total.sweeps += 1;
+    addInto(total, sweep);
+    if (sweep.stoppedByBudget) {
+      break;
+    }
+  }
+  return total;
+}
+
+function addInto(total: SupervisorRunSummary, sweep: SweepSummary): void {
+  total.examined += sweep.examined;
+  total.resets += sweep.resets;
+  total.failures += sweep.failures;
+  total.restarts += sweep.restarts;
+  total.lostRaces += sweep.lostRaces;
+  total.skipped += sweep.skipped;
+  total.pages += sweep.pages;
+  total.startMessageFailures += sweep.startMessageFailures;
+  total.alertFailures += sweep.alertFailures;
+  total.errors += sweep.errors;
+  total.stoppedByBudget ||= sweep.stoppedByBudget;
+}

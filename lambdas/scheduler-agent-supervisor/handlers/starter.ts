@@ -1,0 +1,154 @@
+/**
+ * Starter: consumes the start queue (SQS, partial batch responses). Each message asks "claim and
+ * start this order"; the state record decides what that means. A message that can never succeed
+ * (malformed, unknown order) is reported as a failure so SQS redrives it to the start queue's DLQ.
+ * So is one whose StartExecution kept failing: its claim has been given back (see startOrder), and
+ * the redelivery, or the supervisor if none comes, starts the same attempt again.
+ */
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { createDocumentClient, createSfnClient } from '../../shared/aws-clients';
+import { systemClock } from '../../shared/clock';
+import { requireEnv } from '../../shared/env';
+import { describeError } from '../../shared/errors';
+import { countMetric, createLogger, createMetrics, publishMetrics } from '../../shared/observability';
+import { readWorkflowTimings } from '../adapters/runtime-config';
+import { DynamoStateStore } from '../adapters/state-store';
+import { SfnWorkflowStarter } from '../adapters/workflow-starter';
+import { EnvKey, OrderMetric, StartOrderMessageSchema } from '../contracts';
+import { START_RETRY_POLICY, type StartDependencies, startOrder } from '../domain/starter';
+
+const logger = createLogger('start-order');
+const metrics = createMetrics('start-order');
+
+const dependencies: StartDependencies = {
+  states: new DynamoStateStore(createDocumentClient(), requireEnv(EnvKey.StateTableName)),
+  workflow: new SfnWorkflowStarter(createSfnClient(), requireEnv(EnvKey.StateMachineArn)),
+  clock: systemClock,
+  timings: readWorkflowTimings(),
+  retry: {
+    policy: START_RETRY_POLICY,
+    sleep: (millis) => new Promise((resolve) => setTimeout(resolve, millis)),
+    random: Math.random,
+  },
+};
+
+async function handleRecord(record: SQSRecord, context: Context): Promise<void> {
+  const log = logger.createChild({ persistentKeys: { messageId: record.messageId } });
+  log.addContext(context);
+  let body: unknown;
+  try {
+    body = JSON.parse(record.body);
+  } catch (error) {
+    throw new Error(`Start message ${record.messageId} is not JSON: ${describeError(error)}`);
+  }
+  const parsed = StartOrderMessageSchema.safeParse(body);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map(
+      (issue) => `${issue.path.join('.') || '(message)'}: ${issue.message}`,
+    );
+    throw new Error(`Start message ${record.messageId} is invalid: ${problems.join('; ')}`);
+  }
+  const message = parsed.data;
+  log.appendKeys({ orderId: message.orderId, correlationId: message.correlationId, reason: message.reason });
+
+  const outcome = await startOrder(message, dependencies);
+  switch (outcome.kind) {
+    case 'started':
+      if (outcome.claimed) {
+        countMetric(metrics, OrderMetric.ClaimsWon);
+        log.info('Order claimed and execution started', {
+          instanceId: outcome.instanceId,
+          attempt: outcome.attempt,
+          alreadyStarted: outcome.alreadyStarted,
+          tries: outcome.tries,
+        });
+      } else {
+        countMetric(metrics, OrderMetric.StartsResumed);
+        log.info('Execution of an existing claim re-issued', {
+          instanceId: outcome.instanceId,
+          alreadyStarted: outcome.alreadyStarted,
+          tries: outcome.tries,
+        });
+      }
+      return;
+    case 'start-failed': {
+      const details = {
+        instanceId: outcome.instanceId,
+        attempt: outcome.attempt,
+        tries: outcome.tries,
+        error: outcome.error,
+        release: outcome.release,
+      };
+      switch (outcome.release.kind) {
+        case 'applied':
+          log.warn(
+            'StartExecution kept failing; claim released to Pending, the message will be redelivered',
+            details,
+          );
+          break;
+        case 'lost':
+          // Someone moved the record on (the execution did start and wrote, or the supervisor reset it).
+          log.warn(
+            'StartExecution kept failing; the record had moved on, so the claim was left alone',
+            details,
+          );
+          break;
+        case 'not-ours':
+          log.warn(
+            'StartExecution kept failing for an earlier claim; the message will be redelivered',
+            details,
+          );
+          break;
+        case 'failed':
+          // The record stays Processing: the supervisor expires it after CompleteBy.
+          log.error('StartExecution kept failing and releasing the claim failed too', details);
+          break;
+      }
+      throw new Error(
+        `StartExecution of '${outcome.instanceId}' failed ${outcome.tries} time(s), last: ${outcome.error}`,
+      );
+    }
+    case 'claim-lost':
+      // Another starter claimed this attempt first (duplicate delivery or a concurrent restart).
+      countMetric(metrics, OrderMetric.ClaimsLost);
+      log.info('Claim lost to another starter', { instanceId: outcome.instanceId });
+      return;
+    case 'skipped': {
+      countMetric(metrics, OrderMetric.StartsSkipped);
+      const details = { skipReason: outcome.reason, detail: outcome.detail };
+      if (outcome.reason === 'inconsistent') {
+        log.error('Start message not acted on: the record is inconsistent', details);
+      } else {
+        log.info('Start message not acted on', details);
+      }
+      return;
+    }
+  }
+}
+
+export const handler = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
+  // One processor per invocation: it holds the batch's results, and the local runtime may run
+  // several invocations of this module at once.
+  const processor = new BatchProcessor(EventType.SQS);
+  try {
+    return await processPartialResponse(
+      event,
+      async (record: SQSRecord) => {
+        try {
+          await handleRecord(record, context);
+        } catch (error) {
+          logger.error('Start message failed; SQS will redeliver it', {
+            messageId: record.messageId,
+            error: describeError(error),
+          });
+          throw error;
+        }
+      },
+      processor,
+      { context, throwOnFullBatchFailure: false },
+    );
+  } finally {
+    publishMetrics(metrics);
+  }
+};

@@ -1,0 +1,69 @@
+/**
+ * How long an accepted order may take to become terminal, derived from the workflow timings the
+ * system was synthesized with (lib/scheduler-agent-supervisor/config.ts, carried in WORKFLOW_TIMINGS), so the campaign's
+ * liveness check moves with the configuration instead of hard-coding seconds.
+ */
+import type { WorkflowTimings } from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import { backoffSecondsFor } from '../../../lambdas/scheduler-agent-supervisor/domain/supervisor';
+
+export interface TerminalBoundInput {
+  readonly timings: WorkflowTimings;
+  readonly stepCount: number;
+  /** Largest clock offset applied to any function (the supervisor may act this much late). */
+  readonly maxClockSkewMillis: number;
+  /**
+   * Fixed allowance for the local machine's own queueing (worker start-up, pollers, a loaded CPU).
+   * Stated in the summary, so a reader sees how much of the bound is not from the configuration.
+   */
+  readonly schedulingAllowanceMillis: number;
+}
+
+export interface TerminalBound {
+  readonly totalMillis: number;
+  /** Each term, named, for the summary. */
+  readonly terms: readonly { readonly name: string; readonly millis: number }[];
+}
+
+/**
+ * Worst case without outside help: the first claim comes only after the supervisor re-queues the
+ * order (startGrace + one sweep); every one of maxFailures attempts runs each step to its deadline
+ * (steps x (timeout + slack)) and is noticed one sweep later (plus skew); between attempts the
+ * order waits its back-off, then again startGrace + one sweep if the start message is lost.
+ */
+export function terminalBound(input: TerminalBoundInput): TerminalBound {
+  const { timings } = input;
+  const second = 1000;
+  const sweepMillis = (timings.supervisorRateSeconds * second) / timings.supervisorSweepsPerRun;
+  const attemptMillis =
+    input.stepCount * (timings.stepTimeoutSeconds + timings.stepDeadlineSlackSeconds) * second;
+  let backoffMillis = 0;
+  for (let failure = 1; failure < timings.maxFailures; failure += 1) {
+    backoffMillis += backoffSecondsFor(failure, timings) * second;
+  }
+  const terms = [
+    { name: 'first claim (startGrace + sweep)', millis: timings.startGraceSeconds * second + sweepMillis },
+    {
+      name: `${timings.maxFailures} attempts x (${input.stepCount} steps x (timeout + slack) + sweep + skew)`,
+      millis: timings.maxFailures * (attemptMillis + sweepMillis + input.maxClockSkewMillis),
+    },
+    { name: 'back-offs between attempts', millis: backoffMillis },
+    {
+      name: 're-claims after back-off (startGrace + sweep each)',
+      millis: (timings.maxFailures - 1) * (timings.startGraceSeconds * second + sweepMillis),
+    },
+    { name: 'local scheduling allowance', millis: input.schedulingAllowanceMillis },
+  ];
+  return { totalMillis: terms.reduce((sum, term) => sum + term.millis, 0), terms };
+}
+
+/**
+ * The clock skew the campaign may apply without breaking the design's own assumption: the
+ * supervisor must not expire a live task, which the per-step slack guards. Half of it is allowed,
+ * split between the supervisor (ahead) and the starter (behind), which together set and judge
+ * CompleteBy.
+ */
+export function maxSafeRelativeSkewMillis(
+  timings: Pick<WorkflowTimings, 'stepDeadlineSlackSeconds'>,
+): number {
+  return (timings.stepDeadlineSlackSeconds * 1000) / 2;
+}

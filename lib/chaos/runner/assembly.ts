@@ -1,0 +1,176 @@
+/**
+ * The cloud assembly the campaign runs: synthesized with the local profile (the same `cdk synth`
+ * path as a deployment), read for the facts the campaign needs (which function plays which role,
+ * the workflow timings), and, for the checker's own tests, copied with a deliberately broken
+ * bundled asset.
+ */
+import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { FakesEnvKey } from '../../../lambdas/fakes/contracts';
+import {
+  EnvKey,
+  parseWorkflowTimings,
+  type WorkflowTimings,
+} from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import { synthesizeLocalAssembly } from '../../local-runtime';
+
+export { PROJECT_ROOT } from '../../local-runtime';
+
+export type FunctionRole = 'agent' | 'supervisor' | 'starter' | 'remote-service' | 'other';
+
+export interface AssemblyFunction {
+  readonly logicalId: string;
+  readonly role: FunctionRole;
+  /** Absolute directory of the bundled code. */
+  readonly assetDir: string;
+  readonly environment: Readonly<Record<string, string>>;
+}
+
+export interface AssemblyFacts {
+  readonly assemblyDir: string;
+  readonly timings: WorkflowTimings;
+  readonly functions: readonly AssemblyFunction[];
+  readonly supervisor: AssemblyFunction;
+  readonly starter: AssemblyFunction;
+  readonly agents: readonly AssemblyFunction[];
+}
+
+/** `cdk synth -c profile=local -o DIR`, as the local runtime's own synthesis does it. */
+export function synthesizeLocal(outputDir: string): void {
+  synthesizeLocalAssembly(outputDir);
+}
+
+/**
+ * A function's role, from the environment the constructs give it (the contract between lib/ and
+ * the handlers), not from construct ids that may be renamed.
+ */
+export function roleOf(environment: Readonly<Record<string, string>>): FunctionRole {
+  const has = (key: string) => key in environment;
+  if (has(EnvKey.StepName)) return 'agent';
+  if (has(FakesEnvKey.LedgerTableName)) return 'remote-service';
+  if (has(EnvKey.StateMachineArn) && !has(EnvKey.OrdersTableName)) return 'starter';
+  if (has(EnvKey.DueShardCount) && has(EnvKey.StartQueueUrl) && !has(EnvKey.OrdersTableName))
+    return 'supervisor';
+  return 'other';
+}
+
+interface TemplateResource {
+  readonly Type: string;
+  readonly Properties?: Record<string, unknown>;
+  readonly Metadata?: Record<string, unknown>;
+}
+
+export function readAssemblyFacts(assemblyDir: string): AssemblyFacts {
+  const templates = readdirSync(assemblyDir).filter((file) => file.endsWith('.template.json'));
+  if (templates.length === 0) throw new Error(`${assemblyDir} holds no *.template.json: synthesize first`);
+  const functions: AssemblyFunction[] = [];
+  for (const file of templates) {
+    const template = JSON.parse(readFileSync(join(assemblyDir, file), 'utf8')) as {
+      Resources?: Record<string, TemplateResource>;
+    };
+    for (const [logicalId, resource] of Object.entries(template.Resources ?? {})) {
+      if (resource.Type !== 'AWS::Lambda::Function') continue;
+      const assetPath = resource.Metadata?.['aws:asset:path'];
+      if (typeof assetPath !== 'string') continue;
+      const variables = (
+        resource.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined
+      )?.Variables;
+      const environment: Record<string, string> = {};
+      for (const [key, value] of Object.entries(variables ?? {})) {
+        environment[key] = typeof value === 'string' ? value : JSON.stringify(value);
+      }
+      functions.push({
+        logicalId,
+        role: roleOf(environment),
+        assetDir: resolve(assemblyDir, assetPath),
+        environment,
+      });
+    }
+  }
+  const only = (role: FunctionRole): AssemblyFunction => {
+    const found = functions.filter((fn) => fn.role === role);
+    if (found.length !== 1) {
+      throw new Error(`Expected exactly one ${role} function in ${assemblyDir}, found ${found.length}`);
+    }
+    return found[0] as AssemblyFunction;
+  };
+  const agents = functions.filter((fn) => fn.role === 'agent');
+  if (agents.length === 0) throw new Error(`No agent function (with ${EnvKey.StepName}) in ${assemblyDir}`);
+  const timingsJson = agents[0]?.environment[EnvKey.WorkflowTimings];
+  if (!timingsJson) throw new Error(`The agent functions carry no ${EnvKey.WorkflowTimings}`);
+  return {
+    assemblyDir,
+    timings: parseWorkflowTimings(timingsJson),
+    functions,
+    supervisor: only('supervisor'),
+    starter: only('starter'),
+    agents,
+  };
+}
+
+/** A deliberate bug planted in a bundled asset, and the invariant that must catch it. */
+export interface BrokenVariant {
+  readonly name: string;
+  readonly description: string;
+  readonly role: FunctionRole;
+  /** Must match the bundle exactly once: a bundle that changed shape fails loudly, not silently. */
+  readonly pattern: RegExp;
+  readonly replacement: string;
+  readonly expectedViolation: string;
+}
+
+export const BROKEN_VARIANTS = {
+  agentKeyIncludesToken: {
+    name: 'agent-key-includes-token',
+    description:
+      'the agent derives its idempotency key (Powertools and the Idempotency-Key header) from the task token, so every attempt looks new downstream',
+    role: 'agent',
+    pattern: /\{idempotencyKey:(\w+)\.idempotencyKey,orderId:\1\.orderId,step:\1\.step,/,
+    replacement:
+      '{idempotencyKey:$1.idempotencyKey+":"+require("node:crypto").createHash("sha256").update($1.taskToken).digest("hex").slice(0,12),orderId:$1.orderId,step:$1.step,',
+    expectedViolation: 'one-effect-per-key',
+  },
+  supervisorThresholdOffByOne: {
+    name: 'supervisor-threshold-off-by-one',
+    description:
+      'the supervisor fails an order only once FailureCount passes maxFailures, not when it reaches it',
+    role: 'supervisor',
+    pattern: /if\((\w+)>=(\w+)\.maxFailures\)return\{kind:"fail"/,
+    replacement: 'if($1>$2.maxFailures)return{kind:"fail"',
+    expectedViolation: 'failure-count-within-threshold',
+  },
+} as const satisfies Record<string, BrokenVariant>;
+
+/**
+ * Copies the assembly to `targetDir` and plants each variant's bug in the bundles of its role.
+ * The original assembly is left untouched.
+ */
+export function plantBrokenVariants(
+  sourceDir: string,
+  targetDir: string,
+  variants: readonly BrokenVariant[],
+): void {
+  if (existsSync(targetDir))
+    throw new Error(`${targetDir} exists: pick a fresh directory for the broken copy`);
+  cpSync(sourceDir, targetDir, { recursive: true });
+  const facts = readAssemblyFacts(targetDir);
+  for (const variant of variants) {
+    const assetDirs = [
+      ...new Set(facts.functions.filter((fn) => fn.role === variant.role).map((fn) => fn.assetDir)),
+    ];
+    if (assetDirs.length === 0)
+      throw new Error(`Variant ${variant.name}: no ${variant.role} function to patch`);
+    for (const assetDir of assetDirs) {
+      const file = join(assetDir, 'index.js');
+      const code = readFileSync(file, 'utf8');
+      const global = new RegExp(variant.pattern.source, 'g');
+      const matches = code.match(global)?.length ?? 0;
+      if (matches !== 1) {
+        throw new Error(
+          `Variant ${variant.name}: expected its pattern once in ${file}, found ${matches}; the bundle changed shape`,
+        );
+      }
+      writeFileSync(file, code.replace(variant.pattern, variant.replacement));
+    }
+  }
+}

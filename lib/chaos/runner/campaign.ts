@@ -1,0 +1,357 @@
+/**
+ * The chaos campaign: runs the synthesized app on the local runtime with the fault injector's
+ * hooks, drives the planned orders through the API with a bounded number in flight, restarts the
+ * whole runtime mid-way on the same data directory, samples the state store while it runs, then
+ * takes the final snapshot (state, ledger, alerts, fault log) and hands it to the checker.
+ *
+ * Deterministic given the seed: the plan and every fault decision are seeded. Timing (which
+ * message is picked first, how long a loaded CPU takes) still varies, so counts of collateral
+ * effects (lost races, redeliveries) and latencies differ between runs of the same seed.
+ */
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { ORDER_STEPS, ProcessState } from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import { type LocalRuntime, startLocalRuntime } from '../../local-runtime';
+import { maxSafeRelativeSkewMillis, type TerminalBound, terminalBound } from '../core/bounds';
+import { FAULT_KINDS, FaultKind } from '../core/faults';
+import {
+  type AlertSnapshot,
+  type CampaignSnapshot,
+  type CheckResult,
+  checkCampaign,
+  type OrderOutcome,
+  type RecordSample,
+  type RestartWindow,
+} from '../core/invariants';
+import { DEFAULT_FAULT_RATES, type FaultRates, type OrderPlan, planCampaign } from '../core/plan';
+import { formatMillis, renderSummary } from '../core/report';
+import { type AssemblyFacts, PROJECT_ROOT, readAssemblyFacts, synthesizeLocal } from './assembly';
+import { FaultInjector } from './injector';
+import { SystemDriver, type TimedRecord } from './system';
+
+export interface CampaignOptions {
+  /** @default 1000 */
+  readonly orders?: number;
+  /** @default 1 */
+  readonly seed?: number;
+  /** Orders accepted but not yet terminal, at most. @default 24 */
+  readonly maxInFlight?: number;
+  /** A synthesized local-profile assembly. @default - synthesized into `<workDir>/cdk.out` */
+  readonly assemblyDir?: string;
+  /** Scratch space: assembly, data, logs, summary. @default '.local/chaos' */
+  readonly workDir?: string;
+  /** @default every kind */
+  readonly enabledKinds?: readonly FaultKind[];
+  /** @default DEFAULT_FAULT_RATES */
+  readonly rates?: FaultRates;
+  /** @default 2 */
+  readonly minOrdersPerKind?: number;
+  /** Share of the orders submitted before the runtime is restarted. @default 0.5 */
+  readonly restartAfterShare?: number;
+  /** Guard: below this share of Processed orders the run is trivial. @default 0.6 */
+  readonly minProcessedShare?: number;
+  /**
+   * Relative clock skew between the supervisor (ahead, 60%) and the starter (behind, 40%).
+   * @default stepDeadlineSlackSeconds / 2 (maxSafeRelativeSkewMillis)
+   */
+  readonly clockSkewMillis?: number;
+  /** Local machine allowance added to the terminal bound. @default 60 */
+  readonly schedulingAllowanceSeconds?: number;
+  /** Progress and summary lines. @default console.log */
+  readonly log?: (line: string) => void;
+  /** @default 5000 */
+  readonly progressIntervalMillis?: number;
+  /** Keep the DynamoDB data directory after the run. @default false */
+  readonly keepData?: boolean;
+}
+
+export interface CampaignReport {
+  readonly snapshot: CampaignSnapshot;
+  readonly result: CheckResult;
+  readonly bound: TerminalBound;
+  readonly summary: string;
+  readonly wallMillis: number;
+  readonly facts: AssemblyFacts;
+}
+
+interface OrderProgress {
+  acceptedAt?: number;
+  terminalAt?: number;
+  lastSampleKey?: string;
+  refused?: string;
+}
+
+const SAMPLE_INTERVAL_MILLIS = 1_000;
+const SUBMIT_GIVE_UP_MILLIS = 5 * 60_000;
+/** After the last order is terminal: alerts published right after the transition still arrive. */
+const ALERT_SETTLE_MILLIS = 3_000;
+const TERMINAL: readonly string[] = [ProcessState.Processed, ProcessState.Error];
+
+const sleep = (millis: number) => new Promise<void>((resolveSleep) => setTimeout(resolveSleep, millis));
+
+export async function runCampaign(options: CampaignOptions = {}): Promise<CampaignReport> {
+  const started = Date.now();
+  const log = options.log ?? ((line: string) => console.log(line));
+  const enabledKinds = options.enabledKinds ?? FAULT_KINDS;
+  const workDir = resolve(PROJECT_ROOT, options.workDir ?? '.local/chaos');
+  mkdirSync(workDir, { recursive: true });
+  const assemblyDir = options.assemblyDir ?? join(workDir, 'cdk.out');
+  if (!options.assemblyDir) {
+    log(`[chaos] synthesizing with the local profile into ${assemblyDir} ...`);
+    synthesizeLocal(assemblyDir);
+  }
+  const facts = readAssemblyFacts(assemblyDir);
+  const { timings } = facts;
+  const seed = options.seed ?? 1;
+  const rates = options.rates ?? DEFAULT_FAULT_RATES;
+  const plan = planCampaign({
+    orders: options.orders ?? 1000,
+    seed,
+    rates,
+    minOrdersPerKind: options.minOrdersPerKind ?? 2,
+    enabledKinds,
+  });
+  // The supervisor runs ahead and the starter behind, together within the design's slack budget.
+  const skewBudget = options.clockSkewMillis ?? maxSafeRelativeSkewMillis(timings);
+  const skewEnabled = enabledKinds.includes(FaultKind.ClockSkew);
+  const supervisorClockOffsetMillis = Math.round(skewBudget * 0.6);
+  const starterClockOffsetMillis = Math.round(skewBudget * 0.4);
+  const injector = new FaultInjector({
+    plan,
+    facts,
+    enabledKinds,
+    remoteTransientPerCall: rates.remoteTransientPerCall,
+    holdMillis: timings.stepTimeoutSeconds * 1000 + 1000,
+    supervisorClockOffsetMillis,
+    starterClockOffsetMillis,
+  });
+  const bound = terminalBound({
+    timings,
+    stepCount: ORDER_STEPS.length,
+    maxClockSkewMillis: skewEnabled ? supervisorClockOffsetMillis : 0,
+    schedulingAllowanceMillis: (options.schedulingAllowanceSeconds ?? 60) * 1000,
+  });
+
+  const runId = `s${seed}-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+  const dataDir = join(workDir, `data-${runId}`);
+  const functionLogDir = join(workDir, `logs-${runId}`);
+  const runtimeLog = join(workDir, `runtime-${runId}.log`);
+  writeFileSync(runtimeLog, '');
+  const startRuntime = () =>
+    startLocalRuntime({
+      assemblyDir,
+      port: 0,
+      dataDir,
+      targetFile: null,
+      stateLog: false,
+      functionLogDir,
+      faults: injector.hooks(),
+      log: (line) => writeFileSync(runtimeLog, `${new Date().toISOString()} ${line}\n`, { flag: 'a' }),
+    });
+
+  log(
+    `[chaos] ${plan.orders.length} orders, seed ${seed}, at most ${options.maxInFlight ?? 24} in flight; ` +
+      `terminal bound ${formatMillis(bound.totalMillis)}; logs in ${functionLogDir}`,
+  );
+  let runtime: LocalRuntime = await startRuntime();
+  let driver = new SystemDriver(runtime.target);
+  const progress = new Map<string, OrderProgress>(plan.orders.map((order) => [order.orderId, {}]));
+  const samples: RecordSample[] = [];
+  const alerts: AlertSnapshot[] = [];
+  const restarts: RestartWindow[] = [];
+  let restarting = false;
+
+  const downtimeMillis = () =>
+    restarts.reduce((sum, window) => sum + (window.readyAt - window.lastDrainAt), 0);
+  /**
+   * In flight and still within the bound: an order past it is already a violation, and must not
+   * hold a slot, or a system that strands orders would stall the campaign instead of failing it.
+   */
+  const occupyingIds = () => {
+    const overdueBefore = Date.now() - bound.totalMillis - downtimeMillis();
+    return inFlightIds().filter((id) => (progress.get(id)?.acceptedAt ?? 0) >= overdueBefore);
+  };
+  const inFlightIds = () =>
+    [...progress]
+      .filter(([, order]) => order.acceptedAt !== undefined && order.terminalAt === undefined)
+      .map(([id]) => id);
+
+  const observe = (record: TimedRecord, now: number) => {
+    const order = progress.get(record.orderId);
+    if (!order) return;
+    const sampleKey = `${record.processState}|${record.lockedBy ?? ''}|${record.failureCount}|${record.attempt}`;
+    if (sampleKey !== order.lastSampleKey) {
+      order.lastSampleKey = sampleKey;
+      samples.push({ ...record, at: now });
+    }
+    if (TERMINAL.includes(record.processState) && order.terminalAt === undefined) {
+      const written = record.updatedAt ?? now;
+      order.terminalAt = Math.min(now, Math.max(order.acceptedAt ?? written, written));
+    }
+  };
+
+  const sampleOnce = async () => {
+    const now = Date.now();
+    for (const record of await driver.records(inFlightIds())) observe(record, now);
+    alerts.push(...(await driver.drainAlerts()));
+  };
+
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      if (!restarting) {
+        try {
+          await sampleOnce();
+        } catch (error) {
+          if (!restarting) log(`[chaos] sampling failed (will retry): ${(error as Error).message}`);
+        }
+      }
+      await sleep(SAMPLE_INTERVAL_MILLIS);
+    }
+  })();
+
+  let lastProgress = 0;
+  const printProgress = (force = false) => {
+    const now = Date.now();
+    if (!force && now - lastProgress < (options.progressIntervalMillis ?? 5000)) return;
+    lastProgress = now;
+    const all = [...progress.values()];
+    const accepted = all.filter((order) => order.acceptedAt !== undefined).length;
+    const terminal = all.filter((order) => order.terminalAt !== undefined).length;
+    const fired = FAULT_KINDS.filter((kind) => injector.firedCount(kind) > 0)
+      .map((kind) => `${kind} ${injector.firedCount(kind)}`)
+      .join(', ');
+    log(
+      `[chaos ${formatMillis(now - started)}] accepted ${accepted}/${plan.orders.length}, terminal ${terminal}, ` +
+        `in flight ${accepted - terminal}; fired: ${fired || 'none yet'}`,
+    );
+  };
+
+  const restart = async () => {
+    restarting = true;
+    const hit = inFlightIds();
+    alerts.push(...(await driver.drainAlerts()));
+    const lastDrainAt = Date.now();
+    log(`[chaos] restarting the runtime with ${hit.length} orders in flight (same data directory) ...`);
+    await runtime.stop();
+    const stoppedAt = Date.now();
+    driver.close();
+    injector.record(FaultKind.RuntimeRestart, hit);
+    runtime = await startRuntime();
+    driver = new SystemDriver(runtime.target);
+    const readyAt = Date.now();
+    restarts.push({ lastDrainAt, stoppedAt, readyAt });
+    log(`[chaos] runtime back after ${formatMillis(readyAt - lastDrainAt)}`);
+    restarting = false;
+  };
+
+  const submitOne = async (order: OrderPlan) => {
+    const state = progress.get(order.orderId) as OrderProgress;
+    const giveUpAt = Date.now() + SUBMIT_GIVE_UP_MILLIS;
+    while (Date.now() < giveUpAt) {
+      if (restarting) {
+        await sleep(200);
+        continue;
+      }
+      const outcome = await driver.submit(order.request);
+      if (outcome.kind === 'accepted') {
+        state.acceptedAt = Date.now();
+        return;
+      }
+      if (outcome.kind === 'refused') {
+        state.refused = `HTTP ${outcome.status}: ${outcome.body.slice(0, 200)}`;
+        log(`[chaos] ${order.orderId} refused: ${state.refused}`);
+        return;
+      }
+      await sleep(outcome.afterMillis);
+    }
+    state.refused = 'gave up retrying the submission';
+  };
+
+  try {
+    const maxInFlight = options.maxInFlight ?? 24;
+    const restartAt = enabledKinds.includes(FaultKind.RuntimeRestart)
+      ? Math.max(1, Math.floor(plan.orders.length * (options.restartAfterShare ?? 0.5)))
+      : Number.POSITIVE_INFINITY;
+    const submitting = new Set<Promise<void>>();
+    for (let next = 0; next < plan.orders.length; ) {
+      printProgress();
+      if (next >= restartAt && restarts.length === 0) await restart();
+      if (occupyingIds().length + submitting.size >= maxInFlight) {
+        await sleep(100);
+        continue;
+      }
+      const order = plan.orders[next] as OrderPlan;
+      next += 1;
+      const submission: Promise<void> = submitOne(order).finally(() => submitting.delete(submission));
+      submitting.add(submission);
+    }
+    await Promise.all(submitting);
+
+    const lastAccepted = Math.max(0, ...[...progress.values()].map((order) => order.acceptedAt ?? 0));
+    const waitUntil = lastAccepted + bound.totalMillis + downtimeMillis() + SAMPLE_INTERVAL_MILLIS * 2;
+    while (inFlightIds().length > 0 && Date.now() < waitUntil) {
+      printProgress();
+      await sleep(500);
+    }
+    await sleep(ALERT_SETTLE_MILLIS);
+  } finally {
+    sampling = false;
+    await sampler;
+    injector.cancelHeldReplies();
+  }
+
+  alerts.push(...(await driver.drainAlerts()));
+  const finalRecords = await driver.allRecords();
+  const ledger = await driver.ledgerEffects();
+  const finishedAt = Date.now();
+  for (const record of finalRecords) observe(record, finishedAt);
+  printProgress(true);
+  driver.close();
+  await runtime.stop();
+  if (!options.keepData) rmSync(dataDir, { recursive: true, force: true });
+
+  const orders: OrderOutcome[] = plan.orders.map((order) => {
+    const state = progress.get(order.orderId) as OrderProgress;
+    return {
+      orderId: order.orderId,
+      mustFail: order.mustFail,
+      ...(state.acceptedAt !== undefined ? { acceptedAt: state.acceptedAt } : {}),
+      ...(state.terminalAt !== undefined ? { terminalAt: state.terminalAt } : {}),
+    };
+  });
+  const snapshot: CampaignSnapshot = {
+    timings,
+    terminalBoundMillis: bound.totalMillis,
+    orders,
+    finalRecords: finalRecords.map(({ updatedAt: _updatedAt, ...record }) => record),
+    samples,
+    ledger,
+    alerts,
+    faults: injector.events,
+    enabledKinds,
+    restarts,
+    minProcessedShare: options.minProcessedShare ?? 0.6,
+  };
+  const result = checkCampaign(snapshot);
+  const wallMillis = Date.now() - started;
+  const summary = renderSummary({
+    snapshot,
+    result,
+    bound,
+    seed,
+    wallMillis,
+    notes: [
+      `profile timings: step timeout ${timings.stepTimeoutSeconds} s + slack ${timings.stepDeadlineSlackSeconds} s, ` +
+        `maxFailures ${timings.maxFailures}, supervisor sweep every ${timings.supervisorRateSeconds / timings.supervisorSweepsPerRun} s`,
+      skewEnabled
+        ? `clock skew: supervisor +${supervisorClockOffsetMillis} ms, starter -${starterClockOffsetMillis} ms ` +
+          `(relative ${supervisorClockOffsetMillis + starterClockOffsetMillis} ms; stated bound stepDeadlineSlack/2 = ${maxSafeRelativeSkewMillis(timings)} ms)`
+        : 'clock skew: off',
+      `remote transient rate ${rates.remoteTransientPerCall} per call; held replies wait ${timings.stepTimeoutSeconds * 1000 + 1000} ms`,
+      `SQS queues are in memory: a restart loses queued messages; the supervisor re-queues from the durable state store`,
+    ],
+  });
+  writeFileSync(join(workDir, `summary-${runId}.txt`), `${summary}\n`);
+  return { snapshot, result, bound, summary, wallMillis, facts };
+}

@@ -1,0 +1,192 @@
+/**
+ * The campaign's view of the running system, built from the runtime's target description only:
+ * the HTTP API for submissions, and read-only views of the state store, the downstream ledger and
+ * the operator alert inbox for the checker. (The scans are test-only; the system never scans.)
+ */
+import {
+  type AttributeValue,
+  BatchGetItemCommand,
+  DynamoDBClient,
+  paginateScan,
+} from '@aws-sdk/client-dynamodb';
+import { DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { LedgerAttr } from '../../../lambdas/fakes/contracts';
+import {
+  StateAttr,
+  StepAttr,
+  type SubmitOrderRequest,
+} from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import type { LocalTarget } from '../../local-runtime';
+import type { AlertSnapshot, LedgerEffect, RecordSnapshot } from '../core/invariants';
+
+export type SubmitOutcome =
+  | { readonly kind: 'accepted'; readonly status: number }
+  | { readonly kind: 'retry'; readonly reason: string; readonly afterMillis: number }
+  | { readonly kind: 'refused'; readonly status: number; readonly body: string };
+
+/** A record with its UpdatedAt (epoch millis) when it parses. */
+export type TimedRecord = RecordSnapshot & { readonly updatedAt?: number };
+
+const BATCH_GET_LIMIT = 100;
+
+export class SystemDriver {
+  private readonly dynamo: DynamoDBClient;
+  private readonly sqs: SQSClient;
+  private readonly apiBase: string;
+
+  constructor(private readonly target: LocalTarget) {
+    const config = { region: target.region, credentials: { ...target.credentials } };
+    this.dynamo = new DynamoDBClient({ ...config, endpoint: target.endpoints.dynamodb });
+    this.sqs = new SQSClient({ ...config, endpoint: target.endpoints.sqs });
+    const apiUrl = target.outputs.ApiUrl ?? target.apiUrl;
+    if (!apiUrl) throw new Error('The local target has no ApiUrl output');
+    this.apiBase = apiUrl.replace(/\/+$/, '');
+  }
+
+  private output(name: string): string {
+    const value = this.target.outputs[name];
+    if (!value) throw new Error(`The local target has no ${name} output`);
+    return value;
+  }
+
+  /** POST /orders once; what to do next is the caller's (retry on transport errors, 5xx and 429). */
+  async submit(order: SubmitOrderRequest): Promise<SubmitOutcome> {
+    let response: Response;
+    try {
+      response = await fetch(`${this.apiBase}/orders`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          ...(this.target.apiKey ? { 'x-api-key': this.target.apiKey } : {}),
+        },
+        body: JSON.stringify(order),
+        signal: AbortSignal.timeout(30_000),
+      });
+    } catch (error) {
+      return { kind: 'retry', reason: (error as Error).message, afterMillis: 500 };
+    }
+    const body = await response.text();
+    if (response.status === 202 || response.status === 200)
+      return { kind: 'accepted', status: response.status };
+    if (response.status === 429 || response.status >= 500) {
+      const retryAfter = Number(response.headers.get('retry-after'));
+      return {
+        kind: 'retry',
+        reason: `HTTP ${response.status}`,
+        afterMillis: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : 1000,
+      };
+    }
+    return { kind: 'refused', status: response.status, body };
+  }
+
+  /** Consistent reads of some records (absent ones are left out). */
+  async records(orderIds: readonly string[]): Promise<TimedRecord[]> {
+    const table = this.output('StateTableName');
+    const found: TimedRecord[] = [];
+    for (let start = 0; start < orderIds.length; start += BATCH_GET_LIMIT) {
+      let keys: Record<string, AttributeValue>[] = orderIds
+        .slice(start, start + BATCH_GET_LIMIT)
+        .map((orderId) => ({ [StateAttr.OrderId]: { S: orderId } }));
+      while (keys.length > 0) {
+        const output = await this.dynamo.send(
+          new BatchGetItemCommand({ RequestItems: { [table]: { Keys: keys, ConsistentRead: true } } }),
+        );
+        found.push(
+          ...(output.Responses?.[table] ?? []).map((item) => ({
+            ...toRecordSnapshot(item),
+            ...updatedAtOf(item),
+          })),
+        );
+        keys = (output.UnprocessedKeys?.[table]?.Keys ?? []) as Record<string, AttributeValue>[];
+      }
+    }
+    return found;
+  }
+
+  async allRecords(): Promise<TimedRecord[]> {
+    return this.scan(this.output('StateTableName'), (item) => ({
+      ...toRecordSnapshot(item),
+      ...updatedAtOf(item),
+    }));
+  }
+
+  async ledgerEffects(): Promise<LedgerEffect[]> {
+    const items = await this.scan(this.output('LedgerTableName'), (item) => item);
+    return items
+      .filter((item) => !(item[LedgerAttr.Pk]?.S ?? '').startsWith('calls#'))
+      .map((item) => ({
+        service: item[LedgerAttr.Service]?.S ?? '?',
+        idempotencyKey: item[LedgerAttr.IdempotencyKey]?.S ?? '?',
+      }));
+  }
+
+  /** Takes every alert currently in the inbox (deleting them: the inbox is a queue). */
+  async drainAlerts(): Promise<AlertSnapshot[]> {
+    const queueUrl = this.output('AlertInboxQueueUrl');
+    const alerts: AlertSnapshot[] = [];
+    for (;;) {
+      const { Messages = [] } = await this.sqs.send(
+        new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }),
+      );
+      if (Messages.length === 0) return alerts;
+      for (const message of Messages) {
+        const event = JSON.parse(message.Body ?? '{}') as {
+          'detail-type'?: string;
+          detail?: { orderId?: unknown; reason?: unknown };
+        };
+        alerts.push({
+          detailType: event['detail-type'] ?? '?',
+          ...(typeof event.detail?.orderId === 'string' ? { orderId: event.detail.orderId } : {}),
+          ...(typeof event.detail?.reason === 'string' ? { reason: event.detail.reason } : {}),
+        });
+      }
+      await this.sqs.send(
+        new DeleteMessageBatchCommand({
+          QueueUrl: queueUrl,
+          Entries: Messages.map((message, index) => ({
+            Id: String(index),
+            ReceiptHandle: message.ReceiptHandle,
+          })),
+        }),
+      );
+    }
+  }
+
+  private async scan<T>(table: string, map: (item: Record<string, AttributeValue>) => T): Promise<T[]> {
+    const items: T[] = [];
+    for await (const page of paginateScan(
+      { client: this.dynamo },
+      { TableName: table, ConsistentRead: true },
+    )) {
+      items.push(...(page.Items ?? []).map(map));
+    }
+    return items;
+  }
+
+  close(): void {
+    this.dynamo.destroy();
+    this.sqs.destroy();
+  }
+}
+
+export function toRecordSnapshot(item: Record<string, AttributeValue>): RecordSnapshot {
+  const steps: Record<string, string> = {};
+  for (const [name, value] of Object.entries(item[StateAttr.Steps]?.M ?? {})) {
+    steps[name] = value.M?.[StepAttr.Status]?.S ?? '?';
+  }
+  const lockedBy = item[StateAttr.LockedBy]?.S;
+  return {
+    orderId: item[StateAttr.OrderId]?.S ?? '?',
+    processState: item[StateAttr.ProcessState]?.S ?? '?',
+    ...(lockedBy !== undefined ? { lockedBy } : {}),
+    failureCount: Number(item[StateAttr.FailureCount]?.N ?? Number.NaN),
+    attempt: Number(item[StateAttr.Attempt]?.N ?? Number.NaN),
+    steps,
+  };
+}
+
+/** UpdatedAt of a record as epoch millis, when it parses. */
+export function updatedAtOf(item: Record<string, AttributeValue>): { updatedAt?: number } {
+  const parsed = Date.parse(item[StateAttr.UpdatedAt]?.S ?? '');
+  return Number.isFinite(parsed) ? { updatedAt: parsed } : {};
+}

@@ -1,0 +1,73 @@
+import { Duration, Fn, RemovalPolicy } from 'aws-cdk-lib';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { Construct } from 'constructs';
+import { FAKES_METRICS_NAMESPACE, FakesEnvKey, LedgerAttr } from '../../lambdas/fakes/contracts';
+import { createDataTable, type DataTableOptions, grantTableActions } from '../platform/data-table';
+import { LambdaFunction } from '../platform/lambda-function';
+
+export interface RemoteServicesProps extends DataTableOptions {
+  /** How long a STALL-ONCE call is held before the request fails (config.remoteStallMillis). */
+  readonly stallMillis: number;
+  readonly logRetentionDays: number;
+}
+
+/** Time the function keeps after a stalled call to fail it cleanly instead of being killed. */
+const STALL_MARGIN_SECONDS = 10;
+
+/**
+ * The fake downstream (inventory, payment, shipping) the agents call: one function behind a
+ * Lambda function URL (IAM auth) serving every operation path, recording each effect once in a
+ * ledger table keyed by service and Idempotency-Key. Part of the reference deployment so the
+ * failure scenarios (FLAKY, PERM-FAIL, STALL-ONCE) can be exercised end to end.
+ */
+export class RemoteServices extends Construct {
+  readonly ledgerTable: dynamodb.Table;
+  readonly service: LambdaFunction;
+  readonly functionUrl: lambda.FunctionUrl;
+  /** Base URL of the function URL without a trailing slash, e.g. `https://abc.lambda-url.eu-west-1.on.aws`. */
+  readonly endpointUrl: string;
+
+  constructor(scope: Construct, id: string, props: RemoteServicesProps) {
+    super(scope, id);
+    if (!Number.isInteger(props.stallMillis) || props.stallMillis < 0) {
+      throw new Error(
+        `RemoteServices ${this.node.path}: stallMillis must be a non-negative integer, got ${props.stallMillis}`,
+      );
+    }
+    this.ledgerTable = createDataTable(this, 'Ledger', {
+      ...props,
+      partitionKey: { name: LedgerAttr.Pk, type: dynamodb.AttributeType.STRING },
+    });
+    this.service = new LambdaFunction(this, 'Service', {
+      handler: 'fakes/handlers/remote-service',
+      metricsNamespace: FAKES_METRICS_NAMESPACE,
+      description: 'Fake downstream services (inventory, payment, shipping) with scripted failure scenarios',
+      serviceName: 'remote-service',
+      logRetentionDays: props.logRetentionDays,
+      removalPolicy: props.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+      timeout: Duration.seconds(Math.ceil(props.stallMillis / 1000) + STALL_MARGIN_SECONDS),
+      environment: {
+        [FakesEnvKey.LedgerTableName]: this.ledgerTable.tableName,
+        [FakesEnvKey.StallMillis]: String(props.stallMillis),
+      },
+    });
+    grantTableActions(
+      this.ledgerTable,
+      this.service.function,
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+    );
+    this.functionUrl = this.service.function.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.AWS_IAM });
+    // The URL attribute ends with '/'; callers append operation paths that start with '/'.
+    const parts = Fn.split('/', this.functionUrl.url);
+    this.endpointUrl = `${Fn.select(0, parts)}//${Fn.select(2, parts)}`;
+  }
+
+  /** Lets a caller invoke the function URL (SigV4-signed requests). */
+  grantInvokeUrl(grantee: iam.IGrantable): void {
+    this.service.function.grantInvokeUrl(grantee);
+  }
+}

@@ -1,0 +1,194 @@
+import { existsSync } from 'node:fs';
+import * as path from 'node:path';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { PowertoolsEnvKey } from '../../lambdas/shared/env';
+
+/** Repository root: handler entries and the lock file are resolved from here, not from the caller's cwd. */
+const PROJECT_ROOT = path.resolve(__dirname, '..', '..');
+
+/** `wing/handlers/name`: kebab-case segments, no `..`, no extension. */
+const HANDLER_PATTERN = /^[a-z0-9][a-z0-9-]*(\/[a-z0-9][a-z0-9-]*)*$/;
+
+function handlerEntry(handler: string): string {
+  return path.join(PROJECT_ROOT, 'lambdas', `${handler}.ts`);
+}
+
+/** Variables this construct owns; callers may not override them. */
+const MANAGED_ENVIRONMENT_KEYS: readonly string[] = [
+  PowertoolsEnvKey.ServiceName,
+  PowertoolsEnvKey.MetricsNamespace,
+  'NODE_OPTIONS',
+];
+
+/**
+ * Below this, the first (cold) invocation of a bundled handler that creates SDK clients and
+ * Powertools utilities at module load can time out before it does any work.
+ */
+const MIN_TIMEOUT_SECONDS = 3;
+/** Lambda's own limits. */
+const MAX_TIMEOUT_SECONDS = 900;
+const MIN_MEMORY_MB = 128;
+const MAX_MEMORY_MB = 10_240;
+/**
+ * CPU scales with memory: a long-running function starved at the minimum memory spends its
+ * timeout on CPU, not on I/O. Functions allowed to run longer than this need more than the minimum.
+ */
+const LONG_RUNNING_SECONDS = 60;
+
+export interface LambdaFunctionProps {
+  /**
+   * Handler module under `lambdas/`, without extension, exporting `handler`
+   * (e.g. `scheduler-agent-supervisor/handlers/submit-order`).
+   */
+  readonly handler: string;
+  /** What the function does, shown in the console. */
+  readonly description: string;
+  /** POWERTOOLS_SERVICE_NAME: the `service` key of every log line and metric. */
+  readonly serviceName: string;
+  /** POWERTOOLS_METRICS_NAMESPACE: the CloudWatch namespace of the function's custom metrics (one per wing). */
+  readonly metricsNamespace: string;
+  /** CloudWatch Logs retention in days; must be a value CloudWatch accepts (see RetentionDays). */
+  readonly logRetentionDays: number;
+  /** Whether the log group is kept when the stack is deleted. */
+  readonly removalPolicy: RemovalPolicy;
+  /**
+   * Handler-specific environment (EnvKey names). Keys managed by this construct are rejected.
+   * @default - none
+   */
+  readonly environment?: Readonly<Record<string, string>>;
+  /** @default Duration.seconds(10) */
+  readonly timeout?: Duration;
+  /** @default 256 */
+  readonly memorySize?: number;
+  /** @default - no reservation (account concurrency) */
+  readonly reservedConcurrentExecutions?: number;
+}
+
+/**
+ * THE Lambda function of this application: every runtime default lives here (Node.js 22 on
+ * Graviton, active tracing, an explicit log group with retention, a role with no managed policy,
+ * local esbuild bundling with source maps, Powertools environment), so no handler differs from
+ * another by accident.
+ */
+export class LambdaFunction extends Construct {
+  readonly function: nodejs.NodejsFunction;
+  readonly logGroup: logs.LogGroup;
+  readonly role: iam.Role;
+
+  constructor(scope: Construct, id: string, props: LambdaFunctionProps) {
+    super(scope, id);
+    const timeout = props.timeout ?? Duration.seconds(10);
+    const memorySize = props.memorySize ?? 256;
+    validateProps(this.node.path, props, timeout, memorySize);
+
+    this.logGroup = new logs.LogGroup(this, 'LogGroup', {
+      retention: props.logRetentionDays as logs.RetentionDays,
+      removalPolicy: props.removalPolicy,
+    });
+
+    // An explicit role instead of AWSLambdaBasicExecutionRole: it may write to its own log group only.
+    this.role = new iam.Role(this, 'Role', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: `Execution role of ${props.handler}`,
+    });
+    this.logGroup.grantWrite(this.role);
+
+    this.function = new nodejs.NodejsFunction(this, 'Function', {
+      entry: handlerEntry(props.handler),
+      handler: 'handler',
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),
+      description: props.description,
+      runtime: lambda.Runtime.NODEJS_22_X,
+      architecture: lambda.Architecture.ARM_64,
+      tracing: lambda.Tracing.ACTIVE,
+      memorySize,
+      timeout,
+      role: this.role,
+      logGroup: this.logGroup,
+      reservedConcurrentExecutions: props.reservedConcurrentExecutions,
+      environment: {
+        ...props.environment,
+        [PowertoolsEnvKey.ServiceName]: props.serviceName,
+        [PowertoolsEnvKey.MetricsNamespace]: props.metricsNamespace,
+        NODE_OPTIONS: '--enable-source-maps',
+      },
+      bundling: {
+        forceDockerBundling: false,
+        minify: true,
+        sourceMap: true,
+        target: 'node22',
+        // The nodejs22.x runtime ships AWS SDK v3; everything else (Powertools, zod) is bundled.
+        externalModules: ['@aws-sdk/*'],
+      },
+    });
+
+    // Active tracing adds xray:PutTraceSegments/PutTelemetryRecords, which have no resource-level permissions.
+    Validations.of(this.role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'X-Ray PutTraceSegments/PutTelemetryRecords (active tracing) support no resource-level permissions.',
+    });
+    Validations.of(this.function).acknowledge({
+      id: 'AwsSolutions-L1',
+      reason: 'The project targets nodejs22.x (the runtime its handlers are built and tested for).',
+    });
+  }
+}
+
+function validateProps(
+  where: string,
+  props: LambdaFunctionProps,
+  timeout: Duration,
+  memorySize: number,
+): void {
+  const problems: string[] = [];
+  if (!HANDLER_PATTERN.test(props.handler)) {
+    problems.push(
+      `handler '${props.handler}' must be a path of kebab-case names under lambdas/ without extension`,
+    );
+  } else if (!existsSync(handlerEntry(props.handler))) {
+    problems.push(`handler '${props.handler}' names no file: ${handlerEntry(props.handler)} does not exist`);
+  }
+  if (!/^[A-Za-z0-9._/#:-]{1,255}$/.test(props.metricsNamespace)) {
+    problems.push(`metricsNamespace '${props.metricsNamespace}' is not a CloudWatch namespace`);
+  }
+  const seconds = timeout.toSeconds();
+  if (!Number.isInteger(seconds) || seconds < MIN_TIMEOUT_SECONDS || seconds > MAX_TIMEOUT_SECONDS) {
+    problems.push(
+      `timeout must be a whole number of seconds from ${MIN_TIMEOUT_SECONDS} to ${MAX_TIMEOUT_SECONDS}, got ${seconds}`,
+    );
+  }
+  if (!Number.isInteger(memorySize) || memorySize < MIN_MEMORY_MB || memorySize > MAX_MEMORY_MB) {
+    problems.push(
+      `memorySize must be an integer from ${MIN_MEMORY_MB} to ${MAX_MEMORY_MB} MB, got ${memorySize}`,
+    );
+  } else if (seconds > LONG_RUNNING_SECONDS && memorySize <= MIN_MEMORY_MB) {
+    problems.push(
+      `memorySize ${memorySize} MB is too small for a ${seconds} s timeout: functions running longer than ${LONG_RUNNING_SECONDS} s need more than ${MIN_MEMORY_MB} MB (CPU scales with memory)`,
+    );
+  }
+  if (!(Object.values(logs.RetentionDays) as unknown[]).includes(props.logRetentionDays)) {
+    problems.push(`logRetentionDays ${props.logRetentionDays} is not a CloudWatch Logs retention period`);
+  }
+  const overridden = Object.keys(props.environment ?? {}).filter((key) =>
+    MANAGED_ENVIRONMENT_KEYS.includes(key),
+  );
+  if (overridden.length > 0) {
+    problems.push(`environment may not set ${overridden.join(', ')} (managed by LambdaFunction)`);
+  }
+  if (props.reservedConcurrentExecutions !== undefined) {
+    const reserved = props.reservedConcurrentExecutions;
+    if (!Number.isInteger(reserved) || reserved < 1) {
+      problems.push(`reservedConcurrentExecutions must be a positive integer, got ${reserved}`);
+    }
+  }
+  if (problems.length > 0) {
+    throw new Error(`LambdaFunction ${where}: ${problems.join('; ')}`);
+  }
+}

@@ -1,0 +1,75 @@
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import * as eventSources from 'aws-cdk-lib/aws-lambda-event-sources';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import { Construct } from 'constructs';
+import {
+  EnvKey,
+  METRICS_NAMESPACE,
+  type WorkflowTimings,
+} from '../../lambdas/scheduler-agent-supervisor/contracts';
+import { LambdaFunction } from '../platform/lambda-function';
+import { VISIBILITY_TO_TIMEOUT_RATIO, WorkQueue } from '../platform/work-queue';
+import type { StateStore } from './state-store';
+
+const STARTER_TIMEOUT = Duration.seconds(30);
+/**
+ * Receives before a start request is dead-lettered. A message that keeps failing is safe to
+ * drop: the record stays Pending and the supervisor re-queues it after CompleteBy.
+ */
+const START_MAX_RECEIVE_COUNT = 5;
+const START_BATCH_SIZE = 10;
+
+export interface OrderStarterProps {
+  readonly stateStore: StateStore;
+  /** The scheduler's state machine the starter starts executions of. */
+  readonly stateMachine: sfn.IStateMachine;
+  readonly timings: WorkflowTimings;
+  readonly logRetentionDays: number;
+  readonly retainData: boolean;
+}
+
+/**
+ * The starting half of the scheduler: the start queue (fed by the submission and the
+ * supervisor) and the function that claims a Pending record and starts its execution.
+ */
+export class OrderStarter extends Construct {
+  readonly startRequests: WorkQueue;
+  readonly starter: LambdaFunction;
+
+  constructor(scope: Construct, id: string, props: OrderStarterProps) {
+    super(scope, id);
+    this.startRequests = new WorkQueue(this, 'StartRequests', {
+      retainData: props.retainData,
+      visibilityTimeout: Duration.seconds(STARTER_TIMEOUT.toSeconds() * VISIBILITY_TO_TIMEOUT_RATIO),
+      maxReceiveCount: START_MAX_RECEIVE_COUNT,
+    });
+    this.starter = new LambdaFunction(this, 'Starter', {
+      handler: 'scheduler-agent-supervisor/handlers/starter',
+      metricsNamespace: METRICS_NAMESPACE,
+      description: 'Claims Pending orders (conditional update) and starts their scheduler execution',
+      serviceName: 'start-order',
+      logRetentionDays: props.logRetentionDays,
+      removalPolicy: props.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+      timeout: STARTER_TIMEOUT,
+      environment: {
+        [EnvKey.StateTableName]: props.stateStore.tableName,
+        [EnvKey.StateMachineArn]: props.stateMachine.stateMachineArn,
+        [EnvKey.WorkflowTimings]: JSON.stringify(props.timings),
+      },
+    });
+    const fn = this.starter.function;
+    fn.addEventSource(
+      new eventSources.SqsEventSource(this.startRequests.queue, {
+        batchSize: START_BATCH_SIZE,
+        reportBatchItemFailures: true,
+      }),
+    );
+    props.stateStore.grant(fn, 'dynamodb:GetItem', 'dynamodb:UpdateItem');
+    props.stateMachine.grantStartExecution(fn);
+  }
+
+  get startQueue(): sqs.IQueue {
+    return this.startRequests.queue;
+  }
+}

@@ -1,0 +1,54 @@
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { Construct } from 'constructs';
+import { DUE_INDEX, StateAttr } from '../../lambdas/scheduler-agent-supervisor/contracts';
+import { createDataTable, type DataTableOptions, grantTableActions } from '../platform/data-table';
+
+export type StateStoreProps = DataTableOptions;
+
+/**
+ * The scheduler's state store: one record per order (process state, lock, deadlines, per-step
+ * state) and the supervisor's sparse, write-sharded `DueIndex` (DueShard, CompleteBy). Only
+ * Pending and Processing records carry DueShard, so the index holds exactly what can expire.
+ */
+export class StateStore extends Construct {
+  readonly table: dynamodb.Table;
+
+  constructor(scope: Construct, id: string, props: StateStoreProps) {
+    super(scope, id);
+    this.table = createDataTable(this, 'Table', {
+      ...props,
+      partitionKey: { name: StateAttr.OrderId, type: dynamodb.AttributeType.STRING },
+    });
+    this.table.addGlobalSecondaryIndex({
+      indexName: DUE_INDEX.name,
+      partitionKey: { name: DUE_INDEX.partitionKey, type: dynamodb.AttributeType.STRING },
+      sortKey: { name: DUE_INDEX.sortKey, type: dynamodb.AttributeType.NUMBER },
+      // Only what the supervisor decides from (lock, state, counters): the scheduler's step and
+      // plan updates then cost no index write.
+      projectionType: dynamodb.ProjectionType.INCLUDE,
+      nonKeyAttributes: [...DUE_INDEX.projectedAttributes],
+    });
+  }
+
+  /** ARN of the supervisor index (for Query grants scoped to it alone). */
+  get dueIndexArn(): string {
+    return `${this.table.tableArn}/index/${DUE_INDEX.name}`;
+  }
+
+  /** Grants `actions` on state records (table only, no index). */
+  grant(grantee: iam.IGrantable, ...actions: string[]): void {
+    grantTableActions(this.table, grantee, ...actions);
+  }
+
+  /** Grants Query on DueIndex only: the supervisor never needs Scan nor another index. */
+  grantQueryDueIndex(grantee: iam.IGrantable): void {
+    iam.Grant.addToPrincipal({ grantee, actions: ['dynamodb:Query'], resourceArns: [this.dueIndexArn] });
+    this.table.encryptionKey?.grantDecrypt(grantee);
+  }
+
+  /** Name for CfnOutputs and environment variables. */
+  get tableName(): string {
+    return this.table.tableName;
+  }
+}

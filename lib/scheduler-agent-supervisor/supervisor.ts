@@ -1,0 +1,85 @@
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import {
+  EnvKey,
+  METRICS_NAMESPACE,
+  type WorkflowTimings,
+} from '../../lambdas/scheduler-agent-supervisor/contracts';
+import { LambdaFunction } from '../platform/lambda-function';
+import type { StateStore } from './state-store';
+
+/** Time a run keeps after its sweeps to finish the page in hand and flush metrics. */
+const SUPERVISOR_TIMEOUT_MARGIN_SECONDS = 15;
+
+export interface SupervisorProps {
+  readonly stateStore: StateStore;
+  /** Where expired and never-started orders are handed back to the starter. */
+  readonly startQueue: sqs.IQueue;
+  /** Operator alerts (OrderFailed when the failure threshold is reached). */
+  readonly alertBus: events.IEventBus;
+  readonly timings: WorkflowTimings;
+  /** Partitions of DueIndex the supervisor queries one by one. */
+  readonly dueShardCount: number;
+  readonly logRetentionDays: number;
+  readonly retainData: boolean;
+}
+
+/**
+ * The supervisor of the pattern: a scheduled function (EventBridge rate) that queries the due
+ * index for expired work and resets or fails it. One instance at a time (reserved concurrency
+ * 1) so supervisors never compete for a record; conditional updates guard the rest.
+ */
+export class Supervisor extends Construct {
+  readonly supervisor: LambdaFunction;
+  readonly schedule: events.Rule;
+
+  constructor(scope: Construct, id: string, props: SupervisorProps) {
+    super(scope, id);
+    const { supervisorRateSeconds, supervisorBudgetSeconds } = props.timings;
+    if (supervisorRateSeconds % 60 !== 0) {
+      throw new Error(
+        `Supervisor ${this.node.path}: supervisorRateSeconds must be a whole number of minutes (EventBridge rates start at 1 minute), got ${supervisorRateSeconds}`,
+      );
+    }
+    // A run spreads its sweeps across the rate (sub-minute cadence), and stops paging at its budget.
+    const timeout = Duration.seconds(
+      Math.max(supervisorRateSeconds, supervisorBudgetSeconds) + SUPERVISOR_TIMEOUT_MARGIN_SECONDS,
+    );
+    this.supervisor = new LambdaFunction(this, 'Supervisor', {
+      handler: 'scheduler-agent-supervisor/handlers/supervisor',
+      metricsNamespace: METRICS_NAMESPACE,
+      description: 'Finds expired or never-started orders in DueIndex and retries or fails them',
+      serviceName: 'supervisor',
+      logRetentionDays: props.logRetentionDays,
+      removalPolicy: props.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+      timeout,
+      reservedConcurrentExecutions: 1,
+      environment: {
+        [EnvKey.StateTableName]: props.stateStore.tableName,
+        [EnvKey.StartQueueUrl]: props.startQueue.queueUrl,
+        [EnvKey.AlertBusName]: props.alertBus.eventBusName,
+        [EnvKey.WorkflowTimings]: JSON.stringify(props.timings),
+        [EnvKey.DueShardCount]: String(props.dueShardCount),
+      },
+    });
+    const fn = this.supervisor.function;
+    // The next scheduled run replaces a failed or throttled one: no retries, no stale events.
+    fn.configureAsyncInvoke({
+      retryAttempts: 0,
+      maxEventAge: Duration.seconds(Math.max(60, supervisorRateSeconds)),
+    });
+    props.stateStore.grantQueryDueIndex(fn);
+    props.stateStore.grant(fn, 'dynamodb:UpdateItem');
+    props.startQueue.grantSendMessages(fn);
+    props.alertBus.grantPutEventsTo(fn);
+
+    this.schedule = new events.Rule(this, 'Schedule', {
+      description: 'Runs the supervisor',
+      schedule: events.Schedule.rate(Duration.seconds(supervisorRateSeconds)),
+      targets: [new targets.LambdaFunction(fn, { retryAttempts: 0 })],
+    });
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * The checker is itself tested: the same campaign machinery runs an assembly whose bundled assets
+ * carry deliberate bugs (planted at the asset level; the sources stay correct), and the checker
+ * must name the specific invariant each bug breaks.
+ */
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { FaultKind } from '../../../lib/chaos/core/faults';
+import { DEFAULT_FAULT_RATES } from '../../../lib/chaos/core/plan';
+import { BROKEN_VARIANTS, plantBrokenVariants } from '../../../lib/chaos/runner/assembly';
+import { runCampaign } from '../../../lib/chaos/runner/campaign';
+import { assemblyUnderTest, TEST_WORK_DIR, testLog } from '../support';
+
+const CAMPAIGN_TIMEOUT_MILLIS = 8 * 60_000;
+
+describe('chaos checker against broken variants', () => {
+  const afterCleanup: Array<() => void> = [];
+  afterAll(() => {
+    for (const cleanup of afterCleanup) cleanup();
+  });
+
+  it(
+    'reports duplicate effects of a token-keyed agent and a FailureCount past the threshold of an off-by-one supervisor',
+    async () => {
+      mkdirSync(TEST_WORK_DIR, { recursive: true });
+      const brokenDir = join(mkdtempSync(join(TEST_WORK_DIR, 'broken-')), 'cdk.out');
+      afterCleanup.push(() => rmSync(dirname(brokenDir), { recursive: true, force: true }));
+      plantBrokenVariants(assemblyUnderTest(), brokenDir, [
+        BROKEN_VARIANTS.agentKeyIncludesToken,
+        BROKEN_VARIANTS.supervisorThresholdOffByOne,
+      ]);
+      // Faults that make the system retry a step whose effect already happened (the token-keyed
+      // agent then records a second effect), and outages that use up every attempt (the broken
+      // supervisor then lets FailureCount pass maxFailures).
+      const enabledKinds = [
+        FaultKind.RemoteLatency,
+        FaultKind.AgentKilledAfterEffect,
+        FaultKind.RemoteOutage,
+      ];
+      const report = await runCampaign({
+        orders: 12,
+        seed: 3,
+        assemblyDir: brokenDir,
+        workDir: TEST_WORK_DIR,
+        enabledKinds,
+        minOrdersPerKind: 3,
+        rates: {
+          ...DEFAULT_FAULT_RATES,
+          attempt: {
+            ...DEFAULT_FAULT_RATES.attempt,
+            [FaultKind.RemoteLatency]: 0.25,
+            [FaultKind.AgentKilledAfterEffect]: 0.25,
+            [FaultKind.RemoteOutage]: 0.25,
+          },
+        },
+        minProcessedShare: 0,
+        log: testLog,
+      });
+      console.log(report.summary);
+      const violations = (id: string) =>
+        report.result.invariants.find((entry) => entry.id === id)?.violations ?? [];
+      expect(report.result.passed).toBe(false);
+      expect(violations('one-effect-per-key')).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(/^chaos-s3-\d{5}:\w+: 2 effects \(keys .+:[0-9a-f]{12}, .+:[0-9a-f]{12}\)$/),
+        ]),
+      );
+      expect(violations('processed-one-effect-per-step')).toEqual(
+        expect.arrayContaining([expect.stringMatching(/Processed with 2 \w+ effects for \w+$/)]),
+      );
+      expect(violations('failure-count-within-threshold')).toEqual(
+        expect.arrayContaining([expect.stringMatching(/^chaos-s3-\d{5}: FailureCount 4 > maxFailures 3$/)]),
+      );
+    },
+    CAMPAIGN_TIMEOUT_MILLIS,
+  );
+});

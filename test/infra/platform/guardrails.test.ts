@@ -1,0 +1,100 @@
+import { type App, Duration, Stack } from 'aws-cdk-lib';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as eventSources from 'aws-cdk-lib/aws-lambda-event-sources';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
+import { applyGuardrails } from '../../../lib/platform/guardrails';
+import { testApp } from '../support/synth';
+
+function probeStack(): Stack {
+  const stack = new Stack(testApp(), 'Probe');
+  applyGuardrails(stack);
+  return stack;
+}
+
+const synth = (stack: Stack) => () => (stack.node.root as App).synth();
+
+function consumer(stack: Stack, visibilitySeconds: number, timeoutSeconds: number): void {
+  const queue = new sqs.Queue(stack, 'Requests', { visibilityTimeout: Duration.seconds(visibilitySeconds) });
+  const fn = new lambda.Function(stack, 'Consumer', {
+    runtime: lambda.Runtime.NODEJS_22_X,
+    handler: 'index.handler',
+    code: lambda.Code.fromInline('exports.handler = async () => undefined;'),
+    timeout: Duration.seconds(timeoutSeconds),
+  });
+  fn.addEventSource(new eventSources.SqsEventSource(queue));
+}
+
+function callbackMachine(stack: Stack, timeouts: { task?: number; heartbeat?: number }): void {
+  const queue = new sqs.Queue(stack, 'AgentQueue');
+  const call = tasks.SqsSendMessage.jsonPath(stack, 'Ask.Agent', {
+    queue,
+    integrationPattern: sfn.IntegrationPattern.WAIT_FOR_TASK_TOKEN,
+    messageBody: sfn.TaskInput.fromObject({ token: sfn.JsonPath.taskToken }),
+    taskTimeout:
+      timeouts.task === undefined ? undefined : sfn.Timeout.duration(Duration.seconds(timeouts.task)),
+    heartbeatTimeout:
+      timeouts.heartbeat === undefined
+        ? undefined
+        : sfn.Timeout.duration(Duration.seconds(timeouts.heartbeat)),
+  });
+  new sfn.StateMachine(stack, 'Machine', { definitionBody: sfn.DefinitionBody.fromChainable(call) });
+}
+
+describe('guardrail: queues consumed by Lambda need visibility >= 6x the function timeout', () => {
+  it('fails when the visibility timeout is under 6x the consumer timeout, naming queue and function', () => {
+    const stack = probeStack();
+    consumer(stack, 30, 30);
+    expect(synth(stack)).toThrow(
+      /Queue Probe\/Requests\/Resource has a visibility timeout of 30 s but is consumed by Probe\/Consumer\/Resource \(timeout 30 s\): it must be at least 6 x 30 = 180 s/,
+    );
+  });
+
+  it('fails when the queue keeps the default visibility (30 s) and the function runs 10 s', () => {
+    const stack = probeStack();
+    const queue = new sqs.Queue(stack, 'Defaults');
+    const fn = new lambda.Function(stack, 'Slow', {
+      runtime: lambda.Runtime.NODEJS_22_X,
+      handler: 'index.handler',
+      code: lambda.Code.fromInline('exports.handler = async () => undefined;'),
+      timeout: Duration.seconds(10),
+    });
+    fn.addEventSource(new eventSources.SqsEventSource(queue));
+    expect(synth(stack)).toThrow(/visibility timeout of 30 s .* at least 6 x 10 = 60 s/);
+  });
+
+  it('passes at exactly 6x', () => {
+    const stack = probeStack();
+    consumer(stack, 180, 30);
+    expect(synth(stack)).not.toThrow();
+  });
+});
+
+describe('guardrail: callback tasks need TimeoutSeconds and HeartbeatSeconds', () => {
+  it('fails when a .waitForTaskToken task has neither, naming the state machine and the state', () => {
+    const stack = probeStack();
+    callbackMachine(stack, {});
+    expect(synth(stack)).toThrow(
+      /State machine Probe\/Machine\/Resource: callback task 'Ask.Agent' \(.waitForTaskToken\) has no TimeoutSeconds and no HeartbeatSeconds/,
+    );
+  });
+
+  it('fails when only the heartbeat is missing', () => {
+    const stack = probeStack();
+    callbackMachine(stack, { task: 60 });
+    expect(synth(stack)).toThrow(/callback task 'Ask.Agent' \(.waitForTaskToken\) has no HeartbeatSeconds;/);
+  });
+
+  it('fails when only the timeout is missing', () => {
+    const stack = probeStack();
+    callbackMachine(stack, { heartbeat: 10 });
+    expect(synth(stack)).toThrow(/callback task 'Ask.Agent' \(.waitForTaskToken\) has no TimeoutSeconds;/);
+  });
+
+  it('passes when both are set', () => {
+    const stack = probeStack();
+    callbackMachine(stack, { task: 60, heartbeat: 10 });
+    expect(synth(stack)).not.toThrow();
+  });
+});

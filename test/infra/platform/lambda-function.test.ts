@@ -1,0 +1,98 @@
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { LambdaFunction, type LambdaFunctionProps } from '../../../lib/platform/lambda-function';
+import { testApp } from '../support/synth';
+
+const valid: LambdaFunctionProps = {
+  handler: 'scheduler-agent-supervisor/handlers/get-order',
+  metricsNamespace: 'SchedulerAgentSupervisor',
+  description: 'probe',
+  serviceName: 'probe',
+  logRetentionDays: 14,
+  removalPolicy: RemovalPolicy.DESTROY,
+};
+
+const build = (overrides: Partial<LambdaFunctionProps>) => {
+  const stack = new Stack(testApp(), 'Probe');
+  const fn = new LambdaFunction(stack, 'Fn', { ...valid, ...overrides });
+  return { stack, fn };
+};
+
+describe('LambdaFunction', () => {
+  it('holds every default: runtime, arm64, tracing, log group, env, role without managed policies', () => {
+    const { stack } = build({ environment: { STATE_TABLE_NAME: 't' } });
+    const template = Template.fromStack(stack);
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Runtime: 'nodejs22.x',
+      Architectures: ['arm64'],
+      TracingConfig: { Mode: 'Active' },
+      MemorySize: 256,
+      Timeout: 10,
+      Handler: 'index.handler',
+      Environment: {
+        Variables: {
+          STATE_TABLE_NAME: 't',
+          POWERTOOLS_SERVICE_NAME: 'probe',
+          POWERTOOLS_METRICS_NAMESPACE: 'SchedulerAgentSupervisor',
+          NODE_OPTIONS: '--enable-source-maps',
+        },
+      },
+    });
+    template.hasResourceProperties('AWS::Logs::LogGroup', { RetentionInDays: 14 });
+    const roles = Object.values(template.findResources('AWS::IAM::Role'));
+    expect(roles).toHaveLength(1);
+    expect(roles[0]?.Properties.ManagedPolicyArns).toBeUndefined();
+  });
+
+  it.each([
+    [
+      'timeout is under 3 s',
+      { timeout: Duration.seconds(2) },
+      /timeout must be a whole number of seconds from 3 to 900, got 2/,
+    ],
+    ['timeout is over 900 s', { timeout: Duration.minutes(16) }, /timeout must be .* got 960/],
+    [
+      'memory is out of range',
+      { memorySize: 64 },
+      /memorySize must be an integer from 128 to 10240 MB, got 64/,
+    ],
+    [
+      'a long timeout runs on minimum memory',
+      { timeout: Duration.seconds(120), memorySize: 128 },
+      /memorySize 128 MB is too small for a 120 s timeout/,
+    ],
+    [
+      'retention is not a CloudWatch period',
+      { logRetentionDays: 8 },
+      /logRetentionDays 8 is not a CloudWatch Logs retention period/,
+    ],
+    [
+      'environment overrides a managed key',
+      { environment: { NODE_OPTIONS: '' } },
+      /environment may not set NODE_OPTIONS/,
+    ],
+    [
+      'handler is not a path under lambdas/',
+      { handler: '../x' },
+      /handler '..\/x' must be a path of kebab-case names under lambdas\//,
+    ],
+    [
+      'handler names no file',
+      { handler: 'scheduler-agent-supervisor/handlers/no-such-handler' },
+      /handler 'scheduler-agent-supervisor\/handlers\/no-such-handler' names no file/,
+    ],
+    [
+      'metrics namespace is not a CloudWatch namespace',
+      { metricsNamespace: 'has spaces' },
+      /metricsNamespace 'has spaces' is not a CloudWatch namespace/,
+    ],
+    [
+      'reserved concurrency is zero',
+      { reservedConcurrentExecutions: 0 },
+      /reservedConcurrentExecutions must be a positive integer/,
+    ],
+  ])('fails when %s, naming the construct', (_case, overrides, message) => {
+    expect(() => build(overrides)).toThrow(message);
+    expect(() => build(overrides)).toThrow(/^LambdaFunction Probe\/Fn: /);
+  });
+});

@@ -1,0 +1,59 @@
+import { type App, Stack, Validations } from 'aws-cdk-lib';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import type { IConstruct } from 'constructs';
+import { synthesizeStack, testApp } from '../support/synth';
+
+interface Acknowledgment {
+  readonly path: string;
+  readonly id: string;
+  readonly reason: string;
+}
+
+function acknowledgments(root: IConstruct): Acknowledgment[] {
+  return root.node.findAll().flatMap((construct) =>
+    construct.node.metadata
+      .filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
+      .flatMap((entry) =>
+        Object.entries(entry.data as Record<string, string>).map(([id, reason]) => ({
+          path: construct.node.path,
+          id: id.replace(/^annotation::/i, ''),
+          reason,
+        })),
+      ),
+  );
+}
+
+const violationsOf = (app: App) =>
+  new AwsSolutionsChecks().validateScope(app).violations.map((v) => ({
+    rule: v.ruleName,
+    resources: v.violatingResources.map((r) => r.constructPath),
+  }));
+
+describe('cdk-nag AwsSolutions', () => {
+  it.each(['default', 'local'])('profile %s: no unacknowledged error or warning', (profile) => {
+    const { app } = synthesizeStack(profile, 'ops@example.com');
+    expect(violationsOf(app)).toEqual([]);
+  });
+
+  it('every acknowledgment is on a resource (never the app or the stack), names a rule and gives a reason', () => {
+    const { app, stack } = synthesizeStack('default');
+    const all = acknowledgments(app);
+    expect(all.length).toBeGreaterThan(0);
+    for (const ack of all) {
+      expect(ack.path).not.toBe(stack.node.path);
+      expect(ack.path.startsWith(`${stack.node.path}/`)).toBe(true);
+      expect(ack.id).toMatch(/^AwsSolutions-[A-Z]+[0-9]+(\[.+\])?$/);
+      expect(ack.reason.length).toBeGreaterThan(30);
+    }
+  });
+
+  it('fails when a rule is broken and not acknowledged (the check is live)', () => {
+    const app = testApp();
+    const stack = new Stack(app, 'Probe');
+    new sqs.Queue(stack, 'Unencrypted', { encryption: sqs.QueueEncryption.UNENCRYPTED });
+    expect(violationsOf(app).map((v) => v.rule)).toEqual(
+      expect.arrayContaining(['AwsSolutions-SQS3', 'AwsSolutions-SQS4']),
+    );
+  });
+});

@@ -1,0 +1,163 @@
+import { Duration, Stack } from 'aws-cdk-lib';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { ORDER_STEPS } from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import { RemoteServices } from '../../../lib/fakes/remote-services';
+import { IdempotencyStore } from '../../../lib/platform/idempotency-store';
+import { WorkQueue } from '../../../lib/platform/work-queue';
+import { AgentWorker } from '../../../lib/scheduler-agent-supervisor/agent';
+import { loadConfig } from '../../../lib/scheduler-agent-supervisor/config';
+import { OperatorAlerts } from '../../../lib/scheduler-agent-supervisor/operator-alerts';
+import { OrdersDatabase } from '../../../lib/scheduler-agent-supervisor/orders-database';
+import {
+  SchedulerWorkflow,
+  type SchedulerWorkflowProps,
+} from '../../../lib/scheduler-agent-supervisor/scheduler/workflow';
+import { StateStore } from '../../../lib/scheduler-agent-supervisor/state-store';
+import { SubmissionApi } from '../../../lib/scheduler-agent-supervisor/submission-api';
+import { Supervisor } from '../../../lib/scheduler-agent-supervisor/supervisor';
+import { testApp } from '../support/synth';
+
+const { timings, apiThrottle } = loadConfig('local');
+const probe = () => new Stack(testApp(), 'Probe');
+
+describe('construct props are validated with errors naming the construct', () => {
+  describe('SchedulerWorkflow', () => {
+    const workflowProps = (
+      stack: Stack,
+      agentQueues: Record<string, sqs.IQueue>,
+    ): SchedulerWorkflowProps => ({
+      stateTable: new dynamodb.Table(stack, 'State', {
+        partitionKey: { name: 'OrderID', type: dynamodb.AttributeType.STRING },
+      }),
+      ordersTable: new dynamodb.Table(stack, 'Orders', {
+        partitionKey: { name: 'OrderID', type: dynamodb.AttributeType.STRING },
+      }),
+      alertBus: new events.EventBus(stack, 'Bus'),
+      agentQueues,
+      timings,
+      logRetentionDays: 7,
+      retainData: false,
+    });
+    const queues = (stack: Stack, names: readonly string[]) =>
+      Object.fromEntries(names.map((name) => [name, new sqs.Queue(stack, `${name}Queue`)]));
+
+    it('fails when a step has no agent queue', () => {
+      const stack = probe();
+      const props = workflowProps(
+        stack,
+        queues(
+          stack,
+          ORDER_STEPS.slice(1).map((s) => s.name),
+        ),
+      );
+      expect(() => new SchedulerWorkflow(stack, 'Scheduler', props)).toThrow(
+        `SchedulerWorkflow Probe/Scheduler: no agent queue for step '${ORDER_STEPS[0].name}'`,
+      );
+    });
+
+    it('fails when a queue belongs to no step', () => {
+      const stack = probe();
+      const props = workflowProps(stack, queues(stack, [...ORDER_STEPS.map((s) => s.name), 'Gift']));
+      expect(() => new SchedulerWorkflow(stack, 'Scheduler', props)).toThrow(
+        /agent queues for unknown steps: Gift/,
+      );
+    });
+
+    it('fails when a step name cannot be used in JSONPath', () => {
+      const stack = probe();
+      const steps = [{ name: 'Bad.Name', service: 'x', operationPath: '/x' }];
+      const props = { ...workflowProps(stack, queues(stack, ['Bad.Name'])), steps };
+      expect(() => new SchedulerWorkflow(stack, 'Scheduler', props)).toThrow(
+        /step name 'Bad.Name' must be letters and digits/,
+      );
+    });
+
+    it('fails on duplicate steps', () => {
+      const stack = probe();
+      const step = { name: 'Twice', service: 'x', operationPath: '/x' };
+      const props = { ...workflowProps(stack, queues(stack, ['Twice'])), steps: [step, step] };
+      expect(() => new SchedulerWorkflow(stack, 'Scheduler', props)).toThrow(/duplicate steps: Twice/);
+    });
+  });
+
+  it('WorkQueue fails when maxReceiveCount is out of 1..10', () => {
+    expect(
+      () =>
+        new WorkQueue(probe(), 'Work', {
+          retainData: false,
+          visibilityTimeout: Duration.seconds(60),
+          maxReceiveCount: 0,
+        }),
+    ).toThrow('WorkQueue Probe/Work: maxReceiveCount must be an integer from 1 to 10, got 0');
+  });
+
+  it('OperatorAlerts fails when alertEmail is not an email address', () => {
+    expect(() => new OperatorAlerts(probe(), 'Alerts', { retainData: false, alertEmail: 'ops' })).toThrow(
+      "OperatorAlerts Probe/Alerts: alertEmail 'ops' is not an email address",
+    );
+  });
+
+  it('RemoteServices fails when stallMillis is negative', () => {
+    expect(
+      () =>
+        new RemoteServices(probe(), 'Remote', { retainData: false, logRetentionDays: 7, stallMillis: -1 }),
+    ).toThrow('RemoteServices Probe/Remote: stallMillis must be a non-negative integer, got -1');
+  });
+
+  it('AgentWorker fails when the remote endpoint ends with a slash', () => {
+    const stack = probe();
+    const idempotencyStore = new IdempotencyStore(stack, 'Idempotency', { retainData: false });
+    expect(
+      () =>
+        new AgentWorker(stack, 'Agent', {
+          step: ORDER_STEPS[0],
+          timings,
+          remoteEndpointUrl: 'https://remote.example/',
+          remoteAuth: 'iam',
+          idempotencyStore,
+          retainData: false,
+          logRetentionDays: 7,
+        }),
+    ).toThrow("AgentWorker Probe/Agent: remoteEndpointUrl must not end with '/'");
+  });
+
+  it('Supervisor fails when the rate is not a whole number of minutes', () => {
+    const stack = probe();
+    expect(
+      () =>
+        new Supervisor(stack, 'Supervisor', {
+          stateStore: new StateStore(stack, 'State', { retainData: false }),
+          startQueue: new sqs.Queue(stack, 'Start'),
+          alertBus: new events.EventBus(stack, 'Bus'),
+          timings: { ...timings, supervisorRateSeconds: 90 },
+          dueShardCount: 4,
+          logRetentionDays: 7,
+          retainData: false,
+        }),
+    ).toThrow(
+      /Supervisor Probe\/Supervisor: supervisorRateSeconds must be a whole number of minutes .* got 90/,
+    );
+  });
+
+  it('SubmissionApi fails when the burst limit is below the rate limit', () => {
+    const stack = probe();
+    expect(
+      () =>
+        new SubmissionApi(stack, 'Submission', {
+          stateStore: new StateStore(stack, 'State', { retainData: false }),
+          ordersDatabase: new OrdersDatabase(stack, 'Orders', { retainData: false }),
+          startQueue: new sqs.Queue(stack, 'Start'),
+          alertBus: new events.EventBus(stack, 'Bus'),
+          timings,
+          dueShardCount: 4,
+          throttle: { rateLimit: apiThrottle.rateLimit, burstLimit: apiThrottle.rateLimit - 1 },
+          logRetentionDays: 7,
+          retainData: false,
+        }),
+    ).toThrow(
+      /SubmissionApi Probe\/Submission: throttle needs rateLimit > 0 and an integer burstLimit >= rateLimit/,
+    );
+  });
+});

@@ -1,0 +1,402 @@
+/**
+ * The real agent handler, fed SQS-shaped events, calling the real remote service handler over HTTP
+ * (function URL double), de-duplicating through Powertools idempotency on dynalite, and answering
+ * a scripted Step Functions endpoint.
+ */
+import { AgentError, EnvKey } from '../../../../lambdas/scheduler-agent-supervisor/contracts';
+import {
+  type AgentHandler,
+  type AgentHarness,
+  agentRequest,
+  callbacksFor,
+  invoke,
+  ledgerEffect,
+  ledgerEffectsFor,
+  logMessages,
+  metricSum,
+  remoteRequestsFor,
+  sfnCallsFor,
+  sqsEvent,
+  startAgentHarness,
+  TEST_TIMINGS,
+} from './harness';
+
+const STALL_MILLIS = 2_000;
+
+describe('agent handler (integration)', () => {
+  let h: AgentHarness;
+  let agent: AgentHandler;
+
+  beforeAll(async () => {
+    h = await startAgentHarness({ stallMillis: STALL_MILLIS });
+    agent = await h.loadAgent({ step: 'ChargePayment', auth: 'none' });
+  });
+  afterAll(async () => {
+    await h?.stop();
+  });
+  afterEach(() => {
+    h.sfn.respondWith(() => undefined);
+  });
+
+  it('calls the remote service once and answers SendTaskSuccess with the AgentResult', async () => {
+    const request = agentRequest();
+    const mark = h.logs.mark();
+
+    const response = await invoke(agent, sqsEvent([request]));
+
+    expect(response.batchItemFailures).toEqual([]);
+    const calls = remoteRequestsFor(h.remote, request.idempotencyKey);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toMatchObject({
+      method: 'POST',
+      path: '/payments/charges',
+      status: 201,
+      headers: expect.objectContaining({ 'x-correlation-id': request.correlationId }),
+    });
+    expect(JSON.parse(calls[0]?.body ?? '')).toEqual({ orderId: request.orderId, ...request.order });
+    const confirmationId = await ledgerEffect(h.dynamo, 'payment', request.idempotencyKey);
+    expect(confirmationId).toMatch(/^payment-/);
+    const answers = callbacksFor(h.sfn, request.taskToken);
+    expect(answers.map((c) => c.operation)).toEqual(['SendTaskSuccess']);
+    expect(JSON.parse(String(answers[0]?.body.output))).toEqual({
+      confirmationId,
+      service: 'payment',
+      idempotencyKey: request.idempotencyKey,
+    });
+    const lines = h.logs.since(mark);
+    expect(metricSum(lines, 'RemoteCalls')).toBe(1);
+    expect(lines).toContainEqual(
+      expect.objectContaining({ message: 'Step succeeded', correlationId: request.correlationId }),
+    );
+  });
+
+  it('gives a duplicated delivery and a later attempt one downstream effect, answering every token', async () => {
+    const first = agentRequest();
+    const event = sqsEvent([first]);
+
+    await invoke(agent, event);
+    await invoke(agent, event); // SQS at-least-once: the very same message again
+    const nextAttempt = {
+      ...first,
+      taskToken: 'token-of-attempt-2',
+      instanceId: `${first.orderId}--attempt-2`,
+      attempt: 2,
+    };
+    const response = await invoke(agent, sqsEvent([nextAttempt]));
+
+    expect(response.batchItemFailures).toEqual([]);
+    expect(remoteRequestsFor(h.remote, first.idempotencyKey)).toHaveLength(1);
+    expect(await ledgerEffectsFor(h.dynamo, first.idempotencyKey)).toBe(1);
+    const confirmationId = await ledgerEffect(h.dynamo, 'payment', first.idempotencyKey);
+    const answered = (token: string) =>
+      callbacksFor(h.sfn, token).map((c) => [c.operation, JSON.parse(String(c.body.output)).confirmationId]);
+    expect(answered(first.taskToken)).toEqual([
+      ['SendTaskSuccess', confirmationId],
+      ['SendTaskSuccess', confirmationId],
+    ]);
+    expect(answered(nextAttempt.taskToken)).toEqual([['SendTaskSuccess', confirmationId]]);
+  });
+
+  it('makes the second of two concurrent deliveries of one key wait for the first, and answers both from one call', async () => {
+    const winner = agentRequest({ skus: ['FLAKY'] }); // slow enough (two 503s and back-off) to overlap
+    const loser = { ...winner, taskToken: `${winner.taskToken}-duplicate` };
+    const event = sqsEvent([winner, loser]);
+
+    const response = await invoke(agent, event);
+
+    // Nothing bounces back to SQS: a redelivery would come after the visibility timeout, too late.
+    expect(response.batchItemFailures).toEqual([]);
+    const confirmationId = await ledgerEffect(h.dynamo, 'payment', winner.idempotencyKey);
+    for (const token of [winner.taskToken, loser.taskToken]) {
+      const answers = callbacksFor(h.sfn, token);
+      expect(answers.map((c) => c.operation)).toEqual(['SendTaskSuccess']);
+      expect(JSON.parse(String(answers[0]?.body.output)).confirmationId).toBe(confirmationId);
+    }
+    expect(remoteRequestsFor(h.remote, winner.idempotencyKey).map((r) => r.status)).toEqual([503, 503, 201]);
+  });
+
+  it('rides out a FLAKY service with two retries and records one effect', async () => {
+    const request = agentRequest({ skus: ['BOOK', 'FLAKY'] });
+    const mark = h.logs.mark();
+
+    const response = await invoke(agent, sqsEvent([request]));
+
+    expect(response.batchItemFailures).toEqual([]);
+    expect(remoteRequestsFor(h.remote, request.idempotencyKey).map((r) => r.status)).toEqual([503, 503, 201]);
+    expect(callbacksFor(h.sfn, request.taskToken).map((c) => c.operation)).toEqual(['SendTaskSuccess']);
+    expect(await ledgerEffectsFor(h.dynamo, request.idempotencyKey)).toBe(1);
+    const lines = h.logs.since(mark);
+    expect(metricSum(lines, 'RemoteCalls')).toBe(3);
+    expect(metricSum(lines, 'RemoteRetries')).toBe(2);
+  });
+
+  it('answers a PERM-FAIL refusal with Agent.PermanentFailure after one call and no effect', async () => {
+    const request = agentRequest({ skus: ['PERM-FAIL'] });
+    const mark = h.logs.mark();
+
+    const response = await invoke(agent, sqsEvent([request]));
+
+    expect(response.batchItemFailures).toEqual([]);
+    expect(remoteRequestsFor(h.remote, request.idempotencyKey).map((r) => r.status)).toEqual([422]);
+    const answers = callbacksFor(h.sfn, request.taskToken);
+    expect(answers).toEqual([
+      {
+        operation: 'SendTaskFailure',
+        body: expect.objectContaining({
+          error: AgentError.Permanent,
+          cause: expect.stringContaining('HTTP 422'),
+        }),
+      },
+    ]);
+    expect(await ledgerEffect(h.dynamo, 'payment', request.idempotencyKey)).toBeUndefined();
+    expect(metricSum(h.logs.since(mark), 'PermanentFailures')).toBe(1);
+  });
+
+  it('STALL-ONCE past the deadline: no call after the deadline, TransientFailure, then the next attempt gets the recorded effect', async () => {
+    const request = agentRequest({ skus: ['STALL-ONCE'], deadlineEpochMillis: Date.now() + 1_000 });
+    const mark = h.logs.mark();
+
+    const response = await invoke(agent, sqsEvent([request]));
+
+    expect(response.batchItemFailures).toEqual([]);
+    const during = remoteRequestsFor(h.remote, request.idempotencyKey);
+    expect(during).toHaveLength(1);
+    for (const call of during) expect(call.receivedAt).toBeLessThan(request.deadlineEpochMillis);
+    expect(callbacksFor(h.sfn, request.taskToken)).toEqual([
+      {
+        operation: 'SendTaskFailure',
+        body: expect.objectContaining({
+          error: AgentError.TransientExhausted,
+          cause: expect.stringContaining('deadline'),
+        }),
+      },
+    ]);
+    expect(metricSum(h.logs.since(mark), 'DeadlineExceeded')).toBe(1);
+
+    await h.remote.settled(); // the stalled call finishes on the server side (504 after the stall)
+    const recorded = await ledgerEffect(h.dynamo, 'payment', request.idempotencyKey);
+    expect(recorded).toBeDefined();
+
+    const nextAttempt = {
+      ...request,
+      taskToken: 'token-stall-attempt-2',
+      attempt: 2,
+      instanceId: `${request.orderId}--attempt-2`,
+      deadlineEpochMillis: Date.now() + 20_000,
+      taskEnteredAt: new Date().toISOString(),
+    };
+    const second = await invoke(agent, sqsEvent([nextAttempt]));
+
+    expect(second.batchItemFailures).toEqual([]);
+    expect(remoteRequestsFor(h.remote, request.idempotencyKey).map((r) => r.status)).toEqual([504, 200]);
+    const answer = callbacksFor(h.sfn, nextAttempt.taskToken);
+    expect(answer.map((c) => c.operation)).toEqual(['SendTaskSuccess']);
+    expect(JSON.parse(String(answer[0]?.body.output)).confirmationId).toBe(recorded);
+    expect(await ledgerEffectsFor(h.dynamo, request.idempotencyKey)).toBe(1);
+  });
+
+  it('heartbeats the task during a call that outlasts heartbeatSeconds/2, and stops afterwards', async () => {
+    // heartbeatSeconds 1 -> a beat every 500 ms; the STALL-ONCE call holds for STALL_MILLIS (2 s).
+    const request = agentRequest({ skus: ['STALL-ONCE'], heartbeatSeconds: 1 });
+
+    const response = await invoke(agent, sqsEvent([request]));
+
+    expect(response.batchItemFailures).toEqual([]);
+    const operations = sfnCallsFor(h.sfn, request.taskToken).map((c) => c.operation);
+    // One beat at once (the heartbeat clock started when the request was sent), then every 500 ms.
+    expect(operations[0]).toBe('SendTaskHeartbeat');
+    expect(operations.filter((op) => op === 'SendTaskHeartbeat').length).toBeGreaterThanOrEqual(3);
+    expect(operations.at(-1)).toBe('SendTaskSuccess');
+    expect(remoteRequestsFor(h.remote, request.idempotencyKey).map((r) => r.status)).toEqual([504, 200]);
+    const beatsAtEnd = operations.length;
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    expect(sfnCallsFor(h.sfn, request.taskToken)).toHaveLength(beatsAtEnd);
+  });
+
+  it.each(['TaskTimedOut', 'InvalidToken', 'TaskDoesNotExist'])(
+    'drops a late reply (%s): logged, message acknowledged, not retried',
+    async (lateError) => {
+      const request = agentRequest();
+      // The task times out while the remote call runs: heartbeats before were still accepted.
+      h.sfn.respondWith((call) =>
+        call.body.taskToken === request.taskToken && call.operation !== 'SendTaskHeartbeat'
+          ? { error: lateError }
+          : undefined,
+      );
+      const mark = h.logs.mark();
+
+      const response = await invoke(agent, sqsEvent([request]));
+
+      expect(response.batchItemFailures).toEqual([]);
+      expect(callbacksFor(h.sfn, request.taskToken).map((c) => c.operation)).toEqual(['SendTaskSuccess']);
+      const lines = h.logs.since(mark);
+      expect(metricSum(lines, 'LateReplies')).toBe(1);
+      expect(logMessages(lines)).toContain('Late reply dropped: the task had already timed out or ended');
+    },
+  );
+
+  it('drops a late failure reply too', async () => {
+    const request = agentRequest({ skus: ['PERM-FAIL'] });
+    h.sfn.respondWith((call) =>
+      call.body.taskToken === request.taskToken ? { error: 'TaskTimedOut' } : undefined,
+    );
+
+    const response = await invoke(agent, sqsEvent([request]));
+
+    expect(response.batchItemFailures).toEqual([]);
+    expect(callbacksFor(h.sfn, request.taskToken).map((c) => c.operation)).toEqual(['SendTaskFailure']);
+  });
+
+  it('fails the record when the callback fails for another reason, and the redelivery reuses the stored result', async () => {
+    const request = agentRequest();
+    h.sfn.respondWith((call) =>
+      call.body.taskToken === request.taskToken ? { error: 'KmsInvalidStateException' } : undefined,
+    );
+    const event = sqsEvent([request]);
+
+    const first = await invoke(agent, event);
+
+    expect(first.batchItemFailures).toEqual([{ itemIdentifier: event.Records[0]?.messageId }]);
+    h.sfn.respondWith(() => undefined);
+    const second = await invoke(agent, event);
+
+    expect(second.batchItemFailures).toEqual([]);
+    expect(remoteRequestsFor(h.remote, request.idempotencyKey)).toHaveLength(1);
+    expect(callbacksFor(h.sfn, request.taskToken).at(-1)?.operation).toBe('SendTaskSuccess');
+  });
+
+  it('makes no remote call at all when the deadline has already passed', async () => {
+    const request = agentRequest({ deadlineEpochMillis: Date.now() - 1 });
+    const mark = h.logs.mark();
+
+    const response = await invoke(agent, sqsEvent([request]));
+
+    expect(response.batchItemFailures).toEqual([]);
+    expect(remoteRequestsFor(h.remote, request.idempotencyKey)).toEqual([]);
+    expect(callbacksFor(h.sfn, request.taskToken)).toEqual([
+      {
+        operation: 'SendTaskFailure',
+        body: expect.objectContaining({ error: AgentError.TransientExhausted }),
+      },
+    ]);
+    expect(metricSum(h.logs.since(mark), 'DeadlineExceeded')).toBe(1);
+  });
+
+  it('after the deadline still reports a result recorded earlier (no new call, so no new effect)', async () => {
+    const first = agentRequest();
+    await invoke(agent, sqsEvent([first]));
+    const recorded = await ledgerEffect(h.dynamo, 'payment', first.idempotencyKey);
+    const lateAttempt = { ...first, taskToken: 'token-late-attempt', deadlineEpochMillis: Date.now() - 1 };
+
+    const response = await invoke(agent, sqsEvent([lateAttempt]));
+
+    expect(response.batchItemFailures).toEqual([]);
+    expect(remoteRequestsFor(h.remote, first.idempotencyKey)).toHaveLength(1);
+    const answer = callbacksFor(h.sfn, lateAttempt.taskToken);
+    expect(answer.map((c) => c.operation)).toEqual(['SendTaskSuccess']);
+    expect(JSON.parse(String(answer[0]?.body.output)).confirmationId).toBe(recorded);
+  });
+
+  it('makes no remote call when the task timeout has passed even though the stored deadline has not', async () => {
+    const request = agentRequest({
+      taskEnteredAt: new Date(Date.now() - 31_000).toISOString(),
+      taskTimeoutSeconds: 30,
+    });
+
+    await invoke(agent, sqsEvent([request]));
+
+    expect(remoteRequestsFor(h.remote, request.idempotencyKey)).toEqual([]);
+    expect(callbacksFor(h.sfn, request.taskToken)[0]?.body.error).toBe(AgentError.TransientExhausted);
+  });
+
+  it('fails only the invalid records of a batch while the others succeed', async () => {
+    const good = agentRequest();
+    const alsoGood = agentRequest();
+    const { taskToken: _dropped, ...withoutToken } = agentRequest();
+    const misrouted = agentRequest({ step: 'ReserveInventory' });
+    const event = sqsEvent([good, 'not json {', JSON.stringify(withoutToken), misrouted, alsoGood]);
+    const mark = h.logs.mark();
+
+    const response = await invoke(agent, event);
+
+    expect(response.batchItemFailures.map((f) => f.itemIdentifier).sort()).toEqual(
+      [event.Records[1]?.messageId, event.Records[2]?.messageId, event.Records[3]?.messageId].sort(),
+    );
+    for (const request of [good, alsoGood]) {
+      expect(callbacksFor(h.sfn, request.taskToken).map((c) => c.operation)).toEqual(['SendTaskSuccess']);
+    }
+    expect(remoteRequestsFor(h.remote, misrouted.idempotencyKey)).toEqual([]);
+    const rejected = h.logs.since(mark).filter((line) => line.message === 'Rejected agent message');
+    expect(rejected.map((line) => JSON.stringify(line.error))).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining('not JSON'),
+        expect.stringContaining('taskToken'),
+        expect.stringContaining('misrouted'),
+      ]),
+    );
+  });
+
+  it('treats an unreachable remote service as transient and gives up after maxCallAttempts', async () => {
+    const unreachable = await h.loadAgent({
+      step: 'ChargePayment',
+      auth: 'none',
+      endpointUrl: 'http://127.0.0.1:9', // discard port: connection refused
+    });
+    const request = agentRequest({ maxCallAttempts: 2 });
+    const mark = h.logs.mark();
+
+    const response = await invoke(unreachable, sqsEvent([request]));
+
+    expect(response.batchItemFailures).toEqual([]);
+    expect(callbacksFor(h.sfn, request.taskToken)).toEqual([
+      {
+        operation: 'SendTaskFailure',
+        body: expect.objectContaining({
+          error: AgentError.TransientExhausted,
+          cause: expect.stringContaining('all 2 calls failed; last failure: network error'),
+        }),
+      },
+    ]);
+    expect(metricSum(h.logs.since(mark), 'RemoteCalls')).toBe(2);
+  });
+});
+
+describe('agent configuration', () => {
+  const env = { ...process.env };
+  afterEach(() => {
+    process.env = { ...env };
+  });
+
+  async function loadWith(overrides: Record<string, string | undefined>): Promise<unknown> {
+    Object.assign(process.env, {
+      [EnvKey.StepName]: 'ChargePayment',
+      [EnvKey.RemoteAuth]: 'none',
+      [EnvKey.RemoteEndpointUrl]: 'http://127.0.0.1:1',
+      [EnvKey.IdempotencyTableName]: 'table',
+      [EnvKey.WorkflowTimings]: JSON.stringify(TEST_TIMINGS),
+    });
+    for (const [key, value] of Object.entries(overrides)) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+    let loaded: unknown;
+    await jest.isolateModulesAsync(async () => {
+      loaded = await import('../../../../lambdas/scheduler-agent-supervisor/handlers/agent');
+    });
+    return loaded;
+  }
+
+  it.each([
+    [{ [EnvKey.StepName]: undefined }, 'Missing required environment variable STEP_NAME'],
+    [{ [EnvKey.StepName]: 'Teleport' }, "Unknown step 'Teleport'"],
+    [{ [EnvKey.RemoteAuth]: 'basic' }, "REMOTE_AUTH must be 'iam' or 'none', got 'basic'"],
+    [{ [EnvKey.RemoteEndpointUrl]: 'not a url' }, "REMOTE_ENDPOINT_URL 'not a url' is not an absolute URL"],
+    [{ [EnvKey.WorkflowTimings]: '{' }, 'WORKFLOW_TIMINGS is not valid JSON'],
+    [
+      { [EnvKey.IdempotencyTableName]: undefined },
+      'Missing required environment variable IDEMPOTENCY_TABLE_NAME',
+    ],
+  ])('refuses to start with a bad environment (%o)', async (overrides, message) => {
+    await expect(loadWith(overrides)).rejects.toThrow(message);
+  });
+});

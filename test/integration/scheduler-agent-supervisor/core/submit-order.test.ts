@@ -1,0 +1,404 @@
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import {
+  ALERT_EVENT_SOURCE,
+  AlertType,
+  MAX_ORDER_BODY_BYTES,
+  ORDER_STEPS,
+  STATE_SCHEMA_VERSION,
+  WORKFLOW_VERSION,
+} from '../../../../lambdas/scheduler-agent-supervisor/contracts';
+import { orderFingerprint } from '../../../../lambdas/scheduler-agent-supervisor/domain/order';
+import { dueShardFor } from '../../../../lambdas/scheduler-agent-supervisor/domain/shard';
+import {
+  type CoreResources,
+  type CoreWorld,
+  createResources,
+  delayedMessageCount,
+  drainBodies,
+  drainQueue,
+  getOrderEvent,
+  HANDLERS,
+  handlerEnv,
+  lambdaContext,
+  loadHandler,
+  missingQueueUrl,
+  postOrderEvent,
+  scanAll,
+  sleep,
+  startCoreWorld,
+  stateItem,
+  validOrder,
+} from './harness';
+
+type ApiHandler = {
+  handler: (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+};
+type SupervisorModule = { handler: (event: unknown, context: Context) => Promise<{ restarts: number }> };
+
+let world: CoreWorld;
+beforeAll(async () => {
+  world = await startCoreWorld();
+});
+afterAll(async () => {
+  await world.stop();
+});
+
+let resources: CoreResources;
+let submit: ApiHandler['handler'];
+let getOrder: ApiHandler['handler'];
+beforeEach(async () => {
+  resources = await createResources(world);
+  world.events.calls.length = 0;
+  world.events.respondWith(() => undefined);
+  submit = loadHandler<ApiHandler>(HANDLERS.submitOrder, handlerEnv(resources)).handler;
+  getOrder = loadHandler<ApiHandler>(HANDLERS.getOrder, handlerEnv(resources)).handler;
+});
+
+function post(body: unknown, options: { base64?: boolean; headers?: Record<string, string> } = {}) {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  return submit(postOrderEvent(text, options), lambdaContext());
+}
+
+function json(response: APIGatewayProxyResult): Record<string, unknown> {
+  expect(response.headers?.['Content-Type']).toBe('application/json');
+  return JSON.parse(response.body) as Record<string, unknown>;
+}
+
+async function expectNothingWritten(): Promise<void> {
+  expect(await scanAll(world, resources.ordersTable)).toEqual([]);
+  expect(await scanAll(world, resources.stateTable)).toEqual([]);
+  expect(await drainQueue(world, resources.startQueueUrl)).toEqual([]);
+  expect(await drainQueue(world, resources.conflictQueueUrl)).toEqual([]);
+  expect(world.events.callsTo('PutEvents')).toEqual([]);
+}
+
+describe('POST /orders: a new order', () => {
+  it('answers 202 with Location, writes the order and the initial record, and queues one start message', async () => {
+    const before = Date.now();
+    const response = await post(validOrder('order-new'), { headers: { 'X-Correlation-Id': 'trace-new' } });
+    const after = Date.now();
+
+    expect(response.statusCode).toBe(202);
+    expect(json(response)).toEqual({ orderId: 'order-new', processState: 'Pending' });
+    expect(response.headers?.Location).toBe('/test/orders/order-new');
+    expect(response.headers?.['X-Correlation-Id']).toBe('trace-new');
+
+    const orders = await scanAll(world, resources.ordersTable);
+    const fingerprint = orderFingerprint({
+      orderId: 'order-new',
+      customerId: 'customer-1',
+      items: [
+        { sku: 'SKU-1', quantity: 2 },
+        { sku: 'SKU-2', quantity: 1 },
+      ],
+      totalCents: 4599,
+      currency: 'EUR',
+    });
+    expect(orders).toEqual([
+      {
+        OrderID: 'order-new',
+        CustomerId: 'customer-1',
+        Items: '[{"quantity":2,"sku":"SKU-1"},{"quantity":1,"sku":"SKU-2"}]',
+        TotalCents: 4599,
+        Currency: 'EUR',
+        OrderFingerprint: fingerprint,
+        CreatedAt: expect.any(String),
+      },
+    ]);
+
+    const record = await stateItem(world, resources, 'order-new');
+    expect(record).toEqual({
+      OrderID: 'order-new',
+      ProcessState: 'Pending',
+      CompleteBy: expect.any(Number),
+      DueShard: dueShardFor('order-new', 4),
+      FailureCount: 0,
+      Attempt: 0,
+      Steps: Object.fromEntries(ORDER_STEPS.map((step) => [step.name, { Status: 'NotStarted' }])),
+      OrderFingerprint: fingerprint,
+      SchemaVersion: STATE_SCHEMA_VERSION,
+      WorkflowVersion: WORKFLOW_VERSION,
+      CreatedAt: expect.any(String),
+      UpdatedAt: expect.any(String),
+    });
+    // CompleteBy = submission time + startGraceSeconds (1 s in these tests).
+    expect(record?.CompleteBy).toBeGreaterThanOrEqual(before + 1000);
+    expect(record?.CompleteBy).toBeLessThanOrEqual(after + 1000);
+    expect(record).not.toHaveProperty('LockedBy');
+
+    expect(await drainBodies(world, resources.startQueueUrl)).toEqual([
+      { orderId: 'order-new', reason: 'submitted', correlationId: 'trace-new' },
+    ]);
+  });
+
+  it('accepts a base64-encoded body', async () => {
+    const response = await post(validOrder('order-b64'), { base64: true });
+    expect(response.statusCode).toBe(202);
+    expect(await stateItem(world, resources, 'order-b64')).toMatchObject({ ProcessState: 'Pending' });
+  });
+});
+
+describe('POST /orders: resubmission', () => {
+  it('answers an identical resubmission (other key order) with 200 and the status, duplicating nothing', async () => {
+    expect((await post(validOrder('order-dup'))).statusCode).toBe(202);
+    const ordersBefore = await scanAll(world, resources.ordersTable);
+    const recordBefore = await stateItem(world, resources, 'order-dup');
+
+    const reordered = JSON.stringify({
+      currency: 'EUR',
+      items: [
+        { quantity: 2, sku: 'SKU-1' },
+        { quantity: 1, sku: 'SKU-2' },
+      ],
+      totalCents: 4599,
+      customerId: 'customer-1',
+      orderId: 'order-dup',
+    });
+    const second = await post(reordered);
+    expect(second.statusCode).toBe(200);
+    expect(json(second)).toEqual({
+      orderId: 'order-dup',
+      processState: 'Pending',
+      failureCount: 0,
+      attempt: 0,
+      steps: ORDER_STEPS.map((step) => ({ name: step.name, status: 'NotStarted' })),
+      updatedAt: recordBefore?.UpdatedAt,
+    });
+
+    expect(await scanAll(world, resources.ordersTable)).toEqual(ordersBefore);
+    expect(await scanAll(world, resources.stateTable)).toEqual([recordBefore]);
+    expect(await drainBodies(world, resources.startQueueUrl)).toHaveLength(1);
+  });
+
+  it('answers conflicting data with 409, dead-letters the raw request, alerts once, and overwrites nothing', async () => {
+    expect((await post(validOrder('order-clash'))).statusCode).toBe(202);
+    await drainQueue(world, resources.startQueueUrl);
+    const ordersBefore = await scanAll(world, resources.ordersTable);
+    const statesBefore = await scanAll(world, resources.stateTable);
+
+    const conflicting = JSON.stringify(validOrder('order-clash', { totalCents: 1 }));
+    const response = await submit(
+      postOrderEvent(conflicting, { headers: { 'X-Correlation-Id': 'trace-clash' } }),
+      lambdaContext(),
+    );
+
+    expect(response.statusCode).toBe(409);
+    expect(json(response)).toEqual({
+      message: "Order 'order-clash' already exists with different data; the request was not applied",
+    });
+    expect(await scanAll(world, resources.ordersTable)).toEqual(ordersBefore);
+    expect(await scanAll(world, resources.stateTable)).toEqual(statesBefore);
+    expect(await drainQueue(world, resources.startQueueUrl)).toEqual([]);
+
+    const storedFingerprint = String(ordersBefore[0]?.OrderFingerprint);
+    const dead = await drainQueue(world, resources.conflictQueueUrl);
+    expect(dead).toHaveLength(1);
+    expect(JSON.parse(dead[0]?.Body ?? '')).toEqual({
+      orderId: 'order-clash',
+      correlationId: 'trace-clash',
+      receivedAt: expect.any(String),
+      storedFingerprint,
+      submittedFingerprint: expect.stringMatching(/^[0-9a-f]{64}$/),
+      rawBody: conflicting,
+    });
+    expect(dead[0]?.MessageAttributes?.orderId?.StringValue).toBe('order-clash');
+
+    const alerts = world.events.callsTo('PutEvents');
+    expect(alerts).toHaveLength(1);
+    const [entry] = (alerts[0]?.body.Entries ?? []) as Record<string, string>[];
+    expect(entry).toMatchObject({
+      EventBusName: resources.busName,
+      Source: ALERT_EVENT_SOURCE,
+      DetailType: AlertType.SubmissionConflict,
+    });
+    expect(JSON.parse(entry?.Detail ?? '')).toEqual({
+      orderId: 'order-clash',
+      storedFingerprint,
+      submittedFingerprint: expect.not.stringMatching(storedFingerprint),
+      correlationId: 'trace-clash',
+    });
+  });
+
+  it('answers 500 without internals when the conflict alert is rejected, after dead-lettering the request', async () => {
+    expect((await post(validOrder('order-alert-down'))).statusCode).toBe(202);
+    world.events.respondWith(() => ({
+      result: {
+        FailedEntryCount: 1,
+        Entries: [{ ErrorCode: 'InternalFailure', ErrorMessage: 'bus unavailable' }],
+      },
+    }));
+    const response = await post(validOrder('order-alert-down', { currency: 'USD' }));
+    expect(response.statusCode).toBe(500);
+    const body = json(response);
+    expect(body).toEqual({ message: 'Internal error', correlationId: expect.any(String) });
+    expect(response.body).not.toMatch(/bus unavailable|EventBridge|at .*\.ts/);
+    // The conflicting request is kept for the operator even though the alert failed.
+    expect(await drainQueue(world, resources.conflictQueueUrl)).toHaveLength(1);
+  });
+});
+
+describe('POST /orders: bad input changes nothing', () => {
+  const item = { sku: 'SKU-1', quantity: 1 };
+  it.each<[string, string, string, RegExp]>([
+    ['bad JSON', '{"orderId": "x",', '(body)', /valid JSON/],
+    [
+      'wrong types',
+      JSON.stringify(validOrder('o1', { totalCents: '12', items: 'none' })),
+      'totalCents',
+      /number/,
+    ],
+    [
+      'an unknown field',
+      JSON.stringify(validOrder('o2', { coupon: 'FREE' })),
+      'coupon',
+      /not an allowed field/,
+    ],
+    [
+      'oversize',
+      JSON.stringify(validOrder('o3', { customerId: 'x'.repeat(MAX_ORDER_BODY_BYTES) })),
+      '(body)',
+      /at most 16384 bytes/,
+    ],
+    ['a missing field', JSON.stringify(validOrder('o4', { currency: undefined })), 'currency', /is required/],
+    ['a bad orderId', JSON.stringify(validOrder('bad id!')), 'orderId', /1-64 characters/],
+    ['empty items', JSON.stringify(validOrder('o5', { items: [] })), 'items', />=1/],
+    [
+      '51 items',
+      JSON.stringify(validOrder('o6', { items: Array.from({ length: 51 }, () => item) })),
+      'items',
+      /<=50/,
+    ],
+    [
+      'a bad item quantity',
+      JSON.stringify(validOrder('o7', { items: [{ sku: 'SKU-1', quantity: -1 }] })),
+      'items[0].quantity',
+      />=1/,
+    ],
+  ])('rejects %s with 400, names the field and writes nothing', async (_case, body, path, message) => {
+    const response = await post(body);
+    expect(response.statusCode).toBe(400);
+    const parsed = json(response) as { message: string; errors: { path: string; message: string }[] };
+    expect(parsed.message).toEqual(expect.any(String));
+    expect(parsed.errors).toContainEqual({ path, message: expect.stringMatching(message) });
+    await expectNothingWritten();
+  });
+
+  it('rejects a missing body with 400', async () => {
+    const response = await submit(postOrderEvent(null), lambdaContext());
+    expect(response.statusCode).toBe(400);
+    expect(json(response)).toEqual({
+      message: 'Request body is required',
+      errors: [{ path: '(body)', message: 'is required' }],
+    });
+    await expectNothingWritten();
+  });
+});
+
+describe('POST /orders: partial failures', () => {
+  it('still answers 202 when the start message cannot be sent, and the supervisor re-queues the order', async () => {
+    const brokenQueue = handlerEnv(resources, { env: { START_QUEUE_URL: missingQueueUrl(world) } });
+    const submitWithoutQueue = loadHandler<ApiHandler>(HANDLERS.submitOrder, brokenQueue).handler;
+
+    const response = await submitWithoutQueue(
+      postOrderEvent(JSON.stringify(validOrder('order-lost-start'))),
+      lambdaContext(),
+    );
+    expect(response.statusCode).toBe(202);
+    expect(await stateItem(world, resources, 'order-lost-start')).toMatchObject({
+      ProcessState: 'Pending',
+      Attempt: 0,
+    });
+    expect(await drainQueue(world, resources.startQueueUrl)).toEqual([]);
+
+    // Recovery: once the start grace (1 s) has passed, a supervisor sweep hands the order back.
+    await sleep(1_100);
+    const supervisor = loadHandler<SupervisorModule>(HANDLERS.supervisor, handlerEnv(resources)).handler;
+    const summary = await supervisor({}, lambdaContext());
+    expect(summary.restarts).toBe(1);
+    expect(await drainBodies(world, resources.startQueueUrl)).toEqual([
+      { orderId: 'order-lost-start', reason: 'supervisor-restart', correlationId: expect.any(String) },
+    ]);
+    expect(await delayedMessageCount(world, resources.startQueueUrl)).toBe(0);
+  });
+
+  it('converges when the state write fails after the order write: 500, then the retry is accepted once', async () => {
+    const stateDown = loadHandler<ApiHandler>(
+      HANDLERS.submitOrder,
+      handlerEnv(resources, { env: { STATE_TABLE_NAME: 'no-such-state-table' } }),
+    ).handler;
+    const body = JSON.stringify(validOrder('order-half-written'));
+
+    expect((await stateDown(postOrderEvent(body), lambdaContext())).statusCode).toBe(500);
+    expect(await scanAll(world, resources.ordersTable)).toHaveLength(1);
+    expect(await scanAll(world, resources.stateTable)).toEqual([]);
+    expect(await drainQueue(world, resources.startQueueUrl)).toEqual([]);
+
+    // The client retries; the orders item is accepted as identical and the record is created now.
+    const retry = await submit(postOrderEvent(body), lambdaContext());
+    expect(retry.statusCode).toBe(202);
+    expect(await scanAll(world, resources.ordersTable)).toHaveLength(1);
+    expect(await stateItem(world, resources, 'order-half-written')).toMatchObject({
+      ProcessState: 'Pending',
+    });
+    expect(await drainBodies(world, resources.startQueueUrl)).toEqual([
+      { orderId: 'order-half-written', reason: 'submitted', correlationId: expect.any(String) },
+    ]);
+  });
+
+  it('answers 500 (no stack, correlation id) when the orders table is unavailable, and writes nothing', async () => {
+    const broken = loadHandler<ApiHandler>(
+      HANDLERS.submitOrder,
+      handlerEnv(resources, { env: { ORDERS_TABLE_NAME: 'no-such-table' } }),
+    ).handler;
+    const response = await broken(
+      postOrderEvent(JSON.stringify(validOrder('order-db-down')), {
+        headers: { 'X-Correlation-Id': 'trace-500' },
+      }),
+      lambdaContext(),
+    );
+    expect(response.statusCode).toBe(500);
+    expect(json(response)).toEqual({ message: 'Internal error', correlationId: 'trace-500' });
+    expect(response.body).not.toMatch(/ResourceNotFound|no-such-table|\.ts:/);
+    await expectNothingWritten();
+  });
+});
+
+describe('GET /orders/{orderId}', () => {
+  it('returns 200 with the status of a known order', async () => {
+    await post(validOrder('order-get'));
+    const response = await getOrder(getOrderEvent('order-get'), lambdaContext());
+    expect(response.statusCode).toBe(200);
+    expect(json(response)).toEqual({
+      orderId: 'order-get',
+      processState: 'Pending',
+      failureCount: 0,
+      attempt: 0,
+      steps: ORDER_STEPS.map((step) => ({ name: step.name, status: 'NotStarted' })),
+      updatedAt: expect.any(String),
+    });
+  });
+
+  it('returns 404 for an unknown order', async () => {
+    const response = await getOrder(getOrderEvent('nobody'), lambdaContext());
+    expect(response.statusCode).toBe(404);
+    expect(json(response)).toEqual({ message: "Order 'nobody' not found" });
+  });
+
+  it.each([
+    ['an invalid id', 'bad id!'],
+    ['a too long id', 'x'.repeat(65)],
+    ['a missing id', undefined],
+  ])('returns 400 for %s', async (_case, orderId) => {
+    const response = await getOrder(getOrderEvent(orderId), lambdaContext());
+    expect(response.statusCode).toBe(400);
+    expect(json(response)).toMatchObject({ errors: [{ path: 'orderId' }] });
+  });
+
+  it('reads the record with one consistent key lookup', async () => {
+    world.dynamo.calls.length = 0;
+    await getOrder(getOrderEvent('order-x'), lambdaContext());
+    expect(world.dynamo.calls.map((call) => [call.operation, call.body.ConsistentRead])).toEqual([
+      ['GetItem', true],
+    ]);
+  });
+});

@@ -1,0 +1,515 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import {
+  ALERT_EVENT_SOURCE,
+  AlertType,
+  DUE_INDEX,
+  ProcessState,
+  type WorkflowTimings,
+} from '../../../../lambdas/scheduler-agent-supervisor/contracts';
+import { dueShardFor } from '../../../../lambdas/scheduler-agent-supervisor/domain/shard';
+import {
+  buildInitialStateRecord,
+  type StateRecord,
+} from '../../../../lambdas/scheduler-agent-supervisor/domain/state-record';
+import type { SupervisorRunSummary } from '../../../../lambdas/scheduler-agent-supervisor/domain/supervisor';
+import {
+  BASE_TIMINGS,
+  behaveLikeStepFunctions,
+  type CoreResources,
+  type CoreWorld,
+  createResources,
+  delayedMessageCount,
+  drainBodies,
+  HANDLERS,
+  handlerEnv,
+  lambdaContext,
+  loadHandler,
+  missingQueueUrl,
+  putStateRecord,
+  scanAll,
+  sleep,
+  sqsEvent,
+  sqsRecord,
+  startCoreWorld,
+  stateItem,
+} from './harness';
+
+type SupervisorHandler = (event: unknown, context: Context) => Promise<SupervisorRunSummary>;
+type StartHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
+
+let world: CoreWorld;
+beforeAll(async () => {
+  world = await startCoreWorld();
+});
+afterAll(async () => {
+  await world.stop();
+});
+
+let resources: CoreResources;
+beforeEach(async () => {
+  resources = await createResources(world);
+  world.events.calls.length = 0;
+  world.events.respondWith(() => undefined);
+  world.dynamo.beforeForward(undefined);
+  world.dynamo.calls.length = 0;
+});
+
+function loadSupervisor(
+  settings: { timings?: Partial<WorkflowTimings>; dueShardCount?: number; env?: Record<string, string> } = {},
+): SupervisorHandler {
+  return loadHandler<{ handler: SupervisorHandler }>(HANDLERS.supervisor, handlerEnv(resources, settings))
+    .handler;
+}
+
+const SHARDS = 4;
+
+/** A Processing record whose attempt passed its CompleteBy (the agent timed out or crashed). */
+function expiredRecord(orderId: string, overrides: Partial<StateRecord> = {}): StateRecord {
+  const attempt = overrides.attempt ?? (overrides.failureCount ?? 0) + 1;
+  return {
+    ...buildInitialStateRecord({
+      orderId,
+      orderFingerprint: 'f'.repeat(64),
+      now: Date.now() - 60_000,
+      timings: BASE_TIMINGS,
+      dueShardCount: SHARDS,
+    }),
+    processState: ProcessState.Processing,
+    lockedBy: `${orderId}--attempt-${attempt}`,
+    attempt,
+    completeBy: Date.now() - 1_000,
+    ...overrides,
+  };
+}
+
+/** Supervisor traffic must be DueIndex queries and conditional updates only: never a Scan or a table read. */
+function expectOnlyIndexQueriesAndConditionalUpdates(): void {
+  const calls = world.dynamo.calls.filter((call) => call.body.TableName === resources.stateTable);
+  expect(calls.length).toBeGreaterThan(0);
+  for (const call of calls) {
+    if (call.operation === 'Query') {
+      expect(call.body.IndexName).toBe(DUE_INDEX.name);
+      expect(String(call.body.KeyConditionExpression)).toMatch(/= :shard AND .* <= :now/);
+    } else {
+      expect(call.operation).toBe('UpdateItem');
+      expect(call.body.ConditionExpression).toEqual(expect.any(String));
+    }
+  }
+  expect(world.dynamo.callsTo('Scan')).toEqual([]);
+}
+
+describe('supervisor: expired attempts', () => {
+  it('resets an expired attempt to Pending with FailureCount+1, no lock, a new CompleteBy, and a delayed retry message', async () => {
+    await putStateRecord(world, resources, expiredRecord('order-expired'));
+    const supervise = loadSupervisor({ timings: { retryBackoffSeconds: 1 } });
+
+    const before = Date.now();
+    const summary = await supervise({}, lambdaContext());
+    const after = Date.now();
+
+    expect(summary).toMatchObject({
+      resets: 1,
+      failures: 0,
+      restarts: 0,
+      lostRaces: 0,
+      errors: 0,
+      sweeps: 1,
+    });
+    const record = await stateItem(world, resources, 'order-expired');
+    expect(record).toMatchObject({
+      ProcessState: 'Pending',
+      FailureCount: 1,
+      Attempt: 1,
+      DueShard: dueShardFor('order-expired', SHARDS),
+    });
+    expect(record).not.toHaveProperty('LockedBy');
+    // CompleteBy = end of the 1 s back-off + the 1 s start grace.
+    expect(record?.CompleteBy).toBeGreaterThanOrEqual(before + 2_000);
+    expect(record?.CompleteBy).toBeLessThanOrEqual(after + 2_000);
+
+    // The retry message is held back for the back-off, then delivered.
+    expect(await delayedMessageCount(world, resources.startQueueUrl)).toBe(1);
+    expect(await drainBodies(world, resources.startQueueUrl)).toEqual([]);
+    await sleep(1_200);
+    expect(await drainBodies(world, resources.startQueueUrl)).toEqual([
+      { orderId: 'order-expired', reason: 'supervisor-retry', correlationId: expect.any(String) },
+    ]);
+    expectOnlyIndexQueriesAndConditionalUpdates();
+  });
+
+  it('uses the extended back-off once FailureCount reaches extendedBackoffAfter', async () => {
+    // extendedBackoffAfter = 2: the second failure gets the 3 s extended back-off, not the 0 s one.
+    await putStateRecord(world, resources, expiredRecord('order-second-failure', { failureCount: 1 }));
+    await putStateRecord(world, resources, expiredRecord('order-first-failure', { failureCount: 0 }));
+    const supervise = loadSupervisor();
+
+    const before = Date.now();
+    expect(await supervise({}, lambdaContext())).toMatchObject({ resets: 2 });
+    const after = Date.now();
+
+    const second = await stateItem(world, resources, 'order-second-failure');
+    expect(second).toMatchObject({ ProcessState: 'Pending', FailureCount: 2 });
+    expect(second?.CompleteBy).toBeGreaterThanOrEqual(before + 3_000 + 1_000);
+    expect(second?.CompleteBy).toBeLessThanOrEqual(after + 3_000 + 1_000);
+    const first = await stateItem(world, resources, 'order-first-failure');
+    expect(first).toMatchObject({ ProcessState: 'Pending', FailureCount: 1 });
+    expect(first?.CompleteBy).toBeLessThanOrEqual(after + 0 + 1_000);
+
+    // The first failure's retry is due at once; the second one's is delayed by its back-off.
+    expect(await drainBodies(world, resources.startQueueUrl)).toEqual([
+      { orderId: 'order-first-failure', reason: 'supervisor-retry', correlationId: expect.any(String) },
+    ]);
+    expect(await delayedMessageCount(world, resources.startQueueUrl)).toBe(1);
+  });
+
+  it('sets Error, leaves the index and raises exactly one OrderFailed alert at maxFailures', async () => {
+    await putStateRecord(world, resources, expiredRecord('order-doomed', { failureCount: 2, attempt: 3 }));
+    const supervise = loadSupervisor();
+    const context = lambdaContext();
+
+    expect(await supervise({}, context)).toMatchObject({ failures: 1, resets: 0, alertFailures: 0 });
+
+    const record = await stateItem(world, resources, 'order-doomed');
+    expect(record).toMatchObject({
+      ProcessState: 'Error',
+      FailureCount: 3,
+      Attempt: 3,
+      LastError: {
+        Source: 'supervisor',
+        Error: 'FailureThresholdReached',
+        Cause: expect.stringContaining('order-doomed--attempt-3'),
+        At: expect.any(String),
+      },
+    });
+    expect(record).not.toHaveProperty('LockedBy');
+    expect(record).not.toHaveProperty('DueShard');
+
+    const alerts = world.events.callsTo('PutEvents');
+    expect(alerts).toHaveLength(1);
+    const [entry] = (alerts[0]?.body.Entries ?? []) as Record<string, string>[];
+    expect(entry).toMatchObject({
+      EventBusName: resources.busName,
+      Source: ALERT_EVENT_SOURCE,
+      DetailType: AlertType.OrderFailed,
+    });
+    expect(JSON.parse(entry?.Detail ?? '')).toEqual({
+      orderId: 'order-doomed',
+      reason: 'FailureThresholdReached',
+      failureCount: 3,
+      attempt: 3,
+      instanceId: 'order-doomed--attempt-3',
+      error: 'FailureThresholdReached',
+      cause: expect.any(String),
+      correlationId: context.awsRequestId,
+    });
+    expect(await drainBodies(world, resources.startQueueUrl)).toEqual([]);
+
+    // A later run finds nothing: the failed order is out of the index, so it is never alerted twice.
+    expect(await supervise({}, lambdaContext())).toMatchObject({ examined: 0 });
+    expect(world.events.callsTo('PutEvents')).toHaveLength(1);
+  });
+
+  it('still sets Error and reports the failure when the alert bus rejects the OrderFailed event', async () => {
+    world.events.respondWith(() => ({
+      result: { FailedEntryCount: 1, Entries: [{ ErrorCode: 'InternalFailure', ErrorMessage: 'down' }] },
+    }));
+    await putStateRecord(world, resources, expiredRecord('order-unalerted', { failureCount: 2 }));
+
+    expect(await loadSupervisor()({}, lambdaContext())).toMatchObject({ failures: 1, alertFailures: 1 });
+    expect(await stateItem(world, resources, 'order-unalerted')).toMatchObject({ ProcessState: 'Error' });
+  });
+
+  it('keeps the reset when the retry message cannot be sent; a later sweep re-queues the order', async () => {
+    await putStateRecord(world, resources, expiredRecord('order-queue-down'));
+    const broken = loadSupervisor({ env: { START_QUEUE_URL: missingQueueUrl(world) } });
+
+    expect(await broken({}, lambdaContext())).toMatchObject({ resets: 1, startMessageFailures: 1 });
+    expect(await stateItem(world, resources, 'order-queue-down')).toMatchObject({
+      ProcessState: 'Pending',
+      FailureCount: 1,
+    });
+
+    // Back-off 0 + start grace 1 s: once nobody has claimed it, a healthy supervisor re-queues it.
+    await sleep(1_100);
+    expect(await loadSupervisor()({}, lambdaContext())).toMatchObject({ restarts: 1 });
+    expect(await drainBodies(world, resources.startQueueUrl)).toEqual([
+      { orderId: 'order-queue-down', reason: 'supervisor-restart', correlationId: expect.any(String) },
+    ]);
+  });
+});
+
+describe('supervisor: fencing and concurrency', () => {
+  it('changes nothing when the record was re-claimed after the supervisor read it (stale LockedBy)', async () => {
+    await putStateRecord(world, resources, expiredRecord('order-reclaimed'));
+    const reclaimedCompleteBy = Date.now() + 60_000;
+    // Between the supervisor's query and its update, a starter claims attempt 2.
+    world.dynamo.beforeForward(async (call) => {
+      if (call.operation === 'UpdateItem' && call.body.TableName === resources.stateTable) {
+        world.dynamo.beforeForward(undefined);
+        await world.doc.send(
+          new UpdateCommand({
+            TableName: resources.stateTable,
+            Key: { OrderID: 'order-reclaimed' },
+            UpdateExpression: 'SET LockedBy = :lock, Attempt = :attempt, CompleteBy = :completeBy',
+            ExpressionAttributeValues: {
+              ':lock': 'order-reclaimed--attempt-2',
+              ':attempt': 2,
+              ':completeBy': reclaimedCompleteBy,
+            },
+          }),
+        );
+      }
+      return undefined;
+    });
+    const reclaimed = { ...(await stateItem(world, resources, 'order-reclaimed')) };
+
+    const summary = await loadSupervisor()({}, lambdaContext());
+
+    expect(summary).toMatchObject({ examined: 1, lostRaces: 1, resets: 0, failures: 0 });
+    expect(await stateItem(world, resources, 'order-reclaimed')).toEqual({
+      ...reclaimed,
+      LockedBy: 'order-reclaimed--attempt-2',
+      Attempt: 2,
+      CompleteBy: reclaimedCompleteBy,
+    });
+    expect(await drainBodies(world, resources.startQueueUrl)).toEqual([]);
+  });
+
+  it('lets two supervisors running at once apply exactly one transition per expired record', async () => {
+    const ids = Array.from({ length: 8 }, (_, index) => `order-overlap-${index}`);
+    for (const id of ids) {
+      await putStateRecord(world, resources, expiredRecord(id));
+    }
+    await putStateRecord(world, resources, expiredRecord('order-overlap-last', { failureCount: 2 }));
+    // Two containers, as an overlapping schedule or a manual invocation would produce.
+    const first = loadSupervisor();
+    const second = loadSupervisor();
+
+    const [a, b] = await Promise.all([first({}, lambdaContext()), second({}, lambdaContext())]);
+
+    expect(a.resets + b.resets).toBe(ids.length);
+    expect(a.failures + b.failures).toBe(1);
+    for (const id of ids) {
+      expect(await stateItem(world, resources, id)).toMatchObject({
+        ProcessState: 'Pending',
+        FailureCount: 1,
+      });
+    }
+    expect(await stateItem(world, resources, 'order-overlap-last')).toMatchObject({
+      ProcessState: 'Error',
+      FailureCount: 3,
+    });
+    const messages = await drainBodies<{ orderId: string }>(world, resources.startQueueUrl);
+    expect(messages.map((message) => message.orderId).sort()).toEqual([...ids].sort());
+    expect(world.events.callsTo('PutEvents')).toHaveLength(1);
+  });
+});
+
+describe('supervisor: Pending orders nobody started', () => {
+  it('re-queues an overdue new order with a new claim deadline, and the starter can claim it', async () => {
+    const overdue: StateRecord = {
+      ...buildInitialStateRecord({
+        orderId: 'order-unstarted',
+        orderFingerprint: 'f'.repeat(64),
+        now: Date.now() - 5_000,
+        timings: BASE_TIMINGS,
+        dueShardCount: SHARDS,
+      }),
+    };
+    await putStateRecord(world, resources, overdue);
+
+    const before = Date.now();
+    expect(await loadSupervisor()({}, lambdaContext())).toMatchObject({ restarts: 1 });
+    const record = await stateItem(world, resources, 'order-unstarted');
+    expect(record).toMatchObject({ ProcessState: 'Pending', Attempt: 0, FailureCount: 0 });
+    expect(record?.CompleteBy).toBeGreaterThanOrEqual(before + 1_000);
+    const messages = await drainBodies(world, resources.startQueueUrl);
+    expect(messages).toEqual([
+      { orderId: 'order-unstarted', reason: 'supervisor-restart', correlationId: expect.any(String) },
+    ]);
+
+    behaveLikeStepFunctions(world.sfn, resources.stateMachineArn);
+    const start = loadHandler<{ handler: StartHandler }>(HANDLERS.startOrder, handlerEnv(resources)).handler;
+    expect(await start(sqsEvent([sqsRecord(JSON.stringify(messages[0]))]), lambdaContext())).toEqual({
+      batchItemFailures: [],
+    });
+    expect(await stateItem(world, resources, 'order-unstarted')).toMatchObject({
+      ProcessState: 'Processing',
+      LockedBy: 'order-unstarted--attempt-1',
+    });
+  });
+
+  it('re-queues a retry whose back-off ended unclaimed, and the starter claims it at once (no restart loop)', async () => {
+    const { lockedBy: _ignored, ...base } = expiredRecord('order-stalled-retry', {
+      failureCount: 1,
+      attempt: 1,
+    });
+    await putStateRecord(world, resources, {
+      ...base,
+      processState: ProcessState.Pending,
+      completeBy: Date.now() - 10,
+    });
+
+    expect(await loadSupervisor()({}, lambdaContext())).toMatchObject({ restarts: 1 });
+    const [message] = await drainBodies(world, resources.startQueueUrl);
+    expect(message).toMatchObject({ orderId: 'order-stalled-retry', reason: 'supervisor-restart' });
+
+    behaveLikeStepFunctions(world.sfn, resources.stateMachineArn);
+    const start = loadHandler<{ handler: StartHandler }>(HANDLERS.startOrder, handlerEnv(resources)).handler;
+    await start(sqsEvent([sqsRecord(JSON.stringify(message))]), lambdaContext());
+    expect(await stateItem(world, resources, 'order-stalled-retry')).toMatchObject({
+      ProcessState: 'Processing',
+      LockedBy: 'order-stalled-retry--attempt-2',
+      Attempt: 2,
+    });
+  });
+
+  it('leaves Pending orders that are not overdue alone', async () => {
+    await putStateRecord(
+      world,
+      resources,
+      buildInitialStateRecord({
+        orderId: 'order-fresh',
+        orderFingerprint: 'f'.repeat(64),
+        now: Date.now(),
+        timings: { startGraceSeconds: 60 },
+        dueShardCount: SHARDS,
+      }),
+    );
+    expect(await loadSupervisor()({}, lambdaContext())).toMatchObject({ examined: 0, restarts: 0 });
+    expect(await drainBodies(world, resources.startQueueUrl)).toEqual([]);
+  });
+});
+
+describe('supervisor: store failures', () => {
+  it('counts a failing shard query or record update and carries on with the rest', async () => {
+    const ids = Array.from({ length: 10 }, (_, index) => `order-store-${index}`);
+    for (const id of ids) {
+      await putStateRecord(world, resources, { ...expiredRecord(id), dueShard: dueShardFor(id, 2) });
+    }
+    const brokenShard = '0';
+    const inBrokenShard = ids.filter((id) => dueShardFor(id, 2) === brokenShard);
+    const inHealthyShard = ids.filter((id) => dueShardFor(id, 2) !== brokenShard);
+    expect(inBrokenShard.length).toBeGreaterThan(0);
+    expect(inHealthyShard.length).toBeGreaterThan(1);
+    const [failingUpdate, ...updatable] = inHealthyShard;
+    world.dynamo.beforeForward((call) => {
+      const values = call.body.ExpressionAttributeValues as Record<string, { S?: string }> | undefined;
+      const key = call.body.Key as Record<string, { S?: string }> | undefined;
+      if (call.operation === 'Query' && values?.[':shard']?.S === brokenShard) {
+        return { errorType: 'ResourceNotFoundException', message: 'index unavailable' };
+      }
+      if (call.operation === 'UpdateItem' && key?.OrderID?.S === failingUpdate) {
+        return { errorType: 'ValidationException', message: 'update refused' };
+      }
+      return undefined;
+    });
+
+    const summary = await loadSupervisor({ dueShardCount: 2 })({}, lambdaContext());
+
+    expect(summary).toMatchObject({ errors: 2, resets: updatable.length });
+    for (const id of updatable) {
+      expect(await stateItem(world, resources, id)).toMatchObject({ ProcessState: 'Pending' });
+    }
+    for (const id of [...inBrokenShard, failingUpdate]) {
+      expect(await stateItem(world, resources, id ?? '')).toMatchObject({ ProcessState: 'Processing' });
+    }
+
+    // Once the store recovers, the next run picks up what was left.
+    world.dynamo.beforeForward(undefined);
+    expect(await loadSupervisor({ dueShardCount: 2 })({}, lambdaContext())).toMatchObject({
+      errors: 0,
+      resets: inBrokenShard.length + 1,
+    });
+  });
+});
+
+describe('supervisor: paging, budget and cadence', () => {
+  it('pages through more due records than one page holds, in every shard, with Query only', async () => {
+    const ids = Array.from({ length: 11 }, (_, index) => `order-page-${index}`);
+    for (const id of ids) {
+      await putStateRecord(world, resources, { ...expiredRecord(id), dueShard: dueShardFor(id, 2) });
+    }
+    const supervise = loadSupervisor({ timings: { supervisorPageSize: 2 }, dueShardCount: 2 });
+
+    const summary = await supervise({}, lambdaContext());
+
+    expect(summary).toMatchObject({ resets: ids.length, examined: ids.length, stoppedByBudget: false });
+    const queries = world.dynamo.callsTo('Query');
+    expect(queries.length).toBe(summary.pages);
+    expect(queries.length).toBeGreaterThanOrEqual(Math.ceil(ids.length / 2));
+    expect(queries.every((query) => query.body.Limit === 2)).toBe(true);
+    expect(queries.some((query) => query.body.ExclusiveStartKey !== undefined)).toBe(true);
+    expect(
+      new Set(
+        queries
+          .map((query) => JSON.stringify(query.body.ExpressionAttributeValues))
+          .map((v) => JSON.parse(v)[':shard'].S),
+      ),
+    ).toEqual(new Set(['0', '1']));
+    const states = (await scanAll(world, resources.stateTable)).map((item) => item.ProcessState);
+    expect(states).toEqual(ids.map(() => 'Pending'));
+    expectOnlyIndexQueriesAndConditionalUpdates();
+  });
+
+  it('stops paging when the invocation runs out of time, leaving the rest for the next run', async () => {
+    const ids = Array.from({ length: 6 }, (_, index) => `order-budget-${index}`);
+    for (const id of ids) {
+      await putStateRecord(world, resources, { ...expiredRecord(id), dueShard: '0' });
+    }
+    const supervise = loadSupervisor({ timings: { supervisorPageSize: 2 }, dueShardCount: 1 });
+    // The Lambda context reports the invocation nearly out of time as soon as the first page was read.
+    const context = lambdaContext(() => (world.dynamo.callsTo('Query').length >= 1 ? 500 : 60_000));
+
+    const summary = await supervise({}, context);
+
+    expect(summary).toMatchObject({ stoppedByBudget: true, pages: 1, examined: 2, resets: 2 });
+    expect(world.dynamo.callsTo('Query')).toHaveLength(1);
+    const states = (await scanAll(world, resources.stateTable)).map((item) => item.ProcessState);
+    expect(states.filter((state) => state === 'Pending')).toHaveLength(2);
+    expect(states.filter((state) => state === 'Processing')).toHaveLength(4);
+
+    // The next run, with time to spare, finishes the job.
+    world.dynamo.calls.length = 0;
+    expect(await supervise({}, lambdaContext())).toMatchObject({ resets: 4, stoppedByBudget: false });
+  });
+
+  it('makes several sweeps per run spaced across the rate, catching records that expire in between', async () => {
+    const supervise = loadSupervisor({
+      timings: { supervisorRateSeconds: 1, supervisorSweepsPerRun: 3, supervisorBudgetSeconds: 2 },
+      dueShardCount: 1,
+    });
+    // Expires during the run: after the first sweep (t = 0) and before the last (t ~ 667 ms).
+    await putStateRecord(world, resources, {
+      ...expiredRecord('order-late'),
+      completeBy: Date.now() + 300,
+      dueShard: '0',
+    });
+
+    const startedAt = Date.now();
+    const summary = await supervise({}, lambdaContext());
+    const elapsed = Date.now() - startedAt;
+
+    expect(summary).toMatchObject({ sweeps: 3, resets: 1, stoppedByBudget: false });
+    expect(world.dynamo.callsTo('Query')).toHaveLength(3);
+    expect(elapsed).toBeGreaterThanOrEqual(600);
+    expect(elapsed).toBeLessThan(2_000);
+    expect(await stateItem(world, resources, 'order-late')).toMatchObject({
+      ProcessState: 'Pending',
+      FailureCount: 1,
+    });
+  });
+
+  it('does not start a sweep it could not finish within the budget', async () => {
+    const supervise = loadSupervisor({
+      timings: { supervisorRateSeconds: 10, supervisorSweepsPerRun: 2, supervisorBudgetSeconds: 1 },
+      dueShardCount: 1,
+    });
+    const startedAt = Date.now();
+    const summary = await supervise({}, lambdaContext());
+    expect(summary.sweeps).toBe(1);
+    // The second sweep would start at t = 5 s, past the 1 s budget: the run ends instead of sleeping.
+    expect(Date.now() - startedAt).toBeLessThan(1_000);
+  });
+});

@@ -1,0 +1,93 @@
+/**
+ * `npm start -- --data DIR`: the real app's assembly on the local runtime, stopped while an order is
+ * in flight and started again on the same data directory. In-flight executions and queued messages
+ * die with the runtime (as a crashed region would lose them); the durable state store survives, and
+ * the supervisor finds the expired attempt and the order completes with one effect per step.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ORDER_STEPS } from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import { type LocalRuntime, startLocalRuntime, synthesizeLocalAssembly } from '../../../lib/local-runtime';
+import { SystemClient } from '../../acceptance/scheduler-agent-supervisor/system-client';
+import { parseTargetDescription } from '../../acceptance/target';
+
+jest.setTimeout(180_000);
+
+describe('local runtime restart with --data', () => {
+  let workDir: string;
+  let assemblyDir: string;
+  let dataDir: string;
+  const running: LocalRuntime[] = [];
+
+  const start = async (): Promise<{ runtime: LocalRuntime; system: SystemClient }> => {
+    const runtime = await startLocalRuntime({
+      assemblyDir,
+      dataDir,
+      port: 0,
+      targetFile: null,
+      stateLog: false,
+      log: () => undefined,
+    });
+    running.push(runtime);
+    const system = new SystemClient(parseTargetDescription(runtime.target, { kind: 'local' }));
+    return { runtime, system };
+  };
+
+  beforeAll(() => {
+    workDir = mkdtempSync(join(tmpdir(), 'restart-it-'));
+    assemblyDir = join(workDir, 'cdk.out');
+    dataDir = join(workDir, 'data');
+    synthesizeLocalAssembly(assemblyDir);
+  });
+
+  afterAll(async () => {
+    await Promise.all(running.map((runtime) => runtime.stop()));
+    rmSync(workDir, { recursive: true, force: true });
+  });
+
+  it('resumes an order that was in flight when the runtime stopped', async () => {
+    const orderId = `restart-${Date.now()}`;
+    const first = await start();
+    const accepted = await first.system.submit({
+      orderId,
+      customerId: 'c-restart',
+      items: [{ sku: 'STALL-ONCE', quantity: 1 }],
+      totalCents: 500,
+      currency: 'EUR',
+    });
+    expect(accepted.status).toBe(202);
+
+    // Stop while the payment call is stalled: the charge is in the ledger but unanswered, the step
+    // is Running and the attempt holds the lock (and the agent's in-progress idempotency record).
+    const charged = `${orderId}:ChargePayment`;
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline) {
+      const effects = await first.system.ledgerEffects(orderId);
+      if (effects.some((effect) => effect.IdempotencyKey?.S === charged)) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const inFlight = await first.system.state(orderId);
+    expect(inFlight?.steps.ChargePayment).toBe('Running');
+    expect(inFlight).toMatchObject({
+      processState: 'Processing',
+      attempt: 1,
+      lockedBy: `${orderId}--attempt-1`,
+    });
+    first.system.close();
+    await first.runtime.stop();
+    running.splice(running.indexOf(first.runtime), 1);
+
+    const second = await start();
+    try {
+      // The tables came back from disk as they were.
+      expect(await second.system.state(orderId)).toMatchObject({ processState: 'Processing', attempt: 1 });
+      const done = await second.system.waitForState(orderId, ['Processed', 'Error'], 90_000);
+      expect(done).toMatchObject({ processState: 'Processed', failureCount: 1, attempt: 2 });
+      const keys = (await second.system.ledgerEffects(orderId)).map((e) => e.IdempotencyKey?.S).sort();
+      expect(keys).toEqual(ORDER_STEPS.map((step) => `${orderId}:${step.name}`).sort());
+    } finally {
+      second.system.close();
+    }
+  });
+});

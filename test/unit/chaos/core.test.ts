@@ -1,0 +1,192 @@
+import { ORDER_STEPS } from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import { maxSafeRelativeSkewMillis, terminalBound } from '../../../lib/chaos/core/bounds';
+import { ATTEMPT_FAULTS, FAULT_KINDS, FaultKind } from '../../../lib/chaos/core/faults';
+import { checkCampaign } from '../../../lib/chaos/core/invariants';
+import {
+  DEFAULT_FAULT_RATES,
+  idempotencyKeyFor,
+  type PlanSettings,
+  planCampaign,
+} from '../../../lib/chaos/core/plan';
+import { hashString, mulberry32, seededUnit, shuffled } from '../../../lib/chaos/core/random';
+import { renderSummary, renderTable } from '../../../lib/chaos/core/report';
+import { percentile, recoveryLatencies, summarize } from '../../../lib/chaos/core/stats';
+import { PINNED_TIMINGS } from './pinned-timings';
+
+const timings = PINNED_TIMINGS;
+
+const settings: PlanSettings = {
+  orders: 200,
+  seed: 7,
+  rates: DEFAULT_FAULT_RATES,
+  minOrdersPerKind: 2,
+  enabledKinds: FAULT_KINDS,
+};
+
+describe('seeded randomness', () => {
+  it('mulberry32 repeats for a seed, differs across seeds and stays in [0, 1)', () => {
+    const first = Array.from({ length: 5 }, mulberry32(42));
+    expect(Array.from({ length: 5 }, mulberry32(42))).toEqual(first);
+    expect(Array.from({ length: 5 }, mulberry32(43))).not.toEqual(first);
+    const draws = Array.from({ length: 10_000 }, mulberry32(1));
+    expect(draws.every((value) => value >= 0 && value < 1)).toBe(true);
+    const mean = draws.reduce((sum, value) => sum + value, 0) / draws.length;
+    expect(mean).toBeGreaterThan(0.48);
+    expect(mean).toBeLessThan(0.52);
+  });
+
+  it('seededUnit depends only on the seed and the decision described', () => {
+    expect(seededUnit(1, 'key', 3)).toBe(seededUnit(1, 'key', 3));
+    expect(seededUnit(1, 'key', 3)).not.toBe(seededUnit(1, 'key', 4));
+    expect(seededUnit(1, 'key', 3)).not.toBe(seededUnit(2, 'key', 3));
+    expect(hashString('')).toBe(0x811c9dc5);
+  });
+
+  it('shuffles a copy, keeping every element', () => {
+    const items = [1, 2, 3, 4, 5, 6];
+    const result = shuffled(items, mulberry32(3));
+    expect(items).toEqual([1, 2, 3, 4, 5, 6]);
+    expect([...result].sort()).toEqual(items);
+  });
+});
+
+describe('planCampaign', () => {
+  it('is reproducible from the seed and changes with it', () => {
+    expect(planCampaign(settings)).toEqual(planCampaign(settings));
+    expect(planCampaign({ ...settings, seed: 8 }).orders.map((order) => order.attemptFault)).not.toEqual(
+      planCampaign(settings).orders.map((order) => order.attemptFault),
+    );
+  });
+
+  it('gives every enabled attempt fault and duplicates their minimum, at most one attempt fault per order', () => {
+    const plan = planCampaign({ ...settings, orders: 20, minOrdersPerKind: 2 });
+    for (const kind of ATTEMPT_FAULTS) {
+      expect(plan.orders.filter((order) => order.attemptFault?.kind === kind).length).toBeGreaterThanOrEqual(
+        2,
+      );
+    }
+    expect(plan.orders.filter((order) => order.duplicate).length).toBeGreaterThanOrEqual(2);
+    expect(plan.attemptFaultsByKey.size).toBe(plan.orders.filter((order) => order.attemptFault).length);
+  });
+
+  it('plans permanent failures on the payment step with the PERM-FAIL sku, and marks failing plans', () => {
+    const plan = planCampaign(settings);
+    for (const order of plan.orders) {
+      const kind = order.attemptFault?.kind;
+      expect(order.request.items[0]?.sku === 'PERM-FAIL').toBe(kind === FaultKind.PermanentFailure);
+      if (kind === FaultKind.PermanentFailure) expect(order.attemptFault?.step).toBe('ChargePayment');
+      expect(order.mustFail).toBe(kind === FaultKind.PermanentFailure || kind === FaultKind.RemoteOutage);
+      if (order.attemptFault) {
+        expect(plan.attemptFaultsByKey.get(idempotencyKeyFor(order.orderId, order.attemptFault.step))).toBe(
+          kind,
+        );
+      }
+    }
+  });
+
+  it('plans nothing for disabled kinds', () => {
+    const plan = planCampaign({ ...settings, enabledKinds: [FaultKind.RemoteTransient] });
+    expect(plan.orders.some((order) => order.attemptFault || order.duplicate)).toBe(false);
+  });
+
+  it('refuses settings it cannot honour, naming the problem', () => {
+    expect(() => planCampaign({ ...settings, orders: 5, minOrdersPerKind: 2 })).toThrow(
+      '5 orders cannot give 6 attempt fault kinds 2 orders each',
+    );
+    expect(() => planCampaign({ ...settings, seed: -1 })).toThrow('seed must be an integer');
+    expect(() => planCampaign({ ...settings, enabledKinds: ['bogus' as FaultKind] })).toThrow(
+      "Unknown fault kind 'bogus'",
+    );
+  });
+});
+
+describe('terminalBound', () => {
+  it('adds up first claim, every attempt, back-offs, re-claims and the stated allowance', () => {
+    const bound = terminalBound({
+      timings,
+      stepCount: ORDER_STEPS.length,
+      maxClockSkewMillis: 600,
+      schedulingAllowanceMillis: 60_000,
+    });
+    // 7 s + 3 x (24 + 2 + 0.6) s + (1 + 3) s + 2 x 7 s + 60 s
+    expect(bound.totalMillis).toBe(7_000 + 79_800 + 4_000 + 14_000 + 60_000);
+    expect(bound.terms.map((term) => term.millis).reduce((sum, millis) => sum + millis, 0)).toBe(
+      bound.totalMillis,
+    );
+  });
+
+  it('allows half the per-step slack as relative clock skew', () => {
+    expect(maxSafeRelativeSkewMillis(timings)).toBe(1_000);
+  });
+});
+
+describe('percentiles and recovery latency', () => {
+  it('uses the nearest rank', () => {
+    const values = Array.from({ length: 100 }, (_, index) => index + 1);
+    expect(percentile(values, 50)).toBe(50);
+    expect(percentile(values, 95)).toBe(95);
+    expect(percentile(values, 99)).toBe(99);
+    expect(percentile([5], 99)).toBe(5);
+    expect(percentile([], 50)).toBeUndefined();
+    expect(() => percentile(values, 0)).toThrow('percentile must be within (0, 100]');
+    expect(summarize([3, 1, 2])).toEqual({ count: 3, p50: 2, p95: 3, p99: 3 });
+  });
+
+  it('measures from the first fault that hit an order to its terminal time, per kind or overall', () => {
+    const faults = [
+      { kind: FaultKind.RemoteLatency, at: 1_000, orderIds: ['a'] },
+      { kind: FaultKind.RuntimeRestart, at: 4_000, orderIds: ['a', 'b'] },
+      { kind: FaultKind.ClockSkew, at: 500, orderIds: [] },
+    ];
+    const orders = [
+      { orderId: 'a', acceptedAt: 0, terminalAt: 11_000, mustFail: false },
+      { orderId: 'b', acceptedAt: 0, terminalAt: 9_000, mustFail: false },
+      { orderId: 'c', acceptedAt: 0, mustFail: false },
+    ];
+    expect(recoveryLatencies(faults, orders)).toEqual([10_000, 5_000]);
+    expect(recoveryLatencies(faults, orders, FaultKind.RuntimeRestart)).toEqual([7_000, 5_000]);
+  });
+});
+
+describe('summary', () => {
+  it('aligns table columns', () => {
+    expect(
+      renderTable(
+        ['name', 'n'],
+        [
+          ['a', '1'],
+          ['bbb', '22'],
+        ],
+      ),
+    ).toBe('name  n\n----  --\na      1\nbbb   22');
+  });
+
+  it('shows orders, every fault kind, the bound, each verdict and the result', () => {
+    const snapshot = {
+      timings,
+      terminalBoundMillis: 100_000,
+      orders: [{ orderId: 'a', acceptedAt: 0, terminalAt: 5_000, mustFail: false }],
+      finalRecords: [{ orderId: 'a', processState: 'Pending', failureCount: 0, attempt: 0, steps: {} }],
+      samples: [],
+      ledger: [],
+      alerts: [],
+      faults: [{ kind: FaultKind.RemoteTransient, at: 1_000, orderIds: ['a'] }],
+      enabledKinds: [FaultKind.RemoteTransient],
+      restarts: [],
+      minProcessedShare: 0,
+    };
+    const text = renderSummary({
+      snapshot,
+      result: checkCampaign(snapshot),
+      bound: terminalBound({ timings, stepCount: 3, maxClockSkewMillis: 0, schedulingAllowanceMillis: 0 }),
+      seed: 9,
+      wallMillis: 12_345,
+    });
+    expect(text).toContain('seed 9, wall time 12.3 s');
+    for (const kind of FAULT_KINDS) expect(text).toContain(kind);
+    expect(text).toMatch(/remote-transient\s+on\s+1\s+1\s+4000 ms/);
+    expect(text).toMatch(/FAIL\s+invariant\s+terminal-within-bound\s+1/);
+    expect(text).toContain('a: still Pending (attempt 0, FailureCount 0)');
+    expect(text.trim().endsWith('RESULT: FAIL')).toBe(true);
+  });
+});

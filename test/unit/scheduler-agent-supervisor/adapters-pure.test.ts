@@ -1,0 +1,146 @@
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import {
+  readDueShardCount,
+  readWorkflowTimings,
+} from '../../../lambdas/scheduler-agent-supervisor/adapters/runtime-config';
+import {
+  stateRecordFromItem,
+  stateRecordToItem,
+} from '../../../lambdas/scheduler-agent-supervisor/adapters/state-store';
+import { ProcessState, StepStatus } from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import type { StateRecord } from '../../../lambdas/scheduler-agent-supervisor/domain/state-record';
+import {
+  correlationIdOf,
+  headerValue,
+  internalErrorResponse,
+  locationOf,
+} from '../../../lambdas/shared/http';
+import { loadConfig } from '../../../lib/scheduler-agent-supervisor/config';
+
+function apiEvent(overrides: Partial<APIGatewayProxyEvent> = {}): APIGatewayProxyEvent {
+  return {
+    body: null,
+    headers: {},
+    multiValueHeaders: {},
+    httpMethod: 'POST',
+    isBase64Encoded: false,
+    path: '/orders',
+    pathParameters: null,
+    queryStringParameters: null,
+    multiValueQueryStringParameters: null,
+    stageVariables: null,
+    resource: '/orders',
+    requestContext: { requestId: 'req-1', path: '/prod/orders' } as APIGatewayProxyEvent['requestContext'],
+    ...overrides,
+  };
+}
+
+describe('http adapter helpers', () => {
+  it('finds headers whatever their casing', () => {
+    expect(headerValue(apiEvent({ headers: { 'x-correlation-id': 'abc' } }), 'X-Correlation-Id')).toBe('abc');
+    expect(headerValue(apiEvent(), 'X-Correlation-Id')).toBeUndefined();
+  });
+
+  it('uses a well-formed client correlation id, else the API request id, else the fallback', () => {
+    expect(correlationIdOf(apiEvent({ headers: { 'X-Correlation-Id': 'trace-1' } }), 'fb')).toBe('trace-1');
+    expect(correlationIdOf(apiEvent({ headers: { 'X-Correlation-Id': 'bad id <script>' } }), 'fb')).toBe(
+      'req-1',
+    );
+    expect(
+      correlationIdOf(apiEvent({ requestContext: {} as APIGatewayProxyEvent['requestContext'] }), 'fallback'),
+    ).toBe('fallback');
+  });
+
+  it('builds Location from the stage-qualified request path', () => {
+    expect(locationOf(apiEvent(), '/orders', 'order-1')).toBe('/prod/orders/order-1');
+    expect(
+      locationOf(
+        apiEvent({ requestContext: {} as APIGatewayProxyEvent['requestContext'] }),
+        '/orders',
+        'a_b',
+      ),
+    ).toBe('/orders/a_b');
+  });
+
+  it('answers 500 with the correlation id and nothing else', () => {
+    const response = internalErrorResponse('corr-9');
+    expect(response.statusCode).toBe(500);
+    expect(JSON.parse(response.body)).toEqual({ message: 'Internal error', correlationId: 'corr-9' });
+    expect(response.headers).toMatchObject({ 'Content-Type': 'application/json' });
+  });
+});
+
+describe('runtime configuration', () => {
+  // Any valid profile will do; the local one is what npm start runs.
+  const timings = loadConfig('local').timings;
+
+  it('reads WORKFLOW_TIMINGS and names the variable when it is missing or invalid', () => {
+    expect(readWorkflowTimings({ WORKFLOW_TIMINGS: JSON.stringify(timings) })).toEqual(timings);
+    expect(() => readWorkflowTimings({})).toThrow(/WORKFLOW_TIMINGS/);
+    expect(() => readWorkflowTimings({ WORKFLOW_TIMINGS: '{"maxFailures":0}' })).toThrow(
+      /WORKFLOW_TIMINGS is invalid/,
+    );
+  });
+
+  it.each(['0', '65', 'x', '1.5', ''])('rejects DUE_SHARD_COUNT=%p', (value) => {
+    expect(() => readDueShardCount({ DUE_SHARD_COUNT: value })).toThrow(/DUE_SHARD_COUNT/);
+  });
+
+  it('reads a valid DUE_SHARD_COUNT', () => {
+    expect(readDueShardCount({ DUE_SHARD_COUNT: '8' })).toBe(8);
+  });
+});
+
+describe('state record item mapping', () => {
+  const record: StateRecord = {
+    orderId: 'order-1',
+    processState: ProcessState.Error,
+    completeBy: 1234,
+    failureCount: 3,
+    attempt: 3,
+    steps: {
+      ReserveInventory: {
+        status: StepStatus.Completed,
+        startedAt: 'a',
+        completedAt: 'b',
+        result: { ConfirmationId: 'x' },
+      },
+      ChargePayment: { status: StepStatus.Running, startedAt: 'c' },
+      ScheduleShipping: { status: StepStatus.NotStarted },
+    },
+    plan: { ReserveInventory: 1, ChargePayment: 2, ScheduleShipping: 3 },
+    orderFingerprint: 'fp',
+    schemaVersion: 1,
+    workflowVersion: 1,
+    createdAt: 'c',
+    updatedAt: 'u',
+    lastError: { source: 'supervisor', error: 'E', cause: 'C', at: 'T' },
+  };
+
+  it('round-trips a record through the stored attribute names', () => {
+    const item = stateRecordToItem(record);
+    expect(item).toMatchObject({
+      OrderID: 'order-1',
+      ProcessState: 'Error',
+      CompleteBy: 1234,
+      FailureCount: 3,
+      Steps: { ReserveInventory: { Status: 'Completed', Result: { ConfirmationId: 'x' } } },
+      LastError: { Source: 'supervisor', Error: 'E', Cause: 'C', At: 'T' },
+    });
+    expect(stateRecordFromItem(JSON.parse(JSON.stringify(item)))).toEqual(record);
+  });
+
+  it.each<[string, Record<string, unknown>, RegExp]>([
+    ['an unsupported schema version', { SchemaVersion: 99 }, /SchemaVersion 99; supported: 1/],
+    ['an unknown ProcessState', { ProcessState: 'Paused' }, /ProcessState is "Paused"/],
+    ['a string CompleteBy', { CompleteBy: '12' }, /CompleteBy must be a number/],
+    [
+      'an unknown step status',
+      { Steps: { ChargePayment: { Status: 'Done' } } },
+      /Steps.ChargePayment.Status/,
+    ],
+  ])('refuses a stored record with %s, naming it', (_case, change, message) => {
+    const item = { ...JSON.parse(JSON.stringify(stateRecordToItem(record))), ...change };
+    expect(() => stateRecordFromItem(item)).toThrow(message);
+  });
+});

@@ -1,0 +1,336 @@
+import { ProcessState } from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import type {
+  ClaimRequest,
+  ClaimStore,
+  ReleaseRequest,
+  StateRecordReader,
+  TransitionResult,
+  WorkflowExecution,
+  WorkflowStarter,
+} from '../../../lambdas/scheduler-agent-supervisor/domain/ports';
+import {
+  type ClaimTimings,
+  nextStartTry,
+  planAttempt,
+  START_RETRY_POLICY,
+  type StartDependencies,
+  type StartRetryPolicy,
+  startOrder,
+} from '../../../lambdas/scheduler-agent-supervisor/domain/starter';
+import {
+  buildInitialStateRecord,
+  type StateRecord,
+} from '../../../lambdas/scheduler-agent-supervisor/domain/state-record';
+
+const NOW = 1_900_000_000_000;
+const timings: ClaimTimings = {
+  stepTimeoutSeconds: 120,
+  stepDeadlineSlackSeconds: 30,
+  startGraceSeconds: 60,
+};
+const policy: StartRetryPolicy = {
+  maxTries: 3,
+  baseDelayMillis: 200,
+  maxDelayMillis: 300,
+  budgetMillis: 2000,
+};
+const message = { orderId: 'order-1', reason: 'submitted', correlationId: 'corr-1' } as const;
+
+describe('nextStartTry', () => {
+  it('retries after a full-jitter delay that doubles per try up to the cap', () => {
+    expect(nextStartTry(policy, 1, 0, () => 0.999)).toEqual({ kind: 'retry', delayMillis: 199 });
+    expect(nextStartTry(policy, 2, 0, () => 0.999)).toEqual({ kind: 'retry', delayMillis: 299 });
+    expect(nextStartTry({ ...policy, maxTries: 10 }, 5, 0, () => 0.5)).toEqual({
+      kind: 'retry',
+      delayMillis: 150,
+    });
+    expect(nextStartTry(policy, 1, 0, () => 0)).toEqual({ kind: 'retry', delayMillis: 0 });
+  });
+
+  it('gives up once the tries are spent', () => {
+    expect(nextStartTry(policy, 3, 0, () => 0)).toEqual({ kind: 'give-up', reason: 'tries-exhausted' });
+  });
+
+  it('gives up rather than start a try after the budget', () => {
+    expect(nextStartTry(policy, 1, 1900, () => 0.5)).toEqual({ kind: 'retry', delayMillis: 100 });
+    expect(nextStartTry(policy, 1, 1901, () => 0.5)).toEqual({ kind: 'give-up', reason: 'budget-spent' });
+  });
+
+  it('keeps the default policy to a few tries within about two seconds of sleeping at most', () => {
+    let worstCaseSleep = 0;
+    for (let tries = 1; ; tries += 1) {
+      const next = nextStartTry(START_RETRY_POLICY, tries, worstCaseSleep, () => 0.999_999);
+      if (next.kind === 'give-up') {
+        expect(tries).toBe(START_RETRY_POLICY.maxTries);
+        break;
+      }
+      worstCaseSleep += next.delayMillis;
+    }
+    expect(START_RETRY_POLICY.maxTries).toBeGreaterThanOrEqual(2);
+    expect(worstCaseSleep).toBeLessThanOrEqual(START_RETRY_POLICY.budgetMillis);
+  });
+});
+
+/** In-memory state store with the store's conditions, so the use case's calls are checked for real. */
+class InMemoryStates implements StateRecordReader, ClaimStore {
+  readonly claims: ClaimRequest[] = [];
+  readonly releases: ReleaseRequest[] = [];
+  releaseFails: Error | undefined;
+  beforeRelease: (() => void) | undefined;
+
+  constructor(public record: StateRecord) {}
+
+  async get(orderId: string): Promise<StateRecord | undefined> {
+    return orderId === this.record.orderId ? this.record : undefined;
+  }
+
+  async claim(request: ClaimRequest): Promise<TransitionResult> {
+    this.claims.push(request);
+    const r = this.record;
+    if (
+      r.processState !== ProcessState.Pending ||
+      r.lockedBy !== undefined ||
+      r.attempt !== request.seenAttempt
+    ) {
+      return 'lost';
+    }
+    this.record = {
+      ...r,
+      processState: ProcessState.Processing,
+      lockedBy: request.instanceId,
+      attempt: request.attempt,
+      plan: request.plan,
+      completeBy: request.completeBy,
+      updatedAt: new Date(request.at).toISOString(),
+    };
+    return 'applied';
+  }
+
+  async release(request: ReleaseRequest): Promise<TransitionResult> {
+    this.releases.push(request);
+    this.beforeRelease?.();
+    if (this.releaseFails) {
+      throw this.releaseFails;
+    }
+    const r = this.record;
+    if (
+      r.processState !== ProcessState.Processing ||
+      r.lockedBy !== request.instanceId ||
+      r.attempt !== request.attempt ||
+      r.updatedAt !== new Date(request.claimedAt).toISOString()
+    ) {
+      return 'lost';
+    }
+    const { lockedBy: _released, ...unlocked } = r;
+    this.record = {
+      ...unlocked,
+      processState: ProcessState.Pending,
+      attempt: request.restoredAttempt,
+      completeBy: request.completeBy,
+      updatedAt: new Date(request.at).toISOString(),
+    };
+    return 'applied';
+  }
+}
+
+/** Answers each StartExecution with the next scripted reply; the last one repeats. */
+class ScriptedWorkflow implements WorkflowStarter {
+  readonly starts: WorkflowExecution[] = [];
+  constructor(
+    private readonly replies: readonly ('started' | 'already-started' | Error)[],
+    private readonly onCall: () => void = () => undefined,
+  ) {}
+
+  async start(execution: WorkflowExecution): Promise<'started' | 'already-started'> {
+    this.starts.push(execution);
+    this.onCall();
+    const reply = this.replies[Math.min(this.starts.length, this.replies.length) - 1];
+    if (reply === undefined) {
+      throw new Error('no reply scripted');
+    }
+    if (reply instanceof Error) {
+      throw reply;
+    }
+    return reply;
+  }
+}
+
+const unavailable = () => Object.assign(new Error('too many executions'), { name: 'ExecutionLimitExceeded' });
+
+function pendingRecord(overrides: Partial<StateRecord> = {}): StateRecord {
+  return {
+    ...buildInitialStateRecord({
+      orderId: 'order-1',
+      orderFingerprint: 'fp',
+      now: NOW - 5_000,
+      timings,
+      dueShardCount: 4,
+    }),
+    ...overrides,
+  };
+}
+
+function world(record: StateRecord, workflow: ScriptedWorkflow) {
+  let now = NOW;
+  const sleeps: number[] = [];
+  const states = new InMemoryStates(record);
+  const deps: StartDependencies = {
+    states,
+    workflow,
+    clock: { now: () => now },
+    timings,
+    retry: {
+      policy,
+      random: () => 0.5,
+      sleep: async (millis) => {
+        sleeps.push(millis);
+        now += millis;
+      },
+    },
+  };
+  return { deps, states, sleeps, advance: (millis: number) => (now += millis) };
+}
+
+describe('startOrder: retrying StartExecution', () => {
+  it('starts the order within one call when StartExecution fails twice and then succeeds', async () => {
+    const workflow = new ScriptedWorkflow([unavailable(), unavailable(), 'started']);
+    const { deps, states, sleeps } = world(pendingRecord(), workflow);
+
+    expect(await startOrder(message, deps)).toEqual({
+      kind: 'started',
+      instanceId: 'order-1--attempt-1',
+      attempt: 1,
+      claimed: true,
+      alreadyStarted: false,
+      tries: 3,
+    });
+    expect(sleeps).toEqual([100, 150]);
+    expect(new Set(workflow.starts.map((start) => JSON.stringify(start))).size).toBe(1);
+    expect(states.claims).toHaveLength(1);
+    expect(states.releases).toEqual([]);
+    expect(states.record).toMatchObject({ processState: ProcessState.Processing, attempt: 1 });
+  });
+
+  it('counts ExecutionAlreadyExists on a later try as started (the lost answer of an earlier try)', async () => {
+    const workflow = new ScriptedWorkflow([unavailable(), 'already-started']);
+    const { deps, states } = world(pendingRecord(), workflow);
+    expect(await startOrder(message, deps)).toMatchObject({
+      kind: 'started',
+      alreadyStarted: true,
+      tries: 2,
+    });
+    expect(states.releases).toEqual([]);
+  });
+
+  it('releases its claim when every try fails: Pending, unlocked, previous Attempt, same FailureCount', async () => {
+    const retry = pendingRecord({ attempt: 2, failureCount: 2, completeBy: NOW - 1 });
+    const workflow = new ScriptedWorkflow([unavailable()]);
+    const { deps, states, sleeps } = world(retry, workflow);
+
+    expect(await startOrder(message, deps)).toEqual({
+      kind: 'start-failed',
+      instanceId: 'order-1--attempt-3',
+      attempt: 3,
+      tries: 3,
+      error: 'ExecutionLimitExceeded: too many executions',
+      release: { kind: 'applied' },
+    });
+    const releasedAt = NOW + 250;
+    expect(sleeps).toEqual([100, 150]);
+    expect(states.releases).toEqual([
+      {
+        orderId: 'order-1',
+        instanceId: 'order-1--attempt-3',
+        attempt: 3,
+        claimedAt: NOW,
+        restoredAttempt: 2,
+        completeBy: releasedAt + timings.startGraceSeconds * 1000,
+        at: releasedAt,
+      },
+    ]);
+    expect(states.record).toMatchObject({
+      processState: ProcessState.Pending,
+      attempt: 2,
+      failureCount: 2,
+      completeBy: releasedAt + 60_000,
+    });
+    expect(states.record.lockedBy).toBeUndefined();
+  });
+
+  it('claims the same attempt again on the next delivery once StartExecution works', async () => {
+    const workflow = new ScriptedWorkflow([unavailable(), unavailable(), unavailable(), 'started']);
+    const { deps, states } = world(pendingRecord(), workflow);
+    expect(await startOrder(message, deps)).toMatchObject({ kind: 'start-failed', attempt: 1 });
+
+    expect(await startOrder(message, deps)).toMatchObject({
+      kind: 'started',
+      instanceId: 'order-1--attempt-1',
+      claimed: true,
+    });
+    expect(states.record).toMatchObject({ lockedBy: 'order-1--attempt-1', attempt: 1, failureCount: 0 });
+    expect(new Set(workflow.starts.map((start) => JSON.stringify(start))).size).toBe(1);
+  });
+
+  it('stops trying once the budget is spent, even with tries left', async () => {
+    let advance: (millis: number) => void = () => undefined;
+    const workflow = new ScriptedWorkflow([unavailable()], () => advance(1500));
+    const setup = world(pendingRecord(), workflow);
+    advance = setup.advance;
+    expect(await startOrder(message, setup.deps)).toMatchObject({
+      kind: 'start-failed',
+      tries: 2,
+      release: { kind: 'applied' },
+    });
+    expect(setup.sleeps).toEqual([100]);
+  });
+
+  it('leaves a record that moved on during the tries alone', async () => {
+    const workflow = new ScriptedWorkflow([unavailable()]);
+    const { deps, states } = world(pendingRecord(), workflow);
+    states.beforeRelease = () => {
+      // The execution did start (its answer was lost) and MarkRunning wrote.
+      states.record = { ...states.record, updatedAt: new Date(NOW + 40).toISOString() };
+    };
+    expect(await startOrder(message, deps)).toMatchObject({
+      kind: 'start-failed',
+      release: { kind: 'lost' },
+    });
+    expect(states.record).toMatchObject({
+      processState: ProcessState.Processing,
+      lockedBy: 'order-1--attempt-1',
+      attempt: 1,
+    });
+  });
+
+  it('reports a release that failed, keeping the start error', async () => {
+    const workflow = new ScriptedWorkflow([unavailable()]);
+    const { deps, states } = world(pendingRecord(), workflow);
+    states.releaseFails = Object.assign(new Error('table is gone'), { name: 'ResourceNotFoundException' });
+    expect(await startOrder(message, deps)).toMatchObject({
+      kind: 'start-failed',
+      error: 'ExecutionLimitExceeded: too many executions',
+      release: { kind: 'failed', error: 'ResourceNotFoundException: table is gone' },
+    });
+    expect(states.record).toMatchObject({ processState: ProcessState.Processing });
+  });
+
+  it('retries a resumed start but never releases a claim it did not make', async () => {
+    const claimed = pendingRecord({
+      processState: ProcessState.Processing,
+      lockedBy: 'order-1--attempt-1',
+      attempt: 1,
+      ...planAttempt({ steps: {} }, NOW - 100, timings),
+    });
+    const workflow = new ScriptedWorkflow([unavailable()]);
+    const { deps, states } = world(claimed, workflow);
+    expect(await startOrder(message, deps)).toMatchObject({
+      kind: 'start-failed',
+      instanceId: 'order-1--attempt-1',
+      tries: 3,
+      release: { kind: 'not-ours' },
+    });
+    expect(states.claims).toEqual([]);
+    expect(states.releases).toEqual([]);
+    expect(states.record).toBe(claimed);
+  });
+});

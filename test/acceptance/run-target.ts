@@ -45,16 +45,36 @@ export function localStackEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv
   if (problems.length > 0) {
     throw new Error(`Refusing to deploy to LocalStack:\n  - ${problems.join('\n  - ')}`);
   }
+  const region = env.AWS_REGION ?? 'us-east-1';
   return {
     ...env,
     AWS_ENDPOINT_URL: endpoint,
+    // cdklocal refuses AWS_ENDPOINT_URL without AWS_ENDPOINT_URL_S3: S3 must be reached through a
+    // host whose subdomains resolve (bucket-style addressing), which an IP address never does.
+    AWS_ENDPOINT_URL_S3: env.AWS_ENDPOINT_URL_S3 ?? localStackS3Endpoint(endpoint),
+    // cdklocal drops every AWS_* variable that is not on this list (except the endpoints) and
+    // puts its own defaults in their place; keep the region and the test credentials chosen here.
+    AWS_ENVAR_ALLOWLIST: 'AWS_REGION,AWS_DEFAULT_REGION,AWS_ACCESS_KEY_ID,AWS_SECRET_ACCESS_KEY',
     AWS_ACCESS_KEY_ID: 'test',
     AWS_SECRET_ACCESS_KEY: 'test',
-    AWS_REGION: env.AWS_REGION ?? 'us-east-1',
-    AWS_DEFAULT_REGION: env.AWS_REGION ?? 'us-east-1',
+    AWS_REGION: region,
+    AWS_DEFAULT_REGION: region,
     CDK_DEFAULT_ACCOUNT: '000000000000',
-    CDK_DEFAULT_REGION: env.AWS_REGION ?? 'us-east-1',
+    CDK_DEFAULT_REGION: region,
   };
+}
+
+/**
+ * LocalStack's S3 endpoint for a given edge endpoint: `s3.` in front of a LocalStack host name
+ * (localhost.localstack.cloud and its subdomains resolve to 127.0.0.1), and LocalStack's own S3 host
+ * on the same port when the edge is a bare loopback name or address.
+ */
+export function localStackS3Endpoint(edgeEndpoint: string): string {
+  const url = new URL(edgeEndpoint);
+  const host = url.hostname.endsWith('localhost.localstack.cloud')
+    ? `s3.${url.hostname.replace(/^s3\./, '')}`
+    : 's3.localhost.localstack.cloud';
+  return `${url.protocol}//${host}${url.port ? `:${url.port}` : ''}`;
 }
 
 async function apiKeyValue(

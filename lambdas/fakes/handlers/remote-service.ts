@@ -15,6 +15,7 @@ import {
   type ServiceName,
 } from '../../scheduler-agent-supervisor/contracts';
 import { createDynamoDbClient } from '../../shared/aws-clients';
+import { sleep } from '../../shared/clock';
 import { requireEnv } from '../../shared/env';
 import { type FieldError } from '../../shared/validation';
 import { DynamoDbLedger, type LedgerPort } from '../adapters/ledger';
@@ -42,7 +43,6 @@ const ledger: LedgerPort = new DynamoDbLedger(
   createDynamoDbClient(),
   requireEnv(FakesEnvKey.LedgerTableName),
 );
-const sleep = (millis: number) => new Promise<void>((resolve) => setTimeout(resolve, millis));
 
 function json(
   statusCode: number,

@@ -12,6 +12,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { createDynamoDbClient, createSfnClient } from '../../shared/aws-clients';
+import { sleep, systemClock } from '../../shared/clock';
 import { requireEnv } from '../../shared/env';
 import { makeIdempotentRemoteCall } from '../adapters/idempotency';
 import { HttpRemoteService, parseRemoteAuth } from '../adapters/remote-client';
@@ -41,11 +42,10 @@ const remote = new HttpRemoteService({
 });
 const callbacks = new StepFunctionsTaskCallbacks(createSfnClient());
 const backoff = { baseMillis: timings.agentBackoffBaseMillis, capMillis: timings.agentBackoffCapMillis };
-const sleep = (millis: number) => new Promise<void>((resolve) => setTimeout(resolve, millis));
 
 const idempotentCall = makeIdempotentRemoteCall(
   (input, observer) =>
-    callRemoteOperation(input, { remote, backoff, clock: Date, sleep, random: Math.random, observer }),
+    callRemoteOperation(input, { remote, backoff, clock: systemClock, sleep, random: Math.random, observer }),
   {
     tableName: requireEnv(EnvKey.IdempotencyTableName),
     client: createDynamoDbClient(),
@@ -117,7 +117,7 @@ async function processRecord(record: SQSRecord): Promise<void> {
       callRemoteIdempotently: (input) => idempotentCall.call(input, observer),
       callbacks,
       heartbeats,
-      concurrentDeliveryWait: { clock: Date, sleep, random: Math.random, backoff },
+      concurrentDeliveryWait: { clock: systemClock, sleep, random: Math.random, backoff },
     });
   } catch (error) {
     log.warn('Agent request not answered; the message will be redelivered', { error: error as Error });

@@ -8,7 +8,7 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { createDocumentClient, createSfnClient } from '../../shared/aws-clients';
-import { systemClock } from '../../shared/clock';
+import { sleep, systemClock } from '../../shared/clock';
 import { requireEnv } from '../../shared/env';
 import { describeError } from '../../shared/errors';
 import { countMetric, createLogger, createMetrics, publishMetrics } from '../../shared/observability';
@@ -28,7 +28,7 @@ const dependencies: StartDependencies = {
   timings: readWorkflowTimings(),
   retry: {
     policy: START_RETRY_POLICY,
-    sleep: (millis) => new Promise((resolve) => setTimeout(resolve, millis)),
+    sleep,
     random: Math.random,
   },
 };

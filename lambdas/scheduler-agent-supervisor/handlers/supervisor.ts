@@ -5,7 +5,7 @@
  */
 import type { Context } from 'aws-lambda';
 import { createDocumentClient, createEventBridgeClient, createSqsClient } from '../../shared/aws-clients';
-import { systemClock, timeBudget } from '../../shared/clock';
+import { sleep, systemClock, timeBudget } from '../../shared/clock';
 import { requireEnv } from '../../shared/env';
 import { countMetric, createLogger, createMetrics, publishMetrics } from '../../shared/observability';
 import { EventBridgeAlertPublisher } from '../adapters/alert-publisher';
@@ -31,8 +31,6 @@ const dependencies: Omit<SupervisorDependencies, 'log' | 'correlationId'> = {
   timings,
   shards: allDueShards(readDueShardCount()),
 };
-
-const sleep = (millis: number) => new Promise<void>((resolve) => setTimeout(resolve, millis));
 
 export const handler = async (_event: unknown, context: Context): Promise<SupervisorRunSummary> => {
   const correlationId = context.awsRequestId;

@@ -17,6 +17,7 @@ import {
 import { createDynamoDbClient } from '../../shared/aws-clients';
 import { sleep } from '../../shared/clock';
 import { requireEnv } from '../../shared/env';
+import { jsonParser } from '../../shared/parse';
 import { type FieldError } from '../../shared/validation';
 import { DynamoDbLedger, type LedgerPort } from '../adapters/ledger';
 import { FakesEnvKey } from '../contracts';
@@ -60,6 +61,9 @@ function badRequest(message: string, errors: readonly FieldError[]): LambdaFunct
   return json(400, { message, errors });
 }
 
+// Paths under `body.` so they read apart from the header problems reported the same way.
+const parseRequestBody = jsonParser(RemoteOperationRequestSchema, { prefix: ['body'] });
+
 type Validated =
   | {
       readonly ok: true;
@@ -101,29 +105,17 @@ function validate(event: LambdaFunctionURLEvent): Validated {
   const text = event.isBase64Encoded
     ? Buffer.from(event.body ?? '', 'base64').toString('utf8')
     : (event.body ?? '');
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    return {
-      ok: false,
-      response: badRequest('Body is not valid JSON', [{ path: 'body', message: 'invalid JSON' }]),
-    };
-  }
-  const parsed = RemoteOperationRequestSchema.safeParse(raw);
-  if (!parsed.success) {
+  const parsed = parseRequestBody(text);
+  if (!parsed.ok) {
     return {
       ok: false,
       response: badRequest(
-        'Invalid request body',
-        parsed.error.issues.map((issue) => ({
-          path: ['body', ...issue.path].join('.'),
-          message: issue.message,
-        })),
+        parsed.problem === 'not-json' ? 'Body is not valid JSON' : 'Invalid request body',
+        parsed.errors,
       ),
     };
   }
-  return { ok: true, service, idempotencyKey, body: parsed.data };
+  return { ok: true, service, idempotencyKey, body: parsed.value };
 }
 
 export async function handler(event: LambdaFunctionURLEvent): Promise<LambdaFunctionURLResult> {

@@ -14,6 +14,7 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { createDynamoDbClient, createSfnClient } from '../../shared/aws-clients';
 import { sleep, systemClock } from '../../shared/clock';
 import { requireEnv } from '../../shared/env';
+import { jsonParser } from '../../shared/parse';
 import { makeIdempotentRemoteCall } from '../adapters/idempotency';
 import { HttpRemoteService, parseRemoteAuth } from '../adapters/remote-client';
 import { StepFunctionsTaskCallbacks, TimerHeartbeats } from '../adapters/task-callbacks';
@@ -56,26 +57,21 @@ const idempotentCall = makeIdempotentRemoteCall(
 
 const processor = new BatchProcessor(EventType.SQS);
 
+const parseRequestJson = jsonParser(AgentRequestSchema);
+
 export function parseAgentRequest(body: string): AgentRequest {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(body);
-  } catch (error) {
-    throw new InvalidAgentRequestError(`message body is not JSON: ${(error as Error).message}`);
-  }
-  const parsed = AgentRequestSchema.safeParse(raw);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map(
-      (issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`,
-    );
-    throw new InvalidAgentRequestError(`message body is not an AgentRequest: ${problems.join('; ')}`);
-  }
-  if (parsed.data.step !== stepName) {
+  const parsed = parseRequestJson(body);
+  if (!parsed.ok) {
     throw new InvalidAgentRequestError(
-      `message for step '${parsed.data.step}' reached the agent of step '${stepName}' (misrouted)`,
+      `message body is ${parsed.problem === 'not-json' ? 'not JSON' : 'not an AgentRequest'}: ${parsed.summary}`,
     );
   }
-  return parsed.data;
+  if (parsed.value.step !== stepName) {
+    throw new InvalidAgentRequestError(
+      `message for step '${parsed.value.step}' reached the agent of step '${stepName}' (misrouted)`,
+    );
+  }
+  return parsed.value;
 }
 
 async function processRecord(record: SQSRecord): Promise<void> {

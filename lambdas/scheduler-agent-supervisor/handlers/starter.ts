@@ -12,6 +12,7 @@ import { sleep, systemClock } from '../../shared/clock';
 import { requireEnv } from '../../shared/env';
 import { describeError } from '../../shared/errors';
 import { countMetric, createLogger, createMetrics, publishMetrics } from '../../shared/observability';
+import { jsonParser } from '../../shared/parse';
 import { readWorkflowTimings } from '../adapters/runtime-config';
 import { DynamoStateStore } from '../adapters/state-store';
 import { SfnWorkflowStarter } from '../adapters/workflow-starter';
@@ -33,23 +34,18 @@ const dependencies: StartDependencies = {
   },
 };
 
+const parseStartMessage = jsonParser(StartOrderMessageSchema);
+
 async function handleRecord(record: SQSRecord, context: Context): Promise<void> {
   const log = logger.createChild({ persistentKeys: { messageId: record.messageId } });
   log.addContext(context);
-  let body: unknown;
-  try {
-    body = JSON.parse(record.body);
-  } catch (error) {
-    throw new Error(`Start message ${record.messageId} is not JSON: ${describeError(error)}`);
-  }
-  const parsed = StartOrderMessageSchema.safeParse(body);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map(
-      (issue) => `${issue.path.join('.') || '(message)'}: ${issue.message}`,
+  const parsed = parseStartMessage(record.body);
+  if (!parsed.ok) {
+    throw new Error(
+      `Start message ${record.messageId} is ${parsed.problem === 'not-json' ? 'not JSON' : 'invalid'}: ${parsed.summary}`,
     );
-    throw new Error(`Start message ${record.messageId} is invalid: ${problems.join('; ')}`);
   }
-  const message = parsed.data;
+  const message = parsed.value;
   log.appendKeys({ orderId: message.orderId, correlationId: message.correlationId, reason: message.reason });
 
   const outcome = await startOrder(message, dependencies);

@@ -2,7 +2,8 @@
  * The fake remote services over real HTTP (function URL double), with the ledger on dynalite.
  */
 import { randomUUID } from 'node:crypto';
-import { FakesEnvKey } from '../../../lambdas/fakes/contracts';
+import { FAKES_METRICS_NAMESPACE, FakesEnvKey } from '../../../lambdas/fakes/contracts';
+import { PowertoolsEnvKey } from '../../../lambdas/shared/env';
 import { startDynalite, TEST_CREDENTIALS, TEST_REGION } from '../../support/emulators';
 import { startFunctionUrlServer } from '../../support/function-url-server';
 import {
@@ -225,6 +226,9 @@ describe('remote service failures', () => {
       ...env,
       [FakesEnvKey.LedgerTableName]: LEDGER_TABLE,
       [FakesEnvKey.StallMillis]: '0',
+      // What the platform's function construct sets on every function.
+      [PowertoolsEnvKey.ServiceName]: 'remote-service-test',
+      [PowertoolsEnvKey.MetricsNamespace]: FAKES_METRICS_NAMESPACE,
       ...overrides,
     };
     for (const [key, value] of Object.entries(overrides)) if (value === undefined) delete process.env[key];

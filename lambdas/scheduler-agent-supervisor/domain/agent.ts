@@ -18,6 +18,8 @@ import {
   type AgentResult,
   ORDER_STEPS,
   type RemoteOperationRequest,
+  type StepDefinition,
+  stepDefinition,
   type WorkflowTimings,
 } from '../contracts';
 
@@ -420,16 +422,16 @@ export async function callRemoteOperation(
   return { confirmationId: result.confirmationId, service, idempotencyKey: input.idempotencyKey };
 }
 
-/** The service a step's agent calls, and where. */
+/** The service a step's agent calls, and where; an unknown step makes the request invalid. */
 export function remoteOperationFor(step: string): {
   readonly service: string;
   readonly operationPath: string;
 } {
-  const definition = ORDER_STEPS.find((candidate) => candidate.name === step);
-  if (!definition) {
-    throw new InvalidAgentRequestError(
-      `Unknown step '${step}'. Known steps: ${ORDER_STEPS.map((s) => s.name).join(', ')}`,
-    );
+  let definition: StepDefinition;
+  try {
+    definition = stepDefinition(step);
+  } catch (error) {
+    throw new InvalidAgentRequestError((error as Error).message);
   }
   return { service: definition.service, operationPath: definition.operationPath };
 }

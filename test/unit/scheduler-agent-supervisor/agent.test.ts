@@ -23,25 +23,12 @@ import {
   remoteOperationFor,
 } from '../../../lambdas/scheduler-agent-supervisor/domain/agent';
 import { loadConfig } from '../../../lib/scheduler-agent-supervisor/config';
+import { fakeTime as fakeTimeFrom } from '../shared/fake-time';
 
 const backoff = { baseMillis: 100, capMillis: 1_000 };
 
-/** A clock that only moves when the code under test sleeps. */
-function fakeTime(start = 1_000_000) {
-  let now = start;
-  const sleeps: number[] = [];
-  return {
-    clock: { now: () => now },
-    sleep: async (millis: number) => {
-      sleeps.push(millis);
-      now += millis;
-    },
-    advance: (millis: number) => {
-      now += millis;
-    },
-    sleeps,
-  };
-}
+/** The clock the tests below start from unless they say otherwise. */
+const fakeTime = (start = 1_000_000) => fakeTimeFrom(start);
 
 const ok = (confirmationId = 'c-1'): RemoteOutcome => ({
   kind: 'response',

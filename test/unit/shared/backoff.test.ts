@@ -5,25 +5,9 @@ import {
   type RetryOptions,
   retryWithBackoff,
 } from '../../../lambdas/shared/backoff';
+import { type FakeTime, fakeTime } from './fake-time';
 
 const curve = { baseMillis: 100, capMillis: 1_000 };
-
-/** A clock that only moves when the code under test sleeps (or the test says so). */
-function fakeTime(start = 0) {
-  let now = start;
-  const sleeps: number[] = [];
-  return {
-    clock: { now: () => now },
-    sleep: async (millis: number) => {
-      sleeps.push(millis);
-      now += millis;
-    },
-    advance: (millis: number) => {
-      now += millis;
-    },
-    sleeps,
-  };
-}
 
 describe('fullJitterDelayMillis', () => {
   it('draws uniformly below min(cap, base * 2^n)', () => {
@@ -107,7 +91,7 @@ describe('nextRetry bounded by attempts and a budget', () => {
 
 describe('retryWithBackoff', () => {
   function options(
-    time: ReturnType<typeof fakeTime>,
+    time: FakeTime,
     policy: BackoffPolicy,
     extra: Partial<RetryOptions<string>> = {},
   ): RetryOptions<string> {
@@ -115,7 +99,7 @@ describe('retryWithBackoff', () => {
   }
 
   /** An attempt that fails with the scripted failures, then succeeds with 'ok'. */
-  function failing(failures: string[], time?: ReturnType<typeof fakeTime>, attemptMillis = 0) {
+  function failing(failures: string[], time?: FakeTime, attemptMillis = 0) {
     const started: { attempt: number; now: number }[] = [];
     const attempt = async (context: { attempt: number; now: number }) => {
       started.push(context);
@@ -127,7 +111,7 @@ describe('retryWithBackoff', () => {
   }
 
   it('returns the first value without sleeping', async () => {
-    const time = fakeTime();
+    const time = fakeTime(0);
     const { attempt } = failing([]);
     await expect(retryWithBackoff(attempt, options(time, curve))).resolves.toEqual({
       kind: 'done',
@@ -159,7 +143,7 @@ describe('retryWithBackoff', () => {
   });
 
   it('gives up at the attempt bound, reporting the last failure', async () => {
-    const time = fakeTime();
+    const time = fakeTime(0);
     const { attempt } = failing(['a', 'b', 'c', 'd'], time);
     await expect(retryWithBackoff(attempt, options(time, { ...curve, maxAttempts: 3 }))).resolves.toEqual({
       kind: 'gave-up',
@@ -170,7 +154,7 @@ describe('retryWithBackoff', () => {
   });
 
   it('counts the budget from the first attempt, slow attempts included', async () => {
-    const time = fakeTime();
+    const time = fakeTime(0);
     const { attempt } = failing(['a', 'b', 'c'], time, 1_500);
     const policy = { ...curve, maxAttempts: 10, budgetMillis: 2_000 };
     await expect(retryWithBackoff(attempt, options(time, policy))).resolves.toEqual({
@@ -219,7 +203,7 @@ describe('retryWithBackoff', () => {
   });
 
   it('ends with the error of an attempt that throws, without retrying it', async () => {
-    const time = fakeTime();
+    const time = fakeTime(0);
     let calls = 0;
     const attempt = async () => {
       calls += 1;

@@ -14,10 +14,13 @@ import { Tracer } from '@aws-lambda-powertools/tracer';
 import type { Context } from 'aws-lambda';
 import { PowertoolsEnvKey, requireEnv } from './env';
 
-export interface Observability {
+/** @typeParam Name the metric names the module may count (its wing's contract); none by default. */
+export interface Observability<Name extends string = never> {
   readonly logger: Logger;
   readonly metrics: Metrics;
   readonly tracer: Tracer;
+  /** Counts one of the module's metrics (see metricCounter). */
+  readonly count: MetricCounter<Name>;
 }
 
 export interface ObservabilityOptions {
@@ -28,21 +31,29 @@ export interface ObservabilityOptions {
 }
 
 /**
- * Logger, Metrics and Tracer of one handler module. The service name and the metrics namespace are
- * required rather than defaulted: the function construct always sets both, so a missing one means
- * the code runs somewhere it was not deployed to, and metrics in a made-up namespace would be lost
- * to the alarms that read the real one.
+ * Logger, Metrics and Tracer of one handler module, and a counter of the metric names it may emit
+ * (`createObservability<OrderMetric>()`): the names come from the wing's contract, never from a
+ * literal in a handler. The service name and the metrics namespace are required rather than
+ * defaulted: the function construct always sets both, so a missing one means the code runs
+ * somewhere it was not deployed to, and metrics in a made-up namespace would be lost to the alarms
+ * that read the real one.
  */
-export function createObservability(
+export function createObservability<Name extends string = never>(
   options: ObservabilityOptions = {},
   env: NodeJS.ProcessEnv = process.env,
-): Observability {
+): Observability<Name> {
   const serviceName = requireEnv(PowertoolsEnvKey.ServiceName, env);
   const namespace = requireEnv(PowertoolsEnvKey.MetricsNamespace, env);
+  const metrics = new Metrics({
+    serviceName,
+    namespace,
+    defaultDimensions: { ...options.defaultDimensions },
+  });
   return {
     logger: new Logger({ serviceName, persistentKeys: { ...options.persistentLogKeys } }),
-    metrics: new Metrics({ serviceName, namespace, defaultDimensions: { ...options.defaultDimensions } }),
+    metrics,
     tracer: new Tracer({ serviceName }),
+    count: metricCounter<Name>(metrics),
   };
 }
 
@@ -76,7 +87,7 @@ export type TraceAnnotations = Readonly<Record<string, string | number | boolean
  * carry order data, which X-Ray would keep outside the stores' encryption and retention.
  */
 export function instrumentedHandler<E, R>(
-  observability: Pick<Observability, 'metrics' | 'tracer'>,
+  observability: Pick<Observability<string>, 'metrics' | 'tracer'>,
   handler: (event: E, context: Context) => Promise<R>,
 ): (event: E, context: Context) => Promise<R> {
   const { metrics, tracer } = observability;

@@ -12,12 +12,7 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { createDynamoDbClient, createSfnClient } from '../../shared/aws-clients';
 import { sleep, systemClock } from '../../shared/clock';
 import { requireEnv } from '../../shared/env';
-import {
-  annotateTrace,
-  createObservability,
-  instrumentedHandler,
-  metricCounter,
-} from '../../shared/observability';
+import { annotateTrace, createObservability, instrumentedHandler } from '../../shared/observability';
 import { jsonParser } from '../../shared/parse';
 import { processSqsBatch } from '../../shared/sqs-batch';
 import { makeIdempotentRemoteCall } from '../adapters/idempotency';
@@ -44,12 +39,11 @@ const stepName = requireEnv(EnvKey.StepName);
 const { service } = remoteOperationFor(stepName);
 const timings = parseWorkflowTimings(requireEnv(EnvKey.WorkflowTimings));
 
-const observability = createObservability({
+const observability = createObservability<OrderMetric>({
   persistentLogKeys: { step: stepName },
   defaultDimensions: { step: stepName },
 });
-const { logger, tracer } = observability;
-const count = metricCounter<OrderMetric>(observability.metrics);
+const { logger, tracer, count } = observability;
 
 const remote = new HttpRemoteService({
   endpointUrl: requireEnv(EnvKey.RemoteEndpointUrl),

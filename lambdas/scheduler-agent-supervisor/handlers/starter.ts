@@ -10,12 +10,7 @@ import { createDocumentClient, createSfnClient } from '../../shared/aws-clients'
 import { sleep, systemClock } from '../../shared/clock';
 import { requireEnv } from '../../shared/env';
 import { describeError } from '../../shared/errors';
-import {
-  annotateTrace,
-  createObservability,
-  instrumentedHandler,
-  metricCounter,
-} from '../../shared/observability';
+import { annotateTrace, createObservability, instrumentedHandler } from '../../shared/observability';
 import { jsonParser } from '../../shared/parse';
 import { processSqsBatch } from '../../shared/sqs-batch';
 import { readWorkflowTimings } from '../adapters/runtime-config';
@@ -24,9 +19,8 @@ import { SfnWorkflowStarter } from '../adapters/workflow-starter';
 import { EnvKey, OrderMetric, StartOrderMessageSchema } from '../contracts';
 import { START_RETRY_POLICY, type StartDependencies, startOrder } from '../domain/starter';
 
-const observability = createObservability();
-const { logger, tracer } = observability;
-const count = metricCounter<OrderMetric>(observability.metrics);
+const observability = createObservability<OrderMetric>();
+const { logger, tracer, count } = observability;
 
 const dependencies: StartDependencies = {
   states: new DynamoStateStore(createDocumentClient(tracer), requireEnv(EnvKey.StateTableName)),

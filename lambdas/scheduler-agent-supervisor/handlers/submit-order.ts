@@ -14,12 +14,7 @@ import {
   locationOf,
   unexpectedErrorResponse,
 } from '../../shared/http';
-import {
-  annotateTrace,
-  createObservability,
-  instrumentedHandler,
-  metricCounter,
-} from '../../shared/observability';
+import { annotateTrace, createObservability, instrumentedHandler } from '../../shared/observability';
 import { EventBridgeAlertPublisher } from '../adapters/alert-publisher';
 import { SqsConflictQueue } from '../adapters/conflict-queue';
 import { DynamoOrdersRepository } from '../adapters/orders-repository';
@@ -30,9 +25,8 @@ import { type AcceptedOrderBody, ApiRoute, EnvKey, OrderMetric, ProcessState } f
 import { type SubmissionDependencies, submitOrder } from '../domain/submission';
 import { parseOrderRequestBody } from '../domain/validation';
 
-const observability = createObservability();
-const { tracer } = observability;
-const count = metricCounter<OrderMetric>(observability.metrics);
+const observability = createObservability<OrderMetric>();
+const { tracer, count } = observability;
 const documentClient = createDocumentClient(tracer);
 const sqs = createSqsClient(tracer);
 

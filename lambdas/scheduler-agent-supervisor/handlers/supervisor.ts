@@ -6,12 +6,7 @@
 import { createDocumentClient, createEventBridgeClient, createSqsClient } from '../../shared/aws-clients';
 import { sleep, systemClock, timeBudget } from '../../shared/clock';
 import { requireEnv } from '../../shared/env';
-import {
-  annotateTrace,
-  createObservability,
-  instrumentedHandler,
-  metricCounter,
-} from '../../shared/observability';
+import { annotateTrace, createObservability, instrumentedHandler } from '../../shared/observability';
 import { EventBridgeAlertPublisher } from '../adapters/alert-publisher';
 import { readDueShardCount, readWorkflowTimings } from '../adapters/runtime-config';
 import { SqsStartQueue } from '../adapters/start-queue';
@@ -23,9 +18,8 @@ import { runSupervisor, type SupervisorDependencies, type SupervisorRunSummary }
 /** Time kept back from the invocation's remaining time so logs and metrics still get flushed. */
 export const INVOCATION_SAFETY_MARGIN_MILLIS = 1_000;
 
-const observability = createObservability();
-const { logger, tracer } = observability;
-const count = metricCounter<OrderMetric>(observability.metrics);
+const observability = createObservability<OrderMetric>();
+const { logger, tracer, count } = observability;
 const timings = readWorkflowTimings();
 
 const dependencies: Omit<SupervisorDependencies, 'log' | 'correlationId'> = {

@@ -50,9 +50,10 @@ describe('createObservability', () => {
   );
 
   it('puts metrics in the configured namespace with the service and the default dimensions', () => {
-    const { createObservability, metricCounter } = loadWith(untraced);
-    const { metrics } = createObservability({ defaultDimensions: { step: 'ChargePayment' } });
-    const count = metricCounter<'Calls' | 'Retries'>(metrics);
+    const { createObservability } = loadWith(untraced);
+    const { metrics, count } = createObservability<'Calls' | 'Retries'>({
+      defaultDimensions: { step: 'ChargePayment' },
+    });
     count('Calls');
     count('Calls', 2);
     count('Retries', 0);
@@ -67,9 +68,9 @@ describe('createObservability', () => {
 describe('with tracing off (not a Lambda execution environment)', () => {
   it('runs handlers and traced work unchanged, errors included, and flushes the metrics', async () => {
     const o = loadWith(untraced);
-    const observability = o.createObservability();
+    const observability = o.createObservability<'Handled'>();
     expect(observability.tracer.isTracingEnabled()).toBe(false);
-    const count = o.metricCounter<'Handled'>(observability.metrics);
+    const { count } = observability;
     const handler = o.instrumentedHandler(observability, async (event: { fail: boolean }) =>
       o.traced(observability.tracer, 'work', { orderId: 'o-1' }, async () => {
         count('Handled');

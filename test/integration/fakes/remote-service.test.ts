@@ -229,6 +229,7 @@ describe('remote service failures', () => {
       // What the platform's function construct sets on every function.
       [PowertoolsEnvKey.ServiceName]: 'remote-service-test',
       [PowertoolsEnvKey.MetricsNamespace]: FAKES_METRICS_NAMESPACE,
+      [PowertoolsEnvKey.TraceEnabled]: 'false',
       ...overrides,
     };
     for (const [key, value] of Object.entries(overrides)) if (value === undefined) delete process.env[key];

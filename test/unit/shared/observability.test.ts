@@ -112,8 +112,9 @@ describe('with tracing on (a Lambda execution environment)', () => {
     for (const spy of complaints) spy.mockRestore();
   });
 
-  function lambdaEnvironment(): Record<string, string> {
+  function lambdaEnvironment(): Record<string, string | undefined> {
     return {
+      [PowertoolsEnvKey.TraceEnabled]: undefined,
       AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x',
       LAMBDA_TASK_ROOT: __dirname,
       _HANDLER: 'index.handler',

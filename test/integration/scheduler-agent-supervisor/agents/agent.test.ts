@@ -378,6 +378,7 @@ describe('agent configuration', () => {
       // What the platform's function construct sets on every function.
       [PowertoolsEnvKey.ServiceName]: 'agent-config-test',
       [PowertoolsEnvKey.MetricsNamespace]: 'AgentConfigTest',
+      [PowertoolsEnvKey.TraceEnabled]: 'false',
     });
     for (const [key, value] of Object.entries(overrides)) {
       if (value === undefined) delete process.env[key];

@@ -2,8 +2,11 @@
  * SDK client factories for every handler. Each handler module calls these once at load time,
  * so clients (and their connection pools) are reused across invocations. Region, credentials and
  * endpoints come from the standard AWS_* environment variables, which is also how the local runtime
- * and the tests point the very same code at emulators.
+ * and the tests point the very same code at emulators. Every client is captured by the module's
+ * tracer, so each AWS call shows as a subsegment of the work that made it (a no-op where tracing
+ * is off).
  */
+import type { Tracer } from '@aws-lambda-powertools/tracer';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SFNClient } from '@aws-sdk/client-sfn';
@@ -17,24 +20,28 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
  */
 export const SDK_MAX_ATTEMPTS = 3;
 
-export function createDynamoDbClient(): DynamoDBClient {
-  return new DynamoDBClient({ maxAttempts: SDK_MAX_ATTEMPTS });
+/** What instruments a client: the module's Powertools Tracer. */
+export type ClientTracer = Pick<Tracer, 'captureAWSv3Client'>;
+
+export function createDynamoDbClient(tracer: ClientTracer): DynamoDBClient {
+  return tracer.captureAWSv3Client(new DynamoDBClient({ maxAttempts: SDK_MAX_ATTEMPTS }));
 }
 
-export function createDocumentClient(): DynamoDBDocumentClient {
-  return DynamoDBDocumentClient.from(createDynamoDbClient(), {
+/** The document client shares the captured client's middleware stack, so its calls are traced too. */
+export function createDocumentClient(tracer: ClientTracer): DynamoDBDocumentClient {
+  return DynamoDBDocumentClient.from(createDynamoDbClient(tracer), {
     marshallOptions: { removeUndefinedValues: true },
   });
 }
 
-export function createSqsClient(): SQSClient {
-  return new SQSClient({ maxAttempts: SDK_MAX_ATTEMPTS });
+export function createSqsClient(tracer: ClientTracer): SQSClient {
+  return tracer.captureAWSv3Client(new SQSClient({ maxAttempts: SDK_MAX_ATTEMPTS }));
 }
 
-export function createEventBridgeClient(): EventBridgeClient {
-  return new EventBridgeClient({ maxAttempts: SDK_MAX_ATTEMPTS });
+export function createEventBridgeClient(tracer: ClientTracer): EventBridgeClient {
+  return tracer.captureAWSv3Client(new EventBridgeClient({ maxAttempts: SDK_MAX_ATTEMPTS }));
 }
 
-export function createSfnClient(): SFNClient {
-  return new SFNClient({ maxAttempts: SDK_MAX_ATTEMPTS });
+export function createSfnClient(tracer: ClientTracer): SFNClient {
+  return tracer.captureAWSv3Client(new SFNClient({ maxAttempts: SDK_MAX_ATTEMPTS }));
 }

@@ -5,6 +5,12 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => Date.now() };
 
+/** Waiting, injected next to the clock so tests can advance a fake clock instead of waiting. */
+export type Sleep = (millis: number) => Promise<void>;
+
+/** Real waiting on a timer (what every handler injects). */
+export const sleep: Sleep = (millis) => new Promise<void>((resolve) => setTimeout(resolve, millis));
+
 export function isoAt(epochMillis: number): string {
   return new Date(epochMillis).toISOString();
 }

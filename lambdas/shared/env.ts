@@ -8,6 +8,13 @@
 export const PowertoolsEnvKey = {
   ServiceName: 'POWERTOOLS_SERVICE_NAME',
   MetricsNamespace: 'POWERTOOLS_METRICS_NAMESPACE',
+  /**
+   * 'false' turns the Tracer off. Unset on AWS and in the local runtime (tracing follows Powertools'
+   * rule: on in a Lambda execution environment); the tests that import handlers directly set it,
+   * because a CI runner may itself set AWS_EXECUTION_ENV (ECS, CodeBuild) and a test process has no
+   * Lambda trace context to attach segments to.
+   */
+  TraceEnabled: 'POWERTOOLS_TRACE_ENABLED',
 } as const;
 
 /** Reads a required environment variable, failing with the variable's name when it is missing. */

@@ -1,5 +1,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { describeError } from './errors';
+import { annotateTrace, type Observability } from './observability';
 import { type ErrorResponseBody, type FieldError } from './validation';
 
 /** Header a client may set to trace its request through the system. */
@@ -71,17 +73,29 @@ export function locationOf(event: APIGatewayProxyEvent, collectionRoute: string,
 export interface ApiRequestScope {
   readonly correlationId: string;
   readonly log: Logger;
-  readonly traced: Readonly<Record<string, string>>;
+  readonly echoHeaders: Readonly<Record<string, string>>;
 }
 
+/** Also annotates the invocation's trace with the correlation id, so a client's id finds the trace. */
 export function apiRequestScope(
   event: APIGatewayProxyEvent,
   context: Context,
-  logger: Logger,
+  observability: Pick<Observability, 'logger' | 'tracer'>,
 ): ApiRequestScope {
   const correlationId = correlationIdOf(event, context.awsRequestId);
   // A child per invocation keeps keys from leaking between concurrent in-process invocations.
-  const log = logger.createChild({ persistentKeys: { correlationId } });
+  const log = observability.logger.createChild({ persistentKeys: { correlationId } });
   log.addContext(context);
-  return { correlationId, log, traced: { [CORRELATION_ID_HEADER]: correlationId } };
+  annotateTrace(observability.tracer, { correlationId });
+  return { correlationId, log, echoHeaders: { [CORRELATION_ID_HEADER]: correlationId } };
+}
+
+/** Logs an error nobody planned for, with its stack, and answers 500 naming only the correlation id. */
+export function unexpectedErrorResponse(
+  scope: Pick<ApiRequestScope, 'correlationId' | 'log'>,
+  message: string,
+  error: unknown,
+): APIGatewayProxyResult {
+  scope.log.error(message, { error: describeError(error), stack: (error as Error | undefined)?.stack });
+  return internalErrorResponse(scope.correlationId);
 }

@@ -1,25 +1,72 @@
+/**
+ * Logs, metrics and traces of every handler, built once per handler module (at load, so they live
+ * as long as the execution environment, as in Powertools' own examples) and configured only by the
+ * environment the platform's function construct sets (lib/platform/lambda-function.ts).
+ *
+ * Tracing follows Powertools' rules: it is on in a Lambda execution environment (AWS_EXECUTION_ENV
+ * set, as on AWS and in the local runtime) unless POWERTOOLS_TRACE_ENABLED=false, and off elsewhere
+ * (tests that import handlers directly), where every helper here runs the work untraced and touches
+ * no X-Ray API at all, so nothing logs "context missing".
+ */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { PowertoolsEnvKey } from './env';
+import { Tracer } from '@aws-lambda-powertools/tracer';
+import type { Context } from 'aws-lambda';
+import { PowertoolsEnvKey, requireEnv } from './env';
 
-/** Used when the function construct did not set POWERTOOLS_METRICS_NAMESPACE. */
-export const DEFAULT_METRICS_NAMESPACE = 'OrderProcessing';
-
-export function createLogger(defaultServiceName: string): Logger {
-  return new Logger({ serviceName: process.env[PowertoolsEnvKey.ServiceName] || defaultServiceName });
+/** @typeParam Name the metric names the module may count (its wing's contract); none by default. */
+export interface Observability<Name extends string = never> {
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+  readonly tracer: Tracer;
+  /** Counts one of the module's metrics (see metricCounter). */
+  readonly count: MetricCounter<Name>;
 }
 
-export function createMetrics(defaultServiceName: string): Metrics {
-  return new Metrics({
-    namespace: process.env[PowertoolsEnvKey.MetricsNamespace] || DEFAULT_METRICS_NAMESPACE,
-    serviceName: process.env[PowertoolsEnvKey.ServiceName] || defaultServiceName,
+export interface ObservabilityOptions {
+  /** Keys on every log line of the module (e.g. the step an agent serves). */
+  readonly persistentLogKeys?: Readonly<Record<string, string>>;
+  /** Dimensions of every metric of the module, besides the service. */
+  readonly defaultDimensions?: Readonly<Record<string, string>>;
+}
+
+/**
+ * Logger, Metrics and Tracer of one handler module, and a counter of the metric names it may emit
+ * (`createObservability<OrderMetric>()`): the names come from the wing's contract, never from a
+ * literal in a handler. The service name and the metrics namespace are required rather than
+ * defaulted: the function construct always sets both, so a missing one means the code runs
+ * somewhere it was not deployed to, and metrics in a made-up namespace would be lost to the alarms
+ * that read the real one.
+ */
+export function createObservability<Name extends string = never>(
+  options: ObservabilityOptions = {},
+  env: NodeJS.ProcessEnv = process.env,
+): Observability<Name> {
+  const serviceName = requireEnv(PowertoolsEnvKey.ServiceName, env);
+  const namespace = requireEnv(PowertoolsEnvKey.MetricsNamespace, env);
+  const metrics = new Metrics({
+    serviceName,
+    namespace,
+    defaultDimensions: { ...options.defaultDimensions },
   });
+  return {
+    logger: new Logger({ serviceName, persistentKeys: { ...options.persistentLogKeys } }),
+    metrics,
+    tracer: new Tracer({ serviceName }),
+    count: metricCounter<Name>(metrics),
+  };
 }
 
-export function countMetric(metrics: Metrics, name: string, value = 1): void {
-  if (value > 0) {
-    metrics.addMetric(name, MetricUnit.Count, value);
-  }
+/** Counts one of a closed set of metric names (a wing passes its contract's names as `Name`). */
+export type MetricCounter<Name extends string> = (name: Name, value?: number) => void;
+
+/** A counter on `metrics` that writes nothing for a zero, so an idle invocation emits no empty metric. */
+export function metricCounter<Name extends string>(metrics: Metrics): MetricCounter<Name> {
+  return (name, value = 1) => {
+    if (value > 0) {
+      metrics.addMetric(name, MetricUnit.Count, value);
+    }
+  };
 }
 
 /** Flushes what the invocation counted; nothing is written when nothing was counted. */
@@ -27,4 +74,78 @@ export function publishMetrics(metrics: Metrics): void {
   if (metrics.hasStoredMetrics()) {
     metrics.publishStoredMetrics();
   }
+}
+
+/** X-Ray annotations: indexed, so traces can be searched by them. Undefined values are left out. */
+export type TraceAnnotations = Readonly<Record<string, string | number | boolean | undefined>>;
+
+/**
+ * A Lambda handler instrumented the way Powertools' captureLambdaHandler and logMetrics middlewares
+ * do it, without middy: the invocation runs in its own `## <handler>` subsegment annotated with
+ * ColdStart and Service, an error is recorded on that subsegment before it propagates, and the
+ * metrics the invocation counted are flushed however it ends. Responses are not recorded: they can
+ * carry order data, which X-Ray would keep outside the stores' encryption and retention.
+ */
+export function instrumentedHandler<E, R>(
+  observability: Pick<Observability<string>, 'metrics' | 'tracer'>,
+  handler: (event: E, context: Context) => Promise<R>,
+): (event: E, context: Context) => Promise<R> {
+  const { metrics, tracer } = observability;
+  return async (event, context) => {
+    try {
+      return await inSubsegment(tracer, `## ${process.env._HANDLER ?? 'handler'}`, () => {
+        tracer.annotateColdStart();
+        tracer.addServiceNameAnnotation();
+        return handler(event, context);
+      });
+    } finally {
+      publishMetrics(metrics);
+    }
+  };
+}
+
+/**
+ * One unit of work within an invocation (one SQS record, say) in its own `### <name>` subsegment,
+ * annotated so its trace can be found by order or correlation id. Each runs in its own X-Ray
+ * context, so records processed concurrently do not attach their SDK calls to each other.
+ */
+export function traced<T>(
+  tracer: Tracer,
+  name: string,
+  annotations: TraceAnnotations,
+  work: () => Promise<T>,
+): Promise<T> {
+  return inSubsegment(tracer, `### ${name}`, () => {
+    annotateTrace(tracer, annotations);
+    return work();
+  });
+}
+
+/** Annotates the current subsegment, e.g. with an order id learnt once the input is parsed. */
+export function annotateTrace(tracer: Tracer, annotations: TraceAnnotations): void {
+  for (const [key, value] of Object.entries(annotations)) {
+    if (value !== undefined) {
+      tracer.putAnnotation(key, value);
+    }
+  }
+}
+
+async function inSubsegment<T>(tracer: Tracer, name: string, work: () => Promise<T>): Promise<T> {
+  if (!tracer.isTracingEnabled()) {
+    return work();
+  }
+  // captureAsyncFunc runs `work` in a context of its own where the new subsegment is current:
+  // Tracer.setSegment would instead swap the one shared slot under concurrent records.
+  return tracer.provider.captureAsyncFunc(name, async (subsegment) => {
+    try {
+      return await work();
+    } catch (error) {
+      if (error instanceof Error) {
+        tracer.addErrorAsMetadata(error);
+      }
+      throw error;
+    } finally {
+      subsegment?.close();
+    }
+  }) as Promise<T>;
 }

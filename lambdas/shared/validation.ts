@@ -31,10 +31,10 @@ export const MAX_REPORTED_ERRORS = 20;
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
-/** `['items', 0, 'quantity']` -> `items[0].quantity`; the root -> `(body)`. */
-export function formatIssuePath(path: readonly PropertyKey[]): string {
+/** `['items', 0, 'quantity']` -> `items[0].quantity`; the root -> `(body)` (or the label given). */
+export function formatIssuePath(path: readonly PropertyKey[], rootLabel: string = BODY_PATH): string {
   if (path.length === 0) {
-    return BODY_PATH;
+    return rootLabel;
   }
   let formatted = '';
   for (const segment of path) {
@@ -52,29 +52,48 @@ export function formatIssuePath(path: readonly PropertyKey[]): string {
   return formatted;
 }
 
+/** Where the validated value sits, for the paths shown. */
+export interface IssuePathOptions {
+  /** Shown before every path, e.g. `['body']` when headers are reported alongside (`body.items[0].sku`). */
+  readonly prefix?: readonly PropertyKey[];
+  /** Shown for the value as a whole when there is no prefix (default `(body)`). */
+  readonly rootLabel?: string;
+}
+
 /**
  * Maps schema issues to `{path, message}` pairs a client can act on: one entry per unknown field
  * (named by its own path), "is required" for a missing field instead of "expected string, received
  * undefined", and the schema's message otherwise.
  */
-export function fieldErrorsFromIssues(issues: readonly ValidationIssue[], input: unknown): FieldError[] {
+export function fieldErrorsFromIssues(
+  issues: readonly ValidationIssue[],
+  input: unknown,
+  options: IssuePathOptions = {},
+): FieldError[] {
+  const prefix = options.prefix ?? [];
+  const pathOf = (path: readonly PropertyKey[]) => formatIssuePath([...prefix, ...path], options.rootLabel);
   const errors: FieldError[] = [];
   for (const issue of issues) {
     if (issue.code === 'unrecognized_keys' && issue.keys && issue.keys.length > 0) {
       for (const key of issue.keys) {
-        errors.push({ path: formatIssuePath([...issue.path, key]), message: 'is not an allowed field' });
+        errors.push({ path: pathOf([...issue.path, key]), message: 'is not an allowed field' });
       }
     } else if (
       issue.code === 'invalid_type' &&
       issue.path.length > 0 &&
       valueAt(input, issue.path) === undefined
     ) {
-      errors.push({ path: formatIssuePath(issue.path), message: 'is required' });
+      errors.push({ path: pathOf(issue.path), message: 'is required' });
     } else {
-      errors.push({ path: formatIssuePath(issue.path), message: issue.message });
+      errors.push({ path: pathOf(issue.path), message: issue.message });
     }
   }
   return errors.slice(0, MAX_REPORTED_ERRORS);
+}
+
+/** The problems on one line (`items[0].quantity: Too small: expected number to be >=1; currency: …`), for logs and thrown errors. */
+export function describeFieldErrors(errors: readonly FieldError[]): string {
+  return errors.map((error) => `${error.path}: ${error.message}`).join('; ');
 }
 
 function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {

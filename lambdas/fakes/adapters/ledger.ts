@@ -10,6 +10,7 @@ import {
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { type RemoteOperationResult, type ServiceName } from '../../scheduler-agent-supervisor/contracts';
+import { isConditionalCheckFailed } from '../../shared/dynamodb-errors';
 import { LedgerAttr } from '../contracts';
 import { callCounterKey, effectKey } from '../domain/remote-scenarios';
 
@@ -86,8 +87,7 @@ export class DynamoDbLedger implements LedgerPort {
       );
       return { result: proposed, createdNow: true };
     } catch (error) {
-      // Compared by name: instanceof breaks when the SDK is bundled more than once.
-      if (!(error instanceof Error && error.name === 'ConditionalCheckFailedException')) throw error;
+      if (!isConditionalCheckFailed(error)) throw error;
     }
     const existing = await this.client.send(
       new GetItemCommand({

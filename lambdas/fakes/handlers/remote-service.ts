@@ -4,7 +4,6 @@
  * documented in domain/remote-scenarios.ts; this file only wires them to the ledger.
  */
 import { randomUUID } from 'node:crypto';
-import { Logger } from '@aws-lambda-powertools/logger';
 import type { LambdaFunctionURLEvent, LambdaFunctionURLResult } from 'aws-lambda';
 import {
   CORRELATION_ID_HEADER,
@@ -15,8 +14,11 @@ import {
   type ServiceName,
 } from '../../scheduler-agent-supervisor/contracts';
 import { createDynamoDbClient } from '../../shared/aws-clients';
+import { sleep } from '../../shared/clock';
 import { requireEnv } from '../../shared/env';
-import { type FieldError } from '../../shared/validation';
+import { errorResponse, jsonResponse } from '../../shared/http';
+import { annotateTrace, createObservability, instrumentedHandler } from '../../shared/observability';
+import { jsonParser } from '../../shared/parse';
 import { DynamoDbLedger, type LedgerPort } from '../adapters/ledger';
 import { FakesEnvKey } from '../contracts';
 import {
@@ -36,29 +38,16 @@ function parseStallMillis(value: string): number {
   return millis;
 }
 
-const logger = new Logger();
+const observability = createObservability();
+const { logger, tracer } = observability;
 const stallMillis = parseStallMillis(requireEnv(FakesEnvKey.StallMillis));
 const ledger: LedgerPort = new DynamoDbLedger(
-  createDynamoDbClient(),
+  createDynamoDbClient(tracer),
   requireEnv(FakesEnvKey.LedgerTableName),
 );
-const sleep = (millis: number) => new Promise<void>((resolve) => setTimeout(resolve, millis));
 
-function json(
-  statusCode: number,
-  body: Record<string, unknown>,
-  headers: Record<string, string> = {},
-): LambdaFunctionURLResult {
-  return {
-    statusCode,
-    headers: { 'content-type': 'application/json', ...headers },
-    body: JSON.stringify(body),
-  };
-}
-
-function badRequest(message: string, errors: readonly FieldError[]): LambdaFunctionURLResult {
-  return json(400, { message, errors });
-}
+// Paths under `body.` so they read apart from the header problems reported the same way.
+const parseRequestBody = jsonParser(RemoteOperationRequestSchema, { prefix: ['body'] });
 
 type Validated =
   | {
@@ -71,18 +60,20 @@ type Validated =
 
 function validate(event: LambdaFunctionURLEvent): Validated {
   const service = serviceForPath(event.rawPath);
-  if (!service) return { ok: false, response: json(404, { message: `No operation at ${event.rawPath}` }) };
+  if (!service) {
+    return { ok: false, response: jsonResponse(404, { message: `No operation at ${event.rawPath}` }) };
+  }
   if (event.requestContext.http.method !== 'POST') {
     return {
       ok: false,
-      response: json(405, { message: `${event.rawPath} accepts POST only` }, { allow: 'POST' }),
+      response: jsonResponse(405, { message: `${event.rawPath} accepts POST only` }, { allow: 'POST' }),
     };
   }
   const idempotencyKey = event.headers[IDEMPOTENCY_KEY_HEADER];
   if (idempotencyKey === undefined || idempotencyKey === '') {
     return {
       ok: false,
-      response: badRequest('Missing Idempotency-Key header', [
+      response: errorResponse(400, 'Missing Idempotency-Key header', [
         { path: 'headers.Idempotency-Key', message: 'is required: every call must carry a stable key' },
       ]),
     };
@@ -90,7 +81,7 @@ function validate(event: LambdaFunctionURLEvent): Validated {
   if (!IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) {
     return {
       ok: false,
-      response: badRequest('Invalid Idempotency-Key header', [
+      response: errorResponse(400, 'Invalid Idempotency-Key header', [
         {
           path: 'headers.Idempotency-Key',
           message: 'must be 1-255 printable ASCII characters without spaces',
@@ -101,42 +92,30 @@ function validate(event: LambdaFunctionURLEvent): Validated {
   const text = event.isBase64Encoded
     ? Buffer.from(event.body ?? '', 'base64').toString('utf8')
     : (event.body ?? '');
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
+  const parsed = parseRequestBody(text);
+  if (!parsed.ok) {
     return {
       ok: false,
-      response: badRequest('Body is not valid JSON', [{ path: 'body', message: 'invalid JSON' }]),
-    };
-  }
-  const parsed = RemoteOperationRequestSchema.safeParse(raw);
-  if (!parsed.success) {
-    return {
-      ok: false,
-      response: badRequest(
-        'Invalid request body',
-        parsed.error.issues.map((issue) => ({
-          path: ['body', ...issue.path].join('.'),
-          message: issue.message,
-        })),
+      response: errorResponse(
+        400,
+        parsed.problem === 'not-json' ? 'Body is not valid JSON' : 'Invalid request body',
+        parsed.errors,
       ),
     };
   }
-  return { ok: true, service, idempotencyKey, body: parsed.data };
+  return { ok: true, service, idempotencyKey, body: parsed.value };
 }
 
-export async function handler(event: LambdaFunctionURLEvent): Promise<LambdaFunctionURLResult> {
+export const handler = instrumentedHandler(observability, serve);
+
+async function serve(event: LambdaFunctionURLEvent): Promise<LambdaFunctionURLResult> {
   const validated = validate(event);
   if (!validated.ok) return validated.response;
   const { service, idempotencyKey, body } = validated;
+  const correlationId = event.headers[CORRELATION_ID_HEADER];
+  annotateTrace(tracer, { orderId: body.orderId, correlationId });
   const log = logger.createChild({
-    persistentKeys: {
-      remoteService: service,
-      idempotencyKey,
-      orderId: body.orderId,
-      correlationId: event.headers[CORRELATION_ID_HEADER],
-    },
+    persistentKeys: { remoteService: service, idempotencyKey, orderId: body.orderId, correlationId },
   });
 
   const flags = scenarioFlags(service, body.items);
@@ -144,7 +123,7 @@ export async function handler(event: LambdaFunctionURLEvent): Promise<LambdaFunc
   const before = decideBeforeEffect(flags, callNumber);
   if (before.kind !== 'proceed') {
     log.info('Call refused by scenario', { status: before.status, reason: before.message });
-    return json(before.status, { message: before.message });
+    return jsonResponse(before.status, { message: before.message });
   }
 
   const effect = await ledger.recordEffectOnce(service, idempotencyKey, {
@@ -154,13 +133,13 @@ export async function handler(event: LambdaFunctionURLEvent): Promise<LambdaFunc
   switch (after.kind) {
     case 'created':
       log.info('Effect recorded', { confirmationId: effect.result.confirmationId });
-      return json(after.status, { ...effect.result });
+      return jsonResponse(after.status, { ...effect.result });
     case 'replayed':
       log.info('Replayed recorded effect', { confirmationId: effect.result.confirmationId });
-      return json(after.status, { ...effect.result }, { 'idempotent-replayed': 'true' });
+      return jsonResponse(after.status, { ...effect.result }, { 'idempotent-replayed': 'true' });
     case 'stall-then-fail':
       log.info('Effect recorded; withholding the answer (STALL-ONCE)', { stallMillis });
       await sleep(stallMillis);
-      return json(after.status, { message: `gateway timeout after ${stallMillis} ms (STALL-ONCE)` });
+      return jsonResponse(after.status, { message: `gateway timeout after ${stallMillis} ms (STALL-ONCE)` });
   }
 }

@@ -13,6 +13,7 @@ import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempo
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Context } from 'aws-lambda';
+import { hasErrorName } from '../../shared/errors';
 import type { AgentResult } from '../contracts';
 import {
   type CallObserver,
@@ -77,8 +78,8 @@ export function makeIdempotentRemoteCall(
 }
 
 function translate(error: unknown, idempotencyKey: string): unknown {
-  if (!(error instanceof Error)) return error;
-  if (error.name === 'IdempotencyAlreadyInProgressError') return new ConcurrentDeliveryError(idempotencyKey);
-  if (error.name === 'IdempotencyValidationError') return new IdempotencyKeyReusedError(idempotencyKey);
+  if (hasErrorName(error, 'IdempotencyAlreadyInProgressError'))
+    return new ConcurrentDeliveryError(idempotencyKey);
+  if (hasErrorName(error, 'IdempotencyValidationError')) return new IdempotencyKeyReusedError(idempotencyKey);
   return error;
 }

@@ -10,6 +10,7 @@ import {
   SendTaskSuccessCommand,
   type SFNClient,
 } from '@aws-sdk/client-sfn';
+import { hasErrorName } from '../../shared/errors';
 import type { AgentResult } from '../contracts';
 import type { CallbackDelivery, HeartbeatsPort, TaskCallbacksPort } from '../domain/agent';
 
@@ -20,7 +21,7 @@ const MAX_ERROR_LENGTH = 256;
 const MAX_CAUSE_LENGTH = 32_768;
 
 export function isLateReplyError(error: unknown): boolean {
-  return error instanceof Error && LATE_REPLY_ERRORS.includes(error.name);
+  return hasErrorName(error, ...LATE_REPLY_ERRORS);
 }
 
 async function deliver(send: () => Promise<unknown>): Promise<CallbackDelivery> {

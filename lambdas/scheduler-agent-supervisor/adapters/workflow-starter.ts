@@ -1,4 +1,5 @@
 import { type SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { hasErrorName } from '../../shared/errors';
 import type { WorkflowExecution, WorkflowStarter } from '../domain/ports';
 
 /** Starts scheduler executions (Step Functions Standard); the execution name is the attempt's id. */
@@ -24,7 +25,7 @@ export class SfnWorkflowStarter implements WorkflowStarter {
       return 'started';
     } catch (error) {
       // Same name, different input or a closed execution: either way this attempt was started before.
-      if ((error as { name?: unknown } | null)?.name === 'ExecutionAlreadyExists') {
+      if (hasErrorName(error, 'ExecutionAlreadyExists')) {
         return 'already-started';
       }
       throw error;

@@ -21,5 +21,11 @@ export const OrderMetric = {
   SupervisorBudgetExhausted: 'SupervisorBudgetExhausted',
   SupervisorErrors: 'SupervisorErrors',
   AlertPublishFailures: 'AlertPublishFailures',
+  /** Agents (dimension `step`): calls to the remote service, retries among them, and how requests ended. */
+  RemoteCalls: 'RemoteCalls',
+  RemoteRetries: 'RemoteRetries',
+  LateReplies: 'LateReplies',
+  PermanentFailures: 'PermanentFailures',
+  DeadlineExceeded: 'DeadlineExceeded',
 } as const;
 export type OrderMetric = (typeof OrderMetric)[keyof typeof OrderMetric];

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { jsonParser } from '../../shared/parse';
 
 /**
  * Time windows and thresholds shared by the state machine (synth time) and the handlers (run
@@ -59,17 +60,15 @@ export const WorkflowTimingsSchema = z
   });
 export type WorkflowTimings = z.infer<typeof WorkflowTimingsSchema>;
 
+const parseTimingsJson = jsonParser(WorkflowTimingsSchema, { rootLabel: '(root)' });
+
+/** WORKFLOW_TIMINGS as handlers and the chaos runner read it; the error names every bad field. */
 export function parseWorkflowTimings(json: string): WorkflowTimings {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(json);
-  } catch (error) {
-    throw new Error(`WORKFLOW_TIMINGS is not valid JSON: ${(error as Error).message}`);
+  const parsed = parseTimingsJson(json);
+  if (!parsed.ok) {
+    throw new Error(
+      `WORKFLOW_TIMINGS is ${parsed.problem === 'not-json' ? 'not valid JSON' : 'invalid'}: ${parsed.summary}`,
+    );
   }
-  const parsed = WorkflowTimingsSchema.safeParse(raw);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
-    throw new Error(`WORKFLOW_TIMINGS is invalid: ${problems.join('; ')}`);
-  }
-  return parsed.data;
+  return parsed.value;
 }

@@ -6,11 +6,20 @@
  * unit-tested without timers or network.
  */
 import {
+  type BackoffCurve,
+  type GiveUpReason,
+  type RandomSource,
+  retryWithBackoff,
+} from '../../shared/backoff';
+import type { Clock, Sleep } from '../../shared/clock';
+import {
   AgentError,
   type AgentRequest,
   type AgentResult,
   ORDER_STEPS,
   type RemoteOperationRequest,
+  type StepDefinition,
+  stepDefinition,
   type WorkflowTimings,
 } from '../contracts';
 
@@ -44,55 +53,6 @@ export function perCallTimeoutMillis(now: number, deadline: number): number {
 /** Heartbeats go out at half the task's HeartbeatSeconds, so one late beat never times it out. */
 export function heartbeatIntervalMillis(heartbeatSeconds: number): number {
   return (heartbeatSeconds * 1000) / 2;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Back-off
-// ---------------------------------------------------------------------------------------------
-
-export interface BackoffSettings {
-  readonly baseMillis: number;
-  readonly capMillis: number;
-}
-
-/** Uniform in [0, 1), like Math.random. */
-export type RandomSource = () => number;
-
-/**
- * Full-jitter exponential back-off: random(0, min(cap, base * 2^retryIndex)).
- * @param retryIndex 0 for the delay before the first retry.
- */
-export function fullJitterDelayMillis(
-  retryIndex: number,
-  backoff: BackoffSettings,
-  random: RandomSource,
-): number {
-  const ceiling = Math.min(backoff.capMillis, backoff.baseMillis * 2 ** retryIndex);
-  return Math.floor(random() * ceiling);
-}
-
-export type RetryDecision =
-  | { readonly kind: 'retry'; readonly delayMillis: number }
-  | { readonly kind: 'give-up'; readonly reason: GiveUpReason };
-
-export type GiveUpReason = 'attempts-exhausted' | 'deadline';
-
-/**
- * After a transient failure: retry after a jittered delay, unless the call budget is spent or the
- * retry would start at or after the deadline (no new side effect after the deadline).
- */
-export function decideRetry(input: {
-  readonly callsMade: number;
-  readonly maxCallAttempts: number;
-  readonly now: number;
-  readonly deadline: number;
-  readonly backoff: BackoffSettings;
-  readonly random: RandomSource;
-}): RetryDecision {
-  if (input.callsMade >= input.maxCallAttempts) return { kind: 'give-up', reason: 'attempts-exhausted' };
-  const delayMillis = fullJitterDelayMillis(input.callsMade - 1, input.backoff, input.random);
-  if (input.now + delayMillis >= input.deadline) return { kind: 'give-up', reason: 'deadline' };
-  return { kind: 'retry', delayMillis };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -146,12 +106,6 @@ function confirmationIdOf(body: unknown): string | undefined {
 // Calling with retries
 // ---------------------------------------------------------------------------------------------
 
-export interface Clock {
-  now(): number;
-}
-
-export type Sleep = (millis: number) => Promise<void>;
-
 /** Result of calling the remote service for one request, retries included. */
 export type CallResult =
   | { readonly kind: 'success'; readonly confirmationId: string; readonly calls: number }
@@ -182,49 +136,53 @@ export async function callWithRetries(
   settings: {
     readonly deadline: number;
     readonly maxCallAttempts: number;
-    readonly backoff: BackoffSettings;
+    readonly backoff: BackoffCurve;
   },
   deps: { readonly clock: Clock; readonly sleep: Sleep; readonly random: RandomSource },
   observer: CallObserver = {},
 ): Promise<CallResult> {
-  let calls = 0;
-  let lastFailure = 'the deadline had passed before the first call';
-  for (;;) {
-    const now = deps.clock.now();
-    if (now >= settings.deadline) {
-      return { kind: 'transient', reason: 'deadline', detail: lastFailure, calls };
-    }
-    calls += 1;
-    observer.onCall?.(calls);
-    const outcome = await callOnce(perCallTimeoutMillis(now, settings.deadline));
-    const outcomeClass = classifyOutcome(outcome);
-    if (outcomeClass === 'success') {
+  const result = await retryWithBackoff<CallResult, string>(
+    async ({ attempt, now }) => {
+      observer.onCall?.(attempt);
+      const outcome = await callOnce(perCallTimeoutMillis(now, settings.deadline));
+      const outcomeClass = classifyOutcome(outcome);
+      if (outcomeClass === 'transient') return { done: false, failure: describeOutcome(outcome) };
+      if (outcomeClass === 'permanent') {
+        return { done: true, value: { kind: 'permanent', detail: describeOutcome(outcome), calls: attempt } };
+      }
       const confirmationId = confirmationIdOf(outcome.kind === 'response' ? outcome.body : undefined);
-      if (confirmationId) return { kind: 'success', confirmationId, calls };
+      if (confirmationId) return { done: true, value: { kind: 'success', confirmationId, calls: attempt } };
       // The call may have had its effect, but the answer breaks the contract; retrying with the
       // same key would replay the same answer, so an operator has to look.
       return {
-        kind: 'permanent',
-        detail: `${describeOutcome(outcome)} without a confirmationId in the body`,
-        calls,
+        done: true,
+        value: {
+          kind: 'permanent',
+          detail: `${describeOutcome(outcome)} without a confirmationId in the body`,
+          calls: attempt,
+        },
       };
-    }
-    if (outcomeClass === 'permanent') return { kind: 'permanent', detail: describeOutcome(outcome), calls };
-    lastFailure = describeOutcome(outcome);
-    const decision = decideRetry({
-      callsMade: calls,
-      maxCallAttempts: settings.maxCallAttempts,
-      now: deps.clock.now(),
-      deadline: settings.deadline,
-      backoff: settings.backoff,
+    },
+    {
+      policy: {
+        ...settings.backoff,
+        maxAttempts: settings.maxCallAttempts,
+        deadlineEpochMillis: settings.deadline,
+      },
+      clock: deps.clock,
+      sleep: deps.sleep,
       random: deps.random,
-    });
-    if (decision.kind === 'give-up') {
-      return { kind: 'transient', reason: decision.reason, detail: lastFailure, calls };
-    }
-    observer.onRetry?.({ callNumber: calls, delayMillis: decision.delayMillis, failure: lastFailure });
-    await deps.sleep(decision.delayMillis);
-  }
+      onRetry: ({ attempt, delayMillis, failure }) =>
+        observer.onRetry?.({ callNumber: attempt, delayMillis, failure }),
+    },
+  );
+  if (result.kind === 'done') return result.value;
+  return {
+    kind: 'transient',
+    reason: result.reason,
+    detail: result.lastFailure ?? 'the deadline had passed before the first call',
+    calls: result.attempts,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -300,10 +258,10 @@ export type AgentOutcome =
 
 /** How an agent waits for another delivery that holds the key: jittered, and only before the deadline. */
 export interface ConcurrentDeliveryWait {
-  readonly clock: { now(): number };
-  readonly sleep: (millis: number) => Promise<void>;
+  readonly clock: Clock;
+  readonly sleep: Sleep;
   readonly random: RandomSource;
-  readonly backoff: BackoffSettings;
+  readonly backoff: BackoffCurve;
 }
 
 /**
@@ -318,23 +276,33 @@ async function callWaitingForConcurrentDelivery(
   call: (input: RemoteCallInput) => Promise<AgentResult>,
   wait: ConcurrentDeliveryWait,
 ): Promise<AgentResult> {
-  for (let retryIndex = 0; ; retryIndex += 1) {
-    try {
-      return await call(input);
-    } catch (error) {
-      if (!(error instanceof ConcurrentDeliveryError)) throw error;
-      const delayMillis = Math.max(1, fullJitterDelayMillis(retryIndex, wait.backoff, wait.random));
-      if (wait.clock.now() + delayMillis >= input.deadline) {
-        throw new RemoteCallFailedError({
-          kind: 'transient',
-          reason: 'deadline',
-          detail: error.message,
-          calls: 0,
-        });
+  const result = await retryWithBackoff<AgentResult, string>(
+    async () => {
+      try {
+        return { done: true, value: await call(input) };
+      } catch (error) {
+        if (!(error instanceof ConcurrentDeliveryError)) throw error;
+        return { done: false, failure: error.message };
       }
-      await wait.sleep(delayMillis);
-    }
-  }
+    },
+    {
+      // At least 1 ms: this loop polls another delivery's progress and must yield to it.
+      policy: { ...wait.backoff, minDelayMillis: 1, deadlineEpochMillis: input.deadline },
+      // Asking again makes no call of its own (the idempotent port applies the deadline to the
+      // remote call), and an answer stored by the other delivery is still worth returning.
+      attemptsRespectDeadline: false,
+      clock: wait.clock,
+      sleep: wait.sleep,
+      random: wait.random,
+    },
+  );
+  if (result.kind === 'done') return result.value;
+  throw new RemoteCallFailedError({
+    kind: 'transient',
+    reason: result.reason,
+    detail: result.lastFailure ?? `idempotency key '${input.idempotencyKey}' stayed held`,
+    calls: 0,
+  });
 }
 
 /**
@@ -428,7 +396,7 @@ export async function callRemoteOperation(
   input: RemoteCallInput,
   deps: {
     readonly remote: RemoteServicePort;
-    readonly backoff: BackoffSettings;
+    readonly backoff: BackoffCurve;
     readonly clock: Clock;
     readonly sleep: Sleep;
     readonly random: RandomSource;
@@ -454,16 +422,16 @@ export async function callRemoteOperation(
   return { confirmationId: result.confirmationId, service, idempotencyKey: input.idempotencyKey };
 }
 
-/** The service a step's agent calls, and where. */
+/** The service a step's agent calls, and where; an unknown step makes the request invalid. */
 export function remoteOperationFor(step: string): {
   readonly service: string;
   readonly operationPath: string;
 } {
-  const definition = ORDER_STEPS.find((candidate) => candidate.name === step);
-  if (!definition) {
-    throw new InvalidAgentRequestError(
-      `Unknown step '${step}'. Known steps: ${ORDER_STEPS.map((s) => s.name).join(', ')}`,
-    );
+  let definition: StepDefinition;
+  try {
+    definition = stepDefinition(step);
+  } catch (error) {
+    throw new InvalidAgentRequestError((error as Error).message);
   }
   return { service: definition.service, operationPath: definition.operationPath };
 }

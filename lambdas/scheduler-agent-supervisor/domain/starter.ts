@@ -3,7 +3,8 @@
  * resume an existing claim, or skip), plans the attempt's per-step deadlines, and runs the claim
  * then StartExecution, giving the claim back when the execution cannot be started.
  */
-import type { Clock } from '../../shared/clock';
+import { type BackoffPolicy, type RandomSource, retryWithBackoff } from '../../shared/backoff';
+import type { Clock, Sleep } from '../../shared/clock';
 import { describeError } from '../../shared/errors';
 import {
   ORDER_STEPS,
@@ -219,56 +220,23 @@ export function workflowExecutionInput(input: {
 }
 
 /**
- * How hard the starter tries StartExecution before it gives the order back. Short on purpose: a
- * blip of the Step Functions API is ridden out in-process, while a longer outage is better handed
- * to SQS redelivery and the supervisor than spent holding a claim in a Lambda invocation.
+ * How hard the starter tries StartExecution before it gives the order back: 3 calls, full-jitter
+ * delays from 250 ms doubling up to 1 s, and no try later than 2 s after the first. Short on
+ * purpose: a blip of the Step Functions API is ridden out in-process, while a longer outage is
+ * better handed to SQS redelivery and the supervisor than spent holding a claim in a Lambda
+ * invocation.
  */
-export interface StartRetryPolicy {
-  /** StartExecution calls per start message, the first included. */
-  readonly maxTries: number;
-  /** Full-jitter back-off: the wait before try k+1 is random(0, min(cap, base * 2^(k-1))). */
-  readonly baseDelayMillis: number;
-  readonly maxDelayMillis: number;
-  /** No try starts later than this after the first one. */
-  readonly budgetMillis: number;
-}
-
-export const START_RETRY_POLICY: StartRetryPolicy = {
-  maxTries: 3,
-  baseDelayMillis: 250,
-  maxDelayMillis: 1000,
+export const START_RETRY_POLICY: BackoffPolicy = {
+  maxAttempts: 3,
+  baseMillis: 250,
+  capMillis: 1000,
   budgetMillis: 2000,
 };
 
-export type NextStartTry =
-  | { readonly kind: 'retry'; readonly delayMillis: number }
-  | { readonly kind: 'give-up'; readonly reason: 'tries-exhausted' | 'budget-spent' };
-
-/**
- * After `triesMade` failed StartExecution calls, `elapsedMillis` after the first one began: wait
- * and try again, or give up. `random` is uniform in [0, 1), like Math.random.
- */
-export function nextStartTry(
-  policy: StartRetryPolicy,
-  triesMade: number,
-  elapsedMillis: number,
-  random: () => number,
-): NextStartTry {
-  if (triesMade >= policy.maxTries) {
-    return { kind: 'give-up', reason: 'tries-exhausted' };
-  }
-  const ceiling = Math.min(policy.maxDelayMillis, policy.baseDelayMillis * 2 ** (triesMade - 1));
-  const delayMillis = Math.floor(random() * ceiling);
-  if (elapsedMillis + delayMillis > policy.budgetMillis) {
-    return { kind: 'give-up', reason: 'budget-spent' };
-  }
-  return { kind: 'retry', delayMillis };
-}
-
 export interface StartRetryDependencies {
-  readonly policy: StartRetryPolicy;
-  readonly sleep: (millis: number) => Promise<void>;
-  readonly random: () => number;
+  readonly policy: BackoffPolicy;
+  readonly sleep: Sleep;
+  readonly random: RandomSource;
 }
 
 export interface StartDependencies {
@@ -410,19 +378,25 @@ async function startWithRetries(
   execution: WorkflowExecution,
   deps: StartDependencies,
 ): Promise<StartAttempts> {
-  const firstTryAt = deps.clock.now();
-  for (let tries = 1; ; tries += 1) {
-    try {
-      const result = await deps.workflow.start(execution);
-      return { kind: 'started', alreadyStarted: result === 'already-started', tries };
-    } catch (error) {
-      const next = nextStartTry(deps.retry.policy, tries, deps.clock.now() - firstTryAt, deps.retry.random);
-      if (next.kind === 'give-up') {
-        return { kind: 'failed', error: describeError(error), tries };
+  const result = await retryWithBackoff<'started' | 'already-started', string>(
+    async () => {
+      try {
+        return { done: true, value: await deps.workflow.start(execution) };
+      } catch (error) {
+        return { done: false, failure: describeError(error) };
       }
-      await deps.retry.sleep(next.delayMillis);
-    }
+    },
+    { ...deps.retry, clock: deps.clock },
+  );
+  if (result.kind === 'done') {
+    return { kind: 'started', alreadyStarted: result.value === 'already-started', tries: result.attempts };
   }
+  return {
+    kind: 'failed',
+    // The start policy has no deadline, so at least one try was made and failed.
+    error: result.lastFailure ?? 'StartExecution was not tried',
+    tries: result.attempts,
+  };
 }
 
 async function releaseClaim(deps: StartDependencies, request: ReleaseRequest): Promise<ClaimRelease> {

@@ -3,7 +3,7 @@
  * fail it at the threshold, restart a Pending order nobody claimed, or skip), and the sweeps that
  * page through the index within a time budget and apply those decisions with conditional updates.
  */
-import { type Clock, isoAt, type TimeBudget } from '../../shared/clock';
+import { type Clock, isoAt, type Sleep, type TimeBudget } from '../../shared/clock';
 import { describeError } from '../../shared/errors';
 import { ProcessState, type WorkflowTimings } from '../contracts';
 import type { AlertPublisher, DuePageCursor, EventLog, StartQueue, SupervisionStore } from './ports';
@@ -365,7 +365,7 @@ export interface SupervisorRunOptions {
   /** Sweeps this invocation should make, spaced evenly across the schedule interval. */
   readonly sweeps: number;
   readonly intervalMillis: number;
-  readonly sleep: (millis: number) => Promise<void>;
+  readonly sleep: Sleep;
 }
 
 export interface SupervisorRunSummary extends SweepSummary {

@@ -1,10 +1,13 @@
-import { BODY_PATH, type FieldError, fieldErrorsFromIssues } from '../../shared/validation';
+import { jsonParser } from '../../shared/parse';
+import { BODY_PATH, type FieldError } from '../../shared/validation';
 import {
   MAX_ORDER_BODY_BYTES,
   ORDER_ID_PATTERN,
   type SubmitOrderRequest,
   SubmitOrderRequestSchema,
 } from '../contracts';
+
+const parseOrderJson = jsonParser(SubmitOrderRequestSchema);
 
 export type ParsedOrderRequest =
   | { readonly ok: true; readonly request: SubmitOrderRequest; readonly rawBody: string }
@@ -34,19 +37,14 @@ export function parseOrderRequestBody(
   if (Buffer.byteLength(text, 'utf8') > maxBytes) {
     return tooLarge();
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    return invalid('Request body is not valid JSON', [
-      { path: BODY_PATH, message: `must be valid JSON (${(error as Error).message})` },
-    ]);
+  const parsed = parseOrderJson(text);
+  if (!parsed.ok) {
+    return invalid(
+      parsed.problem === 'not-json' ? 'Request body is not valid JSON' : 'Request body is not a valid order',
+      parsed.errors,
+    );
   }
-  const parsed = SubmitOrderRequestSchema.safeParse(json);
-  if (!parsed.success) {
-    return invalid('Request body is not a valid order', fieldErrorsFromIssues(parsed.error.issues, json));
-  }
-  return { ok: true, request: parsed.data, rawBody: text };
+  return { ok: true, request: parsed.value, rawBody: text };
 }
 
 export type ParsedOrderId =

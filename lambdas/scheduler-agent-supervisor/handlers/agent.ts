@@ -1,22 +1,30 @@
 /**
  * Agent Lambda (one deployment per step): consumes the step's SQS request queue, calls the step's
  * remote service and answers the Step Functions task token. Composition only; the rules live in
- * domain/agent-policy.ts.
+ * domain/agent.ts.
  *
  * Per record: an invalid or misrouted message fails alone (partial batch failure); a delivery that
  * finds another delivery of the same key mid-call fails so SQS brings it back later; a late reply
  * (the task is gone) is logged and the message acknowledged, never retried.
  */
-import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
-import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { createDynamoDbClient, createSfnClient } from '../../shared/aws-clients';
+import { sleep, systemClock } from '../../shared/clock';
 import { requireEnv } from '../../shared/env';
+import { annotateTrace, createObservability, instrumentedHandler } from '../../shared/observability';
+import { jsonParser } from '../../shared/parse';
+import { processSqsBatch } from '../../shared/sqs-batch';
 import { makeIdempotentRemoteCall } from '../adapters/idempotency';
 import { HttpRemoteService, parseRemoteAuth } from '../adapters/remote-client';
 import { StepFunctionsTaskCallbacks, TimerHeartbeats } from '../adapters/task-callbacks';
-import { type AgentRequest, AgentRequestSchema, EnvKey, parseWorkflowTimings } from '../contracts';
+import {
+  type AgentRequest,
+  AgentRequestSchema,
+  EnvKey,
+  OrderMetric,
+  parseWorkflowTimings,
+} from '../contracts';
 import {
   type AgentOutcome,
   type CallObserver,
@@ -31,51 +39,46 @@ const stepName = requireEnv(EnvKey.StepName);
 const { service } = remoteOperationFor(stepName);
 const timings = parseWorkflowTimings(requireEnv(EnvKey.WorkflowTimings));
 
-const logger = new Logger({ persistentKeys: { step: stepName } });
-const metrics = new Metrics({ defaultDimensions: { step: stepName } });
+const observability = createObservability<OrderMetric>({
+  persistentLogKeys: { step: stepName },
+  defaultDimensions: { step: stepName },
+});
+const { logger, tracer, count } = observability;
 
 const remote = new HttpRemoteService({
   endpointUrl: requireEnv(EnvKey.RemoteEndpointUrl),
   auth: parseRemoteAuth(requireEnv(EnvKey.RemoteAuth)),
   region: process.env.AWS_REGION,
 });
-const callbacks = new StepFunctionsTaskCallbacks(createSfnClient());
+const callbacks = new StepFunctionsTaskCallbacks(createSfnClient(tracer));
 const backoff = { baseMillis: timings.agentBackoffBaseMillis, capMillis: timings.agentBackoffCapMillis };
-const sleep = (millis: number) => new Promise<void>((resolve) => setTimeout(resolve, millis));
 
 const idempotentCall = makeIdempotentRemoteCall(
   (input, observer) =>
-    callRemoteOperation(input, { remote, backoff, clock: Date, sleep, random: Math.random, observer }),
+    callRemoteOperation(input, { remote, backoff, clock: systemClock, sleep, random: Math.random, observer }),
   {
     tableName: requireEnv(EnvKey.IdempotencyTableName),
-    client: createDynamoDbClient(),
+    client: createDynamoDbClient(tracer),
     expiresAfterSeconds: idempotencyRetentionSeconds(timings),
     keyPrefix: `agent#${service}`,
   },
 );
 
-const processor = new BatchProcessor(EventType.SQS);
+const parseRequestJson = jsonParser(AgentRequestSchema);
 
 export function parseAgentRequest(body: string): AgentRequest {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(body);
-  } catch (error) {
-    throw new InvalidAgentRequestError(`message body is not JSON: ${(error as Error).message}`);
-  }
-  const parsed = AgentRequestSchema.safeParse(raw);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map(
-      (issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`,
-    );
-    throw new InvalidAgentRequestError(`message body is not an AgentRequest: ${problems.join('; ')}`);
-  }
-  if (parsed.data.step !== stepName) {
+  const parsed = parseRequestJson(body);
+  if (!parsed.ok) {
     throw new InvalidAgentRequestError(
-      `message for step '${parsed.data.step}' reached the agent of step '${stepName}' (misrouted)`,
+      `message body is ${parsed.problem === 'not-json' ? 'not JSON' : 'not an AgentRequest'}: ${parsed.summary}`,
     );
   }
-  return parsed.data;
+  if (parsed.value.step !== stepName) {
+    throw new InvalidAgentRequestError(
+      `message for step '${parsed.value.step}' reached the agent of step '${stepName}' (misrouted)`,
+    );
+  }
+  return parsed.value;
 }
 
 async function processRecord(record: SQSRecord): Promise<void> {
@@ -86,6 +89,7 @@ async function processRecord(record: SQSRecord): Promise<void> {
     logger.error('Rejected agent message', { messageId: record.messageId, error: error as Error });
     throw error;
   }
+  annotateTrace(tracer, { orderId: request.orderId, correlationId: request.correlationId });
   const log = logger.createChild({
     persistentKeys: {
       correlationId: request.correlationId,
@@ -96,15 +100,15 @@ async function processRecord(record: SQSRecord): Promise<void> {
     },
   });
   const observer: CallObserver = {
-    onCall: () => metrics.addMetric('RemoteCalls', MetricUnit.Count, 1),
+    onCall: () => count(OrderMetric.RemoteCalls),
     onRetry: ({ callNumber, delayMillis, failure }) => {
-      metrics.addMetric('RemoteRetries', MetricUnit.Count, 1);
+      count(OrderMetric.RemoteRetries);
       log.info('Remote call failed transiently; retrying', { callNumber, delayMillis, failure });
     },
   };
   const heartbeats = new TimerHeartbeats(callbacks, {
     onLate: () => {
-      metrics.addMetric('LateReplies', MetricUnit.Count, 1);
+      count(OrderMetric.LateReplies);
       log.warn(
         'Heartbeat found the task gone; the call in flight finishes and is recorded for the next attempt',
       );
@@ -117,7 +121,7 @@ async function processRecord(record: SQSRecord): Promise<void> {
       callRemoteIdempotently: (input) => idempotentCall.call(input, observer),
       callbacks,
       heartbeats,
-      concurrentDeliveryWait: { clock: Date, sleep, random: Math.random, backoff },
+      concurrentDeliveryWait: { clock: systemClock, sleep, random: Math.random, backoff },
     });
   } catch (error) {
     log.warn('Agent request not answered; the message will be redelivered', { error: error as Error });
@@ -128,29 +132,23 @@ async function processRecord(record: SQSRecord): Promise<void> {
 
 function report(outcome: AgentOutcome, log: Logger): void {
   if (outcome.delivery === 'late') {
-    metrics.addMetric('LateReplies', MetricUnit.Count, 1);
+    count(OrderMetric.LateReplies);
     log.warn('Late reply dropped: the task had already timed out or ended', { outcome: outcome.kind });
   }
   if (outcome.kind === 'succeeded') {
     log.info('Step succeeded', { confirmationId: outcome.result.confirmationId });
     return;
   }
-  if (outcome.reason === 'permanent') metrics.addMetric('PermanentFailures', MetricUnit.Count, 1);
-  if (outcome.reason === 'deadline') metrics.addMetric('DeadlineExceeded', MetricUnit.Count, 1);
+  if (outcome.reason === 'permanent') count(OrderMetric.PermanentFailures);
+  if (outcome.reason === 'deadline') count(OrderMetric.DeadlineExceeded);
   log.warn('Step failed', { error: outcome.error, reason: outcome.reason, cause: outcome.cause });
 }
 
-export async function handler(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
-  logger.addContext(context);
-  idempotentCall.registerLambdaContext(context);
-  try {
-    // throwOnFullBatchFailure off: the per-record report is the only channel, so one bad record in
-    // a batch of one is reported the same way as in a batch of ten.
-    return await processPartialResponse(event, processRecord, processor, {
-      context,
-      throwOnFullBatchFailure: false,
-    });
-  } finally {
-    metrics.publishStoredMetrics();
-  }
-}
+export const handler = instrumentedHandler(
+  observability,
+  (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
+    logger.addContext(context);
+    idempotentCall.registerLambdaContext(context);
+    return processSqsBatch(event, context, processRecord, { tracer, recordSubsegment: 'agent request' });
+  },
+);

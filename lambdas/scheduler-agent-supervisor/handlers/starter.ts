@@ -5,58 +5,55 @@
  * So is one whose StartExecution kept failing: its claim has been given back (see startOrder), and
  * the redelivery, or the supervisor if none comes, starts the same attempt again.
  */
-import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { createDocumentClient, createSfnClient } from '../../shared/aws-clients';
-import { systemClock } from '../../shared/clock';
+import { sleep, systemClock } from '../../shared/clock';
 import { requireEnv } from '../../shared/env';
 import { describeError } from '../../shared/errors';
-import { countMetric, createLogger, createMetrics, publishMetrics } from '../../shared/observability';
+import { annotateTrace, createObservability, instrumentedHandler } from '../../shared/observability';
+import { jsonParser } from '../../shared/parse';
+import { processSqsBatch } from '../../shared/sqs-batch';
 import { readWorkflowTimings } from '../adapters/runtime-config';
 import { DynamoStateStore } from '../adapters/state-store';
 import { SfnWorkflowStarter } from '../adapters/workflow-starter';
 import { EnvKey, OrderMetric, StartOrderMessageSchema } from '../contracts';
 import { START_RETRY_POLICY, type StartDependencies, startOrder } from '../domain/starter';
 
-const logger = createLogger('start-order');
-const metrics = createMetrics('start-order');
+const observability = createObservability<OrderMetric>();
+const { logger, tracer, count } = observability;
 
 const dependencies: StartDependencies = {
-  states: new DynamoStateStore(createDocumentClient(), requireEnv(EnvKey.StateTableName)),
-  workflow: new SfnWorkflowStarter(createSfnClient(), requireEnv(EnvKey.StateMachineArn)),
+  states: new DynamoStateStore(createDocumentClient(tracer), requireEnv(EnvKey.StateTableName)),
+  workflow: new SfnWorkflowStarter(createSfnClient(tracer), requireEnv(EnvKey.StateMachineArn)),
   clock: systemClock,
   timings: readWorkflowTimings(),
   retry: {
     policy: START_RETRY_POLICY,
-    sleep: (millis) => new Promise((resolve) => setTimeout(resolve, millis)),
+    sleep,
     random: Math.random,
   },
 };
 
+const parseStartMessage = jsonParser(StartOrderMessageSchema);
+
 async function handleRecord(record: SQSRecord, context: Context): Promise<void> {
   const log = logger.createChild({ persistentKeys: { messageId: record.messageId } });
   log.addContext(context);
-  let body: unknown;
-  try {
-    body = JSON.parse(record.body);
-  } catch (error) {
-    throw new Error(`Start message ${record.messageId} is not JSON: ${describeError(error)}`);
-  }
-  const parsed = StartOrderMessageSchema.safeParse(body);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map(
-      (issue) => `${issue.path.join('.') || '(message)'}: ${issue.message}`,
+  const parsed = parseStartMessage(record.body);
+  if (!parsed.ok) {
+    throw new Error(
+      `Start message ${record.messageId} is ${parsed.problem === 'not-json' ? 'not JSON' : 'invalid'}: ${parsed.summary}`,
     );
-    throw new Error(`Start message ${record.messageId} is invalid: ${problems.join('; ')}`);
   }
-  const message = parsed.data;
+  const message = parsed.value;
   log.appendKeys({ orderId: message.orderId, correlationId: message.correlationId, reason: message.reason });
+  annotateTrace(tracer, { orderId: message.orderId, correlationId: message.correlationId });
 
   const outcome = await startOrder(message, dependencies);
   switch (outcome.kind) {
     case 'started':
       if (outcome.claimed) {
-        countMetric(metrics, OrderMetric.ClaimsWon);
+        count(OrderMetric.ClaimsWon);
         log.info('Order claimed and execution started', {
           instanceId: outcome.instanceId,
           attempt: outcome.attempt,
@@ -64,7 +61,7 @@ async function handleRecord(record: SQSRecord, context: Context): Promise<void> 
           tries: outcome.tries,
         });
       } else {
-        countMetric(metrics, OrderMetric.StartsResumed);
+        count(OrderMetric.StartsResumed);
         log.info('Execution of an existing claim re-issued', {
           instanceId: outcome.instanceId,
           alreadyStarted: outcome.alreadyStarted,
@@ -111,11 +108,11 @@ async function handleRecord(record: SQSRecord, context: Context): Promise<void> 
     }
     case 'claim-lost':
       // Another starter claimed this attempt first (duplicate delivery or a concurrent restart).
-      countMetric(metrics, OrderMetric.ClaimsLost);
+      count(OrderMetric.ClaimsLost);
       log.info('Claim lost to another starter', { instanceId: outcome.instanceId });
       return;
     case 'skipped': {
-      countMetric(metrics, OrderMetric.StartsSkipped);
+      count(OrderMetric.StartsSkipped);
       const details = { skipReason: outcome.reason, detail: outcome.detail };
       if (outcome.reason === 'inconsistent') {
         log.error('Start message not acted on: the record is inconsistent', details);
@@ -127,14 +124,13 @@ async function handleRecord(record: SQSRecord, context: Context): Promise<void> 
   }
 }
 
-export const handler = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
-  // One processor per invocation: it holds the batch's results, and the local runtime may run
-  // several invocations of this module at once.
-  const processor = new BatchProcessor(EventType.SQS);
-  try {
-    return await processPartialResponse(
+export const handler = instrumentedHandler(
+  observability,
+  (event: SQSEvent, context: Context): Promise<SQSBatchResponse> =>
+    processSqsBatch(
       event,
-      async (record: SQSRecord) => {
+      context,
+      async (record) => {
         try {
           await handleRecord(record, context);
         } catch (error) {
@@ -145,10 +141,6 @@ export const handler = async (event: SQSEvent, context: Context): Promise<SQSBat
           throw error;
         }
       },
-      processor,
-      { context, throwOnFullBatchFailure: false },
-    );
-  } finally {
-    publishMetrics(metrics);
-  }
-};
+      { tracer, recordSubsegment: 'start order' },
+    ),
+);

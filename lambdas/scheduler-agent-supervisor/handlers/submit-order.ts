@@ -3,19 +3,18 @@
  * case and maps its outcome to HTTP: 202 new, 200 identical resubmission, 409 conflict, 400 bad
  * input (nothing written), 500 unexpected (logged with the correlation id, no internals returned).
  */
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { createDocumentClient, createEventBridgeClient, createSqsClient } from '../../shared/aws-clients';
 import { systemClock } from '../../shared/clock';
 import { requireEnv } from '../../shared/env';
-import { describeError } from '../../shared/errors';
 import {
   apiRequestScope,
   errorResponse,
-  internalErrorResponse,
   jsonResponse,
   locationOf,
+  unexpectedErrorResponse,
 } from '../../shared/http';
-import { countMetric, createLogger, createMetrics, publishMetrics } from '../../shared/observability';
+import { annotateTrace, createObservability, instrumentedHandler } from '../../shared/observability';
 import { EventBridgeAlertPublisher } from '../adapters/alert-publisher';
 import { SqsConflictQueue } from '../adapters/conflict-queue';
 import { DynamoOrdersRepository } from '../adapters/orders-repository';
@@ -26,80 +25,76 @@ import { type AcceptedOrderBody, ApiRoute, EnvKey, OrderMetric, ProcessState } f
 import { type SubmissionDependencies, submitOrder } from '../domain/submission';
 import { parseOrderRequestBody } from '../domain/validation';
 
-const logger = createLogger('submit-order');
-const metrics = createMetrics('submit-order');
-const documentClient = createDocumentClient();
-const sqs = createSqsClient();
+const observability = createObservability<OrderMetric>();
+const { tracer, count } = observability;
+const documentClient = createDocumentClient(tracer);
+const sqs = createSqsClient(tracer);
 
 const dependencies: Omit<SubmissionDependencies, 'log'> = {
   orders: new DynamoOrdersRepository(documentClient, requireEnv(EnvKey.OrdersTableName)),
   states: new DynamoStateStore(documentClient, requireEnv(EnvKey.StateTableName)),
   startQueue: new SqsStartQueue(sqs, requireEnv(EnvKey.StartQueueUrl)),
   conflictQueue: new SqsConflictQueue(sqs, requireEnv(EnvKey.ConflictQueueUrl)),
-  alerts: new EventBridgeAlertPublisher(createEventBridgeClient(), requireEnv(EnvKey.AlertBusName)),
+  alerts: new EventBridgeAlertPublisher(createEventBridgeClient(tracer), requireEnv(EnvKey.AlertBusName)),
   clock: systemClock,
   timings: readWorkflowTimings(),
   dueShardCount: readDueShardCount(),
 };
 
-export const handler = async (
-  event: APIGatewayProxyEvent,
-  context: Context,
-): Promise<APIGatewayProxyResult> => {
-  const { correlationId, log, traced } = apiRequestScope(event, context, logger);
-  try {
-    const parsed = parseOrderRequestBody(event.body, event.isBase64Encoded === true);
-    if (!parsed.ok) {
-      countMetric(metrics, OrderMetric.SubmissionRejected);
-      log.info('Order rejected: invalid request', { errors: parsed.errors });
-      return errorResponse(400, parsed.message, parsed.errors, traced);
-    }
-    const orderId = parsed.request.orderId;
-    log.appendKeys({ orderId });
-    const outcome = await submitOrder(
-      parsed.request,
-      { correlationId, rawBody: parsed.rawBody },
-      {
-        ...dependencies,
-        log,
-      },
-    );
-    switch (outcome.kind) {
-      case 'accepted': {
-        countMetric(metrics, OrderMetric.OrdersAccepted);
-        if (!outcome.startQueued) {
-          countMetric(metrics, OrderMetric.StartMessageSendFailures);
-        }
-        log.info('Order accepted', { startQueued: outcome.startQueued });
-        const body: AcceptedOrderBody = { orderId, processState: ProcessState.Pending };
-        return jsonResponse(202, body, { ...traced, Location: locationOf(event, ApiRoute.orders, orderId) });
+export const handler = instrumentedHandler(
+  observability,
+  async (event: APIGatewayProxyEvent, context): Promise<APIGatewayProxyResult> => {
+    const scope = apiRequestScope(event, context, observability);
+    const { correlationId, log, echoHeaders } = scope;
+    try {
+      const parsed = parseOrderRequestBody(event.body, event.isBase64Encoded === true);
+      if (!parsed.ok) {
+        count(OrderMetric.SubmissionRejected);
+        log.info('Order rejected: invalid request', { errors: parsed.errors });
+        return errorResponse(400, parsed.message, parsed.errors, echoHeaders);
       }
-      case 'duplicate':
-        countMetric(metrics, OrderMetric.OrdersResubmitted);
-        log.info('Identical resubmission; returning current status', {
-          processState: outcome.status.processState,
-        });
-        return jsonResponse(200, outcome.status, traced);
-      case 'conflict':
-        countMetric(metrics, OrderMetric.SubmissionConflicts);
-        log.warn('Conflicting resubmission sent to the conflict queue', {
-          storedFingerprint: outcome.storedFingerprint,
-          submittedFingerprint: outcome.submittedFingerprint,
-        });
-        return errorResponse(
-          409,
-          `Order '${orderId}' already exists with different data; the request was not applied`,
-          undefined,
-          traced,
-        );
+      const orderId = parsed.request.orderId;
+      log.appendKeys({ orderId });
+      annotateTrace(tracer, { orderId });
+      const outcome = await submitOrder(
+        parsed.request,
+        { correlationId, rawBody: parsed.rawBody },
+        { ...dependencies, log },
+      );
+      switch (outcome.kind) {
+        case 'accepted': {
+          count(OrderMetric.OrdersAccepted);
+          if (!outcome.startQueued) {
+            count(OrderMetric.StartMessageSendFailures);
+          }
+          log.info('Order accepted', { startQueued: outcome.startQueued });
+          const body: AcceptedOrderBody = { orderId, processState: ProcessState.Pending };
+          return jsonResponse(202, body, {
+            ...echoHeaders,
+            Location: locationOf(event, ApiRoute.orders, orderId),
+          });
+        }
+        case 'duplicate':
+          count(OrderMetric.OrdersResubmitted);
+          log.info('Identical resubmission; returning current status', {
+            processState: outcome.status.processState,
+          });
+          return jsonResponse(200, outcome.status, echoHeaders);
+        case 'conflict':
+          count(OrderMetric.SubmissionConflicts);
+          log.warn('Conflicting resubmission sent to the conflict queue', {
+            storedFingerprint: outcome.storedFingerprint,
+            submittedFingerprint: outcome.submittedFingerprint,
+          });
+          return errorResponse(
+            409,
+            `Order '${orderId}' already exists with different data; the request was not applied`,
+            undefined,
+            echoHeaders,
+          );
+      }
+    } catch (error) {
+      return unexpectedErrorResponse(scope, 'Order submission failed unexpectedly', error);
     }
-  } catch (error) {
-    log.error('Order submission failed unexpectedly', {
-      error: describeError(error),
-      stack: (error as Error)?.stack,
-    });
-    return internalErrorResponse(correlationId);
-  } finally {
-    publishMetrics(metrics);
-  }
-};
+  },
+);

@@ -2,7 +2,8 @@
  * The fake remote services over real HTTP (function URL double), with the ledger on dynalite.
  */
 import { randomUUID } from 'node:crypto';
-import { FakesEnvKey } from '../../../lambdas/fakes/contracts';
+import { FAKES_METRICS_NAMESPACE, FakesEnvKey } from '../../../lambdas/fakes/contracts';
+import { PowertoolsEnvKey } from '../../../lambdas/shared/env';
 import { startDynalite, TEST_CREDENTIALS, TEST_REGION } from '../../support/emulators';
 import { startFunctionUrlServer } from '../../support/function-url-server';
 import {
@@ -120,18 +121,43 @@ describe('remote service (integration, over HTTP)', () => {
     expect(answer).toMatchObject({ status: 400, body: { message: 'Invalid Idempotency-Key header' } });
   });
 
+  // Paths in the dialect of every 400 of the project (lambdas/shared/validation.ts), under `body.`.
   it.each([
-    ['bad JSON', '{"orderId":', 'body'],
-    ['a missing field', { ...order(), customerId: undefined }, 'body.customerId'],
-    ['an unknown field', { ...order(), coupon: 'FREE' }, 'body'],
-    ['a bad quantity', { ...order(), items: [{ sku: 'A', quantity: 0 }] }, 'body.items.0.quantity'],
-  ])('answers 400 naming the problem for %s, recording nothing', async (_case, body, path) => {
-    const key = `bad-body-${randomUUID()}`;
-    const answer = await post('/payments/charges', body, key);
-    expect(answer.status).toBe(400);
-    expect(answer.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ path })]));
-    expect(await ledgerEffectsFor(h.dynamo, key)).toBe(0);
-  });
+    ['bad JSON', '{"orderId":', 'body', 'Body is not valid JSON', /^must be valid JSON/],
+    [
+      'a missing field',
+      { ...order(), customerId: undefined },
+      'body.customerId',
+      'Invalid request body',
+      /^is required$/,
+    ],
+    [
+      'an unknown field',
+      { ...order(), coupon: 'FREE' },
+      'body.coupon',
+      'Invalid request body',
+      /not an allowed field/,
+    ],
+    [
+      'a bad quantity',
+      { ...order(), items: [{ sku: 'A', quantity: 0 }] },
+      'body.items[0].quantity',
+      'Invalid request body',
+      />=1/,
+    ],
+  ])(
+    'answers 400 naming the problem for %s, recording nothing',
+    async (_case, body, path, message, detail) => {
+      const key = `bad-body-${randomUUID()}`;
+      const answer = await post('/payments/charges', body, key);
+      expect(answer.status).toBe(400);
+      expect(answer.body.message).toBe(message);
+      expect(answer.body.errors).toEqual(
+        expect.arrayContaining([{ path, message: expect.stringMatching(detail) }]),
+      );
+      expect(await ledgerEffectsFor(h.dynamo, key)).toBe(0);
+    },
+  );
 
   it('answers 404 for a path no service serves and 405 for a non-POST', async () => {
     expect((await post('/refunds', order(), 'k-404')).status).toBe(404);
@@ -200,6 +226,10 @@ describe('remote service failures', () => {
       ...env,
       [FakesEnvKey.LedgerTableName]: LEDGER_TABLE,
       [FakesEnvKey.StallMillis]: '0',
+      // What the platform's function construct sets on every function.
+      [PowertoolsEnvKey.ServiceName]: 'remote-service-test',
+      [PowertoolsEnvKey.MetricsNamespace]: FAKES_METRICS_NAMESPACE,
+      [PowertoolsEnvKey.TraceEnabled]: 'false',
       ...overrides,
     };
     for (const [key, value] of Object.entries(overrides)) if (value === undefined) delete process.env[key];

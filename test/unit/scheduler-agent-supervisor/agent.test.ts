@@ -10,9 +10,7 @@ import {
   callRemoteOperation,
   callWithRetries,
   classifyOutcome,
-  decideRetry,
   effectiveDeadline,
-  fullJitterDelayMillis,
   handleAgentRequest,
   heartbeatIntervalMillis,
   IdempotencyKeyReusedError,
@@ -25,25 +23,12 @@ import {
   remoteOperationFor,
 } from '../../../lambdas/scheduler-agent-supervisor/domain/agent';
 import { loadConfig } from '../../../lib/scheduler-agent-supervisor/config';
+import { fakeTime as fakeTimeFrom } from '../shared/fake-time';
 
 const backoff = { baseMillis: 100, capMillis: 1_000 };
 
-/** A clock that only moves when the code under test sleeps. */
-function fakeTime(start = 1_000_000) {
-  let now = start;
-  const sleeps: number[] = [];
-  return {
-    clock: { now: () => now },
-    sleep: async (millis: number) => {
-      sleeps.push(millis);
-      now += millis;
-    },
-    advance: (millis: number) => {
-      now += millis;
-    },
-    sleeps,
-  };
-}
+/** The clock the tests below start from unless they say otherwise. */
+const fakeTime = (start = 1_000_000) => fakeTimeFrom(start);
 
 const ok = (confirmationId = 'c-1'): RemoteOutcome => ({
   kind: 'response',
@@ -86,40 +71,6 @@ describe('timeouts and heartbeats', () => {
 
   it('beats at half the task heartbeat', () => {
     expect(heartbeatIntervalMillis(3)).toBe(1_500);
-  });
-});
-
-describe('fullJitterDelayMillis', () => {
-  it('draws uniformly below min(cap, base * 2^n)', () => {
-    expect(fullJitterDelayMillis(0, backoff, () => 0)).toBe(0);
-    expect(fullJitterDelayMillis(0, backoff, () => 0.5)).toBe(50);
-    expect(fullJitterDelayMillis(2, backoff, () => 0.5)).toBe(200);
-    expect(fullJitterDelayMillis(2, backoff, () => 0.999_999)).toBe(399);
-  });
-
-  it('never exceeds the cap however many retries came before', () => {
-    expect(fullJitterDelayMillis(30, backoff, () => 0.999_999)).toBe(999);
-  });
-});
-
-describe('decideRetry', () => {
-  const input = { callsMade: 1, maxCallAttempts: 3, now: 0, deadline: 10_000, backoff, random: () => 0.5 };
-
-  it('retries after a jittered delay while calls and time remain', () => {
-    expect(decideRetry(input)).toEqual({ kind: 'retry', delayMillis: 50 });
-    expect(decideRetry({ ...input, callsMade: 2 })).toEqual({ kind: 'retry', delayMillis: 100 });
-  });
-
-  it('gives up once the call budget is spent', () => {
-    expect(decideRetry({ ...input, callsMade: 3 })).toEqual({
-      kind: 'give-up',
-      reason: 'attempts-exhausted',
-    });
-  });
-
-  it('gives up rather than start a call at or after the deadline', () => {
-    expect(decideRetry({ ...input, now: 9_950 })).toEqual({ kind: 'give-up', reason: 'deadline' });
-    expect(decideRetry({ ...input, now: 9_949 })).toEqual({ kind: 'retry', delayMillis: 50 });
   });
 });
 

@@ -1,10 +1,10 @@
 import {
-  canonicalJson,
   itemsToStoredJson,
   type OrderData,
   orderDataFrom,
   orderFingerprint,
 } from '../../../lambdas/scheduler-agent-supervisor/domain/order';
+import { seededRandom, shuffledKeys } from '../shared/key-order';
 
 const order: OrderData = {
   orderId: 'order-1',
@@ -16,66 +16,6 @@ const order: OrderData = {
   totalCents: 4599,
   currency: 'EUR',
 };
-
-/** Deterministic pseudo-random generator so the property-style cases are reproducible. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state * 1664525 + 1013904223) >>> 0;
-    return state / 2 ** 32;
-  };
-}
-
-function shuffledKeys<T extends object>(value: T, random: () => number): T {
-  const entries = Object.entries(value);
-  for (let index = entries.length - 1; index > 0; index -= 1) {
-    const swap = Math.floor(random() * (index + 1));
-    const current = entries[index];
-    const other = entries[swap];
-    if (current && other) {
-      entries[index] = other;
-      entries[swap] = current;
-    }
-  }
-  return Object.fromEntries(entries) as T;
-}
-
-describe('canonicalJson', () => {
-  it.each([
-    [null, 'null'],
-    ['text', '"text"'],
-    [42, '42'],
-    [true, 'true'],
-    [[3, 1, 2], '[3,1,2]'],
-    [{ b: 1, a: 2 }, '{"a":2,"b":1}'],
-    [{ z: { y: [{ b: 1, a: 0 }] }, a: 'x' }, '{"a":"x","z":{"y":[{"a":0,"b":1}]}}'],
-    [{ a: undefined, b: 1 }, '{"b":1}'],
-    [{ 'needs "quotes"': 1 }, '{"needs \\"quotes\\"":1}'],
-  ])('encodes %j as %s', (value, expected) => {
-    expect(canonicalJson(value)).toBe(expected);
-  });
-
-  it('gives the same text for 50 random key orders of the same nested data', () => {
-    const random = seededRandom(7);
-    const reference = canonicalJson(order);
-    for (let round = 0; round < 50; round += 1) {
-      const shuffled = shuffledKeys(
-        { ...order, items: order.items.map((item) => shuffledKeys(item, random)) },
-        random,
-      );
-      expect(canonicalJson(shuffled)).toBe(reference);
-    }
-  });
-
-  it.each([Number.NaN, Number.POSITIVE_INFINITY])('refuses the non-finite number %p', (value) => {
-    expect(() => canonicalJson({ value })).toThrow(/non-finite/);
-  });
-
-  it('refuses values JSON cannot represent', () => {
-    expect(() => canonicalJson(() => 1)).toThrow(/type function/);
-    expect(() => canonicalJson(BigInt(1))).toThrow(/type bigint/);
-  });
-});
 
 describe('orderFingerprint', () => {
   it('is a sha256 hex digest', () => {

@@ -10,17 +10,16 @@ import type {
 } from '../../../lambdas/scheduler-agent-supervisor/domain/ports';
 import {
   type ClaimTimings,
-  nextStartTry,
   planAttempt,
   START_RETRY_POLICY,
   type StartDependencies,
-  type StartRetryPolicy,
   startOrder,
 } from '../../../lambdas/scheduler-agent-supervisor/domain/starter';
 import {
   buildInitialStateRecord,
   type StateRecord,
 } from '../../../lambdas/scheduler-agent-supervisor/domain/state-record';
+import { type BackoffPolicy, nextRetry } from '../../../lambdas/shared/backoff';
 
 const NOW = 1_900_000_000_000;
 const timings: ClaimTimings = {
@@ -28,46 +27,31 @@ const timings: ClaimTimings = {
   stepDeadlineSlackSeconds: 30,
   startGraceSeconds: 60,
 };
-const policy: StartRetryPolicy = {
-  maxTries: 3,
-  baseDelayMillis: 200,
-  maxDelayMillis: 300,
+const policy: BackoffPolicy = {
+  maxAttempts: 3,
+  baseMillis: 200,
+  capMillis: 300,
   budgetMillis: 2000,
 };
 const message = { orderId: 'order-1', reason: 'submitted', correlationId: 'corr-1' } as const;
 
-describe('nextStartTry', () => {
-  it('retries after a full-jitter delay that doubles per try up to the cap', () => {
-    expect(nextStartTry(policy, 1, 0, () => 0.999)).toEqual({ kind: 'retry', delayMillis: 199 });
-    expect(nextStartTry(policy, 2, 0, () => 0.999)).toEqual({ kind: 'retry', delayMillis: 299 });
-    expect(nextStartTry({ ...policy, maxTries: 10 }, 5, 0, () => 0.5)).toEqual({
-      kind: 'retry',
-      delayMillis: 150,
-    });
-    expect(nextStartTry(policy, 1, 0, () => 0)).toEqual({ kind: 'retry', delayMillis: 0 });
-  });
-
-  it('gives up once the tries are spent', () => {
-    expect(nextStartTry(policy, 3, 0, () => 0)).toEqual({ kind: 'give-up', reason: 'tries-exhausted' });
-  });
-
-  it('gives up rather than start a try after the budget', () => {
-    expect(nextStartTry(policy, 1, 1900, () => 0.5)).toEqual({ kind: 'retry', delayMillis: 100 });
-    expect(nextStartTry(policy, 1, 1901, () => 0.5)).toEqual({ kind: 'give-up', reason: 'budget-spent' });
-  });
-
+describe('START_RETRY_POLICY', () => {
   it('keeps the default policy to a few tries within about two seconds of sleeping at most', () => {
     let worstCaseSleep = 0;
     for (let tries = 1; ; tries += 1) {
-      const next = nextStartTry(START_RETRY_POLICY, tries, worstCaseSleep, () => 0.999_999);
+      const next = nextRetry(
+        START_RETRY_POLICY,
+        { attemptsMade: tries, now: worstCaseSleep, firstAttemptAt: 0 },
+        () => 0.999_999,
+      );
       if (next.kind === 'give-up') {
-        expect(tries).toBe(START_RETRY_POLICY.maxTries);
+        expect(tries).toBe(START_RETRY_POLICY.maxAttempts);
         break;
       }
       worstCaseSleep += next.delayMillis;
     }
-    expect(START_RETRY_POLICY.maxTries).toBeGreaterThanOrEqual(2);
-    expect(worstCaseSleep).toBeLessThanOrEqual(START_RETRY_POLICY.budgetMillis);
+    expect(START_RETRY_POLICY.maxAttempts).toBeGreaterThanOrEqual(2);
+    expect(worstCaseSleep).toBeLessThanOrEqual(START_RETRY_POLICY.budgetMillis ?? 0);
   });
 });
 

@@ -3,7 +3,8 @@
  * (function URL double), de-duplicating through Powertools idempotency on dynalite, and answering
  * a scripted Step Functions endpoint.
  */
-import { AgentError, EnvKey } from '../../../../lambdas/scheduler-agent-supervisor/contracts';
+import { AgentError, EnvKey, OrderMetric } from '../../../../lambdas/scheduler-agent-supervisor/contracts';
+import { PowertoolsEnvKey } from '../../../../lambdas/shared/env';
 import {
   type AgentHandler,
   type AgentHarness,
@@ -64,7 +65,7 @@ describe('agent handler (integration)', () => {
       idempotencyKey: request.idempotencyKey,
     });
     const lines = h.logs.since(mark);
-    expect(metricSum(lines, 'RemoteCalls')).toBe(1);
+    expect(metricSum(lines, OrderMetric.RemoteCalls)).toBe(1);
     expect(lines).toContainEqual(
       expect.objectContaining({ message: 'Step succeeded', correlationId: request.correlationId }),
     );
@@ -126,8 +127,8 @@ describe('agent handler (integration)', () => {
     expect(callbacksFor(h.sfn, request.taskToken).map((c) => c.operation)).toEqual(['SendTaskSuccess']);
     expect(await ledgerEffectsFor(h.dynamo, request.idempotencyKey)).toBe(1);
     const lines = h.logs.since(mark);
-    expect(metricSum(lines, 'RemoteCalls')).toBe(3);
-    expect(metricSum(lines, 'RemoteRetries')).toBe(2);
+    expect(metricSum(lines, OrderMetric.RemoteCalls)).toBe(3);
+    expect(metricSum(lines, OrderMetric.RemoteRetries)).toBe(2);
   });
 
   it('answers a PERM-FAIL refusal with Agent.PermanentFailure after one call and no effect', async () => {
@@ -149,7 +150,7 @@ describe('agent handler (integration)', () => {
       },
     ]);
     expect(await ledgerEffect(h.dynamo, 'payment', request.idempotencyKey)).toBeUndefined();
-    expect(metricSum(h.logs.since(mark), 'PermanentFailures')).toBe(1);
+    expect(metricSum(h.logs.since(mark), OrderMetric.PermanentFailures)).toBe(1);
   });
 
   it('STALL-ONCE past the deadline: no call after the deadline, TransientFailure, then the next attempt gets the recorded effect', async () => {
@@ -171,7 +172,7 @@ describe('agent handler (integration)', () => {
         }),
       },
     ]);
-    expect(metricSum(h.logs.since(mark), 'DeadlineExceeded')).toBe(1);
+    expect(metricSum(h.logs.since(mark), OrderMetric.DeadlineExceeded)).toBe(1);
 
     await h.remote.settled(); // the stalled call finishes on the server side (504 after the stall)
     const recorded = await ledgerEffect(h.dynamo, 'payment', request.idempotencyKey);
@@ -230,7 +231,7 @@ describe('agent handler (integration)', () => {
       expect(response.batchItemFailures).toEqual([]);
       expect(callbacksFor(h.sfn, request.taskToken).map((c) => c.operation)).toEqual(['SendTaskSuccess']);
       const lines = h.logs.since(mark);
-      expect(metricSum(lines, 'LateReplies')).toBe(1);
+      expect(metricSum(lines, OrderMetric.LateReplies)).toBe(1);
       expect(logMessages(lines)).toContain('Late reply dropped: the task had already timed out or ended');
     },
   );
@@ -279,7 +280,7 @@ describe('agent handler (integration)', () => {
         body: expect.objectContaining({ error: AgentError.TransientExhausted }),
       },
     ]);
-    expect(metricSum(h.logs.since(mark), 'DeadlineExceeded')).toBe(1);
+    expect(metricSum(h.logs.since(mark), OrderMetric.DeadlineExceeded)).toBe(1);
   });
 
   it('after the deadline still reports a result recorded earlier (no new call, so no new effect)', async () => {
@@ -357,7 +358,7 @@ describe('agent handler (integration)', () => {
         }),
       },
     ]);
-    expect(metricSum(h.logs.since(mark), 'RemoteCalls')).toBe(2);
+    expect(metricSum(h.logs.since(mark), OrderMetric.RemoteCalls)).toBe(2);
   });
 });
 
@@ -374,6 +375,10 @@ describe('agent configuration', () => {
       [EnvKey.RemoteEndpointUrl]: 'http://127.0.0.1:1',
       [EnvKey.IdempotencyTableName]: 'table',
       [EnvKey.WorkflowTimings]: JSON.stringify(TEST_TIMINGS),
+      // What the platform's function construct sets on every function.
+      [PowertoolsEnvKey.ServiceName]: 'agent-config-test',
+      [PowertoolsEnvKey.MetricsNamespace]: 'AgentConfigTest',
+      [PowertoolsEnvKey.TraceEnabled]: 'false',
     });
     for (const [key, value] of Object.entries(overrides)) {
       if (value === undefined) delete process.env[key];
@@ -396,6 +401,11 @@ describe('agent configuration', () => {
       { [EnvKey.IdempotencyTableName]: undefined },
       'Missing required environment variable IDEMPOTENCY_TABLE_NAME',
     ],
+    [
+      { [PowertoolsEnvKey.MetricsNamespace]: undefined },
+      'Missing required environment variable POWERTOOLS_METRICS_NAMESPACE',
+    ],
+    [{ [PowertoolsEnvKey.ServiceName]: '' }, 'Missing required environment variable POWERTOOLS_SERVICE_NAME'],
   ])('refuses to start with a bad environment (%o)', async (overrides, message) => {
     await expect(loadWith(overrides)).rejects.toThrow(message);
   });

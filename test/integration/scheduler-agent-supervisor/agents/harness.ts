@@ -77,6 +77,7 @@ export async function startAgentHarness(options: {
     [EnvKey.WorkflowTimings]: JSON.stringify(TEST_TIMINGS),
     [PowertoolsEnvKey.ServiceName]: 'agents-integration-test',
     [PowertoolsEnvKey.MetricsNamespace]: 'OrderProcessingTest',
+    [PowertoolsEnvKey.TraceEnabled]: 'false',
   });
   const remoteService = await import('../../../../lambdas/fakes/handlers/remote-service');
   const remote = await startFunctionUrlServer(remoteService.handler, {

@@ -292,6 +292,7 @@ export function handlerEnv(resources: CoreResources, settings: HandlerSettings =
     [EnvKey.DueShardCount]: String(settings.dueShardCount ?? 4),
     [PowertoolsEnvKey.ServiceName]: 'core-integration',
     [PowertoolsEnvKey.MetricsNamespace]: 'CoreIntegration',
+    [PowertoolsEnvKey.TraceEnabled]: 'false',
     ...(settings.env as Record<string, string> | undefined),
   };
 }

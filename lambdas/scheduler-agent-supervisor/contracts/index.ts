@@ -13,4 +13,5 @@ export * from './state-record';
 export * from './states';
 export * from './steps';
 export * from './timings';
+export * from './transitions';
 export * from './versions';

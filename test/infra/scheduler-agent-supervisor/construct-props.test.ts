@@ -1,5 +1,4 @@
 import { Duration, Stack } from 'aws-cdk-lib';
-import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { ORDER_STEPS } from '../../../lambdas/scheduler-agent-supervisor/contracts';
@@ -10,10 +9,6 @@ import { AgentWorker } from '../../../lib/scheduler-agent-supervisor/agent';
 import { loadConfig } from '../../../lib/scheduler-agent-supervisor/config';
 import { OperatorAlerts } from '../../../lib/scheduler-agent-supervisor/operator-alerts';
 import { OrdersDatabase } from '../../../lib/scheduler-agent-supervisor/orders-database';
-import {
-  SchedulerWorkflow,
-  type SchedulerWorkflowProps,
-} from '../../../lib/scheduler-agent-supervisor/scheduler/workflow';
 import { StateStore } from '../../../lib/scheduler-agent-supervisor/state-store';
 import { SubmissionApi } from '../../../lib/scheduler-agent-supervisor/submission-api';
 import { Supervisor } from '../../../lib/scheduler-agent-supervisor/supervisor';
@@ -23,65 +18,6 @@ const { timings, apiThrottle } = loadConfig('local');
 const probe = () => new Stack(testApp(), 'Probe');
 
 describe('construct props are validated with errors naming the construct', () => {
-  describe('SchedulerWorkflow', () => {
-    const workflowProps = (
-      stack: Stack,
-      agentQueues: Record<string, sqs.IQueue>,
-    ): SchedulerWorkflowProps => ({
-      stateTable: new dynamodb.Table(stack, 'State', {
-        partitionKey: { name: 'OrderID', type: dynamodb.AttributeType.STRING },
-      }),
-      ordersTable: new dynamodb.Table(stack, 'Orders', {
-        partitionKey: { name: 'OrderID', type: dynamodb.AttributeType.STRING },
-      }),
-      alertBus: new events.EventBus(stack, 'Bus'),
-      agentQueues,
-      timings,
-      logRetentionDays: 7,
-      retainData: false,
-    });
-    const queues = (stack: Stack, names: readonly string[]) =>
-      Object.fromEntries(names.map((name) => [name, new sqs.Queue(stack, `${name}Queue`)]));
-
-    it('fails when a step has no agent queue', () => {
-      const stack = probe();
-      const props = workflowProps(
-        stack,
-        queues(
-          stack,
-          ORDER_STEPS.slice(1).map((s) => s.name),
-        ),
-      );
-      expect(() => new SchedulerWorkflow(stack, 'Scheduler', props)).toThrow(
-        `SchedulerWorkflow Probe/Scheduler: no agent queue for step '${ORDER_STEPS[0].name}'`,
-      );
-    });
-
-    it('fails when a queue belongs to no step', () => {
-      const stack = probe();
-      const props = workflowProps(stack, queues(stack, [...ORDER_STEPS.map((s) => s.name), 'Gift']));
-      expect(() => new SchedulerWorkflow(stack, 'Scheduler', props)).toThrow(
-        /agent queues for unknown steps: Gift/,
-      );
-    });
-
-    it('fails when a step name cannot be used in JSONPath', () => {
-      const stack = probe();
-      const steps = [{ name: 'Bad.Name', service: 'x', operationPath: '/x' }];
-      const props = { ...workflowProps(stack, queues(stack, ['Bad.Name'])), steps };
-      expect(() => new SchedulerWorkflow(stack, 'Scheduler', props)).toThrow(
-        /step name 'Bad.Name' must be letters and digits/,
-      );
-    });
-
-    it('fails on duplicate steps', () => {
-      const stack = probe();
-      const step = { name: 'Twice', service: 'x', operationPath: '/x' };
-      const props = { ...workflowProps(stack, queues(stack, ['Twice'])), steps: [step, step] };
-      expect(() => new SchedulerWorkflow(stack, 'Scheduler', props)).toThrow(/duplicate steps: Twice/);
-    });
-  });
-
   it('WorkQueue fails when maxReceiveCount is out of 1..10', () => {
     expect(
       () =>

@@ -1,5 +1,6 @@
 import { Duration, Stack } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { ORDER_STEPS } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { RemoteServices } from '../../../lib/fakes/remote-services';
@@ -57,6 +58,56 @@ describe('construct props are validated with errors naming the construct', () =>
           logRetentionDays: 7,
         }),
     ).toThrow("AgentWorker Probe/Agent: remoteEndpointUrl must not end with '/'");
+  });
+
+  describe('AgentWorker remote', () => {
+    const agent = (remote: { url: string; auth: 'iam' | 'none'; withFunction: boolean }) => () => {
+      const stack = probe();
+      const remoteFunction = lambda.Function.fromFunctionAttributes(stack, 'Remote', {
+        functionArn: 'arn:aws:lambda:eu-west-1:123456789012:function:remote',
+        skipPermissions: true,
+      });
+      return new AgentWorker(stack, 'Agent', {
+        step: ORDER_STEPS[0],
+        timings,
+        remoteEndpointUrl: remote.url,
+        remoteAuth: remote.auth,
+        ...(remote.withFunction && { remoteFunction }),
+        idempotencyStore: new IdempotencyStore(stack, 'Idempotency', { retainData: false }),
+        retainData: false,
+        logRetentionDays: 7,
+      });
+    };
+
+    it('fails when the endpoint is not an absolute URL', () => {
+      expect(agent({ url: 'remote.example', auth: 'none', withFunction: false })).toThrow(
+        "AgentWorker Probe/Agent: remoteEndpointUrl must be an absolute http(s) URL, got 'remote.example'",
+      );
+    });
+
+    it('fails when IAM auth names no function to invoke', () => {
+      expect(agent({ url: 'https://remote.example', auth: 'iam', withFunction: false })).toThrow(
+        "AgentWorker Probe/Agent: remoteAuth 'iam' needs the remoteFunction the agent is allowed to invoke",
+      );
+    });
+
+    it('fails when a function is given without IAM auth', () => {
+      expect(agent({ url: 'https://remote.example', auth: 'none', withFunction: true })).toThrow(
+        "AgentWorker Probe/Agent: remoteFunction is only used with remoteAuth 'iam'",
+      );
+    });
+  });
+
+  it('RemoteServices fails when its reserved concurrency is not a positive integer', () => {
+    expect(
+      () =>
+        new RemoteServices(probe(), 'Remote', {
+          retainData: false,
+          logRetentionDays: 7,
+          stallMillis: 1000,
+          reservedConcurrentExecutions: 0,
+        }),
+    ).toThrow('reservedConcurrentExecutions must be a positive integer, got 0');
   });
 
   it('Supervisor fails when the rate is not a whole number of minutes', () => {

@@ -1,6 +1,5 @@
 import { Duration, RemovalPolicy, Token } from 'aws-cdk-lib';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
-import * as eventSources from 'aws-cdk-lib/aws-lambda-event-sources';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import {
@@ -12,7 +11,7 @@ import {
 } from '../../lambdas/scheduler-agent-supervisor/contracts';
 import type { IdempotencyStore } from '../platform/idempotency-store';
 import { LambdaFunction } from '../platform/lambda-function';
-import { VISIBILITY_TO_TIMEOUT_RATIO, WorkQueue } from '../platform/work-queue';
+import { WorkQueue } from '../platform/work-queue';
 
 /**
  * Time the agent keeps after its step's deadline to report the outcome (SendTaskFailure) and
@@ -61,7 +60,7 @@ export class AgentWorker extends Construct {
     const timeout = Duration.seconds(props.timings.stepTimeoutSeconds + AGENT_TIMEOUT_MARGIN_SECONDS);
     this.requests = new WorkQueue(this, 'Requests', {
       retainData: props.retainData,
-      visibilityTimeout: Duration.seconds(timeout.toSeconds() * VISIBILITY_TO_TIMEOUT_RATIO),
+      consumerTimeout: timeout,
       maxReceiveCount: AGENT_MAX_RECEIVE_COUNT,
     });
     this.agent = new LambdaFunction(this, 'Agent', {
@@ -80,12 +79,7 @@ export class AgentWorker extends Construct {
         [EnvKey.WorkflowTimings]: JSON.stringify(props.timings),
       },
     });
-    this.agent.function.addEventSource(
-      new eventSources.SqsEventSource(this.requests.queue, {
-        batchSize: AGENT_BATCH_SIZE,
-        reportBatchItemFailures: true,
-      }),
-    );
+    this.requests.consumeWith(this.agent.function, AGENT_BATCH_SIZE);
     props.idempotencyStore.grantPersistence(this.agent.function);
     props.remoteFunction?.grantInvokeUrl(this.agent.function);
   }

@@ -61,33 +61,44 @@ export function orderKey(): Record<string, tasks.DynamoAttributeValue> {
   };
 }
 
-/** Consistent read of the state record: the lock and the plan of this attempt. */
-export function loadStateRecord(scope: Construct, stateTable: dynamodb.ITable): sfn.TaskStateBase {
+/**
+ * A consistent GetItem of the order's item in `table`, kept at `resultPath`. Consistent because
+ * both items are read right after being written: the state record by the starter's claim, the
+ * order by the submission just before the state record.
+ */
+function consistentRead(
+  scope: Construct,
+  id: string,
+  props: { readonly comment: string; readonly table: dynamodb.ITable; readonly resultPath: string },
+): sfn.TaskStateBase {
   return withDataRetry(
-    tasks.DynamoGetItem.jsonPath(scope, 'LoadStateRecord', {
-      comment: 'Consistent read of the state record: the lock and the plan of this attempt.',
-      table: stateTable,
+    tasks.DynamoGetItem.jsonPath(scope, id, {
+      comment: props.comment,
+      table: props.table,
       key: orderKey(),
       consistentRead: true,
-      resultPath: WorkflowPath.record,
+      resultPath: props.resultPath,
       taskTimeout: dataTaskTimeout(),
     }),
   );
 }
 
-/** The immutable order from the business database, for the agents. */
+/** `LoadStateRecord`: the lock and the plan of this attempt. */
+export function loadStateRecord(scope: Construct, stateTable: dynamodb.ITable): sfn.TaskStateBase {
+  return consistentRead(scope, 'LoadStateRecord', {
+    comment: 'Consistent read of the state record: the lock and the plan of this attempt.',
+    table: stateTable,
+    resultPath: WorkflowPath.record,
+  });
+}
+
+/** `LoadOrder`: the immutable order from the business database, for the agents. */
 export function loadOrder(scope: Construct, ordersTable: dynamodb.ITable): sfn.TaskStateBase {
-  return withDataRetry(
-    tasks.DynamoGetItem.jsonPath(scope, 'LoadOrder', {
-      comment: 'The immutable order from the business database, for the agents.',
-      table: ordersTable,
-      key: orderKey(),
-      // Written just before the state record: an eventually consistent read could miss it.
-      consistentRead: true,
-      resultPath: WorkflowPath.order,
-      taskTimeout: dataTaskTimeout(),
-    }),
-  );
+  return consistentRead(scope, 'LoadOrder', {
+    comment: 'The immutable order from the business database, for the agents.',
+    table: ordersTable,
+    resultPath: WorkflowPath.order,
+  });
 }
 
 /** Tells an operator (OrderFailed on the alert bus) after MarkError. */

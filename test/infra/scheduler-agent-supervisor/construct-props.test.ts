@@ -1,11 +1,10 @@
-import { Duration, Stack } from 'aws-cdk-lib';
+import { Stack } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { ORDER_STEPS } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { RemoteServices } from '../../../lib/fakes/remote-services';
 import { IdempotencyStore } from '../../../lib/platform/idempotency-store';
-import { WorkQueue } from '../../../lib/platform/work-queue';
 import { AgentWorker } from '../../../lib/scheduler-agent-supervisor/agent';
 import { loadConfig } from '../../../lib/scheduler-agent-supervisor/config';
 import { OperatorAlerts } from '../../../lib/scheduler-agent-supervisor/operator-alerts';
@@ -19,17 +18,6 @@ const { timings, apiThrottle } = loadConfig('local');
 const probe = () => new Stack(testApp(), 'Probe');
 
 describe('construct props are validated with errors naming the construct', () => {
-  it('WorkQueue fails when maxReceiveCount is out of 1..10', () => {
-    expect(
-      () =>
-        new WorkQueue(probe(), 'Work', {
-          retainData: false,
-          visibilityTimeout: Duration.seconds(60),
-          maxReceiveCount: 0,
-        }),
-    ).toThrow('WorkQueue Probe/Work: maxReceiveCount must be an integer from 1 to 10, got 0');
-  });
-
   it('OperatorAlerts fails when alertEmail is not an email address', () => {
     expect(() => new OperatorAlerts(probe(), 'Alerts', { retainData: false, alertEmail: 'ops' })).toThrow(
       "OperatorAlerts Probe/Alerts: alertEmail 'ops' is not an email address",

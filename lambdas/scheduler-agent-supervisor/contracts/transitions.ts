@@ -107,6 +107,19 @@ const isPending: Condition<never> = {
 /** The scheduler's fence: this execution (its instance id) still holds the lock of a Processing record. */
 const HELD_BY_THIS_EXECUTION = { lockedBy: param('instanceId') } as const;
 
+/**
+ * The supervisor's fence: the very attempt it saw expire (same lock, deadline and failure count).
+ * A re-claim, a finished execution or another supervisor's transition changes at least one of them.
+ */
+const EXPIRED_ATTEMPT = {
+  fence: { lockedBy: param('seenLock') },
+  condition: [
+    isProcessing,
+    { path: attr(StateAttr.CompleteBy), equals: param('seenCompleteBy') },
+    { path: attr(StateAttr.FailureCount), equals: param('seenFailureCount') },
+  ],
+} as const;
+
 export const STATE_TRANSITIONS = {
   /** Starter: claim a Pending record for a new attempt (then, and only then, start its execution). */
   claim: transition({
@@ -239,11 +252,7 @@ export const STATE_TRANSITIONS = {
     remove: [attr(StateAttr.LockedBy), attr(StateAttr.DueShard)],
   }),
 
-  /**
-   * Supervisor: an attempt expired below the failure threshold. Fenced on the very attempt it saw
-   * expire (same lock, deadline and failure count): a re-claim, a finished execution or another
-   * supervisor's transition changes at least one of them.
-   */
+  /** Supervisor: an attempt expired below the failure threshold (fenced on that attempt). */
   resetExpired: transition({
     by: 'supervisor',
     summary:
@@ -256,12 +265,7 @@ export const STATE_TRANSITIONS = {
       completeBy: 'N',
       now: 'S',
     },
-    fence: { lockedBy: param('seenLock') },
-    condition: [
-      isProcessing,
-      { path: attr(StateAttr.CompleteBy), equals: param('seenCompleteBy') },
-      { path: attr(StateAttr.FailureCount), equals: param('seenFailureCount') },
-    ],
+    ...EXPIRED_ATTEMPT,
     set: [
       [attr(StateAttr.ProcessState), constant(ProcessState.Pending)],
       [attr(StateAttr.FailureCount), param('failureCount')],
@@ -284,12 +288,7 @@ export const STATE_TRANSITIONS = {
       lastError: 'M',
       now: 'S',
     },
-    fence: { lockedBy: param('seenLock') },
-    condition: [
-      isProcessing,
-      { path: attr(StateAttr.CompleteBy), equals: param('seenCompleteBy') },
-      { path: attr(StateAttr.FailureCount), equals: param('seenFailureCount') },
-    ],
+    ...EXPIRED_ATTEMPT,
     set: [
       [attr(StateAttr.ProcessState), constant(ProcessState.Error)],
       [attr(StateAttr.FailureCount), param('failureCount')],

@@ -1,16 +1,27 @@
 import { Duration, Fn, RemovalPolicy } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
-import type * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { FAKES_METRICS_NAMESPACE, FakesEnvKey, LedgerAttr } from '../../lambdas/fakes/contracts';
 import { createDataTable, type DataTableOptions, grantTableActions } from '../platform/data-table';
 import { LambdaFunction } from '../platform/lambda-function';
 
+/**
+ * Reserved concurrency of the fake service: it both caps what an API key holder can tie up
+ * (a STALL-ONCE order holds one execution for remoteStallMillis) and keeps the demo serving
+ * while that happens. Five covers the acceptance suite (orders one at a time, one stalled) and
+ * a hand-driven demo; calls beyond it are throttled (429), which the agents retry as transient.
+ * It counts against the account: AWS keeps 10 executions unreserved, and the supervisor reserves
+ * 1, so a demo needs an account concurrency quota of at least 16.
+ */
+export const FAKE_SERVICE_RESERVED_CONCURRENCY = 5;
+
 export interface RemoteServicesProps extends DataTableOptions {
   /** How long a STALL-ONCE call is held before the request fails (config.remoteStallMillis). */
   readonly stallMillis: number;
   readonly logRetentionDays: number;
+  /** @default FAKE_SERVICE_RESERVED_CONCURRENCY */
+  readonly reservedConcurrentExecutions?: number;
 }
 
 /** Time the function keeps after a stalled call to fail it cleanly instead of being killed. */
@@ -19,8 +30,9 @@ const STALL_MARGIN_SECONDS = 10;
 /**
  * The fake downstream (inventory, payment, shipping) the agents call: one function behind a
  * Lambda function URL (IAM auth) serving every operation path, recording each effect once in a
- * ledger table keyed by service and Idempotency-Key. Part of the reference deployment so the
- * failure scenarios (FLAKY, PERM-FAIL, STALL-ONCE) can be exercised end to end.
+ * ledger table keyed by service and Idempotency-Key. Deployed with the local profile and on
+ * demand (`-c demo=true`) so the failure scenarios (FLAKY, PERM-FAIL, STALL-ONCE) can be
+ * exercised end to end; never in front of real services.
  */
 export class RemoteServices extends Construct {
   readonly ledgerTable: dynamodb.Table;
@@ -48,6 +60,7 @@ export class RemoteServices extends Construct {
       logRetentionDays: props.logRetentionDays,
       removalPolicy: props.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
       timeout: Duration.seconds(Math.ceil(props.stallMillis / 1000) + STALL_MARGIN_SECONDS),
+      reservedConcurrentExecutions: props.reservedConcurrentExecutions ?? FAKE_SERVICE_RESERVED_CONCURRENCY,
       environment: {
         [FakesEnvKey.LedgerTableName]: this.ledgerTable.tableName,
         [FakesEnvKey.StallMillis]: String(props.stallMillis),
@@ -64,10 +77,5 @@ export class RemoteServices extends Construct {
     // The URL attribute ends with '/'; callers append operation paths that start with '/'.
     const parts = Fn.split('/', this.functionUrl.url);
     this.endpointUrl = `${Fn.select(0, parts)}//${Fn.select(2, parts)}`;
-  }
-
-  /** Lets a caller invoke the function URL (SigV4-signed requests). */
-  grantInvokeUrl(grantee: iam.IGrantable): void {
-    this.service.function.grantInvokeUrl(grantee);
   }
 }

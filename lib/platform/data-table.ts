@@ -2,7 +2,7 @@ import { RemovalPolicy } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
-import type { Construct } from 'constructs';
+import { Construct } from 'constructs';
 
 /** Settings every table of this application shares. */
 export interface DataTableOptions {
@@ -53,4 +53,27 @@ export function grantTableActions(
 ): void {
   iam.Grant.addToPrincipal({ grantee, actions, resourceArns: [table.tableArn] });
   table.encryptionKey?.grantEncryptDecrypt(grantee);
+}
+
+/**
+ * A construct owning one data table (`<id>/Table`, the application's defaults), through which
+ * callers get exactly the item actions they need on it, never on its indexes.
+ */
+export class DataStore extends Construct {
+  readonly table: dynamodb.Table;
+
+  constructor(scope: Construct, id: string, props: DataTableProps) {
+    super(scope, id);
+    this.table = createDataTable(this, 'Table', props);
+  }
+
+  /** Grants `actions` on the table's items (table only, no index) and the use of its key. */
+  grant(grantee: iam.IGrantable, ...actions: string[]): void {
+    grantTableActions(this.table, grantee, ...actions);
+  }
+
+  /** Name for CfnOutputs and environment variables. */
+  get tableName(): string {
+    return this.table.tableName;
+  }
 }

@@ -1,8 +1,8 @@
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as iam from 'aws-cdk-lib/aws-iam';
-import { Construct } from 'constructs';
+import type { Construct } from 'constructs';
 import { IDEMPOTENCY_TABLE_KEY } from '../../lambdas/shared/idempotency';
-import { createDataTable, type DataTableOptions, grantTableActions } from './data-table';
+import { DataStore, type DataTableOptions } from './data-table';
 
 /** Powertools' default TTL attribute: expired idempotency records are deleted by DynamoDB. */
 export const IDEMPOTENCY_EXPIRY_ATTRIBUTE = 'expiration';
@@ -13,12 +13,9 @@ export type IdempotencyStoreProps = DataTableOptions;
  * Persistence layer of Powertools idempotency for the agents (one table for all of them:
  * Powertools prefixes every key with the function name).
  */
-export class IdempotencyStore extends Construct {
-  readonly table: dynamodb.Table;
-
+export class IdempotencyStore extends DataStore {
   constructor(scope: Construct, id: string, props: IdempotencyStoreProps) {
-    super(scope, id);
-    this.table = createDataTable(this, 'Table', {
+    super(scope, id, {
       ...props,
       partitionKey: { name: IDEMPOTENCY_TABLE_KEY, type: dynamodb.AttributeType.STRING },
       timeToLiveAttribute: IDEMPOTENCY_EXPIRY_ATTRIBUTE,
@@ -27,13 +24,6 @@ export class IdempotencyStore extends Construct {
 
   /** The item operations Powertools' DynamoDBPersistenceLayer performs. */
   grantPersistence(grantee: iam.IGrantable): void {
-    grantTableActions(
-      this.table,
-      grantee,
-      'dynamodb:GetItem',
-      'dynamodb:PutItem',
-      'dynamodb:UpdateItem',
-      'dynamodb:DeleteItem',
-    );
+    this.grant(grantee, 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem');
   }
 }

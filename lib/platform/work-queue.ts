@@ -1,4 +1,6 @@
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as eventSources from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 
@@ -53,13 +55,19 @@ export function createTerminalQueue(
 export interface WorkQueueProps {
   /** Whether the queues survive stack deletion. */
   readonly retainData: boolean;
-  /** Visibility timeout of the work queue (at least 6x its consumer's timeout; see guardrails). */
-  readonly visibilityTimeout: Duration;
+  /**
+   * Timeout of the function that consumes the queue: the visibility timeout is
+   * VISIBILITY_TO_TIMEOUT_RATIO times it (checked again at synth by lib/platform/guardrails).
+   */
+  readonly consumerTimeout: Duration;
   /** Receives before a message moves to the dead-letter queue. Small: retries are budgeted elsewhere. */
   readonly maxReceiveCount: number;
 }
 
-/** A work queue and its dead-letter queue. */
+/** Largest batch a Lambda SQS event source takes without a batching window. */
+const MAX_BATCH_SIZE = 10;
+
+/** A work queue and its dead-letter queue, consumed by one function in batches. */
 export class WorkQueue extends Construct {
   readonly queue: sqs.Queue;
   readonly deadLetterQueue: sqs.Queue;
@@ -79,8 +87,23 @@ export class WorkQueue extends Construct {
     );
     this.queue = createSecureQueue(this, 'Queue', {
       retainData: props.retainData,
-      visibilityTimeout: props.visibilityTimeout,
+      visibilityTimeout: Duration.seconds(props.consumerTimeout.toSeconds() * VISIBILITY_TO_TIMEOUT_RATIO),
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: props.maxReceiveCount },
     });
+  }
+
+  /**
+   * Makes `consumer` the queue's consumer: batches of `batchSize` messages, each failed message
+   * reported on its own (partial batch failures) so one bad message never redelivers the batch.
+   */
+  consumeWith(consumer: lambda.IFunction, batchSize: number): void {
+    if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > MAX_BATCH_SIZE) {
+      throw new Error(
+        `WorkQueue ${this.node.path}: batchSize must be an integer from 1 to ${MAX_BATCH_SIZE}, got ${batchSize}`,
+      );
+    }
+    consumer.addEventSource(
+      new eventSources.SqsEventSource(this.queue, { batchSize, reportBatchItemFailures: true }),
+    );
   }
 }

@@ -1,16 +1,17 @@
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import * as eventSources from 'aws-cdk-lib/aws-lambda-event-sources';
+import { Duration, RemovalPolicy, Token } from 'aws-cdk-lib';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import {
   EnvKey,
   METRICS_NAMESPACE,
+  type RemoteAuthMode,
   type StepDefinition,
   type WorkflowTimings,
 } from '../../lambdas/scheduler-agent-supervisor/contracts';
 import type { IdempotencyStore } from '../platform/idempotency-store';
 import { LambdaFunction } from '../platform/lambda-function';
-import { VISIBILITY_TO_TIMEOUT_RATIO, WorkQueue } from '../platform/work-queue';
+import { WorkQueue } from '../platform/work-queue';
 
 /**
  * Time the agent keeps after its step's deadline to report the outcome (SendTaskFailure) and
@@ -32,7 +33,12 @@ export interface AgentWorkerProps {
   /** Base URL of the remote service, no trailing slash; the agent appends `step.operationPath`. */
   readonly remoteEndpointUrl: string;
   /** `iam`: sign remote calls with SigV4 (Lambda function URL with AWS_IAM auth); `none`: do not. */
-  readonly remoteAuth: 'iam' | 'none';
+  readonly remoteAuth: RemoteAuthMode;
+  /**
+   * The function behind the remote function URL: the agent may invoke its URL (and nothing else).
+   * @default - none; required with remoteAuth `iam`, refused with `none`
+   */
+  readonly remoteFunction?: lambda.IFunction;
   readonly idempotencyStore: IdempotencyStore;
   readonly retainData: boolean;
   readonly logRetentionDays: number;
@@ -49,14 +55,12 @@ export class AgentWorker extends Construct {
 
   constructor(scope: Construct, id: string, props: AgentWorkerProps) {
     super(scope, id);
-    if (props.remoteEndpointUrl.endsWith('/')) {
-      throw new Error(`AgentWorker ${this.node.path}: remoteEndpointUrl must not end with '/'`);
-    }
+    validateRemote(this.node.path, props);
     this.step = props.step;
     const timeout = Duration.seconds(props.timings.stepTimeoutSeconds + AGENT_TIMEOUT_MARGIN_SECONDS);
     this.requests = new WorkQueue(this, 'Requests', {
       retainData: props.retainData,
-      visibilityTimeout: Duration.seconds(timeout.toSeconds() * VISIBILITY_TO_TIMEOUT_RATIO),
+      consumerTimeout: timeout,
       maxReceiveCount: AGENT_MAX_RECEIVE_COUNT,
     });
     this.agent = new LambdaFunction(this, 'Agent', {
@@ -75,17 +79,30 @@ export class AgentWorker extends Construct {
         [EnvKey.WorkflowTimings]: JSON.stringify(props.timings),
       },
     });
-    this.agent.function.addEventSource(
-      new eventSources.SqsEventSource(this.requests.queue, {
-        batchSize: AGENT_BATCH_SIZE,
-        reportBatchItemFailures: true,
-      }),
-    );
+    this.requests.consumeWith(this.agent.function, AGENT_BATCH_SIZE);
     props.idempotencyStore.grantPersistence(this.agent.function);
+    props.remoteFunction?.grantInvokeUrl(this.agent.function);
   }
 
   /** The queue the scheduler sends this step's requests to. */
   get requestQueue(): sqs.IQueue {
     return this.requests.queue;
   }
+}
+
+function validateRemote(where: string, props: AgentWorkerProps): void {
+  const problems: string[] = [];
+  const url = props.remoteEndpointUrl;
+  if (url.endsWith('/')) problems.push("remoteEndpointUrl must not end with '/'");
+  // A token (the fake service's function URL) is only known at deploy time.
+  if (!Token.isUnresolved(url) && !/^https?:\/\/[^/]/.test(url)) {
+    problems.push(`remoteEndpointUrl must be an absolute http(s) URL, got '${url}'`);
+  }
+  if (props.remoteAuth === 'iam' && props.remoteFunction === undefined) {
+    problems.push("remoteAuth 'iam' needs the remoteFunction the agent is allowed to invoke");
+  }
+  if (props.remoteAuth === 'none' && props.remoteFunction !== undefined) {
+    problems.push("remoteFunction is only used with remoteAuth 'iam'");
+  }
+  if (problems.length > 0) throw new Error(`AgentWorker ${where}: ${problems.join('; ')}`);
 }

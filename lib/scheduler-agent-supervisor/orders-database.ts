@@ -1,8 +1,7 @@
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
-import type * as iam from 'aws-cdk-lib/aws-iam';
-import { Construct } from 'constructs';
+import type { Construct } from 'constructs';
 import { OrderAttr } from '../../lambdas/scheduler-agent-supervisor/contracts';
-import { createDataTable, type DataTableOptions, grantTableActions } from '../platform/data-table';
+import { DataStore, type DataTableOptions } from '../platform/data-table';
 
 export type OrdersDatabaseProps = DataTableOptions;
 
@@ -11,18 +10,11 @@ export type OrdersDatabaseProps = DataTableOptions;
  * from the state store on purpose: the pattern's scheduler state and the business data have
  * different owners and lifecycles, and the submission writes both without a transaction.
  */
-export class OrdersDatabase extends Construct {
-  readonly table: dynamodb.Table;
-
+export class OrdersDatabase extends DataStore {
   constructor(scope: Construct, id: string, props: OrdersDatabaseProps) {
-    super(scope, id);
-    this.table = createDataTable(this, 'Table', {
+    super(scope, id, {
       ...props,
       partitionKey: { name: OrderAttr.OrderId, type: dynamodb.AttributeType.STRING },
     });
-  }
-
-  grant(grantee: iam.IGrantable, ...actions: string[]): void {
-    grantTableActions(this.table, grantee, ...actions);
   }
 }

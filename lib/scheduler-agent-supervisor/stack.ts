@@ -1,11 +1,17 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
-import { ORDER_STEPS } from '../../lambdas/scheduler-agent-supervisor/contracts';
+import {
+  ORDER_STEPS,
+  type RemoteAuthMode,
+  type ServiceName,
+} from '../../lambdas/scheduler-agent-supervisor/contracts';
 import { RemoteServices } from '../fakes/remote-services';
 import { applyGuardrails } from '../platform/guardrails';
 import { IdempotencyStore } from '../platform/idempotency-store';
 import { AgentWorker } from './agent';
 import type { DeploymentConfig } from './config';
+import type { Downstream } from './downstream';
 import { OperatorAlerts } from './operator-alerts';
 import { OrdersDatabase } from './orders-database';
 import { SchedulerWorkflow } from './scheduler/workflow';
@@ -17,7 +23,10 @@ import { Supervisor } from './supervisor';
 /** Stack name of the deployable app (bin/app.ts); the local runtime and the tests use it too. */
 export const STACK_NAME = 'SchedulerAgentSupervisor';
 
-/** CfnOutput names read by the acceptance suite and the local runtime. */
+/**
+ * CfnOutput names read by the acceptance suite and the local runtime. The fake services' outputs
+ * (FAKE_SERVICE_OUTPUTS) exist only when the fakes are deployed.
+ */
 export const StackOutput = {
   ApiUrl: 'ApiUrl',
   ApiKeyId: 'ApiKeyId',
@@ -33,9 +42,16 @@ export const StackOutput = {
   RemoteServiceUrl: 'RemoteServiceUrl',
 } as const;
 
+export const FAKE_SERVICE_OUTPUTS: readonly string[] = [
+  StackOutput.LedgerTableName,
+  StackOutput.RemoteServiceUrl,
+];
+
 export interface SchedulerAgentSupervisorStackProps extends StackProps {
   /** The deployment profile (lib/scheduler-agent-supervisor/config.ts). */
   readonly config: DeploymentConfig;
+  /** Where the agents' remote calls go: the fake services, or an endpoint per service (./downstream.ts). */
+  readonly downstream: Downstream;
   /**
    * Operator email subscribed to alerts (CDK context `alertEmail`).
    * @default - no email subscription
@@ -45,14 +61,16 @@ export interface SchedulerAgentSupervisorStackProps extends StackProps {
 
 /**
  * Part A: the Scheduler Agent Supervisor pattern for order processing. Composition only: each
- * pattern role is one construct, the agents are generated from ORDER_STEPS.
+ * pattern role is one construct, the agents are generated from ORDER_STEPS and call either the
+ * fake services or the endpoints the deployment names.
  */
 export class SchedulerAgentSupervisorStack extends Stack {
   readonly stateStore: StateStore;
   readonly ordersDatabase: OrdersDatabase;
   readonly idempotencyStore: IdempotencyStore;
   readonly alerts: OperatorAlerts;
-  readonly remoteServices: RemoteServices;
+  /** The fake downstream services, when the deployment runs them (local profile or demo). */
+  readonly remoteServices?: RemoteServices;
   /** One per ORDER_STEPS entry, in order. */
   readonly agents: readonly AgentWorker[];
   readonly workflow: SchedulerWorkflow;
@@ -69,24 +87,29 @@ export class SchedulerAgentSupervisorStack extends Stack {
     const ordersDatabase = new OrdersDatabase(this, 'OrdersDatabase', { retainData });
     const idempotencyStore = new IdempotencyStore(this, 'IdempotencyStore', { retainData });
     const alerts = new OperatorAlerts(this, 'OperatorAlerts', { retainData, alertEmail: props.alertEmail });
-    const remoteServices = new RemoteServices(this, 'RemoteServices', {
-      retainData,
-      logRetentionDays,
-      stallMillis: config.remoteStallMillis,
-    });
+    const remoteServices =
+      props.downstream.kind === 'fakes'
+        ? new RemoteServices(this, 'RemoteServices', {
+            retainData,
+            logRetentionDays,
+            stallMillis: config.remoteStallMillis,
+          })
+        : undefined;
 
     const agents = ORDER_STEPS.map((step) => {
-      const worker = new AgentWorker(this, `${step.name}Agent`, {
+      const remote = remoteServices
+        ? { url: remoteServices.endpointUrl, auth: 'iam' as const, function: remoteServices.service.function }
+        : this.realService(step.service, props.downstream);
+      return new AgentWorker(this, `${step.name}Agent`, {
         step,
         timings,
-        remoteEndpointUrl: remoteServices.endpointUrl,
-        remoteAuth: 'iam',
+        remoteEndpointUrl: remote.url,
+        remoteAuth: remote.auth,
+        ...(remote.function && { remoteFunction: remote.function }),
         idempotencyStore,
         retainData,
         logRetentionDays,
       });
-      remoteServices.grantInvokeUrl(worker.agent.function);
-      return worker;
     });
 
     const workflow = new SchedulerWorkflow(this, 'Scheduler', {
@@ -133,31 +156,54 @@ export class SchedulerAgentSupervisorStack extends Stack {
     this.ordersDatabase = ordersDatabase;
     this.idempotencyStore = idempotencyStore;
     this.alerts = alerts;
-    this.remoteServices = remoteServices;
+    if (remoteServices) this.remoteServices = remoteServices;
     this.agents = agents;
     this.workflow = workflow;
     this.starter = starter;
     this.supervisor = supervisor;
     this.submission = submission;
 
-    const outputs: Record<keyof typeof StackOutput, string> = {
+    const outputs: Partial<Record<keyof typeof StackOutput, string>> = {
       ApiUrl: submission.url,
       ApiKeyId: submission.apiKey.keyId,
       StateTableName: stateStore.tableName,
-      OrdersTableName: ordersDatabase.table.tableName,
-      LedgerTableName: remoteServices.ledgerTable.tableName,
-      IdempotencyTableName: idempotencyStore.table.tableName,
+      OrdersTableName: ordersDatabase.tableName,
+      IdempotencyTableName: idempotencyStore.tableName,
       StartQueueUrl: starter.startQueue.queueUrl,
       ConflictQueueUrl: submission.conflictQueue.queueUrl,
       AlertBusName: alerts.bus.eventBusName,
       AlertInboxQueueUrl: alerts.inbox.queueUrl,
       StateMachineArn: workflow.stateMachine.stateMachineArn,
-      RemoteServiceUrl: remoteServices.endpointUrl,
+      ...(remoteServices && {
+        LedgerTableName: remoteServices.ledgerTable.tableName,
+        RemoteServiceUrl: remoteServices.endpointUrl,
+      }),
     };
     for (const [name, value] of Object.entries(outputs)) {
       new CfnOutput(this, name, { value });
     }
 
     applyGuardrails(this);
+  }
+
+  /** A real service named by the deployment, with the function its IAM-authenticated URL fronts. */
+  private realService(
+    service: ServiceName,
+    downstream: Downstream,
+  ): { url: string; auth: RemoteAuthMode; function?: lambda.IFunction } {
+    if (downstream.kind !== 'endpoints') throw new Error(`No endpoint for service '${service}'`);
+    const endpoint = downstream.endpoints[service];
+    return {
+      url: endpoint.url,
+      auth: endpoint.auth,
+      ...(endpoint.functionArn !== undefined && {
+        // The agent's role gets InvokeFunctionUrl on it; the function's own resource policy is its
+        // owner's (another account must allow the agent role there), so none is written here.
+        function: lambda.Function.fromFunctionAttributes(this, `${service}Service`, {
+          functionArn: endpoint.functionArn,
+          skipPermissions: true,
+        }),
+      }),
+    };
   }
 }

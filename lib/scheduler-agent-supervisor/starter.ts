@@ -1,5 +1,4 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import * as eventSources from 'aws-cdk-lib/aws-lambda-event-sources';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
@@ -9,7 +8,7 @@ import {
   type WorkflowTimings,
 } from '../../lambdas/scheduler-agent-supervisor/contracts';
 import { LambdaFunction } from '../platform/lambda-function';
-import { VISIBILITY_TO_TIMEOUT_RATIO, WorkQueue } from '../platform/work-queue';
+import { WorkQueue } from '../platform/work-queue';
 import type { StateStore } from './state-store';
 
 const STARTER_TIMEOUT = Duration.seconds(30);
@@ -41,7 +40,7 @@ export class OrderStarter extends Construct {
     super(scope, id);
     this.startRequests = new WorkQueue(this, 'StartRequests', {
       retainData: props.retainData,
-      visibilityTimeout: Duration.seconds(STARTER_TIMEOUT.toSeconds() * VISIBILITY_TO_TIMEOUT_RATIO),
+      consumerTimeout: STARTER_TIMEOUT,
       maxReceiveCount: START_MAX_RECEIVE_COUNT,
     });
     this.starter = new LambdaFunction(this, 'Starter', {
@@ -59,12 +58,7 @@ export class OrderStarter extends Construct {
       },
     });
     const fn = this.starter.function;
-    fn.addEventSource(
-      new eventSources.SqsEventSource(this.startRequests.queue, {
-        batchSize: START_BATCH_SIZE,
-        reportBatchItemFailures: true,
-      }),
-    );
+    this.startRequests.consumeWith(fn, START_BATCH_SIZE);
     props.stateStore.grant(fn, 'dynamodb:GetItem', 'dynamodb:UpdateItem');
     props.stateMachine.grantStartExecution(fn);
   }

@@ -1,8 +1,8 @@
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import { Construct } from 'constructs';
+import type { Construct } from 'constructs';
 import { DUE_INDEX, StateAttr } from '../../lambdas/scheduler-agent-supervisor/contracts';
-import { createDataTable, type DataTableOptions, grantTableActions } from '../platform/data-table';
+import { DataStore, type DataTableOptions } from '../platform/data-table';
 
 export type StateStoreProps = DataTableOptions;
 
@@ -11,12 +11,9 @@ export type StateStoreProps = DataTableOptions;
  * state) and the supervisor's sparse, write-sharded `DueIndex` (DueShard, CompleteBy). Only
  * Pending and Processing records carry DueShard, so the index holds exactly what can expire.
  */
-export class StateStore extends Construct {
-  readonly table: dynamodb.Table;
-
+export class StateStore extends DataStore {
   constructor(scope: Construct, id: string, props: StateStoreProps) {
-    super(scope, id);
-    this.table = createDataTable(this, 'Table', {
+    super(scope, id, {
       ...props,
       partitionKey: { name: StateAttr.OrderId, type: dynamodb.AttributeType.STRING },
     });
@@ -36,19 +33,9 @@ export class StateStore extends Construct {
     return `${this.table.tableArn}/index/${DUE_INDEX.name}`;
   }
 
-  /** Grants `actions` on state records (table only, no index). */
-  grant(grantee: iam.IGrantable, ...actions: string[]): void {
-    grantTableActions(this.table, grantee, ...actions);
-  }
-
   /** Grants Query on DueIndex only: the supervisor never needs Scan nor another index. */
   grantQueryDueIndex(grantee: iam.IGrantable): void {
     iam.Grant.addToPrincipal({ grantee, actions: ['dynamodb:Query'], resourceArns: [this.dueIndexArn] });
     this.table.encryptionKey?.grantDecrypt(grantee);
-  }
-
-  /** Name for CfnOutputs and environment variables. */
-  get tableName(): string {
-    return this.table.tableName;
   }
 }

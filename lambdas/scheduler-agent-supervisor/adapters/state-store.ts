@@ -4,18 +4,26 @@ import {
   PutCommand,
   QueryCommand,
   UpdateCommand,
+  type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { isoAt } from '../../shared/clock';
 import { isConditionalCheckFailed } from '../../shared/dynamodb-errors';
 import {
+  bindParams,
   DUE_INDEX,
+  LastErrorAttr,
+  type ParamType,
   ProcessState,
+  type RenderOptions,
+  renderTransition,
   STEP_NAMES,
   StateAttr,
   StepAttr,
   type StepName,
   StepStatus,
   SUPPORTED_STATE_SCHEMA_VERSIONS,
+  type TransitionName,
+  type TransitionParams,
 } from '../contracts';
 import type {
   ClaimRequest,
@@ -34,7 +42,6 @@ import type { DueRecord } from '../domain/supervisor';
 
 type Item = Record<string, unknown>;
 
-/** Attributes the supervisor reads from the DueIndex: exactly what its decisions and conditions use. */
 /** Exactly what the index holds: the table key, the index keys and its projected attributes. */
 const DUE_PROJECTION = [StateAttr.OrderId, DUE_INDEX.sortKey, ...DUE_INDEX.projectedAttributes];
 
@@ -89,66 +96,27 @@ export class DynamoStateStore implements StateRecordReader, StateRecordCreator, 
   }
 
   async claim(request: ClaimRequest): Promise<TransitionResult> {
-    const plan: Record<string, number> = { ...request.plan };
-    return this.transition(request.orderId, {
-      UpdateExpression:
-        'SET #ps = :processing, #lb = :instanceId, #att = :attempt, #wv = :workflowVersion, ' +
-        '#plan = :plan, #cb = :completeBy, #ua = :at',
-      ConditionExpression:
-        '#ps = :pending AND attribute_not_exists(#lb) AND #att = :seenAttempt ' +
-        'AND (#att = :zero OR #cb <= :claimableUntil)',
-      ExpressionAttributeNames: {
-        '#ps': StateAttr.ProcessState,
-        '#lb': StateAttr.LockedBy,
-        '#att': StateAttr.Attempt,
-        '#wv': StateAttr.WorkflowVersion,
-        '#plan': StateAttr.Plan,
-        '#cb': StateAttr.CompleteBy,
-        '#ua': StateAttr.UpdatedAt,
-      },
-      ExpressionAttributeValues: {
-        ':processing': ProcessState.Processing,
-        ':pending': ProcessState.Pending,
-        ':instanceId': request.instanceId,
-        ':attempt': request.attempt,
-        ':seenAttempt': request.seenAttempt,
-        ':zero': 0,
-        ':claimableUntil': request.claimableUntilCompleteBy,
-        ':workflowVersion': request.workflowVersion,
-        ':plan': plan,
-        ':completeBy': request.completeBy,
-        ':at': isoAt(request.at),
-      },
+    return this.transition(request.orderId, 'claim', {
+      instanceId: request.instanceId,
+      seenAttempt: request.seenAttempt,
+      attempt: request.attempt,
+      claimableUntil: request.claimableUntilCompleteBy,
+      workflowVersion: request.workflowVersion,
+      plan: { ...request.plan },
+      completeBy: request.completeBy,
+      now: isoAt(request.at),
     });
   }
 
-  /**
-   * Fenced on the claim itself, UpdatedAt included: an execution that did start (its answer lost)
-   * and already wrote, a supervisor reset or a newer claim all change at least one of them, and
-   * then the record is theirs, not ours to give back.
-   */
+  /** Fenced on the claim itself, UpdatedAt included (see STATE_TRANSITIONS.release). */
   async release(request: ReleaseRequest): Promise<TransitionResult> {
-    return this.transition(request.orderId, {
-      UpdateExpression:
-        'SET #ps = :pending, #att = :restoredAttempt, #cb = :completeBy, #ua = :at REMOVE #lb',
-      ConditionExpression: '#ps = :processing AND #lb = :instanceId AND #att = :attempt AND #ua = :claimedAt',
-      ExpressionAttributeNames: {
-        '#ps': StateAttr.ProcessState,
-        '#lb': StateAttr.LockedBy,
-        '#att': StateAttr.Attempt,
-        '#cb': StateAttr.CompleteBy,
-        '#ua': StateAttr.UpdatedAt,
-      },
-      ExpressionAttributeValues: {
-        ':pending': ProcessState.Pending,
-        ':processing': ProcessState.Processing,
-        ':instanceId': request.instanceId,
-        ':attempt': request.attempt,
-        ':claimedAt': isoAt(request.claimedAt),
-        ':restoredAttempt': request.restoredAttempt,
-        ':completeBy': request.completeBy,
-        ':at': isoAt(request.at),
-      },
+    return this.transition(request.orderId, 'release', {
+      instanceId: request.instanceId,
+      attempt: request.attempt,
+      claimedAt: isoAt(request.claimedAt),
+      restoredAttempt: request.restoredAttempt,
+      completeBy: request.completeBy,
+      now: isoAt(request.at),
     });
   }
 
@@ -179,14 +147,11 @@ export class DynamoStateStore implements StateRecordReader, StateRecordCreator, 
     seen: DueRecord,
     change: { readonly failureCount: number; readonly completeBy: number; readonly at: number },
   ): Promise<TransitionResult> {
-    return this.transition(seen.orderId, {
-      UpdateExpression: 'SET #ps = :pending, #fc = :failureCount, #cb = :completeBy, #ua = :at REMOVE #lb',
-      ...expiredAttemptCondition(seen, {
-        ':pending': ProcessState.Pending,
-        ':failureCount': change.failureCount,
-        ':completeBy': change.completeBy,
-        ':at': isoAt(change.at),
-      }),
+    return this.transition(seen.orderId, 'resetExpired', {
+      ...expiredAttempt(seen),
+      failureCount: change.failureCount,
+      completeBy: change.completeBy,
+      now: isoAt(change.at),
     });
   }
 
@@ -194,21 +159,11 @@ export class DynamoStateStore implements StateRecordReader, StateRecordCreator, 
     seen: DueRecord,
     change: { readonly failureCount: number; readonly lastError: LastError; readonly at: number },
   ): Promise<TransitionResult> {
-    const condition = expiredAttemptCondition(seen, {
-      ':error': ProcessState.Error,
-      ':failureCount': change.failureCount,
-      ':lastError': lastErrorToItem(change.lastError),
-      ':at': isoAt(change.at),
-    });
-    return this.transition(seen.orderId, {
-      // Leaving the index (REMOVE DueShard) is what makes Error terminal for the supervisor.
-      UpdateExpression: 'SET #ps = :error, #fc = :failureCount, #le = :lastError, #ua = :at REMOVE #lb, #ds',
-      ...condition,
-      ExpressionAttributeNames: {
-        ...condition.ExpressionAttributeNames,
-        '#le': StateAttr.LastError,
-        '#ds': StateAttr.DueShard,
-      },
+    return this.transition(seen.orderId, 'failExpired', {
+      ...expiredAttempt(seen),
+      failureCount: change.failureCount,
+      lastError: lastErrorToItem(change.lastError),
+      now: isoAt(change.at),
     });
   }
 
@@ -216,39 +171,23 @@ export class DynamoStateStore implements StateRecordReader, StateRecordCreator, 
     seen: DueRecord,
     change: { readonly completeBy: number; readonly at: number },
   ): Promise<TransitionResult> {
-    return this.transition(seen.orderId, {
-      UpdateExpression: 'SET #cb = :completeBy, #ua = :at',
-      ConditionExpression:
-        '#ps = :pending AND attribute_not_exists(#lb) AND #cb = :seenCompleteBy AND #att = :seenAttempt',
-      ExpressionAttributeNames: {
-        '#ps': StateAttr.ProcessState,
-        '#lb': StateAttr.LockedBy,
-        '#cb': StateAttr.CompleteBy,
-        '#att': StateAttr.Attempt,
-        '#ua': StateAttr.UpdatedAt,
-      },
-      ExpressionAttributeValues: {
-        ':pending': ProcessState.Pending,
-        ':seenCompleteBy': seen.completeBy,
-        ':seenAttempt': seen.attempt,
-        ':completeBy': change.completeBy,
-        ':at': isoAt(change.at),
-      },
+    return this.transition(seen.orderId, 'restartPending', {
+      seenCompleteBy: seen.completeBy,
+      seenAttempt: seen.attempt,
+      completeBy: change.completeBy,
+      now: isoAt(change.at),
     });
   }
 
-  private async transition(
+  /** Applies a transition of STATE_TRANSITIONS; 'lost' when its condition (the fence) failed. */
+  private async transition<N extends TransitionName>(
     orderId: string,
-    update: {
-      UpdateExpression: string;
-      ConditionExpression: string;
-      ExpressionAttributeNames: Record<string, string>;
-      ExpressionAttributeValues: Record<string, unknown>;
-    },
+    name: N,
+    values: TransitionParams<N>,
   ): Promise<TransitionResult> {
     try {
       await this.client.send(
-        new UpdateCommand({ TableName: this.tableName, Key: { [StateAttr.OrderId]: orderId }, ...update }),
+        new UpdateCommand({ TableName: this.tableName, ...transitionUpdate(name, orderId, values) }),
       );
       return 'applied';
     } catch (error) {
@@ -261,39 +200,45 @@ export class DynamoStateStore implements StateRecordReader, StateRecordCreator, 
 }
 
 /**
- * Fencing for the supervisor: the record must still be the very attempt it saw expire (same lock,
- * same deadline, same failure count). A re-claim, a finished execution or another supervisor's
- * transition changes at least one of them.
+ * The UpdateItem request (all but the table name) of a transition of STATE_TRANSITIONS, its
+ * parameters bound to `values`: the SDK side of the table, as the scheduler's UpdateItem states
+ * are its ASL side.
  */
-function expiredAttemptCondition(
-  seen: DueRecord,
-  values: Record<string, unknown>,
-): {
-  ConditionExpression: string;
-  ExpressionAttributeNames: Record<string, string>;
-  ExpressionAttributeValues: Record<string, unknown>;
+export function transitionUpdate<N extends TransitionName>(
+  name: N,
+  orderId: string,
+  values: TransitionParams<N>,
+  options: RenderOptions = {},
+): Omit<UpdateCommandInput, 'TableName'> {
+  const rendered = renderTransition(name, options);
+  const bound = bindParams(name, rendered, values as Readonly<Record<string, unknown>>, sdkTypeOf);
+  return {
+    Key: { [StateAttr.OrderId]: orderId },
+    UpdateExpression: rendered.updateExpression,
+    ConditionExpression: rendered.conditionExpression,
+    ExpressionAttributeNames: { ...rendered.names },
+    ExpressionAttributeValues: { ...rendered.constants, ...bound },
+  };
+}
+
+/** The DynamoDB type the document client marshals a value to (undefined: not a parameter value). */
+function sdkTypeOf(value: unknown): ParamType | undefined {
+  if (typeof value === 'string') return 'S';
+  if (typeof value === 'number' && Number.isFinite(value)) return 'N';
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) return 'M';
+  return undefined;
+}
+
+/** The supervisor's fence: the very attempt it saw expire (lock, deadline, failure count). */
+function expiredAttempt(seen: DueRecord): {
+  seenLock: string;
+  seenCompleteBy: number;
+  seenFailureCount: number;
 } {
   if (seen.lockedBy === undefined) {
     throw new Error(`Cannot fence an expired attempt of '${seen.orderId}' without its LockedBy`);
   }
-  return {
-    ConditionExpression:
-      '#ps = :processing AND #lb = :seenLock AND #cb = :seenCompleteBy AND #fc = :seenFailureCount',
-    ExpressionAttributeNames: {
-      '#ps': StateAttr.ProcessState,
-      '#lb': StateAttr.LockedBy,
-      '#cb': StateAttr.CompleteBy,
-      '#fc': StateAttr.FailureCount,
-      '#ua': StateAttr.UpdatedAt,
-    },
-    ExpressionAttributeValues: {
-      ...values,
-      ':processing': ProcessState.Processing,
-      ':seenLock': seen.lockedBy,
-      ':seenCompleteBy': seen.completeBy,
-      ':seenFailureCount': seen.failureCount,
-    },
-  };
+  return { seenLock: seen.lockedBy, seenCompleteBy: seen.completeBy, seenFailureCount: seen.failureCount };
 }
 
 export function stateRecordToItem(record: StateRecord): Item {
@@ -328,7 +273,12 @@ export function stateRecordToItem(record: StateRecord): Item {
 }
 
 function lastErrorToItem(lastError: LastError): Item {
-  return { Source: lastError.source, Error: lastError.error, Cause: lastError.cause, At: lastError.at };
+  return {
+    [LastErrorAttr.Source]: lastError.source,
+    [LastErrorAttr.Error]: lastError.error,
+    [LastErrorAttr.Cause]: lastError.cause,
+    [LastErrorAttr.At]: lastError.at,
+  };
 }
 
 const PROCESS_STATES = new Set<string>(Object.values(ProcessState));
@@ -377,10 +327,10 @@ export function stateRecordFromItem(item: Item): StateRecord {
     updatedAt: requireString(item, StateAttr.UpdatedAt, orderId),
     ...(storedLastError !== undefined && {
       lastError: {
-        source: String(storedLastError.Source ?? ''),
-        error: String(storedLastError.Error ?? ''),
-        cause: String(storedLastError.Cause ?? ''),
-        at: String(storedLastError.At ?? ''),
+        source: String(storedLastError[LastErrorAttr.Source] ?? ''),
+        error: String(storedLastError[LastErrorAttr.Error] ?? ''),
+        cause: String(storedLastError[LastErrorAttr.Cause] ?? ''),
+        at: String(storedLastError[LastErrorAttr.At] ?? ''),
       },
     }),
   };

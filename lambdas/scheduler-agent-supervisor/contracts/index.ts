@@ -1,5 +1,5 @@
 /**
- * The contracts module: names, environment keys, schemas, states and versions shared by the CDK
+ * The contracts module: names, environment keys, schemas, states, transitions and versions shared by the CDK
  * constructs (lib/) and the runtime code (lambdas/). It depends on nothing but zod, so lib/ can
  * import it without pulling in adapters or SDK clients.
  */
@@ -13,4 +13,5 @@ export * from './state-record';
 export * from './states';
 export * from './steps';
 export * from './timings';
+export * from './transitions';
 export * from './versions';

@@ -35,3 +35,10 @@ export type RemoteOperationRequest = z.infer<typeof RemoteOperationRequestSchema
 export interface RemoteOperationResult {
   readonly confirmationId: string;
 }
+
+/**
+ * How an agent authenticates to its remote service (REMOTE_AUTH): `iam` signs each call with
+ * SigV4 for a Lambda function URL with AWS_IAM auth; `none` sends no credentials.
+ */
+export const REMOTE_AUTH_MODES = ['iam', 'none'] as const;
+export type RemoteAuthMode = (typeof REMOTE_AUTH_MODES)[number];

@@ -22,7 +22,7 @@
  *   SchemaVersion    N  STATE_SCHEMA_VERSION at creation
  *   WorkflowVersion  N  WORKFLOW_VERSION of the attempt in progress
  *   CreatedAt, UpdatedAt S ISO-8601
- *   LastError        M  { Source: S, Error: S, Cause: S, At: S } when Error
+ *   LastError        M  { Source: S, Error: S, Cause: S, At: S } when Error (LastErrorAttr)
  */
 export const StateAttr = {
   OrderId: 'OrderID',
@@ -48,6 +48,19 @@ export const StepAttr = {
   StartedAt: 'StartedAt',
   CompletedAt: 'CompletedAt',
   Result: 'Result',
+} as const;
+
+/** Attribute names inside the LastError map (written by the scheduler and the supervisor). */
+export const LastErrorAttr = {
+  Source: 'Source',
+  Error: 'Error',
+  Cause: 'Cause',
+  At: 'At',
+} as const;
+
+/** Attribute names inside one Steps.<StepName>.Result map (written by the scheduler). */
+export const StepResultAttr = {
+  ConfirmationId: 'ConfirmationId',
 } as const;
 
 /**

@@ -2,7 +2,14 @@ import { type App, Stack, Validations } from 'aws-cdk-lib';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
-import { synthesizeStack, testApp } from '../support/synth';
+import {
+  DEMO_CONTEXT,
+  ENDPOINTS_CONTEXT,
+  IAM_ENDPOINTS_CONTEXT,
+  type SynthOptions,
+  synthesizeStack,
+  testApp,
+} from '../support/synth';
 
 interface Acknowledgment {
   readonly path: string;
@@ -31,13 +38,18 @@ const violationsOf = (app: App) =>
   }));
 
 describe('cdk-nag AwsSolutions', () => {
-  it.each(['default', 'local'])('profile %s: no unacknowledged error or warning', (profile) => {
-    const { app } = synthesizeStack(profile, 'ops@example.com');
+  it.each<[string, string, SynthOptions['context']]>([
+    ['default', 'demo (fake services)', DEMO_CONTEXT],
+    ['default', 'real endpoints', ENDPOINTS_CONTEXT],
+    ['default', 'real endpoints, one behind IAM', IAM_ENDPOINTS_CONTEXT],
+    ['local', 'fake services', {}],
+  ])('profile %s, %s: no unacknowledged error or warning', (profile, _variant, context) => {
+    const { app } = synthesizeStack(profile, { alertEmail: 'ops@example.com', context });
     expect(violationsOf(app)).toEqual([]);
   });
 
   it('every acknowledgment is on a resource (never the app or the stack), names a rule and gives a reason', () => {
-    const { app, stack } = synthesizeStack('default');
+    const { app, stack } = synthesizeStack('default', { context: DEMO_CONTEXT });
     const all = acknowledgments(app);
     expect(all.length).toBeGreaterThan(0);
     for (const ack of all) {

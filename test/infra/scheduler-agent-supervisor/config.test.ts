@@ -1,20 +1,16 @@
-import { type DeploymentConfig, loadConfig, PROFILES } from '../../../lib/scheduler-agent-supervisor/config';
+import { PROFILE_NAMES } from '../../../lib/platform/config';
+import {
+  type DeploymentConfig,
+  loadConfig,
+  SAS_PROFILES,
+  type SasSettings,
+  validateSasSettings,
+} from '../../../lib/scheduler-agent-supervisor/config';
 
-describe('loadConfig', () => {
-  const profiles = PROFILES as Record<string, DeploymentConfig>;
-  const withProfile = (name: string, config: DeploymentConfig, run: () => void): void => {
-    profiles[name] = config;
-    try {
-      run();
-    } finally {
-      delete profiles[name];
-    }
-  };
-  const broken = (
-    change: (timings: DeploymentConfig['timings']) => DeploymentConfig['timings'],
-  ): DeploymentConfig => {
-    const base = loadConfig('default');
-    return { ...base, profile: 'broken', timings: change({ ...base.timings }) };
+describe('loadConfig (the platform profile and this wing’s settings)', () => {
+  const broken = (change: (timings: SasSettings['timings']) => SasSettings['timings']): SasSettings => {
+    const base: DeploymentConfig = loadConfig('default');
+    return { ...base, timings: change({ ...base.timings }) };
   };
 
   it('uses the default profile when none is given', () => {
@@ -25,6 +21,21 @@ describe('loadConfig', () => {
     expect(loadConfig('local')).toMatchObject({ profile: 'local', retainData: false });
   });
 
+  it('merges the platform settings with the wing settings of the same profile', () => {
+    expect(loadConfig('default')).toEqual({
+      profile: 'default',
+      logRetentionDays: 30,
+      retainData: true,
+      emulated: false,
+      ...SAS_PROFILES.default,
+    });
+  });
+
+  it('has valid settings for every platform profile', () => {
+    expect(Object.keys(SAS_PROFILES).sort()).toEqual([...PROFILE_NAMES].sort());
+    for (const profile of PROFILE_NAMES) expect(() => loadConfig(profile)).not.toThrow();
+  });
+
   it('fails when the profile is unknown, naming it and the known ones', () => {
     expect(() => loadConfig('staging')).toThrow(
       'Unknown profile \'staging\' (CDK context "profile"). Known profiles: default, local',
@@ -32,30 +43,37 @@ describe('loadConfig', () => {
   });
 
   it('fails when the heartbeat is not below the step timeout', () => {
-    withProfile(
-      'broken',
-      broken((t) => ({ ...t, stepHeartbeatSeconds: t.stepTimeoutSeconds })),
-      () => {
-        expect(() => loadConfig('broken')).toThrow(
-          /Profile 'broken' has invalid timings: stepHeartbeatSeconds: must be below stepTimeoutSeconds \(120\)/,
-        );
-      },
+    expect(() =>
+      validateSasSettings(
+        'broken',
+        broken((t) => ({ ...t, stepHeartbeatSeconds: t.stepTimeoutSeconds })),
+      ),
+    ).toThrow(
+      /Profile 'broken' has invalid timings: stepHeartbeatSeconds: must be below stepTimeoutSeconds \(120\)/,
     );
   });
 
   it('fails when the heartbeat exceeds the step timeout', () => {
-    withProfile(
-      'broken',
-      broken((t) => ({ ...t, stepHeartbeatSeconds: t.stepTimeoutSeconds + 1 })),
-      () => {
-        expect(() => loadConfig('broken')).toThrow(/stepHeartbeatSeconds: must be below stepTimeoutSeconds/);
-      },
-    );
+    expect(() =>
+      validateSasSettings(
+        'broken',
+        broken((t) => ({ ...t, stepHeartbeatSeconds: t.stepTimeoutSeconds + 1 })),
+      ),
+    ).toThrow(/stepHeartbeatSeconds: must be below stepTimeoutSeconds/);
   });
 
   it('fails when the due shard count is out of range', () => {
-    withProfile('broken', { ...loadConfig('default'), profile: 'broken', dueShardCount: 0 }, () => {
-      expect(() => loadConfig('broken')).toThrow(/dueShardCount must be an integer from 1 to 64, got 0/);
-    });
+    expect(() => validateSasSettings('broken', { ...loadConfig('default'), dueShardCount: 0 })).toThrow(
+      /dueShardCount must be an integer from 1 to 64, got 0/,
+    );
+  });
+
+  it('fails when a supervisor run could outlast its schedule', () => {
+    expect(() =>
+      validateSasSettings(
+        'broken',
+        broken((t) => ({ ...t, supervisorBudgetSeconds: t.supervisorRateSeconds + 30 })),
+      ),
+    ).toThrow("Profile 'broken': supervisorBudgetSeconds must leave the run shorter than its schedule");
   });
 });

@@ -1,19 +1,14 @@
-import { Duration, Stack } from 'aws-cdk-lib';
-import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import { Stack } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { ORDER_STEPS } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { RemoteServices } from '../../../lib/fakes/remote-services';
 import { IdempotencyStore } from '../../../lib/platform/idempotency-store';
-import { WorkQueue } from '../../../lib/platform/work-queue';
 import { AgentWorker } from '../../../lib/scheduler-agent-supervisor/agent';
 import { loadConfig } from '../../../lib/scheduler-agent-supervisor/config';
 import { OperatorAlerts } from '../../../lib/scheduler-agent-supervisor/operator-alerts';
 import { OrdersDatabase } from '../../../lib/scheduler-agent-supervisor/orders-database';
-import {
-  SchedulerWorkflow,
-  type SchedulerWorkflowProps,
-} from '../../../lib/scheduler-agent-supervisor/scheduler/workflow';
 import { StateStore } from '../../../lib/scheduler-agent-supervisor/state-store';
 import { SubmissionApi } from '../../../lib/scheduler-agent-supervisor/submission-api';
 import { Supervisor } from '../../../lib/scheduler-agent-supervisor/supervisor';
@@ -23,76 +18,6 @@ const { timings, apiThrottle } = loadConfig('local');
 const probe = () => new Stack(testApp(), 'Probe');
 
 describe('construct props are validated with errors naming the construct', () => {
-  describe('SchedulerWorkflow', () => {
-    const workflowProps = (
-      stack: Stack,
-      agentQueues: Record<string, sqs.IQueue>,
-    ): SchedulerWorkflowProps => ({
-      stateTable: new dynamodb.Table(stack, 'State', {
-        partitionKey: { name: 'OrderID', type: dynamodb.AttributeType.STRING },
-      }),
-      ordersTable: new dynamodb.Table(stack, 'Orders', {
-        partitionKey: { name: 'OrderID', type: dynamodb.AttributeType.STRING },
-      }),
-      alertBus: new events.EventBus(stack, 'Bus'),
-      agentQueues,
-      timings,
-      logRetentionDays: 7,
-      retainData: false,
-    });
-    const queues = (stack: Stack, names: readonly string[]) =>
-      Object.fromEntries(names.map((name) => [name, new sqs.Queue(stack, `${name}Queue`)]));
-
-    it('fails when a step has no agent queue', () => {
-      const stack = probe();
-      const props = workflowProps(
-        stack,
-        queues(
-          stack,
-          ORDER_STEPS.slice(1).map((s) => s.name),
-        ),
-      );
-      expect(() => new SchedulerWorkflow(stack, 'Scheduler', props)).toThrow(
-        `SchedulerWorkflow Probe/Scheduler: no agent queue for step '${ORDER_STEPS[0].name}'`,
-      );
-    });
-
-    it('fails when a queue belongs to no step', () => {
-      const stack = probe();
-      const props = workflowProps(stack, queues(stack, [...ORDER_STEPS.map((s) => s.name), 'Gift']));
-      expect(() => new SchedulerWorkflow(stack, 'Scheduler', props)).toThrow(
-        /agent queues for unknown steps: Gift/,
-      );
-    });
-
-    it('fails when a step name cannot be used in JSONPath', () => {
-      const stack = probe();
-      const steps = [{ name: 'Bad.Name', service: 'x', operationPath: '/x' }];
-      const props = { ...workflowProps(stack, queues(stack, ['Bad.Name'])), steps };
-      expect(() => new SchedulerWorkflow(stack, 'Scheduler', props)).toThrow(
-        /step name 'Bad.Name' must be letters and digits/,
-      );
-    });
-
-    it('fails on duplicate steps', () => {
-      const stack = probe();
-      const step = { name: 'Twice', service: 'x', operationPath: '/x' };
-      const props = { ...workflowProps(stack, queues(stack, ['Twice'])), steps: [step, step] };
-      expect(() => new SchedulerWorkflow(stack, 'Scheduler', props)).toThrow(/duplicate steps: Twice/);
-    });
-  });
-
-  it('WorkQueue fails when maxReceiveCount is out of 1..10', () => {
-    expect(
-      () =>
-        new WorkQueue(probe(), 'Work', {
-          retainData: false,
-          visibilityTimeout: Duration.seconds(60),
-          maxReceiveCount: 0,
-        }),
-    ).toThrow('WorkQueue Probe/Work: maxReceiveCount must be an integer from 1 to 10, got 0');
-  });
-
   it('OperatorAlerts fails when alertEmail is not an email address', () => {
     expect(() => new OperatorAlerts(probe(), 'Alerts', { retainData: false, alertEmail: 'ops' })).toThrow(
       "OperatorAlerts Probe/Alerts: alertEmail 'ops' is not an email address",
@@ -121,6 +46,56 @@ describe('construct props are validated with errors naming the construct', () =>
           logRetentionDays: 7,
         }),
     ).toThrow("AgentWorker Probe/Agent: remoteEndpointUrl must not end with '/'");
+  });
+
+  describe('AgentWorker remote', () => {
+    const agent = (remote: { url: string; auth: 'iam' | 'none'; withFunction: boolean }) => () => {
+      const stack = probe();
+      const remoteFunction = lambda.Function.fromFunctionAttributes(stack, 'Remote', {
+        functionArn: 'arn:aws:lambda:eu-west-1:123456789012:function:remote',
+        skipPermissions: true,
+      });
+      return new AgentWorker(stack, 'Agent', {
+        step: ORDER_STEPS[0],
+        timings,
+        remoteEndpointUrl: remote.url,
+        remoteAuth: remote.auth,
+        ...(remote.withFunction && { remoteFunction }),
+        idempotencyStore: new IdempotencyStore(stack, 'Idempotency', { retainData: false }),
+        retainData: false,
+        logRetentionDays: 7,
+      });
+    };
+
+    it('fails when the endpoint is not an absolute URL', () => {
+      expect(agent({ url: 'remote.example', auth: 'none', withFunction: false })).toThrow(
+        "AgentWorker Probe/Agent: remoteEndpointUrl must be an absolute http(s) URL, got 'remote.example'",
+      );
+    });
+
+    it('fails when IAM auth names no function to invoke', () => {
+      expect(agent({ url: 'https://remote.example', auth: 'iam', withFunction: false })).toThrow(
+        "AgentWorker Probe/Agent: remoteAuth 'iam' needs the remoteFunction the agent is allowed to invoke",
+      );
+    });
+
+    it('fails when a function is given without IAM auth', () => {
+      expect(agent({ url: 'https://remote.example', auth: 'none', withFunction: true })).toThrow(
+        "AgentWorker Probe/Agent: remoteFunction is only used with remoteAuth 'iam'",
+      );
+    });
+  });
+
+  it('RemoteServices fails when its reserved concurrency is not a positive integer', () => {
+    expect(
+      () =>
+        new RemoteServices(probe(), 'Remote', {
+          retainData: false,
+          logRetentionDays: 7,
+          stallMillis: 1000,
+          reservedConcurrentExecutions: 0,
+        }),
+    ).toThrow('reservedConcurrentExecutions must be a positive integer, got 0');
   });
 
   it('Supervisor fails when the rate is not a whole number of minutes', () => {

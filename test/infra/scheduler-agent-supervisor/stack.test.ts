@@ -8,10 +8,14 @@ import {
   EnvKey,
   ORDER_STEPS,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
-import { StackOutput } from '../../../lib/scheduler-agent-supervisor/stack';
+import { FAKE_SERVICE_RESERVED_CONCURRENCY, type RemoteServices } from '../../../lib/fakes/remote-services';
+import { FAKE_SERVICE_OUTPUTS, StackOutput } from '../../../lib/scheduler-agent-supervisor/stack';
 import {
   actionsOf,
+  DEMO_CONTEXT,
+  ENDPOINTS_CONTEXT,
   functionIdByService,
+  IAM_ENDPOINTS_CONTEXT,
   resourcesOf,
   type SynthesizedStack,
   statementsOfFunction,
@@ -29,11 +33,16 @@ function environmentOf(template: Template, service: string): Record<string, unkn
 const logicalId = (construct: IConstruct): string =>
   Stack.of(construct).resolve((construct.node.defaultChild as CfnElement).logicalId) as string;
 
-describe('SchedulerAgentSupervisor stack (default profile)', () => {
+function fakesOf(synth: SynthesizedStack): RemoteServices {
+  if (!synth.stack.remoteServices) throw new Error('This deployment runs no fake services');
+  return synth.stack.remoteServices;
+}
+
+describe('SchedulerAgentSupervisor stack (default profile, demo: fake services)', () => {
   let synth: SynthesizedStack;
   let template: Template;
   beforeAll(() => {
-    synth = synthesizeStack('default');
+    synth = synthesizeStack('default', { context: DEMO_CONTEXT });
     template = synth.template;
   });
 
@@ -69,7 +78,7 @@ describe('SchedulerAgentSupervisor stack (default profile)', () => {
       ['state store', (s: SynthesizedStack) => s.stack.stateStore.table, 'OrderID'],
       ['orders table', (s: SynthesizedStack) => s.stack.ordersDatabase.table, 'OrderID'],
       ['idempotency table', (s: SynthesizedStack) => s.stack.idempotencyStore.table, 'id'],
-      ['ledger table', (s: SynthesizedStack) => s.stack.remoteServices.ledgerTable, 'Pk'],
+      ['ledger table', (s: SynthesizedStack) => fakesOf(s).ledgerTable, 'Pk'],
     ])('%s: on-demand, encrypted, point-in-time recovery, generated name, retained', (_name, pick, key) => {
       const table = resourcesOf(template)[logicalId(pick(synth))];
       expect(table?.Properties).toMatchObject({
@@ -200,6 +209,12 @@ describe('SchedulerAgentSupervisor stack (default profile)', () => {
         const fn = resourcesOf(template)[functionIdByService(template, `agent-${step.service}`)];
         expect(fn?.Properties?.Timeout).toBe(synth.config.timings.stepTimeoutSeconds + 10);
       }
+    });
+
+    it('the fake remote service runs with its small reserved concurrency (what an API key holder can tie up)', () => {
+      const fn = resourcesOf(template)[functionIdByService(template, 'remote-service')];
+      expect(fn?.Properties?.ReservedConcurrentExecutions).toBe(FAKE_SERVICE_RESERVED_CONCURRENCY);
+      expect(FAKE_SERVICE_RESERVED_CONCURRENCY).toBeLessThanOrEqual(5);
     });
 
     it('the remote service outlives its stall (STALL_MILLIS) and sits behind an IAM-authenticated function URL', () => {
@@ -452,7 +467,15 @@ describe('SchedulerAgentSupervisor stack (default profile)', () => {
 describe('SchedulerAgentSupervisor stack (local profile, alert email)', () => {
   let synth: SynthesizedStack;
   beforeAll(() => {
-    synth = synthesizeStack('local', 'ops@example.com');
+    synth = synthesizeStack('local', { alertEmail: 'ops@example.com' });
+  });
+
+  it('runs the fake services by default, the agents signing their calls to them', () => {
+    expect(synth.stack.remoteServices).toBeDefined();
+    for (const step of ORDER_STEPS) {
+      expect(environmentOf(synth.template, `agent-${step.service}`)[EnvKey.RemoteAuth]).toBe('iam');
+    }
+    expect(Object.keys(synth.template.toJSON().Outputs).sort()).toEqual(Object.values(StackOutput).sort());
   });
 
   it('deletes data with the stack (retainData false) and keeps logs 7 days', () => {
@@ -475,5 +498,80 @@ describe('SchedulerAgentSupervisor stack (local profile, alert email)', () => {
       const queue = resourcesOf(synth.template)[logicalId(worker.requests.queue)];
       expect(queue?.Properties?.VisibilityTimeout).toBe(6 * (synth.config.timings.stepTimeoutSeconds + 10));
     }
+  });
+});
+
+describe('SchedulerAgentSupervisor stack (default profile, real endpoints)', () => {
+  let synth: SynthesizedStack;
+  beforeAll(() => {
+    synth = synthesizeStack('default', { context: ENDPOINTS_CONTEXT });
+  });
+
+  it('deploys no fake service: no remote-service function, function URL or ledger table', () => {
+    expect(synth.stack.remoteServices).toBeUndefined();
+    const services = Object.values(synth.template.findResources('AWS::Lambda::Function')).map(
+      (fn) => fn.Properties.Environment.Variables.POWERTOOLS_SERVICE_NAME,
+    );
+    expect(services).not.toContain('remote-service');
+    expect(services).toHaveLength(4 + ORDER_STEPS.length);
+    synth.template.resourceCountIs('AWS::Lambda::Url', 0);
+    synth.template.resourceCountIs('AWS::DynamoDB::Table', 3);
+  });
+
+  it('points each agent at its service endpoint, unsigned, and grants it no function URL', () => {
+    for (const step of ORDER_STEPS) {
+      const variables = environmentOf(synth.template, `agent-${step.service}`);
+      expect(variables[EnvKey.RemoteEndpointUrl]).toBe(
+        ENDPOINTS_CONTEXT[`${step.service}Endpoint` as keyof typeof ENDPOINTS_CONTEXT],
+      );
+      expect(variables[EnvKey.RemoteAuth]).toBe('none');
+      const statements = statementsOfFunction(
+        synth.template,
+        functionIdByService(synth.template, `agent-${step.service}`),
+      );
+      expect(statementsWithAction(statements, 'lambda:InvokeFunctionUrl')).toEqual([]);
+    }
+  });
+
+  it('exports no fake-service output', () => {
+    expect(Object.keys(synth.template.toJSON().Outputs).sort()).toEqual(
+      Object.values(StackOutput)
+        .filter((name) => !FAKE_SERVICE_OUTPUTS.includes(name))
+        .sort(),
+    );
+  });
+
+  it('an IAM-authenticated endpoint: its agent signs, and may invoke that function URL and nothing else', () => {
+    const iam = synthesizeStack('default', { context: IAM_ENDPOINTS_CONTEXT });
+    const inventory = environmentOf(iam.template, 'agent-inventory');
+    expect(inventory[EnvKey.RemoteEndpointUrl]).toBe(IAM_ENDPOINTS_CONTEXT.inventoryEndpoint);
+    expect(inventory[EnvKey.RemoteAuth]).toBe('iam');
+    const invoke = statementsWithAction(
+      statementsOfFunction(iam.template, functionIdByService(iam.template, 'agent-inventory')),
+      'lambda:InvokeFunctionUrl',
+    );
+    expect(invoke).toEqual([
+      expect.objectContaining({
+        Resource: IAM_ENDPOINTS_CONTEXT.inventoryFunctionArn,
+        Condition: { StringEquals: { 'lambda:FunctionUrlAuthType': 'AWS_IAM' } },
+      }),
+    ]);
+    for (const service of ['payment', 'shipping']) {
+      expect(environmentOf(iam.template, `agent-${service}`)[EnvKey.RemoteAuth]).toBe('none');
+    }
+  });
+
+  it('the local profile takes plain http endpoints too, and then runs no fakes', () => {
+    const local = synthesizeStack('local', {
+      context: {
+        inventoryEndpoint: 'http://127.0.0.1:4000',
+        paymentEndpoint: 'http://127.0.0.1:4001/',
+        shippingEndpoint: 'https://shipping.example.com',
+      },
+    });
+    expect(local.stack.remoteServices).toBeUndefined();
+    expect(environmentOf(local.template, 'agent-payment')[EnvKey.RemoteEndpointUrl]).toBe(
+      'http://127.0.0.1:4001',
+    );
   });
 });

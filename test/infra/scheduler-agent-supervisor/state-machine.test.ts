@@ -2,13 +2,17 @@ import {
   AgentError,
   AgentRequestSchema,
   ORDER_STEPS,
+  renderTransition,
+  STATE_TRANSITIONS,
+  TRANSITION_NAMES,
+  type TransitionName,
   WORKFLOW_VERSION,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { type AslDefinition, type AslState, allStates } from '../../../lib/platform/guardrails';
 import {
   CONDITIONAL_CHECK_FAILED,
   DATA_TASK_TIMEOUT_SECONDS,
-} from '../../../lib/scheduler-agent-supervisor/scheduler/workflow';
+} from '../../../lib/scheduler-agent-supervisor/scheduler/data-tasks';
 import { type SynthesizedStack, stateMachineDefinition, synthesizeStack } from '../support/synth';
 
 const FENCE = '#lockedBy = :instanceId AND #processState = :processing';
@@ -129,6 +133,31 @@ describe('scheduler state machine, state by state (local profile)', () => {
       ]);
       expect(update.ResultPath).toBeNull();
     }
+  });
+
+  it('every store update is a scheduler transition of STATE_TRANSITIONS, rendered as is, and every one is used', () => {
+    const used = new Set<string>();
+    const updates = [...states].filter(([, s]) => s.Resource?.endsWith(':states:::dynamodb:updateItem'));
+    for (const [name, update] of updates) {
+      const transition = /\(transition (\w+)\)\.$/.exec(String(update.Comment))?.[1] as TransitionName;
+      expect({ name, by: STATE_TRANSITIONS[transition]?.by }).toEqual({ name, by: 'scheduler' });
+      const step = ORDER_STEPS.find((candidate) => name.startsWith(`${candidate.name}.`))?.name;
+      const rendered = renderTransition(transition, step === undefined ? {} : { step });
+      const p = update.Parameters as Record<string, unknown>;
+      expect({ name, update: p.UpdateExpression, condition: p.ConditionExpression }).toEqual({
+        name,
+        update: rendered.updateExpression,
+        condition: rendered.conditionExpression,
+      });
+      expect(p.ExpressionAttributeNames).toEqual(rendered.names);
+      expect(Object.keys(p.ExpressionAttributeValues as object).sort()).toEqual(
+        [...Object.keys(rendered.constants), ...Object.keys(rendered.params)].sort(),
+      );
+      used.add(transition);
+    }
+    expect([...used].sort()).toEqual(
+      TRANSITION_NAMES.filter((name) => STATE_TRANSITIONS[name].by === 'scheduler').sort(),
+    );
   });
 
   it('never writes the state store outside the fenced updates (no putItem/deleteItem, no other table writes)', () => {

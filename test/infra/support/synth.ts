@@ -2,7 +2,8 @@ import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { type AslDefinition, parseDefinition } from '../../../lib/platform/guardrails';
 import { type DeploymentConfig, loadConfig } from '../../../lib/scheduler-agent-supervisor/config';
-import { SchedulerAgentSupervisorStack, STACK_NAME } from '../../../lib/scheduler-agent-supervisor/stack';
+import { addSchedulerAgentSupervisor } from '../../../lib/scheduler-agent-supervisor/deployment';
+import type { SchedulerAgentSupervisorStack } from '../../../lib/scheduler-agent-supervisor/stack';
 
 export interface SynthesizedStack {
   readonly app: App;
@@ -12,18 +13,51 @@ export interface SynthesizedStack {
 }
 
 /**
- * A test app: asset bundling skipped (no esbuild run) and the built-in CloudFormation schema
- * validation off (slow; `cdk synth` in `npm test` still runs it). Guardrails still run.
+ * A test app with the given CDK context: asset bundling skipped (no esbuild run) and the built-in
+ * CloudFormation schema validation off (slow; `cdk synth` in `npm test` still runs it). Guardrails
+ * still run.
  */
-export function testApp(): App {
-  return new App({ context: { 'aws:cdk:bundling-stacks': [] }, builtinCloudFormationValidation: false });
+export function testApp(context: Readonly<Record<string, unknown>> = {}): App {
+  return new App({
+    context: { ...context, 'aws:cdk:bundling-stacks': [] },
+    builtinCloudFormationValidation: false,
+  });
 }
 
-export function synthesizeStack(profile = 'default', alertEmail?: string): SynthesizedStack {
-  const app = testApp();
-  const config = loadConfig(profile);
-  const stack = new SchedulerAgentSupervisorStack(app, STACK_NAME, { config, alertEmail });
-  return { app, stack, template: Template.fromStack(stack), config };
+/** Context of a default-profile deployment that runs the fake services (the demo choice). */
+export const DEMO_CONTEXT = { demo: 'true' } as const;
+
+/** Context of a deployment pointing the agents at real services (no IAM auth). */
+export const ENDPOINTS_CONTEXT = {
+  inventoryEndpoint: 'https://inventory.example.com',
+  paymentEndpoint: 'https://payments.example.com/v2',
+  shippingEndpoint: 'https://shipping.example.com',
+} as const;
+
+/** Endpoints where inventory is a Lambda function URL with IAM auth (the agent may invoke that function). */
+export const IAM_ENDPOINTS_CONTEXT = {
+  ...ENDPOINTS_CONTEXT,
+  inventoryEndpoint: 'https://abcdefghijklmnopqrstuvwxyz012345.lambda-url.eu-west-1.on.aws',
+  inventoryAuth: 'iam',
+  inventoryFunctionArn: 'arn:aws:lambda:eu-west-1:123456789012:function:inventory-service',
+} as const;
+
+export interface SynthOptions {
+  /** CDK context `alertEmail`. @default - none */
+  readonly alertEmail?: string;
+  /** Further CDK context (demo, endpoints). @default - none */
+  readonly context?: Readonly<Record<string, string>>;
+}
+
+/** The stack as bin/app.ts builds it from CDK context (profile, demo, endpoints, alertEmail). */
+export function synthesizeStack(profile = 'local', options: SynthOptions = {}): SynthesizedStack {
+  const app = testApp({
+    profile,
+    ...options.context,
+    ...(options.alertEmail !== undefined && { alertEmail: options.alertEmail }),
+  });
+  const stack = addSchedulerAgentSupervisor(app);
+  return { app, stack, template: Template.fromStack(stack), config: loadConfig(profile) };
 }
 
 type Resources = Record<

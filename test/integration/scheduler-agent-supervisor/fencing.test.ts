@@ -2,7 +2,9 @@
  * The fence of the scheduler, on a real DynamoDB emulator: the UpdateItem requests the state
  * machine would send (rendered from the synthesized definition, resolved against a sample
  * execution state) succeed for the instance holding the lock and are rejected, changing
- * nothing, for a stale instance.
+ * nothing, for a stale instance. Both writers come from one table (STATE_TRANSITIONS): the SDK
+ * rendering of a scheduler transition has the state machine's effect, and the state store
+ * adapter sends the table's expressions for the starter's and the supervisor's transitions.
  */
 import {
   type AttributeValue,
@@ -14,7 +16,19 @@ import {
   UpdateItemCommand,
   type UpdateItemCommandInput,
 } from '@aws-sdk/client-dynamodb';
-import { ORDER_STEPS } from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import { DynamoDBDocumentClient, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  DynamoStateStore,
+  transitionUpdate,
+} from '../../../lambdas/scheduler-agent-supervisor/adapters/state-store';
+import {
+  ORDER_STEPS,
+  ProcessState,
+  renderTransition,
+  STATE_TRANSITIONS,
+  TRANSITION_NAMES,
+  type TransitionName,
+} from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { allStates } from '../../../lib/platform/guardrails';
 import { resolveParameters } from '../../infra/support/asl-parameters';
 import { stateMachineDefinition, synthesizeStack } from '../../infra/support/synth';
@@ -54,6 +68,7 @@ describe('fenced store updates of the synthesized state machine (dynalite)', () 
   let client: DynamoDBClient;
   let tableName: string;
   let parametersOf: (state: string) => Record<string, unknown>;
+  let statesComment: (state: string) => unknown;
   let tableToken: string;
   let tableSchema: Omit<CreateTableCommandInput, 'TableName'>;
   let fencedUpdates: string[];
@@ -69,6 +84,7 @@ describe('fenced store updates of the synthesized state machine (dynalite)', () 
       if (!parameters) throw new Error(`No Parameters on state ${name}`);
       return parameters;
     };
+    statesComment = (name) => states.get(name)?.Comment;
     const stateTableId = stack.resolve(stack.stateStore.table.tableName) as { Ref: string };
     tableToken = `{{Ref:${stateTableId.Ref}}}`;
     // Create the table from the template's own key schema and index, not from a copy of it.
@@ -204,4 +220,152 @@ describe('fenced store updates of the synthesized state machine (dynalite)', () 
     expect(item?.LockedBy).toBeUndefined();
     expect(item?.DueShard).toBeUndefined();
   });
+
+  describe('one table, two writers', () => {
+    const NOW = '2030-01-01T00:00:05.000Z';
+    const AGENT_ERROR = { Error: 'Agent.PermanentFailure', Cause: '{"status":422}' };
+    /** The values the state machine binds for the sample execution of request(), by transition. */
+    const sdkValues = (transition: TransitionName, step: string | undefined) => {
+      const index = ORDER_STEPS.findIndex((s) => s.name === step);
+      switch (transition) {
+        case 'markStepRunning':
+          return { instanceId: HOLDER, now: NOW, completeBy: PLAN_MILLIS + index * 8000 };
+        case 'markStepCompleted':
+          return { instanceId: HOLDER, now: NOW, result: { ConfirmationId: `conf-${step}` } };
+        case 'markProcessed':
+          return { instanceId: HOLDER, now: NOW };
+        case 'markError':
+          return {
+            instanceId: HOLDER,
+            now: NOW,
+            lastError: {
+              Source: FIRST_STEP.name,
+              Error: AGENT_ERROR.Error,
+              Cause: JSON.stringify(AGENT_ERROR),
+              At: NOW,
+            },
+          };
+        default:
+          throw new Error(`${transition} is not a scheduler transition`);
+      }
+    };
+
+    it('every scheduler transition rendered for the SDK has the same effect as the state machine request', async () => {
+      const doc = DynamoDBDocumentClient.from(client);
+      for (const state of fencedUpdates) {
+        const transition = /\(transition (\w+)\)\.$/.exec(
+          String(statesComment(state)),
+        )?.[1] as TransitionName;
+        const step = ORDER_STEPS.find((s) => state.startsWith(`${s.name}.`))?.name;
+        await client.send(new PutItemCommand({ TableName: tableName, Item: claimedRecord() }));
+        await client.send(new UpdateItemCommand(request(state, HOLDER)));
+        const byStateMachine = await read();
+
+        await client.send(new PutItemCommand({ TableName: tableName, Item: claimedRecord() }));
+        const values = sdkValues(transition, step) as never;
+        await doc.send(
+          new UpdateCommand({
+            TableName: tableName,
+            ...transitionUpdate(transition, ORDER_ID, values, step === undefined ? {} : { step }),
+          }),
+        );
+        expect({ state, item: await read() }).toEqual({ state, item: byStateMachine });
+      }
+    });
+
+    it('the state store adapter sends the table expressions of every starter and supervisor transition', async () => {
+      const sent: UpdateCommandInput[] = [];
+      const doc = DynamoDBDocumentClient.from(client);
+      doc.middlewareStack.add(
+        (next) => async (args) => {
+          if ('UpdateExpression' in (args.input as object)) sent.push(args.input as UpdateCommandInput);
+          return next(args);
+        },
+        { step: 'initialize', name: 'recordUpdates' },
+      );
+      const store = new DynamoStateStore(doc, tableName);
+      const at = Date.parse(NOW);
+      const plan = Object.fromEntries(ORDER_STEPS.map((s, k) => [s.name, PLAN_MILLIS + k * 8000])) as Record<
+        (typeof ORDER_STEPS)[number]['name'],
+        number
+      >;
+      const pending = { ...claimedRecord(), ProcessState: { S: 'Pending' }, Attempt: { N: '1' } };
+      delete (pending as Record<string, unknown>).LockedBy;
+      await client.send(new PutItemCommand({ TableName: tableName, Item: pending }));
+
+      const applied: Record<string, string> = {};
+      applied.claim = await store.claim({
+        orderId: ORDER_ID,
+        seenAttempt: 1,
+        attempt: 2,
+        instanceId: HOLDER,
+        claimableUntilCompleteBy: PLAN_MILLIS,
+        workflowVersion: 1,
+        plan,
+        completeBy: PLAN_MILLIS,
+        at,
+      });
+      applied.release = await store.release({
+        orderId: ORDER_ID,
+        instanceId: HOLDER,
+        attempt: 2,
+        claimedAt: at,
+        restoredAttempt: 1,
+        completeBy: PLAN_MILLIS,
+        at: at + 1,
+      });
+      applied.restartPending = await store.restartPending(
+        {
+          orderId: ORDER_ID,
+          processState: ProcessState.Pending,
+          completeBy: PLAN_MILLIS,
+          failureCount: 1,
+          attempt: 1,
+        },
+        { completeBy: PLAN_MILLIS + 1, at: at + 2 },
+      );
+      const expired = {
+        orderId: ORDER_ID,
+        processState: ProcessState.Processing,
+        lockedBy: HOLDER,
+        completeBy: PLAN_MILLIS,
+        failureCount: 1,
+        attempt: 2,
+      };
+      await client.send(new PutItemCommand({ TableName: tableName, Item: claimedRecord() }));
+      applied.resetExpired = await store.resetExpired(expired, {
+        failureCount: 2,
+        completeBy: PLAN_MILLIS + 5,
+        at,
+      });
+      await client.send(new PutItemCommand({ TableName: tableName, Item: claimedRecord() }));
+      applied.failExpired = await store.failExpired(expired, {
+        failureCount: 2,
+        lastError: { source: 'supervisor', error: 'FailureThresholdReached', cause: 'expired', at: NOW },
+        at,
+      });
+
+      const expected = TRANSITION_NAMES.filter((name) => STATE_TRANSITIONS[name].by !== 'scheduler');
+      expect(Object.keys(applied).sort()).toEqual([...expected].sort());
+      expect(Object.values(applied)).toEqual(expected.map(() => 'applied'));
+      expect(sent).toHaveLength(expected.length);
+      for (const [index, name] of Object.keys(applied).entries()) {
+        const rendered = renderTransition(name as TransitionName);
+        expect({ name, ...pickExpressions(sent[index]) }).toEqual({
+          name,
+          UpdateExpression: rendered.updateExpression,
+          ConditionExpression: rendered.conditionExpression,
+          ExpressionAttributeNames: rendered.names,
+        });
+      }
+    });
+  });
 });
+
+function pickExpressions(input: UpdateCommandInput | undefined) {
+  return {
+    UpdateExpression: input?.UpdateExpression,
+    ConditionExpression: input?.ConditionExpression,
+    ExpressionAttributeNames: input?.ExpressionAttributeNames,
+  };
+}

@@ -21,7 +21,8 @@ import {
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import type { PutEventsEntry } from '../../../lib/local-runtime/stepfunctions';
 import { loadConfig } from '../../../lib/scheduler-agent-supervisor/config';
-import { SchedulerAgentSupervisorStack, STACK_NAME } from '../../../lib/scheduler-agent-supervisor/stack';
+import { addSchedulerAgentSupervisor } from '../../../lib/scheduler-agent-supervisor/deployment';
+import { STACK_NAME } from '../../../lib/scheduler-agent-supervisor/stack';
 import { TEST_REGION } from '../../support/emulators';
 import {
   createQueue,
@@ -97,7 +98,7 @@ describe('the synthesized scheduler state machine on the local runtime', () => {
       queueUrls.set(step.name, await createQueue(h.sqs, `${step.name}-requests`));
 
     const app = new App({ context: { profile: 'local', 'aws:cdk:bundling-stacks': [] } });
-    const stack = new SchedulerAgentSupervisorStack(app, STACK_NAME, { config });
+    const stack = addSchedulerAgentSupervisor(app);
     const template = app.synth().getStackByName(STACK_NAME).template as {
       Resources: Record<string, { Type: string; Properties: Record<string, unknown> }>;
     };

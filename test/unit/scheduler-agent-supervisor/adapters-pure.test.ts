@@ -6,8 +6,13 @@ import {
 import {
   stateRecordFromItem,
   stateRecordToItem,
+  transitionUpdate,
 } from '../../../lambdas/scheduler-agent-supervisor/adapters/state-store';
-import { ProcessState, StepStatus } from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import {
+  ProcessState,
+  renderTransition,
+  StepStatus,
+} from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import type { StateRecord } from '../../../lambdas/scheduler-agent-supervisor/domain/state-record';
 import {
   correlationIdOf,
@@ -142,5 +147,63 @@ describe('state record item mapping', () => {
   ])('refuses a stored record with %s, naming it', (_case, change, message) => {
     const item = { ...JSON.parse(JSON.stringify(stateRecordToItem(record))), ...change };
     expect(() => stateRecordFromItem(item)).toThrow(message);
+  });
+});
+
+describe('state store transitions (the SDK side of STATE_TRANSITIONS)', () => {
+  const claim = {
+    instanceId: 'order-1--attempt-1',
+    seenAttempt: 0,
+    attempt: 1,
+    claimableUntil: 1_000,
+    workflowVersion: 1,
+    plan: { ReserveInventory: 10, ChargePayment: 20, ScheduleShipping: 30 },
+    completeBy: 10,
+    now: '2030-01-01T00:00:00.000Z',
+  };
+
+  it('sends the rendered expressions of the table, with the constants and the bound values', () => {
+    const rendered = renderTransition('claim');
+    expect(transitionUpdate('claim', 'order-1', claim)).toEqual({
+      Key: { OrderID: 'order-1' },
+      UpdateExpression: rendered.updateExpression,
+      ConditionExpression: rendered.conditionExpression,
+      ExpressionAttributeNames: rendered.names,
+      ExpressionAttributeValues: {
+        ':pending': 'Pending',
+        ':processing': 'Processing',
+        ':zero': 0,
+        ':instanceId': claim.instanceId,
+        ':seenAttempt': 0,
+        ':attempt': 1,
+        ':claimableUntil': 1_000,
+        ':workflowVersion': 1,
+        ':plan': claim.plan,
+        ':completeBy': 10,
+        ':now': claim.now,
+      },
+    });
+  });
+
+  it('renders step transitions for the step it is given (same data as the scheduler)', () => {
+    const update = transitionUpdate(
+      'markStepRunning',
+      'order-1',
+      { instanceId: 'i', completeBy: 5, now: 'T' },
+      { step: 'ChargePayment' },
+    );
+    expect(update.UpdateExpression).toBe(
+      renderTransition('markStepRunning', { step: 'ChargePayment' }).updateExpression,
+    );
+    expect(update.ExpressionAttributeNames).toMatchObject({ '#step': 'ChargePayment' });
+  });
+
+  it('fails naming a value that is not of the declared type (never sends NaN or an array)', () => {
+    expect(() => transitionUpdate('claim', 'order-1', { ...claim, completeBy: Number.NaN })).toThrow(
+      "State transition 'claim': parameter 'completeBy' must be of type N, got an unknown type",
+    );
+    expect(() =>
+      transitionUpdate('claim', 'order-1', { ...claim, plan: [] as unknown as typeof claim.plan }),
+    ).toThrow("parameter 'plan' must be of type M");
   });
 });

@@ -1,0 +1,32 @@
+import type { App } from 'aws-cdk-lib';
+import { type ContextReader, contextOf, PlatformContextKey, readText } from '../platform/config';
+import { loadConfig } from './config';
+import { resolveDownstream } from './downstream';
+import { SchedulerAgentSupervisorStack, STACK_NAME } from './stack';
+
+/** CDK context keys this wing reads besides the platform's and the downstream endpoints. */
+export const SasContextKey = {
+  /** Operator email subscribed to the alert topic. */
+  AlertEmail: 'alertEmail',
+} as const;
+
+/**
+ * Adds this wing's stack to an app, configured from the app's CDK context: `profile`, `demo`,
+ * the downstream endpoints (./downstream.ts) and `alertEmail`. bin/app.ts and the tests build the
+ * deployment through this one function, so what is tested is what `cdk deploy` runs.
+ */
+export function addSchedulerAgentSupervisor(
+  app: App,
+  context: ContextReader = contextOf(app.node),
+): SchedulerAgentSupervisorStack {
+  const config = loadConfig(context(PlatformContextKey.Profile));
+  const downstream = resolveDownstream(config, context);
+  const alertEmail = readText(context, SasContextKey.AlertEmail);
+  const services = downstream.kind === 'fakes' ? 'fake downstream services' : 'real downstream services';
+  return new SchedulerAgentSupervisorStack(app, STACK_NAME, {
+    config,
+    downstream,
+    alertEmail,
+    description: `Scheduler Agent Supervisor reference implementation (order processing), profile ${config.profile}, ${services}`,
+  });
+}

@@ -1,0 +1,128 @@
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as events from 'aws-cdk-lib/aws-events';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import type { Construct } from 'constructs';
+import {
+  ProcessState,
+  type StepDefinition,
+  type WorkflowTimings,
+} from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import { loadOrder, loadStateRecord, raiseOrderFailedAlert } from './data-tasks';
+import { ExecutionInput, RecordPath } from './execution-data';
+import { stepStates } from './step-states';
+import { StoreUpdates } from './store-updates';
+
+const STEP_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9]*$/;
+
+/** The states every path ends in. */
+export const SchedulerEnd = {
+  /** Every step completed and recorded. */
+  processed: 'Processed',
+  /** A step failed for good: Error recorded, operator alerted. */
+  orderFailed: 'OrderFailed',
+  /** This execution lost the lock: it changed nothing and stops quietly. */
+  fencedOut: 'FencedOut',
+  /** The agent did not answer in time: the record is left for the supervisor. */
+  attemptAbandoned: 'AttemptAbandoned',
+} as const;
+
+export interface SchedulerPathsProps {
+  /** The steps, in order (letters and digits: they are used in JSONPath and state names). */
+  readonly steps: readonly StepDefinition[];
+  /** The request queue of each step's agent, by step name; one per step, no more. */
+  readonly agentQueues: Readonly<Record<string, sqs.IQueue>>;
+  readonly stateTable: dynamodb.ITable;
+  readonly ordersTable: dynamodb.ITable;
+  /** Operator alert bus (OrderFailed). */
+  readonly alertBus: events.IEventBus;
+  readonly timings: WorkflowTimings;
+}
+
+/** What is wrong with a step list and its queues (empty when nothing is). */
+export function stepProblems(
+  steps: readonly StepDefinition[],
+  agentQueues: Readonly<Record<string, sqs.IQueue>>,
+): string[] {
+  const problems: string[] = [];
+  if (steps.length === 0) problems.push('steps must not be empty');
+  const names = steps.map((step) => step.name);
+  for (const name of names) {
+    if (!STEP_NAME_PATTERN.test(name)) {
+      problems.push(
+        `step name '${name}' must be letters and digits (it is used in JSONPath and state names)`,
+      );
+    }
+    if (!agentQueues[name]) problems.push(`no agent queue for step '${name}'`);
+  }
+  const duplicates = names.filter((name, index) => names.indexOf(name) !== index);
+  if (duplicates.length > 0) problems.push(`duplicate steps: ${duplicates.join(', ')}`);
+  const unknown = Object.keys(agentQueues).filter((name) => !names.includes(name));
+  if (unknown.length > 0) problems.push(`agent queues for unknown steps: ${unknown.join(', ')}`);
+  return problems;
+}
+
+/**
+ * The scheduler's paths, start to end:
+ *   LoadStateRecord -> LoadOrder -> CheckLock -> each step in order -> MarkProcessed -> Processed
+ *   a permanent agent failure:  <Step>.PermanentFailure -> MarkError -> RaiseOrderFailedAlert -> OrderFailed
+ *   a lost lock (CheckLock, or any fenced update): FencedOut, changing nothing
+ *   a timed-out or transiently failed agent: AttemptAbandoned, touching nothing (the supervisor retries)
+ * Returns the first state.
+ */
+export function schedulerPaths(scope: Construct, props: SchedulerPathsProps): sfn.IChainable {
+  const problems = stepProblems(props.steps, props.agentQueues);
+  if (problems.length > 0) throw new Error(`Scheduler paths ${scope.node.path}: ${problems.join('; ')}`);
+
+  const fencedOut = new sfn.Succeed(scope, SchedulerEnd.fencedOut, {
+    comment:
+      'This execution no longer holds the lock (a newer attempt or a finished order): it changes nothing.',
+  });
+  const attemptAbandoned = new sfn.Fail(scope, SchedulerEnd.attemptAbandoned, {
+    error: 'AttemptAbandoned',
+    cause:
+      'The agent did not answer in time or gave up on transient errors. The record stays Processing; the supervisor retries the order once its CompleteBy has passed.',
+    comment: 'Touches nothing: the store deliberately does not distinguish a slow agent from a failed one.',
+  });
+  const updates = new StoreUpdates(scope, { stateTable: props.stateTable, fencedOut });
+
+  const markError = updates.markError();
+  markError.next(raiseOrderFailedAlert(scope, props.alertBus)).next(
+    new sfn.Fail(scope, SchedulerEnd.orderFailed, {
+      error: 'OrderFailed',
+      cause: 'A step failed permanently: the order is in Error and an operator was alerted.',
+    }),
+  );
+  const markProcessed = updates.markProcessed();
+  markProcessed.next(new sfn.Succeed(scope, SchedulerEnd.processed));
+
+  // Built from the last step backwards so each step knows where a completed (or skipped) step goes.
+  let next: sfn.IChainable = markProcessed;
+  for (const step of [...props.steps].reverse()) {
+    next = stepStates(scope, {
+      step,
+      queue: props.agentQueues[step.name] as sqs.IQueue,
+      timings: props.timings,
+      updates,
+      next,
+      onPermanentFailure: markError,
+      onAbandoned: attemptAbandoned,
+    }).check;
+  }
+
+  const checkLock = new sfn.Choice(scope, 'CheckLock', {
+    comment: 'Run only while this execution holds the lock of a Processing record.',
+  })
+    .when(
+      sfn.Condition.and(
+        sfn.Condition.isPresent(RecordPath.lockedBy),
+        sfn.Condition.stringEqualsJsonPath(RecordPath.lockedBy, ExecutionInput.instanceId),
+        sfn.Condition.isPresent(RecordPath.processState),
+        sfn.Condition.stringEquals(RecordPath.processState, ProcessState.Processing),
+      ),
+      next,
+    )
+    .otherwise(fencedOut);
+
+  return loadStateRecord(scope, props.stateTable).next(loadOrder(scope, props.ordersTable)).next(checkLock);
+}

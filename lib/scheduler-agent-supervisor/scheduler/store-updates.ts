@@ -1,0 +1,169 @@
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
+import type { Construct } from 'constructs';
+import {
+  bindParams,
+  LastErrorAttr,
+  type ParamType,
+  renderTransition,
+  STATE_TRANSITIONS,
+  StepResultAttr,
+  type TransitionName,
+} from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import { CONDITIONAL_CHECK_FAILED, dataTaskTimeout, orderKey, withDataRetry } from './data-tasks';
+import { ENTERED_TIME, ExecutionInput, RecordPath, stepResultPath, WorkflowPath } from './execution-data';
+
+export interface StoreUpdateProps {
+  /** The state store table. */
+  readonly stateTable: dynamodb.ITable;
+  /** A scheduler transition of STATE_TRANSITIONS: the task is generated from it. */
+  readonly transition: TransitionName;
+  /**
+   * The step a step transition applies to.
+   * @default - none (required for step transitions, refused for the others)
+   */
+  readonly step?: string;
+  /**
+   * Where each parameter of the transition comes from in the execution, besides `instanceId`
+   * (the execution's lock) and `now` (the state's entered time), which every scheduler update
+   * binds the same way.
+   * @default - none
+   */
+  readonly bindings?: Readonly<Record<string, tasks.DynamoAttributeValue>>;
+  /** Where the update goes when its fence fails (this execution no longer holds the lock). */
+  readonly fencedOut: sfn.IChainable;
+}
+
+/** What every scheduler transition binds alike: the fence (this execution) and the time stamp. */
+function commonBindings(): Record<string, tasks.DynamoAttributeValue> {
+  return {
+    instanceId: tasks.DynamoAttributeValue.fromString(sfn.JsonPath.stringAt(ExecutionInput.instanceId)),
+    now: tasks.DynamoAttributeValue.fromString(sfn.JsonPath.stringAt(ENTERED_TIME)),
+  };
+}
+
+/** The DynamoDB type a binding renders to (`{ S }`, `{ N }`, `{ M }`). */
+function bindingType(value: tasks.DynamoAttributeValue): ParamType | undefined {
+  const [type] = Object.keys(value.toObject() as object);
+  return type === 'S' || type === 'N' || type === 'M' ? type : undefined;
+}
+
+/**
+ * One fenced UpdateItem task (JSONPath), generated from a scheduler transition of
+ * STATE_TRANSITIONS: its expressions, names and constants are the table's, its parameters are
+ * bound to execution paths. A failed fence ends in `fencedOut`; throttling is retried.
+ */
+export function storeUpdate(scope: Construct, id: string, props: StoreUpdateProps): tasks.DynamoUpdateItem {
+  const transition = STATE_TRANSITIONS[props.transition];
+  const where = `Store update ${scope.node.path}/${id}`;
+  if (transition === undefined) {
+    throw new Error(`${where}: '${props.transition}' is not a state transition`);
+  }
+  if (transition.by !== 'scheduler') {
+    throw new Error(
+      `${where}: transition '${props.transition}' belongs to the ${transition.by}, not the scheduler`,
+    );
+  }
+  const rendered = renderTransition(props.transition, props.step === undefined ? {} : { step: props.step });
+  const bound = bindParams(
+    props.transition,
+    rendered,
+    { ...commonBindings(), ...props.bindings },
+    bindingType,
+  );
+  const constants = Object.fromEntries(
+    Object.entries(rendered.constants).map(([placeholder, value]) => [
+      placeholder,
+      typeof value === 'number'
+        ? tasks.DynamoAttributeValue.fromNumber(value)
+        : tasks.DynamoAttributeValue.fromString(value),
+    ]),
+  );
+  const task = withDataRetry(
+    tasks.DynamoUpdateItem.jsonPath(scope, id, {
+      comment: `${props.step === undefined ? '' : `${props.step}: `}${transition.summary} (transition ${props.transition}).`,
+      table: props.stateTable,
+      key: orderKey(),
+      updateExpression: rendered.updateExpression,
+      conditionExpression: rendered.conditionExpression,
+      expressionAttributeNames: { ...rendered.names },
+      expressionAttributeValues: { ...constants, ...bound },
+      resultPath: sfn.JsonPath.DISCARD,
+      taskTimeout: dataTaskTimeout(),
+    }),
+  );
+  task.addCatch(props.fencedOut, { errors: [CONDITIONAL_CHECK_FAILED], resultPath: WorkflowPath.fencedOut });
+  return task;
+}
+
+export interface StoreUpdatesProps {
+  /** The state store table. */
+  readonly stateTable: dynamodb.ITable;
+  /** Where an update goes when its fence fails. */
+  readonly fencedOut: sfn.IChainable;
+}
+
+/**
+ * The scheduler's store updates, one method per scheduler transition: the state names and the
+ * execution paths each parameter is read from.
+ */
+export class StoreUpdates {
+  constructor(
+    private readonly scope: Construct,
+    private readonly props: StoreUpdatesProps,
+  ) {}
+
+  /** `<Step>.MarkRunning`: CompleteBy is the step's deadline in the plan written at claim time. */
+  markStepRunning(step: string): tasks.DynamoUpdateItem {
+    return this.update(`${step}.MarkRunning`, 'markStepRunning', step, {
+      completeBy: tasks.DynamoAttributeValue.numberFromString(
+        sfn.JsonPath.stringAt(RecordPath.plannedDeadline(step)),
+      ),
+    });
+  }
+
+  /** `<Step>.MarkCompleted`: the Result is the agent's confirmation. */
+  markStepCompleted(step: string): tasks.DynamoUpdateItem {
+    return this.update(`${step}.MarkCompleted`, 'markStepCompleted', step, {
+      result: tasks.DynamoAttributeValue.fromMap({
+        [StepResultAttr.ConfirmationId]: tasks.DynamoAttributeValue.fromString(
+          sfn.JsonPath.stringAt(`${stepResultPath(step)}.confirmationId`),
+        ),
+      }),
+    });
+  }
+
+  markProcessed(): tasks.DynamoUpdateItem {
+    return this.update('MarkProcessed', 'markProcessed', undefined, {});
+  }
+
+  /** `MarkError`: LastError names the failed step and keeps the agent's whole catch output. */
+  markError(): tasks.DynamoUpdateItem {
+    const text = (path: string) => tasks.DynamoAttributeValue.fromString(path);
+    return this.update('MarkError', 'markError', undefined, {
+      lastError: tasks.DynamoAttributeValue.fromMap({
+        [LastErrorAttr.Source]: text(sfn.JsonPath.stringAt(WorkflowPath.failedStep)),
+        [LastErrorAttr.Error]: text(sfn.JsonPath.stringAt(`${WorkflowPath.error}.Error`)),
+        // The whole catch output as text: the agent's Cause is optional in SendTaskFailure.
+        [LastErrorAttr.Cause]: text(sfn.JsonPath.jsonToString(sfn.JsonPath.objectAt(WorkflowPath.error))),
+        [LastErrorAttr.At]: text(sfn.JsonPath.stringAt(ENTERED_TIME)),
+      }),
+    });
+  }
+
+  private update(
+    id: string,
+    transition: TransitionName,
+    step: string | undefined,
+    bindings: Record<string, tasks.DynamoAttributeValue>,
+  ): tasks.DynamoUpdateItem {
+    return storeUpdate(this.scope, id, {
+      stateTable: this.props.stateTable,
+      transition,
+      ...(step !== undefined && { step }),
+      bindings,
+      fencedOut: this.props.fencedOut,
+    });
+  }
+}

@@ -1,0 +1,156 @@
+import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
+import {
+  renderTransition,
+  STATE_TRANSITIONS,
+  TRANSITION_NAMES,
+  type TransitionName,
+} from '../../../../lambdas/scheduler-agent-supervisor/contracts';
+import {
+  CONDITIONAL_CHECK_FAILED,
+  DATA_TASK_TIMEOUT_SECONDS,
+} from '../../../../lib/scheduler-agent-supervisor/scheduler/data-tasks';
+import {
+  StoreUpdates,
+  storeUpdate,
+} from '../../../../lib/scheduler-agent-supervisor/scheduler/store-updates';
+import { partsStack, renderStates, stateOf } from '../../support/state-graph';
+
+const STEP = 'Pack';
+
+/** Each scheduler transition, the StoreUpdates method that builds it and the state it names. */
+const BUILT: Record<string, { state: string; build: (updates: StoreUpdates) => tasks.DynamoUpdateItem }> = {
+  markStepRunning: { state: `${STEP}.MarkRunning`, build: (u) => u.markStepRunning(STEP) },
+  markStepCompleted: { state: `${STEP}.MarkCompleted`, build: (u) => u.markStepCompleted(STEP) },
+  markProcessed: { state: 'MarkProcessed', build: (u) => u.markProcessed() },
+  markError: { state: 'MarkError', build: (u) => u.markError() },
+};
+
+/** Expected ASL values: constants as literals, parameters bound to execution paths. */
+const EXPECTED_BINDINGS: Record<string, Record<string, unknown>> = {
+  ':instanceId': { 'S.$': '$.instanceId' },
+  ':now': { 'S.$': '$$.State.EnteredTime' },
+  ':completeBy': { 'N.$': `$.record.Item.Plan.M.${STEP}.N` },
+  ':result': { M: { ConfirmationId: { 'S.$': `$.results.${STEP}.confirmationId` } } },
+  ':lastError': {
+    M: {
+      Source: { 'S.$': '$.failedStep' },
+      Error: { 'S.$': '$.error.Error' },
+      Cause: { 'S.$': 'States.JsonToString($.error)' },
+      At: { 'S.$': '$$.State.EnteredTime' },
+    },
+  },
+};
+
+describe('store updates: the scheduler UpdateItem tasks, generated from STATE_TRANSITIONS', () => {
+  const schedulerTransitions = TRANSITION_NAMES.filter((name) => STATE_TRANSITIONS[name].by === 'scheduler');
+
+  it('StoreUpdates builds every scheduler transition of the table, and only those', () => {
+    expect(Object.keys(BUILT).sort()).toEqual([...schedulerTransitions].sort());
+  });
+
+  describe.each(schedulerTransitions)('%s', (name) => {
+    const built = BUILT[name] as (typeof BUILT)[string];
+    const render = () => {
+      const { stack, stateTable } = partsStack();
+      const fencedOut = new sfn.Succeed(stack, 'FencedOut');
+      const task = built.build(new StoreUpdates(stack, { stateTable, fencedOut }));
+      return { stack, stateTable, state: stateOf(renderStates(stack, task), built.state) };
+    };
+
+    it('sends exactly the rendered expressions, names and values of its transition', () => {
+      const { stack, stateTable, state } = render();
+      const rendered = renderTransition(name, name.startsWith('markStep') ? { step: STEP } : {});
+      const tableRef = stack.resolve(stateTable.tableName) as { Ref: string };
+      expect(state.Resource).toMatch(/:states:::dynamodb:updateItem$/);
+      expect(state.Parameters).toEqual({
+        TableName: `{{Ref:${tableRef.Ref}}}`,
+        Key: { OrderID: { 'S.$': '$.orderId' } },
+        UpdateExpression: rendered.updateExpression,
+        ConditionExpression: rendered.conditionExpression,
+        ExpressionAttributeNames: rendered.names,
+        ExpressionAttributeValues: {
+          ...Object.fromEntries(
+            Object.entries(rendered.constants).map(([placeholder, value]) => [
+              placeholder,
+              typeof value === 'number' ? { N: String(value) } : { S: value },
+            ]),
+          ),
+          ...Object.fromEntries(Object.keys(rendered.params).map((p) => [p, EXPECTED_BINDINGS[p]])),
+        },
+      });
+    });
+
+    it('names its transition in its comment', () => {
+      expect(render().state.Comment).toContain(`(transition ${name})`);
+    });
+
+    it('ends in the fenced-out state when the fence fails, discards its output and has a small timeout', () => {
+      const { state } = render();
+      expect(state.Catch).toEqual([
+        { ErrorEquals: [CONDITIONAL_CHECK_FAILED], ResultPath: '$.fencedOut', Next: 'FencedOut' },
+      ]);
+      expect(state.ResultPath).toBeNull();
+      expect(state.TimeoutSeconds).toBe(DATA_TASK_TIMEOUT_SECONDS);
+    });
+
+    it('retries throttling and service errors at most twice, never the fence', () => {
+      const { state } = render();
+      expect(state.Retry).toHaveLength(1);
+      expect(state.Retry?.[0]?.MaxAttempts).toBe(2);
+      expect(state.Retry?.[0]?.ErrorEquals).toContain('DynamoDB.ThrottlingException');
+      expect(state.Retry?.[0]?.ErrorEquals).not.toContain(CONDITIONAL_CHECK_FAILED);
+      expect(state.Retry?.[0]?.ErrorEquals).not.toContain('States.ALL');
+    });
+  });
+
+  describe('fails clearly', () => {
+    const build = (transition: TransitionName, extra: Partial<Parameters<typeof storeUpdate>[2]> = {}) => {
+      const { stack, stateTable } = partsStack();
+      return () =>
+        storeUpdate(stack, 'Probe', {
+          stateTable,
+          transition,
+          fencedOut: new sfn.Succeed(stack, 'FencedOut'),
+          ...extra,
+        });
+    };
+    const completeBy = tasks.DynamoAttributeValue.numberFromString(sfn.JsonPath.stringAt('$.deadline'));
+
+    it.each(['claim', 'release', 'resetExpired', 'failExpired', 'restartPending'] as const)(
+      'fails when the transition is not the scheduler’s (%s)',
+      (transition) => {
+        expect(build(transition, { bindings: {} })).toThrow(
+          new RegExp(
+            `^Store update Parts/Probe: transition '${transition}' belongs to the (starter|supervisor), not the scheduler$`,
+          ),
+        );
+      },
+    );
+
+    it('fails when a parameter has no binding', () => {
+      expect(build('markStepRunning', { step: STEP })).toThrow(
+        "State transition 'markStepRunning': missing parameter 'completeBy'",
+      );
+    });
+
+    it('fails when a binding has the wrong DynamoDB type', () => {
+      const asText = tasks.DynamoAttributeValue.fromString(sfn.JsonPath.stringAt('$.deadline'));
+      expect(build('markStepRunning', { step: STEP, bindings: { completeBy: asText } })).toThrow(
+        "parameter 'completeBy' must be of type N, got S",
+      );
+    });
+
+    it('fails when a binding names no parameter of the transition', () => {
+      expect(build('markProcessed', { bindings: { completeBy } })).toThrow(
+        "State transition 'markProcessed': unknown parameter 'completeBy'",
+      );
+    });
+
+    it('fails when a step transition is given no step', () => {
+      expect(build('markStepRunning', { bindings: { completeBy } })).toThrow(
+        "State transition 'markStepRunning': it applies to a step; render it with the step name",
+      );
+    });
+  });
+});

@@ -1,0 +1,142 @@
+import { Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { ORDER_STEPS, WORKFLOW_VERSION } from '../../../../lambdas/scheduler-agent-supervisor/contracts';
+import { parseDefinition } from '../../../../lib/platform/guardrails';
+import { loadConfig } from '../../../../lib/scheduler-agent-supervisor/config';
+import {
+  SchedulerWorkflow,
+  type SchedulerWorkflowProps,
+} from '../../../../lib/scheduler-agent-supervisor/scheduler/workflow';
+import { testApp } from '../../support/synth';
+
+const { timings } = loadConfig('local');
+const probe = () => new Stack(testApp(), 'Probe');
+const table = (stack: Stack, id: string, encryptionKey?: kms.IKey) =>
+  new dynamodb.Table(stack, id, {
+    partitionKey: { name: 'OrderID', type: dynamodb.AttributeType.STRING },
+    ...(encryptionKey && { encryption: dynamodb.TableEncryption.CUSTOMER_MANAGED, encryptionKey }),
+  });
+const queues = (stack: Stack, names: readonly string[]) =>
+  Object.fromEntries(names.map((name) => [name, new sqs.Queue(stack, `${name}Queue`)]));
+const workflowProps = (
+  stack: Stack,
+  agentQueues: Record<string, sqs.IQueue>,
+  keys: { state?: kms.IKey; orders?: kms.IKey } = {},
+): SchedulerWorkflowProps => ({
+  stateTable: table(stack, 'State', keys.state),
+  ordersTable: table(stack, 'Orders', keys.orders),
+  alertBus: new events.EventBus(stack, 'Bus'),
+  agentQueues,
+  timings,
+  logRetentionDays: 7,
+  retainData: false,
+});
+const stepNames = ORDER_STEPS.map((s) => s.name);
+
+describe('SchedulerWorkflow (the state machine construct)', () => {
+  it('is a Standard, JSONPath, versioned state machine whose execution is bounded by the plan', () => {
+    const stack = probe();
+    new SchedulerWorkflow(stack, 'Scheduler', workflowProps(stack, queues(stack, stepNames)));
+    const machine = Object.values(
+      Template.fromStack(stack).findResources('AWS::StepFunctions::StateMachine'),
+    )[0];
+    expect(machine?.Properties.StateMachineType).toBe('STANDARD');
+    const definition = parseDefinition(machine?.Properties.DefinitionString);
+    expect(definition.QueryLanguage ?? 'JSONPath').toBe('JSONPath');
+    expect(definition.Comment).toBe(
+      `Order scheduler (Scheduler Agent Supervisor), workflow version ${WORKFLOW_VERSION}`,
+    );
+    expect(definition.StartAt).toBe('LoadStateRecord');
+    const stepWindow = timings.stepTimeoutSeconds + timings.stepDeadlineSlackSeconds;
+    expect(definition.TimeoutSeconds).toBe(ORDER_STEPS.length * stepWindow + 100);
+  });
+
+  it('logs to its own log group with the given retention, deleted with the stack unless data is retained', () => {
+    const stack = probe();
+    new SchedulerWorkflow(stack, 'Scheduler', workflowProps(stack, queues(stack, stepNames)));
+    const template = Template.fromStack(stack);
+    template.hasResource('AWS::Logs::LogGroup', {
+      Properties: { RetentionInDays: 7 },
+      DeletionPolicy: 'Delete',
+    });
+    const retained = probe();
+    new SchedulerWorkflow(retained, 'Scheduler', {
+      ...workflowProps(retained, queues(retained, stepNames)),
+      retainData: true,
+    });
+    Template.fromStack(retained).hasResource('AWS::Logs::LogGroup', { DeletionPolicy: 'Retain' });
+  });
+
+  it('may use customer-managed table keys: encrypt and decrypt the state, decrypt the orders', () => {
+    const stack = probe();
+    const stateKey = new kms.Key(stack, 'StateKey');
+    const ordersKey = new kms.Key(stack, 'OrdersKey');
+    const workflow = new SchedulerWorkflow(
+      stack,
+      'Scheduler',
+      workflowProps(stack, queues(stack, stepNames), { state: stateKey, orders: ordersKey }),
+    );
+    const roleId = stack.resolve(workflow.stateMachine.role.roleName) as { Ref: string };
+    const statements = Object.values(Template.fromStack(stack).findResources('AWS::IAM::Policy'))
+      .filter((policy) => JSON.stringify(policy.Properties.Roles).includes(roleId.Ref))
+      .flatMap(
+        (policy) => policy.Properties.PolicyDocument.Statement as { Action: string[]; Resource: unknown }[],
+      );
+    const onKey = (key: kms.Key) =>
+      statements
+        .filter((s) => JSON.stringify(s.Resource) === JSON.stringify(stack.resolve(key.keyArn)))
+        .flatMap((s) => s.Action);
+    expect(onKey(stateKey)).toEqual(expect.arrayContaining(['kms:Decrypt', 'kms:Encrypt']));
+    expect(onKey(ordersKey)).toContain('kms:Decrypt');
+    expect(onKey(ordersKey)).not.toContain('kms:Encrypt');
+  });
+
+  describe('fails when', () => {
+    it('a step has no agent queue', () => {
+      const stack = probe();
+      const props = workflowProps(stack, queues(stack, stepNames.slice(1)));
+      expect(() => new SchedulerWorkflow(stack, 'Scheduler', props)).toThrow(
+        `SchedulerWorkflow Probe/Scheduler: no agent queue for step '${ORDER_STEPS[0].name}'`,
+      );
+    });
+
+    it('a queue belongs to no step', () => {
+      const stack = probe();
+      const props = workflowProps(stack, queues(stack, [...stepNames, 'Gift']));
+      expect(() => new SchedulerWorkflow(stack, 'Scheduler', props)).toThrow(
+        /agent queues for unknown steps: Gift/,
+      );
+    });
+
+    it('a step name cannot be used in JSONPath', () => {
+      const stack = probe();
+      const steps = [{ name: 'Bad.Name', service: 'x', operationPath: '/x' }];
+      const props = { ...workflowProps(stack, queues(stack, ['Bad.Name'])), steps };
+      expect(() => new SchedulerWorkflow(stack, 'Scheduler', props)).toThrow(
+        /step name 'Bad.Name' must be letters and digits/,
+      );
+    });
+
+    it('a step is listed twice', () => {
+      const stack = probe();
+      const step = { name: 'Twice', service: 'x', operationPath: '/x' };
+      const props = { ...workflowProps(stack, queues(stack, ['Twice'])), steps: [step, step] };
+      expect(() => new SchedulerWorkflow(stack, 'Scheduler', props)).toThrow(/duplicate steps: Twice/);
+    });
+
+    it('the heartbeat is not below the step timeout (the callback task would never see one)', () => {
+      const stack = probe();
+      const props = {
+        ...workflowProps(stack, queues(stack, stepNames)),
+        timings: { ...timings, stepHeartbeatSeconds: timings.stepTimeoutSeconds },
+      };
+      expect(() => new SchedulerWorkflow(stack, 'Scheduler', props)).toThrow(
+        /stepHeartbeatSeconds \(6\) must be below stepTimeoutSeconds \(6\)/,
+      );
+    });
+  });
+});

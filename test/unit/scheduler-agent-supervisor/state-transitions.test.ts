@@ -1,0 +1,256 @@
+import {
+  appliesToStep,
+  bindParams,
+  type ParamType,
+  ProcessState,
+  type RenderedTransition,
+  renderStateTransition,
+  renderTransition,
+  STATE_TRANSITIONS,
+  StateAttr,
+  type StateTransition,
+  StepAttr,
+  TERMINAL_STATES,
+  THIS_STEP,
+  TRANSITION_NAMES,
+  type TransitionName,
+} from '../../../lambdas/scheduler-agent-supervisor/contracts';
+
+const render = (name: TransitionName): RenderedTransition =>
+  renderTransition(name, appliesToStep(STATE_TRANSITIONS[name]) ? { step: 'ChargePayment' } : {});
+
+/** The value a transition writes into ProcessState, if it writes one. */
+const processStateSetBy = (transition: StateTransition): unknown =>
+  transition.set.find(([path]) => path.length === 1 && path[0] === StateAttr.ProcessState)?.[1];
+const removes = (transition: StateTransition, attribute: string): boolean =>
+  transition.remove.some((path) => path.length === 1 && path[0] === attribute);
+const sets = (transition: StateTransition, attribute: string): boolean =>
+  transition.set.some(([path]) => path.length === 1 && path[0] === attribute);
+
+describe('state transitions table', () => {
+  it('holds every transition of the record, each with its writer', () => {
+    expect(Object.fromEntries(TRANSITION_NAMES.map((name) => [name, STATE_TRANSITIONS[name].by]))).toEqual({
+      claim: 'starter',
+      release: 'starter',
+      markStepRunning: 'scheduler',
+      markStepCompleted: 'scheduler',
+      markProcessed: 'scheduler',
+      markError: 'scheduler',
+      resetExpired: 'supervisor',
+      failExpired: 'supervisor',
+      restartPending: 'supervisor',
+    });
+  });
+
+  it.each(TRANSITION_NAMES)('%s is fenced on LockedBy first', (name) => {
+    expect(render(name).conditionExpression).toMatch(
+      /^(attribute_not_exists\(#lockedBy\)|#lockedBy = :\w+) /,
+    );
+  });
+
+  it.each(TRANSITION_NAMES)('%s names exactly the placeholders its expressions use', (name) => {
+    const rendered = render(name);
+    const text = `${rendered.updateExpression} ${rendered.conditionExpression}`;
+    const used = (sigil: string) =>
+      [...new Set(text.match(new RegExp(`${sigil}[A-Za-z0-9]+`, 'g')) ?? [])].sort();
+    expect(used('#')).toEqual(Object.keys(rendered.names).sort());
+    expect(used(':')).toEqual([...Object.keys(rendered.constants), ...Object.keys(rendered.params)].sort());
+  });
+
+  it.each(TRANSITION_NAMES)('%s stamps UpdatedAt', (name) => {
+    expect(sets(STATE_TRANSITIONS[name], StateAttr.UpdatedAt)).toBe(true);
+  });
+
+  it('a transition into a terminal state unlocks the record and takes it out of the supervisor index', () => {
+    const terminal = TRANSITION_NAMES.filter((name) => {
+      const written = processStateSetBy(STATE_TRANSITIONS[name]);
+      return (
+        written !== undefined &&
+        'constant' in (written as object) &&
+        TERMINAL_STATES.includes((written as { constant: ProcessState }).constant)
+      );
+    });
+    expect(terminal.sort()).toEqual(['failExpired', 'markError', 'markProcessed']);
+    for (const name of terminal) {
+      expect({ name, unlocks: removes(STATE_TRANSITIONS[name], StateAttr.LockedBy) }).toEqual({
+        name,
+        unlocks: true,
+      });
+      expect({ name, leavesIndex: removes(STATE_TRANSITIONS[name], StateAttr.DueShard) }).toEqual({
+        name,
+        leavesIndex: true,
+      });
+    }
+  });
+
+  it('a transition back to Pending unlocks the record and keeps it in the index; one to Processing locks it', () => {
+    for (const name of TRANSITION_NAMES) {
+      const transition = STATE_TRANSITIONS[name];
+      const written = processStateSetBy(transition) as { constant?: string } | undefined;
+      if (written?.constant === ProcessState.Pending) {
+        expect({ name, unlocks: removes(transition, StateAttr.LockedBy) }).toEqual({ name, unlocks: true });
+        expect({ name, leavesIndex: removes(transition, StateAttr.DueShard) }).toEqual({
+          name,
+          leavesIndex: false,
+        });
+      }
+      if (written?.constant === ProcessState.Processing) {
+        expect({ name, locks: sets(transition, StateAttr.LockedBy) }).toEqual({ name, locks: true });
+        expect(transition.fence).toEqual({ lockedBy: 'absent' });
+      }
+    }
+  });
+
+  it('renders the scheduler transitions to the expressions its UpdateItem states send', () => {
+    expect(renderTransition('markStepRunning', { step: 'ChargePayment' })).toEqual({
+      updateExpression:
+        'SET #steps.#step.#status = :running, #steps.#step.#startedAt = :now, #completeBy = :completeBy, #updatedAt = :now',
+      conditionExpression: '#lockedBy = :instanceId AND #processState = :processing',
+      names: {
+        '#lockedBy': 'LockedBy',
+        '#processState': 'ProcessState',
+        '#steps': 'Steps',
+        '#step': 'ChargePayment',
+        '#status': 'Status',
+        '#startedAt': 'StartedAt',
+        '#completeBy': 'CompleteBy',
+        '#updatedAt': 'UpdatedAt',
+      },
+      constants: { ':processing': 'Processing', ':running': 'Running' },
+      params: {
+        ':instanceId': { name: 'instanceId', type: 'S' },
+        ':now': { name: 'now', type: 'S' },
+        ':completeBy': { name: 'completeBy', type: 'N' },
+      },
+    });
+    expect(renderTransition('markProcessed').updateExpression).toBe(
+      'SET #processState = :processed, #updatedAt = :now REMOVE #lockedBy, #dueShard',
+    );
+    expect(renderTransition('markError').updateExpression).toBe(
+      'SET #processState = :error, #lastError = :lastError, #updatedAt = :now REMOVE #lockedBy, #dueShard',
+    );
+  });
+
+  it('renders the starter claim with its OR clause, fenced on an absent lock', () => {
+    expect(renderTransition('claim').conditionExpression).toBe(
+      'attribute_not_exists(#lockedBy) AND #processState = :pending AND #attempt = :seenAttempt AND (#attempt = :zero OR #completeBy <= :claimableUntil)',
+    );
+    expect(renderTransition('claim').constants).toEqual({
+      ':pending': 'Pending',
+      ':zero': 0,
+      ':processing': 'Processing',
+    });
+  });
+
+  it('renders the supervisor transitions fenced on the expired lock, deadline and failure count it read', () => {
+    for (const name of ['resetExpired', 'failExpired'] as const) {
+      expect(renderTransition(name).conditionExpression).toBe(
+        '#lockedBy = :seenLock AND #processState = :processing AND #completeBy = :seenCompleteBy AND #failureCount = :seenFailureCount',
+      );
+    }
+  });
+
+  it('knows which transitions apply to one step', () => {
+    expect(TRANSITION_NAMES.filter((name) => appliesToStep(STATE_TRANSITIONS[name])).sort()).toEqual([
+      'markStepCompleted',
+      'markStepRunning',
+    ]);
+  });
+});
+
+describe('renderStateTransition fails clearly', () => {
+  const base: StateTransition = {
+    by: 'scheduler',
+    summary: 'probe',
+    params: { instanceId: 'S', now: 'S' },
+    fence: { lockedBy: { param: 'instanceId' } },
+    condition: [],
+    set: [[[StateAttr.UpdatedAt], { param: 'now' }]],
+    remove: [],
+  };
+
+  it('fails when a step transition is rendered without its step', () => {
+    expect(() => renderTransition('markStepRunning')).toThrow(
+      "State transition 'markStepRunning': it applies to a step; render it with the step name",
+    );
+  });
+
+  it('fails when a transition of no step is rendered for a step', () => {
+    expect(() => renderTransition('markProcessed', { step: 'ChargePayment' })).toThrow(
+      "State transition 'markProcessed': it applies to no step, but was rendered for step 'ChargePayment'",
+    );
+  });
+
+  it('fails when an operand names an undeclared parameter', () => {
+    const broken: StateTransition = { ...base, set: [[[StateAttr.UpdatedAt], { param: 'later' }]] };
+    expect(() => renderStateTransition('probe', broken)).toThrow(
+      "State transition 'probe': parameter 'later' is used but not declared in params",
+    );
+  });
+
+  it('fails when a declared parameter is never used', () => {
+    const broken: StateTransition = { ...base, params: { ...base.params, spare: 'N' } };
+    expect(() => renderStateTransition('probe', broken)).toThrow('declared parameters never used: spare');
+  });
+
+  it('fails when one placeholder would hold two constants', () => {
+    const broken: StateTransition = {
+      ...base,
+      condition: [{ path: [StateAttr.Attempt], equals: { constant: 1, placeholder: 'limit' } }],
+      set: [...base.set, [[StateAttr.FailureCount], { constant: 2, placeholder: 'limit' }]],
+    };
+    expect(() => renderStateTransition('probe', broken)).toThrow(':limit would hold both 1 and 2');
+  });
+
+  it('fails when a constant and a parameter share a placeholder', () => {
+    const broken: StateTransition = {
+      ...base,
+      condition: [{ path: [StateAttr.ProcessState], equals: { constant: 'Now' } }],
+    };
+    expect(() => renderStateTransition('probe', broken)).toThrow(
+      'placeholders used for both a constant and a parameter: :now',
+    );
+  });
+
+  it('fails when a constant cannot name its own placeholder', () => {
+    const broken: StateTransition = {
+      ...base,
+      condition: [{ path: [StateAttr.Attempt], equals: { constant: 0 } }],
+    };
+    expect(() => renderStateTransition('probe', broken)).toThrow('constant 0 needs a placeholder name');
+  });
+
+  it('fails when it sets nothing', () => {
+    const broken: StateTransition = { ...base, params: { instanceId: 'S' }, set: [] };
+    expect(() => renderStateTransition('probe', broken)).toThrow("State transition 'probe': it sets nothing");
+  });
+
+  it('renders the step placeholder only from THIS_STEP', () => {
+    const stepped: StateTransition = {
+      ...base,
+      set: [...base.set, [[StateAttr.Steps, THIS_STEP, StepAttr.Status], { constant: 'Running' }]],
+    };
+    expect(renderStateTransition('probe', stepped, { step: 'Pack' }).names).toMatchObject({
+      '#step': 'Pack',
+    });
+  });
+});
+
+describe('bindParams', () => {
+  const rendered = renderTransition('markProcessed');
+  const typeOf = (value: unknown): ParamType | undefined =>
+    typeof value === 'string' ? 'S' : typeof value === 'number' ? 'N' : undefined;
+
+  it('binds each declared parameter to its placeholder', () => {
+    expect(bindParams('markProcessed', rendered, { instanceId: 'o--attempt-1', now: 'T' }, typeOf)).toEqual({
+      ':instanceId': 'o--attempt-1',
+      ':now': 'T',
+    });
+  });
+
+  it('fails naming every missing, unknown and mistyped parameter', () => {
+    expect(() => bindParams('markProcessed', rendered, { instanceId: 7, extra: 'x' }, typeOf)).toThrow(
+      "State transition 'markProcessed': parameter 'instanceId' must be of type S, got N; missing parameter 'now'; unknown parameter 'extra'",
+    );
+  });
+});

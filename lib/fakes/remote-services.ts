@@ -41,6 +41,11 @@ export class RemoteServices extends Construct {
   /** Base URL of the function URL without a trailing slash, e.g. `https://abc.lambda-url.eu-west-1.on.aws`. */
   readonly endpointUrl: string;
 
+  /** The function behind the IAM-authenticated URL (what a caller is granted to invoke). */
+  get urlFunction(): lambda.IFunction {
+    return this.service.function;
+  }
+
   constructor(scope: Construct, id: string, props: RemoteServicesProps) {
     super(scope, id);
     if (!Number.isInteger(props.stallMillis) || props.stallMillis < 0) {
@@ -78,4 +83,15 @@ export class RemoteServices extends Construct {
     const parts = Fn.split('/', this.functionUrl.url);
     this.endpointUrl = `${Fn.select(0, parts)}//${Fn.select(2, parts)}`;
   }
+}
+
+/**
+ * The fake downstream of the Scheduler Agent Supervisor wing, as its composition root passes it
+ * (`addSchedulerAgentSupervisor(app, remoteServicesDownstream)`): built inside the wing's stack.
+ */
+export function remoteServicesDownstream(
+  scope: Construct,
+  settings: Pick<RemoteServicesProps, 'retainData' | 'logRetentionDays' | 'stallMillis'>,
+): RemoteServices {
+  return new RemoteServices(scope, 'RemoteServices', settings);
 }

@@ -1,7 +1,7 @@
 import type { App } from 'aws-cdk-lib';
 import { type ContextReader, contextOf, PlatformContextKey, readText } from '../platform/config';
 import { loadConfig } from './config';
-import { resolveDownstream } from './downstream';
+import { type FakeDownstreamFactory, resolveDownstream } from './downstream';
 import { SchedulerAgentSupervisorStack, STACK_NAME } from './stack';
 
 /** CDK context keys this wing reads besides the platform's and the downstream endpoints. */
@@ -12,11 +12,13 @@ export const SasContextKey = {
 
 /**
  * Adds this wing's stack to an app, configured from the app's CDK context: `profile`, `demo`,
- * the downstream endpoints (./downstream.ts) and `alertEmail`. bin/app.ts and the tests build the
+ * the downstream endpoints (./downstream.ts) and `alertEmail`. The fake downstream services come
+ * from the caller (lib/fakes), so the wing itself never imports them. bin/app.ts and the tests build the
  * deployment through this one function, so what is tested is what `cdk deploy` runs.
  */
 export function addSchedulerAgentSupervisor(
   app: App,
+  fakeDownstream: FakeDownstreamFactory,
   context: ContextReader = contextOf(app.node),
 ): SchedulerAgentSupervisorStack {
   const config = loadConfig(context(PlatformContextKey.Profile));
@@ -26,6 +28,7 @@ export function addSchedulerAgentSupervisor(
   return new SchedulerAgentSupervisorStack(app, STACK_NAME, {
     config,
     downstream,
+    fakeDownstream,
     alertEmail,
     description: `Scheduler Agent Supervisor reference implementation (order processing), profile ${config.profile}, ${services}`,
   });

@@ -1,3 +1,6 @@
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import type { Construct } from 'constructs';
 import {
   ORDER_STEPS,
   REMOTE_AUTH_MODES,
@@ -23,6 +26,30 @@ import {
 export type Downstream =
   | { readonly kind: 'fakes' }
   | { readonly kind: 'endpoints'; readonly endpoints: Readonly<Record<ServiceName, ServiceEndpoint>> };
+
+/**
+ * The fake downstream as this wing sees it. The composition root (bin/app.ts, or a test) builds it
+ * from lib/fakes and hands the wing a factory, so the wing never imports the fakes.
+ */
+export interface FakeDownstream {
+  /** Base URL the agents call, without a trailing slash. */
+  readonly endpointUrl: string;
+  /** The function behind the IAM-authenticated URL: the agents are allowed to invoke it. */
+  readonly urlFunction: lambda.IFunction;
+  /** Ledger of the effects, named in the stack outputs for the acceptance suite and the chaos checker. */
+  readonly ledgerTable: dynamodb.ITable;
+}
+
+/** What a fake downstream needs from the deployment. */
+export interface FakeDownstreamSettings {
+  readonly retainData: boolean;
+  readonly logRetentionDays: number;
+  /** How long a STALL-ONCE call is held before it fails (the wing's remoteStallMillis). */
+  readonly stallMillis: number;
+}
+
+/** Builds the fake downstream inside the wing's stack, when the deployment runs the fakes. */
+export type FakeDownstreamFactory = (scope: Construct, settings: FakeDownstreamSettings) => FakeDownstream;
 
 export interface ServiceEndpoint {
   /** Base URL without a trailing slash; the agent appends the step's operation path. */

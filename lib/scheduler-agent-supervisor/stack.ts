@@ -6,12 +6,11 @@ import {
   type RemoteAuthMode,
   type ServiceName,
 } from '../../lambdas/scheduler-agent-supervisor/contracts';
-import { RemoteServices } from '../fakes/remote-services';
 import { applyGuardrails } from '../platform/guardrails';
 import { IdempotencyStore } from '../platform/idempotency-store';
 import { AgentWorker } from './agent';
 import type { DeploymentConfig } from './config';
-import type { Downstream } from './downstream';
+import type { Downstream, FakeDownstream, FakeDownstreamFactory } from './downstream';
 import { OperatorAlerts } from './operator-alerts';
 import { OrdersDatabase } from './orders-database';
 import { SchedulerWorkflow } from './scheduler/workflow';
@@ -53,6 +52,12 @@ export interface SchedulerAgentSupervisorStackProps extends StackProps {
   /** Where the agents' remote calls go: the fake services, or an endpoint per service (./downstream.ts). */
   readonly downstream: Downstream;
   /**
+   * Builds the fake downstream services; required when `downstream` is the fakes. Passed in by the
+   * composition root so this wing never imports lib/fakes.
+   * @default - none (the deployment names real endpoints)
+   */
+  readonly fakeDownstream?: FakeDownstreamFactory;
+  /**
    * Operator email subscribed to alerts (CDK context `alertEmail`).
    * @default - no email subscription
    */
@@ -70,7 +75,7 @@ export class SchedulerAgentSupervisorStack extends Stack {
   readonly idempotencyStore: IdempotencyStore;
   readonly alerts: OperatorAlerts;
   /** The fake downstream services, when the deployment runs them (local profile or demo). */
-  readonly remoteServices?: RemoteServices;
+  readonly remoteServices?: FakeDownstream;
   /** One per ORDER_STEPS entry, in order. */
   readonly agents: readonly AgentWorker[];
   readonly workflow: SchedulerWorkflow;
@@ -89,7 +94,7 @@ export class SchedulerAgentSupervisorStack extends Stack {
     const alerts = new OperatorAlerts(this, 'OperatorAlerts', { retainData, alertEmail: props.alertEmail });
     const remoteServices =
       props.downstream.kind === 'fakes'
-        ? new RemoteServices(this, 'RemoteServices', {
+        ? this.fakeServices(props.fakeDownstream, {
             retainData,
             logRetentionDays,
             stallMillis: config.remoteStallMillis,
@@ -98,7 +103,7 @@ export class SchedulerAgentSupervisorStack extends Stack {
 
     const agents = ORDER_STEPS.map((step) => {
       const remote = remoteServices
-        ? { url: remoteServices.endpointUrl, auth: 'iam' as const, function: remoteServices.service.function }
+        ? { url: remoteServices.endpointUrl, auth: 'iam' as const, function: remoteServices.urlFunction }
         : this.realService(step.service, props.downstream);
       return new AgentWorker(this, `${step.name}Agent`, {
         step,
@@ -184,6 +189,18 @@ export class SchedulerAgentSupervisorStack extends Stack {
     }
 
     applyGuardrails(this);
+  }
+
+  private fakeServices(
+    factory: FakeDownstreamFactory | undefined,
+    settings: Parameters<FakeDownstreamFactory>[1],
+  ): FakeDownstream {
+    if (!factory) {
+      throw new Error(
+        `${this.node.path}: the deployment runs the fake downstream services, but no fakeDownstream factory was given (bin/app.ts passes lib/fakes)`,
+      );
+    }
+    return factory(this, settings);
   }
 
   /** A real service named by the deployment, with the function its IAM-authenticated URL fronts. */

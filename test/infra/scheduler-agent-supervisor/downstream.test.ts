@@ -3,12 +3,20 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { loadPlatformConfig } from '../../../lib/platform/config';
+import { addSchedulerAgentSupervisor } from '../../../lib/scheduler-agent-supervisor/deployment';
 import {
   DOWNSTREAM_SERVICES,
   type Downstream,
+  type FakeDownstreamFactory,
   resolveDownstream,
 } from '../../../lib/scheduler-agent-supervisor/downstream';
-import { DEMO_CONTEXT, ENDPOINTS_CONTEXT, IAM_ENDPOINTS_CONTEXT, synthesizeStack } from '../support/synth';
+import {
+  DEMO_CONTEXT,
+  ENDPOINTS_CONTEXT,
+  IAM_ENDPOINTS_CONTEXT,
+  synthesizeStack,
+  testApp,
+} from '../support/synth';
 
 const onAws = loadPlatformConfig('default');
 const emulated = loadPlatformConfig('local');
@@ -147,6 +155,13 @@ describe('downstream services of the agents', () => {
       expect(() =>
         synthesizeStack('default', { context: { ...DEMO_CONTEXT, paymentEndpoint: 'x' } }),
       ).toThrow(/demo=true deploys the fake services/);
+    });
+
+    it('fails when the deployment runs the fakes but its composition root gave no factory for them', () => {
+      const app = testApp({ profile: 'local' });
+      expect(() => addSchedulerAgentSupervisor(app, undefined as unknown as FakeDownstreamFactory)).toThrow(
+        'SchedulerAgentSupervisor: the deployment runs the fake downstream services, but no fakeDownstream factory was given (bin/app.ts passes lib/fakes)',
+      );
     });
 
     it('`cdk synth` of bin/app.ts with the default profile and neither choice exits non-zero naming them', () => {

@@ -8,7 +8,8 @@ import {
   EnvKey,
   ORDER_STEPS,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
-import { FAKE_SERVICE_RESERVED_CONCURRENCY, type RemoteServices } from '../../../lib/fakes/remote-services';
+import { FAKE_SERVICE_RESERVED_CONCURRENCY } from '../../../lib/fakes/remote-services';
+import type { FakeDownstream } from '../../../lib/scheduler-agent-supervisor/downstream';
 import { FAKE_SERVICE_OUTPUTS, StackOutput } from '../../../lib/scheduler-agent-supervisor/stack';
 import {
   actionsOf,
@@ -33,7 +34,7 @@ function environmentOf(template: Template, service: string): Record<string, unkn
 const logicalId = (construct: IConstruct): string =>
   Stack.of(construct).resolve((construct.node.defaultChild as CfnElement).logicalId) as string;
 
-function fakesOf(synth: SynthesizedStack): RemoteServices {
+function fakesOf(synth: SynthesizedStack): FakeDownstream {
   if (!synth.stack.remoteServices) throw new Error('This deployment runs no fake services');
   return synth.stack.remoteServices;
 }

@@ -1,5 +1,6 @@
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { remoteServicesDownstream } from '../../../lib/fakes/remote-services';
 import { type AslDefinition, parseDefinition } from '../../../lib/platform/guardrails';
 import { type DeploymentConfig, loadConfig } from '../../../lib/scheduler-agent-supervisor/config';
 import { addSchedulerAgentSupervisor } from '../../../lib/scheduler-agent-supervisor/deployment';
@@ -56,7 +57,7 @@ export function synthesizeStack(profile = 'local', options: SynthOptions = {}): 
     ...options.context,
     ...(options.alertEmail !== undefined && { alertEmail: options.alertEmail }),
   });
-  const stack = addSchedulerAgentSupervisor(app);
+  const stack = addSchedulerAgentSupervisor(app, remoteServicesDownstream);
   return { app, stack, template: Template.fromStack(stack), config: loadConfig(profile) };
 }
 

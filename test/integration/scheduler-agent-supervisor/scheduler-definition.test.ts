@@ -19,6 +19,7 @@ import {
   ORDER_STEPS,
   type StepName,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import { remoteServicesDownstream } from '../../../lib/fakes/remote-services';
 import type { PutEventsEntry } from '../../../lib/local-runtime/stepfunctions';
 import { loadConfig } from '../../../lib/scheduler-agent-supervisor/config';
 import { addSchedulerAgentSupervisor } from '../../../lib/scheduler-agent-supervisor/deployment';
@@ -98,7 +99,7 @@ describe('the synthesized scheduler state machine on the local runtime', () => {
       queueUrls.set(step.name, await createQueue(h.sqs, `${step.name}-requests`));
 
     const app = new App({ context: { profile: 'local', 'aws:cdk:bundling-stacks': [] } });
-    const stack = addSchedulerAgentSupervisor(app);
+    const stack = addSchedulerAgentSupervisor(app, remoteServicesDownstream);
     const template = app.synth().getStackByName(STACK_NAME).template as {
       Resources: Record<string, { Type: string; Properties: Record<string, unknown> }>;
     };

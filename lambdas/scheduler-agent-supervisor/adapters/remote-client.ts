@@ -9,20 +9,24 @@
 import { Sha256 } from '@aws-crypto/sha256-js';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { SignatureV4 } from '@smithy/signature-v4';
-import { CORRELATION_ID_HEADER, IDEMPOTENCY_KEY_HEADER } from '../contracts';
+import {
+  CORRELATION_ID_HEADER,
+  IDEMPOTENCY_KEY_HEADER,
+  REMOTE_AUTH_MODES,
+  type RemoteAuthMode,
+} from '../contracts';
 import type { RemoteOutcome, RemoteServicePort } from '../domain/agent';
 
-export type RemoteAuth = 'iam' | 'none';
-
-export function parseRemoteAuth(value: string): RemoteAuth {
-  if (value === 'iam' || value === 'none') return value;
-  throw new Error(`REMOTE_AUTH must be 'iam' or 'none', got '${value}'`);
+export function parseRemoteAuth(value: string): RemoteAuthMode {
+  const mode = REMOTE_AUTH_MODES.find((candidate) => candidate === value);
+  if (mode === undefined) throw new Error(`REMOTE_AUTH must be 'iam' or 'none', got '${value}'`);
+  return mode;
 }
 
 export interface HttpRemoteServiceOptions {
   /** Base URL of the service (a function URL); the operation path is appended to it. */
   readonly endpointUrl: string;
-  readonly auth: RemoteAuth;
+  readonly auth: RemoteAuthMode;
   /** Region of the function URL; required with auth 'iam'. */
   readonly region?: string;
 }

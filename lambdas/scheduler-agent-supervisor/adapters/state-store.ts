@@ -30,6 +30,7 @@ import type {
   ClaimStore,
   CreateIfAbsentResult,
   DuePageCursor,
+  DueRecord,
   DueRecordPage,
   ReleaseRequest,
   StateRecordCreator,
@@ -38,7 +39,6 @@ import type {
   TransitionResult,
 } from '../domain/ports';
 import type { LastError, StateRecord, StepState } from '../domain/state-record';
-import type { DueRecord } from '../domain/supervisor';
 
 type Item = Record<string, unknown>;
 

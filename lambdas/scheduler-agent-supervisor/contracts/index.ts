@@ -1,7 +1,7 @@
 /**
- * The contracts module: names, environment keys, schemas, states, transitions and versions shared by the CDK
- * constructs (lib/) and the runtime code (lambdas/). It depends on nothing but zod, so lib/ can
- * import it without pulling in adapters or SDK clients.
+ * The contracts module: names, environment keys, schemas, states, transitions, metrics and versions
+ * shared by the CDK constructs (lib/) and the runtime code (lambdas/). It depends on zod and
+ * lambdas/shared's parsing only, so lib/ can import it without pulling in adapters or SDK clients.
  */
 export * from './api';
 export * from './env';

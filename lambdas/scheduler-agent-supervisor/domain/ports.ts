@@ -2,10 +2,15 @@
  * Ports: what the order use cases need from the outside world. Adapters in ../adapters
  * implement them with the AWS SDK; the use cases and their decisions never see an SDK type.
  */
-import type { OrderFailedDetail, StartOrderMessage, StepName, SubmissionConflictDetail } from '../contracts';
+import type {
+  OrderFailedDetail,
+  ProcessState,
+  StartOrderMessage,
+  StepName,
+  SubmissionConflictDetail,
+} from '../contracts';
 import type { StoredOrder } from './order';
 import type { LastError, StateRecord } from './state-record';
-import type { DueRecord } from './supervisor';
 
 /** Structured log sink (Powertools Logger satisfies it). */
 export interface EventLog {
@@ -67,6 +72,15 @@ export interface ClaimStore {
   release(request: ReleaseRequest): Promise<TransitionResult>;
 }
 
+/** The fields of a record the supervisor reads from the DueIndex (what its conditions compare). */
+export interface DueRecord {
+  readonly orderId: string;
+  readonly processState: ProcessState;
+  readonly lockedBy?: string;
+  readonly completeBy: number;
+  readonly failureCount: number;
+  readonly attempt: number;
+}
 /** Opaque position in a DueIndex query; only the adapter that produced it understands it. */
 export type DuePageCursor = Readonly<Record<string, unknown>>;
 

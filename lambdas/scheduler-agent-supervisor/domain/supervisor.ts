@@ -6,7 +6,14 @@
 import { type Clock, isoAt, type Sleep, type TimeBudget } from '../../shared/clock';
 import { describeError } from '../../shared/errors';
 import { ProcessState, type WorkflowTimings } from '../contracts';
-import type { AlertPublisher, DuePageCursor, EventLog, StartQueue, SupervisionStore } from './ports';
+import type {
+  AlertPublisher,
+  DuePageCursor,
+  DueRecord,
+  EventLog,
+  StartQueue,
+  SupervisionStore,
+} from './ports';
 import { type LastError, pendingCompleteBy } from './state-record';
 
 export type SupervisionTimings = Pick<
@@ -20,16 +27,6 @@ export type SupervisionTimings = Pick<
 
 /** SQS caps DelaySeconds at 15 minutes; longer back-offs rely on the supervisor's restart instead. */
 export const MAX_SQS_DELAY_SECONDS = 900;
-
-/** The fields of a record the supervisor reads from the DueIndex (what its conditions compare). */
-export interface DueRecord {
-  readonly orderId: string;
-  readonly processState: ProcessState;
-  readonly lockedBy?: string;
-  readonly completeBy: number;
-  readonly failureCount: number;
-  readonly attempt: number;
-}
 
 export type SupervisionDecision =
   | {

@@ -1,7 +1,7 @@
 import { ProcessState } from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import { type DueRecord } from '../../../lambdas/scheduler-agent-supervisor/domain/ports';
 import {
   backoffSecondsFor,
-  type DueRecord,
   decideSupervision,
   MAX_SQS_DELAY_SECONDS,
   type SupervisionTimings,

@@ -7,7 +7,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Message } from '@aws-sdk/client-sqs';
 import { closeServer, listen, type RunningServer } from './emulators';
-import type { InvocationResult, LambdaFunctionSpec } from './lambda-host';
+import type { InvocationObserver } from './lambda-host';
 
 /** An HTTP request as the interceptor sees it (body as text: every intercepted API speaks JSON). */
 export interface InterceptedRequest {
@@ -35,15 +35,6 @@ export type HttpInterceptor = (
   forward: () => Promise<InterceptedReply>,
 ) => Promise<InterceptedReply | 'drop'>;
 
-/** One invocation starting in a sandbox. */
-export interface InvocationStart {
-  readonly spec: LambdaFunctionSpec;
-  readonly requestId: string;
-  readonly event: unknown;
-  /** Kills the sandbox now, as a crash would: the invocation fails with Runtime.ExitError. */
-  terminate(): Promise<void>;
-}
-
 export interface SqsDelivery {
   /** Logical id of the event source mapping (a replica's mapping carries the replica suffix). */
   readonly mappingLogicalId: string;
@@ -60,7 +51,7 @@ export interface FaultHooks {
    * Called as each invocation starts; a returned function is called with the result when it ends.
    * @default - none
    */
-  readonly onInvocation?: (invocation: InvocationStart) => ((result: InvocationResult) => void) | undefined;
+  readonly onInvocation?: InvocationObserver;
   /**
    * Per message received by an SQS event source: milliseconds after which the same message (same
    * id and receipt handle) is delivered once more in an invocation of its own, as SQS's

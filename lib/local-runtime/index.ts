@@ -8,10 +8,9 @@ export type {
   HttpInterceptor,
   InterceptedReply,
   InterceptedRequest,
-  InvocationStart,
   SqsDelivery,
 } from './fault-hooks';
-export type { InvocationResult, LambdaFunctionSpec } from './lambda-host';
+export type { InvocationResult, InvocationStart, LambdaFunctionSpec } from './lambda-host';
 export {
   type LocalRuntime,
   type LocalRuntimeOptions,

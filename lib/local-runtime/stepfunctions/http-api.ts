@@ -1,17 +1,15 @@
 /**
- * The Step Functions API over HTTP, AWS JSON 1.0 protocol: POST with `X-Amz-Target:
- * AWSStepFunctions.<Operation>`, JSON in and out, errors as HTTP 400 `{ __type, message }`.
- * Timestamps are epoch seconds, as the protocol (and the AWS SDK) expect.
+ * The operations of the Step Functions API (AWS JSON 1.0, `X-Amz-Target: AWSStepFunctions.<Op>`),
+ * served by the runtime's AWS JSON protocol server. Timestamps are epoch seconds, as the protocol
+ * (and the AWS SDK) expect.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AwsJsonOperation } from '../aws-json-server';
 import { SfnApiError } from './errors';
 import type { ExecutionDescription, ExecutionStatus, StepFunctionsRuntime } from './runtime';
 
-const TARGET_PREFIX = 'AWSStepFunctions.';
-const CONTENT_TYPE = 'application/x-amz-json-1.0';
+export const TARGET_PREFIX = 'AWSStepFunctions.';
 /** Requests above this size are refused before parsing (inputs are limited to 256 KiB anyway). */
-const MAX_REQUEST_BYTES = 1024 * 1024;
+export const MAX_REQUEST_BYTES = 1024 * 1024;
 const EXECUTION_STATUSES: readonly ExecutionStatus[] = [
   'RUNNING',
   'SUCCEEDED',
@@ -21,7 +19,6 @@ const EXECUTION_STATUSES: readonly ExecutionStatus[] = [
 ];
 
 type Body = Record<string, unknown>;
-type Operation = (body: Body) => Body;
 
 function epochSeconds(date: Date): number {
   return date.getTime() / 1000;
@@ -80,7 +77,7 @@ function executionBody(execution: ExecutionDescription, full: boolean): Body {
   };
 }
 
-export function operations(runtime: StepFunctionsRuntime): Readonly<Record<string, Operation>> {
+export function operations(runtime: StepFunctionsRuntime): Readonly<Record<string, AwsJsonOperation>> {
   return {
     StartExecution: (body) => {
       const name = optionalString(body, 'name');
@@ -166,100 +163,5 @@ export function operations(runtime: StepFunctionsRuntime): Readonly<Record<strin
         creationDate: epochSeconds(machine.creationDate),
       };
     },
-  };
-}
-
-function reply(res: ServerResponse, status: number, body: Body): void {
-  res.writeHead(status, { 'content-type': CONTENT_TYPE });
-  res.end(JSON.stringify(body));
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_REQUEST_BYTES) {
-        reject(new SfnApiError('ValidationException', `Request larger than ${MAX_REQUEST_BYTES} bytes`));
-        req.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
-async function handle(
-  table: Readonly<Record<string, Operation>>,
-  req: IncomingMessage,
-  res: ServerResponse,
-  onInternalError: (error: unknown) => void,
-): Promise<void> {
-  try {
-    const target = String(req.headers['x-amz-target'] ?? '');
-    if (req.method !== 'POST' || !target.startsWith(TARGET_PREFIX)) {
-      throw new SfnApiError(
-        'UnknownOperationException',
-        `Expected POST with X-Amz-Target ${TARGET_PREFIX}<Operation>`,
-      );
-    }
-    const name = target.slice(TARGET_PREFIX.length);
-    const operation = Object.hasOwn(table, name) ? table[name] : undefined;
-    if (!operation) {
-      throw new SfnApiError(
-        'UnknownOperationException',
-        `Operation ${name} is not supported by the local Step Functions runtime`,
-      );
-    }
-    const text = await readBody(req);
-    let body: unknown;
-    try {
-      body = text === '' ? {} : JSON.parse(text);
-    } catch {
-      throw new SfnApiError('SerializationException', 'Request body is not JSON');
-    }
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-      throw new SfnApiError('SerializationException', 'Request body must be a JSON object');
-    }
-    reply(res, 200, operation(body as Body));
-  } catch (error) {
-    if (error instanceof SfnApiError) {
-      reply(res, 400, { __type: error.errorType, message: error.message });
-      return;
-    }
-    onInternalError(error);
-    reply(res, 500, { __type: 'InternalFailure', message: (error as Error).message ?? 'Internal failure' });
-  }
-}
-
-export interface ApiServer {
-  readonly endpoint: string;
-  close(): Promise<void>;
-}
-
-export async function startApiServer(
-  runtime: StepFunctionsRuntime,
-  listen: { readonly host: string; readonly port: number },
-  onInternalError: (error: unknown) => void,
-): Promise<ApiServer> {
-  const table = operations(runtime);
-  const server: Server = createServer((req, res) => {
-    void handle(table, req, res, onInternalError);
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(listen.port, listen.host, () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    endpoint: `http://${listen.host}:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
   };
 }

@@ -13,7 +13,8 @@ import './promise-polyfill';
 import type { EventEmitter } from 'node:events';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { startApiServer } from './http-api';
+import { startAwsJsonServer } from '../aws-json-server';
+import { MAX_REQUEST_BYTES, operations, TARGET_PREFIX } from './http-api';
 import { type InvokeLambdaHandler, type PutEventsHandler, ServiceIntegrations } from './integrations';
 import {
   type RegisteredStateMachine,
@@ -38,10 +39,6 @@ export type {
 } from './runtime';
 
 export interface LocalStepFunctionsOptions {
-  /** @default '127.0.0.1' */
-  readonly host?: string;
-  /** @default 0 (an ephemeral port; read `endpoint`) */
-  readonly port?: number;
   /** Region and account used in state machine and execution ARNs. @default 'us-east-1' */
   readonly region?: string;
   /** @default '000000000000' */
@@ -63,7 +60,7 @@ export interface LocalStepFunctionsOptions {
 }
 
 export interface LocalStepFunctions {
-  /** Base URL of the SFN API, e.g. http://127.0.0.1:41234 (use as AWS_ENDPOINT_URL_SFN). */
+  /** Base URL of the SFN API on an ephemeral loopback port (use as AWS_ENDPOINT_URL_SFN). */
   readonly endpoint: string;
   readonly region: string;
   readonly accountId: string;
@@ -109,11 +106,12 @@ export async function startLocalStepFunctions(
     maxRememberedExecutions: options.maxRememberedExecutions ?? 50_000,
     maxRememberedTokens: options.maxRememberedTokens ?? 100_000,
   });
-  const server = await startApiServer(
-    runtime,
-    { host: options.host ?? '127.0.0.1', port: options.port ?? 0 },
-    options.onInternalError ?? ((error) => console.error('local Step Functions: internal error', error)),
-  );
+  const server = await startAwsJsonServer('Step Functions', operations(runtime), {
+    targetPrefix: TARGET_PREFIX,
+    maxRequestBytes: MAX_REQUEST_BYTES,
+    onInternalError:
+      options.onInternalError ?? ((error) => console.error('local Step Functions: internal error', error)),
+  });
   return {
     endpoint: server.endpoint,
     region,
@@ -124,7 +122,7 @@ export async function startLocalStepFunctions(
       runtime.registerStateMachine(arn, name, definitionJson, registerOptions),
     stop: async () => {
       runtime.shutdown();
-      await server.close();
+      await server.stop();
     },
   };
 }

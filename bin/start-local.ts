@@ -18,6 +18,7 @@ import {
   startLocalRuntime,
   synthesizeLocalAssembly,
 } from '../lib/local-runtime';
+import { orderTransitionLog } from '../lib/scheduler-agent-supervisor/local/transition-log';
 
 // This machine's tools run on Node 20 while the deployed Lambdas run on nodejs22.x; the SDK's
 // Node 20 end-of-support notice says nothing actionable here, so local tools silence it.
@@ -71,6 +72,8 @@ async function main(): Promise<void> {
     port: args.port,
     targetFile: args.targetFile,
     functionLogDir: resolve(PROJECT_ROOT, '.local', 'logs'),
+    // The app's order transition log: the runtime knows no app, so the app plugs it in here.
+    observers: [orderTransitionLog()],
     ...(args.dataDir ? { dataDir: args.dataDir } : {}),
   });
   console.log(

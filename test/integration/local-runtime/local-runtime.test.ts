@@ -6,9 +6,14 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DynamoDBClient, GetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
+import { DescribeTableCommand, DynamoDBClient, GetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { type LocalRuntime, startLocalRuntime } from '../../../lib/local-runtime';
+import {
+  type LocalRuntime,
+  type LocalRuntimeObserver,
+  type LocalTarget,
+  startLocalRuntime,
+} from '../../../lib/local-runtime';
 import { synthesizeFixtureApp } from './fixtures/app';
 
 jest.setTimeout(120_000);
@@ -22,8 +27,33 @@ interface Seen {
   readonly env: Record<string, string | undefined>;
 }
 
+/** An observer that records what it was started with and whether it was stopped. */
+function recordingObserver() {
+  const seen: { target?: LocalTarget; tableStatus?: string; stopped: boolean } = { stopped: false };
+  const observer: LocalRuntimeObserver = {
+    name: 'recording observer',
+    start: async ({ target, sdkConfig, log }) => {
+      seen.target = target;
+      const dynamodb = new DynamoDBClient(sdkConfig('dynamodb'));
+      const { Table } = await dynamodb.send(
+        new DescribeTableCommand({ TableName: target.outputs.TableName }),
+      );
+      seen.tableStatus = Table?.TableStatus;
+      log('recording observer started');
+      return {
+        stop: async () => {
+          dynamodb.destroy();
+          seen.stopped = true;
+        },
+      };
+    },
+  };
+  return { observer, seen };
+}
+
 describe('local runtime running a synthesized app', () => {
   let workDir: string;
+  const recording = recordingObserver();
   let runtime: LocalRuntime;
   let targetFile: string;
   let dynamodb: DynamoDBClient;
@@ -43,6 +73,7 @@ describe('local runtime running a synthesized app', () => {
       targetFile,
       log: (line) => logLines.push(line),
       functionLogDir: join(workDir, 'logs'),
+      observers: [recording.observer],
     });
     outputs = runtime.target.outputs;
     const config = { region: runtime.target.region, credentials: runtime.target.credentials };
@@ -87,6 +118,13 @@ describe('local runtime running a synthesized app', () => {
     );
     expect(outputs.FunctionUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
     expect(runtime.target.apiKey).toEqual(expect.any(String));
+  });
+
+  it('starts observers with the target and SDK settings of the running system', () => {
+    expect(recording.seen.target).toEqual(runtime.target);
+    expect(recording.seen.tableStatus).toBe('ACTIVE');
+    expect(logLines).toContain('recording observer started');
+    expect(recording.seen.stopped).toBe(false);
   });
 
   it('names every resource it cannot run and lists the inert ones once', () => {
@@ -279,5 +317,6 @@ describe('local runtime running a synthesized app', () => {
     await expect(fetch(runtime.target.endpoints.dynamodb)).rejects.toThrow();
     await expect(fetch(runtime.target.endpoints.sqs)).rejects.toThrow();
     expect(existsSync(targetFile)).toBe(false);
+    expect(recording.seen.stopped).toBe(true);
   });
 });

@@ -1,9 +1,11 @@
 /**
  * API Gateway REST APIs: one loopback server per AWS::ApiGateway::RestApi (the first on the
  * runtime's port), listening before the template is resolved because the app builds its API URL
- * from it; routes from the API's Resources, Methods and Stages; API keys enforced.
+ * from it; routes from the API's Resources, Methods and Stages; API keys enforced, their values
+ * generated per data directory where the template leaves them to AWS.
  */
 import { type RestApiMethod, type RestApiServer, type RestApiSpec, startRestApiServer } from '../api-gateway';
+import { GeneratedApiKeys } from '../api-keys';
 import type { ListenContext, Provisioner, StackContext, TargetContribution } from '../provisioning';
 import type { LambdaProvisioner } from './lambda';
 import { asRecord, asString } from './values';
@@ -32,10 +34,12 @@ export class ApiGatewayProvisioner implements Provisioner {
   private readonly servers = new Map<string, RestApiServer>();
   private readonly apiKeys: string[] = [];
   private readonly apis: Array<{ server: RestApiServer; spec: RestApiSpec }> = [];
+  private generatedKeys: GeneratedApiKeys | undefined;
 
   constructor(private readonly lambda: LambdaProvisioner) {}
 
   async listen(context: ListenContext): Promise<void> {
+    this.generatedKeys = new GeneratedApiKeys(context.options.dataDir);
     for (const [index, { stack, logicalId }] of context.resourcesOfType(REST_API).entries()) {
       const server = await startRestApiServer({
         port: index === 0 ? (context.options.port ?? DEFAULT_PORT) : 0,
@@ -53,7 +57,8 @@ export class ApiGatewayProvisioner implements Provisioner {
       const properties = context.resolver.properties(logicalId);
       if (properties.Enabled === false) continue;
       this.apiKeys.push(
-        asString(properties.Value) ?? `local-${context.resolver.physicalName(logicalId)}-key-0123456789`,
+        asString(properties.Value) ??
+          (this.generatedKeys as GeneratedApiKeys).valueOf(`${context.stack.stackName}/${logicalId}`),
       );
     }
   }

@@ -3,7 +3,9 @@
  * in-process, then run with startLocalRuntime: every event source is driven through its real
  * front door (HTTP, SQS, schedule, PutEvents) and checked by its effect on the emulators.
  */
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DescribeTableCommand, DynamoDBClient, GetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
@@ -12,6 +14,7 @@ import {
   type LocalRuntime,
   type LocalRuntimeObserver,
   type LocalTarget,
+  PROJECT_ROOT,
   startLocalRuntime,
 } from '../../../lib/local-runtime';
 import { synthesizeFixtureApp } from './fixtures/app';
@@ -318,5 +321,81 @@ describe('local runtime running a synthesized app', () => {
     await expect(fetch(runtime.target.endpoints.sqs)).rejects.toThrow();
     expect(existsSync(targetFile)).toBe(false);
     expect(recording.seen.stopped).toBe(true);
+  });
+
+  describe('npm start on this assembly', () => {
+    const running = new Set<ChildProcess>();
+    afterAll(() => {
+      for (const child of running) child.kill('SIGTERM');
+    });
+
+    /** Runs bin/start-local.ts until it is ready (then stops it) or exits; resolves with its output. */
+    function npmStart(
+      args: string[],
+      environment: Record<string, string>,
+    ): Promise<{ output: string; code: number | null }> {
+      const child = spawn(
+        join(PROJECT_ROOT, 'node_modules', '.bin', 'tsx'),
+        ['bin/start-local.ts', ...args],
+        {
+          cwd: PROJECT_ROOT,
+          env: { ...process.env, ...environment },
+        },
+      );
+      running.add(child);
+      let output = '';
+      return new Promise((resolve) => {
+        const onOutput = (chunk: Buffer) => {
+          output += chunk.toString('utf8');
+          if (/API key .*: \S+\n/.test(output)) child.kill('SIGTERM');
+        };
+        child.stdout.on('data', onOutput);
+        child.stderr.on('data', onOutput);
+        child.on('exit', (code) => {
+          running.delete(child);
+          resolve({ output, code });
+        });
+      });
+    }
+
+    const freePort = () =>
+      new Promise<number>((resolve) => {
+        const probe = createServer().listen(0, '127.0.0.1', () => {
+          const { port } = probe.address() as { port: number };
+          probe.close(() => resolve(port));
+        });
+      });
+
+    const apiKeyOf = (output: string) => /API key \(send as x-api-key; [^)]*\): (\S+)/.exec(output)?.[1];
+
+    it('listens on PORT, keeps the generated API key of a data directory, and plugs in the transition log', async () => {
+      const port = await freePort();
+      const dataDir = join(workDir, 'npm-start-data');
+      const common = [
+        '--assembly',
+        join(workDir, 'cdk.out'),
+        '--target',
+        join(workDir, 'npm-start-target.json'),
+      ];
+      const first = await npmStart([...common, '--data', dataDir], { PORT: String(port) });
+      expect(first.output).toContain(`Local runtime ready at http://localhost:${port}/test/`);
+      expect(first.output).toContain('transition log: no StateTableName output in this assembly');
+      const key = apiKeyOf(first.output);
+      expect(key).toMatch(/^[A-Za-z0-9_-]{40}$/);
+      const again = await npmStart([...common, '--data', dataDir, '--port', '0'], { PORT: String(port) });
+      expect(again.output).not.toContain(`http://localhost:${port}/`);
+      expect(apiKeyOf(again.output)).toBe(key);
+      const inMemory = await npmStart([...common, '--port', '0'], {});
+      expect(apiKeyOf(inMemory.output)).toEqual(expect.any(String));
+      expect(apiKeyOf(inMemory.output)).not.toBe(key);
+    });
+
+    it('refuses a bad PORT with a clear error', async () => {
+      const { output, code } = await npmStart(['--assembly', join(workDir, 'cdk.out')], { PORT: 'abc' });
+      expect(code).toBe(1);
+      expect(output).toContain(
+        "Local runtime failed to start: PORT must be a port number (0-65535), got 'abc'",
+      );
+    });
   });
 });

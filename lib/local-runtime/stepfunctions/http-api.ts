@@ -5,7 +5,13 @@
  */
 import type { AwsJsonOperation } from '../aws-json-server';
 import { SfnApiError } from './errors';
-import type { ExecutionDescription, ExecutionStatus, StepFunctionsRuntime } from './runtime';
+import { historyEventBody } from './history';
+import type {
+  ExecutionDescription,
+  ExecutionStatus,
+  StateMachineDescription,
+  StepFunctionsRuntime,
+} from './runtime';
 
 export const TARGET_PREFIX = 'AWSStepFunctions.';
 /** Requests above this size are refused before parsing (inputs are limited to 256 KiB anyway). */
@@ -42,6 +48,38 @@ function optionalString(body: Body, field: string): string | undefined {
     throw new SfnApiError('ValidationException', `1 validation error detected: '${field}' must be a string`);
   }
   return value;
+}
+
+function optionalBoolean(body: Body, field: string): boolean | undefined {
+  const value = body[field];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'boolean') {
+    throw new SfnApiError('ValidationException', `1 validation error detected: '${field}' must be a boolean`);
+  }
+  return value;
+}
+
+/** maxResults as the SFN API takes it: an integer from 0 to 1000 (0 or absent: the default page). */
+function maxResults(body: Body): number | undefined {
+  const value = body.maxResults;
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 1000) {
+    throw new SfnApiError('ValidationException', 'maxResults must be an integer from 0 to 1000');
+  }
+  return value;
+}
+
+/** What DescribeStateMachine and DescribeStateMachineForExecution share. */
+function stateMachineBody(machine: StateMachineDescription): Body {
+  return {
+    stateMachineArn: machine.stateMachineArn,
+    name: machine.name,
+    definition: machine.definition,
+    roleArn: machine.roleArn,
+    // AWS's answer for a state machine created without logging or X-Ray tracing.
+    loggingConfiguration: { level: 'OFF', includeExecutionData: false },
+    tracingConfiguration: { enabled: false },
+  };
 }
 
 function taskToken(body: Body): string {
@@ -99,21 +137,12 @@ export function operations(runtime: StepFunctionsRuntime): Readonly<Record<strin
           `statusFilter must be one of ${EXECUTION_STATUSES.join(', ')}`,
         );
       }
-      const maxResults = body.maxResults;
-      if (
-        maxResults !== undefined &&
-        (typeof maxResults !== 'number' ||
-          !Number.isInteger(maxResults) ||
-          maxResults < 0 ||
-          maxResults > 1000)
-      ) {
-        throw new SfnApiError('ValidationException', 'maxResults must be an integer from 0 to 1000');
-      }
+      const pageSize = maxResults(body);
       const nextToken = optionalString(body, 'nextToken');
       const page = runtime.listExecutions({
         stateMachineArn: requiredString(body, 'stateMachineArn'),
         ...(statusFilter === undefined ? {} : { statusFilter: statusFilter as ExecutionStatus }),
-        ...(typeof maxResults === 'number' ? { maxResults } : {}),
+        ...(pageSize === undefined ? {} : { maxResults: pageSize }),
         ...(nextToken === undefined ? {} : { nextToken }),
       });
       return {
@@ -143,25 +172,57 @@ export function operations(runtime: StepFunctionsRuntime): Readonly<Record<strin
       runtime.sendTaskHeartbeat(taskToken(body));
       return {};
     },
-    ListStateMachines: () => ({
-      stateMachines: runtime.listStateMachines().map((machine) => ({
-        stateMachineArn: machine.stateMachineArn,
-        name: machine.name,
-        type: machine.type,
-        creationDate: epochSeconds(machine.creationDate),
-      })),
-    }),
+    GetExecutionHistory: (body) => {
+      const pageSize = maxResults(body);
+      const reverseOrder = optionalBoolean(body, 'reverseOrder');
+      const nextToken = optionalString(body, 'nextToken');
+      const page = runtime.getExecutionHistory({
+        executionArn: requiredString(body, 'executionArn'),
+        ...(pageSize === undefined ? {} : { maxResults: pageSize }),
+        ...(reverseOrder === undefined ? {} : { reverseOrder }),
+        ...(nextToken === undefined ? {} : { nextToken }),
+      });
+      const includeExecutionData = optionalBoolean(body, 'includeExecutionData') ?? true;
+      return {
+        events: page.events.map((event) => historyEventBody(event, includeExecutionData)),
+        ...(page.nextToken === undefined ? {} : { nextToken: page.nextToken }),
+      };
+    },
+    ListStateMachines: (body) => {
+      const pageSize = maxResults(body) || 100;
+      const nextToken = optionalString(body, 'nextToken');
+      const machines = runtime.listStateMachines();
+      const from = nextToken === undefined ? 0 : Number(Buffer.from(nextToken, 'base64url').toString('utf8'));
+      if (!Number.isInteger(from) || from < 0 || from > machines.length) {
+        throw new SfnApiError(
+          'InvalidToken',
+          'Invalid Token: nextToken was not returned by ListStateMachines',
+        );
+      }
+      const page = machines.slice(from, from + pageSize);
+      const next = from + page.length;
+      return {
+        stateMachines: page.map((machine) => ({
+          stateMachineArn: machine.stateMachineArn,
+          name: machine.name,
+          type: machine.type,
+          creationDate: epochSeconds(machine.creationDate),
+        })),
+        ...(next < machines.length ? { nextToken: Buffer.from(String(next)).toString('base64url') } : {}),
+      };
+    },
     DescribeStateMachine: (body) => {
       const machine = runtime.describeStateMachine(requiredString(body, 'stateMachineArn'));
       return {
-        stateMachineArn: machine.stateMachineArn,
-        name: machine.name,
+        ...stateMachineBody(machine),
         status: 'ACTIVE',
-        definition: machine.definition,
-        roleArn: machine.roleArn,
         type: machine.type,
         creationDate: epochSeconds(machine.creationDate),
       };
+    },
+    DescribeStateMachineForExecution: (body) => {
+      const machine = runtime.describeStateMachineForExecution(requiredString(body, 'executionArn'));
+      return { ...stateMachineBody(machine), updateDate: epochSeconds(machine.creationDate) };
     },
   };
 }

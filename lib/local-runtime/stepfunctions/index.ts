@@ -55,6 +55,11 @@ export interface LocalStepFunctionsOptions {
   readonly maxRememberedExecutions?: number;
   /** Closed task tokens kept so late answers get TaskTimedOut (older: InvalidToken). @default 100_000 */
   readonly maxRememberedTokens?: number;
+  /**
+   * Approximate bytes of execution histories kept: past it, the oldest finished executions are
+   * forgotten (as past maxRememberedExecutions). @default 256 MiB
+   */
+  readonly maxHistoryBytes?: number;
   /** Called with unexpected errors of the HTTP layer (answered 500). @default console.error */
   readonly onInternalError?: (error: unknown) => void;
 }
@@ -105,6 +110,7 @@ export async function startLocalStepFunctions(
     }),
     maxRememberedExecutions: options.maxRememberedExecutions ?? 50_000,
     maxRememberedTokens: options.maxRememberedTokens ?? 100_000,
+    maxHistoryBytes: options.maxHistoryBytes ?? 256 * 1024 * 1024,
   });
   const server = await startAwsJsonServer('Step Functions', operations(runtime), {
     targetPrefix: TARGET_PREFIX,

@@ -18,7 +18,6 @@ import {
   type StateMachineDefinition,
 } from 'aws-local-stepfunctions';
 import {
-  AWS_DEFAULT_TASK_TIMEOUT_SECONDS,
   InvalidDefinitionError,
   MAX_TIMER_SECONDS,
   type PreparedDefinition,
@@ -27,9 +26,16 @@ import {
   type TaskSpec,
 } from './definition';
 import { runtimeFailure, SfnApiError, TaskFailure } from './errors';
-import { ExecutionHistory, type HistoryEvent, payload } from './history';
+import {
+  type EngineLogEvent,
+  ExecutionHistory,
+  type HistoryEvent,
+  payload,
+  recordEngineEvent,
+  taskHistory,
+} from './history';
 import type { ServiceIntegrations } from './integrations';
-import { historyResource, SUPPORTED_RESOURCES } from './resources';
+import { SUPPORTED_RESOURCES } from './resources';
 import { type TaskTimeoutError, TaskTokenRegistry } from './task-tokens';
 
 export type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED';
@@ -652,101 +658,6 @@ export class StepFunctionsRuntime {
     this.events.emit('event', event);
     this.events.emit(event.type, event);
   }
-}
-
-/** An event of the engine's log (aws-local-stepfunctions), as far as the runtime reads it. */
-interface EngineLogEvent {
-  readonly type: string;
-  readonly state?: {
-    readonly name: string;
-    readonly type: string;
-    readonly input?: unknown;
-    readonly output?: unknown;
-  };
-  readonly parentState?: { readonly name: string };
-  readonly index?: number;
-  readonly Error?: string;
-  readonly Cause?: unknown;
-}
-
-/** The state events of the history, from the engine's log (task and execution events come from the runtime). */
-function recordEngineEvent(history: ExecutionHistory, log: EngineLogEvent): void {
-  const state = log.state;
-  switch (log.type) {
-    case 'StateEntered':
-      if (!state) return;
-      history.recordState(
-        `${state.type}StateEntered`,
-        { name: state.name, ...payload('input', JSON.stringify(state.input ?? null)) },
-        true,
-      );
-      if (state.type === 'Parallel' || state.type === 'Map') history.recordState(`${state.type}StateStarted`);
-      return;
-    case 'StateExited':
-      if (!state) return;
-      if (state.type === 'Parallel' || state.type === 'Map')
-        history.recordState(`${state.type}StateSucceeded`);
-      history.recordState(`${state.type}StateExited`, {
-        name: state.name,
-        ...payload('output', JSON.stringify(state.output ?? null)),
-      });
-      return;
-    case 'StateFailed':
-      if (state && (state.type === 'Parallel' || state.type === 'Map'))
-        history.recordState(`${state.type}StateFailed`);
-      return;
-    case 'MapIterationStarted':
-    case 'MapIterationSucceeded':
-    case 'MapIterationFailed':
-      history.recordState(log.type, { name: log.parentState?.name ?? '', index: log.index ?? 0 });
-      return;
-    default:
-      // Execution events are the runtime's own; branch and retry events have no AWS history event.
-      return;
-  }
-}
-
-/** The history events of one task attempt, named as AWS names them for its kind of resource. */
-function taskHistory(history: ExecutionHistory, spec: TaskSpec, region: string) {
-  const json = (value: unknown) => JSON.stringify(value ?? null);
-  const timeouts = {
-    ...(spec.timeoutSeconds === AWS_DEFAULT_TASK_TIMEOUT_SECONDS
-      ? {}
-      : { timeoutInSeconds: spec.timeoutSeconds }),
-    ...(spec.heartbeatSeconds === undefined ? {} : { heartbeatInSeconds: spec.heartbeatSeconds }),
-  };
-  if (spec.integration.service === 'lambda-function') {
-    // A plain function ARN as Resource: AWS reports LambdaFunction* events rather than Task* ones.
-    const { timeoutInSeconds } = timeouts as { timeoutInSeconds?: number };
-    return {
-      scheduled: (input: unknown) =>
-        history.recordTask('LambdaFunctionScheduled', {
-          resource: spec.resource,
-          ...payload('input', json(input)),
-          ...(timeoutInSeconds === undefined ? {} : { timeoutInSeconds }),
-        }),
-      started: () => history.recordTask('LambdaFunctionStarted'),
-      submitted: (_response: unknown) => undefined,
-      succeeded: (output: unknown) =>
-        history.recordTask('LambdaFunctionSucceeded', payload('output', json(output))),
-      failed: (error: string, cause: string) => history.recordTask('LambdaFunctionFailed', { error, cause }),
-      timedOut: (error: string, cause: string) =>
-        history.recordTask('LambdaFunctionTimedOut', { error, cause }),
-    };
-  }
-  const resource = historyResource(spec.resource);
-  return {
-    scheduled: (parameters: unknown) =>
-      history.recordTask('TaskScheduled', { ...resource, region, parameters: json(parameters), ...timeouts }),
-    started: () => history.recordTask('TaskStarted', resource),
-    submitted: (response: unknown) =>
-      history.recordTask('TaskSubmitted', { ...resource, ...payload('output', json(response)) }),
-    succeeded: (output: unknown) =>
-      history.recordTask('TaskSucceeded', { ...resource, ...payload('output', json(output)) }),
-    failed: (error: string, cause: string) => history.recordTask('TaskFailed', { ...resource, error, cause }),
-    timedOut: (error: string, cause: string) =>
-      history.recordTask('TaskTimedOut', { ...resource, error, cause }),
-  };
 }
 
 /**

@@ -6,60 +6,29 @@
  *
  *   npm start [-- --port 3000] [--data DIR] [--assembly DIR] [--target FILE]
  *
- *   --port N        port of the REST API (default 3000)
- *   --data DIR      persist DynamoDB tables in DIR (default: in memory). SQS queues stay in memory.
+ *   --port N        port of the REST API (default: $PORT, else 3000); the flag wins over PORT
+ *   --data DIR      persist DynamoDB tables and the generated API key in DIR (default: in memory).
+ *                   SQS queues stay in memory.
  *   --assembly DIR  run an already synthesized assembly instead of synthesizing (cdk synth -c profile=local)
  *   --target FILE   where to write the target description (default .local/target.json)
+ *
+ * The app's order transition log (lib/scheduler-agent-supervisor/local) is plugged into the runtime
+ * here, as an observer: the runtime itself knows no app.
  */
 import { resolve } from 'node:path';
-import {
-  DEFAULT_TARGET_FILE,
-  PROJECT_ROOT,
-  startLocalRuntime,
-  synthesizeLocalAssembly,
-} from '../lib/local-runtime';
+import { PROJECT_ROOT, startLocalRuntime, synthesizeLocalAssembly } from '../lib/local-runtime';
+import { parseStartArguments } from '../lib/local-runtime/start-arguments';
+import { orderTransitionLog } from '../lib/scheduler-agent-supervisor/local/transition-log';
 
 // This machine's tools run on Node 20 while the deployed Lambdas run on nodejs22.x; the SDK's
 // Node 20 end-of-support notice says nothing actionable here, so local tools silence it.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-interface Arguments {
-  readonly port: number;
-  readonly dataDir?: string;
-  readonly assemblyDir?: string;
-  readonly targetFile: string;
-}
-
-function parseArguments(argv: readonly string[]): Arguments {
-  const values = new Map<string, string>();
-  for (let index = 0; index < argv.length; index += 1) {
-    const flag = argv[index] ?? '';
-    if (!['--port', '--data', '--assembly', '--target'].includes(flag)) {
-      throw new Error(
-        `Unknown argument '${flag}'. Usage: npm start -- [--port N] [--data DIR] [--assembly DIR] [--target FILE]`,
-      );
-    }
-    const value = argv[index + 1];
-    if (value === undefined || value.startsWith('--')) throw new Error(`${flag} needs a value`);
-    values.set(flag, value);
-    index += 1;
-  }
-  const port = Number(values.get('--port') ?? 3000);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
-    throw new Error(`--port must be a port number (0-65535), got '${values.get('--port')}'`);
-  }
-  const dataDir = values.get('--data');
-  const assemblyDir = values.get('--assembly');
-  return {
-    port,
-    ...(dataDir ? { dataDir: resolve(dataDir) } : {}),
-    ...(assemblyDir ? { assemblyDir: resolve(assemblyDir) } : {}),
-    targetFile: resolve(values.get('--target') ?? resolve(PROJECT_ROOT, DEFAULT_TARGET_FILE)),
-  };
-}
-
 async function main(): Promise<void> {
-  const args = parseArguments(process.argv.slice(2));
+  const args = parseStartArguments(process.argv.slice(2), process.env, {
+    cwd: process.cwd(),
+    projectRoot: PROJECT_ROOT,
+  });
   const started = Date.now();
   const assemblyDir = args.assemblyDir ?? resolve(PROJECT_ROOT, '.local', 'cdk.out');
   if (!args.assemblyDir) {
@@ -71,6 +40,7 @@ async function main(): Promise<void> {
     port: args.port,
     targetFile: args.targetFile,
     functionLogDir: resolve(PROJECT_ROOT, '.local', 'logs'),
+    observers: [orderTransitionLog()],
     ...(args.dataDir ? { dataDir: args.dataDir } : {}),
   });
   console.log(
@@ -79,7 +49,8 @@ async function main(): Promise<void> {
   );
   if (runtime.target.apiKey) {
     // The API requires a key locally as on AWS; print it so the first curl works.
-    console.log(`API key (send as x-api-key): ${runtime.target.apiKey}`);
+    const kept = args.dataDir ? `kept in ${args.dataDir}` : 'new at each start without --data';
+    console.log(`API key (send as x-api-key; ${kept}): ${runtime.target.apiKey}`);
   }
   let stopping = false;
   const stop = (signal: string) => {

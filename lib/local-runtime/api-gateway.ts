@@ -5,8 +5,8 @@
  * answered from their integration response.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { closeServer, listen, type RunningServer } from './emulators';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { BodyTooLargeError, type RunningServer, readBody, startLoopbackServer } from './http-server';
 import type { InvocationResult } from './lambda-host';
 
 export interface RestApiMethod {
@@ -107,19 +107,6 @@ function compareScores(left: number[], right: number[]): number {
   return 0;
 }
 
-function readBody(request: IncomingMessage): Promise<Buffer | 'too-large'> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= MAX_PAYLOAD_BYTES) chunks.push(chunk);
-    });
-    request.on('end', () => resolve(size > MAX_PAYLOAD_BYTES ? 'too-large' : Buffer.concat(chunks)));
-    request.on('error', reject);
-  });
-}
-
 function sendJson(
   response: ServerResponse,
   status: number,
@@ -180,21 +167,15 @@ export async function startRestApiServer(options: RestApiServerOptions): Promise
       if (!response.headersSent) sendJson(response, 500, { message: 'Internal server error' });
     });
   };
-  const server = createServer(onRequest);
-  const endpoint = await listen(server, options.port, '127.0.0.1');
-  const port = Number(new URL(endpoint).port);
-  // `localhost` may resolve to ::1 first; serve the IPv6 loopback too where the host has one.
-  const serverV6 = createServer(onRequest);
-  const v6 = await listen(serverV6, port, '::1').catch(() => undefined);
+  // `localhost` may resolve to ::1 first: serve the IPv6 loopback too where the host has one.
+  const server = await startLoopbackServer(onRequest, { port: options.port, dualStack: true });
   return {
-    endpoint,
-    baseUrl: `http://localhost:${port}`,
+    endpoint: server.endpoint,
+    baseUrl: `http://localhost:${server.port}`,
     serve: (spec) => {
       api = spec;
     },
-    stop: async () => {
-      await Promise.all([closeServer(server), v6 ? closeServer(serverV6) : Promise.resolve()]);
-    },
+    stop: () => server.stop(),
   };
 }
 
@@ -230,9 +211,12 @@ async function handle(
     response.end();
     return;
   }
-  const body = await readBody(request);
-  if (body === 'too-large') {
-    sendJson(response, 413, { message: 'Request Too Long' });
+  let body: Buffer;
+  try {
+    body = await readBody(request, MAX_PAYLOAD_BYTES);
+  } catch (error) {
+    if (!(error instanceof BodyTooLargeError)) throw error;
+    sendJson(response, 413, { message: 'Request Too Long' }, { connection: 'close' });
     return;
   }
   const requestId = randomUUID();

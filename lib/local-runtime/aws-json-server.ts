@@ -1,10 +1,11 @@
 /**
- * A loopback server speaking the AWS JSON protocol (X-Amz-Target + JSON body), for the services the
- * runtime implements itself (EventBridge PutEvents). Handlers reach it through the standard
- * AWS_ENDPOINT_URL_<SERVICE> variables with the real SDK.
+ * The one loopback server speaking the AWS JSON protocol (POST, X-Amz-Target `<Prefix>.<Operation>`,
+ * JSON body in and out, errors as HTTP 400 `{ __type, message }`), for the services the runtime
+ * implements itself (EventBridge PutEvents, the Step Functions API). Handlers reach it through the
+ * standard AWS_ENDPOINT_URL_<SERVICE> variables with the real SDK, which raises its typed exceptions.
  */
-import { createServer } from 'node:http';
-import { closeServer, listen, type RunningServer } from './emulators';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { BodyTooLargeError, type RunningServer, readBody, startLoopbackServer } from './http-server';
 
 /** An error answered as `{ __type, message }` with HTTP 400, as AWS does. */
 export class AwsApiError extends Error {
@@ -17,50 +18,102 @@ export class AwsApiError extends Error {
   }
 }
 
-export type AwsJsonOperation = (body: Record<string, unknown>) => Promise<Record<string, unknown>>;
+export type AwsJsonBody = Record<string, unknown>;
+export type AwsJsonOperation = (body: AwsJsonBody) => Promise<AwsJsonBody> | AwsJsonBody;
+
+/**
+ * Above the largest request any of the runtime's JSON services accepts (AWS's own limits top out at
+ * 1 MiB of payload), with room for JSON escaping.
+ */
+const DEFAULT_MAX_REQUEST_BYTES = 2 * 1024 * 1024;
+
+export interface AwsJsonServerOptions {
+  /** Larger requests are refused before parsing. @default 2 MiB */
+  readonly maxRequestBytes?: number;
+  /** The X-Amz-Target prefix the service answers to, e.g. 'AWSStepFunctions.'. @default - any */
+  readonly targetPrefix?: string;
+  /**
+   * Answers operations that are not in the table (a scripted test double records every call).
+   * @default - UnknownOperationException naming the supported operations
+   */
+  readonly otherOperation?: (operationName: string, body: AwsJsonBody) => Promise<AwsJsonBody> | AwsJsonBody;
+  /** Receives unexpected errors (answered 500 InternalFailure). @default - none */
+  readonly onInternalError?: (error: unknown) => void;
+}
 
 export async function startAwsJsonServer(
   serviceName: string,
   operations: Readonly<Record<string, AwsJsonOperation>>,
+  options: AwsJsonServerOptions = {},
 ): Promise<RunningServer> {
-  const server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const target = String(request.headers['x-amz-target'] ?? '');
-      const operationName = target.slice(target.lastIndexOf('.') + 1);
-      const contentType = String(request.headers['content-type'] ?? 'application/x-amz-json-1.1');
-      const reply = (status: number, body: unknown) => {
-        response.writeHead(status, { 'content-type': contentType });
-        response.end(JSON.stringify(body));
-      };
-      const operation = operations[operationName];
-      if (!operation) {
-        reply(400, {
-          __type: 'UnknownOperationException',
-          message: `${serviceName} operation '${operationName || '(none)'}' is not supported by the local runtime (supported: ${Object.keys(operations).join(', ')})`,
-        });
-        return;
-      }
-      let body: Record<string, unknown>;
-      try {
-        const text = Buffer.concat(chunks).toString('utf8');
-        body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
-      } catch {
-        reply(400, { __type: 'SerializationException', message: 'Request body is not valid JSON' });
-        return;
-      }
-      operation(body).then(
-        (result) => reply(200, result),
-        (error: Error) =>
-          error instanceof AwsApiError
-            ? reply(400, { __type: error.errorType, message: error.message })
-            : reply(500, { __type: 'InternalFailure', message: error.message }),
+  const handler = (request: IncomingMessage, response: ServerResponse) => {
+    // The request's own content type (x-amz-json-1.0 or 1.1) is the one its SDK expects back.
+    const contentType = String(request.headers['content-type'] ?? 'application/x-amz-json-1.1');
+    const reply = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+      response.writeHead(status, { 'content-type': contentType, ...headers });
+      response.end(JSON.stringify(body));
+    };
+    answer(serviceName, operations, options, request).then(
+      (result) => reply(200, result),
+      (error: unknown) => {
+        if (error instanceof AwsApiError) {
+          reply(400, { __type: error.errorType, message: error.message });
+        } else if (error instanceof BodyTooLargeError) {
+          reply(413, { __type: 'RequestEntityTooLarge', message: error.message }, { connection: 'close' });
+        } else {
+          options.onInternalError?.(error);
+          reply(500, { __type: 'InternalFailure', message: (error as Error).message ?? String(error) });
+        }
+      },
+    );
+  };
+  return startLoopbackServer(handler);
+}
+
+async function answer(
+  serviceName: string,
+  operations: Readonly<Record<string, AwsJsonOperation>>,
+  options: AwsJsonServerOptions,
+  request: IncomingMessage,
+): Promise<AwsJsonBody> {
+  const target = String(request.headers['x-amz-target'] ?? '');
+  const prefix = options.targetPrefix;
+  if (request.method !== 'POST' || (prefix !== undefined && !target.startsWith(prefix))) {
+    request.resume();
+    throw new AwsApiError(
+      'UnknownOperationException',
+      `${serviceName} expects POST with X-Amz-Target ${prefix ?? '<Service>.'}<Operation>`,
+    );
+  }
+  const operationName = target.slice(target.lastIndexOf('.') + 1);
+  // Own properties only: a target naming `constructor` or `toString` is not an operation.
+  const operation = Object.hasOwn(operations, operationName) ? operations[operationName] : undefined;
+  if (!operation && !options.otherOperation) {
+    request.resume();
+    throw new AwsApiError(
+      'UnknownOperationException',
+      `${serviceName} operation '${operationName || '(none)'}' is not supported by the local runtime ` +
+        `(supported: ${Object.keys(operations).join(', ')})`,
+    );
+  }
+  const text = (await readBody(request, options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES)).toString(
+    'utf8',
+  );
+  let body: unknown;
+  try {
+    body = text === '' ? {} : JSON.parse(text);
+  } catch {
+    throw new AwsApiError('SerializationException', 'Request body is not valid JSON');
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new AwsApiError('SerializationException', 'Request body must be a JSON object');
+  }
+  return operation
+    ? operation(body as AwsJsonBody)
+    : (options.otherOperation as NonNullable<AwsJsonServerOptions['otherOperation']>)(
+        operationName,
+        body as AwsJsonBody,
       );
-    });
-  });
-  const endpoint = await listen(server);
-  return { endpoint, stop: () => closeServer(server) };
 }
 
 /**
@@ -68,7 +121,7 @@ export async function startAwsJsonServer(
  * one gets a clear error naming the service, and nothing ever reaches a real account.
  */
 export async function startUnsupportedServiceServer(): Promise<RunningServer> {
-  const server = createServer((request, response) => {
+  return startLoopbackServer((request, response) => {
     request.resume();
     request.on('end', () => {
       const target = String(request.headers['x-amz-target'] ?? '');
@@ -79,6 +132,4 @@ export async function startUnsupportedServiceServer(): Promise<RunningServer> {
       response.end(JSON.stringify({ __type: 'UnsupportedOperation', message, Message: message }));
     });
   });
-  const endpoint = await listen(server);
-  return { endpoint, stop: () => closeServer(server) };
 }

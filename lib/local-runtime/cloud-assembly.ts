@@ -5,8 +5,12 @@
  * resolved against those identities (see intrinsics.ts).
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import {
+  AssetManifestArtifact,
+  CloudAssembly as CdkCloudAssembly,
+  type CloudFormationStackArtifact,
+} from 'aws-cdk-lib/cx-api';
 import { type IntrinsicContext, IntrinsicError, resolveIntrinsics } from './intrinsics';
 
 export interface CfnResource {
@@ -40,79 +44,45 @@ export interface CloudAssembly {
   readonly stacks: readonly AssemblyStack[];
 }
 
-interface ManifestArtifact {
-  readonly type?: string;
-  readonly properties?: {
-    readonly templateFile?: string;
-    readonly stackName?: string;
-    readonly file?: string;
-  };
-  readonly dependencies?: readonly string[];
-}
-
-interface AssetManifest {
-  readonly files?: Record<
-    string,
-    {
-      readonly source?: { readonly path?: string };
-      readonly destinations?: Record<string, { readonly objectKey?: string }>;
-    }
-  >;
-}
-
-/** The stack's asset manifest (a dependency artifact of type cdk:asset-manifest) by object key. */
-function readFileAssets(
-  directory: string,
-  artifacts: Record<string, ManifestArtifact>,
-  stack: ManifestArtifact,
-): Map<string, string> {
+/** The stack's file assets (from its asset manifest artifacts), by S3 object key. */
+function fileAssetsOf(stack: CloudFormationStackArtifact): Map<string, string> {
   const assets = new Map<string, string>();
-  for (const dependency of stack.dependencies ?? []) {
-    const artifact = artifacts[dependency];
-    if (artifact?.type !== 'cdk:asset-manifest' || !artifact.properties?.file) continue;
-    const manifest = JSON.parse(
-      readFileSync(join(directory, artifact.properties.file), 'utf8'),
-    ) as AssetManifest;
-    for (const file of Object.values(manifest.files ?? {})) {
-      if (!file.source?.path) continue;
-      for (const destination of Object.values(file.destinations ?? {})) {
-        if (destination.objectKey) assets.set(destination.objectKey, join(directory, file.source.path));
+  for (const dependency of stack.dependencies) {
+    if (!AssetManifestArtifact.isAssetManifestArtifact(dependency)) continue;
+    const manifestDirectory = dirname(dependency.file);
+    for (const file of Object.values(dependency.contents.files ?? {})) {
+      for (const destination of Object.values(file.destinations)) {
+        assets.set(destination.objectKey, join(manifestDirectory, file.source.path ?? ''));
       }
     }
   }
   return assets;
 }
 
-/** Reads manifest.json and every CloudFormation stack template it lists. */
+/**
+ * Reads the assembly with the CDK's own reader (aws-cdk-lib/cx-api): manifest, stack templates
+ * (nested stage assemblies included) and asset manifests, whatever wrote them (`cdk synth -o DIR`
+ * or an in-process `app.synth()`). Offline: it only reads files.
+ */
 export function readCloudAssembly(directory: string): CloudAssembly {
-  const manifestPath = join(directory, 'manifest.json');
-  let manifest: { artifacts?: Record<string, ManifestArtifact> };
+  let assembly: CdkCloudAssembly;
   try {
-    manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as typeof manifest;
+    assembly = new CdkCloudAssembly(directory);
   } catch (error) {
     throw new Error(
-      `Cannot read the cloud assembly manifest ${manifestPath} (${(error as Error).message}). ` +
+      `Cannot read the cloud assembly in ${directory} (${(error as Error).message}). ` +
         'Synthesize first, e.g. `npx cdk synth -c profile=local`.',
     );
   }
-  const stacks: AssemblyStack[] = [];
-  const artifacts = manifest.artifacts ?? {};
-  for (const [artifactId, artifact] of Object.entries(artifacts)) {
-    if (artifact.type !== 'aws:cloudformation:stack') continue;
-    const templateFile = artifact.properties?.templateFile;
-    if (!templateFile) {
-      throw new Error(`Stack artifact ${artifactId} in ${manifestPath} has no templateFile`);
-    }
-    const templatePath = join(directory, templateFile);
-    const template = JSON.parse(readFileSync(templatePath, 'utf8')) as CfnTemplate;
-    stacks.push({
-      stackName: artifact.properties?.stackName ?? artifactId,
-      artifactId,
-      template,
-      templatePath,
-      fileAssets: readFileAssets(directory, artifacts, artifact),
-    });
-  }
+  const stacks = assembly.stacksRecursively.map(
+    (stack): AssemblyStack => ({
+      stackName: stack.stackName,
+      artifactId: stack.id,
+      template: stack.template as CfnTemplate,
+      templatePath: stack.templateFullPath,
+      fileAssets: fileAssetsOf(stack),
+    }),
+  );
   if (stacks.length === 0) {
     throw new Error(`The cloud assembly ${directory} contains no CloudFormation stack`);
   }

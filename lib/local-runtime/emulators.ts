@@ -5,33 +5,9 @@
 import { mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { closeServer, listen, type RunningServer } from './http-server';
 
-export interface RunningServer {
-  readonly endpoint: string;
-  stop(): Promise<void>;
-}
-
-export function listen(server: Server, port = 0, host = '127.0.0.1'): Promise<string> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      const address = server.address() as AddressInfo;
-      resolve(`http://${host}:${address.port}`);
-    });
-  });
-}
-
-export function closeServer(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    if (!server.listening) {
-      resolve();
-      return;
-    }
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
-}
+export type { RunningServer };
 
 /** dynalite; `dataDirectory` persists tables across restarts, otherwise everything is in memory. */
 export async function startDynamoDbEmulator(dataDirectory?: string): Promise<RunningServer> {

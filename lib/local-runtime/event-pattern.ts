@@ -3,6 +3,9 @@
  * the pattern must match; arrays list alternatives; nested objects match nested fields; and the
  * content filters prefix, suffix, anything-but, numeric, exists, equals-ignore-case, wildcard and
  * $or. Pure, so the local event bus routes exactly as the rules are written.
+ *
+ * Hand-written on purpose: AWS's own matcher (event-ruler) is Java, TestEventPattern is a call to
+ * AWS, and the npm packages that match patterns do it inside a Serverless plugin (not a library).
  */
 
 type Json = unknown;

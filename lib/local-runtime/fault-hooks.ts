@@ -4,10 +4,9 @@
  * deployment would, without any switch in the handlers. Every hook is off by default, and a
  * runtime started without `faults` behaves exactly as one that never heard of them.
  */
-import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Message } from '@aws-sdk/client-sqs';
-import { closeServer, listen, type RunningServer } from './emulators';
-import type { InvocationResult, LambdaFunctionSpec } from './lambda-host';
+import { BodyTooLargeError, type RunningServer, readBody, startLoopbackServer } from './http-server';
+import type { InvocationObserver } from './lambda-host';
 
 /** An HTTP request as the interceptor sees it (body as text: every intercepted API speaks JSON). */
 export interface InterceptedRequest {
@@ -35,15 +34,6 @@ export type HttpInterceptor = (
   forward: () => Promise<InterceptedReply>,
 ) => Promise<InterceptedReply | 'drop'>;
 
-/** One invocation starting in a sandbox. */
-export interface InvocationStart {
-  readonly spec: LambdaFunctionSpec;
-  readonly requestId: string;
-  readonly event: unknown;
-  /** Kills the sandbox now, as a crash would: the invocation fails with Runtime.ExitError. */
-  terminate(): Promise<void>;
-}
-
 export interface SqsDelivery {
   /** Logical id of the event source mapping (a replica's mapping carries the replica suffix). */
   readonly mappingLogicalId: string;
@@ -60,7 +50,7 @@ export interface FaultHooks {
    * Called as each invocation starts; a returned function is called with the result when it ends.
    * @default - none
    */
-  readonly onInvocation?: (invocation: InvocationStart) => ((result: InvocationResult) => void) | undefined;
+  readonly onInvocation?: InvocationObserver;
   /**
    * Per message received by an SQS event source: milliseconds after which the same message (same
    * id and receipt handle) is delivered once more in an invocation of its own, as SQS's
@@ -87,14 +77,8 @@ export function replicaSuffix(replica: number): string {
 
 const HOP_BY_HOP = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive']);
 
-function readText(request: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    request.on('error', reject);
-  });
-}
+/** The largest request of the endpoints a proxy stands in front of (function URLs: 6 MB). */
+const MAX_PROXIED_REQUEST_BYTES = 6 * 1024 * 1024;
 
 /**
  * An HTTP proxy in front of `targetBaseUrl` that lets the interceptor see and shape every
@@ -106,7 +90,7 @@ export async function startInterceptingProxy(
   onProblem: (message: string) => void,
 ): Promise<RunningServer> {
   const base = targetBaseUrl.replace(/\/+$/, '');
-  const server: Server = createServer((incoming, outgoing) => {
+  return startLoopbackServer((incoming, outgoing) => {
     void (async () => {
       const headers: Record<string, string> = {};
       for (const [name, value] of Object.entries(incoming.headers)) {
@@ -116,7 +100,7 @@ export async function startInterceptingProxy(
         method: incoming.method ?? 'GET',
         path: incoming.url ?? '/',
         headers,
-        body: await readText(incoming),
+        body: (await readBody(incoming, MAX_PROXIED_REQUEST_BYTES)).toString('utf8'),
       };
       const forward = async (): Promise<InterceptedReply> => {
         const response = await fetch(`${base}${request.path}`, {
@@ -140,13 +124,16 @@ export async function startInterceptingProxy(
       outgoing.writeHead(reply.status, reply.headers);
       outgoing.end(reply.body);
     })().catch((error: Error) => {
-      onProblem(`fault proxy for ${base}: ${error.message}`);
-      if (!outgoing.headersSent && !outgoing.destroyed) {
-        outgoing.writeHead(502, { 'content-type': 'application/json' });
-        outgoing.end(JSON.stringify({ message: 'fault proxy could not reach the target' }));
-      }
+      const tooLarge = error instanceof BodyTooLargeError;
+      if (!tooLarge) onProblem(`fault proxy for ${base}: ${error.message}`);
+      if (outgoing.headersSent || outgoing.destroyed) return;
+      outgoing.writeHead(tooLarge ? 413 : 502, {
+        'content-type': 'application/json',
+        ...(tooLarge ? { connection: 'close' } : {}),
+      });
+      outgoing.end(
+        JSON.stringify({ message: tooLarge ? error.message : 'fault proxy could not reach the target' }),
+      );
     });
   });
-  const endpoint = await listen(server);
-  return { endpoint, stop: () => closeServer(server) };
 }

@@ -5,8 +5,8 @@
  * emulated locally).
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { closeServer, listen, type RunningServer } from './emulators';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { BodyTooLargeError, type RunningServer, readBody, startLoopbackServer } from './http-server';
 import type { InvocationResult } from './lambda-host';
 
 export interface FunctionUrlSpec {
@@ -33,7 +33,7 @@ export async function startFunctionUrlServer(
   let route:
     | { spec: FunctionUrlSpec; invoke: (arn: string, event: unknown) => Promise<InvocationResult> }
     | undefined;
-  const server: Server = createServer((request, response) => {
+  const server = await startLoopbackServer((request, response) => {
     if (!route) {
       sendJson(response, 503, { Message: 'Function URL not ready' });
       return;
@@ -44,29 +44,24 @@ export async function startFunctionUrlServer(
       if (!response.headersSent) sendJson(response, 502, { Message: 'Internal Server Error' });
     });
   });
-  const endpoint = await listen(server);
   return {
-    endpoint,
-    url: `${endpoint}/`,
+    endpoint: server.endpoint,
+    url: `${server.endpoint}/`,
     serve: (spec, invoke) => {
       route = { spec, invoke };
     },
-    stop: () => closeServer(server),
+    stop: () => server.stop(),
   };
 }
 
-function sendJson(response: ServerResponse, status: number, body: unknown): void {
-  response.writeHead(status, { 'content-type': 'application/json' });
+function sendJson(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  response.writeHead(status, { 'content-type': 'application/json', ...headers });
   response.end(JSON.stringify(body));
-}
-
-function readBody(request: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => resolve(Buffer.concat(chunks)));
-    request.on('error', reject);
-  });
 }
 
 async function handle(
@@ -80,11 +75,17 @@ async function handle(
     sendJson(response, 403, { Message: 'Forbidden' });
     return;
   }
-  const body = await readBody(request);
-  if (body.length > MAX_PAYLOAD_BYTES) {
-    sendJson(response, 413, {
-      Message: 'Request must be smaller than 6291456 bytes for the InvokeFunction operation',
-    });
+  let body: Buffer;
+  try {
+    body = await readBody(request, MAX_PAYLOAD_BYTES);
+  } catch (error) {
+    if (!(error instanceof BodyTooLargeError)) throw error;
+    sendJson(
+      response,
+      413,
+      { Message: `Request must be smaller than ${MAX_PAYLOAD_BYTES} bytes for the InvokeFunction operation` },
+      { connection: 'close' },
+    );
     return;
   }
   const rawUrl = request.url ?? '/';

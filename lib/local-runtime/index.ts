@@ -1,6 +1,6 @@
 /**
- * The embedded local runtime (npm start): runs the app's synthesized cloud assembly on local
- * emulators. See runtime.ts for what it runs and README "Local runtime" for usage.
+ * The embedded local runtime (npm start): runs any synthesized cloud assembly on local emulators.
+ * See runtime.ts and provisioners/ for what it runs, and README "Local runtime" for usage.
  */
 
 export type {
@@ -8,15 +8,16 @@ export type {
   HttpInterceptor,
   InterceptedReply,
   InterceptedRequest,
-  InvocationStart,
   SqsDelivery,
 } from './fault-hooks';
-export type { InvocationResult, LambdaFunctionSpec } from './lambda-host';
-export {
-  type LocalRuntime,
-  type LocalRuntimeOptions,
-  startLocalRuntime,
-  type UnsupportedResource,
-} from './runtime';
+export type { InvocationResult, InvocationStart, LambdaFunctionSpec } from './lambda-host';
+export { startLocalRuntime } from './runtime';
+export type {
+  LocalRuntime,
+  LocalRuntimeObserver,
+  LocalRuntimeOptions,
+  ObservedRuntime,
+  UnsupportedResource,
+} from './runtime-options';
 export { PROJECT_ROOT, type SynthesizeOptions, synthesizeLocalAssembly } from './synthesize';
-export { DEFAULT_TARGET_FILE, type LocalTarget, readTarget } from './target';
+export { DEFAULT_TARGET_FILE, type LocalServiceName, type LocalTarget, readTarget } from './target';

@@ -2,6 +2,10 @@
  * CloudFormation intrinsic functions, resolved the way CloudFormation would for one stack, but
  * against LOCAL physical names and endpoints (supplied by the caller through `ref` and `getAtt`).
  * Pure: no I/O, so every rule here is unit-tested.
+ *
+ * Hand-written on purpose: the npm resolver (cfn-resolver-lib) takes precomputed values rather than
+ * answering Ref/GetAtt lazily with local identities, handles Fn::Sub only with a variable map (CDK
+ * writes `${Resource.Attribute}` references), lacks Fn::Base64, and is a single-maintainer package.
  */
 
 /** Marks a value removed with `Ref: AWS::NoValue`; stripped from the enclosing object or array. */

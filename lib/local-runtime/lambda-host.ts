@@ -7,7 +7,6 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { FaultHooks } from './fault-hooks';
 
 export interface LambdaFunctionSpec {
   readonly logicalId: string;
@@ -41,6 +40,20 @@ export type InvocationResult =
   | { readonly ok: true; readonly payload: unknown; readonly requestId: string }
   | { readonly ok: false; readonly error: LambdaError; readonly requestId: string };
 
+/** One invocation starting in a sandbox (what the fault hook onInvocation sees). */
+export interface InvocationStart {
+  readonly spec: LambdaFunctionSpec;
+  readonly requestId: string;
+  readonly event: unknown;
+  /** Kills the sandbox now, as a crash would: the invocation fails with Runtime.ExitError. */
+  terminate(): Promise<void>;
+}
+
+/** Sees each invocation start; a returned function is called with the result when it ends. */
+export type InvocationObserver = (
+  invocation: InvocationStart,
+) => ((result: InvocationResult) => void) | undefined;
+
 export interface LambdaHostOptions {
   /** Receives everything a function writes to stdout/stderr. */
   readonly onOutput?: (spec: LambdaFunctionSpec, text: string) => void;
@@ -49,7 +62,7 @@ export interface LambdaHostOptions {
   /** Delay before each retry of a failed asynchronous invocation (Lambda: 1 min, then 2 min). */
   readonly asyncRetryDelaysMillis?: readonly number[];
   /** Fault hook (see fault-hooks.ts): sees each invocation start, may kill its sandbox. */
-  readonly onInvocation?: FaultHooks['onInvocation'];
+  readonly onInvocation?: InvocationObserver;
 }
 
 const WORKER_SCRIPT = join(__dirname, 'lambda-worker.js');

@@ -15,7 +15,7 @@ export interface LocalTarget {
   /** Credentials the emulators accept (any value works; these are what the functions use). */
   readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: string };
   readonly endpoints: Readonly<Record<LocalServiceName, string>>;
-  /** URL of the first REST API's first stage (= outputs.ApiUrl when the app declares it). */
+  /** URL of the first REST API's first stage. */
   readonly apiUrl?: string;
   /** Value to send as x-api-key where methods require an API key. */
   readonly apiKey?: string;

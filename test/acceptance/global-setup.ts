@@ -30,7 +30,6 @@ export default async function globalSetup(): Promise<void> {
     assemblyDir,
     port: 0,
     targetFile,
-    stateLog: false,
     functionLogDir: resolve(WORK_DIR, 'logs'),
     log: () => undefined,
   });

@@ -1,11 +1,11 @@
 /**
- * A loopback HTTP endpoint that speaks the AWS JSON protocol (X-Amz-Target + JSON body), for
- * services that have no emulator on this machine in unit/integration tests (EventBridge PutEvents,
- * Step Functions StartExecution / SendTask*). The code under test uses the real AWS SDK client;
- * only the far end of the wire is scripted. The local runtime (npm start) has real emulators.
+ * A scripted AWS JSON protocol endpoint (X-Amz-Target + JSON body) for unit/integration tests of
+ * handlers whose far end is not under test (EventBridge PutEvents, Step Functions StartExecution /
+ * SendTask*): the runtime's own AWS JSON protocol server, recording every call and answering what
+ * the test scripts. The code under test uses the real AWS SDK client. The local runtime (npm start)
+ * has the real services.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { AwsApiError, startAwsJsonServer } from '../../lib/local-runtime/aws-json-server';
 
 export interface RecordedCall {
   /** Operation name, e.g. "PutEvents", "SendTaskSuccess". */
@@ -32,42 +32,26 @@ export interface AwsJsonEndpoint {
 export async function startAwsJsonEndpoint(): Promise<AwsJsonEndpoint> {
   const calls: RecordedCall[] = [];
   let responder: Responder = () => undefined;
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const target = String(req.headers['x-amz-target'] ?? '');
-      const operation = target.slice(target.lastIndexOf('.') + 1);
-      const text = Buffer.concat(chunks).toString('utf8');
-      const call: RecordedCall = {
-        operation,
-        body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
-      };
-      calls.push(call);
-      const reply = responder(call) ?? { result: {} };
-      const contentType = String(req.headers['content-type'] ?? 'application/x-amz-json-1.0');
-      if ('error' in reply) {
-        res.writeHead(400, { 'content-type': contentType });
-        res.end(JSON.stringify({ __type: reply.error, message: reply.message ?? reply.error }));
-        return;
-      }
-      res.writeHead(200, { 'content-type': contentType });
-      res.end(JSON.stringify(reply.result));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const server = await startAwsJsonServer(
+    'Scripted AWS endpoint',
+    {},
+    {
+      otherOperation: (operation, body) => {
+        const call: RecordedCall = { operation, body };
+        calls.push(call);
+        const reply = responder(call) ?? { result: {} };
+        if ('error' in reply) throw new AwsApiError(reply.error, reply.message ?? reply.error);
+        return reply.result;
+      },
+    },
+  );
   return {
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint: server.endpoint,
     calls,
     callsTo: (operation) => calls.filter((call) => call.operation === operation),
     respondWith: (next) => {
       responder = next;
     },
-    stop: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    stop: () => server.stop(),
   };
 }

@@ -7,11 +7,14 @@
  * 'lambda') does not verify is refused with 403 before the handler runs.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Sha256 } from '@aws-crypto/sha256-js';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { Context, LambdaFunctionURLEvent, LambdaFunctionURLResult } from 'aws-lambda';
+import { readBody, startLoopbackServer } from '../../lib/local-runtime/http-server';
+
+/** Lambda's invocation payload limit, which a function URL request body counts against. */
+const MAX_REQUEST_BYTES = 6 * 1024 * 1024;
 
 export type FunctionUrlHandler = (
   event: LambdaFunctionURLEvent,
@@ -65,15 +68,6 @@ export function fakeLambdaContext(functionName: string, timeoutMillis = 60_000):
     fail: () => undefined,
     succeed: () => undefined,
   };
-}
-
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
 }
 
 function singleHeaders(req: IncomingMessage): Record<string, string> {
@@ -173,7 +167,7 @@ export async function startFunctionUrlServer(
   const serve = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const receivedAt = Date.now();
     const headers = singleHeaders(req);
-    const body = await readBody(req);
+    const body = await readBody(req, MAX_REQUEST_BYTES);
     const served: ServedRequest = {
       method: req.method ?? 'GET',
       path: new URL(req.url ?? '/', 'http://function-url.local').pathname,
@@ -235,7 +229,7 @@ export async function startFunctionUrlServer(
     );
   };
 
-  const server: Server = createServer((req, res) => {
+  const server = await startLoopbackServer((req, res) => {
     const done = serve(req, res).catch((error: unknown) => {
       if (!res.headersSent) res.writeHead(500);
       res.end(String(error));
@@ -243,18 +237,12 @@ export async function startFunctionUrlServer(
     inFlight.add(done);
     void done.finally(() => inFlight.delete(done));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: server.endpoint,
     requests,
     settled: async () => {
       while (inFlight.size > 0) await Promise.all([...inFlight]);
     },
-    stop: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    stop: () => server.stop(),
   };
 }

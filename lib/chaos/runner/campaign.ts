@@ -143,7 +143,6 @@ export async function runCampaign(options: CampaignOptions = {}): Promise<Campai
       port: 0,
       dataDir,
       targetFile: null,
-      stateLog: false,
       functionLogDir,
       faults: injector.hooks(),
       log: (line) => writeFileSync(runtimeLog, `${new Date().toISOString()} ${line}\n`, { flag: 'a' }),

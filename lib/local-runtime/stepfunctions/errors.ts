@@ -1,3 +1,5 @@
+import { AwsApiError } from '../aws-json-server';
+
 /**
  * An error raised inside a Task state. The engine matches Retry/Catch on `name` and exposes
  * `message` as the Cause, exactly like Step Functions' `{ Error, Cause }` pair; it reads
@@ -23,12 +25,4 @@ export function runtimeFailure(cause: string): TaskFailure {
 }
 
 /** An error answered by the Step Functions API as `{ __type, message }` with HTTP 400. */
-export class SfnApiError extends Error {
-  constructor(
-    readonly errorType: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = errorType;
-  }
-}
+export class SfnApiError extends AwsApiError {}

@@ -1,17 +1,21 @@
 /**
- * The Step Functions API over HTTP, AWS JSON 1.0 protocol: POST with `X-Amz-Target:
- * AWSStepFunctions.<Operation>`, JSON in and out, errors as HTTP 400 `{ __type, message }`.
- * Timestamps are epoch seconds, as the protocol (and the AWS SDK) expect.
+ * The operations of the Step Functions API (AWS JSON 1.0, `X-Amz-Target: AWSStepFunctions.<Op>`),
+ * served by the runtime's AWS JSON protocol server. Timestamps are epoch seconds, as the protocol
+ * (and the AWS SDK) expect.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AwsJsonOperation } from '../aws-json-server';
 import { SfnApiError } from './errors';
-import type { ExecutionDescription, ExecutionStatus, StepFunctionsRuntime } from './runtime';
+import { historyEventBody } from './history';
+import type {
+  ExecutionDescription,
+  ExecutionStatus,
+  StateMachineDescription,
+  StepFunctionsRuntime,
+} from './runtime';
 
-const TARGET_PREFIX = 'AWSStepFunctions.';
-const CONTENT_TYPE = 'application/x-amz-json-1.0';
+export const TARGET_PREFIX = 'AWSStepFunctions.';
 /** Requests above this size are refused before parsing (inputs are limited to 256 KiB anyway). */
-const MAX_REQUEST_BYTES = 1024 * 1024;
+export const MAX_REQUEST_BYTES = 1024 * 1024;
 const EXECUTION_STATUSES: readonly ExecutionStatus[] = [
   'RUNNING',
   'SUCCEEDED',
@@ -21,7 +25,6 @@ const EXECUTION_STATUSES: readonly ExecutionStatus[] = [
 ];
 
 type Body = Record<string, unknown>;
-type Operation = (body: Body) => Body;
 
 function epochSeconds(date: Date): number {
   return date.getTime() / 1000;
@@ -45,6 +48,38 @@ function optionalString(body: Body, field: string): string | undefined {
     throw new SfnApiError('ValidationException', `1 validation error detected: '${field}' must be a string`);
   }
   return value;
+}
+
+function optionalBoolean(body: Body, field: string): boolean | undefined {
+  const value = body[field];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'boolean') {
+    throw new SfnApiError('ValidationException', `1 validation error detected: '${field}' must be a boolean`);
+  }
+  return value;
+}
+
+/** maxResults as the SFN API takes it: an integer from 0 to 1000 (0 or absent: the default page). */
+function maxResults(body: Body): number | undefined {
+  const value = body.maxResults;
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 1000) {
+    throw new SfnApiError('ValidationException', 'maxResults must be an integer from 0 to 1000');
+  }
+  return value;
+}
+
+/** What DescribeStateMachine and DescribeStateMachineForExecution share. */
+function stateMachineBody(machine: StateMachineDescription): Body {
+  return {
+    stateMachineArn: machine.stateMachineArn,
+    name: machine.name,
+    definition: machine.definition,
+    roleArn: machine.roleArn,
+    // AWS's answer for a state machine created without logging or X-Ray tracing.
+    loggingConfiguration: { level: 'OFF', includeExecutionData: false },
+    tracingConfiguration: { enabled: false },
+  };
 }
 
 function taskToken(body: Body): string {
@@ -80,7 +115,7 @@ function executionBody(execution: ExecutionDescription, full: boolean): Body {
   };
 }
 
-export function operations(runtime: StepFunctionsRuntime): Readonly<Record<string, Operation>> {
+export function operations(runtime: StepFunctionsRuntime): Readonly<Record<string, AwsJsonOperation>> {
   return {
     StartExecution: (body) => {
       const name = optionalString(body, 'name');
@@ -102,21 +137,12 @@ export function operations(runtime: StepFunctionsRuntime): Readonly<Record<strin
           `statusFilter must be one of ${EXECUTION_STATUSES.join(', ')}`,
         );
       }
-      const maxResults = body.maxResults;
-      if (
-        maxResults !== undefined &&
-        (typeof maxResults !== 'number' ||
-          !Number.isInteger(maxResults) ||
-          maxResults < 0 ||
-          maxResults > 1000)
-      ) {
-        throw new SfnApiError('ValidationException', 'maxResults must be an integer from 0 to 1000');
-      }
+      const pageSize = maxResults(body);
       const nextToken = optionalString(body, 'nextToken');
       const page = runtime.listExecutions({
         stateMachineArn: requiredString(body, 'stateMachineArn'),
         ...(statusFilter === undefined ? {} : { statusFilter: statusFilter as ExecutionStatus }),
-        ...(typeof maxResults === 'number' ? { maxResults } : {}),
+        ...(pageSize === undefined ? {} : { maxResults: pageSize }),
         ...(nextToken === undefined ? {} : { nextToken }),
       });
       return {
@@ -146,120 +172,57 @@ export function operations(runtime: StepFunctionsRuntime): Readonly<Record<strin
       runtime.sendTaskHeartbeat(taskToken(body));
       return {};
     },
-    ListStateMachines: () => ({
-      stateMachines: runtime.listStateMachines().map((machine) => ({
-        stateMachineArn: machine.stateMachineArn,
-        name: machine.name,
-        type: machine.type,
-        creationDate: epochSeconds(machine.creationDate),
-      })),
-    }),
+    GetExecutionHistory: (body) => {
+      const pageSize = maxResults(body);
+      const reverseOrder = optionalBoolean(body, 'reverseOrder');
+      const nextToken = optionalString(body, 'nextToken');
+      const page = runtime.getExecutionHistory({
+        executionArn: requiredString(body, 'executionArn'),
+        ...(pageSize === undefined ? {} : { maxResults: pageSize }),
+        ...(reverseOrder === undefined ? {} : { reverseOrder }),
+        ...(nextToken === undefined ? {} : { nextToken }),
+      });
+      const includeExecutionData = optionalBoolean(body, 'includeExecutionData') ?? true;
+      return {
+        events: page.events.map((event) => historyEventBody(event, includeExecutionData)),
+        ...(page.nextToken === undefined ? {} : { nextToken: page.nextToken }),
+      };
+    },
+    ListStateMachines: (body) => {
+      const pageSize = maxResults(body) || 100;
+      const nextToken = optionalString(body, 'nextToken');
+      const machines = runtime.listStateMachines();
+      const from = nextToken === undefined ? 0 : Number(Buffer.from(nextToken, 'base64url').toString('utf8'));
+      if (!Number.isInteger(from) || from < 0 || from > machines.length) {
+        throw new SfnApiError(
+          'InvalidToken',
+          'Invalid Token: nextToken was not returned by ListStateMachines',
+        );
+      }
+      const page = machines.slice(from, from + pageSize);
+      const next = from + page.length;
+      return {
+        stateMachines: page.map((machine) => ({
+          stateMachineArn: machine.stateMachineArn,
+          name: machine.name,
+          type: machine.type,
+          creationDate: epochSeconds(machine.creationDate),
+        })),
+        ...(next < machines.length ? { nextToken: Buffer.from(String(next)).toString('base64url') } : {}),
+      };
+    },
     DescribeStateMachine: (body) => {
       const machine = runtime.describeStateMachine(requiredString(body, 'stateMachineArn'));
       return {
-        stateMachineArn: machine.stateMachineArn,
-        name: machine.name,
+        ...stateMachineBody(machine),
         status: 'ACTIVE',
-        definition: machine.definition,
-        roleArn: machine.roleArn,
         type: machine.type,
         creationDate: epochSeconds(machine.creationDate),
       };
     },
-  };
-}
-
-function reply(res: ServerResponse, status: number, body: Body): void {
-  res.writeHead(status, { 'content-type': CONTENT_TYPE });
-  res.end(JSON.stringify(body));
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_REQUEST_BYTES) {
-        reject(new SfnApiError('ValidationException', `Request larger than ${MAX_REQUEST_BYTES} bytes`));
-        req.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
-async function handle(
-  table: Readonly<Record<string, Operation>>,
-  req: IncomingMessage,
-  res: ServerResponse,
-  onInternalError: (error: unknown) => void,
-): Promise<void> {
-  try {
-    const target = String(req.headers['x-amz-target'] ?? '');
-    if (req.method !== 'POST' || !target.startsWith(TARGET_PREFIX)) {
-      throw new SfnApiError(
-        'UnknownOperationException',
-        `Expected POST with X-Amz-Target ${TARGET_PREFIX}<Operation>`,
-      );
-    }
-    const name = target.slice(TARGET_PREFIX.length);
-    const operation = Object.hasOwn(table, name) ? table[name] : undefined;
-    if (!operation) {
-      throw new SfnApiError(
-        'UnknownOperationException',
-        `Operation ${name} is not supported by the local Step Functions runtime`,
-      );
-    }
-    const text = await readBody(req);
-    let body: unknown;
-    try {
-      body = text === '' ? {} : JSON.parse(text);
-    } catch {
-      throw new SfnApiError('SerializationException', 'Request body is not JSON');
-    }
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-      throw new SfnApiError('SerializationException', 'Request body must be a JSON object');
-    }
-    reply(res, 200, operation(body as Body));
-  } catch (error) {
-    if (error instanceof SfnApiError) {
-      reply(res, 400, { __type: error.errorType, message: error.message });
-      return;
-    }
-    onInternalError(error);
-    reply(res, 500, { __type: 'InternalFailure', message: (error as Error).message ?? 'Internal failure' });
-  }
-}
-
-export interface ApiServer {
-  readonly endpoint: string;
-  close(): Promise<void>;
-}
-
-export async function startApiServer(
-  runtime: StepFunctionsRuntime,
-  listen: { readonly host: string; readonly port: number },
-  onInternalError: (error: unknown) => void,
-): Promise<ApiServer> {
-  const table = operations(runtime);
-  const server: Server = createServer((req, res) => {
-    void handle(table, req, res, onInternalError);
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(listen.port, listen.host, () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    endpoint: `http://${listen.host}:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    DescribeStateMachineForExecution: (body) => {
+      const machine = runtime.describeStateMachineForExecution(requiredString(body, 'executionArn'));
+      return { ...stateMachineBody(machine), updateDate: epochSeconds(machine.creationDate) };
+    },
   };
 }

@@ -13,7 +13,8 @@ import './promise-polyfill';
 import type { EventEmitter } from 'node:events';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { startApiServer } from './http-api';
+import { startAwsJsonServer } from '../aws-json-server';
+import { MAX_REQUEST_BYTES, operations, TARGET_PREFIX } from './http-api';
 import { type InvokeLambdaHandler, type PutEventsHandler, ServiceIntegrations } from './integrations';
 import {
   type RegisteredStateMachine,
@@ -38,10 +39,6 @@ export type {
 } from './runtime';
 
 export interface LocalStepFunctionsOptions {
-  /** @default '127.0.0.1' */
-  readonly host?: string;
-  /** @default 0 (an ephemeral port; read `endpoint`) */
-  readonly port?: number;
   /** Region and account used in state machine and execution ARNs. @default 'us-east-1' */
   readonly region?: string;
   /** @default '000000000000' */
@@ -58,12 +55,17 @@ export interface LocalStepFunctionsOptions {
   readonly maxRememberedExecutions?: number;
   /** Closed task tokens kept so late answers get TaskTimedOut (older: InvalidToken). @default 100_000 */
   readonly maxRememberedTokens?: number;
+  /**
+   * Approximate bytes of execution histories kept: past it, the oldest finished executions are
+   * forgotten (as past maxRememberedExecutions). @default 256 MiB
+   */
+  readonly maxHistoryBytes?: number;
   /** Called with unexpected errors of the HTTP layer (answered 500). @default console.error */
   readonly onInternalError?: (error: unknown) => void;
 }
 
 export interface LocalStepFunctions {
-  /** Base URL of the SFN API, e.g. http://127.0.0.1:41234 (use as AWS_ENDPOINT_URL_SFN). */
+  /** Base URL of the SFN API on an ephemeral loopback port (use as AWS_ENDPOINT_URL_SFN). */
   readonly endpoint: string;
   readonly region: string;
   readonly accountId: string;
@@ -108,12 +110,14 @@ export async function startLocalStepFunctions(
     }),
     maxRememberedExecutions: options.maxRememberedExecutions ?? 50_000,
     maxRememberedTokens: options.maxRememberedTokens ?? 100_000,
+    maxHistoryBytes: options.maxHistoryBytes ?? 256 * 1024 * 1024,
   });
-  const server = await startApiServer(
-    runtime,
-    { host: options.host ?? '127.0.0.1', port: options.port ?? 0 },
-    options.onInternalError ?? ((error) => console.error('local Step Functions: internal error', error)),
-  );
+  const server = await startAwsJsonServer('Step Functions', operations(runtime), {
+    targetPrefix: TARGET_PREFIX,
+    maxRequestBytes: MAX_REQUEST_BYTES,
+    onInternalError:
+      options.onInternalError ?? ((error) => console.error('local Step Functions: internal error', error)),
+  });
   return {
     endpoint: server.endpoint,
     region,
@@ -124,7 +128,7 @@ export async function startLocalStepFunctions(
       runtime.registerStateMachine(arn, name, definitionJson, registerOptions),
     stop: async () => {
       runtime.shutdown();
-      await server.close();
+      await server.stop();
     },
   };
 }

@@ -69,3 +69,17 @@ export function classifyResource(resource: string): TaskIntegration {
     reason: `the integration '${service}:${action}' is not supported by the local runtime`,
   };
 }
+
+/**
+ * How execution history names a Task's resource: `arn:aws:states:::sqs:sendMessage.waitForTaskToken`
+ * is resourceType `sqs`, resource `sendMessage.waitForTaskToken`.
+ */
+export function historyResource(resource: string): {
+  readonly resourceType: string;
+  readonly resource: string;
+} {
+  const integration = /^arn:aws[a-z-]*:states:::([a-z0-9-]+):(.+)$/.exec(resource);
+  if (integration?.[1] && integration[2]) return { resourceType: integration[1], resource: integration[2] };
+  const [, , service = 'unknown', , , ...rest] = resource.split(':');
+  return { resourceType: service, resource: rest.join(':') || resource };
+}

@@ -26,6 +26,14 @@ import {
   type TaskSpec,
 } from './definition';
 import { runtimeFailure, SfnApiError, TaskFailure } from './errors';
+import {
+  type EngineLogEvent,
+  ExecutionHistory,
+  type HistoryEvent,
+  payload,
+  recordEngineEvent,
+  taskHistory,
+} from './history';
 import type { ServiceIntegrations } from './integrations';
 import { SUPPORTED_RESOURCES } from './resources';
 import { type TaskTimeoutError, TaskTokenRegistry } from './task-tokens';
@@ -101,6 +109,8 @@ export interface RuntimeOptions {
   readonly maxRememberedExecutions: number;
   /** Closed task tokens remembered so late replies get TaskTimedOut rather than InvalidToken. */
   readonly maxRememberedTokens: number;
+  /** Approximate bytes of execution histories kept before the oldest finished executions are dropped. */
+  readonly maxHistoryBytes: number;
 }
 
 interface StoredMachine {
@@ -111,6 +121,9 @@ interface StoredMachine {
 interface Execution {
   readonly executionArn: string;
   readonly stateMachineArn: string;
+  /** The state machine as it was when the execution started (it may be replaced since). */
+  readonly machine: StateMachineDescription;
+  readonly history: ExecutionHistory;
   readonly name: string;
   readonly sequence: number;
   readonly startDate: Date;
@@ -153,6 +166,7 @@ export class StepFunctionsRuntime {
   private readonly tokens: TaskTokenRegistry;
   private readonly validatedDefinitions = new Set<string>();
   private sequence = 0;
+  private historyBytes = 0;
 
   constructor(private readonly options: RuntimeOptions) {
     this.tokens = new TaskTokenRegistry({
@@ -243,6 +257,8 @@ export class StepFunctionsRuntime {
     const execution: Execution = {
       executionArn,
       stateMachineArn: request.stateMachineArn,
+      machine: machine.description,
+      history: new ExecutionHistory(),
       name,
       sequence: ++this.sequence,
       startDate: new Date(),
@@ -250,6 +266,10 @@ export class StepFunctionsRuntime {
       status: 'RUNNING',
     };
     this.executions.set(executionArn, execution);
+    execution.history.recordState('ExecutionStarted', {
+      ...payload('input', inputText),
+      roleArn: machine.description.roleArn,
+    });
     this.forgetOldExecutions();
     this.emit({ type: 'ExecutionStarted', ...this.eventBase(execution) });
     this.run(machine, execution, input);
@@ -285,7 +305,7 @@ export class StepFunctionsRuntime {
     const last = page.at(-1);
     return {
       executions: page.map(describe),
-      ...(matching.length > pageSize && last ? { nextToken: encodePageToken(last.sequence) } : {}),
+      ...(matching.length > pageSize && last ? { nextToken: encodeToken({ before: last.sequence }) } : {}),
     };
   }
 
@@ -293,6 +313,10 @@ export class StepFunctionsRuntime {
     const execution = this.execution(request.executionArn);
     if (execution.status === 'RUNNING') {
       this.close(execution, 'ABORTED', { error: request.error, cause: request.cause });
+      execution.history.finish('ExecutionAborted', {
+        ...(request.error === undefined ? {} : { error: request.error }),
+        ...(request.cause === undefined ? {} : { cause: request.cause }),
+      });
       this.emit({
         type: 'ExecutionAborted',
         ...this.eventBase(execution),
@@ -301,6 +325,32 @@ export class StepFunctionsRuntime {
       });
     }
     return { stopDate: execution.stopDate ?? new Date() };
+  }
+
+  /** The execution's events, a page at a time (`from` is a position in the chosen order). */
+  getExecutionHistory(request: {
+    executionArn: string;
+    maxResults?: number;
+    reverseOrder?: boolean;
+    nextToken?: string;
+  }): { events: readonly HistoryEvent[]; nextToken?: string } {
+    const execution = this.execution(request.executionArn);
+    const reverse = request.reverseOrder === true;
+    const count = request.maxResults && request.maxResults > 0 ? Math.min(request.maxResults, 1000) : 100;
+    const from =
+      request.nextToken === undefined ? 0 : decodeHistoryToken(request.nextToken, execution, reverse);
+    const page = execution.history.page({ from, count, reverse });
+    return {
+      events: page.events,
+      ...(page.next === undefined
+        ? {}
+        : { nextToken: encodeToken({ history: execution.executionArn, reverse, from: page.next }) }),
+    };
+  }
+
+  /** The state machine as it was when the execution started. */
+  describeStateMachineForExecution(executionArn: string): StateMachineDescription {
+    return this.execution(executionArn).machine;
   }
 
   sendTaskSuccess(taskToken: string, outputText: string): void {
@@ -320,10 +370,9 @@ export class StepFunctionsRuntime {
   shutdown(): void {
     for (const execution of this.executions.values()) {
       if (execution.status === 'RUNNING') {
-        this.close(execution, 'ABORTED', {
-          error: 'States.Runtime',
-          cause: 'The local Step Functions runtime stopped',
-        });
+        const details = { error: 'States.Runtime', cause: 'The local Step Functions runtime stopped' };
+        this.close(execution, 'ABORTED', details);
+        execution.history.finish('ExecutionAborted', details);
       }
     }
   }
@@ -335,6 +384,7 @@ export class StepFunctionsRuntime {
       instrumentStates(prepared.engineDefinition, (stateName) => {
         tracker.stateName = stateName;
         tracker.enteredTime = new Date().toISOString();
+        execution.history.entering();
         // Emitted here, not from the engine's (asynchronous) event log, so the live log keeps order.
         this.emit({ type: 'StateEntered', ...this.eventBase(execution), stateName });
       }) as unknown as StateMachineDefinition,
@@ -387,6 +437,7 @@ export class StepFunctionsRuntime {
       execution.timeoutTimer = setTimeout(() => {
         const cause = `Execution timed out after ${seconds} s (TimeoutSeconds)`;
         this.close(execution, 'TIMED_OUT', { error: 'States.Timeout', cause });
+        execution.history.finish('ExecutionTimedOut', { error: 'States.Timeout', cause });
         this.emit({
           type: 'ExecutionTimedOut',
           ...this.eventBase(execution),
@@ -395,19 +446,28 @@ export class StepFunctionsRuntime {
         });
       }, Math.min(seconds, MAX_TIMER_SECONDS) * 1000);
     }
-    void this.forwardStateEvents(execution, prepared, run.eventLogs);
+    const logRead = this.forwardStateEvents(execution, prepared, run.eventLogs);
+    // The end is recorded once the engine's log is read to its end, so it is the history's last event.
+    const afterLog =
+      <T>(settle: (value: T) => void) =>
+      (value: T) => {
+        void settledOrLate(logRead).then(() => settle(value));
+      };
     run.result.then(
-      (output) => {
+      afterLog((output: unknown) => {
         if (execution.status !== 'RUNNING') return;
-        this.close(execution, 'SUCCEEDED', { output: JSON.stringify(output ?? null) });
+        const text = JSON.stringify(output ?? null);
+        this.close(execution, 'SUCCEEDED', { output: text });
+        execution.history.finish('ExecutionSucceeded', payload('output', text));
         this.emit({ type: 'ExecutionSucceeded', ...this.eventBase(execution) });
-      },
-      (failure: unknown) => {
+      }),
+      afterLog((failure: unknown) => {
         if (execution.status !== 'RUNNING') return;
         const { error, cause } = describeFailure(failure);
         this.close(execution, 'FAILED', { error, cause });
+        execution.history.finish('ExecutionFailed', { error, cause });
         this.emit({ type: 'ExecutionFailed', ...this.eventBase(execution), error, cause });
-      },
+      }),
     );
   }
 
@@ -418,12 +478,15 @@ export class StepFunctionsRuntime {
   private runTask(execution: Execution, spec: TaskSpec, taskInput: unknown): Promise<unknown> {
     const { integration } = spec;
     const base = { ...this.eventBase(execution), stateName: spec.stateName, resource: spec.resource };
+    const history = taskHistory(execution.history, spec, this.options.region);
     this.emit({ type: 'TaskScheduled', ...base });
     if (integration.service === 'unsupported') {
       const failure = runtimeFailure(
         `State '${spec.stateName}': Resource '${spec.resource}' is not supported by the local Step Functions runtime ` +
           `(${integration.reason}). Supported: ${SUPPORTED_RESOURCES.join('; ')}`,
       );
+      history.scheduled(taskInput);
+      history.failed(failure.name, failure.message);
       this.emit({ type: 'TaskFailed', ...base, error: failure.name, cause: failure.message });
       return Promise.reject(failure);
     }
@@ -438,10 +501,14 @@ export class StepFunctionsRuntime {
       });
       parameters = replaceInStrings(taskInput, TASK_TOKEN_PLACEHOLDER, ticket.token);
     }
+    history.scheduled(parameters);
+    history.started();
     const attempt = async (): Promise<unknown> => {
       try {
         const response = await this.options.integrations.call(spec.stateName, integration, parameters);
+        if (ticket) history.submitted(response);
         const result = ticket ? await ticket.outcome : response;
+        history.succeeded(result);
         this.emit({ type: 'TaskSucceeded', ...base });
         return result;
       } catch (error) {
@@ -453,6 +520,7 @@ export class StepFunctionsRuntime {
         // Heartbeat timeouts are reported as TaskTimedOut by the token registry; after a stop the
         // execution is over and a task failure would only be noise.
         if (execution.status === 'RUNNING' && failure.name !== 'States.HeartbeatTimeout') {
+          history.failed(failure.name, failure.message);
           this.emit({ type: 'TaskFailed', ...base, error: failure.name, cause: failure.message });
         }
         throw failure;
@@ -461,12 +529,14 @@ export class StepFunctionsRuntime {
     return attempt();
   }
 
+  /** Reads the engine's event log to its end: live-log events, and the state events of the history. */
   private async forwardStateEvents(
     execution: Execution,
     prepared: PreparedDefinition,
-    logs: AsyncGenerator<{ type: string; state?: { name: string }; Error?: string; Cause?: unknown }>,
+    logs: AsyncGenerator<EngineLogEvent>,
   ): Promise<void> {
     for await (const log of logs) {
+      recordEngineEvent(execution.history, log);
       const stateName = log.state?.name;
       if (stateName === undefined) continue;
       if (log.type === 'StateRetried' || log.type === 'StateCaught') {
@@ -480,13 +550,15 @@ export class StepFunctionsRuntime {
         spec &&
         (spec.integration.service === 'unsupported' || spec.integration.pattern === 'request-response')
       ) {
+        const cause = `Task did not finish within ${spec.effectiveTimeoutSeconds} s`;
+        taskHistory(execution.history, spec, this.options.region).timedOut('States.Timeout', cause);
         this.emit({
           type: 'TaskTimedOut',
           ...this.eventBase(execution),
           stateName,
           resource: spec.resource,
           error: 'States.Timeout',
-          cause: `Task did not finish within ${spec.effectiveTimeoutSeconds} s`,
+          cause,
         });
       }
     }
@@ -498,16 +570,18 @@ export class StepFunctionsRuntime {
       ? this.machines.get(execution.stateMachineArn)?.prepared.tasks.get(stateName)
       : undefined;
     if (!execution) return;
+    const cause =
+      error === 'States.Timeout'
+        ? `No task result within ${spec?.effectiveTimeoutSeconds ?? '?'} s (TimeoutSeconds)`
+        : `No heartbeat within ${spec?.heartbeatSeconds ?? '?'} s (HeartbeatSeconds)`;
+    if (spec) taskHistory(execution.history, spec, this.options.region).timedOut(error, cause);
     this.emit({
       type: 'TaskTimedOut',
       ...this.eventBase(execution),
       stateName,
       resource: spec?.resource ?? 'unknown',
       error,
-      cause:
-        error === 'States.Timeout'
-          ? `No task result within ${spec?.effectiveTimeoutSeconds ?? '?'} s (TimeoutSeconds)`
-          : `No heartbeat within ${spec?.heartbeatSeconds ?? '?'} s (HeartbeatSeconds)`,
+      cause,
     });
   }
 
@@ -552,11 +626,23 @@ export class StepFunctionsRuntime {
     return execution;
   }
 
+  /**
+   * Drops the oldest finished executions (and their histories) beyond the remembered count or the
+   * history budget; running ones are always kept.
+   */
   private forgetOldExecutions(): void {
-    if (this.executions.size <= this.options.maxRememberedExecutions) return;
+    this.historyBytes = 0;
+    for (const execution of this.executions.values()) this.historyBytes += execution.history.bytes;
+    const overBudget = () =>
+      this.executions.size > this.options.maxRememberedExecutions ||
+      this.historyBytes > this.options.maxHistoryBytes;
+    if (!overBudget()) return;
     for (const [arn, execution] of this.executions) {
-      if (this.executions.size <= this.options.maxRememberedExecutions) return;
-      if (execution.status !== 'RUNNING') this.executions.delete(arn);
+      if (!overBudget()) return;
+      if (execution.status !== 'RUNNING') {
+        this.executions.delete(arn);
+        this.historyBytes -= execution.history.bytes;
+      }
     }
   }
 
@@ -572,6 +658,21 @@ export class StepFunctionsRuntime {
     this.events.emit('event', event);
     this.events.emit(event.type, event);
   }
+}
+
+/**
+ * Resolves when the engine's log has been read to its end, or soon after if it never ends (the
+ * execution's end must not wait on the log forever).
+ */
+function settledOrLate(logRead: Promise<void>): Promise<void> {
+  return new Promise((resolve) => {
+    const late = setTimeout(resolve, 1000);
+    late.unref();
+    void logRead.finally(() => {
+      clearTimeout(late);
+      resolve();
+    });
+  });
 }
 
 function describe(execution: Execution): ExecutionDescription {
@@ -606,18 +707,42 @@ function parsePayload(text: string, errorType: string, what: string): unknown {
   }
 }
 
-function encodePageToken(sequence: number): string {
-  return Buffer.from(JSON.stringify({ before: sequence })).toString('base64url');
+/** Page tokens: opaque to callers, the position to go on from. */
+function encodeToken(position: Record<string, unknown>): string {
+  return Buffer.from(JSON.stringify(position)).toString('base64url');
+}
+
+function decodeToken(token: string): Record<string, unknown> {
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
+    if (typeof parsed === 'object' && parsed !== null) return parsed as Record<string, unknown>;
+  } catch {
+    // Falls through: the caller names the operation in its error.
+  }
+  return {};
 }
 
 function decodePageToken(token: string): number {
-  try {
-    const parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as { before?: unknown };
-    if (typeof parsed.before === 'number') return parsed.before;
-  } catch {
-    // Falls through to the error below.
-  }
+  const { before } = decodeToken(token);
+  if (typeof before === 'number') return before;
   throw new SfnApiError('InvalidToken', 'Invalid Token: nextToken was not returned by ListExecutions');
+}
+
+function decodeHistoryToken(token: string, execution: Execution, reverse: boolean): number {
+  const position = decodeToken(token);
+  if (
+    position.history !== execution.executionArn ||
+    position.reverse !== reverse ||
+    typeof position.from !== 'number' ||
+    !Number.isInteger(position.from) ||
+    position.from < 0
+  ) {
+    throw new SfnApiError(
+      'InvalidToken',
+      'Invalid Token: nextToken was not returned by GetExecutionHistory for this execution and order',
+    );
+  }
+  return position.from;
 }
 
 /** Deep copy of a JSON value with every occurrence of `search` in strings replaced. */

@@ -3,12 +3,20 @@
  * in-process, then run with startLocalRuntime: every event source is driven through its real
  * front door (HTTP, SQS, schedule, PutEvents) and checked by its effect on the emulators.
  */
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DynamoDBClient, GetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
+import { DescribeTableCommand, DynamoDBClient, GetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { type LocalRuntime, startLocalRuntime } from '../../../lib/local-runtime';
+import {
+  type LocalRuntime,
+  type LocalRuntimeObserver,
+  type LocalTarget,
+  PROJECT_ROOT,
+  startLocalRuntime,
+} from '../../../lib/local-runtime';
 import { synthesizeFixtureApp } from './fixtures/app';
 
 jest.setTimeout(120_000);
@@ -22,8 +30,33 @@ interface Seen {
   readonly env: Record<string, string | undefined>;
 }
 
+/** An observer that records what it was started with and whether it was stopped. */
+function recordingObserver() {
+  const seen: { target?: LocalTarget; tableStatus?: string; stopped: boolean } = { stopped: false };
+  const observer: LocalRuntimeObserver = {
+    name: 'recording observer',
+    start: async ({ target, sdkConfig, log }) => {
+      seen.target = target;
+      const dynamodb = new DynamoDBClient(sdkConfig('dynamodb'));
+      const { Table } = await dynamodb.send(
+        new DescribeTableCommand({ TableName: target.outputs.TableName }),
+      );
+      seen.tableStatus = Table?.TableStatus;
+      log('recording observer started');
+      return {
+        stop: async () => {
+          dynamodb.destroy();
+          seen.stopped = true;
+        },
+      };
+    },
+  };
+  return { observer, seen };
+}
+
 describe('local runtime running a synthesized app', () => {
   let workDir: string;
+  const recording = recordingObserver();
   let runtime: LocalRuntime;
   let targetFile: string;
   let dynamodb: DynamoDBClient;
@@ -43,6 +76,7 @@ describe('local runtime running a synthesized app', () => {
       targetFile,
       log: (line) => logLines.push(line),
       functionLogDir: join(workDir, 'logs'),
+      observers: [recording.observer],
     });
     outputs = runtime.target.outputs;
     const config = { region: runtime.target.region, credentials: runtime.target.credentials };
@@ -87,6 +121,13 @@ describe('local runtime running a synthesized app', () => {
     );
     expect(outputs.FunctionUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
     expect(runtime.target.apiKey).toEqual(expect.any(String));
+  });
+
+  it('starts observers with the target and SDK settings of the running system', () => {
+    expect(recording.seen.target).toEqual(runtime.target);
+    expect(recording.seen.tableStatus).toBe('ACTIVE');
+    expect(logLines).toContain('recording observer started');
+    expect(recording.seen.stopped).toBe(false);
   });
 
   it('names every resource it cannot run and lists the inert ones once', () => {
@@ -279,5 +320,82 @@ describe('local runtime running a synthesized app', () => {
     await expect(fetch(runtime.target.endpoints.dynamodb)).rejects.toThrow();
     await expect(fetch(runtime.target.endpoints.sqs)).rejects.toThrow();
     expect(existsSync(targetFile)).toBe(false);
+    expect(recording.seen.stopped).toBe(true);
+  });
+
+  describe('npm start on this assembly', () => {
+    const running = new Set<ChildProcess>();
+    afterAll(() => {
+      for (const child of running) child.kill('SIGTERM');
+    });
+
+    /** Runs bin/start-local.ts until it is ready (then stops it) or exits; resolves with its output. */
+    function npmStart(
+      args: string[],
+      environment: Record<string, string>,
+    ): Promise<{ output: string; code: number | null }> {
+      const child = spawn(
+        join(PROJECT_ROOT, 'node_modules', '.bin', 'tsx'),
+        ['bin/start-local.ts', ...args],
+        {
+          cwd: PROJECT_ROOT,
+          env: { ...process.env, ...environment },
+        },
+      );
+      running.add(child);
+      let output = '';
+      return new Promise((resolve) => {
+        const onOutput = (chunk: Buffer) => {
+          output += chunk.toString('utf8');
+          if (/API key .*: \S+\n/.test(output)) child.kill('SIGTERM');
+        };
+        child.stdout.on('data', onOutput);
+        child.stderr.on('data', onOutput);
+        child.on('exit', (code) => {
+          running.delete(child);
+          resolve({ output, code });
+        });
+      });
+    }
+
+    const freePort = () =>
+      new Promise<number>((resolve) => {
+        const probe = createServer().listen(0, '127.0.0.1', () => {
+          const { port } = probe.address() as { port: number };
+          probe.close(() => resolve(port));
+        });
+      });
+
+    const apiKeyOf = (output: string) => /API key \(send as x-api-key; [^)]*\): (\S+)/.exec(output)?.[1];
+
+    it('listens on PORT, keeps the generated API key of a data directory, and plugs in the transition log', async () => {
+      const port = await freePort();
+      const dataDir = join(workDir, 'npm-start-data');
+      const common = [
+        '--assembly',
+        join(workDir, 'cdk.out'),
+        '--target',
+        join(workDir, 'npm-start-target.json'),
+      ];
+      const first = await npmStart([...common, '--data', dataDir], { PORT: String(port) });
+      expect(first.output).toContain(`Local runtime ready at http://localhost:${port}/test/`);
+      expect(first.output).toContain('transition log: no StateTableName output in this assembly');
+      const key = apiKeyOf(first.output);
+      expect(key).toMatch(/^[A-Za-z0-9_-]{40}$/);
+      const again = await npmStart([...common, '--data', dataDir, '--port', '0'], { PORT: String(port) });
+      expect(again.output).not.toContain(`http://localhost:${port}/`);
+      expect(apiKeyOf(again.output)).toBe(key);
+      const inMemory = await npmStart([...common, '--port', '0'], {});
+      expect(apiKeyOf(inMemory.output)).toEqual(expect.any(String));
+      expect(apiKeyOf(inMemory.output)).not.toBe(key);
+    });
+
+    it('refuses a bad PORT with a clear error', async () => {
+      const { output, code } = await npmStart(['--assembly', join(workDir, 'cdk.out')], { PORT: 'abc' });
+      expect(code).toBe(1);
+      expect(output).toContain(
+        "Local runtime failed to start: PORT must be a port number (0-65535), got 'abc'",
+      );
+    });
   });
 });

@@ -26,7 +26,6 @@ describe('local runtime restart with --data', () => {
       dataDir,
       port: 0,
       targetFile: null,
-      stateLog: false,
       log: () => undefined,
     });
     running.push(runtime);

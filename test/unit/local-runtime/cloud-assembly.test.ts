@@ -1,7 +1,11 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   type AssemblyStack,
   createStackResolver,
   generatedPhysicalName,
+  readCloudAssembly,
 } from '../../../lib/local-runtime/cloud-assembly';
 
 const stack: AssemblyStack = {
@@ -127,5 +131,24 @@ describe('generatedPhysicalName', () => {
         'AWS::Lambda::Function',
       ),
     );
+  });
+});
+
+describe('readCloudAssembly', () => {
+  it('says how to synthesize when there is no assembly', () => {
+    const empty = mkdtempSync(join(tmpdir(), 'no-assembly-'));
+    try {
+      expect(() => readCloudAssembly(empty)).toThrow(
+        new RegExp(
+          `Cannot read the cloud assembly in ${empty} \\(.*manifest\\.json.*\\)\\. Synthesize first`,
+        ),
+      );
+      writeFileSync(join(empty, 'manifest.json'), JSON.stringify({ version: '36.0.0', artifacts: {} }));
+      expect(() => readCloudAssembly(empty)).toThrow(
+        `The cloud assembly ${empty} contains no CloudFormation stack`,
+      );
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
   });
 });

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
-import { closeServer, listen } from '../../../lib/local-runtime/emulators';
 import { type HttpInterceptor, startInterceptingProxy } from '../../../lib/local-runtime/fault-hooks';
+import { closeServer, listen } from '../../../lib/local-runtime/http-server';
 
 describe('fault hook: intercepting proxy', () => {
   let target: Server;

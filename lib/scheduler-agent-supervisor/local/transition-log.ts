@@ -1,16 +1,19 @@
 /**
- * A concise live log of order transitions (process state, attempt, step status), read by polling
- * the state table of the running app. Local-only tooling: scanning is fine for a developer's
- * table; the supervisor itself never scans.
+ * The order transition log of `npm start`: a concise live log of order transitions (process state,
+ * attempt, step status), read by polling the state table of the running app. Plugged into the
+ * local runtime as an observer (bin/start-local.ts); the runtime itself knows no app. Local-only
+ * tooling: scanning is fine for a developer's table; the supervisor itself never scans.
  */
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import {
   type ProcessState,
   StateAttr,
   StepAttr,
   TERMINAL_STATES,
-} from '../../lambdas/scheduler-agent-supervisor/contracts';
+} from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import type { LocalRuntimeObserver } from '../../local-runtime';
+import { StackOutput } from '../stack';
 
 export type StateRecordView = Readonly<Record<string, unknown>>;
 
@@ -68,21 +71,21 @@ export function describeTransitions(
     : [...stateLines, ...stepLines];
 }
 
-export interface StateLogOptions {
+export interface TransitionLogOptions {
   readonly dynamodb: DynamoDBClient;
   readonly tableName: string;
   readonly write: (line: string) => void;
   readonly intervalMillis?: number;
 }
 
-export class StateLog {
+export class TransitionLog {
   private readonly seen = new Map<string, StateRecordView>();
   private readonly documents: DynamoDBDocumentClient;
   private timer: NodeJS.Timeout | undefined;
   private polling: Promise<void> | undefined;
   private stopped = false;
 
-  constructor(private readonly options: StateLogOptions) {
+  constructor(private readonly options: TransitionLogOptions) {
     this.documents = DynamoDBDocumentClient.from(options.dynamodb);
   }
 
@@ -90,7 +93,7 @@ export class StateLog {
     const tick = () => {
       if (this.stopped) return;
       this.polling = this.poll()
-        .catch((error: Error) => this.options.write(`state log: ${error.name}: ${error.message}`))
+        .catch((error: Error) => this.options.write(`transition log: ${error.name}: ${error.message}`))
         .finally(() => {
           if (!this.stopped) this.timer = setTimeout(tick, this.options.intervalMillis ?? 500);
         });
@@ -123,4 +126,29 @@ export class StateLog {
     clearTimeout(this.timer);
     await this.polling;
   }
+}
+
+/** The transition log as a local runtime observer: follows the table named by the StateTableName output. */
+export function orderTransitionLog(): LocalRuntimeObserver {
+  return {
+    name: 'order transition log',
+    start: async ({ target, sdkConfig, log }) => {
+      const tableName = target.outputs[StackOutput.StateTableName];
+      if (!tableName) {
+        log(
+          `transition log: no ${StackOutput.StateTableName} output in this assembly; order transitions are not logged`,
+        );
+        return { stop: async () => undefined };
+      }
+      const dynamodb = new DynamoDBClient(sdkConfig('dynamodb'));
+      const transitions = new TransitionLog({ dynamodb, tableName, write: log });
+      transitions.start();
+      return {
+        stop: async () => {
+          await transitions.stop();
+          dynamodb.destroy();
+        },
+      };
+    },
+  };
 }

@@ -1,0 +1,149 @@
+/**
+ * The loopback HTTP servers of the local runtime: one way to listen and to close, one guard against
+ * DNS rebinding, one request body reader with a size limit. Every server the runtime starts (REST
+ * APIs, function URLs, the AWS JSON protocol services, fault proxies, the unsupported-service
+ * endpoint, and the emulators it listens for) goes through `listen`.
+ */
+import {
+  createServer,
+  type IncomingMessage,
+  type RequestListener,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface RunningServer {
+  readonly endpoint: string;
+  stop(): Promise<void>;
+}
+
+/** Host names a request to a loopback server may be addressed to (any port). */
+const LOOPBACK_HOST = /^(localhost|127\.0\.0\.1|\[::1\])(:\d{1,5})?$/i;
+
+/**
+ * Whether a Host header names the loopback interface. A web page can make a browser send requests
+ * to 127.0.0.1 under a name its attacker controls (DNS rebinding); such requests carry that name in
+ * Host, so anything but a loopback name is refused.
+ */
+export function isLoopbackHost(host: string | undefined): boolean {
+  return host !== undefined && LOOPBACK_HOST.test(host);
+}
+
+function refuseForeignHost(request: IncomingMessage, response: ServerResponse): void {
+  const host = request.headers.host;
+  const message =
+    `The local runtime answers only requests addressed to localhost, 127.0.0.1 or [::1]; ` +
+    `this one was addressed to ${host === undefined ? 'no Host' : `Host '${host}'`} ` +
+    '(refused as protection against DNS rebinding)';
+  request.resume();
+  response.writeHead(403, { 'content-type': 'application/json', connection: 'close' });
+  response.end(JSON.stringify({ message }));
+}
+
+/** Puts the Host check in front of every request listener the server has. */
+function guardHost(server: Server): void {
+  const listeners = server.listeners('request') as RequestListener[];
+  server.removeAllListeners('request');
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    if (!isLoopbackHost(request.headers.host)) {
+      refuseForeignHost(request, response);
+      return;
+    }
+    for (const listener of listeners) listener(request, response);
+  });
+}
+
+/** Listens on a loopback address (refusing requests addressed to other hosts); resolves with the base URL. */
+export function listen(server: Server, port = 0, host = '127.0.0.1'): Promise<string> {
+  guardHost(server);
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      const address = server.address() as AddressInfo;
+      resolve(`http://${host.includes(':') ? `[${host}]` : host}:${address.port}`);
+    });
+  });
+}
+
+export function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    if (!server.listening) {
+      resolve();
+      return;
+    }
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
+
+export interface LoopbackServerOptions {
+  /** 0 picks a free port. @default 0 */
+  readonly port?: number;
+  /**
+   * Also listen on the IPv6 loopback at the same port, where the host has one: `localhost` may
+   * resolve to ::1 first. @default false
+   */
+  readonly dualStack?: boolean;
+}
+
+export interface LoopbackServer extends RunningServer {
+  readonly port: number;
+}
+
+/** An HTTP server on 127.0.0.1 (and [::1] when dual-stack) serving `handler`. */
+export async function startLoopbackServer(
+  handler: RequestListener,
+  options: LoopbackServerOptions = {},
+): Promise<LoopbackServer> {
+  const server = createServer(handler);
+  const endpoint = await listen(server, options.port ?? 0);
+  const port = Number(new URL(endpoint).port);
+  let serverV6: Server | undefined;
+  if (options.dualStack) {
+    const candidate = createServer(handler);
+    serverV6 = await listen(candidate, port, '::1').then(
+      () => candidate,
+      () => undefined,
+    );
+  }
+  return {
+    endpoint,
+    port,
+    stop: async () => {
+      await Promise.all([closeServer(server), serverV6 ? closeServer(serverV6) : undefined]);
+    },
+  };
+}
+
+export class BodyTooLargeError extends Error {
+  constructor(readonly limitBytes: number) {
+    super(`Request body larger than ${limitBytes} bytes`);
+    this.name = 'BodyTooLargeError';
+  }
+}
+
+/**
+ * Reads a request body, refusing it (BodyTooLargeError) as soon as it passes `maxBytes`: the rest is
+ * discarded unread, and the caller should answer with `connection: close`.
+ */
+export function readBody(request: IncomingMessage, maxBytes: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) {
+        request.off('data', onData);
+        request.resume();
+        reject(new BodyTooLargeError(maxBytes));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    request.on('data', onData);
+    request.on('end', () => resolve(Buffer.concat(chunks)));
+    request.on('error', reject);
+  });
+}

@@ -1,0 +1,172 @@
+/**
+ * API Gateway REST APIs: one loopback server per AWS::ApiGateway::RestApi (the first on the
+ * runtime's port), listening before the template is resolved because the app builds its API URL
+ * from it; routes from the API's Resources, Methods and Stages; API keys enforced, their values
+ * generated per data directory where the template leaves them to AWS.
+ */
+import { type RestApiMethod, type RestApiServer, type RestApiSpec, startRestApiServer } from '../api-gateway';
+import { GeneratedApiKeys } from '../api-keys';
+import type { ListenContext, Provisioner, StackContext, TargetContribution } from '../provisioning';
+import type { LambdaProvisioner } from './lambda';
+import { asRecord, asString } from './values';
+
+const REST_API = 'AWS::ApiGateway::RestApi';
+const RESOURCE = 'AWS::ApiGateway::Resource';
+const METHOD = 'AWS::ApiGateway::Method';
+const STAGE = 'AWS::ApiGateway::Stage';
+const API_KEY = 'AWS::ApiGateway::ApiKey';
+const DEFAULT_PORT = 3000;
+
+export class ApiGatewayProvisioner implements Provisioner {
+  readonly name = 'API Gateway';
+  readonly resourceTypes = {
+    runs: [REST_API, RESOURCE, METHOD, STAGE, API_KEY],
+    inert: {
+      'AWS::ApiGateway::Account': "API Gateway's CloudWatch role has no local effect",
+      'AWS::ApiGateway::Deployment': 'every stage serves the methods of the template as synthesized',
+      'AWS::ApiGateway::Model': 'request models are not validated locally',
+    },
+    notRun: {
+      'AWS::ApiGateway::UsagePlan': 'usage plan throttling and quotas are not enforced locally',
+      'AWS::ApiGateway::UsagePlanKey': 'usage plans are not enforced locally (API keys are)',
+    },
+  };
+  private readonly servers = new Map<string, RestApiServer>();
+  private readonly apiKeys: string[] = [];
+  private readonly apis: Array<{ server: RestApiServer; spec: RestApiSpec }> = [];
+  private generatedKeys: GeneratedApiKeys | undefined;
+
+  constructor(private readonly lambda: LambdaProvisioner) {}
+
+  async listen(context: ListenContext): Promise<void> {
+    this.generatedKeys = new GeneratedApiKeys(context.options.dataDir);
+    for (const [index, { stack, logicalId }] of context.resourcesOfType(REST_API).entries()) {
+      const server = await startRestApiServer({
+        port: index === 0 ? (context.options.port ?? DEFAULT_PORT) : 0,
+        invoke: (functionArn, event) => this.lambda.host.invoke(functionArn, event),
+        onProblem: (message) => context.problem(message),
+      });
+      context.stopWith(server, 'producer');
+      this.servers.set(`${stack.stackName}/${logicalId}`, server);
+      context.publishUrl(stack, logicalId, server.baseUrl);
+    }
+  }
+
+  async provision(context: StackContext): Promise<void> {
+    for (const [logicalId] of context.ofType(API_KEY)) {
+      const properties = context.resolver.properties(logicalId);
+      if (properties.Enabled === false) continue;
+      this.apiKeys.push(
+        asString(properties.Value) ??
+          (this.generatedKeys as GeneratedApiKeys).valueOf(`${context.stack.stackName}/${logicalId}`),
+      );
+    }
+  }
+
+  async wire(context: StackContext): Promise<void> {
+    for (const [logicalId] of context.ofType(REST_API)) {
+      const server = this.servers.get(`${context.stack.stackName}/${logicalId}`);
+      if (!server) throw new Error(`No local server for ${logicalId} in ${context.stack.stackName}`);
+      const spec = restApiSpec(context, logicalId, this.apiKeys);
+      server.serve(spec);
+      this.apis.push({ server, spec });
+    }
+  }
+
+  describe(): TargetContribution {
+    const first = this.apis.find(({ spec }) => spec.stageNames.length > 0);
+    const apiKey = this.apiKeys[0];
+    return {
+      ...(first ? { apiUrl: `${first.server.baseUrl}/${first.spec.stageNames[0]}/` } : {}),
+      ...(apiKey ? { apiKey } : {}),
+    };
+  }
+}
+
+function restApiSpec(
+  context: StackContext,
+  restApiLogicalId: string,
+  apiKeys: readonly string[],
+): RestApiSpec {
+  const { resolver } = context;
+  const apiId = resolver.physicalName(restApiLogicalId);
+  const rootId = String(resolver.context.getAtt(restApiLogicalId, 'RootResourceId'));
+  const ofThisApi = (type: string) =>
+    context
+      .ofType(type)
+      .map(([logicalId, resource]) => ({ logicalId, resource, properties: resolver.properties(logicalId) }))
+      .filter(({ properties }) => properties.RestApiId === apiId);
+  const parents = new Map<string, { parentId: string; pathPart: string }>();
+  for (const { logicalId, properties } of ofThisApi(RESOURCE)) {
+    parents.set(resolver.physicalName(logicalId), {
+      parentId: String(properties.ParentId),
+      pathPart: String(properties.PathPart),
+    });
+  }
+  const pathOf = (resourceId: string, depth = 0): string => {
+    if (resourceId === rootId) return '/';
+    const node = parents.get(resourceId);
+    if (!node || depth > 50) throw new Error(`API ${restApiLogicalId}: unknown resource id ${resourceId}`);
+    const parentPath = pathOf(node.parentId, depth + 1);
+    return `${parentPath === '/' ? '' : parentPath}/${node.pathPart}`;
+  };
+  const methods: RestApiMethod[] = [];
+  for (const { logicalId, properties } of ofThisApi(METHOD)) {
+    const resourceId = String(properties.ResourceId);
+    const integration = asRecord(properties.Integration);
+    const authorization = asString(properties.AuthorizationType) ?? 'NONE';
+    if (authorization === 'CUSTOM' || authorization === 'COGNITO_USER_POOLS') {
+      context.named(
+        logicalId,
+        METHOD,
+        `authorizer ${authorization} is not emulated: the method is served without it`,
+      );
+    }
+    const base = {
+      logicalId,
+      resourcePath: pathOf(resourceId),
+      resourceId,
+      httpMethod: String(properties.HttpMethod).toUpperCase(),
+      apiKeyRequired: properties.ApiKeyRequired === true,
+    };
+    if (integration.Type === 'AWS_PROXY') {
+      const functionArn = /functions\/(arn:[^/]+)\/invocations/.exec(String(integration.Uri))?.[1];
+      if (!functionArn) {
+        context.named(
+          logicalId,
+          METHOD,
+          `AWS_PROXY integration ${String(integration.Uri)} is not a Lambda function`,
+        );
+        continue;
+      }
+      methods.push({ ...base, integration: { type: 'lambda-proxy', functionArn } });
+    } else if (integration.Type === 'MOCK') {
+      const first = asRecord(
+        (Array.isArray(integration.IntegrationResponses) ? integration.IntegrationResponses : [])[0],
+      );
+      const headers: Record<string, string> = {};
+      for (const [key, value] of Object.entries(asRecord(first.ResponseParameters))) {
+        const header = /^method\.response\.header\.(.+)$/.exec(key)?.[1];
+        if (header) headers[header] = String(value).replace(/^'(.*)'$/, '$1');
+      }
+      methods.push({
+        ...base,
+        integration: { type: 'mock', statusCode: Number(first.StatusCode ?? 200), headers },
+      });
+    } else {
+      context.named(logicalId, METHOD, `integration type ${String(integration.Type)} is not emulated`);
+    }
+  }
+  const stageNames = [...ofThisApi(STAGE), ...ofThisApi('AWS::ApiGateway::Deployment')]
+    .map(({ properties }) => properties.StageName)
+    .filter((name): name is string => typeof name === 'string');
+  return {
+    logicalId: restApiLogicalId,
+    apiId,
+    stageNames,
+    methods,
+    apiKeys,
+    region: context.region,
+    accountId: context.accountId,
+  };
+}

@@ -1,0 +1,128 @@
+/**
+ * Lambda event source mappings (AWS::Lambda::EventSourceMapping): each mapping is run by the event
+ * source kind that reads its source ARN (SQS queues today; a DynamoDB stream kind plugs in as one
+ * more entry of `kinds`), once for the function and once for each of its fault-hook copies.
+ */
+import { replicaSuffix } from '../fault-hooks';
+import type { LambdaFunctionSpec } from '../lambda-host';
+import type { Provisioner, RuntimeContext, StackContext, Stoppable } from '../provisioning';
+import { SqsEventSource } from '../sqs-event-source';
+import type { LambdaProvisioner } from './lambda';
+import type { SqsProvisioner } from './sqs';
+import { asNumber, asRecord, asString } from './values';
+
+const MAPPING = 'AWS::Lambda::EventSourceMapping';
+
+/** One mapping, for one consumer (the function itself, or one of its copies). */
+export interface EventSourceMapping {
+  /** The mapping's logical id (a copy's mapping carries the copy's suffix). */
+  readonly logicalId: string;
+  readonly sourceArn: string;
+  /** The mapping's resolved properties (BatchSize, FunctionResponseTypes, ScalingConfig...). */
+  readonly properties: Readonly<Record<string, unknown>>;
+  readonly consumer: LambdaFunctionSpec;
+}
+
+export interface EventSource extends Stoppable {
+  start(): void;
+}
+
+/** A kind of source Lambda polls for its functions. */
+export interface EventSourceKind {
+  /** What it reads, for the reason a mapping it cannot read is named with (e.g. 'an SQS queue'). */
+  readonly description: string;
+  /** Whether the source ARN is one of this kind that the app declares. */
+  reads(sourceArn: string): boolean;
+  create(mapping: EventSourceMapping, context: RuntimeContext): EventSource;
+}
+
+export class EventSourceMappingProvisioner implements Provisioner {
+  readonly name = 'Lambda event source mappings';
+  readonly resourceTypes = { runs: [MAPPING] };
+  private readonly sources: EventSource[] = [];
+
+  constructor(
+    private readonly lambda: LambdaProvisioner,
+    private readonly kinds: readonly EventSourceKind[],
+  ) {}
+
+  async wire(context: StackContext): Promise<void> {
+    for (const [logicalId] of context.ofType(MAPPING)) {
+      const properties = context.resolver.properties(logicalId);
+      if (properties.Enabled === false) continue;
+      const sourceArn = asString(properties.EventSourceArn) ?? '';
+      const kind = this.kinds.find((candidate) => candidate.reads(sourceArn));
+      if (!kind) {
+        const kinds = this.kinds.map((candidate) => candidate.description).join(' or ');
+        context.named(
+          logicalId,
+          MAPPING,
+          `event source ${sourceArn || '(none)'} is not ${kinds} of this app`,
+        );
+        continue;
+      }
+      const functionReference = String(properties.FunctionName);
+      const fn = this.lambda.host.find(functionReference);
+      if (!fn) {
+        context.named(logicalId, MAPPING, `its function ${functionReference} does not run locally`);
+        continue;
+      }
+      for (const [replica, consumer] of [fn, ...this.lambda.replicasOf(fn.functionArn)].entries()) {
+        const mappingLogicalId = replica === 0 ? logicalId : `${logicalId}${replicaSuffix(replica)}`;
+        this.sources.push(
+          kind.create({ logicalId: mappingLogicalId, sourceArn, properties, consumer }, context),
+        );
+      }
+    }
+  }
+
+  async start(context: RuntimeContext): Promise<void> {
+    for (const source of this.sources) {
+      source.start();
+      context.stopWith(source, 'producer');
+    }
+  }
+}
+
+/** SQS queues of the app, polled as Lambda does (sqs-event-source.ts). */
+export function sqsQueues(sqs: SqsProvisioner, lambda: LambdaProvisioner): EventSourceKind {
+  return {
+    description: 'an SQS queue',
+    reads: (sourceArn) => sourceArn.startsWith('arn:aws:sqs:') && sqs.hasQueue(sourceArn),
+    create: ({ logicalId, sourceArn, properties, consumer }, context) => {
+      const responseTypes = Array.isArray(properties.FunctionResponseTypes)
+        ? properties.FunctionResponseTypes
+        : [];
+      const scaling = asNumber(asRecord(properties.ScalingConfig).MaximumConcurrency);
+      const duplicateDelivery = context.options.faults?.duplicateDelivery;
+      return new SqsEventSource(
+        {
+          logicalId,
+          queueUrl: sqs.queueUrl(sourceArn),
+          queueArn: sourceArn,
+          functionReference: consumer.functionArn,
+          batchSize: asNumber(properties.BatchSize) ?? 10,
+          maximumBatchingWindowSeconds: asNumber(properties.MaximumBatchingWindowInSeconds) ?? 0,
+          reportBatchItemFailures: responseTypes.includes('ReportBatchItemFailures'),
+          concurrency: Math.min(consumer.maxConcurrency, scaling ?? consumer.maxConcurrency),
+          region: context.region,
+        },
+        {
+          sqs: sqs.client,
+          invoke: (reference, event) => lambda.host.invoke(reference, event),
+          onProblem: (message) => context.problem(message),
+          ...(duplicateDelivery
+            ? {
+                duplicateDelivery: (message) =>
+                  duplicateDelivery({
+                    mappingLogicalId: logicalId,
+                    functionLogicalId: consumer.logicalId,
+                    message,
+                  }),
+              }
+            : {}),
+        },
+      );
+    },
+  };
+}

@@ -1,0 +1,155 @@
+/**
+ * EventBridge: the PutEvents API (on the runtime's AWS JSON protocol server), event buses, rules
+ * with event patterns or rate schedules, and EventBridge Scheduler schedules, delivering to every
+ * kind of target the runtime has deliveries for. Rules targeting a function also feed its
+ * fault-hook copies.
+ */
+import { startAwsJsonServer } from '../aws-json-server';
+import { type EventRule, LocalEventBridge, parseRateExpression, type RuleTarget } from '../eventbridge';
+import { replicaSuffix } from '../fault-hooks';
+import type { ListenContext, Provisioner, RuntimeContext, StackContext } from '../provisioning';
+import type { PutEventsOutcome } from '../stepfunctions';
+import type { LambdaProvisioner } from './lambda';
+import { arnName, asRecord, asString } from './values';
+
+const BUS = 'AWS::Events::EventBus';
+const RULE = 'AWS::Events::Rule';
+const SCHEDULE = 'AWS::Scheduler::Schedule';
+
+export class EventBridgeProvisioner implements Provisioner {
+  readonly name = 'EventBridge';
+  readonly resourceTypes = {
+    runs: [BUS, RULE, SCHEDULE],
+    inert: { 'AWS::Events::EventBusPolicy': 'event bus policies are not enforced locally' },
+  };
+  private eventBridge: LocalEventBridge | undefined;
+
+  constructor(private readonly lambda: LambdaProvisioner) {}
+
+  private get bus(): LocalEventBridge {
+    if (!this.eventBridge) throw new Error('EventBridge is not started yet');
+    return this.eventBridge;
+  }
+
+  /** PutEvents, for the Step Functions integration. */
+  async putEvents(entries: readonly object[]): Promise<PutEventsOutcome> {
+    return (await this.bus.putEvents(entries as Record<string, unknown>[])) as unknown as PutEventsOutcome;
+  }
+
+  async listen(context: ListenContext): Promise<void> {
+    const bus = new LocalEventBridge({
+      region: context.region,
+      accountId: context.accountId,
+      deliver: (target, input) =>
+        context.deliveries.deliver(target.arn, input, {
+          ...(target.messageGroupId ? { messageGroupId: target.messageGroupId } : {}),
+        }),
+      onProblem: (message) => context.problem(message),
+    });
+    this.eventBridge = bus;
+    const server = await startAwsJsonServer('EventBridge', {
+      PutEvents: (body) => bus.putEvents((body.Entries ?? []) as Record<string, unknown>[]),
+    });
+    context.stopWith(server, 'backend');
+    context.endpoints.announce('EVENTBRIDGE', server.endpoint);
+  }
+
+  async provision(context: StackContext): Promise<void> {
+    for (const [logicalId] of context.ofType(BUS)) this.bus.addBus(context.resolver.physicalName(logicalId));
+  }
+
+  async wire(context: StackContext): Promise<void> {
+    for (const [logicalId] of context.ofType(RULE)) {
+      const rule = eventRule(context, logicalId);
+      if (!rule) continue;
+      this.bus.addRule(rule);
+      for (const copy of this.ruleReplicas(rule)) this.bus.addRule(copy);
+      for (const target of rule.targets) {
+        if (!context.deliveries.canDeliver(target.arn)) {
+          context.named(logicalId, RULE, `target ${target.id} (${target.arn}) is not delivered locally`);
+        }
+      }
+    }
+    for (const [logicalId] of context.ofType(SCHEDULE)) {
+      const properties = context.resolver.properties(logicalId);
+      if (properties.State === 'DISABLED') continue;
+      const name = context.resolver.physicalName(logicalId);
+      const target = asRecord(properties.Target);
+      try {
+        this.bus.addRule({
+          logicalId,
+          name,
+          arn: `arn:aws:scheduler:${context.region}:${context.accountId}:schedule/default/${name}`,
+          busName: 'default',
+          rateMillis: parseRateExpression(String(properties.ScheduleExpression)),
+          targets: [{ id: 'Target', arn: String(target.Arn), input: asString(target.Input) ?? '{}' }],
+        });
+      } catch (error) {
+        context.named(logicalId, SCHEDULE, (error as Error).message);
+      }
+    }
+  }
+
+  async start(context: RuntimeContext): Promise<void> {
+    context.stopWith(this.bus, 'producer');
+    this.bus.startSchedules();
+  }
+
+  /** Fault hook functionReplicas: a copy of the rule per copy of the functions it targets. */
+  private ruleReplicas(rule: EventRule): EventRule[] {
+    const copies: EventRule[] = [];
+    for (let replica = 1; ; replica += 1) {
+      const targets = rule.targets.flatMap((target) => {
+        const copy = this.lambda.replicasOf(target.arn)[replica - 1];
+        return copy ? [{ ...target, arn: copy.functionArn }] : [];
+      });
+      if (targets.length === 0) return copies;
+      const suffix = replicaSuffix(replica);
+      copies.push({
+        ...rule,
+        logicalId: `${rule.logicalId}${suffix}`,
+        name: `${rule.name}-${suffix}`,
+        targets,
+      });
+    }
+  }
+}
+
+function eventRule(context: StackContext, logicalId: string): EventRule | undefined {
+  const { resolver } = context;
+  const properties = resolver.properties(logicalId);
+  if (properties.State === 'DISABLED') return undefined;
+  const busReference = asString(properties.EventBusName) ?? 'default';
+  const targets: RuleTarget[] = (Array.isArray(properties.Targets) ? properties.Targets : []).map((raw) => {
+    const target = asRecord(raw);
+    const messageGroupId = asString(asRecord(target.SqsParameters).MessageGroupId);
+    return {
+      id: String(target.Id),
+      arn: String(target.Arn),
+      ...(asString(target.Input) !== undefined ? { input: asString(target.Input) } : {}),
+      ...(asString(target.InputPath) !== undefined ? { inputPath: asString(target.InputPath) } : {}),
+      ...(target.InputTransformer
+        ? { inputTransformer: target.InputTransformer as RuleTarget['inputTransformer'] }
+        : {}),
+      ...(messageGroupId ? { messageGroupId } : {}),
+    };
+  });
+  let rateMillis: number | undefined;
+  if (properties.ScheduleExpression !== undefined) {
+    try {
+      rateMillis = parseRateExpression(String(properties.ScheduleExpression));
+    } catch (error) {
+      context.named(logicalId, RULE, (error as Error).message);
+      return undefined;
+    }
+  }
+  return {
+    logicalId,
+    name: resolver.physicalName(logicalId),
+    arn: String(resolver.context.getAtt(logicalId, 'Arn')),
+    busName: busReference.startsWith('arn:') ? arnName(busReference) : busReference,
+    pattern: properties.EventPattern,
+    rateMillis,
+    targets,
+  };
+}

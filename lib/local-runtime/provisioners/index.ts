@@ -1,0 +1,38 @@
+/**
+ * The provisioners of the local runtime, in phase order: what each depends on is built first. A new
+ * resource type is one more provisioner here (or one more type of an existing one); a new kind of
+ * event source mapping is one more entry of the mapping provisioner's kinds.
+ */
+import { ProvisionerRegistry } from '../provisioning';
+import { ApiGatewayProvisioner } from './api-gateway';
+import { awsOnlyResources } from './aws-only';
+import { DynamoDbProvisioner } from './dynamodb';
+import { EventSourceMappingProvisioner, sqsQueues } from './event-source-mappings';
+import { EventBridgeProvisioner } from './eventbridge';
+import { FunctionUrlProvisioner } from './function-urls';
+import { LambdaProvisioner } from './lambda';
+import { SnsProvisioner } from './sns';
+import { SqsProvisioner } from './sqs';
+import { StepFunctionsProvisioner } from './stepfunctions';
+import { UnsupportedServices } from './unsupported-services';
+
+/** A fresh set of provisioners (they hold the state of one runtime). */
+export function standardProvisioners(): ProvisionerRegistry {
+  const dynamodb = new DynamoDbProvisioner();
+  const sqs = new SqsProvisioner();
+  const lambda = new LambdaProvisioner();
+  const eventBridge = new EventBridgeProvisioner(lambda);
+  return new ProvisionerRegistry([
+    awsOnlyResources,
+    new UnsupportedServices(),
+    dynamodb,
+    sqs,
+    lambda,
+    new SnsProvisioner(lambda),
+    eventBridge,
+    new StepFunctionsProvisioner({ dynamodb, sqs, eventBridge, lambda }),
+    new FunctionUrlProvisioner(lambda),
+    new ApiGatewayProvisioner(lambda),
+    new EventSourceMappingProvisioner(lambda, [sqsQueues(sqs, lambda)]),
+  ]);
+}

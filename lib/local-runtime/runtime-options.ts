@@ -1,0 +1,77 @@
+/**
+ * What a caller gives the local runtime and gets back (kept apart from runtime.ts so provisioners
+ * can read the options without depending on the composition that runs them).
+ */
+import type { FaultHooks } from './fault-hooks';
+import type { LocalServiceName, LocalTarget } from './target';
+
+export interface LocalRuntimeOptions {
+  /** The cloud assembly directory (cdk.out) to run. */
+  readonly assemblyDir: string;
+  /** Port of the first REST API. @default 3000 (0 picks a free port) */
+  readonly port?: number;
+  /** Persist what can be persisted here (DynamoDB tables, generated API keys). @default - in memory */
+  readonly dataDir?: string;
+  /** Receives the runtime's own log lines. @default console.log */
+  readonly log?: (line: string) => void;
+  /** Where to write the target description. @default '.local/target.json'; null writes none */
+  readonly targetFile?: string | null;
+  /** Append each function's stdout/stderr to `<dir>/<function name>.log`. @default - discarded */
+  readonly functionLogDir?: string;
+  /** @default 'us-east-1' */
+  readonly region?: string;
+  /** Sandboxes per function without reserved concurrency. @default 4 */
+  readonly defaultFunctionConcurrency?: number;
+  /** Delays before retrying failed asynchronous invocations. @default [60000, 120000] (Lambda's) */
+  readonly asyncRetryDelaysMillis?: readonly number[];
+  /**
+   * Fault hooks for resilience testing (see fault-hooks.ts): interceptors, sandbox kills, duplicate
+   * deliveries, function copies, clock offsets. @default - none (the runtime behaves as without them)
+   */
+  readonly faults?: FaultHooks;
+  /**
+   * Tools that watch the running system (e.g. an app's live log), started once it is ready and
+   * stopped first when it stops. The runtime itself knows no app. @default - none
+   */
+  readonly observers?: readonly LocalRuntimeObserver[];
+}
+
+export interface LocalRuntime {
+  readonly target: LocalTarget;
+  /** Resources the runtime does not run, with the reason (also printed at start). */
+  readonly unsupported: readonly UnsupportedResource[];
+  /** Types listed as "not emulated (no effect locally)". */
+  readonly inert: readonly string[];
+  /** Milliseconds from the call to ready. */
+  readonly startupMillis: number;
+  /** Stops every server, poller, timer, worker and observer; resolves when all ports are released. */
+  stop(): Promise<void>;
+}
+
+export interface UnsupportedResource {
+  readonly stackName: string;
+  readonly logicalId: string;
+  readonly type: string;
+  readonly reason: string;
+}
+
+/** What an observer is started with. */
+export interface ObservedRuntime {
+  /** Endpoints, credentials, region and the stack outputs resolved locally. */
+  readonly target: LocalTarget;
+  /** SDK client settings for one local service (a fresh credentials object each call). */
+  sdkConfig(service: LocalServiceName): {
+    region: string;
+    endpoint: string;
+    credentials: { accessKeyId: string; secretAccessKey: string };
+  };
+  /** The runtime's log. */
+  log(line: string): void;
+}
+
+export interface LocalRuntimeObserver {
+  /** Names the observer when it fails to start or stop. */
+  readonly name: string;
+  /** Starts observing; what it returns is stopped before the runtime stops its own parts. */
+  start(runtime: ObservedRuntime): Promise<{ stop(): Promise<void> }>;
+}

@@ -1,0 +1,63 @@
+/**
+ * The command line of `npm start` (bin/start-local.ts), parsed apart from the entry point so every
+ * rule is unit-tested: `--port` or the PORT environment variable (the flag wins), `--data`,
+ * `--assembly`, `--target`.
+ */
+import { resolve } from 'node:path';
+import { DEFAULT_TARGET_FILE } from './target';
+
+export const DEFAULT_PORT = 3000;
+
+export const START_USAGE = 'Usage: npm start -- [--port N] [--data DIR] [--assembly DIR] [--target FILE]';
+
+export interface StartArguments {
+  readonly port: number;
+  readonly dataDir?: string;
+  readonly assemblyDir?: string;
+  readonly targetFile: string;
+}
+
+const FLAGS = ['--port', '--data', '--assembly', '--target'] as const;
+
+function parsePort(text: string, source: string): number {
+  const port = Number(text);
+  if (text.trim() === '' || !Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new Error(`${source} must be a port number (0-65535), got '${text}'`);
+  }
+  return port;
+}
+
+/** Relative paths are taken from `cwd`; the default target file is under `projectRoot`. */
+export function parseStartArguments(
+  argv: readonly string[],
+  environment: Readonly<Record<string, string | undefined>>,
+  paths: { readonly cwd: string; readonly projectRoot: string },
+): StartArguments {
+  const values = new Map<string, string>();
+  for (let index = 0; index < argv.length; index += 1) {
+    const flag = argv[index] ?? '';
+    if (!(FLAGS as readonly string[]).includes(flag))
+      throw new Error(`Unknown argument '${flag}'. ${START_USAGE}`);
+    const value = argv[index + 1];
+    if (value === undefined || value.startsWith('--')) throw new Error(`${flag} needs a value`);
+    values.set(flag, value);
+    index += 1;
+  }
+  const flagPort = values.get('--port');
+  const environmentPort = environment.PORT;
+  const port =
+    flagPort !== undefined
+      ? parsePort(flagPort, '--port')
+      : environmentPort !== undefined && environmentPort !== ''
+        ? parsePort(environmentPort, 'PORT')
+        : DEFAULT_PORT;
+  const dataDir = values.get('--data');
+  const assemblyDir = values.get('--assembly');
+  const targetFile = values.get('--target');
+  return {
+    port,
+    ...(dataDir ? { dataDir: resolve(paths.cwd, dataDir) } : {}),
+    ...(assemblyDir ? { assemblyDir: resolve(paths.cwd, assemblyDir) } : {}),
+    targetFile: targetFile ? resolve(paths.cwd, targetFile) : resolve(paths.projectRoot, DEFAULT_TARGET_FILE),
+  };
+}

@@ -1,0 +1,45 @@
+/** npm start's command line: --port or PORT (the flag wins), paths, and clear errors. */
+import { DEFAULT_PORT, parseStartArguments } from '../../../lib/local-runtime/start-arguments';
+
+const paths = { cwd: '/work/here', projectRoot: '/project' };
+const parse = (argv: string[], environment: Record<string, string | undefined> = {}) =>
+  parseStartArguments(argv, environment, paths);
+
+describe('npm start arguments', () => {
+  it('defaults to port 3000 and the project target file', () => {
+    expect(parse([])).toEqual({ port: DEFAULT_PORT, targetFile: '/project/.local/target.json' });
+    expect(DEFAULT_PORT).toBe(3000);
+  });
+
+  it('takes the port from PORT like from --port, and the flag wins when both are given', () => {
+    expect(parse([], { PORT: '4100' }).port).toBe(4100);
+    expect(parse(['--port', '4200']).port).toBe(4200);
+    expect(parse(['--port', '4200'], { PORT: '4100' }).port).toBe(4200);
+    expect(parse(['--port', '0'], { PORT: '4100' }).port).toBe(0);
+    expect(parse([], { PORT: '' }).port).toBe(DEFAULT_PORT);
+  });
+
+  it('refuses a bad port with an error naming where it came from', () => {
+    expect(() => parse([], { PORT: 'abc' })).toThrow("PORT must be a port number (0-65535), got 'abc'");
+    expect(() => parse([], { PORT: '70000' })).toThrow("PORT must be a port number (0-65535), got '70000'");
+    expect(() => parse([], { PORT: '3000.5' })).toThrow('PORT must be a port number');
+    expect(() => parse(['--port', '-1'])).toThrow("--port must be a port number (0-65535), got '-1'");
+    expect(() => parse(['--port', '--data'])).toThrow('--port needs a value');
+    expect(() => parse(['--port', 'x'], { PORT: '4100' })).toThrow(
+      "--port must be a port number (0-65535), got 'x'",
+    );
+    // The flag wins even over a bad PORT, which is then never read.
+    expect(parse(['--port', '4200'], { PORT: 'abc' }).port).toBe(4200);
+  });
+
+  it('resolves paths from the working directory and refuses unknown arguments', () => {
+    expect(parse(['--data', 'd', '--assembly', '/a', '--target', 't.json'])).toEqual({
+      port: DEFAULT_PORT,
+      dataDir: '/work/here/d',
+      assemblyDir: '/a',
+      targetFile: '/work/here/t.json',
+    });
+    expect(() => parse(['--verbose'])).toThrow("Unknown argument '--verbose'. Usage: npm start --");
+    expect(() => parse(['--data'])).toThrow('--data needs a value');
+  });
+});

@@ -6,11 +6,15 @@
 import { createServer } from 'node:http';
 import { closeServer, listen, type RunningServer } from './emulators';
 
-/** An error answered as `{ __type, message }` with HTTP 400, as AWS does. */
+/** An error answered as `{ __type, message }` with HTTP 400 (or the given status and headers), as AWS does. */
 export class AwsApiError extends Error {
   constructor(
     readonly errorType: string,
     message: string,
+    readonly reply: {
+      readonly statusCode?: number;
+      readonly headers?: Readonly<Record<string, string>>;
+    } = {},
   ) {
     super(message);
     this.name = errorType;
@@ -30,8 +34,8 @@ export async function startAwsJsonServer(
       const target = String(request.headers['x-amz-target'] ?? '');
       const operationName = target.slice(target.lastIndexOf('.') + 1);
       const contentType = String(request.headers['content-type'] ?? 'application/x-amz-json-1.1');
-      const reply = (status: number, body: unknown) => {
-        response.writeHead(status, { 'content-type': contentType });
+      const reply = (status: number, body: unknown, headers: Readonly<Record<string, string>> = {}) => {
+        response.writeHead(status, { ...headers, 'content-type': contentType });
         response.end(JSON.stringify(body));
       };
       const operation = operations[operationName];
@@ -54,7 +58,11 @@ export async function startAwsJsonServer(
         (result) => reply(200, result),
         (error: Error) =>
           error instanceof AwsApiError
-            ? reply(400, { __type: error.errorType, message: error.message })
+            ? reply(
+                error.reply.statusCode ?? 400,
+                { __type: error.errorType, message: error.message },
+                error.reply.headers,
+              )
             : reply(500, { __type: 'InternalFailure', message: error.message }),
       );
     });

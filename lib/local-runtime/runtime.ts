@@ -14,7 +14,13 @@ import {
   ResourceInUseException,
 } from '@aws-sdk/client-dynamodb';
 import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
-import { CreateQueueCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import {
+  CreateQueueCommand,
+  QueueNameExists,
+  SendMessageCommand,
+  SetQueueAttributesCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
 import { type RestApiMethod, type RestApiServer, type RestApiSpec, startRestApiServer } from './api-gateway';
 import { startAwsJsonServer, startUnsupportedServiceServer } from './aws-json-server';
 import {
@@ -45,7 +51,7 @@ export interface LocalRuntimeOptions {
   readonly assemblyDir: string;
   /** Port of the first REST API. @default 3000 (0 picks a free port) */
   readonly port?: number;
-  /** Persist DynamoDB tables here (dynalite LevelDB). @default - in memory */
+  /** Persist DynamoDB tables (dynalite LevelDB) and SQS queues and messages (a journal) here. @default - in memory */
   readonly dataDir?: string;
   /** Receives the runtime's own log lines. @default console.log */
   readonly log?: (line: string) => void;
@@ -201,7 +207,11 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     // 1. Emulators and local endpoints (their URLs feed the resolution of the template).
     const [dynamoServer, sqsServer, unsupportedServer] = await Promise.all([
       startDynamoDbEmulator(options.dataDir ? join(options.dataDir, 'dynamodb') : undefined),
-      startSqsEmulator({ region, accountId }),
+      startSqsEmulator({
+        region,
+        accountId,
+        ...(options.dataDir ? { dataDirectory: join(options.dataDir, 'sqs') } : {}),
+      }),
       startUnsupportedServiceServer(),
     ]);
     backends.push(dynamoServer, sqsServer, unsupportedServer);
@@ -709,13 +719,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       log(`not emulated (no effect locally): ${[...inertTypes].sort().join(', ')}`);
     }
     if (!options.dataDir) {
-      log('data: in memory (use --data DIR to keep DynamoDB tables between runs)');
+      log('data: in memory (use --data DIR to keep DynamoDB tables and SQS queues between runs)');
     } else {
-      log(
-        `data: DynamoDB tables persist in ${options.dataDir}; SQS queues are in memory only (local-aws-sqs has no ` +
-          'persistence), accepted orders survive because the state table is durable and the supervisor re-queues ' +
-          'Pending and expired records',
-      );
+      log(`data: DynamoDB tables and SQS queues and messages persist in ${options.dataDir}`);
     }
     return {
       target,
@@ -865,10 +871,24 @@ async function createQueue(sqs: SQSClient, resolver: StackResolver, logicalId: s
         : JSON.stringify(properties.RedrivePolicy);
   }
   const queueName = resolver.physicalName(logicalId);
-  const { QueueUrl } = await sqs.send(
-    new CreateQueueCommand({ QueueName: queueName, Attributes: attributes }),
-  );
   const expected = String(resolver.context.ref(logicalId));
+  let QueueUrl: string | undefined;
+  try {
+    ({ QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: queueName, Attributes: attributes })));
+  } catch (error) {
+    // A persisted data directory holds the queue from an earlier run whose template differed: update
+    // it in place, as a stack update does (FifoQueue cannot change, and the name says which it is).
+    if (!(error instanceof QueueNameExists)) throw error;
+    const { FifoQueue: _fixed, ...changeable } = attributes;
+    await sqs.send(
+      new SetQueueAttributesCommand({
+        QueueUrl: expected,
+        // An empty RedrivePolicy removes one the earlier template had.
+        Attributes: { RedrivePolicy: '', ...changeable },
+      }),
+    );
+    QueueUrl = expected;
+  }
   if (QueueUrl !== expected) {
     throw new Error(
       `Queue ${logicalId}: the emulator answered URL ${QueueUrl}, the runtime expected ${expected}`,

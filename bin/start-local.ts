@@ -7,7 +7,7 @@
  *   npm start [-- --port 3000] [--data DIR] [--assembly DIR] [--target FILE]
  *
  *   --port N        port of the REST API (default 3000)
- *   --data DIR      persist DynamoDB tables in DIR (default: in memory). SQS queues stay in memory.
+ *   --data DIR      persist DynamoDB tables and SQS queues and messages in DIR (default: in memory)
  *   --assembly DIR  run an already synthesized assembly instead of synthesizing (cdk synth -c profile=local)
  *   --target FILE   where to write the target description (default .local/target.json)
  */

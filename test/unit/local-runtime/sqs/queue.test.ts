@@ -49,6 +49,15 @@ describe('SQS queue model', () => {
     expect(ids([...queue.messages.values()])).toEqual(['new']);
   });
 
+  it('forgets a FIFO deduplication id at the end of its 5-minute interval', () => {
+    const queue = queueWith('q.fifo', []);
+    queue.deduplication.set('key', { messageId: 'm', sequenceNumber: '1', expiresAt: T0 + 300_000 });
+    queue.expire(T0 + 299_999);
+    expect(queue.deduplication.has('key')).toBe(true);
+    queue.expire(T0 + 300_000);
+    expect(queue.deduplication.has('key')).toBe(false);
+  });
+
   it('counts available, in-flight and delayed messages apart', () => {
     const queue = queueWith('q', [
       message('a'),

@@ -21,7 +21,11 @@ export class AwsApiError extends Error {
   }
 }
 
-export type AwsJsonOperation = (body: Record<string, unknown>) => Promise<Record<string, unknown>>;
+/** `signal` aborts when the client goes away before the answer (a long poll given up, say). */
+export type AwsJsonOperation = (
+  body: Record<string, unknown>,
+  request: { readonly signal: AbortSignal },
+) => Promise<Record<string, unknown>>;
 
 export async function startAwsJsonServer(
   serviceName: string,
@@ -54,7 +58,11 @@ export async function startAwsJsonServer(
         reply(400, { __type: 'SerializationException', message: 'Request body is not valid JSON' });
         return;
       }
-      operation(body).then(
+      const clientGone = new AbortController();
+      response.on('close', () => {
+        if (!response.writableFinished) clientGone.abort();
+      });
+      operation(body, { signal: clientGone.signal }).then(
         (result) => reply(200, result),
         (error: Error) =>
           error instanceof AwsApiError

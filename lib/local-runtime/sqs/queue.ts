@@ -152,16 +152,18 @@ export class Queue {
     for (const wake of [...this.waiters]) wake();
   }
 
-  /** Resolves on the next change of this queue, or at `until` (epoch millis), whichever comes first. */
-  waitForChange(until: number): Promise<void> {
+  /** Resolves on the next change of this queue, at `until` (epoch millis), or on `signal`, whichever comes first. */
+  waitForChange(until: number, signal?: AbortSignal): Promise<void> {
     return new Promise((resolve) => {
       const wake = () => {
         clearTimeout(timer);
         this.waiters.delete(wake);
+        signal?.removeEventListener('abort', wake);
         resolve();
       };
       const timer = setTimeout(wake, Math.max(0, until - Date.now()));
       this.waiters.add(wake);
+      signal?.addEventListener('abort', wake, { once: true });
     });
   }
 }

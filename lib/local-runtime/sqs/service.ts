@@ -109,7 +109,7 @@ export class SqsService {
       SetQueueAttributes: sync((body) => this.setQueueAttributes(body)),
       SendMessage: sync((body) => this.sendMessage(body)),
       SendMessageBatch: sync((body) => this.sendMessageBatch(body)),
-      ReceiveMessage: (body) => this.receiveMessage(body),
+      ReceiveMessage: (body, request) => this.receiveMessage(body, request.signal),
       DeleteMessage: sync((body) => this.deleteMessage(body)),
       DeleteMessageBatch: sync((body) => this.deleteMessageBatch(body)),
       ChangeMessageVisibility: sync((body) => this.changeMessageVisibility(body)),
@@ -446,7 +446,7 @@ export class SqsService {
 
   // --- receiving ------------------------------------------------------------------------------
 
-  private async receiveMessage(body: Body): Promise<Body> {
+  private async receiveMessage(body: Body, clientGone?: AbortSignal): Promise<Body> {
     let queue = this.queueOf(body);
     const maxMessages =
       integerParameter(body, 'MaxNumberOfMessages', 1, 10, 'Must be between 1 and 10, if provided.') ?? 1;
@@ -471,6 +471,9 @@ export class SqsService {
     const requestedAttributes = stringList(body.MessageAttributeNames);
     const deadline = Date.now() + waitSeconds * 1000;
     for (;;) {
+      // A long poll whose client went away takes nothing: its messages would stay hidden for the
+      // visibility timeout with nobody to process them.
+      if (clientGone?.aborted) return {};
       const messages = this.receiveNow(queue, maxMessages, visibilityTimeout);
       if (messages.length > 0) {
         return {
@@ -483,7 +486,7 @@ export class SqsService {
       if (this.stopped || now >= deadline) return {};
       // A long poll answers as soon as a message is available: a send, a deletion (FIFO groups),
       // a visibility change wakes it, and so does the end of a delay or of a visibility timeout.
-      await queue.waitForChange(Math.min(deadline, queue.nextChangeAt(now) ?? deadline));
+      await queue.waitForChange(Math.min(deadline, queue.nextChangeAt(now) ?? deadline), clientGone);
       queue = this.queueOf(body);
     }
   }

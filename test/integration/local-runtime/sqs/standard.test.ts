@@ -303,6 +303,20 @@ describe('SQS service: queues and standard queues', () => {
     expect(Date.now() - defaultStarted).toBeGreaterThanOrEqual(950);
   });
 
+  it('gives nothing to a long poll its client abandoned (the message stays for the next receive)', async () => {
+    const QueueUrl = await world.queue('abandoned');
+    const abandon = new AbortController();
+    const abandoned = world.sqs.send(new ReceiveMessageCommand({ QueueUrl, WaitTimeSeconds: 20 }), {
+      abortSignal: abandon.signal,
+    });
+    await sleep(100);
+    abandon.abort();
+    await expect(abandoned).rejects.toThrow();
+    await sleep(100);
+    await world.sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: 'for the next one' }));
+    expect((await receive(QueueUrl)).map((message) => message.Body)).toEqual(['for the next one']);
+  });
+
   it('moves a message to the dead-letter queue when a receive would pass maxReceiveCount', async () => {
     const deadLetterUrl = await world.queue('dlq');
     const { QueueArn: deadLetterArn } = await attributesOf(deadLetterUrl, ['QueueArn']);

@@ -7,8 +7,8 @@
  *   npm start [-- --port 3000] [--data DIR] [--assembly DIR] [--target FILE]
  *
  *   --port N        port of the REST API (default: $PORT, else 3000); the flag wins over PORT
- *   --data DIR      persist DynamoDB tables and the generated API key in DIR (default: in memory).
- *                   SQS queues stay in memory.
+ *   --data DIR      persist DynamoDB tables, SQS queues and messages, and the generated API key in
+ *                   DIR (default: in memory)
  *   --assembly DIR  run an already synthesized assembly instead of synthesizing (cdk synth -c profile=local)
  *   --target FILE   where to write the target description (default .local/target.json)
  *

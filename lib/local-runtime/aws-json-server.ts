@@ -7,11 +7,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BodyTooLargeError, type RunningServer, readBody, startLoopbackServer } from './http-server';
 
-/** An error answered as `{ __type, message }` with HTTP 400, as AWS does. */
+/** An error answered as `{ __type, message }` with HTTP 400 (or the given status and headers), as AWS does. */
 export class AwsApiError extends Error {
   constructor(
     readonly errorType: string,
     message: string,
+    readonly reply: {
+      readonly statusCode?: number;
+      readonly headers?: Readonly<Record<string, string>>;
+    } = {},
   ) {
     super(message);
     this.name = errorType;
@@ -19,7 +23,11 @@ export class AwsApiError extends Error {
 }
 
 export type AwsJsonBody = Record<string, unknown>;
-export type AwsJsonOperation = (body: AwsJsonBody) => Promise<AwsJsonBody> | AwsJsonBody;
+/** `signal` aborts when the client goes away before the answer (a long poll given up, say). */
+export type AwsJsonOperation = (
+  body: AwsJsonBody,
+  request: { readonly signal: AbortSignal },
+) => Promise<AwsJsonBody> | AwsJsonBody;
 
 /**
  * Above the largest request any of the runtime's JSON services accepts (AWS's own limits top out at
@@ -49,15 +57,23 @@ export async function startAwsJsonServer(
   const handler = (request: IncomingMessage, response: ServerResponse) => {
     // The request's own content type (x-amz-json-1.0 or 1.1) is the one its SDK expects back.
     const contentType = String(request.headers['content-type'] ?? 'application/x-amz-json-1.1');
-    const reply = (status: number, body: unknown, headers: Record<string, string> = {}) => {
-      response.writeHead(status, { 'content-type': contentType, ...headers });
+    const reply = (status: number, body: unknown, headers: Readonly<Record<string, string>> = {}) => {
+      response.writeHead(status, { ...headers, 'content-type': contentType });
       response.end(JSON.stringify(body));
     };
-    answer(serviceName, operations, options, request).then(
+    const clientGone = new AbortController();
+    response.on('close', () => {
+      if (!response.writableFinished) clientGone.abort();
+    });
+    answer(serviceName, operations, options, request, clientGone.signal).then(
       (result) => reply(200, result),
       (error: unknown) => {
         if (error instanceof AwsApiError) {
-          reply(400, { __type: error.errorType, message: error.message });
+          reply(
+            error.reply.statusCode ?? 400,
+            { __type: error.errorType, message: error.message },
+            error.reply.headers,
+          );
         } else if (error instanceof BodyTooLargeError) {
           reply(413, { __type: 'RequestEntityTooLarge', message: error.message }, { connection: 'close' });
         } else {
@@ -75,6 +91,7 @@ async function answer(
   operations: Readonly<Record<string, AwsJsonOperation>>,
   options: AwsJsonServerOptions,
   request: IncomingMessage,
+  signal: AbortSignal,
 ): Promise<AwsJsonBody> {
   const target = String(request.headers['x-amz-target'] ?? '');
   const prefix = options.targetPrefix;
@@ -109,7 +126,7 @@ async function answer(
     throw new AwsApiError('SerializationException', 'Request body must be a JSON object');
   }
   return operation
-    ? operation(body as AwsJsonBody)
+    ? operation(body as AwsJsonBody, { signal })
     : (options.otherOperation as NonNullable<AwsJsonServerOptions['otherOperation']>)(
         operationName,
         body as AwsJsonBody,

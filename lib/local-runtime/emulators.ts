@@ -1,11 +1,11 @@
 /**
  * The storage emulators behind the local runtime: dynalite (DynamoDB, optionally persisted in a
- * LevelDB directory) and local-aws-sqs (SQS, in memory only: it has no persistence).
+ * LevelDB directory) and the runtime's own SQS service (optionally persisted in a journal).
  */
 import { mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { closeServer, listen, type RunningServer } from './http-server';
+import { startSqsService } from './sqs';
 
 export type { RunningServer };
 
@@ -25,22 +25,14 @@ export async function startDynamoDbEmulator(dataDirectory?: string): Promise<Run
   return { endpoint, stop: () => closeServer(server) };
 }
 
+/**
+ * The runtime's own SQS service (lib/local-runtime/sqs): FIFO message groups, deduplication, redrive
+ * and long polls as AWS documents them; `dataDirectory` keeps queues and messages across restarts.
+ */
 export async function startSqsEmulator(options: {
   region: string;
   accountId: string;
+  dataDirectory?: string;
 }): Promise<RunningServer> {
-  const { createSqsServer } = require('local-aws-sqs') as {
-    createSqsServer(options: Record<string, unknown>): Promise<Server>;
-  };
-  const server = await createSqsServer({
-    port: 0,
-    hostname: '127.0.0.1',
-    region: options.region,
-    accountId: options.accountId,
-    emulateQueueCreationLifecycle: false,
-    emulateLazyQueues: false,
-  });
-  const address = server.address() as AddressInfo | null;
-  const endpoint = address ? `http://127.0.0.1:${address.port}` : await listen(server);
-  return { endpoint, stop: () => closeServer(server) };
+  return startSqsService(options);
 }

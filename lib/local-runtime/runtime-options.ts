@@ -10,7 +10,7 @@ export interface LocalRuntimeOptions {
   readonly assemblyDir: string;
   /** Port of the first REST API. @default 3000 (0 picks a free port) */
   readonly port?: number;
-  /** Persist what can be persisted here (DynamoDB tables, generated API keys). @default - in memory */
+  /** Persist what can be persisted here (DynamoDB tables, SQS queues and messages, generated API keys). @default - in memory */
   readonly dataDir?: string;
   /** Receives the runtime's own log lines. @default console.log */
   readonly log?: (line: string) => void;

@@ -2,7 +2,9 @@
  * SQS event source mappings, run the way Lambda runs them: long-poll the queue, invoke the function
  * with up to BatchSize records, delete what succeeded. A function error leaves the whole batch to
  * reappear after the visibility timeout; with ReportBatchItemFailures only the listed records do.
- * Redrive to the DLQ after maxReceiveCount is the emulator's (local-aws-sqs) own behaviour.
+ * FIFO queues: at most 10 records and no batching window (Lambda refuses both), and a partial batch
+ * failure keeps the rest of the failed message's group (SqsFifoPartialProcessor semantics).
+ * Redrive to the DLQ after maxReceiveCount is the SQS service's own behaviour.
  */
 import {
   DeleteMessageBatchCommand,
@@ -12,9 +14,10 @@ import {
 } from '@aws-sdk/client-sqs';
 import type { InvocationResult } from './lambda-host';
 
-/** Pause between empty receives (the emulator's own answer takes ~40 ms more). */
-const MIN_POLL_INTERVAL_MILLIS = 25;
-const MAX_POLL_INTERVAL_MILLIS = 200;
+/** Long-poll wait of an idle mapping (SQS's maximum): the service answers as soon as a message arrives. */
+const LONG_POLL_SECONDS = 20;
+/** Lambda's limit for FIFO event sources. */
+const FIFO_MAX_BATCH_SIZE = 10;
 
 export interface SqsEventSourceSpec {
   readonly logicalId: string;
@@ -104,20 +107,67 @@ export function messagesToDelete(
   return { delete: messages.filter((message) => !failedIds.has(message.MessageId ?? '')) };
 }
 
+/**
+ * FIFO order after a partial batch failure: within a message group, nothing after the first message
+ * kept for a retry may be deleted, so the group resumes from that message in order. This is what
+ * Powertools' SqsFifoPartialProcessor reports; a handler that reports only the failed message gets
+ * the same outcome here, plus a problem naming what AWS Lambda would have done (deleted the rest).
+ */
+export function keepFifoGroupOrder(
+  messages: readonly Message[],
+  decision: { readonly delete: readonly Message[]; readonly problem?: string },
+): { readonly delete: readonly Message[]; readonly problem?: string } {
+  const deleted = new Set(decision.delete);
+  const stoppedGroups = new Set<string>();
+  const kept: Message[] = [];
+  const heldBack: string[] = [];
+  for (const message of messages) {
+    const group = message.Attributes?.MessageGroupId ?? '';
+    if (stoppedGroups.has(group)) {
+      if (deleted.has(message)) heldBack.push(message.MessageId ?? '?');
+      continue;
+    }
+    if (deleted.has(message)) kept.push(message);
+    else stoppedGroups.add(group);
+  }
+  if (heldBack.length === 0) return decision;
+  const problem =
+    `the function reported success for ${heldBack.join(', ')} after a failed message of the same FIFO ` +
+    'message group; they are retried to keep the group in order (on AWS, Lambda would delete them: ' +
+    'report every message after the first failure, as SqsFifoPartialProcessor does)';
+  return { delete: kept, problem: decision.problem ? `${decision.problem}; ${problem}` : problem };
+}
+
 export class SqsEventSource {
   private readonly abort = new AbortController();
-  private readonly pollers: Promise<void>[] = [];
+  private receiving: Promise<void> | undefined;
+  private readonly invocations = new Set<Promise<void>>();
   private readonly duplicates = new Set<Promise<void>>();
+  private readonly fifo: boolean;
+  private readonly batchSize: number;
+  private readonly batchingWindowMillis: number;
 
   constructor(
     readonly spec: SqsEventSourceSpec,
     private readonly dependencies: SqsEventSourceDependencies,
-  ) {}
+  ) {
+    this.fifo = spec.queueArn.endsWith('.fifo');
+    this.batchSize = this.fifo ? Math.min(FIFO_MAX_BATCH_SIZE, spec.batchSize) : spec.batchSize;
+    this.batchingWindowMillis = this.fifo ? 0 : spec.maximumBatchingWindowSeconds * 1000;
+  }
 
   start(): void {
-    for (let index = 0; index < Math.max(1, this.spec.concurrency); index += 1) {
-      this.pollers.push(this.poll(index));
+    if (
+      this.fifo &&
+      (this.spec.batchSize > FIFO_MAX_BATCH_SIZE || this.spec.maximumBatchingWindowSeconds > 0)
+    ) {
+      this.dependencies.onProblem(
+        `event source ${this.spec.logicalId}: Lambda allows FIFO queues a batch size of at most ${FIFO_MAX_BATCH_SIZE} ` +
+          `and no batching window (got ${this.spec.batchSize} and ${this.spec.maximumBatchingWindowSeconds} s); ` +
+          `running with ${this.batchSize} and none`,
+      );
     }
+    this.receiving = this.poll();
   }
 
   private get stopped(): boolean {
@@ -125,36 +175,30 @@ export class SqsEventSource {
   }
 
   /**
-   * Lambda long-polls. local-aws-sqs answers a long poll only when the wait ends or the batch is
-   * full, and hides the messages it picked meanwhile, so a 20 s poll would outlast short visibility
-   * timeouts. Short polls in a loop give the same delivery latency without that distortion.
+   * One batch: a long poll that the service answers as soon as a message is available, then more
+   * receives while messages keep coming, up to the batch size or the end of the batching window.
    */
-  private async receiveBatch(poller: number): Promise<Message[]> {
-    const { sqs } = this.dependencies;
-    // An idle queue is polled less often (extra pollers back off further), a busy one at once.
-    let pause = MIN_POLL_INTERVAL_MILLIS;
-    const maxPause = poller === 0 ? MAX_POLL_INTERVAL_MILLIS : 2 * MAX_POLL_INTERVAL_MILLIS;
+  private async receiveBatch(): Promise<Message[]> {
     const batch: Message[] = [];
-    const windowEnds = Date.now() + this.spec.maximumBatchingWindowSeconds * 1000;
-    while (!this.stopped && batch.length < this.spec.batchSize) {
-      const { Messages = [] } = await sqs.send(
+    let windowEnds = 0;
+    while (!this.stopped && batch.length < this.batchSize) {
+      const waitSeconds =
+        batch.length === 0
+          ? LONG_POLL_SECONDS
+          : Math.min(LONG_POLL_SECONDS, Math.max(0, Math.ceil((windowEnds - Date.now()) / 1000)));
+      const { Messages = [] } = await this.dependencies.sqs.send(
         new ReceiveMessageCommand({
           QueueUrl: this.spec.queueUrl,
-          MaxNumberOfMessages: Math.min(10, this.spec.batchSize - batch.length),
-          WaitTimeSeconds: 0,
+          MaxNumberOfMessages: Math.min(10, this.batchSize - batch.length),
+          WaitTimeSeconds: waitSeconds,
           MessageSystemAttributeNames: ['All'],
-          // local-aws-sqs reads only the older name of the same parameter.
-          AttributeNames: ['All'],
           MessageAttributeNames: ['All'],
         }),
         { abortSignal: this.abort.signal },
       );
+      if (batch.length === 0) windowEnds = Date.now() + this.batchingWindowMillis;
       batch.push(...Messages);
-      if (Messages.length === 0) {
-        if (batch.length > 0 && Date.now() >= windowEnds) break;
-        await this.idle(pause);
-        pause = Math.min(maxPause, pause * 2);
-      }
+      if (Messages.length === 0 && batch.length > 0) break;
     }
     return batch;
   }
@@ -171,12 +215,31 @@ export class SqsEventSource {
     });
   }
 
-  private async poll(poller: number): Promise<void> {
+  /**
+   * One receiving loop per mapping, running up to `concurrency` invocations at once: an idle mapping
+   * holds one long poll (one connection), not one per poller, and a busy one receives again as soon
+   * as an invocation slot is free.
+   */
+  private async poll(): Promise<void> {
+    const slots = Math.max(1, this.spec.concurrency);
     while (!this.stopped) {
+      if (this.invocations.size >= slots) {
+        await Promise.race(this.invocations);
+        continue;
+      }
       try {
-        const batch = await this.receiveBatch(poller);
+        const batch = await this.receiveBatch();
         if (batch.length === 0 || this.stopped) continue;
-        await this.process(batch);
+        const invocation = this.process(batch)
+          .catch((error: Error) => {
+            if (!this.stopped) {
+              this.dependencies.onProblem(
+                `event source ${this.spec.logicalId}: ${error.name}: ${error.message}`,
+              );
+            }
+          })
+          .finally(() => this.invocations.delete(invocation));
+        this.invocations.add(invocation);
       } catch (error) {
         if (this.stopped) return;
         this.dependencies.onProblem(
@@ -196,10 +259,11 @@ export class SqsEventSource {
       Records: batch.map((message) => toLambdaRecord(message, this.spec.queueArn, this.spec.region)),
     };
     const result = await this.dependencies.invoke(this.spec.functionReference, event);
-    const decision = messagesToDelete(batch, result, this.spec.reportBatchItemFailures);
+    const plain = messagesToDelete(batch, result, this.spec.reportBatchItemFailures);
+    const decision = this.fifo ? keepFifoGroupOrder(batch, plain) : plain;
     if (decision.problem) {
       this.dependencies.onProblem(
-        `event source ${this.spec.logicalId}: ${decision.problem}; the whole batch will be retried`,
+        `event source ${this.spec.logicalId}: ${decision.problem}${plain.problem ? '; the whole batch will be retried' : ''}`,
       );
     }
     // DeleteMessageBatch takes at most 10 entries; BatchSize may be larger.
@@ -245,6 +309,6 @@ export class SqsEventSource {
 
   async stop(): Promise<void> {
     this.abort.abort();
-    await Promise.allSettled([...this.pollers, ...this.duplicates]);
+    await Promise.allSettled([this.receiving, ...this.invocations, ...this.duplicates]);
   }
 }

@@ -1,5 +1,5 @@
 /**
- * Real emulators for tests: dynalite (DynamoDB) and local-aws-sqs (SQS), each on an ephemeral
+ * Real emulators for tests: dynalite (DynamoDB) and the local runtime's SQS service, each on an ephemeral
  * loopback port, reached through the real AWS SDK v3 clients. Nothing here mocks a client.
  */
 
@@ -21,9 +21,12 @@ export function startDynalite(): Promise<RunningEmulator> {
   return startDynamoDbEmulator();
 }
 
-/** Starts local-aws-sqs (JSON protocol, as the current SDK speaks it), as the local runtime runs it. */
-export function startLocalSqs(): Promise<RunningEmulator> {
-  return startSqsEmulator({ region: TEST_REGION, accountId: '123456789012' });
+/**
+ * Starts the local runtime's SQS service (JSON protocol, as the current SDK speaks it), as the runtime
+ * runs it: in memory, or journaled in `dataDirectory` to test a restart.
+ */
+export function startLocalSqs(options: { dataDirectory?: string } = {}): Promise<RunningEmulator> {
+  return startSqsEmulator({ region: TEST_REGION, accountId: '123456789012', ...options });
 }
 
 export function dynamoClient(endpoint: string): DynamoDBClient {

@@ -348,7 +348,7 @@ export async function runCampaign(options: CampaignOptions = {}): Promise<Campai
           `(relative ${supervisorClockOffsetMillis + starterClockOffsetMillis} ms; stated bound stepDeadlineSlack/2 = ${maxSafeRelativeSkewMillis(timings)} ms)`
         : 'clock skew: off',
       `remote transient rate ${rates.remoteTransientPerCall} per call; held replies wait ${timings.stepTimeoutSeconds * 1000 + 1000} ms`,
-      `SQS queues are in memory: a restart loses queued messages; the supervisor re-queues from the durable state store`,
+      `SQS queues and messages persist with the data directory: a restart keeps queued and in-flight messages`,
     ],
   });
   writeFileSync(join(workDir, `summary-${runId}.txt`), `${summary}\n`);

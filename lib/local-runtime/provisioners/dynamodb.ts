@@ -37,7 +37,7 @@ export class DynamoDbProvisioner implements Provisioner {
     context.log(
       dataDir
         ? `data: DynamoDB tables persist in ${dataDir}`
-        : 'data: in memory (use --data DIR to keep DynamoDB tables between runs)',
+        : 'data: in memory (use --data DIR to keep DynamoDB tables and SQS queues between runs)',
     );
   }
 

@@ -1,8 +1,16 @@
 /**
- * SQS: the queue backend (startSqsEmulator) and one queue per AWS::SQS::Queue, with its attributes
- * and redrive policy; deliveries to queue ARNs (EventBridge targets, SNS subscriptions).
+ * SQS: the queue backend (startSqsEmulator: the runtime's own SQS service, journaled under
+ * `<dataDir>/sqs` when the runtime has a data directory) and one queue per AWS::SQS::Queue, with its
+ * attributes and redrive policy; deliveries to queue ARNs (EventBridge targets, SNS subscriptions).
  */
-import { CreateQueueCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { join } from 'node:path';
+import {
+  CreateQueueCommand,
+  QueueNameExists,
+  SendMessageCommand,
+  SetQueueAttributesCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
 import { startSqsEmulator } from '../emulators';
 import type { ListenContext, Provisioner, StackContext } from '../provisioning';
 
@@ -46,7 +54,12 @@ export class SqsProvisioner implements Provisioner {
   }
 
   async listen(context: ListenContext): Promise<void> {
-    const server = await startSqsEmulator({ region: context.region, accountId: context.accountId });
+    const { dataDir } = context.options;
+    const server = await startSqsEmulator({
+      region: context.region,
+      accountId: context.accountId,
+      ...(dataDir ? { dataDirectory: join(dataDir, 'sqs') } : {}),
+    });
     context.stopWith(server, 'backend');
     context.endpoints.announce('SQS', server.endpoint);
     const client = new SQSClient({ ...context.clientConfig(), endpoint: server.endpoint });
@@ -61,12 +74,7 @@ export class SqsProvisioner implements Provisioner {
         }),
       );
     });
-    if (context.options.dataDir) {
-      context.log(
-        'data: SQS queues are in memory only (local-aws-sqs has no persistence): messages still in a ' +
-          'queue when the runtime stops are lost',
-      );
-    }
+    if (dataDir) context.log(`data: SQS queues and messages persist in ${join(dataDir, 'sqs')}`);
   }
 
   async provision(context: StackContext): Promise<void> {
@@ -97,10 +105,27 @@ export class SqsProvisioner implements Provisioner {
           ? properties.RedrivePolicy
           : JSON.stringify(properties.RedrivePolicy);
     }
-    const { QueueUrl } = await this.client.send(
-      new CreateQueueCommand({ QueueName: resolver.physicalName(logicalId), Attributes: attributes }),
-    );
+    const queueName = resolver.physicalName(logicalId);
     const expected = String(resolver.context.ref(logicalId));
+    let QueueUrl: string | undefined;
+    try {
+      ({ QueueUrl } = await this.client.send(
+        new CreateQueueCommand({ QueueName: queueName, Attributes: attributes }),
+      ));
+    } catch (error) {
+      // A persisted data directory holds the queue from an earlier run whose template differed:
+      // update it in place, as a stack update does (FifoQueue cannot change; the name says which).
+      if (!(error instanceof QueueNameExists)) throw error;
+      const { FifoQueue: _fixed, ...changeable } = attributes;
+      await this.client.send(
+        new SetQueueAttributesCommand({
+          QueueUrl: expected,
+          // An empty RedrivePolicy removes one the earlier template had.
+          Attributes: { RedrivePolicy: '', ...changeable },
+        }),
+      );
+      QueueUrl = expected;
+    }
     if (QueueUrl !== expected) {
       throw new Error(
         `Queue ${logicalId}: the emulator answered URL ${QueueUrl}, the runtime expected ${expected}`,

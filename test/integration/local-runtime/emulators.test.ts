@@ -42,7 +42,7 @@ describe('test emulators', () => {
     expect(got.Item).toEqual({ id: { S: 'a' } });
   });
 
-  it('local-aws-sqs round-trips a message over the JSON protocol', async () => {
+  it('the SQS service round-trips a message over the JSON protocol', async () => {
     const client = sqsClient(sqs.endpoint);
     const { QueueUrl } = await client.send(new CreateQueueCommand({ QueueName: 'q' }));
     await client.send(new SendMessageCommand({ QueueUrl, MessageBody: 'hello' }));

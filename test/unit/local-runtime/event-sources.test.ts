@@ -10,7 +10,11 @@ import {
 } from '../../../lib/local-runtime/eventbridge';
 import { inferResponse } from '../../../lib/local-runtime/function-urls';
 import type { InvocationResult } from '../../../lib/local-runtime/lambda-host';
-import { messagesToDelete, toLambdaRecord } from '../../../lib/local-runtime/sqs-event-source';
+import {
+  keepFifoGroupOrder,
+  messagesToDelete,
+  toLambdaRecord,
+} from '../../../lib/local-runtime/sqs-event-source';
 
 const method = (resourcePath: string, httpMethod: string): RestApiMethod => ({
   logicalId: `${httpMethod}${resourcePath}`,
@@ -240,5 +244,52 @@ describe('EventBridge', () => {
     ]);
     expect(delivered).toEqual(['inbox:OrderFailed']);
     await expect(bridge.putEvents([])).rejects.toMatchObject({ errorType: 'ValidationException' });
+  });
+});
+
+describe('SQS FIFO event source: partial batch failures keep each group in order', () => {
+  const fifoMessage = (id: string, group: string): Message => ({
+    MessageId: id,
+    ReceiptHandle: `r-${id}`,
+    Body: id,
+    Attributes: { MessageGroupId: group },
+  });
+  const batch = [
+    fifoMessage('a1', 'a'),
+    fifoMessage('b1', 'b'),
+    fifoMessage('a2', 'a'),
+    fifoMessage('a3', 'a'),
+    fifoMessage('b2', 'b'),
+  ];
+  const ok = (failed: string[]): InvocationResult => ({
+    ok: true,
+    payload: { batchItemFailures: failed.map((itemIdentifier) => ({ itemIdentifier })) },
+    requestId: 'r',
+  });
+  const deleted = (failed: string[]) => keepFifoGroupOrder(batch, messagesToDelete(batch, ok(failed), true));
+
+  it('deletes as reported when the handler reports every message after the first failure of a group', () => {
+    const decision = deleted(['a2', 'a3']);
+    expect(decision.delete.map((message) => message.MessageId)).toEqual(['a1', 'b1', 'b2']);
+    expect(decision.problem).toBeUndefined();
+  });
+
+  it('keeps the rest of the group when the handler reports only the failed message, and says so', () => {
+    const decision = deleted(['a2']);
+    expect(decision.delete.map((message) => message.MessageId)).toEqual(['a1', 'b1', 'b2']);
+    expect(decision.problem).toMatch(/a3 after a failed message of the same FIFO message group/);
+  });
+
+  it('leaves other groups alone and deletes nothing after a function error', () => {
+    expect(deleted(['b1']).delete.map((message) => message.MessageId)).toEqual(['a1', 'a2', 'a3']);
+    const failed = keepFifoGroupOrder(
+      batch,
+      messagesToDelete(
+        batch,
+        { ok: false, error: { errorType: 'E', errorMessage: 'm' }, requestId: 'r' },
+        true,
+      ),
+    );
+    expect(failed.delete).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * Shared set-up of the SFN integration tests: real dynalite + local-aws-sqs, the local Step
+ * Shared set-up of the SFN integration tests: real dynalite + the SQS service, the local Step
  * Functions runtime wired to them, and a real @aws-sdk/client-sfn client pointed at it.
  */
 import { CreateTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';

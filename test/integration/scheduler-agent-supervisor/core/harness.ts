@@ -1,5 +1,5 @@
 /**
- * Integration harness for the order handlers: real dynalite and local-aws-sqs, the real AWS SDK,
+ * Integration harness for the order handlers: real dynalite and the runtime's SQS service, the real AWS SDK,
  * AWS-JSON endpoint doubles for Step Functions and EventBridge, and the real handler modules loaded
  * fresh (after their environment is set) for each configuration under test.
  */
@@ -257,7 +257,7 @@ export async function createResources(world: CoreWorld): Promise<CoreResources> 
     world.sqs.send(new CreateQueueCommand({ QueueName: `conflict-${suffix}` })),
   ]);
   if (!start.QueueUrl || !conflict.QueueUrl) {
-    throw new Error('local-aws-sqs returned no queue URL');
+    throw new Error('the SQS service returned no queue URL');
   }
   return {
     stateTable,

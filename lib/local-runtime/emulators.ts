@@ -1,10 +1,11 @@
 /**
- * The storage emulators behind the local runtime: dynalite (DynamoDB, optionally persisted in a
- * LevelDB directory) and local-aws-sqs (SQS, in memory only: it has no persistence).
+ * The storage emulators behind the local runtime: DynamoDB Local (AWS's own, see
+ * dynamodb/dynamodb-local.ts; optionally persisted in a directory) and local-aws-sqs (SQS, in
+ * memory only: it has no persistence).
  */
-import { mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { startDynamoDbLocal } from './dynamodb/dynamodb-local';
 
 export interface RunningServer {
   readonly endpoint: string;
@@ -33,20 +34,9 @@ export function closeServer(server: Server): Promise<void> {
   });
 }
 
-/** dynalite; `dataDirectory` persists tables across restarts, otherwise everything is in memory. */
-export async function startDynamoDbEmulator(dataDirectory?: string): Promise<RunningServer> {
-  // dynalite ships no types.
-  const dynalite = require('dynalite') as (options: Record<string, unknown>) => Server;
-  if (dataDirectory) mkdirSync(dataDirectory, { recursive: true });
-  const server = dynalite({
-    createTableMs: 0,
-    deleteTableMs: 0,
-    updateTableMs: 0,
-    ...(dataDirectory ? { path: dataDirectory } : {}),
-  });
-  const endpoint = await listen(server);
-  // dynalite's close also closes its store (releasing the LevelDB lock of a data directory).
-  return { endpoint, stop: () => closeServer(server) };
+/** DynamoDB Local; `dataDirectory` persists tables across restarts, otherwise everything is in memory. */
+export function startDynamoDbEmulator(dataDirectory?: string): Promise<RunningServer> {
+  return startDynamoDbLocal(dataDirectory ? { dataDirectory } : {});
 }
 
 export async function startSqsEmulator(options: {

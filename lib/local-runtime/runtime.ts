@@ -13,6 +13,7 @@ import {
   DynamoDBClient,
   ResourceInUseException,
 } from '@aws-sdk/client-dynamodb';
+import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { CreateQueueCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { type RestApiMethod, type RestApiServer, type RestApiSpec, startRestApiServer } from './api-gateway';
@@ -24,6 +25,15 @@ import {
   readCloudAssembly,
   type StackResolver,
 } from './cloud-assembly';
+import {
+  applyTimeToLive,
+  type DynamoDbStreamConsumer,
+  dynamoDbStreamConsumers,
+  isDynamoDbStreamMapping,
+  LocalTableStreams,
+  type StreamConsumerWiring,
+  streamSpecification,
+} from './dynamodb';
 import { startDynamoDbEmulator, startSqsEmulator } from './emulators';
 import { type EventRule, LocalEventBridge, parseRateExpression, type RuleTarget } from './eventbridge';
 import { type FaultHooks, replicaSuffix, startInterceptingProxy } from './fault-hooks';
@@ -45,7 +55,7 @@ export interface LocalRuntimeOptions {
   readonly assemblyDir: string;
   /** Port of the first REST API. @default 3000 (0 picks a free port) */
   readonly port?: number;
-  /** Persist DynamoDB tables here (dynalite LevelDB). @default - in memory */
+  /** Persist DynamoDB tables here (DynamoDB Local -dbPath). @default - in memory */
   readonly dataDir?: string;
   /** Receives the runtime's own log lines. @default console.log */
   readonly log?: (line: string) => void;
@@ -136,6 +146,7 @@ const RUN_TYPES: readonly string[] = [
   'AWS::ApiGateway::Method',
   'AWS::ApiGateway::Stage',
   'AWS::ApiGateway::ApiKey',
+  'AWS::Pipes::Pipe',
 ];
 
 interface Stoppable {
@@ -213,6 +224,10 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       () => dynamodb.destroy(),
       () => sqs.destroy(),
     );
+    // DynamoDB Streams: the same emulator serves the Streams API; stream ARNs are known per table.
+    const streams = new DynamoDBStreamsClient({ ...clientConfig(), endpoint: dynamoServer.endpoint });
+    const tableStreams = new LocalTableStreams(dynamodb);
+    cleanups.push(() => streams.destroy());
 
     const lambdaHost = new LambdaHost({
       asyncRetryDelaysMillis: options.asyncRetryDelaysMillis,
@@ -361,6 +376,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       // Every service without an emulator answers with an error naming it: nothing reaches AWS.
       AWS_ENDPOINT_URL: unsupportedServer.endpoint,
       AWS_ENDPOINT_URL_DYNAMODB: endpoints.dynamodb,
+      // DynamoDB Local serves the Streams API on the same endpoint.
+      AWS_ENDPOINT_URL_DYNAMODB_STREAMS: endpoints.dynamodb,
       AWS_ENDPOINT_URL_SQS: endpoints.sqs,
       AWS_ENDPOINT_URL_SFN: await startProxyIfIntercepted(
         endpoints.sfn,
@@ -417,6 +434,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
         functionUrl: (logicalId) =>
           functionUrlProxies.get(`${stack.stackName}/${logicalId}`) ??
           requireServer(functionUrlServers, stack, logicalId).url,
+        tableStreamArn: (logicalId) => tableStreams.streamArn(stack.stackName, logicalId),
       }),
     );
 
@@ -424,6 +442,52 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     const apiKeys: string[] = [];
     const schedules: Array<{ resolver: StackResolver; logicalId: string }> = [];
     const eventSources: SqsEventSource[] = [];
+    // DynamoDB stream consumers (lib/local-runtime/dynamodb): mappings on streams and pipes.
+    const streamConsumers: DynamoDbStreamConsumer[] = [];
+    const sendToDestination = async (arn: string, message: string) => {
+      if (arn.split(':')[2] === 'sns') await sns.publish(arn, message);
+      else await sqs.send(new SendMessageCommand({ QueueUrl: queueUrlFor(arn), MessageBody: message }));
+    };
+    const streamWiring: StreamConsumerWiring = {
+      region,
+      accountId,
+      streams,
+      tableStreams,
+      functionArn: (reference) => lambdaHost.find(reference)?.functionArn,
+      invoke: (reference, event) => lambdaHost.invoke(reference, event),
+      sendToDestination,
+      targets: {
+        sendMessage: async (queueArn, body, { messageGroupId, messageDeduplicationId }) => {
+          await sqs.send(
+            new SendMessageCommand({
+              QueueUrl: queueUrlFor(queueArn),
+              MessageBody: body,
+              MessageGroupId: messageGroupId,
+              MessageDeduplicationId: messageDeduplicationId,
+            }),
+          );
+        },
+        publish: async (topicArn, message) => {
+          await sns.publish(topicArn, message);
+        },
+        putEvents: (entries) => eventBridge.putEvents(entries),
+        invoke: (functionArn, event) => lambdaHost.invoke(functionArn, event),
+        invokeAsync: (functionArn, event) => lambdaHost.invokeAsync(functionArn, event),
+        startExecution: async (stateMachineArn, input) => {
+          if (!sfnClient) throw new Error('Step Functions is not available');
+          await sfnClient.send(new StartExecutionCommand({ stateMachineArn, input }));
+        },
+      },
+      isLocalDestination: (arn) => {
+        const service = arn.split(':')[2];
+        if (service === 'sqs') return queueUrlsByArn.has(arn);
+        if (service === 'sns') return sns.has(arn);
+        if (service === 'lambda') return lambdaHost.find(arn) !== undefined;
+        if (service === 'states') return stepFunctions !== undefined;
+        return service === 'events';
+      },
+      onProblem: problem,
+    };
     for (const resolver of resolvers) {
       const stack = resolver.stack;
       const resources = Object.entries(stack.template.Resources ?? {}).filter(([logicalId]) =>
@@ -441,7 +505,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       }
 
       for (const [logicalId] of ofType('AWS::DynamoDB::Table')) {
-        await createTable(dynamodb, resolver, logicalId, named);
+        await createTable(dynamodb, resolver, logicalId);
+        const wanted = streamSpecification(resolver.properties(logicalId));
+        await tableStreams.register(stack.stackName, logicalId, resolver.physicalName(logicalId), wanted);
       }
 
       // Dead-letter queues first: a redrive policy must name an existing queue.
@@ -504,6 +570,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
         const functionReference = String(properties.FunctionName);
         const fn = lambdaHost.find(functionReference);
         if (properties.Enabled === false) continue;
+        if (isDynamoDbStreamMapping(properties)) continue; // wired with the stream consumers below
         if (!sourceArn.startsWith('arn:aws:sqs:') || !queueUrlsByArn.has(sourceArn)) {
           named(
             logicalId,
@@ -638,6 +705,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
         }
       }
 
+      // Last: a stream consumer may deliver to any queue, topic, function, bus or state machine above.
+      streamConsumers.push(...dynamoDbStreamConsumers(resolver, named, streamWiring));
+
       for (const [logicalId] of ofType('AWS::ApiGateway::ApiKey')) {
         const properties = resolver.properties(logicalId);
         if (properties.Enabled === false) continue;
@@ -687,6 +757,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       source.start();
       producers.push(source);
     }
+    // Stream consumers start positioned (LATEST means after this point), before the runtime is ready.
+    producers.push(...streamConsumers);
+    await Promise.all(streamConsumers.map((consumer) => consumer.start()));
     producers.push(eventBridge);
     eventBridge.startSchedules();
 
@@ -775,12 +848,7 @@ function functionOutputSink(
 
 type Named = (logicalId: string, type: string, reason: string) => void;
 
-async function createTable(
-  dynamodb: DynamoDBClient,
-  resolver: StackResolver,
-  logicalId: string,
-  named: Named,
-) {
+async function createTable(dynamodb: DynamoDBClient, resolver: StackResolver, logicalId: string) {
   const properties = resolver.properties(logicalId);
   const payPerRequest = properties.BillingMode === 'PAY_PER_REQUEST';
   const index = (definition: unknown) => {
@@ -796,8 +864,10 @@ async function createTable(
           }),
     };
   };
+  const stream = streamSpecification(properties);
   const input = {
     TableName: resolver.physicalName(logicalId),
+    ...(stream ? { StreamSpecification: stream } : {}),
     KeySchema: properties.KeySchema,
     AttributeDefinitions: properties.AttributeDefinitions,
     ...(payPerRequest
@@ -828,16 +898,7 @@ async function createTable(
       throw new Error(`Cannot create table ${logicalId}: ${(error as Error).message}`);
     }
   }
-  if (asRecord(properties.TimeToLiveSpecification).Enabled === true) {
-    named(
-      logicalId,
-      'AWS::DynamoDB::Table',
-      'time-to-live expiry is not emulated (items never expire locally)',
-    );
-  }
-  if (asRecord(properties.StreamSpecification).StreamViewType !== undefined) {
-    named(logicalId, 'AWS::DynamoDB::Table', 'DynamoDB Streams are not emulated');
-  }
+  await applyTimeToLive(dynamodb, String(input.TableName), properties);
 }
 
 const QUEUE_ATTRIBUTES = [

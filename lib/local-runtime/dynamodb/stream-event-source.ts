@@ -199,6 +199,10 @@ export class DynamoDbStreamEventSource {
         onProblem: dependencies.onProblem,
         deliver: (records) => this.deliver(records, toRecord),
         discard: async (discarded) => {
+          dependencies.onProblem(
+            `event source ${spec.logicalId}: ${discarded.records.length} records given up (${discarded.condition})` +
+              (spec.onFailureDestination ? `, described to ${spec.onFailureDestination}` : ''),
+          );
           if (!spec.onFailureDestination) return;
           const record = lambdaOnFailureRecord({
             functionArn: spec.functionArn,

@@ -279,6 +279,31 @@ describe('DynamoDB stream event source (Lambda event source mapping)', () => {
     });
   });
 
+  it('discards records older than MaximumRecordAgeInSeconds instead of retrying them forever', async () => {
+    const { table, streamArn } = await streamTable();
+    const destination = await queue('stream-failures-age');
+    await put(table, 'stale');
+    const { calls } = await start(
+      streamArn,
+      { maximumRecordAgeSeconds: 1, onFailureDestination: destination.arn },
+      (_records, call) => failure(call),
+    );
+    const { Messages = [] } = await until(async () => {
+      const received = await sqs.send(
+        new ReceiveMessageCommand({ QueueUrl: destination.url, WaitTimeSeconds: 1, MaxNumberOfMessages: 10 }),
+      );
+      return received.Messages?.length ? received : undefined;
+    });
+    expect(JSON.parse(Messages[0]?.Body ?? '{}')).toMatchObject({
+      requestContext: { condition: 'RecordAgeExceeded' },
+      DDBStreamBatchInfo: { batchSize: 1, startSequenceNumber: calls[0]?.[0]?.dynamodb.SequenceNumber },
+    });
+    const invocations = calls.length;
+    await put(table, 'fresh');
+    await until(() => (keysOf(calls).flat().includes('fresh') ? true : undefined));
+    expect(keysOf(calls).slice(invocations).flat().includes('stale')).toBe(false);
+  });
+
   it('bisects a failing batch until the poison record is alone, and delivers every other record', async () => {
     const { table, streamArn } = await streamTable();
     const destination = await queue('stream-failures-bisect');

@@ -487,6 +487,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
         return service === 'events';
       },
       onProblem: problem,
+      ...(options.dataDir ? { checkpointDirectory: join(options.dataDir, 'stream-checkpoints') } : {}),
     };
     for (const resolver of resolvers) {
       const stack = resolver.stack;

@@ -8,6 +8,8 @@
  * shard moves on. With bisection a failing batch is split in two, which costs no retry; a partial
  * failure resumes at the first failed record.
  */
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import {
   DescribeStreamCommand,
   type DynamoDBStreamsClient,
@@ -51,6 +53,12 @@ export interface StreamReaderSpec {
   readonly filter?: (record: StreamRecord) => boolean;
   /** Delay before the n-th retry (1-based) of a failing batch. @default 100 ms doubling to 5 s */
   readonly retryDelayMillis?: (retry: number) => number;
+  /**
+   * Keep each shard's checkpoint in this file, so that a consumer started again on the same data
+   * resumes where it stopped (as a mapping on AWS does) instead of at its starting position.
+   * @default - checkpoints live in memory only
+   */
+  readonly checkpointFile?: string;
 }
 
 /**
@@ -105,6 +113,61 @@ interface PendingBatch {
 
 const defaultRetryDelay = (retry: number) => Math.min(5_000, 100 * 2 ** (retry - 1));
 
+interface ShardCheckpoint {
+  /** The last record processed (delivered, or given up). */
+  readonly sequenceNumber?: string;
+  /** A closed shard read to its end. */
+  readonly finished?: boolean;
+}
+
+/** Where each shard was left, in a file when one is given (written after every step forward). */
+class Checkpoints {
+  private shards: Record<string, ShardCheckpoint> = {};
+
+  constructor(
+    private readonly file: string | undefined,
+    private readonly streamArn: string,
+    onProblem: (message: string) => void,
+  ) {
+    if (!file || !existsSync(file)) return;
+    try {
+      const saved = JSON.parse(readFileSync(file, 'utf8')) as {
+        streamArn?: string;
+        shards?: Record<string, ShardCheckpoint>;
+      };
+      // A table created again has a new stream: the old checkpoints do not apply to it.
+      if (saved.streamArn === streamArn) this.shards = saved.shards ?? {};
+    } catch (error) {
+      onProblem(`checkpoints ${file} are unreadable (${(error as Error).message}); starting as configured`);
+    }
+  }
+
+  of(shardId: string): ShardCheckpoint | undefined {
+    return this.shards[shardId];
+  }
+
+  advance(shardId: string, record: StreamRecord | undefined): void {
+    const sequenceNumber = record?.dynamodb?.SequenceNumber;
+    if (!sequenceNumber) return;
+    this.shards[shardId] = { sequenceNumber };
+    this.save();
+  }
+
+  finish(shardId: string): void {
+    this.shards[shardId] = { ...this.shards[shardId], finished: true };
+    this.save();
+  }
+
+  private save(): void {
+    if (!this.file) return;
+    mkdirSync(dirname(this.file), { recursive: true });
+    // Write then rename: a runtime killed mid-write leaves the previous checkpoints, not half a file.
+    const partial = `${this.file}.partial`;
+    writeFileSync(partial, JSON.stringify({ streamArn: this.streamArn, shards: this.shards }));
+    renameSync(partial, this.file);
+  }
+}
+
 export class DynamoDbStreamReader<Detail> {
   private readonly abort = new AbortController();
   private readonly shards = new Map<string, ShardState>();
@@ -112,11 +175,16 @@ export class DynamoDbStreamReader<Detail> {
   private readonly firstReadAt = new WeakMap<StreamRecord, number>();
   private discovery: Promise<void> | undefined;
   private discoveryTimer: NodeJS.Timeout | undefined;
+  private readonly checkpoints: Checkpoints;
 
   constructor(
     readonly spec: StreamReaderSpec,
     private readonly dependencies: StreamReaderDependencies<Detail>,
-  ) {}
+  ) {
+    this.checkpoints = new Checkpoints(spec.checkpointFile, spec.streamArn, (message) =>
+      this.problem(message),
+    );
+  }
 
   private get stopped(): boolean {
     return this.abort.signal.aborted;
@@ -169,11 +237,14 @@ export class DynamoDbStreamReader<Detail> {
       const closed = shard.SequenceNumberRange?.EndingSequenceNumber !== undefined;
       // LATEST applies to the shards open when the consumer starts; later shards are read whole.
       const position: StartingPosition = initial ? this.spec.startingPosition : 'TRIM_HORIZON';
+      const saved = this.checkpoints.of(shardId);
       this.shards.set(shardId, {
         shard,
-        start: { type: position },
+        start: saved?.sequenceNumber
+          ? { type: 'AFTER_SEQUENCE_NUMBER', sequenceNumber: saved.sequenceNumber }
+          : { type: position },
         started: false,
-        finished: initial && closed && position === 'LATEST',
+        finished: saved?.finished === true || (initial && closed && position === 'LATEST' && !saved),
       });
     }
     const positioning: Promise<void>[] = [];
@@ -277,6 +348,7 @@ export class DynamoDbStreamReader<Detail> {
       if (iterator === undefined && buffer.length === 0) {
         // A closed shard, read to its end: its children may start now.
         state.finished = true;
+        this.checkpoints.finish(shardId);
         clearTimeout(this.discoveryTimer);
         this.scheduleDiscoveryNow();
         return;
@@ -320,6 +392,7 @@ export class DynamoDbStreamReader<Detail> {
           shardId,
           lastFailure,
         );
+        this.checkpoints.advance(shardId, pending.records[expiredCount - 1]);
         pending.records = pending.records.slice(expiredCount);
         if (pending.records.length === 0) queue.shift();
         continue;
@@ -335,11 +408,15 @@ export class DynamoDbStreamReader<Detail> {
       }
       pending.deliveries += 1;
       if (outcome.ok) {
+        this.checkpoints.advance(shardId, pending.records.at(-1));
         queue.shift();
         continue;
       }
       lastFailure = outcome.detail;
-      if (outcome.retryFrom > 0) pending.records = pending.records.slice(outcome.retryFrom);
+      if (outcome.retryFrom > 0) {
+        this.checkpoints.advance(shardId, pending.records[outcome.retryFrom - 1]);
+        pending.records = pending.records.slice(outcome.retryFrom);
+      }
       if (outcome.bisectable && this.spec.bisectBatchOnError && pending.records.length > 1) {
         const half = Math.ceil(pending.records.length / 2);
         queue.splice(
@@ -353,6 +430,7 @@ export class DynamoDbStreamReader<Detail> {
       pending.retries += 1;
       if (this.spec.maximumRetryAttempts >= 0 && pending.retries > this.spec.maximumRetryAttempts) {
         await this.discard(pending, pending.records, 'RetryAttemptsExhausted', shardId, lastFailure);
+        this.checkpoints.advance(shardId, pending.records.at(-1));
         queue.shift();
         continue;
       }

@@ -3,6 +3,7 @@
  * AWS::Lambda::EventSourceMapping whose source is a DynamoDB stream, and every AWS::Pipes::Pipe.
  * Whatever cannot run is named (with the reason), never half-run.
  */
+import { join } from 'node:path';
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { StackResolver } from '../cloud-assembly';
 import type { InvocationResult } from '../lambda-host';
@@ -24,6 +25,8 @@ export interface StreamConsumerWiring {
   /** Whether a queue, topic, function, state machine or bus with this ARN runs locally. */
   readonly isLocalDestination: (arn: string) => boolean;
   readonly onProblem: (message: string) => void;
+  /** Keep the consumers' checkpoints here (the runtime's data directory). @default - in memory */
+  readonly checkpointDirectory?: string;
 }
 
 export type DynamoDbStreamConsumer = DynamoDbStreamEventSource | DynamoDbStreamPipe;
@@ -43,6 +46,10 @@ export function dynamoDbStreamConsumers(
   const resources = Object.entries(resolver.stack.template.Resources ?? {}).filter(([logicalId]) =>
     resolver.isCreated(logicalId),
   );
+  const checkpointFile = (logicalId: string) =>
+    wiring.checkpointDirectory
+      ? { checkpointFile: join(wiring.checkpointDirectory, `${resolver.stack.stackName}.${logicalId}.json`) }
+      : {};
   for (const [logicalId, resource] of resources) {
     if (resource.Type === 'AWS::Lambda::EventSourceMapping') {
       const properties = resolver.properties(logicalId);
@@ -59,7 +66,7 @@ export function dynamoDbStreamConsumers(
               isLocalDestination: wiring.isLocalDestination,
             });
       if (typeof spec === 'string') named(logicalId, resource.Type, spec);
-      else consumers.push(new DynamoDbStreamEventSource(spec, wiring));
+      else consumers.push(new DynamoDbStreamEventSource({ ...spec, ...checkpointFile(logicalId) }, wiring));
     } else if (resource.Type === 'AWS::Pipes::Pipe') {
       const properties = resolver.properties(logicalId);
       if (properties.DesiredState === 'STOPPED') continue;
@@ -73,7 +80,7 @@ export function dynamoDbStreamConsumers(
         isLocalDestination: wiring.isLocalDestination,
       });
       if (typeof spec === 'string') named(logicalId, resource.Type, spec);
-      else consumers.push(new DynamoDbStreamPipe(spec, wiring));
+      else consumers.push(new DynamoDbStreamPipe({ ...spec, ...checkpointFile(logicalId) }, wiring));
     }
   }
   return consumers;

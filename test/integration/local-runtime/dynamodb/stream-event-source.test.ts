@@ -5,7 +5,9 @@
  * local-aws-sqs queue. Covers order, batch size, starting position, retries, bisection, partial
  * batch failures, filters and Lambda's record shapes.
  */
-
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { DynamoDBStreamSchema } from '@aws-lambda-powertools/parser/schemas/dynamodb';
 import {
   CreateTableCommand,
@@ -110,7 +112,7 @@ describe('DynamoDB stream event source (Lambda event source mapping)', () => {
     streamArn: string,
     spec: Partial<DynamoDbStreamEventSourceSpec>,
     answer: Answer = () => ok(),
-  ): Promise<{ calls: LambdaRecord[][]; events: unknown[] }> {
+  ): Promise<{ calls: LambdaRecord[][]; events: unknown[]; source: DynamoDbStreamEventSource }> {
     const calls: LambdaRecord[][] = [];
     const events: unknown[] = [];
     const source = new DynamoDbStreamEventSource(
@@ -146,7 +148,7 @@ describe('DynamoDB stream event source (Lambda event source mapping)', () => {
     );
     running.push(source);
     await source.start();
-    return { calls, events };
+    return { calls, events, source };
   }
 
   const queueUrls = new Map<string, string>();
@@ -362,6 +364,22 @@ describe('DynamoDB stream event source (Lambda event source mapping)', () => {
       ['r1', 'r2'],
     ]);
     expect(problems.some((problem) => problem.includes('not-a-sequence-number'))).toBe(true);
+  });
+
+  it('resumes from its checkpoint file when started again, instead of at its starting position', async () => {
+    const { table, streamArn } = await streamTable();
+    const checkpointFile = join(mkdtempSync(join(tmpdir(), 'stream-checkpoints-')), 'mapping.json');
+    await put(table, 'r1');
+    await put(table, 'r2');
+    const first = await start(streamArn, { checkpointFile });
+    await until(() => (first.calls.flat().length >= 2 ? true : undefined));
+    await first.source.stop();
+    await put(table, 'r3');
+    const second = await start(streamArn, { checkpointFile });
+    await until(() => (second.calls.flat().length >= 1 ? true : undefined));
+    expect(keysOf(first.calls).flat()).toEqual(['r1', 'r2']);
+    expect(keysOf(second.calls).flat()).toEqual(['r3']);
+    rmSync(dirname(checkpointFile), { recursive: true, force: true });
   });
 
   it('delivers only the records that match FilterCriteria', async () => {

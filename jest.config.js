@@ -18,7 +18,11 @@ module.exports = {
   projects: [
     layer('unit'),
     layer('infra'),
-    layer('integration'),
+    // One DynamoDB Local for the whole layer; each test file has its own tables in it.
+    layer('integration', {
+      globalSetup: '<rootDir>/test/integration/global-setup.ts',
+      globalTeardown: '<rootDir>/test/integration/global-teardown.ts',
+    }),
     // Black-box scenarios against a running system: the local runtime started by global setup,
     // or the target named by ACCEPTANCE_TARGET (see test/acceptance/setup.ts).
     layer('acceptance', {

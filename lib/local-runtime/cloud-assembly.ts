@@ -99,6 +99,11 @@ export interface LocalEnvironment {
   restApiBaseUrl(logicalId: string): string;
   /** URL of a Lambda function URL resource, ending with '/' like AWS. */
   functionUrl(logicalId: string): string;
+  /**
+   * ARN of a table's stream, known once the table exists (DynamoDB Local names streams after
+   * their creation time). @default - a placeholder ARN, for resolution without an emulator
+   */
+  tableStreamArn?(logicalId: string): string;
 }
 
 /** Maximum physical name lengths, so derived names are valid where AWS enforces a limit. */
@@ -244,7 +249,9 @@ export function createStackResolver(stack: AssemblyStack, env: LocalEnvironment)
         return fail();
       case 'AWS::DynamoDB::Table':
         if (attribute === 'Arn') return arn('dynamodb', `table/${name}`);
-        if (attribute === 'StreamArn') return arn('dynamodb', `table/${name}/stream/local`);
+        if (attribute === 'StreamArn') {
+          return env.tableStreamArn?.(logicalId) ?? arn('dynamodb', `table/${name}/stream/local`);
+        }
         return fail();
       case 'AWS::Lambda::Function':
         if (attribute === 'Arn') return arn('lambda', `function:${name}`);

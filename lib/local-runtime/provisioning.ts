@@ -57,8 +57,10 @@ export interface TargetContribution {
 export type Delivery = (arn: string, message: string, options: DeliveryOptions) => Promise<void>;
 
 export interface DeliveryOptions {
-  /** For FIFO queues (EventBridge SqsParameters.MessageGroupId). */
+  /** For FIFO queues (EventBridge SqsParameters.MessageGroupId, a pipe's SqsQueueParameters). */
   readonly messageGroupId?: string;
+  /** For FIFO queues without content-based deduplication (a pipe's SqsQueueParameters). */
+  readonly messageDeduplicationId?: string;
 }
 
 /** What every phase sees. */
@@ -88,6 +90,11 @@ export interface ListenContext extends RuntimeContext {
   ): ReadonlyArray<{ stack: AssemblyStack; logicalId: string; resource: CfnResource }>;
   /** The URL a resource is reached at (REST API base URL, function URL), for Ref/GetAtt and outputs. */
   publishUrl(stack: AssemblyStack, logicalId: string, url: string): void;
+  /**
+   * Where `Fn::GetAtt <table>.StreamArn` comes from: the backend names a table's stream only once
+   * the table exists, so the resolver asks this lookup when a template reads the attribute.
+   */
+  publishTableStreams(lookup: (stackName: string, logicalId: string) => string): void;
 }
 
 export interface StackContext extends RuntimeContext {

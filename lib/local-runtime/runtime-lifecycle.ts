@@ -32,6 +32,7 @@ export class RuntimeLifecycle {
   private readonly observers: Stoppable[] = [];
   private readonly cleanups: Array<() => void> = [];
   private readonly publishedUrls = new Map<string, string>();
+  private tableStreamArn: ((stackName: string, logicalId: string) => string) | undefined;
 
   constructor(
     private readonly options: LocalRuntimeOptions,
@@ -67,6 +68,9 @@ export class RuntimeLifecycle {
             .map(([logicalId, resource]) => ({ stack, logicalId, resource })),
         ),
       publishUrl: (stack, logicalId, url) => this.publishedUrls.set(`${stack.stackName}/${logicalId}`, url),
+      publishTableStreams: (lookup) => {
+        this.tableStreamArn = lookup;
+      },
     };
   }
 
@@ -83,6 +87,9 @@ export class RuntimeLifecycle {
       sqsEndpoint: this.context.endpoints.endpointOf('SQS') ?? '',
       restApiBaseUrl: published,
       functionUrl: published,
+      ...(this.tableStreamArn && {
+        tableStreamArn: (logicalId: string) => this.tableStreamArn?.(stack.stackName, logicalId) ?? '',
+      }),
     };
   }
 

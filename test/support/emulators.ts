@@ -1,24 +1,49 @@
 /**
- * Real emulators for tests: dynalite (DynamoDB) and the local runtime's SQS service, each on an ephemeral
- * loopback port, reached through the real AWS SDK v3 clients. Nothing here mocks a client.
+ * Real emulators for tests: DynamoDB Local (AWS's own DynamoDB emulator) and the local runtime's SQS
+ * service, each on an ephemeral loopback port, reached through the real AWS SDK v3 clients. Nothing
+ * here mocks a client.
  */
 
+import { createHash } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import {
-  type RunningServer,
-  startDynamoDbEmulator,
-  startSqsEmulator,
-} from '../../lib/local-runtime/emulators';
+import { startDynamoDbLocal as launchDynamoDbLocal } from '../../lib/local-runtime/dynamodb/dynamodb-local';
+import { type RunningServer, startSqsEmulator } from '../../lib/local-runtime/emulators';
 
 export const TEST_REGION = 'us-east-1';
-export const TEST_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+
+/** Set by a Jest project's global setup to the DynamoDB Local its test files share. */
+export const SHARED_DYNAMODB_ENDPOINT_ENV = 'TEST_SHARED_DYNAMODB_ENDPOINT';
+
+/**
+ * DynamoDB Local (without -sharedDb) keeps one database per access key id, which may hold letters
+ * and digits only: a key derived from the test file's path gives each test file its own tables on
+ * a shared emulator, and the same key whenever the file loads this module again (isolateModules).
+ */
+function accessKeyIdOfThisTestFile(): string {
+  const testPath = typeof expect === 'undefined' ? undefined : expect.getState().testPath;
+  return `test${createHash('sha256')
+    .update(testPath ?? `process-${process.pid}`)
+    .digest('hex')
+    .slice(0, 24)}`;
+}
+
+export const TEST_CREDENTIALS = {
+  accessKeyId: accessKeyIdOfThisTestFile(),
+  secretAccessKey: 'local',
+};
 
 export type RunningEmulator = RunningServer;
 
-/** Starts an in-memory dynalite, configured as the local runtime runs it (tables ready at once). */
-export function startDynalite(): Promise<RunningEmulator> {
-  return startDynamoDbEmulator();
+/**
+ * DynamoDB Local for this test file: the Jest project's shared JVM when its global setup started
+ * one (stopping is then the global teardown's job), otherwise a JVM of its own. Either way the file
+ * sees only its own tables (see TEST_CREDENTIALS).
+ */
+export async function startDynamoDbLocal(): Promise<RunningEmulator> {
+  const shared = process.env[SHARED_DYNAMODB_ENDPOINT_ENV];
+  if (shared) return { endpoint: shared, stop: async () => undefined };
+  return launchDynamoDbLocal({ sharedDb: false });
 }
 
 /**

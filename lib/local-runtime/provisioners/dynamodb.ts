@@ -1,6 +1,7 @@
 /**
- * DynamoDB: the storage backend (startDynamoDbEmulator, persisted under `<data>/dynamodb` with
- * --data) and one table per AWS::DynamoDB::Table, with its indexes.
+ * DynamoDB: the storage backend (DynamoDB Local through startDynamoDbEmulator, persisted under
+ * `<data>/dynamodb` with --data; its Streams API on the same endpoint) and one table per
+ * AWS::DynamoDB::Table, with its indexes, its stream and its time to live.
  */
 import { join } from 'node:path';
 import {
@@ -9,6 +10,8 @@ import {
   DynamoDBClient,
   ResourceInUseException,
 } from '@aws-sdk/client-dynamodb';
+import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import { applyTimeToLive, LocalTableStreams, streamSpecification } from '../dynamodb';
 import { startDynamoDbEmulator } from '../emulators';
 import type { ListenContext, Provisioner, StackContext } from '../provisioning';
 import { asRecord } from './values';
@@ -19,6 +22,8 @@ export class DynamoDbProvisioner implements Provisioner {
   readonly name = 'DynamoDB';
   readonly resourceTypes = { runs: [TABLE] };
   private dynamodb: DynamoDBClient | undefined;
+  private streamsClient: DynamoDBStreamsClient | undefined;
+  private tables: LocalTableStreams | undefined;
 
   /** A client for the backend (once it listens). */
   get client(): DynamoDBClient {
@@ -26,14 +31,36 @@ export class DynamoDbProvisioner implements Provisioner {
     return this.dynamodb;
   }
 
+  /** A DynamoDB Streams client for the backend (once it listens). */
+  get streams(): DynamoDBStreamsClient {
+    if (!this.streamsClient) throw new Error('DynamoDB is not listening yet');
+    return this.streamsClient;
+  }
+
+  /** The streams of the tables this runtime created. */
+  get tableStreams(): LocalTableStreams {
+    if (!this.tables) throw new Error('DynamoDB is not listening yet');
+    return this.tables;
+  }
+
   async listen(context: ListenContext): Promise<void> {
     const dataDir = context.options.dataDir;
     const server = await startDynamoDbEmulator(dataDir ? join(dataDir, 'dynamodb') : undefined);
     context.stopWith(server, 'backend');
     context.endpoints.announce('DYNAMODB', server.endpoint);
+    // DynamoDB Local serves the Streams API on the same endpoint.
+    context.endpoints.announce('DYNAMODB_STREAMS', server.endpoint);
     const client = new DynamoDBClient({ ...context.clientConfig(), endpoint: server.endpoint });
+    const streams = new DynamoDBStreamsClient({ ...context.clientConfig(), endpoint: server.endpoint });
     this.dynamodb = client;
-    context.onStop(() => client.destroy());
+    this.streamsClient = streams;
+    const tables = new LocalTableStreams(client);
+    this.tables = tables;
+    context.publishTableStreams((stackName, logicalId) => tables.streamArn(stackName, logicalId));
+    context.onStop(() => {
+      client.destroy();
+      streams.destroy();
+    });
     context.log(
       dataDir
         ? `data: DynamoDB tables persist in ${dataDir}`
@@ -58,8 +85,10 @@ export class DynamoDbProvisioner implements Provisioner {
         ...(payPerRequest ? {} : { ProvisionedThroughput: ProvisionedThroughput ?? defaultThroughput }),
       };
     };
+    const stream = streamSpecification(properties);
     const input = {
       TableName: context.resolver.physicalName(logicalId),
+      ...(stream ? { StreamSpecification: stream } : {}),
       KeySchema: properties.KeySchema,
       AttributeDefinitions: properties.AttributeDefinitions,
       ...(payPerRequest
@@ -88,11 +117,8 @@ export class DynamoDbProvisioner implements Provisioner {
         throw new Error(`Cannot create table ${logicalId}: ${(error as Error).message}`);
       }
     }
-    if (asRecord(properties.TimeToLiveSpecification).Enabled === true) {
-      context.named(logicalId, TABLE, 'time-to-live expiry is not emulated (items never expire locally)');
-    }
-    if (asRecord(properties.StreamSpecification).StreamViewType !== undefined) {
-      context.named(logicalId, TABLE, 'DynamoDB Streams are not emulated');
-    }
+    // DynamoDB Local enforces time to live (within seconds, where AWS may take days).
+    await applyTimeToLive(this.client, String(input.TableName), properties);
+    await this.tableStreams.register(context.stack.stackName, logicalId, String(input.TableName), stream);
   }
 }

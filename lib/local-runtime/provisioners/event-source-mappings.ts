@@ -1,7 +1,7 @@
 /**
  * Lambda event source mappings (AWS::Lambda::EventSourceMapping): each mapping is run by the event
- * source kind that reads its source ARN (SQS queues today; a DynamoDB stream kind plugs in as one
- * more entry of `kinds`), once for the function and once for each of its fault-hook copies.
+ * source kind that reads its source ARN (SQS queues here, DynamoDB streams in ./dynamodb-streams.ts),
+ * once for the function and once for each of its fault-hook copies.
  */
 import { replicaSuffix } from '../fault-hooks';
 import type { LambdaFunctionSpec } from '../lambda-host';
@@ -15,8 +15,9 @@ const MAPPING = 'AWS::Lambda::EventSourceMapping';
 
 /** One mapping, for one consumer (the function itself, or one of its copies). */
 export interface EventSourceMapping {
-  /** The mapping's logical id (a copy's mapping carries the copy's suffix). */
+  /** The mapping's logical id (a copy's mapping carries the copy's suffix), in `stackName`. */
   readonly logicalId: string;
+  readonly stackName: string;
   readonly sourceArn: string;
   /** The mapping's resolved properties (BatchSize, FunctionResponseTypes, ScalingConfig...). */
   readonly properties: Readonly<Record<string, unknown>>;
@@ -24,7 +25,8 @@ export interface EventSourceMapping {
 }
 
 export interface EventSource extends Stoppable {
-  start(): void;
+  /** Resolves once the source is positioned (a stream at LATEST reads from here on). */
+  start(): void | Promise<void>;
 }
 
 /** A kind of source Lambda polls for its functions. */
@@ -33,7 +35,8 @@ export interface EventSourceKind {
   readonly description: string;
   /** Whether the source ARN is one of this kind that the app declares. */
   reads(sourceArn: string): boolean;
-  create(mapping: EventSourceMapping, context: RuntimeContext): EventSource;
+  /** The running source, or the reason the mapping is not run (named at start). */
+  create(mapping: EventSourceMapping, context: RuntimeContext): EventSource | string;
 }
 
 export class EventSourceMappingProvisioner implements Provisioner {
@@ -69,18 +72,26 @@ export class EventSourceMappingProvisioner implements Provisioner {
       }
       for (const [replica, consumer] of [fn, ...this.lambda.replicasOf(fn.functionArn)].entries()) {
         const mappingLogicalId = replica === 0 ? logicalId : `${logicalId}${replicaSuffix(replica)}`;
-        this.sources.push(
-          kind.create({ logicalId: mappingLogicalId, sourceArn, properties, consumer }, context),
+        const source = kind.create(
+          {
+            logicalId: mappingLogicalId,
+            stackName: context.stack.stackName,
+            sourceArn,
+            properties,
+            consumer,
+          },
+          context,
         );
+        if (typeof source === 'string') context.named(mappingLogicalId, MAPPING, source);
+        else this.sources.push(source);
       }
     }
   }
 
   async start(context: RuntimeContext): Promise<void> {
-    for (const source of this.sources) {
-      source.start();
-      context.stopWith(source, 'producer');
-    }
+    // Started together, and awaited: the runtime reports ready only once every source is positioned.
+    for (const source of this.sources) context.stopWith(source, 'producer');
+    await Promise.all(this.sources.map((source) => source.start()));
   }
 }
 

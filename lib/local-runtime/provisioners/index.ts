@@ -7,6 +7,7 @@ import { ProvisionerRegistry } from '../provisioning';
 import { ApiGatewayProvisioner } from './api-gateway';
 import { awsOnlyResources } from './aws-only';
 import { DynamoDbProvisioner } from './dynamodb';
+import { dynamoDbStreams, PipesProvisioner } from './dynamodb-streams';
 import { EventSourceMappingProvisioner, sqsQueues } from './event-source-mappings';
 import { EventBridgeProvisioner } from './eventbridge';
 import { FunctionUrlProvisioner } from './function-urls';
@@ -22,17 +23,20 @@ export function standardProvisioners(): ProvisionerRegistry {
   const sqs = new SqsProvisioner();
   const lambda = new LambdaProvisioner();
   const eventBridge = new EventBridgeProvisioner(lambda);
+  const sns = new SnsProvisioner(lambda);
+  const streamNeighbours = { dynamodb, sqs, sns, lambda, eventBridge };
   return new ProvisionerRegistry([
     awsOnlyResources,
     new UnsupportedServices(),
     dynamodb,
     sqs,
     lambda,
-    new SnsProvisioner(lambda),
+    sns,
     eventBridge,
     new StepFunctionsProvisioner({ dynamodb, sqs, eventBridge, lambda }),
     new FunctionUrlProvisioner(lambda),
     new ApiGatewayProvisioner(lambda),
-    new EventSourceMappingProvisioner(lambda, [sqsQueues(sqs, lambda)]),
+    new EventSourceMappingProvisioner(lambda, [sqsQueues(sqs, lambda), dynamoDbStreams(streamNeighbours)]),
+    new PipesProvisioner(streamNeighbours),
   ]);
 }

@@ -25,6 +25,11 @@ export class SnsProvisioner implements Provisioner {
     return this.sns;
   }
 
+  /** Whether the app declares this topic (once provisioned). */
+  hasTopic(topicArn: string): boolean {
+    return this.topics.has(topicArn);
+  }
+
   async listen(context: ListenContext): Promise<void> {
     const sns = new LocalSns(
       {

@@ -71,6 +71,9 @@ export class SqsProvisioner implements Provisioner {
           QueueUrl: this.queueUrl(queueArn),
           MessageBody: message,
           ...(options.messageGroupId ? { MessageGroupId: options.messageGroupId } : {}),
+          ...(options.messageDeduplicationId
+            ? { MessageDeduplicationId: options.messageDeduplicationId }
+            : {}),
         }),
       );
     });

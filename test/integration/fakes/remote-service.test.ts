@@ -1,10 +1,10 @@
 /**
- * The fake remote services over real HTTP (function URL double), with the ledger on dynalite.
+ * The fake remote services over real HTTP (function URL double), with the ledger on DynamoDB Local.
  */
 import { randomUUID } from 'node:crypto';
 import { FAKES_METRICS_NAMESPACE, FakesEnvKey } from '../../../lambdas/fakes/contracts';
 import { PowertoolsEnvKey } from '../../../lambdas/shared/env';
-import { startDynalite, TEST_CREDENTIALS, TEST_REGION } from '../../support/emulators';
+import { startDynamoDbLocal, TEST_CREDENTIALS, TEST_REGION } from '../../support/emulators';
 import { startFunctionUrlServer } from '../../support/function-url-server';
 import {
   type AgentHarness,
@@ -252,9 +252,14 @@ describe('remote service failures', () => {
   });
 
   it('throws (the function URL answers 502, which agents retry) when the ledger is unavailable', async () => {
-    const dynalite = await startDynalite(); // no ledger table in it
+    // The ledger named here was never created (this file's database holds only the harness's).
+    const dynamoDb = await startDynamoDbLocal();
     try {
-      const handler = await load({ AWS_ENDPOINT_URL_DYNAMODB: dynalite.endpoint, ...TEST_AWS_ENV });
+      const handler = await load({
+        AWS_ENDPOINT_URL_DYNAMODB: dynamoDb.endpoint,
+        [FakesEnvKey.LedgerTableName]: 'ledger-never-created',
+        ...TEST_AWS_ENV,
+      });
       const server = await startFunctionUrlServer(handler);
       try {
         const answer = await fetch(`${server.url}/payments/charges`, {
@@ -274,7 +279,7 @@ describe('remote service failures', () => {
         await server.stop();
       }
     } finally {
-      await dynalite.stop();
+      await dynamoDb.stop();
     }
   });
 });

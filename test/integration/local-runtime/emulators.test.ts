@@ -4,7 +4,7 @@ import {
   dynamoClient,
   type RunningEmulator,
   sqsClient,
-  startDynalite,
+  startDynamoDbLocal,
   startLocalSqs,
 } from '../../support/emulators';
 
@@ -12,13 +12,13 @@ describe('test emulators', () => {
   let dynamo: RunningEmulator;
   let sqs: RunningEmulator;
   beforeAll(async () => {
-    [dynamo, sqs] = await Promise.all([startDynalite(), startLocalSqs()]);
+    [dynamo, sqs] = await Promise.all([startDynamoDbLocal(), startLocalSqs()]);
   });
   afterAll(async () => {
     await Promise.all([dynamo.stop(), sqs.stop()]);
   });
 
-  it('dynalite rejects a conditional put on an existing item', async () => {
+  it('DynamoDB Local rejects a conditional put on an existing item', async () => {
     const client = dynamoClient(dynamo.endpoint);
     await client.send(
       new CreateTableCommand({

@@ -32,7 +32,7 @@ import {
 import { allStates } from '../../../lib/platform/guardrails';
 import { resolveParameters } from '../../infra/support/asl-parameters';
 import { stateMachineDefinition, synthesizeStack } from '../../infra/support/synth';
-import { dynamoClient, type RunningEmulator, startDynalite } from '../../support/emulators';
+import { dynamoClient, type RunningEmulator, startDynamoDbLocal } from '../../support/emulators';
 
 const ORDER_ID = 'order-42';
 const HOLDER = `${ORDER_ID}--attempt-2`;
@@ -63,7 +63,7 @@ function claimedRecord(): Record<string, AttributeValue> {
   };
 }
 
-describe('fenced store updates of the synthesized state machine (dynalite)', () => {
+describe('fenced store updates of the synthesized state machine (DynamoDB Local)', () => {
   let dynamo: RunningEmulator;
   let client: DynamoDBClient;
   let tableName: string;
@@ -75,7 +75,7 @@ describe('fenced store updates of the synthesized state machine (dynalite)', () 
   let tables = 0;
 
   beforeAll(async () => {
-    dynamo = await startDynalite();
+    dynamo = await startDynamoDbLocal();
     client = dynamoClient(dynamo.endpoint);
     const { template, stack } = synthesizeStack('local');
     const states = allStates(stateMachineDefinition(template));

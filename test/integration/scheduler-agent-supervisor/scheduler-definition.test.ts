@@ -1,6 +1,6 @@
 /**
  * The real scheduler state machine, synthesized from the CDK stack (profile local), run by the
- * local Step Functions runtime against dynalite and the runtime's SQS service. A scripted agent answers the
+ * local Step Functions runtime against DynamoDB Local and the runtime's SQS service. A scripted agent answers the
  * agent queues through the real SFN API, the way the agent Lambda does.
  */
 import { type AttributeValue, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';

@@ -6,7 +6,7 @@ import { StackOutput } from '../../../lib/scheduler-agent-supervisor/stack';
 import {
   dynamoClient,
   type RunningEmulator,
-  startDynalite,
+  startDynamoDbLocal,
   TEST_CREDENTIALS,
   TEST_REGION,
 } from '../../support/emulators';
@@ -14,7 +14,7 @@ import {
 describe('order transition log observer', () => {
   let dynamo: RunningEmulator;
   beforeAll(async () => {
-    dynamo = await startDynalite();
+    dynamo = await startDynamoDbLocal();
   });
   afterAll(() => dynamo.stop());
 

@@ -1,5 +1,5 @@
 /**
- * Shared set-up of the SFN integration tests: real dynalite + the SQS service, the local Step
+ * Shared set-up of the SFN integration tests: real DynamoDB Local + the SQS service, the local Step
  * Functions runtime wired to them, and a real @aws-sdk/client-sfn client pointed at it.
  */
 import { CreateTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -24,7 +24,7 @@ import {
   dynamoClient,
   type RunningEmulator,
   sqsClient,
-  startDynalite,
+  startDynamoDbLocal,
   startLocalSqs,
   TEST_CREDENTIALS,
   TEST_REGION,
@@ -43,7 +43,7 @@ export async function startSfnHarness(
   extra: Pick<LocalStepFunctionsOptions, 'putEvents' | 'invokeLambda'> = {},
 ): Promise<SfnHarness> {
   const [dynamoEmulator, sqsEmulator]: RunningEmulator[] = await Promise.all([
-    startDynalite(),
+    startDynamoDbLocal(),
     startLocalSqs(),
   ]);
   const dynamodb = dynamoClient(dynamoEmulator?.endpoint ?? '');

@@ -10,7 +10,7 @@ import { createTable, register, type SfnHarness, startSfnHarness, waitForEnd } f
 const STATE_TABLE = 'sfn-state';
 const ORDERS_TABLE = 'sfn-orders';
 
-describe('service integrations (real dynalite, injected EventBridge and Lambda)', () => {
+describe('service integrations (real DynamoDB Local, injected EventBridge and Lambda)', () => {
   let h: SfnHarness;
   const putEventsCalls: PutEventsEntry[][] = [];
   let putEventsReply: (entries: readonly PutEventsEntry[]) => Promise<PutEventsOutcome> = async (

@@ -1,6 +1,6 @@
 /**
  * The real agent handler, fed SQS-shaped events, calling the real remote service handler over HTTP
- * (function URL double), de-duplicating through Powertools idempotency on dynalite, and answering
+ * (function URL double), de-duplicating through Powertools idempotency on DynamoDB Local, and answering
  * a scripted Step Functions endpoint.
  */
 import { AgentError, EnvKey, OrderMetric } from '../../../../lambdas/scheduler-agent-supervisor/contracts';

@@ -1,5 +1,5 @@
 /**
- * Shared wiring of the agent integration tests: dynalite (idempotency table + ledger), the remote
+ * Shared wiring of the agent integration tests: DynamoDB Local (idempotency table + ledger), the remote
  * service handler served over HTTP as a function URL, and a scripted Step Functions endpoint for
  * the task callbacks. Handlers are loaded after the environment is set, the way Lambda loads them.
  */
@@ -28,7 +28,7 @@ import {
 import {
   dynamoClient,
   type RunningEmulator,
-  startDynalite,
+  startDynamoDbLocal,
   useEmulatorEndpoints,
 } from '../../../support/emulators';
 import {
@@ -65,11 +65,11 @@ export async function startAgentHarness(options: {
   readonly server?: FunctionUrlServerOptions;
 }): Promise<AgentHarness> {
   const logs = captureStdout();
-  const dynalite: RunningEmulator = await startDynalite();
+  const dynamoDbLocal: RunningEmulator = await startDynamoDbLocal();
   const sfn = await startAwsJsonEndpoint();
-  const dynamo = dynamoClient(dynalite.endpoint);
+  const dynamo = dynamoClient(dynamoDbLocal.endpoint);
   await createTables(dynamo);
-  useEmulatorEndpoints({ dynamodb: dynalite.endpoint, sfn: sfn.endpoint });
+  useEmulatorEndpoints({ dynamodb: dynamoDbLocal.endpoint, sfn: sfn.endpoint });
   Object.assign(process.env, {
     [FakesEnvKey.LedgerTableName]: LEDGER_TABLE,
     [FakesEnvKey.StallMillis]: String(options.stallMillis),
@@ -102,7 +102,7 @@ export async function startAgentHarness(options: {
     },
     async stop() {
       await remote.settled();
-      await Promise.all([remote.stop(), sfn.stop(), dynalite.stop()]);
+      await Promise.all([remote.stop(), sfn.stop(), dynamoDbLocal.stop()]);
       logs.restore();
     },
   };

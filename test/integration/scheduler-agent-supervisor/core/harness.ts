@@ -1,5 +1,5 @@
 /**
- * Integration harness for the order handlers: real dynalite and the runtime's SQS service, the real AWS SDK,
+ * Integration harness for the order handlers: real DynamoDB Local and the runtime's SQS service, the real AWS SDK,
  * AWS-JSON endpoint doubles for Step Functions and EventBridge, and the real handler modules loaded
  * fresh (after their environment is set) for each configuration under test.
  */
@@ -36,7 +36,7 @@ import {
   dynamoClient,
   type RunningEmulator,
   sqsClient,
-  startDynalite,
+  startDynamoDbLocal,
   startLocalSqs,
   TEST_REGION,
   useEmulatorEndpoints,
@@ -77,7 +77,7 @@ export type ForwardHook = (
 ) => Promise<InjectedError | undefined> | InjectedError | undefined;
 
 /**
- * A pass-through HTTP proxy in front of dynalite that records every DynamoDB operation the code
+ * A pass-through HTTP proxy in front of DynamoDB Local that records every DynamoDB operation the code
  * under test sends, and can pause a request (a hook) to force an interleaving deterministically.
  */
 export interface RecordingProxy {
@@ -173,13 +173,13 @@ export interface CoreWorld {
 
 /** Starts the emulators and points every SDK client the handlers create at them. */
 export async function startCoreWorld(): Promise<CoreWorld> {
-  const [dynalite, localSqs, sfn, events] = await Promise.all([
-    startDynalite(),
+  const [dynamoDbLocal, localSqs, sfn, events] = await Promise.all([
+    startDynamoDbLocal(),
     startLocalSqs(),
     startAwsJsonEndpoint(),
     startAwsJsonEndpoint(),
   ]);
-  const dynamo = await startRecordingProxy(dynalite.endpoint);
+  const dynamo = await startRecordingProxy(dynamoDbLocal.endpoint);
   useEmulatorEndpoints({
     dynamodb: dynamo.endpoint,
     sqs: localSqs.endpoint,
@@ -189,13 +189,13 @@ export async function startCoreWorld(): Promise<CoreWorld> {
   // Handlers log and emit metrics through Powertools; tests read outcomes from the stores instead.
   process.env.POWERTOOLS_LOG_LEVEL = process.env.CORE_TEST_LOG_LEVEL ?? 'SILENT';
   process.env.POWERTOOLS_METRICS_DISABLED = 'true';
-  const emulators: RunningEmulator[] = [dynalite, localSqs];
+  const emulators: RunningEmulator[] = [dynamoDbLocal, localSqs];
   return {
     dynamo,
     sqsEndpoint: localSqs.endpoint,
     sfn,
     events,
-    doc: DynamoDBDocumentClient.from(dynamoClient(dynalite.endpoint)),
+    doc: DynamoDBDocumentClient.from(dynamoClient(dynamoDbLocal.endpoint)),
     sqs: sqsClient(localSqs.endpoint),
     stop: async () => {
       await dynamo.stop();

@@ -1,0 +1,480 @@
+/**
+ * The stream-reading core shared by Lambda event source mappings and EventBridge Pipes on a
+ * DynamoDB stream, run the way Lambda's stream pollers run: one reader per shard, parents before
+ * children, records in order, one batch in flight per shard. A batch is BatchSize records or what
+ * arrived within MaximumBatchingWindowInSeconds. A failed batch is retried (it blocks its shard)
+ * until it succeeds, its records are older than MaximumRecordAgeInSeconds, or it has been retried
+ * MaximumRetryAttempts times; then it is discarded (the consumer sends its failure record) and the
+ * shard moves on. With bisection a failing batch is split in two, which costs no retry; a partial
+ * failure resumes at the first failed record.
+ */
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import {
+  DescribeStreamCommand,
+  type DynamoDBStreamsClient,
+  ExpiredIteratorException,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+  type GetShardIteratorCommandInput,
+  type Shard,
+  type _Record as StreamRecord,
+  TrimmedDataAccessException,
+} from '@aws-sdk/client-dynamodb-streams';
+import type { DiscardCondition } from './stream-records';
+
+/** DynamoDB Streams keep records for 24 hours: "until the record expires" means this. */
+export const STREAM_RETENTION_SECONDS = 24 * 60 * 60;
+/** GetRecords returns at most 1000 records. */
+const MAX_RECORDS_PER_READ = 1000;
+/** Lambda polls each shard about four times a second when it is idle. */
+const MIN_POLL_MILLIS = 50;
+const MAX_POLL_MILLIS = 250;
+const DISCOVERY_INTERVAL_MILLIS = 2_000;
+/** DynamoDB Local stamps ApproximateCreationDateTime to the minute; a record is at most this much younger. */
+const CREATION_TIME_GRANULARITY_MILLIS = 60_000;
+
+export type StartingPosition = 'TRIM_HORIZON' | 'LATEST';
+
+export interface StreamReaderSpec {
+  /** Names the consumer in problems. */
+  readonly logicalId: string;
+  readonly streamArn: string;
+  readonly startingPosition: StartingPosition;
+  readonly batchSize: number;
+  readonly maximumBatchingWindowSeconds: number;
+  /** Retries of a failing batch before it is discarded; -1 retries until its records expire. */
+  readonly maximumRetryAttempts: number;
+  /** Records older than this are discarded instead of delivered; -1 means the stream's retention. */
+  readonly maximumRecordAgeSeconds: number;
+  /** Split a batch that failed (not a partial failure) in two and retry the halves. */
+  readonly bisectBatchOnError: boolean;
+  /** Records it rejects are skipped as if processed (FilterCriteria). @default - every record */
+  readonly filter?: (record: StreamRecord) => boolean;
+  /** Delay before the n-th retry (1-based) of a failing batch. @default 100 ms doubling to 5 s */
+  readonly retryDelayMillis?: (retry: number) => number;
+  /**
+   * Keep each shard's checkpoint in this file, so that a consumer started again on the same data
+   * resumes where it stopped (as a mapping on AWS does) instead of at its starting position.
+   * @default - checkpoints live in memory only
+   */
+  readonly checkpointFile?: string;
+}
+
+/**
+ * What became of a delivered batch. On failure, every record from index `retryFrom` on is retried
+ * (0: the whole batch); `bisectable` says whether bisection applies (a failed invocation, not a
+ * reported partial failure). `detail` is kept for the failure record if the batch is discarded.
+ */
+export type BatchOutcome<Detail> =
+  | { readonly ok: true }
+  | {
+      readonly ok: false;
+      readonly retryFrom: number;
+      readonly bisectable: boolean;
+      readonly detail?: Detail;
+    };
+
+export interface DiscardedBatch<Detail> {
+  readonly condition: DiscardCondition;
+  readonly records: readonly StreamRecord[];
+  readonly shardId: string;
+  readonly streamArn: string;
+  /** Deliveries that included these records (Lambda's approximateInvokeCount). */
+  readonly deliveries: number;
+  /** The detail of the last failed delivery, if there was one. */
+  readonly lastFailure?: Detail;
+}
+
+export interface StreamReaderDependencies<Detail> {
+  readonly streams: DynamoDBStreamsClient;
+  /** Hands one batch (in stream order, never empty) to the consumer. A throw is retried, uncounted. */
+  readonly deliver: (records: readonly StreamRecord[], shardId: string) => Promise<BatchOutcome<Detail>>;
+  /** Sends the failure record of given-up records. A throw is retried until it succeeds. */
+  readonly discard: (batch: DiscardedBatch<Detail>) => Promise<void>;
+  readonly onProblem: (message: string) => void;
+}
+
+interface ShardState {
+  readonly shard: Shard;
+  /** Where reading starts: the initial position, or after the last record read (after a lost iterator). */
+  start:
+    | { readonly type: StartingPosition }
+    | { readonly type: 'AFTER_SEQUENCE_NUMBER'; sequenceNumber: string };
+  started: boolean;
+  finished: boolean;
+}
+
+interface PendingBatch {
+  records: StreamRecord[];
+  retries: number;
+  deliveries: number;
+}
+
+const defaultRetryDelay = (retry: number) => Math.min(5_000, 100 * 2 ** (retry - 1));
+
+interface ShardCheckpoint {
+  /** The last record processed (delivered, or given up). */
+  readonly sequenceNumber?: string;
+  /** A closed shard read to its end. */
+  readonly finished?: boolean;
+}
+
+/** Where each shard was left, in a file when one is given (written after every step forward). */
+class Checkpoints {
+  private shards: Record<string, ShardCheckpoint> = {};
+
+  constructor(
+    private readonly file: string | undefined,
+    private readonly streamArn: string,
+    onProblem: (message: string) => void,
+  ) {
+    if (!file || !existsSync(file)) return;
+    try {
+      const saved = JSON.parse(readFileSync(file, 'utf8')) as {
+        streamArn?: string;
+        shards?: Record<string, ShardCheckpoint>;
+      };
+      // A table created again has a new stream: the old checkpoints do not apply to it.
+      if (saved.streamArn === streamArn) this.shards = saved.shards ?? {};
+    } catch (error) {
+      onProblem(`checkpoints ${file} are unreadable (${(error as Error).message}); starting as configured`);
+    }
+  }
+
+  of(shardId: string): ShardCheckpoint | undefined {
+    return this.shards[shardId];
+  }
+
+  advance(shardId: string, record: StreamRecord | undefined): void {
+    const sequenceNumber = record?.dynamodb?.SequenceNumber;
+    if (!sequenceNumber) return;
+    this.shards[shardId] = { sequenceNumber };
+    this.save();
+  }
+
+  finish(shardId: string): void {
+    this.shards[shardId] = { ...this.shards[shardId], finished: true };
+    this.save();
+  }
+
+  private save(): void {
+    if (!this.file) return;
+    mkdirSync(dirname(this.file), { recursive: true });
+    // Write then rename: a runtime killed mid-write leaves the previous checkpoints, not half a file.
+    const partial = `${this.file}.partial`;
+    writeFileSync(partial, JSON.stringify({ streamArn: this.streamArn, shards: this.shards }));
+    renameSync(partial, this.file);
+  }
+}
+
+export class DynamoDbStreamReader<Detail> {
+  private readonly abort = new AbortController();
+  private readonly shards = new Map<string, ShardState>();
+  private readonly running = new Set<Promise<void>>();
+  private readonly firstReadAt = new WeakMap<StreamRecord, number>();
+  private discovery: Promise<void> | undefined;
+  private discoveryTimer: NodeJS.Timeout | undefined;
+  private readonly checkpoints: Checkpoints;
+
+  constructor(
+    readonly spec: StreamReaderSpec,
+    private readonly dependencies: StreamReaderDependencies<Detail>,
+  ) {
+    this.checkpoints = new Checkpoints(spec.checkpointFile, spec.streamArn, (message) =>
+      this.problem(message),
+    );
+  }
+
+  private get stopped(): boolean {
+    return this.abort.signal.aborted;
+  }
+
+  /** Resolves once every open shard is positioned (records written after that are read, even with LATEST). */
+  async start(): Promise<void> {
+    await this.discover(true);
+    this.scheduleDiscovery();
+  }
+
+  async stop(): Promise<void> {
+    this.abort.abort();
+    clearTimeout(this.discoveryTimer);
+    await this.discovery?.catch(() => undefined);
+    await Promise.allSettled([...this.running]);
+  }
+
+  private scheduleDiscovery(): void {
+    if (this.stopped) return;
+    this.discoveryTimer = setTimeout(() => {
+      this.discovery = this.discover(false)
+        .catch((error: Error) => this.problem(`cannot describe the stream: ${error.name}: ${error.message}`))
+        .finally(() => this.scheduleDiscovery());
+    }, DISCOVERY_INTERVAL_MILLIS);
+  }
+
+  private problem(message: string): void {
+    if (!this.stopped) this.dependencies.onProblem(`stream consumer ${this.spec.logicalId}: ${message}`);
+  }
+
+  /** Lists the stream's shards and starts a reader for each whose parent is done. */
+  private async discover(initial: boolean): Promise<void> {
+    const shards: Shard[] = [];
+    let exclusiveStartShardId: string | undefined;
+    do {
+      const { StreamDescription } = await this.dependencies.streams.send(
+        new DescribeStreamCommand({
+          StreamArn: this.spec.streamArn,
+          ExclusiveStartShardId: exclusiveStartShardId,
+        }),
+        { abortSignal: this.abort.signal },
+      );
+      shards.push(...(StreamDescription?.Shards ?? []));
+      exclusiveStartShardId = StreamDescription?.LastEvaluatedShardId;
+    } while (exclusiveStartShardId && !this.stopped);
+    for (const shard of shards) {
+      const shardId = shard.ShardId;
+      if (!shardId || this.shards.has(shardId)) continue;
+      const closed = shard.SequenceNumberRange?.EndingSequenceNumber !== undefined;
+      // LATEST applies to the shards open when the consumer starts; later shards are read whole.
+      const position: StartingPosition = initial ? this.spec.startingPosition : 'TRIM_HORIZON';
+      const saved = this.checkpoints.of(shardId);
+      this.shards.set(shardId, {
+        shard,
+        start: saved?.sequenceNumber
+          ? { type: 'AFTER_SEQUENCE_NUMBER', sequenceNumber: saved.sequenceNumber }
+          : { type: position },
+        started: false,
+        finished: saved?.finished === true || (initial && closed && position === 'LATEST' && !saved),
+      });
+    }
+    const positioning: Promise<void>[] = [];
+    for (const state of this.shards.values()) {
+      const parent = state.shard.ParentShardId ? this.shards.get(state.shard.ParentShardId) : undefined;
+      if (state.started || state.finished || (parent && !parent.finished)) continue;
+      state.started = true;
+      positioning.push(this.runShard(state));
+    }
+    await Promise.all(positioning);
+  }
+
+  /** Positions the shard's iterator, then reads and delivers in the background until the shard ends. */
+  private async runShard(state: ShardState): Promise<void> {
+    const shardId = state.shard.ShardId ?? '';
+    let iterator: string | undefined;
+    try {
+      iterator = await this.iterator(state);
+    } catch (error) {
+      this.problem(`cannot read shard ${shardId}: ${(error as Error).message}`);
+      state.started = false;
+      return;
+    }
+    const reading = this.readShard(state, iterator).finally(() => this.running.delete(reading));
+    this.running.add(reading);
+  }
+
+  private async iterator(state: ShardState): Promise<string | undefined> {
+    const input: GetShardIteratorCommandInput = {
+      StreamArn: this.spec.streamArn,
+      ShardId: state.shard.ShardId,
+      ShardIteratorType: state.start.type,
+      ...(state.start.type === 'AFTER_SEQUENCE_NUMBER' ? { SequenceNumber: state.start.sequenceNumber } : {}),
+    };
+    try {
+      const { ShardIterator } = await this.dependencies.streams.send(new GetShardIteratorCommand(input), {
+        abortSignal: this.abort.signal,
+      });
+      return ShardIterator;
+    } catch (error) {
+      if (!(error instanceof TrimmedDataAccessException)) throw error;
+      this.problem(`records after ${JSON.stringify(state.start)} in shard ${state.shard.ShardId} expired`);
+      state.start = { type: 'TRIM_HORIZON' };
+      return this.iterator(state);
+    }
+  }
+
+  private async readShard(state: ShardState, firstIterator: string | undefined): Promise<void> {
+    const shardId = state.shard.ShardId ?? '';
+    let iterator = firstIterator;
+    const buffer: StreamRecord[] = [];
+    let pause = MIN_POLL_MILLIS;
+    while (!this.stopped) {
+      const batch: StreamRecord[] = [];
+      let windowEnds = Number.POSITIVE_INFINITY;
+      try {
+        // Fill a batch: BatchSize records, or what the batching window gathered, or the end of a closed shard.
+        while (!this.stopped) {
+          while (batch.length < this.spec.batchSize && buffer.length > 0) {
+            const record = buffer.shift() as StreamRecord;
+            if (this.spec.filter && !this.spec.filter(record)) continue;
+            if (batch.length === 0) {
+              windowEnds = Date.now() + this.spec.maximumBatchingWindowSeconds * 1000;
+            }
+            batch.push(record);
+          }
+          if (batch.length >= this.spec.batchSize || iterator === undefined) break;
+          if (batch.length > 0 && Date.now() >= windowEnds) break;
+          const { Records = [], NextShardIterator } = await this.dependencies.streams.send(
+            new GetRecordsCommand({
+              ShardIterator: iterator,
+              Limit: Math.min(MAX_RECORDS_PER_READ, this.spec.batchSize - batch.length),
+            }),
+            { abortSignal: this.abort.signal },
+          );
+          iterator = NextShardIterator;
+          const now = Date.now();
+          for (const record of Records) this.firstReadAt.set(record, now);
+          buffer.push(...Records);
+          const last = Records.at(-1)?.dynamodb?.SequenceNumber;
+          if (last) state.start = { type: 'AFTER_SEQUENCE_NUMBER', sequenceNumber: last };
+          if (Records.length > 0) {
+            pause = MIN_POLL_MILLIS;
+          } else if (iterator !== undefined) {
+            await this.idle(Math.max(1, Math.min(pause, windowEnds - Date.now())));
+            pause = Math.min(MAX_POLL_MILLIS, pause * 2);
+          }
+        }
+      } catch (error) {
+        if (this.stopped) return;
+        if (!(error instanceof ExpiredIteratorException)) {
+          this.problem(`reading shard ${shardId}: ${(error as Error).name}: ${(error as Error).message}`);
+          await this.idle(1_000);
+        }
+        // Start again after the last record read; what was read but not delivered is still buffered.
+        buffer.unshift(...batch);
+        iterator = await this.iterator(state).catch(() => iterator);
+        continue;
+      }
+      if (batch.length > 0) await this.process(batch, shardId);
+      if (iterator === undefined && buffer.length === 0) {
+        // A closed shard, read to its end: its children may start now.
+        state.finished = true;
+        this.checkpoints.finish(shardId);
+        clearTimeout(this.discoveryTimer);
+        this.scheduleDiscoveryNow();
+        return;
+      }
+    }
+  }
+
+  private scheduleDiscoveryNow(): void {
+    if (this.stopped) return;
+    this.discovery = this.discover(false)
+      .catch((error: Error) => this.problem(`cannot describe the stream: ${error.message}`))
+      .finally(() => this.scheduleDiscovery());
+  }
+
+  /** Estimated creation time: DynamoDB Local rounds it down to the minute, and we read it no earlier. */
+  private createdAt(record: StreamRecord): number {
+    const readAt = this.firstReadAt.get(record) ?? Date.now();
+    const stamped = record.dynamodb?.ApproximateCreationDateTime?.getTime();
+    return stamped === undefined ? readAt : Math.min(readAt, stamped + CREATION_TIME_GRANULARITY_MILLIS - 1);
+  }
+
+  /** Delivers one batch until it succeeds or is discarded, bisecting and resuming as configured. */
+  private async process(batch: StreamRecord[], shardId: string): Promise<void> {
+    const maxAgeMillis =
+      (this.spec.maximumRecordAgeSeconds < 0 ? STREAM_RETENTION_SECONDS : this.spec.maximumRecordAgeSeconds) *
+      1000;
+    const retryDelay = this.spec.retryDelayMillis ?? defaultRetryDelay;
+    // The batch and, after bisection, its halves, in stream order.
+    const queue: PendingBatch[] = [{ records: batch, retries: 0, deliveries: 0 }];
+    let lastFailure: Detail | undefined;
+    while (queue.length > 0 && !this.stopped) {
+      const pending = queue[0] as PendingBatch;
+      const now = Date.now();
+      const expired = pending.records.findIndex((record) => now - this.createdAt(record) <= maxAgeMillis);
+      const expiredCount = expired === -1 ? pending.records.length : expired;
+      if (expiredCount > 0) {
+        await this.discard(
+          pending,
+          pending.records.slice(0, expiredCount),
+          'RecordAgeExceeded',
+          shardId,
+          lastFailure,
+        );
+        this.checkpoints.advance(shardId, pending.records[expiredCount - 1]);
+        pending.records = pending.records.slice(expiredCount);
+        if (pending.records.length === 0) queue.shift();
+        continue;
+      }
+      let outcome: BatchOutcome<Detail>;
+      try {
+        outcome = await this.dependencies.deliver(pending.records, shardId);
+      } catch (error) {
+        // The consumer could not deliver at all (like Lambda failing to invoke): retried, not counted.
+        this.problem(`delivery failed, retrying: ${(error as Error).message}`);
+        await this.idle(retryDelay(1));
+        continue;
+      }
+      pending.deliveries += 1;
+      if (outcome.ok) {
+        this.checkpoints.advance(shardId, pending.records.at(-1));
+        queue.shift();
+        continue;
+      }
+      lastFailure = outcome.detail;
+      if (outcome.retryFrom > 0) {
+        this.checkpoints.advance(shardId, pending.records[outcome.retryFrom - 1]);
+        pending.records = pending.records.slice(outcome.retryFrom);
+      }
+      if (outcome.bisectable && this.spec.bisectBatchOnError && pending.records.length > 1) {
+        const half = Math.ceil(pending.records.length / 2);
+        queue.splice(
+          0,
+          1,
+          { ...pending, records: pending.records.slice(0, half) },
+          { ...pending, records: pending.records.slice(half) },
+        );
+        continue;
+      }
+      pending.retries += 1;
+      if (this.spec.maximumRetryAttempts >= 0 && pending.retries > this.spec.maximumRetryAttempts) {
+        await this.discard(pending, pending.records, 'RetryAttemptsExhausted', shardId, lastFailure);
+        this.checkpoints.advance(shardId, pending.records.at(-1));
+        queue.shift();
+        continue;
+      }
+      await this.idle(retryDelay(pending.retries));
+    }
+  }
+
+  private async discard(
+    pending: PendingBatch,
+    records: readonly StreamRecord[],
+    condition: DiscardCondition,
+    shardId: string,
+    lastFailure: Detail | undefined,
+  ): Promise<void> {
+    const discarded: DiscardedBatch<Detail> = {
+      condition,
+      records,
+      shardId,
+      streamArn: this.spec.streamArn,
+      deliveries: pending.deliveries,
+      ...(lastFailure !== undefined ? { lastFailure } : {}),
+    };
+    for (let attempt = 1; !this.stopped; attempt += 1) {
+      try {
+        await this.dependencies.discard(discarded);
+        return;
+      } catch (error) {
+        this.problem(
+          `cannot send the failure record of ${records.length} records: ${(error as Error).message}`,
+        );
+        await this.idle(Math.min(5_000, 100 * 2 ** attempt));
+      }
+    }
+  }
+
+  private idle(millis: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.abort.signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, millis);
+      this.abort.signal.addEventListener('abort', done, { once: true });
+    });
+  }
+}

@@ -1,0 +1,276 @@
+/**
+ * DynamoDB Local, AWS's own emulator, as the local runtime and the tests start it: the features the
+ * project relies on, over the real AWS SDK (transactions with cancellation reasons, streams read
+ * through the DynamoDB Streams API, time to live, AWS's name validation), persistence in a data
+ * directory, a clean stop, and the error a machine without Java gets.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  CreateTableCommand,
+  DeleteItemCommand,
+  DescribeTableCommand,
+  type DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
+  TransactionCanceledException,
+  TransactWriteItemsCommand,
+  UpdateItemCommand,
+  UpdateTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
+import {
+  DescribeStreamCommand,
+  DynamoDBStreamsClient,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+  type _Record as StreamRecord,
+} from '@aws-sdk/client-dynamodb-streams';
+import {
+  JAVA_DEBIAN_PACKAGE,
+  JavaNotFoundError,
+  startDynamoDbLocal as launchDynamoDbLocal,
+} from '../../../../lib/local-runtime/dynamodb/dynamodb-local';
+import {
+  dynamoClient,
+  type RunningEmulator,
+  startDynamoDbLocal,
+  TEST_CREDENTIALS,
+  TEST_REGION,
+} from '../../../support/emulators';
+
+jest.setTimeout(90_000);
+
+let tableCounter = 0;
+
+async function createTable(client: DynamoDBClient, stream = false): Promise<string> {
+  tableCounter += 1;
+  const name = `items-${tableCounter}`;
+  await client.send(
+    new CreateTableCommand({
+      TableName: name,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
+      KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+      ...(stream
+        ? { StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' } }
+        : {}),
+    }),
+  );
+  return name;
+}
+
+/** Every record of a single-shard stream so far, through the DynamoDB Streams API. */
+async function streamRecords(streams: DynamoDBStreamsClient, streamArn: string): Promise<StreamRecord[]> {
+  const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
+  const records: StreamRecord[] = [];
+  for (const shard of StreamDescription?.Shards ?? []) {
+    const { ShardIterator } = await streams.send(
+      new GetShardIteratorCommand({
+        StreamArn: streamArn,
+        ShardId: shard.ShardId,
+        ShardIteratorType: 'TRIM_HORIZON',
+      }),
+    );
+    let iterator = ShardIterator;
+    while (iterator) {
+      const page = await streams.send(new GetRecordsCommand({ ShardIterator: iterator }));
+      records.push(...(page.Records ?? []));
+      if ((page.Records ?? []).length === 0) break;
+      iterator = page.NextShardIterator;
+    }
+  }
+  return records;
+}
+
+describe('DynamoDB Local (the emulator behind tests and the local runtime)', () => {
+  let emulator: RunningEmulator;
+  let client: DynamoDBClient;
+  let streams: DynamoDBStreamsClient;
+
+  beforeAll(async () => {
+    emulator = await startDynamoDbLocal();
+    client = dynamoClient(emulator.endpoint);
+    streams = new DynamoDBStreamsClient({
+      endpoint: emulator.endpoint,
+      region: TEST_REGION,
+      credentials: TEST_CREDENTIALS,
+    });
+  });
+  afterAll(async () => {
+    client.destroy();
+    streams.destroy();
+    await emulator.stop();
+  });
+
+  const item = (table: string, id: string) =>
+    client.send(new GetItemCommand({ TableName: table, Key: { id: { S: id } }, ConsistentRead: true }));
+
+  it('commits two items atomically with TransactWriteItems', async () => {
+    const table = await createTable(client);
+    await client.send(
+      new TransactWriteItemsCommand({
+        TransactItems: [
+          { Put: { TableName: table, Item: { id: { S: 'order' }, state: { S: 'Shipped' } } } },
+          { Put: { TableName: table, Item: { id: { S: 'outbox#1' }, event: { S: 'OrderShipped' } } } },
+        ],
+      }),
+    );
+    expect((await item(table, 'order')).Item).toEqual({ id: { S: 'order' }, state: { S: 'Shipped' } });
+    expect((await item(table, 'outbox#1')).Item).toEqual({
+      id: { S: 'outbox#1' },
+      event: { S: 'OrderShipped' },
+    });
+  });
+
+  it('cancels every write of a transaction when one condition fails, with the reasons and the item', async () => {
+    const table = await createTable(client);
+    await client.send(
+      new PutItemCommand({ TableName: table, Item: { id: { S: 'order' }, version: { N: '2' } } }),
+    );
+    const failed = client.send(
+      new TransactWriteItemsCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: table,
+              Key: { id: { S: 'order' } },
+              UpdateExpression: 'SET version = :next',
+              ConditionExpression: 'version = :expected',
+              ExpressionAttributeValues: { ':expected': { N: '1' }, ':next': { N: '3' } },
+              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+            },
+          },
+          { Put: { TableName: table, Item: { id: { S: 'outbox#2' }, event: { S: 'OrderChanged' } } } },
+        ],
+      }),
+    );
+    const error = await failed.then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(TransactionCanceledException);
+    expect((error as TransactionCanceledException).CancellationReasons).toEqual([
+      {
+        Code: 'ConditionalCheckFailed',
+        Message: 'The conditional request failed',
+        Item: { id: { S: 'order' }, version: { N: '2' } },
+      },
+      { Code: 'None' },
+    ]);
+    expect((await item(table, 'order')).Item).toEqual({ id: { S: 'order' }, version: { N: '2' } });
+    expect((await item(table, 'outbox#2')).Item).toBeUndefined();
+  });
+
+  it('streams INSERT, MODIFY and REMOVE with both images, read through the DynamoDB Streams API', async () => {
+    const table = await createTable(client, true);
+    const key = { id: { S: 'a' } };
+    await client.send(new PutItemCommand({ TableName: table, Item: { ...key, n: { N: '1' } } }));
+    await client.send(
+      new UpdateItemCommand({
+        TableName: table,
+        Key: key,
+        UpdateExpression: 'SET n = :n',
+        ExpressionAttributeValues: { ':n': { N: '2' } },
+      }),
+    );
+    await client.send(new DeleteItemCommand({ TableName: table, Key: key }));
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: table }));
+    const records = await streamRecords(streams, Table?.LatestStreamArn ?? '');
+    expect(
+      records.map((record) => [record.eventName, record.dynamodb?.OldImage, record.dynamodb?.NewImage]),
+    ).toEqual([
+      ['INSERT', undefined, { ...key, n: { N: '1' } }],
+      ['MODIFY', { ...key, n: { N: '1' } }, { ...key, n: { N: '2' } }],
+      ['REMOVE', { ...key, n: { N: '2' } }, undefined],
+    ]);
+    const sequence = records.map((record) => BigInt(record.dynamodb?.SequenceNumber ?? '0'));
+    expect([...sequence].sort((a, b) => (a < b ? -1 : 1))).toEqual(sequence);
+  });
+
+  it('enforces time to live: an expired item is deleted, and the deletion is in the stream', async () => {
+    const table = await createTable(client, true);
+    await client.send(
+      new UpdateTimeToLiveCommand({
+        TableName: table,
+        TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+      }),
+    );
+    const past = String(Math.floor(Date.now() / 1000) - 60);
+    await client.send(
+      new PutItemCommand({ TableName: table, Item: { id: { S: 'old' }, expiresAt: { N: past } } }),
+    );
+    await client.send(new PutItemCommand({ TableName: table, Item: { id: { S: 'kept' } } }));
+    const deadline = Date.now() + 60_000;
+    while ((await item(table, 'old')).Item && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    expect((await item(table, 'old')).Item).toBeUndefined();
+    expect((await item(table, 'kept')).Item).toEqual({ id: { S: 'kept' } });
+  });
+
+  it("applies AWS's own name validation (table names of 3 to 255 characters)", async () => {
+    await expect(
+      client.send(
+        new CreateTableCommand({
+          TableName: 'ab',
+          BillingMode: 'PAY_PER_REQUEST',
+          AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
+          KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+        }),
+      ),
+    ).rejects.toMatchObject({ name: 'ValidationException' });
+  });
+});
+
+describe('DynamoDB Local process', () => {
+  let workDir: string;
+  beforeAll(() => {
+    workDir = mkdtempSync(join(tmpdir(), 'dynamodb-local-it-'));
+  });
+  afterAll(() => {
+    rmSync(workDir, { recursive: true, force: true });
+  });
+
+  const groupIsGone = (pid: number) => {
+    try {
+      process.kill(-pid, 0);
+      return false;
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === 'ESRCH';
+    }
+  };
+
+  it('keeps tables in a data directory across a restart, and leaves no JVM behind when stopped', async () => {
+    const dataDirectory = join(workDir, 'data');
+    const first = await launchDynamoDbLocal({ dataDirectory });
+    const firstClient = dynamoClient(first.endpoint);
+    const table = await createTable(firstClient);
+    await firstClient.send(new PutItemCommand({ TableName: table, Item: { id: { S: 'kept' } } }));
+    firstClient.destroy();
+    await first.stop();
+    expect(groupIsGone(first.pid)).toBe(true);
+
+    const second = await launchDynamoDbLocal({ dataDirectory });
+    const secondClient = dynamoClient(second.endpoint);
+    try {
+      expect(second.endpoint).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      const { Item } = await secondClient.send(
+        new GetItemCommand({ TableName: table, Key: { id: { S: 'kept' } }, ConsistentRead: true }),
+      );
+      expect(Item).toEqual({ id: { S: 'kept' } });
+    } finally {
+      secondClient.destroy();
+      await second.stop();
+    }
+    expect(groupIsGone(second.pid)).toBe(true);
+  });
+
+  it('names the Debian package to install when there is no java on PATH', async () => {
+    const emptyPath = mkdtempSync(join(workDir, 'no-java-'));
+    const started = launchDynamoDbLocal({ env: { ...process.env, PATH: emptyPath } });
+    await expect(started).rejects.toBeInstanceOf(JavaNotFoundError);
+    await expect(started).rejects.toThrow(`apt-get install ${JAVA_DEBIAN_PACKAGE}`);
+    expect(JAVA_DEBIAN_PACKAGE).toBe('openjdk-17-jre-headless');
+  });
+});

@@ -12,6 +12,7 @@ import {
   ReceiveMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
+import { sleepUnlessAborted } from './abortable-sleep';
 import type { InvocationResult } from './lambda-host';
 
 /** Long-poll wait of an idle mapping (SQS's maximum): the service answers as soon as a message arrives. */
@@ -204,15 +205,7 @@ export class SqsEventSource {
   }
 
   private idle(millis: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.abort.signal.removeEventListener('abort', done);
-        resolve();
-      };
-      const timer = setTimeout(done, millis);
-      this.abort.signal.addEventListener('abort', done, { once: true });
-    });
+    return sleepUnlessAborted(millis, this.abort.signal);
   }
 
   /**

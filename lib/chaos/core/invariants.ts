@@ -47,7 +47,7 @@ export interface AlertSnapshot {
   readonly reason?: string;
 }
 
-/** A stop/start of the runtime: queues are in memory, so alerts in the inbox then are lost. */
+/** A stop/start of the runtime: work in flight then (an execution, a supervisor run) is cut short. */
 export interface RestartWindow {
   /** Alerts that reached the inbox before this were drained and kept. */
   readonly lastDrainAt: number;
@@ -90,7 +90,7 @@ export interface Verdict<Id extends string> {
 export interface CheckResult {
   readonly invariants: readonly Verdict<InvariantId>[];
   readonly guards: readonly Verdict<GuardId>[];
-  /** Error orders with no alert whose Error came while the in-memory inbox was being lost. */
+  /** Error orders with no alert whose Error came while a restart cut short the work that alerts. */
   readonly alertsLostAtRestart: readonly string[];
   readonly passed: boolean;
 }
@@ -274,7 +274,10 @@ function errorExactlyOneAlert(snapshot: CampaignSnapshot, lostAtRestart: string[
   return violations;
 }
 
-/** The order turned Error in a window whose inbox a restart threw away (local queues are in memory). */
+/**
+ * The order turned Error in a window that a restart cut short: the execution or supervisor run that
+ * wrote Error may have been stopped before it published the alert.
+ */
 function errorDuringRestart(snapshot: CampaignSnapshot, orderId: string): boolean {
   const terminalAt = snapshot.orders.find((order) => order.orderId === orderId)?.terminalAt;
   if (terminalAt === undefined) return false;

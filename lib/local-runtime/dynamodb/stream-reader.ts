@@ -21,6 +21,7 @@ import {
   type _Record as StreamRecord,
   TrimmedDataAccessException,
 } from '@aws-sdk/client-dynamodb-streams';
+import { sleepUnlessAborted } from '../abortable-sleep';
 import type { DiscardCondition } from './stream-records';
 
 /** DynamoDB Streams keep records for 24 hours: "until the record expires" means this. */
@@ -467,14 +468,6 @@ export class DynamoDbStreamReader<Detail> {
   }
 
   private idle(millis: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.abort.signal.removeEventListener('abort', done);
-        resolve();
-      };
-      const timer = setTimeout(done, millis);
-      this.abort.signal.addEventListener('abort', done, { once: true });
-    });
+    return sleepUnlessAborted(millis, this.abort.signal);
   }
 }

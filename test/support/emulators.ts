@@ -6,6 +6,7 @@
 
 import { createHash } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { startDynamoDbLocal as launchDynamoDbLocal } from '../../lib/local-runtime/dynamodb/dynamodb-local';
 import { type RunningServer, startSqsEmulator } from '../../lib/local-runtime/emulators';
@@ -56,6 +57,11 @@ export function startLocalSqs(options: { dataDirectory?: string } = {}): Promise
 
 export function dynamoClient(endpoint: string): DynamoDBClient {
   return new DynamoDBClient({ endpoint, region: TEST_REGION, credentials: TEST_CREDENTIALS });
+}
+
+/** The DynamoDB Streams API, which DynamoDB Local serves on its own endpoint. */
+export function streamsClient(endpoint: string): DynamoDBStreamsClient {
+  return new DynamoDBStreamsClient({ endpoint, region: TEST_REGION, credentials: TEST_CREDENTIALS });
 }
 
 export function sqsClient(endpoint: string): SQSClient {

@@ -1,11 +1,11 @@
 /**
- * EventBridge pipes from a DynamoDB stream, run against DynamoDB Local and local-aws-sqs over the
+ * EventBridge pipes from a DynamoDB stream, run against DynamoDB Local and the runtime's SQS service over the
  * real SDK, with the runtime's own LocalEventBridge as a bus target: filtering, FIFO message groups
  * taken from the record, a Lambda target's batch (a JSON array) and partial failure, and the dead-
  * letter record of a pipe that gives up.
  */
 import { CreateTableCommand, type DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
-import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import {
   CreateQueueCommand,
   type Message,
@@ -22,7 +22,7 @@ import {
   sqsClient,
   startDynamoDbLocal,
   startLocalSqs,
-  TEST_CREDENTIALS,
+  streamsClient,
   TEST_REGION,
 } from '../../../support/emulators';
 
@@ -58,11 +58,7 @@ describe('EventBridge pipe from a DynamoDB stream', () => {
     [dynamoEmulator, sqsEmulator] = await Promise.all([startDynamoDbLocal(), startLocalSqs()]);
     dynamodb = dynamoClient(dynamoEmulator.endpoint);
     sqs = sqsClient(sqsEmulator.endpoint);
-    streams = new DynamoDBStreamsClient({
-      endpoint: dynamoEmulator.endpoint,
-      region: TEST_REGION,
-      credentials: TEST_CREDENTIALS,
-    });
+    streams = streamsClient(dynamoEmulator.endpoint);
     eventBridge = new LocalEventBridge({
       region: TEST_REGION,
       accountId: ACCOUNT,

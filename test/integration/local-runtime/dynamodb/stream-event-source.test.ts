@@ -2,7 +2,7 @@
  * DynamoDB stream event source mappings, run against DynamoDB Local over the real SDK: the
  * function is a scripted stand-in behind the same `invoke` dependency the runtime passes (the
  * runtime-level test runs a real bundled function), and the on-failure destination is a real
- * local-aws-sqs queue. Covers order, batch size, starting position, retries, bisection, partial
+ * queue of the runtime's SQS service. Covers order, batch size, starting position, retries, bisection, partial
  * batch failures, filters and Lambda's record shapes.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -15,7 +15,7 @@ import {
   PutItemCommand,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import {
   CreateQueueCommand,
   ReceiveMessageCommand,
@@ -33,7 +33,7 @@ import {
   sqsClient,
   startDynamoDbLocal,
   startLocalSqs,
-  TEST_CREDENTIALS,
+  streamsClient,
   TEST_REGION,
 } from '../../../support/emulators';
 
@@ -73,11 +73,7 @@ describe('DynamoDB stream event source (Lambda event source mapping)', () => {
     [dynamoEmulator, sqsEmulator] = await Promise.all([startDynamoDbLocal(), startLocalSqs()]);
     dynamodb = dynamoClient(dynamoEmulator.endpoint);
     sqs = sqsClient(sqsEmulator.endpoint);
-    streams = new DynamoDBStreamsClient({
-      endpoint: dynamoEmulator.endpoint,
-      region: TEST_REGION,
-      credentials: TEST_CREDENTIALS,
-    });
+    streams = streamsClient(dynamoEmulator.endpoint);
   });
   afterEach(async () => {
     await Promise.all(running.splice(0).map((source) => source.stop()));

@@ -28,7 +28,8 @@ function areaOf(file: string): string {
 const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   'lambdas/shared': [],
   'lambdas/scheduler-agent-supervisor': ['lambdas/shared'],
-  'lambdas/fakes': ['lambdas/shared', 'lambdas/scheduler-agent-supervisor'],
+  'lambdas/choreography': ['lambdas/shared'],
+  'lambdas/fakes': ['lambdas/shared', 'lambdas/scheduler-agent-supervisor', 'lambdas/choreography'],
   'lib/platform': ['lambdas/shared'],
   'lib/local-runtime': [],
   'lib/scheduler-agent-supervisor': [
@@ -37,16 +38,31 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
     'lambdas/shared',
     'lambdas/scheduler-agent-supervisor',
   ],
-  'lib/fakes': ['lib/platform', 'lambdas/shared', 'lambdas/fakes', 'lambdas/scheduler-agent-supervisor'],
-  'lib/chaos': ['lib/local-runtime', 'lambdas/shared', 'lambdas/scheduler-agent-supervisor', 'lambdas/fakes'],
+  'lib/choreography': ['lib/platform', 'lib/local-runtime', 'lambdas/shared', 'lambdas/choreography'],
+  'lib/fakes': [
+    'lib/platform',
+    'lambdas/shared',
+    'lambdas/fakes',
+    'lambdas/scheduler-agent-supervisor',
+    'lambdas/choreography',
+  ],
+  'lib/chaos': [
+    'lib/local-runtime',
+    'lambdas/shared',
+    'lambdas/scheduler-agent-supervisor',
+    'lambdas/choreography',
+    'lambdas/fakes',
+  ],
   bin: [
     'lib/platform',
     'lib/local-runtime',
     'lib/scheduler-agent-supervisor',
+    'lib/choreography',
     'lib/fakes',
     'lib/chaos',
     'lambdas/shared',
     'lambdas/scheduler-agent-supervisor',
+    'lambdas/choreography',
   ],
 };
 

@@ -1,0 +1,55 @@
+/** The delivery API: POST /deliveries and GET /deliveries/{deliveryId}. */
+import { z } from 'zod';
+import { CoordinatesSchema, DeliveryIdSchema, type EventType, PackageSchema } from './events';
+import type { ReasonCode } from './reason-codes';
+import type { DeliveryStatus } from './statuses';
+
+/** Largest accepted POST /deliveries body, in bytes (checked before parsing): 413 past it. */
+export const MAX_DELIVERY_BODY_BYTES = 8 * 1024;
+
+/** Header a client may send to name the correlation id; ingestion makes one otherwise. */
+export const CORRELATION_ID_HEADER = 'x-correlation-id';
+export const CORRELATION_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * POST /deliveries body. Strict, unlike the events: a client's unknown field is a mistake to
+ * report, not a newer schema to tolerate. `deadline` must be in the future (checked by the domain,
+ * which knows the time).
+ */
+export const SubmitDeliveryRequestSchema = z
+  .object({
+    deliveryId: DeliveryIdSchema,
+    ownerId: z.string().min(1).max(128),
+    pickup: CoordinatesSchema.strict(),
+    dropoff: CoordinatesSchema.strict(),
+    packages: z.array(PackageSchema.strict()).min(1).max(5),
+    deadline: z.iso.datetime({ offset: true }).optional(),
+  })
+  .strict();
+export type SubmitDeliveryRequest = z.infer<typeof SubmitDeliveryRequestSchema>;
+
+/** One entry of a delivery's history as GET /deliveries/{id} returns it. */
+export interface DeliveryHistoryEntry {
+  readonly type: EventType;
+  readonly schemaVersion: number;
+  /** The producer's per-delivery sequence number. */
+  readonly sequence: number;
+  readonly producer: string;
+  readonly occurredAt: string;
+  readonly reasonCode?: ReasonCode;
+}
+
+/** 202 (new), 200 (identical resubmission) and GET body. */
+export interface DeliveryStatusBody {
+  readonly deliveryId: string;
+  readonly status: DeliveryStatus;
+  readonly correlationId: string;
+  readonly acceptedAt: string;
+  readonly updatedAt: string;
+  readonly history: readonly DeliveryHistoryEntry[];
+}
+
+export const DeliveryApiRoute = {
+  Deliveries: 'deliveries',
+  DeliveryIdParameter: 'deliveryId',
+} as const;

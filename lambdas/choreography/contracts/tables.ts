@@ -1,0 +1,13 @@
+/**
+ * The layout every service table shares, so one outbox relay and one stream filter serve them all:
+ * a string partition key, a TTL attribute (processed-message markers expire), and the change log
+ * attribute holding the events an item's last changes emitted.
+ */
+export const TABLE_PARTITION_KEY = 'pk';
+export const TABLE_TTL_ATTRIBUTE = 'expiresAt';
+/**
+ * The single-item change log (transactional outbox): a list attribute of OutboxEntry on the item
+ * whose state the events describe, appended in the same conditional write as the state change.
+ * DynamoDB Streams keep order per item, so the relay publishes one item's events in order.
+ */
+export const OUTBOX_ATTRIBUTE = 'outbox';

@@ -19,8 +19,8 @@ import {
   RemediationDecision,
   ServiceName,
 } from '../contracts';
+import { type Decision, ignored } from './decision';
 import { type Emission, emission } from './envelope';
-import { ignore, type Reaction } from './reaction';
 import { originalOf } from './retry-of';
 
 export const PackageOutcome = { Ready: 'READY', Rejected: 'REJECTED' } as const;
@@ -84,7 +84,7 @@ export interface DeliveryInput {
 const lifecycle = <T extends EventType>(type: T, data: Parameters<typeof emission<T>>[2]): Emission =>
   emission(OutboxDestination.DeliveryBus, type, data);
 
-export function reactToDeliveryEvent(input: DeliveryInput): Reaction<DeliveryState> {
+export function reactToDeliveryEvent(input: DeliveryInput): Decision<DeliveryState> {
   const { event, now } = input;
   const current: DeliveryState = input.state ?? {
     deliveryId: event.deliveryId,
@@ -92,14 +92,14 @@ export function reactToDeliveryEvent(input: DeliveryInput): Reaction<DeliverySta
     status: DeliveryStatus.Requested,
     updatedAt: now.toISOString(),
   };
-  if (isTerminalStatus(current.status)) return ignore(`the delivery is ${current.status} already`);
+  if (isTerminalStatus(current.status)) return ignored(`the delivery is ${current.status} already`);
   const stamped = (state: DeliveryState): DeliveryState => ({ ...state, updatedAt: now.toISOString() });
 
   switch (event.type) {
     case EventType.PackageReady:
     case EventType.PackageRejected: {
       if (current.package && current.package.sequence >= event.sequence) {
-        return ignore(`package reply ${event.sequence} is not newer than ${current.package.sequence}`);
+        return ignored(`package reply ${event.sequence} is not newer than ${current.package.sequence}`);
       }
       const reply: PackageReply =
         event.type === EventType.PackageReady
@@ -116,7 +116,7 @@ export function reactToDeliveryEvent(input: DeliveryInput): Reaction<DeliverySta
     case EventType.DroneUnavailable:
     case EventType.DroneReleased: {
       if (current.drone && current.drone.sequence >= event.sequence) {
-        return ignore(`drone reply ${event.sequence} is not newer than ${current.drone.sequence}`);
+        return ignored(`drone reply ${event.sequence} is not newer than ${current.drone.sequence}`);
       }
       return correlate(stamped({ ...current, drone: droneReplyOf(event) }), input.settings);
     }
@@ -157,7 +157,7 @@ function droneReplyOf(
  * Both replies in and both good: scheduled. Anything else waits (a rejection or an unavailable
  * drone is remediation's to decide, which answers with a retry's new reply or a decision).
  */
-function correlate(state: DeliveryState, settings: DeliverySettings): Reaction<DeliveryState> {
+function correlate(state: DeliveryState, settings: DeliverySettings): Decision<DeliveryState> {
   const waiting = state.status === DeliveryStatus.Requested || state.status === DeliveryStatus.Correlating;
   const { drone } = state;
   if (
@@ -193,12 +193,12 @@ function fly(
   current: DeliveryState,
   event: DeliveryEvent<typeof EventType.FlightProgress>,
   stamped: (state: DeliveryState) => DeliveryState,
-): Reaction<DeliveryState> {
+): Decision<DeliveryState> {
   if (current.flight && current.flight.sequence >= event.sequence) {
-    return ignore(`flight report ${event.sequence} is not newer than ${current.flight.sequence}`);
+    return ignored(`flight report ${event.sequence} is not newer than ${current.flight.sequence}`);
   }
   const flying = current.status === DeliveryStatus.Scheduled || current.status === DeliveryStatus.PickedUp;
-  if (!flying) return ignore(`flight progress ${event.data.stage} while the delivery is ${current.status}`);
+  if (!flying) return ignored(`flight progress ${event.data.stage} while the delivery is ${current.status}`);
   const { droneId, stage } = event.data;
   const next = stamped({ ...current, flight: { stage, sequence: event.sequence, droneId } });
   switch (stage) {
@@ -240,7 +240,7 @@ function remediate(
   current: DeliveryState,
   event: DeliveryEvent<typeof EventType.RemediationDecided>,
   stamped: (state: DeliveryState) => DeliveryState,
-): Reaction<DeliveryState> {
+): Decision<DeliveryState> {
   const { decision, reasonCode, detail, source } = event.data;
   switch (decision) {
     case RemediationDecision.Compensate:
@@ -257,15 +257,15 @@ function remediate(
       };
     case RemediationDecision.Retry:
     case RemediationDecision.Pivot: {
-      if (source !== ServiceName.Delivery) return ignore(`a ${decision} for ${source} is not ours`);
+      if (source !== ServiceName.Delivery) return ignored(`a ${decision} for ${source} is not ours`);
       const repeatable = DELIVERY_CONSUMED_TYPES.filter((type) => type !== EventType.RemediationDecided);
       const original = originalOf(event.data.retryOf, repeatable);
-      if (!original.ok) return ignore(original.detail);
+      if (!original.ok) return ignored(original.detail);
       // The repeated message is processed as if it arrived now: its own sequence keeps it from
       // overwriting anything newer that came since.
       return reactToDeliveryEvent({ ...input, event: original.event });
     }
     case RemediationDecision.Alert:
-      return ignore('an alert asks nothing of the Delivery service');
+      return ignored('an alert asks nothing of the Delivery service');
   }
 }

@@ -18,8 +18,8 @@ import {
   RemediationDecision,
   ServiceName,
 } from '../contracts';
+import { type Decision, ignored } from './decision';
 import { emission } from './envelope';
-import { ignore, type Reaction } from './reaction';
 import { originalOf } from './retry-of';
 
 export const AssignmentStatus = {
@@ -109,7 +109,7 @@ export function firstFreeDrone(
   );
 }
 
-export function reactToDroneEvent(input: SchedulerInput): Reaction<SchedulerChange> {
+export function reactToDroneEvent(input: SchedulerInput): Decision<SchedulerChange> {
   const { event } = input;
   if (event.type === EventType.DeliveryRequested) {
     if (input.assignment) {
@@ -117,7 +117,7 @@ export function reactToDroneEvent(input: SchedulerInput): Reaction<SchedulerChan
       // that arrived after a compensation): a RELEASED delivery still says it is cancelled.
       return input.assignment.status === AssignmentStatus.Released
         ? cancelled(input.assignment)
-        : ignore(`attempt 1 already decided (${input.assignment.status})`);
+        : ignored(`attempt 1 already decided (${input.assignment.status})`);
     }
     return schedule(input, event as DeliveryEvent<typeof EventType.DeliveryRequested>, 1, 0);
   }
@@ -128,21 +128,21 @@ export function reactToDroneEvent(input: SchedulerInput): Reaction<SchedulerChan
   }
   if (decision === RemediationDecision.Retry || decision === RemediationDecision.Pivot) {
     if (decided.data.source !== ServiceName.DroneScheduler) {
-      return ignore(`a ${decision} for ${decided.data.source} is not the scheduler's work`);
+      return ignored(`a ${decision} for ${decided.data.source} is not the scheduler's work`);
     }
     const { assignment } = input;
-    if (assignment?.status === AssignmentStatus.Scheduled) return ignore('already scheduled');
+    if (assignment?.status === AssignmentStatus.Scheduled) return ignored('already scheduled');
     if (assignment?.status === AssignmentStatus.Released) return cancelled(assignment);
     const original = originalOf(decided.data.retryOf, [EventType.DeliveryRequested]);
     if (!original.ok) {
       // A decision that names no request cannot be acted on; remediation will see it dead-lettered.
-      return ignore(original.detail);
+      return ignored(original.detail);
     }
     const attempt = (assignment?.attempt ?? 1) + 1;
     const delaySeconds = decision === RemediationDecision.Pivot ? input.settings.pivotDelaySeconds : 0;
     return schedule(input, original.event, attempt, delaySeconds);
   }
-  return ignore(`decision ${decision} asks nothing of the scheduler`);
+  return ignored(`decision ${decision} asks nothing of the scheduler`);
 }
 
 function schedule(
@@ -150,14 +150,14 @@ function schedule(
   request: DeliveryEvent<typeof EventType.DeliveryRequested>,
   attempt: number,
   delaySeconds: number,
-): Reaction<SchedulerChange> {
+): Decision<SchedulerChange> {
   const { settings, now } = input;
   const base: Pick<AssignmentState, 'deliveryId' | 'correlationId' | 'attempt'> = {
     deliveryId: request.deliveryId,
     correlationId: input.assignment?.correlationId ?? input.event.correlationId,
     attempt,
   };
-  const unavailable = (detail: string): Reaction<SchedulerChange> => ({
+  const unavailable = (detail: string): Decision<SchedulerChange> => ({
     kind: 'change',
     state: { assignment: { ...base, status: AssignmentStatus.Unavailable } },
     emissions: [
@@ -167,7 +167,8 @@ function schedule(
         attempt,
       }),
     ],
-    deadLetter: { reasonCode: ReasonCode.NoDroneAvailable, detail },
+    // The dead letter reports the scheduling attempt, which remediation's ladder walks with.
+    deadLetter: { reasonCode: ReasonCode.NoDroneAvailable, detail, attempt },
   });
   const distance = distanceKm(request.data.pickup, request.data.dropoff);
   if (distance > settings.maxRangeKm) {
@@ -207,7 +208,7 @@ function schedule(
 }
 
 /** Work for a delivery already released: refused, and said so, but nothing to remediate. */
-function cancelled(assignment: AssignmentState): Reaction<SchedulerChange> {
+function cancelled(assignment: AssignmentState): Decision<SchedulerChange> {
   return {
     kind: 'change',
     state: { assignment },
@@ -224,9 +225,9 @@ function cancelled(assignment: AssignmentState): Reaction<SchedulerChange> {
 function release(
   input: SchedulerInput,
   decided: DeliveryEvent<typeof EventType.RemediationDecided>,
-): Reaction<SchedulerChange> {
+): Decision<SchedulerChange> {
   const { assignment, now } = input;
-  if (assignment?.status === AssignmentStatus.Released) return ignore('already released');
+  if (assignment?.status === AssignmentStatus.Released) return ignored('already released');
   const droneId = assignment?.status === AssignmentStatus.Scheduled ? assignment.droneId : undefined;
   const held = droneId === undefined ? undefined : input.drones.find((drone) => drone.droneId === droneId);
   const released: AssignmentState = {

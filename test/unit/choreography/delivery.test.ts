@@ -5,13 +5,13 @@ import {
   type FlightStage,
   type RemediationDecision,
 } from '../../../lambdas/choreography/contracts';
+import type { Decision } from '../../../lambdas/choreography/domain/decision';
 import {
   DELIVERY_CONSUMED_TYPES,
   type DeliveryConsumedType,
   type DeliveryState,
   reactToDeliveryEvent,
 } from '../../../lambdas/choreography/domain/delivery';
-import type { Reaction } from '../../../lambdas/choreography/domain/reaction';
 import { envelope, T0 } from './events';
 
 const settings: DeliverySettings = {
@@ -82,7 +82,7 @@ const react = (state: DeliveryState | undefined, event: DeliveryEvent<DeliveryCo
 function run(events: readonly DeliveryEvent<DeliveryConsumedType>[], from?: DeliveryState) {
   let state = from;
   const emitted: { type: string; data: unknown }[] = [];
-  const reactions: Reaction<DeliveryState>[] = [];
+  const reactions: Decision<DeliveryState>[] = [];
   for (const event of events) {
     const reaction = react(state, event);
     reactions.push(reaction);

@@ -1,4 +1,5 @@
 import type { DroneSchedulerSettings, RemediationDecision } from '../../../lambdas/choreography/contracts';
+import type { Decision } from '../../../lambdas/choreography/domain/decision';
 import {
   type AssignmentState,
   AssignmentStatus,
@@ -10,7 +11,6 @@ import {
   type SchedulerChange,
   type SchedulerInput,
 } from '../../../lambdas/choreography/domain/drone-scheduler';
-import type { Reaction } from '../../../lambdas/choreography/domain/reaction';
 import { CENTRE, envelope, FAR, NEAR, requested, T0 } from './events';
 
 const settings: DroneSchedulerSettings = {
@@ -54,7 +54,7 @@ function decided(
   );
 }
 
-const react = (overrides: Partial<SchedulerInput>): Reaction<SchedulerChange> =>
+const react = (overrides: Partial<SchedulerInput>): Decision<SchedulerChange> =>
   reactToDroneEvent({
     assignment: undefined,
     drones: freeFleet(),
@@ -64,8 +64,8 @@ const react = (overrides: Partial<SchedulerInput>): Reaction<SchedulerChange> =>
     ...overrides,
   });
 
-function changed(reaction: Reaction<SchedulerChange>) {
-  if (reaction.kind !== 'change') throw new Error(`expected a change, got: ${reaction.why}`);
+function changed(reaction: Decision<SchedulerChange>) {
+  if (reaction.kind !== 'change') throw new Error(`expected a change, got: ${reaction.reason}`);
   return reaction;
 }
 
@@ -155,7 +155,11 @@ describe('Drone Scheduler: DeliveryRequested', () => {
         data: expect.objectContaining({ reasonCode: 'NO_DRONE_AVAILABLE', attempt: 1 }),
       }),
     ]);
-    expect(reaction.deadLetter).toEqual({ reasonCode: 'NO_DRONE_AVAILABLE', detail: expect.any(String) });
+    expect(reaction.deadLetter).toEqual({
+      reasonCode: 'NO_DRONE_AVAILABLE',
+      detail: expect.any(String),
+      attempt: 1,
+    });
   });
 
   it('reports NO_DRONE_AVAILABLE when the dropoff is out of range, with free drones', () => {

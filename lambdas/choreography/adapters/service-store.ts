@@ -63,6 +63,11 @@ export interface CommitRequest {
     readonly producer: ServiceName;
     readonly deliveryId: string;
     readonly correlationId: string;
+    /**
+     * Change log entries that are not the producer's events (remediation's operator alerts for the
+     * alert bus): appended after the emissions, outside the producer's sequence.
+     */
+    readonly entries?: readonly OutboxEntry[];
   };
   readonly extraWrites?: readonly ExtraWrite[];
   readonly now: Date;
@@ -154,6 +159,8 @@ export class DynamoServiceStore {
         },
         change.emissions,
       );
+      const sequence = (read?.sequence ?? 0) + appended.length;
+      appended = [...appended, ...(change.entries ?? [])];
       items.push({
         Put: {
           TableName: this.tableName,
@@ -161,7 +168,7 @@ export class DynamoServiceStore {
             ...change.state,
             [TABLE_PARTITION_KEY]: request.key,
             [VERSION_ATTRIBUTE]: (read?.version ?? 0) + 1,
-            [SEQUENCE_ATTRIBUTE]: (read?.sequence ?? 0) + appended.length,
+            [SEQUENCE_ATTRIBUTE]: sequence,
             [OUTBOX_ATTRIBUTE]: retainedOutbox(read?.outbox ?? [], appended),
           },
           ...condition,

@@ -21,7 +21,6 @@ import { annotateTrace, type Observability, traced } from '../../shared/observab
 import {
   DeliveryMetric,
   MessageAttribute,
-  OutboxDestination,
   type RemediationSettings,
   ServiceName,
   TABLE_PARTITION_KEY,
@@ -168,11 +167,7 @@ export function remediationConsumer(
           deliveryId: subject.key,
           // An envelope needs one; a dead letter that names no correlation id is traced by its delivery.
           correlationId: correlationId ?? subject.key,
-          entries: alerts.map((alert) => ({
-            id: alert.alertId,
-            destination: OutboxDestination.AlertBus,
-            message: { ...alert },
-          })),
+          alerts,
         },
         extraWrites: [markerWrite(deadLetterKey, decision, now)],
         now,

@@ -13,7 +13,9 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { hasErrorName } from '../../shared/errors';
 import {
+  type DeliveryAlert,
   OUTBOX_ATTRIBUTE,
+  OutboxDestination,
   type OutboxEntry,
   type ServiceName,
   TABLE_PARTITION_KEY,
@@ -59,15 +61,12 @@ export interface CommitRequest {
   readonly change?: {
     readonly state: Readonly<Record<string, unknown>>;
     readonly emissions: readonly Emission[];
+    /** Alerts to the alert bus (entry id = alertId; they take no sequence number). */
+    readonly alerts?: readonly DeliveryAlert[];
     /** Who emits, for which delivery, under which correlation id. */
     readonly producer: ServiceName;
     readonly deliveryId: string;
     readonly correlationId: string;
-    /**
-     * Change log entries that are not the producer's events (remediation's operator alerts for the
-     * alert bus): appended after the emissions, outside the producer's sequence.
-     */
-    readonly entries?: readonly OutboxEntry[];
   };
   readonly extraWrites?: readonly ExtraWrite[];
   readonly now: Date;
@@ -160,7 +159,7 @@ export class DynamoServiceStore {
         change.emissions,
       );
       const sequence = (read?.sequence ?? 0) + appended.length;
-      appended = [...appended, ...(change.entries ?? [])];
+      appended.push(...(change.alerts ?? []).map(alertEntry));
       items.push({
         Put: {
           TableName: this.tableName,
@@ -216,6 +215,10 @@ interface ItemCondition {
   readonly ConditionExpression: string;
   readonly ExpressionAttributeNames: Record<string, string>;
   readonly ExpressionAttributeValues?: Record<string, unknown>;
+}
+
+function alertEntry(alert: DeliveryAlert): OutboxEntry {
+  return { id: alert.alertId, destination: OutboxDestination.AlertBus, message: alert };
 }
 
 function numberOr0(value: unknown): number {

@@ -16,7 +16,7 @@ import {
   ServiceName,
 } from '../../../lambdas/choreography/contracts';
 import { SqsDeadLetterer } from '../../../lambdas/choreography/kit';
-import { type ChoreographyWorld, envelope, startChoreographyWorld } from './harness';
+import { type ChoreographyWorld, envelope, startChoreographyWorld, useServiceEnvironment } from './harness';
 import { invoke, loadSqsHandler, type SqsHandler } from './service-handlers';
 
 const SETTINGS: RemediationSettings = {
@@ -37,15 +37,14 @@ describe('Remediation handler (DynamoDB Local, SQS service)', () => {
     for (const service of [ServiceName.Package, ServiceName.DroneScheduler, ServiceName.Delivery]) {
       dlqs[service] = await world.fifoQueue();
     }
-    handler = await loadSqsHandler(
-      world,
-      () => import('../../../lambdas/choreography/handlers/remediation'),
-      {
-        [ChoreographyEnvKey.TableName]: tableName,
-        [ChoreographyEnvKey.Settings]: JSON.stringify(SETTINGS),
-        [ChoreographyEnvKey.DeadLetterQueueUrls]: JSON.stringify(dlqs),
-      },
-    );
+    useServiceEnvironment(world, ServiceName.Remediation, {
+      tableName,
+      // Remediation dead-letters nothing; it reads the queues named below.
+      deadLetterQueueUrl: dlqs[ServiceName.Package] as string,
+      settings: SETTINGS,
+    });
+    process.env[ChoreographyEnvKey.DeadLetterQueueUrls] = JSON.stringify(dlqs);
+    handler = await loadSqsHandler(() => import('../../../lambdas/choreography/handlers/remediation'));
   });
   afterAll(() => world.stop());
 

@@ -228,7 +228,7 @@ describe('DroneDelivery stack (default profile, demo: fake drone fleet)', () => 
         );
       }
       expect(JSON.stringify(OUTBOX_STREAM_FILTER)).toBe(
-        '{"dynamodb":{"NewImage":{"outbox":{"L":{"M":{"id":{"S":[{"exists":true}]}}}}}}}',
+        '{"dynamodb":{"NewImage":{"sequence":{"N":[{"exists":true}]}}}}',
       );
     });
 

@@ -21,6 +21,8 @@ export interface Observability<Name extends string = never> {
   readonly tracer: Tracer;
   /** Counts one of the module's metrics (see metricCounter). */
   readonly count: MetricCounter<Name>;
+  /** Counts one of the module's metrics under a dimension of its own (see dimensionedCounter). */
+  readonly countBy: DimensionedCounter<Name>;
 }
 
 export interface ObservabilityOptions {
@@ -54,6 +56,7 @@ export function createObservability<Name extends string = never>(
     metrics,
     tracer: new Tracer({ serviceName }),
     count: metricCounter<Name>(metrics),
+    countBy: dimensionedCounter<Name>(metrics),
   };
 }
 
@@ -66,6 +69,26 @@ export function metricCounter<Name extends string>(metrics: Metrics): MetricCoun
     if (value > 0) {
       metrics.addMetric(name, MetricUnit.Count, value);
     }
+  };
+}
+
+/** Counts one of a closed set of metric names under one extra dimension (e.g. a reason code). */
+export type DimensionedCounter<Name extends string> = (
+  name: Name,
+  dimension: { readonly name: string; readonly value: string },
+  value?: number,
+) => void;
+
+/**
+ * A counter that writes each count as a metric of its own (Powertools' singleMetric): the extra
+ * dimension must not attach to the invocation's other metrics.
+ */
+export function dimensionedCounter<Name extends string>(metrics: Metrics): DimensionedCounter<Name> {
+  return (name, dimension, value = 1) => {
+    if (value <= 0) return;
+    const single = metrics.singleMetric();
+    single.addDimension(dimension.name, dimension.value);
+    single.addMetric(name, MetricUnit.Count, value);
   };
 }
 

@@ -1,22 +1,36 @@
-import { RemovalPolicy } from 'aws-cdk-lib';
+import { type Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as eventSources from 'aws-cdk-lib/aws-lambda-event-sources';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { ChoreographyEnvKey, ServiceName } from '../../lambdas/choreography/contracts';
+import { ChoreographyEnvKey, type FlightSettings, ServiceName } from '../../lambdas/choreography/contracts';
 import { FAKES_METRICS_NAMESPACE } from '../../lambdas/fakes/contracts';
-import type { FakeDroneFleet, FakeDroneFleetSettings } from '../choreography/drone-fleet';
 import { LambdaFunction } from '../platform/lambda-function';
 
 /** One flight per invocation: a flight holds its message for the whole flight. */
 const FLEET_BATCH_SIZE = 1;
 
-export type DroneFleetProps = FakeDroneFleetSettings;
+/**
+ * What the fake fleet needs from the deployment (the wing's FakeDroneFleetSettings, matched by shape:
+ * the fakes never import a wing's infrastructure).
+ */
+export interface DroneFleetProps {
+  /** The fleet queue (standard, with its dead-letter queue) the fake consumes. */
+  readonly fleetQueue: sqs.IQueue;
+  /** Where flight progress goes (FIFO: group = deliveryId, dedup id = eventId). */
+  readonly deliveryQueue: sqs.IQueue;
+  readonly flight: FlightSettings;
+  /** The consumer's timeout: the fleet queue's visibility timeout was sized for it. */
+  readonly timeout: Duration;
+  readonly retainData: boolean;
+  readonly logRetentionDays: number;
+}
 
 /**
  * The fake drone fleet: for each DeliveryScheduled on the fleet queue it flies (waits) and reports
  * FlightProgress PICKED_UP, then DELIVERED or FAILED, to the delivery queue. Deployed on emulated
  * profiles and with `-c demo=true`; never next to real drones.
  */
-export class DroneFleet extends Construct implements FakeDroneFleet {
+export class DroneFleet extends Construct {
   readonly service: LambdaFunction;
 
   get fleet() {
@@ -52,6 +66,6 @@ export class DroneFleet extends Construct implements FakeDroneFleet {
  * The fake fleet of the choreography wing, as its composition root passes it
  * (`addDroneDelivery(app, droneFleetFake)`): built inside the wing's stack.
  */
-export function droneFleetFake(scope: Construct, settings: FakeDroneFleetSettings): DroneFleet {
+export function droneFleetFake(scope: Construct, settings: DroneFleetProps): DroneFleet {
   return new DroneFleet(scope, 'FakeDroneFleet', settings);
 }

@@ -41,7 +41,11 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       credentials: context.clientConfig().credentials,
       endpoints: context.endpoints.target(),
       ...Object.assign({}, ...registry.provisioners.map((provisioner) => provisioner.describe?.())),
-      outputs: Object.assign({}, ...stacks.map((stack) => stack.resolver.outputs())),
+      // First stack wins a name two stacks share (ApiUrl...), as the first stack's API is `apiUrl`.
+      outputs: Object.assign({}, ...stacks.map((stack) => stack.resolver.outputs()).reverse()),
+      stackOutputs: Object.fromEntries(
+        stacks.map((stack) => [stack.stack.stackName, stack.resolver.outputs()]),
+      ),
       pid: process.pid,
       startedAt: new Date().toISOString(),
     };

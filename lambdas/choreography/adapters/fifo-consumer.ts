@@ -10,7 +10,6 @@
  */
 import { processPartialResponse, SqsFifoPartialProcessorAsync } from '@aws-lambda-powertools/batch';
 import type { Logger } from '@aws-lambda-powertools/logger';
-import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { type Clock, systemClock } from '../../shared/clock';
 import { describeError } from '../../shared/errors';
@@ -57,7 +56,10 @@ export interface ConsumerDependencies {
   readonly store: Pick<DynamoServiceStore, 'load' | 'readMarker' | 'commit'>;
   readonly deadLetterer: DeadLetterer;
   readonly settings: ConsumerSettings;
-  readonly observability: Pick<Observability<DeliveryMetric>, 'logger' | 'metrics' | 'tracer' | 'count'>;
+  readonly observability: Pick<
+    Observability<DeliveryMetric>,
+    'logger' | 'metrics' | 'tracer' | 'count' | 'countBy'
+  >;
   readonly clock?: Clock;
 }
 
@@ -73,16 +75,12 @@ export function fifoConsumer<T extends EventType>(
 ): (event: SQSEvent, context: Context) => Promise<SQSBatchResponse> {
   const accepts = definition.accepts ?? (CONSUMED_EVENT_TYPES[definition.service] as readonly T[]);
   const { store, deadLetterer, settings, observability } = deps;
-  const { logger, metrics, tracer, count } = observability;
+  const { logger, tracer, count } = observability;
   const clock = deps.clock ?? systemClock;
   const now = () => new Date(clock.now());
 
-  const countDeadLetter = (reasonCode: ReasonCode) => {
-    // A metric of its own: the reasonCode dimension must not attach to the invocation's other metrics.
-    const single = metrics.singleMetric();
-    single.addDimension('reasonCode', reasonCode);
-    single.addMetric(DeliveryMetric.MessagesDeadLettered, MetricUnit.Count, 1);
-  };
+  const countDeadLetter = (reasonCode: ReasonCode) =>
+    observability.countBy(DeliveryMetric.MessagesDeadLettered, { name: 'reasonCode', value: reasonCode });
 
   const deadLetter = async (
     record: SQSRecord,

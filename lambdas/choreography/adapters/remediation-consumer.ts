@@ -12,7 +12,6 @@
 import { createHash } from 'node:crypto';
 import { processPartialResponse, SqsFifoPartialProcessorAsync } from '@aws-lambda-powertools/batch';
 import type { Logger } from '@aws-lambda-powertools/logger';
-import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { ChangeMessageVisibilityCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
@@ -63,7 +62,10 @@ export interface RemediationDependencies {
   readonly sqs: Pick<SQSClient, 'send'>;
   readonly queues: DeadLetterQueues;
   readonly settings: RemediationSettings;
-  readonly observability: Pick<Observability<DeliveryMetric>, 'logger' | 'metrics' | 'tracer' | 'count'>;
+  readonly observability: Pick<
+    Observability<DeliveryMetric>,
+    'logger' | 'metrics' | 'tracer' | 'count' | 'countBy'
+  >;
   readonly clock?: Clock;
 }
 
@@ -71,14 +73,11 @@ export function remediationConsumer(
   deps: RemediationDependencies,
 ): (event: SQSEvent, context: Context) => Promise<SQSBatchResponse> {
   const { store, documents, sqs, queues, settings, observability } = deps;
-  const { logger, metrics, tracer } = observability;
+  const { logger, tracer } = observability;
   const clock = deps.clock ?? systemClock;
 
-  const countDecision = (decision: string) => {
-    const single = metrics.singleMetric();
-    single.addDimension('decision', decision);
-    single.addMetric(DeliveryMetric.RemediationDecisions, MetricUnit.Count, 1);
-  };
+  const countDecision = (decision: string) =>
+    observability.countBy(DeliveryMetric.RemediationDecisions, { name: 'decision', value: decision });
 
   const decided = async (deadLetterKey: string) =>
     (

@@ -7,9 +7,11 @@
  * LocalStack and AWS; what depends on the local profile's settings (payload limit, range, fast
  * back-off) is said where it is used.
  */
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
 import { EventType, ServiceName } from '../../../lambdas/choreography/contracts';
-import { acceptanceTarget, scenarioTimeoutMs } from '../setup';
+import { acceptanceTarget, scenarioTimeoutMs, TARGET_ENV } from '../setup';
 import { DELIVERIES_APP } from '../target';
 import { type ChangeLogEntry, DeliverySystemClient, ServiceTable, type Watcher } from './system-client';
 
@@ -369,6 +371,34 @@ describe('a delivery out of every drone’s range', () => {
         }),
       }),
     ]);
+  });
+
+  // The CLI reads the local runtime's target description (like npm run orders): local runs only.
+  const localOnly = ['aws', 'localstack'].includes(process.env.ACCEPTANCE_KIND ?? 'local') ? it.skip : it;
+  localOnly('npm run deliveries -- show prints its whole trail across services, in time order', async () => {
+    const root = resolve(__dirname, '../../..');
+    const output = execFileSync(
+      resolve(root, 'node_modules/.bin/tsx'),
+      [resolve(root, 'bin/deliveries.ts'), 'show', id, '--target', String(process.env[TARGET_ENV])],
+      { cwd: root, encoding: 'utf8' },
+    );
+    const lines = output.trimEnd().split('\n');
+    const ingestion = await system.item(ServiceTable.Ingestion, `DELIVERY#${id}`);
+    expect(lines[0]).toBe(`Delivery ${id}  status Failed  correlation ${String(ingestion?.correlationId)}`);
+    const rows = lines.slice(2).map((line) => line.split(/\s{2,}/));
+    const times = rows.map((row) => row[0] ?? '');
+    expect([...times].sort()).toEqual(times);
+    const whats = rows.map((row) => `${row[1]} ${row[2]} ${row[3]}`);
+    const count = (what: string) => whats.filter((seen) => seen === what).length;
+    expect(whats[0]).toBe('ingestion event DeliveryRequested');
+    expect(count('drone-scheduler event DroneUnavailable')).toBe(4);
+    expect(count('remediation dead-letter NO_DRONE_AVAILABLE')).toBe(4);
+    expect(count('remediation event RemediationDecided')).toBe(4);
+    expect(count('remediation alert DeliveryNeedsOperator')).toBe(1);
+    expect(whats.indexOf('delivery event DeliveryFailed')).toBeGreaterThan(
+      whats.lastIndexOf('remediation dead-letter NO_DRONE_AVAILABLE'),
+    );
+    expect(output).toMatch(/decided RETRY[\s\S]*decided RETRY[\s\S]*decided PIVOT[\s\S]*decided GIVE_UP/);
   });
 });
 

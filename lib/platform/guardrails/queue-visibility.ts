@@ -3,6 +3,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { IConstruct, IValidation } from 'constructs';
 import { VISIBILITY_TO_TIMEOUT_RATIO } from '../work-queue';
+import { referencedResource } from './references';
 
 /** CloudFormation defaults when the property is not set. */
 const DEFAULT_VISIBILITY_SECONDS = 30;
@@ -40,16 +41,6 @@ export class QueueVisibilityGuardrail implements IValidation {
     }
     return errors;
   }
-}
-
-/** The resource a `{Ref}` or `{Fn::GetAtt}` points to, when it is in this stack. */
-function referencedResource(value: unknown, byLogicalId: Map<string, CfnResource>): CfnResource | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  const record = value as Record<string, unknown>;
-  if (typeof record.Ref === 'string') return byLogicalId.get(record.Ref);
-  const getAtt = record['Fn::GetAtt'];
-  if (Array.isArray(getAtt) && typeof getAtt[0] === 'string') return byLogicalId.get(getAtt[0]);
-  return undefined;
 }
 
 /** A literal number of seconds, the default when unset, undefined when only known at deploy time. */

@@ -196,6 +196,9 @@ export function createStackResolver(stack: AssemblyStack, env: LocalEnvironment)
         );
       } else if (resource.Type === 'AWS::SQS::Queue' && resource.Properties?.FifoQueue === true) {
         name = `${generatedPhysicalName(stack.stackName, logicalId, resource.Type).slice(0, 75)}.fifo`;
+      } else if (resource.Type === 'AWS::SNS::Topic' && resource.Properties?.FifoTopic === true) {
+        // A FIFO topic's name must end with .fifo, as a FIFO queue's does.
+        name = `${generatedPhysicalName(stack.stackName, logicalId, resource.Type).slice(0, 251)}.fifo`;
       } else if (resource.Type.startsWith('AWS::ApiGateway::') || resource.Type === 'AWS::KMS::Key') {
         // Ids, not names: short and lower-case like the ones AWS hands out.
         name = shortHash(`${stack.stackName}/${logicalId}`, 10);

@@ -61,6 +61,16 @@ export interface DeliveryOptions {
   readonly messageGroupId?: string;
   /** For FIFO queues without content-based deduplication (a pipe's SqsQueueParameters). */
   readonly messageDeduplicationId?: string;
+  /**
+   * Message attributes for a queue (SNS raw message delivery, a dead-letter queue's error
+   * attributes); binary values in base64.
+   */
+  readonly messageAttributes?: Readonly<
+    Record<
+      string,
+      { readonly DataType: string; readonly StringValue?: string; readonly BinaryValue?: string }
+    >
+  >;
 }
 
 /** What every phase sees. */
@@ -112,6 +122,7 @@ const TARGET_SERVICES: Readonly<Record<LocalServiceName, string>> = {
   sqs: 'SQS',
   sfn: 'SFN',
   events: 'EVENTBRIDGE',
+  sns: 'SNS',
 };
 
 /** Where each local service listens, for the functions' environment and the target description. */

@@ -6,7 +6,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
-export type LocalServiceName = 'dynamodb' | 'sqs' | 'sfn' | 'events';
+export type LocalServiceName = 'dynamodb' | 'sqs' | 'sfn' | 'events' | 'sns';
 
 export interface LocalTarget {
   readonly kind: 'local';

@@ -20,7 +20,11 @@ export class EventBridgeProvisioner implements Provisioner {
   readonly name = 'EventBridge';
   readonly resourceTypes = {
     runs: [BUS, RULE, SCHEDULE],
-    inert: { 'AWS::Events::EventBusPolicy': 'event bus policies are not enforced locally' },
+    inert: {
+      'AWS::Events::EventBusPolicy': 'event bus policies are not enforced locally',
+      // Schemas document events for code generation and discovery; nothing routes through them.
+      'AWS::EventSchemas::*': 'the schema registry is not served locally',
+    },
   };
   private eventBridge: LocalEventBridge | undefined;
 

@@ -137,6 +137,7 @@ export function fifoConsumer<T extends EventType>(
               change: {
                 state: reaction.state,
                 emissions: reaction.emissions,
+                ...(reaction.alerts ? { alerts: reaction.alerts } : {}),
                 producer: definition.service,
                 deliveryId: event.deliveryId,
                 correlationId: event.correlationId,

@@ -13,7 +13,9 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { hasErrorName } from '../../shared/errors';
 import {
+  type DeliveryAlert,
   OUTBOX_ATTRIBUTE,
+  OutboxDestination,
   type OutboxEntry,
   type ServiceName,
   TABLE_PARTITION_KEY,
@@ -59,6 +61,8 @@ export interface CommitRequest {
   readonly change?: {
     readonly state: Readonly<Record<string, unknown>>;
     readonly emissions: readonly Emission[];
+    /** Alerts to the alert bus (entry id = alertId; they take no sequence number). */
+    readonly alerts?: readonly DeliveryAlert[];
     /** Who emits, for which delivery, under which correlation id. */
     readonly producer: ServiceName;
     readonly deliveryId: string;
@@ -160,7 +164,8 @@ export class DynamoServiceStore {
         change.emissions,
       );
       const sequence = (read?.sequence ?? 0) + appended.length;
-      appended = [...appended, ...(change.entries ?? [])];
+      // Both teammates' ways of appending entries outside the producer's sequence (merged here).
+      appended = [...appended, ...(change.entries ?? []), ...(change.alerts ?? []).map(alertEntry)];
       items.push({
         Put: {
           TableName: this.tableName,
@@ -216,6 +221,10 @@ interface ItemCondition {
   readonly ConditionExpression: string;
   readonly ExpressionAttributeNames: Record<string, string>;
   readonly ExpressionAttributeValues?: Record<string, unknown>;
+}
+
+function alertEntry(alert: DeliveryAlert): OutboxEntry {
+  return { id: alert.alertId, destination: OutboxDestination.AlertBus, message: alert };
 }
 
 function numberOr0(value: unknown): number {

@@ -3,7 +3,7 @@
  * consumer kit (adapters/fifo-consumer.ts) turns it into one transaction (processed-message marker,
  * state item with its change log, extra writes) and, after the commit, a dead letter.
  */
-import type { OutboxEntry, ReasonCode } from '../contracts';
+import type { DeliveryAlert, OutboxEntry, ReasonCode } from '../contracts';
 import type { Emission } from './envelope';
 
 /** A business rejection to dead-letter after the commit (PACKAGE_TOO_HEAVY, NO_DRONE_AVAILABLE). */
@@ -34,7 +34,7 @@ export interface ServiceItem {
 /**
  * The decision. `ignore`: a stale or repeated event; only the marker is written (so a redelivery is
  * a duplicate) and only if the item has not moved since it was read. `change`: the item's new state
- * (replacing its own attributes), the events it emits, optionally a dead letter and, for services
+ * (replacing its own attributes), the events it emits, optionally operator alerts, a dead letter and, for services
  * that keep more than one item (the drone scheduler's DRONE#), extra conditional writes.
  */
 export type Reaction<ExtraWrite = never> =
@@ -45,6 +45,8 @@ export type Reaction<ExtraWrite = never> =
       readonly emissions: readonly Emission[];
       readonly deadLetter?: DeadLetterReason;
       readonly extraWrites?: readonly ExtraWrite[];
+      /** Operator alerts (remediation): change log entries to the alert bus, after the emissions. */
+      readonly alerts?: readonly DeliveryAlert[];
     };
 
 export function ignore(reason: string): Reaction<never> {
@@ -54,7 +56,11 @@ export function ignore(reason: string): Reaction<never> {
 export function change<ExtraWrite = never>(
   state: Readonly<Record<string, unknown>>,
   emissions: readonly Emission[],
-  options: { readonly deadLetter?: DeadLetterReason; readonly extraWrites?: readonly ExtraWrite[] } = {},
+  options: {
+    readonly deadLetter?: DeadLetterReason;
+    readonly extraWrites?: readonly ExtraWrite[];
+    readonly alerts?: readonly DeliveryAlert[];
+  } = {},
 ): Reaction<ExtraWrite> {
   return { kind: 'change', state, emissions, ...options };
 }

@@ -66,11 +66,15 @@ export interface SchedulerChange {
   readonly drone?: DroneUpdate;
 }
 
+/** CONSUMED_EVENT_TYPES of the scheduler, as a tuple so the domain sees literal types. */
+export const SCHEDULER_CONSUMED_TYPES = [EventType.DeliveryRequested, EventType.RemediationDecided] as const;
+export type SchedulerConsumedType = (typeof SCHEDULER_CONSUMED_TYPES)[number];
+
 export interface SchedulerInput {
   readonly assignment: AssignmentState | undefined;
   /** Every drone of the fleet, in the settings' order (the order drones are tried in). */
   readonly drones: readonly DroneState[];
-  readonly event: DeliveryEvent<typeof EventType.DeliveryRequested | typeof EventType.RemediationDecided>;
+  readonly event: DeliveryEvent<SchedulerConsumedType>;
   readonly now: Date;
   readonly settings: DroneSchedulerSettings;
 }

@@ -1,4 +1,8 @@
-import type { DroneSchedulerSettings, RemediationDecision } from '../../../lambdas/choreography/contracts';
+import {
+  CONSUMED_EVENT_TYPES,
+  type DroneSchedulerSettings,
+  type RemediationDecision,
+} from '../../../lambdas/choreography/contracts';
 import type { Decision } from '../../../lambdas/choreography/domain/decision';
 import {
   type AssignmentState,
@@ -8,6 +12,7 @@ import {
   firstFreeDrone,
   overlaps,
   reactToDroneEvent,
+  SCHEDULER_CONSUMED_TYPES,
   type SchedulerChange,
   type SchedulerInput,
 } from '../../../lambdas/choreography/domain/drone-scheduler';
@@ -335,5 +340,11 @@ describe('Drone Scheduler: COMPENSATE and GIVE_UP release', () => {
 
   it('an ALERT asks nothing of the scheduler', () => {
     expect(react({ assignment: scheduled, event: decided('ALERT') }).kind).toBe('ignore');
+  });
+});
+
+describe('SCHEDULER_CONSUMED_TYPES', () => {
+  it('is the contract list of the scheduler', () => {
+    expect([...SCHEDULER_CONSUMED_TYPES].sort()).toEqual([...CONSUMED_EVENT_TYPES['drone-scheduler']].sort());
   });
 });

@@ -13,7 +13,7 @@
  */
 import type { AssemblyStack, CfnResource, CloudAssembly, StackResolver } from './cloud-assembly';
 import type { LocalRuntimeOptions } from './runtime-options';
-import type { LocalServiceName } from './target';
+import type { LocalApi, LocalServiceName } from './target';
 
 export interface Stoppable {
   stop(): Promise<void>;
@@ -51,6 +51,8 @@ export interface TargetContribution {
   readonly apiUrl?: string;
   /** Value to send as x-api-key where methods require an API key. */
   readonly apiKey?: string;
+  /** Every stack's REST API, by stack name. */
+  readonly apis?: Readonly<Record<string, LocalApi>>;
 }
 
 /** A delivery to the resource an ARN names (queue, topic, function, state machine). */

@@ -19,6 +19,8 @@ export interface MessagingRuntime {
   readonly outputs: Readonly<Record<string, string>>;
   readonly sqs: SQSClient;
   readonly logLines: readonly string[];
+  /** Where the runtime wrote its target description. */
+  readonly targetFile: string;
   readonly clientConfig: { region: string; credentials: { accessKeyId: string; secretAccessKey: string } };
   /** Receives what a queue holds now (short polls until one comes back empty), deleting it. */
   drain(queueUrl: string): Promise<Message[]>;
@@ -29,10 +31,11 @@ export async function startMessagingRuntime(options: { port?: number } = {}): Pr
   const workDir = mkdtempSync(join(tmpdir(), 'messaging-runtime-'));
   synthesizeMessagingApp(join(workDir, 'cdk.out'));
   const logLines: string[] = [];
+  const targetFile = join(workDir, 'target.json');
   const runtime = await startLocalRuntime({
     assemblyDir: join(workDir, 'cdk.out'),
     port: options.port ?? 0,
-    targetFile: join(workDir, 'target.json'),
+    targetFile,
     log: (line) => logLines.push(line),
     functionLogDir: join(workDir, 'logs'),
   });
@@ -43,6 +46,7 @@ export async function startMessagingRuntime(options: { port?: number } = {}): Pr
     outputs: runtime.target.outputs,
     sqs,
     logLines,
+    targetFile,
     clientConfig,
     drain: async (queueUrl) => {
       const received: Message[] = [];

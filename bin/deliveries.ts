@@ -22,7 +22,7 @@ import {
   DELIVERY_STATUSES,
   type SubmitDeliveryRequest,
 } from '../lambdas/choreography/contracts';
-import { DEFAULT_TARGET_FILE, type LocalTarget, readTarget } from '../lib/local-runtime';
+import { DEFAULT_TARGET_FILE, outputsOfStack, readTarget } from '../lib/local-runtime';
 
 // This machine's tools run on Node 20 while the deployed Lambdas run on nodejs22.x; the SDK's
 // Node 20 end-of-support notice says nothing actionable here, so local tools silence it.
@@ -280,17 +280,7 @@ export function formatList(items: readonly Item[], status?: string): string {
   return `${formatTable([['DELIVERY', 'STATUS', 'CORRELATION', 'ACCEPTED', 'UPDATED'], ...rows])}\n${deliveries.length} deliver${deliveries.length === 1 ? 'y' : 'ies'}`;
 }
 
-/** The DroneDelivery stack's outputs and API key in a local target (per stack when it lists stacks). */
-export function deliveryStackOf(target: LocalTarget): { outputs: Record<string, string>; apiKey?: string } {
-  const stacks = (
-    target as { stacks?: Record<string, { outputs?: Record<string, string>; apiKey?: string }> }
-  ).stacks;
-  const own = stacks?.[DELIVERY_STACK];
-  const apiKey = own?.apiKey ?? target.apiKey;
-  return { outputs: own?.outputs ?? { ...target.outputs }, ...(apiKey ? { apiKey } : {}) };
-}
-
-function requireOutput(outputs: Record<string, string>, key: string): string {
+function requireOutput(outputs: Readonly<Record<string, string>>, key: string): string {
   const value = outputs[key];
   if (!value)
     throw new Error(
@@ -302,7 +292,7 @@ function requireOutput(outputs: Record<string, string>, key: string): string {
 async function main(argv: readonly string[]): Promise<void> {
   const command = parseDeliveriesArguments(argv);
   const target = readTarget(resolve(command.target ?? resolve(__dirname, '..', DEFAULT_TARGET_FILE)));
-  const { outputs, apiKey } = deliveryStackOf(target);
+  const { outputs, apiKey } = outputsOfStack(target, DELIVERY_STACK);
   if (command.command === 'submit') {
     const body = command.file ? readFileSync(command.file, 'utf8') : JSON.stringify(sampleDelivery());
     const response = await fetch(`${requireOutput(outputs, 'ApiUrl').replace(/\/+$/, '')}/deliveries`, {

@@ -28,8 +28,14 @@ export interface LocalTarget {
   readonly apiKey?: string;
   /** Every stack's REST API (its first one with a stage), by stack name; `apiUrl` is the first's. */
   readonly apis?: Readonly<Record<string, LocalApi>>;
-  /** Stack outputs, resolved to local names and URLs (merged across stacks). */
+  /**
+   * Stack outputs, resolved to local names and URLs, merged across stacks: where two stacks have an
+   * output of the same name (ApiUrl, AlertInboxQueueUrl, ...) the later stack's wins. Tools that
+   * mean one stack read `stackOutputs` (see outputsOfStack).
+   */
   readonly outputs: Readonly<Record<string, string>>;
+  /** Each stack's own outputs, by stack name. */
+  readonly stackOutputs?: Readonly<Record<string, Readonly<Record<string, string>>>>;
   /** Process id of the runtime that wrote the file. */
   readonly pid: number;
   readonly startedAt: string;
@@ -56,4 +62,17 @@ export function readTarget(file: string): LocalTarget {
     throw new Error(`${file} is not a local runtime target description (missing kind, endpoints or outputs)`);
   }
   return target as LocalTarget;
+}
+
+/**
+ * One stack's outputs and the API key its API takes: the stack's own when the target lists them,
+ * else the merged outputs and the first API's key (a target written before stacks were listed).
+ */
+export function outputsOfStack(
+  target: LocalTarget,
+  stackName: string,
+): { readonly outputs: Readonly<Record<string, string>>; readonly apiKey?: string } {
+  const outputs = target.stackOutputs?.[stackName] ?? target.outputs;
+  const apiKey = target.apis?.[stackName]?.apiKeys[0] ?? target.apiKey;
+  return { outputs, ...(apiKey === undefined ? {} : { apiKey }) };
 }

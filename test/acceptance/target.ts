@@ -4,7 +4,7 @@
  *   - the outputs file of `cdk deploy --outputs-file F` or `cdklocal deploy --outputs-file F`
  *     (`{ "<StackName>": { "ApiUrl": ..., ... }, ... }`, one entry per deployed stack),
  *   - the file the local runtime writes (`.local/target.json`: outputs plus region and endpoints,
- *     with each stack's own outputs under `stacks` when it runs several).
+ *     each stack's own outputs under `stackOutputs` and its API under `apis`).
  * Each suite names the app it tests (ORDERS_APP, DELIVERIES_APP): its stack and the outputs it
  * needs; the description's `outputs` are that stack's. Nothing else about the deployment is
  * assumed: the tests talk to the API and read the stores.
@@ -71,17 +71,11 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** A stack entry of the local runtime's `stacks` map: its outputs, or an object holding them. */
-function stackEntryOutputs(entry: unknown): Record<string, unknown> | undefined {
-  if (!isRecord(entry)) return undefined;
-  return isRecord(entry.outputs) ? entry.outputs : entry;
-}
-
 function pickOutputs(raw: Record<string, unknown>, app: AppUnderTest): Record<string, unknown> {
-  // The local runtime's file: each stack's outputs when it names them, else the merged outputs.
-  if (isRecord(raw.stacks)) {
-    const own = stackEntryOutputs(raw.stacks[app.stackName]);
-    if (own) return own;
+  // The local runtime's file: the stack's own outputs when it lists them (the merged outputs let a
+  // later stack's ApiUrl or AlertInboxQueueUrl hide an earlier one's), else the merged outputs.
+  if (isRecord(raw.stackOutputs) && isRecord(raw.stackOutputs[app.stackName])) {
+    return raw.stackOutputs[app.stackName] as Record<string, unknown>;
   }
   if (isRecord(raw.outputs)) return raw.outputs;
   if (typeof raw.ApiUrl === 'string') return raw;
@@ -139,10 +133,11 @@ export function parseTargetDescription(
   };
 }
 
-/** The local runtime's API key for the app's API: the stack's own when listed, else the first API's. */
+/** The local runtime's API key for the app's API: its stack's API's key when listed, else the first API's. */
 function ownApiKey(raw: Record<string, unknown>, app: AppUnderTest): string | undefined {
-  const entry = isRecord(raw.stacks) ? raw.stacks[app.stackName] : undefined;
-  if (isRecord(entry) && typeof entry.apiKey === 'string') return entry.apiKey;
+  const api = isRecord(raw.apis) ? raw.apis[app.stackName] : undefined;
+  if (isRecord(api) && Array.isArray(api.apiKeys) && typeof api.apiKeys[0] === 'string')
+    return api.apiKeys[0];
   return typeof raw.apiKey === 'string' ? raw.apiKey : undefined;
 }
 

@@ -61,9 +61,10 @@ describe('target description', () => {
         kind: 'local',
         apiKey: 'first',
         outputs: { ...outputs, ...deliveries },
-        stacks: {
-          SchedulerAgentSupervisor: { outputs, apiKey: 'orders-key' },
-          DroneDelivery: { outputs: deliveries, apiKey: 'deliveries-key' },
+        stackOutputs: { SchedulerAgentSupervisor: outputs, DroneDelivery: deliveries },
+        apis: {
+          SchedulerAgentSupervisor: { url: outputs.ApiUrl, apiKeys: ['orders-key'] },
+          DroneDelivery: { url: 'http://127.0.0.1:3000/d/', apiKeys: ['deliveries-key'] },
         },
       };
       const orders = parseTargetDescription(raw, { kind: 'local' });

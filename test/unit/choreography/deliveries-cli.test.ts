@@ -1,14 +1,12 @@
 import {
   buildTrail,
   type DeliveryItems,
-  deliveryStackOf,
   formatList,
   formatTrail,
   parseDeliveriesArguments,
   sampleDelivery,
 } from '../../../bin/deliveries';
 import { SubmitDeliveryRequestSchema } from '../../../lambdas/choreography/contracts';
-import type { LocalTarget } from '../../../lib/local-runtime';
 
 describe('npm run deliveries arguments', () => {
   it.each([
@@ -219,21 +217,5 @@ describe('the list of deliveries', () => {
       '1 delivery',
     ]);
     expect(formatList(rows, 'Cancelled')).toBe('No deliveries in status Cancelled.');
-  });
-});
-
-describe('the target', () => {
-  const base = { kind: 'local', outputs: { ApiUrl: 'merged' }, apiKey: 'first' } as unknown as LocalTarget;
-
-  it("reads the DroneDelivery stack's own outputs and key when the target lists stacks", () => {
-    const target = {
-      ...base,
-      stacks: { DroneDelivery: { outputs: { ApiUrl: 'own' }, apiKey: 'k' } },
-    } as LocalTarget;
-    expect(deliveryStackOf(target)).toEqual({ outputs: { ApiUrl: 'own' }, apiKey: 'k' });
-  });
-
-  it('falls back to the merged outputs', () => {
-    expect(deliveryStackOf(base)).toEqual({ outputs: { ApiUrl: 'merged' }, apiKey: 'first' });
   });
 });

@@ -1,6 +1,6 @@
 /**
  * The composition root every FIFO consumer handler shares: settings parsed once at cold start,
- * observability with the service as metric dimension, one document client and one SQS client per
+ * observability (Powertools adds the `service` metric dimension from POWERTOOLS_SERVICE_NAME), one document client and one SQS client per
  * module, the service's store and dead-letterer, and the runner wrapped in instrumentedHandler.
  * A service handler is then: `export const handler = consumerHandler(schema, (kit) => definition)`.
  */
@@ -38,7 +38,6 @@ export function consumerHandler<Schema extends z.ZodType<ConsumerSettings>, T ex
     settings.processedMessageTtlSeconds,
   );
   const definition = define({ settings, store, documentClient, observability });
-  observability.metrics.setDefaultDimensions({ service: definition.service });
   const deadLetterer = new SqsDeadLetterer(
     createSqsClient(observability.tracer),
     requireEnv(ChoreographyEnvKey.DeadLetterQueueUrl, env),

@@ -39,32 +39,16 @@ export class AwsOutboxPublisher implements OutboxPublisher {
     const target = this.destinationName(entry);
     const body = JSON.stringify(entry.message);
     switch (entry.destination) {
-      case Destination.RequestsTopic: {
-        const { groupId, deduplicationId } = fifoKeysOf(entry);
+      case Destination.RequestsTopic:
         await this.clients.sns.send(
-          new PublishCommand({
-            TopicArn: target,
-            Message: body,
-            MessageGroupId: groupId,
-            MessageDeduplicationId: deduplicationId,
-            MessageAttributes: attributesFor(entry),
-          }),
+          new PublishCommand({ TopicArn: target, Message: body, ...fifoFieldsOf(entry) }),
         );
         return;
-      }
-      case Destination.DeliveryQueue: {
-        const { groupId, deduplicationId } = fifoKeysOf(entry);
+      case Destination.DeliveryQueue:
         await this.clients.sqs.send(
-          new SendMessageCommand({
-            QueueUrl: target,
-            MessageBody: body,
-            MessageGroupId: groupId,
-            MessageDeduplicationId: deduplicationId,
-            MessageAttributes: attributesFor(entry),
-          }),
+          new SendMessageCommand({ QueueUrl: target, MessageBody: body, ...fifoFieldsOf(entry) }),
         );
         return;
-      }
       case Destination.DeliveryBus:
         return this.putEvent(target, eventSourceOf(entry.message.producer as ServiceName), entry, body);
       case Destination.AlertBus:
@@ -105,7 +89,16 @@ export class AwsOutboxPublisher implements OutboxPublisher {
   }
 }
 
-/** SNS and SQS spell message attributes the same way. */
+/** SNS Publish and SQS SendMessage spell FIFO keys and message attributes the same way. */
+function fifoFieldsOf(entry: OutboxEntry) {
+  const { groupId, deduplicationId } = fifoKeysOf(entry);
+  return {
+    MessageGroupId: groupId,
+    MessageDeduplicationId: deduplicationId,
+    MessageAttributes: attributesFor(entry),
+  };
+}
+
 function attributesFor(entry: OutboxEntry): Record<string, { DataType: string; StringValue: string }> {
   return Object.fromEntries(
     Object.entries(messageAttributesOf(entry.message)).map(

@@ -10,6 +10,7 @@ import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context, SQSRecord } from 'aws-lambda';
 import type { DeliveryMetric } from '../../../lambdas/choreography/contracts';
 import {
+  ChoreographyEnvKey,
   currentVersion,
   type EventType,
   type ServiceName,
@@ -23,6 +24,7 @@ import {
   sqsClient,
   startDynamoDbLocal,
   startLocalSqs,
+  useEmulatorEndpoints,
 } from '../../support/emulators';
 
 export interface ChoreographyWorld {
@@ -109,11 +111,31 @@ export async function startChoreographyWorld(): Promise<ChoreographyWorld> {
   };
 }
 
+/**
+ * The environment the stack gives a service's functions, pointed at this world's emulators: set
+ * before a handler module is imported (it reads its environment and builds its clients at load).
+ */
+export function useServiceEnvironment(
+  world: Pick<ChoreographyWorld, 'dynamoEndpoint' | 'sqsEndpoint'>,
+  service: string,
+  variables: { tableName: string; deadLetterQueueUrl: string; settings: Record<string, unknown> },
+): void {
+  useEmulatorEndpoints({ dynamodb: world.dynamoEndpoint, sqs: world.sqsEndpoint });
+  Object.assign(process.env, {
+    [PowertoolsEnvKey.ServiceName]: service,
+    [PowertoolsEnvKey.MetricsNamespace]: 'ChoreographyTest',
+    [PowertoolsEnvKey.TraceEnabled]: 'false',
+    [ChoreographyEnvKey.TableName]: variables.tableName,
+    [ChoreographyEnvKey.DeadLetterQueueUrl]: variables.deadLetterQueueUrl,
+    [ChoreographyEnvKey.Settings]: JSON.stringify(variables.settings),
+  });
+}
+
 /** Observability as a deployed consumer has it, without tracing (no Lambda trace context here). */
 export function testObservability(service: string) {
   process.env[PowertoolsEnvKey.TraceEnabled] = 'false';
   return createObservability<DeliveryMetric>(
-    { defaultDimensions: { service } },
+    {},
     {
       [PowertoolsEnvKey.ServiceName]: service,
       [PowertoolsEnvKey.MetricsNamespace]: 'ChoreographyTest',

@@ -67,11 +67,6 @@ export interface CommitRequest {
     readonly producer: ServiceName;
     readonly deliveryId: string;
     readonly correlationId: string;
-    /**
-     * Change log entries that are not the producer's events (remediation's operator alerts for the
-     * alert bus): appended after the emissions, outside the producer's sequence.
-     */
-    readonly entries?: readonly OutboxEntry[];
   };
   readonly extraWrites?: readonly ExtraWrite[];
   readonly now: Date;
@@ -164,8 +159,7 @@ export class DynamoServiceStore {
         change.emissions,
       );
       const sequence = (read?.sequence ?? 0) + appended.length;
-      // Both teammates' ways of appending entries outside the producer's sequence (merged here).
-      appended = [...appended, ...(change.entries ?? []), ...(change.alerts ?? []).map(alertEntry)];
+      appended.push(...(change.alerts ?? []).map(alertEntry));
       items.push({
         Put: {
           TableName: this.tableName,

@@ -10,8 +10,14 @@ import {
   type OutboxEntry,
   ServiceName,
 } from '../../../lambdas/choreography/contracts';
-import { type ChoreographyWorld, envelope, sqsRecord, startChoreographyWorld } from './harness';
-import { consumerEnv, invoke, loadSqsHandler, type SqsHandler } from './service-handlers';
+import {
+  type ChoreographyWorld,
+  envelope,
+  sqsRecord,
+  startChoreographyWorld,
+  useServiceEnvironment,
+} from './harness';
+import { invoke, loadSqsHandler, type SqsHandler } from './service-handlers';
 
 const SETTINGS: DeliverySettings = {
   maxReceiveAttempts: 3,
@@ -29,11 +35,12 @@ describe('Delivery service handler (DynamoDB Local, SQS service)', () => {
     world = await startChoreographyWorld();
     tableName = await world.table();
     dlqUrl = await world.fifoQueue();
-    handler = await loadSqsHandler(
-      world,
-      () => import('../../../lambdas/choreography/handlers/delivery-service'),
-      consumerEnv(tableName, dlqUrl, SETTINGS),
-    );
+    useServiceEnvironment(world, ServiceName.Delivery, {
+      tableName,
+      deadLetterQueueUrl: dlqUrl,
+      settings: SETTINGS,
+    });
+    handler = await loadSqsHandler(() => import('../../../lambdas/choreography/handlers/delivery-service'));
   });
   afterAll(() => world.stop());
 

@@ -13,8 +13,14 @@ import {
   ServiceName,
 } from '../../../lambdas/choreography/contracts';
 import { overlaps } from '../../../lambdas/choreography/domain/drone-scheduler';
-import { type ChoreographyWorld, envelope, sqsRecord, startChoreographyWorld } from './harness';
-import { consumerEnv, invoke, loadSqsHandler, type SqsHandler } from './service-handlers';
+import {
+  type ChoreographyWorld,
+  envelope,
+  sqsRecord,
+  startChoreographyWorld,
+  useServiceEnvironment,
+} from './harness';
+import { invoke, loadSqsHandler, type SqsHandler } from './service-handlers';
 
 const PACKAGES = [{ packageId: 'p1', weightGrams: 1200, size: 'SMALL' }];
 const PICKUP = { lat: 52.52, lon: 13.405 };
@@ -63,10 +69,13 @@ describe('Drone Scheduler handler (DynamoDB Local, SQS service)', () => {
       pivotDelaySeconds: 7200,
       ...overrides,
     };
+    useServiceEnvironment(world, ServiceName.DroneScheduler, {
+      tableName,
+      deadLetterQueueUrl: dlqUrl,
+      settings,
+    });
     const handler: SqsHandler = await loadSqsHandler(
-      world,
       () => import('../../../lambdas/choreography/handlers/drone-scheduler'),
-      consumerEnv(tableName, dlqUrl, settings),
     );
     const item = (key: string) => world.getItem(tableName, key);
     const outboxOf = async (deliveryId: string) =>

@@ -1,8 +1,8 @@
-import { CfnResource, Stack } from 'aws-cdk-lib';
+import { Stack } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { IConstruct, IValidation } from 'constructs';
-import { referencedResource } from './references';
+import { referencedResource, resourcesByLogicalId } from './references';
 
 /**
  * Fails synth when a queue could lose or wedge messages without anyone seeing them:
@@ -17,10 +17,7 @@ export class DeadLetterQueuesGuardrail implements IValidation {
 
   validate(): string[] {
     const stack = Stack.of(this.scope);
-    const byLogicalId = new Map<string, CfnResource>();
-    for (const node of this.scope.node.findAll()) {
-      if (CfnResource.isCfnResource(node)) byLogicalId.set(stack.resolve(node.logicalId) as string, node);
-    }
+    const byLogicalId = resourcesByLogicalId(this.scope);
     const queues = [...byLogicalId.values()].filter(
       (node): node is sqs.CfnQueue => node instanceof sqs.CfnQueue,
     );

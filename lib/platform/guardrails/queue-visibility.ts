@@ -1,9 +1,9 @@
-import { CfnResource, Stack } from 'aws-cdk-lib';
+import { Stack } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { IConstruct, IValidation } from 'constructs';
 import { VISIBILITY_TO_TIMEOUT_RATIO } from '../work-queue';
-import { referencedResource } from './references';
+import { referencedResource, resourcesByLogicalId } from './references';
 
 /** CloudFormation defaults when the property is not set. */
 const DEFAULT_VISIBILITY_SECONDS = 30;
@@ -19,10 +19,7 @@ export class QueueVisibilityGuardrail implements IValidation {
 
   validate(): string[] {
     const stack = Stack.of(this.scope);
-    const byLogicalId = new Map<string, CfnResource>();
-    for (const node of this.scope.node.findAll()) {
-      if (CfnResource.isCfnResource(node)) byLogicalId.set(stack.resolve(node.logicalId) as string, node);
-    }
+    const byLogicalId = resourcesByLogicalId(this.scope);
     const errors: string[] = [];
     for (const node of this.scope.node.findAll()) {
       if (!(node instanceof lambda.CfnEventSourceMapping)) continue;

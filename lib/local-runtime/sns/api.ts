@@ -13,8 +13,9 @@ import {
   queryMap,
   queryString,
 } from '../aws-query-server';
+import { invalidParameter, notFound } from './errors';
 import { readSubscriptionAttributes } from './subscription-attributes';
-import { invalidParameter, type LocalSns, notFound, type PublishRequest } from './topics';
+import type { LocalSns, PublishRequest } from './topics';
 
 /** SNS's limit of entries per PublishBatch. */
 const MAX_BATCH_ENTRIES = 10;

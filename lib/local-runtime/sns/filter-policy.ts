@@ -6,8 +6,8 @@
  * attributes by element, Binary ones never), with MessageBody the JSON body. What differs is which
  * policies SNS accepts, checked here when a subscription is made.
  */
-import { AwsApiError } from '../aws-json-server';
 import { matchesEventPattern } from '../event-pattern';
+import { invalidParameter, parseJsonAttribute } from './errors';
 import { filterValues, type SnsMessageAttributes } from './message-attributes';
 
 export type FilterPolicyScope = 'MessageAttributes' | 'MessageBody';
@@ -20,9 +20,7 @@ export interface FilterPolicy {
 /** The operators SNS filter policies accept that the local matcher implements. */
 const OPERATORS = ['prefix', 'suffix', 'anything-but', 'numeric', 'exists', 'equals-ignore-case'];
 
-function invalid(message: string): AwsApiError {
-  return new AwsApiError('InvalidParameter', `Invalid parameter: FilterPolicy: ${message}`);
-}
+const invalid = (message: string) => invalidParameter(`FilterPolicy: ${message}`);
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -36,19 +34,11 @@ export function parseFilterPolicy(policy: unknown, scope: unknown): FilterPolicy
   if (policy === undefined || policy === null || policy === '') return undefined;
   const scopeName = scope === undefined || scope === null || scope === '' ? 'MessageAttributes' : scope;
   if (scopeName !== 'MessageAttributes' && scopeName !== 'MessageBody') {
-    throw new AwsApiError(
-      'InvalidParameter',
-      `Invalid parameter: FilterPolicyScope: Invalid value [${String(scope)}]. Please use either MessageBody or MessageAttributes`,
+    throw invalidParameter(
+      `FilterPolicyScope: Invalid value [${String(scope)}]. Please use either MessageBody or MessageAttributes`,
     );
   }
-  let parsed: unknown = policy;
-  if (typeof policy === 'string') {
-    try {
-      parsed = JSON.parse(policy);
-    } catch {
-      throw invalid('failed to parse JSON.');
-    }
-  }
+  const parsed = parseJsonAttribute(policy, 'FilterPolicy');
   if (!isObject(parsed)) throw invalid('Filter policy must be a JSON object');
   checkPolicy(parsed, scopeName);
   return { policy: parsed, scope: scopeName };

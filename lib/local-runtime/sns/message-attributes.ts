@@ -5,7 +5,7 @@
  * a filter policy matches (String as text, Number as a number, String.Array as its elements; Binary
  * never matches, as SNS documents).
  */
-import { AwsApiError } from '../aws-json-server';
+import { parameterValueInvalid } from './errors';
 
 export interface SnsMessageAttribute {
   readonly DataType: string;
@@ -20,11 +20,6 @@ export type SnsMessageAttributes = Readonly<Record<string, SnsMessageAttribute>>
 const MAX_ATTRIBUTES = 10;
 const ATTRIBUTE_NAME = /^[A-Za-z0-9_.-]{1,256}$/;
 const DATA_TYPES = ['String', 'Number', 'Binary', 'String.Array'] as const;
-
-/** SNS's InvalidParameterValueException (code ParameterValueInvalid). */
-export function parameterValueInvalid(message: string): AwsApiError {
-  return new AwsApiError('ParameterValueInvalid', message);
-}
 
 /** The attributes of a Publish, or ParameterValueInvalid naming the first one SNS would refuse. */
 export function checkSnsMessageAttributes(given: unknown): SnsMessageAttributes {

@@ -4,8 +4,9 @@
  * API (Attributes, every value a string): RawMessageDelivery, FilterPolicy, FilterPolicyScope and
  * RedrivePolicy share their names in both.
  */
+
+import { invalidParameter, parseJsonAttribute } from './errors';
 import { type FilterPolicy, parseFilterPolicy } from './filter-policy';
-import { invalidParameter } from './topics';
 
 export interface SubscriptionAttributes {
   readonly rawMessageDelivery: boolean;
@@ -28,14 +29,7 @@ export function readSubscriptionAttributes(
 
 function deadLetterTarget(policy: unknown): string | undefined {
   if (policy === undefined || policy === null || policy === '') return undefined;
-  let parsed: unknown = policy;
-  if (typeof policy === 'string') {
-    try {
-      parsed = JSON.parse(policy);
-    } catch {
-      throw invalidParameter('RedrivePolicy: failed to parse JSON.');
-    }
-  }
+  const parsed = parseJsonAttribute(policy, 'RedrivePolicy');
   const arn = (parsed as { deadLetterTargetArn?: unknown } | null)?.deadLetterTargetArn;
   if (typeof arn !== 'string' || !arn.startsWith('arn:aws:sqs:')) {
     throw invalidParameter('RedrivePolicy: deadLetterTargetArn must be an SQS queue ARN');

@@ -10,8 +10,8 @@
  * to FIFO queues carry the group and deduplication ids, and go out in publish order per topic.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { AwsApiError } from '../aws-json-server';
 import type { DeliveryOptions } from '../provisioning';
+import { invalidParameter, notFound } from './errors';
 import { type FilterPolicy, matchesFilterPolicy } from './filter-policy';
 import {
   checkSnsMessageAttributes,
@@ -72,14 +72,6 @@ interface Topic {
   sequence: bigint;
   /** FIFO: the deliveries of the previous publish, so the next one goes out after them. */
   lastDelivery: Promise<void>;
-}
-
-export function notFound(message: string): AwsApiError {
-  return new AwsApiError('NotFound', message, { statusCode: 404 });
-}
-
-export function invalidParameter(message: string): AwsApiError {
-  return new AwsApiError('InvalidParameter', `Invalid parameter: ${message}`);
 }
 
 export class LocalSns {

@@ -3,8 +3,6 @@
  * do not know subscribes its own FIFO queue to a bus at run time with the real EventBridgeClient (and
  * the AWS CLI), receives matching events in its message group, and unsubscribes.
  */
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import {
   DeleteRuleCommand,
   DescribeRuleCommand,
@@ -153,28 +151,7 @@ describe('EventBridge rule management of the local runtime', () => {
 
   it('answers the AWS CLI (aws events put-rule / put-targets --endpoint-url ...)', async () => {
     const { queueUrl, queueArn } = await fifoQueue('cli-consumer.fifo');
-    const cli = (...args: string[]) =>
-      promisify(execFile)(
-        'aws',
-        [
-          'events',
-          ...args,
-          '--endpoint-url',
-          world.runtime.target.endpoints.events,
-          '--region',
-          'us-east-1',
-          '--output',
-          'json',
-        ],
-        {
-          env: {
-            PATH: process.env.PATH,
-            HOME: process.env.HOME,
-            AWS_ACCESS_KEY_ID: 'local',
-            AWS_SECRET_ACCESS_KEY: 'local',
-          },
-        },
-      );
+    const cli = (...args: string[]) => world.awsCli('events', ...args);
     await cli(
       'put-rule',
       '--name',

@@ -2,9 +2,11 @@
  * The messaging fixture app (fixtures/messaging-app.ts) synthesized and run by the local runtime,
  * for the test files that drive its SNS, EventBridge and API Gateway front doors.
  */
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import {
   DeleteMessageBatchCommand,
   type Message,
@@ -22,6 +24,11 @@ export interface MessagingRuntime {
   /** Where the runtime wrote its target description. */
   readonly targetFile: string;
   readonly clientConfig: { region: string; credentials: { accessKeyId: string; secretAccessKey: string } };
+  /**
+   * Runs the AWS CLI (`aws <service> <args> --endpoint-url <the runtime's endpoint>`) with the
+   * runtime's credentials and nothing else of the host's AWS settings; resolves with its JSON output.
+   */
+  awsCli(service: 'sns' | 'events', ...args: string[]): Promise<unknown>;
   /** Receives what a queue holds now (short polls until one comes back empty), deleting it. */
   drain(queueUrl: string): Promise<Message[]>;
   stop(): Promise<void>;
@@ -48,6 +55,30 @@ export async function startMessagingRuntime(options: { port?: number } = {}): Pr
     logLines,
     targetFile,
     clientConfig,
+    awsCli: async (service, ...args) => {
+      const { stdout } = await promisify(execFile)(
+        'aws',
+        [
+          service,
+          ...args,
+          '--endpoint-url',
+          runtime.target.endpoints[service],
+          '--region',
+          runtime.target.region,
+          '--output',
+          'json',
+        ],
+        {
+          env: {
+            PATH: process.env.PATH,
+            HOME: process.env.HOME,
+            AWS_ACCESS_KEY_ID: runtime.target.credentials.accessKeyId,
+            AWS_SECRET_ACCESS_KEY: runtime.target.credentials.secretAccessKey,
+          },
+        },
+      );
+      return stdout.trim() === '' ? undefined : (JSON.parse(stdout) as unknown);
+    },
     drain: async (queueUrl) => {
       const received: Message[] = [];
       for (;;) {

@@ -4,8 +4,6 @@
  * SQS service: FIFO topics, message attributes, filter policies, dead-letter queues, subscriptions
  * made at run time, and SNS's named errors.
  */
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import {
   InvalidParameterException,
   ListSubscriptionsByTopicCommand,
@@ -190,36 +188,19 @@ describe('SNS API of the local runtime', () => {
   });
 
   it('answers the AWS CLI (aws sns publish --endpoint-url ...)', async () => {
-    const { stdout } = await promisify(execFile)(
-      'aws',
-      [
-        'sns',
-        'publish',
-        '--endpoint-url',
-        world.runtime.target.endpoints.sns,
-        '--region',
-        world.clientConfig.region,
-        '--topic-arn',
-        deliveries,
-        '--message',
-        'from the cli',
-        '--message-group-id',
-        'cli',
-        '--message-attributes',
-        JSON.stringify(drone),
-        '--output',
-        'json',
-      ],
-      {
-        env: {
-          PATH: process.env.PATH,
-          HOME: process.env.HOME,
-          AWS_ACCESS_KEY_ID: world.clientConfig.credentials.accessKeyId,
-          AWS_SECRET_ACCESS_KEY: world.clientConfig.credentials.secretAccessKey,
-        },
-      },
+    const published = await world.awsCli(
+      'sns',
+      'publish',
+      '--topic-arn',
+      deliveries,
+      '--message',
+      'from the cli',
+      '--message-group-id',
+      'cli',
+      '--message-attributes',
+      JSON.stringify(drone),
     );
-    expect(JSON.parse(stdout)).toEqual({ MessageId: expect.any(String), SequenceNumber: expect.any(String) });
+    expect(published).toEqual({ MessageId: expect.any(String), SequenceNumber: expect.any(String) });
     expect((await world.drain(world.outputs.DroneInboxUrl ?? '')).map(({ Body }) => Body)).toEqual([
       'from the cli',
     ]);

@@ -219,6 +219,67 @@ describe('a delivery that goes well', () => {
   });
 });
 
+describe('flight reports arriving out of order', () => {
+  const id = deliveryIdOf('reordered');
+
+  it('DELIVERED before PICKED_UP still ends Delivered with the same lifecycle, in sequence', async () => {
+    expect((await system.submit(delivery(id))).status).toBe(202);
+    // As soon as the delivery is Scheduled, the drone's DELIVERED report (the fleet's own event id
+    // and sequence) reaches the Delivery service ahead of the fleet's PICKED_UP, which then arrives
+    // late, and the fleet's DELIVERED after it as a duplicate. When the fleet is quicker than this
+    // poll the reports arrive in order instead; the outcome asserted is the same either way.
+    const scheduled = await system.eventually(
+      'the Delivery service records Scheduled',
+      () => system.item(ServiceTable.Delivery, `DELIVERY#${id}`),
+      (item) => item?.status !== undefined && item.status !== 'Requested' && item.status !== 'Correlating',
+      scenarioTimeoutMs.normal,
+      50,
+    );
+    const assignment = await system.item(ServiceTable.DroneScheduler, `ASSIGNMENT#${id}`);
+    const early = {
+      type: EventType.FlightProgress,
+      schemaVersion: 1,
+      eventId: `drone-fleet:${id}:2`,
+      deliveryId: id,
+      correlationId: String(scheduled?.correlationId),
+      sequence: 2,
+      producer: ServiceName.DroneFleet,
+      occurredAt: new Date().toISOString(),
+      data: { droneId: String(assignment?.droneId), stage: 'DELIVERED' },
+    };
+    await system.sendToQueue('DeliveryQueueUrl', JSON.stringify(early), {
+      groupId: id,
+      deduplicationId: `early-${randomUUID()}`,
+    });
+    const body = await system.waitForStatus(
+      id,
+      ['Delivered', 'Failed', 'Cancelled'],
+      scenarioTimeoutMs.normal,
+    );
+    expect(body.status).toBe('Delivered');
+    // Let the fleet's own reports arrive (late PICKED_UP, duplicate DELIVERED): they change nothing.
+    await system.waitForQueuesDrained(['DeliveryQueueUrl'], scenarioTimeoutMs.normal);
+    const final = await system.waitForStatus(id, ['Delivered'], 5_000);
+    expect(history(final)).toEqual([
+      { type: EventType.DeliveryRequested, producer: ServiceName.Ingestion, sequence: 1 },
+      { type: EventType.DeliveryScheduled, producer: ServiceName.Delivery, sequence: 1 },
+      { type: EventType.PickedUp, producer: ServiceName.Delivery, sequence: 2 },
+      { type: EventType.Delivered, producer: ServiceName.Delivery, sequence: 3 },
+    ]);
+    const heard = await system.eventually(
+      'the watcher hears Delivered',
+      async () => ofDelivery(await watcher.drain(), id),
+      (events) => events.some((event) => event.type === EventType.Delivered),
+      scenarioTimeoutMs.normal,
+    );
+    expect(heard.map((event) => [event.type, event.sequence])).toEqual([
+      [EventType.DeliveryScheduled, 1],
+      [EventType.PickedUp, 2],
+      [EventType.Delivered, 3],
+    ]);
+  });
+});
+
 describe('a package too heavy for a drone', () => {
   const id = deliveryIdOf('heavy');
 

@@ -174,6 +174,7 @@ export class DeliverySystemClient {
     read: () => Promise<T>,
     done: (value: T) => boolean,
     timeoutMs: number,
+    pollMillis = 300,
   ): Promise<T> {
     const deadline = Date.now() + timeoutMs;
     let last: T = await read();
@@ -181,7 +182,7 @@ export class DeliverySystemClient {
       if (Date.now() > deadline) {
         throw new Error(`${what}: not within ${timeoutMs} ms; last seen: ${JSON.stringify(last)}`);
       }
-      await sleep(300);
+      await sleep(pollMillis);
       last = await read();
     }
     return last;

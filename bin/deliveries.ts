@@ -23,6 +23,7 @@ import {
   type SubmitDeliveryRequest,
 } from '../lambdas/choreography/contracts';
 import { DEFAULT_TARGET_FILE, outputsOfStack, readTarget } from '../lib/local-runtime';
+import { formatTable } from './text-table';
 
 // This machine's tools run on Node 20 while the deployed Lambdas run on nodejs22.x; the SDK's
 // Node 20 end-of-support notice says nothing actionable here, so local tools silence it.
@@ -227,19 +228,6 @@ export function buildTrail(items: DeliveryItems): TrailEntry[] {
         left.index - right.index,
     )
     .map(({ entry }) => entry);
-}
-
-export function formatTable(rows: readonly (readonly string[])[]): string {
-  const widths =
-    rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? [];
-  return rows
-    .map((row) =>
-      row
-        .map((cell, column) => cell.padEnd(widths[column] ?? 0))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n');
 }
 
 /** `show`: a header (status and correlation id, from the read model) and the trail as a table. */

@@ -58,6 +58,40 @@ const typesOf = (log: readonly ChangeLogEntry[]) => log.map((entry) => entry.mes
 const ofDelivery = (events: readonly Record<string, unknown>[], id: string) =>
   events.filter((event) => event.deliveryId === id);
 
+/**
+ * A drone's FlightProgress report as the fake fleet sends it (event id `drone-fleet:<id>:<n>`),
+ * sent by a test straight to the Delivery service's queue: early, late or out of order.
+ */
+const flightReport = (
+  id: string,
+  sequence: number,
+  data: { droneId: string; stage: 'PICKED_UP' | 'DELIVERED' | 'FAILED'; reasonCode?: string },
+  correlationId: string,
+  eventId = `drone-fleet:${id}:${sequence}`,
+) =>
+  JSON.stringify({
+    type: EventType.FlightProgress,
+    schemaVersion: 1,
+    eventId,
+    deliveryId: id,
+    correlationId,
+    sequence,
+    producer: ServiceName.DroneFleet,
+    occurredAt: new Date().toISOString(),
+    data,
+  });
+
+/** Statuses a delivery ends in; a scenario waits for any of them, then says which it expects. */
+const ENDED = ['Delivered', 'Failed', 'Cancelled'];
+const REQUESTED = { type: EventType.DeliveryRequested, producer: ServiceName.Ingestion, sequence: 1 };
+/** The one lifecycle event of a delivery that ended before it was scheduled. */
+const endedBefore = (type: string, reasonCode: string) => ({
+  type,
+  producer: ServiceName.Delivery,
+  sequence: 1,
+  reasonCode,
+});
+
 let system: DeliverySystemClient;
 let watcher: Watcher;
 beforeAll(async () => {
@@ -79,21 +113,15 @@ describe('a delivery that goes well', () => {
     expect(response.status).toBe(202);
     expect(response.headers.get('x-correlation-id')).toBe(correlationId);
     expect(response.body).toMatchObject({ deliveryId: id, status: 'Requested', correlationId });
-    expect(history(response.body as { history: HistoryEntry[] })).toEqual([
-      { type: EventType.DeliveryRequested, producer: ServiceName.Ingestion, sequence: 1 },
-    ]);
+    expect(history(response.body as { history: HistoryEntry[] })).toEqual([REQUESTED]);
   });
 
   it('reaches Delivered; GET shows DeliveryRequested, DeliveryScheduled, PickedUp, Delivered in sequence', async () => {
-    const body = await system.waitForStatus(
-      id,
-      ['Delivered', 'Failed', 'Cancelled'],
-      scenarioTimeoutMs.normal,
-    );
+    const body = await system.waitForStatus(id, ENDED, scenarioTimeoutMs.normal);
     expect(body.status).toBe('Delivered');
     expect(body.correlationId).toBe(correlationId);
     expect(history(body)).toEqual([
-      { type: EventType.DeliveryRequested, producer: ServiceName.Ingestion, sequence: 1 },
+      REQUESTED,
       { type: EventType.DeliveryScheduled, producer: ServiceName.Delivery, sequence: 1 },
       { type: EventType.PickedUp, producer: ServiceName.Delivery, sequence: 2 },
       { type: EventType.Delivered, producer: ServiceName.Delivery, sequence: 3 },
@@ -197,18 +225,14 @@ describe('a delivery that goes well', () => {
   it('a late flight report contradicting the delivered status changes nothing', async () => {
     const before = await system.item(ServiceTable.Delivery, `DELIVERY#${id}`);
     const assignment = await system.item(ServiceTable.DroneScheduler, `ASSIGNMENT#${id}`);
-    const late = {
-      type: EventType.FlightProgress,
-      schemaVersion: 1,
-      eventId: `drone-fleet:${id}:late-${runId}`,
-      deliveryId: id,
+    const late = flightReport(
+      id,
+      3,
+      { droneId: String(assignment?.droneId), stage: 'FAILED', reasonCode: 'FLIGHT_FAILED' },
       correlationId,
-      sequence: 3,
-      producer: ServiceName.DroneFleet,
-      occurredAt: new Date().toISOString(),
-      data: { droneId: String(assignment?.droneId), stage: 'FAILED', reasonCode: 'FLIGHT_FAILED' },
-    };
-    await system.sendToQueue('DeliveryQueueUrl', JSON.stringify(late), { groupId: id });
+      `drone-fleet:${id}:late-${runId}`,
+    );
+    await system.sendToQueue('DeliveryQueueUrl', late, { groupId: id });
     await system.waitForQueuesDrained(['DeliveryQueueUrl'], scenarioTimeoutMs.normal);
     const after = await system.item(ServiceTable.Delivery, `DELIVERY#${id}`);
     expect(after?.status).toBe('Delivered');
@@ -236,32 +260,23 @@ describe('flight reports arriving out of order', () => {
       50,
     );
     const assignment = await system.item(ServiceTable.DroneScheduler, `ASSIGNMENT#${id}`);
-    const early = {
-      type: EventType.FlightProgress,
-      schemaVersion: 1,
-      eventId: `drone-fleet:${id}:2`,
-      deliveryId: id,
-      correlationId: String(scheduled?.correlationId),
-      sequence: 2,
-      producer: ServiceName.DroneFleet,
-      occurredAt: new Date().toISOString(),
-      data: { droneId: String(assignment?.droneId), stage: 'DELIVERED' },
-    };
-    await system.sendToQueue('DeliveryQueueUrl', JSON.stringify(early), {
+    const early = flightReport(
+      id,
+      2,
+      { droneId: String(assignment?.droneId), stage: 'DELIVERED' },
+      String(scheduled?.correlationId),
+    );
+    await system.sendToQueue('DeliveryQueueUrl', early, {
       groupId: id,
       deduplicationId: `early-${randomUUID()}`,
     });
-    const body = await system.waitForStatus(
-      id,
-      ['Delivered', 'Failed', 'Cancelled'],
-      scenarioTimeoutMs.normal,
-    );
+    const body = await system.waitForStatus(id, ENDED, scenarioTimeoutMs.normal);
     expect(body.status).toBe('Delivered');
     // Let the fleet's own reports arrive (late PICKED_UP, duplicate DELIVERED): they change nothing.
     await system.waitForQueuesDrained(['DeliveryQueueUrl'], scenarioTimeoutMs.normal);
     const final = await system.waitForStatus(id, ['Delivered'], 5_000);
     expect(history(final)).toEqual([
-      { type: EventType.DeliveryRequested, producer: ServiceName.Ingestion, sequence: 1 },
+      REQUESTED,
       { type: EventType.DeliveryScheduled, producer: ServiceName.Delivery, sequence: 1 },
       { type: EventType.PickedUp, producer: ServiceName.Delivery, sequence: 2 },
       { type: EventType.Delivered, producer: ServiceName.Delivery, sequence: 3 },
@@ -289,21 +304,9 @@ describe('a package too heavy for a drone', () => {
   });
 
   it('is rejected by the Package service, compensated by remediation, and ends Cancelled', async () => {
-    const body = await system.waitForStatus(
-      id,
-      ['Delivered', 'Failed', 'Cancelled'],
-      scenarioTimeoutMs.recovery,
-    );
+    const body = await system.waitForStatus(id, ENDED, scenarioTimeoutMs.recovery);
     expect(body.status).toBe('Cancelled');
-    expect(history(body)).toEqual([
-      { type: EventType.DeliveryRequested, producer: ServiceName.Ingestion, sequence: 1 },
-      {
-        type: EventType.DeliveryCancelled,
-        producer: ServiceName.Delivery,
-        sequence: 1,
-        reasonCode: 'PACKAGE_TOO_HEAVY',
-      },
-    ]);
+    expect(history(body)).toEqual([REQUESTED, endedBefore(EventType.DeliveryCancelled, 'PACKAGE_TOO_HEAVY')]);
     expect(await system.item(ServiceTable.Package, `PACKAGES#${id}`)).toMatchObject({
       outcome: 'REJECTED',
       reasonCode: 'PACKAGE_TOO_HEAVY',
@@ -343,18 +346,8 @@ describe('a package too heavy for a drone', () => {
       [2, 'DELIVERED'],
       [1, 'PICKED_UP'],
     ] as const) {
-      const report = {
-        type: EventType.FlightProgress,
-        schemaVersion: 1,
-        eventId: `drone-fleet:${id}:${sequence}`,
-        deliveryId: id,
-        correlationId: String(before?.correlationId),
-        sequence,
-        producer: ServiceName.DroneFleet,
-        occurredAt: new Date().toISOString(),
-        data: { droneId: 'drone-x', stage },
-      };
-      await system.sendToQueue('DeliveryQueueUrl', JSON.stringify(report), { groupId: id });
+      const report = flightReport(id, sequence, { droneId: 'drone-x', stage }, String(before?.correlationId));
+      await system.sendToQueue('DeliveryQueueUrl', report, { groupId: id });
     }
     await system.waitForQueuesDrained(['DeliveryQueueUrl'], scenarioTimeoutMs.normal);
     const after = await system.item(ServiceTable.Delivery, `DELIVERY#${id}`);
@@ -378,21 +371,9 @@ describe('a delivery out of every drone’s range', () => {
   });
 
   it('remediation retries, pivots, then gives up: DeliveryFailed (NO_DRONE_AVAILABLE)', async () => {
-    const body = await system.waitForStatus(
-      id,
-      ['Delivered', 'Failed', 'Cancelled'],
-      scenarioTimeoutMs.recovery,
-    );
+    const body = await system.waitForStatus(id, ENDED, scenarioTimeoutMs.recovery);
     expect(body.status).toBe('Failed');
-    expect(history(body)).toEqual([
-      { type: EventType.DeliveryRequested, producer: ServiceName.Ingestion, sequence: 1 },
-      {
-        type: EventType.DeliveryFailed,
-        producer: ServiceName.Delivery,
-        sequence: 1,
-        reasonCode: 'NO_DRONE_AVAILABLE',
-      },
-    ]);
+    expect(history(body)).toEqual([REQUESTED, endedBefore(EventType.DeliveryFailed, 'NO_DRONE_AVAILABLE')]);
     const remediation = await system.item(ServiceTable.Remediation, `REMEDIATION#${id}`);
     const decisions = (remediation?.decisions ?? []) as Record<string, unknown>[];
     expect(

@@ -14,7 +14,6 @@ import {
   RemoveTargetsCommand,
 } from '@aws-sdk/client-eventbridge';
 import {
-  ChangeMessageVisibilityCommand,
   CreateQueueCommand,
   DeleteMessageCommand,
   DeleteQueueCommand,
@@ -26,14 +25,8 @@ import {
 } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { DeliveryStatusBody } from '../../../lambdas/choreography/contracts';
+import { type ApiResponse, apiRequest, awsClientConfig, takeMatching } from '../client-support';
 import type { TargetDescription } from '../target';
-
-export interface ApiResponse {
-  readonly status: number;
-  readonly headers: Headers;
-  readonly body: unknown;
-  readonly text: string;
-}
 
 /** One change log entry as a service table holds it (contracts/outbox.ts). */
 export interface ChangeLogEntry {
@@ -63,7 +56,6 @@ export type ServiceTable = (typeof ServiceTable)[keyof typeof ServiceTable];
 
 type Item = Record<string, unknown>;
 
-const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 const sleep = (millis: number) => new Promise((resolve) => setTimeout(resolve, millis));
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -94,13 +86,10 @@ export class DeliverySystemClient {
   private readonly alerts: AlertMessage[] = [];
 
   constructor(private readonly target: TargetDescription) {
-    const credentials = target.kind === 'aws' ? {} : { credentials: LOCAL_CREDENTIALS };
-    const endpointOf = (service: keyof TargetDescription['endpoints']) =>
-      target.endpoints[service] ? { endpoint: target.endpoints[service] } : {};
-    this.dynamo = new DynamoDBClient({ region: target.region, ...credentials, ...endpointOf('dynamodb') });
+    this.dynamo = new DynamoDBClient(awsClientConfig(target, 'dynamodb'));
     this.documents = DynamoDBDocumentClient.from(this.dynamo);
-    this.sqs = new SQSClient({ region: target.region, ...credentials, ...endpointOf('sqs') });
-    this.events = new EventBridgeClient({ region: target.region, ...credentials, ...endpointOf('events') });
+    this.sqs = new SQSClient(awsClientConfig(target, 'sqs'));
+    this.events = new EventBridgeClient(awsClientConfig(target, 'events'));
   }
 
   get outputs(): TargetDescription['outputs'] {
@@ -113,30 +102,13 @@ export class DeliverySystemClient {
     return value;
   }
 
-  async request(
+  request(
     method: string,
     path: string,
     body?: string,
     headers: Record<string, string> = {},
   ): Promise<ApiResponse> {
-    const base = this.target.outputs.ApiUrl.replace(/\/+$/, '');
-    const response = await fetch(`${base}${path}`, {
-      method,
-      headers: {
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...(this.target.apiKey ? { 'x-api-key': this.target.apiKey } : {}),
-        ...headers,
-      },
-      ...(body === undefined ? {} : { body }),
-    });
-    const text = await response.text();
-    let parsed: unknown = text;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      // Non-JSON bodies are returned as text; the tests assert JSON where the contract requires it.
-    }
-    return { status: response.status, headers: response.headers, body: parsed, text };
+    return apiRequest(this.target, method, path, body, headers);
   }
 
   submit(delivery: unknown, headers: Record<string, string> = {}): Promise<ApiResponse> {
@@ -274,7 +246,7 @@ export class DeliverySystemClient {
    * messages are taken (deleted) and kept in memory; every other message is put back at once.
    */
   async alertsWhere(matches: (alert: AlertMessage) => boolean): Promise<AlertMessage[]> {
-    const taken = await this.takeMatching(this.target.outputs.AlertInboxQueueUrl, (body) => {
+    const taken = await takeMatching(this.sqs, this.target, this.output('AlertInboxQueueUrl'), (body) => {
       const alert = detailOf(body);
       return alert !== undefined && matches(alert);
     });
@@ -350,51 +322,6 @@ export class DeliverySystemClient {
       throw new Error(`PutTargets failed: ${JSON.stringify(put.FailedEntries)}`);
     }
     return new Watcher(this.sqs, this.events, QueueUrl, name, busName, this.target.kind === 'local');
-  }
-
-  /**
-   * Receives until a round brings nothing new (at most `rounds` rounds), deleting the messages the
-   * predicate matches and returning their bodies; the others are made visible again at the end.
-   */
-  private async takeMatching(queueUrl: string, matches: (body: string) => boolean, rounds = 10) {
-    const taken: string[] = [];
-    const others: string[] = [];
-    try {
-      for (let round = 0; round < rounds; round += 1) {
-        const { Messages } = await this.sqs.send(
-          new ReceiveMessageCommand({
-            QueueUrl: queueUrl,
-            MaxNumberOfMessages: 10,
-            WaitTimeSeconds: this.target.kind === 'local' ? 0 : 1,
-            VisibilityTimeout: 30,
-          }),
-        );
-        if (!Messages || Messages.length === 0) break;
-        for (const message of Messages) {
-          if (matches(message.Body ?? '')) {
-            taken.push(message.Body ?? '');
-            await this.sqs.send(
-              new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle }),
-            );
-          } else if (message.ReceiptHandle) {
-            others.push(message.ReceiptHandle);
-          }
-        }
-      }
-    } finally {
-      await Promise.all(
-        others.map((handle) =>
-          this.sqs.send(
-            new ChangeMessageVisibilityCommand({
-              QueueUrl: queueUrl,
-              ReceiptHandle: handle,
-              VisibilityTimeout: 0,
-            }),
-          ),
-        ),
-      );
-    }
-    return taken;
   }
 
   close(): void {

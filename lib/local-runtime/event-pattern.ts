@@ -36,10 +36,6 @@ function matchObject(pattern: Record<string, Json>, event: Record<string, Json>)
     }
     const value = event[key];
     if (isObject(rule)) {
-      // A nested pattern matches an object, or any object of an array (EventBridge and Lambda event
-      // filtering match into arrays of objects, e.g. a DynamoDB stream record's list of maps).
-      if (Array.isArray(value))
-        return value.some((element) => isObject(element) && matchObject(rule, element));
       return isObject(value) && matchObject(rule, value);
     }
     if (!Array.isArray(rule)) {

@@ -63,14 +63,6 @@ describe('matchesEventPattern', () => {
     expect(matchesEventPattern({ detail: { orderId: [{ exists: false }] } }, event)).toBe(false);
   });
 
-  it('matches a nested pattern against any object of an array (a DynamoDB list of maps)', () => {
-    const pattern = { dynamodb: { NewImage: { outbox: { L: { M: { id: { S: [{ exists: true }] } } } } } } };
-    const withOutbox = { dynamodb: { NewImage: { outbox: { L: [{ M: { id: { S: 'e-1' } } }] } } } };
-    expect(matchesEventPattern(pattern, withOutbox)).toBe(true);
-    expect(matchesEventPattern(pattern, { dynamodb: { NewImage: { outbox: { L: [] } } } })).toBe(false);
-    expect(matchesEventPattern(pattern, { dynamodb: { NewImage: { status: { S: 'x' } } } })).toBe(false);
-  });
-
   it('supports $or across fields', () => {
     expect(
       matchesEventPattern({ $or: [{ source: ['nope'] }, { detail: { orderId: ['A-1'] } }] }, event),

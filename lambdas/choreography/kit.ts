@@ -36,7 +36,6 @@ export {
   type ExtraWrite,
   markerKeyOf,
   type ProcessedMarker,
-  SEQUENCE_ATTRIBUTE,
   VERSION_ATTRIBUTE,
 } from './adapters/service-store';
 export { readServiceSettings } from './adapters/settings';

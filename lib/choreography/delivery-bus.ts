@@ -21,11 +21,13 @@ export interface DeliveryBusProps {
 export interface BusQueueTarget {
   readonly queue: sqs.IQueue;
   /**
-   * FIFO targets: the JSON path (in the event) of the message group id, e.g. `$.detail.deliveryId`.
+   * FIFO targets: the message group id. EventBridge takes a fixed text here (SqsParameters has no
+   * JSON path), so every event of the rule shares one group: its consumer must not need a group per
+   * delivery (the ingestion read model orders by the events' sequence numbers itself).
    * Required for a FIFO queue, refused for a standard one.
    * @default - none
    */
-  readonly messageGroupIdPath?: string;
+  readonly messageGroupId?: string;
 }
 
 /**
@@ -65,9 +67,9 @@ export class DeliveryBus extends Construct {
   /** A rule on the bus matching `pattern`, delivering each event's `detail` to the queue. */
   route(id: string, description: string, pattern: events.EventPattern, target: BusQueueTarget): events.Rule {
     const fifo = target.queue.fifo === true;
-    if (fifo !== (target.messageGroupIdPath !== undefined)) {
+    if (fifo !== (target.messageGroupId !== undefined)) {
       throw new Error(
-        `DeliveryBus ${this.node.path}: rule ${id} ${fifo ? 'targets a FIFO queue and needs' : 'targets a standard queue and takes no'} messageGroupIdPath`,
+        `DeliveryBus ${this.node.path}: rule ${id} ${fifo ? 'targets a FIFO queue and needs' : 'targets a standard queue and takes no'} messageGroupId`,
       );
     }
     return new events.Rule(this, id, {
@@ -77,7 +79,7 @@ export class DeliveryBus extends Construct {
       targets: [
         new targets.SqsQueue(target.queue, {
           message: events.RuleTargetInput.fromEventPath('$.detail'),
-          ...(target.messageGroupIdPath !== undefined && { messageGroupId: target.messageGroupIdPath }),
+          ...(target.messageGroupId !== undefined && { messageGroupId: target.messageGroupId }),
           retryAttempts: this.retryAttempts,
           deadLetterQueue: this.undelivered,
         }),

@@ -8,8 +8,8 @@ import { Construct } from 'constructs';
 import {
   CHOREOGRAPHY_METRICS_NAMESPACE,
   DESTINATION_ENV_KEY,
-  OUTBOX_ATTRIBUTE,
   OutboxDestination,
+  SEQUENCE_ATTRIBUTE,
   type ServiceName,
 } from '../../lambdas/choreography/contracts';
 import { LambdaFunction } from '../platform/lambda-function';
@@ -107,9 +107,10 @@ export class OutboxRelay extends Construct {
 }
 
 /**
- * Stream records whose new image holds at least one change log entry (exists matches leaves only,
- * so the pattern names the entry's `id` string inside the `outbox` list).
+ * Stream records of items that carry a change log: their new image has the sequence number (exists
+ * matches leaf values only, and the change log itself is a list of maps). Processed-message markers
+ * and the drone items are left out; the relay publishes only entries the old image did not hold.
  */
 export const OUTBOX_STREAM_FILTER = {
-  dynamodb: { NewImage: { [OUTBOX_ATTRIBUTE]: { L: { M: { id: { S: lambda.FilterRule.exists() } } } } } },
+  dynamodb: { NewImage: { [SEQUENCE_ATTRIBUTE]: { N: lambda.FilterRule.exists() } } },
 };

@@ -59,6 +59,12 @@ export const DroneDeliveryOutput = {
 } as const;
 
 /** The services with a table (each has an outbox relay), in the order of the stack's outputs. */
+/**
+ * The one message group of the lifecycle events the bus delivers to the ingestion read model's FIFO
+ * queue (EventBridge sets a fixed group id per target).
+ */
+const LIFECYCLE_MESSAGE_GROUP = 'delivery-lifecycle';
+
 const TABLE_SERVICES = [
   ServiceName.Ingestion,
   ServiceName.Package,
@@ -258,7 +264,7 @@ export class DroneDeliveryStack extends Stack {
       'IngestionProjectionRule',
       'Every lifecycle event to the ingestion read model',
       BUS_RULE_PATTERNS.ingestionProjection,
-      { queue: consumers[ServiceName.Ingestion].queue, messageGroupIdPath: '$.detail.deliveryId' },
+      { queue: consumers[ServiceName.Ingestion].queue, messageGroupId: LIFECYCLE_MESSAGE_GROUP },
     );
     const fleetTimeout = Duration.seconds(fleetTimeoutSeconds(config.flight));
     const fleetQueue = new WorkQueue(this, 'FleetQueue', {

@@ -17,6 +17,7 @@ import {
   OUTBOX_ATTRIBUTE,
   OutboxDestination,
   type OutboxEntry,
+  SEQUENCE_ATTRIBUTE,
   type ServiceName,
   TABLE_PARTITION_KEY,
   TABLE_TTL_ATTRIBUTE,
@@ -28,7 +29,6 @@ import type { DeadLetterReason, ServiceItem } from '../domain/reaction';
 export type ExtraWrite = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 export const VERSION_ATTRIBUTE = 'version';
-export const SEQUENCE_ATTRIBUTE = 'sequence';
 const RESERVED = new Set([
   TABLE_PARTITION_KEY,
   VERSION_ATTRIBUTE,

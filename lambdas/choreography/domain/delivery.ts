@@ -20,18 +20,15 @@ import {
   ServiceName,
 } from '../contracts';
 import { type Decision, ignored } from './decision';
+import { AssignmentStatus } from './drone-scheduler';
 import { type Emission, emission } from './envelope';
+import { PackageOutcome } from './package-service';
 import { originalOf } from './retry-of';
 
-export const PackageOutcome = { Ready: 'READY', Rejected: 'REJECTED' } as const;
-export type PackageOutcome = (typeof PackageOutcome)[keyof typeof PackageOutcome];
-
-export const DroneOutcome = {
-  Scheduled: 'SCHEDULED',
-  Unavailable: 'UNAVAILABLE',
-  Released: 'RELEASED',
-} as const;
-export type DroneOutcome = (typeof DroneOutcome)[keyof typeof DroneOutcome];
+/** A reply's outcome in its producer's own words: the Package service's and the Drone Scheduler's. */
+export { PackageOutcome };
+export const DroneOutcome = AssignmentStatus;
+export type DroneOutcome = AssignmentStatus;
 
 /** A reply as recorded: what it said and the producer sequence it came from. */
 interface Reply<Outcome> {

@@ -228,7 +228,7 @@ describe('DroneDelivery stack (default profile, demo: fake drone fleet)', () => 
         );
       }
       expect(JSON.stringify(OUTBOX_STREAM_FILTER)).toBe(
-        '{"dynamodb":{"NewImage":{"outbox":{"L":{"M":{"id":{"S":[{"exists":true}]}}}}}}}',
+        '{"dynamodb":{"NewImage":{"sequence":{"N":[{"exists":true}]}}}}',
       );
     });
 
@@ -286,7 +286,7 @@ describe('DroneDelivery stack (default profile, demo: fake drone fleet)', () => 
       expect(projection.Properties.EventPattern).toEqual(BUS_RULE_PATTERNS.ingestionProjection);
       expect(projection.Properties.Targets[0]).toMatchObject({
         InputPath: '$.detail',
-        SqsParameters: { MessageGroupId: '$.detail.deliveryId' },
+        SqsParameters: { MessageGroupId: 'delivery-lifecycle' },
         DeadLetterConfig: { Arn: expect.anything() },
       });
       const fleet = byTarget(synth.stack.fleetQueue.queue);

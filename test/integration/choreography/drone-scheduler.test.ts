@@ -84,6 +84,18 @@ describe('Drone Scheduler handler (DynamoDB Local, SQS service)', () => {
   }
   const id = () => `d-${randomUUID().slice(0, 8)}`;
 
+  it('fails at cold start naming SERVICE_SETTINGS when the settings are bad', async () => {
+    const tableName = await world.table();
+    useServiceEnvironment(world, ServiceName.DroneScheduler, {
+      tableName,
+      deadLetterQueueUrl: await world.fifoQueue(),
+      settings: { maxReceiveAttempts: 3, processedMessageTtlSeconds: 3600, drones: [], maxRangeKm: -1 },
+    });
+    await expect(
+      loadSqsHandler(() => import('../../../lambdas/choreography/handlers/drone-scheduler')),
+    ).rejects.toThrow(/SERVICE_SETTINGS is not valid: .*drones/);
+  });
+
   it('schedules a drone: ASSIGNMENT# with the window, DRONE# booked, DroneScheduled in the change log', async () => {
     const s = await scheduler();
     const deliveryId = id();

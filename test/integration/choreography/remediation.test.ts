@@ -108,6 +108,13 @@ describe('Remediation handler (DynamoDB Local, SQS service)', () => {
     }));
   }
 
+  async function receiveOne(source: ServiceName): Promise<SQSRecord> {
+    const [record, ...more] = await receive(source);
+    if (!record || more.length > 0)
+      throw new Error(`expected one dead letter on ${source}, got ${more.length + (record ? 1 : 0)}`);
+    return record;
+  }
+
   const item = (key: string) => world.getItem(tableName, `REMEDIATION#${key}`);
   const outbox = async (key: string) => ((await item(key))?.outbox ?? []) as OutboxEntry[];
   const sleep = (millis: number) => new Promise((resolve) => setTimeout(resolve, millis));
@@ -123,15 +130,14 @@ describe('Remediation handler (DynamoDB Local, SQS service)', () => {
       deliveryId,
     );
 
-    const [record] = await receive(ServiceName.DroneScheduler);
-    if (!record) throw new Error('no dead letter received');
+    const record = await receiveOne(ServiceName.DroneScheduler);
     expect(await invoke(handler, [record])).toEqual([record.messageId]);
     expect(await item(deliveryId)).toBeUndefined();
     // The deferral shortened the 30 s receive to the back-off's remaining second or so.
     expect(await receive(ServiceName.DroneScheduler)).toEqual([]);
     await sleep(1_200);
-    const [again] = await receive(ServiceName.DroneScheduler);
-    if (!again) throw new Error('the deferred dead letter did not come back after its back-off');
+    // The deferred dead letter is back once its back-off has passed.
+    const again = await receiveOne(ServiceName.DroneScheduler);
     expect(await invoke(handler, [again])).toEqual([]);
 
     const decided = await item(deliveryId);
@@ -170,8 +176,7 @@ describe('Remediation handler (DynamoDB Local, SQS service)', () => {
       `ingestion:${deliveryId}:1`,
       deliveryId,
     );
-    const [record] = await receive(ServiceName.Package);
-    if (!record) throw new Error('no dead letter received');
+    const record = await receiveOne(ServiceName.Package);
     const failures = await Promise.all(Array.from({ length: 4 }, () => invoke(handler, [record])));
     expect(failures.flat()).toEqual([]);
     const decided = await item(deliveryId);
@@ -236,8 +241,7 @@ describe('Remediation handler (DynamoDB Local, SQS service)', () => {
       `x:${deliveryId}`,
       deliveryId,
     );
-    const [record] = await receive(ServiceName.Package);
-    if (!record) throw new Error('no dead letter received');
+    const record = await receiveOne(ServiceName.Package);
     const stray = { ...record, eventSourceARN: 'arn:aws:sqs:us-east-1:123456789012:someone-else.fifo' };
     expect(await invoke(handler, [stray])).toEqual([record.messageId]);
     expect(await item(deliveryId)).toBeUndefined();

@@ -36,6 +36,15 @@ const busy = (droneId: string, from: number, to: number, version = 3): DroneStat
   assignments: [{ deliveryId: `other-${droneId}`, start: at(from), end: at(to) }],
 });
 
+/** An ASSIGNMENT# state of delivery-1 (attempt 1 unless said otherwise). */
+const assignment = (status: AssignmentStatus, extra: Partial<AssignmentState> = {}): AssignmentState => ({
+  deliveryId: 'delivery-1',
+  correlationId: 'corr-delivery-1',
+  status,
+  attempt: 1,
+  ...extra,
+});
+
 function decided(
   decision: RemediationDecision,
   options: {
@@ -176,25 +185,16 @@ describe('Drone Scheduler: DeliveryRequested', () => {
   });
 
   it('is idempotent: a request for a delivery already decided changes nothing', () => {
-    const scheduled: AssignmentState = {
-      deliveryId: 'delivery-1',
-      correlationId: 'corr-delivery-1',
-      status: AssignmentStatus.Scheduled,
-      attempt: 1,
+    const scheduled: AssignmentState = assignment(AssignmentStatus.Scheduled, {
       droneId: 'drone-a',
       window: { start: at(0), end: at(600) },
-    };
+    });
     expect(react({ assignment: scheduled }).kind).toBe('ignore');
     expect(react({ assignment: { ...scheduled, status: AssignmentStatus.Unavailable } }).kind).toBe('ignore');
   });
 
   it('refuses a request that arrives after the delivery was released: DELIVERY_CANCELLED, no dead letter', () => {
-    const released: AssignmentState = {
-      deliveryId: 'delivery-1',
-      correlationId: 'corr-delivery-1',
-      status: AssignmentStatus.Released,
-      attempt: 1,
-    };
+    const released: AssignmentState = assignment(AssignmentStatus.Released);
     const reaction = changed(react({ assignment: released }));
     expect(reaction.state).toEqual({ assignment: released });
     expect(reaction.emissions).toEqual([
@@ -208,12 +208,7 @@ describe('Drone Scheduler: DeliveryRequested', () => {
 });
 
 describe('Drone Scheduler: RETRY and PIVOT', () => {
-  const unavailable: AssignmentState = {
-    deliveryId: 'delivery-1',
-    correlationId: 'corr-delivery-1',
-    status: AssignmentStatus.Unavailable,
-    attempt: 2,
-  };
+  const unavailable: AssignmentState = assignment(AssignmentStatus.Unavailable, { attempt: 2 });
   const original = requested() as unknown as Record<string, unknown>;
 
   it('a RETRY schedules from now with the next attempt number', () => {
@@ -278,14 +273,10 @@ describe('Drone Scheduler: RETRY and PIVOT', () => {
 });
 
 describe('Drone Scheduler: COMPENSATE and GIVE_UP release', () => {
-  const scheduled: AssignmentState = {
-    deliveryId: 'delivery-1',
-    correlationId: 'corr-delivery-1',
-    status: AssignmentStatus.Scheduled,
-    attempt: 1,
+  const scheduled: AssignmentState = assignment(AssignmentStatus.Scheduled, {
     droneId: 'drone-b',
     window: { start: at(0), end: at(600) },
-  };
+  });
   const fleetHolding = (): DroneState[] => [
     busy('drone-a', 0, 600),
     {

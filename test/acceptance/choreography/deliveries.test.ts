@@ -1,11 +1,21 @@
 /**
  * Black-box acceptance scenarios of the drone delivery choreography (stack DroneDelivery). They talk
  * to the delivery API, read the services' tables (each service's state item and change log), send
- * messages to consumer queues (duplicates, late reports, poison), read the operator alert inbox and
- * subscribe an unknown consumer to the delivery bus through the EventBridge API. Everything here
- * uses only the target description, so the file runs against the local runtime (npm test),
- * LocalStack and AWS; what depends on the local profile's settings (payload limit, range, fast
- * back-off) is said where it is used.
+ * messages to consumer queues (duplicates, late and reordered reports, poison), read the operator
+ * alert inbox and subscribe an unknown consumer to the delivery bus through the EventBridge API.
+ * Everything goes through the target description (test/acceptance/target.ts, DELIVERIES_APP).
+ *
+ * Where it runs:
+ *   - the local runtime (npm test, or ACCEPTANCE_TARGET=.local/target.json): every scenario.
+ *   - LocalStack and AWS (npm run test:localstack | test:aws): every scenario but the
+ *     `npm run deliveries -- show` check, skipped there because the CLI reads the local runtime's
+ *     target description. The caller needs, besides the API key, rights to read the five service
+ *     tables, send to the package and delivery queues, receive from the alert inbox, create and
+ *     delete an SQS queue and put/remove a rule and its target on the delivery bus. With the
+ *     default profile a flight takes 4 minutes and the no-drone ladder about 7 (back-off 60, 120,
+ *     240 s), within ACCEPTANCE_PROFILE=default's bounds. Neither was run for this suite yet.
+ * The scenarios rely on the drones' limits (5 kg payload, 15 km range in every profile): too heavy
+ * is 125 kg, out of range is Seattle to Sydney.
  */
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';

@@ -10,6 +10,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { ProcessState, StateAttr, StepAttr } from '../lambdas/scheduler-agent-supervisor/contracts';
 import { DEFAULT_TARGET_FILE, type LocalTarget, readTarget } from '../lib/local-runtime';
+import { formatTable } from './text-table';
 
 // This machine's tools run on Node 20 while the deployed Lambdas run on nodejs22.x; the SDK's
 // Node 20 end-of-support notice says nothing actionable here, so local tools silence it.
@@ -70,19 +71,6 @@ async function scanAll(
   return items;
 }
 
-function table(rows: readonly string[][]): string {
-  const widths =
-    rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? [];
-  return rows
-    .map((row) =>
-      row
-        .map((cell, column) => cell.padEnd(widths[column] ?? 0))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n');
-}
-
 async function main(argv: string[]): Promise<void> {
   const targetFile = resolve(option(argv, '--target') ?? resolve(__dirname, '..', DEFAULT_TARGET_FILE));
   const state = option(argv, '--state');
@@ -118,7 +106,7 @@ async function main(argv: string[]): Promise<void> {
         stepSummary(item),
         String(item[StateAttr.UpdatedAt] ?? ''),
       ]);
-      console.log(table([header, ...rows]));
+      console.log(formatTable([header, ...rows]));
       console.log(`${items.length} order(s)`);
       return;
     }

@@ -25,5 +25,6 @@ export {
   type LocalApi,
   type LocalServiceName,
   type LocalTarget,
+  outputsOfStack,
   readTarget,
 } from './target';

@@ -12,7 +12,13 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { APIGatewayClient, GetApiKeyCommand } from '@aws-sdk/client-api-gateway';
-import { isLoopbackUrl, loadTargetDescription } from './target';
+import {
+  type AppUnderTest,
+  DELIVERIES_APP,
+  isLoopbackUrl,
+  loadTargetDescription,
+  ORDERS_APP,
+} from './target';
 
 export const LOCALSTACK_DEFAULT_ENDPOINT = 'http://localhost.localstack.cloud:4566';
 
@@ -81,11 +87,13 @@ async function apiKeyValue(
   outputsFile: string,
   env: NodeJS.ProcessEnv,
   kind: 'aws' | 'localstack',
+  app: AppUnderTest = ORDERS_APP,
 ): Promise<string> {
-  if (env.ACCEPTANCE_API_KEY) return env.ACCEPTANCE_API_KEY;
-  const target = loadTargetDescription(outputsFile, { kind });
+  const given = env[app.apiKeyEnv];
+  if (given) return given;
+  const target = loadTargetDescription(outputsFile, { kind }, app);
   const apiKeyId = target.outputs.ApiKeyId;
-  if (!apiKeyId) throw new Error('The outputs file has no ApiKeyId: set ACCEPTANCE_API_KEY');
+  if (!apiKeyId) throw new Error(`The outputs of ${app.stackName} have no ApiKeyId: set ${app.apiKeyEnv}`);
   const client = new APIGatewayClient({
     region: env.AWS_REGION ?? target.region,
     ...(kind === 'localstack' ? { endpoint: env.AWS_ENDPOINT_URL } : {}),
@@ -93,6 +101,26 @@ async function apiKeyValue(
   const { value } = await client.send(new GetApiKeyCommand({ apiKey: apiKeyId, includeValue: true }));
   if (!value) throw new Error(`API key ${apiKeyId} has no value`);
   return value;
+}
+
+/**
+ * The API key of each app the outputs file describes, as the suites read them from the environment.
+ * An app the deployment lacks gets no key (its suite then fails naming its missing outputs).
+ */
+async function apiKeys(
+  outputsFile: string,
+  env: NodeJS.ProcessEnv,
+  kind: 'aws' | 'localstack',
+): Promise<Record<string, string>> {
+  const keys: Record<string, string> = {};
+  for (const app of [ORDERS_APP, DELIVERIES_APP]) {
+    try {
+      keys[app.apiKeyEnv] = await apiKeyValue(outputsFile, env, kind, app);
+    } catch (error) {
+      if (!/missing outputs/.test((error as Error).message)) throw error;
+    }
+  }
+  return keys;
 }
 
 function runSuite(env: NodeJS.ProcessEnv): number {
@@ -121,25 +149,23 @@ async function main(argv: string[]): Promise<number> {
       execFileSync('npx', ['cdklocal', ...args, '-c', 'profile=local'], { cwd: root, env, stdio: 'inherit' });
     cdklocal(['bootstrap']);
     cdklocal(['deploy', '--require-approval', 'never', '--outputs-file', outputs]);
-    const apiKey = await apiKeyValue(outputs, env, 'localstack');
     return runSuite({
       ...env,
       ACCEPTANCE_TARGET: outputs,
       ACCEPTANCE_KIND: 'localstack',
       ACCEPTANCE_PROFILE: 'local',
-      ACCEPTANCE_API_KEY: apiKey,
+      ...(await apiKeys(outputs, env, 'localstack')),
     });
   }
   if (mode === 'aws') {
     const outputs = outputsIndex >= 0 ? argv[outputsIndex + 1] : process.env.ACCEPTANCE_TARGET;
     if (!outputs) throw new Error('Name the deployment: npm run test:aws -- --outputs cdk-outputs.json');
-    const apiKey = await apiKeyValue(outputs, process.env, 'aws');
     return runSuite({
       ...process.env,
       ACCEPTANCE_TARGET: resolve(outputs),
       ACCEPTANCE_KIND: 'aws',
       ACCEPTANCE_PROFILE: process.env.ACCEPTANCE_PROFILE ?? 'default',
-      ACCEPTANCE_API_KEY: apiKey,
+      ...(await apiKeys(outputs, process.env, 'aws')),
     });
   }
   throw new Error('Usage: run-target.ts localstack | aws --outputs FILE');

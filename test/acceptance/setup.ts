@@ -5,13 +5,21 @@
  *   ACCEPTANCE_KIND     local | localstack | aws (default local)
  *   ACCEPTANCE_PROFILE  the config profile the target was deployed with (local | default); sets
  *                       how long scenarios may take (default: local)
- *   ACCEPTANCE_API_KEY  value of the API key (AWS and LocalStack enforce it)
+ *   ACCEPTANCE_API_KEY  value of the orders API's key (AWS and LocalStack enforce it)
+ *   ACCEPTANCE_DELIVERIES_API_KEY  value of the deliveries API's key (its own API, its own key)
  */
-import { assertAllEndpointsLocal, loadTargetDescription, type TargetDescription } from './target';
+import {
+  type AppUnderTest,
+  assertAllEndpointsLocal,
+  loadTargetDescription,
+  ORDERS_APP,
+  type TargetDescription,
+} from './target';
 
 export const TARGET_ENV = 'ACCEPTANCE_TARGET';
 
-export function acceptanceTarget(): TargetDescription {
+/** The target as the suite of `app` sees it (its stack's outputs and API key). */
+export function acceptanceTarget(app: AppUnderTest = ORDERS_APP): TargetDescription {
   const file = process.env[TARGET_ENV];
   if (!file) {
     throw new Error(
@@ -19,10 +27,8 @@ export function acceptanceTarget(): TargetDescription {
     );
   }
   const kind = (process.env.ACCEPTANCE_KIND ?? 'local') as TargetDescription['kind'];
-  const target = loadTargetDescription(file, {
-    kind,
-    ...(process.env.ACCEPTANCE_API_KEY ? { apiKey: process.env.ACCEPTANCE_API_KEY } : {}),
-  });
+  const apiKey = process.env[app.apiKeyEnv];
+  const target = loadTargetDescription(file, { kind, ...(apiKey ? { apiKey } : {}) }, app);
   if (target.kind !== 'aws') assertAllEndpointsLocal(target);
   return target;
 }

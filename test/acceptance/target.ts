@@ -2,9 +2,12 @@
  * The acceptance suite's only knowledge of the system under test: a target description. It is one
  * of
  *   - the outputs file of `cdk deploy --outputs-file F` or `cdklocal deploy --outputs-file F`
- *     (`{ "<StackName>": { "ApiUrl": ..., ... } }`),
- *   - the file the local runtime writes (`.local/target.json`: outputs plus region and endpoints).
- * Nothing else about the deployment is assumed: the tests talk to the API and read the stores.
+ *     (`{ "<StackName>": { "ApiUrl": ..., ... }, ... }`, one entry per deployed stack),
+ *   - the file the local runtime writes (`.local/target.json`: outputs plus region and endpoints,
+ *     each stack's own outputs under `stackOutputs` and its API under `apis`).
+ * Each suite names the app it tests (ORDERS_APP, DELIVERIES_APP): its stack and the outputs it
+ * needs; the description's `outputs` are that stack's. Nothing else about the deployment is
+ * assumed: the tests talk to the API and read the stores.
  */
 import { readFileSync } from 'node:fs';
 
@@ -18,7 +21,41 @@ export const OUTPUT_KEYS = [
 ] as const;
 export type OutputKey = (typeof OUTPUT_KEYS)[number];
 
-export type ServiceName = 'dynamodb' | 'sqs' | 'sfn' | 'events';
+/** A deployed app as a suite sees it: its stack's name and the outputs the suite cannot do without. */
+export interface AppUnderTest {
+  readonly stackName: string;
+  readonly requiredOutputs: readonly string[];
+  /** Environment variable holding this app's API key value (its API has its own key). */
+  readonly apiKeyEnv: string;
+}
+
+export const ORDERS_APP: AppUnderTest = {
+  stackName: 'SchedulerAgentSupervisor',
+  requiredOutputs: OUTPUT_KEYS,
+  apiKeyEnv: 'ACCEPTANCE_API_KEY',
+};
+
+/** Outputs of the DroneDelivery stack the deliveries suite reads (lib/choreography's CfnOutputs). */
+export const DELIVERY_OUTPUT_KEYS = [
+  'ApiUrl',
+  'IngestionTableName',
+  'PackageTableName',
+  'DroneSchedulerTableName',
+  'DeliveryTableName',
+  'RemediationTableName',
+  'PackageQueueUrl',
+  'DeliveryQueueUrl',
+  'DeliveryBusName',
+  'AlertInboxQueueUrl',
+] as const;
+
+export const DELIVERIES_APP: AppUnderTest = {
+  stackName: 'DroneDelivery',
+  requiredOutputs: DELIVERY_OUTPUT_KEYS,
+  apiKeyEnv: 'ACCEPTANCE_DELIVERIES_API_KEY',
+};
+
+export type ServiceName = 'dynamodb' | 'sqs' | 'sfn' | 'events' | 'sns';
 
 export interface TargetDescription {
   readonly kind: 'local' | 'localstack' | 'aws';
@@ -34,31 +71,44 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function pickOutputs(raw: Record<string, unknown>): Record<string, unknown> {
+function pickOutputs(raw: Record<string, unknown>, app: AppUnderTest): Record<string, unknown> {
+  // The local runtime's file: the stack's own outputs when it lists them (the merged outputs let a
+  // later stack's ApiUrl or AlertInboxQueueUrl hide an earlier one's), else the merged outputs.
+  if (isRecord(raw.stackOutputs) && isRecord(raw.stackOutputs[app.stackName])) {
+    return raw.stackOutputs[app.stackName] as Record<string, unknown>;
+  }
   if (isRecord(raw.outputs)) return raw.outputs;
   if (typeof raw.ApiUrl === 'string') return raw;
+  // A `cdk deploy --outputs-file` file: the app's stack by name, else the one stack that can be meant.
+  const named = raw[app.stackName];
+  if (isRecord(named)) return named;
   const stacks = Object.values(raw)
     .filter(isRecord)
     .filter((stack) => typeof stack.ApiUrl === 'string');
-  if (stacks.length !== 1) {
-    throw new Error(
-      `Target description: expected exactly one stack with an ApiUrl output, found ${stacks.length}. ` +
-        'Pass the file written by `cdk deploy --outputs-file` for this app, or .local/target.json.',
-    );
-  }
-  return stacks[0] as Record<string, unknown>;
+  const complete = stacks.filter((stack) =>
+    app.requiredOutputs.every((key) => typeof stack[key] === 'string'),
+  );
+  if (stacks.length === 1) return stacks[0] as Record<string, unknown>;
+  if (complete.length === 1) return complete[0] as Record<string, unknown>;
+  throw new Error(
+    `Target description: expected the stack ${app.stackName} or exactly one stack with an ApiUrl output, ` +
+      `found ${stacks.length}. Pass the file written by \`cdk deploy --outputs-file\` for this app, or .local/target.json.`,
+  );
 }
 
 /** Parses a target description; throws naming the missing or malformed field. */
 export function parseTargetDescription(
   raw: unknown,
   defaults: { kind: TargetDescription['kind']; region?: string; apiKey?: string },
+  app: AppUnderTest = ORDERS_APP,
 ): TargetDescription {
   if (!isRecord(raw)) throw new Error('Target description must be a JSON object');
-  const outputs = pickOutputs(raw);
-  const missing = OUTPUT_KEYS.filter((key) => typeof outputs[key] !== 'string' || outputs[key] === '');
+  const outputs = pickOutputs(raw, app);
+  const missing = app.requiredOutputs.filter(
+    (key) => typeof outputs[key] !== 'string' || outputs[key] === '',
+  );
   if (missing.length > 0) {
-    throw new Error(`Target description is missing outputs: ${missing.join(', ')}`);
+    throw new Error(`Target description is missing outputs of ${app.stackName}: ${missing.join(', ')}`);
   }
   const endpoints: Partial<Record<ServiceName, string>> = {};
   if (isRecord(raw.endpoints)) {
@@ -73,7 +123,7 @@ export function parseTargetDescription(
     'us-east-1';
   const kind =
     raw.kind === 'local' || raw.kind === 'localstack' || raw.kind === 'aws' ? raw.kind : defaults.kind;
-  const apiKey = defaults.apiKey ?? (typeof raw.apiKey === 'string' ? raw.apiKey : undefined);
+  const apiKey = defaults.apiKey ?? ownApiKey(raw, app);
   return {
     kind,
     region,
@@ -83,9 +133,18 @@ export function parseTargetDescription(
   };
 }
 
+/** The local runtime's API key for the app's API: its stack's API's key when listed, else the first API's. */
+function ownApiKey(raw: Record<string, unknown>, app: AppUnderTest): string | undefined {
+  const api = isRecord(raw.apis) ? raw.apis[app.stackName] : undefined;
+  if (isRecord(api) && Array.isArray(api.apiKeys) && typeof api.apiKeys[0] === 'string')
+    return api.apiKeys[0];
+  return typeof raw.apiKey === 'string' ? raw.apiKey : undefined;
+}
+
 export function loadTargetDescription(
   file: string,
   defaults: { kind: TargetDescription['kind']; region?: string; apiKey?: string },
+  app: AppUnderTest = ORDERS_APP,
 ): TargetDescription {
   let text: string;
   try {
@@ -99,7 +158,7 @@ export function loadTargetDescription(
   } catch (error) {
     throw new Error(`Target description ${file} is not JSON: ${(error as Error).message}`);
   }
-  return parseTargetDescription(raw, defaults);
+  return parseTargetDescription(raw, defaults, app);
 }
 
 /** Every endpoint a LocalStack or local target names must be on this machine. */

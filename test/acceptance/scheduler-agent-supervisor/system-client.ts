@@ -3,20 +3,11 @@
  * downstream ledger and the operator alert inbox. Built from a target description only.
  */
 import { type AttributeValue, DynamoDBClient, GetItemCommand, paginateScan } from '@aws-sdk/client-dynamodb';
-import {
-  ChangeMessageVisibilityCommand,
-  DeleteMessageCommand,
-  ReceiveMessageCommand,
-  SQSClient,
-} from '@aws-sdk/client-sqs';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { type ApiResponse, apiRequest, awsClientConfig, takeMatching } from '../client-support';
 import type { TargetDescription } from '../target';
 
-export interface ApiResponse {
-  readonly status: number;
-  readonly headers: Headers;
-  readonly body: unknown;
-  readonly text: string;
-}
+export type { ApiResponse };
 
 export interface StateView {
   readonly processState: string;
@@ -31,8 +22,6 @@ export interface AlertMessage {
   readonly detail: Record<string, unknown>;
 }
 
-const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
-
 export class SystemClient {
   private readonly dynamo: DynamoDBClient;
   private readonly sqs: SQSClient;
@@ -40,41 +29,21 @@ export class SystemClient {
   private readonly alerts: AlertMessage[] = [];
 
   constructor(private readonly target: TargetDescription) {
-    const credentials = target.kind === 'aws' ? {} : { credentials: LOCAL_CREDENTIALS };
-    const endpointOf = (service: keyof TargetDescription['endpoints']) =>
-      target.endpoints[service] ? { endpoint: target.endpoints[service] } : {};
-    this.dynamo = new DynamoDBClient({ region: target.region, ...credentials, ...endpointOf('dynamodb') });
-    this.sqs = new SQSClient({ region: target.region, ...credentials, ...endpointOf('sqs') });
+    this.dynamo = new DynamoDBClient(awsClientConfig(target, 'dynamodb'));
+    this.sqs = new SQSClient(awsClientConfig(target, 'sqs'));
   }
 
   get outputs(): TargetDescription['outputs'] {
     return this.target.outputs;
   }
 
-  async request(
+  request(
     method: string,
     path: string,
     body?: string,
     headers: Record<string, string> = {},
   ): Promise<ApiResponse> {
-    const base = this.target.outputs.ApiUrl.replace(/\/+$/, '');
-    const response = await fetch(`${base}${path}`, {
-      method,
-      headers: {
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...(this.target.apiKey ? { 'x-api-key': this.target.apiKey } : {}),
-        ...headers,
-      },
-      ...(body === undefined ? {} : { body }),
-    });
-    const text = await response.text();
-    let parsed: unknown = text;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      // Non-JSON bodies are returned as text; the tests assert JSON where the contract requires it.
-    }
-    return { status: response.status, headers: response.headers, body: parsed, text };
+    return apiRequest(this.target, method, path, body, headers);
   }
 
   submit(order: unknown): Promise<ApiResponse> {
@@ -160,62 +129,8 @@ export class SystemClient {
     return bodies.length;
   }
 
-  /**
-   * Receives until a round brings nothing new (at most `rounds` rounds), deleting the messages the
-   * predicate matches and returning their bodies. The others stay invisible during the rounds (so
-   * paging moves on) and are made visible again at the end. On AWS a receive waits up to a second:
-   * a short poll samples only part of the servers and can miss messages.
-   */
-  private async takeMatching(
-    queueUrl: string,
-    matches: (body: string) => boolean,
-    rounds = 10,
-  ): Promise<string[]> {
-    const taken: string[] = [];
-    const others: string[] = [];
-    try {
-      for (let round = 0; round < rounds; round += 1) {
-        const { Messages } = await this.sqs.send(
-          new ReceiveMessageCommand({
-            QueueUrl: queueUrl,
-            MaxNumberOfMessages: 10,
-            WaitTimeSeconds: this.target.kind === 'local' ? 0 : 1,
-            VisibilityTimeout: 30,
-          }),
-        );
-        if (!Messages || Messages.length === 0) break;
-        for (const message of Messages) {
-          const body = message.Body ?? '';
-          let ours = false;
-          try {
-            ours = matches(body);
-          } catch {
-            ours = false; // not JSON: not an alert this suite produced
-          }
-          if (ours) {
-            taken.push(body);
-            await this.sqs.send(
-              new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle }),
-            );
-          } else if (message.ReceiptHandle) {
-            others.push(message.ReceiptHandle);
-          }
-        }
-      }
-    } finally {
-      await Promise.all(
-        others.map((handle) =>
-          this.sqs.send(
-            new ChangeMessageVisibilityCommand({
-              QueueUrl: queueUrl,
-              ReceiptHandle: handle,
-              VisibilityTimeout: 0,
-            }),
-          ),
-        ),
-      );
-    }
-    return taken;
+  private takeMatching(queueUrl: string, matches: (body: string) => boolean): Promise<string[]> {
+    return takeMatching(this.sqs, this.target, queueUrl, matches);
   }
 
   /** Polls the state store until the order is in one of the states, or fails naming what it saw. */

@@ -1,4 +1,10 @@
-import { assertAllEndpointsLocal, isLoopbackUrl, parseTargetDescription } from '../../acceptance/target';
+import {
+  assertAllEndpointsLocal,
+  DELIVERIES_APP,
+  DELIVERY_OUTPUT_KEYS,
+  isLoopbackUrl,
+  parseTargetDescription,
+} from '../../acceptance/target';
 
 const outputs = {
   ApiUrl: 'http://127.0.0.1:3000/',
@@ -30,13 +36,50 @@ describe('target description', () => {
   it('fails naming the missing outputs', () => {
     expect(() =>
       parseTargetDescription({ Stack: { ApiUrl: 'http://localhost' } }, { kind: 'local' }),
-    ).toThrow(/missing outputs: StateTableName, OrdersTableName/);
+    ).toThrow(/missing outputs of SchedulerAgentSupervisor: StateTableName, OrdersTableName/);
   });
 
   it('fails when several stacks could be meant', () => {
     expect(() => parseTargetDescription({ A: outputs, B: outputs }, { kind: 'aws' })).toThrow(
       /exactly one stack/,
     );
+  });
+
+  describe('with both apps deployed', () => {
+    const deliveries = Object.fromEntries(
+      DELIVERY_OUTPUT_KEYS.map((key) => [key, key === 'ApiUrl' ? 'http://127.0.0.1:3000/d/' : `d-${key}`]),
+    );
+
+    it('reads each app from a cdk --outputs-file by its stack name', () => {
+      const raw = { SchedulerAgentSupervisor: outputs, DroneDelivery: deliveries };
+      expect(parseTargetDescription(raw, { kind: 'aws' }).outputs).toEqual(outputs);
+      expect(parseTargetDescription(raw, { kind: 'aws' }, DELIVERIES_APP).outputs).toEqual(deliveries);
+    });
+
+    it("reads each app from the local runtime's per-stack outputs, with the stack's own API key", () => {
+      const raw = {
+        kind: 'local',
+        apiKey: 'first',
+        outputs: { ...outputs, ...deliveries },
+        stackOutputs: { SchedulerAgentSupervisor: outputs, DroneDelivery: deliveries },
+        apis: {
+          SchedulerAgentSupervisor: { url: outputs.ApiUrl, apiKeys: ['orders-key'] },
+          DroneDelivery: { url: 'http://127.0.0.1:3000/d/', apiKeys: ['deliveries-key'] },
+        },
+      };
+      const orders = parseTargetDescription(raw, { kind: 'local' });
+      expect(orders.outputs).toEqual(outputs);
+      expect(orders.apiKey).toBe('orders-key');
+      const drone = parseTargetDescription(raw, { kind: 'local' }, DELIVERIES_APP);
+      expect(drone.outputs.ApiUrl).toBe('http://127.0.0.1:3000/d/');
+      expect(drone.apiKey).toBe('deliveries-key');
+    });
+
+    it('fails naming the missing outputs of the app asked for', () => {
+      expect(() =>
+        parseTargetDescription({ SchedulerAgentSupervisor: outputs }, { kind: 'aws' }, DELIVERIES_APP),
+      ).toThrow(/missing outputs of DroneDelivery: IngestionTableName/);
+    });
   });
 
   it('refuses a LocalStack target with a remote endpoint', () => {

@@ -1,0 +1,368 @@
+#!/usr/bin/env node
+/**
+ * Operator CLI of the drone delivery choreography, against a running local runtime (found through
+ * its target description, like bin/orders.ts):
+ *
+ *   npm run deliveries -- submit FILE | --sample     POST /deliveries (a JSON file, or a sample)
+ *   npm run deliveries -- show DELIVERY_ID [--json]  the trail across services, sorted by time
+ *   npm run deliveries -- list [--status S]          the deliveries as the read model reports them
+ *   [--target FILE]                                  default .local/target.json
+ *
+ * `show` reads every service's item for the delivery (ingestion, package, drone scheduler, delivery,
+ * remediation): each change log entry (the events the service emitted, and the operator alerts),
+ * and each remediation decision with the dead letter it resolved.
+ */
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  CORRELATION_ID_HEADER,
+  DELIVERY_STATUSES,
+  type SubmitDeliveryRequest,
+} from '../lambdas/choreography/contracts';
+import { DEFAULT_TARGET_FILE, outputsOfStack, readTarget } from '../lib/local-runtime';
+import { formatTable } from './text-table';
+
+// This machine's tools run on Node 20 while the deployed Lambdas run on nodejs22.x; the SDK's
+// Node 20 end-of-support notice says nothing actionable here, so local tools silence it.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+export const USAGE =
+  'Usage: npm run deliveries -- submit <FILE>|--sample | show <deliveryId> [--json] | list [--status <DeliveryStatus>]   [--target FILE]';
+
+/** The stack whose outputs the CLI reads. */
+export const DELIVERY_STACK = 'DroneDelivery';
+
+export type DeliveriesCommand =
+  | { readonly command: 'submit'; readonly file?: string; readonly sample: boolean; readonly target?: string }
+  | {
+      readonly command: 'show';
+      readonly deliveryId: string;
+      readonly json: boolean;
+      readonly target?: string;
+    }
+  | { readonly command: 'list'; readonly status?: string; readonly target?: string };
+
+/** Parses the command line; throws an error naming what is wrong (with the usage). */
+export function parseDeliveriesArguments(argv: readonly string[]): DeliveriesCommand {
+  const args = [...argv];
+  const take = (flag: string): string | undefined => {
+    const index = args.indexOf(flag);
+    if (index < 0) return undefined;
+    const value = args[index + 1];
+    if (value === undefined || value.startsWith('--')) throw new Error(`${flag} needs a value. ${USAGE}`);
+    args.splice(index, 2);
+    return value;
+  };
+  const flag = (name: string): boolean => {
+    const index = args.indexOf(name);
+    if (index >= 0) args.splice(index, 1);
+    return index >= 0;
+  };
+  const target = take('--target');
+  const status = take('--status');
+  const sample = flag('--sample');
+  const json = flag('--json');
+  const unknown = args.find((arg) => arg.startsWith('--'));
+  if (unknown) throw new Error(`Unknown option ${unknown}. ${USAGE}`);
+  const [command, operand, ...rest] = args;
+  if (rest.length > 0) throw new Error(`Unexpected arguments: ${rest.join(' ')}. ${USAGE}`);
+  const withTarget = target === undefined ? {} : { target };
+  const only = (allowed: readonly string[]) => {
+    const given = [status !== undefined && '--status', sample && '--sample', json && '--json'].filter(
+      (name): name is string => typeof name === 'string' && !allowed.includes(name),
+    );
+    if (given.length > 0) throw new Error(`${command} does not take ${given.join(', ')}. ${USAGE}`);
+  };
+  switch (command) {
+    case 'submit':
+      only(['--sample']);
+      if (sample === (operand !== undefined))
+        throw new Error(`submit needs a FILE or --sample (one of them). ${USAGE}`);
+      return { command, sample, ...(operand === undefined ? {} : { file: operand }), ...withTarget };
+    case 'show':
+      only(['--json']);
+      if (!operand) throw new Error(`show needs a delivery id. ${USAGE}`);
+      return { command, deliveryId: operand, json, ...withTarget };
+    case 'list':
+      only(['--status']);
+      if (operand !== undefined) throw new Error(`list takes no operand. ${USAGE}`);
+      if (status !== undefined && !(DELIVERY_STATUSES as readonly string[]).includes(status)) {
+        throw new Error(`--status must be one of ${DELIVERY_STATUSES.join(', ')}; got '${status}'`);
+      }
+      return { command, ...(status === undefined ? {} : { status }), ...withTarget };
+    default:
+      throw new Error(USAGE);
+  }
+}
+
+/** A delivery that goes well: one small package across two streets of Seattle. */
+export function sampleDelivery(id = `sample-${randomUUID().slice(0, 8)}`): SubmitDeliveryRequest {
+  return {
+    deliveryId: id,
+    ownerId: 'owner-sample',
+    pickup: { lat: 47.6062, lon: -122.3321 },
+    dropoff: { lat: 47.6205, lon: -122.3493 },
+    packages: [{ packageId: 'parcel-1', weightGrams: 1200, size: 'SMALL' }],
+  };
+}
+
+type Item = Record<string, unknown>;
+
+/** The items of one delivery in each service's table (absent where the service holds nothing). */
+export interface DeliveryItems {
+  readonly ingestion?: Item;
+  readonly package?: Item;
+  readonly droneScheduler?: Item;
+  readonly delivery?: Item;
+  readonly remediation?: Item;
+}
+
+export interface TrailEntry {
+  /** ISO time: the event's occurredAt, the alert's raisedAt, the decision's decidedAt. */
+  readonly at: string;
+  /** The service whose table holds the entry. */
+  readonly service: string;
+  readonly kind: 'event' | 'alert' | 'dead-letter';
+  /** Event type, DeliveryNeedsOperator, or the dead letter's reason code. */
+  readonly what: string;
+  readonly sequence?: number;
+  /** Where the event was published (outbox destination). */
+  readonly to?: string;
+  readonly detail: string;
+  readonly correlationId?: string;
+}
+
+const SERVICE_ORDER = ['ingestion', 'package', 'drone-scheduler', 'delivery', 'remediation'];
+const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+const records = (value: unknown): Item[] =>
+  Array.isArray(value)
+    ? value.filter((entry): entry is Item => typeof entry === 'object' && entry !== null)
+    : [];
+
+/** The facts of an event's data worth a glance, as `key=value` pairs. */
+function dataSummary(data: unknown): string {
+  if (typeof data !== 'object' || data === null) return '';
+  const facts: string[] = [];
+  const item = data as Item;
+  for (const key of [
+    'reasonCode',
+    'decision',
+    'source',
+    'occurrence',
+    'droneId',
+    'attempt',
+    'stage',
+    'totalWeightGrams',
+    'estimatedArrival',
+  ]) {
+    const value = item[key];
+    if (typeof value === 'string' || typeof value === 'number') facts.push(`${key}=${value}`);
+  }
+  const window = item.window as Item | undefined;
+  if (text(window?.start)) facts.push(`window=${text(window?.start)}..${text(window?.end) ?? '?'}`);
+  return facts.join(' ');
+}
+
+/** Every service's change log entries, remediation decisions and dead letters, sorted by time. */
+export function buildTrail(items: DeliveryItems): TrailEntry[] {
+  const entries: TrailEntry[] = [];
+  const sources: [string, Item | undefined][] = [
+    ['ingestion', items.ingestion],
+    ['package', items.package],
+    ['drone-scheduler', items.droneScheduler],
+    ['delivery', items.delivery],
+    ['remediation', items.remediation],
+  ];
+  for (const [service, item] of sources) {
+    for (const entry of records(item?.outbox)) {
+      const message = (entry.message ?? {}) as Item;
+      const destination = text(entry.destination);
+      const correlationId = text(message.correlationId);
+      if (destination === 'alert-bus') {
+        entries.push({
+          at: text(message.raisedAt) ?? '',
+          service,
+          kind: 'alert',
+          what: 'DeliveryNeedsOperator',
+          to: destination,
+          detail: [dataSummary(message), text(message.detail)].filter(Boolean).join(' '),
+          ...(correlationId ? { correlationId } : {}),
+        });
+        continue;
+      }
+      entries.push({
+        at: text(message.occurredAt) ?? '',
+        service,
+        kind: 'event',
+        what: text(message.type) ?? '?',
+        ...(typeof message.sequence === 'number' ? { sequence: message.sequence } : {}),
+        ...(destination ? { to: destination } : {}),
+        detail: dataSummary(message.data),
+        ...(correlationId ? { correlationId } : {}),
+      });
+    }
+  }
+  for (const decision of records(items.remediation?.decisions)) {
+    entries.push({
+      at: text(decision.decidedAt) ?? '',
+      service: 'remediation',
+      kind: 'dead-letter',
+      what: text(decision.reasonCode) ?? 'RETRIES_EXHAUSTED',
+      detail: `from ${text(decision.source) ?? '?'} (occurrence ${String(decision.occurrence ?? '?')}): decided ${text(decision.decision) ?? '?'}`,
+    });
+  }
+  const rank = (entry: TrailEntry) => SERVICE_ORDER.indexOf(entry.service);
+  // At equal times: services in the flow's order, a dead letter before the decision that resolved
+  // it, and one service's entries in its change log's order.
+  const kindRank = (entry: TrailEntry) => (entry.kind === 'dead-letter' ? 0 : 1);
+  return entries
+    .map((entry, index) => ({ entry, index }))
+    .sort(
+      (left, right) =>
+        left.entry.at.localeCompare(right.entry.at) ||
+        rank(left.entry) - rank(right.entry) ||
+        kindRank(left.entry) - kindRank(right.entry) ||
+        left.index - right.index,
+    )
+    .map(({ entry }) => entry);
+}
+
+/** `show`: a header (status and correlation id, from the read model) and the trail as a table. */
+export function formatTrail(deliveryId: string, items: DeliveryItems, trail: readonly TrailEntry[]): string {
+  const correlationId =
+    text(items.ingestion?.correlationId) ?? trail.find((entry) => entry.correlationId)?.correlationId ?? '?';
+  const status = text(items.ingestion?.status) ?? '?';
+  const header = `Delivery ${deliveryId}  status ${status}  correlation ${correlationId}`;
+  if (trail.length === 0) return `${header}\n(no change log entries)`;
+  const rows = trail.map((entry) => [
+    entry.at,
+    entry.service,
+    entry.kind,
+    entry.what,
+    entry.sequence === undefined ? '' : String(entry.sequence),
+    entry.to ?? '',
+    entry.correlationId && entry.correlationId !== correlationId
+      ? `${entry.detail} [correlation ${entry.correlationId}]`.trim()
+      : entry.detail,
+  ]);
+  return `${header}\n${formatTable([['TIME', 'SERVICE', 'KIND', 'WHAT', 'SEQ', 'TO', 'DETAIL'], ...rows])}`;
+}
+
+/** `list`: one row per delivery of the ingestion read model, oldest first. */
+export function formatList(items: readonly Item[], status?: string): string {
+  const deliveries = items
+    .filter((item) => text(item.pk)?.startsWith('DELIVERY#'))
+    .filter((item) => status === undefined || item.status === status)
+    .sort((left, right) => (text(left.acceptedAt) ?? '').localeCompare(text(right.acceptedAt) ?? ''));
+  if (deliveries.length === 0) return status ? `No deliveries in status ${status}.` : 'No deliveries.';
+  const rows = deliveries.map((item) => [
+    (text(item.pk) ?? '').slice('DELIVERY#'.length),
+    text(item.status) ?? '?',
+    text(item.correlationId) ?? '',
+    text(item.acceptedAt) ?? '',
+    text(item.updatedAt) ?? '',
+  ]);
+  return `${formatTable([['DELIVERY', 'STATUS', 'CORRELATION', 'ACCEPTED', 'UPDATED'], ...rows])}\n${deliveries.length} deliver${deliveries.length === 1 ? 'y' : 'ies'}`;
+}
+
+function requireOutput(outputs: Readonly<Record<string, string>>, key: string): string {
+  const value = outputs[key];
+  if (!value)
+    throw new Error(
+      `The local target has no ${key} output of ${DELIVERY_STACK} (is the drone delivery app running?)`,
+    );
+  return value;
+}
+
+async function main(argv: readonly string[]): Promise<void> {
+  const command = parseDeliveriesArguments(argv);
+  const target = readTarget(resolve(command.target ?? resolve(__dirname, '..', DEFAULT_TARGET_FILE)));
+  const { outputs, apiKey } = outputsOfStack(target, DELIVERY_STACK);
+  if (command.command === 'submit') {
+    const body = command.file ? readFileSync(command.file, 'utf8') : JSON.stringify(sampleDelivery());
+    const response = await fetch(`${requireOutput(outputs, 'ApiUrl').replace(/\/+$/, '')}/deliveries`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(apiKey ? { 'x-api-key': apiKey } : {}) },
+      body,
+    });
+    const answer = await response.text();
+    console.log(`HTTP ${response.status}  correlation ${response.headers.get(CORRELATION_ID_HEADER) ?? '-'}`);
+    console.log(answer);
+    if (response.status >= 400) process.exitCode = 1;
+    return;
+  }
+  const client = new DynamoDBClient({
+    region: target.region,
+    endpoint: target.endpoints.dynamodb,
+    credentials: { ...target.credentials },
+  });
+  const documents = DynamoDBDocumentClient.from(client);
+  const get = async (tableOutput: string, pk: string) =>
+    (
+      await documents.send(
+        new GetCommand({ TableName: requireOutput(outputs, tableOutput), Key: { pk }, ConsistentRead: true }),
+      )
+    ).Item;
+  try {
+    if (command.command === 'list') {
+      const items: Item[] = [];
+      let exclusiveStartKey: Item | undefined;
+      do {
+        const page = await documents.send(
+          new ScanCommand({
+            TableName: requireOutput(outputs, 'IngestionTableName'),
+            FilterExpression: 'begins_with(pk, :delivery)',
+            ExpressionAttributeValues: { ':delivery': 'DELIVERY#' },
+            ExclusiveStartKey: exclusiveStartKey,
+          }),
+        );
+        items.push(...(page.Items ?? []));
+        exclusiveStartKey = page.LastEvaluatedKey;
+      } while (exclusiveStartKey);
+      console.log(formatList(items, command.status));
+      return;
+    }
+    const id = command.deliveryId;
+    const items: DeliveryItems = {
+      ingestion: await get('IngestionTableName', `DELIVERY#${id}`),
+      package: await get('PackageTableName', `PACKAGES#${id}`),
+      droneScheduler: await get('DroneSchedulerTableName', `ASSIGNMENT#${id}`),
+      delivery: await get('DeliveryTableName', `DELIVERY#${id}`),
+      remediation: await get('RemediationTableName', `REMEDIATION#${id}`),
+    };
+    if (Object.values(items).every((item) => item === undefined)) {
+      process.exitCode = 1;
+      console.error(`Delivery ${id} is unknown to every service.`);
+      return;
+    }
+    const trail = buildTrail(items);
+    if (command.json) {
+      console.log(
+        JSON.stringify(
+          {
+            deliveryId: id,
+            status: items.ingestion?.status,
+            correlationId: items.ingestion?.correlationId,
+            trail,
+          },
+          null,
+          2,
+        ),
+      );
+    } else {
+      console.log(formatTrail(id, items, trail));
+    }
+  } finally {
+    client.destroy();
+  }
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).catch((error: Error) => {
+    console.error(error.message);
+    process.exit(2);
+  });
+}

@@ -1,0 +1,123 @@
+/**
+ * What every black-box client of the acceptance suites shares: SDK client settings from a target
+ * description, calling the app's API (with its API key), and taking a suite's own messages from a
+ * queue that others read too (the operator alert inbox).
+ */
+import {
+  ChangeMessageVisibilityCommand,
+  DeleteMessageCommand,
+  ReceiveMessageCommand,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
+import type { TargetDescription } from './target';
+
+export interface ApiResponse {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly body: unknown;
+  readonly text: string;
+}
+
+const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+
+/** Region, credentials (emulators accept any) and endpoint of one service of the target. */
+export function awsClientConfig(
+  target: TargetDescription,
+  service: keyof TargetDescription['endpoints'],
+): { region: string; credentials?: typeof LOCAL_CREDENTIALS; endpoint?: string } {
+  const endpoint = target.endpoints[service];
+  return {
+    region: target.region,
+    ...(target.kind === 'aws' ? {} : { credentials: LOCAL_CREDENTIALS }),
+    ...(endpoint ? { endpoint } : {}),
+  };
+}
+
+/** One call to the app's API (outputs.ApiUrl); a JSON body is parsed, anything else kept as text. */
+export async function apiRequest(
+  target: TargetDescription,
+  method: string,
+  path: string,
+  body?: string,
+  headers: Record<string, string> = {},
+): Promise<ApiResponse> {
+  const base = target.outputs.ApiUrl.replace(/\/+$/, '');
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers: {
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(target.apiKey ? { 'x-api-key': target.apiKey } : {}),
+      ...headers,
+    },
+    ...(body === undefined ? {} : { body }),
+  });
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    // Non-JSON bodies are returned as text; the tests assert JSON where the contract requires it.
+  }
+  return { status: response.status, headers: response.headers, body: parsed, text };
+}
+
+/**
+ * Receives until a round brings nothing new (at most `rounds` rounds), deleting the messages the
+ * predicate matches and returning their bodies. The others stay invisible during the rounds (so
+ * paging moves on) and are made visible again at the end. On AWS a receive waits up to a second:
+ * a short poll samples only part of the servers and can miss messages. A predicate that throws
+ * (a body that is not JSON) does not match.
+ */
+export async function takeMatching(
+  sqs: SQSClient,
+  target: TargetDescription,
+  queueUrl: string,
+  matches: (body: string) => boolean,
+  rounds = 10,
+): Promise<string[]> {
+  const taken: string[] = [];
+  const others: string[] = [];
+  try {
+    for (let round = 0; round < rounds; round += 1) {
+      const { Messages } = await sqs.send(
+        new ReceiveMessageCommand({
+          QueueUrl: queueUrl,
+          MaxNumberOfMessages: 10,
+          WaitTimeSeconds: target.kind === 'local' ? 0 : 1,
+          VisibilityTimeout: 30,
+        }),
+      );
+      if (!Messages || Messages.length === 0) break;
+      for (const message of Messages) {
+        const body = message.Body ?? '';
+        let ours = false;
+        try {
+          ours = matches(body);
+        } catch {
+          ours = false;
+        }
+        if (ours) {
+          taken.push(body);
+          await sqs.send(
+            new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle }),
+          );
+        } else if (message.ReceiptHandle) {
+          others.push(message.ReceiptHandle);
+        }
+      }
+    }
+  } finally {
+    await Promise.all(
+      others.map((handle) =>
+        sqs.send(
+          new ChangeMessageVisibilityCommand({
+            QueueUrl: queueUrl,
+            ReceiptHandle: handle,
+            VisibilityTimeout: 0,
+          }),
+        ),
+      ),
+    );
+  }
+  return taken;
+}

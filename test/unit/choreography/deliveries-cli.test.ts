@@ -1,0 +1,221 @@
+import {
+  buildTrail,
+  type DeliveryItems,
+  formatList,
+  formatTrail,
+  parseDeliveriesArguments,
+  sampleDelivery,
+} from '../../../bin/deliveries';
+import { SubmitDeliveryRequestSchema } from '../../../lambdas/choreography/contracts';
+
+describe('npm run deliveries arguments', () => {
+  it.each([
+    [['submit', 'd.json'], { command: 'submit', file: 'd.json', sample: false }],
+    [['submit', '--sample'], { command: 'submit', sample: true }],
+    [['show', 'd-1'], { command: 'show', deliveryId: 'd-1', json: false }],
+    [
+      ['show', 'd-1', '--json', '--target', 't.json'],
+      { command: 'show', deliveryId: 'd-1', json: true, target: 't.json' },
+    ],
+    [['list'], { command: 'list' }],
+    [['--status', 'Failed', 'list'], { command: 'list', status: 'Failed' }],
+  ])('%j', (argv, expected) => {
+    expect(parseDeliveriesArguments(argv)).toEqual(expected);
+  });
+
+  it.each([
+    [[], /Usage/],
+    [['submit'], /FILE or --sample/],
+    [['submit', 'd.json', '--sample'], /FILE or --sample/],
+    [['show'], /needs a delivery id/],
+    [['show', 'a', 'b'], /Unexpected arguments: b/],
+    [['list', '--status', 'Lost'], /--status must be one of Requested, Correlating, .*; got 'Lost'/],
+    [['list', '--status'], /--status needs a value/],
+    [['list', '--json'], /list does not take --json/],
+    [['show', 'd-1', '--status', 'Failed'], /show does not take --status/],
+    [['list', '--verbose'], /Unknown option --verbose/],
+    [['delete', 'd-1'], /Usage/],
+  ])('refuses %j', (argv, message) => {
+    expect(() => parseDeliveriesArguments(argv)).toThrow(message);
+  });
+});
+
+describe('the sample delivery', () => {
+  it('is a valid request with a fresh id', () => {
+    const sample = sampleDelivery();
+    expect(SubmitDeliveryRequestSchema.safeParse(sample).success).toBe(true);
+    expect(sampleDelivery().deliveryId).not.toBe(sample.deliveryId);
+  });
+});
+
+const envelope = (
+  producer: string,
+  type: string,
+  sequence: number,
+  occurredAt: string,
+  data: Record<string, unknown> = {},
+  correlationId = 'corr-1',
+) => ({
+  id: `${producer}:d-1:${sequence}`,
+  destination: producer === 'delivery' ? 'delivery-bus' : 'requests-topic',
+  message: {
+    type,
+    schemaVersion: 1,
+    eventId: `${producer}:d-1:${sequence}`,
+    deliveryId: 'd-1',
+    correlationId,
+    sequence,
+    producer,
+    occurredAt,
+    data,
+  },
+});
+
+const items: DeliveryItems = {
+  ingestion: {
+    pk: 'DELIVERY#d-1',
+    status: 'Cancelled',
+    correlationId: 'corr-1',
+    outbox: [envelope('ingestion', 'DeliveryRequested', 1, '2026-01-01T10:00:00.000Z')],
+  },
+  package: {
+    outbox: [
+      envelope('package', 'PackageRejected', 1, '2026-01-01T10:00:01.000Z', {
+        reasonCode: 'PACKAGE_TOO_HEAVY',
+        detail: 'x',
+      }),
+    ],
+  },
+  droneScheduler: {
+    outbox: [
+      envelope('drone-scheduler', 'DroneScheduled', 1, '2026-01-01T10:00:01.000Z', {
+        droneId: 'drone-1',
+        attempt: 1,
+        window: { start: '2026-01-01T10:01:00.000Z', end: '2026-01-01T10:11:00.000Z' },
+      }),
+      envelope('drone-scheduler', 'DroneReleased', 2, '2026-01-01T10:00:03.000Z', {
+        droneId: 'drone-1',
+        reasonCode: 'PACKAGE_TOO_HEAVY',
+      }),
+    ],
+  },
+  delivery: {
+    outbox: [
+      envelope(
+        'delivery',
+        'DeliveryCancelled',
+        1,
+        '2026-01-01T10:00:03.000Z',
+        { reasonCode: 'PACKAGE_TOO_HEAVY' },
+        'corr-other',
+      ),
+    ],
+  },
+  remediation: {
+    decisions: [
+      {
+        deadLetterKey: 'k',
+        decision: 'COMPENSATE',
+        reasonCode: 'PACKAGE_TOO_HEAVY',
+        source: 'package',
+        occurrence: 1,
+        decidedAt: '2026-01-01T10:00:02.000Z',
+      },
+    ],
+    outbox: [
+      envelope('remediation', 'RemediationDecided', 1, '2026-01-01T10:00:02.000Z', {
+        decision: 'COMPENSATE',
+        reasonCode: 'PACKAGE_TOO_HEAVY',
+        source: 'package',
+        occurrence: 1,
+      }),
+      {
+        id: 'alert-1',
+        destination: 'alert-bus',
+        message: {
+          alertId: 'alert-1',
+          deliveryId: 'd-1',
+          correlationId: 'corr-1',
+          reasonCode: 'PACKAGE_TOO_HEAVY',
+          decision: 'GIVE_UP',
+          source: 'package',
+          detail: 'look',
+          raisedAt: '2026-01-01T10:00:02.000Z',
+        },
+      },
+    ],
+  },
+};
+
+describe('the trail of a delivery', () => {
+  it('holds every change log entry, decision and dead letter, sorted by time then by service', () => {
+    const trail = buildTrail(items);
+    expect(trail.map((entry) => [entry.service, entry.kind, entry.what])).toEqual([
+      ['ingestion', 'event', 'DeliveryRequested'],
+      ['package', 'event', 'PackageRejected'],
+      ['drone-scheduler', 'event', 'DroneScheduled'],
+      ['remediation', 'dead-letter', 'PACKAGE_TOO_HEAVY'],
+      ['remediation', 'event', 'RemediationDecided'],
+      ['remediation', 'alert', 'DeliveryNeedsOperator'],
+      ['drone-scheduler', 'event', 'DroneReleased'],
+      ['delivery', 'event', 'DeliveryCancelled'],
+    ]);
+    expect(trail[3]?.detail).toBe('from package (occurrence 1): decided COMPENSATE');
+    expect(trail[2]?.detail).toBe(
+      'droneId=drone-1 attempt=1 window=2026-01-01T10:01:00.000Z..2026-01-01T10:11:00.000Z',
+    );
+    expect(trail[2]?.correlationId).toBe('corr-1');
+  });
+
+  it('is printed under a header with the status and correlation id, naming a differing correlation id', () => {
+    const lines = formatTrail('d-1', items, buildTrail(items)).split('\n');
+    expect(lines[0]).toBe('Delivery d-1  status Cancelled  correlation corr-1');
+    expect(lines[1]).toMatch(/^TIME\s+SERVICE\s+KIND\s+WHAT\s+SEQ\s+TO\s+DETAIL$/);
+    expect(lines[2]).toMatch(
+      /^2026-01-01T10:00:00.000Z\s+ingestion\s+event\s+DeliveryRequested\s+1\s+requests-topic$/,
+    );
+    expect(lines.at(-1)).toContain('reasonCode=PACKAGE_TOO_HEAVY [correlation corr-other]');
+    expect(lines).toHaveLength(10);
+  });
+
+  it('says so when no service logged anything', () => {
+    expect(formatTrail('d-2', {}, [])).toBe('Delivery d-2  status ?  correlation ?\n(no change log entries)');
+  });
+});
+
+describe('the list of deliveries', () => {
+  const rows = [
+    {
+      pk: 'DELIVERY#b',
+      status: 'Failed',
+      correlationId: 'c-b',
+      acceptedAt: '2026-01-01T10:00:02Z',
+      updatedAt: 'u',
+    },
+    {
+      pk: 'DELIVERY#a',
+      status: 'Delivered',
+      correlationId: 'c-a',
+      acceptedAt: '2026-01-01T10:00:01Z',
+      updatedAt: 'u',
+    },
+    { pk: 'MSG#x' },
+  ];
+
+  it('lists deliveries oldest first, without the other items of the table', () => {
+    expect(formatList(rows).split('\n')).toEqual([
+      'DELIVERY  STATUS     CORRELATION  ACCEPTED              UPDATED',
+      'a         Delivered  c-a          2026-01-01T10:00:01Z  u',
+      'b         Failed     c-b          2026-01-01T10:00:02Z  u',
+      '2 deliveries',
+    ]);
+  });
+
+  it('filters by status', () => {
+    expect(formatList(rows, 'Failed').split('\n').slice(1)).toEqual([
+      'b         Failed  c-b          2026-01-01T10:00:02Z  u',
+      '1 delivery',
+    ]);
+    expect(formatList(rows, 'Cancelled')).toBe('No deliveries in status Cancelled.');
+  });
+});

@@ -72,8 +72,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 function pickOutputs(raw: Record<string, unknown>, app: AppUnderTest): Record<string, unknown> {
-  // The local runtime's file: the stack's own outputs when it lists them (the merged outputs let a
-  // later stack's ApiUrl or AlertInboxQueueUrl hide an earlier one's), else the merged outputs.
+  // The local runtime's file: the stack's own outputs when it lists them (in the merged outputs one
+  // stack's ApiUrl or AlertInboxQueueUrl hides the other's), else the merged outputs.
   if (isRecord(raw.stackOutputs) && isRecord(raw.stackOutputs[app.stackName])) {
     return raw.stackOutputs[app.stackName] as Record<string, unknown>;
   }

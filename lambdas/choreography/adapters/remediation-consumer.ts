@@ -154,8 +154,8 @@ export function remediationConsumer(
         log.info('Dead letter ignored', { reason: outcome.reason });
         return;
       }
-      const { remediation, alerts } = outcome.state;
-      const decision = remediation.decisions.at(-1)?.decision ?? 'unknown';
+      const { remediation, alerts, decided: taken } = outcome.state;
+      const { decision } = taken;
       const committed = await store.commit({
         key,
         read: current,

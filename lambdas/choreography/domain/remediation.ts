@@ -57,6 +57,8 @@ export interface RemediationState {
 /** What the store writes for a decision: the item, the events (RemediationDecided) and the alerts. */
 export interface RemediationChange {
   readonly remediation: RemediationState;
+  /** The decision taken (also the last of remediation.decisions). */
+  readonly decided: DecisionRecord;
   readonly alerts: readonly DeliveryAlert[];
 }
 
@@ -177,24 +179,23 @@ export function decideRemediation(input: RemediationInput): RemediationOutcome {
           },
         ]
       : [];
+  const decided: DecisionRecord = {
+    deadLetterKey: deadLetter.deadLetterKey,
+    decision,
+    reasonCode,
+    source: deadLetter.source,
+    occurrence,
+    decidedAt: now.toISOString(),
+  };
   return {
     kind: 'change',
     state: {
       remediation: {
         ...state,
         occurrences: { ...state.occurrences, [occurrenceKey]: occurrence },
-        decisions: [
-          ...state.decisions,
-          {
-            deadLetterKey: deadLetter.deadLetterKey,
-            decision,
-            reasonCode,
-            source: deadLetter.source,
-            occurrence,
-            decidedAt: now.toISOString(),
-          },
-        ],
+        decisions: [...state.decisions, decided],
       },
+      decided,
       alerts,
     },
     emissions,

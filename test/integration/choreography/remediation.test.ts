@@ -5,7 +5,7 @@
  * for the requests topic and the alert bus.
  */
 import { randomUUID } from 'node:crypto';
-import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
 import {
   ChoreographyEnvKey,
@@ -17,7 +17,7 @@ import {
 } from '../../../lambdas/choreography/contracts';
 import { SqsDeadLetterer } from '../../../lambdas/choreography/kit';
 import { type ChoreographyWorld, envelope, startChoreographyWorld, useServiceEnvironment } from './harness';
-import { invoke, loadSqsHandler, type SqsHandler } from './service-handlers';
+import { invoke, loadSqsHandler, receiveRecords, type SqsHandler } from './service-handlers';
 
 const SETTINGS: RemediationSettings = {
   maxReceiveAttempts: 3,
@@ -77,36 +77,7 @@ describe('Remediation handler (DynamoDB Local, SQS service)', () => {
     );
   }
 
-  /** The queue's visible messages as the event source mapping hands them to Lambda. */
-  async function receive(source: ServiceName): Promise<SQSRecord[]> {
-    const queueUrl = dlqs[source] as string;
-    const { Messages = [] } = await world.sqs.send(
-      new ReceiveMessageCommand({
-        QueueUrl: queueUrl,
-        MaxNumberOfMessages: 10,
-        VisibilityTimeout: 30,
-        MessageAttributeNames: ['All'],
-        MessageSystemAttributeNames: ['All'],
-      }),
-    );
-    const queueName = queueUrl.split('/').at(-1);
-    return Messages.map((message) => ({
-      messageId: message.MessageId ?? '',
-      receiptHandle: message.ReceiptHandle ?? '',
-      body: message.Body ?? '',
-      attributes: message.Attributes as unknown as SQSRecord['attributes'],
-      messageAttributes: Object.fromEntries(
-        Object.entries(message.MessageAttributes ?? {}).map(([name, value]) => [
-          name,
-          { stringValue: value.StringValue, dataType: value.DataType ?? 'String' },
-        ]),
-      ) as SQSRecord['messageAttributes'],
-      md5OfBody: message.MD5OfBody ?? '',
-      eventSource: 'aws:sqs',
-      eventSourceARN: `arn:aws:sqs:us-east-1:123456789012:${queueName}`,
-      awsRegion: 'us-east-1',
-    }));
-  }
+  const receive = (source: ServiceName) => receiveRecords(world, dlqs[source] as string);
 
   async function receiveOne(source: ServiceName): Promise<SQSRecord> {
     const [record, ...more] = await receive(source);

@@ -3,8 +3,9 @@
  * its environment: a fresh copy of the module each time, so settings are parsed and clients built
  * at load as at a cold start, and one test file can run a handler under several settings.
  */
+import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { lambdaContext } from './harness';
+import { type ChoreographyWorld, lambdaContext } from './harness';
 
 export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
 
@@ -26,4 +27,40 @@ export async function loadSqsHandler(load: () => Promise<{ handler: SqsHandler }
 export async function invoke(handler: SqsHandler, records: readonly SQSRecord[]): Promise<string[]> {
   const response = await handler({ Records: [...records] }, lambdaContext);
   return response.batchItemFailures.map((failure) => failure.itemIdentifier);
+}
+
+/**
+ * A queue's visible messages as an event source mapping hands them to Lambda: real receipt handles
+ * (ChangeMessageVisibility works on them) and the queue's ARN as eventSourceARN.
+ */
+export async function receiveRecords(
+  world: Pick<ChoreographyWorld, 'sqs'>,
+  queueUrl: string,
+): Promise<SQSRecord[]> {
+  const { Messages = [] } = await world.sqs.send(
+    new ReceiveMessageCommand({
+      QueueUrl: queueUrl,
+      MaxNumberOfMessages: 10,
+      VisibilityTimeout: 30,
+      MessageAttributeNames: ['All'],
+      MessageSystemAttributeNames: ['All'],
+    }),
+  );
+  const queueName = queueUrl.split('/').at(-1);
+  return Messages.map((message) => ({
+    messageId: message.MessageId ?? '',
+    receiptHandle: message.ReceiptHandle ?? '',
+    body: message.Body ?? '',
+    attributes: message.Attributes as unknown as SQSRecord['attributes'],
+    messageAttributes: Object.fromEntries(
+      Object.entries(message.MessageAttributes ?? {}).map(([name, value]) => [
+        name,
+        { stringValue: value.StringValue, dataType: value.DataType ?? 'String' },
+      ]),
+    ) as SQSRecord['messageAttributes'],
+    md5OfBody: message.MD5OfBody ?? '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: `arn:aws:sqs:us-east-1:123456789012:${queueName}`,
+    awsRegion: 'us-east-1',
+  }));
 }

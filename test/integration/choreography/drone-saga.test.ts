@@ -19,7 +19,13 @@ import {
   startChoreographyWorld,
   useServiceEnvironment,
 } from './harness';
-import { invoke, loadSqsHandler, receiveRecords, type SqsHandler } from './service-handlers';
+import {
+  deliveryRequested,
+  invoke,
+  loadSqsHandler,
+  receiveRecords,
+  type SqsHandler,
+} from './service-handlers';
 
 const CONSUMER = { maxReceiveAttempts: 3, processedMessageTtlSeconds: 3600 };
 
@@ -77,17 +83,6 @@ describe('drone saga across the scheduler, the Delivery service and remediation'
       );
     }
   };
-  const requested = (deliveryId: string) =>
-    envelope(
-      EventType.DeliveryRequested,
-      {
-        ownerId: 'owner-1',
-        pickup: { lat: 52.52, lon: 13.405 },
-        dropoff: { lat: 52.53, lon: 13.405 },
-        packages: [{ packageId: 'p1', weightGrams: 1200, size: 'SMALL' }],
-      },
-      { deliveryId, producer: ServiceName.Ingestion },
-    );
   const asEntry = (message: Record<string, unknown>): OutboxEntry => ({
     id: String(message.eventId),
     destination: 'requests-topic',
@@ -105,7 +100,7 @@ describe('drone saga across the scheduler, the Delivery service and remediation'
   it('NO_DRONE_AVAILABLE → RETRY → scheduled after the drone is released', async () => {
     const first = `first-${randomUUID().slice(0, 6)}`;
     const second = `second-${randomUUID().slice(0, 6)}`;
-    await relay(scheduler, [asEntry(requested(first)), asEntry(requested(second))]);
+    await relay(scheduler, [asEntry(deliveryRequested(first)), asEntry(deliveryRequested(second))]);
 
     // The second finds the one drone busy: unavailable for the Delivery service, dead-lettered.
     await relay(delivery, [packageReady(second), ...(await outboxOf('scheduler', `ASSIGNMENT#${second}`))]);

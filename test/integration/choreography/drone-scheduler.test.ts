@@ -20,19 +20,10 @@ import {
   startChoreographyWorld,
   useServiceEnvironment,
 } from './harness';
-import { invoke, loadSqsHandler, type SqsHandler } from './service-handlers';
+import { deliveryRequested, invoke, loadSqsHandler, type SqsHandler } from './service-handlers';
 
-const PACKAGES = [{ packageId: 'p1', weightGrams: 1200, size: 'SMALL' }];
-const PICKUP = { lat: 52.52, lon: 13.405 };
-
-const requested = (deliveryId: string, dropoff = { lat: 52.53, lon: 13.405 }) =>
-  JSON.stringify(
-    envelope(
-      EventType.DeliveryRequested,
-      { ownerId: 'owner-1', pickup: PICKUP, dropoff, packages: PACKAGES },
-      { deliveryId, producer: ServiceName.Ingestion },
-    ),
-  );
+const requested = (deliveryId: string, dropoff?: { lat: number; lon: number }) =>
+  JSON.stringify(deliveryRequested(deliveryId, dropoff));
 const decided = (deliveryId: string, decision: string, sequence: number, retryOf?: string) =>
   JSON.stringify(
     envelope(

@@ -9,15 +9,20 @@ import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
 import {
   ChoreographyEnvKey,
-  EventType,
   type OutboxEntry,
   ReasonCode,
   type RemediationSettings,
   ServiceName,
 } from '../../../lambdas/choreography/contracts';
 import { SqsDeadLetterer } from '../../../lambdas/choreography/kit';
-import { type ChoreographyWorld, envelope, startChoreographyWorld, useServiceEnvironment } from './harness';
-import { invoke, loadSqsHandler, receiveRecords, type SqsHandler } from './service-handlers';
+import { type ChoreographyWorld, startChoreographyWorld, useServiceEnvironment } from './harness';
+import {
+  deliveryRequested,
+  invoke,
+  loadSqsHandler,
+  receiveRecords,
+  type SqsHandler,
+} from './service-handlers';
 
 const SETTINGS: RemediationSettings = {
   maxReceiveAttempts: 3,
@@ -49,19 +54,7 @@ describe('Remediation handler (DynamoDB Local, SQS service)', () => {
   afterAll(() => world.stop());
 
   const id = () => `d-${randomUUID().slice(0, 8)}`;
-  const requested = (deliveryId: string) =>
-    JSON.stringify(
-      envelope(
-        EventType.DeliveryRequested,
-        {
-          ownerId: 'owner-1',
-          pickup: { lat: 52.52, lon: 13.405 },
-          dropoff: { lat: 52.53, lon: 13.405 },
-          packages: [{ packageId: 'p1', weightGrams: 1200, size: 'SMALL' }],
-        },
-        { deliveryId, producer: ServiceName.Ingestion },
-      ),
-    );
+  const requested = (deliveryId: string) => JSON.stringify(deliveryRequested(deliveryId));
 
   async function deadLetter(
     source: ServiceName,

@@ -5,7 +5,8 @@
  */
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { type ChoreographyWorld, lambdaContext } from './harness';
+import { EventType, ServiceName } from '../../../lambdas/choreography/contracts';
+import { type ChoreographyWorld, envelope, lambdaContext } from './harness';
 
 export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
 
@@ -63,4 +64,21 @@ export async function receiveRecords(
     eventSourceARN: `arn:aws:sqs:us-east-1:123456789012:${queueName}`,
     awsRegion: 'us-east-1',
   }));
+}
+
+/** A DeliveryRequested as ingestion writes it: one small package, a dropoff about 1 km from pickup. */
+export function deliveryRequested(
+  deliveryId: string,
+  dropoff: { lat: number; lon: number } = { lat: 52.53, lon: 13.405 },
+): Record<string, unknown> {
+  return envelope(
+    EventType.DeliveryRequested,
+    {
+      ownerId: 'owner-1',
+      pickup: { lat: 52.52, lon: 13.405 },
+      dropoff,
+      packages: [{ packageId: 'p1', weightGrams: 1200, size: 'SMALL' }],
+    },
+    { deliveryId, producer: ServiceName.Ingestion },
+  );
 }

@@ -8,6 +8,8 @@ import { LambdaFunction } from '../platform/lambda-function';
 
 /** One flight per invocation: a flight holds its message for the whole flight. */
 const FLEET_BATCH_SIZE = 1;
+/** Flights in the air at once, at most (the storm guard every consumer has). */
+const FLEET_MAX_CONCURRENCY = 10;
 
 /**
  * What the fake fleet needs from the deployment (the wing's FakeDroneFleetSettings, matched by shape:
@@ -56,6 +58,7 @@ export class DroneFleet extends Construct {
     this.service.function.addEventSource(
       new eventSources.SqsEventSource(props.fleetQueue, {
         batchSize: FLEET_BATCH_SIZE,
+        maxConcurrency: FLEET_MAX_CONCURRENCY,
         reportBatchItemFailures: true,
       }),
     );

@@ -47,9 +47,14 @@ async function main(): Promise<void> {
     `Local runtime ready at ${runtime.target.apiUrl ?? '(no REST API)'} in ${Date.now() - started} ms ` +
       `(runtime ${runtime.startupMillis} ms; target ${args.targetFile}; function logs .local/logs/). Ctrl+C stops.`,
   );
-  if (runtime.target.apiKey) {
-    // The API requires a key locally as on AWS; print it so the first curl works.
-    const kept = args.dataDir ? `kept in ${args.dataDir}` : 'new at each start without --data';
+  // Each API requires its own stack's key locally as on AWS; print them so the first curl works.
+  const kept = args.dataDir ? `kept in ${args.dataDir}` : 'new at each start without --data';
+  const apis = Object.entries(runtime.target.apis ?? {});
+  if (apis.length > 0) {
+    for (const [stackName, api] of apis) {
+      console.log(`${stackName} API ${api.url} (x-api-key; ${kept}): ${api.apiKeys[0] ?? '(none)'}`);
+    }
+  } else if (runtime.target.apiKey) {
     console.log(`API key (send as x-api-key; ${kept}): ${runtime.target.apiKey}`);
   }
   let stopping = false;

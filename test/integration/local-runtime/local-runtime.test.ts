@@ -347,7 +347,7 @@ describe('local runtime running a synthesized app', () => {
       return new Promise((resolve) => {
         const onOutput = (chunk: Buffer) => {
           output += chunk.toString('utf8');
-          if (/API key .*: \S+\n/.test(output)) child.kill('SIGTERM');
+          if (/ API \S+ \(x-api-key; .*: \S+\n/.test(output)) child.kill('SIGTERM');
         };
         child.stdout.on('data', onOutput);
         child.stderr.on('data', onOutput);
@@ -366,7 +366,7 @@ describe('local runtime running a synthesized app', () => {
         });
       });
 
-    const apiKeyOf = (output: string) => /API key \(send as x-api-key; [^)]*\): (\S+)/.exec(output)?.[1];
+    const apiKeyOf = (output: string) => / API \S+ \(x-api-key; [^)]*\): (\S+)/.exec(output)?.[1];
 
     it('listens on PORT, keeps the generated API key of a data directory, and plugs in the transition log', async () => {
       const port = await freePort();

@@ -1,0 +1,150 @@
+import { DELIVERY_FAULT_KINDS } from '../../../../lib/chaos/core/deliveries/faults';
+import type { DeliveryCampaignPlan } from '../../../../lib/chaos/core/deliveries/plan';
+import { commitOf, DeliveryFaultInjector, serviceOf } from '../../../../lib/chaos/runner/deliveries/injector';
+import type { InterceptedReply, InvocationStart } from '../../../../lib/local-runtime';
+
+const ok: InterceptedReply = { status: 200, headers: {}, body: '{}' };
+
+function planWith(faults: DeliveryCampaignPlan['deliveries'][number]['faults']): DeliveryCampaignPlan {
+  return {
+    seed: 1,
+    garbage: [],
+    deliveries: [
+      {
+        index: 0,
+        deliveryId: 'd1',
+        scenario: 'happy',
+        request: {
+          deliveryId: 'd1',
+          ownerId: 'o',
+          pickup: { lat: 0, lon: 0 },
+          dropoff: { lat: 0, lon: 0 },
+          packages: [],
+        },
+        faults,
+        allowedOutcomes: ['Delivered', 'Failed'],
+      },
+    ],
+  };
+}
+
+const commit = (marker: string) =>
+  JSON.stringify({
+    TransactItems: [
+      { Put: { TableName: 'pkg-table', Item: { pk: { S: `MSG#${marker}` } } } },
+      { Put: { TableName: 'pkg-table', Item: { pk: { S: 'PACKAGES#d1' } } } },
+    ],
+  });
+const dynamoRequest = (marker: string) => ({
+  method: 'POST',
+  path: '/',
+  headers: { 'x-amz-target': 'DynamoDB_20120810.TransactWriteItems' },
+  body: commit(marker),
+});
+
+function invocation(terminated: string[]): InvocationStart {
+  return {
+    spec: {
+      logicalId: 'PackageServiceFn',
+      environment: { TABLE_NAME: 'pkg-table', POWERTOOLS_SERVICE_NAME: 'package' },
+    },
+    requestId: 'r1',
+    event: { Records: [{ body: JSON.stringify({ deliveryId: 'd1' }) }] },
+    terminate: async () => {
+      terminated.push('r1');
+    },
+  } as unknown as InvocationStart;
+}
+
+describe('delivery fault injector', () => {
+  it('reads the table, delivery and marker of a commit, and the service of a function', () => {
+    expect(commitOf(commit('ingestion:d1:1'))).toEqual({
+      table: 'pkg-table',
+      deliveryId: 'd1',
+      markerId: 'ingestion:d1:1',
+    });
+    expect(serviceOf({}, 'DroneDeliveryDroneSchedulerFnABC')).toBe('drone-scheduler');
+    expect(serviceOf({ POWERTOOLS_SERVICE_NAME: 'delivery' }, 'X')).toBe('delivery');
+    expect(serviceOf({}, 'PackageOutboxRelayFn')).toBeUndefined();
+  });
+
+  it('fails the first message of a delivery to the planned service as many times as planned, then lets it through', async () => {
+    const injector = new DeliveryFaultInjector({
+      plan: planWith({ dependencyTimeout: { service: 'package', mode: 'error', failures: 2 } }),
+      enabledKinds: DELIVERY_FAULT_KINDS,
+      hangMillis: 10,
+      deadLetterKeyOf: (id) => id,
+    });
+    const hooks = injector.hooks();
+    hooks.onInvocation?.(invocation([]));
+    const statuses: number[] = [];
+    for (const marker of ['m1', 'm1', 'm1', 'm2']) {
+      const reply = await hooks.awsApi?.dynamodb?.(dynamoRequest(marker), async () => ok);
+      statuses.push(reply === 'drop' ? 0 : (reply?.status ?? -1));
+    }
+    expect(statuses).toEqual([500, 500, 200, 200]);
+    expect(injector.firedCount('dependency-timeout')).toBe(2);
+  });
+
+  it('kills the consumer holding the delivery right after its commit succeeded, once', async () => {
+    const terminated: string[] = [];
+    const injector = new DeliveryFaultInjector({
+      plan: planWith({ consumerKilled: { service: 'package' } }),
+      enabledKinds: DELIVERY_FAULT_KINDS,
+      hangMillis: 10,
+      deadLetterKeyOf: (id) => id,
+    });
+    const hooks = injector.hooks();
+    hooks.onInvocation?.(invocation(terminated));
+    await hooks.awsApi?.dynamodb?.(dynamoRequest('m1'), async () => ok);
+    await hooks.awsApi?.dynamodb?.(dynamoRequest('m1'), async () => ok);
+    expect(terminated).toEqual(['r1']);
+    expect(injector.events.map((event) => event.kind)).toEqual(['consumer-killed-after-effect']);
+  });
+
+  it('records dead letters with their reason code, and answers the relay PutEvents with a failed entry', async () => {
+    const injector = new DeliveryFaultInjector({
+      plan: planWith({ relayFailedEntry: { calls: 1 } }),
+      enabledKinds: DELIVERY_FAULT_KINDS,
+      hangMillis: 10,
+      deadLetterKeyOf: (id) => `key(${id})`,
+    });
+    const hooks = injector.hooks();
+    await hooks.awsApi?.sqs?.(
+      {
+        method: 'POST',
+        path: '/',
+        headers: { 'x-amz-target': 'AmazonSQS.SendMessage' },
+        body: JSON.stringify({
+          MessageBody: JSON.stringify({ deliveryId: 'd1' }),
+          MessageDeduplicationId: 'e1:PACKAGE_TOO_HEAVY',
+          MessageAttributes: {
+            reasonCode: { StringValue: 'PACKAGE_TOO_HEAVY' },
+            deadLetteredBy: { StringValue: 'package' },
+          },
+        }),
+      },
+      async () => ok,
+    );
+    expect(injector.deadLetters).toEqual([
+      {
+        service: 'package',
+        key: 'key(e1:PACKAGE_TOO_HEAVY)',
+        deliveryId: 'd1',
+        reasonCode: 'PACKAGE_TOO_HEAVY',
+      },
+    ]);
+    const putEvents = {
+      method: 'POST',
+      path: '/',
+      headers: { 'x-amz-target': 'AWSEvents.PutEvents' },
+      body: JSON.stringify({
+        Entries: [{ Detail: JSON.stringify({ deliveryId: 'd1', eventId: 'delivery:d1:1' }) }],
+      }),
+    };
+    const first = await hooks.awsApi?.eventbridge?.(putEvents, async () => ok);
+    const second = await hooks.awsApi?.eventbridge?.(putEvents, async () => ok);
+    expect(first !== 'drop' && JSON.parse(first?.body ?? '{}').FailedEntryCount).toBe(1);
+    expect(second).toBe(ok);
+  });
+});

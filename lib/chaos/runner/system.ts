@@ -50,33 +50,8 @@ export class SystemDriver {
   }
 
   /** POST /orders once; what to do next is the caller's (retry on transport errors, 5xx and 429). */
-  async submit(order: SubmitOrderRequest): Promise<SubmitOutcome> {
-    let response: Response;
-    try {
-      response = await fetch(`${this.apiBase}/orders`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          ...(this.target.apiKey ? { 'x-api-key': this.target.apiKey } : {}),
-        },
-        body: JSON.stringify(order),
-        signal: AbortSignal.timeout(30_000),
-      });
-    } catch (error) {
-      return { kind: 'retry', reason: (error as Error).message, afterMillis: 500 };
-    }
-    const body = await response.text();
-    if (response.status === 202 || response.status === 200)
-      return { kind: 'accepted', status: response.status };
-    if (response.status === 429 || response.status >= 500) {
-      const retryAfter = Number(response.headers.get('retry-after'));
-      return {
-        kind: 'retry',
-        reason: `HTTP ${response.status}`,
-        afterMillis: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : 1000,
-      };
-    }
-    return { kind: 'refused', status: response.status, body };
+  submit(order: SubmitOrderRequest): Promise<SubmitOutcome> {
+    return submitJson(`${this.apiBase}/orders`, order, this.target.apiKey);
   }
 
   /** Consistent reads of some records (absent ones are left out). */
@@ -189,4 +164,38 @@ export function toRecordSnapshot(item: Record<string, AttributeValue>): RecordSn
 export function updatedAtOf(item: Record<string, AttributeValue>): { updatedAt?: number } {
   const parsed = Date.parse(item[StateAttr.UpdatedAt]?.S ?? '');
   return Number.isFinite(parsed) ? { updatedAt: parsed } : {};
+}
+
+/**
+ * POSTs a submission once (shared by the order and delivery campaigns): 200/202 accepted; transport
+ * errors, 429 and 5xx to retry (after Retry-After when given); anything else refused.
+ */
+export async function submitJson(
+  url: string,
+  payload: unknown,
+  apiKey: string | undefined,
+): Promise<SubmitOutcome> {
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(apiKey ? { 'x-api-key': apiKey } : {}) },
+      body: JSON.stringify(payload),
+      signal: AbortSignal.timeout(30_000),
+    });
+  } catch (error) {
+    return { kind: 'retry', reason: (error as Error).message, afterMillis: 500 };
+  }
+  const body = await response.text();
+  if (response.status === 202 || response.status === 200)
+    return { kind: 'accepted', status: response.status };
+  if (response.status === 429 || response.status >= 500) {
+    const retryAfter = Number(response.headers.get('retry-after'));
+    return {
+      kind: 'retry',
+      reason: `HTTP ${response.status}`,
+      afterMillis: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : 1000,
+    };
+  }
+  return { kind: 'refused', status: response.status, body };
 }

@@ -10,6 +10,7 @@ import type { Tracer } from '@aws-lambda-powertools/tracer';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SFNClient } from '@aws-sdk/client-sfn';
+import { SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
@@ -40,6 +41,10 @@ export function createSqsClient(tracer: ClientTracer): SQSClient {
 
 export function createEventBridgeClient(tracer: ClientTracer): EventBridgeClient {
   return tracer.captureAWSv3Client(new EventBridgeClient({ maxAttempts: SDK_MAX_ATTEMPTS }));
+}
+
+export function createSnsClient(tracer: ClientTracer): SNSClient {
+  return tracer.captureAWSv3Client(new SNSClient({ maxAttempts: SDK_MAX_ATTEMPTS }));
 }
 
 export function createSfnClient(tracer: ClientTracer): SFNClient {

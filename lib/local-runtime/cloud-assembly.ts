@@ -74,7 +74,7 @@ export function readCloudAssembly(directory: string): CloudAssembly {
         'Synthesize first, e.g. `npx cdk synth -c profile=local`.',
     );
   }
-  const stacks = assembly.stacksRecursively.map(
+  const stacks = inCreationOrder(assembly).map(
     (stack): AssemblyStack => ({
       stackName: stack.stackName,
       artifactId: stack.id,
@@ -87,6 +87,28 @@ export function readCloudAssembly(directory: string): CloudAssembly {
     throw new Error(`The cloud assembly ${directory} contains no CloudFormation stack`);
   }
   return { directory, stacks };
+}
+
+/**
+ * The stacks after their dependencies, otherwise in the order the app created them (the manifest's
+ * artifact order). cx-api breaks ties by name, so independent stacks would come out alphabetically;
+ * the app's order matters to users: the first stack's REST API gets the runtime's port.
+ */
+function inCreationOrder(assembly: CdkCloudAssembly): CloudFormationStackArtifact[] {
+  const manifestOrder = Object.keys(assembly.manifest.artifacts ?? {});
+  const pending = [...assembly.stacksRecursively].sort(
+    (a, b) => manifestOrder.indexOf(a.id) - manifestOrder.indexOf(b.id),
+  );
+  const placed: CloudFormationStackArtifact[] = [];
+  while (pending.length > 0) {
+    const ready = pending.findIndex((stack) =>
+      stack.dependencies.every((dependency) => !pending.includes(dependency as CloudFormationStackArtifact)),
+    );
+    // A cycle cannot be synthesized; keep whatever order is left rather than loop.
+    const [next] = pending.splice(ready === -1 ? 0 : ready, 1);
+    if (next) placed.push(next);
+  }
+  return placed;
 }
 
 /** Where things live locally; supplied by the runtime once emulators and servers listen. */
@@ -196,6 +218,9 @@ export function createStackResolver(stack: AssemblyStack, env: LocalEnvironment)
         );
       } else if (resource.Type === 'AWS::SQS::Queue' && resource.Properties?.FifoQueue === true) {
         name = `${generatedPhysicalName(stack.stackName, logicalId, resource.Type).slice(0, 75)}.fifo`;
+      } else if (resource.Type === 'AWS::SNS::Topic' && resource.Properties?.FifoTopic === true) {
+        // A FIFO topic's name must end with .fifo, as a FIFO queue's does.
+        name = `${generatedPhysicalName(stack.stackName, logicalId, resource.Type).slice(0, 251)}.fifo`;
       } else if (resource.Type.startsWith('AWS::ApiGateway::') || resource.Type === 'AWS::KMS::Key') {
         // Ids, not names: short and lower-case like the ones AWS hands out.
         name = shortHash(`${stack.stackName}/${logicalId}`, 10);

@@ -27,7 +27,33 @@ export interface EventRule {
   readonly pattern?: unknown;
   /** Milliseconds between runs of a schedule rule. */
   readonly rateMillis?: number;
+  /** A disabled rule (PutRule State DISABLED) matches nothing. */
+  readonly disabled?: boolean;
   readonly targets: readonly RuleTarget[];
+}
+
+/** A target as the template (Targets) and PutTargets write it. */
+export function ruleTarget(target: Readonly<Record<string, unknown>>): RuleTarget {
+  const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+  const sqsParameters = target.SqsParameters as Record<string, unknown> | undefined;
+  const messageGroupId = text(sqsParameters?.MessageGroupId);
+  const input = text(target.Input);
+  const inputPath = text(target.InputPath);
+  return {
+    id: String(target.Id),
+    arn: String(target.Arn),
+    ...(input !== undefined ? { input } : {}),
+    ...(inputPath !== undefined ? { inputPath } : {}),
+    ...(target.InputTransformer
+      ? { inputTransformer: target.InputTransformer as RuleTarget['inputTransformer'] }
+      : {}),
+    ...(messageGroupId ? { messageGroupId } : {}),
+  };
+}
+
+/** A rule's ARN: `rule/<name>` on the default bus, `rule/<bus>/<name>` on a custom one. */
+export function ruleArn(region: string, accountId: string, busName: string, name: string): string {
+  return `arn:aws:events:${region}:${accountId}:rule/${busName === 'default' ? '' : `${busName}/`}${name}`;
 }
 
 /** How a target receives its input; implemented by the runtime (SQS, SNS, Lambda, Step Functions). */
@@ -125,6 +151,27 @@ export class LocalEventBridge {
     this.rules.push(rule);
   }
 
+  hasBus(name: string): boolean {
+    return this.buses.has(name);
+  }
+
+  /** The rules of a bus, in the order they were added. */
+  rulesOn(busName: string): readonly EventRule[] {
+    return this.rules.filter((rule) => rule.busName === busName);
+  }
+
+  /** Puts `rule` in the place of the rule of its bus with its name, or adds it. */
+  setRule(rule: EventRule): void {
+    const index = this.rules.findIndex((known) => known.busName === rule.busName && known.name === rule.name);
+    if (index >= 0) this.rules[index] = rule;
+    else this.rules.push(rule);
+  }
+
+  removeRule(busName: string, name: string): void {
+    const index = this.rules.findIndex((known) => known.busName === busName && known.name === name);
+    if (index >= 0) this.rules.splice(index, 1);
+  }
+
   /** Schedule rules: fire once now, then at their rate. */
   startSchedules(): void {
     for (const rule of this.rules) {
@@ -193,7 +240,7 @@ export class LocalEventBridge {
         detail: JSON.parse(String(entry.Detail)) as unknown,
       };
       for (const rule of this.rules) {
-        if (rule.busName !== bus || rule.pattern === undefined) continue;
+        if (rule.busName !== bus || rule.pattern === undefined || rule.disabled) continue;
         let matches = false;
         try {
           matches = matchesEventPattern(rule.pattern, event);

@@ -20,4 +20,10 @@ export type {
   UnsupportedResource,
 } from './runtime-options';
 export { PROJECT_ROOT, type SynthesizeOptions, synthesizeLocalAssembly } from './synthesize';
-export { DEFAULT_TARGET_FILE, type LocalServiceName, type LocalTarget, readTarget } from './target';
+export {
+  DEFAULT_TARGET_FILE,
+  type LocalApi,
+  type LocalServiceName,
+  type LocalTarget,
+  readTarget,
+} from './target';

@@ -13,7 +13,7 @@
  */
 import type { AssemblyStack, CfnResource, CloudAssembly, StackResolver } from './cloud-assembly';
 import type { LocalRuntimeOptions } from './runtime-options';
-import type { LocalServiceName } from './target';
+import type { LocalApi, LocalServiceName } from './target';
 
 export interface Stoppable {
   stop(): Promise<void>;
@@ -51,6 +51,8 @@ export interface TargetContribution {
   readonly apiUrl?: string;
   /** Value to send as x-api-key where methods require an API key. */
   readonly apiKey?: string;
+  /** Every stack's REST API, by stack name. */
+  readonly apis?: Readonly<Record<string, LocalApi>>;
 }
 
 /** A delivery to the resource an ARN names (queue, topic, function, state machine). */
@@ -61,6 +63,16 @@ export interface DeliveryOptions {
   readonly messageGroupId?: string;
   /** For FIFO queues without content-based deduplication (a pipe's SqsQueueParameters). */
   readonly messageDeduplicationId?: string;
+  /**
+   * Message attributes for a queue (SNS raw message delivery, a dead-letter queue's error
+   * attributes); binary values in base64.
+   */
+  readonly messageAttributes?: Readonly<
+    Record<
+      string,
+      { readonly DataType: string; readonly StringValue?: string; readonly BinaryValue?: string }
+    >
+  >;
 }
 
 /** What every phase sees. */
@@ -112,6 +124,7 @@ const TARGET_SERVICES: Readonly<Record<LocalServiceName, string>> = {
   sqs: 'SQS',
   sfn: 'SFN',
   events: 'EVENTBRIDGE',
+  sns: 'SNS',
 };
 
 /** Where each local service listens, for the functions' environment and the target description. */

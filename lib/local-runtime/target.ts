@@ -6,7 +6,14 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
-export type LocalServiceName = 'dynamodb' | 'sqs' | 'sfn' | 'events';
+export type LocalServiceName = 'dynamodb' | 'sqs' | 'sfn' | 'events' | 'sns';
+
+export interface LocalApi {
+  /** URL of the API's first stage, ending with '/'. */
+  readonly url: string;
+  /** API key values this API accepts (the keys its stack declares). */
+  readonly apiKeys: readonly string[];
+}
 
 export interface LocalTarget {
   readonly kind: 'local';
@@ -19,6 +26,8 @@ export interface LocalTarget {
   readonly apiUrl?: string;
   /** Value to send as x-api-key where methods require an API key. */
   readonly apiKey?: string;
+  /** Every stack's REST API (its first one with a stage), by stack name; `apiUrl` is the first's. */
+  readonly apis?: Readonly<Record<string, LocalApi>>;
   /** Stack outputs, resolved to local names and URLs (merged across stacks). */
   readonly outputs: Readonly<Record<string, string>>;
   /** Process id of the runtime that wrote the file. */

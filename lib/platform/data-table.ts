@@ -22,6 +22,11 @@ export interface DataTableProps extends DataTableOptions {
   readonly partitionKey: dynamodb.Attribute;
   /** @default - no TTL attribute */
   readonly timeToLiveAttribute?: string;
+  /**
+   * What the table's DynamoDB stream records of each change (e.g. for a transactional outbox relay).
+   * @default - no stream
+   */
+  readonly stream?: dynamodb.StreamViewType;
 }
 
 /**
@@ -38,6 +43,7 @@ export function createDataTable(scope: Construct, id: string, props: DataTablePr
     encryptionKey: props.encryptionKey,
     pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
     timeToLiveAttribute: props.timeToLiveAttribute,
+    stream: props.stream,
     removalPolicy: props.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
   });
 }

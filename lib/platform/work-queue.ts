@@ -12,7 +12,7 @@ import { Construct } from 'constructs';
 export const VISIBILITY_TO_TIMEOUT_RATIO = 6;
 
 /** Longest retention SQS allows: dead letters wait for an operator, not for a timer. */
-const DEAD_LETTER_RETENTION = Duration.days(14);
+export const DEAD_LETTER_RETENTION = Duration.days(14);
 
 export interface SecureQueueProps {
   /** Whether the queue (and its messages) survives stack deletion. */
@@ -23,6 +23,13 @@ export interface SecureQueueProps {
   readonly retentionPeriod?: Duration;
   /** @default - no dead-letter queue */
   readonly deadLetterQueue?: sqs.DeadLetterQueue;
+  /** A FIFO queue (its dead-letter queue must be FIFO too). @default false */
+  readonly fifo?: boolean;
+  /**
+   * FIFO only: the body's SHA-256 is the deduplication id when a sender gives none (EventBridge
+   * targets give none). @default false
+   */
+  readonly contentBasedDeduplication?: boolean;
 }
 
 /** An SQS queue with the application's defaults: SSE-SQS encryption and TLS-only access. */
@@ -33,6 +40,7 @@ export function createSecureQueue(scope: Construct, id: string, props: SecureQue
     visibilityTimeout: props.visibilityTimeout,
     retentionPeriod: props.retentionPeriod,
     deadLetterQueue: props.deadLetterQueue,
+    ...(props.fifo && { fifo: true, contentBasedDeduplication: props.contentBasedDeduplication ?? false }),
     removalPolicy: props.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
   });
 }
@@ -46,8 +54,13 @@ export function createTerminalQueue(
   id: string,
   retainData: boolean,
   why: string,
+  options: Pick<SecureQueueProps, 'fifo'> = {},
 ): sqs.Queue {
-  const queue = createSecureQueue(scope, id, { retainData, retentionPeriod: DEAD_LETTER_RETENTION });
+  const queue = createSecureQueue(scope, id, {
+    retainData,
+    retentionPeriod: DEAD_LETTER_RETENTION,
+    ...options,
+  });
   Validations.of(queue).acknowledge({ id: 'AwsSolutions-SQS3', reason: why });
   return queue;
 }

@@ -2,16 +2,17 @@ import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import {
+  ALERT_EVENT_SOURCE,
   ORDER_STEPS,
   type RemoteAuthMode,
   type ServiceName,
 } from '../../lambdas/scheduler-agent-supervisor/contracts';
 import { applyGuardrails } from '../platform/guardrails';
 import { IdempotencyStore } from '../platform/idempotency-store';
+import { OperatorAlerts } from '../platform/operator-alerts';
 import { AgentWorker } from './agent';
 import type { DeploymentConfig } from './config';
 import type { Downstream, FakeDownstream, FakeDownstreamFactory } from './downstream';
-import { OperatorAlerts } from './operator-alerts';
 import { OrdersDatabase } from './orders-database';
 import { SchedulerWorkflow } from './scheduler/workflow';
 import { OrderStarter } from './starter';
@@ -91,7 +92,12 @@ export class SchedulerAgentSupervisorStack extends Stack {
     const stateStore = new StateStore(this, 'StateStore', { retainData });
     const ordersDatabase = new OrdersDatabase(this, 'OrdersDatabase', { retainData });
     const idempotencyStore = new IdempotencyStore(this, 'IdempotencyStore', { retainData });
-    const alerts = new OperatorAlerts(this, 'OperatorAlerts', { retainData, alertEmail: props.alertEmail });
+    const alerts = new OperatorAlerts(this, 'OperatorAlerts', {
+      sources: [ALERT_EVENT_SOURCE],
+      description: 'Operator alerts of the order scheduler',
+      retainData,
+      alertEmail: props.alertEmail,
+    });
     const remoteServices =
       props.downstream.kind === 'fakes'
         ? this.fakeServices(props.fakeDownstream, {

@@ -1,7 +1,6 @@
-import { Aws, Fn, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { RemovalPolicy } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import type * as events from 'aws-cdk-lib/aws-events';
-import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import {
@@ -10,12 +9,13 @@ import {
   METRICS_NAMESPACE,
   type WorkflowTimings,
 } from '../../lambdas/scheduler-agent-supervisor/contracts';
+import { createKeyedRestApi } from '../platform/keyed-rest-api';
 import { LambdaFunction } from '../platform/lambda-function';
 import { createTerminalQueue } from '../platform/work-queue';
 import type { OrdersDatabase } from './orders-database';
 import type { StateStore } from './state-store';
 
-export const API_STAGE_NAME = 'v1';
+export { API_STAGE_NAME } from '../platform/keyed-rest-api';
 
 export interface SubmissionApiProps {
   readonly stateStore: StateStore;
@@ -40,18 +40,14 @@ export interface SubmissionApiProps {
 export class SubmissionApi extends Construct {
   readonly api: apigw.RestApi;
   readonly apiKey: apigw.IApiKey;
+  /** Invoke URL of the stage, without a trailing slash (append ApiRoute paths). */
+  readonly url: string;
   readonly conflictQueue: sqs.Queue;
   readonly submitOrder: LambdaFunction;
   readonly getOrder: LambdaFunction;
 
   constructor(scope: Construct, id: string, props: SubmissionApiProps) {
     super(scope, id);
-    const { rateLimit, burstLimit } = props.throttle;
-    if (!(rateLimit > 0) || !Number.isInteger(burstLimit) || burstLimit < 1 || burstLimit < rateLimit) {
-      throw new Error(
-        `SubmissionApi ${this.node.path}: throttle needs rateLimit > 0 and an integer burstLimit >= rateLimit, got rate ${rateLimit}, burst ${burstLimit}`,
-      );
-    }
     const removalPolicy = props.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
 
     this.conflictQueue = createTerminalQueue(
@@ -96,35 +92,18 @@ export class SubmissionApi extends Construct {
     });
     props.stateStore.grant(this.getOrder.function, 'dynamodb:GetItem');
 
-    const accessLogs = new logs.LogGroup(this, 'AccessLogs', {
-      retention: props.logRetentionDays as logs.RetentionDays,
-      removalPolicy,
-    });
-    this.api = new apigw.RestApi(this, 'Api', {
+    const { api, apiKey, parameterValidator, url } = createKeyedRestApi(this, {
       description: 'Order submission (Scheduler Agent Supervisor)',
-      endpointTypes: [apigw.EndpointType.REGIONAL],
-      // API Gateway writes access and execution logs only once the account has a CloudWatch role.
-      // The role is account-wide, so it is retained (CDK default) even when the stack's data is not.
-      cloudWatchRole: true,
-      defaultMethodOptions: { apiKeyRequired: true },
-      deployOptions: {
-        stageName: API_STAGE_NAME,
-        throttlingRateLimit: rateLimit,
-        throttlingBurstLimit: burstLimit,
-        accessLogDestination: new apigw.LogGroupLogDestination(accessLogs),
-        accessLogFormat: apigw.AccessLogFormat.jsonWithStandardFields(),
-        loggingLevel: apigw.MethodLoggingLevel.ERROR,
-        // Request bodies carry customer data: never in execution logs.
-        dataTraceEnabled: false,
-        metricsEnabled: true,
-        tracingEnabled: true,
-      },
+      clients: 'Order submitters',
+      throttle: props.throttle,
+      logRetentionDays: props.logRetentionDays,
+      removalPolicy,
+      bodyValidation:
+        'POST bodies are validated by submit-order against the shared strict zod contract (field-level 400 errors); an API Gateway model would duplicate it and drift. Path parameters are validated by the gateway.',
     });
-    // The stack exports the URL once, as ApiUrl (no trailing slash); drop the construct's own output.
-    this.api.node.tryRemoveChild('Endpoint');
-    const parameterValidator = this.api.addRequestValidator('ParameterValidator', {
-      validateRequestParameters: true,
-    });
+    this.api = api;
+    this.apiKey = apiKey;
+    this.url = url;
     const orders = this.api.root.addResource(ApiRoute.orders.slice(1));
     orders.addMethod('POST', new apigw.LambdaIntegration(submit));
     orders
@@ -133,57 +112,5 @@ export class SubmissionApi extends Construct {
         requestParameters: { [`method.request.path.${ApiRoute.orderPathParameter}`]: true },
         requestValidator: parameterValidator,
       });
-
-    this.apiKey = this.api.addApiKey('ApiKey', { description: 'Order submitters' });
-    const usagePlan = this.api.addUsagePlan('UsagePlan', {
-      description: 'Order submitters: the stage limits, per key',
-      throttle: { rateLimit, burstLimit },
-      apiStages: [{ api: this.api, stage: this.api.deploymentStage }],
-    });
-    usagePlan.addApiKey(this.apiKey);
-
-    Validations.of(this.api).acknowledge(
-      {
-        id: 'AwsSolutions-APIG2',
-        reason:
-          'POST bodies are validated by submit-order against the shared strict zod contract (field-level 400 errors); an API Gateway model would duplicate it and drift. Path parameters are validated by the gateway.',
-      },
-      {
-        id: 'AwsSolutions-APIG3',
-        reason:
-          'WAF is an account-level choice of the deployer; the API is protected by API keys, a usage plan and stage throttling.',
-      },
-      {
-        id: 'AwsSolutions-APIG4',
-        reason:
-          'Submitters are machine clients identified by API keys with a usage plan (the reference design); no end-user identity exists.',
-      },
-      {
-        id: 'AwsSolutions-COG4',
-        reason: 'No end users: submitters are machine clients authenticated by API key.',
-      },
-    );
-    const cloudWatchRole = this.api.node.tryFindChild('CloudWatchRole');
-    if (cloudWatchRole) {
-      Validations.of(cloudWatchRole).acknowledge({
-        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
-        reason:
-          'The account-level API Gateway logging role; this AWS managed policy is the documented one for it.',
-      });
-    }
-  }
-
-  /** Invoke URL of the stage, without a trailing slash (append ApiRoute paths). */
-  get url(): string {
-    return Fn.join('', [
-      'https://',
-      this.api.restApiId,
-      '.execute-api.',
-      Aws.REGION,
-      '.',
-      Aws.URL_SUFFIX,
-      '/',
-      this.api.deploymentStage.stageName,
-    ]);
   }
 }

@@ -1,6 +1,7 @@
 /** Where the outbox relay publishes an event, and the entry the change log holds for it. */
 import { z } from 'zod';
 import { ChoreographyEnvKey } from './env';
+import { ServiceName } from './names';
 
 export const OutboxDestination = {
   /** SNS FIFO topic of requests and remediation decisions (MessageGroupId = deliveryId). */
@@ -38,3 +39,17 @@ export const OutboxEntrySchema = z.object({
   message: z.record(z.string(), z.unknown()),
 });
 export type OutboxEntry = z.infer<typeof OutboxEntrySchema>;
+
+/**
+ * Where each service's events go: the relay of a service's table publishes to these destinations
+ * and nowhere else (the stack gives it exactly these, with the matching grants), and the fake drone
+ * fleet sends straight to the delivery queue.
+ */
+export const SERVICE_DESTINATIONS: Readonly<Record<ServiceName, readonly OutboxDestination[]>> = {
+  [ServiceName.Ingestion]: [OutboxDestination.RequestsTopic],
+  [ServiceName.Package]: [OutboxDestination.DeliveryQueue],
+  [ServiceName.DroneScheduler]: [OutboxDestination.DeliveryQueue],
+  [ServiceName.Delivery]: [OutboxDestination.DeliveryBus],
+  [ServiceName.Remediation]: [OutboxDestination.RequestsTopic, OutboxDestination.AlertBus],
+  [ServiceName.DroneFleet]: [OutboxDestination.DeliveryQueue],
+};

@@ -11,3 +11,9 @@ export const TABLE_TTL_ATTRIBUTE = 'expiresAt';
  * DynamoDB Streams keep order per item, so the relay publishes one item's events in order.
  */
 export const OUTBOX_ATTRIBUTE = 'outbox';
+/**
+ * The producer's last sequence number for the delivery, a number on every item that carries a change
+ * log: the outbox relay's stream filter selects records by it (filters match leaf values only, and
+ * the change log is a list of maps).
+ */
+export const SEQUENCE_ATTRIBUTE = 'sequence';

@@ -336,7 +336,11 @@ export class DynamoDbStreamReader<Detail> {
         }
       } catch (error) {
         if (this.stopped) return;
-        if (!(error instanceof ExpiredIteratorException)) {
+        // DynamoDB Local answers GetRecords on a TRIM_HORIZON iterator of a shard that has no
+        // record yet with TrimmedDataAccessException; nothing was missed, so start again quietly.
+        const emptyShard = error instanceof TrimmedDataAccessException && state.start.type === 'TRIM_HORIZON';
+        if (emptyShard) await this.idle(pause);
+        else if (!(error instanceof ExpiredIteratorException)) {
           this.problem(`reading shard ${shardId}: ${(error as Error).name}: ${(error as Error).message}`);
           await this.idle(1_000);
         }

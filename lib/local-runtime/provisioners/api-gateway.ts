@@ -7,6 +7,7 @@
 import { type RestApiMethod, type RestApiServer, type RestApiSpec, startRestApiServer } from '../api-gateway';
 import { GeneratedApiKeys } from '../api-keys';
 import type { ListenContext, Provisioner, StackContext, TargetContribution } from '../provisioning';
+import type { LocalApi } from '../target';
 import type { LambdaProvisioner } from './lambda';
 import { asRecord, asString } from './values';
 
@@ -32,20 +33,40 @@ export class ApiGatewayProvisioner implements Provisioner {
     },
   };
   private readonly servers = new Map<string, RestApiServer>();
-  private readonly apiKeys: string[] = [];
-  private readonly apis: Array<{ server: RestApiServer; spec: RestApiSpec }> = [];
+  /** API key values by the stack that declares them: a stack's API accepts its own stack's keys. */
+  private readonly apiKeys = new Map<string, string[]>();
+  private readonly apis: Array<{ stackName: string; server: RestApiServer; spec: RestApiSpec }> = [];
   private generatedKeys: GeneratedApiKeys | undefined;
 
   constructor(private readonly lambda: LambdaProvisioner) {}
 
+  /**
+   * One server per API, in the order of the assembly's stacks: the first on the runtime's port, the
+   * next on port+1, port+2..., so each stack's API keeps its URL from one start to the next. A later
+   * API whose port is taken listens on a free port instead, and the log says so (the target
+   * description has every URL).
+   */
   async listen(context: ListenContext): Promise<void> {
     this.generatedKeys = new GeneratedApiKeys(context.options.dataDir);
+    const port = context.options.port ?? DEFAULT_PORT;
     for (const [index, { stack, logicalId }] of context.resourcesOfType(REST_API).entries()) {
-      const server = await startRestApiServer({
-        port: index === 0 ? (context.options.port ?? DEFAULT_PORT) : 0,
-        invoke: (functionArn, event) => this.lambda.host.invoke(functionArn, event),
-        onProblem: (message) => context.problem(message),
-      });
+      const start = (wanted: number) =>
+        startRestApiServer({
+          port: wanted,
+          invoke: (functionArn, event) => this.lambda.host.invoke(functionArn, event),
+          onProblem: (message) => context.problem(message),
+        });
+      const wanted = port === 0 ? 0 : port + index;
+      let server: RestApiServer;
+      try {
+        server = await start(wanted);
+      } catch (error) {
+        if (index === 0 || (error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+        server = await start(0);
+        context.log(
+          `REST API ${logicalId} of ${stack.stackName}: port ${wanted} is taken, listening on ${server.baseUrl} instead`,
+        );
+      }
       context.stopWith(server, 'producer');
       this.servers.set(`${stack.stackName}/${logicalId}`, server);
       context.publishUrl(stack, logicalId, server.baseUrl);
@@ -53,10 +74,12 @@ export class ApiGatewayProvisioner implements Provisioner {
   }
 
   async provision(context: StackContext): Promise<void> {
+    const keys = this.apiKeys.get(context.stack.stackName) ?? [];
+    this.apiKeys.set(context.stack.stackName, keys);
     for (const [logicalId] of context.ofType(API_KEY)) {
       const properties = context.resolver.properties(logicalId);
       if (properties.Enabled === false) continue;
-      this.apiKeys.push(
+      keys.push(
         asString(properties.Value) ??
           (this.generatedKeys as GeneratedApiKeys).valueOf(`${context.stack.stackName}/${logicalId}`),
       );
@@ -64,21 +87,30 @@ export class ApiGatewayProvisioner implements Provisioner {
   }
 
   async wire(context: StackContext): Promise<void> {
+    const { stackName } = context.stack;
     for (const [logicalId] of context.ofType(REST_API)) {
-      const server = this.servers.get(`${context.stack.stackName}/${logicalId}`);
-      if (!server) throw new Error(`No local server for ${logicalId} in ${context.stack.stackName}`);
-      const spec = restApiSpec(context, logicalId, this.apiKeys);
+      const server = this.servers.get(`${stackName}/${logicalId}`);
+      if (!server) throw new Error(`No local server for ${logicalId} in ${stackName}`);
+      const spec = restApiSpec(context, logicalId, this.apiKeys.get(stackName) ?? []);
       server.serve(spec);
-      this.apis.push({ server, spec });
+      this.apis.push({ stackName, server, spec });
     }
   }
 
   describe(): TargetContribution {
-    const first = this.apis.find(({ spec }) => spec.stageNames.length > 0);
-    const apiKey = this.apiKeys[0];
+    const apis: Record<string, LocalApi> = {};
+    for (const { stackName, server, spec } of this.apis) {
+      const stage = spec.stageNames[0];
+      // A stack's first API with a stage: the one its clients are given.
+      if (stage === undefined || apis[stackName]) continue;
+      apis[stackName] = { url: `${server.baseUrl}/${stage}/`, apiKeys: [...spec.apiKeys] };
+    }
+    const first = Object.values(apis)[0];
+    const apiKey = first?.apiKeys[0] ?? [...this.apiKeys.values()].flat()[0];
     return {
-      ...(first ? { apiUrl: `${first.server.baseUrl}/${first.spec.stageNames[0]}/` } : {}),
+      ...(first ? { apiUrl: first.url } : {}),
       ...(apiKey ? { apiKey } : {}),
+      ...(Object.keys(apis).length > 0 ? { apis } : {}),
     };
   }
 }

@@ -1,11 +1,12 @@
 /**
- * EventBridge: the PutEvents API (on the runtime's AWS JSON protocol server), event buses, rules
- * with event patterns or rate schedules, and EventBridge Scheduler schedules, delivering to every
- * kind of target the runtime has deliveries for. Rules targeting a function also feed its
+ * EventBridge: the PutEvents API and rule management (eventbridge-rules.ts) on the runtime's AWS
+ * JSON protocol server, event buses, rules with event patterns or rate schedules, and EventBridge
+ * Scheduler schedules, delivering to every kind of target the runtime has deliveries for. Rules targeting a function also feed its
  * fault-hook copies.
  */
 import { startAwsJsonServer } from '../aws-json-server';
-import { type EventRule, LocalEventBridge, parseRateExpression, type RuleTarget } from '../eventbridge';
+import { type EventRule, LocalEventBridge, parseRateExpression, ruleTarget } from '../eventbridge';
+import { eventBridgeRuleOperations } from '../eventbridge-rules';
 import { replicaSuffix } from '../fault-hooks';
 import type { ListenContext, Provisioner, RuntimeContext, StackContext } from '../provisioning';
 import type { PutEventsOutcome } from '../stepfunctions';
@@ -20,7 +21,11 @@ export class EventBridgeProvisioner implements Provisioner {
   readonly name = 'EventBridge';
   readonly resourceTypes = {
     runs: [BUS, RULE, SCHEDULE],
-    inert: { 'AWS::Events::EventBusPolicy': 'event bus policies are not enforced locally' },
+    inert: {
+      'AWS::Events::EventBusPolicy': 'event bus policies are not enforced locally',
+      // Schemas document events for code generation and discovery; nothing routes through them.
+      'AWS::EventSchemas::*': 'the schema registry is not served locally',
+    },
   };
   private eventBridge: LocalEventBridge | undefined;
 
@@ -49,6 +54,12 @@ export class EventBridgeProvisioner implements Provisioner {
     this.eventBridge = bus;
     const server = await startAwsJsonServer('EventBridge', {
       PutEvents: (body) => bus.putEvents((body.Entries ?? []) as Record<string, unknown>[]),
+      ...eventBridgeRuleOperations(bus, {
+        region: context.region,
+        accountId: context.accountId,
+        canDeliver: (arn) => context.deliveries.canDeliver(arn),
+        onProblem: (message) => context.problem(`EventBridge ${message}`),
+      }),
     });
     context.stopWith(server, 'backend');
     context.endpoints.announce('EVENTBRIDGE', server.endpoint);
@@ -120,20 +131,9 @@ function eventRule(context: StackContext, logicalId: string): EventRule | undefi
   const properties = resolver.properties(logicalId);
   if (properties.State === 'DISABLED') return undefined;
   const busReference = asString(properties.EventBusName) ?? 'default';
-  const targets: RuleTarget[] = (Array.isArray(properties.Targets) ? properties.Targets : []).map((raw) => {
-    const target = asRecord(raw);
-    const messageGroupId = asString(asRecord(target.SqsParameters).MessageGroupId);
-    return {
-      id: String(target.Id),
-      arn: String(target.Arn),
-      ...(asString(target.Input) !== undefined ? { input: asString(target.Input) } : {}),
-      ...(asString(target.InputPath) !== undefined ? { inputPath: asString(target.InputPath) } : {}),
-      ...(target.InputTransformer
-        ? { inputTransformer: target.InputTransformer as RuleTarget['inputTransformer'] }
-        : {}),
-      ...(messageGroupId ? { messageGroupId } : {}),
-    };
-  });
+  const targets = (Array.isArray(properties.Targets) ? properties.Targets : []).map((raw) =>
+    ruleTarget(asRecord(raw)),
+  );
   let rateMillis: number | undefined;
   if (properties.ScheduleExpression !== undefined) {
     try {

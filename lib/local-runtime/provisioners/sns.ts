@@ -1,14 +1,21 @@
 /**
- * SNS topics (AWS::SNS::Topic, with inline subscriptions) and subscriptions (AWS::SNS::Subscription)
- * fanning out to queues and functions; deliveries to topic ARNs (EventBridge targets).
+ * SNS: topics (AWS::SNS::Topic, standard and FIFO, with inline subscriptions) and subscriptions
+ * (AWS::SNS::Subscription, with filter policies, raw message delivery and dead-letter queues)
+ * fanning out to queues and functions; deliveries to topic ARNs (EventBridge targets, pipes); and
+ * the SNS API (Query protocol) for handlers, announced as AWS_ENDPOINT_URL_SNS.
  */
+import { AwsApiError } from '../aws-json-server';
+import { startAwsQueryServer } from '../aws-query-server';
 import type { ListenContext, Provisioner, StackContext } from '../provisioning';
-import { DELIVERABLE_PROTOCOLS, LocalSns } from '../sns';
+import { LocalSns, readSubscriptionAttributes } from '../sns';
+import { snsApiOperations } from '../sns/api';
 import type { LambdaProvisioner } from './lambda';
 import { asRecord } from './values';
 
 const TOPIC = 'AWS::SNS::Topic';
 const SUBSCRIPTION = 'AWS::SNS::Subscription';
+
+const isTrue = (value: unknown) => value === true || value === 'true';
 
 export class SnsProvisioner implements Provisioner {
   readonly name = 'SNS';
@@ -33,20 +40,36 @@ export class SnsProvisioner implements Provisioner {
   async listen(context: ListenContext): Promise<void> {
     const sns = new LocalSns(
       {
-        sendToQueue: (queueArn, body) => context.deliveries.deliver(queueArn, body),
+        sendToQueue: (queueArn, body, options) => context.deliveries.deliver(queueArn, body, options),
         invokeAsync: (functionArn, event) => this.lambda.host.invokeAsync(functionArn, event),
+        onProblem: (message) => context.problem(`SNS ${message}`),
       },
       context.region,
     );
     this.sns = sns;
-    context.deliveries.register('sns', async (topicArn, message) => {
-      await sns.publish(topicArn, message);
+    context.deliveries.register('sns', async (topicArn, message, options) => {
+      await sns.publish({
+        topicArn,
+        message,
+        ...(options.messageGroupId ? { messageGroupId: options.messageGroupId } : {}),
+        ...(options.messageDeduplicationId ? { messageDeduplicationId: options.messageDeduplicationId } : {}),
+      });
     });
+    const server = await startAwsQueryServer('SNS', snsApiOperations(sns, { accountId: context.accountId }), {
+      xmlNamespace: 'http://sns.amazonaws.com/doc/2010-03-31/',
+      onInternalError: (error) => context.problem(`SNS API: ${(error as Error).message}`),
+    });
+    context.stopWith(server, 'backend');
+    context.endpoints.announce('SNS', server.endpoint);
   }
 
   async provision(context: StackContext): Promise<void> {
     for (const [logicalId] of context.ofType(TOPIC)) {
-      this.topics.addTopic(String(context.resolver.context.ref(logicalId)));
+      const properties = context.resolver.properties(logicalId);
+      this.topics.addTopic(String(context.resolver.context.ref(logicalId)), {
+        fifo: isTrue(properties.FifoTopic),
+        contentBasedDeduplication: isTrue(properties.ContentBasedDeduplication),
+      });
     }
   }
 
@@ -70,23 +93,21 @@ export class SnsProvisioner implements Provisioner {
     logicalId: string,
     properties: Record<string, unknown>,
   ): void {
-    const protocol = String(properties.Protocol);
-    if (!DELIVERABLE_PROTOCOLS.includes(protocol)) {
-      context.named(logicalId, SUBSCRIPTION, `protocol ${protocol} is not delivered locally`);
-      return;
+    try {
+      const attributes = readSubscriptionAttributes(properties);
+      const deadLetter = attributes.deadLetterTargetArn;
+      if (deadLetter !== undefined && !context.deliveries.canDeliver(deadLetter)) {
+        context.named(logicalId, SUBSCRIPTION, `dead-letter queue ${deadLetter} is not delivered to locally`);
+      }
+      this.topics.subscribe(topicArn, {
+        subscriptionArn: `${topicArn}:${logicalId}`,
+        protocol: String(properties.Protocol),
+        endpoint: String(properties.Endpoint),
+        ...attributes,
+      });
+    } catch (error) {
+      if (!(error instanceof AwsApiError)) throw error;
+      context.named(logicalId, SUBSCRIPTION, `not subscribed: ${error.message}`);
     }
-    if (properties.FilterPolicy !== undefined) {
-      context.named(
-        logicalId,
-        SUBSCRIPTION,
-        'filter policies are not applied locally (every message is delivered)',
-      );
-    }
-    this.topics.subscribe(topicArn, {
-      logicalId,
-      protocol,
-      endpoint: String(properties.Endpoint),
-      rawMessageDelivery: properties.RawMessageDelivery === true || properties.RawMessageDelivery === 'true',
-    });
   }
 }

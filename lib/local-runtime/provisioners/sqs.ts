@@ -6,13 +6,14 @@
 import { join } from 'node:path';
 import {
   CreateQueueCommand,
+  type MessageAttributeValue,
   QueueNameExists,
   SendMessageCommand,
   SetQueueAttributesCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { startSqsEmulator } from '../emulators';
-import type { ListenContext, Provisioner, StackContext } from '../provisioning';
+import type { DeliveryOptions, ListenContext, Provisioner, StackContext } from '../provisioning';
 
 const QUEUE = 'AWS::SQS::Queue';
 
@@ -53,6 +54,19 @@ export class SqsProvisioner implements Provisioner {
     return url;
   }
 
+  /**
+   * Where a delivery to a queue ARN goes: the app's queue, or any other queue of the service by the
+   * URL the service gives it (a consumer may create its own queue at run time and subscribe it to a
+   * topic or bus); the service answers QueueDoesNotExist for a queue that is not there.
+   */
+  private queueUrlForDelivery(queueArn: string, endpoint: string): string {
+    const known = this.queueUrlsByArn.get(queueArn);
+    if (known) return known;
+    const [, , service, , accountId, queueName] = queueArn.split(':');
+    if (service !== 'sqs' || !accountId || !queueName) throw new Error(`${queueArn} is not an SQS queue ARN`);
+    return `${endpoint}/${accountId}/${queueName}`;
+  }
+
   async listen(context: ListenContext): Promise<void> {
     const { dataDir } = context.options;
     const server = await startSqsEmulator({
@@ -68,11 +82,14 @@ export class SqsProvisioner implements Provisioner {
     context.deliveries.register('sqs', async (queueArn, message, options) => {
       await client.send(
         new SendMessageCommand({
-          QueueUrl: this.queueUrl(queueArn),
+          QueueUrl: this.queueUrlForDelivery(queueArn, server.endpoint),
           MessageBody: message,
           ...(options.messageGroupId ? { MessageGroupId: options.messageGroupId } : {}),
           ...(options.messageDeduplicationId
             ? { MessageDeduplicationId: options.messageDeduplicationId }
+            : {}),
+          ...(options.messageAttributes
+            ? { MessageAttributes: sqsMessageAttributes(options.messageAttributes) }
             : {}),
         }),
       );
@@ -136,4 +153,18 @@ export class SqsProvisioner implements Provisioner {
     }
     return expected;
   }
+}
+
+/** Delivery attributes as the SQS client takes them (binary values as bytes, not base64). */
+function sqsMessageAttributes(
+  attributes: NonNullable<DeliveryOptions['messageAttributes']>,
+): Record<string, MessageAttributeValue> {
+  return Object.fromEntries(
+    Object.entries(attributes).map(([name, { DataType, StringValue, BinaryValue }]) => [
+      name,
+      BinaryValue !== undefined
+        ? { DataType, BinaryValue: Buffer.from(BinaryValue, 'base64') }
+        : { DataType, StringValue },
+    ]),
+  );
 }

@@ -1,5 +1,6 @@
 import type { IConstruct } from 'constructs';
 import { CallbackTaskTimeoutsGuardrail } from './callback-task-timeouts';
+import { DeadLetterQueuesGuardrail } from './dead-letter-queues';
 import { QueueVisibilityGuardrail } from './queue-visibility';
 
 export {
@@ -10,6 +11,7 @@ export {
   renderCfnString,
 } from './asl-definition';
 export { CallbackTaskTimeoutsGuardrail } from './callback-task-timeouts';
+export { DeadLetterQueuesGuardrail } from './dead-letter-queues';
 export { QueueVisibilityGuardrail } from './queue-visibility';
 
 /**
@@ -19,4 +21,5 @@ export { QueueVisibilityGuardrail } from './queue-visibility';
 export function applyGuardrails(scope: IConstruct): void {
   scope.node.addValidation(new CallbackTaskTimeoutsGuardrail(scope));
   scope.node.addValidation(new QueueVisibilityGuardrail(scope));
+  scope.node.addValidation(new DeadLetterQueuesGuardrail(scope));
 }

@@ -1,8 +1,9 @@
-import { CfnResource, Stack } from 'aws-cdk-lib';
+import { Stack } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { IConstruct, IValidation } from 'constructs';
 import { VISIBILITY_TO_TIMEOUT_RATIO } from '../work-queue';
+import { referencedResource, resourcesByLogicalId } from './references';
 
 /** CloudFormation defaults when the property is not set. */
 const DEFAULT_VISIBILITY_SECONDS = 30;
@@ -18,10 +19,7 @@ export class QueueVisibilityGuardrail implements IValidation {
 
   validate(): string[] {
     const stack = Stack.of(this.scope);
-    const byLogicalId = new Map<string, CfnResource>();
-    for (const node of this.scope.node.findAll()) {
-      if (CfnResource.isCfnResource(node)) byLogicalId.set(stack.resolve(node.logicalId) as string, node);
-    }
+    const byLogicalId = resourcesByLogicalId(this.scope);
     const errors: string[] = [];
     for (const node of this.scope.node.findAll()) {
       if (!(node instanceof lambda.CfnEventSourceMapping)) continue;
@@ -40,16 +38,6 @@ export class QueueVisibilityGuardrail implements IValidation {
     }
     return errors;
   }
-}
-
-/** The resource a `{Ref}` or `{Fn::GetAtt}` points to, when it is in this stack. */
-function referencedResource(value: unknown, byLogicalId: Map<string, CfnResource>): CfnResource | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  const record = value as Record<string, unknown>;
-  if (typeof record.Ref === 'string') return byLogicalId.get(record.Ref);
-  const getAtt = record['Fn::GetAtt'];
-  if (Array.isArray(getAtt) && typeof getAtt[0] === 'string') return byLogicalId.get(getAtt[0]);
-  return undefined;
 }
 
 /** A literal number of seconds, the default when unset, undefined when only known at deploy time. */

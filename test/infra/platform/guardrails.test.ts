@@ -15,8 +15,17 @@ function probeStack(): Stack {
 
 const synth = (stack: Stack) => () => (stack.node.root as App).synth();
 
+/** A dead-letter queue, so the probes below trip only the rule they are about. */
+const redrive = (stack: Stack, id = 'DeadLetters'): sqs.DeadLetterQueue => ({
+  queue: new sqs.Queue(stack, id),
+  maxReceiveCount: 3,
+});
+
 function consumer(stack: Stack, visibilitySeconds: number, timeoutSeconds: number): void {
-  const queue = new sqs.Queue(stack, 'Requests', { visibilityTimeout: Duration.seconds(visibilitySeconds) });
+  const queue = new sqs.Queue(stack, 'Requests', {
+    visibilityTimeout: Duration.seconds(visibilitySeconds),
+    deadLetterQueue: redrive(stack),
+  });
   const fn = new lambda.Function(stack, 'Consumer', {
     runtime: lambda.Runtime.NODEJS_22_X,
     handler: 'index.handler',
@@ -53,7 +62,7 @@ describe('guardrail: queues consumed by Lambda need visibility >= 6x the functio
 
   it('fails when the queue keeps the default visibility (30 s) and the function runs 10 s', () => {
     const stack = probeStack();
-    const queue = new sqs.Queue(stack, 'Defaults');
+    const queue = new sqs.Queue(stack, 'Defaults', { deadLetterQueue: redrive(stack) });
     const fn = new lambda.Function(stack, 'Slow', {
       runtime: lambda.Runtime.NODEJS_22_X,
       handler: 'index.handler',
@@ -95,6 +104,66 @@ describe('guardrail: callback tasks need TimeoutSeconds and HeartbeatSeconds', (
   it('passes when both are set', () => {
     const stack = probeStack();
     callbackMachine(stack, { task: 60, heartbeat: 10 });
+    expect(synth(stack)).not.toThrow();
+  });
+});
+
+describe('guardrail: dead-letter queues (consumed queues have redrive; FIFO queues have FIFO dead-letter queues)', () => {
+  const fn = (stack: Stack) =>
+    new lambda.Function(stack, 'Consumer', {
+      runtime: lambda.Runtime.NODEJS_22_X,
+      handler: 'index.handler',
+      code: lambda.Code.fromInline('exports.handler = async () => undefined;'),
+    });
+
+  it('fails when a queue consumed by Lambda has no redrive policy', () => {
+    const stack = probeStack();
+    fn(stack).addEventSource(new eventSources.SqsEventSource(new sqs.Queue(stack, 'Work')));
+    expect(synth(stack)).toThrow(
+      /Queue Probe\/Work\/Resource is consumed by a Lambda event source but has no redrive policy/,
+    );
+  });
+
+  it('fails when a FIFO queue has no dead-letter queue, even if nothing consumes it yet', () => {
+    const stack = probeStack();
+    new sqs.Queue(stack, 'Orders', { fifo: true });
+    expect(synth(stack)).toThrow(/FIFO queue Probe\/Orders\/Resource has no dead-letter queue/);
+  });
+
+  it("fails when a FIFO queue's dead-letter queue is not FIFO", () => {
+    const stack = probeStack();
+    const standard = new sqs.CfnQueue(stack, 'StandardDeadLetters');
+    new sqs.CfnQueue(stack, 'Orders', {
+      fifoQueue: true,
+      redrivePolicy: { deadLetterTargetArn: standard.attrArn, maxReceiveCount: 3 },
+    });
+    expect(synth(stack)).toThrow(
+      /FIFO queue Probe\/Orders has dead-letter queue Probe\/StandardDeadLetters, which is not FIFO/,
+    );
+  });
+
+  it('fails when a consumed FIFO dead-letter queue has no redrive of its own', () => {
+    const stack = probeStack();
+    const deadLetters = new sqs.Queue(stack, 'DeadLetters', { fifo: true });
+    const work = new sqs.Queue(stack, 'Work', {
+      fifo: true,
+      visibilityTimeout: Duration.seconds(18),
+      deadLetterQueue: { queue: deadLetters, maxReceiveCount: 3 },
+    });
+    const consumer = fn(stack);
+    consumer.addEventSource(new eventSources.SqsEventSource(work));
+    consumer.addEventSource(new eventSources.SqsEventSource(deadLetters));
+    expect(synth(stack)).toThrow(/Queue Probe\/DeadLetters\/Resource is consumed by a Lambda event source/);
+  });
+
+  it('passes for a consumed FIFO queue whose terminal FIFO dead-letter queue nothing consumes', () => {
+    const stack = probeStack();
+    const work = new sqs.Queue(stack, 'Work', {
+      fifo: true,
+      visibilityTimeout: Duration.seconds(18),
+      deadLetterQueue: { queue: new sqs.Queue(stack, 'DeadLetters', { fifo: true }), maxReceiveCount: 3 },
+    });
+    fn(stack).addEventSource(new eventSources.SqsEventSource(work));
     expect(synth(stack)).not.toThrow();
   });
 });

@@ -5,9 +5,9 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { ORDER_STEPS } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { RemoteServices } from '../../../lib/fakes/remote-services';
 import { IdempotencyStore } from '../../../lib/platform/idempotency-store';
+import { OperatorAlerts } from '../../../lib/platform/operator-alerts';
 import { AgentWorker } from '../../../lib/scheduler-agent-supervisor/agent';
 import { loadConfig } from '../../../lib/scheduler-agent-supervisor/config';
-import { OperatorAlerts } from '../../../lib/scheduler-agent-supervisor/operator-alerts';
 import { OrdersDatabase } from '../../../lib/scheduler-agent-supervisor/orders-database';
 import { StateStore } from '../../../lib/scheduler-agent-supervisor/state-store';
 import { SubmissionApi } from '../../../lib/scheduler-agent-supervisor/submission-api';
@@ -19,9 +19,16 @@ const probe = () => new Stack(testApp(), 'Probe');
 
 describe('construct props are validated with errors naming the construct', () => {
   it('OperatorAlerts fails when alertEmail is not an email address', () => {
-    expect(() => new OperatorAlerts(probe(), 'Alerts', { retainData: false, alertEmail: 'ops' })).toThrow(
+    const alerts = { sources: ['order-processing'], description: 'Probe alerts', retainData: false };
+    expect(() => new OperatorAlerts(probe(), 'Alerts', { ...alerts, alertEmail: 'ops' })).toThrow(
       "OperatorAlerts Probe/Alerts: alertEmail 'ops' is not an email address",
     );
+  });
+
+  it('OperatorAlerts fails when no event source is named', () => {
+    expect(
+      () => new OperatorAlerts(probe(), 'Alerts', { sources: [], description: 'Probe', retainData: false }),
+    ).toThrow('OperatorAlerts Probe/Alerts: sources must be one or more EventBridge sources');
   });
 
   it('RemoteServices fails when stallMillis is negative', () => {

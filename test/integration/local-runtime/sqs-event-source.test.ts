@@ -1,6 +1,7 @@
 /**
- * The SQS event source (Lambda's poller) on FIFO queues of the runtime's SQS service: batches of at
- * most 10, and partial batch failures that keep each message group in order, with a handler built on
+ * The SQS event source (Lambda's poller) on queues of the runtime's SQS service: ScalingConfig's
+ * MaximumConcurrency; on FIFO queues batches of at most 10, one batch per message group at a time,
+ * and partial batch failures that keep each message group in order, with a handler built on
  * Powertools' SqsFifoPartialProcessor and with one that reports only the message that failed.
  */
 import { processPartialResponseSync, SqsFifoPartialProcessor } from '@aws-lambda-powertools/batch';
@@ -12,16 +13,22 @@ import { type SqsWorld, sleep, startSqsWorld } from './sqs/harness';
 
 type Handler = (event: SQSEvent) => Promise<SQSBatchResponse | undefined>;
 
-describe('SQS event source on FIFO queues', () => {
+describe('SQS event source', () => {
   let world: SqsWorld;
   beforeAll(async () => {
     world = await startSqsWorld();
   });
   afterAll(() => world.stop());
 
-  /** Sends the bodies in order, each in its group (the body's first letter), in batches of 10. */
-  async function fifoQueueWith(bodies: readonly string[]): Promise<{ queueUrl: string; queueArn: string }> {
-    const queueUrl = await world.queue('poller.fifo', { VisibilityTimeout: '1' });
+  /**
+   * Sends the bodies in order, in batches of 10; on a FIFO queue each in its group (the body's first
+   * letter).
+   */
+  async function queueWith(
+    bodies: readonly string[],
+    fifo: boolean,
+  ): Promise<{ queueUrl: string; queueArn: string }> {
+    const queueUrl = await world.queue(fifo ? 'poller.fifo' : 'poller', { VisibilityTimeout: '1' });
     for (let start = 0; start < bodies.length; start += 10) {
       await world.sqs.send(
         new SendMessageBatchCommand({
@@ -29,8 +36,7 @@ describe('SQS event source on FIFO queues', () => {
           Entries: bodies.slice(start, start + 10).map((body) => ({
             Id: body,
             MessageBody: body,
-            MessageGroupId: body.slice(0, 1),
-            MessageDeduplicationId: body,
+            ...(fifo ? { MessageGroupId: body.slice(0, 1), MessageDeduplicationId: body } : {}),
           })),
         }),
       );
@@ -42,8 +48,12 @@ describe('SQS event source on FIFO queues', () => {
   }
 
   /** Runs an event source on the queue until it is empty; returns what it saw. */
-  async function drain(bodies: readonly string[], handler: Handler, batchSize = 10) {
-    const { queueUrl, queueArn } = await fifoQueueWith(bodies);
+  async function drain(
+    bodies: readonly string[],
+    handler: Handler,
+    { batchSize = 10, concurrency = 2, fifo = true } = {},
+  ) {
+    const { queueUrl, queueArn } = await queueWith(bodies, fifo);
     const batches: string[][] = [];
     const problems: string[] = [];
     const source = new SqsEventSource(
@@ -55,7 +65,7 @@ describe('SQS event source on FIFO queues', () => {
         batchSize,
         maximumBatchingWindowSeconds: 0,
         reportBatchItemFailures: true,
-        concurrency: 2,
+        concurrency,
         region: 'us-east-1',
       },
       {
@@ -170,9 +180,45 @@ describe('SQS event source on FIFO queues', () => {
 
   it('delivers batches of at most 10 to a FIFO mapping, and says so when the mapping asks for more', async () => {
     const bodies = Array.from({ length: 12 }, (_, index) => `d${String(index).padStart(2, '0')}`);
-    const { batches, problems } = await drain(bodies, async () => undefined, 20);
+    const { batches, problems } = await drain(bodies, async () => undefined, { batchSize: 20 });
     expect(batches.map((batch) => batch.length)).toEqual([10, 2]);
     expect(batches.flat()).toEqual(bodies);
     expect(problems).toEqual([expect.stringMatching(/batch size of at most 10/)]);
+  });
+
+  /** A handler that takes `millis` per batch and records which batches overlapped in time. */
+  function overlapRecorder(millis: number) {
+    const running = new Set<string[]>();
+    let mostAtOnce = 0;
+    const overlaps: string[][][] = [];
+    const handler: Handler = async (event) => {
+      const bodies = event.Records.map((record) => record.body);
+      running.add(bodies);
+      mostAtOnce = Math.max(mostAtOnce, running.size);
+      overlaps.push([...running]);
+      await sleep(millis);
+      running.delete(bodies);
+      return undefined;
+    };
+    return { handler, overlaps, mostAtOnce: () => mostAtOnce };
+  }
+
+  it('runs at most MaximumConcurrency invocations of a mapping at once', async () => {
+    const bodies = Array.from({ length: 12 }, (_, index) => `s${index}`);
+    const { handler, mostAtOnce } = overlapRecorder(150);
+    const { batches } = await drain(bodies, handler, { batchSize: 1, concurrency: 3, fifo: false });
+    expect(batches.flat().sort()).toEqual([...bodies].sort());
+    expect(mostAtOnce()).toBe(3);
+  });
+
+  it('keeps one batch per FIFO message group in flight, while other groups run in parallel', async () => {
+    const bodies = ['a1', 'b1', 'c1', 'a2', 'b2', 'c2', 'a3', 'b3', 'c3'];
+    const { handler, overlaps, mostAtOnce } = overlapRecorder(150);
+    await drain(bodies, handler, { batchSize: 1, concurrency: 3 });
+    for (const running of overlaps) {
+      const groups = running.flat().map((body) => body.slice(0, 1));
+      expect(new Set(groups).size).toBe(groups.length);
+    }
+    expect(mostAtOnce()).toBeGreaterThan(1);
   });
 });

@@ -1,6 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { App, Stack } from 'aws-cdk-lib';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
 import {
   type AssemblyStack,
   createStackResolver,
@@ -149,6 +151,26 @@ describe('readCloudAssembly', () => {
       );
     } finally {
       rmSync(empty, { recursive: true, force: true });
+    }
+  });
+
+  it("keeps the app's stack order (not the names' order), after each stack's dependencies", () => {
+    const outdir = mkdtempSync(join(tmpdir(), 'stack-order-'));
+    try {
+      const app = new App({ outdir });
+      const zebra = new Stack(app, 'Zebra');
+      const mango = new Stack(app, 'Mango');
+      const apple = new Stack(app, 'Apple');
+      for (const stack of [zebra, mango, apple]) new sqs.Queue(stack, 'Queue');
+      mango.addDependency(apple);
+      app.synth();
+      expect(readCloudAssembly(outdir).stacks.map((stack) => stack.stackName)).toEqual([
+        'Zebra',
+        'Apple',
+        'Mango',
+      ]);
+    } finally {
+      rmSync(outdir, { recursive: true, force: true });
     }
   });
 });

@@ -51,6 +51,16 @@ describe('provisioner registry', () => {
     expect(registry.handling('AWS::CDK::Metadata').kind).toBe('inert');
   });
 
+  it('leaves EventBridge schema registries and schemas inert, not unsupported', () => {
+    for (const type of ['AWS::EventSchemas::Registry', 'AWS::EventSchemas::Schema']) {
+      expect(registry.handling(type)).toEqual({
+        kind: 'inert',
+        provisioner: 'EventBridge',
+        reason: 'the schema registry is not served locally',
+      });
+    }
+  });
+
   it('names types it knows but does not run with their reason, and any other type as not emulated', () => {
     expect(registry.handling('AWS::ApiGateway::UsagePlan')).toEqual({
       kind: 'not-run',

@@ -7,10 +7,13 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { ALERT_EVENT_SOURCE } from '../../lambdas/scheduler-agent-supervisor/contracts';
-import { createTerminalQueue } from '../platform/work-queue';
+import { createTerminalQueue } from './work-queue';
 
 export interface OperatorAlertsProps {
+  /** EventBridge `source` values of the alerts routed to the topic and the inbox (at least one). */
+  readonly sources: readonly string[];
+  /** What raises the alerts, shown as the bus description (e.g. `Operator alerts of the order scheduler`). */
+  readonly description: string;
   /** Whether the alert inbox and the topic key survive stack deletion. */
   readonly retainData: boolean;
   /**
@@ -21,11 +24,12 @@ export interface OperatorAlertsProps {
 }
 
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const EVENT_SOURCE_PATTERN = /^[^\s]{1,256}$/;
 
 /**
- * Where the system raises its hand: an EventBridge bus for operator events, routed (source
- * `order-processing`) to an SNS topic for people and to an SQS "alert inbox" that operators'
- * tools and the black-box tests read.
+ * Where a wing raises its hand: an EventBridge bus for operator events, routed (by the sources the
+ * wing names) to an SNS topic for people and to an SQS "alert inbox" that operators' tools and the
+ * black-box tests read. Each wing has its own.
  */
 export class OperatorAlerts extends Construct {
   readonly bus: events.EventBus;
@@ -34,12 +38,18 @@ export class OperatorAlerts extends Construct {
 
   constructor(scope: Construct, id: string, props: OperatorAlertsProps) {
     super(scope, id);
+    const sources = [...new Set(props.sources)];
+    if (sources.length === 0 || sources.some((source) => !EVENT_SOURCE_PATTERN.test(source))) {
+      throw new Error(
+        `OperatorAlerts ${this.node.path}: sources must be one or more EventBridge sources (1-256 characters, no spaces), got ${JSON.stringify(props.sources)}`,
+      );
+    }
     if (props.alertEmail !== undefined && !EMAIL_PATTERN.test(props.alertEmail)) {
       throw new Error(
         `OperatorAlerts ${this.node.path}: alertEmail '${props.alertEmail}' is not an email address`,
       );
     }
-    this.bus = new events.EventBus(this, 'Bus', { description: 'Operator alerts of the order scheduler' });
+    this.bus = new events.EventBus(this, 'Bus', { description: props.description });
 
     // A customer-managed key: the AWS managed SNS key cannot be granted to EventBridge.
     const topicKey = new kms.Key(this, 'TopicKey', {
@@ -63,7 +73,7 @@ export class OperatorAlerts extends Construct {
     new events.Rule(this, 'AlertRule', {
       eventBus: this.bus,
       description: 'Every operator alert goes to the topic and to the inbox',
-      eventPattern: { source: [ALERT_EVENT_SOURCE] },
+      eventPattern: { source: sources },
       targets: [new targets.SnsTopic(this.topic), new targets.SqsQueue(this.inbox)],
     });
   }

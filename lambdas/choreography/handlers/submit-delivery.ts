@@ -1,0 +1,74 @@
+/**
+ * POST /deliveries: 202 new, 200 identical resubmission (current status), 409 conflicting
+ * resubmission naming the differing fields, 400 naming each bad field, 413 too large; nothing is
+ * stored unless accepted. Composition and HTTP mapping only (rules: domain/ingestion.ts).
+ */
+import { randomUUID } from 'node:crypto';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { createDocumentClient } from '../../shared/aws-clients';
+import { requireEnv } from '../../shared/env';
+import { describeError } from '../../shared/errors';
+import { errorResponse, headerValue, jsonResponse } from '../../shared/http';
+import { annotateTrace, createObservability, instrumentedHandler } from '../../shared/observability';
+import { DeliveryRecords } from '../adapters/delivery-records';
+import { DynamoServiceStore } from '../adapters/service-store';
+import {
+  ChoreographyEnvKey,
+  CORRELATION_ID_HEADER,
+  CORRELATION_ID_PATTERN,
+  DeliveryMetric,
+} from '../contracts';
+import { parseDeliveryRequestBody, toDeliveryStatusBody } from '../domain/ingestion';
+
+const observability = createObservability<DeliveryMetric>();
+const { logger, tracer, count } = observability;
+// Submissions write no processed-message markers, so the store's marker TTL is never used.
+const records = new DeliveryRecords(
+  new DynamoServiceStore(createDocumentClient(tracer), requireEnv(ChoreographyEnvKey.TableName), 0),
+);
+
+export const handler = instrumentedHandler(
+  observability,
+  async (event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> => {
+    const supplied = headerValue(event, CORRELATION_ID_HEADER);
+    const correlationId = supplied && CORRELATION_ID_PATTERN.test(supplied) ? supplied : randomUUID();
+    const echo = { [CORRELATION_ID_HEADER]: correlationId };
+    const log = logger.createChild({ persistentKeys: { correlationId } });
+    log.addContext(context);
+    annotateTrace(tracer, { correlationId });
+    try {
+      const now = new Date();
+      const parsed = parseDeliveryRequestBody(event.body, event.isBase64Encoded === true, now);
+      if (!parsed.ok) {
+        count(DeliveryMetric.DeliveriesRejected);
+        log.info('Delivery rejected: invalid request', { errors: parsed.errors });
+        return errorResponse(parsed.statusCode, parsed.message, parsed.errors, echo);
+      }
+      const { deliveryId } = parsed.request;
+      log.appendKeys({ deliveryId });
+      annotateTrace(tracer, { deliveryId });
+      const outcome = await records.submit(parsed.request, correlationId, now);
+      switch (outcome.kind) {
+        case 'accepted':
+          count(DeliveryMetric.DeliveriesAccepted);
+          log.info('Delivery accepted');
+          return jsonResponse(202, toDeliveryStatusBody(outcome.record), echo);
+        case 'identical':
+          count(DeliveryMetric.DeliveriesResubmitted);
+          return jsonResponse(200, toDeliveryStatusBody(outcome.record), echo);
+        case 'conflict':
+          count(DeliveryMetric.DeliveryConflicts);
+          log.warn('Conflicting resubmission refused', { fields: outcome.fields });
+          return errorResponse(
+            409,
+            `Delivery '${deliveryId}' already exists with different data; the request was not applied`,
+            outcome.fields.map((path) => ({ path, message: 'differs from the accepted delivery' })),
+            echo,
+          );
+      }
+    } catch (error) {
+      log.error('Delivery submission failed unexpectedly', { error: describeError(error) });
+      return jsonResponse(500, { message: 'Internal error', correlationId }, echo);
+    }
+  },
+);

@@ -1,0 +1,91 @@
+import { RemovalPolicy } from 'aws-cdk-lib';
+import * as apigw from 'aws-cdk-lib/aws-apigateway';
+import { Construct } from 'constructs';
+import {
+  CHOREOGRAPHY_METRICS_NAMESPACE,
+  ChoreographyEnvKey,
+  type ConsumerSettings,
+  DeliveryApiRoute,
+  ServiceName,
+} from '../../lambdas/choreography/contracts';
+import { createKeyedRestApi } from '../platform/keyed-rest-api';
+import { LambdaFunction } from '../platform/lambda-function';
+import type { ServiceTable } from './service-table';
+
+export interface DeliveryApiProps {
+  /** The ingestion service's table: deliveries as accepted, their change log and read model. */
+  readonly table: ServiceTable;
+  /** Ingestion's settings (SERVICE_SETTINGS of submit-delivery). */
+  readonly settings: ConsumerSettings;
+  /** Stage throttling, also the usage plan's limits. */
+  readonly throttle: { readonly rateLimit: number; readonly burstLimit: number };
+  readonly logRetentionDays: number;
+  readonly retainData: boolean;
+}
+
+/**
+ * The ingestion service's front door: a REST API (`POST /deliveries`, `GET /deliveries/{deliveryId}`)
+ * behind an API key and a usage plan. submit-delivery writes the delivery and its DeliveryRequested
+ * change log entry (the relay publishes it); get-delivery reads the read model. The body size limit
+ * (MAX_DELIVERY_BODY_BYTES, 413) is checked by submit-delivery before parsing, as submit-order does.
+ */
+export class DeliveryApi extends Construct {
+  readonly api: apigw.RestApi;
+  readonly apiKey: apigw.IApiKey;
+  /** Invoke URL of the stage, without a trailing slash. */
+  readonly url: string;
+  readonly submitDelivery: LambdaFunction;
+  readonly getDelivery: LambdaFunction;
+
+  constructor(scope: Construct, id: string, props: DeliveryApiProps) {
+    super(scope, id);
+    const removalPolicy = props.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
+    const common = {
+      metricsNamespace: CHOREOGRAPHY_METRICS_NAMESPACE,
+      logRetentionDays: props.logRetentionDays,
+      removalPolicy,
+    };
+    this.submitDelivery = new LambdaFunction(this, 'SubmitDelivery', {
+      ...common,
+      handler: 'choreography/handlers/submit-delivery',
+      description:
+        'POST /deliveries: validates and accepts a delivery, recording DeliveryRequested in its change log',
+      serviceName: ServiceName.Ingestion,
+      environment: {
+        [ChoreographyEnvKey.TableName]: props.table.tableName,
+        [ChoreographyEnvKey.Settings]: JSON.stringify(props.settings),
+      },
+    });
+    props.table.grant(this.submitDelivery.function, 'dynamodb:GetItem', 'dynamodb:PutItem');
+
+    this.getDelivery = new LambdaFunction(this, 'GetDelivery', {
+      ...common,
+      handler: 'choreography/handlers/get-delivery',
+      description: 'GET /deliveries/{deliveryId}: the status and history of a delivery',
+      serviceName: ServiceName.Ingestion,
+      environment: { [ChoreographyEnvKey.TableName]: props.table.tableName },
+    });
+    props.table.grant(this.getDelivery.function, 'dynamodb:GetItem');
+
+    const { api, apiKey, parameterValidator, url } = createKeyedRestApi(this, {
+      description: 'Drone delivery requests (choreography)',
+      clients: 'Delivery requesters',
+      throttle: props.throttle,
+      logRetentionDays: props.logRetentionDays,
+      removalPolicy,
+      bodyValidation:
+        'POST bodies are validated by submit-delivery against the shared strict zod contract (field-level 400 errors, 413 past the size limit); an API Gateway model would duplicate it and drift. Path parameters are validated by the gateway.',
+    });
+    this.api = api;
+    this.apiKey = apiKey;
+    this.url = url;
+    const deliveries = api.root.addResource(DeliveryApiRoute.Deliveries);
+    deliveries.addMethod('POST', new apigw.LambdaIntegration(this.submitDelivery.function));
+    deliveries
+      .addResource(`{${DeliveryApiRoute.DeliveryIdParameter}}`)
+      .addMethod('GET', new apigw.LambdaIntegration(this.getDelivery.function), {
+        requestParameters: { [`method.request.path.${DeliveryApiRoute.DeliveryIdParameter}`]: true },
+        requestValidator: parameterValidator,
+      });
+  }
+}

@@ -1,0 +1,29 @@
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as iam from 'aws-cdk-lib/aws-iam';
+import type { Construct } from 'constructs';
+import { TABLE_PARTITION_KEY, TABLE_TTL_ATTRIBUTE } from '../../lambdas/choreography/contracts';
+import { DataStore, type DataTableOptions } from '../platform/data-table';
+
+export type ServiceTableProps = DataTableOptions;
+
+/**
+ * The table of one choreography service, in the layout every service shares
+ * (lambdas/choreography/contracts/tables.ts): string partition key, TTL attribute for the
+ * processed-message markers, and a NEW_AND_OLD_IMAGES stream that its outbox relay reads.
+ * The platform's table defaults hold (on-demand, encryption at rest, point-in-time recovery).
+ */
+export class ServiceTable extends DataStore {
+  constructor(scope: Construct, id: string, props: ServiceTableProps) {
+    super(scope, id, {
+      ...props,
+      partitionKey: { name: TABLE_PARTITION_KEY, type: dynamodb.AttributeType.STRING },
+      timeToLiveAttribute: TABLE_TTL_ATTRIBUTE,
+      stream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES,
+    });
+  }
+
+  /** Reading the table's stream (the relay). */
+  grantStreamRead(grantee: iam.IGrantable): void {
+    this.table.grantStreamRead(grantee);
+  }
+}

@@ -1,0 +1,359 @@
+import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import {
+  BUS_RULE_PATTERNS,
+  currentVersion,
+  DELIVERY_ALERT_SOURCE,
+  OutboxDestination,
+  SERVICE_DESTINATIONS,
+  ServiceName,
+  TOPIC_FILTER_POLICIES,
+  type TopicConsumer,
+} from '../../lambdas/choreography/contracts';
+import { applyGuardrails } from '../platform/guardrails';
+import { OperatorAlerts } from '../platform/operator-alerts';
+import { createTerminalQueue, WorkQueue } from '../platform/work-queue';
+import { type ChoreographyConfig, consumerTimeoutSeconds } from './config';
+import { DeliveryApi } from './delivery-api';
+import { DeliveryBus } from './delivery-bus';
+import { type FakeDroneFleet, type FakeDroneFleetFactory, fleetTimeoutSeconds } from './drone-fleet';
+import { OutboxRelay } from './outbox-relay';
+import { Remediation } from './remediation';
+import { RequestsTopic } from './requests-topic';
+import { EventSchemaRegistry } from './schema-registry';
+import { eventJsonSchema, eventVersionName, eventVersions } from './schemas/json-schema';
+import { ServiceConsumer } from './service-consumer';
+import { ServiceTable } from './service-table';
+
+/** Stack name of the deployable app (bin/app.ts); tests and the CLI use it too. */
+export const DRONE_DELIVERY_STACK_NAME = 'DroneDelivery';
+
+/** CfnOutput names read by the tests and the CLI. */
+export const DroneDeliveryOutput = {
+  ApiUrl: 'ApiUrl',
+  ApiKeyId: 'ApiKeyId',
+  IngestionTableName: 'IngestionTableName',
+  PackageTableName: 'PackageTableName',
+  DroneSchedulerTableName: 'DroneSchedulerTableName',
+  DeliveryTableName: 'DeliveryTableName',
+  RemediationTableName: 'RemediationTableName',
+  PackageQueueUrl: 'PackageQueueUrl',
+  DroneSchedulerQueueUrl: 'DroneSchedulerQueueUrl',
+  DeliveryQueueUrl: 'DeliveryQueueUrl',
+  IngestionProjectionQueueUrl: 'IngestionProjectionQueueUrl',
+  PackageDeadLetterQueueUrl: 'PackageDeadLetterQueueUrl',
+  DroneSchedulerDeadLetterQueueUrl: 'DroneSchedulerDeadLetterQueueUrl',
+  DeliveryDeadLetterQueueUrl: 'DeliveryDeadLetterQueueUrl',
+  IngestionDeadLetterQueueUrl: 'IngestionDeadLetterQueueUrl',
+  RemediationDeadLetterQueueUrl: 'RemediationDeadLetterQueueUrl',
+  RelayDeadLetterQueueUrl: 'RelayDeadLetterQueueUrl',
+  FleetQueueUrl: 'FleetQueueUrl',
+  FleetConsumer: 'FleetConsumer',
+  DeliveryBusName: 'DeliveryBusName',
+  UndeliveredEventsQueueUrl: 'UndeliveredEventsQueueUrl',
+  RequestsTopicArn: 'RequestsTopicArn',
+  AlertBusName: 'AlertBusName',
+  AlertInboxQueueUrl: 'AlertInboxQueueUrl',
+  SchemaRegistryName: 'SchemaRegistryName',
+} as const;
+
+/** The services with a table (each has an outbox relay), in the order of the stack's outputs. */
+/**
+ * The one message group of the lifecycle events the bus delivers to the ingestion read model's FIFO
+ * queue (EventBridge sets a fixed group id per target).
+ */
+const LIFECYCLE_MESSAGE_GROUP = 'delivery-lifecycle';
+
+const TABLE_SERVICES = [
+  ServiceName.Ingestion,
+  ServiceName.Package,
+  ServiceName.DroneScheduler,
+  ServiceName.Delivery,
+  ServiceName.Remediation,
+] as const;
+type TableService = (typeof TABLE_SERVICES)[number];
+
+/** Construct id fragment of each service: `DroneScheduler`, … */
+const PASCAL: Readonly<Record<TableService, string>> = {
+  [ServiceName.Ingestion]: 'Ingestion',
+  [ServiceName.Package]: 'Package',
+  [ServiceName.DroneScheduler]: 'DroneScheduler',
+  [ServiceName.Delivery]: 'Delivery',
+  [ServiceName.Remediation]: 'Remediation',
+};
+
+/** Item actions of a queue consumer: read its state, commit state and marker in one transaction. */
+const CONSUMER_TABLE_ACTIONS = [
+  'dynamodb:GetItem',
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:ConditionCheckItem',
+];
+
+export interface DroneDeliveryStackProps extends StackProps {
+  /** The deployment profile (lib/choreography/config.ts). */
+  readonly config: ChoreographyConfig;
+  /**
+   * Builds the fake drone fleet consuming the fleet queue. Passed in by the composition root so this
+   * wing never imports lib/fakes.
+   * @default - no fake fleet: the fleet queue is left for real drones
+   */
+  readonly fakeFleet?: FakeDroneFleetFactory;
+  /**
+   * Operator email subscribed to alerts (CDK context `alertEmail`).
+   * @default - no email subscription
+   */
+  readonly alertEmail?: string;
+}
+
+/**
+ * Part B: the Choreography pattern for drone delivery. No orchestrator: each service owns a table,
+ * reacts to the messages its queue receives and records what it emits in its change log, which its
+ * outbox relay publishes (requests topic, delivery queue, delivery bus, alert bus). Composition only.
+ */
+export class DroneDeliveryStack extends Stack {
+  readonly tables: Readonly<Record<TableService, ServiceTable>>;
+  readonly consumers: Readonly<Record<TopicConsumer, ServiceConsumer>>;
+  readonly relays: Readonly<Record<TableService, OutboxRelay>>;
+  readonly requests: RequestsTopic;
+  readonly deliveryBus: DeliveryBus;
+  readonly alerts: OperatorAlerts;
+  readonly api: DeliveryApi;
+  readonly remediation: Remediation;
+  readonly remediationDeadLetterQueue: sqs.Queue;
+  readonly relayDeadLetterQueue: sqs.Queue;
+  readonly fleetQueue: WorkQueue;
+  readonly schemaRegistry: EventSchemaRegistry;
+  /** The fake drone fleet, when the deployment runs it. */
+  readonly fakeFleet?: FakeDroneFleet;
+
+  constructor(scope: Construct, id: string, props: DroneDeliveryStackProps) {
+    super(scope, id, props);
+    const { config } = props;
+    const { retainData, logRetentionDays } = config;
+
+    const tables = Object.fromEntries(
+      TABLE_SERVICES.map((service) => [
+        service,
+        new ServiceTable(this, `${PASCAL[service]}Table`, { retainData }),
+      ]),
+    ) as Record<TableService, ServiceTable>;
+
+    const requests = new RequestsTopic(this, 'Requests', { retainData });
+    const deliveryBus = new DeliveryBus(this, 'DeliveryBus', { retainData });
+    const alerts = new OperatorAlerts(this, 'OperatorAlerts', {
+      sources: [DELIVERY_ALERT_SOURCE],
+      description: 'Operator alerts of the drone delivery choreography',
+      retainData,
+      alertEmail: props.alertEmail,
+    });
+
+    // Every consumer's dead-letter queue is consumed by remediation and redriven to its own DLQ.
+    const remediationDeadLetterQueue = createTerminalQueue(
+      this,
+      'RemediationDeadLetterQueue',
+      retainData,
+      'Terminal dead-letter queue of remediation: dead letters it could not decide on wait for an operator (14 days).',
+      { fifo: true },
+    );
+    const deadLetterConsumption = {
+      consumerTimeout: Duration.seconds(consumerTimeoutSeconds(config.remediationConsumer)),
+      redrive: {
+        queue: remediationDeadLetterQueue,
+        maxReceiveCount: config.remediation.maxReceiveAttempts + 1,
+      },
+    };
+    const consumerDefaults = {
+      tuning: config.consumer,
+      messageRetention: Duration.seconds(config.messageRetentionSeconds),
+      deadLetterConsumption,
+      logRetentionDays,
+      retainData,
+    };
+    const consumers: Record<TopicConsumer, ServiceConsumer> = {
+      [ServiceName.Package]: new ServiceConsumer(this, 'PackageService', {
+        ...consumerDefaults,
+        service: ServiceName.Package,
+        handler: 'choreography/handlers/package-service',
+        description: 'Package service: checks the packages of a requested delivery (PackageReady/Rejected)',
+        table: tables[ServiceName.Package],
+        tableActions: CONSUMER_TABLE_ACTIONS,
+        settings: config.package,
+      }),
+      [ServiceName.DroneScheduler]: new ServiceConsumer(this, 'DroneSchedulerService', {
+        ...consumerDefaults,
+        service: ServiceName.DroneScheduler,
+        handler: 'choreography/handlers/drone-scheduler',
+        description:
+          'Drone Scheduler: assigns a drone and a window, or releases it (DroneScheduled/Unavailable/Released)',
+        table: tables[ServiceName.DroneScheduler],
+        // Reads the fleet's drone items in one call.
+        tableActions: [...CONSUMER_TABLE_ACTIONS, 'dynamodb:BatchGetItem'],
+        settings: config.droneScheduler,
+      }),
+      [ServiceName.Delivery]: new ServiceConsumer(this, 'DeliveryService', {
+        ...consumerDefaults,
+        service: ServiceName.Delivery,
+        handler: 'choreography/handlers/delivery-service',
+        description:
+          'Delivery service: correlates the package and drone replies and the flight, publishes the lifecycle',
+        table: tables[ServiceName.Delivery],
+        tableActions: CONSUMER_TABLE_ACTIONS,
+        settings: config.delivery,
+      }),
+      // Fed by the bus (EventBridge sets no deduplication id: content-based) and the requests topic.
+      [ServiceName.Ingestion]: new ServiceConsumer(this, 'IngestionProjection', {
+        ...consumerDefaults,
+        service: ServiceName.Ingestion,
+        handler: 'choreography/handlers/ingestion-projection',
+        description: 'Ingestion read model: records lifecycle events in the delivery status and history',
+        table: tables[ServiceName.Ingestion],
+        tableActions: CONSUMER_TABLE_ACTIONS,
+        settings: config.ingestion,
+        contentBasedDeduplication: true,
+      }),
+    };
+    for (const consumer of Object.keys(TOPIC_FILTER_POLICIES) as TopicConsumer[]) {
+      const { queue, deadLetterQueue } = consumers[consumer];
+      requests.subscribeQueue(queue, TOPIC_FILTER_POLICIES[consumer], deadLetterQueue);
+    }
+
+    const remediation = new Remediation(this, 'Remediation', {
+      table: tables[ServiceName.Remediation],
+      tableActions: CONSUMER_TABLE_ACTIONS,
+      deadLetterQueues: Object.fromEntries(
+        Object.entries(consumers).map(([service, consumer]) => [service, consumer.deadLetterQueue]),
+      ),
+      terminalDeadLetterQueue: remediationDeadLetterQueue,
+      settings: config.remediation,
+      tuning: config.remediationConsumer,
+      logRetentionDays,
+      retainData,
+    });
+
+    const relayDeadLetterQueue = createTerminalQueue(
+      this,
+      'RelayDeadLetterQueue',
+      retainData,
+      'Pointers to change log batches a relay could not publish wait here for an operator (14 days).',
+    );
+    const targets = {
+      [OutboxDestination.RequestsTopic]: requests.topic,
+      [OutboxDestination.DeliveryQueue]: consumers[ServiceName.Delivery].queue,
+      [OutboxDestination.DeliveryBus]: deliveryBus.bus,
+      [OutboxDestination.AlertBus]: alerts.bus,
+    };
+    const relays = Object.fromEntries(
+      TABLE_SERVICES.map((service) => [
+        service,
+        new OutboxRelay(this, `${PASCAL[service]}Relay`, {
+          service,
+          table: tables[service],
+          publishTo: SERVICE_DESTINATIONS[service],
+          targets,
+          deadLetterQueue: relayDeadLetterQueue,
+          tuning: config.relay,
+          logRetentionDays,
+          retainData,
+        }),
+      ]),
+    ) as Record<TableService, OutboxRelay>;
+
+    deliveryBus.route(
+      'IngestionProjectionRule',
+      'Every lifecycle event to the ingestion read model',
+      BUS_RULE_PATTERNS.ingestionProjection,
+      { queue: consumers[ServiceName.Ingestion].queue, messageGroupId: LIFECYCLE_MESSAGE_GROUP },
+    );
+    const fleetTimeout = Duration.seconds(fleetTimeoutSeconds(config.flight));
+    const fleetQueue = new WorkQueue(this, 'FleetQueue', {
+      retainData,
+      consumerTimeout: fleetTimeout,
+      maxReceiveCount: 3,
+    });
+    deliveryBus.route(
+      'DroneFleetRule',
+      'Scheduled deliveries to the drone fleet',
+      BUS_RULE_PATTERNS.droneFleet,
+      {
+        queue: fleetQueue.queue,
+      },
+    );
+    const fakeFleet = props.fakeFleet?.(this, {
+      fleetQueue: fleetQueue.queue,
+      deliveryQueue: consumers[ServiceName.Delivery].queue,
+      flight: config.flight,
+      timeout: fleetTimeout,
+      retainData,
+      logRetentionDays,
+    });
+
+    const api = new DeliveryApi(this, 'DeliveryApi', {
+      table: tables[ServiceName.Ingestion],
+      settings: config.ingestion,
+      throttle: config.apiThrottle,
+      logRetentionDays,
+      retainData,
+    });
+    const schemaRegistry = new EventSchemaRegistry(this, 'EventSchemas', {
+      description: 'Events of the drone delivery choreography (envelopes, current version of each type)',
+      schemas: eventVersions()
+        .filter((event) => event.version === currentVersion(event.type))
+        .map((event) => ({
+          name: `drone-delivery@${event.type}`,
+          description: `${eventVersionName(event)}: ${event.type} at its current schema version ${event.version}`,
+          content: eventJsonSchema(event),
+        })),
+    });
+
+    this.tables = tables;
+    this.consumers = consumers;
+    this.relays = relays;
+    this.requests = requests;
+    this.deliveryBus = deliveryBus;
+    this.alerts = alerts;
+    this.api = api;
+    this.remediation = remediation;
+    this.remediationDeadLetterQueue = remediationDeadLetterQueue;
+    this.relayDeadLetterQueue = relayDeadLetterQueue;
+    this.fleetQueue = fleetQueue;
+    this.schemaRegistry = schemaRegistry;
+    if (fakeFleet) this.fakeFleet = fakeFleet;
+
+    const outputs: Record<keyof typeof DroneDeliveryOutput, string> = {
+      ApiUrl: api.url,
+      ApiKeyId: api.apiKey.keyId,
+      IngestionTableName: tables[ServiceName.Ingestion].tableName,
+      PackageTableName: tables[ServiceName.Package].tableName,
+      DroneSchedulerTableName: tables[ServiceName.DroneScheduler].tableName,
+      DeliveryTableName: tables[ServiceName.Delivery].tableName,
+      RemediationTableName: tables[ServiceName.Remediation].tableName,
+      PackageQueueUrl: consumers[ServiceName.Package].queue.queueUrl,
+      DroneSchedulerQueueUrl: consumers[ServiceName.DroneScheduler].queue.queueUrl,
+      DeliveryQueueUrl: consumers[ServiceName.Delivery].queue.queueUrl,
+      IngestionProjectionQueueUrl: consumers[ServiceName.Ingestion].queue.queueUrl,
+      PackageDeadLetterQueueUrl: consumers[ServiceName.Package].deadLetterQueue.queueUrl,
+      DroneSchedulerDeadLetterQueueUrl: consumers[ServiceName.DroneScheduler].deadLetterQueue.queueUrl,
+      DeliveryDeadLetterQueueUrl: consumers[ServiceName.Delivery].deadLetterQueue.queueUrl,
+      IngestionDeadLetterQueueUrl: consumers[ServiceName.Ingestion].deadLetterQueue.queueUrl,
+      RemediationDeadLetterQueueUrl: remediationDeadLetterQueue.queueUrl,
+      RelayDeadLetterQueueUrl: relayDeadLetterQueue.queueUrl,
+      FleetQueueUrl: fleetQueue.queue.queueUrl,
+      FleetConsumer: fakeFleet
+        ? 'fake drone fleet (lib/fakes/drone-fleet.ts)'
+        : 'none: real drones consume FleetQueueUrl and report FlightProgress to DeliveryQueueUrl',
+      DeliveryBusName: deliveryBus.bus.eventBusName,
+      UndeliveredEventsQueueUrl: deliveryBus.undelivered.queueUrl,
+      RequestsTopicArn: requests.topic.topicArn,
+      AlertBusName: alerts.bus.eventBusName,
+      AlertInboxQueueUrl: alerts.inbox.queueUrl,
+      SchemaRegistryName: schemaRegistry.registryName,
+    };
+    for (const [name, value] of Object.entries(outputs)) {
+      new CfnOutput(this, name, { value });
+    }
+
+    applyGuardrails(this);
+  }
+}

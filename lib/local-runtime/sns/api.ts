@@ -1,0 +1,137 @@
+/**
+ * The SNS API actions the runtime serves over the AWS Query protocol (aws-query-server.ts), for
+ * handlers (AWS_ENDPOINT_URL_SNS) and tools (`aws sns --endpoint-url`): Publish, PublishBatch,
+ * ListTopics, ListSubscriptionsByTopic, Subscribe (sqs and lambda) and Unsubscribe, with SNS's
+ * answers and error codes. Topics come from the templates; the API adds subscriptions at run time.
+ */
+import { randomUUID } from 'node:crypto';
+import { AwsApiError } from '../aws-json-server';
+import {
+  type QueryOperation,
+  type QueryParameters,
+  queryList,
+  queryMap,
+  queryString,
+} from '../aws-query-server';
+import { invalidParameter, notFound } from './errors';
+import { readSubscriptionAttributes } from './subscription-attributes';
+import type { LocalSns, PublishRequest } from './topics';
+
+/** SNS's limit of entries per PublishBatch. */
+const MAX_BATCH_ENTRIES = 10;
+
+export interface SnsApiOptions {
+  readonly accountId: string;
+}
+
+export function snsApiOperations(sns: LocalSns, options: SnsApiOptions): Record<string, QueryOperation> {
+  const required = (parameters: QueryParameters, name: string): string => {
+    const value = queryString(parameters, name);
+    if (value === undefined || value === '') throw invalidParameter(`${name} Reason: must be provided`);
+    return value;
+  };
+  const topicArnOf = (parameters: QueryParameters): string => {
+    const topicArn = queryString(parameters, 'TopicArn') ?? queryString(parameters, 'TargetArn') ?? '';
+    if (!topicArn.startsWith('arn:aws:sns:')) throw invalidParameter('TopicArn');
+    if (!sns.has(topicArn)) throw notFound('Topic does not exist');
+    return topicArn;
+  };
+  return {
+    Publish: async (parameters) => {
+      const topicArn = topicArnOf(parameters);
+      const { messageId, sequenceNumber } = await sns.publish(publishRequest(topicArn, parameters));
+      return { MessageId: messageId, SequenceNumber: sequenceNumber };
+    },
+    PublishBatch: async (parameters) => {
+      const topicArn = topicArnOf(parameters);
+      const entries = queryList(parameters, 'PublishBatchRequestEntries');
+      if (entries.length === 0) {
+        throw new AwsApiError('EmptyBatchRequest', 'The batch request does not contain any entries.');
+      }
+      if (entries.length > MAX_BATCH_ENTRIES) {
+        throw new AwsApiError(
+          'TooManyEntriesInBatchRequest',
+          `The batch request contains more entries than permissible (${MAX_BATCH_ENTRIES}).`,
+        );
+      }
+      const ids = entries.map((entry) => queryString(entry, 'Id') ?? '');
+      if (new Set(ids).size !== ids.length) {
+        throw new AwsApiError(
+          'BatchEntryIdsNotDistinct',
+          'Two or more batch entries in the request have the same Id.',
+        );
+      }
+      const Successful: object[] = [];
+      const Failed: object[] = [];
+      // One after the other: a FIFO topic keeps the batch's order within each group.
+      for (const [index, entry] of entries.entries()) {
+        const Id = ids[index];
+        try {
+          const { messageId, sequenceNumber } = await sns.publish(publishRequest(topicArn, entry));
+          Successful.push({ Id, MessageId: messageId, SequenceNumber: sequenceNumber });
+        } catch (error) {
+          if (!(error instanceof AwsApiError)) throw error;
+          Failed.push({ Id, Code: error.errorType, Message: error.message, SenderFault: true });
+        }
+      }
+      return { Successful, Failed };
+    },
+    ListTopics: () => ({ Topics: sns.topicArns().map((TopicArn) => ({ TopicArn })) }),
+    ListSubscriptionsByTopic: (parameters) => {
+      const topicArn = topicArnOf(parameters);
+      return {
+        Subscriptions: sns.subscriptionsOf(topicArn).map((subscription) => ({
+          SubscriptionArn: subscription.subscriptionArn,
+          Owner: options.accountId,
+          Protocol: subscription.protocol,
+          Endpoint: subscription.endpoint,
+          TopicArn: topicArn,
+        })),
+      };
+    },
+    Subscribe: (parameters) => {
+      const topicArn = topicArnOf(parameters);
+      const protocol = required(parameters, 'Protocol');
+      const endpoint = required(parameters, 'Endpoint');
+      const service = protocol === 'sqs' ? 'sqs' : protocol === 'lambda' ? 'lambda' : undefined;
+      if (service && !endpoint.startsWith(`arn:aws:${service}:`)) {
+        throw invalidParameter(`Invalid ${protocol} endpoint ARN: ${endpoint}`);
+      }
+      const attributes = readSubscriptionAttributes(queryMap(parameters, 'Attributes', 'key', 'value'));
+      // Subscribing an endpoint again answers the subscription it already has, as SNS does.
+      const existing = sns
+        .subscriptionsOf(topicArn)
+        .find((subscription) => subscription.protocol === protocol && subscription.endpoint === endpoint);
+      if (existing) return { SubscriptionArn: existing.subscriptionArn };
+      const subscriptionArn = `${topicArn}:${randomUUID()}`;
+      sns.subscribe(topicArn, { subscriptionArn, protocol, endpoint, ...attributes });
+      return { SubscriptionArn: subscriptionArn };
+    },
+    Unsubscribe: (parameters) => {
+      const subscriptionArn = required(parameters, 'SubscriptionArn');
+      const topicArn = subscriptionArn.slice(0, subscriptionArn.lastIndexOf(':'));
+      if (!subscriptionArn.startsWith('arn:aws:sns:') || !sns.has(topicArn)) {
+        throw notFound('Subscription does not exist');
+      }
+      // Unsubscribing a subscription that is already gone succeeds, as on AWS.
+      sns.unsubscribe(subscriptionArn);
+      return undefined;
+    },
+  };
+}
+
+function publishRequest(topicArn: string, parameters: QueryParameters): PublishRequest {
+  const message = queryString(parameters, 'Message');
+  if (message === undefined || message === '') throw invalidParameter('Empty message');
+  const subject = queryString(parameters, 'Subject');
+  const messageGroupId = queryString(parameters, 'MessageGroupId');
+  const messageDeduplicationId = queryString(parameters, 'MessageDeduplicationId');
+  return {
+    topicArn,
+    message,
+    messageAttributes: queryMap(parameters, 'MessageAttributes', 'Name', 'Value'),
+    ...(subject !== undefined ? { subject } : {}),
+    ...(messageGroupId !== undefined ? { messageGroupId } : {}),
+    ...(messageDeduplicationId !== undefined ? { messageDeduplicationId } : {}),
+  };
+}

@@ -1,0 +1,290 @@
+/**
+ * SNS topics (standard and FIFO) with their SQS and Lambda subscriptions: fan-out on publish,
+ * subscription filter policies, raw message delivery, message attributes, and dead-letter queues
+ * for deliveries that fail. Other protocols (email, https, sms...) cannot be delivered locally; the
+ * runtime names them at start.
+ *
+ * FIFO topics as AWS documents them: Publish needs a MessageGroupId, and a MessageDeduplicationId
+ * unless the topic has content-based deduplication (SHA-256 of the body); a message whose
+ * deduplication id was seen in the last 5 minutes is accepted and not delivered again; deliveries
+ * to FIFO queues carry the group and deduplication ids, and go out in publish order per topic.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import type { DeliveryOptions } from '../provisioning';
+import { invalidParameter, notFound } from './errors';
+import { type FilterPolicy, matchesFilterPolicy } from './filter-policy';
+import {
+  checkSnsMessageAttributes,
+  notificationAttributes,
+  type SnsMessageAttributes,
+} from './message-attributes';
+
+export interface TopicOptions {
+  readonly fifo: boolean;
+  readonly contentBasedDeduplication: boolean;
+}
+
+export interface TopicSubscription {
+  readonly subscriptionArn: string;
+  readonly protocol: string;
+  /** Queue ARN or function ARN. */
+  readonly endpoint: string;
+  readonly rawMessageDelivery: boolean;
+  readonly filterPolicy?: FilterPolicy;
+  /** RedrivePolicy's deadLetterTargetArn: where a failed delivery goes. */
+  readonly deadLetterTargetArn?: string;
+}
+
+export interface PublishRequest {
+  readonly topicArn: string;
+  readonly message: string;
+  readonly subject?: string;
+  readonly messageAttributes?: unknown;
+  readonly messageGroupId?: string;
+  readonly messageDeduplicationId?: string;
+}
+
+export interface PublishResult {
+  readonly messageId: string;
+  /** FIFO topics only. */
+  readonly sequenceNumber?: string;
+}
+
+export interface SnsDelivery {
+  sendToQueue(queueArn: string, body: string, options: DeliveryOptions): Promise<void>;
+  /** Hands an event to Lambda's asynchronous invocation; throws when Lambda cannot take it. */
+  invokeAsync(functionArn: string, event: unknown): void;
+  /** A delivery that failed with nowhere to go (no dead-letter queue, or that failed too). */
+  onProblem(message: string): void;
+}
+
+export const DELIVERABLE_PROTOCOLS: readonly string[] = ['sqs', 'lambda'];
+
+/** SNS FIFO's deduplication interval. */
+const DEDUPLICATION_MILLIS = 5 * 60_000;
+
+interface Topic {
+  readonly arn: string;
+  readonly options: TopicOptions;
+  readonly subscriptions: TopicSubscription[];
+  /** Deduplication id -> the first publish's result and when it was accepted. */
+  readonly deduplication: Map<string, { result: PublishResult; at: number }>;
+  sequence: bigint;
+  /** FIFO: the deliveries of the previous publish, so the next one goes out after them. */
+  lastDelivery: Promise<void>;
+}
+
+export class LocalSns {
+  private readonly topics = new Map<string, Topic>();
+
+  constructor(
+    private readonly delivery: SnsDelivery,
+    private readonly region: string,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  addTopic(
+    topicArn: string,
+    options: TopicOptions = { fifo: false, contentBasedDeduplication: false },
+  ): void {
+    if (this.topics.has(topicArn)) return;
+    this.topics.set(topicArn, {
+      arn: topicArn,
+      options,
+      subscriptions: [],
+      deduplication: new Map(),
+      sequence: 0n,
+      lastDelivery: Promise.resolve(),
+    });
+  }
+
+  has(topicArn: string): boolean {
+    return this.topics.has(topicArn);
+  }
+
+  topicArns(): string[] {
+    return [...this.topics.keys()];
+  }
+
+  private topic(topicArn: string): Topic {
+    const topic = this.topics.get(topicArn);
+    if (!topic) throw notFound('Topic does not exist');
+    return topic;
+  }
+
+  subscriptionsOf(topicArn: string): readonly TopicSubscription[] {
+    return this.topic(topicArn).subscriptions;
+  }
+
+  /** Adds a subscription, refusing what SNS refuses (a FIFO topic delivers to SQS only). */
+  subscribe(topicArn: string, subscription: TopicSubscription): void {
+    const topic = this.topic(topicArn);
+    if (topic.options.fifo && subscription.protocol !== 'sqs') {
+      throw invalidParameter(
+        `Invalid protocol type: ${subscription.protocol} (a FIFO topic delivers to SQS queues only)`,
+      );
+    }
+    if (!DELIVERABLE_PROTOCOLS.includes(subscription.protocol)) {
+      throw invalidParameter(`protocol ${subscription.protocol} is not delivered by the local runtime`);
+    }
+    topic.subscriptions.push(subscription);
+  }
+
+  /** Removes a subscription; false when there is none by that ARN. */
+  unsubscribe(subscriptionArn: string): boolean {
+    for (const topic of this.topics.values()) {
+      const index = topic.subscriptions.findIndex((entry) => entry.subscriptionArn === subscriptionArn);
+      if (index >= 0) {
+        topic.subscriptions.splice(index, 1);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Publishes to every subscription whose filter policy the message passes; resolves once each
+   * delivery has reached its endpoint or dead-letter queue. A failed delivery never fails the
+   * publish (SNS accepted the message).
+   */
+  async publish(request: PublishRequest): Promise<PublishResult> {
+    const topic = this.topic(request.topicArn);
+    const attributes = checkSnsMessageAttributes(request.messageAttributes);
+    if (!topic.options.fifo) {
+      if (request.messageDeduplicationId !== undefined) {
+        throw invalidParameter(
+          'MessageDeduplicationId Reason: The request includes MessageDeduplicationId parameter that is not valid for this topic type',
+        );
+      }
+      const result = { messageId: randomUUID() };
+      await this.fanOut(topic, request, attributes, result);
+      return result;
+    }
+    if (!request.messageGroupId) {
+      throw invalidParameter('The MessageGroupId parameter is required for FIFO topics');
+    }
+    const deduplicationId =
+      request.messageDeduplicationId ??
+      (topic.options.contentBasedDeduplication
+        ? createHash('sha256').update(request.message).digest('hex')
+        : undefined);
+    if (deduplicationId === undefined) {
+      throw invalidParameter(
+        'The topic should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly',
+      );
+    }
+    const now = this.now();
+    for (const [id, seen] of topic.deduplication) {
+      if (now - seen.at >= DEDUPLICATION_MILLIS) topic.deduplication.delete(id);
+    }
+    const duplicate = topic.deduplication.get(deduplicationId);
+    if (duplicate) return duplicate.result;
+    topic.sequence += 1n;
+    const result = { messageId: randomUUID(), sequenceNumber: topic.sequence.toString().padStart(20, '0') };
+    topic.deduplication.set(deduplicationId, { result, at: now });
+    // Chained per topic: a later publish's deliveries never overtake an earlier one's.
+    const delivered = topic.lastDelivery.then(() =>
+      this.fanOut(topic, { ...request, messageDeduplicationId: deduplicationId }, attributes, result),
+    );
+    topic.lastDelivery = delivered.catch(() => undefined);
+    await delivered;
+    return result;
+  }
+
+  private async fanOut(
+    topic: Topic,
+    request: PublishRequest,
+    attributes: SnsMessageAttributes,
+    result: PublishResult,
+  ): Promise<void> {
+    const timestamp = new Date(this.now()).toISOString();
+    for (const subscription of [...topic.subscriptions]) {
+      let passes = false;
+      try {
+        passes = matchesFilterPolicy(subscription.filterPolicy, request.message, attributes);
+      } catch (error) {
+        this.delivery.onProblem(
+          `subscription ${subscription.subscriptionArn}: filter policy: ${(error as Error).message}`,
+        );
+      }
+      if (!passes) continue;
+      const notification = {
+        Type: 'Notification',
+        MessageId: result.messageId,
+        ...(result.sequenceNumber ? { SequenceNumber: result.sequenceNumber } : {}),
+        TopicArn: topic.arn,
+        ...(request.subject ? { Subject: request.subject } : {}),
+        Message: request.message,
+        Timestamp: timestamp,
+        SignatureVersion: '1',
+        Signature: 'local',
+        SigningCertURL: 'https://localhost/local-runtime.pem',
+        UnsubscribeURL: `https://localhost/?Action=Unsubscribe&SubscriptionArn=${subscription.subscriptionArn}`,
+      };
+      const messageAttributes = notificationAttributes(attributes);
+      const body = subscription.rawMessageDelivery
+        ? request.message
+        : JSON.stringify(
+            Object.keys(messageAttributes).length > 0
+              ? { ...notification, MessageAttributes: messageAttributes }
+              : notification,
+          );
+      const fifoIds = {
+        ...(request.messageGroupId ? { messageGroupId: request.messageGroupId } : {}),
+        ...(request.messageDeduplicationId ? { messageDeduplicationId: request.messageDeduplicationId } : {}),
+      };
+      try {
+        if (subscription.protocol === 'sqs') {
+          await this.delivery.sendToQueue(subscription.endpoint, body, {
+            ...(subscription.endpoint.endsWith('.fifo') ? fifoIds : {}),
+            ...(subscription.rawMessageDelivery ? { messageAttributes: attributes } : {}),
+          });
+        } else {
+          this.delivery.invokeAsync(subscription.endpoint, {
+            Records: [
+              {
+                EventSource: 'aws:sns',
+                EventVersion: '1.0',
+                EventSubscriptionArn: subscription.subscriptionArn,
+                Sns: { ...notification, MessageAttributes: messageAttributes, Region: this.region },
+              },
+            ],
+          });
+        }
+      } catch (error) {
+        await this.deadLetter(subscription, body, fifoIds, error as Error);
+      }
+    }
+  }
+
+  /** A failed delivery goes to the subscription's dead-letter queue, with SNS's error attributes. */
+  private async deadLetter(
+    subscription: TopicSubscription,
+    body: string,
+    fifoIds: DeliveryOptions,
+    error: Error,
+  ): Promise<void> {
+    const failure = `delivery to ${subscription.endpoint} failed: ${error.name}: ${error.message}`;
+    const target = subscription.deadLetterTargetArn;
+    if (!target) {
+      this.delivery.onProblem(
+        `subscription ${subscription.subscriptionArn}: ${failure} (no dead-letter queue: the message is lost)`,
+      );
+      return;
+    }
+    try {
+      await this.delivery.sendToQueue(target, body, {
+        ...(target.endsWith('.fifo') ? fifoIds : {}),
+        messageAttributes: {
+          ErrorCode: { DataType: 'String', StringValue: error.name || 'Error' },
+          ErrorMessage: { DataType: 'String', StringValue: error.message || 'delivery failed' },
+          RequestID: { DataType: 'String', StringValue: randomUUID() },
+        },
+      });
+    } catch (deadLetterError) {
+      this.delivery.onProblem(
+        `subscription ${subscription.subscriptionArn}: ${failure}; and to its dead-letter queue ${target}: ${(deadLetterError as Error).message}`,
+      );
+    }
+  }
+}

@@ -1,0 +1,119 @@
+import { Aws, Fn, type RemovalPolicy, Validations } from 'aws-cdk-lib';
+import * as apigw from 'aws-cdk-lib/aws-apigateway';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+
+/** Stage name of every REST API of this application. */
+export const API_STAGE_NAME = 'v1';
+
+export interface KeyedRestApiProps {
+  /** What the API is for, shown in the console. */
+  readonly description: string;
+  /** Who holds the API key (its description and the usage plan's). */
+  readonly clients: string;
+  /** Stage throttling, also the usage plan's limits (rateLimit > 0, integer burstLimit >= rateLimit). */
+  readonly throttle: { readonly rateLimit: number; readonly burstLimit: number };
+  readonly logRetentionDays: number;
+  readonly removalPolicy: RemovalPolicy;
+  /**
+   * Why API Gateway models do not validate request bodies (the handlers validate against the
+   * shared contracts), for the AwsSolutions-APIG2 acknowledgment.
+   */
+  readonly bodyValidation: string;
+}
+
+export interface KeyedRestApi {
+  readonly api: apigw.RestApi;
+  readonly apiKey: apigw.IApiKey;
+  /** Validates path parameters at the gateway. */
+  readonly parameterValidator: apigw.RequestValidator;
+  /** Invoke URL of the stage, without a trailing slash. */
+  readonly url: string;
+}
+
+/**
+ * A regional REST API behind an API key and a usage plan, with stage throttling, JSON access logs,
+ * X-Ray tracing and error-level execution logs without bodies. Its children (`AccessLogs`, `Api`,
+ * `ApiKey`, `UsagePlan`) are created in `scope`, so the caller's construct ids stay its own.
+ */
+export function createKeyedRestApi(scope: Construct, props: KeyedRestApiProps): KeyedRestApi {
+  const { rateLimit, burstLimit } = props.throttle;
+  if (!(rateLimit > 0) || !Number.isInteger(burstLimit) || burstLimit < 1 || burstLimit < rateLimit) {
+    throw new Error(
+      `${scope.constructor.name} ${scope.node.path}: throttle needs rateLimit > 0 and an integer burstLimit >= rateLimit, got rate ${rateLimit}, burst ${burstLimit}`,
+    );
+  }
+  const accessLogs = new logs.LogGroup(scope, 'AccessLogs', {
+    retention: props.logRetentionDays as logs.RetentionDays,
+    removalPolicy: props.removalPolicy,
+  });
+  const api = new apigw.RestApi(scope, 'Api', {
+    description: props.description,
+    endpointTypes: [apigw.EndpointType.REGIONAL],
+    // API Gateway writes access and execution logs only once the account has a CloudWatch role.
+    // The role is account-wide, so it is retained (CDK default) even when the stack's data is not.
+    cloudWatchRole: true,
+    defaultMethodOptions: { apiKeyRequired: true },
+    deployOptions: {
+      stageName: API_STAGE_NAME,
+      throttlingRateLimit: rateLimit,
+      throttlingBurstLimit: burstLimit,
+      accessLogDestination: new apigw.LogGroupLogDestination(accessLogs),
+      accessLogFormat: apigw.AccessLogFormat.jsonWithStandardFields(),
+      loggingLevel: apigw.MethodLoggingLevel.ERROR,
+      // Request bodies carry customer data: never in execution logs.
+      dataTraceEnabled: false,
+      metricsEnabled: true,
+      tracingEnabled: true,
+    },
+  });
+  // The stack exports the URL once (no trailing slash); drop the construct's own output.
+  api.node.tryRemoveChild('Endpoint');
+  const parameterValidator = api.addRequestValidator('ParameterValidator', {
+    validateRequestParameters: true,
+  });
+  const apiKey = api.addApiKey('ApiKey', { description: props.clients });
+  const usagePlan = api.addUsagePlan('UsagePlan', {
+    description: `${props.clients}: the stage limits, per key`,
+    throttle: { rateLimit, burstLimit },
+    apiStages: [{ api, stage: api.deploymentStage }],
+  });
+  usagePlan.addApiKey(apiKey);
+
+  Validations.of(api).acknowledge(
+    { id: 'AwsSolutions-APIG2', reason: props.bodyValidation },
+    {
+      id: 'AwsSolutions-APIG3',
+      reason:
+        'WAF is an account-level choice of the deployer; the API is protected by API keys, a usage plan and stage throttling.',
+    },
+    {
+      id: 'AwsSolutions-APIG4',
+      reason:
+        'Clients are machine clients identified by API keys with a usage plan (the reference design); no end-user identity exists.',
+    },
+    {
+      id: 'AwsSolutions-COG4',
+      reason: 'No end users: clients are machine clients authenticated by API key.',
+    },
+  );
+  const cloudWatchRole = api.node.tryFindChild('CloudWatchRole');
+  if (cloudWatchRole) {
+    Validations.of(cloudWatchRole).acknowledge({
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+      reason:
+        'The account-level API Gateway logging role; this AWS managed policy is the documented one for it.',
+    });
+  }
+  const url = Fn.join('', [
+    'https://',
+    api.restApiId,
+    '.execute-api.',
+    Aws.REGION,
+    '.',
+    Aws.URL_SUFFIX,
+    '/',
+    api.deploymentStage.stageName,
+  ]);
+  return { api, apiKey, parameterValidator, url };
+}

@@ -1,0 +1,204 @@
+/**
+ * Integration harness of the choreography's services: DynamoDB Local (the project's shared JVM, a
+ * database of this test file's own) and the runtime's SQS service, reached with the real SDK
+ * clients; service tables in the shared layout (contracts/tables.ts); SQS records and envelopes.
+ */
+import { randomUUID } from 'node:crypto';
+import { CreateTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateQueueCommand, type Message, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { Context, SQSRecord } from 'aws-lambda';
+import type { DeliveryMetric } from '../../../lambdas/choreography/contracts';
+import {
+  ChoreographyEnvKey,
+  currentVersion,
+  type EventType,
+  type ServiceName,
+  TABLE_PARTITION_KEY,
+} from '../../../lambdas/choreography/contracts';
+import { PowertoolsEnvKey } from '../../../lambdas/shared/env';
+import { createObservability } from '../../../lambdas/shared/observability';
+import {
+  dynamoClient,
+  type RunningEmulator,
+  sqsClient,
+  startDynamoDbLocal,
+  startLocalSqs,
+  useEmulatorEndpoints,
+} from '../../support/emulators';
+
+export interface ChoreographyWorld {
+  readonly dynamo: DynamoDBClient;
+  readonly documents: DynamoDBDocumentClient;
+  readonly sqs: SQSClient;
+  readonly dynamoEndpoint: string;
+  readonly sqsEndpoint: string;
+  /** A new service table (pk, stream NEW_AND_OLD_IMAGES) with a unique name. */
+  table(): Promise<string>;
+  /** A new FIFO queue with a unique name. */
+  fifoQueue(): Promise<string>;
+  getItem(tableName: string, key: string): Promise<Record<string, unknown> | undefined>;
+  /** Every message now visible on the queue, with all system and message attributes. */
+  drain(queueUrl: string): Promise<Message[]>;
+  stop(): Promise<void>;
+}
+
+let counter = 0;
+
+export async function startChoreographyWorld(): Promise<ChoreographyWorld> {
+  const dynamoServer: RunningEmulator = await startDynamoDbLocal();
+  const sqsServer = await startLocalSqs();
+  const dynamo = dynamoClient(dynamoServer.endpoint);
+  const documents = DynamoDBDocumentClient.from(dynamo, { marshallOptions: { removeUndefinedValues: true } });
+  const sqs = sqsClient(sqsServer.endpoint);
+  return {
+    dynamo,
+    documents,
+    sqs,
+    dynamoEndpoint: dynamoServer.endpoint,
+    sqsEndpoint: sqsServer.endpoint,
+    table: async () => {
+      counter += 1;
+      const TableName = `service-${counter}-${randomUUID().slice(0, 8)}`;
+      await dynamo.send(
+        new CreateTableCommand({
+          TableName,
+          BillingMode: 'PAY_PER_REQUEST',
+          AttributeDefinitions: [{ AttributeName: TABLE_PARTITION_KEY, AttributeType: 'S' }],
+          KeySchema: [{ AttributeName: TABLE_PARTITION_KEY, KeyType: 'HASH' }],
+          StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' },
+        }),
+      );
+      return TableName;
+    },
+    fifoQueue: async () => {
+      counter += 1;
+      const { QueueUrl } = await sqs.send(
+        new CreateQueueCommand({ QueueName: `queue-${counter}.fifo`, Attributes: { FifoQueue: 'true' } }),
+      );
+      if (!QueueUrl) throw new Error('CreateQueue answered no QueueUrl');
+      return QueueUrl;
+    },
+    getItem: async (TableName, key) =>
+      (
+        await documents.send(
+          new GetCommand({ TableName, Key: { [TABLE_PARTITION_KEY]: key }, ConsistentRead: true }),
+        )
+      ).Item,
+    drain: async (QueueUrl) => {
+      const messages: Message[] = [];
+      for (;;) {
+        const { Messages = [] } = await sqs.send(
+          new ReceiveMessageCommand({
+            QueueUrl,
+            MaxNumberOfMessages: 10,
+            WaitTimeSeconds: 0,
+            VisibilityTimeout: 300,
+            MessageAttributeNames: ['All'],
+            MessageSystemAttributeNames: ['All'],
+          }),
+        );
+        if (Messages.length === 0) return messages;
+        messages.push(...Messages);
+      }
+    },
+    stop: async () => {
+      documents.destroy();
+      sqs.destroy();
+      await sqsServer.stop();
+      await dynamoServer.stop();
+    },
+  };
+}
+
+/**
+ * The environment the stack gives a service's functions, pointed at this world's emulators: set
+ * before a handler module is imported (it reads its environment and builds its clients at load).
+ */
+export function useServiceEnvironment(
+  world: Pick<ChoreographyWorld, 'dynamoEndpoint' | 'sqsEndpoint'>,
+  service: string,
+  variables: { tableName: string; deadLetterQueueUrl: string; settings: Record<string, unknown> },
+): void {
+  useEmulatorEndpoints({ dynamodb: world.dynamoEndpoint, sqs: world.sqsEndpoint });
+  Object.assign(process.env, {
+    [PowertoolsEnvKey.ServiceName]: service,
+    [PowertoolsEnvKey.MetricsNamespace]: 'ChoreographyTest',
+    [PowertoolsEnvKey.TraceEnabled]: 'false',
+    [ChoreographyEnvKey.TableName]: variables.tableName,
+    [ChoreographyEnvKey.DeadLetterQueueUrl]: variables.deadLetterQueueUrl,
+    [ChoreographyEnvKey.Settings]: JSON.stringify(variables.settings),
+  });
+}
+
+/** Observability as a deployed consumer has it, without tracing (no Lambda trace context here). */
+export function testObservability(service: string) {
+  process.env[PowertoolsEnvKey.TraceEnabled] = 'false';
+  return createObservability<DeliveryMetric>(
+    {},
+    {
+      [PowertoolsEnvKey.ServiceName]: service,
+      [PowertoolsEnvKey.MetricsNamespace]: 'ChoreographyTest',
+    },
+  );
+}
+
+/** An envelope as a producer writes it (current version of its type). */
+export function envelope(
+  type: EventType,
+  data: Record<string, unknown>,
+  fields: {
+    readonly deliveryId: string;
+    readonly producer: ServiceName;
+    readonly sequence?: number;
+    readonly eventId?: string;
+    readonly correlationId?: string;
+    readonly schemaVersion?: number;
+  },
+): Record<string, unknown> {
+  const sequence = fields.sequence ?? 1;
+  return {
+    type,
+    schemaVersion: fields.schemaVersion ?? currentVersion(type),
+    eventId: fields.eventId ?? `${fields.producer}:${fields.deliveryId}:${sequence}`,
+    deliveryId: fields.deliveryId,
+    correlationId: fields.correlationId ?? `corr-${fields.deliveryId}`,
+    sequence,
+    producer: fields.producer,
+    occurredAt: new Date().toISOString(),
+    data,
+  };
+}
+
+/** An SQS FIFO record as Lambda delivers it. */
+export function sqsRecord(
+  body: string,
+  options: { readonly groupId?: string; readonly receiveCount?: number; readonly messageId?: string } = {},
+): SQSRecord {
+  const messageId = options.messageId ?? randomUUID();
+  return {
+    messageId,
+    receiptHandle: `handle-${messageId}`,
+    body,
+    attributes: {
+      ApproximateReceiveCount: String(options.receiveCount ?? 1),
+      SentTimestamp: String(Date.now()),
+      SenderId: 'test',
+      ApproximateFirstReceiveTimestamp: String(Date.now()),
+      MessageGroupId: options.groupId ?? 'group',
+      MessageDeduplicationId: messageId,
+      SequenceNumber: '1',
+    },
+    messageAttributes: {},
+    md5OfBody: '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: 'arn:aws:sqs:us-east-1:123456789012:queue.fifo',
+    awsRegion: 'us-east-1',
+  };
+}
+
+export const lambdaContext = {
+  awsRequestId: 'test-request',
+  functionName: 'test',
+  getRemainingTimeInMillis: () => 30_000,
+} as unknown as Context;

@@ -1,0 +1,117 @@
+/** Ingestion's handlers as deployed, against DynamoDB Local and the runtime's SQS service. */
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { EventType, ServiceName } from '../../../lambdas/choreography/contracts';
+import {
+  type ChoreographyWorld,
+  envelope,
+  lambdaContext,
+  sqsRecord,
+  startChoreographyWorld,
+  useServiceEnvironment,
+} from './harness';
+
+type ApiHandler = (
+  event: APIGatewayProxyEvent,
+  context: typeof lambdaContext,
+) => Promise<APIGatewayProxyResult>;
+
+describe('ingestion handlers', () => {
+  let world: ChoreographyWorld;
+  let tableName: string;
+  let submit: ApiHandler;
+  let get: ApiHandler;
+  let project: (event: SQSEvent, context: typeof lambdaContext) => Promise<SQSBatchResponse>;
+  beforeAll(async () => {
+    world = await startChoreographyWorld();
+    tableName = await world.table();
+    useServiceEnvironment(world, 'ingestion', {
+      tableName,
+      deadLetterQueueUrl: await world.fifoQueue(),
+      settings: { maxReceiveAttempts: 3, processedMessageTtlSeconds: 3600 },
+    });
+    submit = (await import('../../../lambdas/choreography/handlers/submit-delivery')).handler as ApiHandler;
+    get = (await import('../../../lambdas/choreography/handlers/get-delivery')).handler as ApiHandler;
+    project = (await import('../../../lambdas/choreography/handlers/ingestion-projection')).handler;
+  });
+  afterAll(() => world.stop());
+
+  const request = {
+    deliveryId: 'ing-1',
+    ownerId: 'owner',
+    pickup: { lat: 1, lon: 1 },
+    dropoff: { lat: 2, lon: 2 },
+    packages: [{ packageId: 'p1', weightGrams: 100, size: 'SMALL' }],
+  };
+  const post = (body: unknown, headers: Record<string, string> = {}) =>
+    submit(
+      { body: JSON.stringify(body), headers, isBase64Encoded: false } as unknown as APIGatewayProxyEvent,
+      lambdaContext,
+    );
+  const read = (deliveryId: string) =>
+    get({ pathParameters: { deliveryId }, headers: {} } as unknown as APIGatewayProxyEvent, lambdaContext);
+
+  it('accepts a new delivery (202) with its DeliveryRequested in the change log', async () => {
+    const response = await post(request, { 'X-Correlation-Id': 'corr-ing-1' });
+    expect(response.statusCode).toBe(202);
+    expect(response.headers?.['x-correlation-id']).toBe('corr-ing-1');
+    expect(JSON.parse(response.body)).toMatchObject({ deliveryId: 'ing-1', status: 'Requested' });
+    const item = await world.getItem(tableName, 'DELIVERY#ing-1');
+    expect(item?.outbox).toEqual([
+      expect.objectContaining({
+        id: 'ingestion:ing-1:1',
+        destination: 'requests-topic',
+        message: expect.objectContaining({ type: EventType.DeliveryRequested, correlationId: 'corr-ing-1' }),
+      }),
+    ]);
+  });
+
+  it('answers an identical resubmission 200 and a conflicting one 409 naming the fields, storing nothing', async () => {
+    const again = await post({ ...request, dropoff: { lon: 2, lat: 2 } });
+    expect(again.statusCode).toBe(200);
+    const conflict = await post({ ...request, ownerId: 'someone-else' });
+    expect(conflict.statusCode).toBe(409);
+    expect(JSON.parse(conflict.body).errors).toEqual([
+      { path: 'ownerId', message: 'differs from the accepted delivery' },
+    ]);
+    expect(await world.getItem(tableName, 'DELIVERY#ing-1')).toMatchObject({
+      version: 1,
+      request: { ownerId: 'owner' },
+    });
+  });
+
+  it('stores nothing for an invalid request', async () => {
+    const response = await post({ ...request, deliveryId: 'ing-bad', packages: [] });
+    expect(response.statusCode).toBe(400);
+    expect(await world.getItem(tableName, 'DELIVERY#ing-bad')).toBeUndefined();
+  });
+
+  it('projects lifecycle events into GET, older never overwriting newer', async () => {
+    const lifecycle = (type: EventType, sequence: number) =>
+      sqsRecord(
+        JSON.stringify(
+          envelope(
+            type,
+            // DeliveryScheduled needs its window; the other lifecycle types ignore it.
+            { droneId: 'drone-1', window: { start: '2030-01-01T00:00:00Z', end: '2030-01-01T00:30:00Z' } },
+            { deliveryId: 'ing-1', producer: ServiceName.Delivery, sequence },
+          ),
+        ),
+      );
+    const picked = lifecycle(EventType.PickedUp, 2);
+    expect(
+      (await project({ Records: [picked, lifecycle(EventType.DeliveryScheduled, 1)] }, lambdaContext))
+        .batchItemFailures,
+    ).toEqual([]);
+    await project({ Records: [picked] }, lambdaContext);
+    const response = await read('ing-1');
+    expect(response.statusCode).toBe(200);
+    const body = JSON.parse(response.body);
+    expect(body.status).toBe('PickedUp');
+    expect(body.history.map((entry: { type: string }) => entry.type)).toEqual([
+      EventType.DeliveryRequested,
+      EventType.DeliveryScheduled,
+      EventType.PickedUp,
+    ]);
+    expect((await read('unknown')).statusCode).toBe(404);
+  });
+});

@@ -1,0 +1,113 @@
+/**
+ * The messaging fixture app (fixtures/messaging-app.ts) synthesized and run by the local runtime,
+ * for the test files that drive its SNS, EventBridge and API Gateway front doors.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import {
+  DeleteMessageBatchCommand,
+  type Message,
+  ReceiveMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
+import { type LocalRuntime, startLocalRuntime } from '../../../lib/local-runtime';
+import { synthesizeMessagingApp } from './fixtures/messaging-app';
+
+export interface MessagingRuntime {
+  readonly runtime: LocalRuntime;
+  readonly outputs: Readonly<Record<string, string>>;
+  readonly sqs: SQSClient;
+  readonly logLines: readonly string[];
+  /** Where the runtime wrote its target description. */
+  readonly targetFile: string;
+  readonly clientConfig: { region: string; credentials: { accessKeyId: string; secretAccessKey: string } };
+  /**
+   * Runs the AWS CLI (`aws <service> <args> --endpoint-url <the runtime's endpoint>`) with the
+   * runtime's credentials and nothing else of the host's AWS settings; resolves with its JSON output.
+   */
+  awsCli(service: 'sns' | 'events', ...args: string[]): Promise<unknown>;
+  /** Receives what a queue holds now (short polls until one comes back empty), deleting it. */
+  drain(queueUrl: string): Promise<Message[]>;
+  stop(): Promise<void>;
+}
+
+export async function startMessagingRuntime(options: { port?: number } = {}): Promise<MessagingRuntime> {
+  const workDir = mkdtempSync(join(tmpdir(), 'messaging-runtime-'));
+  synthesizeMessagingApp(join(workDir, 'cdk.out'));
+  const logLines: string[] = [];
+  const targetFile = join(workDir, 'target.json');
+  const runtime = await startLocalRuntime({
+    assemblyDir: join(workDir, 'cdk.out'),
+    port: options.port ?? 0,
+    targetFile,
+    log: (line) => logLines.push(line),
+    functionLogDir: join(workDir, 'logs'),
+  });
+  const clientConfig = { region: runtime.target.region, credentials: { ...runtime.target.credentials } };
+  const sqs = new SQSClient({ ...clientConfig, endpoint: runtime.target.endpoints.sqs });
+  return {
+    runtime,
+    outputs: runtime.target.outputs,
+    sqs,
+    logLines,
+    targetFile,
+    clientConfig,
+    awsCli: async (service, ...args) => {
+      const { stdout } = await promisify(execFile)(
+        'aws',
+        [
+          service,
+          ...args,
+          '--endpoint-url',
+          runtime.target.endpoints[service],
+          '--region',
+          runtime.target.region,
+          '--output',
+          'json',
+        ],
+        {
+          env: {
+            PATH: process.env.PATH,
+            HOME: process.env.HOME,
+            AWS_ACCESS_KEY_ID: runtime.target.credentials.accessKeyId,
+            AWS_SECRET_ACCESS_KEY: runtime.target.credentials.secretAccessKey,
+          },
+        },
+      );
+      return stdout.trim() === '' ? undefined : (JSON.parse(stdout) as unknown);
+    },
+    drain: async (queueUrl) => {
+      const received: Message[] = [];
+      for (;;) {
+        const { Messages = [] } = await sqs.send(
+          new ReceiveMessageCommand({
+            QueueUrl: queueUrl,
+            MaxNumberOfMessages: 10,
+            WaitTimeSeconds: 0,
+            MessageAttributeNames: ['All'],
+            MessageSystemAttributeNames: ['All'],
+          }),
+        );
+        if (Messages.length === 0) return received;
+        received.push(...Messages);
+        await sqs.send(
+          new DeleteMessageBatchCommand({
+            QueueUrl: queueUrl,
+            Entries: Messages.map((message, index) => ({
+              Id: String(index),
+              ReceiptHandle: message.ReceiptHandle,
+            })),
+          }),
+        );
+      }
+    },
+    stop: async () => {
+      sqs.destroy();
+      await runtime.stop();
+      rmSync(workDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,87 @@
+/**
+ * Two stacks with a REST API each, run by the local runtime: the first API on the runtime's port,
+ * the second on port+1 (or a free port when that one is taken, said in the log); the target
+ * description lists every API by stack; each API accepts its own stack's API key only.
+ */
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import type { LocalTarget } from '../../../lib/local-runtime';
+import { type MessagingRuntime, startMessagingRuntime } from './messaging-runtime';
+
+jest.setTimeout(120_000);
+
+/** Listens on `port` of 127.0.0.1, or resolves undefined when it is taken. */
+function occupy(port: number): Promise<Server | undefined> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(undefined));
+    server.listen(port, '127.0.0.1', () => resolve(server));
+  });
+}
+
+const close = (server: Server | undefined) =>
+  new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+
+/** A port whose next `count` ports are free too (checked, then released). */
+async function freePortRun(count: number): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt += 1) {
+    const base = 20_000 + Math.floor(Math.random() * 30_000);
+    const held = await Promise.all(Array.from({ length: count }, (_, offset) => occupy(base + offset)));
+    await Promise.all(held.map(close));
+    if (held.every(Boolean)) return base;
+  }
+  throw new Error('no run of free ports found');
+}
+
+const ping = (url: string, apiKey: string) => fetch(`${url}ping`, { headers: { 'x-api-key': apiKey } });
+
+describe('REST APIs of two stacks', () => {
+  it('serves the second stack API on port+1, lists both by stack, and takes each stack its own keys', async () => {
+    const port = await freePortRun(2);
+    const world: MessagingRuntime = await startMessagingRuntime({ port });
+    try {
+      const { target } = world.runtime;
+      const { apis = {} } = target;
+      expect(Object.keys(apis)).toEqual(['MessagingFixture', 'MessagingFixtureSecond']);
+      const first = apis.MessagingFixture;
+      const second = apis.MessagingFixtureSecond;
+      expect(first?.url).toBe(`http://localhost:${port}/v1/`);
+      expect(second?.url).toBe(`http://localhost:${port + 1}/v1/`);
+      expect(target.apiUrl).toBe(first?.url);
+      expect(target.apiKey).toBe(first?.apiKeys[0]);
+      const written = JSON.parse(readFileSync(world.targetFile, 'utf8')) as LocalTarget;
+      expect(written.apis).toEqual(apis);
+
+      const firstKey = first?.apiKeys[0] ?? '';
+      const secondKey = second?.apiKeys[0] ?? '';
+      expect(firstKey).not.toBe(secondKey);
+      expect((await ping(first?.url ?? '', firstKey)).status).toBe(200);
+      expect((await ping(second?.url ?? '', secondKey)).status).toBe(200);
+      expect((await ping(second?.url ?? '', firstKey)).status).toBe(403);
+      expect((await ping(first?.url ?? '', secondKey)).status).toBe(403);
+    } finally {
+      await world.stop();
+    }
+  });
+
+  it('falls back to a free port for a later API whose port is taken, and says so', async () => {
+    const port = await freePortRun(2);
+    const blocker = await occupy(port + 1);
+    const world = await startMessagingRuntime({ port });
+    try {
+      const second = world.runtime.target.apis?.MessagingFixtureSecond;
+      expect(second?.url).not.toBe(`http://localhost:${port + 1}/v1/`);
+      expect(world.logLines).toContainEqual(
+        expect.stringMatching(
+          new RegExp(
+            `REST API .* of MessagingFixtureSecond: port ${port + 1} is taken, listening on http://localhost:\\d+ instead`,
+          ),
+        ),
+      );
+      expect((await ping(second?.url ?? '', second?.apiKeys[0] ?? '')).status).toBe(200);
+    } finally {
+      await world.stop();
+      await close(blocker);
+    }
+  });
+});

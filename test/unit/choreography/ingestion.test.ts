@@ -1,0 +1,106 @@
+/** Ingestion's rules: request validation, conflicts, and the read model's projection. */
+
+import type { DeliveryEvent } from '../../../lambdas/choreography/contracts';
+import { EventType, ServiceName } from '../../../lambdas/choreography/contracts';
+import {
+  conflictingFields,
+  newDelivery,
+  parseDeliveryRequestBody,
+  projectLifecycleEvent,
+} from '../../../lambdas/choreography/domain/ingestion';
+
+const NOW = new Date('2030-01-01T00:00:00Z');
+const REQUEST = {
+  deliveryId: 'd1',
+  ownerId: 'owner',
+  pickup: { lat: 1, lon: 1 },
+  dropoff: { lat: 2, lon: 2 },
+  packages: [{ packageId: 'p1', weightGrams: 100, size: 'SMALL' as const }],
+};
+const parse = (body: unknown) => parseDeliveryRequestBody(JSON.stringify(body), false, NOW);
+
+describe('POST /deliveries validation', () => {
+  it('accepts a valid request', () => {
+    expect(parse({ ...REQUEST, deadline: '2030-01-02T00:00:00Z' })).toMatchObject({ ok: true });
+  });
+
+  it('names each bad field (400)', () => {
+    const result = parse({ ...REQUEST, ownerId: '', pickup: { lat: 100, lon: 1 }, extra: 1 });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.statusCode).toBe(400);
+    expect(result.errors.map((error) => error.path).sort()).toEqual(['extra', 'ownerId', 'pickup.lat']);
+  });
+
+  it('refuses a deadline in the past', () => {
+    expect(parse({ ...REQUEST, deadline: '2029-12-31T00:00:00Z' })).toMatchObject({
+      ok: false,
+      statusCode: 400,
+      errors: [{ path: 'deadline', message: 'must be in the future' }],
+    });
+  });
+
+  it('refuses a body over the limit before parsing it (413)', () => {
+    expect(parseDeliveryRequestBody('x'.repeat(9000), false, NOW)).toMatchObject({
+      ok: false,
+      statusCode: 413,
+    });
+  });
+
+  it('names the fields a conflicting resubmission changes', () => {
+    expect(conflictingFields(REQUEST, { ...REQUEST, ownerId: 'other', dropoff: { lon: 2, lat: 2 } })).toEqual(
+      ['ownerId'],
+    );
+    expect(conflictingFields(REQUEST, { ...REQUEST, deadline: '2030-01-02T00:00:00Z' })).toEqual([
+      'deadline',
+    ]);
+  });
+});
+
+describe('ingestion read model', () => {
+  const { record } = newDelivery(REQUEST, 'c1', NOW);
+  const item = { key: 'DELIVERY#d1', version: 1, sequence: 1, outbox: [], state: { ...record } };
+  const lifecycle = (type: EventType, sequence: number) =>
+    ({
+      type,
+      schemaVersion: 1,
+      eventId: `delivery:d1:${sequence}`,
+      deliveryId: 'd1',
+      correlationId: 'c1',
+      sequence,
+      producer: ServiceName.Delivery,
+      occurredAt: new Date(NOW.getTime() + sequence * 1000).toISOString(),
+      data: { droneId: 'drone-1' },
+    }) as unknown as DeliveryEvent;
+
+  it('starts Requested with its own DeliveryRequested in the history', () => {
+    expect(record.status).toBe('Requested');
+    expect(record.history).toEqual([
+      expect.objectContaining({ type: EventType.DeliveryRequested, sequence: 1 }),
+    ]);
+  });
+
+  it('moves the status with a newer lifecycle event and records it once', () => {
+    const reaction = projectLifecycleEvent(item, lifecycle(EventType.PickedUp, 2), NOW);
+    expect(reaction).toMatchObject({ kind: 'change', state: { status: 'PickedUp', statusSequence: 2 } });
+    if (reaction.kind !== 'change') return;
+    const after = { ...item, state: reaction.state };
+    expect(projectLifecycleEvent(after, lifecycle(EventType.PickedUp, 2), NOW).kind).toBe('ignore');
+  });
+
+  it('never lets an older event overwrite a newer status, but keeps it in the history', () => {
+    const after = { ...item, state: { ...record, status: 'PickedUp', statusSequence: 2 } };
+    const reaction = projectLifecycleEvent(after, lifecycle(EventType.DeliveryScheduled, 1), NOW);
+    expect(reaction).toMatchObject({ kind: 'change', state: { status: 'PickedUp', statusSequence: 2 } });
+    if (reaction.kind !== 'change') return;
+    expect((reaction.state.history as { type: string }[]).map((entry) => entry.type)).toEqual([
+      EventType.DeliveryRequested,
+      EventType.DeliveryScheduled,
+    ]);
+  });
+
+  it('ignores events of unknown deliveries and non-lifecycle events', () => {
+    expect(projectLifecycleEvent(undefined, lifecycle(EventType.PickedUp, 1), NOW).kind).toBe('ignore');
+    expect(projectLifecycleEvent(item, lifecycle(EventType.RemediationDecided, 1), NOW).kind).toBe('ignore');
+  });
+});

@@ -12,6 +12,7 @@ import {
   parseWorkflowTimings,
   type WorkflowTimings,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import { PowertoolsEnvKey } from '../../../lambdas/shared/env';
 import { synthesizeLocalAssembly } from '../../local-runtime';
 
 export { PROJECT_ROOT } from '../../local-runtime';
@@ -20,10 +21,12 @@ export type FunctionRole = 'agent' | 'supervisor' | 'starter' | 'remote-service'
 
 export interface AssemblyFunction {
   readonly logicalId: string;
+  readonly stackName: string;
   readonly role: FunctionRole;
   /** Absolute directory of the bundled code. */
   readonly assetDir: string;
   readonly environment: Readonly<Record<string, string>>;
+  readonly timeoutSeconds: number;
 }
 
 export interface AssemblyFacts {
@@ -54,21 +57,31 @@ export function roleOf(environment: Readonly<Record<string, string>>): FunctionR
   return 'other';
 }
 
-interface TemplateResource {
+export interface TemplateResource {
   readonly Type: string;
   readonly Properties?: Record<string, unknown>;
   readonly Metadata?: Record<string, unknown>;
 }
 
-export function readAssemblyFacts(assemblyDir: string): AssemblyFacts {
+/** The assembly's stacks, each with its template's resources (from `<stack>.template.json`). */
+export function assemblyTemplates(
+  assemblyDir: string,
+): Array<{ readonly stackName: string; readonly resources: Readonly<Record<string, TemplateResource>> }> {
   const templates = readdirSync(assemblyDir).filter((file) => file.endsWith('.template.json'));
   if (templates.length === 0) throw new Error(`${assemblyDir} holds no *.template.json: synthesize first`);
-  const functions: AssemblyFunction[] = [];
-  for (const file of templates) {
+  return templates.map((file) => {
     const template = JSON.parse(readFileSync(join(assemblyDir, file), 'utf8')) as {
       Resources?: Record<string, TemplateResource>;
     };
-    for (const [logicalId, resource] of Object.entries(template.Resources ?? {})) {
+    return { stackName: file.replace(/\.template\.json$/, ''), resources: template.Resources ?? {} };
+  });
+}
+
+/** Every function of the assembly with a bundled asset, its environment and its role. */
+export function assemblyFunctions(assemblyDir: string): AssemblyFunction[] {
+  const functions: AssemblyFunction[] = [];
+  for (const { stackName, resources } of assemblyTemplates(assemblyDir)) {
+    for (const [logicalId, resource] of Object.entries(resources)) {
       if (resource.Type !== 'AWS::Lambda::Function') continue;
       const assetPath = resource.Metadata?.['aws:asset:path'];
       if (typeof assetPath !== 'string') continue;
@@ -79,14 +92,23 @@ export function readAssemblyFacts(assemblyDir: string): AssemblyFacts {
       for (const [key, value] of Object.entries(variables ?? {})) {
         environment[key] = typeof value === 'string' ? value : JSON.stringify(value);
       }
+      const timeout = Number(resource.Properties?.Timeout);
       functions.push({
         logicalId,
+        stackName,
         role: roleOf(environment),
         assetDir: resolve(assemblyDir, assetPath),
         environment,
+        // Lambda's default when the template names none
+        timeoutSeconds: Number.isFinite(timeout) && timeout > 0 ? timeout : 3,
       });
     }
   }
+  return functions;
+}
+
+export function readAssemblyFacts(assemblyDir: string): AssemblyFacts {
+  const functions = assemblyFunctions(assemblyDir);
   const only = (role: FunctionRole): AssemblyFunction => {
     const found = functions.filter((fn) => fn.role === role);
     if (found.length !== 1) {
@@ -113,6 +135,8 @@ export interface BrokenVariant {
   readonly name: string;
   readonly description: string;
   readonly role: FunctionRole;
+  /** Instead of a role: the functions of this service (POWERTOOLS_SERVICE_NAME), e.g. the choreography's. */
+  readonly service?: string;
   /** Must match the bundle exactly once: a bundle that changed shape fails loudly, not silently. */
   readonly pattern: RegExp;
   readonly replacement: string;
@@ -153,13 +177,16 @@ export function plantBrokenVariants(
   if (existsSync(targetDir))
     throw new Error(`${targetDir} exists: pick a fresh directory for the broken copy`);
   cpSync(sourceDir, targetDir, { recursive: true });
-  const facts = readAssemblyFacts(targetDir);
+  const functions = assemblyFunctions(targetDir);
   for (const variant of variants) {
-    const assetDirs = [
-      ...new Set(facts.functions.filter((fn) => fn.role === variant.role).map((fn) => fn.assetDir)),
-    ];
+    const patched = functions.filter((fn) =>
+      variant.service === undefined
+        ? fn.role === variant.role
+        : fn.environment[PowertoolsEnvKey.ServiceName] === variant.service,
+    );
+    const assetDirs = [...new Set(patched.map((fn) => fn.assetDir))];
     if (assetDirs.length === 0)
-      throw new Error(`Variant ${variant.name}: no ${variant.role} function to patch`);
+      throw new Error(`Variant ${variant.name}: no ${variant.service ?? variant.role} function to patch`);
     for (const assetDir of assetDirs) {
       const file = join(assetDir, 'index.js');
       const code = readFileSync(file, 'utf8');

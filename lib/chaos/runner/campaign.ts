@@ -27,6 +27,7 @@ import { DEFAULT_FAULT_RATES, type FaultRates, type OrderPlan, planCampaign } fr
 import { formatMillis, renderSummary } from '../core/report';
 import { type AssemblyFacts, PROJECT_ROOT, readAssemblyFacts, synthesizeLocal } from './assembly';
 import { FaultInjector } from './injector';
+import { sleep, startSampler, submitUntilAnswered } from './loop';
 import { SystemDriver, type TimedRecord } from './system';
 
 export interface CampaignOptions {
@@ -86,8 +87,6 @@ const SUBMIT_GIVE_UP_MILLIS = 5 * 60_000;
 /** After the last order is terminal: alerts published right after the transition still arrive. */
 const ALERT_SETTLE_MILLIS = 3_000;
 const TERMINAL: readonly string[] = [ProcessState.Processed, ProcessState.Error];
-
-const sleep = (millis: number) => new Promise<void>((resolveSleep) => setTimeout(resolveSleep, millis));
 
 export async function runCampaign(options: CampaignOptions = {}): Promise<CampaignReport> {
   const started = Date.now();
@@ -195,19 +194,7 @@ export async function runCampaign(options: CampaignOptions = {}): Promise<Campai
     alerts.push(...(await driver.drainAlerts()));
   };
 
-  let sampling = true;
-  const sampler = (async () => {
-    while (sampling) {
-      if (!restarting) {
-        try {
-          await sampleOnce();
-        } catch (error) {
-          if (!restarting) log(`[chaos] sampling failed (will retry): ${(error as Error).message}`);
-        }
-      }
-      await sleep(SAMPLE_INTERVAL_MILLIS);
-    }
-  })();
+  const sampler = startSampler(sampleOnce, () => restarting, SAMPLE_INTERVAL_MILLIS, log);
 
   let lastProgress = 0;
   const printProgress = (force = false) => {
@@ -246,25 +233,17 @@ export async function runCampaign(options: CampaignOptions = {}): Promise<Campai
 
   const submitOne = async (order: OrderPlan) => {
     const state = progress.get(order.orderId) as OrderProgress;
-    const giveUpAt = Date.now() + SUBMIT_GIVE_UP_MILLIS;
-    while (Date.now() < giveUpAt) {
-      if (restarting) {
-        await sleep(200);
-        continue;
-      }
-      const outcome = await driver.submit(order.request);
-      if (outcome.kind === 'accepted') {
-        state.acceptedAt = Date.now();
-        return;
-      }
-      if (outcome.kind === 'refused') {
-        state.refused = `HTTP ${outcome.status}: ${outcome.body.slice(0, 200)}`;
-        log(`[chaos] ${order.orderId} refused: ${state.refused}`);
-        return;
-      }
-      await sleep(outcome.afterMillis);
+    const result = await submitUntilAnswered(
+      () => driver.submit(order.request),
+      () => restarting,
+      SUBMIT_GIVE_UP_MILLIS,
+    );
+    if ('acceptedAt' in result) {
+      state.acceptedAt = result.acceptedAt;
+      return;
     }
-    state.refused = 'gave up retrying the submission';
+    state.refused = result.refused;
+    log(`[chaos] ${order.orderId} refused: ${state.refused}`);
   };
 
   try {
@@ -295,8 +274,7 @@ export async function runCampaign(options: CampaignOptions = {}): Promise<Campai
     }
     await sleep(ALERT_SETTLE_MILLIS);
   } finally {
-    sampling = false;
-    await sampler;
+    await sampler.stop();
     injector.cancelHeldReplies();
   }
 

@@ -28,19 +28,39 @@ export type SubmitOutcome =
 export type TimedRecord = RecordSnapshot & { readonly updatedAt?: number };
 
 const BATCH_GET_LIMIT = 100;
+/** The order campaign's stack (bin/app.ts); the app's other stacks have APIs of their own. */
+const ORDER_STACK = 'SchedulerAgentSupervisor';
+
+export interface StackApi {
+  /** The API's stage URL without a trailing slash. */
+  readonly base: string;
+  readonly apiKey: string | undefined;
+}
+
+/**
+ * A stack's own REST API: the target's outputs are merged across stacks (every API's `ApiUrl`
+ * output has the same key), so each campaign takes its stack's entry of `apis`.
+ */
+export function apiOf(target: LocalTarget, stackName: string): StackApi {
+  const api = target.apis?.[stackName];
+  if (!api) {
+    throw new Error(
+      `The local target has no REST API of stack ${stackName} (apis: ${Object.keys(target.apis ?? {}).join(', ') || 'none'})`,
+    );
+  }
+  return { base: api.url.replace(/\/+$/, ''), apiKey: api.apiKeys[0] ?? target.apiKey };
+}
 
 export class SystemDriver {
   private readonly dynamo: DynamoDBClient;
   private readonly sqs: SQSClient;
-  private readonly apiBase: string;
+  private readonly api: StackApi;
 
   constructor(private readonly target: LocalTarget) {
     const config = { region: target.region, credentials: { ...target.credentials } };
     this.dynamo = new DynamoDBClient({ ...config, endpoint: target.endpoints.dynamodb });
     this.sqs = new SQSClient({ ...config, endpoint: target.endpoints.sqs });
-    const apiUrl = target.outputs.ApiUrl ?? target.apiUrl;
-    if (!apiUrl) throw new Error('The local target has no ApiUrl output');
-    this.apiBase = apiUrl.replace(/\/+$/, '');
+    this.api = apiOf(target, ORDER_STACK);
   }
 
   private output(name: string): string {
@@ -51,7 +71,7 @@ export class SystemDriver {
 
   /** POST /orders once; what to do next is the caller's (retry on transport errors, 5xx and 429). */
   submit(order: SubmitOrderRequest): Promise<SubmitOutcome> {
-    return submitJson(`${this.apiBase}/orders`, order, this.target.apiKey);
+    return submitJson(`${this.api.base}/orders`, order, this.api.apiKey);
   }
 
   /** Consistent reads of some records (absent ones are left out). */
@@ -96,35 +116,18 @@ export class SystemDriver {
   }
 
   /** Takes every alert currently in the inbox (deleting them: the inbox is a queue). */
-  async drainAlerts(): Promise<AlertSnapshot[]> {
-    const queueUrl = this.output('AlertInboxQueueUrl');
-    const alerts: AlertSnapshot[] = [];
-    for (;;) {
-      const { Messages = [] } = await this.sqs.send(
-        new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }),
-      );
-      if (Messages.length === 0) return alerts;
-      for (const message of Messages) {
-        const event = JSON.parse(message.Body ?? '{}') as {
-          'detail-type'?: string;
-          detail?: { orderId?: unknown; reason?: unknown };
-        };
-        alerts.push({
-          detailType: event['detail-type'] ?? '?',
-          ...(typeof event.detail?.orderId === 'string' ? { orderId: event.detail.orderId } : {}),
-          ...(typeof event.detail?.reason === 'string' ? { reason: event.detail.reason } : {}),
-        });
-      }
-      await this.sqs.send(
-        new DeleteMessageBatchCommand({
-          QueueUrl: queueUrl,
-          Entries: Messages.map((message, index) => ({
-            Id: String(index),
-            ReceiptHandle: message.ReceiptHandle,
-          })),
-        }),
-      );
-    }
+  drainAlerts(): Promise<AlertSnapshot[]> {
+    return drainQueue(this.sqs, this.output('AlertInboxQueueUrl'), (body) => {
+      const event = JSON.parse(body) as {
+        'detail-type'?: string;
+        detail?: { orderId?: unknown; reason?: unknown };
+      };
+      return {
+        detailType: event['detail-type'] ?? '?',
+        ...(typeof event.detail?.orderId === 'string' ? { orderId: event.detail.orderId } : {}),
+        ...(typeof event.detail?.reason === 'string' ? { reason: event.detail.reason } : {}),
+      };
+    });
   }
 
   private async scan<T>(table: string, map: (item: Record<string, AttributeValue>) => T): Promise<T[]> {
@@ -164,6 +167,34 @@ export function toRecordSnapshot(item: Record<string, AttributeValue>): RecordSn
 export function updatedAtOf(item: Record<string, AttributeValue>): { updatedAt?: number } {
   const parsed = Date.parse(item[StateAttr.UpdatedAt]?.S ?? '');
   return Number.isFinite(parsed) ? { updatedAt: parsed } : {};
+}
+
+/**
+ * Receives and deletes whatever a queue holds now, in arrival order (shared by the order campaign's
+ * alert inbox and the delivery campaign's bus observer; both are test-only queues).
+ */
+export async function drainQueue<T>(
+  sqs: SQSClient,
+  queueUrl: string,
+  parse: (body: string) => T,
+): Promise<T[]> {
+  const taken: T[] = [];
+  for (;;) {
+    const { Messages = [] } = await sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }),
+    );
+    if (Messages.length === 0) return taken;
+    taken.push(...Messages.map((message) => parse(message.Body ?? '{}')));
+    await sqs.send(
+      new DeleteMessageBatchCommand({
+        QueueUrl: queueUrl,
+        Entries: Messages.map((message, index) => ({
+          Id: String(index),
+          ReceiptHandle: message.ReceiptHandle,
+        })),
+      }),
+    );
+  }
 }
 
 /**

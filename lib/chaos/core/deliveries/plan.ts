@@ -24,8 +24,11 @@ export const FAULTED_CONSUMERS = [
 ] as const;
 export type FaultedConsumer = (typeof FAULTED_CONSUMERS)[number];
 
-/** The relay destinations whose publish calls fail (the alert bus is not on a delivery's path). */
-export const FAULTED_DESTINATIONS = ['requests-topic', 'delivery-queue', 'delivery-bus'] as const;
+/**
+ * The relay destinations whose publish calls fail (the alert bus is not on a delivery's path). Not
+ * the delivery queue: the SQS client sends to the queue URL's host, past the awsApi proxy.
+ */
+export const FAULTED_DESTINATIONS = ['requests-topic', 'delivery-bus'] as const;
 export type FaultedDestination = (typeof FAULTED_DESTINATIONS)[number] & OutboxDestination;
 
 /** The synthesized limits the plan builds its deliveries against (from SERVICE_SETTINGS). */

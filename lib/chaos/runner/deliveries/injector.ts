@@ -1,16 +1,14 @@
 /**
  * The delivery campaign's fault injector: implements the local runtime's fault hooks from the plan
  * and records every firing. It acts only at the infrastructure boundary: the AWS API proxies of
- * the awsApi hook (DynamoDB commits, the relay's SNS/SQS/EventBridge publishes, the consumers'
- * dead letters, which it also records for the checker), the SQS event sources (duplicates, late
- * copies) and the sandboxes (killed after their commit). The handlers run unmodified.
+ * the awsApi hook (DynamoDB commits, the relays' SNS and EventBridge publishes), the SQS event
+ * sources (duplicates, late copies) and the sandboxes (killed after their commit). It also records,
+ * for the checker, the dead letters remediation receives. The handlers run unmodified.
  */
 
-import {
-  MessageAttribute,
-  SERVICE_NAMES,
-  type ServiceName,
-} from '../../../../lambdas/choreography/contracts';
+import type { SQSRecord } from 'aws-lambda';
+import { deadLetterKeyOf } from '../../../../lambdas/choreography/adapters/remediation-consumer';
+import { MessageAttribute, SERVICE_NAMES, ServiceName } from '../../../../lambdas/choreography/contracts';
 import type {
   FaultHooks,
   InterceptedReply,
@@ -22,14 +20,13 @@ import type { DeliveryFaultEvent, DeliveryFaultKind } from '../../core/deliverie
 import { DeliveryFaultKind as Kind } from '../../core/deliveries/faults';
 import type { DeadLetterSent } from '../../core/deliveries/invariants';
 import type { DeliveryCampaignPlan, DeliveryPlan } from '../../core/deliveries/plan';
+import { InjectorBase } from '../injector-base';
 
 export interface DeliveryInjectorSettings {
   readonly plan: DeliveryCampaignPlan;
   readonly enabledKinds: readonly DeliveryFaultKind[];
   /** How long a hung DynamoDB call is held: past the consumer function's timeout. */
   readonly hangMillis: number;
-  /** Remediation's key for a dead letter, from its deduplication id (or body). */
-  readonly deadLetterKeyOf: (deduplicationIdOrBody: string) => string;
   readonly now?: () => number;
 }
 
@@ -40,16 +37,8 @@ interface Running {
 }
 
 const JSON_REPLY = { 'content-type': 'application/x-amz-json-1.0' };
-const RELAY_PRODUCERS: readonly string[] = [
-  'ingestion',
-  'package',
-  'drone-scheduler',
-  'delivery',
-  'remediation',
-];
 
-export class DeliveryFaultInjector {
-  readonly events: DeliveryFaultEvent[] = [];
+export class DeliveryFaultInjector extends InjectorBase<DeliveryFaultKind, DeliveryFaultEvent> {
   readonly deadLetters: DeadLetterSent[] = [];
   private readonly enabled: ReadonlySet<DeliveryFaultKind>;
   private readonly byId: ReadonlyMap<string, DeliveryPlan>;
@@ -57,49 +46,24 @@ export class DeliveryFaultInjector {
   private readonly spent = new Set<string>();
   private readonly running = new Map<string, Running>();
   private readonly serviceOfTable = new Map<string, ServiceName>();
-  private readonly timers = new Set<NodeJS.Timeout>();
-  private readonly now: () => number;
+  private readonly deadLetterKeys = new Set<string>();
 
   constructor(private readonly settings: DeliveryInjectorSettings) {
+    super((kind, at, deliveryIds) => ({ kind, at, deliveryIds }), settings.now ?? Date.now);
     this.enabled = new Set(settings.enabledKinds);
     this.byId = new Map(settings.plan.deliveries.map((delivery) => [delivery.deliveryId, delivery]));
-    this.now = settings.now ?? Date.now;
   }
 
   hooks(): FaultHooks {
     return {
       awsApi: {
         dynamodb: (request, forward) => this.dynamodb(request, forward),
-        sqs: (request, forward) => this.sqs(request, forward),
         sns: (request, forward) => this.sns(request, forward),
         eventbridge: (request, forward) => this.eventbridge(request, forward),
       },
       onInvocation: (invocation) => this.observe(invocation),
       duplicateDelivery: (delivery) => this.duplicate(delivery),
     };
-  }
-
-  record(kind: DeliveryFaultKind, deliveryIds: readonly string[] = []): void {
-    this.events.push({ kind, at: this.now(), deliveryIds });
-  }
-
-  firedCount(kind: DeliveryFaultKind): number {
-    return this.events.filter((event) => event.kind === kind).length;
-  }
-
-  cancelHeldReplies(): void {
-    for (const timer of this.timers) clearTimeout(timer);
-    this.timers.clear();
-  }
-
-  private hold(millis: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.timers.delete(timer);
-        resolve();
-      }, millis);
-      this.timers.add(timer);
-    });
   }
 
   /** Counts calls per key: the n-th call (1-based). */
@@ -119,7 +83,8 @@ export class DeliveryFaultInjector {
     const service = serviceOf(invocation.spec.environment, invocation.spec.logicalId);
     const table = invocation.spec.environment.TABLE_NAME;
     if (service && table) this.serviceOfTable.set(table, service);
-    const records = (invocation.event as { Records?: Array<{ body?: string }> } | null)?.Records ?? [];
+    const records = (invocation.event as { Records?: SQSRecord[] } | null)?.Records ?? [];
+    if (service === ServiceName.Remediation) this.recordDeadLetters(records);
     const deliveryIds = new Set(
       records
         .map((record) => parseJson(record.body)?.deliveryId)
@@ -130,6 +95,32 @@ export class DeliveryFaultInjector {
     return () => {
       this.running.delete(invocation.requestId);
     };
+  }
+
+  /**
+   * Every record remediation receives is a dead letter. Those a consumer sent carry deadLetteredBy
+   * (the queue's own redrive of a crashing message sets no attribute: remediation reads it as
+   * RETRIES_EXHAUSTED); their key is remediation's own derivation from the very record, so it names
+   * the DEADLETTER# marker remediation must write. Seen here rather than at the consumers' sends:
+   * the SDK sends SQS calls to the queue URL's host, past the awsApi proxy.
+   */
+  private recordDeadLetters(records: readonly SQSRecord[]): void {
+    for (const record of records) {
+      const attributes = record.messageAttributes ?? {};
+      const deadLetteredBy = attributes[MessageAttribute.DeadLetteredBy]?.stringValue;
+      if (!deadLetteredBy) continue;
+      const key = deadLetterKeyOf(record);
+      if (this.deadLetterKeys.has(key)) continue;
+      this.deadLetterKeys.add(key);
+      const deliveryId = parseJson(record.body)?.deliveryId;
+      const reasonCode = attributes[MessageAttribute.ReasonCode]?.stringValue;
+      this.deadLetters.push({
+        service: deadLetteredBy,
+        key,
+        ...(typeof deliveryId === 'string' ? { deliveryId } : {}),
+        ...(reasonCode ? { reasonCode } : {}),
+      });
+    }
   }
 
   private duplicate(delivery: SqsDelivery): number | undefined {
@@ -221,43 +212,6 @@ export class DeliveryFaultInjector {
       return true;
     }
     return first === markerId;
-  }
-
-  /** SQS: consumers' dead letters (recorded), and the relay's sends to the delivery queue. */
-  private async sqs(
-    request: InterceptedRequest,
-    forward: () => Promise<InterceptedReply>,
-  ): Promise<InterceptedReply | 'drop'> {
-    if (!request.headers['x-amz-target']?.endsWith('.SendMessage')) return forward();
-    const input = parseJson(request.body) ?? {};
-    const attributes = (input.MessageAttributes ?? {}) as Record<string, { StringValue?: string }>;
-    const body = typeof input.MessageBody === 'string' ? input.MessageBody : '';
-    const envelope = parseJson(body);
-    const deliveryId = typeof envelope?.deliveryId === 'string' ? envelope.deliveryId : undefined;
-    const deadLetteredBy = attributes[MessageAttribute.DeadLetteredBy]?.StringValue;
-    if (deadLetteredBy) {
-      const reply = await forward();
-      if (reply.status === 200) {
-        const reasonCode = attributes[MessageAttribute.ReasonCode]?.StringValue;
-        const dedup = typeof input.MessageDeduplicationId === 'string' ? input.MessageDeduplicationId : body;
-        this.deadLetters.push({
-          service: deadLetteredBy,
-          key: this.settings.deadLetterKeyOf(dedup),
-          ...(deliveryId ? { deliveryId } : {}),
-          ...(reasonCode ? { reasonCode } : {}),
-        });
-      }
-      return reply;
-    }
-    const fromRelay = RELAY_PRODUCERS.includes(String(envelope?.producer));
-    if (fromRelay && deliveryId && this.relayFails('delivery-queue', deliveryId, String(envelope?.eventId))) {
-      return {
-        status: 500,
-        headers: JSON_REPLY,
-        body: JSON.stringify({ __type: 'InternalError', message: 'chaos' }),
-      };
-    }
-    return forward();
   }
 
   /** SNS (Query protocol): the relay's Publish to the requests topic. */

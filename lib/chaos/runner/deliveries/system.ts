@@ -5,17 +5,15 @@
  * at run time through the EventBridge API, de-duplicating by eventId as any consumer must), and
  * read-only scans of the service tables for the checker. (The scans are test-only.)
  */
-import { type AttributeValue, DynamoDBClient, paginateScan } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient, PutRuleCommand, PutTargetsCommand } from '@aws-sdk/client-eventbridge';
 import {
   CreateQueueCommand,
-  DeleteMessageBatchCommand,
   GetQueueAttributesCommand,
-  ReceiveMessageCommand,
   SendMessageCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { DynamoDBDocumentClient, paginateScan } from '@aws-sdk/lib-dynamodb';
 import {
   LIFECYCLE_EVENT_TYPES,
   lifecyclePattern,
@@ -33,11 +31,10 @@ import type {
   RemediationDecisionRecord,
 } from '../../core/deliveries/invariants';
 import type { FaultedConsumer } from '../../core/deliveries/plan';
-import { type SubmitOutcome, submitJson } from '../system';
+import { apiOf, drainQueue, type StackApi, type SubmitOutcome, submitJson } from '../system';
 
 /** Output names of the DroneDelivery stack the campaign reads. */
 const Output = {
-  ApiUrl: 'ApiUrl',
   IngestionTableName: 'IngestionTableName',
   DroneSchedulerTableName: 'DroneSchedulerTableName',
   DeliveryTableName: 'DeliveryTableName',
@@ -60,17 +57,23 @@ type Item = Record<string, unknown>;
 
 export class DeliverySystemDriver {
   private readonly dynamo: DynamoDBClient;
+  /** Scans come back unmarshalled (lib-dynamodb's document client). */
+  private readonly documents: DynamoDBDocumentClient;
   private readonly sqs: SQSClient;
   private readonly events: EventBridgeClient;
-  private readonly apiBase: string;
+  private readonly api: StackApi;
   private observerUrl: string | undefined;
 
-  constructor(private readonly target: LocalTarget) {
+  constructor(
+    private readonly target: LocalTarget,
+    stackName: string,
+  ) {
     const config = { region: target.region, credentials: { ...target.credentials } };
     this.dynamo = new DynamoDBClient({ ...config, endpoint: target.endpoints.dynamodb });
+    this.documents = DynamoDBDocumentClient.from(this.dynamo);
     this.sqs = new SQSClient({ ...config, endpoint: target.endpoints.sqs });
     this.events = new EventBridgeClient({ ...config, endpoint: target.endpoints.events });
-    this.apiBase = this.output(Output.ApiUrl).replace(/\/+$/, '');
+    this.api = apiOf(target, stackName);
   }
 
   private output(name: string): string {
@@ -119,39 +122,22 @@ export class DeliverySystemDriver {
 
   /** Takes what the observer queue holds, in arrival order. */
   async drainObserved(): Promise<ObservedEvent[]> {
-    const queueUrl = this.observerUrl;
-    if (!queueUrl) return [];
-    const seen: ObservedEvent[] = [];
-    for (;;) {
-      const { Messages = [] } = await this.sqs.send(
-        new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }),
-      );
-      if (Messages.length === 0) return seen;
-      for (const message of Messages) {
-        const body = JSON.parse(message.Body ?? '{}') as Item;
-        seen.push({
-          deliveryId: String(body.deliveryId),
-          eventId: String(body.eventId),
-          type: String(body.type),
-          sequence: Number(body.sequence),
-          producer: String(body.producer),
-        });
-      }
-      await this.sqs.send(
-        new DeleteMessageBatchCommand({
-          QueueUrl: queueUrl,
-          Entries: Messages.map((message, index) => ({
-            Id: String(index),
-            ReceiptHandle: message.ReceiptHandle,
-          })),
-        }),
-      );
-    }
+    if (!this.observerUrl) return [];
+    return drainQueue(this.sqs, this.observerUrl, (text) => {
+      const body = JSON.parse(text) as Item;
+      return {
+        deliveryId: String(body.deliveryId),
+        eventId: String(body.eventId),
+        type: String(body.type),
+        sequence: Number(body.sequence),
+        producer: String(body.producer),
+      };
+    });
   }
 
   /** POST /deliveries once; the caller retries on transport errors, 5xx and 429. */
   submit(request: SubmitDeliveryRequest): Promise<SubmitOutcome> {
-    return submitJson(`${this.apiBase}/deliveries`, request, this.target.apiKey);
+    return submitJson(`${this.api.base}/deliveries`, request, this.api.apiKey);
   }
 
   /** A poison message straight onto a consumer's FIFO queue. */
@@ -171,14 +157,17 @@ export class DeliverySystemDriver {
     );
   }
 
-  async deliveryItems(): Promise<DeliveryItem[]> {
+  /** The Delivery service's DELIVERY# items, with their updatedAt (epoch millis) when it parses. */
+  async deliveryItems(): Promise<Array<DeliveryItem & { readonly updatedAt?: number }>> {
     const items = await this.scan(this.output(Output.DeliveryTableName));
     return items.flatMap((item) => {
       const id = stripPrefix(item.pk, 'DELIVERY#');
       if (!id) return [];
       const drone = item.drone as Item | undefined;
+      const updatedAt = Date.parse(String(item.updatedAt));
       return [
         {
+          ...(Number.isFinite(updatedAt) ? { updatedAt } : {}),
           deliveryId: id,
           status: String(item.status),
           sequence: Number(item.sequence ?? 0),
@@ -270,10 +259,10 @@ export class DeliverySystemDriver {
   private async scan(table: string): Promise<Item[]> {
     const items: Item[] = [];
     for await (const page of paginateScan(
-      { client: this.dynamo },
+      { client: this.documents },
       { TableName: table, ConsistentRead: true },
     )) {
-      items.push(...(page.Items ?? []).map((item) => unmarshall(item as Record<string, AttributeValue>)));
+      items.push(...(page.Items ?? []));
     }
     return items;
   }

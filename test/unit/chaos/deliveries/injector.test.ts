@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { DELIVERY_FAULT_KINDS } from '../../../../lib/chaos/core/deliveries/faults';
 import type { DeliveryCampaignPlan } from '../../../../lib/chaos/core/deliveries/plan';
 import { commitOf, DeliveryFaultInjector, serviceOf } from '../../../../lib/chaos/runner/deliveries/injector';
@@ -73,7 +74,6 @@ describe('delivery fault injector', () => {
       plan: planWith({ dependencyTimeout: { service: 'package', mode: 'error', failures: 2 } }),
       enabledKinds: DELIVERY_FAULT_KINDS,
       hangMillis: 10,
-      deadLetterKeyOf: (id) => id,
     });
     const hooks = injector.hooks();
     hooks.onInvocation?.(invocation([]));
@@ -92,7 +92,6 @@ describe('delivery fault injector', () => {
       plan: planWith({ consumerKilled: { service: 'package' } }),
       enabledKinds: DELIVERY_FAULT_KINDS,
       hangMillis: 10,
-      deadLetterKeyOf: (id) => id,
     });
     const hooks = injector.hooks();
     hooks.onInvocation?.(invocation(terminated));
@@ -102,34 +101,35 @@ describe('delivery fault injector', () => {
     expect(injector.events.map((event) => event.kind)).toEqual(['consumer-killed-after-effect']);
   });
 
-  it('records dead letters with their reason code, and answers the relay PutEvents with a failed entry', async () => {
+  it('records the dead letters remediation receives under its own key, and answers the relay PutEvents with a failed entry', async () => {
     const injector = new DeliveryFaultInjector({
       plan: planWith({ relayFailedEntry: { calls: 1 } }),
       enabledKinds: DELIVERY_FAULT_KINDS,
       hangMillis: 10,
-      deadLetterKeyOf: (id) => `key(${id})`,
     });
     const hooks = injector.hooks();
-    await hooks.awsApi?.sqs?.(
-      {
-        method: 'POST',
-        path: '/',
-        headers: { 'x-amz-target': 'AmazonSQS.SendMessage' },
-        body: JSON.stringify({
-          MessageBody: JSON.stringify({ deliveryId: 'd1' }),
-          MessageDeduplicationId: 'e1:PACKAGE_TOO_HEAVY',
-          MessageAttributes: {
-            reasonCode: { StringValue: 'PACKAGE_TOO_HEAVY' },
-            deadLetteredBy: { StringValue: 'package' },
-          },
-        }),
+    const deadLetter = {
+      body: JSON.stringify({ deliveryId: 'd1' }),
+      attributes: { MessageDeduplicationId: 'e1:PACKAGE_TOO_HEAVY' },
+      messageAttributes: {
+        reasonCode: { stringValue: 'PACKAGE_TOO_HEAVY' },
+        deadLetteredBy: { stringValue: 'package' },
       },
-      async () => ok,
-    );
+    };
+    // remediation receives it twice (a deferral brings it back): one dead letter
+    for (const requestId of ['r1', 'r2']) {
+      hooks.onInvocation?.({
+        spec: { logicalId: 'RemediationFn', environment: { POWERTOOLS_SERVICE_NAME: 'remediation' } },
+        requestId,
+        event: { Records: [deadLetter, { ...deadLetter, messageAttributes: {} }] },
+        terminate: async () => {},
+      } as unknown as InvocationStart);
+    }
     expect(injector.deadLetters).toEqual([
       {
         service: 'package',
-        key: 'key(e1:PACKAGE_TOO_HEAVY)',
+        // remediation's DEADLETTER# key: the SHA-256 of the deduplication id
+        key: createHash('sha256').update('e1:PACKAGE_TOO_HEAVY').digest('hex'),
         deliveryId: 'd1',
         reasonCode: 'PACKAGE_TOO_HEAVY',
       },

@@ -42,6 +42,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       endpoints: context.endpoints.target(),
       ...Object.assign({}, ...registry.provisioners.map((provisioner) => provisioner.describe?.())),
       outputs: Object.assign({}, ...stacks.map((stack) => stack.resolver.outputs())),
+      stackOutputs: Object.fromEntries(
+        stacks.map((stack) => [stack.stack.stackName, stack.resolver.outputs()] as const),
+      ),
       pid: process.pid,
       startedAt: new Date().toISOString(),
     };

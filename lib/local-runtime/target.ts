@@ -28,8 +28,13 @@ export interface LocalTarget {
   readonly apiKey?: string;
   /** Every stack's REST API (its first one with a stage), by stack name; `apiUrl` is the first's. */
   readonly apis?: Readonly<Record<string, LocalApi>>;
-  /** Stack outputs, resolved to local names and URLs (merged across stacks). */
+  /**
+   * Stack outputs, resolved to local names and URLs, merged across stacks: where two stacks name an
+   * output alike (each stack's ApiUrl), the later stack's wins; `stackOutputs` keeps each one's.
+   */
   readonly outputs: Readonly<Record<string, string>>;
+  /** Every stack's own outputs, by stack name. */
+  readonly stackOutputs: Readonly<Record<string, Readonly<Record<string, string>>>>;
   /** Process id of the runtime that wrote the file. */
   readonly pid: number;
   readonly startedAt: string;

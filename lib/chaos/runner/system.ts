@@ -31,47 +31,58 @@ const BATCH_GET_LIMIT = 100;
 /** The order campaign's stack (bin/app.ts); the app's other stacks have APIs of their own. */
 const ORDER_STACK = 'SchedulerAgentSupervisor';
 
-export interface StackApi {
+/** One stack of the running app as a campaign sees it: its own REST API and its own outputs. */
+export interface StackView {
   /** The API's stage URL without a trailing slash. */
-  readonly base: string;
+  readonly apiBase: string;
   readonly apiKey: string | undefined;
+  /** One of the stack's outputs (throws naming it when absent). */
+  output(name: string): string;
 }
 
 /**
- * A stack's own REST API: the target's outputs are merged across stacks (every API's `ApiUrl`
- * output has the same key), so each campaign takes its stack's entry of `apis`.
+ * A stack's own API and outputs: the target's merged `outputs` keep only the last stack's value of
+ * a name that several stacks use (every stack's ApiUrl, AlertInboxQueueUrl), so each campaign takes
+ * its stack's entries of `apis` and `stackOutputs`.
  */
-export function apiOf(target: LocalTarget, stackName: string): StackApi {
+export function stackView(target: LocalTarget, stackName: string): StackView {
   const api = target.apis?.[stackName];
-  if (!api) {
+  const outputs = target.stackOutputs[stackName];
+  if (!api || !outputs) {
     throw new Error(
-      `The local target has no REST API of stack ${stackName} (apis: ${Object.keys(target.apis ?? {}).join(', ') || 'none'})`,
+      `The local target has no REST API or outputs of stack ${stackName} (stacks: ${Object.keys(target.stackOutputs).join(', ') || 'none'})`,
     );
   }
-  return { base: api.url.replace(/\/+$/, ''), apiKey: api.apiKeys[0] ?? target.apiKey };
+  return {
+    apiBase: api.url.replace(/\/+$/, ''),
+    apiKey: api.apiKeys[0] ?? target.apiKey,
+    output: (name) => {
+      const value = outputs[name];
+      if (!value) throw new Error(`Stack ${stackName} has no ${name} output`);
+      return value;
+    },
+  };
 }
 
 export class SystemDriver {
   private readonly dynamo: DynamoDBClient;
   private readonly sqs: SQSClient;
-  private readonly api: StackApi;
+  private readonly stack: StackView;
 
-  constructor(private readonly target: LocalTarget) {
+  constructor(target: LocalTarget) {
     const config = { region: target.region, credentials: { ...target.credentials } };
     this.dynamo = new DynamoDBClient({ ...config, endpoint: target.endpoints.dynamodb });
     this.sqs = new SQSClient({ ...config, endpoint: target.endpoints.sqs });
-    this.api = apiOf(target, ORDER_STACK);
+    this.stack = stackView(target, ORDER_STACK);
   }
 
   private output(name: string): string {
-    const value = this.target.outputs[name];
-    if (!value) throw new Error(`The local target has no ${name} output`);
-    return value;
+    return this.stack.output(name);
   }
 
   /** POST /orders once; what to do next is the caller's (retry on transport errors, 5xx and 429). */
   submit(order: SubmitOrderRequest): Promise<SubmitOutcome> {
-    return submitJson(`${this.api.base}/orders`, order, this.api.apiKey);
+    return submitJson(`${this.stack.apiBase}/orders`, order, this.stack.apiKey);
   }
 
   /** Consistent reads of some records (absent ones are left out). */

@@ -31,7 +31,7 @@ import type {
   RemediationDecisionRecord,
 } from '../../core/deliveries/invariants';
 import type { FaultedConsumer } from '../../core/deliveries/plan';
-import { apiOf, drainQueue, type StackApi, type SubmitOutcome, submitJson } from '../system';
+import { drainQueue, type StackView, type SubmitOutcome, stackView, submitJson } from '../system';
 
 /** Output names of the DroneDelivery stack the campaign reads. */
 const Output = {
@@ -61,26 +61,20 @@ export class DeliverySystemDriver {
   private readonly documents: DynamoDBDocumentClient;
   private readonly sqs: SQSClient;
   private readonly events: EventBridgeClient;
-  private readonly api: StackApi;
+  private readonly stack: StackView;
   private observerUrl: string | undefined;
 
-  constructor(
-    private readonly target: LocalTarget,
-    stackName: string,
-  ) {
+  constructor(target: LocalTarget, stackName: string) {
     const config = { region: target.region, credentials: { ...target.credentials } };
     this.dynamo = new DynamoDBClient({ ...config, endpoint: target.endpoints.dynamodb });
     this.documents = DynamoDBDocumentClient.from(this.dynamo);
     this.sqs = new SQSClient({ ...config, endpoint: target.endpoints.sqs });
     this.events = new EventBridgeClient({ ...config, endpoint: target.endpoints.events });
-    this.api = apiOf(target, stackName);
+    this.stack = stackView(target, stackName);
   }
 
   private output(name: string): string {
-    const value = this.target.outputs[name];
-    if (!value)
-      throw new Error(`The local target has no ${name} output (is the DroneDelivery stack in the assembly?)`);
-    return value;
+    return this.stack.output(name);
   }
 
   /** The de-duplicating test subscriber: a FIFO queue (group = deliveryId) behind a rule on the bus. */
@@ -137,7 +131,7 @@ export class DeliverySystemDriver {
 
   /** POST /deliveries once; the caller retries on transport errors, 5xx and 429. */
   submit(request: SubmitDeliveryRequest): Promise<SubmitOutcome> {
-    return submitJson(`${this.api.base}/deliveries`, request, this.api.apiKey);
+    return submitJson(`${this.stack.apiBase}/deliveries`, request, this.stack.apiKey);
   }
 
   /** A poison message straight onto a consumer's FIFO queue. */

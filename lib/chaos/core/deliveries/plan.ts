@@ -25,6 +25,13 @@ export const FAULTED_CONSUMERS = [
 export type FaultedConsumer = (typeof FAULTED_CONSUMERS)[number];
 
 /**
+ * The consumers whose SQS event source delivers copies: the services' and the ingestion read
+ * model's projection (a subscriber of the bus, whose history must take each event once).
+ */
+export const DUPLICATED_CONSUMERS = [...FAULTED_CONSUMERS, ServiceName.Ingestion] as const;
+export type DuplicatedConsumer = (typeof DUPLICATED_CONSUMERS)[number];
+
+/**
  * The relay destinations whose publish calls fail (the alert bus is not on a delivery's path). Not
  * the delivery queue: the SQS client sends to the queue URL's host, past the awsApi proxy.
  */
@@ -92,8 +99,8 @@ export const DEFAULT_SCENARIO_SHARES: ScenarioShares = {
 
 export interface PlannedFaults {
   readonly consumerKilled?: { readonly service: FaultedConsumer };
-  readonly sqsDuplicate?: { readonly service: FaultedConsumer };
-  readonly sqsLateCopy?: { readonly service: FaultedConsumer; readonly delayMillis: number };
+  readonly sqsDuplicate?: { readonly service: DuplicatedConsumer };
+  readonly sqsLateCopy?: { readonly service: DuplicatedConsumer; readonly delayMillis: number };
   /** `calls` consecutive publish calls of the delivery's first event to the destination fail. */
   readonly relayPublishError?: { readonly destination: FaultedDestination; readonly calls: number };
   readonly relayFailedEntry?: { readonly calls: number };
@@ -197,7 +204,7 @@ const PER_DELIVERY: ReadonlyArray<{
     kind: DeliveryFaultKind.SqsDuplicate,
     key: 'sqsDuplicate',
     rate: (rates) => rates.sqsDuplicate,
-    draw: (random) => ({ sqsDuplicate: { service: pick(FAULTED_CONSUMERS, random) } }),
+    draw: (random) => ({ sqsDuplicate: { service: pick(DUPLICATED_CONSUMERS, random) } }),
   },
   {
     kind: DeliveryFaultKind.SqsLateCopy,
@@ -205,7 +212,7 @@ const PER_DELIVERY: ReadonlyArray<{
     rate: (rates) => rates.sqsLateCopy,
     draw: (random) => ({
       sqsLateCopy: {
-        service: pick(FAULTED_CONSUMERS, random),
+        service: pick(DUPLICATED_CONSUMERS, random),
         delayMillis: pick(LATE_COPY_DELAYS_MILLIS, random),
       },
     }),

@@ -6,6 +6,7 @@
  */
 import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { ChoreographyEnvKey } from '../../../lambdas/choreography/contracts';
 import { FakesEnvKey } from '../../../lambdas/fakes/contracts';
 import {
   EnvKey,
@@ -135,8 +136,11 @@ export interface BrokenVariant {
   readonly name: string;
   readonly description: string;
   readonly role: FunctionRole;
-  /** Instead of a role: the functions of this service (POWERTOOLS_SERVICE_NAME), e.g. the choreography's. */
-  readonly service?: string;
+  /**
+   * Instead of a role: the queue consumer of this choreography service (its POWERTOOLS_SERVICE_NAME,
+   * with a dead-letter queue of its own; not the same service's API or relay functions).
+   */
+  readonly consumerOf?: string;
   /** Must match the bundle exactly once: a bundle that changed shape fails loudly, not silently. */
   readonly pattern: RegExp;
   readonly replacement: string;
@@ -163,6 +167,38 @@ export const BROKEN_VARIANTS = {
     replacement: 'if($1>$2.maxFailures)return{kind:"fail"',
     expectedViolation: 'failure-count-within-threshold',
   },
+  droneSchedulerDropsVersionCondition: {
+    name: 'drone-scheduler-drops-version-condition',
+    description:
+      'the drone scheduler writes a DRONE# item unconditionally (not on the version it read), so of two deliveries booking one drone at once both win',
+    role: 'other',
+    consumerOf: 'drone-scheduler',
+    pattern:
+      /writeOf\((\w+)\)\{let (\w+)=\1\.expectedVersion===0\?\{ConditionExpression:"attribute_not_exists\(#pk\)"[^;]*;/,
+    replacement: 'writeOf($1){let $2={};',
+    expectedViolation: 'no-drone-double-booked',
+  },
+  deliveryTerminalStatusChanges: {
+    name: 'delivery-terminal-status-changes',
+    description:
+      'the Delivery service reacts to events after a terminal status (its lifecycle no longer only moves forward), so a second decision emits a second terminal event',
+    role: 'other',
+    consumerOf: 'delivery',
+    pattern: /if\((\w+)\((\w+)\.status\)\)return (\w+)\(`the delivery is \$\{\2\.status\} already`\);/,
+    replacement: '',
+    expectedViolation: 'lifecycle-in-sequence',
+  },
+  projectionTakesDuplicates: {
+    name: 'projection-takes-duplicates',
+    description:
+      'the ingestion read model does not de-duplicate: its processed-message marker is unique per receive and its history takes an event it already holds',
+    role: 'other',
+    consumerOf: 'ingestion',
+    pattern:
+      /(\w+)=(\w+)=>`MSG#\$\{\2\}`,([\s\S]*?)if\((\w+)\.history\.some\((\w+)=>\5\.producer===(\w+)\.producer&&\5\.sequence===\6\.sequence\)\)return/,
+    replacement: '$1=$2=>"MSG#"+$2+"#"+Math.random(),$3if(false)return',
+    expectedViolation: 'state-matches-events',
+  },
 } as const satisfies Record<string, BrokenVariant>;
 
 /**
@@ -180,13 +216,14 @@ export function plantBrokenVariants(
   const functions = assemblyFunctions(targetDir);
   for (const variant of variants) {
     const patched = functions.filter((fn) =>
-      variant.service === undefined
+      variant.consumerOf === undefined
         ? fn.role === variant.role
-        : fn.environment[PowertoolsEnvKey.ServiceName] === variant.service,
+        : fn.environment[PowertoolsEnvKey.ServiceName] === variant.consumerOf &&
+          ChoreographyEnvKey.DeadLetterQueueUrl in fn.environment,
     );
     const assetDirs = [...new Set(patched.map((fn) => fn.assetDir))];
     if (assetDirs.length === 0)
-      throw new Error(`Variant ${variant.name}: no ${variant.service ?? variant.role} function to patch`);
+      throw new Error(`Variant ${variant.name}: no ${variant.consumerOf ?? variant.role} function to patch`);
     for (const assetDir of assetDirs) {
       const file = join(assetDir, 'index.js');
       const code = readFileSync(file, 'utf8');

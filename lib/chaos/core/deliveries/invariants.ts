@@ -119,7 +119,16 @@ export interface DeliveryCampaignSnapshot {
   readonly deliveryItems: readonly DeliveryItem[];
   readonly ingestionItems: readonly IngestionItem[];
   readonly lifecycleEvents: readonly ObservedEvent[];
+  /** The ASSIGNMENT# items at the end. */
   readonly assignments: readonly AssignmentItem[];
+  /**
+   * The SCHEDULED ASSIGNMENT# items as sampled while the run went on (one entry per change): a
+   * double booking that a release undid later (a GIVE_UP) shows only here.
+   */
+  readonly assignmentSamples: readonly {
+    readonly at: number;
+    readonly scheduled: readonly AssignmentItem[];
+  }[];
   readonly droneSamples: readonly DroneSample[];
   readonly deadLettersSent: readonly DeadLetterSent[];
   readonly deadLetterMarkers: readonly DeadLetterMarker[];
@@ -267,15 +276,18 @@ function noDoubleBooking(snapshot: DeliveryCampaignSnapshot): string[] {
     }
   };
   for (const sample of snapshot.droneSamples) pairs('DRONE item', sample.droneId, sample.assignments);
-  const scheduled = new Map<string, ({ deliveryId: string } & Window)[]>();
-  for (const assignment of snapshot.assignments) {
-    if (assignment.status !== 'SCHEDULED' || !assignment.droneId || !assignment.window) continue;
-    scheduled.set(assignment.droneId, [
-      ...(scheduled.get(assignment.droneId) ?? []),
-      { deliveryId: assignment.deliveryId, ...assignment.window },
-    ]);
+  const views = [snapshot.assignments, ...snapshot.assignmentSamples.map((sample) => sample.scheduled)];
+  for (const view of views) {
+    const scheduled = new Map<string, ({ deliveryId: string } & Window)[]>();
+    for (const assignment of view) {
+      if (assignment.status !== 'SCHEDULED' || !assignment.droneId || !assignment.window) continue;
+      scheduled.set(assignment.droneId, [
+        ...(scheduled.get(assignment.droneId) ?? []),
+        { deliveryId: assignment.deliveryId, ...assignment.window },
+      ]);
+    }
+    for (const [droneId, held] of scheduled) pairs('ASSIGNMENT items', droneId, held);
   }
-  for (const [droneId, held] of scheduled) pairs('ASSIGNMENT items', droneId, held);
   return [...violations];
 }
 

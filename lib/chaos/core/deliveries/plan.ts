@@ -261,13 +261,38 @@ export function planDeliveries(settings: DeliveryPlanSettings): DeliveryCampaign
   validateDeliveryPlanSettings(settings);
   const random = mulberry32(settings.seed);
   const { limits, shares } = settings;
-  const scenarios = Array.from({ length: settings.deliveries }, (): Scenario => {
+  // A burst is burstSize happy deliveries in a row (submitted together, asking for one drone more
+  // than the fleet has): once one starts, the next ones are happy too, not drawn.
+  const burstSize = limits.drones + 1;
+  const scenarios: Scenario[] = [];
+  const burstOf: (number | undefined)[] = [];
+  let bursts = 0;
+  let leftInBurst = 0;
+  for (let index = 0; index < settings.deliveries; index += 1) {
+    if (leftInBurst > 0) {
+      scenarios.push('happy');
+      burstOf.push(bursts - 1);
+      leftInBurst -= 1;
+      continue;
+    }
     const draw = random();
-    if (draw < shares.tooHeavy) return 'too-heavy';
-    if (draw < shares.tooHeavy + shares.outOfRange) return 'out-of-range';
-    if (draw < shares.tooHeavy + shares.outOfRange + shares.flightFail) return 'flight-fail';
-    return 'happy';
-  });
+    const scenario: Scenario =
+      draw < shares.tooHeavy
+        ? 'too-heavy'
+        : draw < shares.tooHeavy + shares.outOfRange
+          ? 'out-of-range'
+          : draw < shares.tooHeavy + shares.outOfRange + shares.flightFail
+            ? 'flight-fail'
+            : 'happy';
+    scenarios.push(scenario);
+    if (scenario === 'happy' && random() < shares.burst / burstSize) {
+      burstOf.push(bursts);
+      bursts += 1;
+      leftInBurst = burstSize - 1;
+    } else {
+      burstOf.push(undefined);
+    }
+  }
   const enabled = PER_DELIVERY.filter((entry) => settings.enabledKinds.includes(entry.kind));
   const faults: PlannedFaults[] = scenarios.map(() => {
     let planned: PlannedFaults = {};
@@ -290,25 +315,10 @@ export function planDeliveries(settings: DeliveryPlanSettings): DeliveryCampaign
       count += 1;
     }
   }
-  const burstSize = limits.drones + 1;
-  let burst = 0;
-  let inBurst = 0;
   const deliveries = scenarios.map((scenario, index): DeliveryPlan => {
     const deliveryId = deliveryIdFor(settings.seed, index, scenario, limits);
     const planned = faults[index] ?? {};
-    let burstId: number | undefined;
-    if (scenario === 'happy' && (inBurst > 0 || random() < shares.burst / burstSize)) {
-      burstId = burst;
-      inBurst += 1;
-      if (inBurst >= burstSize) {
-        inBurst = 0;
-        burst += 1;
-      }
-    } else if (inBurst > 0) {
-      // a burst is contiguous happy deliveries; another scenario closes it
-      inBurst = 0;
-      burst += 1;
-    }
+    const burstId = burstOf[index];
     return {
       index,
       deliveryId,

@@ -84,6 +84,11 @@ export interface DeliveryCampaignOptions {
   readonly log?: (line: string) => void;
   /** @default 5000 */
   readonly progressIntervalMillis?: number;
+  /**
+   * Contention: the drone scheduler's fleet reads answer this much later, so a burst's bookings
+   * overlap and race on the DRONE# version condition. @default 300
+   */
+  readonly fleetReadDelayMillis?: number;
   /** Keep the data directory after the run. @default false */
   readonly keepData?: boolean;
 }
@@ -137,10 +142,12 @@ export async function runDeliveryCampaign(
     minDeliveriesPerKind: options.minDeliveriesPerKind ?? 2,
     enabledKinds,
   });
+  const fleetReadDelayMillis = options.fleetReadDelayMillis ?? 300;
   const injector = new DeliveryFaultInjector({
     plan,
     enabledKinds,
     hangMillis: (facts.functionTimeoutSeconds + 1) * 1000,
+    fleetReadDelayMillis,
   });
   const bound = deliveryTerminalBound({
     remediation: facts.remediation,
@@ -186,6 +193,8 @@ export async function runDeliveryCampaign(
   const observed: ObservedEvent[] = [];
   const droneSamples: DroneSample[] = [];
   const lastDroneSample = new Map<string, string>();
+  const assignmentSamples: DeliveryCampaignSnapshot['assignmentSamples'][number][] = [];
+  let lastScheduled = '';
   const restarts: RestartWindow[] = [];
   let restarting = false;
 
@@ -211,7 +220,13 @@ export async function runDeliveryCampaign(
     }
   };
   const sampleDrones = async (now: number) => {
-    const { drones } = await driver.droneScheduler(now);
+    const { assignments, drones } = await driver.droneScheduler(now);
+    const scheduled = assignments.filter((assignment) => assignment.status === 'SCHEDULED');
+    const scheduledKey = JSON.stringify(scheduled);
+    if (scheduledKey !== lastScheduled) {
+      lastScheduled = scheduledKey;
+      assignmentSamples.push({ at: now, scheduled });
+    }
     for (const drone of drones) {
       const key = JSON.stringify(drone.assignments);
       if (lastDroneSample.get(drone.droneId) === key) continue;
@@ -394,6 +409,7 @@ export async function runDeliveryCampaign(
     ingestionItems,
     lifecycleEvents: observed,
     assignments,
+    assignmentSamples,
     droneSamples,
     deadLettersSent: injector.deadLetters,
     deadLetterMarkers: markers,
@@ -416,7 +432,8 @@ export async function runDeliveryCampaign(
         `maxReceiveAttempts ${facts.limits.maxReceiveAttempts}, remediation back-off ${facts.remediation.retryBaseSeconds}-${facts.remediation.retryMaxSeconds} s`,
       `consumer timeout ${facts.functionTimeoutSeconds} s, visibility timeout ${facts.visibilityTimeoutSeconds} s ` +
         `(a failed receive comes back after it), relay retry budget ${formatMillis(facts.relayRetryMillis)}`,
-      `flight ${facts.flight.pickupMillis} + ${facts.flight.flightMillis} ms; ${plan.garbage.length} garbage messages`,
+      `flight ${facts.flight.pickupMillis} + ${facts.flight.flightMillis} ms; ${plan.garbage.length} garbage messages; ` +
+        `drone scheduler fleet reads answered ${fleetReadDelayMillis} ms late (contention)`,
       ...(options.maxWaitAfterLastMillis !== undefined
         ? [`waited at most ${formatMillis(options.maxWaitAfterLastMillis)} after the last acceptance`]
         : []),

@@ -27,6 +27,14 @@ export interface DeliveryInjectorSettings {
   readonly enabledKinds: readonly DeliveryFaultKind[];
   /** How long a hung DynamoDB call is held: past the consumer function's timeout. */
   readonly hangMillis: number;
+  /**
+   * Contention: the drone scheduler's reads of the fleet (BatchGetItem of DRONE# items) are read at
+   * once and answered this much later, so the bookings of a burst decide on the same fleet and race
+   * on the DRONE# version condition.
+   * Not a fault kind (nothing fails): it raises the odds of the race the condition exists for.
+   * @default 0
+   */
+  readonly fleetReadDelayMillis?: number;
   readonly now?: () => number;
 }
 
@@ -159,7 +167,14 @@ export class DeliveryFaultInjector extends InjectorBase<DeliveryFaultKind, Deliv
     request: InterceptedRequest,
     forward: () => Promise<InterceptedReply>,
   ): Promise<InterceptedReply | 'drop'> {
-    if (!request.headers['x-amz-target']?.endsWith('.TransactWriteItems')) return forward();
+    const target = request.headers['x-amz-target'] ?? '';
+    if (target.endsWith('.BatchGetItem') && this.isFleetRead(request.body)) {
+      // Read now, answer later: what the scheduler decides on is already stale when it arrives.
+      const reply = await forward();
+      await this.hold(this.settings.fleetReadDelayMillis ?? 0);
+      return reply;
+    }
+    if (!target.endsWith('.TransactWriteItems')) return forward();
     const commit = commitOf(request.body);
     const service = commit ? this.serviceOfTable.get(commit.table) : undefined;
     const plan = commit?.deliveryId ? this.byId.get(commit.deliveryId) : undefined;
@@ -200,6 +215,14 @@ export class DeliveryFaultInjector extends InjectorBase<DeliveryFaultKind, Deliv
       }
     }
     return reply;
+  }
+
+  private isFleetRead(body: string): boolean {
+    if (!this.settings.fleetReadDelayMillis) return false;
+    const requested = (parseJson(body)?.RequestItems ?? {}) as Record<string, unknown>;
+    return Object.keys(requested).some(
+      (table) => this.serviceOfTable.get(table) === ServiceName.DroneScheduler,
+    );
   }
 
   private readonly markers = new Map<string, string>();

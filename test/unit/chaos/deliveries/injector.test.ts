@@ -147,4 +147,37 @@ describe('delivery fault injector', () => {
     expect(first !== 'drop' && JSON.parse(first?.body ?? '{}').FailedEntryCount).toBe(1);
     expect(second).toBe(ok);
   });
+
+  it("answers the drone scheduler's fleet reads late (contention), and no one else's", async () => {
+    const injector = new DeliveryFaultInjector({
+      plan: planWith({}),
+      enabledKinds: DELIVERY_FAULT_KINDS,
+      hangMillis: 10,
+      fleetReadDelayMillis: 50,
+    });
+    const hooks = injector.hooks();
+    hooks.onInvocation?.({
+      spec: {
+        logicalId: 'DroneSchedulerFn',
+        environment: { TABLE_NAME: 'drone-table', POWERTOOLS_SERVICE_NAME: 'drone-scheduler' },
+      },
+      requestId: 'r9',
+      event: { Records: [] },
+      terminate: async () => {},
+    } as unknown as InvocationStart);
+    const batchGet = (table: string) => ({
+      method: 'POST',
+      path: '/',
+      headers: { 'x-amz-target': 'DynamoDB_20120810.BatchGetItem' },
+      body: JSON.stringify({ RequestItems: { [table]: { Keys: [{ pk: { S: 'DRONE#drone-1' } }] } } }),
+    });
+    const timed = async (table: string) => {
+      const started = Date.now();
+      await hooks.awsApi?.dynamodb?.(batchGet(table), async () => ok);
+      return Date.now() - started;
+    };
+    expect(await timed('drone-table')).toBeGreaterThanOrEqual(45);
+    expect(await timed('pkg-table')).toBeLessThan(45);
+    expect(injector.events).toEqual([]);
+  });
 });

@@ -78,6 +78,9 @@ function healthy(): DeliveryCampaignSnapshot {
       { deliveryId: 'a', status: 'SCHEDULED', droneId: 'drone-1', window: W1 },
       { deliveryId: 'b', status: 'RELEASED' },
     ],
+    assignmentSamples: [
+      { at: 2_500, scheduled: [{ deliveryId: 'a', status: 'SCHEDULED', droneId: 'drone-1', window: W1 }] },
+    ],
     droneSamples: [{ droneId: 'drone-1', at: 3_000, assignments: [{ deliveryId: 'a', ...W1 }] }],
     deadLettersSent: [
       { service: 'package', key: 'k1', deliveryId: 'b', reasonCode: 'PACKAGE_TOO_HEAVY' },
@@ -159,6 +162,26 @@ describe('delivery campaign checker', () => {
       },
       'no-drone-double-booked',
       /^drone-1: a and c overlap \(ASSIGNMENT items\)$/,
+    );
+  });
+
+  it('no-drone-double-booked: two sampled scheduled assignments overlapped, one released later', () => {
+    const snapshot = healthy();
+    expectOnly(
+      {
+        ...snapshot,
+        assignmentSamples: [
+          {
+            at: 2_600,
+            scheduled: [
+              { deliveryId: 'a', status: 'SCHEDULED', droneId: 'drone-1', window: W1 },
+              { deliveryId: 'b', status: 'SCHEDULED', droneId: 'drone-1', window: W2 },
+            ],
+          },
+        ],
+      },
+      'no-drone-double-booked',
+      /^drone-1: a and b overlap \(ASSIGNMENT items\)$/,
     );
   });
 

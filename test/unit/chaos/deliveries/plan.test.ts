@@ -152,6 +152,7 @@ describe('delivery summary', () => {
       ingestionItems: [],
       lifecycleEvents: [],
       assignments: [],
+      assignmentSamples: [],
       droneSamples: [],
       deadLettersSent: [],
       deadLetterMarkers: [],

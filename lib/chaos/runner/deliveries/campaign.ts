@@ -40,10 +40,9 @@ import {
   type ScenarioShares,
 } from '../../core/deliveries/plan';
 import { renderDeliverySummary } from '../../core/deliveries/report';
-import type { RestartWindow } from '../../core/invariants';
 import { formatMillis } from '../../core/report';
 import { PROJECT_ROOT, synthesizeLocal } from '../assembly';
-import { sleep, startSampler, submitUntilAnswered } from '../loop';
+import { CampaignTracker, sleep, startSampler, submitUntilAnswered } from '../loop';
 import { type DeliveryAssemblyFacts, readDeliveryAssemblyFacts } from './assembly';
 import { DeliveryFaultInjector } from './injector';
 import { DeliverySystemDriver } from './system';
@@ -100,12 +99,6 @@ export interface DeliveryCampaignReport {
   readonly summary: string;
   readonly wallMillis: number;
   readonly facts: DeliveryAssemblyFacts;
-}
-
-interface DeliveryProgress {
-  acceptedAt?: number;
-  terminalAt?: number;
-  refused?: string;
 }
 
 const SAMPLE_INTERVAL_MILLIS = 1_000;
@@ -187,32 +180,27 @@ export async function runDeliveryCampaign(
       `terminal bound ${formatMillis(bound.totalMillis)}; logs in ${functionLogDir}`,
   );
   let [runtime, driver] = await startRuntime();
-  const progress = new Map<string, DeliveryProgress>(
-    plan.deliveries.map((delivery) => [delivery.deliveryId, {}]),
+  const tracker = new CampaignTracker(
+    plan.deliveries.map((delivery) => delivery.deliveryId),
+    {
+      boundMillis: bound.totalMillis,
+      startedAt: started,
+      intervalMillis: options.progressIntervalMillis ?? 5000,
+      log,
+      kinds: DELIVERY_FAULT_KINDS,
+      firedCount: (kind) => injector.firedCount(kind as DeliveryFaultKind),
+    },
   );
   const observed: ObservedEvent[] = [];
   const droneSamples: DroneSample[] = [];
   const lastDroneSample = new Map<string, string>();
   const assignmentSamples: DeliveryCampaignSnapshot['assignmentSamples'][number][] = [];
   let lastScheduled = '';
-  const restarts: RestartWindow[] = [];
   let restarting = false;
-
-  const downtimeMillis = () =>
-    restarts.reduce((sum, window) => sum + (window.readyAt - window.lastDrainAt), 0);
-  const inFlightIds = () =>
-    [...progress]
-      .filter(([, delivery]) => delivery.acceptedAt !== undefined && delivery.terminalAt === undefined)
-      .map(([id]) => id);
-  /** In flight and within the bound: one past it is a violation already and must not hold a slot. */
-  const occupying = () => {
-    const overdueBefore = Date.now() - bound.totalMillis - downtimeMillis();
-    return inFlightIds().filter((id) => (progress.get(id)?.acceptedAt ?? 0) >= overdueBefore).length;
-  };
 
   const observeDeliveries = async (now: number) => {
     for (const item of await driver.deliveryItems()) {
-      const delivery = progress.get(item.deliveryId);
+      const delivery = tracker.subjects.get(item.deliveryId);
       if (!delivery || delivery.terminalAt !== undefined) continue;
       if (!isTerminalStatus(item.status as DeliveryStatus)) continue;
       const written = item.updatedAt ?? now;
@@ -242,26 +230,9 @@ export async function runDeliveryCampaign(
   };
   const sampler = startSampler(sampleOnce, () => restarting, SAMPLE_INTERVAL_MILLIS, log);
 
-  let lastProgress = 0;
-  const printProgress = (force = false) => {
-    const now = Date.now();
-    if (!force && now - lastProgress < (options.progressIntervalMillis ?? 5000)) return;
-    lastProgress = now;
-    const all = [...progress.values()];
-    const accepted = all.filter((delivery) => delivery.acceptedAt !== undefined).length;
-    const terminal = all.filter((delivery) => delivery.terminalAt !== undefined).length;
-    const fired = DELIVERY_FAULT_KINDS.filter((kind) => injector.firedCount(kind) > 0)
-      .map((kind) => `${kind} ${injector.firedCount(kind)}`)
-      .join(', ');
-    log(
-      `[chaos ${formatMillis(now - started)}] accepted ${accepted}/${plan.deliveries.length}, terminal ${terminal}, ` +
-        `in flight ${accepted - terminal}; fired: ${fired || 'none yet'}`,
-    );
-  };
-
   const restart = async () => {
     restarting = true;
-    const hit = inFlightIds();
+    const hit = tracker.inFlightIds();
     observed.push(...(await driver.drainObserved()));
     const lastDrainAt = Date.now();
     log(`[chaos] restarting the runtime with ${hit.length} deliveries in flight (same data directory) ...`);
@@ -272,7 +243,7 @@ export async function runDeliveryCampaign(
     injector.record(DeliveryFaultKind.RuntimeRestart, hit);
     [runtime, driver] = await startRuntime();
     const readyAt = Date.now();
-    restarts.push({ lastDrainAt, stoppedAt, readyAt });
+    tracker.restarts.push({ lastDrainAt, stoppedAt, readyAt });
     log(`[chaos] runtime back after ${formatMillis(readyAt - lastDrainAt)}`);
     restarting = false;
   };
@@ -307,7 +278,7 @@ export async function runDeliveryCampaign(
   };
 
   const submitOne = async (delivery: DeliveryPlan) => {
-    const state = progress.get(delivery.deliveryId) as DeliveryProgress;
+    const state = tracker.of(delivery.deliveryId);
     const result = await submitUntilAnswered(
       () => driver.submit(delivery.request),
       () => restarting,
@@ -337,8 +308,8 @@ export async function runDeliveryCampaign(
       : Number.POSITIVE_INFINITY;
     const submitting = new Set<Promise<void>>();
     for (let next = 0; next < plan.deliveries.length; ) {
-      printProgress();
-      if (next >= restartAt && restarts.length === 0) await restart();
+      tracker.printProgress();
+      if (next >= restartAt && tracker.restarts.length === 0) await restart();
       // A burst goes out at once: its deliveries ask the fleet for the same window.
       const first = plan.deliveries[next] as DeliveryPlan;
       const group = plan.deliveries
@@ -348,7 +319,7 @@ export async function runDeliveryCampaign(
         );
       const wantDrones = group.filter(needsDrone).length;
       if (
-        occupying() + submitting.size >= maxInFlight ||
+        tracker.occupying() + submitting.size >= maxInFlight ||
         (wantDrones > 0 && fleet.free() < Math.min(wantDrones, facts.limits.drones))
       ) {
         await sleep(100);
@@ -363,14 +334,14 @@ export async function runDeliveryCampaign(
     }
     await Promise.all(submitting);
 
-    const lastAccepted = Math.max(0, ...[...progress.values()].map((delivery) => delivery.acceptedAt ?? 0));
+    const lastAccepted = tracker.lastAcceptedAt();
     const waitFor = Math.min(
-      bound.totalMillis + downtimeMillis(),
+      bound.totalMillis + tracker.downtimeMillis(),
       options.maxWaitAfterLastMillis ?? Infinity,
     );
     const waitUntil = lastAccepted + waitFor + SAMPLE_INTERVAL_MILLIS * 2;
-    while (inFlightIds().length > 0 && Date.now() < waitUntil) {
-      printProgress();
+    while (tracker.inFlightIds().length > 0 && Date.now() < waitUntil) {
+      tracker.printProgress();
       await sleep(500);
     }
     await settle(driver, injector, observed);
@@ -387,13 +358,13 @@ export async function runDeliveryCampaign(
   const ingestionItems = await driver.ingestionItems();
   const { assignments } = await driver.droneScheduler(finishedAt);
   const { markers, decisions } = await driver.remediation();
-  printProgress(true);
+  tracker.printProgress(true);
   driver.close();
   await runtime.stop();
   if (!options.keepData) rmSync(dataDir, { recursive: true, force: true });
 
   const deliveries: DeliveryOutcome[] = plan.deliveries.map((delivery) => {
-    const state = progress.get(delivery.deliveryId) as DeliveryProgress;
+    const state = tracker.of(delivery.deliveryId);
     return {
       deliveryId: delivery.deliveryId,
       scenario: delivery.scenario,
@@ -416,7 +387,7 @@ export async function runDeliveryCampaign(
     remediationDecisions: decisions,
     faults: injector.events,
     enabledKinds,
-    restarts,
+    restarts: tracker.restarts,
     minDeliveredShare: options.minDeliveredShare ?? 0.6,
   };
   const result = checkDeliveryCampaign(snapshot);

@@ -41,11 +41,28 @@ export interface SqsDelivery {
   readonly message: Message;
 }
 
+/** The local AWS services whose API calls by functions the awsApi hook can intercept. */
+export const AWS_API_SERVICES = {
+  dynamodb: 'DYNAMODB',
+  sqs: 'SQS',
+  sns: 'SNS',
+  eventbridge: 'EVENTBRIDGE',
+} as const;
+export type AwsApiService = keyof typeof AWS_API_SERVICES;
+
 export interface FaultHooks {
   /** Every request to a Lambda function URL passes through this. @default - none */
   readonly functionUrl?: HttpInterceptor;
   /** Every Step Functions API request made by a function passes through this. @default - none */
   readonly stepFunctionsApi?: HttpInterceptor;
+  /**
+   * Per local AWS service: every API request a function makes to it (AWS_ENDPOINT_URL_<SERVICE> of
+   * the sandboxes) passes through the interceptor, which may answer an error itself (a 500, a
+   * partial failure), hold the reply, or forward. The runtime's own calls (event sources, stream
+   * pollers, rule targets) and the target description's endpoints bypass it. Naming a service the
+   * runtime does not serve is an error at start. @default - none
+   */
+  readonly awsApi?: Readonly<Partial<Record<AwsApiService, HttpInterceptor>>>;
   /**
    * Called as each invocation starts; a returned function is called with the result when it ends.
    * @default - none

@@ -141,9 +141,24 @@ export class ServiceEndpoints {
     this.announced.set(sdkServiceId, { endpoint, forFunctions });
   }
 
+  /**
+   * Functions reach an announced service at `forFunctions` from now on (a fault proxy in front of
+   * it); callers of endpointOf and the target description still get the service itself.
+   */
+  redirectForFunctions(sdkServiceId: string, forFunctions: string): void {
+    const announced = this.announced.get(sdkServiceId);
+    if (!announced) throw new Error(`Service ${sdkServiceId} is not announced`);
+    this.announced.set(sdkServiceId, { ...announced, forFunctions });
+  }
+
   /** The endpoint of every service without one of its own (it answers that it is not emulated). */
   announceFallback(endpoint: string): void {
     this.fallback = endpoint;
+  }
+
+  /** The service's own endpoint if it was announced (no fallback). */
+  announcedEndpoint(sdkServiceId: string): string | undefined {
+    return this.announced.get(sdkServiceId)?.endpoint;
   }
 
   endpointOf(sdkServiceId: string): string | undefined {

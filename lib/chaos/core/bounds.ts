@@ -18,10 +18,21 @@ export interface TerminalBoundInput {
   readonly schedulingAllowanceMillis: number;
 }
 
+/** A bound named term by term (shared by every campaign: the summary prints the terms). */
+export interface BoundTerm {
+  readonly name: string;
+  readonly millis: number;
+}
+
 export interface TerminalBound {
   readonly totalMillis: number;
   /** Each term, named, for the summary. */
-  readonly terms: readonly { readonly name: string; readonly millis: number }[];
+  readonly terms: readonly BoundTerm[];
+}
+
+/** The bound that is the sum of its terms. */
+export function boundOf(terms: readonly BoundTerm[]): TerminalBound {
+  return { totalMillis: terms.reduce((sum, term) => sum + term.millis, 0), terms };
 }
 
 /**
@@ -53,7 +64,7 @@ export function terminalBound(input: TerminalBoundInput): TerminalBound {
     },
     { name: 'local scheduling allowance', millis: input.schedulingAllowanceMillis },
   ];
-  return { totalMillis: terms.reduce((sum, term) => sum + term.millis, 0), terms };
+  return boundOf(terms);
 }
 
 /**

@@ -181,10 +181,16 @@ function terminalWithinBound(snapshot: CampaignSnapshot, records: Map<string, Re
   return violations;
 }
 
-/** Time the runtime was down while the order was in flight: nothing can progress then. */
-function restartDowntimeDuring(restarts: readonly RestartWindow[], order: OrderOutcome): number {
-  const start = order.acceptedAt ?? 0;
-  const end = order.terminalAt ?? Number.POSITIVE_INFINITY;
+/**
+ * Time the runtime was down while an order (or a delivery) was in flight: nothing can progress
+ * then. Shared by every campaign's terminal bound.
+ */
+export function restartDowntimeDuring(
+  restarts: readonly RestartWindow[],
+  subject: { readonly acceptedAt?: number | undefined; readonly terminalAt?: number | undefined },
+): number {
+  const start = subject.acceptedAt ?? 0;
+  const end = subject.terminalAt ?? Number.POSITIVE_INFINITY;
   return restarts
     .filter((restart) => restart.readyAt > start && restart.lastDrainAt < end)
     .reduce((sum, restart) => sum + (restart.readyAt - restart.lastDrainAt), 0);
@@ -348,7 +354,7 @@ function everyFaultKindFired(snapshot: CampaignSnapshot): string[] {
   return snapshot.enabledKinds.filter((kind) => !fired.has(kind)).map((kind) => `${kind} never fired`);
 }
 
-function countBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<string, number> {
+export function countBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<string, number> {
   const counts = new Map<string, number>();
   for (const item of items) counts.set(keyOf(item), (counts.get(keyOf(item)) ?? 0) + 1);
   return counts;

@@ -1,11 +1,12 @@
 /**
  * The end-of-run summary: plain-text tables (orders, faults with recovery latency, outcomes,
- * invariants and guards, the terminal bound), readable in a terminal and in CI logs.
+ * invariants and guards, the terminal bound), readable in a terminal and in CI logs. The table
+ * pieces (faults, bound, verdicts) are shared with the delivery campaign (./deliveries/report.ts).
  */
 import type { TerminalBound } from './bounds';
-import { FAULT_KINDS, type FaultKind } from './faults';
-import { type CampaignSnapshot, type CheckResult, examples } from './invariants';
-import { type LatencySummary, recoveryLatencies, summarize } from './stats';
+import { FAULT_KINDS } from './faults';
+import { type CampaignSnapshot, type CheckResult, examples, type Verdict } from './invariants';
+import { type Finish, type Hit, type LatencySummary, latenciesFromFirstHit, summarize } from './stats';
 
 export interface SummaryInput {
   readonly snapshot: CampaignSnapshot;
@@ -60,52 +61,7 @@ export function renderSummary(input: SummaryInput): string {
       .map(([state, count]) => [`  ${state}`, String(count)]),
   ];
 
-  const faultRows = FAULT_KINDS.map((kind: FaultKind) => {
-    const events = snapshot.faults.filter((event) => event.kind === kind);
-    const orders = new Set(events.flatMap((event) => event.orderIds));
-    const enabled = snapshot.enabledKinds.includes(kind);
-    return [
-      kind,
-      enabled ? 'on' : 'off',
-      String(events.length),
-      String(orders.size),
-      ...latencyCells(summarize(recoveryLatencies(snapshot.faults, snapshot.orders, kind))),
-    ];
-  });
-  const overall = summarize(recoveryLatencies(snapshot.faults, snapshot.orders));
-  faultRows.push([
-    '(any fault)',
-    '',
-    String(snapshot.faults.length),
-    String(overall.count),
-    ...latencyCells(overall),
-  ]);
-
-  const verdictRows = [
-    ...result.invariants.map((entry) => [
-      entry.violations.length === 0 ? 'PASS' : 'FAIL',
-      'invariant',
-      entry.id,
-      String(entry.violations.length),
-    ]),
-    ...result.guards.map((entry) => [
-      entry.violations.length === 0 ? 'PASS' : 'FAIL',
-      'guard',
-      entry.id,
-      String(entry.violations.length),
-    ]),
-  ];
-  const details = [...result.invariants, ...result.guards]
-    .filter((entry) => entry.violations.length > 0)
-    .map(
-      (entry) =>
-        `${entry.id} (${entry.title}): ${entry.violations.length} violation(s)\n${examples(entry)
-          .map((violation) => `    - ${violation}`)
-          .join('\n')}`,
-    );
-
-  const boundRows = bound.terms.map((term) => [term.name, formatMillis(term.millis)]);
-  boundRows.push(['total', formatMillis(bound.totalMillis)]);
+  const { table: verdictTable, details } = verdictSection(result.invariants, result.guards);
 
   return [
     `Chaos campaign summary (seed ${input.seed}, wall time ${formatMillis(input.wallMillis)})`,
@@ -113,11 +69,17 @@ export function renderSummary(input: SummaryInput): string {
     '',
     renderTable(['orders', 'count'], orderRows),
     '',
-    renderTable(['fault kind', 'enabled', 'fired', 'orders', 'recovery p50', 'p95', 'p99'], faultRows),
+    faultTable({
+      kinds: FAULT_KINDS,
+      enabledKinds: snapshot.enabledKinds,
+      subjectLabel: 'orders',
+      hits: snapshot.faults.map((event) => ({ kind: event.kind, at: event.at, ids: event.orderIds })),
+      finishes: snapshot.orders.map((order) => ({ id: order.orderId, terminalAt: order.terminalAt })),
+    }),
     '',
-    renderTable(['terminal bound term', 'time'], boundRows),
+    boundTable(bound),
     '',
-    renderTable(['verdict', 'type', 'check', 'violations'], verdictRows),
+    verdictTable,
     ...(result.alertsLostAtRestart.length > 0
       ? [
           '',
@@ -129,4 +91,67 @@ export function renderSummary(input: SummaryInput): string {
     '',
     result.passed ? 'RESULT: PASS' : 'RESULT: FAIL',
   ].join('\n');
+}
+
+export interface FaultTableInput {
+  /** Every kind the campaign knows, in the order to list them. */
+  readonly kinds: readonly string[];
+  readonly enabledKinds: readonly string[];
+  /** Column title of the subjects hit: 'orders', 'deliveries'. */
+  readonly subjectLabel: string;
+  readonly hits: readonly Hit[];
+  readonly finishes: readonly Finish[];
+}
+
+/** Each fault kind: enabled, times fired, subjects hit, recovery latency; then any fault at all. */
+export function faultTable(input: FaultTableInput): string {
+  const rows = input.kinds.map((kind) => {
+    const events = input.hits.filter((event) => event.kind === kind);
+    const subjects = new Set(events.flatMap((event) => event.ids));
+    return [
+      kind,
+      input.enabledKinds.includes(kind) ? 'on' : 'off',
+      String(events.length),
+      String(subjects.size),
+      ...latencyCells(summarize(latenciesFromFirstHit(input.hits, input.finishes, kind))),
+    ];
+  });
+  const overall = summarize(latenciesFromFirstHit(input.hits, input.finishes));
+  rows.push(['(any fault)', '', String(input.hits.length), String(overall.count), ...latencyCells(overall)]);
+  return renderTable(
+    ['fault kind', 'enabled', 'fired', input.subjectLabel, 'recovery p50', 'p95', 'p99'],
+    rows,
+  );
+}
+
+export function boundTable(bound: TerminalBound): string {
+  const rows = bound.terms.map((term) => [term.name, formatMillis(term.millis)]);
+  rows.push(['total', formatMillis(bound.totalMillis)]);
+  return renderTable(['terminal bound term', 'time'], rows);
+}
+
+/** PASS/FAIL per invariant and guard, and the examples of each one violated. */
+export function verdictSection(
+  invariants: readonly Verdict<string>[],
+  guards: readonly Verdict<string>[],
+): { table: string; details: string[] } {
+  const row = (type: string) => (entry: Verdict<string>) => [
+    entry.violations.length === 0 ? 'PASS' : 'FAIL',
+    type,
+    entry.id,
+    String(entry.violations.length),
+  ];
+  const table = renderTable(
+    ['verdict', 'type', 'check', 'violations'],
+    [...invariants.map(row('invariant')), ...guards.map(row('guard'))],
+  );
+  const details = [...invariants, ...guards]
+    .filter((entry) => entry.violations.length > 0)
+    .map(
+      (entry) =>
+        `${entry.id} (${entry.title}): ${entry.violations.length} violation(s)\n${examples(entry)
+          .map((violation) => `    - ${violation}`)
+          .join('\n')}`,
+    );
+  return { table, details };
 }

@@ -1,5 +1,6 @@
 /**
- * Recovery latency: how long an order took from the first fault that hit it to its terminal state.
+ * Percentiles, and recovery latency: how long an order (or a delivery) took from the first fault
+ * that hit it to its terminal state. Shared by every campaign.
  */
 import type { FaultEvent, FaultKind } from './faults';
 import type { OrderOutcome } from './invariants';
@@ -33,29 +34,55 @@ function optional<K extends string>(key: K, value: number | undefined): Partial<
   return value === undefined ? {} : ({ [key]: value } as Record<K, number>);
 }
 
+/** A fault firing as the latency measure sees it: its kind, when, and the ids (orders, deliveries) it hit. */
+export interface Hit {
+  readonly kind: string;
+  readonly at: number;
+  readonly ids: readonly string[];
+}
+
+/** When a subject (order, delivery) became terminal; absent if it never did. */
+export interface Finish {
+  readonly id: string;
+  readonly terminalAt?: number | undefined;
+}
+
 /**
- * Per order hit by a fault (of the given kind, or of any kind): terminal time minus the first
- * firing. Orders that never became terminal are left out (the liveness invariant reports them).
+ * Per subject hit by a fault (of the given kind, or of any kind): terminal time minus the first
+ * firing. Subjects that never became terminal are left out (the liveness invariant reports them).
  */
+export function latenciesFromFirstHit(
+  hits: readonly Hit[],
+  finishes: readonly Finish[],
+  kind?: string,
+): number[] {
+  const firstHit = new Map<string, number>();
+  for (const hit of hits) {
+    if (kind !== undefined && hit.kind !== kind) continue;
+    for (const id of hit.ids) {
+      const seen = firstHit.get(id);
+      if (seen === undefined || hit.at < seen) firstHit.set(id, hit.at);
+    }
+  }
+  const latencies: number[] = [];
+  for (const finish of finishes) {
+    const hit = firstHit.get(finish.id);
+    if (hit !== undefined && finish.terminalAt !== undefined) {
+      latencies.push(Math.max(0, finish.terminalAt - hit));
+    }
+  }
+  return latencies;
+}
+
+/** latenciesFromFirstHit for the order campaign's fault log and orders. */
 export function recoveryLatencies(
   faults: readonly FaultEvent[],
   orders: readonly OrderOutcome[],
   kind?: FaultKind,
 ): number[] {
-  const firstHit = new Map<string, number>();
-  for (const event of faults) {
-    if (kind !== undefined && event.kind !== kind) continue;
-    for (const orderId of event.orderIds) {
-      const seen = firstHit.get(orderId);
-      if (seen === undefined || event.at < seen) firstHit.set(orderId, event.at);
-    }
-  }
-  const latencies: number[] = [];
-  for (const order of orders) {
-    const hit = firstHit.get(order.orderId);
-    if (hit !== undefined && order.terminalAt !== undefined) {
-      latencies.push(Math.max(0, order.terminalAt - hit));
-    }
-  }
-  return latencies;
+  return latenciesFromFirstHit(
+    faults.map((event) => ({ kind: event.kind, at: event.at, ids: event.orderIds })),
+    orders.map((order) => ({ id: order.orderId, terminalAt: order.terminalAt })),
+    kind,
+  );
 }

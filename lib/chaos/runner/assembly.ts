@@ -6,12 +6,14 @@
  */
 import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { ChoreographyEnvKey } from '../../../lambdas/choreography/contracts';
 import { FakesEnvKey } from '../../../lambdas/fakes/contracts';
 import {
   EnvKey,
   parseWorkflowTimings,
   type WorkflowTimings,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import { PowertoolsEnvKey } from '../../../lambdas/shared/env';
 import { synthesizeLocalAssembly } from '../../local-runtime';
 
 export { PROJECT_ROOT } from '../../local-runtime';
@@ -20,10 +22,12 @@ export type FunctionRole = 'agent' | 'supervisor' | 'starter' | 'remote-service'
 
 export interface AssemblyFunction {
   readonly logicalId: string;
+  readonly stackName: string;
   readonly role: FunctionRole;
   /** Absolute directory of the bundled code. */
   readonly assetDir: string;
   readonly environment: Readonly<Record<string, string>>;
+  readonly timeoutSeconds: number;
 }
 
 export interface AssemblyFacts {
@@ -54,21 +58,31 @@ export function roleOf(environment: Readonly<Record<string, string>>): FunctionR
   return 'other';
 }
 
-interface TemplateResource {
+export interface TemplateResource {
   readonly Type: string;
   readonly Properties?: Record<string, unknown>;
   readonly Metadata?: Record<string, unknown>;
 }
 
-export function readAssemblyFacts(assemblyDir: string): AssemblyFacts {
+/** The assembly's stacks, each with its template's resources (from `<stack>.template.json`). */
+export function assemblyTemplates(
+  assemblyDir: string,
+): Array<{ readonly stackName: string; readonly resources: Readonly<Record<string, TemplateResource>> }> {
   const templates = readdirSync(assemblyDir).filter((file) => file.endsWith('.template.json'));
   if (templates.length === 0) throw new Error(`${assemblyDir} holds no *.template.json: synthesize first`);
-  const functions: AssemblyFunction[] = [];
-  for (const file of templates) {
+  return templates.map((file) => {
     const template = JSON.parse(readFileSync(join(assemblyDir, file), 'utf8')) as {
       Resources?: Record<string, TemplateResource>;
     };
-    for (const [logicalId, resource] of Object.entries(template.Resources ?? {})) {
+    return { stackName: file.replace(/\.template\.json$/, ''), resources: template.Resources ?? {} };
+  });
+}
+
+/** Every function of the assembly with a bundled asset, its environment and its role. */
+export function assemblyFunctions(assemblyDir: string): AssemblyFunction[] {
+  const functions: AssemblyFunction[] = [];
+  for (const { stackName, resources } of assemblyTemplates(assemblyDir)) {
+    for (const [logicalId, resource] of Object.entries(resources)) {
       if (resource.Type !== 'AWS::Lambda::Function') continue;
       const assetPath = resource.Metadata?.['aws:asset:path'];
       if (typeof assetPath !== 'string') continue;
@@ -79,14 +93,23 @@ export function readAssemblyFacts(assemblyDir: string): AssemblyFacts {
       for (const [key, value] of Object.entries(variables ?? {})) {
         environment[key] = typeof value === 'string' ? value : JSON.stringify(value);
       }
+      const timeout = Number(resource.Properties?.Timeout);
       functions.push({
         logicalId,
+        stackName,
         role: roleOf(environment),
         assetDir: resolve(assemblyDir, assetPath),
         environment,
+        // Lambda's default when the template names none
+        timeoutSeconds: Number.isFinite(timeout) && timeout > 0 ? timeout : 3,
       });
     }
   }
+  return functions;
+}
+
+export function readAssemblyFacts(assemblyDir: string): AssemblyFacts {
+  const functions = assemblyFunctions(assemblyDir);
   const only = (role: FunctionRole): AssemblyFunction => {
     const found = functions.filter((fn) => fn.role === role);
     if (found.length !== 1) {
@@ -113,6 +136,11 @@ export interface BrokenVariant {
   readonly name: string;
   readonly description: string;
   readonly role: FunctionRole;
+  /**
+   * Instead of a role: the queue consumer of this choreography service (its POWERTOOLS_SERVICE_NAME,
+   * with a dead-letter queue of its own; not the same service's API or relay functions).
+   */
+  readonly consumerOf?: string;
   /** Must match the bundle exactly once: a bundle that changed shape fails loudly, not silently. */
   readonly pattern: RegExp;
   readonly replacement: string;
@@ -139,6 +167,38 @@ export const BROKEN_VARIANTS = {
     replacement: 'if($1>$2.maxFailures)return{kind:"fail"',
     expectedViolation: 'failure-count-within-threshold',
   },
+  droneSchedulerDropsVersionCondition: {
+    name: 'drone-scheduler-drops-version-condition',
+    description:
+      'the drone scheduler writes a DRONE# item unconditionally (not on the version it read), so of two deliveries booking one drone at once both win',
+    role: 'other',
+    consumerOf: 'drone-scheduler',
+    pattern:
+      /writeOf\((\w+)\)\{let (\w+)=\1\.expectedVersion===0\?\{ConditionExpression:"attribute_not_exists\(#pk\)"[^;]*;/,
+    replacement: 'writeOf($1){let $2={};',
+    expectedViolation: 'no-drone-double-booked',
+  },
+  deliveryTerminalStatusChanges: {
+    name: 'delivery-terminal-status-changes',
+    description:
+      'the Delivery service reacts to events after a terminal status (its lifecycle no longer only moves forward), so a second decision emits a second terminal event',
+    role: 'other',
+    consumerOf: 'delivery',
+    pattern: /if\((\w+)\((\w+)\.status\)\)return (\w+)\(`the delivery is \$\{\2\.status\} already`\);/,
+    replacement: '',
+    expectedViolation: 'lifecycle-in-sequence',
+  },
+  projectionTakesDuplicates: {
+    name: 'projection-takes-duplicates',
+    description:
+      'the ingestion read model does not de-duplicate: its processed-message marker is unique per receive and its history takes an event it already holds',
+    role: 'other',
+    consumerOf: 'ingestion',
+    pattern:
+      /(\w+)=(\w+)=>`MSG#\$\{\2\}`,([\s\S]*?)if\((\w+)\.history\.some\((\w+)=>\5\.producer===(\w+)\.producer&&\5\.sequence===\6\.sequence\)\)return/,
+    replacement: '$1=$2=>"MSG#"+$2+"#"+Math.random(),$3if(false)return',
+    expectedViolation: 'state-matches-events',
+  },
 } as const satisfies Record<string, BrokenVariant>;
 
 /**
@@ -153,13 +213,17 @@ export function plantBrokenVariants(
   if (existsSync(targetDir))
     throw new Error(`${targetDir} exists: pick a fresh directory for the broken copy`);
   cpSync(sourceDir, targetDir, { recursive: true });
-  const facts = readAssemblyFacts(targetDir);
+  const functions = assemblyFunctions(targetDir);
   for (const variant of variants) {
-    const assetDirs = [
-      ...new Set(facts.functions.filter((fn) => fn.role === variant.role).map((fn) => fn.assetDir)),
-    ];
+    const patched = functions.filter((fn) =>
+      variant.consumerOf === undefined
+        ? fn.role === variant.role
+        : fn.environment[PowertoolsEnvKey.ServiceName] === variant.consumerOf &&
+          ChoreographyEnvKey.DeadLetterQueueUrl in fn.environment,
+    );
+    const assetDirs = [...new Set(patched.map((fn) => fn.assetDir))];
     if (assetDirs.length === 0)
-      throw new Error(`Variant ${variant.name}: no ${variant.role} function to patch`);
+      throw new Error(`Variant ${variant.name}: no ${variant.consumerOf ?? variant.role} function to patch`);
     for (const assetDir of assetDirs) {
       const file = join(assetDir, 'index.js');
       const code = readFileSync(file, 'utf8');

@@ -21,12 +21,12 @@ import {
   checkCampaign,
   type OrderOutcome,
   type RecordSample,
-  type RestartWindow,
 } from '../core/invariants';
 import { DEFAULT_FAULT_RATES, type FaultRates, type OrderPlan, planCampaign } from '../core/plan';
 import { formatMillis, renderSummary } from '../core/report';
 import { type AssemblyFacts, PROJECT_ROOT, readAssemblyFacts, synthesizeLocal } from './assembly';
 import { FaultInjector } from './injector';
+import { CampaignTracker, sleep, startSampler, submitUntilAnswered } from './loop';
 import { SystemDriver, type TimedRecord } from './system';
 
 export interface CampaignOptions {
@@ -74,20 +74,11 @@ export interface CampaignReport {
   readonly facts: AssemblyFacts;
 }
 
-interface OrderProgress {
-  acceptedAt?: number;
-  terminalAt?: number;
-  lastSampleKey?: string;
-  refused?: string;
-}
-
 const SAMPLE_INTERVAL_MILLIS = 1_000;
 const SUBMIT_GIVE_UP_MILLIS = 5 * 60_000;
 /** After the last order is terminal: alerts published right after the transition still arrive. */
 const ALERT_SETTLE_MILLIS = 3_000;
 const TERMINAL: readonly string[] = [ProcessState.Processed, ProcessState.Error];
-
-const sleep = (millis: number) => new Promise<void>((resolveSleep) => setTimeout(resolveSleep, millis));
 
 export async function runCampaign(options: CampaignOptions = {}): Promise<CampaignReport> {
   const started = Date.now();
@@ -154,33 +145,28 @@ export async function runCampaign(options: CampaignOptions = {}): Promise<Campai
   );
   let runtime: LocalRuntime = await startRuntime();
   let driver = new SystemDriver(runtime.target);
-  const progress = new Map<string, OrderProgress>(plan.orders.map((order) => [order.orderId, {}]));
+  const tracker = new CampaignTracker(
+    plan.orders.map((order) => order.orderId),
+    {
+      boundMillis: bound.totalMillis,
+      startedAt: started,
+      intervalMillis: options.progressIntervalMillis ?? 5000,
+      log,
+      kinds: FAULT_KINDS,
+      firedCount: (kind) => injector.firedCount(kind as FaultKind),
+    },
+  );
   const samples: RecordSample[] = [];
   const alerts: AlertSnapshot[] = [];
-  const restarts: RestartWindow[] = [];
+  const lastSampleKey = new Map<string, string>();
   let restarting = false;
 
-  const downtimeMillis = () =>
-    restarts.reduce((sum, window) => sum + (window.readyAt - window.lastDrainAt), 0);
-  /**
-   * In flight and still within the bound: an order past it is already a violation, and must not
-   * hold a slot, or a system that strands orders would stall the campaign instead of failing it.
-   */
-  const occupyingIds = () => {
-    const overdueBefore = Date.now() - bound.totalMillis - downtimeMillis();
-    return inFlightIds().filter((id) => (progress.get(id)?.acceptedAt ?? 0) >= overdueBefore);
-  };
-  const inFlightIds = () =>
-    [...progress]
-      .filter(([, order]) => order.acceptedAt !== undefined && order.terminalAt === undefined)
-      .map(([id]) => id);
-
   const observe = (record: TimedRecord, now: number) => {
-    const order = progress.get(record.orderId);
+    const order = tracker.subjects.get(record.orderId);
     if (!order) return;
     const sampleKey = `${record.processState}|${record.lockedBy ?? ''}|${record.failureCount}|${record.attempt}`;
-    if (sampleKey !== order.lastSampleKey) {
-      order.lastSampleKey = sampleKey;
+    if (sampleKey !== lastSampleKey.get(record.orderId)) {
+      lastSampleKey.set(record.orderId, sampleKey);
       samples.push({ ...record, at: now });
     }
     if (TERMINAL.includes(record.processState) && order.terminalAt === undefined) {
@@ -191,44 +177,15 @@ export async function runCampaign(options: CampaignOptions = {}): Promise<Campai
 
   const sampleOnce = async () => {
     const now = Date.now();
-    for (const record of await driver.records(inFlightIds())) observe(record, now);
+    for (const record of await driver.records(tracker.inFlightIds())) observe(record, now);
     alerts.push(...(await driver.drainAlerts()));
   };
 
-  let sampling = true;
-  const sampler = (async () => {
-    while (sampling) {
-      if (!restarting) {
-        try {
-          await sampleOnce();
-        } catch (error) {
-          if (!restarting) log(`[chaos] sampling failed (will retry): ${(error as Error).message}`);
-        }
-      }
-      await sleep(SAMPLE_INTERVAL_MILLIS);
-    }
-  })();
-
-  let lastProgress = 0;
-  const printProgress = (force = false) => {
-    const now = Date.now();
-    if (!force && now - lastProgress < (options.progressIntervalMillis ?? 5000)) return;
-    lastProgress = now;
-    const all = [...progress.values()];
-    const accepted = all.filter((order) => order.acceptedAt !== undefined).length;
-    const terminal = all.filter((order) => order.terminalAt !== undefined).length;
-    const fired = FAULT_KINDS.filter((kind) => injector.firedCount(kind) > 0)
-      .map((kind) => `${kind} ${injector.firedCount(kind)}`)
-      .join(', ');
-    log(
-      `[chaos ${formatMillis(now - started)}] accepted ${accepted}/${plan.orders.length}, terminal ${terminal}, ` +
-        `in flight ${accepted - terminal}; fired: ${fired || 'none yet'}`,
-    );
-  };
+  const sampler = startSampler(sampleOnce, () => restarting, SAMPLE_INTERVAL_MILLIS, log);
 
   const restart = async () => {
     restarting = true;
-    const hit = inFlightIds();
+    const hit = tracker.inFlightIds();
     alerts.push(...(await driver.drainAlerts()));
     const lastDrainAt = Date.now();
     log(`[chaos] restarting the runtime with ${hit.length} orders in flight (same data directory) ...`);
@@ -239,32 +196,24 @@ export async function runCampaign(options: CampaignOptions = {}): Promise<Campai
     runtime = await startRuntime();
     driver = new SystemDriver(runtime.target);
     const readyAt = Date.now();
-    restarts.push({ lastDrainAt, stoppedAt, readyAt });
+    tracker.restarts.push({ lastDrainAt, stoppedAt, readyAt });
     log(`[chaos] runtime back after ${formatMillis(readyAt - lastDrainAt)}`);
     restarting = false;
   };
 
   const submitOne = async (order: OrderPlan) => {
-    const state = progress.get(order.orderId) as OrderProgress;
-    const giveUpAt = Date.now() + SUBMIT_GIVE_UP_MILLIS;
-    while (Date.now() < giveUpAt) {
-      if (restarting) {
-        await sleep(200);
-        continue;
-      }
-      const outcome = await driver.submit(order.request);
-      if (outcome.kind === 'accepted') {
-        state.acceptedAt = Date.now();
-        return;
-      }
-      if (outcome.kind === 'refused') {
-        state.refused = `HTTP ${outcome.status}: ${outcome.body.slice(0, 200)}`;
-        log(`[chaos] ${order.orderId} refused: ${state.refused}`);
-        return;
-      }
-      await sleep(outcome.afterMillis);
+    const state = tracker.of(order.orderId);
+    const result = await submitUntilAnswered(
+      () => driver.submit(order.request),
+      () => restarting,
+      SUBMIT_GIVE_UP_MILLIS,
+    );
+    if ('acceptedAt' in result) {
+      state.acceptedAt = result.acceptedAt;
+      return;
     }
-    state.refused = 'gave up retrying the submission';
+    state.refused = result.refused;
+    log(`[chaos] ${order.orderId} refused: ${state.refused}`);
   };
 
   try {
@@ -274,9 +223,9 @@ export async function runCampaign(options: CampaignOptions = {}): Promise<Campai
       : Number.POSITIVE_INFINITY;
     const submitting = new Set<Promise<void>>();
     for (let next = 0; next < plan.orders.length; ) {
-      printProgress();
-      if (next >= restartAt && restarts.length === 0) await restart();
-      if (occupyingIds().length + submitting.size >= maxInFlight) {
+      tracker.printProgress();
+      if (next >= restartAt && tracker.restarts.length === 0) await restart();
+      if (tracker.occupying() + submitting.size >= maxInFlight) {
         await sleep(100);
         continue;
       }
@@ -287,16 +236,15 @@ export async function runCampaign(options: CampaignOptions = {}): Promise<Campai
     }
     await Promise.all(submitting);
 
-    const lastAccepted = Math.max(0, ...[...progress.values()].map((order) => order.acceptedAt ?? 0));
-    const waitUntil = lastAccepted + bound.totalMillis + downtimeMillis() + SAMPLE_INTERVAL_MILLIS * 2;
-    while (inFlightIds().length > 0 && Date.now() < waitUntil) {
-      printProgress();
+    const waitUntil =
+      tracker.lastAcceptedAt() + bound.totalMillis + tracker.downtimeMillis() + SAMPLE_INTERVAL_MILLIS * 2;
+    while (tracker.inFlightIds().length > 0 && Date.now() < waitUntil) {
+      tracker.printProgress();
       await sleep(500);
     }
     await sleep(ALERT_SETTLE_MILLIS);
   } finally {
-    sampling = false;
-    await sampler;
+    await sampler.stop();
     injector.cancelHeldReplies();
   }
 
@@ -305,13 +253,13 @@ export async function runCampaign(options: CampaignOptions = {}): Promise<Campai
   const ledger = await driver.ledgerEffects();
   const finishedAt = Date.now();
   for (const record of finalRecords) observe(record, finishedAt);
-  printProgress(true);
+  tracker.printProgress(true);
   driver.close();
   await runtime.stop();
   if (!options.keepData) rmSync(dataDir, { recursive: true, force: true });
 
   const orders: OrderOutcome[] = plan.orders.map((order) => {
-    const state = progress.get(order.orderId) as OrderProgress;
+    const state = tracker.of(order.orderId);
     return {
       orderId: order.orderId,
       mustFail: order.mustFail,
@@ -329,7 +277,7 @@ export async function runCampaign(options: CampaignOptions = {}): Promise<Campai
     alerts,
     faults: injector.events,
     enabledKinds,
-    restarts,
+    restarts: tracker.restarts,
     minProcessedShare: options.minProcessedShare ?? 0.6,
   };
   const result = checkCampaign(snapshot);

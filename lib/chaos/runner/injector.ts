@@ -17,6 +17,7 @@ import { parseIdempotencyKey } from '../core/invariants';
 import type { CampaignPlan, OrderPlan } from '../core/plan';
 import { seededUnit } from '../core/random';
 import type { AssemblyFacts } from './assembly';
+import { InjectorBase } from './injector-base';
 
 export interface InjectorSettings {
   readonly plan: CampaignPlan;
@@ -41,8 +42,7 @@ const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 const SEND_TASK_SUCCESS = 'AWSStepFunctions.SendTaskSuccess';
 const JSON_HEADERS = { 'content-type': 'application/json' };
 
-export class FaultInjector {
-  readonly events: FaultEvent[] = [];
+export class FaultInjector extends InjectorBase<FaultKind, FaultEvent> {
   private readonly enabled: ReadonlySet<FaultKind>;
   private readonly ordersById: ReadonlyMap<string, OrderPlan>;
   private readonly callsByKey = new Map<string, number>();
@@ -50,13 +50,11 @@ export class FaultInjector {
   private readonly spent = new Set<string>();
   private readonly running = new Map<string, RunningInvocation>();
   private readonly roleOfFunction = new Map<string, 'agent' | 'supervisor' | 'starter'>();
-  private readonly pendingTimers = new Set<NodeJS.Timeout>();
-  private readonly now: () => number;
 
   constructor(private readonly settings: InjectorSettings) {
+    super((kind, at, orderIds) => ({ kind, at, orderIds }), settings.now ?? Date.now);
     this.enabled = new Set(settings.enabledKinds);
     this.ordersById = new Map(settings.plan.orders.map((order) => [order.orderId, order]));
-    this.now = settings.now ?? Date.now;
     for (const agent of settings.facts.agents) this.roleOfFunction.set(agent.logicalId, 'agent');
     this.roleOfFunction.set(settings.facts.supervisor.logicalId, 'supervisor');
     this.roleOfFunction.set(settings.facts.starter.logicalId, 'starter');
@@ -81,31 +79,6 @@ export class FaultInjector {
       functionReplicas: replicas,
       clockOffsetMillis,
     };
-  }
-
-  /** Records a fault that the campaign itself performs (the runtime restart). */
-  record(kind: FaultKind, orderIds: readonly string[] = []): void {
-    this.events.push({ kind, at: this.now(), orderIds });
-  }
-
-  firedCount(kind: FaultKind): number {
-    return this.events.filter((event) => event.kind === kind).length;
-  }
-
-  /** Cancels held replies still waiting (the campaign is over or the runtime is going down). */
-  cancelHeldReplies(): void {
-    for (const timer of this.pendingTimers) clearTimeout(timer);
-    this.pendingTimers.clear();
-  }
-
-  private hold(millis: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.pendingTimers.delete(timer);
-        resolve();
-      }, millis);
-      this.pendingTimers.add(timer);
-    });
   }
 
   /** Once per (kind, subject): true the first time. */

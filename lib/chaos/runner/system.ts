@@ -28,55 +28,61 @@ export type SubmitOutcome =
 export type TimedRecord = RecordSnapshot & { readonly updatedAt?: number };
 
 const BATCH_GET_LIMIT = 100;
+/** The order campaign's stack (bin/app.ts); the app's other stacks have APIs of their own. */
+const ORDER_STACK = 'SchedulerAgentSupervisor';
+
+/** One stack of the running app as a campaign sees it: its own REST API and its own outputs. */
+export interface StackView {
+  /** The API's stage URL without a trailing slash. */
+  readonly apiBase: string;
+  readonly apiKey: string | undefined;
+  /** One of the stack's outputs (throws naming it when absent). */
+  output(name: string): string;
+}
+
+/**
+ * A stack's own API and outputs: the target's merged `outputs` keep only the last stack's value of
+ * a name that several stacks use (every stack's ApiUrl, AlertInboxQueueUrl), so each campaign takes
+ * its stack's entries of `apis` and `stackOutputs`.
+ */
+export function stackView(target: LocalTarget, stackName: string): StackView {
+  const api = target.apis?.[stackName];
+  const outputs = target.stackOutputs[stackName];
+  if (!api || !outputs) {
+    throw new Error(
+      `The local target has no REST API or outputs of stack ${stackName} (stacks: ${Object.keys(target.stackOutputs).join(', ') || 'none'})`,
+    );
+  }
+  return {
+    apiBase: api.url.replace(/\/+$/, ''),
+    apiKey: api.apiKeys[0] ?? target.apiKey,
+    output: (name) => {
+      const value = outputs[name];
+      if (!value) throw new Error(`Stack ${stackName} has no ${name} output`);
+      return value;
+    },
+  };
+}
 
 export class SystemDriver {
   private readonly dynamo: DynamoDBClient;
   private readonly sqs: SQSClient;
-  private readonly apiBase: string;
+  private readonly stack: StackView;
 
-  constructor(private readonly target: LocalTarget) {
+  constructor(target: LocalTarget) {
     const config = { region: target.region, credentials: { ...target.credentials } };
     this.dynamo = new DynamoDBClient({ ...config, endpoint: target.endpoints.dynamodb });
     this.sqs = new SQSClient({ ...config, endpoint: target.endpoints.sqs });
-    const apiUrl = target.outputs.ApiUrl ?? target.apiUrl;
-    if (!apiUrl) throw new Error('The local target has no ApiUrl output');
-    this.apiBase = apiUrl.replace(/\/+$/, '');
+    this.stack = stackView(target, ORDER_STACK);
   }
 
   private output(name: string): string {
-    const value = this.target.outputs[name];
-    if (!value) throw new Error(`The local target has no ${name} output`);
-    return value;
+    return this.stack.output(name);
   }
 
   /** POST /orders once; what to do next is the caller's (retry on transport errors, 5xx and 429). */
-  async submit(order: SubmitOrderRequest): Promise<SubmitOutcome> {
-    let response: Response;
-    try {
-      response = await fetch(`${this.apiBase}/orders`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          ...(this.target.apiKey ? { 'x-api-key': this.target.apiKey } : {}),
-        },
-        body: JSON.stringify(order),
-        signal: AbortSignal.timeout(30_000),
-      });
-    } catch (error) {
-      return { kind: 'retry', reason: (error as Error).message, afterMillis: 500 };
-    }
-    const body = await response.text();
-    if (response.status === 202 || response.status === 200)
-      return { kind: 'accepted', status: response.status };
-    if (response.status === 429 || response.status >= 500) {
-      const retryAfter = Number(response.headers.get('retry-after'));
-      return {
-        kind: 'retry',
-        reason: `HTTP ${response.status}`,
-        afterMillis: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : 1000,
-      };
-    }
-    return { kind: 'refused', status: response.status, body };
+  submit(order: SubmitOrderRequest): Promise<SubmitOutcome> {
+    return submitJson(`${this.stack.apiBase}/orders`, order, this.stack.apiKey);
   }
 
   /** Consistent reads of some records (absent ones are left out). */
@@ -121,35 +127,18 @@ export class SystemDriver {
   }
 
   /** Takes every alert currently in the inbox (deleting them: the inbox is a queue). */
-  async drainAlerts(): Promise<AlertSnapshot[]> {
-    const queueUrl = this.output('AlertInboxQueueUrl');
-    const alerts: AlertSnapshot[] = [];
-    for (;;) {
-      const { Messages = [] } = await this.sqs.send(
-        new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }),
-      );
-      if (Messages.length === 0) return alerts;
-      for (const message of Messages) {
-        const event = JSON.parse(message.Body ?? '{}') as {
-          'detail-type'?: string;
-          detail?: { orderId?: unknown; reason?: unknown };
-        };
-        alerts.push({
-          detailType: event['detail-type'] ?? '?',
-          ...(typeof event.detail?.orderId === 'string' ? { orderId: event.detail.orderId } : {}),
-          ...(typeof event.detail?.reason === 'string' ? { reason: event.detail.reason } : {}),
-        });
-      }
-      await this.sqs.send(
-        new DeleteMessageBatchCommand({
-          QueueUrl: queueUrl,
-          Entries: Messages.map((message, index) => ({
-            Id: String(index),
-            ReceiptHandle: message.ReceiptHandle,
-          })),
-        }),
-      );
-    }
+  drainAlerts(): Promise<AlertSnapshot[]> {
+    return drainQueue(this.sqs, this.output('AlertInboxQueueUrl'), (body) => {
+      const event = JSON.parse(body) as {
+        'detail-type'?: string;
+        detail?: { orderId?: unknown; reason?: unknown };
+      };
+      return {
+        detailType: event['detail-type'] ?? '?',
+        ...(typeof event.detail?.orderId === 'string' ? { orderId: event.detail.orderId } : {}),
+        ...(typeof event.detail?.reason === 'string' ? { reason: event.detail.reason } : {}),
+      };
+    });
   }
 
   private async scan<T>(table: string, map: (item: Record<string, AttributeValue>) => T): Promise<T[]> {
@@ -189,4 +178,66 @@ export function toRecordSnapshot(item: Record<string, AttributeValue>): RecordSn
 export function updatedAtOf(item: Record<string, AttributeValue>): { updatedAt?: number } {
   const parsed = Date.parse(item[StateAttr.UpdatedAt]?.S ?? '');
   return Number.isFinite(parsed) ? { updatedAt: parsed } : {};
+}
+
+/**
+ * Receives and deletes whatever a queue holds now, in arrival order (shared by the order campaign's
+ * alert inbox and the delivery campaign's bus observer; both are test-only queues).
+ */
+export async function drainQueue<T>(
+  sqs: SQSClient,
+  queueUrl: string,
+  parse: (body: string) => T,
+): Promise<T[]> {
+  const taken: T[] = [];
+  for (;;) {
+    const { Messages = [] } = await sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }),
+    );
+    if (Messages.length === 0) return taken;
+    taken.push(...Messages.map((message) => parse(message.Body ?? '{}')));
+    await sqs.send(
+      new DeleteMessageBatchCommand({
+        QueueUrl: queueUrl,
+        Entries: Messages.map((message, index) => ({
+          Id: String(index),
+          ReceiptHandle: message.ReceiptHandle,
+        })),
+      }),
+    );
+  }
+}
+
+/**
+ * POSTs a submission once (shared by the order and delivery campaigns): 200/202 accepted; transport
+ * errors, 429 and 5xx to retry (after Retry-After when given); anything else refused.
+ */
+export async function submitJson(
+  url: string,
+  payload: unknown,
+  apiKey: string | undefined,
+): Promise<SubmitOutcome> {
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(apiKey ? { 'x-api-key': apiKey } : {}) },
+      body: JSON.stringify(payload),
+      signal: AbortSignal.timeout(30_000),
+    });
+  } catch (error) {
+    return { kind: 'retry', reason: (error as Error).message, afterMillis: 500 };
+  }
+  const body = await response.text();
+  if (response.status === 202 || response.status === 200)
+    return { kind: 'accepted', status: response.status };
+  if (response.status === 429 || response.status >= 500) {
+    const retryAfter = Number(response.headers.get('retry-after'));
+    return {
+      kind: 'retry',
+      reason: `HTTP ${response.status}`,
+      afterMillis: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : 1000,
+    };
+  }
+  return { kind: 'refused', status: response.status, body };
 }

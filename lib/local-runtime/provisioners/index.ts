@@ -5,6 +5,7 @@
  */
 import { ProvisionerRegistry } from '../provisioning';
 import { ApiGatewayProvisioner } from './api-gateway';
+import { AwsApiFaultProxies } from './aws-api-faults';
 import { awsOnlyResources } from './aws-only';
 import { DynamoDbProvisioner } from './dynamodb';
 import { dynamoDbStreams, PipesProvisioner } from './dynamodb-streams';
@@ -38,5 +39,7 @@ export function standardProvisioners(): ProvisionerRegistry {
     new ApiGatewayProvisioner(lambda),
     new EventSourceMappingProvisioner(lambda, [sqsQueues(sqs, lambda), dynamoDbStreams(streamNeighbours)]),
     new PipesProvisioner(streamNeighbours),
+    // Last: its proxies stand in front of endpoints every other provisioner announced while listening.
+    new AwsApiFaultProxies(),
   ]);
 }

@@ -1,4 +1,6 @@
 import { parseChaosArguments } from '../../../bin/chaos';
+import { parseDeliveryChaosArguments } from '../../../bin/chaos-deliveries';
+import { DELIVERY_FAULT_KINDS, DeliveryFaultKind } from '../../../lib/chaos/core/deliveries/faults';
 import { FAULT_KINDS, FaultKind } from '../../../lib/chaos/core/faults';
 
 describe('npm run chaos arguments', () => {
@@ -40,5 +42,39 @@ describe('npm run chaos arguments', () => {
     expect(() => parseChaosArguments(['--only', 'clock-skew', '--without', 'clock-skew'])).toThrow(
       'Use --only or --without, not both',
     );
+  });
+});
+
+describe('npm run chaos:deliveries arguments', () => {
+  it('reads counts, kinds and switches, and leaves the rest to the campaign defaults', () => {
+    expect(parseDeliveryChaosArguments([])).toEqual({ keepData: false });
+    const options = parseDeliveryChaosArguments([
+      '--deliveries',
+      '24',
+      '--seed',
+      '7',
+      '--without',
+      'runtime-restart',
+      '--min-delivered',
+      '0.5',
+      '--keep-data',
+    ]);
+    expect(options).toEqual({
+      deliveries: 24,
+      seed: 7,
+      enabledKinds: DELIVERY_FAULT_KINDS.filter((kind) => kind !== DeliveryFaultKind.RuntimeRestart),
+      minDeliveredShare: 0.5,
+      keepData: true,
+    });
+  });
+
+  it('refuses bad input with a message naming it', () => {
+    expect(() => parseDeliveryChaosArguments(['--deliveries', '0'])).toThrow(
+      "--deliveries must be an integer >= 1, got '0'",
+    );
+    expect(() => parseDeliveryChaosArguments(['--only', 'clock-skew'])).toThrow(
+      "unknown fault kind 'clock-skew'",
+    );
+    expect(() => parseDeliveryChaosArguments(['--orders', '3'])).toThrow("Unknown argument '--orders'");
   });
 });

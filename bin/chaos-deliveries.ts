@@ -1,0 +1,46 @@
+#!/usr/bin/env node
+/**
+ * npm run chaos:deliveries: drives seeded deliveries through the drone delivery choreography on the
+ * local runtime while injecting faults at the infrastructure boundary, then checks the invariants
+ * (lib/chaos/README.md). Exits 1 on any violation or a trivial run, 2 on bad arguments.
+ *
+ *   npm run chaos:deliveries -- [--deliveries 200] [--seed 1] [--max-in-flight 12] [--assembly DIR]
+ *                    [--work DIR] [--without kind,kind] [--only kind,kind] [--min-delivered 0.6]
+ *                    [--allowance-seconds 60] [--keep-data]
+ */
+import { DELIVERY_FAULT_KINDS } from '../lib/chaos/core/deliveries/faults';
+import { CampaignArguments, definedOnly, runCampaignCommand } from '../lib/chaos/runner/arguments';
+import { type DeliveryCampaignOptions, runDeliveryCampaign } from '../lib/chaos/runner/deliveries/campaign';
+
+const USAGE =
+  'Usage: npm run chaos:deliveries -- [--deliveries N] [--seed N] [--max-in-flight N] [--assembly DIR] ' +
+  '[--work DIR] [--without kinds] [--only kinds] [--min-delivered R] [--allowance-seconds S] [--keep-data]';
+
+const VALUE_FLAGS = [
+  '--deliveries',
+  '--seed',
+  '--max-in-flight',
+  '--assembly',
+  '--work',
+  '--without',
+  '--only',
+  '--min-delivered',
+  '--allowance-seconds',
+];
+
+export function parseDeliveryChaosArguments(argv: readonly string[]): DeliveryCampaignOptions {
+  const args = new CampaignArguments(argv, VALUE_FLAGS, ['--keep-data'], USAGE);
+  return definedOnly<DeliveryCampaignOptions>({
+    deliveries: args.integer('--deliveries', 1),
+    seed: args.integer('--seed', 0),
+    maxInFlight: args.integer('--max-in-flight', 1),
+    assemblyDir: args.text('--assembly'),
+    workDir: args.text('--work'),
+    enabledKinds: args.kinds(DELIVERY_FAULT_KINDS),
+    minDeliveredShare: args.share('--min-delivered'),
+    schedulingAllowanceSeconds: args.integer('--allowance-seconds', 0),
+    keepData: args.has('--keep-data'),
+  });
+}
+
+if (require.main === module) runCampaignCommand(parseDeliveryChaosArguments, runDeliveryCampaign);

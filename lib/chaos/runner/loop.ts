@@ -1,0 +1,147 @@
+/**
+ * Pieces of a campaign's main loop that every campaign shares: waiting, a submission retried until
+ * the API answers for good, and a sampler that ticks while the runtime is up.
+ */
+import type { RestartWindow } from '../core/invariants';
+import { formatMillis } from '../core/report';
+import type { SubmitOutcome } from './system';
+
+export const sleep = (millis: number) =>
+  new Promise<void>((resolveSleep) => setTimeout(resolveSleep, millis));
+
+export type SubmissionResult = { readonly acceptedAt: number } | { readonly refused: string };
+
+/**
+ * Submits until accepted or refused: transport errors, 429 and 5xx are retried (after Retry-After),
+ * nothing is sent while `paused()` (the runtime is restarting), and after `giveUpMillis` it stops.
+ */
+export async function submitUntilAnswered(
+  submit: () => Promise<SubmitOutcome>,
+  paused: () => boolean,
+  giveUpMillis: number,
+): Promise<SubmissionResult> {
+  const giveUpAt = Date.now() + giveUpMillis;
+  while (Date.now() < giveUpAt) {
+    if (paused()) {
+      await sleep(200);
+      continue;
+    }
+    const outcome = await submit();
+    if (outcome.kind === 'accepted') return { acceptedAt: Date.now() };
+    if (outcome.kind === 'refused') {
+      return { refused: `HTTP ${outcome.status}: ${outcome.body.slice(0, 200)}` };
+    }
+    await sleep(outcome.afterMillis);
+  }
+  return { refused: 'gave up retrying the submission' };
+}
+
+/**
+ * Runs `tick` every `intervalMillis` until stopped, skipping ticks while `paused()`; a failed tick is
+ * logged (unless paused meanwhile) and the next one tries again. `stop` resolves after the last tick.
+ */
+export function startSampler(
+  tick: () => Promise<void>,
+  paused: () => boolean,
+  intervalMillis: number,
+  log: (line: string) => void,
+): { stop(): Promise<void> } {
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      if (!paused()) {
+        try {
+          await tick();
+        } catch (error) {
+          if (!paused()) log(`[chaos] sampling failed (will retry): ${(error as Error).message}`);
+        }
+      }
+      await sleep(intervalMillis);
+    }
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      await loop;
+    },
+  };
+}
+
+/** One subject's (order's, delivery's) way through a campaign, as the loop sees it. */
+export interface SubjectProgress {
+  acceptedAt?: number;
+  terminalAt?: number;
+  refused?: string;
+}
+
+/**
+ * What a campaign's loop tracks of its subjects and restarts: which are in flight, which still hold
+ * a slot, the runtime's downtime, and the progress line printed every few seconds.
+ */
+export class CampaignTracker {
+  readonly subjects: Map<string, SubjectProgress>;
+  readonly restarts: RestartWindow[] = [];
+  private lastPrinted = 0;
+
+  constructor(
+    ids: readonly string[],
+    private readonly settings: {
+      readonly boundMillis: number;
+      readonly startedAt: number;
+      readonly intervalMillis: number;
+      readonly log: (line: string) => void;
+      readonly kinds: readonly string[];
+      readonly firedCount: (kind: string) => number;
+    },
+  ) {
+    this.subjects = new Map(ids.map((id) => [id, {}]));
+  }
+
+  of(id: string): SubjectProgress {
+    const subject = this.subjects.get(id);
+    if (!subject) throw new Error(`${id} is not planned`);
+    return subject;
+  }
+
+  inFlightIds(): string[] {
+    return [...this.subjects]
+      .filter(([, subject]) => subject.acceptedAt !== undefined && subject.terminalAt === undefined)
+      .map(([id]) => id);
+  }
+
+  downtimeMillis(): number {
+    return this.restarts.reduce((sum, window) => sum + (window.readyAt - window.lastDrainAt), 0);
+  }
+
+  /**
+   * In flight and still within the bound: one past it is already a violation and must not hold a
+   * slot, or a system that strands its subjects would stall the campaign instead of failing it.
+   */
+  occupying(): number {
+    const overdueBefore = Date.now() - this.settings.boundMillis - this.downtimeMillis();
+    return this.inFlightIds().filter((id) => (this.subjects.get(id)?.acceptedAt ?? 0) >= overdueBefore)
+      .length;
+  }
+
+  lastAcceptedAt(): number {
+    return Math.max(0, ...[...this.subjects.values()].map((subject) => subject.acceptedAt ?? 0));
+  }
+
+  printProgress(force = false): void {
+    const now = Date.now();
+    if (!force && now - this.lastPrinted < this.settings.intervalMillis) return;
+    this.lastPrinted = now;
+    const all = [...this.subjects.values()];
+    const accepted = all.filter((subject) => subject.acceptedAt !== undefined).length;
+    const terminal = all.filter((subject) => subject.terminalAt !== undefined).length;
+    const { kinds, firedCount } = this.settings;
+    const fired = kinds
+      .filter((kind) => firedCount(kind) > 0)
+      .map((kind) => `${kind} ${firedCount(kind)}`)
+      .join(', ');
+    this.settings.log(
+      `[chaos ${formatMillis(now - this.settings.startedAt)}] accepted ${accepted}/${all.length}, terminal ${terminal}, ` +
+        `in flight ${accepted - terminal}; fired: ${fired || 'none yet'}`,
+    );
+  }
+}

@@ -34,8 +34,8 @@ export interface LocalTarget {
    * Tools that mean one stack read `stackOutputs` (see outputsOfStack).
    */
   readonly outputs: Readonly<Record<string, string>>;
-  /** Each stack's own outputs, by stack name. */
-  readonly stackOutputs?: Readonly<Record<string, Readonly<Record<string, string>>>>;
+  /** Each stack's own outputs, by stack name (a file written before they were listed lacks them). */
+  readonly stackOutputs: Readonly<Record<string, Readonly<Record<string, string>>>>;
   /** Process id of the runtime that wrote the file. */
   readonly pid: number;
   readonly startedAt: string;

@@ -18,6 +18,26 @@ export interface SasSettings {
   readonly apiThrottle: { readonly rateLimit: number; readonly burstLimit: number };
   /** How long a STALL-ONCE call is held by the fake remote service before it gives up. */
   readonly remoteStallMillis: number;
+  /**
+   * Client applications (MISSION item 11): each gets its own API key for the client routes and its
+   * own reply queue, readable only by `principal`. `{account}` in a principal is replaced by the
+   * stack's account.
+   */
+  readonly clients: readonly ClientConfig[];
+  /** Admission control (MISSION item 2): at most `limit` non-terminal orders, over `shards` counters. */
+  readonly admission: AdmissionConfig;
+}
+
+export interface ClientConfig {
+  /** Lower-case name (CLIENT_NAME_PATTERN): the queue, key and ClientId are named after it. */
+  readonly name: string;
+  /** IAM principal ARN allowed to read the client's reply queue. */
+  readonly principal: string;
+}
+
+export interface AdmissionConfig {
+  readonly limit: number;
+  readonly shards: number;
 }
 
 export const SAS_PROFILES: Readonly<Record<ProfileName, SasSettings>> = {
@@ -28,6 +48,7 @@ export const SAS_PROFILES: Readonly<Record<ProfileName, SasSettings>> = {
       stepDeadlineSlackSeconds: 30,
       startGraceSeconds: 120,
       maxFailures: 5,
+      maxCompensationFailures: 3,
       retryBackoffSeconds: 60,
       extendedBackoffAfter: 3,
       extendedBackoffSeconds: 900,
@@ -42,6 +63,11 @@ export const SAS_PROFILES: Readonly<Record<ProfileName, SasSettings>> = {
     dueShardCount: 8,
     apiThrottle: { rateLimit: 50, burstLimit: 100 },
     remoteStallMillis: 150_000,
+    clients: [
+      { name: 'web-shop', principal: 'arn:aws:iam::{account}:role/web-shop-orders' },
+      { name: 'call-center', principal: 'arn:aws:iam::{account}:role/call-center-orders' },
+    ],
+    admission: { limit: 2000, shards: 8 },
   },
   local: {
     timings: {
@@ -50,6 +76,7 @@ export const SAS_PROFILES: Readonly<Record<ProfileName, SasSettings>> = {
       stepDeadlineSlackSeconds: 2,
       startGraceSeconds: 5,
       maxFailures: 3,
+      maxCompensationFailures: 3,
       retryBackoffSeconds: 1,
       extendedBackoffAfter: 2,
       extendedBackoffSeconds: 3,
@@ -64,6 +91,11 @@ export const SAS_PROFILES: Readonly<Record<ProfileName, SasSettings>> = {
     dueShardCount: 4,
     apiThrottle: { rateLimit: 200, burstLimit: 400 },
     remoteStallMillis: 10_000,
+    clients: [
+      { name: 'web-shop', principal: 'arn:aws:iam::{account}:user/web-shop' },
+      { name: 'call-center', principal: 'arn:aws:iam::{account}:user/call-center' },
+    ],
+    admission: { limit: 200, shards: 4 },
   },
 };
 

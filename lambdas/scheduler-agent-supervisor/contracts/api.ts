@@ -52,3 +52,87 @@ export const ApiRoute = {
   order: (orderId: string) => `/orders/${encodeURIComponent(orderId)}`,
   orderPathParameter: 'orderId',
 } as const;
+
+// ---------------------------------------------------------------------------------------------
+// Operator API (MISSION item 8): separate routes, separately authorised (IAM on AWS; the local
+// runtime checks the SigV4 signature against its local identities). Every action is conditional
+// on the state the operator saw and is recorded with who and why (StateAttr.OperatorLog).
+// ---------------------------------------------------------------------------------------------
+
+/** Operator routes. */
+export const OperatorRoute = {
+  /** GET ?state=<ProcessState>&limit=<1..100>&cursor=<opaque>: orders in one state, newest first. */
+  orders: '/operator/orders',
+  order: (orderId: string) => `/operator/orders/${encodeURIComponent(orderId)}`,
+  retry: (orderId: string) => `/operator/orders/${encodeURIComponent(orderId)}/retry`,
+  cancel: (orderId: string) => `/operator/orders/${encodeURIComponent(orderId)}/cancel`,
+  orderPathParameter: 'orderId',
+} as const;
+
+export const OPERATOR_LIST_MAX_LIMIT = 100;
+export const OPERATOR_LIST_DEFAULT_LIMIT = 25;
+
+export const OperatorAction = {
+  Retry: 'retry',
+  Cancel: 'cancel',
+} as const;
+export type OperatorAction = (typeof OperatorAction)[keyof typeof OperatorAction];
+
+/** Body of POST retry and cancel: what the operator saw (the action is conditional on it), and why. */
+export const OperatorActionRequestSchema = z
+  .object({
+    reason: z.string().trim().min(3).max(500),
+    expectedState: z.enum([
+      'Pending',
+      'Processing',
+      'Processed',
+      'Error',
+      'CompensationInProgress',
+      'Compensated',
+      'CompensationFailed',
+    ]),
+    expectedUpdatedAt: z.string().min(1),
+  })
+  .strict();
+export type OperatorActionRequest = z.infer<typeof OperatorActionRequestSchema>;
+
+/**
+ * Why an action was refused (409): the record moved on since the operator looked (`StateChanged`),
+ * or its state does not allow the action (`NotAllowed`, the message says which states do).
+ */
+export const OperatorRefusal = {
+  StateChanged: 'StateChanged',
+  NotAllowed: 'NotAllowed',
+} as const;
+export type OperatorRefusal = (typeof OperatorRefusal)[keyof typeof OperatorRefusal];
+
+export interface OperatorRefusalBody {
+  readonly message: string;
+  readonly refusal: OperatorRefusal;
+  readonly currentState: ProcessState;
+  readonly currentUpdatedAt: string;
+}
+
+export interface OperatorActionResultBody {
+  readonly orderId: string;
+  readonly action: OperatorAction;
+  readonly processState: ProcessState;
+  readonly updatedAt: string;
+}
+
+/** One row of GET /operator/orders. */
+export interface OperatorOrderRow {
+  readonly orderId: string;
+  readonly processState: ProcessState;
+  readonly updatedAt: string;
+  readonly createdAt?: string;
+  readonly failureCount: number;
+  readonly attempt: number;
+  readonly clientId?: string;
+}
+
+export interface OperatorOrderListBody {
+  readonly items: readonly OperatorOrderRow[];
+  /** Opaque; pass it back as `cursor` for the next page. Absent on the last page. */
+  readonly nextCursor?: string;
+}

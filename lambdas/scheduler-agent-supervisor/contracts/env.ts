@@ -20,5 +20,12 @@ export const EnvKey = {
   RemoteAuth: 'REMOTE_AUTH',
   /** Supervisor only: number of DueShard partitions and its per-run limits. */
   DueShardCount: 'DUE_SHARD_COUNT',
+  /** Submission and status notifier: JSON of ClientRegistry (clients, their API key ids and reply queues). */
+  ClientRegistry: 'CLIENT_REGISTRY',
+  /** Admission: the counter table and JSON of AdmissionSettings ({ limit, shards }). */
+  AdmissionTableName: 'ADMISSION_TABLE_NAME',
+  AdmissionSettings: 'ADMISSION_SETTINGS',
+  /** Operator inspect: the alert archive table. */
+  AlertArchiveTableName: 'ALERT_ARCHIVE_TABLE_NAME',
 } as const;
 export type EnvKey = (typeof EnvKey)[keyof typeof EnvKey];

@@ -6,6 +6,11 @@ export const AlertType = {
   OrderFailed: 'OrderFailed',
   /** A resubmission carried data conflicting with the stored order; it went to the DLQ. */
   SubmissionConflict: 'SubmissionConflict',
+  /**
+   * A compensation failed for good (refused, or maxCompensationFailures expired attempts): the
+   * order is CompensationFailed and some effects may still stand. An operator must act.
+   */
+  CompensationFailed: 'CompensationFailed',
 } as const;
 export type AlertType = (typeof AlertType)[keyof typeof AlertType];
 
@@ -24,5 +29,18 @@ export interface SubmissionConflictDetail {
   readonly orderId: string;
   readonly storedFingerprint: string;
   readonly submittedFingerprint: string;
+  readonly correlationId?: string;
+}
+
+export interface CompensationFailedDetail {
+  readonly orderId: string;
+  readonly reason: 'CompensationRefused' | 'CompensationThresholdReached';
+  readonly compensationFailureCount: number;
+  readonly attempt: number;
+  /** The step whose compensation failed, when known. */
+  readonly step?: string;
+  readonly instanceId?: string;
+  readonly error?: string;
+  readonly cause?: string;
   readonly correlationId?: string;
 }

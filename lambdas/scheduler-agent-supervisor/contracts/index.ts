@@ -3,7 +3,9 @@
  * shared by the CDK constructs (lib/) and the runtime code (lambdas/). It depends on zod and
  * lambdas/shared's parsing only, so lib/ can import it without pulling in adapters or SDK clients.
  */
+export * from './admission';
 export * from './api';
+export * from './client-status';
 export * from './env';
 export * from './events';
 export * from './messages';

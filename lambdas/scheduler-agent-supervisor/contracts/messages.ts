@@ -6,7 +6,13 @@ export const StartOrderMessageSchema = z
   .object({
     orderId: z.string().regex(ORDER_ID_PATTERN),
     /** Who asked: the submission, or the supervisor re-queuing an order nobody started. */
-    reason: z.enum(['submitted', 'supervisor-restart', 'supervisor-retry']),
+    reason: z.enum([
+      'submitted',
+      'supervisor-restart',
+      'supervisor-retry',
+      'operator-retry',
+      'operator-cancel',
+    ]),
     correlationId: z.string().min(1),
   })
   .strict();
@@ -20,12 +26,22 @@ export const AgentRequestSchema = z.object({
   taskToken: z.string().min(1),
   orderId: z.string().regex(ORDER_ID_PATTERN),
   step: z.string().min(1),
+  /**
+   * What to run: the step itself (`perform`), or its compensation (`compensate`), which calls the
+   * step's compensation.operationPath with `undoes` = the key of the effect to undo.
+   */
+  action: z.enum(['perform', 'compensate']),
+  /** The operation's name: the step's, or its compensation's (StepDefinition.compensation.name). */
+  operation: z.string().min(1),
+  /** Compensate only: idempotency key of the effect to undo (`<orderId>:<step>`). */
+  undoes: z.string().min(1).optional(),
   /** Attempt-specific instance id (= execution name) that holds the lock. */
   instanceId: z.string().min(1),
   attempt: z.number().int().min(1),
   /**
-   * Stable idempotency key: identical on every retry and every attempt (`<orderId>:<step>`),
-   * never derived from the task token. Sent downstream as the Idempotency-Key header.
+   * Stable idempotency key: identical on every retry and every attempt (`<orderId>:<operation>`,
+   * see operationKey), never derived from the task token. Sent downstream as the Idempotency-Key
+   * header.
    */
   idempotencyKey: z.string().min(1),
   /** CompleteBy of this step in the store (epoch millis): no new side effect after it. */
@@ -47,11 +63,16 @@ export const AgentRequestSchema = z.object({
 });
 export type AgentRequest = z.infer<typeof AgentRequestSchema>;
 
-/** Output an agent returns with SendTaskSuccess; stored as Steps.<step>.Result. */
+/**
+ * Output an agent returns with SendTaskSuccess; stored as Steps.<step>.Result (perform) or
+ * CompensationLog.<step>.Result (compensate).
+ */
 export interface AgentResult {
   readonly confirmationId: string;
   readonly service: string;
   readonly idempotencyKey: string;
+  /** Compensate only: false when the service had nothing to undo (the effect was never recorded). */
+  readonly undone?: boolean;
 }
 
 /** Error names an agent sends with SendTaskFailure; the state machine catches them by name. */

@@ -27,5 +27,18 @@ export const OrderMetric = {
   LateReplies: 'LateReplies',
   PermanentFailures: 'PermanentFailures',
   DeadlineExceeded: 'DeadlineExceeded',
+  /** Compensation: rollbacks begun, compensations resumed by the supervisor, failed for good. */
+  CompensationsResumed: 'CompensationsResumed',
+  CompensationsFailed: 'CompensationsFailed',
+  /** Operator actions (dimension `action`), and those refused with 409. */
+  OperatorActions: 'OperatorActions',
+  OperatorActionsRefused: 'OperatorActionsRefused',
+  /** Client status messages sent (dimension `status`) and send failures. */
+  ClientStatusMessages: 'ClientStatusMessages',
+  ClientStatusSendFailures: 'ClientStatusSendFailures',
+  /** Admission: submissions refused with 429, slots released, and releases done by the reconciler. */
+  AdmissionRejected: 'AdmissionRejected',
+  AdmissionReleased: 'AdmissionReleased',
+  AdmissionReleasesReconciled: 'AdmissionReleasesReconciled',
 } as const;
 export type OrderMetric = (typeof OrderMetric)[keyof typeof OrderMetric];

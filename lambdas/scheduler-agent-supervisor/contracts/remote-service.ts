@@ -11,6 +11,21 @@
  *   200 { confirmationId }          replay: the effect recorded earlier for this key, unchanged
  *   400 { message, errors }         missing/invalid Idempotency-Key or body; nothing recorded
  *   404 / 405                       unknown path / not POST; nothing recorded
+ *   422 { message }                 refused for good (business rule); nothing recorded. Also the
+ *                                   answer to an operation whose key was already compensated: an
+ *                                   undo is final, a late original call must not redo the effect
+ *
+ * Compensations (StepDefinition.compensation.operationPath of the same service):
+ *
+ *   POST <compensation operationPath>
+ *   Idempotency-Key: <orderId>:<compensation name>
+ *   body: { orderId, undoes: <orderId>:<step name> }
+ *
+ *   201 { confirmationId, undone: true }    the effect recorded under `undoes` was undone now
+ *   201 { confirmationId, undone: false }   nothing was recorded under `undoes`: nothing to undo,
+ *                                           and the key is now closed (a late original is refused)
+ *   200 { confirmationId, undone }          replay of the first answer for this key
+ *   400 / 404 / 405 / 422                   as above; nothing undone
  */
 import { z } from 'zod';
 import { ORDER_ID_PATTERN } from './api';
@@ -34,6 +49,22 @@ export type RemoteOperationRequest = z.infer<typeof RemoteOperationRequestSchema
 /** Success body of a remote operation. */
 export interface RemoteOperationResult {
   readonly confirmationId: string;
+}
+
+/** Body of a compensating call. */
+export const RemoteCompensationRequestSchema = z
+  .object({
+    orderId: z.string().regex(ORDER_ID_PATTERN, 'must be 1-64 characters of A-Z a-z 0-9 _ -'),
+    undoes: z.string().regex(IDEMPOTENCY_KEY_PATTERN, 'must be the Idempotency-Key of the effect to undo'),
+  })
+  .strict();
+export type RemoteCompensationRequest = z.infer<typeof RemoteCompensationRequestSchema>;
+
+/** Success body of a compensating call. */
+export interface RemoteCompensationResult {
+  readonly confirmationId: string;
+  /** False when the service had no effect recorded under `undoes`. */
+  readonly undone: boolean;
 }
 
 /**

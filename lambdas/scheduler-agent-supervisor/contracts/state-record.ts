@@ -23,6 +23,22 @@
  *   WorkflowVersion  N  WORKFLOW_VERSION of the attempt in progress
  *   CreatedAt, UpdatedAt S ISO-8601
  *   LastError        M  { Source: S, Error: S, Cause: S, At: S } when Error (LastErrorAttr)
+ *   RunningStep      S  the step the current attempt is running (set by MarkRunning, removed by
+ *                       MarkCompleted); projected into the DueIndex so the supervisor can mark
+ *                       exactly that step TimedOut when the attempt expires
+ *   CompensationLog  M  { <StepName>: CompensationEntry } the ordered, durable compensation log
+ *                       (CompensationAttr). An entry is written in the same UpdateItem that
+ *                       completes its step (one item: atomic without a transaction), so a
+ *                       completed step always has what is needed to undo it. Seq orders entries:
+ *                       compensation runs in descending Seq. Its Status records the intent
+ *                       (Compensating) before the compensating call, then the outcome.
+ *   CompensationFailureCount N  compensation attempts the supervisor declared failed
+ *   ClientId         S  the client application that submitted the order (its reply queue)
+ *   AdmissionShard   S  the admission counter shard holding this order's in-flight slot; present
+ *                       from acceptance until the slot is released, once, at a terminal state
+ *                       (sparse AdmissionIndex: what still holds a slot)
+ *   OperatorLog      L  [ OperatorAction ] every operator action on the order: who, why, when,
+ *                       what it saw and what it did (OperatorActionAttr)
  */
 export const StateAttr = {
   OrderId: 'OrderID',
@@ -40,6 +56,57 @@ export const StateAttr = {
   CreatedAt: 'CreatedAt',
   UpdatedAt: 'UpdatedAt',
   LastError: 'LastError',
+  RunningStep: 'RunningStep',
+  CompensationLog: 'CompensationLog',
+  CompensationFailureCount: 'CompensationFailureCount',
+  ClientId: 'ClientId',
+  AdmissionShard: 'AdmissionShard',
+  OperatorLog: 'OperatorLog',
+} as const;
+
+/** Attribute names inside one CompensationLog.<StepName> entry. */
+export const CompensationAttr = {
+  /** 1-based position of the step in the step list: compensation runs in descending Seq. */
+  Seq: 'Seq',
+  /** The compensation operation (StepDefinition.compensation.name). */
+  Compensation: 'Compensation',
+  /** Idempotency key of the effect to undo (`<orderId>:<step>`). */
+  Undoes: 'Undoes',
+  /** What the step's service confirmed (absent for an uncertain step added at cancel time). */
+  ConfirmationId: 'ConfirmationId',
+  /** Recorded | Compensating | Compensated | Failed (CompensationStatus). */
+  Status: 'Status',
+  /** True when the step's outcome was never learned (TimedOut) and it is undone just in case. */
+  Uncertain: 'Uncertain',
+  RecordedAt: 'RecordedAt',
+  CompensatingAt: 'CompensatingAt',
+  CompensatedAt: 'CompensatedAt',
+  /** The compensating service's answer: { ConfirmationId, Undone } (Undone false: nothing to undo). */
+  Result: 'Result',
+} as const;
+
+export const CompensationStatus = {
+  Recorded: 'Recorded',
+  Compensating: 'Compensating',
+  Compensated: 'Compensated',
+  Failed: 'Failed',
+} as const;
+export type CompensationStatus = (typeof CompensationStatus)[keyof typeof CompensationStatus];
+
+/** Attribute names inside one OperatorLog entry. */
+export const OperatorActionAttr = {
+  Action: 'Action',
+  /** The operator identity (IAM principal ARN on AWS; the local runtime's signer locally). */
+  By: 'By',
+  Reason: 'Reason',
+  At: 'At',
+  /** The ProcessState and UpdatedAt the operator saw (the action was conditional on them). */
+  SeenState: 'SeenState',
+  SeenUpdatedAt: 'SeenUpdatedAt',
+  /** The ProcessState the action moved the order to. */
+  NewState: 'NewState',
+  /** Retry only: the FailureCount (or CompensationFailureCount) the retry reset to 0. */
+  ResetFailureCount: 'ResetFailureCount',
 } as const;
 
 /** Attribute names inside one Steps.<StepName> map. */
@@ -48,6 +115,8 @@ export const StepAttr = {
   StartedAt: 'StartedAt',
   CompletedAt: 'CompletedAt',
   Result: 'Result',
+  /** When the step was marked TimedOut, Failed, Compensating or Compensated. */
+  EndedAt: 'EndedAt',
 } as const;
 
 /** Attribute names inside the LastError map (written by the scheduler and the supervisor). */
@@ -77,7 +146,34 @@ export const DUE_INDEX = {
     StateAttr.LockedBy,
     StateAttr.FailureCount,
     StateAttr.Attempt,
+    StateAttr.RunningStep,
+    StateAttr.CompensationFailureCount,
   ],
+} as const;
+
+/**
+ * The operators' index: orders by state (partition ProcessState, sort UpdatedAt), paginated.
+ * Keys only plus what a list row shows. ProcessState has few values, so each is one index
+ * partition: fine for an operator's reads, and the writes it takes (one per transition) stay far
+ * below a partition's 1,000 writes/s at this application's scale (README, known limits).
+ */
+export const STATE_INDEX = {
+  name: 'StateIndex',
+  partitionKey: StateAttr.ProcessState,
+  sortKey: StateAttr.UpdatedAt,
+  projectedAttributes: [StateAttr.FailureCount, StateAttr.Attempt, StateAttr.ClientId, StateAttr.CreatedAt],
+} as const;
+
+/**
+ * The admission reconciler's sparse index: records still holding an in-flight slot, by shard
+ * (partition AdmissionShard, sort UpdatedAt), projecting ProcessState so that a terminal record
+ * whose release was lost is found and released (self-healing).
+ */
+export const ADMISSION_INDEX = {
+  name: 'AdmissionIndex',
+  partitionKey: StateAttr.AdmissionShard,
+  sortKey: StateAttr.UpdatedAt,
+  projectedAttributes: [StateAttr.ProcessState],
 } as const;
 
 /** Orders table (the business database): partition key OrderID. */

@@ -10,18 +10,60 @@ export interface StepDefinition {
   readonly service: string;
   /** Path of the remote operation, appended to the service endpoint. */
   readonly operationPath: string;
+  /**
+   * How the step is undone (MISSION item 9): an operation of the same service, run by the same
+   * agent (same request queue, task token, timeout, heartbeat and idempotency), keyed on
+   * `<orderId>:<compensation name>`. Undoing an effect the service never recorded is a recorded
+   * no-op (see remote-service.ts), so an uncertain step can be compensated safely.
+   */
+  readonly compensation: CompensationDefinition;
+}
+
+export interface CompensationDefinition {
+  /** Operation name (letters and digits), e.g. RefundPayment; shown in the compensation log. */
+  readonly name: string;
+  /** Path of the compensating operation on the step's service. */
+  readonly operationPath: string;
 }
 
 export const ORDER_STEPS = [
-  { name: 'ReserveInventory', service: 'inventory', operationPath: '/inventory/reservations' },
-  { name: 'ChargePayment', service: 'payment', operationPath: '/payments/charges' },
-  { name: 'ScheduleShipping', service: 'shipping', operationPath: '/shipping/shipments' },
+  {
+    name: 'ReserveInventory',
+    service: 'inventory',
+    operationPath: '/inventory/reservations',
+    compensation: { name: 'ReleaseInventory', operationPath: '/inventory/releases' },
+  },
+  {
+    name: 'ChargePayment',
+    service: 'payment',
+    operationPath: '/payments/charges',
+    compensation: { name: 'RefundPayment', operationPath: '/payments/refunds' },
+  },
+  {
+    name: 'ScheduleShipping',
+    service: 'shipping',
+    operationPath: '/shipping/shipments',
+    compensation: { name: 'CancelShipment', operationPath: '/shipping/cancellations' },
+  },
 ] as const satisfies readonly StepDefinition[];
 
 export type StepName = (typeof ORDER_STEPS)[number]['name'];
 export type ServiceName = (typeof ORDER_STEPS)[number]['service'];
 
+export type CompensationName = (typeof ORDER_STEPS)[number]['compensation']['name'];
+/** An operation an agent runs: a step, or the compensation of one. */
+export type OperationName = StepName | CompensationName;
+
 export const STEP_NAMES: readonly StepName[] = ORDER_STEPS.map((step) => step.name);
+
+/**
+ * The stable idempotency key of one operation of one order: identical on every retry, attempt and
+ * redelivery, never derived from a task token. A compensation has its own key, and names the key
+ * of the effect it undoes (`undoes`).
+ */
+export function operationKey(orderId: string, operation: string): string {
+  return `${orderId}:${operation}`;
+}
 
 export function stepDefinition(name: string): StepDefinition {
   const step = ORDER_STEPS.find((candidate) => candidate.name === name);

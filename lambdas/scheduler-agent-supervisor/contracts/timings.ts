@@ -17,6 +17,11 @@ export const WorkflowTimingsSchema = z
     startGraceSeconds: z.number().int().min(1),
     /** Supervisor resets below this FailureCount; at it the order goes to Error. */
     maxFailures: z.number().int().min(1),
+    /**
+     * Compensation attempts the supervisor may declare failed (expired) before the order ends
+     * CompensationFailed with an operator alert.
+     */
+    maxCompensationFailures: z.number().int().min(1),
     /** Back-off before a retry while FailureCount is below extendedBackoffAfter. */
     retryBackoffSeconds: z.number().int().min(0),
     /** From this FailureCount on, the back-off is extendedBackoffSeconds. */

@@ -10,6 +10,7 @@ export const PINNED_TIMINGS: WorkflowTimings = {
   stepDeadlineSlackSeconds: 2,
   startGraceSeconds: 5,
   maxFailures: 3,
+  maxCompensationFailures: 3,
   retryBackoffSeconds: 1,
   extendedBackoffAfter: 2,
   extendedBackoffSeconds: 3,

@@ -10,6 +10,7 @@ import {
 const NOW = 1_900_000_000_000;
 const timings: SupervisionTimings = {
   maxFailures: 5,
+  maxCompensationFailures: 3,
   retryBackoffSeconds: 60,
   extendedBackoffAfter: 3,
   extendedBackoffSeconds: 900,

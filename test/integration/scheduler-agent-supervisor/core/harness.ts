@@ -49,6 +49,7 @@ export const BASE_TIMINGS: WorkflowTimings = {
   stepDeadlineSlackSeconds: 2,
   startGraceSeconds: 1,
   maxFailures: 3,
+  maxCompensationFailures: 3,
   retryBackoffSeconds: 0,
   extendedBackoffAfter: 2,
   extendedBackoffSeconds: 3,

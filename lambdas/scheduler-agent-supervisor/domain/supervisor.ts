@@ -19,6 +19,7 @@ import { type LastError, pendingCompleteBy } from './state-record';
 export type SupervisionTimings = Pick<
   WorkflowTimings,
   | 'maxFailures'
+  | 'maxCompensationFailures'
   | 'retryBackoffSeconds'
   | 'extendedBackoffAfter'
   | 'extendedBackoffSeconds'

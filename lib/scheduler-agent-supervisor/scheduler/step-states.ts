@@ -43,10 +43,12 @@ export function agentCall(scope: Construct, props: AgentCallProps): tasks.SqsSen
   const { step, timings } = props;
   validateTimings(`Agent call ${scope.node.path}/${step.name}`, timings);
   const deadline = RecordPath.plannedDeadline(step.name);
-  const request: Record<keyof AgentRequest, unknown> = {
+  const request: Record<Exclude<keyof AgentRequest, 'undoes'>, unknown> = {
     taskToken: sfn.JsonPath.taskToken,
     orderId: sfn.JsonPath.stringAt(ExecutionInput.orderId),
     step: step.name,
+    action: 'perform',
+    operation: step.name,
     instanceId: sfn.JsonPath.stringAt(ExecutionInput.instanceId),
     attempt: sfn.JsonPath.numberAt(ExecutionInput.attempt),
     // Stable across retries and attempts, never the token: the downstream de-duplicates on it.

@@ -213,6 +213,8 @@ const request: AgentRequest = {
   taskToken: 'token-current',
   orderId: 'order-1',
   step: 'ChargePayment',
+  action: 'perform',
+  operation: 'ChargePayment',
   instanceId: 'order-1--attempt-2',
   attempt: 2,
   idempotencyKey: 'order-1:ChargePayment',

@@ -12,8 +12,18 @@ import {
 import { partsStack, renderStates, stateOf } from '../../support/state-graph';
 
 const STEPS: StepDefinition[] = [
-  { name: 'Pack', service: 'packing', operationPath: '/pack' },
-  { name: 'Ship', service: 'shipping', operationPath: '/ship' },
+  {
+    name: 'Pack',
+    service: 'packing',
+    operationPath: '/pack',
+    compensation: { name: 'UndoPack', operationPath: '/pack/undo' },
+  },
+  {
+    name: 'Ship',
+    service: 'shipping',
+    operationPath: '/ship',
+    compensation: { name: 'UndoShip', operationPath: '/ship/undo' },
+  },
 ];
 const { timings } = loadConfig('local');
 
@@ -125,9 +135,24 @@ describe('scheduler paths', () => {
       expect(
         stepProblems(
           [
-            { name: 'Bad.Name', service: 'x', operationPath: '/x' },
-            { name: 'Twice', service: 'x', operationPath: '/x' },
-            { name: 'Twice', service: 'x', operationPath: '/x' },
+            {
+              name: 'Bad.Name',
+              service: 'x',
+              operationPath: '/x',
+              compensation: { name: 'UndoBadName', operationPath: '/x/undo' },
+            },
+            {
+              name: 'Twice',
+              service: 'x',
+              operationPath: '/x',
+              compensation: { name: 'UndoTwice', operationPath: '/x/undo' },
+            },
+            {
+              name: 'Twice',
+              service: 'x',
+              operationPath: '/x',
+              compensation: { name: 'UndoTwice', operationPath: '/x/undo' },
+            },
           ],
           { Twice: queue, Gift: queue },
         ),

@@ -9,7 +9,12 @@ import {
 import { StoreUpdates } from '../../../../lib/scheduler-agent-supervisor/scheduler/store-updates';
 import { partsStack, renderStates, stateOf } from '../../support/state-graph';
 
-const STEP = { name: 'Pack', service: 'packing', operationPath: '/packing/parcels' };
+const STEP = {
+  name: 'Pack',
+  service: 'packing',
+  operationPath: '/packing/parcels',
+  compensation: { name: 'UndoPack', operationPath: '/packing/parcels/undo' },
+};
 const TIMINGS: CallbackTimings = {
   stepTimeoutSeconds: 40,
   stepHeartbeatSeconds: 15,

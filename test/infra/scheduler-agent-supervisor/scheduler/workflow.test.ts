@@ -114,7 +114,14 @@ describe('SchedulerWorkflow (the state machine construct)', () => {
 
     it('a step name cannot be used in JSONPath', () => {
       const stack = probe();
-      const steps = [{ name: 'Bad.Name', service: 'x', operationPath: '/x' }];
+      const steps = [
+        {
+          name: 'Bad.Name',
+          service: 'x',
+          operationPath: '/x',
+          compensation: { name: 'UndoBadName', operationPath: '/x/undo' },
+        },
+      ];
       const props = { ...workflowProps(stack, queues(stack, ['Bad.Name'])), steps };
       expect(() => new SchedulerWorkflow(stack, 'Scheduler', props)).toThrow(
         /step name 'Bad.Name' must be letters and digits/,
@@ -123,7 +130,12 @@ describe('SchedulerWorkflow (the state machine construct)', () => {
 
     it('a step is listed twice', () => {
       const stack = probe();
-      const step = { name: 'Twice', service: 'x', operationPath: '/x' };
+      const step = {
+        name: 'Twice',
+        service: 'x',
+        operationPath: '/x',
+        compensation: { name: 'UndoTwice', operationPath: '/x/undo' },
+      };
       const props = { ...workflowProps(stack, queues(stack, ['Twice'])), steps: [step, step] };
       expect(() => new SchedulerWorkflow(stack, 'Scheduler', props)).toThrow(/duplicate steps: Twice/);
     });

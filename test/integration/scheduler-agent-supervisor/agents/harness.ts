@@ -133,6 +133,8 @@ export function agentRequest(overrides: Partial<AgentRequest> & { skus?: string[
     taskToken: `token-${randomUUID()}`,
     orderId,
     step,
+    action: 'perform',
+    operation: step,
     instanceId: `${orderId}--attempt-1`,
     attempt: 1,
     idempotencyKey: `${orderId}:${step}`,

@@ -1,4 +1,5 @@
-import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import {
@@ -89,7 +90,15 @@ export class SchedulerAgentSupervisorStack extends Stack {
     const { config } = props;
     const { timings, retainData, logRetentionDays } = config;
 
-    const stateStore = new StateStore(this, 'StateStore', { retainData });
+    // The state record holds the compensation log (what it takes to undo each charge, reservation
+    // and shipment): it gets a customer-managed key, so its key policy and CloudTrail trail are the
+    // operator's to control and audit, on top of the table's point-in-time recovery.
+    const stateDataKey = new kms.Key(this, 'StateDataKey', {
+      description: 'Encrypts the order state store (state records and their compensation logs)',
+      enableKeyRotation: true,
+      removalPolicy: retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    });
+    const stateStore = new StateStore(this, 'StateStore', { retainData, encryptionKey: stateDataKey });
     const ordersDatabase = new OrdersDatabase(this, 'OrdersDatabase', { retainData });
     const idempotencyStore = new IdempotencyStore(this, 'IdempotencyStore', { retainData });
     const alerts = new OperatorAlerts(this, 'OperatorAlerts', {

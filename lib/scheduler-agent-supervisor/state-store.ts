@@ -2,7 +2,7 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import { DUE_INDEX, StateAttr } from '../../lambdas/scheduler-agent-supervisor/contracts';
-import { DataStore, type DataTableOptions } from '../platform/data-table';
+import { DataStore, type DataTableOptions, grantTableKeyUse } from '../platform/data-table';
 
 export type StateStoreProps = DataTableOptions;
 
@@ -36,6 +36,6 @@ export class StateStore extends DataStore {
   /** Grants Query on DueIndex only: the supervisor never needs Scan nor another index. */
   grantQueryDueIndex(grantee: iam.IGrantable): void {
     iam.Grant.addToPrincipal({ grantee, actions: ['dynamodb:Query'], resourceArns: [this.dueIndexArn] });
-    this.table.encryptionKey?.grantDecrypt(grantee);
+    grantTableKeyUse(this.table, grantee, 'read');
   }
 }

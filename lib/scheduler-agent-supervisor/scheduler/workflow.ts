@@ -11,6 +11,7 @@ import {
   WORKFLOW_VERSION,
   type WorkflowTimings,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import { grantTableKeyUse } from '../../platform/data-table';
 import { DATA_TASK_TIMEOUT_SECONDS } from './data-tasks';
 import { schedulerPaths, stepProblems } from './paths';
 
@@ -82,7 +83,7 @@ export class SchedulerWorkflow extends Construct {
       reason:
         'CloudWatch Logs delivery (logs:CreateLogDelivery and friends) and X-Ray tracing actions support no resource-level permissions.',
     });
-    props.stateTable.encryptionKey?.grantEncryptDecrypt(this.stateMachine);
-    props.ordersTable.encryptionKey?.grantDecrypt(this.stateMachine);
+    grantTableKeyUse(props.stateTable, this.stateMachine);
+    grantTableKeyUse(props.ordersTable, this.stateMachine, 'read');
   }
 }

@@ -61,7 +61,7 @@ describe('SchedulerAgentSupervisor stack (default profile, demo: fake services)'
             ],
             Projection: {
               ProjectionType: 'INCLUDE',
-              NonKeyAttributes: ['ProcessState', 'LockedBy', 'FailureCount', 'Attempt'],
+              NonKeyAttributes: [...DUE_INDEX.projectedAttributes],
             },
           },
         ],

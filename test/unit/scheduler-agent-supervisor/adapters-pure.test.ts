@@ -11,6 +11,7 @@ import {
 import {
   ProcessState,
   renderTransition,
+  STATE_SCHEMA_VERSION,
   StepStatus,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import type { StateRecord } from '../../../lambdas/scheduler-agent-supervisor/domain/state-record';
@@ -115,7 +116,7 @@ describe('state record item mapping', () => {
     },
     plan: { ReserveInventory: 1, ChargePayment: 2, ScheduleShipping: 3 },
     orderFingerprint: 'fp',
-    schemaVersion: 1,
+    schemaVersion: STATE_SCHEMA_VERSION,
     workflowVersion: 1,
     createdAt: 'c',
     updatedAt: 'u',
@@ -136,7 +137,7 @@ describe('state record item mapping', () => {
   });
 
   it.each<[string, Record<string, unknown>, RegExp]>([
-    ['an unsupported schema version', { SchemaVersion: 99 }, /SchemaVersion 99; supported: 1/],
+    ['an unsupported schema version', { SchemaVersion: 99 }, /SchemaVersion 99; supported: 2/],
     ['an unknown ProcessState', { ProcessState: 'Paused' }, /ProcessState is "Paused"/],
     ['a string CompleteBy', { CompleteBy: '12' }, /CompleteBy must be a number/],
     [

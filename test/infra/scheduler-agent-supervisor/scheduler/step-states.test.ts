@@ -92,7 +92,12 @@ describe('step states: one step of the scheduler', () => {
       Object.keys(message)
         .map((key) => key.replace(/\.\$$/, ''))
         .sort(),
-    ).toEqual(Object.keys(AgentRequestSchema.shape).sort());
+    ).toEqual(
+      Object.keys(AgentRequestSchema.shape)
+        // `undoes` is sent by compensation calls only.
+        .filter((field) => field !== 'undoes')
+        .sort(),
+    );
     expect(message).toMatchObject({
       step: 'Pack',
       'idempotencyKey.$': "States.Format('{}:Pack', $.orderId)",

@@ -62,6 +62,8 @@ export interface AgentHarness {
 
 export async function startAgentHarness(options: {
   readonly stallMillis: number;
+  /** How long a SLOW order's calls are held. @default 300 */
+  readonly slowMillis?: number;
   readonly server?: FunctionUrlServerOptions;
 }): Promise<AgentHarness> {
   const logs = captureStdout();
@@ -73,6 +75,7 @@ export async function startAgentHarness(options: {
   Object.assign(process.env, {
     [FakesEnvKey.LedgerTableName]: LEDGER_TABLE,
     [FakesEnvKey.StallMillis]: String(options.stallMillis),
+    [FakesEnvKey.SlowMillis]: String(options.slowMillis ?? 300),
     [EnvKey.IdempotencyTableName]: IDEMPOTENCY_TABLE,
     [EnvKey.WorkflowTimings]: JSON.stringify(TEST_TIMINGS),
     [PowertoolsEnvKey.ServiceName]: 'agents-integration-test',

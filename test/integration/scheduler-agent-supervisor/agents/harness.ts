@@ -15,6 +15,8 @@ import { FakesEnvKey, LedgerAttr } from '../../../../lambdas/fakes/contracts';
 import {
   type AgentRequest,
   EnvKey,
+  operationKey,
+  stepDefinition,
   type WorkflowTimings,
 } from '../../../../lambdas/scheduler-agent-supervisor/contracts';
 import { PowertoolsEnvKey } from '../../../../lambdas/shared/env';
@@ -154,6 +156,28 @@ export function agentRequest(overrides: Partial<AgentRequest> & { skus?: string[
     },
     correlationId: `corr-${orderId}`,
     ...rest,
+  };
+}
+
+/**
+ * The compensation of a perform request's step for the same order, as the state machine sends it:
+ * the compensation's operation and key, undoing the step's key, under a new task token.
+ */
+export function compensationRequest(
+  performed: AgentRequest,
+  overrides: Partial<AgentRequest> = {},
+): AgentRequest {
+  const { compensation } = stepDefinition(performed.step);
+  return {
+    ...performed,
+    taskToken: `token-${randomUUID()}`,
+    action: 'compensate',
+    operation: compensation.name,
+    undoes: operationKey(performed.orderId, performed.step),
+    idempotencyKey: operationKey(performed.orderId, compensation.name),
+    deadlineEpochMillis: Date.now() + 20_000,
+    taskEnteredAt: new Date().toISOString(),
+    ...overrides,
   };
 }
 

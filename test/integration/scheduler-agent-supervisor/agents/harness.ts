@@ -4,13 +4,9 @@
  * the task callbacks. Handlers are loaded after the environment is set, the way Lambda loads them.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import {
-  CreateTableCommand,
-  type DynamoDBClient,
-  GetItemCommand,
-  ScanCommand,
-} from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, type DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { readLedger } from '../../../../lambdas/fakes/adapters/ledger';
 import { FakesEnvKey, LedgerAttr } from '../../../../lambdas/fakes/contracts';
 import {
   type AgentRequest,
@@ -242,13 +238,10 @@ export async function ledgerEffect(
   return got.Item?.[LedgerAttr.Result]?.M?.confirmationId?.S;
 }
 
-/** Every ledger item that records an effect for this key, on any service. */
+/** Every ledger item that records an effect for this key, on any service (closed keys and undos are none). */
 export async function ledgerEffectsFor(dynamo: DynamoDBClient, idempotencyKey: string): Promise<number> {
-  const scanned = await dynamo.send(new ScanCommand({ TableName: LEDGER_TABLE, ConsistentRead: true }));
-  return (scanned.Items ?? []).filter(
-    (item) =>
-      item[LedgerAttr.IdempotencyKey]?.S === idempotencyKey && !item[LedgerAttr.Pk]?.S?.startsWith('calls#'),
-  ).length;
+  const { effects } = await readLedger(dynamo, LEDGER_TABLE);
+  return effects.filter((effect) => effect.idempotencyKey === idempotencyKey).length;
 }
 
 export interface CapturedStdout {

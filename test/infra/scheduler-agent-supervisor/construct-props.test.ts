@@ -38,6 +38,18 @@ describe('construct props are validated with errors naming the construct', () =>
     ).toThrow('RemoteServices Probe/Remote: stallMillis must be a non-negative integer, got -1');
   });
 
+  it('RemoteServices fails when slowMillis is not a whole number of milliseconds', () => {
+    expect(
+      () =>
+        new RemoteServices(probe(), 'Remote', {
+          retainData: false,
+          logRetentionDays: 7,
+          stallMillis: 0,
+          slowMillis: 1.5,
+        }),
+    ).toThrow('RemoteServices Probe/Remote: slowMillis must be a non-negative integer, got 1.5');
+  });
+
   it('AgentWorker fails when the remote endpoint ends with a slash', () => {
     const stack = probe();
     const idempotencyStore = new IdempotencyStore(stack, 'Idempotency', { retainData: false });

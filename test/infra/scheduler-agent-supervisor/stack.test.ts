@@ -8,7 +8,7 @@ import {
   EnvKey,
   ORDER_STEPS,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
-import { FAKE_SERVICE_RESERVED_CONCURRENCY } from '../../../lib/fakes/remote-services';
+import { DEFAULT_SLOW_MILLIS, FAKE_SERVICE_RESERVED_CONCURRENCY } from '../../../lib/fakes/remote-services';
 import type { FakeDownstream } from '../../../lib/scheduler-agent-supervisor/downstream';
 import { FAKE_SERVICE_OUTPUTS, StackOutput } from '../../../lib/scheduler-agent-supervisor/stack';
 import {
@@ -168,7 +168,7 @@ describe('SchedulerAgentSupervisor stack (default profile, demo: fake services)'
           EnvKey.DueShardCount,
         ],
       ],
-      ['remote-service', [FakesEnvKey.LedgerTableName, FakesEnvKey.StallMillis]],
+      ['remote-service', [FakesEnvKey.LedgerTableName, FakesEnvKey.StallMillis, FakesEnvKey.SlowMillis]],
       ...ORDER_STEPS.map(
         (step) =>
           [
@@ -218,10 +218,15 @@ describe('SchedulerAgentSupervisor stack (default profile, demo: fake services)'
       expect(FAKE_SERVICE_RESERVED_CONCURRENCY).toBeLessThanOrEqual(5);
     });
 
-    it('the remote service outlives its stall (STALL_MILLIS) and sits behind an IAM-authenticated function URL', () => {
+    it('the remote service outlives its stall and its slowness (STALL_MILLIS + SLOW_MILLIS) and sits behind an IAM-authenticated function URL', () => {
       const id = functionIdByService(template, 'remote-service');
       const fn = resourcesOf(template)[id];
-      expect(fn?.Properties?.Timeout).toBeGreaterThan(synth.config.remoteStallMillis / 1000);
+      expect(fn?.Properties?.Timeout).toBeGreaterThan(
+        (synth.config.remoteStallMillis + DEFAULT_SLOW_MILLIS) / 1000,
+      );
+      expect(environmentOf(template, 'remote-service')[FakesEnvKey.SlowMillis]).toBe(
+        String(DEFAULT_SLOW_MILLIS),
+      );
       template.hasResourceProperties('AWS::Lambda::Url', {
         AuthType: 'AWS_IAM',
         TargetFunctionArn: { 'Fn::GetAtt': [id, 'Arn'] },

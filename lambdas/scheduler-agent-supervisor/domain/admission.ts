@@ -8,14 +8,20 @@ import {
   RETRY_AFTER_MAX_SECONDS,
   RETRY_AFTER_MIN_SECONDS,
 } from '../contracts';
-import type { DrainRecorder, EventLog, HeldSlot, HeldSlotCursor, HeldSlotIndex, SlotReleaser } from './ports';
-import { dueShardFor } from './shard';
+import type {
+  AdmissionSlot,
+  DrainObservation,
+  DrainRecorder,
+  EventLog,
+  HeldSlot,
+  HeldSlotCursor,
+  HeldSlotIndex,
+  SlotReleaser,
+} from './ports';
 
-/** One counter a submission may take a slot from: its key (`shard#<n>`) and its cap. */
-export interface AdmissionSlot {
-  readonly key: string;
-  readonly cap: number;
-}
+export type { AdmissionSlot, DrainObservation } from './ports';
+
+import { dueShardFor } from './shard';
 
 /**
  * The counters a submission tries, in order: the one its orderId hashes to, then the following
@@ -30,15 +36,6 @@ export function admissionSlotOrder(orderId: string, limit: number, shards: numbe
     const shard = (first + offset) % shards;
     return { key: admissionShardKey(shard), cap: caps[shard] as number };
   });
-}
-
-/** The drain statistics as stored (DrainAttr). */
-export interface DrainObservation {
-  /** EWMA of the interval between releases; absent until two releases have been seen. */
-  readonly intervalMillisEwma?: number;
-  readonly lastReleaseAt: number;
-  /** Optimistic-concurrency version of the item. */
-  readonly version: number;
 }
 
 /**

@@ -9,7 +9,6 @@ import type {
   StepName,
   SubmissionConflictDetail,
 } from '../contracts';
-import type { AdmissionSlot, DrainObservation } from './admission';
 import type { StoredOrder } from './order';
 import type { LastError, StateRecord } from './state-record';
 
@@ -144,6 +143,21 @@ export interface WorkflowExecution {
 export interface WorkflowStarter {
   /** 'already-started' when an execution of that name exists: starting is idempotent on the name. */
   start(execution: WorkflowExecution): Promise<'started' | 'already-started'>;
+}
+
+/** One counter a submission may take a slot from: its key (`shard#<n>`) and its cap. */
+export interface AdmissionSlot {
+  readonly key: string;
+  readonly cap: number;
+}
+
+/** The drain statistics as stored (DrainAttr). */
+export interface DrainObservation {
+  /** EWMA of the interval between releases; absent until two releases have been seen. */
+  readonly intervalMillisEwma?: number;
+  readonly lastReleaseAt: number;
+  /** Optimistic-concurrency version of the item. */
+  readonly version: number;
 }
 
 /**

@@ -11,6 +11,7 @@ import {
 import { applyGuardrails } from '../platform/guardrails';
 import { IdempotencyStore } from '../platform/idempotency-store';
 import { OperatorAlerts } from '../platform/operator-alerts';
+import { AdmissionRelease, AdmissionStore } from './admission';
 import { AgentWorker } from './agent';
 import type { DeploymentConfig } from './config';
 import type { Downstream, FakeDownstream, FakeDownstreamFactory } from './downstream';
@@ -40,6 +41,7 @@ export const StackOutput = {
   AlertBusName: 'AlertBusName',
   AlertInboxQueueUrl: 'AlertInboxQueueUrl',
   StateMachineArn: 'StateMachineArn',
+  AdmissionTableName: 'AdmissionTableName',
   RemoteServiceUrl: 'RemoteServiceUrl',
 } as const;
 
@@ -84,6 +86,8 @@ export class SchedulerAgentSupervisorStack extends Stack {
   readonly starter: OrderStarter;
   readonly supervisor: Supervisor;
   readonly submission: SubmissionApi;
+  readonly admissionStore: AdmissionStore;
+  readonly admissionRelease: AdmissionRelease;
 
   constructor(scope: Construct, id: string, props: SchedulerAgentSupervisorStackProps) {
     super(scope, id, props);
@@ -100,6 +104,7 @@ export class SchedulerAgentSupervisorStack extends Stack {
     });
     const stateStore = new StateStore(this, 'StateStore', { retainData, encryptionKey: stateDataKey });
     const ordersDatabase = new OrdersDatabase(this, 'OrdersDatabase', { retainData });
+    const admissionStore = new AdmissionStore(this, 'AdmissionStore', { retainData });
     const idempotencyStore = new IdempotencyStore(this, 'IdempotencyStore', { retainData });
     const alerts = new OperatorAlerts(this, 'OperatorAlerts', {
       sources: [ALERT_EVENT_SOURCE],
@@ -164,11 +169,20 @@ export class SchedulerAgentSupervisorStack extends Stack {
     const submission = new SubmissionApi(this, 'Submission', {
       stateStore,
       ordersDatabase,
+      admissionStore,
+      admission: config.admission,
       startQueue: starter.startQueue,
       alertBus: alerts.bus,
       timings,
       dueShardCount: config.dueShardCount,
       throttle: config.apiThrottle,
+      logRetentionDays,
+      retainData,
+    });
+    const admissionRelease = new AdmissionRelease(this, 'AdmissionRelease', {
+      stateStore,
+      admissionStore,
+      settings: config.admission,
       logRetentionDays,
       retainData,
     });
@@ -182,6 +196,8 @@ export class SchedulerAgentSupervisorStack extends Stack {
     this.starter = starter;
     this.supervisor = supervisor;
     this.submission = submission;
+    this.admissionStore = admissionStore;
+    this.admissionRelease = admissionRelease;
 
     const outputs: Partial<Record<keyof typeof StackOutput, string>> = {
       ApiUrl: submission.url,
@@ -194,6 +210,7 @@ export class SchedulerAgentSupervisorStack extends Stack {
       AlertBusName: alerts.bus.eventBusName,
       AlertInboxQueueUrl: alerts.inbox.queueUrl,
       StateMachineArn: workflow.stateMachine.stateMachineArn,
+      AdmissionTableName: admissionStore.tableName,
       ...(remoteServices && {
         LedgerTableName: remoteServices.ledgerTable.tableName,
         RemoteServiceUrl: remoteServices.endpointUrl,

@@ -1,7 +1,7 @@
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
-import { DUE_INDEX, StateAttr } from '../../lambdas/scheduler-agent-supervisor/contracts';
+import { ADMISSION_INDEX, DUE_INDEX, StateAttr } from '../../lambdas/scheduler-agent-supervisor/contracts';
 import { DataStore, type DataTableOptions, grantTableKeyUse } from '../platform/data-table';
 
 export type StateStoreProps = DataTableOptions;
@@ -16,6 +16,7 @@ export class StateStore extends DataStore {
     super(scope, id, {
       ...props,
       partitionKey: { name: StateAttr.OrderId, type: dynamodb.AttributeType.STRING },
+      stream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES,
     });
     this.table.addGlobalSecondaryIndex({
       indexName: DUE_INDEX.name,
@@ -26,11 +27,30 @@ export class StateStore extends DataStore {
       projectionType: dynamodb.ProjectionType.INCLUDE,
       nonKeyAttributes: [...DUE_INDEX.projectedAttributes],
     });
+    // Sparse: only records still holding an admission slot carry AdmissionShard. The reconciler
+    // queries it per shard for terminal records whose release was lost.
+    this.table.addGlobalSecondaryIndex({
+      indexName: ADMISSION_INDEX.name,
+      partitionKey: { name: ADMISSION_INDEX.partitionKey, type: dynamodb.AttributeType.STRING },
+      sortKey: { name: ADMISSION_INDEX.sortKey, type: dynamodb.AttributeType.STRING },
+      projectionType: dynamodb.ProjectionType.INCLUDE,
+      nonKeyAttributes: [...ADMISSION_INDEX.projectedAttributes],
+    });
   }
 
   /** ARN of the supervisor index (for Query grants scoped to it alone). */
   get dueIndexArn(): string {
     return `${this.table.tableArn}/index/${DUE_INDEX.name}`;
+  }
+
+  /** Grants Query on AdmissionIndex only (the admission reconciler). */
+  grantQueryAdmissionIndex(grantee: iam.IGrantable): void {
+    iam.Grant.addToPrincipal({
+      grantee,
+      actions: ['dynamodb:Query'],
+      resourceArns: [`${this.table.tableArn}/index/${ADMISSION_INDEX.name}`],
+    });
+    grantTableKeyUse(this.table, grantee, 'read');
   }
 
   /** Grants Query on DueIndex only: the supervisor never needs Scan nor another index. */

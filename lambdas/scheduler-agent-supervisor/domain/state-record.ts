@@ -44,6 +44,8 @@ export interface StateRecord {
   readonly createdAt: string;
   readonly updatedAt: string;
   readonly lastError?: LastError;
+  /** The admission counter key holding this order's in-flight slot, until its release. */
+  readonly admissionShard?: string;
 }
 
 /**
@@ -66,6 +68,7 @@ export function buildInitialStateRecord(input: {
   readonly now: number;
   readonly timings: Pick<WorkflowTimings, 'startGraceSeconds'>;
   readonly dueShardCount: number;
+  readonly admissionShard?: string;
 }): StateRecord {
   const at = isoAt(input.now);
   const steps: Partial<Record<StepName, StepState>> = {};
@@ -85,6 +88,7 @@ export function buildInitialStateRecord(input: {
     workflowVersion: WORKFLOW_VERSION,
     createdAt: at,
     updatedAt: at,
+    ...(input.admissionShard !== undefined && { admissionShard: input.admissionShard }),
   };
 }
 

@@ -1,3 +1,4 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import {
   ALERT_EVENT_SOURCE,
@@ -120,6 +121,8 @@ describe('POST /orders: a new order', () => {
       WorkflowVersion: WORKFLOW_VERSION,
       CreatedAt: expect.any(String),
       UpdatedAt: expect.any(String),
+      // The admission slot it holds: its own shard first (the counters are far from full here).
+      AdmissionShard: `shard#${dueShardFor('order-new', 4)}`,
     });
     // CompleteBy = submission time + startGraceSeconds (1 s in these tests).
     expect(record?.CompleteBy).toBeGreaterThanOrEqual(before + 1000);
@@ -321,7 +324,7 @@ describe('POST /orders: partial failures', () => {
     expect(await delayedMessageCount(world, resources.startQueueUrl)).toBe(0);
   });
 
-  it('converges when the state write fails after the order write: 500, then the retry is accepted once', async () => {
+  it('writes nothing when the state write fails (one transaction), and the retry is accepted once', async () => {
     const stateDown = loadHandler<ApiHandler>(
       HANDLERS.submitOrder,
       handlerEnv(resources, { env: { STATE_TABLE_NAME: 'no-such-state-table' } }),
@@ -329,11 +332,9 @@ describe('POST /orders: partial failures', () => {
     const body = JSON.stringify(validOrder('order-half-written'));
 
     expect((await stateDown(postOrderEvent(body), lambdaContext())).statusCode).toBe(500);
-    expect(await scanAll(world, resources.ordersTable)).toHaveLength(1);
-    expect(await scanAll(world, resources.stateTable)).toEqual([]);
-    expect(await drainQueue(world, resources.startQueueUrl)).toEqual([]);
+    await expectNothingWritten();
+    expect(await scanAll(world, resources.admissionTable)).toEqual([]);
 
-    // The client retries; the orders item is accepted as identical and the record is created now.
     const retry = await submit(postOrderEvent(body), lambdaContext());
     expect(retry.statusCode).toBe(202);
     expect(await scanAll(world, resources.ordersTable)).toHaveLength(1);
@@ -343,6 +344,29 @@ describe('POST /orders: partial failures', () => {
     expect(await drainBodies(world, resources.startQueueUrl)).toEqual([
       { orderId: 'order-half-written', reason: 'submitted', correlationId: expect.any(String) },
     ]);
+  });
+
+  it('accepts an order stored without its state record (written before acceptance was one transaction) once', async () => {
+    const first = await submit(postOrderEvent(JSON.stringify(validOrder('order-legacy'))), lambdaContext());
+    expect(first.statusCode).toBe(202);
+    const [order] = await scanAll(world, resources.ordersTable);
+    // A fresh set of tables holding only that order item, as a half-written request left it.
+    resources = await createResources(world);
+    submit = loadHandler<ApiHandler>(HANDLERS.submitOrder, handlerEnv(resources)).handler;
+    await world.doc.send(new PutCommand({ TableName: resources.ordersTable, Item: order }));
+
+    const retry = await submit(postOrderEvent(JSON.stringify(validOrder('order-legacy'))), lambdaContext());
+    expect(retry.statusCode).toBe(202);
+    expect(await scanAll(world, resources.ordersTable)).toEqual([order]);
+    expect(await stateItem(world, resources, 'order-legacy')).toMatchObject({ ProcessState: 'Pending' });
+    const counters = await scanAll(world, resources.admissionTable);
+    expect(counters.map((counter) => counter.InFlight)).toEqual([1]);
+
+    const conflicting = await submit(
+      postOrderEvent(JSON.stringify(validOrder('order-legacy', { totalCents: 1 }))),
+      lambdaContext(),
+    );
+    expect(conflicting.statusCode).toBe(409);
   });
 
   it('answers 500 (no stack, correlation id) when the orders table is unavailable, and writes nothing', async () => {

@@ -435,7 +435,7 @@ export function stateRecordFromItem(item: Item): StateRecord {
     ...(storedPlan !== undefined && { plan }),
     ...(typeof runningStep === 'string' && { runningStep: stepNameOf(runningStep, orderId) }),
     compensationLog,
-    // Records written before the compensation log have no counter: none failed yet.
+    // Every schema-2 record is created with both; read an item without them (a hand-made one) as none yet.
     compensationFailureCount: optionalNumber(item, StateAttr.CompensationFailureCount) ?? 0,
     orderFingerprint: requireString(item, StateAttr.OrderFingerprint, orderId),
     schemaVersion,

@@ -59,6 +59,18 @@ export function stepProblems(
   }
   const duplicates = names.filter((name, index) => names.indexOf(name) !== index);
   if (duplicates.length > 0) problems.push(`duplicate steps: ${duplicates.join(', ')}`);
+  // Compensation names are Plan keys next to the step names, and JSONPath segments.
+  const compensations = steps.map((step) => step.compensation.name);
+  for (const name of compensations) {
+    if (!STEP_NAME_PATTERN.test(name)) {
+      problems.push(`compensation name '${name}' must be letters and digits (it is used in JSONPath)`);
+    }
+  }
+  const operations = [...new Set(names), ...compensations];
+  const clashes = operations.filter((name, index) => operations.indexOf(name) !== index);
+  if (clashes.length > 0) {
+    problems.push(`compensation names must be unique and differ from step names: ${[...new Set(clashes)].join(', ')}`);
+  }
   const unknown = Object.keys(agentQueues).filter((name) => !names.includes(name));
   if (unknown.length > 0) problems.push(`agent queues for unknown steps: ${unknown.join(', ')}`);
   return problems;

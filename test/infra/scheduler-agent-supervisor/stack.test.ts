@@ -61,7 +61,14 @@ describe('SchedulerAgentSupervisor stack (default profile, demo: fake services)'
             ],
             Projection: {
               ProjectionType: 'INCLUDE',
-              NonKeyAttributes: ['ProcessState', 'LockedBy', 'FailureCount', 'Attempt'],
+              NonKeyAttributes: [
+                'ProcessState',
+                'LockedBy',
+                'FailureCount',
+                'Attempt',
+                'RunningStep',
+                'CompensationFailureCount',
+              ],
             },
           },
         ],

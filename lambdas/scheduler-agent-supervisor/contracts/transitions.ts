@@ -419,7 +419,8 @@ export const STATE_TRANSITIONS = {
    */
   markCompensating: transition({
     by: 'scheduler',
-    summary: 'The step and its log entry are Compensating; CompleteBy is the planned deadline of its compensation',
+    summary:
+      'The step and its log entry are Compensating; CompleteBy is the planned deadline of its compensation',
     params: { instanceId: 'S', completeBy: 'N', now: 'S' },
     fence: HELD_BY_THIS_EXECUTION,
     condition: [isCompensating, { path: logEntry, exists: true }],

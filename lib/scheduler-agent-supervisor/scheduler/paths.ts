@@ -69,7 +69,9 @@ export function stepProblems(
   const operations = [...new Set(names), ...compensations];
   const clashes = operations.filter((name, index) => operations.indexOf(name) !== index);
   if (clashes.length > 0) {
-    problems.push(`compensation names must be unique and differ from step names: ${[...new Set(clashes)].join(', ')}`);
+    problems.push(
+      `compensation names must be unique and differ from step names: ${[...new Set(clashes)].join(', ')}`,
+    );
   }
   const unknown = Object.keys(agentQueues).filter((name) => !names.includes(name));
   if (unknown.length > 0) problems.push(`agent queues for unknown steps: ${unknown.join(', ')}`);

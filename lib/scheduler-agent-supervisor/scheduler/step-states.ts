@@ -78,17 +78,21 @@ export function agentCall(
     },
     correlationId: sfn.JsonPath.stringAt(ExecutionInput.correlationId),
   };
-  return tasks.SqsSendMessage.jsonPath(scope, compensate ? `${step.name}.Undo.CallAgent` : `${step.name}.CallAgent`, {
-    comment: compensate
-      ? `Ask the ${step.service} agent to ${operation} and wait for its answer (task token).`
-      : `Ask the ${step.service} agent and wait for its answer (task token).`,
-    queue: props.queue,
-    integrationPattern: sfn.IntegrationPattern.WAIT_FOR_TASK_TOKEN,
-    messageBody: sfn.TaskInput.fromObject(request),
-    taskTimeout: sfn.Timeout.duration(Duration.seconds(timings.stepTimeoutSeconds)),
-    heartbeatTimeout: sfn.Timeout.duration(Duration.seconds(timings.stepHeartbeatSeconds)),
-    resultPath: compensate ? compensationResultPath(step.name) : stepResultPath(step.name),
-  });
+  return tasks.SqsSendMessage.jsonPath(
+    scope,
+    compensate ? `${step.name}.Undo.CallAgent` : `${step.name}.CallAgent`,
+    {
+      comment: compensate
+        ? `Ask the ${step.service} agent to ${operation} and wait for its answer (task token).`
+        : `Ask the ${step.service} agent and wait for its answer (task token).`,
+      queue: props.queue,
+      integrationPattern: sfn.IntegrationPattern.WAIT_FOR_TASK_TOKEN,
+      messageBody: sfn.TaskInput.fromObject(request),
+      taskTimeout: sfn.Timeout.duration(Duration.seconds(timings.stepTimeoutSeconds)),
+      heartbeatTimeout: sfn.Timeout.duration(Duration.seconds(timings.stepHeartbeatSeconds)),
+      resultPath: compensate ? compensationResultPath(step.name) : stepResultPath(step.name),
+    },
+  );
 }
 
 export interface StepStatesProps extends AgentCallProps {

@@ -197,7 +197,9 @@ export class StoreUpdates {
     return this.update(`${step}.Undo.MarkCompensated`, 'markStepCompensated', step, {
       result: tasks.DynamoAttributeValue.fromMap({
         [CompensationResultAttr.ConfirmationId]: text(sfn.JsonPath.stringAt(`${result}.confirmationId`)),
-        [CompensationResultAttr.Undone]: tasks.DynamoAttributeValue.booleanFromJsonPath(sfn.JsonPath.stringAt(`${result}.undone`)),
+        [CompensationResultAttr.Undone]: tasks.DynamoAttributeValue.booleanFromJsonPath(
+          sfn.JsonPath.stringAt(`${result}.undone`),
+        ),
       }),
     });
   }

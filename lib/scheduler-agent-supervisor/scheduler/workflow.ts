@@ -75,9 +75,7 @@ export class SchedulerWorkflow extends Construct {
       comment: `Order scheduler (Scheduler Agent Supervisor), workflow version ${WORKFLOW_VERSION}`,
       definitionBody: sfn.DefinitionBody.fromChainable(definition),
       // Safety net: an execution can never outlive the plan written at claim time.
-      timeout: Duration.seconds(
-        2 * steps.length * stepWindowSeconds + DATA_TASK_TIMEOUT_SECONDS * dataTasks,
-      ),
+      timeout: Duration.seconds(2 * steps.length * stepWindowSeconds + DATA_TASK_TIMEOUT_SECONDS * dataTasks),
       tracingEnabled: true,
       // Execution data holds order contents: events are logged, payloads are not.
       logs: { destination: this.logGroup, level: sfn.LogLevel.ALL, includeExecutionData: false },

@@ -371,84 +371,93 @@ describe('scheduler state machine, state by state (local profile)', () => {
     });
   });
 
-  describe.each(REVERSED.map((step, index) => [step.name, index] as const))('undo of step %s', (name, index) => {
-    const step = REVERSED[index] as (typeof ORDER_STEPS)[number];
-    const previous = (): string => {
-      const before = REVERSED[index + 1];
-      return before ? `${before.name}.Undo.Check` : 'MarkCompensated';
-    };
+  describe.each(REVERSED.map((step, index) => [step.name, index] as const))(
+    'undo of step %s',
+    (name, index) => {
+      const step = REVERSED[index] as (typeof ORDER_STEPS)[number];
+      const previous = (): string => {
+        const before = REVERSED[index + 1];
+        return before ? `${before.name}.Undo.Check` : 'MarkCompensated';
+      };
 
-    it('Undo.Check: undoes what the log or this execution says is done and not undone; a TimedOut step just in case', () => {
-      const check = state(`${name}.Undo.Check`);
-      expect(check.Default).toBe(previous());
-      expect(check.Choices?.map((choice) => choice.Next)).toEqual([
-        `${name}.Undo.MarkCompensating`,
-        previous(),
-        `${name}.Undo.MarkCompensating`,
-        `${name}.Undo.MarkUncertain`,
-      ]);
-    });
+      it('Undo.Check: undoes what the log or this execution says is done and not undone; a TimedOut step just in case', () => {
+        const check = state(`${name}.Undo.Check`);
+        expect(check.Default).toBe(previous());
+        expect(check.Choices?.map((choice) => choice.Next)).toEqual([
+          `${name}.Undo.MarkCompensating`,
+          previous(),
+          `${name}.Undo.MarkCompensating`,
+          `${name}.Undo.MarkUncertain`,
+        ]);
+      });
 
-    it('MarkCompensating / MarkUncertain: the intent, with CompleteBy = the compensation plan deadline', () => {
-      for (const intent of ['MarkCompensating', 'MarkUncertain']) {
-        const p = params(`${name}.Undo.${intent}`) as Record<string, Record<string, unknown>>;
-        expect(p.ExpressionAttributeValues).toMatchObject({
-          ':completeBy': { 'N.$': `$.record.Item.Plan.M.${step.compensation.name}.N` },
-          ':compensating': { S: 'Compensating' },
+      it('MarkCompensating / MarkUncertain: the intent, with CompleteBy = the compensation plan deadline', () => {
+        for (const intent of ['MarkCompensating', 'MarkUncertain']) {
+          const p = params(`${name}.Undo.${intent}`) as Record<string, Record<string, unknown>>;
+          expect(p.ExpressionAttributeValues).toMatchObject({
+            ':completeBy': { 'N.$': `$.record.Item.Plan.M.${step.compensation.name}.N` },
+            ':compensating': { S: 'Compensating' },
+          });
+          expect(state(`${name}.Undo.${intent}`).Next).toBe(`${name}.Undo.CallAgent`);
+        }
+      });
+
+      it('Undo.CallAgent asks the step agent to compensate, keyed on the compensation, then MarkCompensated', () => {
+        const call = state(`${name}.Undo.CallAgent`);
+        const queue = synth.stack.agents[ORDER_STEPS.indexOf(step)]?.requests.queue;
+        const queueRef = synth.stack.resolve(queue?.queueUrl) as { Ref: string };
+        expect(call).toMatchObject({
+          TimeoutSeconds: synth.config.timings.stepTimeoutSeconds,
+          HeartbeatSeconds: synth.config.timings.stepHeartbeatSeconds,
+          ResultPath: `$.compensations.${name}`,
+          Next: `${name}.Undo.MarkCompensated`,
         });
-        expect(state(`${name}.Undo.${intent}`).Next).toBe(`${name}.Undo.CallAgent`);
-      }
-    });
-
-    it('Undo.CallAgent asks the step agent to compensate, keyed on the compensation, then MarkCompensated', () => {
-      const call = state(`${name}.Undo.CallAgent`);
-      const queue = synth.stack.agents[ORDER_STEPS.indexOf(step)]?.requests.queue;
-      const queueRef = synth.stack.resolve(queue?.queueUrl) as { Ref: string };
-      expect(call).toMatchObject({
-        TimeoutSeconds: synth.config.timings.stepTimeoutSeconds,
-        HeartbeatSeconds: synth.config.timings.stepHeartbeatSeconds,
-        ResultPath: `$.compensations.${name}`,
-        Next: `${name}.Undo.MarkCompensated`,
-      });
-      expect((call.Parameters as { QueueUrl: string }).QueueUrl).toBe(`{{Ref:${queueRef.Ref}}}`);
-      const body = (call.Parameters as { MessageBody: Record<string, unknown> }).MessageBody;
-      expect(
-        Object.keys(body)
-          .map((key) => key.replace(/\.\$$/, ''))
-          .sort(),
-      ).toEqual(Object.keys(AgentRequestSchema.shape).sort());
-      expect(body).toMatchObject({
-        step: name,
-        action: 'compensate',
-        operation: step.compensation.name,
-        'undoes.$': `States.Format('{}:${name}', $.orderId)`,
-        'idempotencyKey.$': `States.Format('{}:${step.compensation.name}', $.orderId)`,
-        'deadlineEpochMillis.$': `States.StringToJson($.record.Item.Plan.M.${step.compensation.name}.N)`,
-      });
-      expect(call.Catch).toEqual([
-        { ErrorEquals: [AgentError.Permanent], ResultPath: '$.error', Next: `${name}.Undo.PermanentFailure` },
-        { ErrorEquals: ['States.ALL'], ResultPath: '$.abandoned', Next: 'AttemptAbandoned' },
-      ]);
-    });
-
-    it('MarkCompensated stores the compensating answer, then the undo of the step before', () => {
-      const markCompensated = state(`${name}.Undo.MarkCompensated`);
-      expect((markCompensated.Parameters as Record<string, Record<string, unknown>>).ExpressionAttributeValues).toMatchObject({
-        ':result': {
-          M: {
-            ConfirmationId: { 'S.$': `$.compensations.${name}.confirmationId` },
-            Undone: { 'BOOL.$': `$.compensations.${name}.undone` },
+        expect((call.Parameters as { QueueUrl: string }).QueueUrl).toBe(`{{Ref:${queueRef.Ref}}}`);
+        const body = (call.Parameters as { MessageBody: Record<string, unknown> }).MessageBody;
+        expect(
+          Object.keys(body)
+            .map((key) => key.replace(/\.\$$/, ''))
+            .sort(),
+        ).toEqual(Object.keys(AgentRequestSchema.shape).sort());
+        expect(body).toMatchObject({
+          step: name,
+          action: 'compensate',
+          operation: step.compensation.name,
+          'undoes.$': `States.Format('{}:${name}', $.orderId)`,
+          'idempotencyKey.$': `States.Format('{}:${step.compensation.name}', $.orderId)`,
+          'deadlineEpochMillis.$': `States.StringToJson($.record.Item.Plan.M.${step.compensation.name}.N)`,
+        });
+        expect(call.Catch).toEqual([
+          {
+            ErrorEquals: [AgentError.Permanent],
+            ResultPath: '$.error',
+            Next: `${name}.Undo.PermanentFailure`,
           },
-        },
+          { ErrorEquals: ['States.ALL'], ResultPath: '$.abandoned', Next: 'AttemptAbandoned' },
+        ]);
       });
-      expect(markCompensated.Next).toBe(previous());
-    });
 
-    it('a refused compensation marks the order CompensationFailed, then alerts', () => {
-      expect(state(`${name}.Undo.PermanentFailure`).Next).toBe(`${name}.Undo.MarkCompensationFailed`);
-      expect(state(`${name}.Undo.MarkCompensationFailed`).Next).toBe('RaiseCompensationFailedAlert');
-    });
-  });
+      it('MarkCompensated stores the compensating answer, then the undo of the step before', () => {
+        const markCompensated = state(`${name}.Undo.MarkCompensated`);
+        expect(
+          (markCompensated.Parameters as Record<string, Record<string, unknown>>).ExpressionAttributeValues,
+        ).toMatchObject({
+          ':result': {
+            M: {
+              ConfirmationId: { 'S.$': `$.compensations.${name}.confirmationId` },
+              Undone: { 'BOOL.$': `$.compensations.${name}.undone` },
+            },
+          },
+        });
+        expect(markCompensated.Next).toBe(previous());
+      });
+
+      it('a refused compensation marks the order CompensationFailed, then alerts', () => {
+        expect(state(`${name}.Undo.PermanentFailure`).Next).toBe(`${name}.Undo.MarkCompensationFailed`);
+        expect(state(`${name}.Undo.MarkCompensationFailed`).Next).toBe('RaiseCompensationFailedAlert');
+      });
+    },
+  );
 
   it('MarkProcessed sets Processed and removes LockedBy and DueShard, then succeeds', () => {
     const markProcessed = state('MarkProcessed');

@@ -21,7 +21,6 @@ import {
   DynamoStateStore,
   transitionUpdate,
 } from '../../../lambdas/scheduler-agent-supervisor/adapters/state-store';
-import type { DueRecord } from '../../../lambdas/scheduler-agent-supervisor/domain/ports';
 import {
   ORDER_STEPS,
   ProcessState,
@@ -30,6 +29,7 @@ import {
   TRANSITION_NAMES,
   type TransitionName,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import type { DueRecord } from '../../../lambdas/scheduler-agent-supervisor/domain/ports';
 import { allStates } from '../../../lib/platform/guardrails';
 import { resolveParameters } from '../../infra/support/asl-parameters';
 import { stateMachineDefinition, synthesizeStack } from '../../infra/support/synth';
@@ -212,7 +212,9 @@ describe('fenced store updates of the synthesized state machine (DynamoDB Local)
   });
 
   it('the compensation chain: a stale instance is rejected at every update of a CompensationInProgress record', async () => {
-    const compensating = fencedUpdates.filter((state) => state.includes('.Undo.') || state === 'MarkCompensated');
+    const compensating = fencedUpdates.filter(
+      (state) => state.includes('.Undo.') || state === 'MarkCompensated',
+    );
     expect(compensating).toHaveLength(4 * ORDER_STEPS.length + 1);
     for (const state of compensating) {
       await client.send(new PutItemCommand({ TableName: tableName, Item: holderRecord(state) }));
@@ -339,10 +341,19 @@ describe('fenced store updates of the synthesized state machine (DynamoDB Local)
             instanceId: HOLDER,
             now: NOW,
             completeBy: PLAN_MILLIS + (2 * ORDER_STEPS.length - 1) * 8000,
-            lastError: { Source: step, Error: AGENT_ERROR.Error, Cause: JSON.stringify(AGENT_ERROR), At: NOW },
+            lastError: {
+              Source: step,
+              Error: AGENT_ERROR.Error,
+              Cause: JSON.stringify(AGENT_ERROR),
+              At: NOW,
+            },
           };
         case 'markCompensating':
-          return { instanceId: HOLDER, now: NOW, completeBy: PLAN_MILLIS + (ORDER_STEPS.length + index) * 8000 };
+          return {
+            instanceId: HOLDER,
+            now: NOW,
+            completeBy: PLAN_MILLIS + (ORDER_STEPS.length + index) * 8000,
+          };
         case 'markCompensatingUncertain':
           return {
             instanceId: HOLDER,
@@ -446,7 +457,10 @@ describe('fenced store updates of the synthesized state machine (DynamoDB Local)
         compensationFailureCount: 0,
         ...overrides,
       });
-      applied.restartPending = await store.restartPending(due({}), { completeBy: PLAN_MILLIS + 1, at: at + 2 });
+      applied.restartPending = await store.restartPending(due({}), {
+        completeBy: PLAN_MILLIS + 1,
+        at: at + 2,
+      });
       const expired = due({ processState: ProcessState.Processing, lockedBy: HOLDER, attempt: 2 });
       await client.send(new PutItemCommand({ TableName: tableName, Item: claimedRecord() }));
       applied.resetExpired = await store.resetExpired(expired, {

@@ -255,7 +255,14 @@ describe('state store transitions (the SDK side of STATE_TRANSITIONS)', () => {
     const update = transitionUpdate(
       'markCompensatingUncertain',
       'order-1',
-      { instanceId: 'i', seq: 2, compensation: 'RefundPayment', undoes: 'order-1:ChargePayment', completeBy: 9, now: 'T' },
+      {
+        instanceId: 'i',
+        seq: 2,
+        compensation: 'RefundPayment',
+        undoes: 'order-1:ChargePayment',
+        completeBy: 9,
+        now: 'T',
+      },
       { step: 'ChargePayment' },
     );
     expect(update.ExpressionAttributeValues?.[':uncertainEntry']).toEqual({

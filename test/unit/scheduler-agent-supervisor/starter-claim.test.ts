@@ -162,7 +162,10 @@ describe('planCompensation', () => {
     expect(
       planCompensation(
         {
-          steps: { ReserveInventory: { status: StepStatus.Compensated }, ChargePayment: { status: StepStatus.TimedOut } },
+          steps: {
+            ReserveInventory: { status: StepStatus.Compensated },
+            ChargePayment: { status: StepStatus.TimedOut },
+          },
           compensationLog: { ReserveInventory: entry(CompensationStatus.Compensated) },
         },
         NOW,

@@ -174,11 +174,17 @@ describe('mayNeedCompensation', () => {
     [StepStatus.NotStarted, false],
     [StepStatus.Failed, false],
     [StepStatus.Running, false],
-  ])('step %s without a log entry: %p (only an uncertain step is undone just in case)', (status, expected) => {
-    expect(
-      mayNeedCompensation({ steps: { ReserveInventory: { status } }, compensationLog: {} }, 'ReserveInventory'),
-    ).toBe(expected);
-  });
+  ])(
+    'step %s without a log entry: %p (only an uncertain step is undone just in case)',
+    (status, expected) => {
+      expect(
+        mayNeedCompensation(
+          { steps: { ReserveInventory: { status } }, compensationLog: {} },
+          'ReserveInventory',
+        ),
+      ).toBe(expected);
+    },
+  );
 });
 
 describe('instance ids', () => {

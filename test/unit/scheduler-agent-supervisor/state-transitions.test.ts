@@ -478,7 +478,13 @@ describe('bindParams', () => {
 
     it('checks the parameters used inside maps like the others, and needs a composer', () => {
       expect(() =>
-        bindParams('markStepCompleted', completed, { ...values, seq: '2', undoes: undefined }, mapTypeOf, compose),
+        bindParams(
+          'markStepCompleted',
+          completed,
+          { ...values, seq: '2', undoes: undefined },
+          mapTypeOf,
+          compose,
+        ),
       ).toThrow(
         "State transition 'markStepCompleted': parameter 'seq' must be of type N, got S; missing parameter 'undoes'",
       );

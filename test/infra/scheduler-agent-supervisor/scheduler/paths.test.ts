@@ -137,7 +137,10 @@ describe('scheduler paths', () => {
         SchedulerEnd.compensationFailed,
       ]);
     }
-    expect(state(SchedulerEnd.compensationFailed)).toMatchObject({ Type: 'Fail', Error: 'CompensationFailed' });
+    expect(state(SchedulerEnd.compensationFailed)).toMatchObject({
+      Type: 'Fail',
+      Error: 'CompensationFailed',
+    });
     expect(state('RaiseCompensationFailedAlert').Parameters).toMatchObject({
       Entries: [{ Source: 'order-processing', DetailType: 'CompensationFailed' }],
     });
@@ -221,8 +224,18 @@ describe('scheduler paths', () => {
       expect(
         stepProblems(
           [
-            { name: 'Pack', service: 'x', operationPath: '/x', compensation: { name: 'Ship', operationPath: '/u' } },
-            { name: 'Ship', service: 'x', operationPath: '/x', compensation: { name: 'Un-ship', operationPath: '/u' } },
+            {
+              name: 'Pack',
+              service: 'x',
+              operationPath: '/x',
+              compensation: { name: 'Ship', operationPath: '/u' },
+            },
+            {
+              name: 'Ship',
+              service: 'x',
+              operationPath: '/x',
+              compensation: { name: 'Un-ship', operationPath: '/u' },
+            },
           ],
           { Pack: queue, Ship: queue },
         ),

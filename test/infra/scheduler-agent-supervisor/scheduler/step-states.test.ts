@@ -195,10 +195,7 @@ describe('undo states: the compensation of one step', () => {
       Default: 'PreviousUndo',
       Choices: [
         {
-          And: [
-            { Variable: log, IsPresent: true },
-            { Not: { Variable: log, StringEquals: 'Compensated' } },
-          ],
+          And: [{ Variable: log, IsPresent: true }, { Not: { Variable: log, StringEquals: 'Compensated' } }],
           Next: 'Pack.Undo.MarkCompensating',
         },
         { Variable: log, IsPresent: true, Next: 'PreviousUndo' },
@@ -214,7 +211,7 @@ describe('undo states: the compensation of one step', () => {
     });
   });
 
-  it('runs the intent, the call, then MarkCompensated, then the previous step\'s undo', () => {
+  it("runs the intent, the call, then MarkCompensated, then the previous step's undo", () => {
     const { state } = buildUndo();
     expect(state('Pack.Undo.MarkCompensating').Next).toBe('Pack.Undo.CallAgent');
     expect(state('Pack.Undo.MarkUncertain').Next).toBe('Pack.Undo.CallAgent');

@@ -137,10 +137,7 @@ describe('store updates: the scheduler UpdateItem tasks, generated from STATE_TR
 
     it('sends exactly the rendered expressions, names and values of its transition', () => {
       const { stack, stateTable, state } = render();
-      const rendered = renderTransition(
-        name,
-        appliesToStep(STATE_TRANSITIONS[name]) ? { step: STEP } : {},
-      );
+      const rendered = renderTransition(name, appliesToStep(STATE_TRANSITIONS[name]) ? { step: STEP } : {});
       const tableRef = stack.resolve(stateTable.tableName) as { Ref: string };
       expect(state.Resource).toMatch(/:states:::dynamodb:updateItem$/);
       expect(state.Parameters).toEqual({
@@ -202,9 +199,7 @@ describe('store updates: the scheduler UpdateItem tasks, generated from STATE_TR
     };
     const completeBy = tasks.DynamoAttributeValue.numberFromString(sfn.JsonPath.stringAt('$.deadline'));
 
-    it.each(
-      TRANSITION_NAMES.filter((name) => STATE_TRANSITIONS[name].by !== 'scheduler'),
-    )(
+    it.each(TRANSITION_NAMES.filter((name) => STATE_TRANSITIONS[name].by !== 'scheduler'))(
       'fails when the transition is not the scheduler’s (%s)',
       (transition) => {
         expect(build(transition, { bindings: {} })).toThrow(

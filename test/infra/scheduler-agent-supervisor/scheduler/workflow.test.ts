@@ -54,7 +54,9 @@ describe('SchedulerWorkflow (the state machine construct)', () => {
     const stepWindow = timings.stepTimeoutSeconds + timings.stepDeadlineSlackSeconds;
     // Every step and every compensation may take its window; 10 s per data task around them
     // (4 per step: MarkRunning, MarkCompleted, MarkCompensating, MarkCompensated; plus 5).
-    expect(definition.TimeoutSeconds).toBe(2 * ORDER_STEPS.length * stepWindow + 10 * (4 * ORDER_STEPS.length + 5));
+    expect(definition.TimeoutSeconds).toBe(
+      2 * ORDER_STEPS.length * stepWindow + 10 * (4 * ORDER_STEPS.length + 5),
+    );
   });
 
   it('logs to its own log group with the given retention, deleted with the stack unless data is retained', () => {

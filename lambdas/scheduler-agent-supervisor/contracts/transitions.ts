@@ -848,7 +848,7 @@ export function bindParams<V>(
   const problems: string[] = [];
   const bound: Record<string, V> = {};
   const checked = new Set<string>();
-  const valueOf = (name: string, type: ParamType): V | undefined => {
+  const boundValue = (name: string, type: ParamType): V | undefined => {
     const value = values[name];
     if (checked.has(name)) return value;
     checked.add(name);
@@ -862,7 +862,7 @@ export function bindParams<V>(
     return value;
   };
   for (const [placeholder, { name, type }] of Object.entries(rendered.params)) {
-    const value = valueOf(name, type);
+    const value = boundValue(name, type);
     if (value !== undefined) bound[placeholder] = value;
   }
   for (const [placeholder, entries] of Object.entries(rendered.maps)) {
@@ -872,7 +872,7 @@ export function bindParams<V>(
     }
     const composed: Record<string, V> = {};
     for (const [key, entry] of Object.entries(entries)) {
-      const value = 'param' in entry ? valueOf(entry.param, entry.type) : compose.constant(entry.constant);
+      const value = 'param' in entry ? boundValue(entry.param, entry.type) : compose.constant(entry.constant);
       if (value !== undefined) composed[key] = value;
     }
     bound[placeholder] = compose.map(composed);

@@ -3,6 +3,8 @@
  * implement them with the AWS SDK; the use cases and their decisions never see an SDK type.
  */
 import type {
+  CompensationFailedDetail,
+  OperationName,
   OrderFailedDetail,
   ProcessState,
   StartOrderMessage,
@@ -45,6 +47,8 @@ export interface StateRecordCreator {
 }
 
 export interface ClaimRequest {
+  /** Which record is claimed: a Pending one (steps), or an unlocked CompensationInProgress one. */
+  readonly kind: 'steps' | 'compensation';
   readonly orderId: string;
   readonly seenAttempt: number;
   readonly attempt: number;
@@ -52,13 +56,15 @@ export interface ClaimRequest {
   /** The claim only succeeds while CompleteBy <= this (the back-off has ended) or Attempt = 0. */
   readonly claimableUntilCompleteBy: number;
   readonly workflowVersion: number;
-  readonly plan: Readonly<Record<StepName, number>>;
+  readonly plan: Readonly<Partial<Record<OperationName, number>>>;
   readonly completeBy: number;
   readonly at: number;
 }
 
 /** Undoes a claim whose execution could not be started (see planRelease in claim.ts). */
 export interface ReleaseRequest {
+  /** The kind of the claim being undone (see ClaimRequest.kind). */
+  readonly kind: 'steps' | 'compensation';
   readonly orderId: string;
   /** The claim being undone: the release only applies while the record still holds it. */
   readonly instanceId: string;
@@ -84,6 +90,9 @@ export interface DueRecord {
   readonly completeBy: number;
   readonly failureCount: number;
   readonly attempt: number;
+  /** The step the expired attempt was running (it is marked TimedOut with the reset or fail). */
+  readonly runningStep?: StepName;
+  readonly compensationFailureCount: number;
 }
 /** Opaque position in a DueIndex query; only the adapter that produced it understands it. */
 export type DuePageCursor = Readonly<Record<string, unknown>>;
@@ -105,6 +114,18 @@ export interface SupervisionStore {
     change: { readonly failureCount: number; readonly lastError: LastError; readonly at: number },
   ): Promise<TransitionResult>;
   restartPending(
+    seen: DueRecord,
+    change: { readonly completeBy: number; readonly at: number },
+  ): Promise<TransitionResult>;
+  resetExpiredCompensation(
+    seen: DueRecord,
+    change: { readonly compensationFailureCount: number; readonly completeBy: number; readonly at: number },
+  ): Promise<TransitionResult>;
+  failExpiredCompensation(
+    seen: DueRecord,
+    change: { readonly compensationFailureCount: number; readonly lastError: LastError; readonly at: number },
+  ): Promise<TransitionResult>;
+  restartCompensation(
     seen: DueRecord,
     change: { readonly completeBy: number; readonly at: number },
   ): Promise<TransitionResult>;
@@ -132,6 +153,7 @@ export interface ConflictQueue {
 export interface AlertPublisher {
   orderFailed(detail: OrderFailedDetail): Promise<void>;
   submissionConflict(detail: SubmissionConflictDetail): Promise<void>;
+  compensationFailed(detail: CompensationFailedDetail): Promise<void>;
 }
 
 export interface WorkflowExecution {

@@ -61,7 +61,14 @@ describe('SchedulerAgentSupervisor stack (default profile, demo: fake services)'
             ],
             Projection: {
               ProjectionType: 'INCLUDE',
-              NonKeyAttributes: [...DUE_INDEX.projectedAttributes],
+              NonKeyAttributes: [
+                'ProcessState',
+                'LockedBy',
+                'FailureCount',
+                'Attempt',
+                'RunningStep',
+                'CompensationFailureCount',
+              ],
             },
           },
         ]),

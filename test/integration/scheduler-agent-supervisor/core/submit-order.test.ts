@@ -116,6 +116,9 @@ describe('POST /orders: a new order', () => {
       FailureCount: 0,
       Attempt: 0,
       Steps: Object.fromEntries(ORDER_STEPS.map((step) => [step.name, { Status: 'NotStarted' }])),
+      // Empty, so MarkCompleted can SET each entry by path.
+      CompensationLog: {},
+      CompensationFailureCount: 0,
       OrderFingerprint: fingerprint,
       SchemaVersion: STATE_SCHEMA_VERSION,
       WorkflowVersion: WORKFLOW_VERSION,

@@ -3,12 +3,16 @@
  * implement them with the AWS SDK; the use cases and their decisions never see an SDK type.
  */
 import type {
+  AlertType,
+  OperatorAction,
+  OperatorAlertView,
   OrderFailedDetail,
   ProcessState,
   StartOrderMessage,
   StepName,
   SubmissionConflictDetail,
 } from '../contracts';
+import type { OperatorRecordView, OperatorTransitionName } from './operator';
 import type { StoredOrder } from './order';
 import type { LastError, StateRecord } from './state-record';
 
@@ -139,4 +143,83 @@ export interface WorkflowExecution {
 export interface WorkflowStarter {
   /** 'already-started' when an execution of that name exists: starting is idempotent on the name. */
   start(execution: WorkflowExecution): Promise<'started' | 'already-started'>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Operator actions (DESIGN.md, Operator actions)
+// ---------------------------------------------------------------------------------------------
+
+/** What an operator action decides from: the record's state, its version (UpdatedAt) and counters. */
+export interface OperatorRecordSummary {
+  readonly orderId: string;
+  readonly processState: ProcessState;
+  readonly updatedAt: string;
+  readonly lockedBy?: string;
+  readonly failureCount: number;
+  readonly compensationFailureCount: number;
+}
+
+/** One OperatorLog entry, as the action writes it. */
+export interface OperatorLogEntry {
+  readonly action: OperatorAction;
+  readonly by: string;
+  readonly reason: string;
+  readonly at: string;
+  readonly seenState: ProcessState;
+  readonly seenUpdatedAt: string;
+  readonly newState: ProcessState;
+  /** Retry only: the FailureCount (or CompensationFailureCount) the retry reset to 0. */
+  readonly resetFailureCount?: number;
+}
+
+/** An operator transition to apply, conditional on what the operator saw. */
+export interface OperatorActionWrite {
+  readonly orderId: string;
+  readonly transition: OperatorTransitionName;
+  readonly seenState: ProcessState;
+  readonly seenUpdatedAt: string;
+  /** The claim window: pendingCompleteBy(now). */
+  readonly completeBy: number;
+  readonly dueShard: string;
+  readonly entry: OperatorLogEntry;
+  readonly at: number;
+}
+
+export interface OperatorActionStore {
+  summary(orderId: string): Promise<OperatorRecordSummary | undefined>;
+  /** 'lost' when the record is no longer exactly what the operator saw (or is locked). */
+  apply(write: OperatorActionWrite): Promise<TransitionResult>;
+}
+
+/** The record as inspect shows it (see OperatorRecordView). */
+export interface OperatorRecordReader {
+  view(orderId: string): Promise<OperatorRecordView | undefined>;
+}
+
+/** What Step Functions says of one execution (an attempt of an order). */
+export interface ExecutionSummary {
+  readonly status: string;
+  readonly startDate?: string;
+  readonly stopDate?: string;
+}
+
+export interface ExecutionHistory {
+  /** undefined when no execution of that name exists (never started, or gone from the history). */
+  describe(executionName: string): Promise<ExecutionSummary | undefined>;
+}
+
+/** One operator alert, as the archive keeps it. */
+export interface ArchivedAlert {
+  readonly orderId: string;
+  readonly type: AlertType;
+  /** The event's time (ISO-8601). */
+  readonly at: string;
+  readonly eventId: string;
+  readonly detail: Readonly<Record<string, unknown>>;
+}
+
+export interface AlertArchive {
+  archive(alert: ArchivedAlert): Promise<void>;
+  /** The order's alerts, oldest first. */
+  alertsOf(orderId: string): Promise<OperatorAlertView[]>;
 }

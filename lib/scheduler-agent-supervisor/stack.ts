@@ -13,6 +13,7 @@ import { OperatorAlerts } from '../platform/operator-alerts';
 import { AgentWorker } from './agent';
 import type { DeploymentConfig } from './config';
 import type { Downstream, FakeDownstream, FakeDownstreamFactory } from './downstream';
+import { OperatorApi } from './operator-api';
 import { OrdersDatabase } from './orders-database';
 import { SchedulerWorkflow } from './scheduler/workflow';
 import { OrderStarter } from './starter';
@@ -39,6 +40,7 @@ export const StackOutput = {
   AlertBusName: 'AlertBusName',
   AlertInboxQueueUrl: 'AlertInboxQueueUrl',
   StateMachineArn: 'StateMachineArn',
+  AlertArchiveTableName: 'AlertArchiveTableName',
   RemoteServiceUrl: 'RemoteServiceUrl',
 } as const;
 
@@ -83,6 +85,7 @@ export class SchedulerAgentSupervisorStack extends Stack {
   readonly starter: OrderStarter;
   readonly supervisor: Supervisor;
   readonly submission: SubmissionApi;
+  readonly operatorApi: OperatorApi;
 
   constructor(scope: Construct, id: string, props: SchedulerAgentSupervisorStackProps) {
     super(scope, id, props);
@@ -163,6 +166,18 @@ export class SchedulerAgentSupervisorStack extends Stack {
       logRetentionDays,
       retainData,
     });
+    const operatorApi = new OperatorApi(this, 'Operator', {
+      api: submission.api,
+      parameterValidator: submission.parameterValidator,
+      stateStore,
+      stateMachine: workflow.stateMachine,
+      startQueue: starter.startQueue,
+      alertBus: alerts.bus,
+      timings,
+      dueShardCount: config.dueShardCount,
+      logRetentionDays,
+      retainData,
+    });
     this.stateStore = stateStore;
     this.ordersDatabase = ordersDatabase;
     this.idempotencyStore = idempotencyStore;
@@ -173,6 +188,7 @@ export class SchedulerAgentSupervisorStack extends Stack {
     this.starter = starter;
     this.supervisor = supervisor;
     this.submission = submission;
+    this.operatorApi = operatorApi;
 
     const outputs: Partial<Record<keyof typeof StackOutput, string>> = {
       ApiUrl: submission.url,
@@ -185,6 +201,7 @@ export class SchedulerAgentSupervisorStack extends Stack {
       AlertBusName: alerts.bus.eventBusName,
       AlertInboxQueueUrl: alerts.inbox.queueUrl,
       StateMachineArn: workflow.stateMachine.stateMachineArn,
+      AlertArchiveTableName: operatorApi.alertArchive.tableName,
       ...(remoteServices && {
         LedgerTableName: remoteServices.ledgerTable.tableName,
         RemoteServiceUrl: remoteServices.endpointUrl,

@@ -28,13 +28,14 @@ import {
   StepResultAttr,
   StepStatus,
 } from '../contracts';
-import type { OperatorRecordView, OperatorTransitionName } from '../domain/operator';
 import type {
   OperatorActionStore,
   OperatorActionWrite,
   OperatorLogEntry,
   OperatorRecordReader,
   OperatorRecordSummary,
+  OperatorRecordView,
+  OperatorTransitionName,
   TransitionResult,
 } from '../domain/ports';
 import { transitionUpdate } from './state-store';

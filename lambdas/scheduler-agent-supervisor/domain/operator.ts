@@ -31,13 +31,13 @@ import type {
   OperatorLogEntry,
   OperatorRecordReader,
   OperatorRecordSummary,
+  OperatorTransitionName,
   StartQueue,
 } from './ports';
 import { dueShardFor } from './shard';
 import { instanceIdFor, pendingCompleteBy } from './state-record';
 
-/** The operator transitions of STATE_TRANSITIONS. */
-export type OperatorTransitionName = 'operatorRetry' | 'operatorRetryCompensation' | 'operatorCancel';
+export type { OperatorRecordView, OperatorTransitionName } from './ports';
 
 /**
  * The states each action applies to, and the transition it takes from each. Processing is never
@@ -237,9 +237,6 @@ export async function performOperatorAction(
 // ---------------------------------------------------------------------------------------------
 // Inspect
 // ---------------------------------------------------------------------------------------------
-
-/** The record's part of inspect: everything but the attempts and the alerts (other sources). */
-export type OperatorRecordView = Omit<OperatorOrderDetailBody, 'attempts' | 'alerts'>;
 
 export interface InspectDependencies {
   readonly records: OperatorRecordReader;

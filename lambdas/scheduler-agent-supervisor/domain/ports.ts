@@ -6,13 +6,13 @@ import type {
   AlertType,
   OperatorAction,
   OperatorAlertView,
+  OperatorOrderDetailBody,
   OrderFailedDetail,
   ProcessState,
   StartOrderMessage,
   StepName,
   SubmissionConflictDetail,
 } from '../contracts';
-import type { OperatorRecordView, OperatorTransitionName } from './operator';
 import type { StoredOrder } from './order';
 import type { LastError, StateRecord } from './state-record';
 
@@ -148,6 +148,12 @@ export interface WorkflowStarter {
 // ---------------------------------------------------------------------------------------------
 // Operator actions (DESIGN.md, Operator actions)
 // ---------------------------------------------------------------------------------------------
+
+/** The operator transitions of STATE_TRANSITIONS. */
+export type OperatorTransitionName = 'operatorRetry' | 'operatorRetryCompensation' | 'operatorCancel';
+
+/** The record's part of inspect: everything but the attempts and the alerts (other sources). */
+export type OperatorRecordView = Omit<OperatorOrderDetailBody, 'attempts' | 'alerts'>;
 
 /** What an operator action decides from: the record's state, its version (UpdatedAt) and counters. */
 export interface OperatorRecordSummary {

@@ -20,6 +20,8 @@ export interface DataTableOptions {
 
 export interface DataTableProps extends DataTableOptions {
   readonly partitionKey: dynamodb.Attribute;
+  /** @default - no sort key */
+  readonly sortKey?: dynamodb.Attribute;
   /** @default - no TTL attribute */
   readonly timeToLiveAttribute?: string;
   /**
@@ -36,6 +38,7 @@ export interface DataTableProps extends DataTableOptions {
 export function createDataTable(scope: Construct, id: string, props: DataTableProps): dynamodb.Table {
   return new dynamodb.Table(scope, id, {
     partitionKey: props.partitionKey,
+    sortKey: props.sortKey,
     billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
     encryption: props.encryptionKey
       ? dynamodb.TableEncryption.CUSTOMER_MANAGED

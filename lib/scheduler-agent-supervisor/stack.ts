@@ -15,6 +15,7 @@ import { AdmissionRelease, AdmissionStore } from './admission';
 import { AgentWorker } from './agent';
 import type { DeploymentConfig } from './config';
 import type { Downstream, FakeDownstream, FakeDownstreamFactory } from './downstream';
+import { OperatorApi } from './operator-api';
 import { OrdersDatabase } from './orders-database';
 import { SchedulerWorkflow } from './scheduler/workflow';
 import { OrderStarter } from './starter';
@@ -42,6 +43,7 @@ export const StackOutput = {
   AlertInboxQueueUrl: 'AlertInboxQueueUrl',
   StateMachineArn: 'StateMachineArn',
   AdmissionTableName: 'AdmissionTableName',
+  AlertArchiveTableName: 'AlertArchiveTableName',
   RemoteServiceUrl: 'RemoteServiceUrl',
 } as const;
 
@@ -88,6 +90,7 @@ export class SchedulerAgentSupervisorStack extends Stack {
   readonly submission: SubmissionApi;
   readonly admissionStore: AdmissionStore;
   readonly admissionRelease: AdmissionRelease;
+  readonly operatorApi: OperatorApi;
 
   constructor(scope: Construct, id: string, props: SchedulerAgentSupervisorStackProps) {
     super(scope, id, props);
@@ -186,6 +189,18 @@ export class SchedulerAgentSupervisorStack extends Stack {
       logRetentionDays,
       retainData,
     });
+    const operatorApi = new OperatorApi(this, 'Operator', {
+      api: submission.api,
+      parameterValidator: submission.parameterValidator,
+      stateStore,
+      stateMachine: workflow.stateMachine,
+      startQueue: starter.startQueue,
+      alertBus: alerts.bus,
+      timings,
+      dueShardCount: config.dueShardCount,
+      logRetentionDays,
+      retainData,
+    });
     this.stateStore = stateStore;
     this.ordersDatabase = ordersDatabase;
     this.idempotencyStore = idempotencyStore;
@@ -198,6 +213,7 @@ export class SchedulerAgentSupervisorStack extends Stack {
     this.submission = submission;
     this.admissionStore = admissionStore;
     this.admissionRelease = admissionRelease;
+    this.operatorApi = operatorApi;
 
     const outputs: Partial<Record<keyof typeof StackOutput, string>> = {
       ApiUrl: submission.url,
@@ -211,6 +227,7 @@ export class SchedulerAgentSupervisorStack extends Stack {
       AlertInboxQueueUrl: alerts.inbox.queueUrl,
       StateMachineArn: workflow.stateMachine.stateMachineArn,
       AdmissionTableName: admissionStore.tableName,
+      AlertArchiveTableName: operatorApi.alertArchive.tableName,
       ...(remoteServices && {
         LedgerTableName: remoteServices.ledgerTable.tableName,
         RemoteServiceUrl: remoteServices.endpointUrl,

@@ -1,7 +1,12 @@
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
-import { ADMISSION_INDEX, DUE_INDEX, StateAttr } from '../../lambdas/scheduler-agent-supervisor/contracts';
+import {
+  ADMISSION_INDEX,
+  DUE_INDEX,
+  STATE_INDEX,
+  StateAttr,
+} from '../../lambdas/scheduler-agent-supervisor/contracts';
 import { DataStore, type DataTableOptions, grantTableKeyUse } from '../platform/data-table';
 
 export type StateStoreProps = DataTableOptions;
@@ -36,6 +41,14 @@ export class StateStore extends DataStore {
       projectionType: dynamodb.ProjectionType.INCLUDE,
       nonKeyAttributes: [...ADMISSION_INDEX.projectedAttributes],
     });
+    // The operators' list: orders by state, newest first; only what a list row shows.
+    this.table.addGlobalSecondaryIndex({
+      indexName: STATE_INDEX.name,
+      partitionKey: { name: STATE_INDEX.partitionKey, type: dynamodb.AttributeType.STRING },
+      sortKey: { name: STATE_INDEX.sortKey, type: dynamodb.AttributeType.STRING },
+      projectionType: dynamodb.ProjectionType.INCLUDE,
+      nonKeyAttributes: [...STATE_INDEX.projectedAttributes],
+    });
   }
 
   /** ARN of the supervisor index (for Query grants scoped to it alone). */
@@ -56,6 +69,17 @@ export class StateStore extends DataStore {
   /** Grants Query on DueIndex only: the supervisor never needs Scan nor another index. */
   grantQueryDueIndex(grantee: iam.IGrantable): void {
     iam.Grant.addToPrincipal({ grantee, actions: ['dynamodb:Query'], resourceArns: [this.dueIndexArn] });
+    grantTableKeyUse(this.table, grantee, 'read');
+  }
+
+  /** ARN of the operators' index. */
+  get stateIndexArn(): string {
+    return `${this.table.tableArn}/index/${STATE_INDEX.name}`;
+  }
+
+  /** Grants Query on StateIndex only: the operator list never needs Scan nor another index. */
+  grantQueryStateIndex(grantee: iam.IGrantable): void {
+    iam.Grant.addToPrincipal({ grantee, actions: ['dynamodb:Query'], resourceArns: [this.stateIndexArn] });
     grantTableKeyUse(this.table, grantee, 'read');
   }
 }

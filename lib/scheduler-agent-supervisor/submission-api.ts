@@ -46,6 +46,8 @@ export interface SubmissionApiProps {
 export class SubmissionApi extends Construct {
   readonly api: apigw.RestApi;
   readonly apiKey: apigw.IApiKey;
+  /** Validates path parameters at the gateway (for routes other constructs add to the API). */
+  readonly parameterValidator: apigw.RequestValidator;
   /** Invoke URL of the stage, without a trailing slash (append ApiRoute paths). */
   readonly url: string;
   readonly conflictQueue: sqs.Queue;
@@ -116,6 +118,7 @@ export class SubmissionApi extends Construct {
     });
     this.api = api;
     this.apiKey = apiKey;
+    this.parameterValidator = parameterValidator;
     this.url = url;
     const orders = this.api.root.addResource(ApiRoute.orders.slice(1));
     orders.addMethod('POST', new apigw.LambdaIntegration(submit));

@@ -279,7 +279,11 @@ export function transitionUpdate<N extends TransitionName>(
     UpdateExpression: rendered.updateExpression,
     ConditionExpression: rendered.conditionExpression,
     ExpressionAttributeNames: { ...rendered.names },
-    ExpressionAttributeValues: { ...rendered.constants, ...bound },
+    ExpressionAttributeValues: {
+      ...rendered.constants,
+      ...Object.fromEntries((rendered.emptyLists ?? []).map((placeholder) => [placeholder, []])),
+      ...bound,
+    },
   };
 }
 
@@ -287,7 +291,8 @@ export function transitionUpdate<N extends TransitionName>(
 function sdkTypeOf(value: unknown): ParamType | undefined {
   if (typeof value === 'string') return 'S';
   if (typeof value === 'number' && Number.isFinite(value)) return 'N';
-  if (value !== null && typeof value === 'object' && !Array.isArray(value)) return 'M';
+  if (Array.isArray(value)) return 'L';
+  if (value !== null && typeof value === 'object') return 'M';
   return undefined;
 }
 

@@ -16,11 +16,11 @@
 import { CompensationAttr, CompensationStatus, StateAttr, StepAttr } from './state-record';
 import { ProcessState, StepStatus } from './states';
 
-/** DynamoDB type of a parameter: string, number or map. */
-export type ParamType = 'S' | 'N' | 'M';
+/** DynamoDB type of a parameter: string, number, map or list. */
+export type ParamType = 'S' | 'N' | 'M' | 'L';
 
 /** Who applies a transition: the scheduler's are ASL states, the others SDK calls. */
-export type TransitionActor = 'starter' | 'scheduler' | 'supervisor';
+export type TransitionActor = 'starter' | 'scheduler' | 'supervisor' | 'operator';
 
 /** Stands for the step a step transition applies to (`Steps.<step>`); named when rendered. */
 export const THIS_STEP = '<step>';
@@ -52,6 +52,7 @@ export interface Param<P extends string = string> {
 }
 
 /**
+
  * A map value (DynamoDB M) composed of constants and parameters, under one placeholder: a whole
  * compensation log entry is written at once, because DynamoDB cannot SET an attribute inside a map
  * that does not exist yet. Its constants stay in this table; the caller binds its parameters and
@@ -63,7 +64,18 @@ export interface MapOperand<P extends string = string> {
   readonly placeholder: string;
 }
 
+/**
+ * SET only: the list the caller binds, appended to the list attribute being set, which is created
+ * empty when absent: `list_append(if_not_exists(<path>, :emptyList), :<param>)`. An append never
+ * reads what it extends, so a log grows without its writer having seen it.
+ */
+export interface AppendToList<P extends string = string> {
+  readonly appendList: Param<P>;
+}
+
 export type Operand<P extends string = string> = Constant | Param<P>;
+/** What a SET clause writes: an operand, a composed map, or an append to the list it sets. */
+export type SetValue<P extends string = string> = Operand<P> | MapOperand<P> | AppendToList<P>;
 
 export type Condition<P extends string = string> =
   | { readonly path: AttributePath; readonly equals: Operand<P> }
@@ -98,7 +110,7 @@ export interface StateTransition<
   /** The other clauses, all required (AND). */
   readonly condition: readonly Condition<Names>[];
   /** SET clauses, in order. */
-  readonly set: readonly (readonly [AttributePath, Operand<Names> | MapOperand<Names>])[];
+  readonly set: readonly (readonly [AttributePath, SetValue<Names>])[];
   /** REMOVE clauses, in order. */
   readonly remove: readonly AttributePath[];
 }
@@ -178,6 +190,34 @@ const EXPIRED_COMPENSATION_PARAMS = {
 const TIMED_OUT_STEP = [
   [stepAttr(StepAttr.Status), constant(StepStatus.TimedOut)],
   [stepAttr(StepAttr.EndedAt), param('now')],
+] as const;
+
+const isState = (state: ProcessState): Condition<never> => ({
+  path: attr(StateAttr.ProcessState),
+  equals: constant(state),
+});
+
+/** What every operator action binds: what it saw, the start window, the index shard, its log entry. */
+const OPERATOR_PARAMS = {
+  seenUpdatedAt: 'S',
+  completeBy: 'N',
+  dueShard: 'S',
+  entry: 'L',
+  now: 'S',
+} as const;
+
+/** The operator's fence (after an absent lock): the record is still at the UpdatedAt it saw. */
+const SEEN_BY_OPERATOR = [{ path: attr(StateAttr.UpdatedAt), equals: param('seenUpdatedAt') }] as const;
+
+/**
+ * Unlocked and back in the supervisor index with a claim window (CompleteBy, as for a new order):
+ * the start message is a hint, and the supervisor re-queues a record nobody claimed in time.
+ */
+const BACK_TO_THE_STARTER = [
+  [attr(StateAttr.CompleteBy), param('completeBy')],
+  [attr(StateAttr.DueShard), param('dueShard')],
+  [attr(StateAttr.UpdatedAt), param('now')],
+  [attr(StateAttr.OperatorLog), { appendList: param('entry') }],
 ] as const;
 
 export const STATE_TRANSITIONS = {
@@ -660,12 +700,80 @@ export const STATE_TRANSITIONS = {
     ],
     remove: [],
   }),
+
+  // Operator actions (DESIGN.md, Operator actions). Each is conditional on exactly what the
+  // operator saw (state and UpdatedAt, on an unlocked record), puts the order back into the
+  // supervisor's index (DueShard, CompleteBy = the starter's claim window) for the starter to
+  // claim, and appends who did what and why to OperatorLog in the same write.
+
+  /** Operator: retry an order that failed transiently until maxFailures; new work from Pending. */
+  operatorRetry: transition({
+    by: 'operator',
+    summary:
+      'The Error record the operator saw: Pending again, unlocked, no failures, back in the supervisor index, the action logged',
+    params: OPERATOR_PARAMS,
+    fence: { lockedBy: 'absent' },
+    condition: [isState(ProcessState.Error), ...SEEN_BY_OPERATOR],
+    set: [
+      [attr(StateAttr.ProcessState), constant(ProcessState.Pending)],
+      [attr(StateAttr.FailureCount), constant(0, 'zero')],
+      ...BACK_TO_THE_STARTER,
+    ],
+    remove: [],
+  }),
+
+  /** Operator: retry a compensation that failed; the starter claims it and re-runs what is not yet Compensated. */
+  operatorRetryCompensation: transition({
+    by: 'operator',
+    summary:
+      'The CompensationFailed record the operator saw: CompensationInProgress, unlocked, no compensation failures, back in the supervisor index, the action logged',
+    params: OPERATOR_PARAMS,
+    fence: { lockedBy: 'absent' },
+    condition: [isState(ProcessState.CompensationFailed), ...SEEN_BY_OPERATOR],
+    set: [
+      [attr(StateAttr.ProcessState), constant(ProcessState.CompensationInProgress)],
+      [attr(StateAttr.CompensationFailureCount), constant(0, 'zero')],
+      ...BACK_TO_THE_STARTER,
+    ],
+    remove: [],
+  }),
+
+  /**
+   * Operator: cancel an order that is not running (Pending, Error or Processed): its completed steps
+   * are undone by a compensation attempt the starter claims. Processing is refused (wait until it
+   * settles), as are the compensation states.
+   */
+  operatorCancel: transition({
+    by: 'operator',
+    summary:
+      'The Pending, Error or Processed record the operator saw: CompensationInProgress, unlocked, back in the supervisor index, the action logged',
+    params: { ...OPERATOR_PARAMS, seenState: 'S' },
+    fence: { lockedBy: 'absent' },
+    condition: [
+      {
+        anyOf: [isState(ProcessState.Pending), isState(ProcessState.Error), isState(ProcessState.Processed)],
+      },
+      { path: attr(StateAttr.ProcessState), equals: param('seenState') },
+      ...SEEN_BY_OPERATOR,
+    ],
+    set: [
+      [attr(StateAttr.ProcessState), constant(ProcessState.CompensationInProgress)],
+      ...BACK_TO_THE_STARTER,
+    ],
+    remove: [],
+  }),
 } as const;
 
 export type TransitionName = keyof typeof STATE_TRANSITIONS;
 export const TRANSITION_NAMES = Object.keys(STATE_TRANSITIONS) as TransitionName[];
 
-type ValueOf<T> = T extends 'S' ? string : T extends 'N' ? number : Readonly<Record<string, unknown>>;
+type ValueOf<T> = T extends 'S'
+  ? string
+  : T extends 'N'
+    ? number
+    : T extends 'L'
+      ? readonly Readonly<Record<string, unknown>>[]
+      : Readonly<Record<string, unknown>>;
 
 /** The values a caller binds for transition N, typed from the table. */
 export type TransitionParams<N extends TransitionName> = {
@@ -689,12 +797,20 @@ export interface RenderedTransition {
    * (see MapOperand); bindParams composes it from the caller's values.
    */
   readonly maps: Readonly<Record<string, Readonly<Record<string, RenderedMapEntry>>>>;
+  /**
+   * Placeholders that stand for an empty list (the start of an appended list, see AppendToList).
+   * @default - none (only transitions that append have them)
+   */
+  readonly emptyLists?: readonly string[];
 }
 
 /** One key of a rendered map value: a constant, or a parameter the caller binds. */
 export type RenderedMapEntry =
   | { readonly constant: string | number | boolean }
   | { readonly param: string; readonly type: ParamType };
+
+/** Placeholder of the empty list an append starts from. */
+export const EMPTY_LIST_PLACEHOLDER = ':emptyList';
 
 export interface RenderOptions {
   /** The step a step transition applies to (required for those, refused for the others). */
@@ -807,10 +923,20 @@ export function renderStateTransition(
     transition.fence.lockedBy === 'absent'
       ? `attribute_not_exists(${pathOf([StateAttr.LockedBy])})`
       : `${pathOf([StateAttr.LockedBy])} = ${operandOf(transition.fence.lockedBy)}`;
+  // Set by setValueOf while the SET clause is rendered (a closure: TypeScript cannot narrow it).
+  let appends = false as boolean;
+  const setValueOf = (path: AttributePath, value: SetValue): string => {
+    if (!('appendList' in value)) return operandOf(value);
+    if (transition.params[value.appendList.param] !== 'L') {
+      fail(`parameter '${value.appendList.param}' is appended to a list, so it must be declared 'L'`);
+    }
+    appends = true;
+    return `list_append(if_not_exists(${pathOf(path)}, ${EMPTY_LIST_PLACEHOLDER}), ${operandOf(value.appendList)})`;
+  };
   const conditionExpression = [fence, ...transition.condition.map(conditionOf)].join(' AND ');
   if (transition.set.length === 0) fail('it sets nothing');
   const clauses = [
-    `SET ${transition.set.map(([path, value]) => `${pathOf(path)} = ${operandOf(value)}`).join(', ')}`,
+    `SET ${transition.set.map(([path, value]) => `${pathOf(path)} = ${setValueOf(path, value)}`).join(', ')}`,
   ];
   if (transition.remove.length > 0) clauses.push(`REMOVE ${transition.remove.map(pathOf).join(', ')}`);
 
@@ -824,7 +950,18 @@ export function renderStateTransition(
   );
   if (unused.length > 0) fail(`declared parameters never used: ${unused.join(', ')}`);
 
-  return { updateExpression: clauses.join(' '), conditionExpression, names, constants, params, maps };
+  if (appends && (EMPTY_LIST_PLACEHOLDER in constants || EMPTY_LIST_PLACEHOLDER in params)) {
+    fail(`${EMPTY_LIST_PLACEHOLDER} is reserved for the empty list an append starts from`);
+  }
+  return {
+    updateExpression: clauses.join(' '),
+    conditionExpression,
+    names,
+    constants,
+    params,
+    maps,
+    ...(appends && { emptyLists: [EMPTY_LIST_PLACEHOLDER] }),
+  };
 }
 
 /** How a caller turns constants and composed maps into its own values (needed when a transition has maps). */

@@ -3,8 +3,12 @@
  * implement them with the AWS SDK; the use cases and their decisions never see an SDK type.
  */
 import type {
+  AlertType,
   CompensationFailedDetail,
   OperationName,
+  OperatorAction,
+  OperatorAlertView,
+  OperatorOrderDetailBody,
   OrderFailedDetail,
   ProcessState,
   StartOrderMessage,
@@ -245,4 +249,89 @@ export interface HeldSlotIndex {
     limit: number,
     cursor?: HeldSlotCursor,
   ): Promise<{ readonly slots: readonly HeldSlot[]; readonly next?: HeldSlotCursor }>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Operator actions (DESIGN.md, Operator actions)
+// ---------------------------------------------------------------------------------------------
+
+/** The operator transitions of STATE_TRANSITIONS. */
+export type OperatorTransitionName = 'operatorRetry' | 'operatorRetryCompensation' | 'operatorCancel';
+
+/** The record's part of inspect: everything but the attempts and the alerts (other sources). */
+export type OperatorRecordView = Omit<OperatorOrderDetailBody, 'attempts' | 'alerts'>;
+
+/** What an operator action decides from: the record's state, its version (UpdatedAt) and counters. */
+export interface OperatorRecordSummary {
+  readonly orderId: string;
+  readonly processState: ProcessState;
+  readonly updatedAt: string;
+  readonly lockedBy?: string;
+  readonly failureCount: number;
+  readonly compensationFailureCount: number;
+}
+
+/** One OperatorLog entry, as the action writes it. */
+export interface OperatorLogEntry {
+  readonly action: OperatorAction;
+  readonly by: string;
+  readonly reason: string;
+  readonly at: string;
+  readonly seenState: ProcessState;
+  readonly seenUpdatedAt: string;
+  readonly newState: ProcessState;
+  /** Retry only: the FailureCount (or CompensationFailureCount) the retry reset to 0. */
+  readonly resetFailureCount?: number;
+}
+
+/** An operator transition to apply, conditional on what the operator saw. */
+export interface OperatorActionWrite {
+  readonly orderId: string;
+  readonly transition: OperatorTransitionName;
+  readonly seenState: ProcessState;
+  readonly seenUpdatedAt: string;
+  /** The claim window: pendingCompleteBy(now). */
+  readonly completeBy: number;
+  readonly dueShard: string;
+  readonly entry: OperatorLogEntry;
+  readonly at: number;
+}
+
+export interface OperatorActionStore {
+  summary(orderId: string): Promise<OperatorRecordSummary | undefined>;
+  /** 'lost' when the record is no longer exactly what the operator saw (or is locked). */
+  apply(write: OperatorActionWrite): Promise<TransitionResult>;
+}
+
+/** The record as inspect shows it (see OperatorRecordView). */
+export interface OperatorRecordReader {
+  view(orderId: string): Promise<OperatorRecordView | undefined>;
+}
+
+/** What Step Functions says of one execution (an attempt of an order). */
+export interface ExecutionSummary {
+  readonly status: string;
+  readonly startDate?: string;
+  readonly stopDate?: string;
+}
+
+export interface ExecutionHistory {
+  /** undefined when no execution of that name exists (never started, or gone from the history). */
+  describe(executionName: string): Promise<ExecutionSummary | undefined>;
+}
+
+/** One operator alert, as the archive keeps it. */
+export interface ArchivedAlert {
+  readonly orderId: string;
+  readonly type: AlertType;
+  /** The event's time (ISO-8601). */
+  readonly at: string;
+  readonly eventId: string;
+  readonly detail: Readonly<Record<string, unknown>>;
+}
+
+export interface AlertArchive {
+  archive(alert: ArchivedAlert): Promise<void>;
+  /** The order's alerts, oldest first. */
+  alertsOf(orderId: string): Promise<OperatorAlertView[]>;
 }

@@ -7,6 +7,7 @@ import {
   DUE_INDEX,
   EnvKey,
   ORDER_STEPS,
+  STATE_INDEX,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { DEFAULT_SLOW_MILLIS, FAKE_SERVICE_RESERVED_CONCURRENCY } from '../../../lib/fakes/remote-services';
 import type { FakeDownstream } from '../../../lib/scheduler-agent-supervisor/downstream';
@@ -71,6 +72,17 @@ describe('SchedulerAgentSupervisor stack (default profile, demo: fake services)'
               ],
             },
           },
+          {
+            IndexName: STATE_INDEX.name,
+            KeySchema: [
+              { AttributeName: STATE_INDEX.partitionKey, KeyType: 'HASH' },
+              { AttributeName: STATE_INDEX.sortKey, KeyType: 'RANGE' },
+            ],
+            Projection: {
+              ProjectionType: 'INCLUDE',
+              NonKeyAttributes: [...STATE_INDEX.projectedAttributes],
+            },
+          },
         ]),
       });
       expect(table?.Properties?.AttributeDefinitions).toEqual(
@@ -117,7 +129,9 @@ describe('SchedulerAgentSupervisor stack (default profile, demo: fake services)'
   describe('functions', () => {
     it('every function: Node.js 22 on arm64, active tracing, its own log group, source maps, Powertools env', () => {
       const functions = Object.values(template.findResources('AWS::Lambda::Function'));
-      expect(functions).toHaveLength(7 + ORDER_STEPS.length);
+      // 5 order functions, 2 admission ones (release, reconciler), 4 operator ones (list, inspect,
+      // act, alert archiver), one agent per step.
+      expect(functions).toHaveLength(11 + ORDER_STEPS.length);
       for (const fn of functions) {
         expect(fn.Properties).toMatchObject({
           Runtime: 'nodejs22.x',
@@ -342,8 +356,10 @@ describe('SchedulerAgentSupervisor stack (default profile, demo: fake services)'
   });
 
   describe('submission API', () => {
-    it('requires an API key on every route', () => {
-      const methods = Object.values(template.findResources('AWS::ApiGateway::Method'));
+    it('requires an API key on every client route (the operator routes are IAM-authorised)', () => {
+      const methods = Object.values(template.findResources('AWS::ApiGateway::Method')).filter(
+        (method) => method.Properties.AuthorizationType !== 'AWS_IAM',
+      );
       expect(methods.map((m) => m.Properties.HttpMethod).sort()).toEqual(['GET', 'POST']);
       for (const method of methods) expect(method.Properties.ApiKeyRequired).toBe(true);
     });
@@ -530,8 +546,9 @@ describe('SchedulerAgentSupervisor stack (default profile, real endpoints)', () 
       (fn) => fn.Properties.Environment.Variables.POWERTOOLS_SERVICE_NAME,
     );
     expect(services).not.toContain('remote-service');
-    expect(services).toHaveLength(6 + ORDER_STEPS.length);
+    expect(services).toHaveLength(10 + ORDER_STEPS.length);
     synth.template.resourceCountIs('AWS::Lambda::Url', 0);
+    // State, orders, idempotency and the alert archive.
     synth.template.resourceCountIs('AWS::DynamoDB::Table', 4);
   });
 

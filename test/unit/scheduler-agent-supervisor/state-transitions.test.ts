@@ -51,6 +51,9 @@ describe('state transitions table', () => {
       resetExpiredCompensation: 'supervisor',
       failExpiredCompensation: 'supervisor',
       restartCompensation: 'supervisor',
+      operatorRetry: 'operator',
+      operatorRetryCompensation: 'operator',
+      operatorCancel: 'operator',
     });
   });
 
@@ -71,6 +74,7 @@ describe('state transitions table', () => {
         ...Object.keys(rendered.constants),
         ...Object.keys(rendered.params),
         ...Object.keys(rendered.maps),
+        ...(rendered.emptyLists ?? []),
       ].sort(),
     );
   });
@@ -113,7 +117,11 @@ describe('state transitions table', () => {
       const transition = STATE_TRANSITIONS[name];
       const written = processStateSetBy(transition) as { constant?: string } | undefined;
       if (written?.constant === ProcessState.Pending) {
-        expect({ name, unlocks: removes(transition, StateAttr.LockedBy) }).toEqual({ name, unlocks: true });
+        // Unlocked: it removes the lock, or it only applies to a record nobody holds and takes no lock.
+        const unlocks =
+          removes(transition, StateAttr.LockedBy) ||
+          (transition.fence.lockedBy === 'absent' && !sets(transition, StateAttr.LockedBy));
+        expect({ name, unlocks }).toEqual({ name, unlocks: true });
         expect({ name, leavesIndex: removes(transition, StateAttr.DueShard) }).toEqual({
           name,
           leavesIndex: false,
@@ -297,6 +305,84 @@ describe('state transitions table', () => {
   });
 });
 
+describe('operator transitions', () => {
+  const operatorTransitions = TRANSITION_NAMES.filter((name) => STATE_TRANSITIONS[name].by === 'operator');
+
+  it.each(operatorTransitions)(
+    '%s applies only to an unlocked record still at the UpdatedAt the operator saw',
+    (name) => {
+      const rendered = render(name);
+      expect(rendered.conditionExpression).toMatch(/^attribute_not_exists\(#lockedBy\) AND /);
+      expect(rendered.conditionExpression).toMatch(/ AND #updatedAt = :seenUpdatedAt$/);
+    },
+  );
+
+  it.each(operatorTransitions)(
+    '%s puts the record back in the supervisor index and appends to OperatorLog',
+    (name) => {
+      const rendered = render(name);
+      expect(rendered.updateExpression).toContain(
+        '#completeBy = :completeBy, #dueShard = :dueShard, #updatedAt = :now, #operatorLog = list_append(if_not_exists(#operatorLog, :emptyList), :entry)',
+      );
+      expect(rendered.updateExpression).not.toContain('REMOVE');
+      expect(rendered.emptyLists).toEqual([':emptyList']);
+      expect(rendered.params[':entry']).toEqual({ name: 'entry', type: 'L' });
+    },
+  );
+
+  it('renders a retry from Error to Pending with its failures reset', () => {
+    expect(renderTransition('operatorRetry')).toMatchObject({
+      updateExpression:
+        'SET #processState = :pending, #failureCount = :zero, #completeBy = :completeBy, #dueShard = :dueShard, #updatedAt = :now, #operatorLog = list_append(if_not_exists(#operatorLog, :emptyList), :entry)',
+      conditionExpression:
+        'attribute_not_exists(#lockedBy) AND #processState = :error AND #updatedAt = :seenUpdatedAt',
+      constants: { ':error': 'Error', ':pending': 'Pending', ':zero': 0 },
+    });
+  });
+
+  it('renders a compensation retry from CompensationFailed with its compensation failures reset', () => {
+    expect(renderTransition('operatorRetryCompensation')).toMatchObject({
+      updateExpression: expect.stringMatching(
+        /^SET #processState = :compensationInProgress, #compensationFailureCount = :zero, /,
+      ),
+      conditionExpression:
+        'attribute_not_exists(#lockedBy) AND #processState = :compensationFailed AND #updatedAt = :seenUpdatedAt',
+    });
+  });
+
+  it('renders a cancel from Pending, Error or Processed, and exactly the state the operator saw', () => {
+    expect(renderTransition('operatorCancel').conditionExpression).toBe(
+      'attribute_not_exists(#lockedBy) AND (#processState = :pending OR #processState = :error OR #processState = :processed) AND #processState = :seenState AND #updatedAt = :seenUpdatedAt',
+    );
+    expect(renderTransition('operatorCancel').updateExpression).toMatch(
+      /^SET #processState = :compensationInProgress, #completeBy/,
+    );
+  });
+
+  it('binds the appended entry as a list', () => {
+    const typeOf = (value: unknown): ParamType | undefined =>
+      Array.isArray(value) ? 'L' : typeof value === 'string' ? 'S' : typeof value === 'number' ? 'N' : 'M';
+    const values = {
+      seenUpdatedAt: 'T0',
+      completeBy: 1,
+      dueShard: '0',
+      entry: [{ Action: 'retry' }],
+      now: 'T1',
+    };
+    expect(bindParams('operatorRetry', renderTransition('operatorRetry'), values, typeOf)).toMatchObject({
+      ':entry': [{ Action: 'retry' }],
+    });
+    expect(() =>
+      bindParams(
+        'operatorRetry',
+        renderTransition('operatorRetry'),
+        { ...values, entry: { Action: 'retry' } },
+        typeOf,
+      ),
+    ).toThrow("parameter 'entry' must be of type L, got M");
+  });
+});
+
 describe('renderStateTransition fails clearly', () => {
   const base: StateTransition = {
     by: 'scheduler',
@@ -409,6 +495,33 @@ describe('renderStateTransition fails clearly', () => {
     expect(renderStateTransition('probe', logged, { step: 'Pack' }).conditionExpression).toBe(
       '#lockedBy = :instanceId AND attribute_exists(#compensationLog.#step)',
     );
+  });
+
+  it('fails when an appended parameter is not declared a list', () => {
+    const broken: StateTransition = {
+      ...base,
+      params: { ...base.params, entry: 'M' },
+      set: [...base.set, [[StateAttr.OperatorLog], { appendList: { param: 'entry' } }]],
+    };
+    expect(() => renderStateTransition('probe', broken)).toThrow(
+      "State transition 'probe': parameter 'entry' is appended to a list, so it must be declared 'L'",
+    );
+  });
+
+  it('fails when an appending transition uses the empty list placeholder for something else', () => {
+    const broken: StateTransition = {
+      ...base,
+      params: { ...base.params, entry: 'L', emptyList: 'S' },
+      condition: [{ path: [StateAttr.ClientId], equals: { param: 'emptyList' } }],
+      set: [...base.set, [[StateAttr.OperatorLog], { appendList: { param: 'entry' } }]],
+    };
+    expect(() => renderStateTransition('probe', broken)).toThrow(
+      ':emptyList is reserved for the empty list an append starts from',
+    );
+  });
+
+  it('renders no empty list for a transition that appends nothing', () => {
+    expect(renderTransition('markProcessed')).not.toHaveProperty('emptyLists');
   });
 
   it('renders the step placeholder only from THIS_STEP', () => {

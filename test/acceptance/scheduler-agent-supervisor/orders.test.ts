@@ -165,22 +165,28 @@ describe('scenarios played by the fake downstream', () => {
     expect(keys).toEqual(ORDER_STEPS.map((s) => `${id}:${s.name}`).sort());
   });
 
-  it('a PERM-FAIL order ends in Error and an operator alert is raised once', async () => {
+  it('a PERM-FAIL order is rolled back: Compensated, the reservation released once, no operator alert', async () => {
     const id = orderId('perm');
     expect((await system.submit(order(id, 'PERM-FAIL'))).status).toBe(202);
-    const state = await system.waitForState(id, ['Processed', 'Error'], scenarioTimeoutMs.normal);
-    expect(state.processState).toBe('Error');
+    const state = await system.waitForState(
+      id,
+      ['Processed', 'Error', 'Compensated', 'CompensationFailed'],
+      scenarioTimeoutMs.normal,
+    );
+    expect(state).toMatchObject({
+      processState: 'Compensated',
+      steps: { ReserveInventory: 'Compensated', ChargePayment: 'Failed', ScheduleShipping: 'NotStarted' },
+      compensationLog: { ReserveInventory: 'Compensated' },
+    });
     expect(state.lockedBy).toBeUndefined();
-    const deadline = Date.now() + 10_000;
-    let alerts = await system.alertsFor(id);
-    while (alerts.length === 0 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 250));
-      alerts = await system.alertsFor(id);
-    }
-    expect(alerts.map((a) => a.detailType)).toEqual(['OrderFailed']);
-    expect(alerts[0]?.detail).toMatchObject({ orderId: id, reason: 'AgentPermanentFailure' });
     const paymentStep = ORDER_STEPS.find((s) => s.service === 'payment');
     const keys = (await system.ledgerEffects(id)).map((e) => e.IdempotencyKey?.S);
     expect(keys).not.toContain(`${id}:${paymentStep?.name}`);
+    expect(await system.ledgerUndos(id)).toMatchObject([
+      { idempotencyKey: `${id}:ReleaseInventory`, undoes: `${id}:ReserveInventory`, undone: true },
+    ]);
+    // A refusal the rollback absorbed needs no operator: the client is told (Compensated) instead.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    expect(await system.alertsFor(id)).toEqual([]);
   });
 });

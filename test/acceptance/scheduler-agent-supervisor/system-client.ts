@@ -16,6 +16,16 @@ export interface StateView {
   readonly failureCount: number;
   readonly attempt: number;
   readonly steps: Record<string, string>;
+  /** Step name -> the compensation log entry's Status (only steps that have an entry). */
+  readonly compensationLog: Record<string, string>;
+}
+
+/** One undo the fake downstream recorded: which effect it undid (or found none), and when. */
+export interface LedgerUndo {
+  readonly idempotencyKey: string;
+  readonly undoes: string;
+  readonly undone: boolean;
+  readonly createdAt: string;
 }
 
 export interface AlertMessage {
@@ -68,12 +78,17 @@ export class SystemClient {
     for (const [name, value] of Object.entries(Item.Steps?.M ?? {})) {
       steps[name] = value.M?.Status?.S ?? '?';
     }
+    const compensationLog: Record<string, string> = {};
+    for (const [name, value] of Object.entries(Item.CompensationLog?.M ?? {})) {
+      compensationLog[name] = value.M?.Status?.S ?? '?';
+    }
     return {
       processState: Item.ProcessState?.S ?? '?',
       ...(Item.LockedBy?.S ? { lockedBy: Item.LockedBy.S } : {}),
       failureCount: Number(Item.FailureCount?.N ?? 'NaN'),
       attempt: Number(Item.Attempt?.N ?? 'NaN'),
       steps,
+      compensationLog,
     };
   }
 
@@ -107,6 +122,30 @@ export class SystemClient {
       }
     }
     return effects;
+  }
+
+  /**
+   * Undos the fake downstream recorded for this order's compensations, oldest first (same
+   * test-only scan as ledgerEffects).
+   */
+  async ledgerUndos(orderId: string): Promise<LedgerUndo[]> {
+    const undos: LedgerUndo[] = [];
+    for await (const page of paginateScan(
+      { client: this.dynamo },
+      { TableName: this.target.outputs.LedgerTableName, ConsistentRead: true },
+    )) {
+      for (const item of page.Items ?? []) {
+        const key = item.IdempotencyKey?.S ?? '';
+        if (item[LedgerAttr.Kind]?.S !== LedgerItemKind.Undo || !key.startsWith(`${orderId}:`)) continue;
+        undos.push({
+          idempotencyKey: key,
+          undoes: item[LedgerAttr.Undoes]?.S ?? '?',
+          undone: item[LedgerAttr.Undone]?.BOOL === true,
+          createdAt: item[LedgerAttr.CreatedAt]?.S ?? '',
+        });
+      }
+    }
+    return undos.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
   /**

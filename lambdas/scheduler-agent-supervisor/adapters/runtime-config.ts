@@ -1,5 +1,11 @@
 import { requireEnv } from '../../shared/env';
-import { EnvKey, parseWorkflowTimings, type WorkflowTimings } from '../contracts';
+import {
+  type ClientRegistry,
+  EnvKey,
+  parseClientRegistry,
+  parseWorkflowTimings,
+  type WorkflowTimings,
+} from '../contracts';
 
 /** WORKFLOW_TIMINGS, validated: a handler with broken limits must fail at load, not mid-order. */
 export function readWorkflowTimings(env: NodeJS.ProcessEnv = process.env): WorkflowTimings {
@@ -13,4 +19,9 @@ export function readDueShardCount(env: NodeJS.ProcessEnv = process.env): number 
     throw new Error(`${EnvKey.DueShardCount} must be an integer from 1 to 64, got '${raw}'`);
   }
   return count;
+}
+
+/** CLIENT_REGISTRY, validated at load: a handler that cannot tell clients apart must not start. */
+export function readClientRegistry(env: NodeJS.ProcessEnv = process.env): ClientRegistry {
+  return parseClientRegistry(requireEnv(EnvKey.ClientRegistry, env));
 }

@@ -269,6 +269,7 @@ export function stateRecordToItem(record: StateRecord): Item {
     [StateAttr.CreatedAt]: record.createdAt,
     [StateAttr.UpdatedAt]: record.updatedAt,
     [StateAttr.LastError]: record.lastError ? lastErrorToItem(record.lastError) : undefined,
+    [StateAttr.ClientId]: record.clientId,
   };
 }
 
@@ -325,6 +326,7 @@ export function stateRecordFromItem(item: Item): StateRecord {
     workflowVersion: requireNumber(item, StateAttr.WorkflowVersion, orderId),
     createdAt: requireString(item, StateAttr.CreatedAt, orderId),
     updatedAt: requireString(item, StateAttr.UpdatedAt, orderId),
+    ...optionalString(item, StateAttr.ClientId, 'clientId'),
     ...(storedLastError !== undefined && {
       lastError: {
         source: String(storedLastError[LastErrorAttr.Source] ?? ''),

@@ -3,6 +3,7 @@
  * implement them with the AWS SDK; the use cases and their decisions never see an SDK type.
  */
 import type {
+  ClientStatusMessage,
   OrderFailedDetail,
   ProcessState,
   StartOrderMessage,
@@ -139,4 +140,9 @@ export interface WorkflowExecution {
 export interface WorkflowStarter {
   /** 'already-started' when an execution of that name exists: starting is idempotent on the name. */
   start(execution: WorkflowExecution): Promise<'started' | 'already-started'>;
+}
+
+/** A client's reply queue (FIFO): one message group per order, de-duplicated on the message key. */
+export interface ClientReplySender {
+  send(queueUrl: string, message: ClientStatusMessage): Promise<void>;
 }

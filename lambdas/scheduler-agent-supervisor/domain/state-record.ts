@@ -44,6 +44,8 @@ export interface StateRecord {
   readonly createdAt: string;
   readonly updatedAt: string;
   readonly lastError?: LastError;
+  /** The client application that submitted the order (absent on records older than clients). */
+  readonly clientId?: string;
 }
 
 /**
@@ -66,6 +68,8 @@ export function buildInitialStateRecord(input: {
   readonly now: number;
   readonly timings: Pick<WorkflowTimings, 'startGraceSeconds'>;
   readonly dueShardCount: number;
+  /** The submitting client (ClientRegistry); optional only for callers that model no client. */
+  readonly clientId?: string;
 }): StateRecord {
   const at = isoAt(input.now);
   const steps: Partial<Record<StepName, StepState>> = {};
@@ -85,6 +89,7 @@ export function buildInitialStateRecord(input: {
     workflowVersion: WORKFLOW_VERSION,
     createdAt: at,
     updatedAt: at,
+    ...(input.clientId !== undefined && { clientId: input.clientId }),
   };
 }
 

@@ -32,6 +32,8 @@ export type SubmissionOutcome =
       readonly startQueued: boolean;
     }
   | { readonly kind: 'duplicate'; readonly status: OrderStatusBody }
+  /** The orderId is another client's order: nothing is written, and that order is not shown. */
+  | { readonly kind: 'other-client'; readonly orderId: string }
   | {
       readonly kind: 'conflict';
       readonly orderId: string;
@@ -47,7 +49,12 @@ export type SubmissionOutcome =
  */
 export async function submitOrder(
   request: SubmitOrderRequest,
-  context: { readonly correlationId: string; readonly rawBody: string },
+  context: {
+    readonly correlationId: string;
+    readonly rawBody: string;
+    /** The submitting client (the registry's client of the request's API key). */
+    readonly clientId: string;
+  },
   deps: SubmissionDependencies,
 ): Promise<SubmissionOutcome> {
   const order = orderDataFrom(request);
@@ -65,9 +72,15 @@ export async function submitOrder(
     now,
     timings: deps.timings,
     dueShardCount: deps.dueShardCount,
+    clientId: context.clientId,
   });
   const stateRecord = await deps.states.createIfAbsent(initial);
   if (!stateRecord.created) {
+    // Order ids are one namespace for all clients: an id another client holds is refused even with
+    // identical data (it is that client's order), before any fingerprint comparison.
+    if (stateRecord.existing.clientId !== context.clientId) {
+      return { kind: 'other-client', orderId: order.orderId };
+    }
     if (stateRecord.existing.orderFingerprint !== fingerprint) {
       return rejectConflict(order.orderId, stateRecord.existing.orderFingerprint, fingerprint, context, deps);
     }

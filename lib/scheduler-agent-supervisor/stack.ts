@@ -11,12 +11,14 @@ import { applyGuardrails } from '../platform/guardrails';
 import { IdempotencyStore } from '../platform/idempotency-store';
 import { OperatorAlerts } from '../platform/operator-alerts';
 import { AgentWorker } from './agent';
+import { ClientReplyQueues } from './client-reply-queues';
 import type { DeploymentConfig } from './config';
 import type { Downstream, FakeDownstream, FakeDownstreamFactory } from './downstream';
 import { OrdersDatabase } from './orders-database';
 import { SchedulerWorkflow } from './scheduler/workflow';
 import { OrderStarter } from './starter';
 import { StateStore } from './state-store';
+import { StatusNotifier } from './status-notifier';
 import { SubmissionApi } from './submission-api';
 import { Supervisor } from './supervisor';
 
@@ -29,7 +31,10 @@ export const STACK_NAME = 'SchedulerAgentSupervisor';
  */
 export const StackOutput = {
   ApiUrl: 'ApiUrl',
+  /** The first client's API key id (the default key of the CLI and the tests). */
   ApiKeyId: 'ApiKeyId',
+  /** JSON list of ClientOutput: each client's API key id and reply queues. */
+  Clients: 'Clients',
   StateTableName: 'StateTableName',
   OrdersTableName: 'OrdersTableName',
   LedgerTableName: 'LedgerTableName',
@@ -41,6 +46,17 @@ export const StackOutput = {
   StateMachineArn: 'StateMachineArn',
   RemoteServiceUrl: 'RemoteServiceUrl',
 } as const;
+
+/** One entry of the Clients output: what a client is given. */
+export interface ClientOutput {
+  readonly clientId: string;
+  /** Its API key's id (the value: `aws apigateway get-api-key --api-key <id> --include-value`). */
+  readonly apiKeyId: string;
+  readonly replyQueueUrl: string;
+  readonly replyDeadLetterQueueUrl: string;
+  /** The only principal that may receive from the queues. */
+  readonly principal: string;
+}
 
 export const FAKE_SERVICE_OUTPUTS: readonly string[] = [
   StackOutput.LedgerTableName,
@@ -83,6 +99,8 @@ export class SchedulerAgentSupervisorStack extends Stack {
   readonly starter: OrderStarter;
   readonly supervisor: Supervisor;
   readonly submission: SubmissionApi;
+  readonly clientReplies: ClientReplyQueues;
+  readonly statusNotifier: StatusNotifier;
 
   constructor(scope: Construct, id: string, props: SchedulerAgentSupervisorStackProps) {
     super(scope, id, props);
@@ -152,7 +170,12 @@ export class SchedulerAgentSupervisorStack extends Stack {
       logRetentionDays,
       retainData,
     });
+    const clientReplies = new ClientReplyQueues(this, 'ClientReplies', {
+      clients: config.clients,
+      retainData,
+    });
     const submission = new SubmissionApi(this, 'Submission', {
+      clients: clientReplies.clients,
       stateStore,
       ordersDatabase,
       startQueue: starter.startQueue,
@@ -163,7 +186,16 @@ export class SchedulerAgentSupervisorStack extends Stack {
       logRetentionDays,
       retainData,
     });
+    const statusNotifier = new StatusNotifier(this, 'StatusNotifier', {
+      stateStore,
+      replyQueues: clientReplies.clients.map((client) => client.queue),
+      clientRegistry: submission.clientRegistry,
+      logRetentionDays,
+      retainData,
+    });
     this.stateStore = stateStore;
+    this.clientReplies = clientReplies;
+    this.statusNotifier = statusNotifier;
     this.ordersDatabase = ordersDatabase;
     this.idempotencyStore = idempotencyStore;
     this.alerts = alerts;
@@ -185,6 +217,17 @@ export class SchedulerAgentSupervisorStack extends Stack {
       AlertBusName: alerts.bus.eventBusName,
       AlertInboxQueueUrl: alerts.inbox.queueUrl,
       StateMachineArn: workflow.stateMachine.stateMachineArn,
+      Clients: this.toJsonString(
+        clientReplies.clients.map(
+          (client): ClientOutput => ({
+            clientId: client.name,
+            apiKeyId: submission.clientKeys.get(client.name)?.keyId ?? '',
+            replyQueueUrl: client.queue.queueUrl,
+            replyDeadLetterQueueUrl: client.deadLetterQueue.queueUrl,
+            principal: client.principal,
+          }),
+        ),
+      ),
       ...(remoteServices && {
         LedgerTableName: remoteServices.ledgerTable.tableName,
         RemoteServiceUrl: remoteServices.endpointUrl,

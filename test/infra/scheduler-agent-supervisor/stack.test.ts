@@ -110,7 +110,8 @@ describe('SchedulerAgentSupervisor stack (default profile, demo: fake services)'
   describe('functions', () => {
     it('every function: Node.js 22 on arm64, active tracing, its own log group, source maps, Powertools env', () => {
       const functions = Object.values(template.findResources('AWS::Lambda::Function'));
-      expect(functions).toHaveLength(5 + ORDER_STEPS.length);
+      // remote service, starter, supervisor, submit, get, status notifier, and the agents.
+      expect(functions).toHaveLength(6 + ORDER_STEPS.length);
       for (const fn of functions) {
         expect(fn.Properties).toMatchObject({
           Runtime: 'nodejs22.x',
@@ -154,9 +155,11 @@ describe('SchedulerAgentSupervisor stack (default profile, demo: fake services)'
           EnvKey.AlertBusName,
           EnvKey.WorkflowTimings,
           EnvKey.DueShardCount,
+          EnvKey.ClientRegistry,
         ],
       ],
-      ['get-order', [EnvKey.StateTableName]],
+      ['get-order', [EnvKey.StateTableName, EnvKey.ClientRegistry]],
+      ['status-notifier', [EnvKey.ClientRegistry]],
       ['start-order', [EnvKey.StateTableName, EnvKey.StateMachineArn, EnvKey.WorkflowTimings]],
       [
         'supervisor',
@@ -299,7 +302,11 @@ describe('SchedulerAgentSupervisor stack (default profile, demo: fake services)'
 
     it('every queue is encrypted and refuses non-TLS requests', () => {
       const queues = template.findResources('AWS::SQS::Queue');
-      expect(Object.keys(queues)).toHaveLength(2 * (ORDER_STEPS.length + 1) + 2);
+      // Work queues and their DLQs, the conflict and alert inboxes, the notifier's failure queue,
+      // and each client's reply queue and its DLQ.
+      expect(Object.keys(queues)).toHaveLength(
+        2 * (ORDER_STEPS.length + 1) + 3 + 2 * synth.config.clients.length,
+      );
       const policies = Object.values(template.findResources('AWS::SQS::QueuePolicy'));
       for (const [id, queue] of Object.entries(queues)) {
         expect(queue.Properties.SqsManagedSseEnabled).toBe(true);
@@ -312,9 +319,9 @@ describe('SchedulerAgentSupervisor stack (default profile, demo: fake services)'
       }
     });
 
-    it('starter and agents consume their queues with partial batch failures', () => {
+    it('starter and agents (and the status notifier, on the stream) consume with partial batch failures', () => {
       const mappings = Object.values(template.findResources('AWS::Lambda::EventSourceMapping'));
-      expect(mappings).toHaveLength(ORDER_STEPS.length + 1);
+      expect(mappings).toHaveLength(ORDER_STEPS.length + 2);
       for (const mapping of mappings) {
         expect(mapping.Properties.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
       }
@@ -338,7 +345,7 @@ describe('SchedulerAgentSupervisor stack (default profile, demo: fake services)'
         Throttle: { RateLimit: rateLimit, BurstLimit: burstLimit },
         ApiStages: [Match.objectLike({ ApiId: { Ref: Match.anyValue() } })],
       });
-      template.resourceCountIs('AWS::ApiGateway::UsagePlanKey', 1);
+      template.resourceCountIs('AWS::ApiGateway::UsagePlanKey', synth.config.clients.length);
       template.hasResourceProperties('AWS::ApiGateway::Stage', {
         AccessLogSetting: { DestinationArn: Match.anyValue(), Format: Match.anyValue() },
         TracingEnabled: true,
@@ -514,7 +521,7 @@ describe('SchedulerAgentSupervisor stack (default profile, real endpoints)', () 
       (fn) => fn.Properties.Environment.Variables.POWERTOOLS_SERVICE_NAME,
     );
     expect(services).not.toContain('remote-service');
-    expect(services).toHaveLength(4 + ORDER_STEPS.length);
+    expect(services).toHaveLength(5 + ORDER_STEPS.length);
     synth.template.resourceCountIs('AWS::Lambda::Url', 0);
     synth.template.resourceCountIs('AWS::DynamoDB::Table', 3);
   });

@@ -155,11 +155,10 @@ describe('client reply queues and status notifier (default profile)', () => {
   it('hands the handlers one registry: each client with its key id (Ref) and reply queue URL', () => {
     const functions = resourcesOf(template);
     for (const service of ['submit-order', 'get-order', 'status-notifier']) {
-      const variables = (
-        functions[functionIdByService(template, service)]?.Properties?.Environment as {
-          Variables: Record<string, unknown>;
-        }
-      ).Variables;
+      const environment = functions[functionIdByService(template, service)]?.Properties?.Environment as
+        | { Variables: Record<string, unknown> }
+        | undefined;
+      const variables = environment?.Variables ?? {};
       const registry = Stack.of(synth.stack).resolve(variables[EnvKey.ClientRegistry]);
       const rendered = JSON.stringify(registry);
       for (const client of synth.stack.clientReplies.clients) {

@@ -33,6 +33,12 @@ export interface RestApiSpec {
   readonly methods: readonly RestApiMethod[];
   /** Values accepted in x-api-key where a method requires a key. */
   readonly apiKeys: readonly string[];
+  /**
+   * The id of each key by its value (what `Ref` of the ApiKey resolves to locally): the proxy event
+   * carries it as requestContext.identity.apiKeyId, as API Gateway does for a key it checked.
+   * @default - no apiKeyId in events
+   */
+  readonly apiKeyIds?: Readonly<Record<string, string>>;
   readonly region: string;
   readonly accountId: string;
 }
@@ -247,6 +253,7 @@ async function handle(
         sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
         userAgent: request.headers['user-agent'] ?? null,
         apiKey: typeof apiKey === 'string' ? apiKey : null,
+        apiKeyId: (typeof apiKey === 'string' && api.apiKeyIds?.[apiKey]) || null,
       },
       requestTime: now.toUTCString(),
       requestTimeEpoch: now.getTime(),

@@ -217,7 +217,13 @@ export interface CoreResources {
 let resourceCounter = 0;
 
 /** Fresh tables and queues (same key schema as the contracts), so each test starts empty. */
-export async function createResources(world: CoreWorld): Promise<CoreResources> {
+export async function createResources(
+  world: CoreWorld,
+  options: {
+    /** Give the state table its stream (NEW_AND_OLD_IMAGES), as the stack does. @default false */
+    stateStream?: boolean;
+  } = {},
+): Promise<CoreResources> {
   resourceCounter += 1;
   const suffix = `${resourceCounter}-${randomUUID().slice(0, 8)}`;
   const stateTable = `state-${suffix}`;
@@ -243,6 +249,9 @@ export async function createResources(world: CoreWorld): Promise<CoreResources> 
           Projection: { ProjectionType: 'ALL' },
         },
       ],
+      ...(options.stateStream && {
+        StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' },
+      }),
     }),
   );
   await client.send(

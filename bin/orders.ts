@@ -1,22 +1,40 @@
 #!/usr/bin/env node
 /**
- * Reads the state store of a running local runtime (found through its target description).
+ * Reads the state store of a running local runtime (found through its target description), and
+ * drives the operator routes (signed with SigV4: the local operator identity of target.json, or on
+ * AWS, with --api <ApiUrl output>, the standard AWS credential chain).
  *
  *   npm run orders -- list [--state Error] [--target FILE]
  *   npm run orders -- show ORDER_ID [--target FILE]
+ *   npm run orders -- ops list [--state Error] [--limit N] [--cursor C]   [--target FILE | --api URL]
+ *   npm run orders -- ops show ORDER_ID                                    [--target FILE | --api URL]
+ *   npm run orders -- ops retry ORDER_ID --reason "..."                    [--target FILE | --api URL]
+ *   npm run orders -- ops cancel ORDER_ID --reason "..."                   [--target FILE | --api URL]
  */
 import { resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { ProcessState, StateAttr, StepAttr } from '../lambdas/scheduler-agent-supervisor/contracts';
-import { DEFAULT_TARGET_FILE, type LocalTarget, readTarget } from '../lib/local-runtime';
+import {
+  OperatorAction,
+  ProcessState,
+  StateAttr,
+  StepAttr,
+} from '../lambdas/scheduler-agent-supervisor/contracts';
+import { DEFAULT_TARGET_FILE, type LocalTarget, outputsOfStack, readTarget } from '../lib/local-runtime';
+import { STACK_NAME } from '../lib/scheduler-agent-supervisor/stack';
+import { awsEndpoint, type OperatorClient as Client, OperatorClient } from './operator-client';
 import { formatTable } from './text-table';
 
 // This machine's tools run on Node 20 while the deployed Lambdas run on nodejs22.x; the SDK's
 // Node 20 end-of-support notice says nothing actionable here, so local tools silence it.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-const USAGE = 'Usage: npm run orders -- list [--state <ProcessState>] | show <orderId>   [--target FILE]';
+const USAGE = [
+  'Usage: npm run orders -- list [--state <ProcessState>] | show <orderId>   [--target FILE]',
+  '       npm run orders -- ops list [--state <ProcessState>] [--limit N] [--cursor C] | ops show <orderId>',
+  '                             | ops retry <orderId> --reason "..." | ops cancel <orderId> --reason "..."',
+  '                             [--target FILE | --api <ApiUrl output> (AWS: the standard credential chain)]',
+].join('\n');
 const STATES: readonly string[] = Object.values(ProcessState);
 
 type Item = Record<string, unknown>;
@@ -36,9 +54,20 @@ function requireOutput(target: LocalTarget, key: string): string {
   return value;
 }
 
+/** Short marks of every StepStatus (an unknown one is shown as stored). */
+const STEP_MARK: Readonly<Record<string, string>> = {
+  NotStarted: '-',
+  Running: 'running',
+  Completed: 'done',
+  TimedOut: 'timed-out?',
+  Failed: 'failed',
+  Compensating: 'undoing',
+  Compensated: 'undone',
+};
+
 function stepSummary(item: Item): string {
   const steps = (item[StateAttr.Steps] ?? {}) as Record<string, Item>;
-  const mark: Record<string, string> = { Completed: 'done', Running: 'running', NotStarted: '-' };
+  const mark = STEP_MARK;
   return Object.entries(steps)
     .map(([name, step]) => `${name}:${mark[String(step[StepAttr.Status])] ?? String(step[StepAttr.Status])}`)
     .join(' ');
@@ -71,8 +100,96 @@ async function scanAll(
   return items;
 }
 
+/** The operator client: on AWS with --api, else the local runtime's operator identity. */
+function operatorClient(apiUrl: string | undefined, targetFile: string): Client {
+  if (apiUrl !== undefined) return new OperatorClient(awsEndpoint(apiUrl));
+  const target = readTarget(targetFile);
+  const operator = target.identities?.operator;
+  if (!operator) {
+    throw new Error(`${targetFile} lists no operator identity: restart the local runtime (npm start)`);
+  }
+  const url = target.apis?.[STACK_NAME]?.url ?? outputsOfStack(target, STACK_NAME).outputs.ApiUrl;
+  if (!url) throw new Error(`${targetFile} has no API of ${STACK_NAME}`);
+  return new OperatorClient({
+    apiUrl: url,
+    region: target.region,
+    credentials: { accessKeyId: operator.accessKeyId, secretAccessKey: operator.secretAccessKey },
+  });
+}
+
+/** Prints an API answer that is not a success and sets the exit code. */
+function failed(answer: { status: number; body: unknown }): boolean {
+  if (answer.status >= 200 && answer.status < 300) return false;
+  process.exitCode = 1;
+  console.error(`HTTP ${answer.status}: ${JSON.stringify(answer.body, null, 2)}`);
+  return true;
+}
+
+async function ops(argv: string[], targetFile: string, apiUrl: string | undefined): Promise<void> {
+  const state = option(argv, '--state');
+  const limit = option(argv, '--limit');
+  const cursor = option(argv, '--cursor');
+  const reason = option(argv, '--reason');
+  const [command, orderId, ...rest] = argv;
+  if (rest.length > 0) throw new Error(USAGE);
+  const client = operatorClient(apiUrl, targetFile);
+  if (command === 'list') {
+    if (orderId !== undefined) throw new Error(USAGE);
+    const answer = await client.list({
+      state: state ?? ProcessState.Error,
+      ...(limit !== undefined && { limit: Number(limit) }),
+      ...(cursor !== undefined && { cursor }),
+    });
+    if (failed(answer)) return;
+    const { items, nextCursor } = answer.body;
+    if (items.length === 0) console.log(`No orders in state ${state ?? ProcessState.Error}.`);
+    else {
+      const header = ['ORDER', 'STATE', 'ATTEMPT', 'FAILURES', 'CLIENT', 'UPDATED'];
+      const rows = items.map((row) => [
+        row.orderId,
+        row.processState,
+        String(row.attempt),
+        String(row.failureCount),
+        row.clientId ?? '-',
+        row.updatedAt,
+      ]);
+      console.log(formatTable([header, ...rows]));
+    }
+    if (nextCursor)
+      console.log(
+        `More: npm run orders -- ops list --state ${state ?? ProcessState.Error} --cursor ${nextCursor}`,
+      );
+    return;
+  }
+  if (!orderId) throw new Error(`ops ${command ?? ''} needs an order id. ${USAGE}`);
+  if (command === 'show') {
+    const answer = await client.show(orderId);
+    if (!failed(answer)) console.log(JSON.stringify(answer.body, null, 2));
+    return;
+  }
+  if (command !== OperatorAction.Retry && command !== OperatorAction.Cancel) throw new Error(USAGE);
+  if (!reason) throw new Error(`ops ${command} needs --reason "why" (it is recorded with who did it)`);
+  // The action is conditional on what the operator saw: read the order, then send that.
+  const seen = await client.show(orderId);
+  if (failed(seen)) return;
+  const answer = await client.act(command, orderId, {
+    reason,
+    expectedState: seen.body.processState,
+    expectedUpdatedAt: seen.body.updatedAt,
+  });
+  if (failed(answer)) return;
+  console.log(
+    `${command}: ${orderId} ${seen.body.processState} -> ${answer.body.processState} at ${answer.body.updatedAt}`,
+  );
+}
+
 async function main(argv: string[]): Promise<void> {
   const targetFile = resolve(option(argv, '--target') ?? resolve(__dirname, '..', DEFAULT_TARGET_FILE));
+  if (argv[0] === 'ops') {
+    const apiUrl = option(argv, '--api');
+    await ops(argv.slice(1), targetFile, apiUrl);
+    return;
+  }
   const state = option(argv, '--state');
   const [command, orderId, ...rest] = argv;
   if (rest.length > 0 || (command !== 'list' && command !== 'show')) throw new Error(USAGE);

@@ -7,8 +7,8 @@
  *   npm start [-- --port 3000] [--data DIR] [--assembly DIR] [--target FILE]
  *
  *   --port N        port of the REST API (default: $PORT, else 3000); the flag wins over PORT
- *   --data DIR      persist DynamoDB tables, SQS queues and messages, and the generated API key in
- *                   DIR (default: in memory)
+ *   --data DIR      persist DynamoDB tables, SQS queues and messages, the generated API key and the
+ *                   local identities' secrets in DIR (default: in memory)
  *   --assembly DIR  run an already synthesized assembly instead of synthesizing (cdk synth -c profile=local)
  *   --target FILE   where to write the target description (default .local/target.json)
  *
@@ -64,6 +64,16 @@ async function main(): Promise<void> {
     }
   } else if (runtime.target.apiKey) {
     console.log(`API key (send as x-api-key; ${kept}): ${runtime.target.apiKey}`);
+  }
+  // Methods with AWS_IAM authorization (the operator routes) take a SigV4 signature of a local
+  // identity; the runtime checks the signature only, no IAM policy.
+  const operator = runtime.target.identities?.operator;
+  if (operator) {
+    console.log(
+      `Operator identity for AWS_IAM routes (SigV4, service execute-api, region ${runtime.target.region}; ${kept}): ` +
+        `AWS_ACCESS_KEY_ID=${operator.accessKeyId} AWS_SECRET_ACCESS_KEY=${operator.secretAccessKey} (${operator.userArn}); ` +
+        'npm run orders -- ops ... signs with it',
+    );
   }
   let stopping = false;
   const stop = (signal: string) => {

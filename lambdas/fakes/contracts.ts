@@ -10,15 +10,46 @@ export const FakesEnvKey = {
   LedgerTableName: 'LEDGER_TABLE_NAME',
   /** How long a STALL-ONCE call is held before the connection is dropped. */
   StallMillis: 'STALL_MILLIS',
+  /** How long every call of a SLOW order waits before it is answered. */
+  SlowMillis: 'SLOW_MILLIS',
 } as const;
 
-/** Downstream ledger table of the fake remote services: one item per effect. */
+/**
+ * Downstream ledger table of the fake remote services. Every item sits under `<service>#<key>`
+ * (call counters under `calls#<service>#<key>`) and says what it is in `Kind`:
+ * - an effect, written once by the first successful original call for the key, later marked
+ *   undone (`UndoneBy`, `UndoneAt`) by the compensation that undid it;
+ * - a closed key, written by a compensation that found no effect to undo: the key can never get
+ *   one (a late original call is refused);
+ * - an undo, written once per compensation key: what that compensation answered (`Undoes`,
+ *   `Undone`, `Result`).
+ * Read it with readLedger (lambdas/fakes/adapters/ledger.ts), never by guessing from keys.
+ */
 export const LedgerAttr = {
-  /** Partition key: `<service>#<Idempotency-Key>` for effects, `calls#<service>#<key>` for call counters. */
   Pk: 'Pk',
+  Kind: 'Kind',
   Service: 'Service',
   IdempotencyKey: 'IdempotencyKey',
   Result: 'Result',
   Calls: 'Calls',
   CreatedAt: 'CreatedAt',
+  /** Effect: the order's SKUs, so a compensation plays the scenarios of the effect it undoes. */
+  Skus: 'Skus',
+  /** Effect: the compensation key that undid it, and when. */
+  UndoneBy: 'UndoneBy',
+  UndoneAt: 'UndoneAt',
+  /** Closed key: the compensation key that closed it. */
+  ClosedBy: 'ClosedBy',
+  /** Undo: the key of the effect it undoes, and whether there was one. */
+  Undoes: 'Undoes',
+  Undone: 'Undone',
 } as const;
+
+/** Values of LedgerAttr.Kind. Items written before Kind existed are effects (or counters, by Pk). */
+export const LedgerItemKind = {
+  Effect: 'effect',
+  Closed: 'closed',
+  Undo: 'undo',
+  Calls: 'calls',
+} as const;
+export type LedgerItemKind = (typeof LedgerItemKind)[keyof typeof LedgerItemKind];

@@ -16,9 +16,18 @@ import { LambdaFunction } from '../platform/lambda-function';
  */
 export const FAKE_SERVICE_RESERVED_CONCURRENCY = 5;
 
+/** How long a SLOW order's calls are held unless the deployment says otherwise. */
+export const DEFAULT_SLOW_MILLIS = 1_500;
+
 export interface RemoteServicesProps extends DataTableOptions {
   /** How long a STALL-ONCE call is held before the request fails (config.remoteStallMillis). */
   readonly stallMillis: number;
+  /**
+   * How long every call of a SLOW order waits before it is answered: long enough to keep orders in
+   * flight for admission control, short enough to stay inside an agent's step timeout.
+   * @default DEFAULT_SLOW_MILLIS
+   */
+  readonly slowMillis?: number;
   readonly logRetentionDays: number;
   /** @default FAKE_SERVICE_RESERVED_CONCURRENCY */
   readonly reservedConcurrentExecutions?: number;
@@ -31,7 +40,7 @@ const STALL_MARGIN_SECONDS = 10;
  * The fake downstream (inventory, payment, shipping) the agents call: one function behind a
  * Lambda function URL (IAM auth) serving every operation path, recording each effect once in a
  * ledger table keyed by service and Idempotency-Key. Deployed with the local profile and on
- * demand (`-c demo=true`) so the failure scenarios (FLAKY, PERM-FAIL, STALL-ONCE) can be
+ * demand (`-c demo=true`) so the failure scenarios (lambdas/fakes/domain/remote-scenarios.ts) can be
  * exercised end to end; never in front of real services.
  */
 export class RemoteServices extends Construct {
@@ -48,10 +57,16 @@ export class RemoteServices extends Construct {
 
   constructor(scope: Construct, id: string, props: RemoteServicesProps) {
     super(scope, id);
-    if (!Number.isInteger(props.stallMillis) || props.stallMillis < 0) {
-      throw new Error(
-        `RemoteServices ${this.node.path}: stallMillis must be a non-negative integer, got ${props.stallMillis}`,
-      );
+    const slowMillis = props.slowMillis ?? DEFAULT_SLOW_MILLIS;
+    for (const [name, value] of [
+      ['stallMillis', props.stallMillis],
+      ['slowMillis', slowMillis],
+    ] as const) {
+      if (!Number.isInteger(value) || value < 0) {
+        throw new Error(
+          `RemoteServices ${this.node.path}: ${name} must be a non-negative integer, got ${value}`,
+        );
+      }
     }
     this.ledgerTable = createDataTable(this, 'Ledger', {
       ...props,
@@ -64,13 +79,16 @@ export class RemoteServices extends Construct {
       serviceName: 'remote-service',
       logRetentionDays: props.logRetentionDays,
       removalPolicy: props.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
-      timeout: Duration.seconds(Math.ceil(props.stallMillis / 1000) + STALL_MARGIN_SECONDS),
+      // A SLOW and STALL-ONCE order waits for both.
+      timeout: Duration.seconds(Math.ceil((props.stallMillis + slowMillis) / 1000) + STALL_MARGIN_SECONDS),
       reservedConcurrentExecutions: props.reservedConcurrentExecutions ?? FAKE_SERVICE_RESERVED_CONCURRENCY,
       environment: {
         [FakesEnvKey.LedgerTableName]: this.ledgerTable.tableName,
         [FakesEnvKey.StallMillis]: String(props.stallMillis),
+        [FakesEnvKey.SlowMillis]: String(slowMillis),
       },
     });
+    // An undo's transaction (TransactWriteItems) is authorized by the Put and Update it holds.
     grantTableActions(
       this.ledgerTable,
       this.service.function,

@@ -1,12 +1,14 @@
 /**
  * API Gateway REST APIs served on a local port: `/<stage>/<resource path>` routed like API Gateway
  * (literal segments before {param} before {proxy+}), Lambda proxy integrations invoked with the v1
- * proxy event, API keys enforced where methods require them, MOCK integrations (CORS preflight)
- * answered from their integration response.
+ * proxy event, API keys enforced where methods require them, SigV4 signatures verified for AWS_IAM
+ * methods against the local identities (./identities.ts: the signature only, no IAM policy is
+ * evaluated), MOCK integrations (CORS preflight) answered from their integration response.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BodyTooLargeError, type RunningServer, readBody, startLoopbackServer } from './http-server';
+import { type LocalIdentities, type LocalIdentity, verifySigV4 } from './identities';
 import type { InvocationResult } from './lambda-host';
 
 export interface RestApiMethod {
@@ -17,6 +19,11 @@ export interface RestApiMethod {
   /** GET, POST..., or ANY. */
   readonly httpMethod: string;
   readonly apiKeyRequired: boolean;
+  /**
+   * NONE, AWS_IAM (the SigV4 signature is verified), or an authorizer that is not emulated.
+   * @default 'NONE'
+   */
+  readonly authorizationType?: string;
   readonly integration:
     | { readonly type: 'lambda-proxy'; readonly functionArn: string }
     | {
@@ -39,6 +46,11 @@ export interface RestApiSpec {
    * @default - no apiKeyId in events
    */
   readonly apiKeyIds?: Readonly<Record<string, string>>;
+  /**
+   * Who may sign requests to AWS_IAM methods.
+   * @default - none: every AWS_IAM method answers 403
+   */
+  readonly identities?: Pick<LocalIdentities, 'known'>;
   readonly region: string;
   readonly accountId: string;
 }
@@ -136,6 +148,15 @@ function headerMaps(request: IncomingMessage) {
   return { headers, multiValueHeaders };
 }
 
+/** Headers by lower-case name, repeated ones joined as Node joins them. */
+function lowerCaseHeaders(request: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : value;
+  }
+  return headers;
+}
+
 function queryMaps(url: URL) {
   const single: Record<string, string> = {};
   const multi: Record<string, string[]> = {};
@@ -225,6 +246,27 @@ async function handle(
     sendJson(response, 413, { message: 'Request Too Long' }, { connection: 'close' });
     return;
   }
+  let caller: LocalIdentity | undefined;
+  if (route.method.authorizationType === 'AWS_IAM') {
+    const verdict = api.identities
+      ? await verifySigV4(
+          {
+            method: httpMethod,
+            rawPath: url.pathname,
+            query: url.searchParams,
+            headers: lowerCaseHeaders(request),
+            body,
+          },
+          api.identities,
+          { region: api.region },
+        )
+      : ({ ok: false, message: 'Missing Authentication Token' } as const);
+    if (!verdict.ok) {
+      sendJson(response, 403, { message: verdict.message });
+      return;
+    }
+    caller = verdict.identity;
+  }
   const requestId = randomUUID();
   const now = new Date();
   const query = queryMaps(url);
@@ -254,6 +296,13 @@ async function handle(
         userAgent: request.headers['user-agent'] ?? null,
         apiKey: typeof apiKey === 'string' ? apiKey : null,
         apiKeyId: (typeof apiKey === 'string' && api.apiKeyIds?.[apiKey]) || null,
+        ...(caller && {
+          accountId: api.accountId,
+          accessKey: caller.accessKeyId,
+          caller: caller.accessKeyId,
+          user: caller.accessKeyId,
+          userArn: caller.userArn,
+        }),
       },
       requestTime: now.toUTCString(),
       requestTimeEpoch: now.getTime(),

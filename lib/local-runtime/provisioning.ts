@@ -12,6 +12,7 @@
  * as not run with its reason; a type no provisioner claims is named as not emulated.
  */
 import type { AssemblyStack, CfnResource, CloudAssembly, StackResolver } from './cloud-assembly';
+import type { LocalIdentity } from './identities';
 import type { LocalRuntimeOptions } from './runtime-options';
 import type { LocalApi, LocalServiceName } from './target';
 
@@ -53,6 +54,8 @@ export interface TargetContribution {
   readonly apiKey?: string;
   /** Every stack's REST API, by stack name. */
   readonly apis?: Readonly<Record<string, LocalApi>>;
+  /** Local IAM identities that may sign requests to AWS_IAM methods, by name. */
+  readonly identities?: Readonly<Record<string, LocalIdentity>>;
 }
 
 /** A delivery to the resource an ARN names (queue, topic, function, state machine). */

@@ -15,11 +15,18 @@ export interface SynthesizeOptions {
    * @default false
    */
   readonly echo?: boolean;
+  /**
+   * Further CDK context (`-c key=value`), e.g. a test's own small limits. The app reads it as it
+   * reads any deployment's context; the runtime knows nothing of its meaning.
+   * @default - none
+   */
+  readonly context?: Readonly<Record<string, string>>;
 }
 
 export function synthesizeLocalAssembly(outputDir: string, options: SynthesizeOptions = {}): void {
   const cdk = resolve(PROJECT_ROOT, 'node_modules', '.bin', 'cdk');
   const args = ['synth', '--quiet', '-c', 'profile=local', '--output', outputDir];
+  for (const [key, value] of Object.entries(options.context ?? {})) args.push('-c', `${key}=${value}`);
   if (options.echo) {
     execFileSync(cdk, args, { cwd: PROJECT_ROOT, stdio: 'inherit' });
     return;

@@ -5,6 +5,7 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import type { LocalIdentity } from './identities';
 
 export type LocalServiceName = 'dynamodb' | 'sqs' | 'sfn' | 'events' | 'sns';
 
@@ -30,6 +31,12 @@ export interface LocalTarget {
   readonly apiKey?: string;
   /** Every stack's REST API (its first one with a stage), by stack name; `apiUrl` is the first's. */
   readonly apis?: Readonly<Record<string, LocalApi>>;
+  /**
+   * Local IAM identities (at least `operator`): sign requests to AWS_IAM methods with SigV4
+   * (service execute-api, this region) using these credentials. The runtime verifies signatures
+   * only; it evaluates no IAM policy.
+   */
+  readonly identities?: Readonly<Record<string, LocalIdentity>>;
   /**
    * Stack outputs, resolved to local names and URLs, merged across stacks: where two stacks have an
    * output of the same name (ApiUrl, AlertInboxQueueUrl, ...) the first stack's wins, like `apiUrl`.

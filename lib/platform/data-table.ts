@@ -20,6 +20,8 @@ export interface DataTableOptions {
 
 export interface DataTableProps extends DataTableOptions {
   readonly partitionKey: dynamodb.Attribute;
+  /** @default - no sort key */
+  readonly sortKey?: dynamodb.Attribute;
   /** @default - no TTL attribute */
   readonly timeToLiveAttribute?: string;
   /**
@@ -36,6 +38,7 @@ export interface DataTableProps extends DataTableOptions {
 export function createDataTable(scope: Construct, id: string, props: DataTableProps): dynamodb.Table {
   return new dynamodb.Table(scope, id, {
     partitionKey: props.partitionKey,
+    sortKey: props.sortKey,
     billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
     encryption: props.encryptionKey
       ? dynamodb.TableEncryption.CUSTOMER_MANAGED
@@ -58,7 +61,26 @@ export function grantTableActions(
   ...actions: string[]
 ): void {
   iam.Grant.addToPrincipal({ grantee, actions, resourceArns: [table.tableArn] });
-  table.encryptionKey?.grantEncryptDecrypt(grantee);
+  grantTableKeyUse(table, grantee);
+}
+
+/**
+ * What a reader or writer of a table encrypted with a customer-managed key needs on that key, and
+ * nothing more: the exact actions DynamoDB uses on the caller's behalf, without the
+ * `kms:ReEncrypt*` and `kms:GenerateDataKey*` wildcards of `grantEncryptDecrypt`.
+ */
+export const TABLE_KEY_ACTIONS = {
+  read: ['kms:Decrypt', 'kms:DescribeKey'],
+  readWrite: ['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey', 'kms:DescribeKey'],
+} as const;
+
+/** Grants TABLE_KEY_ACTIONS on the table's key, when it has a customer-managed one. */
+export function grantTableKeyUse(
+  table: dynamodb.ITable,
+  grantee: iam.IGrantable,
+  access: keyof typeof TABLE_KEY_ACTIONS = 'readWrite',
+): void {
+  table.encryptionKey?.grant(grantee, ...TABLE_KEY_ACTIONS[access]);
 }
 
 /**

@@ -1,4 +1,6 @@
 import {
+  type AdmissionSettings,
+  admissionShardCaps,
   type WorkflowTimings,
   WorkflowTimingsSchema,
 } from '../../lambdas/scheduler-agent-supervisor/contracts';
@@ -35,9 +37,16 @@ export interface ClientConfig {
   readonly principal: string;
 }
 
-export interface AdmissionConfig {
+export interface AdmissionConfig extends AdmissionSettings {
+  /** At most this many non-terminal orders (CDK context `admissionLimit` overrides it). */
   readonly limit: number;
+  /**
+   * Counter items the limit is split over (1 to limit; CDK context `admissionShards`). May grow,
+   * never shrink: a removed shard's slots would still be held but no longer counted or reconciled.
+   */
   readonly shards: number;
+  /** How long a terminal record may keep its slot before the reconciler treats its release as lost. */
+  readonly reconcileGraceSeconds: number;
 }
 
 export const SAS_PROFILES: Readonly<Record<ProfileName, SasSettings>> = {
@@ -67,7 +76,7 @@ export const SAS_PROFILES: Readonly<Record<ProfileName, SasSettings>> = {
       { name: 'web-shop', principal: 'arn:aws:iam::{account}:role/web-shop-orders' },
       { name: 'call-center', principal: 'arn:aws:iam::{account}:role/call-center-orders' },
     ],
-    admission: { limit: 2000, shards: 8 },
+    admission: { limit: 2000, shards: 8, reconcileGraceSeconds: 300 },
   },
   local: {
     timings: {
@@ -95,7 +104,7 @@ export const SAS_PROFILES: Readonly<Record<ProfileName, SasSettings>> = {
       { name: 'web-shop', principal: 'arn:aws:iam::{account}:user/web-shop' },
       { name: 'call-center', principal: 'arn:aws:iam::{account}:user/call-center' },
     ],
-    admission: { limit: 200, shards: 4 },
+    admission: { limit: 200, shards: 4, reconcileGraceSeconds: 15 },
   },
 };
 
@@ -128,4 +137,45 @@ export function validateSasSettings(profile: string, settings: SasSettings): voi
       `Profile '${profile}': supervisorBudgetSeconds must leave the run shorter than its schedule`,
     );
   }
+  validateAdmissionSettings(`Profile '${profile}'`, settings.admission);
+}
+
+/** Throws naming `owner` and the admission setting at fault (limit, shards <= limit, grace). */
+export function validateAdmissionSettings(owner: string, settings: AdmissionSettings): void {
+  try {
+    admissionShardCaps(settings.limit, settings.shards);
+  } catch (error) {
+    throw new Error(`${owner}: ${(error as Error).message}`);
+  }
+  const grace = settings.reconcileGraceSeconds;
+  if (!Number.isInteger(grace) || grace < 1 || grace > 86_400) {
+    throw new Error(
+      `${owner}: admission reconcileGraceSeconds must be an integer from 1 to 86400, got ${grace}`,
+    );
+  }
+}
+
+/**
+ * The admission settings with the CDK context's overrides (`admissionLimit`, `admissionShards`),
+ * validated. A test (or an operator) can run the same app with a small limit without a profile of
+ * its own: e.g. `cdk synth -c profile=local -c admissionLimit=4 -c admissionShards=2`.
+ */
+export function admissionWithOverrides(
+  admission: AdmissionConfig,
+  overrides: { readonly limit?: string; readonly shards?: string },
+): AdmissionConfig {
+  const integer = (key: string, text: string | undefined): number | undefined => {
+    if (text === undefined) return undefined;
+    if (!/^[1-9][0-9]*$/.test(text)) {
+      throw new Error(`CDK context "${key}" must be a positive integer, got ${JSON.stringify(text)}`);
+    }
+    return Number(text);
+  };
+  const result: AdmissionConfig = {
+    ...admission,
+    limit: integer('admissionLimit', overrides.limit) ?? admission.limit,
+    shards: integer('admissionShards', overrides.shards) ?? admission.shards,
+  };
+  validateAdmissionSettings('CDK context admissionLimit/admissionShards', result);
+  return result;
 }

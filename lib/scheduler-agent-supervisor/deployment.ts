@@ -1,6 +1,6 @@
 import type { App } from 'aws-cdk-lib';
 import { type ContextReader, contextOf, PlatformContextKey, readText } from '../platform/config';
-import { loadConfig } from './config';
+import { admissionWithOverrides, loadConfig } from './config';
 import { type FakeDownstreamFactory, resolveDownstream } from './downstream';
 import { SchedulerAgentSupervisorStack, STACK_NAME } from './stack';
 
@@ -8,11 +8,15 @@ import { SchedulerAgentSupervisorStack, STACK_NAME } from './stack';
 export const SasContextKey = {
   /** Operator email subscribed to the alert topic. */
   AlertEmail: 'alertEmail',
+  /** Admission limit and shard count overriding the profile's (a test's small limit). */
+  AdmissionLimit: 'admissionLimit',
+  AdmissionShards: 'admissionShards',
 } as const;
 
 /**
  * Adds this wing's stack to an app, configured from the app's CDK context: `profile`, `demo`,
- * the downstream endpoints (./downstream.ts) and `alertEmail`. The fake downstream services come
+ * the downstream endpoints (./downstream.ts), `alertEmail`, and `admissionLimit` /
+ * `admissionShards` (override the profile's admission settings). The fake downstream services come
  * from the caller (lib/fakes), so the wing itself never imports them. bin/app.ts and the tests build the
  * deployment through this one function, so what is tested is what `cdk deploy` runs.
  */
@@ -21,7 +25,14 @@ export function addSchedulerAgentSupervisor(
   fakeDownstream: FakeDownstreamFactory,
   context: ContextReader = contextOf(app.node),
 ): SchedulerAgentSupervisorStack {
-  const config = loadConfig(context(PlatformContextKey.Profile));
+  const profile = loadConfig(context(PlatformContextKey.Profile));
+  const config = {
+    ...profile,
+    admission: admissionWithOverrides(profile.admission, {
+      limit: readText(context, SasContextKey.AdmissionLimit),
+      shards: readText(context, SasContextKey.AdmissionShards),
+    }),
+  };
   const downstream = resolveDownstream(config, context);
   const alertEmail = readText(context, SasContextKey.AlertEmail);
   const services = downstream.kind === 'fakes' ? 'fake downstream services' : 'real downstream services';

@@ -1,4 +1,5 @@
-import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import {
@@ -10,10 +11,12 @@ import {
 import { applyGuardrails } from '../platform/guardrails';
 import { IdempotencyStore } from '../platform/idempotency-store';
 import { OperatorAlerts } from '../platform/operator-alerts';
+import { AdmissionRelease, AdmissionStore } from './admission';
 import { AgentWorker } from './agent';
 import { ClientReplyQueues } from './client-reply-queues';
 import type { DeploymentConfig } from './config';
 import type { Downstream, FakeDownstream, FakeDownstreamFactory } from './downstream';
+import { OperatorApi } from './operator-api';
 import { OrdersDatabase } from './orders-database';
 import { SchedulerWorkflow } from './scheduler/workflow';
 import { OrderStarter } from './starter';
@@ -44,6 +47,8 @@ export const StackOutput = {
   AlertBusName: 'AlertBusName',
   AlertInboxQueueUrl: 'AlertInboxQueueUrl',
   StateMachineArn: 'StateMachineArn',
+  AdmissionTableName: 'AdmissionTableName',
+  AlertArchiveTableName: 'AlertArchiveTableName',
   RemoteServiceUrl: 'RemoteServiceUrl',
 } as const;
 
@@ -101,14 +106,26 @@ export class SchedulerAgentSupervisorStack extends Stack {
   readonly submission: SubmissionApi;
   readonly clientReplies: ClientReplyQueues;
   readonly statusNotifier: StatusNotifier;
+  readonly admissionStore: AdmissionStore;
+  readonly admissionRelease: AdmissionRelease;
+  readonly operatorApi: OperatorApi;
 
   constructor(scope: Construct, id: string, props: SchedulerAgentSupervisorStackProps) {
     super(scope, id, props);
     const { config } = props;
     const { timings, retainData, logRetentionDays } = config;
 
-    const stateStore = new StateStore(this, 'StateStore', { retainData });
+    // The state record holds the compensation log (what it takes to undo each charge, reservation
+    // and shipment): it gets a customer-managed key, so its key policy and CloudTrail trail are the
+    // operator's to control and audit, on top of the table's point-in-time recovery.
+    const stateDataKey = new kms.Key(this, 'StateDataKey', {
+      description: 'Encrypts the order state store (state records and their compensation logs)',
+      enableKeyRotation: true,
+      removalPolicy: retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    });
+    const stateStore = new StateStore(this, 'StateStore', { retainData, encryptionKey: stateDataKey });
     const ordersDatabase = new OrdersDatabase(this, 'OrdersDatabase', { retainData });
+    const admissionStore = new AdmissionStore(this, 'AdmissionStore', { retainData });
     const idempotencyStore = new IdempotencyStore(this, 'IdempotencyStore', { retainData });
     const alerts = new OperatorAlerts(this, 'OperatorAlerts', {
       sources: [ALERT_EVENT_SOURCE],
@@ -178,6 +195,8 @@ export class SchedulerAgentSupervisorStack extends Stack {
       clients: clientReplies.clients,
       stateStore,
       ordersDatabase,
+      admissionStore,
+      admission: config.admission,
       startQueue: starter.startQueue,
       alertBus: alerts.bus,
       timings,
@@ -193,6 +212,25 @@ export class SchedulerAgentSupervisorStack extends Stack {
       logRetentionDays,
       retainData,
     });
+    const admissionRelease = new AdmissionRelease(this, 'AdmissionRelease', {
+      stateStore,
+      admissionStore,
+      settings: config.admission,
+      logRetentionDays,
+      retainData,
+    });
+    const operatorApi = new OperatorApi(this, 'Operator', {
+      api: submission.api,
+      parameterValidator: submission.parameterValidator,
+      stateStore,
+      stateMachine: workflow.stateMachine,
+      startQueue: starter.startQueue,
+      alertBus: alerts.bus,
+      timings,
+      dueShardCount: config.dueShardCount,
+      logRetentionDays,
+      retainData,
+    });
     this.stateStore = stateStore;
     this.clientReplies = clientReplies;
     this.statusNotifier = statusNotifier;
@@ -205,6 +243,9 @@ export class SchedulerAgentSupervisorStack extends Stack {
     this.starter = starter;
     this.supervisor = supervisor;
     this.submission = submission;
+    this.admissionStore = admissionStore;
+    this.admissionRelease = admissionRelease;
+    this.operatorApi = operatorApi;
 
     const outputs: Partial<Record<keyof typeof StackOutput, string>> = {
       ApiUrl: submission.url,
@@ -228,6 +269,8 @@ export class SchedulerAgentSupervisorStack extends Stack {
           }),
         ),
       ),
+      AdmissionTableName: admissionStore.tableName,
+      AlertArchiveTableName: operatorApi.alertArchive.tableName,
       ...(remoteServices && {
         LedgerTableName: remoteServices.ledgerTable.tableName,
         RemoteServiceUrl: remoteServices.endpointUrl,

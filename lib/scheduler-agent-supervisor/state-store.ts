@@ -1,8 +1,13 @@
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
-import { DUE_INDEX, StateAttr } from '../../lambdas/scheduler-agent-supervisor/contracts';
-import { DataStore, type DataTableOptions } from '../platform/data-table';
+import {
+  ADMISSION_INDEX,
+  DUE_INDEX,
+  STATE_INDEX,
+  StateAttr,
+} from '../../lambdas/scheduler-agent-supervisor/contracts';
+import { DataStore, type DataTableOptions, grantTableKeyUse } from '../platform/data-table';
 
 export type StateStoreProps = DataTableOptions;
 
@@ -16,7 +21,8 @@ export class StateStore extends DataStore {
     super(scope, id, {
       ...props,
       partitionKey: { name: StateAttr.OrderId, type: dynamodb.AttributeType.STRING },
-      // Stream consumers compare old and new images (the status notifier: did ProcessState change?).
+      // Stream consumers compare old and new images: the status notifier (did ProcessState
+      // change?) and the admission release (did the record become terminal?).
       stream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES,
     });
     this.table.addGlobalSecondaryIndex({
@@ -28,6 +34,23 @@ export class StateStore extends DataStore {
       projectionType: dynamodb.ProjectionType.INCLUDE,
       nonKeyAttributes: [...DUE_INDEX.projectedAttributes],
     });
+    // Sparse: only records still holding an admission slot carry AdmissionShard. The reconciler
+    // queries it per shard for terminal records whose release was lost.
+    this.table.addGlobalSecondaryIndex({
+      indexName: ADMISSION_INDEX.name,
+      partitionKey: { name: ADMISSION_INDEX.partitionKey, type: dynamodb.AttributeType.STRING },
+      sortKey: { name: ADMISSION_INDEX.sortKey, type: dynamodb.AttributeType.STRING },
+      projectionType: dynamodb.ProjectionType.INCLUDE,
+      nonKeyAttributes: [...ADMISSION_INDEX.projectedAttributes],
+    });
+    // The operators' list: orders by state, newest first; only what a list row shows.
+    this.table.addGlobalSecondaryIndex({
+      indexName: STATE_INDEX.name,
+      partitionKey: { name: STATE_INDEX.partitionKey, type: dynamodb.AttributeType.STRING },
+      sortKey: { name: STATE_INDEX.sortKey, type: dynamodb.AttributeType.STRING },
+      projectionType: dynamodb.ProjectionType.INCLUDE,
+      nonKeyAttributes: [...STATE_INDEX.projectedAttributes],
+    });
   }
 
   /** ARN of the supervisor index (for Query grants scoped to it alone). */
@@ -35,9 +58,30 @@ export class StateStore extends DataStore {
     return `${this.table.tableArn}/index/${DUE_INDEX.name}`;
   }
 
+  /** Grants Query on AdmissionIndex only (the admission reconciler). */
+  grantQueryAdmissionIndex(grantee: iam.IGrantable): void {
+    iam.Grant.addToPrincipal({
+      grantee,
+      actions: ['dynamodb:Query'],
+      resourceArns: [`${this.table.tableArn}/index/${ADMISSION_INDEX.name}`],
+    });
+    grantTableKeyUse(this.table, grantee, 'read');
+  }
+
   /** Grants Query on DueIndex only: the supervisor never needs Scan nor another index. */
   grantQueryDueIndex(grantee: iam.IGrantable): void {
     iam.Grant.addToPrincipal({ grantee, actions: ['dynamodb:Query'], resourceArns: [this.dueIndexArn] });
-    this.table.encryptionKey?.grantDecrypt(grantee);
+    grantTableKeyUse(this.table, grantee, 'read');
+  }
+
+  /** ARN of the operators' index. */
+  get stateIndexArn(): string {
+    return `${this.table.tableArn}/index/${STATE_INDEX.name}`;
+  }
+
+  /** Grants Query on StateIndex only: the operator list never needs Scan nor another index. */
+  grantQueryStateIndex(grantee: iam.IGrantable): void {
+    iam.Grant.addToPrincipal({ grantee, actions: ['dynamodb:Query'], resourceArns: [this.stateIndexArn] });
+    grantTableKeyUse(this.table, grantee, 'read');
   }
 }

@@ -4,6 +4,7 @@ import type * as events from 'aws-cdk-lib/aws-events';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import {
+  type AdmissionSettings,
   ApiRoute,
   type ClientRegistry,
   EnvKey,
@@ -13,7 +14,9 @@ import {
 import { createKeyedRestApi } from '../platform/keyed-rest-api';
 import { LambdaFunction } from '../platform/lambda-function';
 import { createTerminalQueue } from '../platform/work-queue';
+import type { AdmissionStore } from './admission';
 import type { ClientReplyQueue } from './client-reply-queues';
+import { validateAdmissionSettings } from './config';
 import type { OrdersDatabase } from './orders-database';
 import type { StateStore } from './state-store';
 
@@ -22,6 +25,9 @@ export { API_STAGE_NAME } from '../platform/keyed-rest-api';
 export interface SubmissionApiProps {
   readonly stateStore: StateStore;
   readonly ordersDatabase: OrdersDatabase;
+  /** The admission counters a submission takes its slot from, in the transaction that accepts it. */
+  readonly admissionStore: AdmissionStore;
+  readonly admission: AdmissionSettings;
   /** Where new orders are handed to the starter. */
   readonly startQueue: sqs.IQueue;
   /** Operator alerts (SubmissionConflict). */
@@ -49,6 +55,8 @@ export class SubmissionApi extends Construct {
   readonly clientKeys: ReadonlyMap<string, apigw.IApiKey>;
   /** JSON of ClientRegistry (clients, key ids, reply queue URLs): the handlers' and the notifier's list. */
   readonly clientRegistry: string;
+  /** Validates path parameters at the gateway (for routes other constructs add to the API). */
+  readonly parameterValidator: apigw.RequestValidator;
   /** Invoke URL of the stage, without a trailing slash (append ApiRoute paths). */
   readonly url: string;
   readonly conflictQueue: sqs.Queue;
@@ -57,6 +65,7 @@ export class SubmissionApi extends Construct {
 
   constructor(scope: Construct, id: string, props: SubmissionApiProps) {
     super(scope, id);
+    validateAdmissionSettings(`SubmissionApi ${this.node.path}`, props.admission);
     const removalPolicy = props.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
 
     this.conflictQueue = createTerminalQueue(
@@ -69,7 +78,8 @@ export class SubmissionApi extends Construct {
     this.submitOrder = new LambdaFunction(this, 'SubmitOrder', {
       handler: 'scheduler-agent-supervisor/handlers/submit-order',
       metricsNamespace: METRICS_NAMESPACE,
-      description: 'POST /orders: validates, stores the order and its state record, queues its start',
+      description:
+        'POST /orders: validates, takes an admission slot with the order and its state record, queues its start',
       serviceName: 'submit-order',
       logRetentionDays: props.logRetentionDays,
       removalPolicy,
@@ -81,11 +91,16 @@ export class SubmissionApi extends Construct {
         [EnvKey.AlertBusName]: props.alertBus.eventBusName,
         [EnvKey.WorkflowTimings]: JSON.stringify(props.timings),
         [EnvKey.DueShardCount]: String(props.dueShardCount),
+        [EnvKey.AdmissionTableName]: props.admissionStore.tableName,
+        [EnvKey.AdmissionSettings]: JSON.stringify(props.admission),
       },
     });
     const submit = this.submitOrder.function;
+    // One TransactWriteItems: Put order (ConditionCheckItem when the order alone is stored), Put
+    // state record, Update counter. A transaction needs each item's own action, nothing more.
     props.stateStore.grant(submit, 'dynamodb:PutItem', 'dynamodb:GetItem');
-    props.ordersDatabase.grant(submit, 'dynamodb:PutItem', 'dynamodb:GetItem');
+    props.ordersDatabase.grant(submit, 'dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:ConditionCheckItem');
+    props.admissionStore.grantTakeSlots(submit);
     props.startQueue.grantSendMessages(submit);
     this.conflictQueue.grantSendMessages(submit);
     props.alertBus.grantPutEventsTo(submit);
@@ -114,6 +129,7 @@ export class SubmissionApi extends Construct {
     this.api = api;
     this.apiKey = apiKey;
     this.clientKeys = namedKeys;
+    this.parameterValidator = parameterValidator;
     this.url = url;
     const registry: ClientRegistry = props.clients.map((client) => ({
       clientId: client.name,

@@ -2,6 +2,7 @@ import { type EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventb
 import {
   ALERT_EVENT_SOURCE,
   AlertType,
+  type CompensationFailedDetail,
   type OrderFailedDetail,
   type SubmissionConflictDetail,
 } from '../contracts';
@@ -24,6 +25,10 @@ export class EventBridgeAlertPublisher implements AlertPublisher {
 
   submissionConflict(detail: SubmissionConflictDetail): Promise<void> {
     return this.publish(AlertType.SubmissionConflict, detail.orderId, detail);
+  }
+
+  compensationFailed(detail: CompensationFailedDetail): Promise<void> {
+    return this.publish(AlertType.CompensationFailed, detail.orderId, detail);
   }
 
   private async publish(type: AlertType, orderId: string, detail: object): Promise<void> {

@@ -1,7 +1,9 @@
 /**
  * Powertools idempotency around the agent's remote call, keyed on the request's stable
  * idempotencyKey ONLY (never the task token, which changes on every attempt), so duplicated SQS
- * deliveries and later attempts of the same step share one downstream effect. Only successful
+ * deliveries and later attempts of the same step share one downstream effect. A compensation has
+ * its own key (`<orderId>:<compensation>`, checked by resolveAgentOperation), so its stored answer
+ * (undone or not) never mixes with the step's. Only successful
  * calls are stored: a failed call throws, Powertools deletes its in-progress record, and the next
  * delivery calls again.
  *

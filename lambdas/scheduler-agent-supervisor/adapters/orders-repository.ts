@@ -2,10 +2,23 @@ import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/li
 import { isConditionalCheckFailed } from '../../shared/dynamodb-errors';
 import { OrderAttr, type OrderItem } from '../contracts';
 import { itemsToStoredJson, type StoredOrder } from '../domain/order';
-import type { CreateIfAbsentResult, OrdersRepository } from '../domain/ports';
+import type { CreateIfAbsentResult, OrdersReader, OrdersRepository } from '../domain/ports';
+
+/** The orders table item of an order (also written by the admission transaction). */
+export function storedOrderToItem(order: StoredOrder): Record<string, unknown> {
+  return {
+    [OrderAttr.OrderId]: order.orderId,
+    [OrderAttr.CustomerId]: order.customerId,
+    [OrderAttr.Items]: itemsToStoredJson(order.items),
+    [OrderAttr.TotalCents]: order.totalCents,
+    [OrderAttr.Currency]: order.currency,
+    [OrderAttr.Fingerprint]: order.fingerprint,
+    [OrderAttr.CreatedAt]: order.createdAt,
+  };
+}
 
 /** The orders table (business database). Orders are immutable once written: create when missing only. */
-export class DynamoOrdersRepository implements OrdersRepository {
+export class DynamoOrdersRepository implements OrdersRepository, OrdersReader {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
@@ -20,15 +33,7 @@ export class DynamoOrdersRepository implements OrdersRepository {
       await this.client.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: {
-            [OrderAttr.OrderId]: order.orderId,
-            [OrderAttr.CustomerId]: order.customerId,
-            [OrderAttr.Items]: itemsToStoredJson(order.items),
-            [OrderAttr.TotalCents]: order.totalCents,
-            [OrderAttr.Currency]: order.currency,
-            [OrderAttr.Fingerprint]: order.fingerprint,
-            [OrderAttr.CreatedAt]: order.createdAt,
-          },
+          Item: storedOrderToItem(order),
           ConditionExpression: 'attribute_not_exists(#id)',
           ExpressionAttributeNames: { '#id': OrderAttr.OrderId },
         }),

@@ -1,7 +1,9 @@
 import { requireEnv } from '../../shared/env';
 import {
+  type AdmissionSettings,
   type ClientRegistry,
   EnvKey,
+  parseAdmissionSettings,
   parseClientRegistry,
   parseWorkflowTimings,
   type WorkflowTimings,
@@ -24,4 +26,9 @@ export function readDueShardCount(env: NodeJS.ProcessEnv = process.env): number 
 /** CLIENT_REGISTRY, validated at load: a handler that cannot tell clients apart must not start. */
 export function readClientRegistry(env: NodeJS.ProcessEnv = process.env): ClientRegistry {
   return parseClientRegistry(requireEnv(EnvKey.ClientRegistry, env));
+}
+
+/** ADMISSION_SETTINGS, validated (limit, shards, reconcile grace). */
+export function readAdmissionSettings(env: NodeJS.ProcessEnv = process.env): AdmissionSettings {
+  return parseAdmissionSettings(requireEnv(EnvKey.AdmissionSettings, env));
 }

@@ -10,8 +10,12 @@ import { isoAt } from '../../shared/clock';
 import { isConditionalCheckFailed } from '../../shared/dynamodb-errors';
 import {
   bindParams,
+  COMPENSATION_NAMES,
+  CompensationAttr,
+  CompensationStatus,
   DUE_INDEX,
   LastErrorAttr,
+  type OperationName,
   type ParamType,
   ProcessState,
   type RenderOptions,
@@ -38,7 +42,7 @@ import type {
   SupervisionStore,
   TransitionResult,
 } from '../domain/ports';
-import type { LastError, StateRecord, StepState } from '../domain/state-record';
+import type { CompensationEntry, LastError, StateRecord, StepState } from '../domain/state-record';
 
 type Item = Record<string, unknown>;
 
@@ -96,7 +100,7 @@ export class DynamoStateStore implements StateRecordReader, StateRecordCreator, 
   }
 
   async claim(request: ClaimRequest): Promise<TransitionResult> {
-    return this.transition(request.orderId, 'claim', {
+    return this.transition(request.orderId, request.kind === 'steps' ? 'claim' : 'claimCompensation', {
       instanceId: request.instanceId,
       seenAttempt: request.seenAttempt,
       attempt: request.attempt,
@@ -110,7 +114,7 @@ export class DynamoStateStore implements StateRecordReader, StateRecordCreator, 
 
   /** Fenced on the claim itself, UpdatedAt included (see STATE_TRANSITIONS.release). */
   async release(request: ReleaseRequest): Promise<TransitionResult> {
-    return this.transition(request.orderId, 'release', {
+    return this.transition(request.orderId, request.kind === 'steps' ? 'release' : 'releaseCompensation', {
       instanceId: request.instanceId,
       attempt: request.attempt,
       claimedAt: isoAt(request.claimedAt),
@@ -143,26 +147,79 @@ export class DynamoStateStore implements StateRecordReader, StateRecordCreator, 
     };
   }
 
+  /** With a RunningStep, the step-bound variant also marks that step TimedOut (same fence). */
   async resetExpired(
     seen: DueRecord,
     change: { readonly failureCount: number; readonly completeBy: number; readonly at: number },
   ): Promise<TransitionResult> {
-    return this.transition(seen.orderId, 'resetExpired', {
+    const values = {
       ...expiredAttempt(seen),
       failureCount: change.failureCount,
       completeBy: change.completeBy,
       now: isoAt(change.at),
-    });
+    };
+    return seen.runningStep === undefined
+      ? this.transition(seen.orderId, 'resetExpired', values)
+      : this.transition(
+          seen.orderId,
+          'resetExpiredInStep',
+          { ...values, runningStep: seen.runningStep },
+          { step: seen.runningStep },
+        );
   }
 
   async failExpired(
     seen: DueRecord,
     change: { readonly failureCount: number; readonly lastError: LastError; readonly at: number },
   ): Promise<TransitionResult> {
-    return this.transition(seen.orderId, 'failExpired', {
+    const values = {
       ...expiredAttempt(seen),
       failureCount: change.failureCount,
       lastError: lastErrorToItem(change.lastError),
+      now: isoAt(change.at),
+    };
+    return seen.runningStep === undefined
+      ? this.transition(seen.orderId, 'failExpired', values)
+      : this.transition(
+          seen.orderId,
+          'failExpiredInStep',
+          { ...values, runningStep: seen.runningStep },
+          { step: seen.runningStep },
+        );
+  }
+
+  async resetExpiredCompensation(
+    seen: DueRecord,
+    change: { readonly compensationFailureCount: number; readonly completeBy: number; readonly at: number },
+  ): Promise<TransitionResult> {
+    return this.transition(seen.orderId, 'resetExpiredCompensation', {
+      ...expiredCompensation(seen),
+      compensationFailureCount: change.compensationFailureCount,
+      completeBy: change.completeBy,
+      now: isoAt(change.at),
+    });
+  }
+
+  async failExpiredCompensation(
+    seen: DueRecord,
+    change: { readonly compensationFailureCount: number; readonly lastError: LastError; readonly at: number },
+  ): Promise<TransitionResult> {
+    return this.transition(seen.orderId, 'failExpiredCompensation', {
+      ...expiredCompensation(seen),
+      compensationFailureCount: change.compensationFailureCount,
+      lastError: lastErrorToItem(change.lastError),
+      now: isoAt(change.at),
+    });
+  }
+
+  async restartCompensation(
+    seen: DueRecord,
+    change: { readonly completeBy: number; readonly at: number },
+  ): Promise<TransitionResult> {
+    return this.transition(seen.orderId, 'restartCompensation', {
+      seenCompleteBy: seen.completeBy,
+      seenAttempt: seen.attempt,
+      completeBy: change.completeBy,
       now: isoAt(change.at),
     });
   }
@@ -184,10 +241,11 @@ export class DynamoStateStore implements StateRecordReader, StateRecordCreator, 
     orderId: string,
     name: N,
     values: TransitionParams<N>,
+    options: RenderOptions = {},
   ): Promise<TransitionResult> {
     try {
       await this.client.send(
-        new UpdateCommand({ TableName: this.tableName, ...transitionUpdate(name, orderId, values) }),
+        new UpdateCommand({ TableName: this.tableName, ...transitionUpdate(name, orderId, values, options) }),
       );
       return 'applied';
     } catch (error) {
@@ -211,13 +269,21 @@ export function transitionUpdate<N extends TransitionName>(
   options: RenderOptions = {},
 ): Omit<UpdateCommandInput, 'TableName'> {
   const rendered = renderTransition(name, options);
-  const bound = bindParams(name, rendered, values as Readonly<Record<string, unknown>>, sdkTypeOf);
+  const bound = bindParams(name, rendered, values as Readonly<Record<string, unknown>>, sdkTypeOf, {
+    // The document client marshals plain values and objects itself.
+    constant: (value) => value,
+    map: (entries) => ({ ...entries }),
+  });
   return {
     Key: { [StateAttr.OrderId]: orderId },
     UpdateExpression: rendered.updateExpression,
     ConditionExpression: rendered.conditionExpression,
     ExpressionAttributeNames: { ...rendered.names },
-    ExpressionAttributeValues: { ...rendered.constants, ...bound },
+    ExpressionAttributeValues: {
+      ...rendered.constants,
+      ...Object.fromEntries((rendered.emptyLists ?? []).map((placeholder) => [placeholder, []])),
+      ...bound,
+    },
   };
 }
 
@@ -225,7 +291,8 @@ export function transitionUpdate<N extends TransitionName>(
 function sdkTypeOf(value: unknown): ParamType | undefined {
   if (typeof value === 'string') return 'S';
   if (typeof value === 'number' && Number.isFinite(value)) return 'N';
-  if (value !== null && typeof value === 'object' && !Array.isArray(value)) return 'M';
+  if (Array.isArray(value)) return 'L';
+  if (value !== null && typeof value === 'object') return 'M';
   return undefined;
 }
 
@@ -241,6 +308,22 @@ function expiredAttempt(seen: DueRecord): {
   return { seenLock: seen.lockedBy, seenCompleteBy: seen.completeBy, seenFailureCount: seen.failureCount };
 }
 
+/** The supervisor's fence on an expired compensation attempt (lock, deadline, compensation failure count). */
+function expiredCompensation(seen: DueRecord): {
+  seenLock: string;
+  seenCompleteBy: number;
+  seenCompensationFailureCount: number;
+} {
+  if (seen.lockedBy === undefined) {
+    throw new Error(`Cannot fence an expired compensation attempt of '${seen.orderId}' without its LockedBy`);
+  }
+  return {
+    seenLock: seen.lockedBy,
+    seenCompleteBy: seen.completeBy,
+    seenCompensationFailureCount: seen.compensationFailureCount,
+  };
+}
+
 export function stateRecordToItem(record: StateRecord): Item {
   const steps: Record<string, Item> = {};
   for (const [name, step] of Object.entries(record.steps) as [StepName, StepState | undefined][]) {
@@ -249,9 +332,17 @@ export function stateRecordToItem(record: StateRecord): Item {
         [StepAttr.Status]: step.status,
         [StepAttr.StartedAt]: step.startedAt,
         [StepAttr.CompletedAt]: step.completedAt,
+        [StepAttr.EndedAt]: step.endedAt,
         [StepAttr.Result]: step.result,
       };
     }
+  }
+  const log: Record<string, Item> = {};
+  for (const [name, entry] of Object.entries(record.compensationLog) as [
+    StepName,
+    CompensationEntry | undefined,
+  ][]) {
+    if (entry) log[name] = compensationEntryToItem(entry);
   }
   return {
     [StateAttr.OrderId]: record.orderId,
@@ -263,6 +354,9 @@ export function stateRecordToItem(record: StateRecord): Item {
     [StateAttr.Attempt]: record.attempt,
     [StateAttr.Steps]: steps,
     [StateAttr.Plan]: record.plan,
+    [StateAttr.RunningStep]: record.runningStep,
+    [StateAttr.CompensationLog]: log,
+    [StateAttr.CompensationFailureCount]: record.compensationFailureCount,
     [StateAttr.OrderFingerprint]: record.orderFingerprint,
     [StateAttr.SchemaVersion]: record.schemaVersion,
     [StateAttr.WorkflowVersion]: record.workflowVersion,
@@ -270,6 +364,22 @@ export function stateRecordToItem(record: StateRecord): Item {
     [StateAttr.UpdatedAt]: record.updatedAt,
     [StateAttr.LastError]: record.lastError ? lastErrorToItem(record.lastError) : undefined,
     [StateAttr.ClientId]: record.clientId,
+    [StateAttr.AdmissionShard]: record.admissionShard,
+  };
+}
+
+function compensationEntryToItem(entry: CompensationEntry): Item {
+  return {
+    [CompensationAttr.Seq]: entry.seq,
+    [CompensationAttr.Compensation]: entry.compensation,
+    [CompensationAttr.Undoes]: entry.undoes,
+    [CompensationAttr.ConfirmationId]: entry.confirmationId,
+    [CompensationAttr.Status]: entry.status,
+    [CompensationAttr.Uncertain]: entry.uncertain,
+    [CompensationAttr.RecordedAt]: entry.recordedAt,
+    [CompensationAttr.CompensatingAt]: entry.compensatingAt,
+    [CompensationAttr.CompensatedAt]: entry.compensatedAt,
+    [CompensationAttr.Result]: entry.result,
   };
 }
 
@@ -284,6 +394,8 @@ function lastErrorToItem(lastError: LastError): Item {
 
 const PROCESS_STATES = new Set<string>(Object.values(ProcessState));
 const STEP_STATUSES = new Set<string>(Object.values(StepStatus));
+const COMPENSATION_STATUSES = new Set<string>(Object.values(CompensationStatus));
+const PLANNED_OPERATIONS: readonly OperationName[] = [...STEP_NAMES, ...COMPENSATION_NAMES];
 
 /** Reads a stored record, failing with the attribute at fault rather than passing garbage on. */
 export function stateRecordFromItem(item: Item): StateRecord {
@@ -302,14 +414,21 @@ export function stateRecordFromItem(item: Item): StateRecord {
       steps[name] = stepStateFromItem(step, orderId, name);
     }
   }
-  const plan: Partial<Record<StepName, number>> = {};
+  const plan: Partial<Record<OperationName, number>> = {};
   const storedPlan = asMap(item[StateAttr.Plan]);
-  for (const name of STEP_NAMES) {
+  for (const name of PLANNED_OPERATIONS) {
     const deadline = storedPlan?.[name];
     if (typeof deadline === 'number') {
       plan[name] = deadline;
     }
   }
+  const compensationLog: Partial<Record<StepName, CompensationEntry>> = {};
+  const storedLog = asMap(item[StateAttr.CompensationLog]);
+  for (const name of STEP_NAMES) {
+    const entry = asMap(storedLog?.[name]);
+    if (entry) compensationLog[name] = compensationEntryFromItem(entry, orderId, name);
+  }
+  const runningStep = item[StateAttr.RunningStep];
   const storedLastError = asMap(item[StateAttr.LastError]);
   return {
     orderId,
@@ -321,12 +440,17 @@ export function stateRecordFromItem(item: Item): StateRecord {
     attempt: requireNumber(item, StateAttr.Attempt, orderId),
     steps,
     ...(storedPlan !== undefined && { plan }),
+    ...(typeof runningStep === 'string' && { runningStep: stepNameOf(runningStep, orderId) }),
+    compensationLog,
+    // Every schema-2 record is created with both; read an item without them (a hand-made one) as none yet.
+    compensationFailureCount: optionalNumber(item, StateAttr.CompensationFailureCount) ?? 0,
     orderFingerprint: requireString(item, StateAttr.OrderFingerprint, orderId),
     schemaVersion,
     workflowVersion: requireNumber(item, StateAttr.WorkflowVersion, orderId),
     createdAt: requireString(item, StateAttr.CreatedAt, orderId),
     updatedAt: requireString(item, StateAttr.UpdatedAt, orderId),
     ...optionalString(item, StateAttr.ClientId, 'clientId'),
+    ...optionalString(item, StateAttr.AdmissionShard, 'admissionShard'),
     ...(storedLastError !== undefined && {
       lastError: {
         source: String(storedLastError[LastErrorAttr.Source] ?? ''),
@@ -350,8 +474,41 @@ function stepStateFromItem(step: Item, orderId: string, name: StepName): StepSta
     status: status as StepStatus,
     ...optionalString(step, StepAttr.StartedAt, 'startedAt'),
     ...optionalString(step, StepAttr.CompletedAt, 'completedAt'),
+    ...optionalString(step, StepAttr.EndedAt, 'endedAt'),
     ...(result !== undefined && { result }),
   };
+}
+
+function compensationEntryFromItem(entry: Item, orderId: string, name: StepName): CompensationEntry {
+  const where = `State record '${orderId}': CompensationLog.${name}`;
+  const status = entry[CompensationAttr.Status];
+  if (typeof status !== 'string' || !COMPENSATION_STATUSES.has(status)) {
+    throw new Error(`${where}.Status is ${JSON.stringify(status)}, not a CompensationStatus`);
+  }
+  const seq = entry[CompensationAttr.Seq];
+  if (typeof seq !== 'number') throw new Error(`${where}.Seq must be a number, got ${JSON.stringify(seq)}`);
+  const result = asMap(entry[CompensationAttr.Result]);
+  return {
+    seq,
+    compensation: requireString(entry, CompensationAttr.Compensation, orderId),
+    undoes: requireString(entry, CompensationAttr.Undoes, orderId),
+    status: status as CompensationStatus,
+    ...optionalString(entry, CompensationAttr.ConfirmationId, 'confirmationId'),
+    ...(entry[CompensationAttr.Uncertain] === true && { uncertain: true }),
+    ...optionalString(entry, CompensationAttr.RecordedAt, 'recordedAt'),
+    ...optionalString(entry, CompensationAttr.CompensatingAt, 'compensatingAt'),
+    ...optionalString(entry, CompensationAttr.CompensatedAt, 'compensatedAt'),
+    ...(result !== undefined && { result }),
+  };
+}
+
+const KNOWN_STEPS = new Set<string>(STEP_NAMES);
+
+function stepNameOf(value: string, orderId: string): StepName {
+  if (!KNOWN_STEPS.has(value)) {
+    throw new Error(`State record '${orderId}': RunningStep is '${value}', not a step`);
+  }
+  return value as StepName;
 }
 
 function dueRecordFromItem(item: Item): DueRecord {
@@ -363,7 +520,16 @@ function dueRecordFromItem(item: Item): DueRecord {
     completeBy: requireNumber(item, StateAttr.CompleteBy, orderId),
     failureCount: requireNumber(item, StateAttr.FailureCount, orderId),
     attempt: requireNumber(item, StateAttr.Attempt, orderId),
+    ...(typeof item[StateAttr.RunningStep] === 'string' && {
+      runningStep: stepNameOf(item[StateAttr.RunningStep] as string, orderId),
+    }),
+    compensationFailureCount: optionalNumber(item, StateAttr.CompensationFailureCount) ?? 0,
   };
+}
+
+function optionalNumber(item: Item, attribute: string): number | undefined {
+  const value = item[attribute];
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 }
 
 function requireProcessState(item: Item, orderId: string): ProcessState {

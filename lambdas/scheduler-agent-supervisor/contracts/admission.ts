@@ -51,3 +51,48 @@ export function admissionShardCaps(limit: number, shards: number): number[] {
 /** Retry-After bounds, in seconds. */
 export const RETRY_AFTER_MIN_SECONDS = 1;
 export const RETRY_AFTER_MAX_SECONDS = 60;
+
+/**
+ * What the admission functions read (EnvKey.AdmissionSettings, JSON), from the profile's
+ * `admission` settings: the limit, its shards, and how long a terminal record may keep its slot
+ * before the reconciler treats its release as lost.
+ */
+export interface AdmissionSettings {
+  readonly limit: number;
+  readonly shards: number;
+  /** A terminal record still holding a slot this long after its last update is released by the reconciler. */
+  readonly reconcileGraceSeconds: number;
+}
+
+/** Parses and validates ADMISSION_SETTINGS, naming what is wrong (a handler fails at load, not mid-request). */
+export function parseAdmissionSettings(json: string): AdmissionSettings {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    throw new Error(`ADMISSION_SETTINGS is not valid JSON: ${json}`);
+  }
+  const { limit, shards, reconcileGraceSeconds } = (value ?? {}) as Record<string, unknown>;
+  admissionShardCaps(limit as number, shards as number);
+  if (
+    typeof reconcileGraceSeconds !== 'number' ||
+    !Number.isInteger(reconcileGraceSeconds) ||
+    reconcileGraceSeconds < 1
+  ) {
+    throw new Error(
+      `ADMISSION_SETTINGS: reconcileGraceSeconds must be a positive integer, got ${JSON.stringify(reconcileGraceSeconds)}`,
+    );
+  }
+  return { limit: limit as number, shards: shards as number, reconcileGraceSeconds };
+}
+
+/** Every counter key of a configuration, in shard order. */
+export function admissionShardKeys(shards: number): string[] {
+  return Array.from({ length: shards }, (_, index) => admissionShardKey(index));
+}
+
+/**
+ * Weight of the newest sample in the drain EWMA: high enough to follow a slowdown within a few
+ * batches, low enough that one burst of releases does not promise an instant slot.
+ */
+export const DRAIN_EWMA_WEIGHT = 0.3;

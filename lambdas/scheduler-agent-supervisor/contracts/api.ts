@@ -136,3 +136,97 @@ export interface OperatorOrderListBody {
   /** Opaque; pass it back as `cursor` for the next page. Absent on the last page. */
   readonly nextCursor?: string;
 }
+
+/** Largest accepted POST retry/cancel body, in bytes (checked before parsing). */
+export const MAX_OPERATOR_BODY_BYTES = 4 * 1024;
+
+/** One step of GET /operator/orders/{orderId}. */
+export interface OperatorStepView {
+  readonly name: StepName;
+  readonly status: StepStatus;
+  readonly startedAt?: string;
+  readonly completedAt?: string;
+  readonly endedAt?: string;
+  /** What the step's service confirmed (Steps.<step>.Result.ConfirmationId). */
+  readonly confirmationId?: string;
+}
+
+/** One CompensationLog entry, as an operator sees it. */
+export interface OperatorCompensationView {
+  readonly step: string;
+  readonly seq: number;
+  readonly compensation?: string;
+  readonly undoes?: string;
+  readonly status?: string;
+  readonly uncertain?: boolean;
+  readonly confirmationId?: string;
+  readonly recordedAt?: string;
+  readonly compensatingAt?: string;
+  readonly compensatedAt?: string;
+  readonly result?: Readonly<Record<string, unknown>>;
+}
+
+/** One attempt: the execution `<orderId>--attempt-<n>` as Step Functions describes it. */
+export interface OperatorAttemptView {
+  readonly attempt: number;
+  readonly executionName: string;
+  /** RUNNING, SUCCEEDED, FAILED, TIMED_OUT, ABORTED..., or NotFound (never started, or expired from history). */
+  readonly status: string;
+  readonly startDate?: string;
+  readonly stopDate?: string;
+}
+
+/** One archived operator alert of the order. */
+export interface OperatorAlertView {
+  readonly at: string;
+  readonly type: string;
+  readonly eventId: string;
+  readonly detail: Readonly<Record<string, unknown>>;
+}
+
+/** One OperatorLog entry. */
+export interface OperatorLogView {
+  readonly action: string;
+  readonly by: string;
+  readonly reason: string;
+  readonly at: string;
+  readonly seenState: string;
+  readonly seenUpdatedAt: string;
+  readonly newState: string;
+  readonly resetFailureCount?: number;
+}
+
+/**
+ * GET /operator/orders/{orderId}: what an operator needs to decide. Locks show only who holds
+ * them (lockedBy); plans and fingerprints are never shown.
+ */
+export interface OperatorOrderDetailBody {
+  readonly orderId: string;
+  readonly processState: ProcessState;
+  readonly attempt: number;
+  readonly failureCount: number;
+  readonly compensationFailureCount: number;
+  readonly workflowVersion: number;
+  readonly clientId?: string;
+  readonly lockedBy?: string;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  readonly lastError?: {
+    readonly source: string;
+    readonly error: string;
+    readonly cause: string;
+    readonly at: string;
+  };
+  readonly steps: readonly OperatorStepView[];
+  /** Sorted by Seq descending: the order compensation runs in. */
+  readonly compensationLog: readonly OperatorCompensationView[];
+  /** Attempts 1..Attempt (the most recent OPERATOR_MAX_ATTEMPTS_SHOWN), oldest first. */
+  readonly attempts: readonly OperatorAttemptView[];
+  /** Oldest first. */
+  readonly alerts: readonly OperatorAlertView[];
+  /** Oldest first. */
+  readonly operatorLog: readonly OperatorLogView[];
+}
+
+/** Inspect describes at most this many attempts (the most recent): one DescribeExecution each. */
+export const OPERATOR_MAX_ATTEMPTS_SHOWN = 20;

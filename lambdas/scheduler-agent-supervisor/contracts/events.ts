@@ -44,3 +44,18 @@ export interface CompensationFailedDetail {
   readonly cause?: string;
   readonly correlationId?: string;
 }
+
+/**
+ * The alert archive (operator inspect reads it): one item per alert, fed by a rule on the alert
+ * bus. Partition OrderID, sort `<event time>#<event id>` so an order's alerts read in time order
+ * and a redelivered event overwrites itself.
+ */
+export const AlertArchiveAttr = {
+  OrderId: 'OrderID',
+  /** `<time>#<event id>` (sort key). */
+  AlertKey: 'AlertKey',
+  Type: 'Type',
+  At: 'At',
+  EventId: 'EventId',
+  Detail: 'Detail',
+} as const;

@@ -132,6 +132,13 @@ export const StepResultAttr = {
   ConfirmationId: 'ConfirmationId',
 } as const;
 
+/** Attribute names inside one CompensationLog.<StepName>.Result map (written by the scheduler). */
+export const CompensationResultAttr = {
+  ConfirmationId: 'ConfirmationId',
+  /** False when the service had nothing to undo (it never recorded the effect). */
+  Undone: 'Undone',
+} as const;
+
 /**
  * The supervisor's sparse, write-sharded index: partition DueShard, sort CompleteBy. It projects
  * only what the supervisor decides from, so step and plan updates by the scheduler do not also

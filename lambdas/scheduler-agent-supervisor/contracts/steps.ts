@@ -55,6 +55,9 @@ export type CompensationName = (typeof ORDER_STEPS)[number]['compensation']['nam
 export type OperationName = StepName | CompensationName;
 
 export const STEP_NAMES: readonly StepName[] = ORDER_STEPS.map((step) => step.name);
+export const COMPENSATION_NAMES: readonly CompensationName[] = ORDER_STEPS.map(
+  (step) => step.compensation.name,
+);
 
 /**
  * The stable idempotency key of one operation of one order: identical on every retry, attempt and

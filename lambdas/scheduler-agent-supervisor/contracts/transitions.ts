@@ -13,29 +13,35 @@
  * transition applies to is `#step`, a constant's is `:` + its value in lower camel case
  * (`Processing` -> `:processing`) unless the constant names one, a parameter's is `:` + its name.
  */
-import { StateAttr, StepAttr } from './state-record';
+import { CompensationAttr, CompensationStatus, StateAttr, StepAttr } from './state-record';
 import { ProcessState, StepStatus } from './states';
 
-/** DynamoDB type of a parameter: string, number or map. */
-export type ParamType = 'S' | 'N' | 'M';
+/** DynamoDB type of a parameter: string, number, map or list. */
+export type ParamType = 'S' | 'N' | 'M' | 'L';
 
 /** Who applies a transition: the scheduler's are ASL states, the others SDK calls. */
-export type TransitionActor = 'starter' | 'scheduler' | 'supervisor';
+export type TransitionActor = 'starter' | 'scheduler' | 'supervisor' | 'operator';
 
 /** Stands for the step a step transition applies to (`Steps.<step>`); named when rendered. */
 export const THIS_STEP = '<step>';
 
 type StateAttrName = (typeof StateAttr)[keyof typeof StateAttr];
 type StepAttrName = (typeof StepAttr)[keyof typeof StepAttr];
+type CompensationAttrName = (typeof CompensationAttr)[keyof typeof CompensationAttr];
 
-/** A top-level attribute of the record, or an attribute of the step the transition applies to. */
+/**
+ * A top-level attribute of the record, an attribute of the step the transition applies to, or
+ * that step's compensation log entry (whole, or one of its attributes).
+ */
 export type AttributePath =
   | readonly [StateAttrName]
-  | readonly [typeof StateAttr.Steps, typeof THIS_STEP, StepAttrName];
+  | readonly [typeof StateAttr.Steps, typeof THIS_STEP, StepAttrName]
+  | readonly [typeof StateAttr.CompensationLog, typeof THIS_STEP]
+  | readonly [typeof StateAttr.CompensationLog, typeof THIS_STEP, CompensationAttrName];
 
 /** A value written into the expression's values as is. */
 export interface Constant {
-  readonly constant: string | number;
+  readonly constant: string | number | boolean;
   /** Placeholder name without `:`. @default - the value in lower camel case */
   readonly placeholder?: string;
 }
@@ -45,11 +51,37 @@ export interface Param<P extends string = string> {
   readonly param: P;
 }
 
+/**
+
+ * A map value (DynamoDB M) composed of constants and parameters, under one placeholder: a whole
+ * compensation log entry is written at once, because DynamoDB cannot SET an attribute inside a map
+ * that does not exist yet. Its constants stay in this table; the caller binds its parameters and
+ * composes the map its own way (see bindParams).
+ */
+export interface MapOperand<P extends string = string> {
+  readonly map: Readonly<Record<string, Constant | Param<P>>>;
+  /** Placeholder name without `:`. */
+  readonly placeholder: string;
+}
+
+/**
+ * SET only: the list the caller binds, appended to the list attribute being set, which is created
+ * empty when absent: `list_append(if_not_exists(<path>, :emptyList), :<param>)`. An append never
+ * reads what it extends, so a log grows without its writer having seen it.
+ */
+export interface AppendToList<P extends string = string> {
+  readonly appendList: Param<P>;
+}
+
 export type Operand<P extends string = string> = Constant | Param<P>;
+/** What a SET clause writes: an operand, a composed map, or an append to the list it sets. */
+export type SetValue<P extends string = string> = Operand<P> | MapOperand<P> | AppendToList<P>;
 
 export type Condition<P extends string = string> =
   | { readonly path: AttributePath; readonly equals: Operand<P> }
   | { readonly path: AttributePath; readonly atMost: Operand<P> }
+  /** attribute_exists (true) or attribute_not_exists (false). */
+  | { readonly path: AttributePath; readonly exists: boolean }
   | { readonly anyOf: readonly Condition<P>[] };
 
 /**
@@ -78,7 +110,7 @@ export interface StateTransition<
   /** The other clauses, all required (AND). */
   readonly condition: readonly Condition<Names>[];
   /** SET clauses, in order. */
-  readonly set: readonly (readonly [AttributePath, Operand<Names>])[];
+  readonly set: readonly (readonly [AttributePath, SetValue<Names>])[];
   /** REMOVE clauses, in order. */
   readonly remove: readonly AttributePath[];
 }
@@ -92,7 +124,11 @@ function transition<const Params extends Readonly<Record<string, ParamType>>>(
 
 const attr = <N extends StateAttrName>(name: N) => [name] as const;
 const stepAttr = <N extends StepAttrName>(name: N) => [StateAttr.Steps, THIS_STEP, name] as const;
-const constant = (value: string | number, placeholder?: string): Constant =>
+/** The compensation log entry of the step the transition applies to. */
+const logEntry = [StateAttr.CompensationLog, THIS_STEP] as const;
+const logAttr = <N extends CompensationAttrName>(name: N) =>
+  [StateAttr.CompensationLog, THIS_STEP, name] as const;
+const constant = (value: string | number | boolean, placeholder?: string): Constant =>
   placeholder === undefined ? { constant: value } : { constant: value, placeholder };
 const param = <P extends string>(name: P): Param<P> => ({ param: name });
 
@@ -103,6 +139,17 @@ const isProcessing: Condition<never> = {
 const isPending: Condition<never> = {
   path: attr(StateAttr.ProcessState),
   equals: constant(ProcessState.Pending),
+};
+const isCompensating: Condition<never> = {
+  path: attr(StateAttr.ProcessState),
+  equals: constant(ProcessState.CompensationInProgress),
+};
+/** No step is running (the attempt expired between steps, or never started one). */
+const noRunningStep: Condition<never> = { path: attr(StateAttr.RunningStep), exists: false };
+/** The step the supervisor saw running is still the one running (MarkCompleted did not remove it since). */
+const runningThisStep: Condition<'runningStep'> = {
+  path: attr(StateAttr.RunningStep),
+  equals: param('runningStep'),
 };
 /** The scheduler's fence: this execution (its instance id) still holds the lock of a Processing record. */
 const HELD_BY_THIS_EXECUTION = { lockedBy: param('instanceId') } as const;
@@ -119,6 +166,59 @@ const EXPIRED_ATTEMPT = {
     { path: attr(StateAttr.FailureCount), equals: param('seenFailureCount') },
   ],
 } as const;
+const EXPIRED_ATTEMPT_PARAMS = { seenLock: 'S', seenCompleteBy: 'N', seenFailureCount: 'N' } as const;
+
+/** The same fence for an expired compensation attempt: its lock, deadline and compensation failure count. */
+const EXPIRED_COMPENSATION = {
+  fence: { lockedBy: param('seenLock') },
+  condition: [
+    isCompensating,
+    { path: attr(StateAttr.CompleteBy), equals: param('seenCompleteBy') },
+    {
+      path: attr(StateAttr.CompensationFailureCount),
+      equals: param('seenCompensationFailureCount'),
+    },
+  ],
+} as const;
+const EXPIRED_COMPENSATION_PARAMS = {
+  seenLock: 'S',
+  seenCompleteBy: 'N',
+  seenCompensationFailureCount: 'N',
+} as const;
+
+/** What an expired attempt's running step becomes: TimedOut (its effect is uncertain). */
+const TIMED_OUT_STEP = [
+  [stepAttr(StepAttr.Status), constant(StepStatus.TimedOut)],
+  [stepAttr(StepAttr.EndedAt), param('now')],
+] as const;
+
+const isState = (state: ProcessState): Condition<never> => ({
+  path: attr(StateAttr.ProcessState),
+  equals: constant(state),
+});
+
+/** What every operator action binds: what it saw, the start window, the index shard, its log entry. */
+const OPERATOR_PARAMS = {
+  seenUpdatedAt: 'S',
+  completeBy: 'N',
+  dueShard: 'S',
+  entry: 'L',
+  now: 'S',
+} as const;
+
+/** The operator's fence (after an absent lock): the record is still at the UpdatedAt it saw. */
+const SEEN_BY_OPERATOR = [{ path: attr(StateAttr.UpdatedAt), equals: param('seenUpdatedAt') }] as const;
+
+/**
+ * Unlocked and back in the supervisor index with a claim window (CompleteBy, as for a new order):
+ * the start message is a hint, and the supervisor re-queues a record nobody claimed in time.
+ */
+const BACK_TO_THE_STARTER = [
+  [attr(StateAttr.CompleteBy), param('completeBy')],
+  [attr(StateAttr.DueShard), param('dueShard')],
+  [attr(StateAttr.UpdatedAt), param('now')],
+  [attr(StateAttr.OperatorLog), { appendList: param('entry') }],
+] as const;
 
 export const STATE_TRANSITIONS = {
   /** Starter: claim a Pending record for a new attempt (then, and only then, start its execution). */
@@ -149,6 +249,42 @@ export const STATE_TRANSITIONS = {
     ],
     set: [
       [attr(StateAttr.ProcessState), constant(ProcessState.Processing)],
+      [attr(StateAttr.LockedBy), param('instanceId')],
+      [attr(StateAttr.Attempt), param('attempt')],
+      [attr(StateAttr.WorkflowVersion), param('workflowVersion')],
+      [attr(StateAttr.Plan), param('plan')],
+      [attr(StateAttr.CompleteBy), param('completeBy')],
+      [attr(StateAttr.UpdatedAt), param('now')],
+    ],
+    remove: [],
+  }),
+
+  /**
+   * Starter: claim an unlocked CompensationInProgress record (after an operator cancel, or after
+   * the supervisor reset an expired compensation attempt) for a compensation attempt. It stays
+   * CompensationInProgress; the lock and a plan of compensation deadlines make it the attempt's.
+   */
+  claimCompensation: transition({
+    by: 'starter',
+    summary:
+      'CompensationInProgress, unlocked, at the attempt the starter read, back-off over: locked by the new compensation attempt, with its plan',
+    params: {
+      instanceId: 'S',
+      seenAttempt: 'N',
+      attempt: 'N',
+      claimableUntil: 'N',
+      workflowVersion: 'N',
+      plan: 'M',
+      completeBy: 'N',
+      now: 'S',
+    },
+    fence: { lockedBy: 'absent' },
+    condition: [
+      isCompensating,
+      { path: attr(StateAttr.Attempt), equals: param('seenAttempt') },
+      { path: attr(StateAttr.CompleteBy), atMost: param('claimableUntil') },
+    ],
+    set: [
       [attr(StateAttr.LockedBy), param('instanceId')],
       [attr(StateAttr.Attempt), param('attempt')],
       [attr(StateAttr.WorkflowVersion), param('workflowVersion')],
@@ -191,36 +327,94 @@ export const STATE_TRANSITIONS = {
     remove: [attr(StateAttr.LockedBy)],
   }),
 
-  /** Scheduler: a step starts; its deadline is the one planned at claim time. */
+  /** Starter: give back a compensation claim whose execution could not be started (as release). */
+  releaseCompensation: transition({
+    by: 'starter',
+    summary:
+      'Still exactly the compensation claim the starter wrote: CompensationInProgress, unlocked, at the attempt before it',
+    params: {
+      instanceId: 'S',
+      attempt: 'N',
+      claimedAt: 'S',
+      restoredAttempt: 'N',
+      completeBy: 'N',
+      now: 'S',
+    },
+    fence: { lockedBy: param('instanceId') },
+    condition: [
+      isCompensating,
+      { path: attr(StateAttr.Attempt), equals: param('attempt') },
+      { path: attr(StateAttr.UpdatedAt), equals: param('claimedAt') },
+    ],
+    set: [
+      [attr(StateAttr.Attempt), param('restoredAttempt')],
+      [attr(StateAttr.CompleteBy), param('completeBy')],
+      [attr(StateAttr.UpdatedAt), param('now')],
+    ],
+    remove: [attr(StateAttr.LockedBy)],
+  }),
+
+  /**
+   * Scheduler: a step starts; its deadline is the one planned at claim time. RunningStep names it,
+   * so the supervisor can mark exactly this step TimedOut if the attempt expires.
+   */
   markStepRunning: transition({
     by: 'scheduler',
-    summary: 'The step is Running; CompleteBy is its planned deadline',
-    params: { instanceId: 'S', completeBy: 'N', now: 'S' },
+    summary: 'The step is Running and is the RunningStep; CompleteBy is its planned deadline',
+    params: { instanceId: 'S', runningStep: 'S', completeBy: 'N', now: 'S' },
     fence: HELD_BY_THIS_EXECUTION,
     condition: [isProcessing],
     set: [
       [stepAttr(StepAttr.Status), constant(StepStatus.Running)],
       [stepAttr(StepAttr.StartedAt), param('now')],
+      [attr(StateAttr.RunningStep), param('runningStep')],
       [attr(StateAttr.CompleteBy), param('completeBy')],
       [attr(StateAttr.UpdatedAt), param('now')],
     ],
     remove: [],
   }),
 
-  /** Scheduler: a step completed; a later attempt never redoes it. */
+  /**
+   * Scheduler: a step completed; a later attempt never redoes it. The same write records its
+   * compensation log entry (one item: atomic without a transaction), so a completed step can never
+   * lack what is needed to undo it.
+   */
   markStepCompleted: transition({
     by: 'scheduler',
-    summary: 'The step is Completed, with the result its agent returned',
-    params: { instanceId: 'S', result: 'M', now: 'S' },
+    summary:
+      'The step is Completed, with the result its agent returned, and its compensation is Recorded in the log',
+    params: {
+      instanceId: 'S',
+      result: 'M',
+      seq: 'N',
+      compensation: 'S',
+      undoes: 'S',
+      confirmationId: 'S',
+      now: 'S',
+    },
     fence: HELD_BY_THIS_EXECUTION,
     condition: [isProcessing],
     set: [
       [stepAttr(StepAttr.Status), constant(StepStatus.Completed)],
       [stepAttr(StepAttr.CompletedAt), param('now')],
       [stepAttr(StepAttr.Result), param('result')],
+      [
+        logEntry,
+        {
+          placeholder: 'compensationEntry',
+          map: {
+            [CompensationAttr.Seq]: param('seq'),
+            [CompensationAttr.Compensation]: param('compensation'),
+            [CompensationAttr.Undoes]: param('undoes'),
+            [CompensationAttr.ConfirmationId]: param('confirmationId'),
+            [CompensationAttr.Status]: constant(CompensationStatus.Recorded),
+            [CompensationAttr.RecordedAt]: param('now'),
+          },
+        },
+      ],
       [attr(StateAttr.UpdatedAt), param('now')],
     ],
-    remove: [],
+    remove: [attr(StateAttr.RunningStep)],
   }),
 
   /** Scheduler: every step completed. Leaving the index (REMOVE DueShard) makes it terminal. */
@@ -237,35 +431,143 @@ export const STATE_TRANSITIONS = {
     remove: [attr(StateAttr.LockedBy), attr(StateAttr.DueShard)],
   }),
 
-  /** Scheduler: an agent failed for good (MISSION item 8). */
-  markError: transition({
+  /**
+   * Scheduler: an agent refused the step for good. The same execution keeps the lock and rolls
+   * back at once; CompleteBy becomes the plan's deadline of the first compensation.
+   */
+  beginCompensation: transition({
     by: 'scheduler',
-    summary: 'A step failed for good: Error, with the reason, unlocked, out of the supervisor index',
-    params: { instanceId: 'S', lastError: 'M', now: 'S' },
+    summary:
+      'A step failed for good: it is Failed, the order CompensationInProgress (still locked), with the reason',
+    params: { instanceId: 'S', lastError: 'M', completeBy: 'N', now: 'S' },
     fence: HELD_BY_THIS_EXECUTION,
     condition: [isProcessing],
     set: [
-      [attr(StateAttr.ProcessState), constant(ProcessState.Error)],
+      [attr(StateAttr.ProcessState), constant(ProcessState.CompensationInProgress)],
+      [stepAttr(StepAttr.Status), constant(StepStatus.Failed)],
+      [stepAttr(StepAttr.EndedAt), param('now')],
+      [attr(StateAttr.LastError), param('lastError')],
+      [attr(StateAttr.CompleteBy), param('completeBy')],
+      [attr(StateAttr.UpdatedAt), param('now')],
+    ],
+    remove: [attr(StateAttr.RunningStep)],
+  }),
+
+  /**
+   * Scheduler: the intent to undo a step, written before the compensating call, so an attempt that
+   * dies leaves the entry Compensating and the next one calls again under the same key.
+   */
+  markCompensating: transition({
+    by: 'scheduler',
+    summary:
+      'The step and its log entry are Compensating; CompleteBy is the planned deadline of its compensation',
+    params: { instanceId: 'S', completeBy: 'N', now: 'S' },
+    fence: HELD_BY_THIS_EXECUTION,
+    condition: [isCompensating, { path: logEntry, exists: true }],
+    set: [
+      [stepAttr(StepAttr.Status), constant(StepStatus.Compensating)],
+      [stepAttr(StepAttr.EndedAt), param('now')],
+      [logAttr(CompensationAttr.Status), constant(CompensationStatus.Compensating)],
+      [logAttr(CompensationAttr.CompensatingAt), param('now')],
+      [attr(StateAttr.CompleteBy), param('completeBy')],
+      [attr(StateAttr.UpdatedAt), param('now')],
+    ],
+    remove: [],
+  }),
+
+  /**
+   * Scheduler: the intent to undo a TimedOut step, whose effect was never learned: its log entry is
+   * created here, Uncertain and without a ConfirmationId. The downstream answers `undone: false`
+   * when it never recorded the effect, so undoing just in case is safe.
+   */
+  markCompensatingUncertain: transition({
+    by: 'scheduler',
+    summary:
+      'A TimedOut step is undone just in case: the step is Compensating and its log entry is created Uncertain',
+    params: { instanceId: 'S', seq: 'N', compensation: 'S', undoes: 'S', completeBy: 'N', now: 'S' },
+    fence: HELD_BY_THIS_EXECUTION,
+    condition: [isCompensating, { path: logEntry, exists: false }],
+    set: [
+      [stepAttr(StepAttr.Status), constant(StepStatus.Compensating)],
+      [stepAttr(StepAttr.EndedAt), param('now')],
+      [
+        logEntry,
+        {
+          placeholder: 'uncertainEntry',
+          map: {
+            [CompensationAttr.Seq]: param('seq'),
+            [CompensationAttr.Compensation]: param('compensation'),
+            [CompensationAttr.Undoes]: param('undoes'),
+            [CompensationAttr.Uncertain]: constant(true),
+            [CompensationAttr.Status]: constant(CompensationStatus.Compensating),
+            [CompensationAttr.RecordedAt]: param('now'),
+            [CompensationAttr.CompensatingAt]: param('now'),
+          },
+        },
+      ],
+      [attr(StateAttr.CompleteBy), param('completeBy')],
+      [attr(StateAttr.UpdatedAt), param('now')],
+    ],
+    remove: [],
+  }),
+
+  /** Scheduler: the compensating service confirmed the undo (or that there was nothing to undo). */
+  markStepCompensated: transition({
+    by: 'scheduler',
+    summary: 'The step and its log entry are Compensated, with the answer of the compensating service',
+    params: { instanceId: 'S', result: 'M', now: 'S' },
+    fence: HELD_BY_THIS_EXECUTION,
+    condition: [isCompensating],
+    set: [
+      [stepAttr(StepAttr.Status), constant(StepStatus.Compensated)],
+      [stepAttr(StepAttr.EndedAt), param('now')],
+      [logAttr(CompensationAttr.Status), constant(CompensationStatus.Compensated)],
+      [logAttr(CompensationAttr.CompensatedAt), param('now')],
+      [logAttr(CompensationAttr.Result), param('result')],
+      [attr(StateAttr.UpdatedAt), param('now')],
+    ],
+    remove: [],
+  }),
+
+  /** Scheduler: every compensation done. Terminal: unlocked, out of the supervisor index. */
+  markCompensated: transition({
+    by: 'scheduler',
+    summary: 'Every completed step undone: Compensated, unlocked, out of the supervisor index',
+    params: { instanceId: 'S', now: 'S' },
+    fence: HELD_BY_THIS_EXECUTION,
+    condition: [isCompensating],
+    set: [
+      [attr(StateAttr.ProcessState), constant(ProcessState.Compensated)],
+      [attr(StateAttr.UpdatedAt), param('now')],
+    ],
+    remove: [attr(StateAttr.LockedBy), attr(StateAttr.DueShard)],
+  }),
+
+  /** Scheduler: a compensation was refused for good. Terminal; an operator must act. */
+  markCompensationFailed: transition({
+    by: 'scheduler',
+    summary:
+      'A compensation was refused for good: CompensationFailed, its log entry Failed, unlocked, out of the supervisor index',
+    params: { instanceId: 'S', lastError: 'M', now: 'S' },
+    fence: HELD_BY_THIS_EXECUTION,
+    condition: [isCompensating],
+    set: [
+      [attr(StateAttr.ProcessState), constant(ProcessState.CompensationFailed)],
+      [logAttr(CompensationAttr.Status), constant(CompensationStatus.Failed)],
       [attr(StateAttr.LastError), param('lastError')],
       [attr(StateAttr.UpdatedAt), param('now')],
     ],
     remove: [attr(StateAttr.LockedBy), attr(StateAttr.DueShard)],
   }),
 
-  /** Supervisor: an attempt expired below the failure threshold (fenced on that attempt). */
+  /** Supervisor: an attempt expired between steps, below the failure threshold (fenced on that attempt). */
   resetExpired: transition({
     by: 'supervisor',
     summary:
       'The expired attempt the supervisor read: Pending again, unlocked, one more failure, after a back-off',
-    params: {
-      seenLock: 'S',
-      seenCompleteBy: 'N',
-      seenFailureCount: 'N',
-      failureCount: 'N',
-      completeBy: 'N',
-      now: 'S',
-    },
-    ...EXPIRED_ATTEMPT,
+    params: { ...EXPIRED_ATTEMPT_PARAMS, failureCount: 'N', completeBy: 'N', now: 'S' },
+    fence: EXPIRED_ATTEMPT.fence,
+    condition: [...EXPIRED_ATTEMPT.condition, noRunningStep],
     set: [
       [attr(StateAttr.ProcessState), constant(ProcessState.Pending)],
       [attr(StateAttr.FailureCount), param('failureCount')],
@@ -275,20 +577,32 @@ export const STATE_TRANSITIONS = {
     remove: [attr(StateAttr.LockedBy)],
   }),
 
-  /** Supervisor: an attempt expired at the failure threshold (same fence as resetExpired). */
+  /** Supervisor: resetExpired of an attempt that expired running a step: that step is TimedOut. */
+  resetExpiredInStep: transition({
+    by: 'supervisor',
+    summary:
+      'The expired attempt the supervisor read, while running the step: the step TimedOut, Pending again, unlocked, one more failure',
+    params: { ...EXPIRED_ATTEMPT_PARAMS, runningStep: 'S', failureCount: 'N', completeBy: 'N', now: 'S' },
+    fence: EXPIRED_ATTEMPT.fence,
+    condition: [...EXPIRED_ATTEMPT.condition, runningThisStep],
+    set: [
+      [attr(StateAttr.ProcessState), constant(ProcessState.Pending)],
+      ...TIMED_OUT_STEP,
+      [attr(StateAttr.FailureCount), param('failureCount')],
+      [attr(StateAttr.CompleteBy), param('completeBy')],
+      [attr(StateAttr.UpdatedAt), param('now')],
+    ],
+    remove: [attr(StateAttr.LockedBy), attr(StateAttr.RunningStep)],
+  }),
+
+  /** Supervisor: an attempt expired between steps at the failure threshold (same fence as resetExpired). */
   failExpired: transition({
     by: 'supervisor',
     summary:
       'The expired attempt the supervisor read, at the threshold: Error, unlocked, out of the supervisor index',
-    params: {
-      seenLock: 'S',
-      seenCompleteBy: 'N',
-      seenFailureCount: 'N',
-      failureCount: 'N',
-      lastError: 'M',
-      now: 'S',
-    },
-    ...EXPIRED_ATTEMPT,
+    params: { ...EXPIRED_ATTEMPT_PARAMS, failureCount: 'N', lastError: 'M', now: 'S' },
+    fence: EXPIRED_ATTEMPT.fence,
+    condition: [...EXPIRED_ATTEMPT.condition, noRunningStep],
     set: [
       [attr(StateAttr.ProcessState), constant(ProcessState.Error)],
       [attr(StateAttr.FailureCount), param('failureCount')],
@@ -296,6 +610,24 @@ export const STATE_TRANSITIONS = {
       [attr(StateAttr.UpdatedAt), param('now')],
     ],
     remove: [attr(StateAttr.LockedBy), attr(StateAttr.DueShard)],
+  }),
+
+  /** Supervisor: failExpired of an attempt that expired running a step: that step is TimedOut. */
+  failExpiredInStep: transition({
+    by: 'supervisor',
+    summary:
+      'The expired attempt the supervisor read, while running the step, at the threshold: the step TimedOut, Error, unlocked, out of the index',
+    params: { ...EXPIRED_ATTEMPT_PARAMS, runningStep: 'S', failureCount: 'N', lastError: 'M', now: 'S' },
+    fence: EXPIRED_ATTEMPT.fence,
+    condition: [...EXPIRED_ATTEMPT.condition, runningThisStep],
+    set: [
+      [attr(StateAttr.ProcessState), constant(ProcessState.Error)],
+      ...TIMED_OUT_STEP,
+      [attr(StateAttr.FailureCount), param('failureCount')],
+      [attr(StateAttr.LastError), param('lastError')],
+      [attr(StateAttr.UpdatedAt), param('now')],
+    ],
+    remove: [attr(StateAttr.LockedBy), attr(StateAttr.DueShard), attr(StateAttr.RunningStep)],
   }),
 
   /** Supervisor: nobody claimed a Pending record in time; give the starter a new window. */
@@ -315,12 +647,133 @@ export const STATE_TRANSITIONS = {
     ],
     remove: [],
   }),
+
+  /**
+   * Supervisor: a compensation attempt expired below maxCompensationFailures. It stays
+   * CompensationInProgress, unlocked, for the starter to claim after a back-off; its Compensating
+   * log entry makes the next attempt call again under the same key.
+   */
+  resetExpiredCompensation: transition({
+    by: 'supervisor',
+    summary:
+      'The expired compensation attempt the supervisor read: unlocked, one more compensation failure, after a back-off',
+    params: { ...EXPIRED_COMPENSATION_PARAMS, compensationFailureCount: 'N', completeBy: 'N', now: 'S' },
+    ...EXPIRED_COMPENSATION,
+    set: [
+      [attr(StateAttr.CompensationFailureCount), param('compensationFailureCount')],
+      [attr(StateAttr.CompleteBy), param('completeBy')],
+      [attr(StateAttr.UpdatedAt), param('now')],
+    ],
+    remove: [attr(StateAttr.LockedBy)],
+  }),
+
+  /** Supervisor: a compensation attempt expired at maxCompensationFailures. Terminal; an operator must act. */
+  failExpiredCompensation: transition({
+    by: 'supervisor',
+    summary:
+      'The expired compensation attempt the supervisor read, at the threshold: CompensationFailed, unlocked, out of the supervisor index',
+    params: { ...EXPIRED_COMPENSATION_PARAMS, compensationFailureCount: 'N', lastError: 'M', now: 'S' },
+    ...EXPIRED_COMPENSATION,
+    set: [
+      [attr(StateAttr.ProcessState), constant(ProcessState.CompensationFailed)],
+      [attr(StateAttr.CompensationFailureCount), param('compensationFailureCount')],
+      [attr(StateAttr.LastError), param('lastError')],
+      [attr(StateAttr.UpdatedAt), param('now')],
+    ],
+    remove: [attr(StateAttr.LockedBy), attr(StateAttr.DueShard)],
+  }),
+
+  /** Supervisor: nobody claimed an unlocked CompensationInProgress record in time; a new window. */
+  restartCompensation: transition({
+    by: 'supervisor',
+    summary: 'The unclaimed CompensationInProgress record the supervisor read: a new start window',
+    params: { seenCompleteBy: 'N', seenAttempt: 'N', completeBy: 'N', now: 'S' },
+    fence: { lockedBy: 'absent' },
+    condition: [
+      isCompensating,
+      { path: attr(StateAttr.CompleteBy), equals: param('seenCompleteBy') },
+      { path: attr(StateAttr.Attempt), equals: param('seenAttempt') },
+    ],
+    set: [
+      [attr(StateAttr.CompleteBy), param('completeBy')],
+      [attr(StateAttr.UpdatedAt), param('now')],
+    ],
+    remove: [],
+  }),
+
+  // Operator actions (DESIGN.md, Operator actions). Each is conditional on exactly what the
+  // operator saw (state and UpdatedAt, on an unlocked record), puts the order back into the
+  // supervisor's index (DueShard, CompleteBy = the starter's claim window) for the starter to
+  // claim, and appends who did what and why to OperatorLog in the same write.
+
+  /** Operator: retry an order that failed transiently until maxFailures; new work from Pending. */
+  operatorRetry: transition({
+    by: 'operator',
+    summary:
+      'The Error record the operator saw: Pending again, unlocked, no failures, back in the supervisor index, the action logged',
+    params: OPERATOR_PARAMS,
+    fence: { lockedBy: 'absent' },
+    condition: [isState(ProcessState.Error), ...SEEN_BY_OPERATOR],
+    set: [
+      [attr(StateAttr.ProcessState), constant(ProcessState.Pending)],
+      [attr(StateAttr.FailureCount), constant(0, 'zero')],
+      ...BACK_TO_THE_STARTER,
+    ],
+    remove: [],
+  }),
+
+  /** Operator: retry a compensation that failed; the starter claims it and re-runs what is not yet Compensated. */
+  operatorRetryCompensation: transition({
+    by: 'operator',
+    summary:
+      'The CompensationFailed record the operator saw: CompensationInProgress, unlocked, no compensation failures, back in the supervisor index, the action logged',
+    params: OPERATOR_PARAMS,
+    fence: { lockedBy: 'absent' },
+    condition: [isState(ProcessState.CompensationFailed), ...SEEN_BY_OPERATOR],
+    set: [
+      [attr(StateAttr.ProcessState), constant(ProcessState.CompensationInProgress)],
+      [attr(StateAttr.CompensationFailureCount), constant(0, 'zero')],
+      ...BACK_TO_THE_STARTER,
+    ],
+    remove: [],
+  }),
+
+  /**
+   * Operator: cancel an order that is not running (Pending, Error or Processed): its completed steps
+   * are undone by a compensation attempt the starter claims. Processing is refused (wait until it
+   * settles), as are the compensation states.
+   */
+  operatorCancel: transition({
+    by: 'operator',
+    summary:
+      'The Pending, Error or Processed record the operator saw: CompensationInProgress, unlocked, back in the supervisor index, the action logged',
+    params: { ...OPERATOR_PARAMS, seenState: 'S' },
+    fence: { lockedBy: 'absent' },
+    condition: [
+      {
+        anyOf: [isState(ProcessState.Pending), isState(ProcessState.Error), isState(ProcessState.Processed)],
+      },
+      { path: attr(StateAttr.ProcessState), equals: param('seenState') },
+      ...SEEN_BY_OPERATOR,
+    ],
+    set: [
+      [attr(StateAttr.ProcessState), constant(ProcessState.CompensationInProgress)],
+      ...BACK_TO_THE_STARTER,
+    ],
+    remove: [],
+  }),
 } as const;
 
 export type TransitionName = keyof typeof STATE_TRANSITIONS;
 export const TRANSITION_NAMES = Object.keys(STATE_TRANSITIONS) as TransitionName[];
 
-type ValueOf<T> = T extends 'S' ? string : T extends 'N' ? number : Readonly<Record<string, unknown>>;
+type ValueOf<T> = T extends 'S'
+  ? string
+  : T extends 'N'
+    ? number
+    : T extends 'L'
+      ? readonly Readonly<Record<string, unknown>>[]
+      : Readonly<Record<string, unknown>>;
 
 /** The values a caller binds for transition N, typed from the table. */
 export type TransitionParams<N extends TransitionName> = {
@@ -336,10 +789,28 @@ export interface RenderedTransition {
   /** `#placeholder` -> attribute name (the step's name for `#step`). */
   readonly names: Readonly<Record<string, string>>;
   /** `:placeholder` -> constant value. */
-  readonly constants: Readonly<Record<string, string | number>>;
+  readonly constants: Readonly<Record<string, string | number | boolean>>;
   /** `:placeholder` -> the parameter the caller binds, with its type. */
   readonly params: Readonly<Record<string, { readonly name: string; readonly type: ParamType }>>;
+  /**
+   * `:placeholder` -> a map value (type M) composed of constants and parameters, key by key
+   * (see MapOperand); bindParams composes it from the caller's values.
+   */
+  readonly maps: Readonly<Record<string, Readonly<Record<string, RenderedMapEntry>>>>;
+  /**
+   * Placeholders that stand for an empty list (the start of an appended list, see AppendToList).
+   * @default - none (only transitions that append have them)
+   */
+  readonly emptyLists?: readonly string[];
 }
+
+/** One key of a rendered map value: a constant, or a parameter the caller binds. */
+export type RenderedMapEntry =
+  | { readonly constant: string | number | boolean }
+  | { readonly param: string; readonly type: ParamType };
+
+/** Placeholder of the empty list an append starts from. */
+export const EMPTY_LIST_PLACEHOLDER = ':emptyList';
 
 export interface RenderOptions {
   /** The step a step transition applies to (required for those, refused for the others). */
@@ -377,8 +848,16 @@ export function renderStateTransition(
   }
 
   const names: Record<string, string> = {};
-  const constants: Record<string, string | number> = {};
+  const constants: Record<string, string | number | boolean> = {};
   const params: Record<string, { name: string; type: ParamType }> = {};
+  const maps: Record<string, Record<string, RenderedMapEntry>> = {};
+  /** Parameters used only inside map values (they have no placeholder of their own). */
+  const mapParams = new Set<string>();
+  const declaredType = (name: string): ParamType => {
+    const type = transition.params[name];
+    if (type === undefined) fail(`parameter '${name}' is used but not declared in params`);
+    return type as ParamType;
+  };
 
   const nameOf = (placeholder: string, value: string): string => {
     const existing = names[placeholder];
@@ -396,12 +875,29 @@ export function renderStateTransition(
           : nameOf(`#${lowerFirst(segment)}`, segment),
       )
       .join('.');
-  const operandOf = (operand: Operand): string => {
+  const operandOf = (operand: Operand | MapOperand): string => {
+    if ('map' in operand) {
+      const placeholder = `:${operand.placeholder}`;
+      if (!/^:[A-Za-z][A-Za-z0-9]*$/.test(placeholder)) {
+        fail(`map placeholder ${JSON.stringify(operand.placeholder)} must be letters and digits`);
+      }
+      if (placeholder in maps) fail(`placeholder ${placeholder} would hold two maps`);
+      const entries: Record<string, RenderedMapEntry> = {};
+      for (const [key, value] of Object.entries(operand.map)) {
+        if ('param' in value) {
+          entries[key] = { param: value.param, type: declaredType(value.param) };
+          mapParams.add(value.param);
+        } else {
+          entries[key] = { constant: value.constant };
+        }
+      }
+      if (Object.keys(entries).length === 0) fail(`map ${placeholder} is empty`);
+      maps[placeholder] = entries;
+      return placeholder;
+    }
     if ('param' in operand) {
-      const type = transition.params[operand.param];
-      if (type === undefined) fail(`parameter '${operand.param}' is used but not declared in params`);
       const placeholder = `:${operand.param}`;
-      params[placeholder] = { name: operand.param, type: type as ParamType };
+      params[placeholder] = { name: operand.param, type: declaredType(operand.param) };
       return placeholder;
     }
     const placeholder = `:${operand.placeholder ?? lowerFirst(String(operand.constant))}`;
@@ -416,6 +912,9 @@ export function renderStateTransition(
   };
   const conditionOf = (condition: Condition): string => {
     if ('anyOf' in condition) return `(${condition.anyOf.map(conditionOf).join(' OR ')})`;
+    if ('exists' in condition) {
+      return `${condition.exists ? 'attribute_exists' : 'attribute_not_exists'}(${pathOf(condition.path)})`;
+    }
     if ('equals' in condition) return `${pathOf(condition.path)} = ${operandOf(condition.equals)}`;
     return `${pathOf(condition.path)} <= ${operandOf(condition.atMost)}`;
   };
@@ -424,49 +923,99 @@ export function renderStateTransition(
     transition.fence.lockedBy === 'absent'
       ? `attribute_not_exists(${pathOf([StateAttr.LockedBy])})`
       : `${pathOf([StateAttr.LockedBy])} = ${operandOf(transition.fence.lockedBy)}`;
+  // Set by setValueOf while the SET clause is rendered (a closure: TypeScript cannot narrow it).
+  let appends = false as boolean;
+  const setValueOf = (path: AttributePath, value: SetValue): string => {
+    if (!('appendList' in value)) return operandOf(value);
+    if (transition.params[value.appendList.param] !== 'L') {
+      fail(`parameter '${value.appendList.param}' is appended to a list, so it must be declared 'L'`);
+    }
+    appends = true;
+    return `list_append(if_not_exists(${pathOf(path)}, ${EMPTY_LIST_PLACEHOLDER}), ${operandOf(value.appendList)})`;
+  };
   const conditionExpression = [fence, ...transition.condition.map(conditionOf)].join(' AND ');
   if (transition.set.length === 0) fail('it sets nothing');
   const clauses = [
-    `SET ${transition.set.map(([path, value]) => `${pathOf(path)} = ${operandOf(value)}`).join(', ')}`,
+    `SET ${transition.set.map(([path, value]) => `${pathOf(path)} = ${setValueOf(path, value)}`).join(', ')}`,
   ];
   if (transition.remove.length > 0) clauses.push(`REMOVE ${transition.remove.map(pathOf).join(', ')}`);
 
   const placeholders = new Set(Object.keys(params));
   const clash = Object.keys(constants).filter((placeholder) => placeholders.has(placeholder));
   if (clash.length > 0) fail(`placeholders used for both a constant and a parameter: ${clash.join(', ')}`);
-  const unused = Object.keys(transition.params).filter((name) => !placeholders.has(`:${name}`));
+  const mapClash = Object.keys(maps).filter((p) => placeholders.has(p) || p in constants);
+  if (mapClash.length > 0) fail(`placeholders used for both a map and another value: ${mapClash.join(', ')}`);
+  const unused = Object.keys(transition.params).filter(
+    (name) => !placeholders.has(`:${name}`) && !mapParams.has(name),
+  );
   if (unused.length > 0) fail(`declared parameters never used: ${unused.join(', ')}`);
 
-  return { updateExpression: clauses.join(' '), conditionExpression, names, constants, params };
+  if (appends && (EMPTY_LIST_PLACEHOLDER in constants || EMPTY_LIST_PLACEHOLDER in params)) {
+    fail(`${EMPTY_LIST_PLACEHOLDER} is reserved for the empty list an append starts from`);
+  }
+  return {
+    updateExpression: clauses.join(' '),
+    conditionExpression,
+    names,
+    constants,
+    params,
+    maps,
+    ...(appends && { emptyLists: [EMPTY_LIST_PLACEHOLDER] }),
+  };
+}
+
+/** How a caller turns constants and composed maps into its own values (needed when a transition has maps). */
+export interface ValueComposer<V> {
+  constant(value: string | number | boolean): V;
+  map(entries: Readonly<Record<string, V>>): V;
 }
 
 /**
  * Binds the caller's values to a rendered transition's parameters: exactly the declared ones, each
- * of its declared type (`typeOf` tells the type of a value on the caller's side). Throws naming
- * every missing, unknown or mistyped parameter.
+ * of its declared type (`typeOf` tells the type of a value on the caller's side), and composes its
+ * map values with `compose`. Throws naming every missing, unknown or mistyped parameter.
  */
 export function bindParams<V>(
   label: string,
   rendered: RenderedTransition,
   values: Readonly<Record<string, V>>,
   typeOf: (value: V) => ParamType | undefined,
+  compose?: ValueComposer<V>,
 ): Record<string, V> {
   const problems: string[] = [];
   const bound: Record<string, V> = {};
-  const declared = new Set(Object.values(rendered.params).map((p) => p.name));
-  for (const [placeholder, { name, type }] of Object.entries(rendered.params)) {
+  const checked = new Set<string>();
+  const boundValue = (name: string, type: ParamType): V | undefined => {
     const value = values[name];
+    if (checked.has(name)) return value;
+    checked.add(name);
     if (value === undefined) {
       problems.push(`missing parameter '${name}'`);
-      continue;
+      return undefined;
     }
     const actual = typeOf(value);
     if (actual !== type)
       problems.push(`parameter '${name}' must be of type ${type}, got ${actual ?? 'an unknown type'}`);
-    bound[placeholder] = value;
+    return value;
+  };
+  for (const [placeholder, { name, type }] of Object.entries(rendered.params)) {
+    const value = boundValue(name, type);
+    if (value !== undefined) bound[placeholder] = value;
+  }
+  for (const [placeholder, entries] of Object.entries(rendered.maps)) {
+    if (compose === undefined) {
+      problems.push(`map ${placeholder} needs a value composer`);
+      continue;
+    }
+    const composed: Record<string, V> = {};
+    for (const [key, entry] of Object.entries(entries)) {
+      const value = 'param' in entry ? boundValue(entry.param, entry.type) : compose.constant(entry.constant);
+      if (value !== undefined) composed[key] = value;
+    }
+    bound[placeholder] = compose.map(composed);
   }
   for (const name of Object.keys(values)) {
-    if (!declared.has(name)) problems.push(`unknown parameter '${name}'`);
+    if (!checked.has(name)) problems.push(`unknown parameter '${name}'`);
   }
   if (problems.length > 0) throw new Error(`State transition '${label}': ${problems.join('; ')}`);
   return bound;

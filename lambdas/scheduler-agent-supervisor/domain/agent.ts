@@ -17,11 +17,16 @@ import {
   type AgentRequest,
   type AgentResult,
   ORDER_STEPS,
+  operationKey,
+  type RemoteCompensationRequest,
   type RemoteOperationRequest,
   type StepDefinition,
   stepDefinition,
   type WorkflowTimings,
 } from '../contracts';
+
+/** What a request asks the agent to run: the step itself, or its compensation. */
+export type AgentAction = AgentRequest['action'];
 
 // ---------------------------------------------------------------------------------------------
 // Deadline and per-call timeout
@@ -102,13 +107,41 @@ function confirmationIdOf(body: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
+function undoneOf(body: unknown): boolean | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const value = (body as { undone?: unknown }).undone;
+  return typeof value === 'boolean' ? value : undefined;
+}
+
+/**
+ * Reads a 2xx answer: a confirmationId always, and for a compensation whether anything was undone.
+ * Returns what is missing when the answer breaks the contract.
+ */
+function successOf(
+  body: unknown,
+  action: AgentAction,
+): { readonly confirmationId: string; readonly undone?: boolean } | { readonly missing: string } {
+  const confirmationId = confirmationIdOf(body);
+  if (!confirmationId) return { missing: 'a confirmationId' };
+  if (action === 'perform') return { confirmationId };
+  const undone = undoneOf(body);
+  if (undone === undefined) return { missing: 'a boolean undone' };
+  return { confirmationId, undone };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Calling with retries
 // ---------------------------------------------------------------------------------------------
 
 /** Result of calling the remote service for one request, retries included. */
 export type CallResult =
-  | { readonly kind: 'success'; readonly confirmationId: string; readonly calls: number }
+  | {
+      readonly kind: 'success';
+      readonly confirmationId: string;
+      /** Compensations only: whether the service had an effect to undo. */
+      readonly undone?: boolean;
+      readonly calls: number;
+    }
   | { readonly kind: 'permanent'; readonly detail: string; readonly calls: number }
   | {
       readonly kind: 'transient';
@@ -137,6 +170,8 @@ export async function callWithRetries(
     readonly deadline: number;
     readonly maxCallAttempts: number;
     readonly backoff: BackoffCurve;
+    /** How a 2xx answer is read (a compensation must say whether it undid anything). @default 'perform' */
+    readonly action?: AgentAction;
   },
   deps: { readonly clock: Clock; readonly sleep: Sleep; readonly random: RandomSource },
   observer: CallObserver = {},
@@ -150,15 +185,19 @@ export async function callWithRetries(
       if (outcomeClass === 'permanent') {
         return { done: true, value: { kind: 'permanent', detail: describeOutcome(outcome), calls: attempt } };
       }
-      const confirmationId = confirmationIdOf(outcome.kind === 'response' ? outcome.body : undefined);
-      if (confirmationId) return { done: true, value: { kind: 'success', confirmationId, calls: attempt } };
+      const success = successOf(
+        outcome.kind === 'response' ? outcome.body : undefined,
+        settings.action ?? 'perform',
+      );
+      if (!('missing' in success))
+        return { done: true, value: { kind: 'success', ...success, calls: attempt } };
       // The call may have had its effect, but the answer breaks the contract; retrying with the
       // same key would replay the same answer, so an operator has to look.
       return {
         done: true,
         value: {
           kind: 'permanent',
-          detail: `${describeOutcome(outcome)} without a confirmationId in the body`,
+          detail: `${describeOutcome(outcome)} without ${success.missing} in the body`,
           calls: attempt,
         },
       };
@@ -194,6 +233,11 @@ export interface RemoteCallInput {
   readonly idempotencyKey: string;
   readonly orderId: string;
   readonly step: string;
+  readonly action: AgentAction;
+  /** The step's name (perform) or its compensation's name (compensate). */
+  readonly operation: string;
+  /** Compensate only: the key of the effect to undo. */
+  readonly undoes?: string;
   readonly correlationId: string;
   readonly order: AgentRequest['order'];
   readonly deadline: number;
@@ -327,6 +371,9 @@ export async function handleAgentRequest(
     idempotencyKey: request.idempotencyKey,
     orderId: request.orderId,
     step: request.step,
+    action: request.action,
+    operation: request.operation,
+    ...(request.undoes !== undefined && { undoes: request.undoes }),
     correlationId: request.correlationId,
     order: request.order,
     deadline: effectiveDeadline(request),
@@ -381,16 +428,16 @@ export interface RemoteServicePort {
     readonly path: string;
     readonly idempotencyKey: string;
     readonly correlationId: string;
-    readonly body: RemoteOperationRequest;
+    readonly body: RemoteOperationRequest | RemoteCompensationRequest;
     readonly timeoutMillis: number;
   }): Promise<RemoteOutcome>;
 }
 
 /**
- * The function the idempotency layer wraps: calls the step's remote operation with retries and
- * returns the AgentResult, or throws RemoteCallFailedError so that no idempotency record survives a
- * failed call (the next delivery or attempt calls again, and the service's own de-duplication on
- * the Idempotency-Key returns the effect if the failed call had one).
+ * The function the idempotency layer wraps: calls the step's remote operation (or its compensation)
+ * with retries and returns the AgentResult, or throws RemoteCallFailedError so that no idempotency
+ * record survives a failed call (the next delivery or attempt calls again, and the service's own
+ * de-duplication on the Idempotency-Key returns the effect, or the undo, if the failed call had one).
  */
 export async function callRemoteOperation(
   input: RemoteCallInput,
@@ -403,23 +450,36 @@ export async function callRemoteOperation(
     readonly observer?: CallObserver;
   },
 ): Promise<AgentResult> {
-  const { service, operationPath } = remoteOperationFor(input.step);
-  const body: RemoteOperationRequest = { orderId: input.orderId, ...input.order };
+  const operation = resolveAgentOperation(input);
+  const body: RemoteOperationRequest | RemoteCompensationRequest =
+    operation.action === 'compensate'
+      ? { orderId: input.orderId, undoes: operation.undoes }
+      : { orderId: input.orderId, ...input.order };
   const result = await callWithRetries(
     (timeoutMillis) =>
       deps.remote.post({
-        path: operationPath,
+        path: operation.operationPath,
         idempotencyKey: input.idempotencyKey,
         correlationId: input.correlationId,
         body,
         timeoutMillis,
       }),
-    { deadline: input.deadline, maxCallAttempts: input.maxCallAttempts, backoff: deps.backoff },
+    {
+      deadline: input.deadline,
+      maxCallAttempts: input.maxCallAttempts,
+      backoff: deps.backoff,
+      action: operation.action,
+    },
     deps,
     deps.observer,
   );
   if (result.kind !== 'success') throw new RemoteCallFailedError(result);
-  return { confirmationId: result.confirmationId, service, idempotencyKey: input.idempotencyKey };
+  return {
+    confirmationId: result.confirmationId,
+    service: operation.service,
+    idempotencyKey: input.idempotencyKey,
+    ...(result.undone !== undefined && { undone: result.undone }),
+  };
 }
 
 /** The service a step's agent calls, and where; an unknown step makes the request invalid. */
@@ -427,13 +487,97 @@ export function remoteOperationFor(step: string): {
   readonly service: string;
   readonly operationPath: string;
 } {
-  let definition: StepDefinition;
+  const definition = knownStep(step);
+  return { service: definition.service, operationPath: definition.operationPath };
+}
+
+/** An agent request checked against the step list: what to call, where, and for which effect. */
+export type AgentOperation =
+  | {
+      readonly action: 'perform';
+      readonly step: string;
+      readonly service: string;
+      readonly operationPath: string;
+    }
+  | {
+      readonly action: 'compensate';
+      readonly step: string;
+      readonly service: string;
+      /** The compensation's operation name, e.g. RefundPayment. */
+      readonly compensation: string;
+      readonly operationPath: string;
+      /** Key of the effect to undo: always the step's own key for this order. */
+      readonly undoes: string;
+    };
+
+/**
+ * Checks that a request names an operation of its step and resolves where to send it; anything
+ * else makes the request invalid (it is rejected, never sent downstream):
+ * - perform: `operation` is the step itself, and nothing is undone;
+ * - compensate: `operation` is the step's compensation, `undoes` is the step's key for this order
+ *   (an agent never undoes another order's or another step's effect), and `idempotencyKey` is the
+ *   compensation's own key. Sharing the step's key would make the idempotency layer replay the
+ *   step's stored result (a charge) as the compensation's (a refund), and the downstream would
+ *   de-duplicate the undo against the effect.
+ */
+export function resolveAgentOperation(
+  request: Pick<AgentRequest, 'orderId' | 'step' | 'action' | 'operation' | 'undoes' | 'idempotencyKey'>,
+): AgentOperation {
+  const definition = knownStep(request.step);
+  if (request.action === 'perform') {
+    if (request.operation !== definition.name) {
+      throw new InvalidAgentRequestError(
+        `a perform request for step '${definition.name}' names operation '${request.operation}'`,
+      );
+    }
+    if (request.undoes !== undefined) {
+      throw new InvalidAgentRequestError(
+        `a perform request for step '${definition.name}' carries undoes '${request.undoes}' (only a compensation undoes)`,
+      );
+    }
+    return {
+      action: 'perform',
+      step: definition.name,
+      service: definition.service,
+      operationPath: definition.operationPath,
+    };
+  }
+  const { compensation } = definition;
+  if (request.operation !== compensation.name) {
+    throw new InvalidAgentRequestError(
+      `a compensate request for step '${definition.name}' names operation '${request.operation}', not its compensation '${compensation.name}'`,
+    );
+  }
+  const expectedUndoes = operationKey(request.orderId, definition.name);
+  if (request.undoes !== expectedUndoes) {
+    throw new InvalidAgentRequestError(
+      request.undoes === undefined
+        ? `a compensate request for step '${definition.name}' lacks undoes (expected '${expectedUndoes}')`
+        : `a compensate request for step '${definition.name}' undoes '${request.undoes}', not the step's key '${expectedUndoes}'`,
+    );
+  }
+  const expectedKey = operationKey(request.orderId, compensation.name);
+  if (request.idempotencyKey !== expectedKey) {
+    throw new InvalidAgentRequestError(
+      `a compensate request for step '${definition.name}' has idempotency key '${request.idempotencyKey}', not the compensation's key '${expectedKey}'`,
+    );
+  }
+  return {
+    action: 'compensate',
+    step: definition.name,
+    service: definition.service,
+    compensation: compensation.name,
+    operationPath: compensation.operationPath,
+    undoes: expectedUndoes,
+  };
+}
+
+function knownStep(step: string): StepDefinition {
   try {
-    definition = stepDefinition(step);
+    return stepDefinition(step);
   } catch (error) {
     throw new InvalidAgentRequestError((error as Error).message);
   }
-  return { service: definition.service, operationPath: definition.operationPath };
 }
 
 /**

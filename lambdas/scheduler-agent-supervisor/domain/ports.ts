@@ -3,7 +3,13 @@
  * implement them with the AWS SDK; the use cases and their decisions never see an SDK type.
  */
 import type {
+  AlertType,
   ClientStatusMessage,
+  CompensationFailedDetail,
+  OperationName,
+  OperatorAction,
+  OperatorAlertView,
+  OperatorOrderDetailBody,
   OrderFailedDetail,
   ProcessState,
   StartOrderMessage,
@@ -33,6 +39,10 @@ export interface OrdersRepository {
   createIfAbsent(order: StoredOrder): Promise<CreateIfAbsentResult<StoredOrder>>;
 }
 
+export interface OrdersReader {
+  get(orderId: string): Promise<StoredOrder | undefined>;
+}
+
 export interface StateRecordReader {
   get(orderId: string): Promise<StateRecord | undefined>;
 }
@@ -42,6 +52,8 @@ export interface StateRecordCreator {
 }
 
 export interface ClaimRequest {
+  /** Which record is claimed: a Pending one (steps), or an unlocked CompensationInProgress one. */
+  readonly kind: 'steps' | 'compensation';
   readonly orderId: string;
   readonly seenAttempt: number;
   readonly attempt: number;
@@ -49,13 +61,15 @@ export interface ClaimRequest {
   /** The claim only succeeds while CompleteBy <= this (the back-off has ended) or Attempt = 0. */
   readonly claimableUntilCompleteBy: number;
   readonly workflowVersion: number;
-  readonly plan: Readonly<Record<StepName, number>>;
+  readonly plan: Readonly<Partial<Record<OperationName, number>>>;
   readonly completeBy: number;
   readonly at: number;
 }
 
 /** Undoes a claim whose execution could not be started (see planRelease in claim.ts). */
 export interface ReleaseRequest {
+  /** The kind of the claim being undone (see ClaimRequest.kind). */
+  readonly kind: 'steps' | 'compensation';
   readonly orderId: string;
   /** The claim being undone: the release only applies while the record still holds it. */
   readonly instanceId: string;
@@ -81,6 +95,9 @@ export interface DueRecord {
   readonly completeBy: number;
   readonly failureCount: number;
   readonly attempt: number;
+  /** The step the expired attempt was running (it is marked TimedOut with the reset or fail). */
+  readonly runningStep?: StepName;
+  readonly compensationFailureCount: number;
 }
 /** Opaque position in a DueIndex query; only the adapter that produced it understands it. */
 export type DuePageCursor = Readonly<Record<string, unknown>>;
@@ -102,6 +119,18 @@ export interface SupervisionStore {
     change: { readonly failureCount: number; readonly lastError: LastError; readonly at: number },
   ): Promise<TransitionResult>;
   restartPending(
+    seen: DueRecord,
+    change: { readonly completeBy: number; readonly at: number },
+  ): Promise<TransitionResult>;
+  resetExpiredCompensation(
+    seen: DueRecord,
+    change: { readonly compensationFailureCount: number; readonly completeBy: number; readonly at: number },
+  ): Promise<TransitionResult>;
+  failExpiredCompensation(
+    seen: DueRecord,
+    change: { readonly compensationFailureCount: number; readonly lastError: LastError; readonly at: number },
+  ): Promise<TransitionResult>;
+  restartCompensation(
     seen: DueRecord,
     change: { readonly completeBy: number; readonly at: number },
   ): Promise<TransitionResult>;
@@ -129,6 +158,7 @@ export interface ConflictQueue {
 export interface AlertPublisher {
   orderFailed(detail: OrderFailedDetail): Promise<void>;
   submissionConflict(detail: SubmissionConflictDetail): Promise<void>;
+  compensationFailed(detail: CompensationFailedDetail): Promise<void>;
 }
 
 export interface WorkflowExecution {
@@ -145,4 +175,169 @@ export interface WorkflowStarter {
 /** A client's reply queue (FIFO): one message group per order, de-duplicated on the message key. */
 export interface ClientReplySender {
   send(queueUrl: string, message: ClientStatusMessage): Promise<void>;
+}
+
+/** One counter a submission may take a slot from: its key (`shard#<n>`) and its cap. */
+export interface AdmissionSlot {
+  readonly key: string;
+  readonly cap: number;
+}
+
+/** The drain statistics as stored (DrainAttr). */
+export interface DrainObservation {
+  /** EWMA of the interval between releases; absent until two releases have been seen. */
+  readonly intervalMillisEwma?: number;
+  readonly lastReleaseAt: number;
+  /** Optimistic-concurrency version of the item. */
+  readonly version: number;
+}
+
+/**
+ * One try at accepting an order on one admission counter: the order (unless already stored), its
+ * state record (carrying the slot's key as AdmissionShard) and the slot, all or nothing.
+ */
+export interface AcceptanceRequest {
+  readonly order: StoredOrder;
+  readonly record: StateRecord;
+  readonly slot: AdmissionSlot;
+  /**
+   * The identical order is already in the orders table (a state record lost before acceptance was
+   * one transaction): the try then checks it instead of creating it.
+   */
+  readonly orderAlreadyStored: boolean;
+}
+
+/**
+ * How a try ended: accepted (all three written), or why nothing was: the order or its state record
+ * exists (a resubmission: the caller compares fingerprints), or this counter is at its cap.
+ */
+export type AcceptanceResult = 'accepted' | 'order-exists' | 'record-exists' | 'shard-full';
+
+export interface OrderAcceptance {
+  accept(request: AcceptanceRequest): Promise<AcceptanceResult>;
+}
+
+/** The observed drain (DRAIN_ITEM_KEY): what a refused submission's Retry-After is derived from. */
+export interface DrainReader {
+  read(): Promise<DrainObservation | undefined>;
+}
+
+export interface DrainRecorder extends DrainReader {
+  /** Writes `next` only while the stored version is still `seenVersion` (undefined: no item yet). */
+  write(next: DrainObservation, seenVersion: number | undefined): Promise<TransitionResult>;
+}
+
+/** A record holding a slot, as the stream or the AdmissionIndex shows it. */
+export interface HeldSlot {
+  readonly orderId: string;
+  /** The counter key (AdmissionShard). */
+  readonly shardKey: string;
+  readonly processState: ProcessState;
+}
+
+export interface SlotReleaser {
+  /**
+   * Releases the slot once: removes AdmissionShard (only while it is still `shardKey` and the
+   * record is terminal) and gives the slot back to its counter, in one transaction. 'not-held'
+   * when the condition failed: already released, or the record is no longer terminal.
+   */
+  release(slot: HeldSlot, at: number): Promise<'released' | 'not-held'>;
+}
+
+/** Opaque position in an AdmissionIndex query. */
+export type HeldSlotCursor = Readonly<Record<string, unknown>>;
+
+export interface HeldSlotIndex {
+  /** Terminal records of one shard still holding a slot, last updated before `updatedBefore` (ISO). */
+  queryTerminalHeld(
+    shardKey: string,
+    updatedBefore: string,
+    limit: number,
+    cursor?: HeldSlotCursor,
+  ): Promise<{ readonly slots: readonly HeldSlot[]; readonly next?: HeldSlotCursor }>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Operator actions (DESIGN.md, Operator actions)
+// ---------------------------------------------------------------------------------------------
+
+/** The operator transitions of STATE_TRANSITIONS. */
+export type OperatorTransitionName = 'operatorRetry' | 'operatorRetryCompensation' | 'operatorCancel';
+
+/** The record's part of inspect: everything but the attempts and the alerts (other sources). */
+export type OperatorRecordView = Omit<OperatorOrderDetailBody, 'attempts' | 'alerts'>;
+
+/** What an operator action decides from: the record's state, its version (UpdatedAt) and counters. */
+export interface OperatorRecordSummary {
+  readonly orderId: string;
+  readonly processState: ProcessState;
+  readonly updatedAt: string;
+  readonly lockedBy?: string;
+  readonly failureCount: number;
+  readonly compensationFailureCount: number;
+}
+
+/** One OperatorLog entry, as the action writes it. */
+export interface OperatorLogEntry {
+  readonly action: OperatorAction;
+  readonly by: string;
+  readonly reason: string;
+  readonly at: string;
+  readonly seenState: ProcessState;
+  readonly seenUpdatedAt: string;
+  readonly newState: ProcessState;
+  /** Retry only: the FailureCount (or CompensationFailureCount) the retry reset to 0. */
+  readonly resetFailureCount?: number;
+}
+
+/** An operator transition to apply, conditional on what the operator saw. */
+export interface OperatorActionWrite {
+  readonly orderId: string;
+  readonly transition: OperatorTransitionName;
+  readonly seenState: ProcessState;
+  readonly seenUpdatedAt: string;
+  /** The claim window: pendingCompleteBy(now). */
+  readonly completeBy: number;
+  readonly dueShard: string;
+  readonly entry: OperatorLogEntry;
+  readonly at: number;
+}
+
+export interface OperatorActionStore {
+  summary(orderId: string): Promise<OperatorRecordSummary | undefined>;
+  /** 'lost' when the record is no longer exactly what the operator saw (or is locked). */
+  apply(write: OperatorActionWrite): Promise<TransitionResult>;
+}
+
+/** The record as inspect shows it (see OperatorRecordView). */
+export interface OperatorRecordReader {
+  view(orderId: string): Promise<OperatorRecordView | undefined>;
+}
+
+/** What Step Functions says of one execution (an attempt of an order). */
+export interface ExecutionSummary {
+  readonly status: string;
+  readonly startDate?: string;
+  readonly stopDate?: string;
+}
+
+export interface ExecutionHistory {
+  /** undefined when no execution of that name exists (never started, or gone from the history). */
+  describe(executionName: string): Promise<ExecutionSummary | undefined>;
+}
+
+/** One operator alert, as the archive keeps it. */
+export interface ArchivedAlert {
+  readonly orderId: string;
+  readonly type: AlertType;
+  /** The event's time (ISO-8601). */
+  readonly at: string;
+  readonly eventId: string;
+  readonly detail: Readonly<Record<string, unknown>>;
+}
+
+export interface AlertArchive {
+  archive(alert: ArchivedAlert): Promise<void>;
+  /** The order's alerts, oldest first. */
+  alertsOf(orderId: string): Promise<OperatorAlertView[]>;
 }

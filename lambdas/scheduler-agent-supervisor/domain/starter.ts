@@ -7,10 +7,10 @@ import { type BackoffPolicy, type RandomSource, retryWithBackoff } from '../../s
 import type { Clock, Sleep } from '../../shared/clock';
 import { describeError } from '../../shared/errors';
 import {
+  type OperationName,
   ORDER_STEPS,
   ProcessState,
   type StartOrderMessage,
-  type StepName,
   StepStatus,
   WORKFLOW_VERSION,
   type WorkflowTimings,
@@ -23,7 +23,13 @@ import type {
   WorkflowExecution,
   WorkflowStarter,
 } from './ports';
-import { instanceIdFor, pendingCompleteBy, type StateRecord, stepStatusOf } from './state-record';
+import {
+  instanceIdFor,
+  mayNeedCompensation,
+  pendingCompleteBy,
+  type StateRecord,
+  stepStatusOf,
+} from './state-record';
 
 /** A start message names an order the state store does not know: it can never succeed. */
 export class UnknownOrderError extends Error {
@@ -39,8 +45,11 @@ export type ClaimTimings = Pick<
 >;
 
 export interface AttemptPlan {
-  /** Per-step CompleteBy of this attempt (epoch millis), written to the record's Plan map. */
-  readonly plan: Readonly<Record<StepName, number>>;
+  /**
+   * CompleteBy of this attempt (epoch millis) per step and per compensation, written to the
+   * record's Plan map (ASL has no clock arithmetic: every deadline an execution needs is planned).
+   */
+  readonly plan: Readonly<Partial<Record<OperationName, number>>>;
   /** CompleteBy of the record right after the claim: the deadline of the first step still to run. */
   readonly completeBy: number;
 }
@@ -55,6 +64,11 @@ export function stepWindowMillis(timings: ClaimTimings): number {
  * steps already completed by an earlier attempt are not redone, so they get claimedAt and no window.
  * When every step is already completed (an attempt died between the last step and MarkProcessed),
  * the record still gets one window so the supervisor does not expire the attempt at once.
+ *
+ * Then one deadline per compensation, after the steps' deadlines, in reverse step order (the order
+ * they run in): an execution whose step fails for good compensates at once, in the same attempt,
+ * and can only use deadlines written now. Every compensation gets a window, since any step that
+ * completes in this attempt may have to be undone.
  */
 export function planAttempt(
   record: Pick<StateRecord, 'steps'>,
@@ -62,7 +76,7 @@ export function planAttempt(
   timings: ClaimTimings,
 ): AttemptPlan {
   const window = stepWindowMillis(timings);
-  const plan = {} as Record<StepName, number>;
+  const plan: Partial<Record<OperationName, number>> = {};
   let remaining = 0;
   let firstDeadline: number | undefined;
   for (const step of ORDER_STEPS) {
@@ -73,6 +87,38 @@ export function planAttempt(
     remaining += 1;
     plan[step.name] = claimedAt + remaining * window;
     firstDeadline ??= plan[step.name];
+  }
+  const stepsEnd = claimedAt + remaining * window;
+  [...ORDER_STEPS].reverse().forEach((step, index) => {
+    plan[step.compensation.name] = stepsEnd + (index + 1) * window;
+  });
+  return { plan, completeBy: firstDeadline ?? claimedAt + window };
+}
+
+/**
+ * Deadlines of a compensation attempt (a claimed CompensationInProgress record): compensation
+ * deadlines only, in reverse step order. The k-th compensation that may still have to run
+ * (mayNeedCompensation) must finish by claimedAt + k windows; one already done gets claimedAt.
+ * When none is left (nothing completed, or an attempt died before MarkCompensated), the record
+ * still gets one window, as in planAttempt.
+ */
+export function planCompensation(
+  record: Pick<StateRecord, 'steps' | 'compensationLog'>,
+  claimedAt: number,
+  timings: ClaimTimings,
+): AttemptPlan {
+  const window = stepWindowMillis(timings);
+  const plan: Partial<Record<OperationName, number>> = {};
+  let remaining = 0;
+  let firstDeadline: number | undefined;
+  for (const step of [...ORDER_STEPS].reverse()) {
+    if (!mayNeedCompensation(record, step.name)) {
+      plan[step.compensation.name] = claimedAt;
+      continue;
+    }
+    remaining += 1;
+    plan[step.compensation.name] = claimedAt + remaining * window;
+    firstDeadline ??= plan[step.compensation.name];
   }
   return { plan, completeBy: firstDeadline ?? claimedAt + window };
 }
@@ -105,6 +151,8 @@ export function latestClaimableCompleteBy(
 export type ClaimDecision =
   | {
       readonly kind: 'claim';
+      /** A Pending record (run the steps) or an unlocked CompensationInProgress one (undo them). */
+      readonly claimKind: 'steps' | 'compensation';
       readonly seenAttempt: number;
       readonly attempt: number;
       readonly instanceId: string;
@@ -142,6 +190,38 @@ export function decideClaim(record: StateRecord, now: number, timings: ClaimTimi
       const { plan, completeBy } = planAttempt(record, now, timings);
       return {
         kind: 'claim',
+        claimKind: 'steps',
+        seenAttempt: record.attempt,
+        attempt,
+        instanceId: instanceIdFor(record.orderId, attempt),
+        claimedAt: now,
+        claimableUntilCompleteBy: claimableUntil,
+        workflowVersion: WORKFLOW_VERSION,
+        plan,
+        completeBy,
+      };
+    }
+    case ProcessState.CompensationInProgress: {
+      if (record.lockedBy !== undefined) {
+        // Claimed already (a starter died between claim and StartExecution): start it again.
+        return {
+          kind: 'resume',
+          instanceId: record.lockedBy,
+          attempt: record.attempt,
+          workflowVersion: record.workflowVersion,
+        };
+      }
+      // Unlocked: an operator cancel, or a supervisor reset after an expired compensation attempt
+      // (its CompleteBy is then the end of the back-off plus the start grace, as for a Pending retry).
+      const claimableUntil = latestClaimableCompleteBy(now, timings);
+      if (record.completeBy > claimableUntil) {
+        return skip('in-back-off', `compensation back-off ends in ${record.completeBy - claimableUntil} ms`);
+      }
+      const attempt = record.attempt + 1;
+      const { plan, completeBy } = planCompensation(record, now, timings);
+      return {
+        kind: 'claim',
+        claimKind: 'compensation',
         seenAttempt: record.attempt,
         attempt,
         instanceId: instanceIdFor(record.orderId, attempt),
@@ -172,7 +252,8 @@ export type ClaimToStart = Extract<ClaimDecision, { readonly kind: 'claim' }>;
 /**
  * Undoes a claim whose execution could not be started, so the order does not sit Processing until
  * the supervisor expires it and counts a failure for an attempt in which no step ran. The record
- * goes back to what a starter saw before the claim: Pending, unlocked, the previous Attempt (the
+ * goes back to what a starter saw before the claim: Pending (or unlocked CompensationInProgress, for
+ * a compensation claim), unlocked, the previous Attempt (the
  * next claim reuses this attempt's number, instance id and execution name) and FailureCount as it
  * was. CompleteBy = pendingCompleteBy(now): the redelivered start message can claim it at once,
  * and if that redelivery never comes the supervisor re-queues the order after the start grace.
@@ -184,6 +265,7 @@ export function planRelease(
   timings: Pick<ClaimTimings, 'startGraceSeconds'>,
 ): ReleaseRequest {
   return {
+    kind: claim.claimKind,
     orderId,
     instanceId: claim.instanceId,
     attempt: claim.attempt,
@@ -316,6 +398,7 @@ export async function startOrder(message: StartOrderMessage, deps: StartDependen
 
   if (decision.kind === 'claim') {
     const result = await deps.states.claim({
+      kind: decision.claimKind,
       orderId: record.orderId,
       seenAttempt: decision.seenAttempt,
       attempt: decision.attempt,

@@ -1,5 +1,7 @@
 import { isoAt } from '../../shared/clock';
 import {
+  CompensationStatus,
+  type OperationName,
   ORDER_ID_PATTERN,
   ORDER_STEPS,
   type OrderStatusBody,
@@ -16,6 +18,21 @@ export interface StepState {
   readonly status: StepStatus;
   readonly startedAt?: string;
   readonly completedAt?: string;
+  readonly endedAt?: string;
+  readonly result?: Readonly<Record<string, unknown>>;
+}
+
+/** One entry of the compensation log (CompensationLog.<step>, see contracts CompensationAttr). */
+export interface CompensationEntry {
+  readonly seq: number;
+  readonly compensation: string;
+  readonly undoes: string;
+  readonly confirmationId?: string;
+  readonly status: CompensationStatus;
+  readonly uncertain?: boolean;
+  readonly recordedAt?: string;
+  readonly compensatingAt?: string;
+  readonly compensatedAt?: string;
   readonly result?: Readonly<Record<string, unknown>>;
 }
 
@@ -37,7 +54,14 @@ export interface StateRecord {
   readonly failureCount: number;
   readonly attempt: number;
   readonly steps: Readonly<Partial<Record<StepName, StepState>>>;
-  readonly plan?: Readonly<Partial<Record<StepName, number>>>;
+  /** Deadlines of the current attempt, per step and per compensation (written at claim time). */
+  readonly plan?: Readonly<Partial<Record<OperationName, number>>>;
+  /** The step the current attempt is running, if any. */
+  readonly runningStep?: StepName;
+  /** The compensation log: one entry per completed (or uncertain) step. */
+  readonly compensationLog: Readonly<Partial<Record<StepName, CompensationEntry>>>;
+  /** Compensation attempts the supervisor declared failed (expired). */
+  readonly compensationFailureCount: number;
   readonly orderFingerprint: string;
   readonly schemaVersion: number;
   readonly workflowVersion: number;
@@ -46,6 +70,8 @@ export interface StateRecord {
   readonly lastError?: LastError;
   /** The client application that submitted the order (absent on records older than clients). */
   readonly clientId?: string;
+  /** The admission counter key holding this order's in-flight slot, until its release. */
+  readonly admissionShard?: string;
 }
 
 /**
@@ -70,6 +96,7 @@ export function buildInitialStateRecord(input: {
   readonly dueShardCount: number;
   /** The submitting client (ClientRegistry); optional only for callers that model no client. */
   readonly clientId?: string;
+  readonly admissionShard?: string;
 }): StateRecord {
   const at = isoAt(input.now);
   const steps: Partial<Record<StepName, StepState>> = {};
@@ -84,17 +111,34 @@ export function buildInitialStateRecord(input: {
     failureCount: 0,
     attempt: 0,
     steps,
+    compensationLog: {},
+    compensationFailureCount: 0,
     orderFingerprint: input.orderFingerprint,
     schemaVersion: STATE_SCHEMA_VERSION,
     workflowVersion: WORKFLOW_VERSION,
     createdAt: at,
     updatedAt: at,
     ...(input.clientId !== undefined && { clientId: input.clientId }),
+    ...(input.admissionShard !== undefined && { admissionShard: input.admissionShard }),
   };
 }
 
 export function stepStatusOf(record: Pick<StateRecord, 'steps'>, step: StepName): StepStatus {
   return record.steps[step]?.status ?? StepStatus.NotStarted;
+}
+
+/**
+ * Whether a compensation attempt may have to undo the step: its log entry exists and is not
+ * Compensated, or the step's outcome is uncertain (TimedOut) and it was not compensated yet. This
+ * is what the state machine's `<Step>.Undo.Check` decides from the loaded record.
+ */
+export function mayNeedCompensation(
+  record: Pick<StateRecord, 'steps' | 'compensationLog'>,
+  step: StepName,
+): boolean {
+  const entry = record.compensationLog[step];
+  if (entry !== undefined) return entry.status !== CompensationStatus.Compensated;
+  return stepStatusOf(record, step) === StepStatus.TimedOut;
 }
 
 /** What GET /orders/{orderId} shows: states and counters, never locks, plans or fingerprints. */

@@ -1,26 +1,33 @@
 import { type Clock, isoAt } from '../../shared/clock';
 import { describeError } from '../../shared/errors';
 import type { OrderStatusBody, SubmitOrderRequest, WorkflowTimings } from '../contracts';
+import { type AdmissionSlot, admissionSlotOrder, retryAfterSeconds } from './admission';
 import { orderDataFrom, orderFingerprint } from './order';
 import type {
   AlertPublisher,
   ConflictQueue,
+  DrainReader,
   EventLog,
-  OrdersRepository,
+  OrderAcceptance,
+  OrdersReader,
   StartQueue,
-  StateRecordCreator,
+  StateRecordReader,
 } from './ports';
 import { buildInitialStateRecord, toOrderStatusBody } from './state-record';
 
 export interface SubmissionDependencies {
-  readonly orders: OrdersRepository;
-  readonly states: StateRecordCreator;
+  readonly orders: OrdersReader;
+  readonly states: StateRecordReader;
+  readonly acceptance: OrderAcceptance;
+  readonly drain: DrainReader;
   readonly startQueue: StartQueue;
   readonly conflictQueue: ConflictQueue;
   readonly alerts: AlertPublisher;
   readonly clock: Clock;
   readonly timings: Pick<WorkflowTimings, 'startGraceSeconds'>;
   readonly dueShardCount: number;
+  /** Admission control: at most `limit` in-flight orders over `shards` counters. */
+  readonly admission: { readonly limit: number; readonly shards: number };
   readonly log: EventLog;
 }
 
@@ -28,6 +35,8 @@ export type SubmissionOutcome =
   | {
       readonly kind: 'accepted';
       readonly orderId: string;
+      /** The admission counter the order's slot was taken from. */
+      readonly admissionShard: string;
       /** False when the start message could not be sent; the supervisor re-queues the order later. */
       readonly startQueued: boolean;
     }
@@ -39,13 +48,19 @@ export type SubmissionOutcome =
       readonly orderId: string;
       readonly storedFingerprint: string;
       readonly submittedFingerprint: string;
-    };
+    }
+  /** Every admission counter is at its cap: nothing was stored; the client should retry later. */
+  | { readonly kind: 'rejected'; readonly orderId: string; readonly retryAfterSeconds: number };
 
 /**
- * Accepts an order. The orders table and the state store share no transaction, so each write is
- * create-when-missing and a retry after a partial failure converges: an existing item is accepted
- * only if its fingerprint matches, and the start message is sent only by the call that created the
- * state record. Conflicting data is never written; it goes to the conflict queue and raises an alert.
+ * Accepts an order. The order, its state record and an admission slot are written in one
+ * transaction, tried on the order's own counter first and then on the others (admissionSlotOrder):
+ * either all three are stored or nothing is. A resubmission (the order or its record exists) is
+ * answered from what is stored and never takes a slot: an orderId another client holds is
+ * refused before any comparison, identical data gets the current status,
+ * conflicting data goes to the conflict queue and raises an alert. Every counter full: rejected,
+ * with a Retry-After from the observed drain, and nothing stored. The start message is sent only
+ * by the call that created the state record.
  */
 export async function submitOrder(
   request: SubmitOrderRequest,
@@ -60,48 +75,97 @@ export async function submitOrder(
   const order = orderDataFrom(request);
   const fingerprint = orderFingerprint(order);
   const now = deps.clock.now();
-
-  const storedOrder = await deps.orders.createIfAbsent({ ...order, fingerprint, createdAt: isoAt(now) });
-  if (!storedOrder.created && storedOrder.existing.fingerprint !== fingerprint) {
-    return rejectConflict(order.orderId, storedOrder.existing.fingerprint, fingerprint, context, deps);
-  }
-
-  const initial = buildInitialStateRecord({
-    orderId: order.orderId,
-    orderFingerprint: fingerprint,
-    now,
-    timings: deps.timings,
-    dueShardCount: deps.dueShardCount,
-    clientId: context.clientId,
-  });
-  const stateRecord = await deps.states.createIfAbsent(initial);
-  if (!stateRecord.created) {
-    // Order ids are one namespace for all clients: an id another client holds is refused even with
-    // identical data (it is that client's order), before any fingerprint comparison.
-    if (stateRecord.existing.clientId !== context.clientId) {
-      return { kind: 'other-client', orderId: order.orderId };
-    }
-    if (stateRecord.existing.orderFingerprint !== fingerprint) {
-      return rejectConflict(order.orderId, stateRecord.existing.orderFingerprint, fingerprint, context, deps);
-    }
-    return { kind: 'duplicate', status: toOrderStatusBody(stateRecord.existing) };
-  }
-
-  try {
-    await deps.startQueue.send({
+  const storedOrder = { ...order, fingerprint, createdAt: isoAt(now) };
+  const recordHolding = (slot: AdmissionSlot) =>
+    buildInitialStateRecord({
       orderId: order.orderId,
-      reason: 'submitted',
-      correlationId: context.correlationId,
+      orderFingerprint: fingerprint,
+      now,
+      timings: deps.timings,
+      dueShardCount: deps.dueShardCount,
+      admissionShard: slot.key,
+      clientId: context.clientId,
     });
-    return { kind: 'accepted', orderId: order.orderId, startQueued: true };
+
+  const slots = admissionSlotOrder(order.orderId, deps.admission.limit, deps.admission.shards);
+  let orderAlreadyStored = false;
+  for (let index = 0; index < slots.length; ) {
+    const slot = slots[index] as AdmissionSlot;
+    const result = await deps.acceptance.accept({
+      order: storedOrder,
+      record: recordHolding(slot),
+      slot,
+      orderAlreadyStored,
+    });
+    if (result === 'accepted') {
+      return { ...(await queueStart(order.orderId, context, deps)), admissionShard: slot.key };
+    }
+    if (result === 'shard-full') {
+      index += 1;
+      continue;
+    }
+    const existing = await resubmission(order.orderId, fingerprint, context, deps);
+    if (existing !== 'order-only') return existing;
+    if (orderAlreadyStored) {
+      throw new Error(`Order '${order.orderId}': the stored order no longer matches its check`);
+    }
+    // The identical order is stored without a state record: a request cut short before
+    // acceptance was one transaction. Accept it now, on the same counter, checking the order.
+    orderAlreadyStored = true;
+  }
+  return {
+    kind: 'rejected',
+    orderId: order.orderId,
+    retryAfterSeconds: retryAfterSeconds(await deps.drain.read(), deps.clock.now()),
+  };
+}
+
+/** What is stored under a resubmitted orderId: the answer, or 'order-only' (no state record yet). */
+async function resubmission(
+  orderId: string,
+  fingerprint: string,
+  context: { readonly correlationId: string; readonly rawBody: string; readonly clientId: string },
+  deps: SubmissionDependencies,
+): Promise<SubmissionOutcome | 'order-only'> {
+  const stateRecord = await deps.states.get(orderId);
+  // Order ids are one namespace for all clients: an id another client holds is refused even with
+  // identical data (it is that client's order), before any fingerprint comparison, and takes no slot.
+  if (stateRecord !== undefined && stateRecord.clientId !== context.clientId) {
+    return { kind: 'other-client', orderId };
+  }
+  const storedOrder = await deps.orders.get(orderId);
+  if (storedOrder !== undefined && storedOrder.fingerprint !== fingerprint) {
+    return rejectConflict(orderId, storedOrder.fingerprint, fingerprint, context, deps);
+  }
+  if (stateRecord !== undefined) {
+    if (stateRecord.orderFingerprint !== fingerprint) {
+      return rejectConflict(orderId, stateRecord.orderFingerprint, fingerprint, context, deps);
+    }
+    return { kind: 'duplicate', status: toOrderStatusBody(stateRecord) };
+  }
+  if (storedOrder === undefined) {
+    // Nothing deletes orders or records, so a refused create with neither stored is not a resubmission.
+    throw new Error(`Order '${orderId}' was refused as existing, but neither it nor its record is stored`);
+  }
+  return 'order-only';
+}
+
+async function queueStart(
+  orderId: string,
+  context: { readonly correlationId: string },
+  deps: SubmissionDependencies,
+): Promise<{ readonly kind: 'accepted'; readonly orderId: string; readonly startQueued: boolean }> {
+  try {
+    await deps.startQueue.send({ orderId, reason: 'submitted', correlationId: context.correlationId });
+    return { kind: 'accepted', orderId, startQueued: true };
   } catch (error) {
-    // Both writes are done, so the order is accepted: the Pending record expires after startGrace
-    // and the supervisor re-queues it. Failing the request here would only invite a resubmission.
+    // The order is accepted (order, record and slot are stored): the Pending record expires after
+    // startGrace and the supervisor re-queues it. Failing the request would only invite a resubmission.
     deps.log.error('Start message not sent; the supervisor will re-queue the order', {
-      orderId: order.orderId,
+      orderId,
       error: describeError(error),
     });
-    return { kind: 'accepted', orderId: order.orderId, startQueued: false };
+    return { kind: 'accepted', orderId, startQueued: false };
   }
 }
 

@@ -1,6 +1,7 @@
 /**
  * The supervisor role: what to do with one due record of the DueIndex (reset an expired attempt,
- * fail it at the threshold, restart a Pending order nobody claimed, or skip), and the sweeps that
+ * fail it at the threshold, restart a Pending order nobody claimed, the same three for
+ * CompensationInProgress records and their compensation attempts, or skip), and the sweeps that
  * page through the index within a time budget and apply those decisions with conditional updates.
  */
 import { type Clock, isoAt, type Sleep, type TimeBudget } from '../../shared/clock';
@@ -47,6 +48,28 @@ export type SupervisionDecision =
   | {
       /** Pending and nobody claimed it in time (lost start message, starter down): ask again. */
       readonly kind: 'restart';
+      readonly completeBy: number;
+    }
+  | {
+      /**
+       * A compensation attempt expired and compensation attempts remain: unlocked (still
+       * CompensationInProgress) for the starter, after a back-off.
+       */
+      readonly kind: 'reset-compensation';
+      readonly compensationFailureCount: number;
+      readonly backoffSeconds: number;
+      readonly completeBy: number;
+      readonly startDelaySeconds: number;
+    }
+  | {
+      /** A compensation attempt expired and it was the last one allowed: CompensationFailed, and an alert. */
+      readonly kind: 'fail-compensation';
+      readonly compensationFailureCount: number;
+      readonly lastError: LastError;
+    }
+  | {
+      /** CompensationInProgress, unlocked, and nobody claimed it in time: ask again. */
+      readonly kind: 'restart-compensation';
       readonly completeBy: number;
     }
   | {
@@ -113,6 +136,35 @@ export function decideSupervision(
         };
       }
       return { kind: 'restart', completeBy: pendingCompleteBy(now, timings) };
+    case ProcessState.CompensationInProgress: {
+      if (record.lockedBy === undefined) {
+        return { kind: 'restart-compensation', completeBy: pendingCompleteBy(now, timings) };
+      }
+      const compensationFailureCount = record.compensationFailureCount + 1;
+      if (compensationFailureCount >= timings.maxCompensationFailures) {
+        return {
+          kind: 'fail-compensation',
+          compensationFailureCount,
+          lastError: {
+            source: 'supervisor',
+            error: 'CompensationThresholdReached',
+            cause:
+              `compensation attempt ${record.attempt} (${record.lockedBy}) passed its CompleteBy ${isoAt(record.completeBy)}; ` +
+              `${compensationFailureCount} failed compensation attempts reached maxCompensationFailures ${timings.maxCompensationFailures}`,
+            at: isoAt(now),
+          },
+        };
+      }
+      // The same back-off as for steps: the compensating service is as likely to be having a bad time.
+      const backoffSeconds = backoffSecondsFor(compensationFailureCount, timings);
+      return {
+        kind: 'reset-compensation',
+        compensationFailureCount,
+        backoffSeconds,
+        completeBy: pendingCompleteBy(now + backoffSeconds * 1000, timings),
+        startDelaySeconds: Math.min(backoffSeconds, MAX_SQS_DELAY_SECONDS),
+      };
+    }
     default:
       return { kind: 'skip', reason: 'not-supervised', detail: `record is ${record.processState}` };
   }
@@ -133,6 +185,7 @@ export interface SupervisorDependencies {
   readonly recordConcurrency?: number;
 }
 
+/** Resets, failures and restarts count compensation attempts too (the logs tell them apart). */
 export interface SweepSummary {
   examined: number;
   resets: number;
@@ -221,6 +274,8 @@ async function superviseRecord(
     lockedBy: record.lockedBy,
     completeBy: record.completeBy,
     failureCount: record.failureCount,
+    compensationFailureCount: record.compensationFailureCount,
+    runningStep: record.runningStep,
     correlationId: deps.correlationId,
   };
   try {
@@ -295,6 +350,75 @@ async function superviseRecord(
         }
         summary.restarts += 1;
         deps.log.warn('Pending order was not claimed in time; re-queued', {
+          ...logContext,
+          claimBy: isoAt(decision.completeBy),
+        });
+        await sendStart(deps, summary, record.orderId, 'supervisor-restart', 0);
+        return;
+      }
+      case 'reset-compensation': {
+        const result = await deps.store.resetExpiredCompensation(record, {
+          compensationFailureCount: decision.compensationFailureCount,
+          completeBy: decision.completeBy,
+          at: now,
+        });
+        if (result === 'lost') {
+          return lostRace(deps, summary, logContext, 'reset-compensation');
+        }
+        summary.resets += 1;
+        deps.log.warn('Expired compensation attempt unlocked for a new attempt', {
+          ...logContext,
+          newCompensationFailureCount: decision.compensationFailureCount,
+          backoffSeconds: decision.backoffSeconds,
+        });
+        await sendStart(deps, summary, record.orderId, 'supervisor-retry', decision.startDelaySeconds);
+        return;
+      }
+      case 'fail-compensation': {
+        const result = await deps.store.failExpiredCompensation(record, {
+          compensationFailureCount: decision.compensationFailureCount,
+          lastError: decision.lastError,
+          at: now,
+        });
+        if (result === 'lost') {
+          return lostRace(deps, summary, logContext, 'fail-compensation');
+        }
+        summary.failures += 1;
+        deps.log.error('Compensation failed: compensation attempts exhausted', {
+          ...logContext,
+          newCompensationFailureCount: decision.compensationFailureCount,
+        });
+        try {
+          await deps.alerts.compensationFailed({
+            orderId: record.orderId,
+            reason: 'CompensationThresholdReached',
+            compensationFailureCount: decision.compensationFailureCount,
+            attempt: record.attempt,
+            ...(record.lockedBy !== undefined && { instanceId: record.lockedBy }),
+            error: decision.lastError.error,
+            cause: decision.lastError.cause,
+            correlationId: deps.correlationId,
+          });
+        } catch (error) {
+          // As for OrderFailed: the record is terminal, no later sweep alerts again.
+          summary.alertFailures += 1;
+          deps.log.error('CompensationFailed alert not published', {
+            ...logContext,
+            error: describeError(error),
+          });
+        }
+        return;
+      }
+      case 'restart-compensation': {
+        const result = await deps.store.restartCompensation(record, {
+          completeBy: decision.completeBy,
+          at: now,
+        });
+        if (result === 'lost') {
+          return lostRace(deps, summary, logContext, 'restart-compensation');
+        }
+        summary.restarts += 1;
+        deps.log.warn('Compensation was not claimed in time; re-queued', {
           ...logContext,
           claimBy: isoAt(decision.completeBy),
         });

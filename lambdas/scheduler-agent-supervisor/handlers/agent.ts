@@ -1,9 +1,10 @@
 /**
  * Agent Lambda (one deployment per step): consumes the step's SQS request queue, calls the step's
- * remote service and answers the Step Functions task token. Composition only; the rules live in
- * domain/agent.ts.
+ * remote service (the step's operation, or its compensation) and answers the Step Functions task
+ * token. Composition only; the rules live in domain/agent.ts.
  *
- * Per record: an invalid or misrouted message fails alone (partial batch failure); a delivery that
+ * Per record: an invalid or misrouted message (another step's, or an operation that is neither this
+ * step nor its compensation) fails alone (partial batch failure); a delivery that
  * finds another delivery of the same key mid-call fails so SQS brings it back later; a late reply
  * (the task is gone) is logged and the message acknowledged, never retried.
  */
@@ -33,6 +34,7 @@ import {
   InvalidAgentRequestError,
   idempotencyRetentionSeconds,
   remoteOperationFor,
+  resolveAgentOperation,
 } from '../domain/agent';
 
 const stepName = requireEnv(EnvKey.StepName);
@@ -78,6 +80,7 @@ export function parseAgentRequest(body: string): AgentRequest {
       `message for step '${parsed.value.step}' reached the agent of step '${stepName}' (misrouted)`,
     );
   }
+  resolveAgentOperation(parsed.value);
   return parsed.value;
 }
 
@@ -94,6 +97,8 @@ async function processRecord(record: SQSRecord): Promise<void> {
     persistentKeys: {
       correlationId: request.correlationId,
       orderId: request.orderId,
+      action: request.action,
+      operation: request.operation,
       instanceId: request.instanceId,
       attempt: request.attempt,
       messageId: record.messageId,
@@ -127,21 +132,25 @@ async function processRecord(record: SQSRecord): Promise<void> {
     log.warn('Agent request not answered; the message will be redelivered', { error: error as Error });
     throw error;
   }
-  report(outcome, log);
+  report(outcome, request, log);
 }
 
-function report(outcome: AgentOutcome, log: Logger): void {
+function report(outcome: AgentOutcome, request: AgentRequest, log: Logger): void {
+  const what = request.action === 'compensate' ? 'Compensation' : 'Step';
   if (outcome.delivery === 'late') {
     count(OrderMetric.LateReplies);
     log.warn('Late reply dropped: the task had already timed out or ended', { outcome: outcome.kind });
   }
   if (outcome.kind === 'succeeded') {
-    log.info('Step succeeded', { confirmationId: outcome.result.confirmationId });
+    log.info(`${what} succeeded`, {
+      confirmationId: outcome.result.confirmationId,
+      ...(outcome.result.undone !== undefined && { undone: outcome.result.undone }),
+    });
     return;
   }
   if (outcome.reason === 'permanent') count(OrderMetric.PermanentFailures);
   if (outcome.reason === 'deadline') count(OrderMetric.DeadlineExceeded);
-  log.warn('Step failed', { error: outcome.error, reason: outcome.reason, cause: outcome.cause });
+  log.warn(`${what} failed`, { error: outcome.error, reason: outcome.reason, cause: outcome.cause });
 }
 
 export const handler = instrumentedHandler(

@@ -1,8 +1,9 @@
 /**
  * POST /orders (API Gateway proxy integration). Validates the body, then runs the submission use
  * case and maps its outcome to HTTP: 202 new, 200 identical resubmission, 409 conflict (different
- * data, or an orderId another client holds), 400 bad input (nothing written), 403 an API key of no
- * registered client, 500 unexpected (logged with the correlation id, no internals returned).
+ * data, or an orderId another client holds), 429 every admission slot taken (Retry-After, nothing
+ * written), 400 bad input (nothing written), 403 an API key of no registered client, 500
+ * unexpected (logged with the correlation id, no internals returned).
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { createDocumentClient, createEventBridgeClient, createSqsClient } from '../../shared/aws-clients';
@@ -16,10 +17,16 @@ import {
   unexpectedErrorResponse,
 } from '../../shared/http';
 import { annotateTrace, createObservability, instrumentedHandler } from '../../shared/observability';
+import { DynamoDrainStatistics, DynamoOrderAcceptance } from '../adapters/admission-store';
 import { EventBridgeAlertPublisher } from '../adapters/alert-publisher';
 import { SqsConflictQueue } from '../adapters/conflict-queue';
 import { DynamoOrdersRepository } from '../adapters/orders-repository';
-import { readClientRegistry, readDueShardCount, readWorkflowTimings } from '../adapters/runtime-config';
+import {
+  readAdmissionSettings,
+  readClientRegistry,
+  readDueShardCount,
+  readWorkflowTimings,
+} from '../adapters/runtime-config';
 import { SqsStartQueue } from '../adapters/start-queue';
 import { DynamoStateStore } from '../adapters/state-store';
 import { type AcceptedOrderBody, ApiRoute, EnvKey, OrderMetric, ProcessState } from '../contracts';
@@ -32,15 +39,22 @@ const { tracer, count } = observability;
 const documentClient = createDocumentClient(tracer);
 const sqs = createSqsClient(tracer);
 
+const ordersTable = requireEnv(EnvKey.OrdersTableName);
+const stateTable = requireEnv(EnvKey.StateTableName);
+const admissionTable = requireEnv(EnvKey.AdmissionTableName);
+
 const dependencies: Omit<SubmissionDependencies, 'log'> = {
-  orders: new DynamoOrdersRepository(documentClient, requireEnv(EnvKey.OrdersTableName)),
-  states: new DynamoStateStore(documentClient, requireEnv(EnvKey.StateTableName)),
+  orders: new DynamoOrdersRepository(documentClient, ordersTable),
+  states: new DynamoStateStore(documentClient, stateTable),
+  acceptance: new DynamoOrderAcceptance(documentClient, { ordersTable, stateTable, admissionTable }),
+  drain: new DynamoDrainStatistics(documentClient, admissionTable),
   startQueue: new SqsStartQueue(sqs, requireEnv(EnvKey.StartQueueUrl)),
   conflictQueue: new SqsConflictQueue(sqs, requireEnv(EnvKey.ConflictQueueUrl)),
   alerts: new EventBridgeAlertPublisher(createEventBridgeClient(tracer), requireEnv(EnvKey.AlertBusName)),
   clock: systemClock,
   timings: readWorkflowTimings(),
   dueShardCount: readDueShardCount(),
+  admission: readAdmissionSettings(),
 };
 const clients = readClientRegistry();
 
@@ -79,7 +93,10 @@ export const handler = instrumentedHandler(
           if (!outcome.startQueued) {
             count(OrderMetric.StartMessageSendFailures);
           }
-          log.info('Order accepted', { startQueued: outcome.startQueued });
+          log.info('Order accepted', {
+            startQueued: outcome.startQueued,
+            admissionShard: outcome.admissionShard,
+          });
           const body: AcceptedOrderBody = { orderId, processState: ProcessState.Pending };
           return jsonResponse(202, body, {
             ...echoHeaders,
@@ -112,6 +129,17 @@ export const handler = instrumentedHandler(
             `Order '${orderId}' already exists with different data; the request was not applied`,
             undefined,
             echoHeaders,
+          );
+        case 'rejected':
+          count(OrderMetric.AdmissionRejected);
+          log.info('Order refused: every admission slot is taken', {
+            retryAfterSeconds: outcome.retryAfterSeconds,
+          });
+          return errorResponse(
+            429,
+            `Too many orders in progress; order '${orderId}' was not accepted. Retry after ${outcome.retryAfterSeconds} s`,
+            undefined,
+            { ...echoHeaders, 'Retry-After': String(outcome.retryAfterSeconds) },
           );
       }
     } catch (error) {

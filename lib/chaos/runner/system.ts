@@ -10,7 +10,7 @@ import {
   paginateScan,
 } from '@aws-sdk/client-dynamodb';
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { LedgerAttr } from '../../../lambdas/fakes/contracts';
+import { readLedger } from '../../../lambdas/fakes/adapters/ledger';
 import {
   StateAttr,
   StepAttr,
@@ -116,14 +116,10 @@ export class SystemDriver {
     }));
   }
 
+  /** Effects of original operations (undone ones included); undos and closed keys are not effects. */
   async ledgerEffects(): Promise<LedgerEffect[]> {
-    const items = await this.scan(this.output('LedgerTableName'), (item) => item);
-    return items
-      .filter((item) => !(item[LedgerAttr.Pk]?.S ?? '').startsWith('calls#'))
-      .map((item) => ({
-        service: item[LedgerAttr.Service]?.S ?? '?',
-        idempotencyKey: item[LedgerAttr.IdempotencyKey]?.S ?? '?',
-      }));
+    const { effects } = await readLedger(this.dynamo, this.output('LedgerTableName'));
+    return effects.map(({ service, idempotencyKey }) => ({ service, idempotencyKey }));
   }
 
   /** Takes every alert currently in the inbox (deleting them: the inbox is a queue). */

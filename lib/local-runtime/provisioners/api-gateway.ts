@@ -2,10 +2,12 @@
  * API Gateway REST APIs: one loopback server per AWS::ApiGateway::RestApi (the first on the
  * runtime's port), listening before the template is resolved because the app builds its API URL
  * from it; routes from the API's Resources, Methods and Stages; API keys enforced, their values
- * generated per data directory where the template leaves them to AWS.
+ * generated per data directory where the template leaves them to AWS; AWS_IAM methods require a
+ * SigV4 signature of a local identity (../identities.ts; IAM policies are not evaluated).
  */
 import { type RestApiMethod, type RestApiServer, type RestApiSpec, startRestApiServer } from '../api-gateway';
 import { GeneratedApiKeys } from '../api-keys';
+import { LocalIdentities, type LocalIdentity } from '../identities';
 import type { ListenContext, Provisioner, StackContext, TargetContribution } from '../provisioning';
 import type { LocalApi } from '../target';
 import type { LambdaProvisioner } from './lambda';
@@ -17,6 +19,8 @@ const METHOD = 'AWS::ApiGateway::Method';
 const STAGE = 'AWS::ApiGateway::Stage';
 const API_KEY = 'AWS::ApiGateway::ApiKey';
 const DEFAULT_PORT = 3000;
+/** The identity every runtime offers its tools for AWS_IAM methods (access key id = user name). */
+export const OPERATOR_IDENTITY = 'operator';
 
 export class ApiGatewayProvisioner implements Provisioner {
   readonly name = 'API Gateway';
@@ -39,6 +43,8 @@ export class ApiGatewayProvisioner implements Provisioner {
   private readonly apiKeyIds: Record<string, string> = {};
   private readonly apis: Array<{ stackName: string; server: RestApiServer; spec: RestApiSpec }> = [];
   private generatedKeys: GeneratedApiKeys | undefined;
+  private identities: LocalIdentities | undefined;
+  private operator: LocalIdentity | undefined;
 
   constructor(private readonly lambda: LambdaProvisioner) {}
 
@@ -50,6 +56,8 @@ export class ApiGatewayProvisioner implements Provisioner {
    */
   async listen(context: ListenContext): Promise<void> {
     this.generatedKeys = new GeneratedApiKeys(context.options.dataDir);
+    this.identities = new LocalIdentities(context.options.dataDir, context.accountId);
+    this.operator = this.identities.identity(OPERATOR_IDENTITY);
     const port = context.options.port ?? DEFAULT_PORT;
     for (const [index, { stack, logicalId }] of context.resourcesOfType(REST_API).entries()) {
       const start = (wanted: number) =>
@@ -96,7 +104,7 @@ export class ApiGatewayProvisioner implements Provisioner {
       if (!server) throw new Error(`No local server for ${logicalId} in ${stackName}`);
       const keys = this.apiKeys.get(stackName) ?? [];
       const ids = Object.fromEntries(keys.map((key) => [key, this.apiKeyIds[key] as string]));
-      const spec = { ...restApiSpec(context, logicalId, keys), apiKeyIds: ids };
+      const spec = { ...restApiSpec(context, logicalId, keys, this.identities), apiKeyIds: ids };
       server.serve(spec);
       this.apis.push({ stackName, server, spec });
     }
@@ -120,6 +128,7 @@ export class ApiGatewayProvisioner implements Provisioner {
       ...(first ? { apiUrl: first.url } : {}),
       ...(apiKey ? { apiKey } : {}),
       ...(Object.keys(apis).length > 0 ? { apis } : {}),
+      ...(this.operator ? { identities: { [OPERATOR_IDENTITY]: this.operator } } : {}),
     };
   }
 }
@@ -128,6 +137,7 @@ function restApiSpec(
   context: StackContext,
   restApiLogicalId: string,
   apiKeys: readonly string[],
+  identities: LocalIdentities | undefined,
 ): RestApiSpec {
   const { resolver } = context;
   const apiId = resolver.physicalName(restApiLogicalId);
@@ -169,6 +179,7 @@ function restApiSpec(
       resourceId,
       httpMethod: String(properties.HttpMethod).toUpperCase(),
       apiKeyRequired: properties.ApiKeyRequired === true,
+      authorizationType: authorization,
     };
     if (integration.Type === 'AWS_PROXY') {
       const functionArn = /functions\/(arn:[^/]+)\/invocations/.exec(String(integration.Uri))?.[1];
@@ -207,6 +218,7 @@ function restApiSpec(
     stageNames,
     methods,
     apiKeys,
+    ...(identities && { identities }),
     region: context.region,
     accountId: context.accountId,
   };

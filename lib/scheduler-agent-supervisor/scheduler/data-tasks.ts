@@ -7,7 +7,7 @@ import type { Construct } from 'constructs';
 import {
   ALERT_EVENT_SOURCE,
   AlertType,
-  type OrderFailedDetail,
+  type CompensationFailedDetail,
   StateAttr,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { ExecutionInput, RecordPath, WorkflowPath } from './execution-data';
@@ -101,32 +101,41 @@ export function loadOrder(scope: Construct, ordersTable: dynamodb.ITable): sfn.T
   });
 }
 
-/** Tells an operator (OrderFailed on the alert bus) after MarkError. */
-export function raiseOrderFailedAlert(scope: Construct, alertBus: events.IEventBus): sfn.TaskStateBase {
-  const detail: Record<keyof OrderFailedDetail, unknown> = {
+/**
+ * Tells an operator (CompensationFailed on the alert bus) after a compensation was refused for
+ * good: some effects of the order may still stand.
+ */
+export function raiseCompensationFailedAlert(
+  scope: Construct,
+  alertBus: events.IEventBus,
+): sfn.TaskStateBase {
+  const detail: Record<keyof CompensationFailedDetail, unknown> = {
     orderId: sfn.JsonPath.stringAt(ExecutionInput.orderId),
-    reason: 'AgentPermanentFailure',
-    failureCount: sfn.JsonPath.stringToJson(sfn.JsonPath.stringAt(RecordPath.failureCount)),
+    reason: 'CompensationRefused',
+    compensationFailureCount: sfn.JsonPath.stringToJson(
+      sfn.JsonPath.stringAt(RecordPath.compensationFailureCount),
+    ),
+    step: sfn.JsonPath.stringAt(WorkflowPath.failedStep),
     attempt: sfn.JsonPath.numberAt(ExecutionInput.attempt),
     instanceId: sfn.JsonPath.stringAt(ExecutionInput.instanceId),
     error: sfn.JsonPath.stringAt(`${WorkflowPath.error}.Error`),
     cause: sfn.JsonPath.jsonToString(sfn.JsonPath.objectAt(WorkflowPath.error)),
     correlationId: sfn.JsonPath.stringAt(ExecutionInput.correlationId),
   };
-  return tasks.EventBridgePutEvents.jsonPath(scope, 'RaiseOrderFailedAlert', {
-    comment: 'Tell an operator (OrderFailed on the alert bus).',
+  return tasks.EventBridgePutEvents.jsonPath(scope, 'RaiseCompensationFailedAlert', {
+    comment: 'Tell an operator (CompensationFailed on the alert bus).',
     entries: [
       {
         eventBus: alertBus,
         source: ALERT_EVENT_SOURCE,
-        detailType: AlertType.OrderFailed,
+        detailType: AlertType.CompensationFailed,
         detail: sfn.TaskInput.fromObject(detail),
       },
     ],
     resultPath: sfn.JsonPath.DISCARD,
     taskTimeout: dataTaskTimeout(),
   }).addRetry({
-    // A repeated alert is harmless; a lost one is not. The record is already Error either way.
+    // A repeated alert is harmless; a lost one is not. The record is already CompensationFailed either way.
     errors: [sfn.Errors.TASKS_FAILED, sfn.Errors.TIMEOUT],
     ...RETRY_SHAPE,
   });

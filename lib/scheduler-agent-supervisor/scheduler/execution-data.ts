@@ -3,7 +3,12 @@
  * the scheduler's states read or write. JSONPath only: the local engine (lib/local-runtime)
  * ignores JSONata and variables, so none are used.
  */
-import { OrderAttr, StateAttr, StepAttr } from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import {
+  CompensationAttr,
+  OrderAttr,
+  StateAttr,
+  StepAttr,
+} from '../../../lambdas/scheduler-agent-supervisor/contracts';
 
 /** Execution input fields (the starter's StartExecution input). */
 export const ExecutionInput = {
@@ -26,6 +31,8 @@ export const WorkflowPath = {
   order: '$.order',
   /** Agent results by step name. */
   results: '$.results',
+  /** Compensating agents' results by step name (kept apart: a step may be done and undone in one execution). */
+  compensations: '$.compensations',
   /** Catch output of a permanent agent failure, and the step it came from. */
   error: '$.error',
   failedStep: '$.failedStep',
@@ -40,10 +47,17 @@ export const RecordPath = {
   lockedBy: `${item}.${StateAttr.LockedBy}.S`,
   processState: `${item}.${StateAttr.ProcessState}.S`,
   failureCount: `${item}.${StateAttr.FailureCount}.N`,
+  compensationFailureCount: `${item}.${StateAttr.CompensationFailureCount}.N`,
   /** Status of a step as an earlier attempt left it. */
   stepStatus: (step: string) => `${item}.${StateAttr.Steps}.M.${step}.M.${StepAttr.Status}.S`,
-  /** The step's deadline in the plan the starter wrote at claim time (epoch millis, as text). */
-  plannedDeadline: (step: string) => `${item}.${StateAttr.Plan}.M.${step}.N`,
+  /**
+   * The deadline of a step or of a compensation (by operation name) in the plan the starter wrote
+   * at claim time (epoch millis, as text).
+   */
+  plannedDeadline: (operation: string) => `${item}.${StateAttr.Plan}.M.${operation}.N`,
+  /** Status of a step's compensation log entry as the record was loaded. */
+  compensationStatus: (step: string) =>
+    `${item}.${StateAttr.CompensationLog}.M.${step}.M.${CompensationAttr.Status}.S`,
 } as const;
 
 /** Typed paths into the loaded order. */
@@ -57,3 +71,6 @@ export const OrderPath = {
 
 /** Where a step's agent result lands (the SendTaskSuccess output). */
 export const stepResultPath = (step: string): string => `${WorkflowPath.results}.${step}`;
+
+/** Where the result of a step's compensation lands. */
+export const compensationResultPath = (step: string): string => `${WorkflowPath.compensations}.${step}`;

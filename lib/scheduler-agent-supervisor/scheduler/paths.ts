@@ -8,9 +8,9 @@ import {
   type StepDefinition,
   type WorkflowTimings,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
-import { loadOrder, loadStateRecord, raiseOrderFailedAlert } from './data-tasks';
+import { loadOrder, loadStateRecord, raiseCompensationFailedAlert } from './data-tasks';
 import { ExecutionInput, RecordPath } from './execution-data';
-import { stepStates } from './step-states';
+import { stepStates, undoStates } from './step-states';
 import { StoreUpdates } from './store-updates';
 
 const STEP_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9]*$/;
@@ -19,8 +19,10 @@ const STEP_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9]*$/;
 export const SchedulerEnd = {
   /** Every step completed and recorded. */
   processed: 'Processed',
-  /** A step failed for good: Error recorded, operator alerted. */
-  orderFailed: 'OrderFailed',
+  /** A step failed for good (or an operator cancelled): every completed step undone. */
+  compensated: 'Compensated',
+  /** A compensation was refused for good: CompensationFailed recorded, operator alerted. */
+  compensationFailed: 'CompensationFailed',
   /** This execution lost the lock: it changed nothing and stops quietly. */
   fencedOut: 'FencedOut',
   /** The agent did not answer in time: the record is left for the supervisor. */
@@ -34,7 +36,7 @@ export interface SchedulerPathsProps {
   readonly agentQueues: Readonly<Record<string, sqs.IQueue>>;
   readonly stateTable: dynamodb.ITable;
   readonly ordersTable: dynamodb.ITable;
-  /** Operator alert bus (OrderFailed). */
+  /** Operator alert bus (CompensationFailed). */
   readonly alertBus: events.IEventBus;
   readonly timings: WorkflowTimings;
 }
@@ -57,6 +59,20 @@ export function stepProblems(
   }
   const duplicates = names.filter((name, index) => names.indexOf(name) !== index);
   if (duplicates.length > 0) problems.push(`duplicate steps: ${duplicates.join(', ')}`);
+  // Compensation names are Plan keys next to the step names, and JSONPath segments.
+  const compensations = steps.map((step) => step.compensation.name);
+  for (const name of compensations) {
+    if (!STEP_NAME_PATTERN.test(name)) {
+      problems.push(`compensation name '${name}' must be letters and digits (it is used in JSONPath)`);
+    }
+  }
+  const operations = [...new Set(names), ...compensations];
+  const clashes = operations.filter((name, index) => operations.indexOf(name) !== index);
+  if (clashes.length > 0) {
+    problems.push(
+      `compensation names must be unique and differ from step names: ${[...new Set(clashes)].join(', ')}`,
+    );
+  }
   const unknown = Object.keys(agentQueues).filter((name) => !names.includes(name));
   if (unknown.length > 0) problems.push(`agent queues for unknown steps: ${unknown.join(', ')}`);
   return problems;
@@ -65,9 +81,15 @@ export function stepProblems(
 /**
  * The scheduler's paths, start to end:
  *   LoadStateRecord -> LoadOrder -> CheckLock -> each step in order -> MarkProcessed -> Processed
- *   a permanent agent failure:  <Step>.PermanentFailure -> MarkError -> RaiseOrderFailedAlert -> OrderFailed
+ *   a permanent agent failure of a step: <Step>.BeginCompensation -> the compensation chain
+ *   CheckLock of a claimed CompensationInProgress record: the compensation chain
+ *   the compensation chain: each step in reverse order, <Step>.Undo.Check -> (.MarkCompensating |
+ *     .MarkUncertain) -> .CallAgent -> .MarkCompensated; then MarkCompensated -> Compensated
+ *   a refused compensation: <Step>.Undo.PermanentFailure -> <Step>.Undo.MarkCompensationFailed ->
+ *     RaiseCompensationFailedAlert -> CompensationFailed
  *   a lost lock (CheckLock, or any fenced update): FencedOut, changing nothing
- *   a timed-out or transiently failed agent: AttemptAbandoned, touching nothing (the supervisor retries)
+ *   a timed-out or transiently failed agent (step or compensation): AttemptAbandoned, touching
+ *     nothing (the supervisor retries)
  * Returns the first state.
  */
 export function schedulerPaths(scope: Construct, props: SchedulerPathsProps): sfn.IChainable {
@@ -81,47 +103,72 @@ export function schedulerPaths(scope: Construct, props: SchedulerPathsProps): sf
   const attemptAbandoned = new sfn.Fail(scope, SchedulerEnd.attemptAbandoned, {
     error: 'AttemptAbandoned',
     cause:
-      'The agent did not answer in time or gave up on transient errors. The record stays Processing; the supervisor retries the order once its CompleteBy has passed.',
+      'The agent did not answer in time or gave up on transient errors. The record stays Processing (or CompensationInProgress); the supervisor retries the order once its CompleteBy has passed.',
     comment: 'Touches nothing: the store deliberately does not distinguish a slow agent from a failed one.',
   });
   const updates = new StoreUpdates(scope, { stateTable: props.stateTable, fencedOut });
 
-  const markError = updates.markError();
-  markError.next(raiseOrderFailedAlert(scope, props.alertBus)).next(
-    new sfn.Fail(scope, SchedulerEnd.orderFailed, {
-      error: 'OrderFailed',
-      cause: 'A step failed permanently: the order is in Error and an operator was alerted.',
+  const compensationFailed = raiseCompensationFailedAlert(scope, props.alertBus);
+  compensationFailed.next(
+    new sfn.Fail(scope, SchedulerEnd.compensationFailed, {
+      error: 'CompensationFailed',
+      cause:
+        'A compensation was refused for good: the order is CompensationFailed and an operator was alerted.',
     }),
   );
+  const markCompensated = updates.markCompensated();
+  markCompensated.next(new sfn.Succeed(scope, SchedulerEnd.compensated));
+
+  // The compensation chain, built from the first step forwards so that each undo knows its next
+  // (the undo of the step before it); it is entered at the undo of the last step.
+  let undoNext: sfn.IChainable = markCompensated;
+  props.steps.forEach((step, index) => {
+    undoNext = undoStates(scope, {
+      step,
+      seq: index + 1,
+      queue: props.agentQueues[step.name] as sqs.IQueue,
+      timings: props.timings,
+      updates,
+      next: undoNext,
+      onPermanentFailure: compensationFailed,
+      onAbandoned: attemptAbandoned,
+    }).check;
+  });
+  const compensationChain = undoNext;
+  const lastStep = props.steps[props.steps.length - 1] as StepDefinition;
+
   const markProcessed = updates.markProcessed();
   markProcessed.next(new sfn.Succeed(scope, SchedulerEnd.processed));
 
   // Built from the last step backwards so each step knows where a completed (or skipped) step goes.
   let next: sfn.IChainable = markProcessed;
-  for (const step of [...props.steps].reverse()) {
+  [...props.steps].reverse().forEach((step, reversedIndex) => {
     next = stepStates(scope, {
       step,
+      seq: props.steps.length - reversedIndex,
+      firstCompensation: lastStep.compensation.name,
       queue: props.agentQueues[step.name] as sqs.IQueue,
       timings: props.timings,
       updates,
       next,
-      onPermanentFailure: markError,
+      onPermanentFailure: compensationChain,
       onAbandoned: attemptAbandoned,
     }).check;
-  }
+  });
 
+  const heldByThisExecution = (state: string) =>
+    sfn.Condition.and(
+      sfn.Condition.isPresent(RecordPath.lockedBy),
+      sfn.Condition.stringEqualsJsonPath(RecordPath.lockedBy, ExecutionInput.instanceId),
+      sfn.Condition.isPresent(RecordPath.processState),
+      sfn.Condition.stringEquals(RecordPath.processState, state),
+    );
   const checkLock = new sfn.Choice(scope, 'CheckLock', {
-    comment: 'Run only while this execution holds the lock of a Processing record.',
+    comment:
+      'Run only while this execution holds the lock: the steps of a Processing record, the compensations of a CompensationInProgress one.',
   })
-    .when(
-      sfn.Condition.and(
-        sfn.Condition.isPresent(RecordPath.lockedBy),
-        sfn.Condition.stringEqualsJsonPath(RecordPath.lockedBy, ExecutionInput.instanceId),
-        sfn.Condition.isPresent(RecordPath.processState),
-        sfn.Condition.stringEquals(RecordPath.processState, ProcessState.Processing),
-      ),
-      next,
-    )
+    .when(heldByThisExecution(ProcessState.Processing), next)
+    .when(heldByThisExecution(ProcessState.CompensationInProgress), compensationChain)
     .otherwise(fencedOut);
 
   return loadStateRecord(scope, props.stateTable).next(loadOrder(scope, props.ordersTable)).next(checkLock);

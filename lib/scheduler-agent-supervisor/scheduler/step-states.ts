@@ -6,11 +6,13 @@ import type { Construct } from 'constructs';
 import {
   AgentError,
   type AgentRequest,
+  CompensationStatus,
   type StepDefinition,
   StepStatus,
   type WorkflowTimings,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import {
+  compensationResultPath,
   ENTERED_TIME,
   ExecutionInput,
   OrderPath,
@@ -35,24 +37,34 @@ export interface AgentCallProps {
 }
 
 /**
- * `<Step>.CallAgent`: sends the AgentRequest to the step's queue and waits for the task token
+ * `<Step>.CallAgent` (action `perform`) or `<Step>.Undo.CallAgent` (action `compensate`): sends
+ * the AgentRequest to the step's queue and waits for the task token
  * (sqs:sendMessage.waitForTaskToken), for at most TimeoutSeconds, and HeartbeatSeconds between
- * signs of life. Without both a lost reply would park the execution for up to a year.
+ * signs of life. Without both a lost reply would park the execution for up to a year. A
+ * compensation runs through the step's own agent, keyed on `<orderId>:<compensation>`, and names
+ * the key of the effect it undoes (`<orderId>:<step>`).
  */
-export function agentCall(scope: Construct, props: AgentCallProps): tasks.SqsSendMessage {
+export function agentCall(
+  scope: Construct,
+  props: AgentCallProps & { readonly action?: AgentRequest['action'] },
+): tasks.SqsSendMessage {
   const { step, timings } = props;
+  const compensate = props.action === 'compensate';
   validateTimings(`Agent call ${scope.node.path}/${step.name}`, timings);
-  const deadline = RecordPath.plannedDeadline(step.name);
-  const request: Record<Exclude<keyof AgentRequest, 'undoes'>, unknown> = {
+  const operation = compensate ? step.compensation.name : step.name;
+  const deadline = RecordPath.plannedDeadline(operation);
+  const orderId = sfn.JsonPath.stringAt(ExecutionInput.orderId);
+  const request: Record<Exclude<keyof AgentRequest, 'undoes'>, unknown> & { undoes?: string } = {
     taskToken: sfn.JsonPath.taskToken,
-    orderId: sfn.JsonPath.stringAt(ExecutionInput.orderId),
+    orderId,
     step: step.name,
-    action: 'perform',
-    operation: step.name,
+    action: compensate ? 'compensate' : 'perform',
+    operation,
+    ...(compensate && { undoes: sfn.JsonPath.format(`{}:${step.name}`, orderId) }),
     instanceId: sfn.JsonPath.stringAt(ExecutionInput.instanceId),
     attempt: sfn.JsonPath.numberAt(ExecutionInput.attempt),
     // Stable across retries and attempts, never the token: the downstream de-duplicates on it.
-    idempotencyKey: sfn.JsonPath.format(`{}:${step.name}`, sfn.JsonPath.stringAt(ExecutionInput.orderId)),
+    idempotencyKey: sfn.JsonPath.format(`{}:${operation}`, orderId),
     deadlineEpochMillis: sfn.JsonPath.stringToJson(sfn.JsonPath.stringAt(deadline)),
     taskEnteredAt: sfn.JsonPath.stringAt(ENTERED_TIME),
     taskTimeoutSeconds: timings.stepTimeoutSeconds,
@@ -66,23 +78,33 @@ export function agentCall(scope: Construct, props: AgentCallProps): tasks.SqsSen
     },
     correlationId: sfn.JsonPath.stringAt(ExecutionInput.correlationId),
   };
-  return tasks.SqsSendMessage.jsonPath(scope, `${step.name}.CallAgent`, {
-    comment: `Ask the ${step.service} agent and wait for its answer (task token).`,
-    queue: props.queue,
-    integrationPattern: sfn.IntegrationPattern.WAIT_FOR_TASK_TOKEN,
-    messageBody: sfn.TaskInput.fromObject(request),
-    taskTimeout: sfn.Timeout.duration(Duration.seconds(timings.stepTimeoutSeconds)),
-    heartbeatTimeout: sfn.Timeout.duration(Duration.seconds(timings.stepHeartbeatSeconds)),
-    resultPath: stepResultPath(step.name),
-  });
+  return tasks.SqsSendMessage.jsonPath(
+    scope,
+    compensate ? `${step.name}.Undo.CallAgent` : `${step.name}.CallAgent`,
+    {
+      comment: compensate
+        ? `Ask the ${step.service} agent to ${operation} and wait for its answer (task token).`
+        : `Ask the ${step.service} agent and wait for its answer (task token).`,
+      queue: props.queue,
+      integrationPattern: sfn.IntegrationPattern.WAIT_FOR_TASK_TOKEN,
+      messageBody: sfn.TaskInput.fromObject(request),
+      taskTimeout: sfn.Timeout.duration(Duration.seconds(timings.stepTimeoutSeconds)),
+      heartbeatTimeout: sfn.Timeout.duration(Duration.seconds(timings.stepHeartbeatSeconds)),
+      resultPath: compensate ? compensationResultPath(step.name) : stepResultPath(step.name),
+    },
+  );
 }
 
 export interface StepStatesProps extends AgentCallProps {
-  /** The fenced store updates (MarkRunning and MarkCompleted of this step). */
+  /** 1-based position of the step in the step list (its compensation log entry's Seq). */
+  readonly seq: number;
+  /** The compensation that runs first once a step fails (that of the last step): its deadline becomes CompleteBy. */
+  readonly firstCompensation: string;
+  /** The fenced store updates (MarkRunning, MarkCompleted and BeginCompensation of this step). */
   readonly updates: StoreUpdates;
   /** Where the step goes once completed, or skipped because an earlier attempt completed it. */
   readonly next: sfn.IChainable;
-  /** Where a permanent agent failure goes, once the step is remembered in `$.failedStep`. */
+  /** The compensation chain, entered after `<Step>.BeginCompensation` on a permanent agent failure. */
   readonly onPermanentFailure: sfn.IChainable;
   /** Where every other end of the agent call goes (timeout, heartbeat timeout, transient failure). */
   readonly onAbandoned: sfn.IChainable;
@@ -94,26 +116,23 @@ export interface StepStates {
   readonly markRunning: tasks.DynamoUpdateItem;
   readonly callAgent: tasks.SqsSendMessage;
   readonly markCompleted: tasks.DynamoUpdateItem;
-  readonly permanentFailure: sfn.Pass;
+  readonly beginCompensation: tasks.DynamoUpdateItem;
 }
 
 /**
  * `<Step>.Check` -> `<Step>.MarkRunning` -> `<Step>.CallAgent` -> `<Step>.MarkCompleted` -> next.
  * A step an earlier attempt completed is skipped (recovery from the store, never redone).
+ * A permanent agent failure -> `<Step>.BeginCompensation` -> the compensation chain.
  */
 export function stepStates(scope: Construct, props: StepStatesProps): StepStates {
   const { step } = props;
   const markRunning = props.updates.markStepRunning(step.name);
-  const callAgent = agentCall(scope, props);
-  const markCompleted = props.updates.markStepCompleted(step.name);
-  const permanentFailure = new sfn.Pass(scope, `${step.name}.PermanentFailure`, {
-    comment: 'Remember which step failed for LastError.Source.',
-    result: sfn.Result.fromString(step.name),
-    resultPath: WorkflowPath.failedStep,
-  });
-  permanentFailure.next(props.onPermanentFailure);
+  const callAgent = agentCall(scope, { ...props, action: 'perform' });
+  const markCompleted = props.updates.markStepCompleted(step, props.seq);
+  const beginCompensation = props.updates.beginCompensation(step.name, props.firstCompensation);
+  beginCompensation.next(props.onPermanentFailure);
   callAgent
-    .addCatch(permanentFailure, { errors: [AgentError.Permanent], resultPath: WorkflowPath.error })
+    .addCatch(beginCompensation, { errors: [AgentError.Permanent], resultPath: WorkflowPath.error })
     // Timeout, heartbeat timeout, Agent.TransientFailure, a send that failed: abandon the attempt.
     .addCatch(props.onAbandoned, { errors: [sfn.Errors.ALL], resultPath: WorkflowPath.abandoned });
   markRunning.next(callAgent).next(markCompleted).next(props.next);
@@ -130,7 +149,88 @@ export function stepStates(scope: Construct, props: StepStatesProps): StepStates
       props.next,
     )
     .otherwise(markRunning);
-  return { check, markRunning, callAgent, markCompleted, permanentFailure };
+  return { check, markRunning, callAgent, markCompleted, beginCompensation };
+}
+
+export interface UndoStatesProps extends AgentCallProps {
+  /** 1-based position of the step in the step list (Seq of an Uncertain log entry). */
+  readonly seq: number;
+  /** The fenced store updates of this step's compensation. */
+  readonly updates: StoreUpdates;
+  /** Where the chain goes once the step is undone, or has nothing to undo. */
+  readonly next: sfn.IChainable;
+  /** Where a refused compensation goes, after `<Step>.Undo.MarkCompensationFailed`. */
+  readonly onPermanentFailure: sfn.IChainable;
+  /** Where every other end of the compensating call goes: the supervisor takes over. */
+  readonly onAbandoned: sfn.IChainable;
+}
+
+/** The states of one step's compensation, entered at `check`. */
+export interface UndoStates {
+  readonly check: sfn.Choice;
+  readonly markCompensating: tasks.DynamoUpdateItem;
+  readonly markUncertain: tasks.DynamoUpdateItem;
+  readonly callAgent: tasks.SqsSendMessage;
+  readonly markCompensated: tasks.DynamoUpdateItem;
+  readonly markFailed: tasks.DynamoUpdateItem;
+}
+
+/**
+ * `<Step>.Undo.Check` -> `<Step>.Undo.MarkCompensating` (or `.MarkUncertain`) ->
+ * `<Step>.Undo.CallAgent` -> `<Step>.Undo.MarkCompensated` -> next.
+ *
+ * The check undoes the step when:
+ *   - its log entry, in the loaded record, is not Compensated (an earlier attempt completed the
+ *     step, or started undoing it: the same key is called again);
+ *   - or `$.results.<Step>` is present: it completed in this execution (its entry was written by
+ *     MarkCompleted after the record was loaded);
+ *   - or it is TimedOut without an entry: its effect is uncertain, so it is undone just in case,
+ *     with an Uncertain entry (`.MarkUncertain`).
+ * Anything else (NotStarted, Failed, already Compensated) has nothing to undo.
+ */
+export function undoStates(scope: Construct, props: UndoStatesProps): UndoStates {
+  const { step } = props;
+  const markCompensating = props.updates.markCompensating(step);
+  const markUncertain = props.updates.markCompensatingUncertain(step, props.seq);
+  const callAgent = agentCall(scope, { ...props, action: 'compensate' });
+  const markCompensated = props.updates.markStepCompensated(step.name);
+  const markFailed = props.updates.markCompensationFailed(step);
+  const permanentFailure = new sfn.Pass(scope, `${step.name}.Undo.PermanentFailure`, {
+    comment: 'Remember which step could not be undone, for the alert.',
+    result: sfn.Result.fromString(step.name),
+    resultPath: WorkflowPath.failedStep,
+  });
+  permanentFailure.next(markFailed).next(props.onPermanentFailure);
+  callAgent
+    .addCatch(permanentFailure, { errors: [AgentError.Permanent], resultPath: WorkflowPath.error })
+    .addCatch(props.onAbandoned, { errors: [sfn.Errors.ALL], resultPath: WorkflowPath.abandoned });
+  markCompensating.next(callAgent);
+  markUncertain.next(callAgent);
+  callAgent.next(markCompensated).next(props.next);
+
+  const logStatus = RecordPath.compensationStatus(step.name);
+  const stepStatus = RecordPath.stepStatus(step.name);
+  const check = new sfn.Choice(scope, `${step.name}.Undo.Check`, {
+    comment: `Undo ${step.name} when it has an effect that is not undone yet, or may have one (TimedOut).`,
+  })
+    .when(
+      sfn.Condition.and(
+        sfn.Condition.isPresent(logStatus),
+        sfn.Condition.not(sfn.Condition.stringEquals(logStatus, CompensationStatus.Compensated)),
+      ),
+      markCompensating,
+    )
+    .when(sfn.Condition.isPresent(logStatus), props.next)
+    .when(sfn.Condition.isPresent(stepResultPath(step.name)), markCompensating)
+    .when(
+      sfn.Condition.and(
+        sfn.Condition.isPresent(stepStatus),
+        sfn.Condition.stringEquals(stepStatus, StepStatus.TimedOut),
+      ),
+      markUncertain,
+    )
+    .otherwise(props.next);
+  return { check, markCompensating, markUncertain, callAgent, markCompensated, markFailed };
 }
 
 function validateTimings(where: string, timings: CallbackTimings): void {

@@ -4,15 +4,25 @@ import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import type { Construct } from 'constructs';
 import {
   bindParams,
+  CompensationResultAttr,
   LastErrorAttr,
   type ParamType,
   renderTransition,
   STATE_TRANSITIONS,
+  type StepDefinition,
   StepResultAttr,
   type TransitionName,
+  type ValueComposer,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { CONDITIONAL_CHECK_FAILED, dataTaskTimeout, orderKey, withDataRetry } from './data-tasks';
-import { ENTERED_TIME, ExecutionInput, RecordPath, stepResultPath, WorkflowPath } from './execution-data';
+import {
+  compensationResultPath,
+  ENTERED_TIME,
+  ExecutionInput,
+  RecordPath,
+  stepResultPath,
+  WorkflowPath,
+} from './execution-data';
 
 export interface StoreUpdateProps {
   /** The state store table. */
@@ -43,6 +53,19 @@ function commonBindings(): Record<string, tasks.DynamoAttributeValue> {
   };
 }
 
+/** A table constant as an ASL attribute value. */
+function constantValue(value: string | number | boolean): tasks.DynamoAttributeValue {
+  if (typeof value === 'number') return tasks.DynamoAttributeValue.fromNumber(value);
+  if (typeof value === 'boolean') return tasks.DynamoAttributeValue.fromBoolean(value);
+  return tasks.DynamoAttributeValue.fromString(value);
+}
+
+/** Map values of the table are composed as `{ M: { ... } }` of their constants and bindings. */
+const COMPOSE: ValueComposer<tasks.DynamoAttributeValue> = {
+  constant: constantValue,
+  map: (entries) => tasks.DynamoAttributeValue.fromMap({ ...entries }),
+};
+
 /** The DynamoDB type a binding renders to (`{ S }`, `{ N }`, `{ M }`). */
 function bindingType(value: tasks.DynamoAttributeValue): ParamType | undefined {
   const [type] = Object.keys(value.toObject() as object);
@@ -71,14 +94,10 @@ export function storeUpdate(scope: Construct, id: string, props: StoreUpdateProp
     rendered,
     { ...commonBindings(), ...props.bindings },
     bindingType,
+    COMPOSE,
   );
   const constants = Object.fromEntries(
-    Object.entries(rendered.constants).map(([placeholder, value]) => [
-      placeholder,
-      typeof value === 'number'
-        ? tasks.DynamoAttributeValue.fromNumber(value)
-        : tasks.DynamoAttributeValue.fromString(value),
-    ]),
+    Object.entries(rendered.constants).map(([placeholder, value]) => [placeholder, constantValue(value)]),
   );
   const task = withDataRetry(
     tasks.DynamoUpdateItem.jsonPath(scope, id, {
@@ -114,23 +133,29 @@ export class StoreUpdates {
     private readonly props: StoreUpdatesProps,
   ) {}
 
-  /** `<Step>.MarkRunning`: CompleteBy is the step's deadline in the plan written at claim time. */
+  /**
+   * `<Step>.MarkRunning`: CompleteBy is the step's deadline in the plan written at claim time;
+   * RunningStep is the step's name.
+   */
   markStepRunning(step: string): tasks.DynamoUpdateItem {
     return this.update(`${step}.MarkRunning`, 'markStepRunning', step, {
-      completeBy: tasks.DynamoAttributeValue.numberFromString(
-        sfn.JsonPath.stringAt(RecordPath.plannedDeadline(step)),
-      ),
+      runningStep: text(step),
+      completeBy: plannedDeadline(step),
     });
   }
 
-  /** `<Step>.MarkCompleted`: the Result is the agent's confirmation. */
-  markStepCompleted(step: string): tasks.DynamoUpdateItem {
-    return this.update(`${step}.MarkCompleted`, 'markStepCompleted', step, {
-      result: tasks.DynamoAttributeValue.fromMap({
-        [StepResultAttr.ConfirmationId]: tasks.DynamoAttributeValue.fromString(
-          sfn.JsonPath.stringAt(`${stepResultPath(step)}.confirmationId`),
-        ),
-      }),
+  /**
+   * `<Step>.MarkCompleted`: the Result is the agent's confirmation; the compensation log entry
+   * names the step's position (`seq`, 1-based), its compensation and the key of the effect.
+   */
+  markStepCompleted(step: StepDefinition, seq: number): tasks.DynamoUpdateItem {
+    const confirmationId = text(sfn.JsonPath.stringAt(`${stepResultPath(step.name)}.confirmationId`));
+    return this.update(`${step.name}.MarkCompleted`, 'markStepCompleted', step.name, {
+      result: tasks.DynamoAttributeValue.fromMap({ [StepResultAttr.ConfirmationId]: confirmationId }),
+      seq: tasks.DynamoAttributeValue.fromNumber(seq),
+      compensation: text(step.compensation.name),
+      undoes: effectKey(step.name),
+      confirmationId,
     });
   }
 
@@ -138,17 +163,55 @@ export class StoreUpdates {
     return this.update('MarkProcessed', 'markProcessed', undefined, {});
   }
 
-  /** `MarkError`: LastError names the failed step and keeps the agent's whole catch output. */
-  markError(): tasks.DynamoUpdateItem {
-    const text = (path: string) => tasks.DynamoAttributeValue.fromString(path);
-    return this.update('MarkError', 'markError', undefined, {
-      lastError: tasks.DynamoAttributeValue.fromMap({
-        [LastErrorAttr.Source]: text(sfn.JsonPath.stringAt(WorkflowPath.failedStep)),
-        [LastErrorAttr.Error]: text(sfn.JsonPath.stringAt(`${WorkflowPath.error}.Error`)),
-        // The whole catch output as text: the agent's Cause is optional in SendTaskFailure.
-        [LastErrorAttr.Cause]: text(sfn.JsonPath.jsonToString(sfn.JsonPath.objectAt(WorkflowPath.error))),
-        [LastErrorAttr.At]: text(sfn.JsonPath.stringAt(ENTERED_TIME)),
+  /**
+   * `<Step>.BeginCompensation`: LastError names the failed step and keeps the agent's whole catch
+   * output; CompleteBy is the planned deadline of `firstCompensation`, the first to run.
+   */
+  beginCompensation(step: string, firstCompensation: string): tasks.DynamoUpdateItem {
+    return this.update(`${step}.BeginCompensation`, 'beginCompensation', step, {
+      lastError: lastError(text(step)),
+      completeBy: plannedDeadline(firstCompensation),
+    });
+  }
+
+  /** `<Step>.Undo.MarkCompensating`: the intent, before the call; CompleteBy is the compensation's deadline. */
+  markCompensating(step: StepDefinition): tasks.DynamoUpdateItem {
+    return this.update(`${step.name}.Undo.MarkCompensating`, 'markCompensating', step.name, {
+      completeBy: plannedDeadline(step.compensation.name),
+    });
+  }
+
+  /** `<Step>.Undo.MarkUncertain`: the intent for a TimedOut step, creating its Uncertain log entry. */
+  markCompensatingUncertain(step: StepDefinition, seq: number): tasks.DynamoUpdateItem {
+    return this.update(`${step.name}.Undo.MarkUncertain`, 'markCompensatingUncertain', step.name, {
+      seq: tasks.DynamoAttributeValue.fromNumber(seq),
+      compensation: text(step.compensation.name),
+      undoes: effectKey(step.name),
+      completeBy: plannedDeadline(step.compensation.name),
+    });
+  }
+
+  /** `<Step>.Undo.MarkCompensated`: the Result is the compensating agent's answer. */
+  markStepCompensated(step: string): tasks.DynamoUpdateItem {
+    const result = compensationResultPath(step);
+    return this.update(`${step}.Undo.MarkCompensated`, 'markStepCompensated', step, {
+      result: tasks.DynamoAttributeValue.fromMap({
+        [CompensationResultAttr.ConfirmationId]: text(sfn.JsonPath.stringAt(`${result}.confirmationId`)),
+        [CompensationResultAttr.Undone]: tasks.DynamoAttributeValue.booleanFromJsonPath(
+          sfn.JsonPath.stringAt(`${result}.undone`),
+        ),
       }),
+    });
+  }
+
+  markCompensated(): tasks.DynamoUpdateItem {
+    return this.update('MarkCompensated', 'markCompensated', undefined, {});
+  }
+
+  /** `<Step>.Undo.MarkCompensationFailed`: LastError names the compensation that was refused. */
+  markCompensationFailed(step: StepDefinition): tasks.DynamoUpdateItem {
+    return this.update(`${step.name}.Undo.MarkCompensationFailed`, 'markCompensationFailed', step.name, {
+      lastError: lastError(text(step.compensation.name)),
     });
   }
 
@@ -166,4 +229,24 @@ export class StoreUpdates {
       fencedOut: this.props.fencedOut,
     });
   }
+}
+
+const text = (value: string) => tasks.DynamoAttributeValue.fromString(value);
+
+const plannedDeadline = (operation: string) =>
+  tasks.DynamoAttributeValue.numberFromString(sfn.JsonPath.stringAt(RecordPath.plannedDeadline(operation)));
+
+/** The idempotency key of the step's effect (`<orderId>:<step>`, see operationKey): what an undo undoes. */
+const effectKey = (step: string) =>
+  text(sfn.JsonPath.format(`{}:${step}`, sfn.JsonPath.stringAt(ExecutionInput.orderId)));
+
+/** LastError from an agent's catch output (`$.error`): its whole output as the Cause. */
+function lastError(source: tasks.DynamoAttributeValue): tasks.DynamoAttributeValue {
+  return tasks.DynamoAttributeValue.fromMap({
+    [LastErrorAttr.Source]: source,
+    [LastErrorAttr.Error]: text(sfn.JsonPath.stringAt(`${WorkflowPath.error}.Error`)),
+    // The whole catch output as text: the agent's Cause is optional in SendTaskFailure.
+    [LastErrorAttr.Cause]: text(sfn.JsonPath.jsonToString(sfn.JsonPath.objectAt(WorkflowPath.error))),
+    [LastErrorAttr.At]: text(sfn.JsonPath.stringAt(ENTERED_TIME)),
+  });
 }

@@ -11,6 +11,7 @@ import {
   WORKFLOW_VERSION,
   type WorkflowTimings,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import { grantTableKeyUse } from '../../platform/data-table';
 import { DATA_TASK_TIMEOUT_SECONDS } from './data-tasks';
 import { schedulerPaths, stepProblems } from './paths';
 
@@ -21,7 +22,7 @@ export interface SchedulerWorkflowProps {
   readonly ordersTable: dynamodb.ITable;
   /** The request queue of each step's agent, by step name; one per step, no more. */
   readonly agentQueues: Readonly<Record<string, sqs.IQueue>>;
-  /** Operator alert bus (OrderFailed events). */
+  /** Operator alert bus (CompensationFailed events). */
   readonly alertBus: events.IEventBus;
   readonly timings: WorkflowTimings;
   readonly logRetentionDays: number;
@@ -66,13 +67,16 @@ export class SchedulerWorkflow extends Construct {
       removalPolicy: props.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
     });
     const stepWindowSeconds = props.timings.stepTimeoutSeconds + props.timings.stepDeadlineSlackSeconds;
+    // Every step and every compensation may use its window; the data tasks around them (two loads,
+    // two updates per step and per compensation, BeginCompensation, the last update, an alert) theirs.
+    const dataTasks = 4 * steps.length + 5;
     this.stateMachine = new sfn.StateMachine(this, 'StateMachine', {
       stateMachineType: sfn.StateMachineType.STANDARD,
       queryLanguage: sfn.QueryLanguage.JSON_PATH,
       comment: `Order scheduler (Scheduler Agent Supervisor), workflow version ${WORKFLOW_VERSION}`,
       definitionBody: sfn.DefinitionBody.fromChainable(definition),
       // Safety net: an execution can never outlive the plan written at claim time.
-      timeout: Duration.seconds(steps.length * stepWindowSeconds + DATA_TASK_TIMEOUT_SECONDS * 10),
+      timeout: Duration.seconds(2 * steps.length * stepWindowSeconds + DATA_TASK_TIMEOUT_SECONDS * dataTasks),
       tracingEnabled: true,
       // Execution data holds order contents: events are logged, payloads are not.
       logs: { destination: this.logGroup, level: sfn.LogLevel.ALL, includeExecutionData: false },
@@ -82,7 +86,7 @@ export class SchedulerWorkflow extends Construct {
       reason:
         'CloudWatch Logs delivery (logs:CreateLogDelivery and friends) and X-Ray tracing actions support no resource-level permissions.',
     });
-    props.stateTable.encryptionKey?.grantEncryptDecrypt(this.stateMachine);
-    props.ordersTable.encryptionKey?.grantDecrypt(this.stateMachine);
+    grantTableKeyUse(props.stateTable, this.stateMachine);
+    grantTableKeyUse(props.ordersTable, this.stateMachine, 'read');
   }
 }

@@ -4,6 +4,7 @@
  */
 import { type AttributeValue, DynamoDBClient, GetItemCommand, paginateScan } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { LedgerAttr, LedgerItemKind } from '../../../lambdas/fakes/contracts';
 import { type ApiResponse, apiRequest, awsClientConfig, takeMatching } from '../client-support';
 import type { TargetDescription } from '../target';
 
@@ -98,7 +99,10 @@ export class SystemClient {
     )) {
       for (const item of page.Items ?? []) {
         const key = item.IdempotencyKey?.S ?? '';
-        const isEffect = !(item.Pk?.S ?? '').startsWith('calls#');
+        // Undos and closed keys are no effects; items without a Kind predate it (effects or counters).
+        const kind = item[LedgerAttr.Kind]?.S;
+        const isEffect =
+          kind === undefined ? !(item.Pk?.S ?? '').startsWith('calls#') : kind === LedgerItemKind.Effect;
         if (isEffect && key.startsWith(`${orderId}:`)) effects.push(item);
       }
     }

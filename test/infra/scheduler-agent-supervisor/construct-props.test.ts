@@ -6,6 +6,7 @@ import { ORDER_STEPS } from '../../../lambdas/scheduler-agent-supervisor/contrac
 import { RemoteServices } from '../../../lib/fakes/remote-services';
 import { IdempotencyStore } from '../../../lib/platform/idempotency-store';
 import { OperatorAlerts } from '../../../lib/platform/operator-alerts';
+import { AdmissionStore } from '../../../lib/scheduler-agent-supervisor/admission';
 import { AgentWorker } from '../../../lib/scheduler-agent-supervisor/agent';
 import { loadConfig } from '../../../lib/scheduler-agent-supervisor/config';
 import { OrdersDatabase } from '../../../lib/scheduler-agent-supervisor/orders-database';
@@ -36,6 +37,18 @@ describe('construct props are validated with errors naming the construct', () =>
       () =>
         new RemoteServices(probe(), 'Remote', { retainData: false, logRetentionDays: 7, stallMillis: -1 }),
     ).toThrow('RemoteServices Probe/Remote: stallMillis must be a non-negative integer, got -1');
+  });
+
+  it('RemoteServices fails when slowMillis is not a whole number of milliseconds', () => {
+    expect(
+      () =>
+        new RemoteServices(probe(), 'Remote', {
+          retainData: false,
+          logRetentionDays: 7,
+          stallMillis: 0,
+          slowMillis: 1.5,
+        }),
+    ).toThrow('RemoteServices Probe/Remote: slowMillis must be a non-negative integer, got 1.5');
   });
 
   it('AgentWorker fails when the remote endpoint ends with a slash', () => {
@@ -130,6 +143,8 @@ describe('construct props are validated with errors naming the construct', () =>
         new SubmissionApi(stack, 'Submission', {
           stateStore: new StateStore(stack, 'State', { retainData: false }),
           ordersDatabase: new OrdersDatabase(stack, 'Orders', { retainData: false }),
+          admissionStore: new AdmissionStore(stack, 'Admission', { retainData: false }),
+          admission: { limit: 10, shards: 2, reconcileGraceSeconds: 5 },
           startQueue: new sqs.Queue(stack, 'Start'),
           alertBus: new events.EventBus(stack, 'Bus'),
           timings,

@@ -7,8 +7,9 @@ import {
   DUE_INDEX,
   EnvKey,
   ORDER_STEPS,
+  STATE_INDEX,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
-import { FAKE_SERVICE_RESERVED_CONCURRENCY } from '../../../lib/fakes/remote-services';
+import { DEFAULT_SLOW_MILLIS, FAKE_SERVICE_RESERVED_CONCURRENCY } from '../../../lib/fakes/remote-services';
 import type { FakeDownstream } from '../../../lib/scheduler-agent-supervisor/downstream';
 import { FAKE_SERVICE_OUTPUTS, StackOutput } from '../../../lib/scheduler-agent-supervisor/stack';
 import {
@@ -52,7 +53,7 @@ describe('SchedulerAgentSupervisor stack (default profile, demo: fake services)'
       const table = resourcesOf(template)[logicalId(synth.stack.stateStore.table)];
       expect(table?.Properties).toMatchObject({
         KeySchema: [{ AttributeName: 'OrderID', KeyType: 'HASH' }],
-        GlobalSecondaryIndexes: [
+        GlobalSecondaryIndexes: expect.arrayContaining([
           {
             IndexName: DUE_INDEX.name,
             KeySchema: [
@@ -61,10 +62,28 @@ describe('SchedulerAgentSupervisor stack (default profile, demo: fake services)'
             ],
             Projection: {
               ProjectionType: 'INCLUDE',
-              NonKeyAttributes: ['ProcessState', 'LockedBy', 'FailureCount', 'Attempt'],
+              NonKeyAttributes: [
+                'ProcessState',
+                'LockedBy',
+                'FailureCount',
+                'Attempt',
+                'RunningStep',
+                'CompensationFailureCount',
+              ],
             },
           },
-        ],
+          {
+            IndexName: STATE_INDEX.name,
+            KeySchema: [
+              { AttributeName: STATE_INDEX.partitionKey, KeyType: 'HASH' },
+              { AttributeName: STATE_INDEX.sortKey, KeyType: 'RANGE' },
+            ],
+            Projection: {
+              ProjectionType: 'INCLUDE',
+              NonKeyAttributes: [...STATE_INDEX.projectedAttributes],
+            },
+          },
+        ]),
       });
       expect(table?.Properties?.AttributeDefinitions).toEqual(
         expect.arrayContaining([
@@ -110,8 +129,10 @@ describe('SchedulerAgentSupervisor stack (default profile, demo: fake services)'
   describe('functions', () => {
     it('every function: Node.js 22 on arm64, active tracing, its own log group, source maps, Powertools env', () => {
       const functions = Object.values(template.findResources('AWS::Lambda::Function'));
-      // remote service, starter, supervisor, submit, get, status notifier, and the agents.
-      expect(functions).toHaveLength(6 + ORDER_STEPS.length);
+      // 6 order functions (remote service, starter, supervisor, submit, get, status notifier),
+      // 2 admission ones (release, reconciler), 4 operator ones (list, inspect, act, alert
+      // archiver), one agent per step.
+      expect(functions).toHaveLength(12 + ORDER_STEPS.length);
       for (const fn of functions) {
         expect(fn.Properties).toMatchObject({
           Runtime: 'nodejs22.x',
@@ -156,6 +177,8 @@ describe('SchedulerAgentSupervisor stack (default profile, demo: fake services)'
           EnvKey.WorkflowTimings,
           EnvKey.DueShardCount,
           EnvKey.ClientRegistry,
+          EnvKey.AdmissionTableName,
+          EnvKey.AdmissionSettings,
         ],
       ],
       ['get-order', [EnvKey.StateTableName, EnvKey.ClientRegistry]],
@@ -171,7 +194,7 @@ describe('SchedulerAgentSupervisor stack (default profile, demo: fake services)'
           EnvKey.DueShardCount,
         ],
       ],
-      ['remote-service', [FakesEnvKey.LedgerTableName, FakesEnvKey.StallMillis]],
+      ['remote-service', [FakesEnvKey.LedgerTableName, FakesEnvKey.StallMillis, FakesEnvKey.SlowMillis]],
       ...ORDER_STEPS.map(
         (step) =>
           [
@@ -221,10 +244,15 @@ describe('SchedulerAgentSupervisor stack (default profile, demo: fake services)'
       expect(FAKE_SERVICE_RESERVED_CONCURRENCY).toBeLessThanOrEqual(5);
     });
 
-    it('the remote service outlives its stall (STALL_MILLIS) and sits behind an IAM-authenticated function URL', () => {
+    it('the remote service outlives its stall and its slowness (STALL_MILLIS + SLOW_MILLIS) and sits behind an IAM-authenticated function URL', () => {
       const id = functionIdByService(template, 'remote-service');
       const fn = resourcesOf(template)[id];
-      expect(fn?.Properties?.Timeout).toBeGreaterThan(synth.config.remoteStallMillis / 1000);
+      expect(fn?.Properties?.Timeout).toBeGreaterThan(
+        (synth.config.remoteStallMillis + DEFAULT_SLOW_MILLIS) / 1000,
+      );
+      expect(environmentOf(template, 'remote-service')[FakesEnvKey.SlowMillis]).toBe(
+        String(DEFAULT_SLOW_MILLIS),
+      );
       template.hasResourceProperties('AWS::Lambda::Url', {
         AuthType: 'AWS_IAM',
         TargetFunctionArn: { 'Fn::GetAtt': [id, 'Arn'] },
@@ -302,10 +330,10 @@ describe('SchedulerAgentSupervisor stack (default profile, demo: fake services)'
 
     it('every queue is encrypted and refuses non-TLS requests', () => {
       const queues = template.findResources('AWS::SQS::Queue');
-      // Work queues and their DLQs, the conflict and alert inboxes, the notifier's failure queue,
-      // and each client's reply queue and its DLQ.
+      // Work queues and their DLQs, the conflict and alert inboxes, the admission release's and the
+      // notifier's failure queues, and each client's reply queue and its DLQ.
       expect(Object.keys(queues)).toHaveLength(
-        2 * (ORDER_STEPS.length + 1) + 3 + 2 * synth.config.clients.length,
+        2 * (ORDER_STEPS.length + 1) + 4 + 2 * synth.config.clients.length,
       );
       const policies = Object.values(template.findResources('AWS::SQS::QueuePolicy'));
       for (const [id, queue] of Object.entries(queues)) {
@@ -319,9 +347,17 @@ describe('SchedulerAgentSupervisor stack (default profile, demo: fake services)'
       }
     });
 
-    it('starter and agents (and the status notifier, on the stream) consume with partial batch failures', () => {
-      const mappings = Object.values(template.findResources('AWS::Lambda::EventSourceMapping'));
-      expect(mappings).toHaveLength(ORDER_STEPS.length + 2);
+    it('starter and agents consume their queues, and the two stream consumers the state stream, with partial batch failures', () => {
+      const all = Object.values(template.findResources('AWS::Lambda::EventSourceMapping'));
+      const onStream = (mapping: (typeof all)[number]) =>
+        JSON.stringify(mapping.Properties.EventSourceArn).includes('StreamArn');
+      // The admission release and the status notifier read the state table's stream.
+      expect(all.filter(onStream)).toHaveLength(2);
+      for (const mapping of all.filter(onStream)) {
+        expect(mapping.Properties.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
+      }
+      const mappings = all.filter((mapping) => !onStream(mapping));
+      expect(mappings).toHaveLength(ORDER_STEPS.length + 1);
       for (const mapping of mappings) {
         expect(mapping.Properties.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
       }
@@ -333,8 +369,10 @@ describe('SchedulerAgentSupervisor stack (default profile, demo: fake services)'
   });
 
   describe('submission API', () => {
-    it('requires an API key on every route', () => {
-      const methods = Object.values(template.findResources('AWS::ApiGateway::Method'));
+    it('requires an API key on every client route (the operator routes are IAM-authorised)', () => {
+      const methods = Object.values(template.findResources('AWS::ApiGateway::Method')).filter(
+        (method) => method.Properties.AuthorizationType !== 'AWS_IAM',
+      );
       expect(methods.map((m) => m.Properties.HttpMethod).sort()).toEqual(['GET', 'POST']);
       for (const method of methods) expect(method.Properties.ApiKeyRequired).toBe(true);
     });
@@ -521,9 +559,10 @@ describe('SchedulerAgentSupervisor stack (default profile, real endpoints)', () 
       (fn) => fn.Properties.Environment.Variables.POWERTOOLS_SERVICE_NAME,
     );
     expect(services).not.toContain('remote-service');
-    expect(services).toHaveLength(5 + ORDER_STEPS.length);
+    expect(services).toHaveLength(11 + ORDER_STEPS.length);
     synth.template.resourceCountIs('AWS::Lambda::Url', 0);
-    synth.template.resourceCountIs('AWS::DynamoDB::Table', 3);
+    // State, orders, idempotency, admission counters and the alert archive.
+    synth.template.resourceCountIs('AWS::DynamoDB::Table', 5);
   });
 
   it('points each agent at its service endpoint, unsigned, and grants it no function URL', () => {

@@ -16,6 +16,9 @@ import {
 import { type SynthesizedStack, stateMachineDefinition, synthesizeStack } from '../support/synth';
 
 const FENCE = '#lockedBy = :instanceId AND #processState = :processing';
+/** The fence of a compensating execution: its lock on a CompensationInProgress record (and maybe more). */
+const COMPENSATION_FENCE = /^#lockedBy = :instanceId AND #processState = :compensationInProgress( AND .+)?$/;
+const REVERSED = [...ORDER_STEPS].reverse();
 
 describe('scheduler state machine, state by state (local profile)', () => {
   let synth: SynthesizedStack;
@@ -36,9 +39,20 @@ describe('scheduler state machine, state by state (local profile)', () => {
 
   it('has exactly the stable, readable state names generated from ORDER_STEPS', () => {
     const perStep = ORDER_STEPS.flatMap((step) =>
-      ['Check', 'MarkRunning', 'CallAgent', 'MarkCompleted', 'PermanentFailure'].map(
-        (suffix) => `${step.name}.${suffix}`,
-      ),
+      [
+        'Check',
+        'MarkRunning',
+        'CallAgent',
+        'MarkCompleted',
+        'BeginCompensation',
+        'Undo.Check',
+        'Undo.MarkCompensating',
+        'Undo.MarkUncertain',
+        'Undo.CallAgent',
+        'Undo.MarkCompensated',
+        'Undo.PermanentFailure',
+        'Undo.MarkCompensationFailed',
+      ].map((suffix) => `${step.name}.${suffix}`),
     );
     const shared = [
       'LoadStateRecord',
@@ -47,9 +61,10 @@ describe('scheduler state machine, state by state (local profile)', () => {
       'FencedOut',
       'MarkProcessed',
       'Processed',
-      'MarkError',
-      'RaiseOrderFailedAlert',
-      'OrderFailed',
+      'MarkCompensated',
+      'Compensated',
+      'RaiseCompensationFailedAlert',
+      'CompensationFailed',
       'AttemptAbandoned',
     ];
     expect([...states.keys()].sort()).toEqual([...shared, ...perStep].sort());
@@ -65,10 +80,10 @@ describe('scheduler state machine, state by state (local profile)', () => {
     }
   });
 
-  it('bounds the whole execution by the plan (TimeoutSeconds)', () => {
+  it('bounds the whole execution by the plan of steps and compensations (TimeoutSeconds)', () => {
     const { stepTimeoutSeconds, stepDeadlineSlackSeconds } = synth.config.timings;
     expect(definition.TimeoutSeconds).toBeGreaterThanOrEqual(
-      ORDER_STEPS.length * (stepTimeoutSeconds + stepDeadlineSlackSeconds),
+      2 * ORDER_STEPS.length * (stepTimeoutSeconds + stepDeadlineSlackSeconds),
     );
   });
 
@@ -90,42 +105,62 @@ describe('scheduler state machine, state by state (local profile)', () => {
     expect(params('LoadStateRecord').TableName).not.toEqual(params('LoadOrder').TableName);
   });
 
-  it('CheckLock continues only when LockedBy is this instance and the record is Processing, else FencedOut', () => {
+  it('CheckLock runs only when LockedBy is this instance: the steps when Processing, the compensations when CompensationInProgress, else FencedOut', () => {
     const checkLock = state('CheckLock');
     expect(checkLock.Type).toBe('Choice');
     expect(checkLock.Default).toBe('FencedOut');
-    expect(checkLock.Choices).toHaveLength(1);
-    const rule = checkLock.Choices?.[0] as { And: Record<string, unknown>[]; Next: string };
-    expect(rule.Next).toBe(`${ORDER_STEPS[0].name}.Check`);
-    expect(rule.And).toEqual(
-      expect.arrayContaining([
-        { Variable: '$.record.Item.LockedBy.S', StringEqualsPath: '$.instanceId' },
-        { Variable: '$.record.Item.ProcessState.S', StringEquals: 'Processing' },
-        { Variable: '$.record.Item.LockedBy.S', IsPresent: true },
-      ]),
-    );
+    expect(checkLock.Choices).toHaveLength(2);
+    const rules = checkLock.Choices as { And: Record<string, unknown>[]; Next: string }[];
+    expect(rules.map((rule) => rule.Next)).toEqual([
+      `${ORDER_STEPS[0].name}.Check`,
+      `${REVERSED[0]?.name}.Undo.Check`,
+    ]);
+    for (const [rule, processState] of [
+      [rules[0], 'Processing'],
+      [rules[1], 'CompensationInProgress'],
+    ] as const) {
+      expect(rule?.And).toEqual(
+        expect.arrayContaining([
+          { Variable: '$.record.Item.LockedBy.S', StringEqualsPath: '$.instanceId' },
+          { Variable: '$.record.Item.ProcessState.S', StringEquals: processState },
+          { Variable: '$.record.Item.LockedBy.S', IsPresent: true },
+        ]),
+      );
+    }
     expect(state('FencedOut').Type).toBe('Succeed');
   });
 
   it('every store update is fenced on LockedBy and ProcessState, and a failed fence ends in FencedOut', () => {
     const updates = [...states].filter(([, s]) => s.Resource?.endsWith(':states:::dynamodb:updateItem'));
+    const steps = ORDER_STEPS.flatMap((step) => [
+      `${step.name}.MarkRunning`,
+      `${step.name}.MarkCompleted`,
+      `${step.name}.BeginCompensation`,
+    ]);
+    const undos = ORDER_STEPS.flatMap((step) =>
+      ['MarkCompensating', 'MarkUncertain', 'MarkCompensated', 'MarkCompensationFailed'].map(
+        (suffix) => `${step.name}.Undo.${suffix}`,
+      ),
+    );
     expect(updates.map(([name]) => name).sort()).toEqual(
-      [
-        ...ORDER_STEPS.flatMap((step) => [`${step.name}.MarkRunning`, `${step.name}.MarkCompleted`]),
-        'MarkProcessed',
-        'MarkError',
-      ].sort(),
+      [...steps, 'MarkProcessed', ...undos, 'MarkCompensated'].sort(),
     );
     for (const [name, update] of updates) {
       const p = update.Parameters as Record<string, Record<string, unknown>>;
-      expect({ name, condition: p.ConditionExpression }).toEqual({ name, condition: FENCE });
+      const compensating = name.includes('.Undo.') || name === 'MarkCompensated';
+      expect({ name, condition: p.ConditionExpression }).toEqual({
+        name,
+        condition: compensating ? expect.stringMatching(COMPENSATION_FENCE) : FENCE,
+      });
       expect(p.ExpressionAttributeNames).toMatchObject({
         '#lockedBy': 'LockedBy',
         '#processState': 'ProcessState',
       });
       expect(p.ExpressionAttributeValues).toMatchObject({
         ':instanceId': { 'S.$': '$.instanceId' },
-        ':processing': { S: 'Processing' },
+        ...(compensating
+          ? { ':compensationInProgress': { S: 'CompensationInProgress' } }
+          : { ':processing': { S: 'Processing' } }),
       });
       expect(p.Key).toEqual({ OrderID: { 'S.$': '$.orderId' } });
       expect(update.Catch).toEqual([
@@ -151,7 +186,11 @@ describe('scheduler state machine, state by state (local profile)', () => {
       });
       expect(p.ExpressionAttributeNames).toEqual(rendered.names);
       expect(Object.keys(p.ExpressionAttributeValues as object).sort()).toEqual(
-        [...Object.keys(rendered.constants), ...Object.keys(rendered.params)].sort(),
+        [
+          ...Object.keys(rendered.constants),
+          ...Object.keys(rendered.params),
+          ...Object.keys(rendered.maps),
+        ].sort(),
       );
       used.add(transition);
     }
@@ -220,11 +259,12 @@ describe('scheduler state machine, state by state (local profile)', () => {
       const markRunning = state(`${name}.MarkRunning`);
       const p = markRunning.Parameters as Record<string, Record<string, unknown>>;
       expect(p.UpdateExpression).toBe(
-        'SET #steps.#step.#status = :running, #steps.#step.#startedAt = :now, #completeBy = :completeBy, #updatedAt = :now',
+        'SET #steps.#step.#status = :running, #steps.#step.#startedAt = :now, #runningStep = :runningStep, #completeBy = :completeBy, #updatedAt = :now',
       );
       expect(p.ExpressionAttributeNames).toMatchObject({ '#step': name, '#completeBy': 'CompleteBy' });
       expect(p.ExpressionAttributeValues).toMatchObject({
         ':running': { S: 'Running' },
+        ':runningStep': { S: name },
         ':completeBy': { 'N.$': `$.record.Item.Plan.M.${name}.N` },
       });
       expect(markRunning.Next).toBe(`${name}.CallAgent`);
@@ -248,11 +288,18 @@ describe('scheduler state machine, state by state (local profile)', () => {
       const body = (state(`${name}.CallAgent`).Parameters as { MessageBody: Record<string, unknown> })
         .MessageBody;
       const fields = Object.keys(body).map((key) => key.replace(/\.\$$/, ''));
-      expect(fields.sort()).toEqual(Object.keys(AgentRequestSchema.shape).sort());
+      expect(fields.sort()).toEqual(
+        Object.keys(AgentRequestSchema.shape)
+          // `undoes` is sent by compensation calls only.
+          .filter((field) => field !== 'undoes')
+          .sort(),
+      );
       const { timings } = synth.config;
       expect(body).toMatchObject({
         'taskToken.$': '$$.Task.Token',
         step: name,
+        action: 'perform',
+        operation: name,
         'instanceId.$': '$.instanceId',
         'attempt.$': '$.attempt',
         'idempotencyKey.$': `States.Format('{}:${name}', $.orderId)`,
@@ -273,33 +320,145 @@ describe('scheduler state machine, state by state (local profile)', () => {
       expect(order['items.$']).toBe('States.StringToJson($.order.Item.Items.S)');
     });
 
-    it('a permanent agent failure goes to MarkError (via the step marker), anything else abandons the attempt', () => {
+    it('a permanent agent failure begins the compensation (the same execution), anything else abandons the attempt', () => {
       expect(state(`${name}.CallAgent`).Catch).toEqual([
-        { ErrorEquals: [AgentError.Permanent], ResultPath: '$.error', Next: `${name}.PermanentFailure` },
+        { ErrorEquals: [AgentError.Permanent], ResultPath: '$.error', Next: `${name}.BeginCompensation` },
         { ErrorEquals: ['States.ALL'], ResultPath: '$.abandoned', Next: 'AttemptAbandoned' },
       ]);
       expect(state(`${name}.CallAgent`).Retry).toBeUndefined();
-      expect(state(`${name}.PermanentFailure`)).toMatchObject({
-        Type: 'Pass',
-        Result: name,
-        ResultPath: '$.failedStep',
-        Next: 'MarkError',
+      const begin = state(`${name}.BeginCompensation`);
+      const p = begin.Parameters as Record<string, Record<string, unknown>>;
+      expect(p.UpdateExpression).toBe(
+        'SET #processState = :compensationInProgress, #steps.#step.#status = :failed, #steps.#step.#endedAt = :now, ' +
+          '#lastError = :lastError, #completeBy = :completeBy, #updatedAt = :now REMOVE #runningStep',
+      );
+      expect(p.ExpressionAttributeValues).toMatchObject({
+        // The first compensation to run is the last step's.
+        ':completeBy': { 'N.$': `$.record.Item.Plan.M.${REVERSED[0]?.compensation.name}.N` },
+        ':lastError': {
+          M: {
+            Source: { S: name },
+            Error: { 'S.$': '$.error.Error' },
+            Cause: { 'S.$': 'States.JsonToString($.error)' },
+            At: { 'S.$': '$$.State.EnteredTime' },
+          },
+        },
       });
+      expect(begin.Next).toBe(`${REVERSED[0]?.name}.Undo.Check`);
     });
 
-    it('MarkCompleted records Completed with the confirmation id, then moves to the next step', () => {
+    it('MarkCompleted records Completed with the confirmation id and its compensation log entry, then moves on', () => {
       const markCompleted = state(`${name}.MarkCompleted`);
       const p = markCompleted.Parameters as Record<string, Record<string, unknown>>;
       expect(p.UpdateExpression).toBe(
-        'SET #steps.#step.#status = :completed, #steps.#step.#completedAt = :now, #steps.#step.#result = :result, #updatedAt = :now',
+        'SET #steps.#step.#status = :completed, #steps.#step.#completedAt = :now, #steps.#step.#result = :result, ' +
+          '#compensationLog.#step = :compensationEntry, #updatedAt = :now REMOVE #runningStep',
       );
       expect(p.ExpressionAttributeValues).toMatchObject({
         ':completed': { S: 'Completed' },
         ':result': { M: { ConfirmationId: { 'S.$': `$.results.${name}.confirmationId` } } },
+        ':compensationEntry': {
+          M: {
+            Seq: { N: String(index + 1) },
+            Compensation: { S: ORDER_STEPS[index]?.compensation.name },
+            Undoes: { 'S.$': `States.Format('{}:${name}', $.orderId)` },
+            ConfirmationId: { 'S.$': `$.results.${name}.confirmationId` },
+            Status: { S: 'Recorded' },
+            RecordedAt: { 'S.$': '$$.State.EnteredTime' },
+          },
+        },
       });
       expect(markCompleted.Next).toBe(following());
     });
   });
+
+  describe.each(REVERSED.map((step, index) => [step.name, index] as const))(
+    'undo of step %s',
+    (name, index) => {
+      const step = REVERSED[index] as (typeof ORDER_STEPS)[number];
+      const previous = (): string => {
+        const before = REVERSED[index + 1];
+        return before ? `${before.name}.Undo.Check` : 'MarkCompensated';
+      };
+
+      it('Undo.Check: undoes what the log or this execution says is done and not undone; a TimedOut step just in case', () => {
+        const check = state(`${name}.Undo.Check`);
+        expect(check.Default).toBe(previous());
+        expect(check.Choices?.map((choice) => choice.Next)).toEqual([
+          `${name}.Undo.MarkCompensating`,
+          previous(),
+          `${name}.Undo.MarkCompensating`,
+          `${name}.Undo.MarkUncertain`,
+        ]);
+      });
+
+      it('MarkCompensating / MarkUncertain: the intent, with CompleteBy = the compensation plan deadline', () => {
+        for (const intent of ['MarkCompensating', 'MarkUncertain']) {
+          const p = params(`${name}.Undo.${intent}`) as Record<string, Record<string, unknown>>;
+          expect(p.ExpressionAttributeValues).toMatchObject({
+            ':completeBy': { 'N.$': `$.record.Item.Plan.M.${step.compensation.name}.N` },
+            ':compensating': { S: 'Compensating' },
+          });
+          expect(state(`${name}.Undo.${intent}`).Next).toBe(`${name}.Undo.CallAgent`);
+        }
+      });
+
+      it('Undo.CallAgent asks the step agent to compensate, keyed on the compensation, then MarkCompensated', () => {
+        const call = state(`${name}.Undo.CallAgent`);
+        const queue = synth.stack.agents[ORDER_STEPS.indexOf(step)]?.requests.queue;
+        const queueRef = synth.stack.resolve(queue?.queueUrl) as { Ref: string };
+        expect(call).toMatchObject({
+          TimeoutSeconds: synth.config.timings.stepTimeoutSeconds,
+          HeartbeatSeconds: synth.config.timings.stepHeartbeatSeconds,
+          ResultPath: `$.compensations.${name}`,
+          Next: `${name}.Undo.MarkCompensated`,
+        });
+        expect((call.Parameters as { QueueUrl: string }).QueueUrl).toBe(`{{Ref:${queueRef.Ref}}}`);
+        const body = (call.Parameters as { MessageBody: Record<string, unknown> }).MessageBody;
+        expect(
+          Object.keys(body)
+            .map((key) => key.replace(/\.\$$/, ''))
+            .sort(),
+        ).toEqual(Object.keys(AgentRequestSchema.shape).sort());
+        expect(body).toMatchObject({
+          step: name,
+          action: 'compensate',
+          operation: step.compensation.name,
+          'undoes.$': `States.Format('{}:${name}', $.orderId)`,
+          'idempotencyKey.$': `States.Format('{}:${step.compensation.name}', $.orderId)`,
+          'deadlineEpochMillis.$': `States.StringToJson($.record.Item.Plan.M.${step.compensation.name}.N)`,
+        });
+        expect(call.Catch).toEqual([
+          {
+            ErrorEquals: [AgentError.Permanent],
+            ResultPath: '$.error',
+            Next: `${name}.Undo.PermanentFailure`,
+          },
+          { ErrorEquals: ['States.ALL'], ResultPath: '$.abandoned', Next: 'AttemptAbandoned' },
+        ]);
+      });
+
+      it('MarkCompensated stores the compensating answer, then the undo of the step before', () => {
+        const markCompensated = state(`${name}.Undo.MarkCompensated`);
+        expect(
+          (markCompensated.Parameters as Record<string, Record<string, unknown>>).ExpressionAttributeValues,
+        ).toMatchObject({
+          ':result': {
+            M: {
+              ConfirmationId: { 'S.$': `$.compensations.${name}.confirmationId` },
+              Undone: { 'BOOL.$': `$.compensations.${name}.undone` },
+            },
+          },
+        });
+        expect(markCompensated.Next).toBe(previous());
+      });
+
+      it('a refused compensation marks the order CompensationFailed, then alerts', () => {
+        expect(state(`${name}.Undo.PermanentFailure`).Next).toBe(`${name}.Undo.MarkCompensationFailed`);
+        expect(state(`${name}.Undo.MarkCompensationFailed`).Next).toBe('RaiseCompensationFailedAlert');
+      });
+    },
+  );
 
   it('MarkProcessed sets Processed and removes LockedBy and DueShard, then succeeds', () => {
     const markProcessed = state('MarkProcessed');
@@ -313,41 +472,44 @@ describe('scheduler state machine, state by state (local profile)', () => {
     expect(state('Processed').Type).toBe('Succeed');
   });
 
-  it('MarkError sets Error with LastError, removes LockedBy and DueShard, alerts an operator and fails', () => {
-    const markError = state('MarkError');
-    const p = markError.Parameters as Record<string, Record<string, unknown>>;
-    expect(p.UpdateExpression).toBe(
-      'SET #processState = :error, #lastError = :lastError, #updatedAt = :now REMOVE #lockedBy, #dueShard',
+  it('MarkCompensated sets Compensated and removes LockedBy and DueShard, then succeeds', () => {
+    const markCompensated = state('MarkCompensated');
+    expect((markCompensated.Parameters as Record<string, unknown>).UpdateExpression).toBe(
+      'SET #processState = :compensated, #updatedAt = :now REMOVE #lockedBy, #dueShard',
     );
-    expect(p.ExpressionAttributeValues).toMatchObject({
-      ':error': { S: 'Error' },
-      ':lastError': {
-        M: {
-          Source: { 'S.$': '$.failedStep' },
-          Error: { 'S.$': '$.error.Error' },
-          Cause: { 'S.$': 'States.JsonToString($.error)' },
-          At: { 'S.$': '$$.State.EnteredTime' },
-        },
-      },
-    });
-    expect(markError.Next).toBe('RaiseOrderFailedAlert');
-    const alert = state('RaiseOrderFailedAlert');
+    expect(markCompensated.Next).toBe('Compensated');
+    expect(state('Compensated').Type).toBe('Succeed');
+  });
+
+  it('a refused compensation: CompensationFailed with LastError, out of the index, a CompensationFailed alert, Fail', () => {
+    for (const step of ORDER_STEPS) {
+      const p = params(`${step.name}.Undo.MarkCompensationFailed`) as Record<string, Record<string, unknown>>;
+      expect(p.UpdateExpression).toBe(
+        'SET #processState = :compensationFailed, #compensationLog.#step.#status = :failed, #lastError = :lastError, ' +
+          '#updatedAt = :now REMOVE #lockedBy, #dueShard',
+      );
+      expect(p.ExpressionAttributeValues).toMatchObject({
+        ':lastError': { M: { Source: { S: step.compensation.name }, Error: { 'S.$': '$.error.Error' } } },
+      });
+    }
+    const alert = state('RaiseCompensationFailedAlert');
     expect(alert.Resource).toMatch(/:states:::events:putEvents$/);
     const entry = (alert.Parameters as { Entries: Record<string, unknown>[] }).Entries[0];
     const busRef = synth.stack.resolve(synth.stack.alerts.bus.eventBusArn) as { 'Fn::GetAtt': string[] };
     expect(entry).toMatchObject({
       Source: 'order-processing',
-      DetailType: 'OrderFailed',
+      DetailType: 'CompensationFailed',
       EventBusName: `{{GetAtt:${busRef['Fn::GetAtt'].join('.')}}}`,
       Detail: {
         'orderId.$': '$.orderId',
-        reason: 'AgentPermanentFailure',
-        'failureCount.$': 'States.StringToJson($.record.Item.FailureCount.N)',
+        reason: 'CompensationRefused',
+        'compensationFailureCount.$': 'States.StringToJson($.record.Item.CompensationFailureCount.N)',
+        'step.$': '$.failedStep',
         'attempt.$': '$.attempt',
       },
     });
-    expect(alert.Next).toBe('OrderFailed');
-    expect(state('OrderFailed')).toMatchObject({ Type: 'Fail', Error: 'OrderFailed' });
+    expect(alert.Next).toBe('CompensationFailed');
+    expect(state('CompensationFailed')).toMatchObject({ Type: 'Fail', Error: 'CompensationFailed' });
   });
 
   it('AttemptAbandoned is a Fail state reached only from agent calls: it touches nothing', () => {
@@ -360,6 +522,8 @@ describe('scheduler state machine, state by state (local profile)', () => {
           s.Catch?.some((c) => c.Next === 'AttemptAbandoned'),
       )
       .map(([name]) => name);
-    expect(sources.sort()).toEqual(ORDER_STEPS.map((step) => `${step.name}.CallAgent`).sort());
+    expect(sources.sort()).toEqual(
+      ORDER_STEPS.flatMap((step) => [`${step.name}.CallAgent`, `${step.name}.Undo.CallAgent`]).sort(),
+    );
   });
 });

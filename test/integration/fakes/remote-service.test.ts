@@ -2,6 +2,7 @@
  * The fake remote services over real HTTP (function URL double), with the ledger on DynamoDB Local.
  */
 import { randomUUID } from 'node:crypto';
+import { readLedger } from '../../../lambdas/fakes/adapters/ledger';
 import { FAKES_METRICS_NAMESPACE, FakesEnvKey } from '../../../lambdas/fakes/contracts';
 import { PowertoolsEnvKey } from '../../../lambdas/shared/env';
 import { startDynamoDbLocal, TEST_CREDENTIALS, TEST_REGION } from '../../support/emulators';
@@ -21,12 +22,13 @@ const TEST_AWS_ENV = {
 };
 
 const STALL_MILLIS = 600;
+const SLOW_MILLIS = 400;
 
 describe('remote service (integration, over HTTP)', () => {
   let h: AgentHarness;
 
   beforeAll(async () => {
-    h = await startAgentHarness({ stallMillis: STALL_MILLIS });
+    h = await startAgentHarness({ stallMillis: STALL_MILLIS, slowMillis: SLOW_MILLIS });
   });
   afterAll(async () => {
     await h?.stop();
@@ -213,6 +215,258 @@ describe('remote service (integration, over HTTP)', () => {
     expect(second.tookMillis).toBeLessThan(STALL_MILLIS);
     expect(await ledgerEffectsFor(h.dynamo, key)).toBe(1);
   });
+
+  // ---------------------------------------------------------------------------------------------
+  // Compensations
+  // ---------------------------------------------------------------------------------------------
+
+  /** The ledger's view of one order: its effects, undos and closed keys, by key. */
+  async function ledgerOf(orderId: string) {
+    const all = await readLedger(h.dynamo, LEDGER_TABLE);
+    const mine = <T extends { idempotencyKey: string }>(entries: readonly T[]) =>
+      entries.filter((entry) => entry.idempotencyKey.startsWith(`${orderId}:`));
+    return { effects: mine(all.effects), undos: mine(all.undos), closedKeys: mine(all.closedKeys) };
+  }
+
+  it('undoes a recorded effect once: 201 undone, then 200 replays; the effect is marked undone', async () => {
+    const body = order();
+    const key = `${body.orderId}:ChargePayment`;
+    const charge = await post('/payments/charges', body, key);
+    const undo = { orderId: body.orderId, undoes: key };
+
+    const first = await post('/payments/refunds', undo, `${body.orderId}:RefundPayment`);
+    const again = await post('/payments/refunds', undo, `${body.orderId}:RefundPayment`);
+
+    expect(first.status).toBe(201);
+    expect(first.body).toEqual({ confirmationId: expect.stringMatching(/^payment-undo-/), undone: true });
+    expect(again).toMatchObject({ status: 200, body: first.body });
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(await ledgerOf(body.orderId)).toEqual({
+      effects: [
+        {
+          service: 'payment',
+          idempotencyKey: key,
+          confirmationId: charge.body.confirmationId,
+          skus: ['BOOK'],
+          undoneBy: `${body.orderId}:RefundPayment`,
+        },
+      ],
+      undos: [
+        {
+          service: 'payment',
+          idempotencyKey: `${body.orderId}:RefundPayment`,
+          undoes: key,
+          undone: true,
+          confirmationId: first.body.confirmationId,
+        },
+      ],
+      closedKeys: [],
+    });
+  });
+
+  it('refuses (422) an original call whose effect was undone, even as a replay of the same key', async () => {
+    const body = order();
+    const key = `${body.orderId}:ScheduleShipping`;
+    await post('/shipping/shipments', body, key);
+    await post(
+      '/shipping/cancellations',
+      { orderId: body.orderId, undoes: key },
+      `${body.orderId}:CancelShipment`,
+    );
+
+    const late = await post('/shipping/shipments', body, key);
+
+    expect(late.status).toBe(422);
+    expect(late.body.message).toContain('compensated');
+    expect((await ledgerOf(body.orderId)).effects).toHaveLength(1);
+  });
+
+  it('answers undone: false for a key with no effect, closes it, and then refuses the original call (422)', async () => {
+    const body = order();
+    const key = `${body.orderId}:ReserveInventory`;
+    const undo = { orderId: body.orderId, undoes: key };
+
+    const first = await post('/inventory/releases', undo, `${body.orderId}:ReleaseInventory`);
+    const late = await post('/inventory/reservations', body, key);
+    const replay = await post('/inventory/releases', undo, `${body.orderId}:ReleaseInventory`);
+
+    expect(first).toMatchObject({ status: 201, body: { undone: false } });
+    expect(late.status).toBe(422);
+    expect(replay).toMatchObject({ status: 200, body: first.body });
+    expect(await ledgerOf(body.orderId)).toEqual({
+      effects: [],
+      undos: [expect.objectContaining({ undoes: key, undone: false })],
+      closedKeys: [
+        { service: 'inventory', idempotencyKey: key, closedBy: `${body.orderId}:ReleaseInventory` },
+      ],
+    });
+  });
+
+  it('undoes once when many deliveries of one compensation race', async () => {
+    const body = order();
+    const key = `${body.orderId}:ChargePayment`;
+    await post('/payments/charges', body, key);
+
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        post('/payments/refunds', { orderId: body.orderId, undoes: key }, `${body.orderId}:RefundPayment`),
+      ),
+    );
+
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 201]);
+    expect(new Set(answers.map((a) => JSON.stringify(a.body)))).toEqual(
+      new Set([JSON.stringify(answers[0]?.body)]),
+    );
+    expect(answers[0]?.body.undone).toBe(true);
+    const ledger = await ledgerOf(body.orderId);
+    expect(ledger.undos).toHaveLength(1);
+    expect(ledger.effects.map((e) => e.undoneBy)).toEqual([`${body.orderId}:RefundPayment`]);
+  });
+
+  it('settles an original call racing its compensation one way or the other, never both', async () => {
+    for (let round = 0; round < 5; round += 1) {
+      const body = order();
+      const key = `${body.orderId}:ChargePayment`;
+
+      const [charge, refund] = await Promise.all([
+        post('/payments/charges', body, key),
+        post('/payments/refunds', { orderId: body.orderId, undoes: key }, `${body.orderId}:RefundPayment`),
+      ]);
+
+      const ledger = await ledgerOf(body.orderId);
+      expect(refund.status).toBe(201);
+      if (refund.body.undone === true) {
+        // The charge came first: recorded once, then undone.
+        expect(charge.status).toBe(201);
+        expect(ledger.effects).toEqual([
+          expect.objectContaining({ undoneBy: `${body.orderId}:RefundPayment` }),
+        ]);
+        expect(ledger.closedKeys).toEqual([]);
+      } else {
+        // The refund came first: the key is closed, and the charge was refused.
+        expect(charge.status).toBe(422);
+        expect(ledger.effects).toEqual([]);
+        expect(ledger.closedKeys).toHaveLength(1);
+      }
+    }
+  });
+
+  it('UNDO-FLAKY: 503 for the first two calls of a compensation key, then one undo', async () => {
+    const body = order(['UNDO-FLAKY']);
+    const key = `${body.orderId}:ReserveInventory`;
+    expect((await post('/inventory/reservations', body, key)).status).toBe(201);
+
+    const statuses: number[] = [];
+    for (let call = 0; call < 4; call += 1) {
+      const answer = await post(
+        '/inventory/releases',
+        { orderId: body.orderId, undoes: key },
+        `${body.orderId}:ReleaseInventory`,
+      );
+      statuses.push(answer.status);
+    }
+
+    expect(statuses).toEqual([503, 503, 201, 200]);
+    const ledger = await ledgerOf(body.orderId);
+    expect(ledger.undos).toEqual([expect.objectContaining({ undone: true })]);
+  });
+
+  it('UNDO-FAIL: every compensation is refused with 422, and the effect stands', async () => {
+    const body = order(['UNDO-FAIL']);
+    const key = `${body.orderId}:ChargePayment`;
+    expect((await post('/payments/charges', body, key)).status).toBe(201);
+
+    const answers = [];
+    for (let call = 0; call < 3; call += 1) {
+      answers.push(
+        await post(
+          '/payments/refunds',
+          { orderId: body.orderId, undoes: key },
+          `${body.orderId}:RefundPayment`,
+        ),
+      );
+    }
+
+    expect(answers.map((a) => a.status)).toEqual([422, 422, 422]);
+    expect(answers[0]?.body.message).toContain('UNDO-FAIL');
+    const ledger = await ledgerOf(body.orderId);
+    expect(ledger.undos).toEqual([]);
+    expect(ledger.effects).toEqual([expect.not.objectContaining({ undoneBy: expect.anything() })]);
+  });
+
+  it.each([
+    ['PERM-FAIL-INVENTORY', '/inventory/reservations', 'ReserveInventory', 'inventory'],
+    ['PERM-FAIL-SHIPPING', '/shipping/shipments', 'ScheduleShipping', 'shipping'],
+  ])(
+    '%s: POST %s is refused with 422 every time and records nothing; the other services serve',
+    async (sku, path, step, service) => {
+      const body = order([sku]);
+      const key = `${body.orderId}:${step}`;
+
+      const answers = [await post(path, body, key), await post(path, body, key)];
+
+      expect(answers.map((a) => a.status)).toEqual([422, 422]);
+      expect(answers[0]?.body.message).toBe(`${service} refused for SKU ${sku}`);
+      expect(await ledgerEffectsFor(h.dynamo, key)).toBe(0);
+      expect((await post('/payments/charges', body, `${body.orderId}:ChargePayment`)).status).toBe(201);
+    },
+  );
+
+  it('SLOW: every call, original or compensation, is held SLOW_MILLIS and then answered normally', async () => {
+    const body = order(['SLOW']);
+    const key = `${body.orderId}:ChargePayment`;
+
+    const charge = await post('/payments/charges', body, key);
+    const replay = await post('/payments/charges', body, key);
+    const refund = await post(
+      '/payments/refunds',
+      { orderId: body.orderId, undoes: key },
+      `${body.orderId}:RefundPayment`,
+    );
+
+    expect([charge.status, replay.status, refund.status]).toEqual([201, 200, 201]);
+    expect(refund.body.undone).toBe(true);
+    for (const answer of [charge, replay, refund])
+      expect(answer.tookMillis).toBeGreaterThanOrEqual(SLOW_MILLIS - 5);
+    const ordinary = await post('/payments/charges', order(), `${randomUUID()}:ChargePayment`);
+    expect(ordinary.tookMillis).toBeLessThan(SLOW_MILLIS);
+  });
+
+  it('answers 400 for a compensation body that is not { orderId, undoes }, or that undoes its own key, undoing nothing', async () => {
+    const body = order();
+    const key = `${body.orderId}:ChargePayment`;
+    await post('/payments/charges', body, key);
+
+    const withOrderData = await post(
+      '/payments/refunds',
+      { ...body, undoes: key },
+      `${body.orderId}:RefundPayment`,
+    );
+    const withoutUndoes = await post(
+      '/payments/refunds',
+      { orderId: body.orderId },
+      `${body.orderId}:RefundPayment`,
+    );
+    const ownKey = await post(
+      '/payments/refunds',
+      { orderId: body.orderId, undoes: `${body.orderId}:RefundPayment` },
+      `${body.orderId}:RefundPayment`,
+    );
+
+    expect(withOrderData.status).toBe(400);
+    expect(withOrderData.body.errors).toEqual(
+      expect.arrayContaining([
+        { path: 'body.customerId', message: expect.stringMatching(/not an allowed field/) },
+      ]),
+    );
+    expect(withoutUndoes.status).toBe(400);
+    expect(withoutUndoes.body.errors).toEqual([{ path: 'body.undoes', message: 'is required' }]);
+    expect(ownKey.status).toBe(400);
+    expect(ownKey.body.errors).toEqual([{ path: 'body.undoes', message: expect.stringContaining('own') }]);
+    const ledger = await ledgerOf(body.orderId);
+    expect(ledger.undos).toEqual([]);
+    expect(ledger.effects.map((e) => e.undoneBy)).toEqual([undefined]);
+  });
 });
 
 describe('remote service failures', () => {
@@ -226,6 +480,7 @@ describe('remote service failures', () => {
       ...env,
       [FakesEnvKey.LedgerTableName]: LEDGER_TABLE,
       [FakesEnvKey.StallMillis]: '0',
+      [FakesEnvKey.SlowMillis]: '0',
       // What the platform's function construct sets on every function.
       [PowertoolsEnvKey.ServiceName]: 'remote-service-test',
       [PowertoolsEnvKey.MetricsNamespace]: FAKES_METRICS_NAMESPACE,
@@ -246,6 +501,11 @@ describe('remote service failures', () => {
       { [FakesEnvKey.StallMillis]: 'soon' },
       "STALL_MILLIS must be a non-negative integer of milliseconds, got 'soon'",
     ],
+    [
+      { [FakesEnvKey.SlowMillis]: '-1' },
+      "SLOW_MILLIS must be a non-negative integer of milliseconds, got '-1'",
+    ],
+    [{ [FakesEnvKey.SlowMillis]: undefined }, 'Missing required environment variable SLOW_MILLIS'],
     [{ [FakesEnvKey.LedgerTableName]: undefined }, 'Missing required environment variable LEDGER_TABLE_NAME'],
   ])('refuses to start with a bad environment (%o)', async (overrides, message) => {
     await expect(load(overrides)).rejects.toThrow(message);

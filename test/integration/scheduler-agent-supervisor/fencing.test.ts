@@ -29,6 +29,7 @@ import {
   TRANSITION_NAMES,
   type TransitionName,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import type { DueRecord } from '../../../lambdas/scheduler-agent-supervisor/domain/ports';
 import { allStates } from '../../../lib/platform/guardrails';
 import { resolveParameters } from '../../infra/support/asl-parameters';
 import { stateMachineDefinition, synthesizeStack } from '../../infra/support/synth';
@@ -39,6 +40,38 @@ const HOLDER = `${ORDER_ID}--attempt-2`;
 const STALE = `${ORDER_ID}--attempt-1`;
 const PLAN_MILLIS = 1_900_000_000_000;
 const [FIRST_STEP] = ORDER_STEPS;
+
+const COMPENSATIONS = ORDER_STEPS.map((s) => s.compensation.name);
+
+/** A Recorded compensation log entry of a completed step. */
+function logEntry(step: (typeof ORDER_STEPS)[number], seq: number): AttributeValue {
+  return {
+    M: {
+      Seq: { N: String(seq) },
+      Compensation: { S: step.compensation.name },
+      Undoes: { S: `${ORDER_ID}:${step.name}` },
+      ConfirmationId: { S: `conf-${step.name}` },
+      Status: { S: 'Recorded' },
+      RecordedAt: { S: '2030-01-01T00:00:01.000Z' },
+    },
+  };
+}
+
+/**
+ * What a state's holder finds: a Processing record for the steps; for the compensation chain a
+ * CompensationInProgress one, whose log has an entry for every step but the uncertain one.
+ */
+function holderRecord(state: string): Record<string, AttributeValue> {
+  if (!state.includes('.Undo.') && state !== 'MarkCompensated') return claimedRecord();
+  const uncertain = state.endsWith('.Undo.MarkUncertain');
+  return {
+    ...claimedRecord(),
+    ProcessState: { S: 'CompensationInProgress' },
+    CompensationLog: {
+      M: uncertain ? {} : Object.fromEntries(ORDER_STEPS.map((s, k) => [s.name, logEntry(s, k + 1)])),
+    },
+  };
+}
 
 /** The record as the starter leaves it after claiming attempt 2 (attempt 1 expired). */
 function claimedRecord(): Record<string, AttributeValue> {
@@ -54,9 +87,16 @@ function claimedRecord(): Record<string, AttributeValue> {
       M: Object.fromEntries(ORDER_STEPS.map((s) => [s.name, { M: { Status: { S: 'NotStarted' } } }])),
     },
     Plan: {
-      M: Object.fromEntries(ORDER_STEPS.map((s, k) => [s.name, { N: String(PLAN_MILLIS + k * 8000) }])),
+      M: Object.fromEntries(
+        [...ORDER_STEPS.map((s) => s.name), ...COMPENSATIONS].map((name, k) => [
+          name,
+          { N: String(PLAN_MILLIS + k * 8000) },
+        ]),
+      ),
     },
-    SchemaVersion: { N: '1' },
+    CompensationLog: { M: {} },
+    CompensationFailureCount: { N: '0' },
+    SchemaVersion: { N: '2' },
     WorkflowVersion: { N: '1' },
     CreatedAt: { S: '2030-01-01T00:00:00.000Z' },
     UpdatedAt: { S: '2030-01-01T00:00:00.000Z' },
@@ -120,6 +160,9 @@ describe('fenced store updates of the synthesized state machine (DynamoDB Local)
       workflowVersion: 1,
       record: { Item: claimedRecord() },
       results: Object.fromEntries(ORDER_STEPS.map((s) => [s.name, { confirmationId: `conf-${s.name}` }])),
+      compensations: Object.fromEntries(
+        ORDER_STEPS.map((s) => [s.name, { confirmationId: `undo-${s.name}`, undone: true }]),
+      ),
       failedStep: FIRST_STEP.name,
       error: { Error: 'Agent.PermanentFailure', Cause: '{"status":422}' },
     };
@@ -145,8 +188,56 @@ describe('fenced store updates of the synthesized state machine (DynamoDB Local)
       Status: { S: 'Running' },
       StartedAt: { S: '2030-01-01T00:00:05.000Z' },
     });
+    expect(item?.RunningStep).toEqual({ S: FIRST_STEP.name });
     expect(item?.CompleteBy).toEqual({ N: String(PLAN_MILLIS) });
     expect(item?.LockedBy).toEqual({ S: HOLDER });
+  });
+
+  it(`${FIRST_STEP.name}.MarkCompleted: the step and its compensation log entry in one write, RunningStep removed`, async () => {
+    await client.send(new UpdateItemCommand(request(`${FIRST_STEP.name}.MarkRunning`, HOLDER)));
+    await client.send(new UpdateItemCommand(request(`${FIRST_STEP.name}.MarkCompleted`, HOLDER)));
+    const item = await read();
+    expect(item?.Steps?.M?.[FIRST_STEP.name]?.M?.Status).toEqual({ S: 'Completed' });
+    expect(item?.CompensationLog?.M?.[FIRST_STEP.name]).toEqual({
+      M: {
+        Seq: { N: '1' },
+        Compensation: { S: FIRST_STEP.compensation.name },
+        Undoes: { S: `${ORDER_ID}:${FIRST_STEP.name}` },
+        ConfirmationId: { S: `conf-${FIRST_STEP.name}` },
+        Status: { S: 'Recorded' },
+        RecordedAt: { S: '2030-01-01T00:00:05.000Z' },
+      },
+    });
+    expect(item?.RunningStep).toBeUndefined();
+  });
+
+  it('the compensation chain: a stale instance is rejected at every update of a CompensationInProgress record', async () => {
+    const compensating = fencedUpdates.filter(
+      (state) => state.includes('.Undo.') || state === 'MarkCompensated',
+    );
+    expect(compensating).toHaveLength(4 * ORDER_STEPS.length + 1);
+    for (const state of compensating) {
+      await client.send(new PutItemCommand({ TableName: tableName, Item: holderRecord(state) }));
+      const before = await read();
+      await expect(client.send(new UpdateItemCommand(request(state, STALE)))).rejects.toMatchObject({
+        name: 'ConditionalCheckFailedException',
+      });
+      expect({ state, item: await read() }).toEqual({ state, item: before });
+    }
+  });
+
+  it('the compensation chain: the holder is rejected once the record is no longer CompensationInProgress', async () => {
+    for (const state of fencedUpdates.filter((s) => s.includes('.Undo.'))) {
+      await client.send(
+        new PutItemCommand({
+          TableName: tableName,
+          Item: { ...holderRecord(state), ProcessState: { S: 'CompensationFailed' } },
+        }),
+      );
+      await expect(client.send(new UpdateItemCommand(request(state, HOLDER)))).rejects.toMatchObject({
+        name: 'ConditionalCheckFailedException',
+      });
+    }
   });
 
   it(`${FIRST_STEP.name}.MarkRunning: a stale instance is rejected and changes nothing`, async () => {
@@ -191,7 +282,7 @@ describe('fenced store updates of the synthesized state machine (DynamoDB Local)
   });
 
   it('every fenced update of the definition: a stale instance is rejected and changes nothing', async () => {
-    expect(fencedUpdates.length).toBe(2 * ORDER_STEPS.length + 2);
+    expect(fencedUpdates.length).toBe(7 * ORDER_STEPS.length + 2);
     for (const state of fencedUpdates) {
       const before = await read();
       await expect(client.send(new UpdateItemCommand(request(state, STALE)))).rejects.toMatchObject({
@@ -203,22 +294,25 @@ describe('fenced store updates of the synthesized state machine (DynamoDB Local)
 
   it('every fenced update of the definition succeeds for the holder', async () => {
     for (const state of fencedUpdates) {
-      await client.send(new PutItemCommand({ TableName: tableName, Item: claimedRecord() }));
+      await client.send(new PutItemCommand({ TableName: tableName, Item: holderRecord(state) }));
       await expect(client.send(new UpdateItemCommand(request(state, HOLDER)))).resolves.toBeDefined();
     }
   });
 
-  it('MarkError: the holder sets Error with LastError naming the failed step, out of the index', async () => {
-    await client.send(new UpdateItemCommand(request('MarkError', HOLDER)));
+  it(`${FIRST_STEP.name}.BeginCompensation: the holder keeps its lock, the step Failed, CompensationInProgress with LastError`, async () => {
+    await client.send(new UpdateItemCommand(request(`${FIRST_STEP.name}.BeginCompensation`, HOLDER)));
     const item = await read();
-    expect(item?.ProcessState).toEqual({ S: 'Error' });
+    expect(item?.ProcessState).toEqual({ S: 'CompensationInProgress' });
+    expect(item?.Steps?.M?.[FIRST_STEP.name]?.M?.Status).toEqual({ S: 'Failed' });
     expect(item?.LastError?.M).toMatchObject({
       Source: { S: FIRST_STEP.name },
       Error: { S: 'Agent.PermanentFailure' },
       Cause: { S: JSON.stringify({ Error: 'Agent.PermanentFailure', Cause: '{"status":422}' }) },
     });
-    expect(item?.LockedBy).toBeUndefined();
-    expect(item?.DueShard).toBeUndefined();
+    expect(item?.LockedBy).toEqual({ S: HOLDER });
+    expect(item?.DueShard).toEqual({ S: '3' });
+    // The first compensation to run is the last step's.
+    expect(item?.CompleteBy).toEqual(item?.Plan?.M?.[COMPENSATIONS[COMPENSATIONS.length - 1] as string]);
   });
 
   describe('one table, two writers', () => {
@@ -229,17 +323,56 @@ describe('fenced store updates of the synthesized state machine (DynamoDB Local)
       const index = ORDER_STEPS.findIndex((s) => s.name === step);
       switch (transition) {
         case 'markStepRunning':
-          return { instanceId: HOLDER, now: NOW, completeBy: PLAN_MILLIS + index * 8000 };
+          return { instanceId: HOLDER, now: NOW, runningStep: step, completeBy: PLAN_MILLIS + index * 8000 };
         case 'markStepCompleted':
-          return { instanceId: HOLDER, now: NOW, result: { ConfirmationId: `conf-${step}` } };
+          return {
+            instanceId: HOLDER,
+            now: NOW,
+            result: { ConfirmationId: `conf-${step}` },
+            seq: index + 1,
+            compensation: ORDER_STEPS[index]?.compensation.name,
+            undoes: `${ORDER_ID}:${step}`,
+            confirmationId: `conf-${step}`,
+          };
         case 'markProcessed':
           return { instanceId: HOLDER, now: NOW };
-        case 'markError':
+        case 'beginCompensation':
+          return {
+            instanceId: HOLDER,
+            now: NOW,
+            completeBy: PLAN_MILLIS + (2 * ORDER_STEPS.length - 1) * 8000,
+            lastError: {
+              Source: step,
+              Error: AGENT_ERROR.Error,
+              Cause: JSON.stringify(AGENT_ERROR),
+              At: NOW,
+            },
+          };
+        case 'markCompensating':
+          return {
+            instanceId: HOLDER,
+            now: NOW,
+            completeBy: PLAN_MILLIS + (ORDER_STEPS.length + index) * 8000,
+          };
+        case 'markCompensatingUncertain':
+          return {
+            instanceId: HOLDER,
+            now: NOW,
+            seq: index + 1,
+            compensation: ORDER_STEPS[index]?.compensation.name,
+            undoes: `${ORDER_ID}:${step}`,
+            completeBy: PLAN_MILLIS + (ORDER_STEPS.length + index) * 8000,
+          };
+        case 'markStepCompensated':
+          return { instanceId: HOLDER, now: NOW, result: { ConfirmationId: `undo-${step}`, Undone: true } };
+        case 'markCompensated':
+          return { instanceId: HOLDER, now: NOW };
+        case 'markCompensationFailed':
           return {
             instanceId: HOLDER,
             now: NOW,
             lastError: {
-              Source: FIRST_STEP.name,
+              Source: ORDER_STEPS[index]?.compensation.name,
               Error: AGENT_ERROR.Error,
               Cause: JSON.stringify(AGENT_ERROR),
               At: NOW,
@@ -257,11 +390,11 @@ describe('fenced store updates of the synthesized state machine (DynamoDB Local)
           String(statesComment(state)),
         )?.[1] as TransitionName;
         const step = ORDER_STEPS.find((s) => state.startsWith(`${s.name}.`))?.name;
-        await client.send(new PutItemCommand({ TableName: tableName, Item: claimedRecord() }));
+        await client.send(new PutItemCommand({ TableName: tableName, Item: holderRecord(state) }));
         await client.send(new UpdateItemCommand(request(state, HOLDER)));
         const byStateMachine = await read();
 
-        await client.send(new PutItemCommand({ TableName: tableName, Item: claimedRecord() }));
+        await client.send(new PutItemCommand({ TableName: tableName, Item: holderRecord(state) }));
         const values = sdkValues(transition, step) as never;
         await doc.send(
           new UpdateCommand({
@@ -285,16 +418,16 @@ describe('fenced store updates of the synthesized state machine (DynamoDB Local)
       );
       const store = new DynamoStateStore(doc, tableName);
       const at = Date.parse(NOW);
-      const plan = Object.fromEntries(ORDER_STEPS.map((s, k) => [s.name, PLAN_MILLIS + k * 8000])) as Record<
-        (typeof ORDER_STEPS)[number]['name'],
-        number
-      >;
+      const plan = Object.fromEntries(ORDER_STEPS.map((s, k) => [s.name, PLAN_MILLIS + k * 8000]));
       const pending = { ...claimedRecord(), ProcessState: { S: 'Pending' }, Attempt: { N: '1' } };
       delete (pending as Record<string, unknown>).LockedBy;
       await client.send(new PutItemCommand({ TableName: tableName, Item: pending }));
 
       const applied: Record<string, string> = {};
+      /** The step a step-bound transition was rendered for. */
+      const steps: Record<string, string> = {};
       applied.claim = await store.claim({
+        kind: 'steps',
         orderId: ORDER_ID,
         seenAttempt: 1,
         attempt: 2,
@@ -306,6 +439,7 @@ describe('fenced store updates of the synthesized state machine (DynamoDB Local)
         at,
       });
       applied.release = await store.release({
+        kind: 'steps',
         orderId: ORDER_ID,
         instanceId: HOLDER,
         attempt: 2,
@@ -314,43 +448,101 @@ describe('fenced store updates of the synthesized state machine (DynamoDB Local)
         completeBy: PLAN_MILLIS,
         at: at + 1,
       });
-      applied.restartPending = await store.restartPending(
-        {
-          orderId: ORDER_ID,
-          processState: ProcessState.Pending,
-          completeBy: PLAN_MILLIS,
-          failureCount: 1,
-          attempt: 1,
-        },
-        { completeBy: PLAN_MILLIS + 1, at: at + 2 },
-      );
-      const expired = {
+      const due = (overrides: Partial<DueRecord>): DueRecord => ({
         orderId: ORDER_ID,
-        processState: ProcessState.Processing,
-        lockedBy: HOLDER,
+        processState: ProcessState.Pending,
         completeBy: PLAN_MILLIS,
         failureCount: 1,
-        attempt: 2,
-      };
+        attempt: 1,
+        compensationFailureCount: 0,
+        ...overrides,
+      });
+      applied.restartPending = await store.restartPending(due({}), {
+        completeBy: PLAN_MILLIS + 1,
+        at: at + 2,
+      });
+      const expired = due({ processState: ProcessState.Processing, lockedBy: HOLDER, attempt: 2 });
       await client.send(new PutItemCommand({ TableName: tableName, Item: claimedRecord() }));
       applied.resetExpired = await store.resetExpired(expired, {
         failureCount: 2,
         completeBy: PLAN_MILLIS + 5,
         at,
       });
+      const lastError = { source: 'supervisor', error: 'FailureThresholdReached', cause: 'expired', at: NOW };
       await client.send(new PutItemCommand({ TableName: tableName, Item: claimedRecord() }));
-      applied.failExpired = await store.failExpired(expired, {
+      applied.failExpired = await store.failExpired(expired, { failureCount: 2, lastError, at });
+
+      const running = { ...claimedRecord(), RunningStep: { S: FIRST_STEP.name } };
+      const expiredInStep = { ...expired, runningStep: FIRST_STEP.name };
+      await client.send(new PutItemCommand({ TableName: tableName, Item: running }));
+      applied.resetExpiredInStep = await store.resetExpired(expiredInStep, {
         failureCount: 2,
-        lastError: { source: 'supervisor', error: 'FailureThresholdReached', cause: 'expired', at: NOW },
+        completeBy: PLAN_MILLIS + 5,
+        at,
+      });
+      await client.send(new PutItemCommand({ TableName: tableName, Item: running }));
+      applied.failExpiredInStep = await store.failExpired(expiredInStep, { failureCount: 2, lastError, at });
+      steps.resetExpiredInStep = FIRST_STEP.name;
+      steps.failExpiredInStep = FIRST_STEP.name;
+
+      const compensating = { ...claimedRecord(), ProcessState: { S: 'CompensationInProgress' } };
+      const unlocked: Record<string, AttributeValue> = { ...compensating, Attempt: { N: '1' } };
+      delete unlocked.LockedBy;
+      await client.send(new PutItemCommand({ TableName: tableName, Item: unlocked }));
+      applied.claimCompensation = await store.claim({
+        kind: 'compensation',
+        orderId: ORDER_ID,
+        seenAttempt: 1,
+        attempt: 2,
+        instanceId: HOLDER,
+        claimableUntilCompleteBy: PLAN_MILLIS,
+        workflowVersion: 1,
+        plan,
+        completeBy: PLAN_MILLIS,
+        at,
+      });
+      applied.releaseCompensation = await store.release({
+        kind: 'compensation',
+        orderId: ORDER_ID,
+        instanceId: HOLDER,
+        attempt: 2,
+        claimedAt: at,
+        restoredAttempt: 1,
+        completeBy: PLAN_MILLIS,
+        at: at + 1,
+      });
+      applied.restartCompensation = await store.restartCompensation(
+        due({ processState: ProcessState.CompensationInProgress }),
+        { completeBy: PLAN_MILLIS + 1, at: at + 2 },
+      );
+      const expiredCompensation = due({
+        processState: ProcessState.CompensationInProgress,
+        lockedBy: HOLDER,
+        attempt: 2,
+      });
+      await client.send(new PutItemCommand({ TableName: tableName, Item: compensating }));
+      applied.resetExpiredCompensation = await store.resetExpiredCompensation(expiredCompensation, {
+        compensationFailureCount: 1,
+        completeBy: PLAN_MILLIS + 5,
+        at,
+      });
+      await client.send(new PutItemCommand({ TableName: tableName, Item: compensating }));
+      applied.failExpiredCompensation = await store.failExpiredCompensation(expiredCompensation, {
+        compensationFailureCount: 1,
+        lastError,
         at,
       });
 
-      const expected = TRANSITION_NAMES.filter((name) => STATE_TRANSITIONS[name].by !== 'scheduler');
+      // The operator's transitions have their own adapter and test (operator-actions.test.ts).
+      const expected = TRANSITION_NAMES.filter((name) =>
+        ['starter', 'supervisor'].includes(STATE_TRANSITIONS[name].by),
+      );
       expect(Object.keys(applied).sort()).toEqual([...expected].sort());
-      expect(Object.values(applied)).toEqual(expected.map(() => 'applied'));
+      expect(Object.entries(applied)).toEqual(Object.keys(applied).map((name) => [name, 'applied']));
       expect(sent).toHaveLength(expected.length);
       for (const [index, name] of Object.keys(applied).entries()) {
-        const rendered = renderTransition(name as TransitionName);
+        const step = steps[name];
+        const rendered = renderTransition(name as TransitionName, step === undefined ? {} : { step });
         expect({ name, ...pickExpressions(sent[index]) }).toEqual({
           name,
           UpdateExpression: rendered.updateExpression,

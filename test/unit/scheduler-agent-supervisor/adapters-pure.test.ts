@@ -9,8 +9,10 @@ import {
   transitionUpdate,
 } from '../../../lambdas/scheduler-agent-supervisor/adapters/state-store';
 import {
+  CompensationStatus,
   ProcessState,
   renderTransition,
+  STATE_SCHEMA_VERSION,
   StepStatus,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import type { StateRecord } from '../../../lambdas/scheduler-agent-supervisor/domain/state-record';
@@ -113,9 +115,38 @@ describe('state record item mapping', () => {
       ChargePayment: { status: StepStatus.Running, startedAt: 'c' },
       ScheduleShipping: { status: StepStatus.NotStarted },
     },
-    plan: { ReserveInventory: 1, ChargePayment: 2, ScheduleShipping: 3 },
+    plan: {
+      ReserveInventory: 1,
+      ChargePayment: 2,
+      ScheduleShipping: 3,
+      CancelShipment: 4,
+      RefundPayment: 5,
+      ReleaseInventory: 6,
+    },
+    runningStep: 'ChargePayment',
+    compensationLog: {
+      ReserveInventory: {
+        seq: 1,
+        compensation: 'ReleaseInventory',
+        undoes: 'order-1:ReserveInventory',
+        confirmationId: 'x',
+        status: CompensationStatus.Compensated,
+        recordedAt: 'b',
+        compensatingAt: 'd',
+        compensatedAt: 'e',
+        result: { ConfirmationId: 'r', Undone: true },
+      },
+      ScheduleShipping: {
+        seq: 3,
+        compensation: 'CancelShipment',
+        undoes: 'order-1:ScheduleShipping',
+        status: CompensationStatus.Compensating,
+        uncertain: true,
+      },
+    },
+    compensationFailureCount: 1,
     orderFingerprint: 'fp',
-    schemaVersion: 1,
+    schemaVersion: STATE_SCHEMA_VERSION,
     workflowVersion: 1,
     createdAt: 'c',
     updatedAt: 'u',
@@ -131,12 +162,29 @@ describe('state record item mapping', () => {
       FailureCount: 3,
       Steps: { ReserveInventory: { Status: 'Completed', Result: { ConfirmationId: 'x' } } },
       LastError: { Source: 'supervisor', Error: 'E', Cause: 'C', At: 'T' },
+      RunningStep: 'ChargePayment',
+      CompensationFailureCount: 1,
+      CompensationLog: {
+        ReserveInventory: { Seq: 1, Status: 'Compensated', Result: { ConfirmationId: 'r', Undone: true } },
+        ScheduleShipping: { Seq: 3, Status: 'Compensating', Uncertain: true },
+      },
     });
     expect(stateRecordFromItem(JSON.parse(JSON.stringify(item)))).toEqual(record);
   });
 
+  it('reads an item without CompensationLog or CompensationFailureCount as an empty log and no failures', () => {
+    const item = JSON.parse(JSON.stringify(stateRecordToItem(record)));
+    delete item.CompensationLog;
+    delete item.CompensationFailureCount;
+    delete item.RunningStep;
+    const read = stateRecordFromItem(item);
+    expect(read.compensationLog).toEqual({});
+    expect(read.compensationFailureCount).toBe(0);
+    expect(read.runningStep).toBeUndefined();
+  });
+
   it.each<[string, Record<string, unknown>, RegExp]>([
-    ['an unsupported schema version', { SchemaVersion: 99 }, /SchemaVersion 99; supported: 1/],
+    ['an unsupported schema version', { SchemaVersion: 99 }, /SchemaVersion 99; supported: 2/],
     ['an unknown ProcessState', { ProcessState: 'Paused' }, /ProcessState is "Paused"/],
     ['a string CompleteBy', { CompleteBy: '12' }, /CompleteBy must be a number/],
     [
@@ -144,6 +192,12 @@ describe('state record item mapping', () => {
       { Steps: { ChargePayment: { Status: 'Done' } } },
       /Steps.ChargePayment.Status/,
     ],
+    [
+      'an unknown compensation status',
+      { CompensationLog: { ChargePayment: { Seq: 2, Compensation: 'R', Undoes: 'u', Status: 'Gone' } } },
+      /CompensationLog.ChargePayment.Status is "Gone"/,
+    ],
+    ['an unknown RunningStep', { RunningStep: 'Knit' }, /RunningStep is 'Knit', not a step/],
   ])('refuses a stored record with %s, naming it', (_case, change, message) => {
     const item = { ...JSON.parse(JSON.stringify(stateRecordToItem(record))), ...change };
     expect(() => stateRecordFromItem(item)).toThrow(message);
@@ -189,13 +243,38 @@ describe('state store transitions (the SDK side of STATE_TRANSITIONS)', () => {
     const update = transitionUpdate(
       'markStepRunning',
       'order-1',
-      { instanceId: 'i', completeBy: 5, now: 'T' },
+      { instanceId: 'i', runningStep: 'ChargePayment', completeBy: 5, now: 'T' },
       { step: 'ChargePayment' },
     );
     expect(update.UpdateExpression).toBe(
       renderTransition('markStepRunning', { step: 'ChargePayment' }).updateExpression,
     );
     expect(update.ExpressionAttributeNames).toMatchObject({ '#step': 'ChargePayment' });
+  });
+
+  it('composes a map value of the table as a plain object the document client marshals', () => {
+    const update = transitionUpdate(
+      'markCompensatingUncertain',
+      'order-1',
+      {
+        instanceId: 'i',
+        seq: 2,
+        compensation: 'RefundPayment',
+        undoes: 'order-1:ChargePayment',
+        completeBy: 9,
+        now: 'T',
+      },
+      { step: 'ChargePayment' },
+    );
+    expect(update.ExpressionAttributeValues?.[':uncertainEntry']).toEqual({
+      Seq: 2,
+      Compensation: 'RefundPayment',
+      Undoes: 'order-1:ChargePayment',
+      Uncertain: true,
+      Status: 'Compensating',
+      RecordedAt: 'T',
+      CompensatingAt: 'T',
+    });
   });
 
   it('fails naming a value that is not of the declared type (never sends NaN or an array)', () => {

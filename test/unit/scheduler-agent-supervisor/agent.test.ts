@@ -21,6 +21,7 @@ import {
   type RemoteOutcome,
   type RemoteServicePort,
   remoteOperationFor,
+  resolveAgentOperation,
 } from '../../../lambdas/scheduler-agent-supervisor/domain/agent';
 import { loadConfig } from '../../../lib/scheduler-agent-supervisor/config';
 import { fakeTime as fakeTimeFrom } from '../shared/fake-time';
@@ -207,6 +208,32 @@ describe('callWithRetries', () => {
       detail: 'HTTP 200 without a confirmationId in the body',
     });
   });
+
+  it('reads whether a compensation undid anything from its answer', async () => {
+    const time = fakeTime();
+    const { callOnce } = scripted(
+      [{ kind: 'response', status: 201, body: { confirmationId: 'r-1', undone: false } }],
+      time,
+    );
+    await expect(
+      callWithRetries(callOnce, { ...settings, action: 'compensate' }, { ...time, random: () => 0 }),
+    ).resolves.toEqual({ kind: 'success', confirmationId: 'r-1', undone: false, calls: 1 });
+  });
+
+  it('treats a compensation answer without a boolean undone as a broken contract', async () => {
+    const time = fakeTime();
+    const { callOnce } = scripted(
+      [{ kind: 'response', status: 201, body: { confirmationId: 'r-1', undone: 'yes' } }],
+      time,
+    );
+    await expect(
+      callWithRetries(callOnce, { ...settings, action: 'compensate' }, { ...time, random: () => 0 }),
+    ).resolves.toEqual({
+      kind: 'permanent',
+      detail: 'HTTP 201 without a boolean undone in the body',
+      calls: 1,
+    });
+  });
 });
 
 const request: AgentRequest = {
@@ -227,6 +254,29 @@ const request: AgentRequest = {
   correlationId: 'corr-1',
 };
 
+/** The compensation of `request`'s step (RefundPayment of order-1's ChargePayment). */
+const compensateRequest: AgentRequest = {
+  ...request,
+  taskToken: 'token-compensate',
+  action: 'compensate',
+  operation: 'RefundPayment',
+  undoes: 'order-1:ChargePayment',
+  idempotencyKey: 'order-1:RefundPayment',
+};
+
+const callInput = (from: AgentRequest, deadline: number) => ({
+  idempotencyKey: from.idempotencyKey,
+  orderId: from.orderId,
+  step: from.step,
+  action: from.action,
+  operation: from.operation,
+  ...(from.undoes !== undefined && { undoes: from.undoes }),
+  correlationId: from.correlationId,
+  order: from.order,
+  deadline,
+  maxCallAttempts: from.maxCallAttempts,
+});
+
 describe('callRemoteOperation', () => {
   it("posts the step's operation with the stable key and returns the AgentResult", async () => {
     const posted: Parameters<RemoteServicePort['post']>[0][] = [];
@@ -237,18 +287,12 @@ describe('callRemoteOperation', () => {
       },
     };
     const time = fakeTime(Date.parse('2030-01-01T00:00:10Z'));
-    const result = await callRemoteOperation(
-      {
-        idempotencyKey: request.idempotencyKey,
-        orderId: request.orderId,
-        step: request.step,
-        correlationId: request.correlationId,
-        order: request.order,
-        deadline: Date.parse('2030-01-01T00:01:00Z'),
-        maxCallAttempts: 3,
-      },
-      { remote, backoff, ...time, random: () => 0 },
-    );
+    const result = await callRemoteOperation(callInput(request, Date.parse('2030-01-01T00:01:00Z')), {
+      remote,
+      backoff,
+      ...time,
+      random: () => 0,
+    });
     expect(result).toEqual({
       confirmationId: 'pay-1',
       service: 'payment',
@@ -269,19 +313,138 @@ describe('callRemoteOperation', () => {
     const remote: RemoteServicePort = { post: async () => status(422) };
     const time = fakeTime(0);
     await expect(
-      callRemoteOperation(
-        {
-          idempotencyKey: 'k',
-          orderId: 'o',
-          step: 'ChargePayment',
-          correlationId: 'c',
-          order: request.order,
-          deadline: 10_000,
-          maxCallAttempts: 3,
-        },
-        { remote, backoff, ...time, random: () => 0 },
-      ),
+      callRemoteOperation(callInput(request, 10_000), { remote, backoff, ...time, random: () => 0 }),
     ).rejects.toBeInstanceOf(RemoteCallFailedError);
+  });
+
+  it("posts a compensation to the step's compensation path with { orderId, undoes } under its own key", async () => {
+    const posted: Parameters<RemoteServicePort['post']>[0][] = [];
+    const remote: RemoteServicePort = {
+      post: async (call) => {
+        posted.push(call);
+        return posted.length === 1
+          ? status(503)
+          : { kind: 'response', status: 201, body: { confirmationId: 'refund-1', undone: true } };
+      },
+    };
+    const time = fakeTime(Date.parse('2030-01-01T00:00:10Z'));
+    const result = await callRemoteOperation(
+      callInput(compensateRequest, Date.parse('2030-01-01T00:01:00Z')),
+      {
+        remote,
+        backoff,
+        ...time,
+        random: () => 0,
+      },
+    );
+    expect(result).toEqual({
+      confirmationId: 'refund-1',
+      service: 'payment',
+      idempotencyKey: 'order-1:RefundPayment',
+      undone: true,
+    });
+    expect(posted.map(({ path, idempotencyKey, body }) => ({ path, idempotencyKey, body }))).toEqual([
+      {
+        path: '/payments/refunds',
+        idempotencyKey: 'order-1:RefundPayment',
+        body: { orderId: 'order-1', undoes: 'order-1:ChargePayment' },
+      },
+      {
+        path: '/payments/refunds',
+        idempotencyKey: 'order-1:RefundPayment',
+        body: { orderId: 'order-1', undoes: 'order-1:ChargePayment' },
+      },
+    ]);
+  });
+
+  it('reports undone: false when the service had nothing to undo', async () => {
+    const remote: RemoteServicePort = {
+      post: async () => ({
+        kind: 'response',
+        status: 200,
+        body: { confirmationId: 'refund-0', undone: false },
+      }),
+    };
+    const time = fakeTime(0);
+    await expect(
+      callRemoteOperation(callInput(compensateRequest, 10_000), {
+        remote,
+        backoff,
+        ...time,
+        random: () => 0,
+      }),
+    ).resolves.toMatchObject({ confirmationId: 'refund-0', undone: false });
+  });
+
+  it('throws RemoteCallFailedError when the compensation is refused for good', async () => {
+    const remote: RemoteServicePort = { post: async () => status(422) };
+    const time = fakeTime(0);
+    await expect(
+      callRemoteOperation(callInput(compensateRequest, 10_000), {
+        remote,
+        backoff,
+        ...time,
+        random: () => 0,
+      }),
+    ).rejects.toMatchObject({ result: { kind: 'permanent', detail: 'HTTP 422: status 422' } });
+  });
+});
+
+describe('resolveAgentOperation', () => {
+  it("resolves a perform request to the step's operation", () => {
+    expect(resolveAgentOperation(request)).toEqual({
+      action: 'perform',
+      step: 'ChargePayment',
+      service: 'payment',
+      operationPath: '/payments/charges',
+    });
+  });
+
+  it("resolves a compensate request to the step's compensation and the key it undoes", () => {
+    expect(resolveAgentOperation(compensateRequest)).toEqual({
+      action: 'compensate',
+      step: 'ChargePayment',
+      service: 'payment',
+      compensation: 'RefundPayment',
+      operationPath: '/payments/refunds',
+      undoes: 'order-1:ChargePayment',
+    });
+  });
+
+  it.each<[string, Partial<AgentRequest>, string]>([
+    ['perform naming another operation', { operation: 'RefundPayment' }, "names operation 'RefundPayment'"],
+    ['perform that undoes', { undoes: 'order-1:ChargePayment' }, 'only a compensation undoes'],
+    ['unknown step', { step: 'Teleport', operation: 'Teleport' }, "Unknown step 'Teleport'"],
+  ])('rejects a %s', (_case, change, message) => {
+    expect(() => resolveAgentOperation({ ...request, ...change })).toThrow(InvalidAgentRequestError);
+    expect(() => resolveAgentOperation({ ...request, ...change })).toThrow(message);
+  });
+
+  it.each<[string, Partial<AgentRequest>, string]>([
+    ['naming the step itself', { operation: 'ChargePayment' }, "not its compensation 'RefundPayment'"],
+    [
+      "naming another step's compensation",
+      { operation: 'ReleaseInventory' },
+      "not its compensation 'RefundPayment'",
+    ],
+    ['without undoes', { undoes: undefined }, "lacks undoes (expected 'order-1:ChargePayment')"],
+    [
+      "undoing another step's key",
+      { undoes: 'order-1:ReserveInventory' },
+      "not the step's key 'order-1:ChargePayment'",
+    ],
+    ["undoing another order's key", { undoes: 'order-2:ChargePayment' }, "not the step's key"],
+    [
+      "keyed on the step's own key",
+      { idempotencyKey: 'order-1:ChargePayment' },
+      "not the compensation's key 'order-1:RefundPayment'",
+    ],
+  ])('rejects a compensation %s', (_case, change, message) => {
+    const { undoes: _undoes, ...withoutUndoes } = compensateRequest;
+    const changed =
+      'undoes' in change && change.undoes === undefined ? withoutUndoes : { ...compensateRequest, ...change };
+    expect(() => resolveAgentOperation(changed)).toThrow(InvalidAgentRequestError);
+    expect(() => resolveAgentOperation(changed)).toThrow(message);
   });
 });
 
@@ -433,6 +596,36 @@ describe('handleAgentRequest', () => {
     expect(time.clock.now()).toBeLessThan(Date.parse('2030-01-01T00:01:00Z'));
     expect(h.failed[0]?.[2]).toMatch(/another delivery for idempotency key 'order-1:ChargePayment'/);
     expect(h.heartbeats.stopped).toBe(1);
+  });
+
+  it('answers a compensation with its result, undone included, under the compensation key', async () => {
+    const seen: unknown[] = [];
+    const undo: AgentResult = {
+      confirmationId: 'refund-1',
+      service: 'payment',
+      idempotencyKey: 'order-1:RefundPayment',
+      undone: true,
+    };
+    const h = ports(async () => undo);
+    await expect(
+      handleAgentRequest(compensateRequest, {
+        ...h.ports,
+        callRemoteIdempotently: async (input) => {
+          seen.push(input);
+          return undo;
+        },
+      }),
+    ).resolves.toEqual({ kind: 'succeeded', result: undo, delivery: 'delivered' });
+    expect(seen).toEqual([
+      expect.objectContaining({
+        idempotencyKey: 'order-1:RefundPayment',
+        action: 'compensate',
+        operation: 'RefundPayment',
+        undoes: 'order-1:ChargePayment',
+      }),
+    ]);
+    expect(h.succeeded).toEqual([['token-compensate', undo]]);
+    expect(h.heartbeats.started).toEqual([['token-compensate', 2_000]]);
   });
 
   it('passes a late delivery through so the handler can drop it', async () => {

@@ -1,4 +1,5 @@
 import {
+  CompensationStatus,
   ProcessState,
   StepStatus,
   WORKFLOW_VERSION,
@@ -9,6 +10,7 @@ import {
   decideClaim,
   latestClaimableCompleteBy,
   planAttempt,
+  planCompensation,
   planRelease,
   stepWindowMillis,
   workflowExecutionInput,
@@ -43,6 +45,13 @@ function record(overrides: Partial<StateRecord> = {}): StateRecord {
 const completed = { status: StepStatus.Completed } as const;
 const running = { status: StepStatus.Running } as const;
 
+/** The compensation deadlines of an attempt whose steps end at `stepsEnd`: reverse step order, one window each. */
+const compensationsAfter = (stepsEnd: number) => ({
+  CancelShipment: stepsEnd + WINDOW,
+  RefundPayment: stepsEnd + 2 * WINDOW,
+  ReleaseInventory: stepsEnd + 3 * WINDOW,
+});
+
 describe('planAttempt', () => {
   it('uses one window per step', () => {
     expect(stepWindowMillis(timings)).toBe(WINDOW);
@@ -52,31 +61,56 @@ describe('planAttempt', () => {
     [
       'no step completed',
       {},
-      { ReserveInventory: NOW + WINDOW, ChargePayment: NOW + 2 * WINDOW, ScheduleShipping: NOW + 3 * WINDOW },
+      {
+        ReserveInventory: NOW + WINDOW,
+        ChargePayment: NOW + 2 * WINDOW,
+        ScheduleShipping: NOW + 3 * WINDOW,
+        ...compensationsAfter(NOW + 3 * WINDOW),
+      },
       NOW + WINDOW,
     ],
     [
       'the first step completed',
       { ReserveInventory: completed, ChargePayment: running },
-      { ReserveInventory: NOW, ChargePayment: NOW + WINDOW, ScheduleShipping: NOW + 2 * WINDOW },
+      {
+        ReserveInventory: NOW,
+        ChargePayment: NOW + WINDOW,
+        ScheduleShipping: NOW + 2 * WINDOW,
+        ...compensationsAfter(NOW + 2 * WINDOW),
+      },
       NOW + WINDOW,
     ],
     [
       'a middle step completed',
       { ChargePayment: completed },
-      { ReserveInventory: NOW + WINDOW, ChargePayment: NOW, ScheduleShipping: NOW + 2 * WINDOW },
+      {
+        ReserveInventory: NOW + WINDOW,
+        ChargePayment: NOW,
+        ScheduleShipping: NOW + 2 * WINDOW,
+        ...compensationsAfter(NOW + 2 * WINDOW),
+      },
       NOW + WINDOW,
     ],
     [
       'two steps completed',
       { ReserveInventory: completed, ChargePayment: completed },
-      { ReserveInventory: NOW, ChargePayment: NOW, ScheduleShipping: NOW + WINDOW },
+      {
+        ReserveInventory: NOW,
+        ChargePayment: NOW,
+        ScheduleShipping: NOW + WINDOW,
+        ...compensationsAfter(NOW + WINDOW),
+      },
       NOW + WINDOW,
     ],
     [
       'every step completed (died before MarkProcessed)',
       { ReserveInventory: completed, ChargePayment: completed, ScheduleShipping: completed },
-      { ReserveInventory: NOW, ChargePayment: NOW, ScheduleShipping: NOW },
+      {
+        ReserveInventory: NOW,
+        ChargePayment: NOW,
+        ScheduleShipping: NOW,
+        ...compensationsAfter(NOW),
+      },
       NOW + WINDOW,
     ],
   ])('with %s', (_case, steps, expectedPlan, expectedCompleteBy) => {
@@ -92,10 +126,62 @@ describe('planAttempt', () => {
         const t = { ...timings, stepTimeoutSeconds: timeout, stepDeadlineSlackSeconds: slack };
         const { plan, completeBy } = planAttempt({ steps: { ChargePayment: completed } }, NOW, t);
         expect(plan.ReserveInventory).toBeGreaterThan(NOW);
-        expect(plan.ScheduleShipping).toBeGreaterThan(plan.ReserveInventory);
+        expect(plan.ScheduleShipping).toBeGreaterThan(plan.ReserveInventory ?? 0);
         expect(completeBy).toBe(plan.ReserveInventory);
+        // Compensations come after every step, in the order they run (reverse step order).
+        expect(plan.CancelShipment).toBeGreaterThan(plan.ScheduleShipping ?? 0);
+        expect(plan.RefundPayment).toBeGreaterThan(plan.CancelShipment ?? 0);
+        expect(plan.ReleaseInventory).toBeGreaterThan(plan.RefundPayment ?? 0);
       }
     }
+  });
+});
+
+describe('planCompensation', () => {
+  const entry = (status: CompensationStatus) => ({ seq: 1, compensation: 'X', undoes: 'o:X', status });
+
+  it('plans only compensations: the ones that may still run one window each, in reverse step order', () => {
+    const plan = planCompensation(
+      {
+        steps: { ReserveInventory: completed, ChargePayment: completed, ScheduleShipping: running },
+        compensationLog: {
+          ReserveInventory: entry(CompensationStatus.Recorded),
+          ChargePayment: entry(CompensationStatus.Compensating),
+        },
+      },
+      NOW,
+      timings,
+    );
+    expect(plan).toEqual({
+      plan: { CancelShipment: NOW, RefundPayment: NOW + WINDOW, ReleaseInventory: NOW + 2 * WINDOW },
+      completeBy: NOW + WINDOW,
+    });
+  });
+
+  it('gives an uncertain (TimedOut) step a window, and none to a compensated one', () => {
+    expect(
+      planCompensation(
+        {
+          steps: {
+            ReserveInventory: { status: StepStatus.Compensated },
+            ChargePayment: { status: StepStatus.TimedOut },
+          },
+          compensationLog: { ReserveInventory: entry(CompensationStatus.Compensated) },
+        },
+        NOW,
+        timings,
+      ),
+    ).toEqual({
+      plan: { CancelShipment: NOW, RefundPayment: NOW + WINDOW, ReleaseInventory: NOW },
+      completeBy: NOW + WINDOW,
+    });
+  });
+
+  it('still gives one window when there is nothing to undo', () => {
+    expect(planCompensation({ steps: {}, compensationLog: {} }, NOW, timings)).toEqual({
+      plan: { CancelShipment: NOW, RefundPayment: NOW, ReleaseInventory: NOW },
+      completeBy: NOW + WINDOW,
+    });
   });
 });
 
@@ -104,6 +190,7 @@ describe('decideClaim', () => {
     const decision = decideClaim(record(), NOW, timings);
     expect(decision).toEqual({
       kind: 'claim',
+      claimKind: 'steps',
       seenAttempt: 0,
       attempt: 1,
       instanceId: 'order-1--attempt-1',
@@ -179,10 +266,76 @@ describe('decideClaim', () => {
     });
   });
 
+  describe('a CompensationInProgress record', () => {
+    const cancelled = (overrides: Partial<StateRecord> = {}) =>
+      record({
+        processState: ProcessState.CompensationInProgress,
+        attempt: 2,
+        completeBy: pendingCompleteBy(NOW - 1, timings),
+        steps: { ReserveInventory: completed, ChargePayment: { status: StepStatus.TimedOut } },
+        compensationLog: {
+          ReserveInventory: {
+            seq: 1,
+            compensation: 'ReleaseInventory',
+            undoes: 'order-1:ReserveInventory',
+            status: CompensationStatus.Recorded,
+          },
+        },
+        ...overrides,
+      });
+
+    it('unlocked: claims it for a compensation attempt with a plan of compensation deadlines only', () => {
+      const record = cancelled();
+      expect(decideClaim(record, NOW, timings)).toEqual({
+        kind: 'claim',
+        claimKind: 'compensation',
+        seenAttempt: 2,
+        attempt: 3,
+        instanceId: 'order-1--attempt-3',
+        claimedAt: NOW,
+        claimableUntilCompleteBy: NOW + 60_000 + 15_000,
+        workflowVersion: WORKFLOW_VERSION,
+        plan: planCompensation(record, NOW, timings).plan,
+        completeBy: NOW + WINDOW,
+      });
+    });
+
+    it('unlocked with nothing to undo (cancelled while Pending): still claimed, with one window', () => {
+      const pending = cancelled({ attempt: 0, steps: {}, compensationLog: {} });
+      expect(decideClaim(pending, NOW, timings)).toMatchObject({
+        kind: 'claim',
+        claimKind: 'compensation',
+        attempt: 1,
+        completeBy: NOW + WINDOW,
+      });
+    });
+
+    it('unlocked but still in the back-off the supervisor set: not yet', () => {
+      expect(
+        decideClaim(cancelled({ completeBy: pendingCompleteBy(NOW + 15_001, timings) }), NOW, timings),
+      ).toEqual({ kind: 'skip', reason: 'in-back-off', detail: 'compensation back-off ends in 1 ms' });
+    });
+
+    it('locked: re-issues the start of the existing compensation claim', () => {
+      expect(
+        decideClaim(cancelled({ lockedBy: 'order-1--attempt-2', workflowVersion: 3 }), NOW, timings),
+      ).toEqual({ kind: 'resume', instanceId: 'order-1--attempt-2', attempt: 2, workflowVersion: 3 });
+    });
+
+    it('its release gives back the compensation claim', () => {
+      const decision = decideClaim(cancelled(), NOW, timings);
+      if (decision.kind !== 'claim') throw new Error(`expected a claim, got ${decision.kind}`);
+      expect(planRelease('order-1', decision, NOW + 5, timings)).toMatchObject({
+        kind: 'compensation',
+        restoredAttempt: 2,
+        attempt: 3,
+      });
+    });
+  });
+
   it.each([
     ProcessState.Processed,
     ProcessState.Error,
-    ProcessState.CompensationInProgress,
     ProcessState.Compensated,
     ProcessState.CompensationFailed,
   ])('leaves a %s record alone', (processState) => {
@@ -211,6 +364,7 @@ describe('planRelease', () => {
       throw new Error(`expected a claim, got ${decision.kind}`);
     }
     expect(planRelease('order-1', decision, NOW + 1500, timings)).toEqual({
+      kind: 'steps',
       orderId: 'order-1',
       instanceId: 'order-1--attempt-3',
       attempt: 3,

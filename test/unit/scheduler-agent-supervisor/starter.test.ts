@@ -223,6 +223,7 @@ describe('startOrder: retrying StartExecution', () => {
     expect(sleeps).toEqual([100, 150]);
     expect(states.releases).toEqual([
       {
+        kind: 'steps',
         orderId: 'order-1',
         instanceId: 'order-1--attempt-3',
         attempt: 3,

@@ -1,4 +1,5 @@
 import {
+  CompensationStatus,
   ORDER_STEPS,
   ProcessState,
   STATE_SCHEMA_VERSION,
@@ -10,6 +11,7 @@ import {
   buildInitialStateRecord,
   instanceIdFor,
   MAX_INSTANCE_ID_LENGTH,
+  mayNeedCompensation,
   parseInstanceId,
   pendingCompleteBy,
   type StateRecord,
@@ -38,6 +40,12 @@ describe('buildInitialStateRecord', () => {
     expect(record).not.toHaveProperty('lockedBy');
     expect(record).not.toHaveProperty('plan');
     expect(record).not.toHaveProperty('lastError');
+  });
+
+  it('starts with an empty compensation log (its entries are SET by path) and no compensation failures', () => {
+    expect(record.compensationLog).toEqual({});
+    expect(record.compensationFailureCount).toBe(0);
+    expect(record).not.toHaveProperty('runningStep');
   });
 
   it('must be claimed within the start grace window', () => {
@@ -88,8 +96,10 @@ describe('toOrderStatusBody', () => {
       ChargePayment: { status: StepStatus.Running },
     },
     plan: { ReserveInventory: NOW, ChargePayment: NOW + 1, ScheduleShipping: NOW + 2 },
+    compensationLog: {},
+    compensationFailureCount: 0,
     orderFingerprint: 'abc',
-    schemaVersion: 1,
+    schemaVersion: 2,
     workflowVersion: 1,
     createdAt: 'c',
     updatedAt: '2030-01-02T03:04:05.000Z',
@@ -110,12 +120,71 @@ describe('toOrderStatusBody', () => {
     });
   });
 
+  it('shows the true status of each step during and after a compensation', () => {
+    const compensating: StateRecord = {
+      ...record,
+      processState: ProcessState.CompensationInProgress,
+      steps: {
+        ReserveInventory: { status: StepStatus.Compensated },
+        ChargePayment: { status: StepStatus.Compensating },
+        ScheduleShipping: { status: StepStatus.Failed },
+      },
+    };
+    expect(toOrderStatusBody(compensating)).toMatchObject({
+      processState: ProcessState.CompensationInProgress,
+      steps: [
+        { name: 'ReserveInventory', status: StepStatus.Compensated },
+        { name: 'ChargePayment', status: StepStatus.Compensating },
+        { name: 'ScheduleShipping', status: StepStatus.Failed },
+      ],
+    });
+  });
+
   it('never exposes locks, plans, shards or fingerprints', () => {
     const body = JSON.stringify(toOrderStatusBody(record));
     for (const secret of ['attempt-2', 'abc', 'plan', 'dueShard', 'lockedBy']) {
       expect(body).not.toContain(secret);
     }
   });
+});
+
+describe('mayNeedCompensation', () => {
+  const entry = (status: CompensationStatus) => ({
+    seq: 1,
+    compensation: 'ReleaseInventory',
+    undoes: 'o:ReserveInventory',
+    status,
+  });
+  it.each([
+    [StepStatus.Completed, CompensationStatus.Recorded, true],
+    [StepStatus.Compensating, CompensationStatus.Compensating, true],
+    [StepStatus.Compensating, CompensationStatus.Failed, true],
+    [StepStatus.Compensated, CompensationStatus.Compensated, false],
+  ])('step %s with a %s log entry: %p', (status, logStatus, expected) => {
+    expect(
+      mayNeedCompensation(
+        { steps: { ReserveInventory: { status } }, compensationLog: { ReserveInventory: entry(logStatus) } },
+        'ReserveInventory',
+      ),
+    ).toBe(expected);
+  });
+
+  it.each([
+    [StepStatus.TimedOut, true],
+    [StepStatus.NotStarted, false],
+    [StepStatus.Failed, false],
+    [StepStatus.Running, false],
+  ])(
+    'step %s without a log entry: %p (only an uncertain step is undone just in case)',
+    (status, expected) => {
+      expect(
+        mayNeedCompensation(
+          { steps: { ReserveInventory: { status } }, compensationLog: {} },
+          'ReserveInventory',
+        ),
+      ).toBe(expected);
+    },
+  );
 });
 
 describe('instance ids', () => {

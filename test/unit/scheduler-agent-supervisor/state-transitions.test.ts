@@ -31,14 +31,29 @@ describe('state transitions table', () => {
   it('holds every transition of the record, each with its writer', () => {
     expect(Object.fromEntries(TRANSITION_NAMES.map((name) => [name, STATE_TRANSITIONS[name].by]))).toEqual({
       claim: 'starter',
+      claimCompensation: 'starter',
       release: 'starter',
+      releaseCompensation: 'starter',
       markStepRunning: 'scheduler',
       markStepCompleted: 'scheduler',
       markProcessed: 'scheduler',
-      markError: 'scheduler',
+      beginCompensation: 'scheduler',
+      markCompensating: 'scheduler',
+      markCompensatingUncertain: 'scheduler',
+      markStepCompensated: 'scheduler',
+      markCompensated: 'scheduler',
+      markCompensationFailed: 'scheduler',
       resetExpired: 'supervisor',
+      resetExpiredInStep: 'supervisor',
       failExpired: 'supervisor',
+      failExpiredInStep: 'supervisor',
       restartPending: 'supervisor',
+      resetExpiredCompensation: 'supervisor',
+      failExpiredCompensation: 'supervisor',
+      restartCompensation: 'supervisor',
+      operatorRetry: 'operator',
+      operatorRetryCompensation: 'operator',
+      operatorCancel: 'operator',
     });
   });
 
@@ -54,7 +69,14 @@ describe('state transitions table', () => {
     const used = (sigil: string) =>
       [...new Set(text.match(new RegExp(`${sigil}[A-Za-z0-9]+`, 'g')) ?? [])].sort();
     expect(used('#')).toEqual(Object.keys(rendered.names).sort());
-    expect(used(':')).toEqual([...Object.keys(rendered.constants), ...Object.keys(rendered.params)].sort());
+    expect(used(':')).toEqual(
+      [
+        ...Object.keys(rendered.constants),
+        ...Object.keys(rendered.params),
+        ...Object.keys(rendered.maps),
+        ...(rendered.emptyLists ?? []),
+      ].sort(),
+    );
   });
 
   it.each(TRANSITION_NAMES)('%s stamps UpdatedAt', (name) => {
@@ -70,7 +92,14 @@ describe('state transitions table', () => {
         TERMINAL_STATES.includes((written as { constant: ProcessState }).constant)
       );
     });
-    expect(terminal.sort()).toEqual(['failExpired', 'markError', 'markProcessed']);
+    expect(terminal.sort()).toEqual([
+      'failExpired',
+      'failExpiredCompensation',
+      'failExpiredInStep',
+      'markCompensated',
+      'markCompensationFailed',
+      'markProcessed',
+    ]);
     for (const name of terminal) {
       expect({ name, unlocks: removes(STATE_TRANSITIONS[name], StateAttr.LockedBy) }).toEqual({
         name,
@@ -88,7 +117,11 @@ describe('state transitions table', () => {
       const transition = STATE_TRANSITIONS[name];
       const written = processStateSetBy(transition) as { constant?: string } | undefined;
       if (written?.constant === ProcessState.Pending) {
-        expect({ name, unlocks: removes(transition, StateAttr.LockedBy) }).toEqual({ name, unlocks: true });
+        // Unlocked: it removes the lock, or it only applies to a record nobody holds and takes no lock.
+        const unlocks =
+          removes(transition, StateAttr.LockedBy) ||
+          (transition.fence.lockedBy === 'absent' && !sets(transition, StateAttr.LockedBy));
+        expect({ name, unlocks }).toEqual({ name, unlocks: true });
         expect({ name, leavesIndex: removes(transition, StateAttr.DueShard) }).toEqual({
           name,
           leavesIndex: false,
@@ -101,10 +134,123 @@ describe('state transitions table', () => {
     }
   });
 
+  it('a transition into CompensationInProgress keeps the lock of the execution that compensates, in the index; an operator’s leaves it unlocked for the starter', () => {
+    const into = TRANSITION_NAMES.filter(
+      (name) =>
+        (processStateSetBy(STATE_TRANSITIONS[name]) as { constant?: string } | undefined)?.constant ===
+        ProcessState.CompensationInProgress,
+    );
+    expect(into).toEqual(['beginCompensation', 'operatorRetryCompensation', 'operatorCancel']);
+    for (const name of ['operatorRetryCompensation', 'operatorCancel'] as const) {
+      const operator = STATE_TRANSITIONS[name];
+      expect({
+        name,
+        by: operator.by,
+        fence: operator.fence,
+        locks: sets(operator, StateAttr.LockedBy),
+      }).toEqual({
+        name,
+        by: 'operator',
+        fence: { lockedBy: 'absent' },
+        locks: false,
+      });
+      expect({ name, indexed: sets(operator, StateAttr.DueShard) }).toEqual({ name, indexed: true });
+    }
+    const begin = STATE_TRANSITIONS.beginCompensation;
+    expect(begin.fence).toEqual({ lockedBy: { param: 'instanceId' } });
+    expect(removes(begin, StateAttr.LockedBy)).toBe(false);
+    expect(removes(begin, StateAttr.DueShard)).toBe(false);
+    expect(removes(begin, StateAttr.RunningStep)).toBe(true);
+  });
+
+  it('every write of a compensating execution is fenced on its lock and on CompensationInProgress', () => {
+    for (const name of [
+      'markCompensating',
+      'markCompensatingUncertain',
+      'markStepCompensated',
+      'markCompensated',
+      'markCompensationFailed',
+    ] as const) {
+      const rendered = render(name);
+      expect({ name, condition: rendered.conditionExpression }).toEqual({
+        name,
+        condition: expect.stringMatching(
+          /^#lockedBy = :instanceId AND #processState = :compensationInProgress( AND .*)?$/,
+        ),
+      });
+    }
+  });
+
+  it('renders MarkCompleted with the compensation log entry as one map value, and REMOVE RunningStep', () => {
+    const rendered = renderTransition('markStepCompleted', { step: 'ChargePayment' });
+    expect(rendered.updateExpression).toBe(
+      'SET #steps.#step.#status = :completed, #steps.#step.#completedAt = :now, #steps.#step.#result = :result, ' +
+        '#compensationLog.#step = :compensationEntry, #updatedAt = :now REMOVE #runningStep',
+    );
+    expect(rendered.maps).toEqual({
+      ':compensationEntry': {
+        Seq: { param: 'seq', type: 'N' },
+        Compensation: { param: 'compensation', type: 'S' },
+        Undoes: { param: 'undoes', type: 'S' },
+        ConfirmationId: { param: 'confirmationId', type: 'S' },
+        Status: { constant: 'Recorded' },
+        RecordedAt: { param: 'now', type: 'S' },
+      },
+    });
+    // Parameters used only inside the map have no placeholder of their own.
+    expect(Object.keys(rendered.params).sort()).toEqual([':instanceId', ':now', ':result']);
+  });
+
+  it('renders the uncertain intent with a boolean constant, only where no log entry exists', () => {
+    const rendered = renderTransition('markCompensatingUncertain', { step: 'ChargePayment' });
+    expect(rendered.conditionExpression).toBe(
+      '#lockedBy = :instanceId AND #processState = :compensationInProgress AND attribute_not_exists(#compensationLog.#step)',
+    );
+    expect(rendered.maps[':uncertainEntry']).toMatchObject({
+      Uncertain: { constant: true },
+      Status: { constant: 'Compensating' },
+    });
+    expect(renderTransition('markCompensating', { step: 'ChargePayment' }).conditionExpression).toBe(
+      '#lockedBy = :instanceId AND #processState = :compensationInProgress AND attribute_exists(#compensationLog.#step)',
+    );
+  });
+
+  it('the supervisor marks the running step TimedOut only while it is still the RunningStep', () => {
+    for (const name of ['resetExpiredInStep', 'failExpiredInStep'] as const) {
+      const rendered = renderTransition(name, { step: 'ChargePayment' });
+      expect(rendered.conditionExpression).toBe(
+        '#lockedBy = :seenLock AND #processState = :processing AND #completeBy = :seenCompleteBy AND #failureCount = :seenFailureCount AND #runningStep = :runningStep',
+      );
+      expect(rendered.updateExpression).toContain('#steps.#step.#status = :timedOut');
+      expect(rendered.updateExpression).toMatch(/REMOVE .*#runningStep/);
+    }
+    for (const name of ['resetExpired', 'failExpired'] as const) {
+      expect(renderTransition(name).conditionExpression).toMatch(/AND attribute_not_exists\(#runningStep\)$/);
+    }
+  });
+
+  it('renders the compensation transitions of the supervisor and the starter', () => {
+    for (const name of ['resetExpiredCompensation', 'failExpiredCompensation'] as const) {
+      expect(renderTransition(name).conditionExpression).toBe(
+        '#lockedBy = :seenLock AND #processState = :compensationInProgress AND #completeBy = :seenCompleteBy AND #compensationFailureCount = :seenCompensationFailureCount',
+      );
+    }
+    expect(renderTransition('resetExpiredCompensation').updateExpression).toBe(
+      'SET #compensationFailureCount = :compensationFailureCount, #completeBy = :completeBy, #updatedAt = :now REMOVE #lockedBy',
+    );
+    expect(renderTransition('claimCompensation').conditionExpression).toBe(
+      'attribute_not_exists(#lockedBy) AND #processState = :compensationInProgress AND #attempt = :seenAttempt AND #completeBy <= :claimableUntil',
+    );
+    expect(renderTransition('claimCompensation').updateExpression).not.toContain('#processState');
+    expect(renderTransition('restartCompensation').conditionExpression).toBe(
+      'attribute_not_exists(#lockedBy) AND #processState = :compensationInProgress AND #completeBy = :seenCompleteBy AND #attempt = :seenAttempt',
+    );
+  });
+
   it('renders the scheduler transitions to the expressions its UpdateItem states send', () => {
     expect(renderTransition('markStepRunning', { step: 'ChargePayment' })).toEqual({
       updateExpression:
-        'SET #steps.#step.#status = :running, #steps.#step.#startedAt = :now, #completeBy = :completeBy, #updatedAt = :now',
+        'SET #steps.#step.#status = :running, #steps.#step.#startedAt = :now, #runningStep = :runningStep, #completeBy = :completeBy, #updatedAt = :now',
       conditionExpression: '#lockedBy = :instanceId AND #processState = :processing',
       names: {
         '#lockedBy': 'LockedBy',
@@ -113,6 +259,7 @@ describe('state transitions table', () => {
         '#step': 'ChargePayment',
         '#status': 'Status',
         '#startedAt': 'StartedAt',
+        '#runningStep': 'RunningStep',
         '#completeBy': 'CompleteBy',
         '#updatedAt': 'UpdatedAt',
       },
@@ -120,14 +267,21 @@ describe('state transitions table', () => {
       params: {
         ':instanceId': { name: 'instanceId', type: 'S' },
         ':now': { name: 'now', type: 'S' },
+        ':runningStep': { name: 'runningStep', type: 'S' },
         ':completeBy': { name: 'completeBy', type: 'N' },
       },
+      maps: {},
     });
     expect(renderTransition('markProcessed').updateExpression).toBe(
       'SET #processState = :processed, #updatedAt = :now REMOVE #lockedBy, #dueShard',
     );
-    expect(renderTransition('markError').updateExpression).toBe(
-      'SET #processState = :error, #lastError = :lastError, #updatedAt = :now REMOVE #lockedBy, #dueShard',
+    expect(renderTransition('beginCompensation', { step: 'ChargePayment' }).updateExpression).toBe(
+      'SET #processState = :compensationInProgress, #steps.#step.#status = :failed, #steps.#step.#endedAt = :now, ' +
+        '#lastError = :lastError, #completeBy = :completeBy, #updatedAt = :now REMOVE #runningStep',
+    );
+    expect(renderTransition('markCompensationFailed', { step: 'ChargePayment' }).updateExpression).toBe(
+      'SET #processState = :compensationFailed, #compensationLog.#step.#status = :failed, #lastError = :lastError, ' +
+        '#updatedAt = :now REMOVE #lockedBy, #dueShard',
     );
   });
 
@@ -140,21 +294,107 @@ describe('state transitions table', () => {
       ':zero': 0,
       ':processing': 'Processing',
     });
+    expect(renderTransition('claim').maps).toEqual({});
   });
 
   it('renders the supervisor transitions fenced on the expired lock, deadline and failure count it read', () => {
     for (const name of ['resetExpired', 'failExpired'] as const) {
       expect(renderTransition(name).conditionExpression).toBe(
-        '#lockedBy = :seenLock AND #processState = :processing AND #completeBy = :seenCompleteBy AND #failureCount = :seenFailureCount',
+        '#lockedBy = :seenLock AND #processState = :processing AND #completeBy = :seenCompleteBy AND #failureCount = :seenFailureCount AND attribute_not_exists(#runningStep)',
       );
     }
   });
 
   it('knows which transitions apply to one step', () => {
     expect(TRANSITION_NAMES.filter((name) => appliesToStep(STATE_TRANSITIONS[name])).sort()).toEqual([
+      'beginCompensation',
+      'failExpiredInStep',
+      'markCompensating',
+      'markCompensatingUncertain',
+      'markCompensationFailed',
+      'markStepCompensated',
       'markStepCompleted',
       'markStepRunning',
+      'resetExpiredInStep',
     ]);
+  });
+});
+
+describe('operator transitions', () => {
+  const operatorTransitions = TRANSITION_NAMES.filter((name) => STATE_TRANSITIONS[name].by === 'operator');
+
+  it.each(operatorTransitions)(
+    '%s applies only to an unlocked record still at the UpdatedAt the operator saw',
+    (name) => {
+      const rendered = render(name);
+      expect(rendered.conditionExpression).toMatch(/^attribute_not_exists\(#lockedBy\) AND /);
+      expect(rendered.conditionExpression).toMatch(/ AND #updatedAt = :seenUpdatedAt$/);
+    },
+  );
+
+  it.each(operatorTransitions)(
+    '%s puts the record back in the supervisor index and appends to OperatorLog',
+    (name) => {
+      const rendered = render(name);
+      expect(rendered.updateExpression).toContain(
+        '#completeBy = :completeBy, #dueShard = :dueShard, #updatedAt = :now, #operatorLog = list_append(if_not_exists(#operatorLog, :emptyList), :entry)',
+      );
+      expect(rendered.updateExpression).not.toContain('REMOVE');
+      expect(rendered.emptyLists).toEqual([':emptyList']);
+      expect(rendered.params[':entry']).toEqual({ name: 'entry', type: 'L' });
+    },
+  );
+
+  it('renders a retry from Error to Pending with its failures reset', () => {
+    expect(renderTransition('operatorRetry')).toMatchObject({
+      updateExpression:
+        'SET #processState = :pending, #failureCount = :zero, #completeBy = :completeBy, #dueShard = :dueShard, #updatedAt = :now, #operatorLog = list_append(if_not_exists(#operatorLog, :emptyList), :entry)',
+      conditionExpression:
+        'attribute_not_exists(#lockedBy) AND #processState = :error AND #updatedAt = :seenUpdatedAt',
+      constants: { ':error': 'Error', ':pending': 'Pending', ':zero': 0 },
+    });
+  });
+
+  it('renders a compensation retry from CompensationFailed with its compensation failures reset', () => {
+    expect(renderTransition('operatorRetryCompensation')).toMatchObject({
+      updateExpression: expect.stringMatching(
+        /^SET #processState = :compensationInProgress, #compensationFailureCount = :zero, /,
+      ),
+      conditionExpression:
+        'attribute_not_exists(#lockedBy) AND #processState = :compensationFailed AND #updatedAt = :seenUpdatedAt',
+    });
+  });
+
+  it('renders a cancel from Pending, Error or Processed, and exactly the state the operator saw', () => {
+    expect(renderTransition('operatorCancel').conditionExpression).toBe(
+      'attribute_not_exists(#lockedBy) AND (#processState = :pending OR #processState = :error OR #processState = :processed) AND #processState = :seenState AND #updatedAt = :seenUpdatedAt',
+    );
+    expect(renderTransition('operatorCancel').updateExpression).toMatch(
+      /^SET #processState = :compensationInProgress, #completeBy/,
+    );
+  });
+
+  it('binds the appended entry as a list', () => {
+    const typeOf = (value: unknown): ParamType | undefined =>
+      Array.isArray(value) ? 'L' : typeof value === 'string' ? 'S' : typeof value === 'number' ? 'N' : 'M';
+    const values = {
+      seenUpdatedAt: 'T0',
+      completeBy: 1,
+      dueShard: '0',
+      entry: [{ Action: 'retry' }],
+      now: 'T1',
+    };
+    expect(bindParams('operatorRetry', renderTransition('operatorRetry'), values, typeOf)).toMatchObject({
+      ':entry': [{ Action: 'retry' }],
+    });
+    expect(() =>
+      bindParams(
+        'operatorRetry',
+        renderTransition('operatorRetry'),
+        { ...values, entry: { Action: 'retry' } },
+        typeOf,
+      ),
+    ).toThrow("parameter 'entry' must be of type L, got M");
   });
 });
 
@@ -225,6 +465,80 @@ describe('renderStateTransition fails clearly', () => {
     expect(() => renderStateTransition('probe', broken)).toThrow("State transition 'probe': it sets nothing");
   });
 
+  it('fails when a map operand names an undeclared parameter', () => {
+    const broken: StateTransition = {
+      ...base,
+      set: [...base.set, [[StateAttr.Plan], { placeholder: 'entry', map: { At: { param: 'later' } } }]],
+    };
+    expect(() => renderStateTransition('probe', broken)).toThrow(
+      "State transition 'probe': parameter 'later' is used but not declared in params",
+    );
+  });
+
+  it('fails when a map operand is empty or its placeholder is taken', () => {
+    const empty: StateTransition = {
+      ...base,
+      set: [...base.set, [[StateAttr.Plan], { placeholder: 'entry', map: {} }]],
+    };
+    expect(() => renderStateTransition('probe', empty)).toThrow('map :entry is empty');
+    const clash: StateTransition = {
+      ...base,
+      set: [...base.set, [[StateAttr.Plan], { placeholder: 'now', map: { At: { param: 'now' } } }]],
+    };
+    expect(() => renderStateTransition('probe', clash)).toThrow(
+      'placeholders used for both a map and another value: :now',
+    );
+  });
+
+  it('counts a parameter used only inside a map as used', () => {
+    const inMap: StateTransition = {
+      ...base,
+      params: { ...base.params, seq: 'N' },
+      set: [...base.set, [[StateAttr.Plan], { placeholder: 'entry', map: { Seq: { param: 'seq' } } }]],
+    };
+    expect(renderStateTransition('probe', inMap).maps).toEqual({
+      ':entry': { Seq: { param: 'seq', type: 'N' } },
+    });
+  });
+
+  it('renders exists conditions, and a compensation log path needs the step', () => {
+    const logged: StateTransition = {
+      ...base,
+      condition: [{ path: [StateAttr.CompensationLog, THIS_STEP], exists: true }],
+    };
+    expect(() => renderStateTransition('probe', logged)).toThrow('it applies to a step');
+    expect(renderStateTransition('probe', logged, { step: 'Pack' }).conditionExpression).toBe(
+      '#lockedBy = :instanceId AND attribute_exists(#compensationLog.#step)',
+    );
+  });
+
+  it('fails when an appended parameter is not declared a list', () => {
+    const broken: StateTransition = {
+      ...base,
+      params: { ...base.params, entry: 'M' },
+      set: [...base.set, [[StateAttr.OperatorLog], { appendList: { param: 'entry' } }]],
+    };
+    expect(() => renderStateTransition('probe', broken)).toThrow(
+      "State transition 'probe': parameter 'entry' is appended to a list, so it must be declared 'L'",
+    );
+  });
+
+  it('fails when an appending transition uses the empty list placeholder for something else', () => {
+    const broken: StateTransition = {
+      ...base,
+      params: { ...base.params, entry: 'L', emptyList: 'S' },
+      condition: [{ path: [StateAttr.ClientId], equals: { param: 'emptyList' } }],
+      set: [...base.set, [[StateAttr.OperatorLog], { appendList: { param: 'entry' } }]],
+    };
+    expect(() => renderStateTransition('probe', broken)).toThrow(
+      ':emptyList is reserved for the empty list an append starts from',
+    );
+  });
+
+  it('renders no empty list for a transition that appends nothing', () => {
+    expect(renderTransition('markProcessed')).not.toHaveProperty('emptyLists');
+  });
+
   it('renders the step placeholder only from THIS_STEP', () => {
     const stepped: StateTransition = {
       ...base,
@@ -252,5 +566,59 @@ describe('bindParams', () => {
     expect(() => bindParams('markProcessed', rendered, { instanceId: 7, extra: 'x' }, typeOf)).toThrow(
       "State transition 'markProcessed': parameter 'instanceId' must be of type S, got N; missing parameter 'now'; unknown parameter 'extra'",
     );
+  });
+
+  describe('map values', () => {
+    const completed = renderTransition('markStepCompleted', { step: 'Pack' });
+    const mapTypeOf = (value: unknown): ParamType | undefined =>
+      typeof value === 'object' && value !== null ? 'M' : typeOf(value);
+    const compose = {
+      constant: (value: string | number | boolean) => ({ constant: value }) as unknown,
+      map: (entries: Readonly<Record<string, unknown>>) => ({ composed: entries }) as unknown,
+    };
+    const values = {
+      instanceId: 'o--attempt-1',
+      now: 'T',
+      result: { ConfirmationId: 'c-1' },
+      seq: 2,
+      compensation: 'Unpack',
+      undoes: 'o:Pack',
+      confirmationId: 'c-1',
+    };
+
+    it('composes each map from its constants and the bound parameters, with the caller’s composer', () => {
+      expect(bindParams('markStepCompleted', completed, values, mapTypeOf, compose)).toEqual({
+        ':instanceId': 'o--attempt-1',
+        ':now': 'T',
+        ':result': { ConfirmationId: 'c-1' },
+        ':compensationEntry': {
+          composed: {
+            Seq: 2,
+            Compensation: 'Unpack',
+            Undoes: 'o:Pack',
+            ConfirmationId: 'c-1',
+            Status: { constant: 'Recorded' },
+            RecordedAt: 'T',
+          },
+        },
+      });
+    });
+
+    it('checks the parameters used inside maps like the others, and needs a composer', () => {
+      expect(() =>
+        bindParams(
+          'markStepCompleted',
+          completed,
+          { ...values, seq: '2', undoes: undefined },
+          mapTypeOf,
+          compose,
+        ),
+      ).toThrow(
+        "State transition 'markStepCompleted': parameter 'seq' must be of type N, got S; missing parameter 'undoes'",
+      );
+      expect(() => bindParams('markStepCompleted', completed, values, mapTypeOf)).toThrow(
+        'map :compensationEntry needs a value composer',
+      );
+    });
   });
 });

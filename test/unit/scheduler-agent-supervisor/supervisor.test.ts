@@ -25,6 +25,7 @@ function expired(overrides: Partial<DueRecord> = {}): DueRecord {
     completeBy: NOW - 1,
     failureCount: 0,
     attempt: 1,
+    compensationFailureCount: 0,
     ...overrides,
   };
 }
@@ -122,6 +123,7 @@ describe('decideSupervision for other records', () => {
       completeBy: NOW - 5,
       failureCount: 0,
       attempt: 0,
+      compensationFailureCount: 0,
     };
     expect(decideSupervision(pending, NOW, timings)).toEqual({ kind: 'restart', completeBy: NOW + 120_000 });
   });
@@ -134,11 +136,12 @@ describe('decideSupervision for other records', () => {
       completeBy: NOW - 5,
       failureCount: 0,
       attempt: 1,
+      compensationFailureCount: 0,
     };
     expect(decideSupervision(pending, NOW, timings)).toMatchObject({ kind: 'skip', reason: 'inconsistent' });
   });
 
-  it.each([ProcessState.Processing, ProcessState.Pending])(
+  it.each([ProcessState.Processing, ProcessState.Pending, ProcessState.CompensationInProgress])(
     'skips a %s record that is not due yet',
     (processState) => {
       expect(decideSupervision(expired({ processState, completeBy: NOW + 1 }), NOW, timings)).toMatchObject({
@@ -157,6 +160,47 @@ describe('decideSupervision for other records', () => {
     expect(decideSupervision(expired({ processState }), NOW, timings)).toMatchObject({
       kind: 'skip',
       reason: 'not-supervised',
+    });
+  });
+});
+
+describe('decideSupervision for an expired CompensationInProgress record', () => {
+  const compensating = (overrides: Partial<DueRecord> = {}) =>
+    expired({ processState: ProcessState.CompensationInProgress, failureCount: 4, ...overrides });
+
+  it.each([
+    [0, 1],
+    [1, 2],
+  ])(
+    'locked, with CompensationFailureCount %i below maxCompensationFailures: unlocks it with count %i after a back-off',
+    (seen, next) => {
+      expect(decideSupervision(compensating({ compensationFailureCount: seen }), NOW, timings)).toEqual({
+        kind: 'reset-compensation',
+        compensationFailureCount: next,
+        backoffSeconds: 60,
+        completeBy: NOW + 60_000 + 120_000,
+        startDelaySeconds: 60,
+      });
+    },
+  );
+
+  it('locked, reaching maxCompensationFailures: CompensationFailed with the reason (FailureCount plays no part)', () => {
+    const decision = decideSupervision(compensating({ compensationFailureCount: 2 }), NOW, timings);
+    expect(decision).toMatchObject({
+      kind: 'fail-compensation',
+      compensationFailureCount: 3,
+      lastError: { source: 'supervisor', error: 'CompensationThresholdReached' },
+    });
+    expect(decision.kind === 'fail-compensation' && decision.lastError.cause).toContain(
+      '3 failed compensation attempts reached maxCompensationFailures 3',
+    );
+  });
+
+  it('unlocked (a cancel or a reset nobody claimed in time): a new start window', () => {
+    const { lockedBy: _ignored, ...unlocked } = compensating();
+    expect(decideSupervision(unlocked, NOW, timings)).toEqual({
+      kind: 'restart-compensation',
+      completeBy: NOW + 120_000,
     });
   });
 });

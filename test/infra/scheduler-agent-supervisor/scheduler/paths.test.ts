@@ -88,24 +88,70 @@ describe('scheduler paths', () => {
     expect(state('Ship.Check').Choices?.[0]?.Next).toBe('MarkProcessed');
   });
 
-  it('failure path: a permanent agent failure of any step goes MarkError -> alert -> OrderFailed', () => {
+  it('compensation path: a permanent failure of any step begins the compensation chain, over the steps in reverse', () => {
     const { state } = build();
     for (const step of STEPS) {
-      expect(state(`${step.name}.PermanentFailure`).Next).toBe('MarkError');
+      expect(state(`${step.name}.BeginCompensation`).Next).toBe('Ship.Undo.Check');
     }
-    expect(happyPath(state, 'MarkError')).toEqual([
-      'MarkError',
-      'RaiseOrderFailedAlert',
-      SchedulerEnd.orderFailed,
+    // The chain when every undo has work: the intent, the call, the outcome; the last step first.
+    const chain: string[] = [];
+    for (let name: string | undefined = 'Ship.Undo.Check'; name !== undefined; ) {
+      chain.push(name);
+      const current = state(name);
+      name = current.Type === 'Choice' ? (current.Choices?.[0]?.Next as string) : current.Next;
+    }
+    expect(chain).toEqual([
+      'Ship.Undo.Check',
+      'Ship.Undo.MarkCompensating',
+      'Ship.Undo.CallAgent',
+      'Ship.Undo.MarkCompensated',
+      'Pack.Undo.Check',
+      'Pack.Undo.MarkCompensating',
+      'Pack.Undo.CallAgent',
+      'Pack.Undo.MarkCompensated',
+      'MarkCompensated',
+      SchedulerEnd.compensated,
     ]);
-    expect(state(SchedulerEnd.orderFailed)).toMatchObject({ Type: 'Fail', Error: 'OrderFailed' });
+    // Nothing to undo: each check's default goes on to the one before, then MarkCompensated.
+    expect(state('Ship.Undo.Check').Default).toBe('Pack.Undo.Check');
+    expect(state('Pack.Undo.Check').Default).toBe('MarkCompensated');
+    expect(state(SchedulerEnd.compensated).Type).toBe('Succeed');
+  });
+
+  it('CheckLock: Processing runs the steps, CompensationInProgress the compensation chain, anything else is fenced out', () => {
+    const { state } = build();
+    const rules = state('CheckLock').Choices ?? [];
+    expect(rules.map((rule) => rule.Next)).toEqual(['Pack.Check', 'Ship.Undo.Check']);
+    expect(JSON.stringify(rules[0])).toContain('"StringEquals":"Processing"');
+    expect(JSON.stringify(rules[1])).toContain('"StringEquals":"CompensationInProgress"');
+    for (const rule of rules) expect(JSON.stringify(rule)).toContain('"StringEqualsPath":"$.instanceId"');
+  });
+
+  it('compensation failure path: a refused compensation of any step -> CompensationFailed, alert, Fail', () => {
+    const { state } = build();
+    for (const step of STEPS) {
+      expect(happyPath(state, `${step.name}.Undo.PermanentFailure`)).toEqual([
+        `${step.name}.Undo.PermanentFailure`,
+        `${step.name}.Undo.MarkCompensationFailed`,
+        'RaiseCompensationFailedAlert',
+        SchedulerEnd.compensationFailed,
+      ]);
+    }
+    expect(state(SchedulerEnd.compensationFailed)).toMatchObject({
+      Type: 'Fail',
+      Error: 'CompensationFailed',
+    });
+    expect(state('RaiseCompensationFailedAlert').Parameters).toMatchObject({
+      Entries: [{ Source: 'order-processing', DetailType: 'CompensationFailed' }],
+    });
   });
 
   it('fenced path: CheckLock and every store update end in FencedOut, a Succeed that changes nothing', () => {
     const { states, state } = build();
     expect(state('CheckLock').Default).toBe(SchedulerEnd.fencedOut);
     const updates = [...states].filter(([, s]) => s.Resource?.endsWith(':states:::dynamodb:updateItem'));
-    expect(updates).toHaveLength(2 * STEPS.length + 2);
+    // Per step: MarkRunning, MarkCompleted, BeginCompensation, and its undo's four; then the two ends.
+    expect(updates).toHaveLength(7 * STEPS.length + 2);
     for (const [, update] of updates) expect(update.Catch?.[0]?.Next).toBe(SchedulerEnd.fencedOut);
     expect(state(SchedulerEnd.fencedOut).Type).toBe('Succeed');
   });
@@ -115,13 +161,20 @@ describe('scheduler paths', () => {
     const sources = [...states]
       .filter(([, s]) => s.Catch?.some((c) => c.Next === SchedulerEnd.attemptAbandoned))
       .map(([name]) => name);
-    expect(sources.sort()).toEqual(['Pack.CallAgent', 'Ship.CallAgent']);
+    expect(sources.sort()).toEqual([
+      'Pack.CallAgent',
+      'Pack.Undo.CallAgent',
+      'Ship.CallAgent',
+      'Ship.Undo.CallAgent',
+    ]);
     expect(state(SchedulerEnd.attemptAbandoned)).toMatchObject({ Type: 'Fail', Error: 'AttemptAbandoned' });
   });
 
   it('runs a single step as well', () => {
     const { state } = build([STEPS[0] as StepDefinition]);
     expect(state('Pack.MarkCompleted').Next).toBe('MarkProcessed');
+    expect(state('Pack.BeginCompensation').Next).toBe('Pack.Undo.Check');
+    expect(state('Pack.Undo.MarkCompensated').Next).toBe('MarkCompensated');
   });
 
   describe('fails clearly', () => {
@@ -160,7 +213,35 @@ describe('scheduler paths', () => {
         "step name 'Bad.Name' must be letters and digits (it is used in JSONPath and state names)",
         "no agent queue for step 'Bad.Name'",
         'duplicate steps: Twice',
+        'compensation names must be unique and differ from step names: UndoTwice',
         'agent queues for unknown steps: Gift',
+      ]);
+    });
+
+    it('refuses a compensation name that is no JSONPath segment or clashes with a step (Plan keys)', () => {
+      const { stack } = partsStack();
+      const queue = new sqs.Queue(stack, 'Q');
+      expect(
+        stepProblems(
+          [
+            {
+              name: 'Pack',
+              service: 'x',
+              operationPath: '/x',
+              compensation: { name: 'Ship', operationPath: '/u' },
+            },
+            {
+              name: 'Ship',
+              service: 'x',
+              operationPath: '/x',
+              compensation: { name: 'Un-ship', operationPath: '/u' },
+            },
+          ],
+          { Pack: queue, Ship: queue },
+        ),
+      ).toEqual([
+        "compensation name 'Un-ship' must be letters and digits (it is used in JSONPath)",
+        'compensation names must be unique and differ from step names: Ship',
       ]);
     });
   });

@@ -1,6 +1,7 @@
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import {
+  appliesToStep,
   renderTransition,
   STATE_TRANSITIONS,
   TRANSITION_NAMES,
@@ -17,29 +18,105 @@ import {
 import { partsStack, renderStates, stateOf } from '../../support/state-graph';
 
 const STEP = 'Pack';
+const STEP_DEF = {
+  name: STEP,
+  service: 'packing',
+  operationPath: '/packing/parcels',
+  compensation: { name: 'Unpack', operationPath: '/packing/unpacks' },
+};
+const SEQ = 2;
 
 /** Each scheduler transition, the StoreUpdates method that builds it and the state it names. */
 const BUILT: Record<string, { state: string; build: (updates: StoreUpdates) => tasks.DynamoUpdateItem }> = {
   markStepRunning: { state: `${STEP}.MarkRunning`, build: (u) => u.markStepRunning(STEP) },
-  markStepCompleted: { state: `${STEP}.MarkCompleted`, build: (u) => u.markStepCompleted(STEP) },
+  markStepCompleted: { state: `${STEP}.MarkCompleted`, build: (u) => u.markStepCompleted(STEP_DEF, SEQ) },
   markProcessed: { state: 'MarkProcessed', build: (u) => u.markProcessed() },
-  markError: { state: 'MarkError', build: (u) => u.markError() },
+  beginCompensation: {
+    state: `${STEP}.BeginCompensation`,
+    build: (u) => u.beginCompensation(STEP, 'FirstUndo'),
+  },
+  markCompensating: {
+    state: `${STEP}.Undo.MarkCompensating`,
+    build: (u) => u.markCompensating(STEP_DEF),
+  },
+  markCompensatingUncertain: {
+    state: `${STEP}.Undo.MarkUncertain`,
+    build: (u) => u.markCompensatingUncertain(STEP_DEF, SEQ),
+  },
+  markStepCompensated: { state: `${STEP}.Undo.MarkCompensated`, build: (u) => u.markStepCompensated(STEP) },
+  markCompensated: { state: 'MarkCompensated', build: (u) => u.markCompensated() },
+  markCompensationFailed: {
+    state: `${STEP}.Undo.MarkCompensationFailed`,
+    build: (u) => u.markCompensationFailed(STEP_DEF),
+  },
 };
 
-/** Expected ASL values: constants as literals, parameters bound to execution paths. */
-const EXPECTED_BINDINGS: Record<string, Record<string, unknown>> = {
-  ':instanceId': { 'S.$': '$.instanceId' },
-  ':now': { 'S.$': '$$.State.EnteredTime' },
-  ':completeBy': { 'N.$': `$.record.Item.Plan.M.${STEP}.N` },
-  ':result': { M: { ConfirmationId: { 'S.$': `$.results.${STEP}.confirmationId` } } },
-  ':lastError': {
-    M: {
-      Source: { 'S.$': '$.failedStep' },
-      Error: { 'S.$': '$.error.Error' },
-      Cause: { 'S.$': 'States.JsonToString($.error)' },
-      At: { 'S.$': '$$.State.EnteredTime' },
+const lastErrorFrom = (source: string) => ({
+  M: {
+    Source: { S: source },
+    Error: { 'S.$': '$.error.Error' },
+    Cause: { 'S.$': 'States.JsonToString($.error)' },
+    At: { 'S.$': '$$.State.EnteredTime' },
+  },
+});
+const UNDOES = { 'S.$': `States.Format('{}:${STEP}', $.orderId)` };
+
+/**
+ * Expected ASL values by transition and placeholder: constants as literals, parameters bound to
+ * execution paths (or to literals of the step), map values composed of both.
+ */
+const EXPECTED_VALUES: Record<string, Record<string, unknown>> = {
+  markStepRunning: {
+    ':runningStep': { S: STEP },
+    ':completeBy': { 'N.$': `$.record.Item.Plan.M.${STEP}.N` },
+  },
+  markStepCompleted: {
+    ':result': { M: { ConfirmationId: { 'S.$': `$.results.${STEP}.confirmationId` } } },
+    ':compensationEntry': {
+      M: {
+        Seq: { N: String(SEQ) },
+        Compensation: { S: 'Unpack' },
+        Undoes: UNDOES,
+        ConfirmationId: { 'S.$': `$.results.${STEP}.confirmationId` },
+        Status: { S: 'Recorded' },
+        RecordedAt: { 'S.$': '$$.State.EnteredTime' },
+      },
     },
   },
+  markProcessed: {},
+  beginCompensation: {
+    ':lastError': lastErrorFrom(STEP),
+    ':completeBy': { 'N.$': '$.record.Item.Plan.M.FirstUndo.N' },
+  },
+  markCompensating: { ':completeBy': { 'N.$': '$.record.Item.Plan.M.Unpack.N' } },
+  markCompensatingUncertain: {
+    ':completeBy': { 'N.$': '$.record.Item.Plan.M.Unpack.N' },
+    ':uncertainEntry': {
+      M: {
+        Seq: { N: String(SEQ) },
+        Compensation: { S: 'Unpack' },
+        Undoes: UNDOES,
+        Uncertain: { BOOL: true },
+        Status: { S: 'Compensating' },
+        RecordedAt: { 'S.$': '$$.State.EnteredTime' },
+        CompensatingAt: { 'S.$': '$$.State.EnteredTime' },
+      },
+    },
+  },
+  markStepCompensated: {
+    ':result': {
+      M: {
+        ConfirmationId: { 'S.$': `$.compensations.${STEP}.confirmationId` },
+        Undone: { 'BOOL.$': `$.compensations.${STEP}.undone` },
+      },
+    },
+  },
+  markCompensated: {},
+  markCompensationFailed: { ':lastError': lastErrorFrom('Unpack') },
+};
+const COMMON_VALUES = {
+  ':instanceId': { 'S.$': '$.instanceId' },
+  ':now': { 'S.$': '$$.State.EnteredTime' },
 };
 
 describe('store updates: the scheduler UpdateItem tasks, generated from STATE_TRANSITIONS', () => {
@@ -60,7 +137,7 @@ describe('store updates: the scheduler UpdateItem tasks, generated from STATE_TR
 
     it('sends exactly the rendered expressions, names and values of its transition', () => {
       const { stack, stateTable, state } = render();
-      const rendered = renderTransition(name, name.startsWith('markStep') ? { step: STEP } : {});
+      const rendered = renderTransition(name, appliesToStep(STATE_TRANSITIONS[name]) ? { step: STEP } : {});
       const tableRef = stack.resolve(stateTable.tableName) as { Ref: string };
       expect(state.Resource).toMatch(/:states:::dynamodb:updateItem$/);
       expect(state.Parameters).toEqual({
@@ -76,7 +153,12 @@ describe('store updates: the scheduler UpdateItem tasks, generated from STATE_TR
               typeof value === 'number' ? { N: String(value) } : { S: value },
             ]),
           ),
-          ...Object.fromEntries(Object.keys(rendered.params).map((p) => [p, EXPECTED_BINDINGS[p]])),
+          ...Object.fromEntries(
+            [...Object.keys(rendered.params), ...Object.keys(rendered.maps)].map((p) => [
+              p,
+              { ...COMMON_VALUES, ...EXPECTED_VALUES[name] }[p],
+            ]),
+          ),
         },
       });
     });
@@ -117,12 +199,12 @@ describe('store updates: the scheduler UpdateItem tasks, generated from STATE_TR
     };
     const completeBy = tasks.DynamoAttributeValue.numberFromString(sfn.JsonPath.stringAt('$.deadline'));
 
-    it.each(['claim', 'release', 'resetExpired', 'failExpired', 'restartPending'] as const)(
+    it.each(TRANSITION_NAMES.filter((name) => STATE_TRANSITIONS[name].by !== 'scheduler'))(
       'fails when the transition is not the scheduler’s (%s)',
       (transition) => {
         expect(build(transition, { bindings: {} })).toThrow(
           new RegExp(
-            `^Store update Parts/Probe: transition '${transition}' belongs to the (starter|supervisor), not the scheduler$`,
+            `^Store update Parts/Probe: transition '${transition}' belongs to the (starter|supervisor|operator), not the scheduler$`,
           ),
         );
       },
@@ -130,7 +212,13 @@ describe('store updates: the scheduler UpdateItem tasks, generated from STATE_TR
 
     it('fails when a parameter has no binding', () => {
       expect(build('markStepRunning', { step: STEP })).toThrow(
-        "State transition 'markStepRunning': missing parameter 'completeBy'",
+        "State transition 'markStepRunning': missing parameter 'runningStep'; missing parameter 'completeBy'",
+      );
+    });
+
+    it('fails when a parameter used only inside a map value has no binding', () => {
+      expect(build('markCompensatingUncertain', { step: STEP, bindings: { completeBy } })).toThrow(
+        "State transition 'markCompensatingUncertain': missing parameter 'seq'; missing parameter 'compensation'; missing parameter 'undoes'",
       );
     });
 

@@ -38,7 +38,7 @@ const workflowProps = (
 const stepNames = ORDER_STEPS.map((s) => s.name);
 
 describe('SchedulerWorkflow (the state machine construct)', () => {
-  it('is a Standard, JSONPath, versioned state machine whose execution is bounded by the plan', () => {
+  it('is a Standard, JSONPath, versioned state machine whose execution is bounded by the plan of steps and compensations', () => {
     const stack = probe();
     new SchedulerWorkflow(stack, 'Scheduler', workflowProps(stack, queues(stack, stepNames)));
     const machine = Object.values(
@@ -52,7 +52,11 @@ describe('SchedulerWorkflow (the state machine construct)', () => {
     );
     expect(definition.StartAt).toBe('LoadStateRecord');
     const stepWindow = timings.stepTimeoutSeconds + timings.stepDeadlineSlackSeconds;
-    expect(definition.TimeoutSeconds).toBe(ORDER_STEPS.length * stepWindow + 100);
+    // Every step and every compensation may take its window; 10 s per data task around them
+    // (4 per step: MarkRunning, MarkCompleted, MarkCompensating, MarkCompensated; plus 5).
+    expect(definition.TimeoutSeconds).toBe(
+      2 * ORDER_STEPS.length * stepWindow + 10 * (4 * ORDER_STEPS.length + 5),
+    );
   });
 
   it('logs to its own log group with the given retention, deleted with the stack unless data is retained', () => {

@@ -3,6 +3,7 @@
  * (function URL double), de-duplicating through Powertools idempotency on DynamoDB Local, and answering
  * a scripted Step Functions endpoint.
  */
+import { readLedger } from '../../../../lambdas/fakes/adapters/ledger';
 import { AgentError, EnvKey, OrderMetric } from '../../../../lambdas/scheduler-agent-supervisor/contracts';
 import { PowertoolsEnvKey } from '../../../../lambdas/shared/env';
 import {
@@ -10,7 +11,9 @@ import {
   type AgentHarness,
   agentRequest,
   callbacksFor,
+  compensationRequest,
   invoke,
+  LEDGER_TABLE,
   ledgerEffect,
   ledgerEffectsFor,
   logMessages,
@@ -359,6 +362,234 @@ describe('agent handler (integration)', () => {
       },
     ]);
     expect(metricSum(h.logs.since(mark), OrderMetric.RemoteCalls)).toBe(2);
+  });
+
+  describe('compensations', () => {
+    /** The SendTaskSuccess output a token received (throws when it got anything else). */
+    function successOutput(taskToken: string): Record<string, unknown> {
+      const answers = callbacksFor(h.sfn, taskToken);
+      expect(answers.map((c) => c.operation)).toEqual(['SendTaskSuccess']);
+      return JSON.parse(String(answers[0]?.body.output)) as Record<string, unknown>;
+    }
+
+    async function ledgerOf(orderId: string) {
+      const all = await readLedger(h.dynamo, LEDGER_TABLE);
+      const mine = <T extends { idempotencyKey: string }>(entries: readonly T[]) =>
+        entries.filter((entry) => entry.idempotencyKey.startsWith(`${orderId}:`));
+      return { effects: mine(all.effects), undos: mine(all.undos), closedKeys: mine(all.closedKeys) };
+    }
+
+    it('undoes a performed step once and answers { confirmationId, service, idempotencyKey, undone: true }', async () => {
+      const charge = agentRequest();
+      await invoke(agent, sqsEvent([charge]));
+      const refund = compensationRequest(charge);
+      const mark = h.logs.mark();
+
+      const response = await invoke(agent, sqsEvent([refund]));
+
+      expect(response.batchItemFailures).toEqual([]);
+      const calls = remoteRequestsFor(h.remote, refund.idempotencyKey);
+      expect(calls.map((c) => [c.path, c.status])).toEqual([['/payments/refunds', 201]]);
+      expect(JSON.parse(calls[0]?.body ?? '')).toEqual({
+        orderId: charge.orderId,
+        undoes: charge.idempotencyKey,
+      });
+      const ledger = await ledgerOf(charge.orderId);
+      expect(successOutput(refund.taskToken)).toEqual({
+        confirmationId: ledger.undos[0]?.confirmationId,
+        service: 'payment',
+        idempotencyKey: `${charge.orderId}:RefundPayment`,
+        undone: true,
+      });
+      expect(ledger.effects).toEqual([
+        expect.objectContaining({ idempotencyKey: charge.idempotencyKey, undoneBy: refund.idempotencyKey }),
+      ]);
+      expect(ledger.undos).toHaveLength(1);
+      expect(h.logs.since(mark)).toContainEqual(
+        expect.objectContaining({
+          message: 'Compensation succeeded',
+          undone: true,
+          operation: 'RefundPayment',
+        }),
+      );
+    });
+
+    it('undoes once however often the compensation is delivered or retried, answering every token alike', async () => {
+      const charge = agentRequest();
+      await invoke(agent, sqsEvent([charge]));
+      const refund = compensationRequest(charge);
+      const event = sqsEvent([refund]);
+
+      await invoke(agent, event);
+      await invoke(agent, event); // SQS redelivers the very same message
+      const nextAttempt = compensationRequest(charge, {
+        taskToken: 'token-of-compensation-attempt-2',
+        instanceId: `${charge.orderId}--attempt-2`,
+        attempt: 2,
+      });
+      const response = await invoke(agent, sqsEvent([nextAttempt]));
+
+      expect(response.batchItemFailures).toEqual([]);
+      expect(remoteRequestsFor(h.remote, refund.idempotencyKey)).toHaveLength(1);
+      const first = successOutput(nextAttempt.taskToken);
+      expect(first).toMatchObject({ undone: true });
+      expect(callbacksFor(h.sfn, refund.taskToken).map((c) => JSON.parse(String(c.body.output)))).toEqual([
+        first,
+        first,
+      ]);
+      expect((await ledgerOf(charge.orderId)).undos).toHaveLength(1);
+    });
+
+    it("takes the downstream's recorded answer when an earlier undo call's answer was lost (200 replay)", async () => {
+      const charge = agentRequest();
+      await invoke(agent, sqsEvent([charge]));
+      const refund = compensationRequest(charge);
+      // An earlier attempt's call reached the service, but its answer never came back to an agent.
+      const lost = await fetch(`${h.remote.url}/payments/refunds`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'idempotency-key': refund.idempotencyKey },
+        body: JSON.stringify({ orderId: charge.orderId, undoes: charge.idempotencyKey }),
+      });
+      const recorded = (await lost.json()) as { confirmationId: string };
+
+      await invoke(agent, sqsEvent([refund]));
+
+      expect(remoteRequestsFor(h.remote, refund.idempotencyKey).map((r) => r.status)).toEqual([201, 200]);
+      expect(successOutput(refund.taskToken)).toMatchObject({
+        confirmationId: recorded.confirmationId,
+        undone: true,
+      });
+      expect((await ledgerOf(charge.orderId)).undos).toHaveLength(1);
+    });
+
+    it('answers undone: false for a step never performed, and the late original is then refused for good', async () => {
+      const charge = agentRequest();
+      const refund = compensationRequest(charge);
+
+      await invoke(agent, sqsEvent([refund]));
+
+      expect(successOutput(refund.taskToken)).toMatchObject({ undone: false, service: 'payment' });
+      const late = { ...charge, taskToken: 'token-late-charge' };
+      const mark = h.logs.mark();
+      const response = await invoke(agent, sqsEvent([late]));
+
+      expect(response.batchItemFailures).toEqual([]);
+      expect(remoteRequestsFor(h.remote, charge.idempotencyKey).map((r) => r.status)).toEqual([422]);
+      expect(callbacksFor(h.sfn, late.taskToken)).toEqual([
+        {
+          operation: 'SendTaskFailure',
+          body: expect.objectContaining({
+            error: AgentError.Permanent,
+            cause: expect.stringContaining('compensated'),
+          }),
+        },
+      ]);
+      expect(await ledgerOf(charge.orderId)).toMatchObject({
+        effects: [],
+        closedKeys: [expect.objectContaining({ idempotencyKey: charge.idempotencyKey })],
+      });
+      expect(metricSum(h.logs.since(mark), OrderMetric.PermanentFailures)).toBe(1);
+    });
+
+    it('rides out a transient compensation failure (UNDO-FLAKY) inside one delivery, undoing once', async () => {
+      const charge = agentRequest({ skus: ['UNDO-FLAKY'] });
+      await invoke(agent, sqsEvent([charge]));
+      const refund = compensationRequest(charge);
+      const mark = h.logs.mark();
+
+      const response = await invoke(agent, sqsEvent([refund]));
+
+      expect(response.batchItemFailures).toEqual([]);
+      expect(remoteRequestsFor(h.remote, refund.idempotencyKey).map((r) => r.status)).toEqual([
+        503, 503, 201,
+      ]);
+      expect(successOutput(refund.taskToken)).toMatchObject({ undone: true });
+      const lines = h.logs.since(mark);
+      expect(metricSum(lines, OrderMetric.RemoteCalls)).toBe(3);
+      expect(metricSum(lines, OrderMetric.RemoteRetries)).toBe(2);
+      expect((await ledgerOf(charge.orderId)).undos).toHaveLength(1);
+    });
+
+    it('reports a compensation whose calls ran out as Agent.TransientFailure, and the next attempt undoes once', async () => {
+      const charge = agentRequest({ skus: ['UNDO-FLAKY'] });
+      await invoke(agent, sqsEvent([charge]));
+      const refund = compensationRequest(charge, { maxCallAttempts: 2 });
+
+      await invoke(agent, sqsEvent([refund]));
+
+      expect(callbacksFor(h.sfn, refund.taskToken)).toEqual([
+        {
+          operation: 'SendTaskFailure',
+          body: expect.objectContaining({
+            error: AgentError.TransientExhausted,
+            cause: expect.stringContaining('all 2 calls failed; last failure: HTTP 503'),
+          }),
+        },
+      ]);
+      expect((await ledgerOf(charge.orderId)).undos).toEqual([]);
+      const nextAttempt = compensationRequest(charge, {
+        attempt: 2,
+        instanceId: `${charge.orderId}--attempt-2`,
+      });
+      await invoke(agent, sqsEvent([nextAttempt]));
+
+      expect(successOutput(nextAttempt.taskToken)).toMatchObject({ undone: true });
+      expect(remoteRequestsFor(h.remote, refund.idempotencyKey).map((r) => r.status)).toEqual([
+        503, 503, 201,
+      ]);
+    });
+
+    it('reports a refused compensation (UNDO-FAIL) as Agent.PermanentFailure, leaving the effect standing', async () => {
+      const charge = agentRequest({ skus: ['UNDO-FAIL'] });
+      await invoke(agent, sqsEvent([charge]));
+      const refund = compensationRequest(charge);
+      const mark = h.logs.mark();
+
+      await invoke(agent, sqsEvent([refund]));
+
+      expect(callbacksFor(h.sfn, refund.taskToken)).toEqual([
+        {
+          operation: 'SendTaskFailure',
+          body: expect.objectContaining({
+            error: AgentError.Permanent,
+            cause: expect.stringContaining('UNDO-FAIL'),
+          }),
+        },
+      ]);
+      expect(remoteRequestsFor(h.remote, refund.idempotencyKey).map((r) => r.status)).toEqual([422]);
+      const ledger = await ledgerOf(charge.orderId);
+      expect(ledger.undos).toEqual([]);
+      expect(ledger.effects[0]?.undoneBy).toBeUndefined();
+      expect(h.logs.since(mark)).toContainEqual(
+        expect.objectContaining({ message: 'Compensation failed', reason: 'permanent' }),
+      );
+    });
+
+    it('rejects requests whose operation does not match the step, calling nothing', async () => {
+      const charge = agentRequest();
+      const refund = compensationRequest(charge);
+      const invalid = [
+        { ...charge, operation: 'RefundPayment' }, // perform naming the compensation
+        { ...refund, operation: 'ChargePayment' }, // compensate naming the step
+        { ...refund, operation: 'ReleaseInventory' }, // another step's compensation
+        { ...refund, undoes: `${charge.orderId}:ReserveInventory` }, // another step's effect
+        { ...refund, idempotencyKey: charge.idempotencyKey }, // the step's own key
+      ];
+      const event = sqsEvent(invalid);
+      const mark = h.logs.mark();
+
+      const response = await invoke(agent, event);
+
+      expect(response.batchItemFailures.map((f) => f.itemIdentifier).sort()).toEqual(
+        event.Records.map((r) => r.messageId).sort(),
+      );
+      expect(remoteRequestsFor(h.remote, charge.idempotencyKey)).toEqual([]);
+      expect(remoteRequestsFor(h.remote, refund.idempotencyKey)).toEqual([]);
+      expect(callbacksFor(h.sfn, charge.taskToken)).toEqual([]);
+      expect(callbacksFor(h.sfn, refund.taskToken)).toEqual([]);
+      const rejected = h.logs.since(mark).filter((line) => line.message === 'Rejected agent message');
+      expect(rejected).toHaveLength(invalid.length);
+    });
   });
 });
 

@@ -4,17 +4,15 @@
  * the task callbacks. Handlers are loaded after the environment is set, the way Lambda loads them.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import {
-  CreateTableCommand,
-  type DynamoDBClient,
-  GetItemCommand,
-  ScanCommand,
-} from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, type DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { readLedger } from '../../../../lambdas/fakes/adapters/ledger';
 import { FakesEnvKey, LedgerAttr } from '../../../../lambdas/fakes/contracts';
 import {
   type AgentRequest,
   EnvKey,
+  operationKey,
+  stepDefinition,
   type WorkflowTimings,
 } from '../../../../lambdas/scheduler-agent-supervisor/contracts';
 import { PowertoolsEnvKey } from '../../../../lambdas/shared/env';
@@ -62,6 +60,8 @@ export interface AgentHarness {
 
 export async function startAgentHarness(options: {
   readonly stallMillis: number;
+  /** How long a SLOW order's calls are held. @default 300 */
+  readonly slowMillis?: number;
   readonly server?: FunctionUrlServerOptions;
 }): Promise<AgentHarness> {
   const logs = captureStdout();
@@ -73,6 +73,7 @@ export async function startAgentHarness(options: {
   Object.assign(process.env, {
     [FakesEnvKey.LedgerTableName]: LEDGER_TABLE,
     [FakesEnvKey.StallMillis]: String(options.stallMillis),
+    [FakesEnvKey.SlowMillis]: String(options.slowMillis ?? 300),
     [EnvKey.IdempotencyTableName]: IDEMPOTENCY_TABLE,
     [EnvKey.WorkflowTimings]: JSON.stringify(TEST_TIMINGS),
     [PowertoolsEnvKey.ServiceName]: 'agents-integration-test',
@@ -154,6 +155,28 @@ export function agentRequest(overrides: Partial<AgentRequest> & { skus?: string[
   };
 }
 
+/**
+ * The compensation of a perform request's step for the same order, as the state machine sends it:
+ * the compensation's operation and key, undoing the step's key, under a new task token.
+ */
+export function compensationRequest(
+  performed: AgentRequest,
+  overrides: Partial<AgentRequest> = {},
+): AgentRequest {
+  const { compensation } = stepDefinition(performed.step);
+  return {
+    ...performed,
+    taskToken: `token-${randomUUID()}`,
+    action: 'compensate',
+    operation: compensation.name,
+    undoes: operationKey(performed.orderId, performed.step),
+    idempotencyKey: operationKey(performed.orderId, compensation.name),
+    deadlineEpochMillis: Date.now() + 20_000,
+    taskEnteredAt: new Date().toISOString(),
+    ...overrides,
+  };
+}
+
 /** An SQS event as Lambda's event source mapping delivers it. */
 export function sqsEvent(bodies: readonly (AgentRequest | string)[]): SQSEvent {
   return {
@@ -215,13 +238,10 @@ export async function ledgerEffect(
   return got.Item?.[LedgerAttr.Result]?.M?.confirmationId?.S;
 }
 
-/** Every ledger item that records an effect for this key, on any service. */
+/** Every ledger item that records an effect for this key, on any service (closed keys and undos are none). */
 export async function ledgerEffectsFor(dynamo: DynamoDBClient, idempotencyKey: string): Promise<number> {
-  const scanned = await dynamo.send(new ScanCommand({ TableName: LEDGER_TABLE, ConsistentRead: true }));
-  return (scanned.Items ?? []).filter(
-    (item) =>
-      item[LedgerAttr.IdempotencyKey]?.S === idempotencyKey && !item[LedgerAttr.Pk]?.S?.startsWith('calls#'),
-  ).length;
+  const { effects } = await readLedger(dynamo, LEDGER_TABLE);
+  return effects.filter((effect) => effect.idempotencyKey === idempotencyKey).length;
 }
 
 export interface CapturedStdout {

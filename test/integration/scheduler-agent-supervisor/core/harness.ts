@@ -19,6 +19,9 @@ import { DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand } from '@aw
 import type { APIGatewayProxyEvent, Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { stateRecordToItem } from '../../../../lambdas/scheduler-agent-supervisor/adapters/state-store';
 import {
+  ADMISSION_INDEX,
+  AdmissionCounterAttr,
+  type AdmissionSettings,
   DUE_INDEX,
   EnvKey,
   OrderAttr,
@@ -61,6 +64,9 @@ export const BASE_TIMINGS: WorkflowTimings = {
   supervisorPageSize: 50,
   supervisorBudgetSeconds: 20,
 };
+
+/** Admission settings of the tests that do not exercise the limit: far more slots than they use. */
+export const ADMISSION: AdmissionSettings = { limit: 1000, shards: 4, reconcileGraceSeconds: 60 };
 
 export interface ObservedCall {
   readonly operation: string;
@@ -208,6 +214,7 @@ export async function startCoreWorld(): Promise<CoreWorld> {
 export interface CoreResources {
   readonly stateTable: string;
   readonly ordersTable: string;
+  readonly admissionTable: string;
   readonly startQueueUrl: string;
   readonly conflictQueueUrl: string;
   readonly busName: string;
@@ -228,6 +235,7 @@ export async function createResources(
   const suffix = `${resourceCounter}-${randomUUID().slice(0, 8)}`;
   const stateTable = `state-${suffix}`;
   const ordersTable = `orders-${suffix}`;
+  const admissionTable = `admission-${suffix}`;
   const client = world.doc;
   await client.send(
     new CreateTableCommand({
@@ -237,6 +245,8 @@ export async function createResources(
         { AttributeName: StateAttr.OrderId, AttributeType: 'S' },
         { AttributeName: DUE_INDEX.partitionKey, AttributeType: 'S' },
         { AttributeName: DUE_INDEX.sortKey, AttributeType: 'N' },
+        { AttributeName: ADMISSION_INDEX.partitionKey, AttributeType: 'S' },
+        { AttributeName: ADMISSION_INDEX.sortKey, AttributeType: 'S' },
       ],
       KeySchema: [{ AttributeName: StateAttr.OrderId, KeyType: 'HASH' }],
       GlobalSecondaryIndexes: [
@@ -248,10 +258,29 @@ export async function createResources(
           ],
           Projection: { ProjectionType: 'ALL' },
         },
+        {
+          IndexName: ADMISSION_INDEX.name,
+          KeySchema: [
+            { AttributeName: ADMISSION_INDEX.partitionKey, KeyType: 'HASH' },
+            { AttributeName: ADMISSION_INDEX.sortKey, KeyType: 'RANGE' },
+          ],
+          Projection: {
+            ProjectionType: 'INCLUDE',
+            NonKeyAttributes: [...ADMISSION_INDEX.projectedAttributes],
+          },
+        },
       ],
       ...(options.stateStream && {
         StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' },
       }),
+    }),
+  );
+  await client.send(
+    new CreateTableCommand({
+      TableName: admissionTable,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [{ AttributeName: AdmissionCounterAttr.Pk, AttributeType: 'S' }],
+      KeySchema: [{ AttributeName: AdmissionCounterAttr.Pk, KeyType: 'HASH' }],
     }),
   );
   await client.send(
@@ -272,6 +301,7 @@ export async function createResources(
   return {
     stateTable,
     ordersTable,
+    admissionTable,
     startQueueUrl: start.QueueUrl,
     conflictQueueUrl: conflict.QueueUrl,
     busName: `alerts-${suffix}`,
@@ -287,6 +317,8 @@ export function missingQueueUrl(world: CoreWorld): string {
 export interface HandlerSettings {
   readonly timings?: Partial<WorkflowTimings>;
   readonly dueShardCount?: number;
+  /** @default ADMISSION — room for every test that does not exercise the limit */
+  readonly admission?: Partial<AdmissionSettings>;
   readonly env?: Partial<Record<EnvKey, string>>;
 }
 
@@ -318,6 +350,8 @@ export function handlerEnv(resources: CoreResources, settings: HandlerSettings =
     [EnvKey.WorkflowTimings]: JSON.stringify({ ...BASE_TIMINGS, ...settings.timings }),
     [EnvKey.DueShardCount]: String(settings.dueShardCount ?? 4),
     [EnvKey.ClientRegistry]: testClientRegistry(),
+    [EnvKey.AdmissionTableName]: resources.admissionTable,
+    [EnvKey.AdmissionSettings]: JSON.stringify({ ...ADMISSION, ...settings.admission }),
     [PowertoolsEnvKey.ServiceName]: 'core-integration',
     [PowertoolsEnvKey.MetricsNamespace]: 'CoreIntegration',
     [PowertoolsEnvKey.TraceEnabled]: 'false',
@@ -346,6 +380,12 @@ export const HANDLERS = {
   getOrder: require.resolve('../../../../lambdas/scheduler-agent-supervisor/handlers/get-order'),
   startOrder: require.resolve('../../../../lambdas/scheduler-agent-supervisor/handlers/starter'),
   supervisor: require.resolve('../../../../lambdas/scheduler-agent-supervisor/handlers/supervisor'),
+  admissionRelease: require.resolve(
+    '../../../../lambdas/scheduler-agent-supervisor/handlers/admission-release',
+  ),
+  admissionReconciler: require.resolve(
+    '../../../../lambdas/scheduler-agent-supervisor/handlers/admission-reconciler',
+  ),
 };
 
 export function lambdaContext(remainingMillis: () => number = () => 60_000): Context {

@@ -8,6 +8,7 @@ import type {
 } from 'aws-lambda';
 import { DynamoStateStore } from '../../../../lambdas/scheduler-agent-supervisor/adapters/state-store';
 import {
+  CompensationStatus,
   ProcessState,
   StepStatus,
   WORKFLOW_VERSION,
@@ -114,6 +115,10 @@ describe('starter: claiming and starting', () => {
       ReserveInventory: claimedAt + WINDOW,
       ChargePayment: claimedAt + 2 * WINDOW,
       ScheduleShipping: claimedAt + 3 * WINDOW,
+      // Then the compensations, in the order they would run.
+      CancelShipment: claimedAt + 4 * WINDOW,
+      RefundPayment: claimedAt + 5 * WINDOW,
+      ReleaseInventory: claimedAt + 6 * WINDOW,
     });
     expect(record?.CompleteBy).toBe(plan.ReserveInventory);
 
@@ -365,6 +370,7 @@ describe('starter: when StartExecution fails', () => {
         completeBy: Number(claimed?.CompleteBy),
         failureCount: Number(claimed?.FailureCount),
         attempt: Number(claimed?.Attempt),
+        compensationFailureCount: 0,
       };
       const reset = { failureCount: 1, completeBy: Date.now() + 30_000, at: Date.now() };
       expect(await supervisorsView.resetExpired(seen, reset)).toBe('applied');
@@ -514,6 +520,81 @@ describe('starter: messages it must not act on', () => {
   });
 });
 
+describe('starter: compensation claims', () => {
+  /** What an operator cancel leaves: CompensationInProgress, unlocked, claimable now. */
+  const cancelled = (orderId: string) =>
+    seededRecord(orderId, {
+      processState: ProcessState.CompensationInProgress,
+      attempt: 2,
+      failureCount: 3,
+      completeBy: Date.now() + GRACE,
+      steps: {
+        ReserveInventory: { status: StepStatus.Completed, result: { ConfirmationId: 'inv-1' } },
+        ChargePayment: { status: StepStatus.TimedOut },
+        ScheduleShipping: { status: StepStatus.NotStarted },
+      },
+      compensationLog: {
+        ReserveInventory: {
+          seq: 1,
+          compensation: 'ReleaseInventory',
+          undoes: `${orderId}:ReserveInventory`,
+          confirmationId: 'inv-1',
+          status: CompensationStatus.Recorded,
+        },
+      },
+    });
+
+  it('claims an unlocked CompensationInProgress record for a compensation attempt: compensation deadlines only, then starts it', async () => {
+    await putStateRecord(world, resources, cancelled('order-cancelled'));
+    const event = sqsEvent([
+      sqsRecord(
+        JSON.stringify({ orderId: 'order-cancelled', reason: 'operator-cancel', correlationId: 'c-1' }),
+      ),
+    ]);
+    const before = Date.now();
+    expect(await start(event, lambdaContext())).toEqual({ batchItemFailures: [] });
+    const after = Date.now();
+
+    const record = await stateItem(world, resources, 'order-cancelled');
+    expect(record).toMatchObject({
+      ProcessState: 'CompensationInProgress',
+      LockedBy: 'order-cancelled--attempt-3',
+      Attempt: 3,
+      FailureCount: 3,
+    });
+    const plan = record?.Plan as Record<string, number>;
+    // Reverse step order: ScheduleShipping has nothing to undo; ChargePayment is uncertain, then ReserveInventory.
+    const claimedAt = plan.CancelShipment ?? 0;
+    expect(claimedAt).toBeGreaterThanOrEqual(before);
+    expect(claimedAt).toBeLessThanOrEqual(after);
+    expect(plan).toEqual({
+      CancelShipment: claimedAt,
+      RefundPayment: claimedAt + WINDOW,
+      ReleaseInventory: claimedAt + 2 * WINDOW,
+    });
+    expect(record?.CompleteBy).toBe(plan.RefundPayment);
+    expect(world.sfn.callsTo('StartExecution').map((call) => call.body.name)).toEqual([
+      'order-cancelled--attempt-3',
+    ]);
+  });
+
+  it('gives the compensation claim back, still CompensationInProgress, when StartExecution keeps failing', async () => {
+    await putStateRecord(world, resources, cancelled('order-cancel-sfn-down'));
+    failingStepFunctions();
+    const event = sqsEvent([
+      sqsRecord(
+        JSON.stringify({ orderId: 'order-cancel-sfn-down', reason: 'operator-cancel', correlationId: 'c-2' }),
+      ),
+    ]);
+    expect(await start(event, lambdaContext())).toEqual({
+      batchItemFailures: [{ itemIdentifier: event.Records[0]?.messageId }],
+    });
+    const released = await stateItem(world, resources, 'order-cancel-sfn-down');
+    expect(released).toMatchObject({ ProcessState: 'CompensationInProgress', Attempt: 2 });
+    expect(released).not.toHaveProperty('LockedBy');
+  });
+});
+
 describe('starter: retries', () => {
   it('claims a retry whose back-off has ended for the next attempt, keeping completed steps done', async () => {
     const now = Date.now();
@@ -542,6 +623,9 @@ describe('starter: retries', () => {
       ReserveInventory: claimedAt,
       ChargePayment: claimedAt + WINDOW,
       ScheduleShipping: claimedAt + 2 * WINDOW,
+      CancelShipment: claimedAt + 3 * WINDOW,
+      RefundPayment: claimedAt + 4 * WINDOW,
+      ReleaseInventory: claimedAt + 5 * WINDOW,
     });
     expect(record).toMatchObject({
       ProcessState: 'Processing',

@@ -1,3 +1,4 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import {
   ALERT_EVENT_SOURCE,
@@ -119,12 +120,17 @@ describe('POST /orders: a new order', () => {
       FailureCount: 0,
       Attempt: 0,
       Steps: Object.fromEntries(ORDER_STEPS.map((step) => [step.name, { Status: 'NotStarted' }])),
+      // Empty, so MarkCompleted can SET each entry by path.
+      CompensationLog: {},
+      CompensationFailureCount: 0,
       OrderFingerprint: fingerprint,
       SchemaVersion: STATE_SCHEMA_VERSION,
       WorkflowVersion: WORKFLOW_VERSION,
       CreatedAt: expect.any(String),
       UpdatedAt: expect.any(String),
       ClientId: TEST_CLIENTS.first.clientId,
+      // The admission slot it holds: its own shard first (the counters are far from full here).
+      AdmissionShard: `shard#${dueShardFor('order-new', 4)}`,
     });
     // CompleteBy = submission time + startGraceSeconds (1 s in these tests).
     expect(record?.CompleteBy).toBeGreaterThanOrEqual(before + 1000);
@@ -326,7 +332,7 @@ describe('POST /orders: partial failures', () => {
     expect(await delayedMessageCount(world, resources.startQueueUrl)).toBe(0);
   });
 
-  it('converges when the state write fails after the order write: 500, then the retry is accepted once', async () => {
+  it('writes nothing when the state write fails (one transaction), and the retry is accepted once', async () => {
     const stateDown = loadHandler<ApiHandler>(
       HANDLERS.submitOrder,
       handlerEnv(resources, { env: { STATE_TABLE_NAME: 'no-such-state-table' } }),
@@ -334,11 +340,9 @@ describe('POST /orders: partial failures', () => {
     const body = JSON.stringify(validOrder('order-half-written'));
 
     expect((await stateDown(postOrderEvent(body), lambdaContext())).statusCode).toBe(500);
-    expect(await scanAll(world, resources.ordersTable)).toHaveLength(1);
-    expect(await scanAll(world, resources.stateTable)).toEqual([]);
-    expect(await drainQueue(world, resources.startQueueUrl)).toEqual([]);
+    await expectNothingWritten();
+    expect(await scanAll(world, resources.admissionTable)).toEqual([]);
 
-    // The client retries; the orders item is accepted as identical and the record is created now.
     const retry = await submit(postOrderEvent(body), lambdaContext());
     expect(retry.statusCode).toBe(202);
     expect(await scanAll(world, resources.ordersTable)).toHaveLength(1);
@@ -348,6 +352,29 @@ describe('POST /orders: partial failures', () => {
     expect(await drainBodies(world, resources.startQueueUrl)).toEqual([
       { orderId: 'order-half-written', reason: 'submitted', correlationId: expect.any(String) },
     ]);
+  });
+
+  it('accepts an order stored without its state record (written before acceptance was one transaction) once', async () => {
+    const first = await submit(postOrderEvent(JSON.stringify(validOrder('order-legacy'))), lambdaContext());
+    expect(first.statusCode).toBe(202);
+    const [order] = await scanAll(world, resources.ordersTable);
+    // A fresh set of tables holding only that order item, as a half-written request left it.
+    resources = await createResources(world);
+    submit = loadHandler<ApiHandler>(HANDLERS.submitOrder, handlerEnv(resources)).handler;
+    await world.doc.send(new PutCommand({ TableName: resources.ordersTable, Item: order }));
+
+    const retry = await submit(postOrderEvent(JSON.stringify(validOrder('order-legacy'))), lambdaContext());
+    expect(retry.statusCode).toBe(202);
+    expect(await scanAll(world, resources.ordersTable)).toEqual([order]);
+    expect(await stateItem(world, resources, 'order-legacy')).toMatchObject({ ProcessState: 'Pending' });
+    const counters = await scanAll(world, resources.admissionTable);
+    expect(counters.map((counter) => counter.InFlight)).toEqual([1]);
+
+    const conflicting = await submit(
+      postOrderEvent(JSON.stringify(validOrder('order-legacy', { totalCents: 1 }))),
+      lambdaContext(),
+    );
+    expect(conflicting.statusCode).toBe(409);
   });
 
   it('answers 500 (no stack, correlation id) when the orders table is unavailable, and writes nothing', async () => {
@@ -403,6 +430,31 @@ describe('clients: the API key id decides who submits and who may read', () => {
     expect(world.events.callsTo('PutEvents')).toEqual([]);
     // The owner's own resubmission is still an identical resubmission.
     expect((await post(validOrder('order-owned'))).statusCode).toBe(200);
+  });
+
+  it("refuses another client's orderId before comparing data, takes no admission slot and reports no conflict", async () => {
+    await post(validOrder('order-taken'));
+    const recordBefore = await stateItem(world, resources, 'order-taken');
+    const inFlight = async () =>
+      (await scanAll(world, resources.admissionTable))
+        .filter((item) => typeof item.InFlight === 'number')
+        .reduce((sum, item) => sum + (item.InFlight as number), 0);
+    expect(await inFlight()).toBe(1);
+    await drainQueue(world, resources.startQueueUrl);
+    world.events.calls.length = 0;
+    // Different data: still "another client's", never a data conflict (no conflict DLQ, no alert).
+    const response = await post(validOrder('order-taken', { totalCents: 1 }), {
+      apiKeyId: TEST_CLIENTS.second.apiKeyId,
+    });
+    expect(response.statusCode).toBe(409);
+    expect(json(response)).toEqual({
+      message: "Order 'order-taken' belongs to another client; choose another orderId",
+    });
+    expect(await stateItem(world, resources, 'order-taken')).toEqual(recordBefore);
+    expect(await inFlight()).toBe(1);
+    expect(await drainQueue(world, resources.startQueueUrl)).toEqual([]);
+    expect(await drainQueue(world, resources.conflictQueueUrl)).toEqual([]);
+    expect(world.events.callsTo('PutEvents')).toEqual([]);
   });
 
   it("answers another client's GET with 404, exactly as for a missing order; a key of no client with 403", async () => {

@@ -5,6 +5,7 @@ import {
   AlertType,
   DUE_INDEX,
   ProcessState,
+  StepStatus,
   type WorkflowTimings,
 } from '../../../../lambdas/scheduler-agent-supervisor/contracts';
 import { dueShardFor } from '../../../../lambdas/scheduler-agent-supervisor/domain/shard';
@@ -236,6 +237,193 @@ describe('supervisor: expired attempts', () => {
     expect(await drainBodies(world, resources.startQueueUrl)).toEqual([
       { orderId: 'order-queue-down', reason: 'supervisor-restart', correlationId: expect.any(String) },
     ]);
+  });
+});
+
+describe('supervisor: the step an expired attempt was running', () => {
+  const running = (orderId: string, overrides: Partial<StateRecord> = {}) =>
+    expiredRecord(orderId, {
+      runningStep: 'ChargePayment',
+      steps: {
+        ReserveInventory: { status: StepStatus.Completed },
+        ChargePayment: { status: StepStatus.Running, startedAt: 'earlier' },
+        ScheduleShipping: { status: StepStatus.NotStarted },
+      },
+      ...overrides,
+    });
+
+  it('a reset marks the RunningStep TimedOut in the same update (its effect is uncertain)', async () => {
+    await putStateRecord(world, resources, running('order-timed-out'));
+    expect(await loadSupervisor()({}, lambdaContext())).toMatchObject({ resets: 1, lostRaces: 0 });
+    const record = await stateItem(world, resources, 'order-timed-out');
+    expect(record).toMatchObject({
+      ProcessState: 'Pending',
+      FailureCount: 1,
+      Steps: {
+        ReserveInventory: { Status: 'Completed' },
+        ChargePayment: { Status: 'TimedOut', StartedAt: 'earlier', EndedAt: expect.any(String) },
+        ScheduleShipping: { Status: 'NotStarted' },
+      },
+    });
+    expect(record).not.toHaveProperty('RunningStep');
+    expect(record).not.toHaveProperty('LockedBy');
+    expectOnlyIndexQueriesAndConditionalUpdates();
+  });
+
+  it('a failure at maxFailures marks it TimedOut too, then Error', async () => {
+    await putStateRecord(world, resources, running('order-timed-out-last', { failureCount: 2, attempt: 3 }));
+    expect(await loadSupervisor()({}, lambdaContext())).toMatchObject({ failures: 1 });
+    const record = await stateItem(world, resources, 'order-timed-out-last');
+    expect(record).toMatchObject({ ProcessState: 'Error', Steps: { ChargePayment: { Status: 'TimedOut' } } });
+    expect(record).not.toHaveProperty('RunningStep');
+    expect(record).not.toHaveProperty('DueShard');
+  });
+
+  it('changes nothing when the step completed after the supervisor read the index (RunningStep removed, same CompleteBy)', async () => {
+    await putStateRecord(world, resources, running('order-just-completed'));
+    // MarkCompleted lands between the query and the update: it keeps the lock and CompleteBy.
+    world.dynamo.beforeForward(async (call) => {
+      if (call.operation === 'UpdateItem' && call.body.TableName === resources.stateTable) {
+        world.dynamo.beforeForward(undefined);
+        await world.doc.send(
+          new UpdateCommand({
+            TableName: resources.stateTable,
+            Key: { OrderID: 'order-just-completed' },
+            UpdateExpression: 'SET Steps.ChargePayment.#status = :completed REMOVE RunningStep',
+            ExpressionAttributeNames: { '#status': 'Status' },
+            ExpressionAttributeValues: { ':completed': 'Completed' },
+          }),
+        );
+      }
+      return undefined;
+    });
+    expect(await loadSupervisor()({}, lambdaContext())).toMatchObject({ lostRaces: 1, resets: 0 });
+    const record = await stateItem(world, resources, 'order-just-completed');
+    expect(record).toMatchObject({
+      ProcessState: 'Processing',
+      Steps: { ChargePayment: { Status: 'Completed' } },
+    });
+  });
+});
+
+describe('supervisor: compensation attempts', () => {
+  /** A CompensationInProgress record whose compensation attempt passed its CompleteBy. */
+  const compensating = (orderId: string, overrides: Partial<StateRecord> = {}) =>
+    expiredRecord(orderId, {
+      processState: ProcessState.CompensationInProgress,
+      failureCount: 2,
+      steps: {
+        ReserveInventory: { status: StepStatus.Compensating },
+        ChargePayment: { status: StepStatus.Failed },
+        ScheduleShipping: { status: StepStatus.NotStarted },
+      },
+      ...overrides,
+    });
+
+  it('unlocks an expired compensation attempt below maxCompensationFailures, for the starter after a back-off', async () => {
+    await putStateRecord(world, resources, compensating('order-undo-expired'));
+    const before = Date.now();
+    expect(await loadSupervisor()({}, lambdaContext())).toMatchObject({ resets: 1, failures: 0 });
+    const after = Date.now();
+    const record = await stateItem(world, resources, 'order-undo-expired');
+    expect(record).toMatchObject({
+      ProcessState: 'CompensationInProgress',
+      CompensationFailureCount: 1,
+      // FailureCount counts step attempts only.
+      FailureCount: 2,
+      DueShard: dueShardFor('order-undo-expired', SHARDS),
+      Steps: { ReserveInventory: { Status: 'Compensating' } },
+    });
+    expect(record).not.toHaveProperty('LockedBy');
+    // Back-off 0 s + start grace 1 s.
+    expect(record?.CompleteBy).toBeGreaterThanOrEqual(before + 1_000);
+    expect(record?.CompleteBy).toBeLessThanOrEqual(after + 1_000);
+    expect(await drainBodies(world, resources.startQueueUrl)).toEqual([
+      { orderId: 'order-undo-expired', reason: 'supervisor-retry', correlationId: expect.any(String) },
+    ]);
+    expectOnlyIndexQueriesAndConditionalUpdates();
+  });
+
+  it('ends CompensationFailed at maxCompensationFailures, out of the index, with exactly one CompensationFailed alert', async () => {
+    await putStateRecord(
+      world,
+      resources,
+      compensating('order-undo-doomed', { compensationFailureCount: 2, attempt: 5 }),
+    );
+    const context = lambdaContext();
+    expect(await loadSupervisor()({}, context)).toMatchObject({ failures: 1, resets: 0, alertFailures: 0 });
+    const record = await stateItem(world, resources, 'order-undo-doomed');
+    expect(record).toMatchObject({
+      ProcessState: 'CompensationFailed',
+      CompensationFailureCount: 3,
+      LastError: {
+        Source: 'supervisor',
+        Error: 'CompensationThresholdReached',
+        Cause: expect.stringContaining('order-undo-doomed--attempt-5'),
+      },
+    });
+    expect(record).not.toHaveProperty('LockedBy');
+    expect(record).not.toHaveProperty('DueShard');
+    const alerts = world.events.callsTo('PutEvents');
+    expect(alerts).toHaveLength(1);
+    const [entry] = (alerts[0]?.body.Entries ?? []) as Record<string, string>[];
+    expect(entry).toMatchObject({
+      EventBusName: resources.busName,
+      Source: ALERT_EVENT_SOURCE,
+      DetailType: AlertType.CompensationFailed,
+    });
+    expect(JSON.parse(entry?.Detail ?? '')).toEqual({
+      orderId: 'order-undo-doomed',
+      reason: 'CompensationThresholdReached',
+      compensationFailureCount: 3,
+      attempt: 5,
+      instanceId: 'order-undo-doomed--attempt-5',
+      error: 'CompensationThresholdReached',
+      cause: expect.any(String),
+      correlationId: context.awsRequestId,
+    });
+    expect(await drainBodies(world, resources.startQueueUrl)).toEqual([]);
+    // Out of the index: never alerted twice.
+    expect(await loadSupervisor()({}, lambdaContext())).toMatchObject({ examined: 0 });
+    expect(world.events.callsTo('PutEvents')).toHaveLength(1);
+  });
+
+  it('gives an unlocked CompensationInProgress record nobody claimed in time a new window and a start message', async () => {
+    const { lockedBy: _unlocked, ...cancelled } = compensating('order-undo-unclaimed');
+    await putStateRecord(world, resources, cancelled);
+    const before = Date.now();
+    expect(await loadSupervisor()({}, lambdaContext())).toMatchObject({ restarts: 1 });
+    const record = await stateItem(world, resources, 'order-undo-unclaimed');
+    expect(record).toMatchObject({ ProcessState: 'CompensationInProgress', CompensationFailureCount: 0 });
+    expect(record).not.toHaveProperty('LockedBy');
+    expect(record?.CompleteBy).toBeGreaterThanOrEqual(before + 1_000);
+    expect(await drainBodies(world, resources.startQueueUrl)).toEqual([
+      { orderId: 'order-undo-unclaimed', reason: 'supervisor-restart', correlationId: expect.any(String) },
+    ]);
+  });
+
+  it('changes nothing when the compensation attempt finished after the supervisor read the index', async () => {
+    await putStateRecord(world, resources, compensating('order-undo-finished'));
+    world.dynamo.beforeForward(async (call) => {
+      if (call.operation === 'UpdateItem' && call.body.TableName === resources.stateTable) {
+        world.dynamo.beforeForward(undefined);
+        await world.doc.send(
+          new UpdateCommand({
+            TableName: resources.stateTable,
+            Key: { OrderID: 'order-undo-finished' },
+            UpdateExpression: 'SET ProcessState = :done REMOVE LockedBy, DueShard',
+            ExpressionAttributeValues: { ':done': 'Compensated' },
+          }),
+        );
+      }
+      return undefined;
+    });
+    expect(await loadSupervisor()({}, lambdaContext())).toMatchObject({ lostRaces: 1, resets: 0 });
+    expect(await stateItem(world, resources, 'order-undo-finished')).toMatchObject({
+      ProcessState: 'Compensated',
+      CompensationFailureCount: 0,
+    });
+    expect(await drainBodies(world, resources.startQueueUrl)).toEqual([]);
   });
 });
 

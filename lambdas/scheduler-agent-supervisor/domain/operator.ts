@@ -1,0 +1,362 @@
+/**
+ * Operator actions (DESIGN.md, Operator actions): which states allow which action, what an action
+ * writes, and why one is refused. Every action is conditional on exactly what the operator saw
+ * (expectedState and expectedUpdatedAt), so an operator never acts on a record that moved on.
+ */
+import { isoAt } from '../../shared/clock';
+import { jsonParser } from '../../shared/parse';
+import { BODY_PATH, type FieldError } from '../../shared/validation';
+import {
+  MAX_OPERATOR_BODY_BYTES,
+  OPERATOR_LIST_DEFAULT_LIMIT,
+  OPERATOR_LIST_MAX_LIMIT,
+  OPERATOR_MAX_ATTEMPTS_SHOWN,
+  OperatorAction,
+  type OperatorActionRequest,
+  OperatorActionRequestSchema,
+  type OperatorActionResultBody,
+  type OperatorOrderDetailBody,
+  OperatorRefusal,
+  type OperatorRefusalBody,
+  ProcessState,
+  type StartOrderMessage,
+  type WorkflowTimings,
+} from '../contracts';
+import type {
+  AlertArchive,
+  EventLog,
+  ExecutionHistory,
+  OperatorActionStore,
+  OperatorActionWrite,
+  OperatorLogEntry,
+  OperatorRecordReader,
+  OperatorRecordSummary,
+  OperatorTransitionName,
+  StartQueue,
+} from './ports';
+import { dueShardFor } from './shard';
+import { instanceIdFor, pendingCompleteBy } from './state-record';
+
+export type { OperatorRecordView, OperatorTransitionName } from './ports';
+
+/**
+ * The states each action applies to, and the transition it takes from each. Processing is never
+ * acted on (an attempt is running: wait until it settles); CompensationInProgress and Compensated
+ * neither (a rollback is under way or done).
+ */
+const ACTION_TRANSITIONS: Readonly<
+  Record<OperatorAction, Readonly<Partial<Record<ProcessState, OperatorTransitionName>>>>
+> = {
+  [OperatorAction.Retry]: {
+    [ProcessState.Error]: 'operatorRetry',
+    [ProcessState.CompensationFailed]: 'operatorRetryCompensation',
+  },
+  [OperatorAction.Cancel]: {
+    [ProcessState.Pending]: 'operatorCancel',
+    [ProcessState.Error]: 'operatorCancel',
+    [ProcessState.Processed]: 'operatorCancel',
+  },
+};
+
+/** Where each operator transition takes the order. */
+export const OPERATOR_NEW_STATE: Readonly<Record<OperatorTransitionName, ProcessState>> = {
+  operatorRetry: ProcessState.Pending,
+  operatorRetryCompensation: ProcessState.CompensationInProgress,
+  operatorCancel: ProcessState.CompensationInProgress,
+};
+
+/** The states that allow `action`, in the order of ProcessState. */
+export function statesAllowing(action: OperatorAction): ProcessState[] {
+  return Object.values(ProcessState).filter((state) => ACTION_TRANSITIONS[action][state] !== undefined);
+}
+
+/** The transition `action` takes from `state`, or undefined when the state does not allow it. */
+export function operatorTransitionFor(
+  action: OperatorAction,
+  state: ProcessState,
+): OperatorTransitionName | undefined {
+  return ACTION_TRANSITIONS[action][state];
+}
+
+export function notAllowedMessage(action: OperatorAction, state: ProcessState): string {
+  const why =
+    state === ProcessState.Processing
+      ? ' (an attempt is running: wait until it settles, then look again)'
+      : '';
+  return `Cannot ${action} an order in state ${state}${why}; ${action} applies to ${statesAllowing(action).join(', ')}`;
+}
+
+export function refusalBody(
+  refusal: OperatorRefusal,
+  action: OperatorAction,
+  current: Pick<OperatorRecordSummary, 'processState' | 'updatedAt'>,
+  seen: Pick<OperatorActionRequest, 'expectedState' | 'expectedUpdatedAt'>,
+): OperatorRefusalBody {
+  const message =
+    refusal === OperatorRefusal.NotAllowed
+      ? notAllowedMessage(action, current.processState)
+      : `The order changed since it was read (seen ${seen.expectedState} at ${seen.expectedUpdatedAt}, now ${current.processState} at ${current.updatedAt}); read it again and decide again`;
+  return {
+    message,
+    refusal,
+    currentState: current.processState,
+    currentUpdatedAt: current.updatedAt,
+  };
+}
+
+/** Why an action found the record not as the operator saw it: its state, or only its version. */
+function refusalFor(
+  action: OperatorAction,
+  current: OperatorRecordSummary,
+  request: OperatorActionRequest,
+): OperatorRefusalBody {
+  const refusal =
+    operatorTransitionFor(action, current.processState) === undefined
+      ? OperatorRefusal.NotAllowed
+      : OperatorRefusal.StateChanged;
+  return refusalBody(refusal, action, current, request);
+}
+
+export interface OperatorActionInput {
+  readonly orderId: string;
+  readonly action: OperatorAction;
+  readonly request: OperatorActionRequest;
+  /** The operator identity (the IAM principal's ARN). */
+  readonly by: string;
+  readonly correlationId: string;
+}
+
+export interface OperatorActionDependencies {
+  readonly store: OperatorActionStore;
+  readonly startQueue: StartQueue;
+  readonly clock: { now(): number };
+  readonly timings: Pick<WorkflowTimings, 'startGraceSeconds'>;
+  readonly dueShardCount: number;
+  readonly log: EventLog;
+}
+
+export type OperatorActionOutcome =
+  | {
+      readonly kind: 'applied';
+      readonly body: OperatorActionResultBody;
+      readonly entry: OperatorLogEntry;
+      /** False when the start message could not be sent (the supervisor re-queues after startGrace). */
+      readonly startQueued: boolean;
+    }
+  | { readonly kind: 'not-found' }
+  | { readonly kind: 'refused'; readonly body: OperatorRefusalBody };
+
+/**
+ * Retry or cancel: read the record, refuse when it is not what the operator saw or its state does
+ * not allow the action, else apply the transition conditional on the very state and UpdatedAt seen
+ * (a write between the read and the update loses the condition and is refused the same way), then
+ * ask the starter to claim it. The read before the write tells the 404 and the refusal without
+ * writing, and gives the failure count a retry resets, for the log: a write conditional on
+ * UpdatedAt applies only to the record that was read, since every transition stamps UpdatedAt.
+ *
+ * A retry is new work and should take an admission slot: see OperatorActionStore.apply.
+ */
+export async function performOperatorAction(
+  input: OperatorActionInput,
+  deps: OperatorActionDependencies,
+): Promise<OperatorActionOutcome> {
+  const { action, request, orderId } = input;
+  const current = await deps.store.summary(orderId);
+  if (current === undefined) return { kind: 'not-found' };
+  const transition = operatorTransitionFor(action, request.expectedState);
+  if (
+    transition === undefined ||
+    current.processState !== request.expectedState ||
+    current.updatedAt !== request.expectedUpdatedAt ||
+    current.lockedBy !== undefined
+  ) {
+    return { kind: 'refused', body: refusalFor(action, current, request) };
+  }
+
+  const now = deps.clock.now();
+  const at = isoAt(now);
+  const newState = OPERATOR_NEW_STATE[transition];
+  const resetFailureCount =
+    transition === 'operatorRetry'
+      ? current.failureCount
+      : transition === 'operatorRetryCompensation'
+        ? current.compensationFailureCount
+        : undefined;
+  const entry: OperatorLogEntry = {
+    action,
+    by: input.by,
+    reason: request.reason,
+    at,
+    seenState: request.expectedState,
+    seenUpdatedAt: request.expectedUpdatedAt,
+    newState,
+    ...(resetFailureCount !== undefined && { resetFailureCount }),
+  };
+  const write: OperatorActionWrite = {
+    orderId,
+    transition,
+    seenState: request.expectedState,
+    seenUpdatedAt: request.expectedUpdatedAt,
+    completeBy: pendingCompleteBy(now, deps.timings),
+    dueShard: dueShardFor(orderId, deps.dueShardCount),
+    entry,
+    at: now,
+  };
+  if ((await deps.store.apply(write)) === 'lost') {
+    const after = await deps.store.summary(orderId);
+    if (after === undefined) return { kind: 'not-found' };
+    return { kind: 'refused', body: refusalFor(action, after, request) };
+  }
+
+  const message: StartOrderMessage = {
+    orderId,
+    reason: action === OperatorAction.Retry ? 'operator-retry' : 'operator-cancel',
+    correlationId: input.correlationId,
+  };
+  let startQueued = true;
+  try {
+    await deps.startQueue.send(message);
+  } catch (error) {
+    // The record is back in the supervisor index with a claim window: the supervisor re-queues it
+    // once startGrace has passed, so a lost start message only delays the action.
+    startQueued = false;
+    deps.log.warn('Start message not sent after an operator action; the supervisor will re-queue it', {
+      orderId,
+      action,
+      error: error instanceof Error ? error.message : String(error),
+    });
+  }
+  return {
+    kind: 'applied',
+    body: { orderId, action, processState: newState, updatedAt: at },
+    entry,
+    startQueued,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Inspect
+// ---------------------------------------------------------------------------------------------
+
+export interface InspectDependencies {
+  readonly records: OperatorRecordReader;
+  readonly executions: ExecutionHistory;
+  readonly alerts: Pick<AlertArchive, 'alertsOf'>;
+}
+
+/**
+ * GET /operator/orders/{orderId}: the record, then its attempts (executions named by the
+ * attempt's instance id; a missing one is shown as NotFound, not hidden) and archived alerts.
+ */
+export async function inspectOrder(
+  orderId: string,
+  deps: InspectDependencies,
+): Promise<OperatorOrderDetailBody | undefined> {
+  const record = await deps.records.view(orderId);
+  if (record === undefined) return undefined;
+  const first = Math.max(1, record.attempt - OPERATOR_MAX_ATTEMPTS_SHOWN + 1);
+  const numbers = Array.from(
+    { length: Math.max(0, record.attempt - first + 1) },
+    (_, index) => first + index,
+  );
+  const [attempts, alerts] = await Promise.all([
+    Promise.all(
+      numbers.map(async (attempt) => {
+        const executionName = instanceIdFor(orderId, attempt);
+        const execution = await deps.executions.describe(executionName);
+        return execution === undefined
+          ? { attempt, executionName, status: 'NotFound' }
+          : { attempt, executionName, ...execution };
+      }),
+    ),
+    deps.alerts.alertsOf(orderId),
+  ]);
+  return { ...record, attempts, alerts };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Request validation
+// ---------------------------------------------------------------------------------------------
+
+const parseActionJson = jsonParser(OperatorActionRequestSchema);
+
+export type Parsed<T> =
+  | ({ readonly ok: true } & T)
+  | { readonly ok: false; readonly message: string; readonly errors: readonly FieldError[] };
+
+/** The body of POST retry/cancel, size checked before parsing (as POST /orders). */
+export function parseOperatorActionBody(
+  body: string | null | undefined,
+  isBase64Encoded: boolean,
+  maxBytes: number = MAX_OPERATOR_BODY_BYTES,
+): Parsed<{ readonly request: OperatorActionRequest }> {
+  if (body === null || body === undefined || body.length === 0) {
+    return invalid('Request body is required', [{ path: BODY_PATH, message: 'is required' }]);
+  }
+  const tooLarge = () =>
+    invalid(`Request body is larger than ${maxBytes} bytes`, [
+      { path: BODY_PATH, message: `must be at most ${maxBytes} bytes` },
+    ]);
+  if (isBase64Encoded && Math.floor((body.length * 3) / 4) > maxBytes + 2) return tooLarge();
+  const text = isBase64Encoded ? Buffer.from(body, 'base64').toString('utf8') : body;
+  if (Buffer.byteLength(text, 'utf8') > maxBytes) return tooLarge();
+  const parsed = parseActionJson(text);
+  if (!parsed.ok) {
+    return invalid(
+      parsed.problem === 'not-json'
+        ? 'Request body is not valid JSON'
+        : 'Request body is not a valid operator action',
+      parsed.errors,
+    );
+  }
+  return { ok: true, request: parsed.value };
+}
+
+export interface OperatorListQuery {
+  readonly state: ProcessState;
+  readonly limit: number;
+  readonly cursor?: string;
+}
+
+const PROCESS_STATES: readonly string[] = Object.values(ProcessState);
+const LIMIT_PATTERN = /^[0-9]{1,3}$/;
+
+/** `?state=<ProcessState>&limit=<1..100>&cursor=<opaque>`; state is required, every problem named. */
+export function parseOperatorListQuery(
+  query: Readonly<Record<string, string | undefined>> | null | undefined,
+): Parsed<{ readonly query: OperatorListQuery }> {
+  const errors: FieldError[] = [];
+  const state = query?.state;
+  if (state === undefined || state === '') {
+    errors.push({ path: 'state', message: `is required: one of ${PROCESS_STATES.join(', ')}` });
+  } else if (!PROCESS_STATES.includes(state)) {
+    errors.push({ path: 'state', message: `must be one of ${PROCESS_STATES.join(', ')}` });
+  }
+  let limit = OPERATOR_LIST_DEFAULT_LIMIT;
+  const rawLimit = query?.limit;
+  if (rawLimit !== undefined) {
+    limit = LIMIT_PATTERN.test(rawLimit) ? Number(rawLimit) : Number.NaN;
+    if (!(limit >= 1 && limit <= OPERATOR_LIST_MAX_LIMIT)) {
+      errors.push({ path: 'limit', message: `must be an integer from 1 to ${OPERATOR_LIST_MAX_LIMIT}` });
+    }
+  }
+  const cursor = query?.cursor;
+  if (cursor === '') errors.push({ path: 'cursor', message: 'must not be empty' });
+  for (const key of Object.keys(query ?? {})) {
+    if (!['state', 'limit', 'cursor'].includes(key)) {
+      errors.push({ path: key, message: 'is not an allowed query parameter' });
+    }
+  }
+  if (errors.length > 0) return invalid('Query is not valid', errors);
+  return {
+    ok: true,
+    query: { state: state as ProcessState, limit, ...(cursor !== undefined && { cursor }) },
+  };
+}
+
+function invalid(
+  message: string,
+  errors: readonly FieldError[],
+): { ok: false; message: string; errors: readonly FieldError[] } {
+  return { ok: false, message, errors };
+}

@@ -1,0 +1,30 @@
+/** Target of the alert bus rule: archives each operator alert for operator inspect. */
+import type { EventBridgeEvent } from 'aws-lambda';
+import { createDocumentClient } from '../../shared/aws-clients';
+import { requireEnv } from '../../shared/env';
+import { createObservability, instrumentedHandler } from '../../shared/observability';
+import { DynamoAlertArchive } from '../adapters/alert-archive';
+import { EnvKey } from '../contracts';
+import { archivedAlertFrom } from '../domain/alert-archive';
+
+const observability = createObservability();
+const { logger, tracer } = observability;
+const archive = new DynamoAlertArchive(
+  createDocumentClient(tracer),
+  requireEnv(EnvKey.AlertArchiveTableName),
+);
+
+export const handler = instrumentedHandler(
+  observability,
+  async (event: EventBridgeEvent<string, unknown>): Promise<void> => {
+    const parsed = archivedAlertFrom(event);
+    if (!parsed.ok) {
+      // Redelivery cannot make it valid: log it and let it go (the alert inbox still has it).
+      logger.warn('Alert not archived', { problem: parsed.problem, eventId: event.id });
+      return;
+    }
+    // A failure throws: EventBridge retries the asynchronous invocation.
+    await archive.archive(parsed.alert);
+    logger.info('Alert archived', { orderId: parsed.alert.orderId, type: parsed.alert.type });
+  },
+);

@@ -1,0 +1,165 @@
+import { Stack } from 'aws-cdk-lib';
+import type { Template } from 'aws-cdk-lib/assertions';
+import type { IConstruct } from 'constructs';
+import {
+  ALERT_EVENT_SOURCE,
+  AlertType,
+  EnvKey,
+  STATE_INDEX,
+} from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import {
+  actionsOf,
+  DEMO_CONTEXT,
+  functionIdByService,
+  type PolicyStatement,
+  resourcesOf,
+  type SynthesizedStack,
+  statementsOfFunction,
+  synthesizeStack,
+} from '../support/synth';
+
+const logicalId = (construct: IConstruct) =>
+  Stack.of(construct).getLogicalId(construct.node.defaultChild as never) as string;
+
+/** The path of each method of the REST API, from its resources. */
+function methodPaths(template: Template): Array<{ path: string; method: Record<string, unknown> }> {
+  const resources = resourcesOf(template);
+  const pathOf = (id: unknown): string => {
+    if (typeof id !== 'object' || id === null || !('Ref' in id)) return '';
+    const resource = resources[(id as { Ref: string }).Ref];
+    if (resource?.Type !== 'AWS::ApiGateway::Resource') return '';
+    return `${pathOf(resource.Properties?.ParentId)}/${String(resource.Properties?.PathPart)}`;
+  };
+  return Object.values(template.findResources('AWS::ApiGateway::Method')).map((method) => ({
+    path: `${method.Properties.HttpMethod} ${pathOf(method.Properties.ResourceId)}`,
+    method: method.Properties,
+  }));
+}
+
+/** Every action a function may take, with the resources, as `action -> resources (JSON)`. */
+function grants(statements: PolicyStatement[]): Record<string, string[]> {
+  const byAction: Record<string, string[]> = {};
+  for (const statement of statements) {
+    for (const action of actionsOf(statement)) {
+      const resources = Array.isArray(statement.Resource) ? statement.Resource : [statement.Resource];
+      byAction[action] = [...(byAction[action] ?? []), ...resources.map((r) => JSON.stringify(r))];
+    }
+  }
+  return byAction;
+}
+
+describe('operator API (default profile, demo)', () => {
+  let synth: SynthesizedStack;
+  let template: Template;
+  beforeAll(() => {
+    synth = synthesizeStack('default', { context: DEMO_CONTEXT });
+    template = synth.template;
+  });
+
+  it('adds the operator routes to the submission REST API, each authorised by IAM without an API key', () => {
+    const operator = methodPaths(template).filter(({ path }) => path.includes('/operator'));
+    expect(operator.map(({ path }) => path).sort()).toEqual([
+      'GET /operator/orders',
+      'GET /operator/orders/{orderId}',
+      'POST /operator/orders/{orderId}/cancel',
+      'POST /operator/orders/{orderId}/retry',
+    ]);
+    for (const { method } of operator) {
+      expect(method).toMatchObject({
+        AuthorizationType: 'AWS_IAM',
+        ApiKeyRequired: false,
+        RestApiId: { Ref: logicalId(synth.stack.submission.api) },
+      });
+    }
+    // The client routes keep the API key and no IAM.
+    for (const { method } of methodPaths(template).filter(({ path }) => !path.includes('/operator'))) {
+      expect(method).toMatchObject({ ApiKeyRequired: true });
+      expect(method.AuthorizationType).not.toBe('AWS_IAM');
+    }
+  });
+
+  it('lists with Query on StateIndex only', () => {
+    const statements = statementsOfFunction(template, functionIdByService(template, 'operator-list'));
+    const dynamo = grants(statements);
+    expect(Object.keys(dynamo).filter((action) => action.startsWith('dynamodb:'))).toEqual([
+      'dynamodb:Query',
+    ]);
+    expect(dynamo['dynamodb:Query']).toHaveLength(1);
+    expect(dynamo['dynamodb:Query']?.[0]).toContain(`/index/${STATE_INDEX.name}`);
+    expect(dynamo['dynamodb:Query']?.[0]).not.toContain('*');
+  });
+
+  it('inspects with GetItem on the state table, Query on the alert archive and DescribeExecution of the scheduler executions', () => {
+    const statements = statementsOfFunction(template, functionIdByService(template, 'operator-inspect'));
+    const byAction = grants(statements);
+    const table = (construct: IConstruct) => JSON.stringify({ 'Fn::GetAtt': [logicalId(construct), 'Arn'] });
+    expect(byAction['dynamodb:GetItem']).toEqual([table(synth.stack.stateStore.table)]);
+    expect(byAction['dynamodb:Query']).toEqual([table(synth.stack.operatorApi.alertArchive.table)]);
+    expect(byAction['states:DescribeExecution']).toHaveLength(1);
+    expect(byAction['states:DescribeExecution']?.[0]).toMatch(/:execution:.*:\*"/);
+    expect(
+      Object.keys(byAction)
+        .filter((action) => /^(dynamodb|states|sqs):/.test(action))
+        .sort(),
+    ).toEqual(['dynamodb:GetItem', 'dynamodb:Query', 'states:DescribeExecution']);
+  });
+
+  it('acts with GetItem and UpdateItem on the state table and SendMessage to the start queue, nothing else', () => {
+    const statements = statementsOfFunction(template, functionIdByService(template, 'operator-action'));
+    const byAction = grants(statements);
+    const stateTable = JSON.stringify({ 'Fn::GetAtt': [logicalId(synth.stack.stateStore.table), 'Arn'] });
+    expect(byAction['dynamodb:GetItem']).toEqual([stateTable]);
+    expect(byAction['dynamodb:UpdateItem']).toEqual([stateTable]);
+    expect(byAction['sqs:SendMessage']).toEqual([
+      JSON.stringify({ 'Fn::GetAtt': [logicalId(synth.stack.starter.startQueue as never), 'Arn'] }),
+    ]);
+    expect(
+      Object.keys(byAction)
+        .filter((action) => /^(dynamodb|states):/.test(action))
+        .sort(),
+    ).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
+    const env = resourcesOf(template)[functionIdByService(template, 'operator-action')]?.Properties
+      ?.Environment as { Variables: Record<string, unknown> };
+    expect(Object.keys(env.Variables)).toEqual(
+      expect.arrayContaining([
+        EnvKey.StateTableName,
+        EnvKey.StartQueueUrl,
+        EnvKey.WorkflowTimings,
+        EnvKey.DueShardCount,
+      ]),
+    );
+  });
+
+  it('archives every order alert: a rule on the alert bus targets the archiver, which may only PutItem', () => {
+    const archiver = functionIdByService(template, 'alert-archiver');
+    const rules = Object.values(template.findResources('AWS::Events::Rule')).filter((rule) =>
+      (rule.Properties.Targets as Array<{ Arn: unknown }>).some(
+        (target) => JSON.stringify(target.Arn) === JSON.stringify({ 'Fn::GetAtt': [archiver, 'Arn'] }),
+      ),
+    );
+    expect(rules).toHaveLength(1);
+    expect(rules[0]?.Properties).toMatchObject({
+      EventBusName: { Ref: logicalId(synth.stack.alerts.bus) },
+      EventPattern: { source: [ALERT_EVENT_SOURCE], 'detail-type': Object.values(AlertType) },
+    });
+    const byAction = grants(statementsOfFunction(template, archiver));
+    expect(Object.keys(byAction).filter((action) => action.startsWith('dynamodb:'))).toEqual([
+      'dynamodb:PutItem',
+    ]);
+    expect(byAction['dynamodb:PutItem']).toEqual([
+      JSON.stringify({ 'Fn::GetAtt': [logicalId(synth.stack.operatorApi.alertArchive.table), 'Arn'] }),
+    ]);
+  });
+
+  it('keys the alert archive by order and `<time>#<event id>`', () => {
+    expect(
+      resourcesOf(template)[logicalId(synth.stack.operatorApi.alertArchive.table)]?.Properties,
+    ).toMatchObject({
+      KeySchema: [
+        { AttributeName: 'OrderID', KeyType: 'HASH' },
+        { AttributeName: 'AlertKey', KeyType: 'RANGE' },
+      ],
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+    });
+  });
+});

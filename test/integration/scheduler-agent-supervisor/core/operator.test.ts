@@ -1,0 +1,617 @@
+/**
+ * Operator routes against DynamoDB Local and the runtime's SQS (real SDK, real handler modules):
+ * actions conditional on what the operator saw, their OperatorLog and start messages, races with
+ * the supervisor and with another operator, the StateIndex list and the inspect view.
+ */
+import { randomUUID } from 'node:crypto';
+import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context, EventBridgeEvent } from 'aws-lambda';
+import { DynamoOperatorStore } from '../../../../lambdas/scheduler-agent-supervisor/adapters/operator-store';
+import {
+  DynamoStateStore,
+  stateRecordToItem,
+} from '../../../../lambdas/scheduler-agent-supervisor/adapters/state-store';
+import {
+  AlertArchiveAttr,
+  DUE_INDEX,
+  EnvKey,
+  type OperatorOrderDetailBody,
+  type OperatorOrderListBody,
+  ProcessState,
+  STATE_INDEX,
+  StateAttr,
+  StepStatus,
+} from '../../../../lambdas/scheduler-agent-supervisor/contracts';
+import { dueShardFor } from '../../../../lambdas/scheduler-agent-supervisor/domain/shard';
+import { decideClaim } from '../../../../lambdas/scheduler-agent-supervisor/domain/starter';
+import {
+  buildInitialStateRecord,
+  type StateRecord,
+} from '../../../../lambdas/scheduler-agent-supervisor/domain/state-record';
+import {
+  BASE_TIMINGS,
+  type CoreResources,
+  type CoreWorld,
+  createResources,
+  drainBodies,
+  handlerEnv,
+  lambdaContext,
+  loadHandler,
+  missingQueueUrl,
+  postOrderEvent,
+  startCoreWorld,
+  stateItem,
+} from './harness';
+
+type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+type ArchiverHandler = (event: EventBridgeEvent<string, unknown>, context: Context) => Promise<void>;
+
+const HANDLER = {
+  action: require.resolve('../../../../lambdas/scheduler-agent-supervisor/handlers/operator-action'),
+  list: require.resolve('../../../../lambdas/scheduler-agent-supervisor/handlers/operator-list'),
+  inspect: require.resolve('../../../../lambdas/scheduler-agent-supervisor/handlers/operator-inspect'),
+  archiver: require.resolve('../../../../lambdas/scheduler-agent-supervisor/handlers/alert-archiver'),
+};
+const OPERATOR = 'arn:aws:iam::000000000000:user/alice';
+const SHARDS = 4;
+
+let world: CoreWorld;
+beforeAll(async () => {
+  world = await startCoreWorld();
+});
+afterAll(async () => {
+  await world.stop();
+});
+
+let resources: CoreResources;
+let alertTable: string;
+let env: Record<string, string>;
+beforeEach(async () => {
+  resources = await createResources(world);
+  // The operator's index on the state table, as StateStore builds it (the harness table lacks it).
+  resources = { ...resources, stateTable: `${resources.stateTable}-op` };
+  alertTable = `alerts-${randomUUID().slice(0, 8)}`;
+  await world.doc.send(
+    new CreateTableCommand({
+      TableName: resources.stateTable,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [
+        { AttributeName: StateAttr.OrderId, AttributeType: 'S' },
+        { AttributeName: DUE_INDEX.partitionKey, AttributeType: 'S' },
+        { AttributeName: DUE_INDEX.sortKey, AttributeType: 'N' },
+        { AttributeName: STATE_INDEX.partitionKey, AttributeType: 'S' },
+        { AttributeName: STATE_INDEX.sortKey, AttributeType: 'S' },
+      ],
+      KeySchema: [{ AttributeName: StateAttr.OrderId, KeyType: 'HASH' }],
+      GlobalSecondaryIndexes: [
+        {
+          IndexName: DUE_INDEX.name,
+          KeySchema: [
+            { AttributeName: DUE_INDEX.partitionKey, KeyType: 'HASH' },
+            { AttributeName: DUE_INDEX.sortKey, KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...DUE_INDEX.projectedAttributes] },
+        },
+        {
+          IndexName: STATE_INDEX.name,
+          KeySchema: [
+            { AttributeName: STATE_INDEX.partitionKey, KeyType: 'HASH' },
+            { AttributeName: STATE_INDEX.sortKey, KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...STATE_INDEX.projectedAttributes] },
+        },
+      ],
+    }),
+  );
+  await world.doc.send(
+    new CreateTableCommand({
+      TableName: alertTable,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [
+        { AttributeName: AlertArchiveAttr.OrderId, AttributeType: 'S' },
+        { AttributeName: AlertArchiveAttr.AlertKey, AttributeType: 'S' },
+      ],
+      KeySchema: [
+        { AttributeName: AlertArchiveAttr.OrderId, KeyType: 'HASH' },
+        { AttributeName: AlertArchiveAttr.AlertKey, KeyType: 'RANGE' },
+      ],
+    }),
+  );
+  env = handlerEnv(resources, {
+    dueShardCount: SHARDS,
+    timings: { startGraceSeconds: 30 },
+    env: { [EnvKey.AlertArchiveTableName]: alertTable },
+  });
+  world.sfn.calls.length = 0;
+  world.sfn.respondWith(() => undefined);
+});
+
+const load = <H>(path: string, overrides: Record<string, string> = {}): H =>
+  loadHandler<{ handler: H }>(path, { ...env, ...overrides }).handler;
+
+/** A stored record in `state` at `updatedAt` (unlocked, out of the index unless Pending). */
+async function putRecord(
+  orderId: string,
+  state: ProcessState,
+  updatedAt: string,
+  extra: Record<string, unknown> = {},
+): Promise<void> {
+  const base: StateRecord = buildInitialStateRecord({
+    orderId,
+    orderFingerprint: 'fp',
+    now: Date.parse(updatedAt),
+    timings: BASE_TIMINGS,
+    dueShardCount: SHARDS,
+  });
+  const item = JSON.parse(JSON.stringify(stateRecordToItem(base))) as Record<string, unknown>;
+  item[StateAttr.ProcessState] = state;
+  item[StateAttr.UpdatedAt] = updatedAt;
+  if (state !== ProcessState.Pending) delete item[StateAttr.DueShard];
+  await world.doc.send(new PutCommand({ TableName: resources.stateTable, Item: { ...item, ...extra } }));
+}
+
+function apiEvent(
+  method: string,
+  resource: string,
+  options: {
+    orderId?: string;
+    body?: unknown;
+    query?: Record<string, string>;
+    userArn?: string | null;
+  } = {},
+): APIGatewayProxyEvent {
+  const base = postOrderEvent(options.body === undefined ? null : JSON.stringify(options.body));
+  return {
+    ...base,
+    httpMethod: method,
+    resource,
+    path: resource.replace('{orderId}', options.orderId ?? ''),
+    pathParameters: options.orderId === undefined ? null : { orderId: options.orderId },
+    queryStringParameters: options.query ?? null,
+    requestContext: {
+      ...base.requestContext,
+      identity: { userArn: options.userArn === undefined ? OPERATOR : options.userArn },
+    } as APIGatewayProxyEvent['requestContext'],
+  };
+}
+
+const act = (
+  action: 'retry' | 'cancel',
+  orderId: string,
+  body: unknown,
+  userArn?: string | null,
+  overrides: Record<string, string> = {},
+) =>
+  load<ApiHandler>(HANDLER.action, overrides)(
+    apiEvent('POST', `/operator/orders/{orderId}/${action}`, { orderId, body, userArn }),
+    lambdaContext(),
+  );
+
+const seen = (expectedState: ProcessState, expectedUpdatedAt: string, reason = 'downstream fixed') => ({
+  reason,
+  expectedState,
+  expectedUpdatedAt,
+});
+
+const T0 = '2030-03-17T17:46:00.000Z';
+
+describe('POST /operator/orders/{orderId}/retry and /cancel', () => {
+  it('retries an Error order: Pending, failures reset, in the supervisor index, logged with who and why, start message queued', async () => {
+    await putRecord('order-1', ProcessState.Error, T0, {
+      [StateAttr.FailureCount]: 3,
+      [StateAttr.Attempt]: 3,
+    });
+    const before = Date.now();
+    const response = await act('retry', 'order-1', seen(ProcessState.Error, T0));
+    expect(response.statusCode).toBe(200);
+    expect(JSON.parse(response.body)).toMatchObject({
+      orderId: 'order-1',
+      action: 'retry',
+      processState: 'Pending',
+    });
+
+    const item = await stateItem(world, resources, 'order-1');
+    expect(item).toMatchObject({
+      ProcessState: 'Pending',
+      FailureCount: 0,
+      Attempt: 3,
+      DueShard: dueShardFor('order-1', SHARDS),
+      OperatorLog: [
+        {
+          Action: 'retry',
+          By: OPERATOR,
+          Reason: 'downstream fixed',
+          SeenState: 'Error',
+          SeenUpdatedAt: T0,
+          NewState: 'Pending',
+          ResetFailureCount: 3,
+          At: JSON.parse(response.body).updatedAt,
+        },
+      ],
+    });
+    expect(item?.LockedBy).toBeUndefined();
+    // The claim window of a new start: the starter may claim it at once.
+    expect(Number(item?.CompleteBy)).toBeGreaterThanOrEqual(before + 30_000);
+    expect(await drainBodies(world, resources.startQueueUrl)).toEqual([
+      expect.objectContaining({ orderId: 'order-1', reason: 'operator-retry' }),
+    ]);
+
+    // The starter claims the retried order right away (attempt 4), as it would after the message.
+    const store = new DynamoStateStore(world.doc, resources.stateTable);
+    const record = await store.get('order-1');
+    const decision = decideClaim(record as StateRecord, Date.now(), {
+      ...BASE_TIMINGS,
+      startGraceSeconds: 30,
+    });
+    expect(decision).toMatchObject({ kind: 'claim', attempt: 4 });
+  });
+
+  it('cancels a Processed order into CompensationInProgress, unlocked, with an operator-cancel start message', async () => {
+    await putRecord('order-2', ProcessState.Processed, T0);
+    const response = await act('cancel', 'order-2', seen(ProcessState.Processed, T0, 'customer asked'));
+    expect(response.statusCode).toBe(200);
+    const item = await stateItem(world, resources, 'order-2');
+    expect(item).toMatchObject({
+      ProcessState: 'CompensationInProgress',
+      DueShard: dueShardFor('order-2', SHARDS),
+      OperatorLog: [
+        expect.objectContaining({
+          Action: 'cancel',
+          Reason: 'customer asked',
+          NewState: 'CompensationInProgress',
+        }),
+      ],
+    });
+    expect(item?.LockedBy).toBeUndefined();
+    expect(item?.OperatorLog).toEqual([
+      expect.not.objectContaining({ ResetFailureCount: expect.anything() }),
+    ]);
+    expect(await drainBodies(world, resources.startQueueUrl)).toEqual([
+      expect.objectContaining({ orderId: 'order-2', reason: 'operator-cancel' }),
+    ]);
+  });
+
+  it('appends to the OperatorLog: a second action keeps the first entry', async () => {
+    await putRecord('order-3', ProcessState.Error, T0);
+    const first = await act('retry', 'order-3', seen(ProcessState.Error, T0));
+    const firstAt = JSON.parse(first.body).updatedAt as string;
+    // The retried attempt failed again (as the supervisor would leave it).
+    await world.doc.send(
+      new UpdateCommand({
+        TableName: resources.stateTable,
+        Key: { OrderID: 'order-3' },
+        UpdateExpression: 'SET ProcessState = :e, UpdatedAt = :u REMOVE DueShard',
+        ExpressionAttributeValues: { ':e': 'Error', ':u': '2030-03-17T18:00:00.000Z' },
+      }),
+    );
+    const second = await act(
+      'cancel',
+      'order-3',
+      seen(ProcessState.Error, '2030-03-17T18:00:00.000Z', 'give up'),
+    );
+    expect(second.statusCode).toBe(200);
+    const log = (await stateItem(world, resources, 'order-3'))?.OperatorLog as Record<string, unknown>[];
+    expect(log.map((entry) => [entry.Action, entry.At === firstAt])).toEqual([
+      ['retry', true],
+      ['cancel', false],
+    ]);
+  });
+
+  it('answers 409 StateChanged when UpdatedAt moved since the operator looked, changing nothing', async () => {
+    await putRecord('order-4', ProcessState.Error, '2030-03-17T17:47:00.000Z');
+    const response = await act('retry', 'order-4', seen(ProcessState.Error, T0));
+    expect(response.statusCode).toBe(409);
+    expect(JSON.parse(response.body)).toEqual({
+      message: expect.stringContaining('changed since it was read'),
+      refusal: 'StateChanged',
+      currentState: 'Error',
+      currentUpdatedAt: '2030-03-17T17:47:00.000Z',
+    });
+    expect((await stateItem(world, resources, 'order-4'))?.OperatorLog).toBeUndefined();
+    expect(await drainBodies(world, resources.startQueueUrl)).toEqual([]);
+  });
+
+  it('answers 409 NotAllowed to a cancel of a Processing order, naming the states that allow it', async () => {
+    await putRecord('order-5', ProcessState.Processing, T0, { [StateAttr.LockedBy]: 'order-5--attempt-1' });
+    const response = await act('cancel', 'order-5', seen(ProcessState.Processing, T0));
+    expect(response.statusCode).toBe(409);
+    expect(JSON.parse(response.body)).toEqual({
+      message:
+        'Cannot cancel an order in state Processing (an attempt is running: wait until it settles, then look again); cancel applies to Pending, Processed, Error',
+      refusal: 'NotAllowed',
+      currentState: 'Processing',
+      currentUpdatedAt: T0,
+    });
+    expect((await stateItem(world, resources, 'order-5'))?.ProcessState).toBe('Processing');
+  });
+
+  it('answers 404 for an unknown order, creating nothing', async () => {
+    const response = await act('retry', 'nobody', seen(ProcessState.Error, T0));
+    expect(response.statusCode).toBe(404);
+    expect(await stateItem(world, resources, 'nobody')).toBeUndefined();
+  });
+
+  it('answers 403 without a caller identity and 400 naming each bad field', async () => {
+    await putRecord('order-6', ProcessState.Error, T0);
+    expect((await act('retry', 'order-6', seen(ProcessState.Error, T0), null)).statusCode).toBe(403);
+    const bad = await act('retry', 'order-6', { reason: '', expectedState: 'Broken' });
+    expect(bad.statusCode).toBe(400);
+    expect(
+      JSON.parse(bad.body)
+        .errors.map((error: { path: string }) => error.path)
+        .sort(),
+    ).toEqual(['expectedState', 'expectedUpdatedAt', 'reason']);
+    expect((await stateItem(world, resources, 'order-6'))?.ProcessState).toBe('Error');
+  });
+
+  it('succeeds when the start message cannot be sent: the record is in the index for the supervisor to re-queue', async () => {
+    await putRecord('order-7', ProcessState.Error, T0);
+    const response = await act('retry', 'order-7', seen(ProcessState.Error, T0), undefined, {
+      [EnvKey.StartQueueUrl]: missingQueueUrl(world),
+    });
+    expect(response.statusCode).toBe(200);
+    expect(await stateItem(world, resources, 'order-7')).toMatchObject({
+      ProcessState: 'Pending',
+      DueShard: expect.any(String),
+    });
+  });
+});
+
+describe('operator actions racing other writers', () => {
+  it('a cancel of a Pending order racing the supervisor restart: exactly one wins', async () => {
+    for (let round = 0; round < 5; round += 1) {
+      const orderId = `race-${round}`;
+      await putRecord(orderId, ProcessState.Pending, T0);
+      const stored = await new DynamoStateStore(world.doc, resources.stateTable).get(orderId);
+      const supervisor = new DynamoStateStore(world.doc, resources.stateTable);
+      const [operator, restart] = await Promise.all([
+        act('cancel', orderId, seen(ProcessState.Pending, T0)),
+        supervisor.restartPending(
+          {
+            orderId,
+            processState: ProcessState.Pending,
+            completeBy: stored?.completeBy as number,
+            failureCount: 0,
+            compensationFailureCount: 0,
+            attempt: 0,
+          },
+          { completeBy: Date.now() + 60_000, at: Date.now() },
+        ),
+      ]);
+      const outcomes = [operator.statusCode === 200 ? 'applied' : 'lost', restart];
+      expect({ round, winners: outcomes.filter((outcome) => outcome === 'applied').length }).toEqual({
+        round,
+        winners: 1,
+      });
+      const item = await stateItem(world, resources, orderId);
+      expect(item?.ProcessState).toBe(operator.statusCode === 200 ? 'CompensationInProgress' : 'Pending');
+      if (operator.statusCode !== 200) {
+        expect(JSON.parse(operator.body)).toMatchObject({ refusal: 'StateChanged', currentState: 'Pending' });
+      }
+    }
+  });
+
+  it('two operators retrying the same Error order: exactly one retry is applied and logged', async () => {
+    await putRecord('order-8', ProcessState.Error, T0);
+    const responses = await Promise.all(
+      ['arn:aws:iam::000000000000:user/alice', 'arn:aws:iam::000000000000:user/bob'].map((who) =>
+        act('retry', 'order-8', seen(ProcessState.Error, T0), who),
+      ),
+    );
+    expect(responses.map((response) => response.statusCode).sort()).toEqual([200, 409]);
+    expect((await stateItem(world, resources, 'order-8'))?.OperatorLog).toHaveLength(1);
+    expect(await drainBodies(world, resources.startQueueUrl)).toHaveLength(1);
+  });
+
+  it('the operator store refuses a write whose record is locked, even at the UpdatedAt seen', async () => {
+    await putRecord('order-9', ProcessState.Error, T0, { [StateAttr.LockedBy]: 'someone' });
+    const store = new DynamoOperatorStore(world.doc, resources.stateTable);
+    const result = await store.apply({
+      orderId: 'order-9',
+      transition: 'operatorRetry',
+      seenState: ProcessState.Error,
+      seenUpdatedAt: T0,
+      completeBy: 1,
+      dueShard: '0',
+      entry: {
+        action: 'retry',
+        by: OPERATOR,
+        reason: 'probe',
+        at: T0,
+        seenState: ProcessState.Error,
+        seenUpdatedAt: T0,
+        newState: ProcessState.Pending,
+      },
+      at: 1,
+    });
+    expect(result).toBe('lost');
+  });
+});
+
+describe('GET /operator/orders', () => {
+  const list = (query: Record<string, string>, userArn?: string | null) =>
+    load<ApiHandler>(HANDLER.list)(apiEvent('GET', '/operator/orders', { query, userArn }), lambdaContext());
+
+  it('lists one state newest first, page by page with an opaque cursor', async () => {
+    for (let index = 0; index < 5; index += 1) {
+      await putRecord(`err-${index}`, ProcessState.Error, `2030-03-17T17:4${index}:00.000Z`, {
+        [StateAttr.FailureCount]: index,
+      });
+    }
+    await putRecord('done-1', ProcessState.Processed, T0);
+    const first = await list({ state: 'Error', limit: '2' });
+    expect(first.statusCode).toBe(200);
+    const page1 = JSON.parse(first.body) as OperatorOrderListBody;
+    expect(page1.items).toEqual([
+      {
+        orderId: 'err-4',
+        processState: 'Error',
+        updatedAt: '2030-03-17T17:44:00.000Z',
+        createdAt: expect.any(String),
+        failureCount: 4,
+        attempt: 0,
+      },
+      expect.objectContaining({ orderId: 'err-3' }),
+    ]);
+    const ids = page1.items.map((row) => row.orderId);
+    let cursor = page1.nextCursor;
+    while (cursor !== undefined) {
+      const page = JSON.parse(
+        (await list({ state: 'Error', limit: '2', cursor })).body,
+      ) as OperatorOrderListBody;
+      ids.push(...page.items.map((row) => row.orderId));
+      cursor = page.nextCursor;
+    }
+    expect(ids).toEqual(['err-4', 'err-3', 'err-2', 'err-1', 'err-0']);
+  });
+
+  it('answers 400 for a bad state, limit or cursor, and 403 without a caller identity', async () => {
+    expect(JSON.parse((await list({ state: 'Nope' })).body).errors).toEqual([
+      { path: 'state', message: expect.stringMatching(/^must be one of/) },
+    ]);
+    expect((await list({ state: 'Error', limit: '500' })).statusCode).toBe(400);
+    const badCursor = await list({ state: 'Error', cursor: 'not-a-cursor' });
+    expect(badCursor.statusCode).toBe(400);
+    expect(JSON.parse(badCursor.body).errors[0].path).toBe('cursor');
+    expect((await list({ state: 'Error' }, null)).statusCode).toBe(403);
+  });
+});
+
+describe('GET /operator/orders/{orderId} and the alert archive', () => {
+  it('shows the record, steps, compensation log by descending Seq, attempts, alerts and operator log; never plans nor fingerprints', async () => {
+    await putRecord('order-10', ProcessState.Error, T0, {
+      [StateAttr.Attempt]: 2,
+      [StateAttr.FailureCount]: 3,
+      [StateAttr.ClientId]: 'shop',
+      [StateAttr.Plan]: { ReserveInventory: 1 },
+      [StateAttr.LastError]: {
+        Source: 'supervisor',
+        Error: 'FailureThresholdReached',
+        Cause: 'expired',
+        At: T0,
+      },
+      [StateAttr.Steps]: {
+        ReserveInventory: {
+          Status: StepStatus.Completed,
+          StartedAt: T0,
+          CompletedAt: T0,
+          Result: { ConfirmationId: 'res-1' },
+        },
+        ChargePayment: { Status: StepStatus.TimedOut, StartedAt: T0, EndedAt: T0 },
+        ScheduleShipping: { Status: StepStatus.NotStarted },
+      },
+      [StateAttr.CompensationLog]: {
+        ReserveInventory: {
+          Seq: 1,
+          Compensation: 'ReleaseInventory',
+          Status: 'Recorded',
+          ConfirmationId: 'res-1',
+        },
+        ChargePayment: { Seq: 2, Compensation: 'RefundPayment', Status: 'Recorded', Uncertain: true },
+      },
+    });
+    world.sfn.respondWith((call) =>
+      call.operation === 'DescribeExecution' && String(call.body.executionArn).endsWith('order-10--attempt-1')
+        ? { result: { status: 'FAILED', startDate: 1_900_000_000, stopDate: 1_900_000_060 } }
+        : { error: 'ExecutionDoesNotExist', message: 'Execution Does Not Exist' },
+    );
+    const archive = load<ArchiverHandler>(HANDLER.archiver);
+    const alert = {
+      id: 'event-1',
+      source: 'order-processing',
+      'detail-type': 'OrderFailed',
+      time: '2030-03-17T17:45:00Z',
+      detail: { orderId: 'order-10', reason: 'FailureThresholdReached' },
+    } as unknown as EventBridgeEvent<string, unknown>;
+    await archive(alert, lambdaContext());
+    await archive(alert, lambdaContext()); // a redelivery overwrites itself
+    await archive({ ...alert, source: 'elsewhere' }, lambdaContext()); // not ours: dropped
+
+    const response = await load<ApiHandler>(HANDLER.inspect)(
+      apiEvent('GET', '/operator/orders/{orderId}', { orderId: 'order-10' }),
+      lambdaContext(),
+    );
+    expect(response.statusCode).toBe(200);
+    const detail = JSON.parse(response.body) as OperatorOrderDetailBody;
+    expect(detail).toEqual({
+      orderId: 'order-10',
+      processState: 'Error',
+      attempt: 2,
+      failureCount: 3,
+      compensationFailureCount: 0,
+      workflowVersion: 1,
+      clientId: 'shop',
+      createdAt: expect.any(String),
+      updatedAt: T0,
+      lastError: { source: 'supervisor', error: 'FailureThresholdReached', cause: 'expired', at: T0 },
+      steps: [
+        {
+          name: 'ReserveInventory',
+          status: 'Completed',
+          startedAt: T0,
+          completedAt: T0,
+          confirmationId: 'res-1',
+        },
+        { name: 'ChargePayment', status: 'TimedOut', startedAt: T0, endedAt: T0 },
+        { name: 'ScheduleShipping', status: 'NotStarted' },
+      ],
+      compensationLog: [
+        { step: 'ChargePayment', seq: 2, compensation: 'RefundPayment', status: 'Recorded', uncertain: true },
+        {
+          step: 'ReserveInventory',
+          seq: 1,
+          compensation: 'ReleaseInventory',
+          status: 'Recorded',
+          confirmationId: 'res-1',
+        },
+      ],
+      attempts: [
+        {
+          attempt: 1,
+          executionName: 'order-10--attempt-1',
+          status: 'FAILED',
+          startDate: new Date(1_900_000_000_000).toISOString(),
+          stopDate: new Date(1_900_000_060_000).toISOString(),
+        },
+        { attempt: 2, executionName: 'order-10--attempt-2', status: 'NotFound' },
+      ],
+      alerts: [
+        {
+          at: '2030-03-17T17:45:00Z',
+          type: 'OrderFailed',
+          eventId: 'event-1',
+          detail: { orderId: 'order-10', reason: 'FailureThresholdReached' },
+        },
+      ],
+      operatorLog: [],
+    });
+    expect(response.body).not.toMatch(/Plan|Fingerprint|fp/);
+    // Described in parallel: compare as a set.
+    expect(
+      world.sfn
+        .callsTo('DescribeExecution')
+        .map((call) => call.body.executionArn)
+        .sort(),
+    ).toEqual([
+      `${resources.stateMachineArn.replace(':stateMachine:', ':execution:')}:order-10--attempt-1`,
+      `${resources.stateMachineArn.replace(':stateMachine:', ':execution:')}:order-10--attempt-2`,
+    ]);
+  });
+
+  it('answers 404 for an unknown order and 403 without a caller identity', async () => {
+    const inspect = load<ApiHandler>(HANDLER.inspect);
+    expect(
+      (await inspect(apiEvent('GET', '/operator/orders/{orderId}', { orderId: 'none' }), lambdaContext()))
+        .statusCode,
+    ).toBe(404);
+    expect(
+      (
+        await inspect(
+          apiEvent('GET', '/operator/orders/{orderId}', { orderId: 'none', userArn: null }),
+          lambdaContext(),
+        )
+      ).statusCode,
+    ).toBe(403);
+  });
+});

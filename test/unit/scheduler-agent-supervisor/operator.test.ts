@@ -1,0 +1,456 @@
+import {
+  decodeCursor,
+  encodeCursor,
+  InvalidCursorError,
+} from '../../../lambdas/scheduler-agent-supervisor/adapters/operator-store';
+import {
+  MAX_OPERATOR_BODY_BYTES,
+  OperatorAction,
+  type OperatorActionRequest,
+  ProcessState,
+  type StartOrderMessage,
+} from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import { archivedAlertFrom } from '../../../lambdas/scheduler-agent-supervisor/domain/alert-archive';
+import {
+  type InspectDependencies,
+  inspectOrder,
+  notAllowedMessage,
+  type OperatorActionDependencies,
+  type OperatorRecordView,
+  operatorTransitionFor,
+  parseOperatorActionBody,
+  parseOperatorListQuery,
+  performOperatorAction,
+  statesAllowing,
+} from '../../../lambdas/scheduler-agent-supervisor/domain/operator';
+import type {
+  EventLog,
+  OperatorActionStore,
+  OperatorActionWrite,
+  OperatorRecordSummary,
+  TransitionResult,
+} from '../../../lambdas/scheduler-agent-supervisor/domain/ports';
+import { dueShardFor } from '../../../lambdas/scheduler-agent-supervisor/domain/shard';
+
+const NOW = 1_900_000_000_000;
+const SEEN_AT = '2030-03-17T17:46:00.000Z';
+const OPERATOR = 'arn:aws:iam::000000000000:user/alice';
+
+describe('which states allow which operator action', () => {
+  const table = Object.fromEntries(
+    Object.values(ProcessState).map((state) => [
+      state,
+      {
+        retry: operatorTransitionFor(OperatorAction.Retry, state) ?? null,
+        cancel: operatorTransitionFor(OperatorAction.Cancel, state) ?? null,
+      },
+    ]),
+  );
+
+  it('retries Error (a new attempt) and CompensationFailed (the rollback again); cancels Pending, Error and Processed', () => {
+    expect(table).toEqual({
+      Pending: { retry: null, cancel: 'operatorCancel' },
+      Processing: { retry: null, cancel: null },
+      Processed: { retry: null, cancel: 'operatorCancel' },
+      Error: { retry: 'operatorRetry', cancel: 'operatorCancel' },
+      CompensationInProgress: { retry: null, cancel: null },
+      Compensated: { retry: null, cancel: null },
+      CompensationFailed: { retry: 'operatorRetryCompensation', cancel: null },
+    });
+    expect(statesAllowing(OperatorAction.Cancel)).toEqual(['Pending', 'Processed', 'Error']);
+  });
+
+  it('names the states that allow the action, and tells to wait for a running attempt', () => {
+    expect(notAllowedMessage(OperatorAction.Cancel, ProcessState.Processing)).toBe(
+      'Cannot cancel an order in state Processing (an attempt is running: wait until it settles, then look again); cancel applies to Pending, Processed, Error',
+    );
+    expect(notAllowedMessage(OperatorAction.Retry, ProcessState.Compensated)).toBe(
+      'Cannot retry an order in state Compensated; retry applies to Error, CompensationFailed',
+    );
+  });
+});
+
+/** An in-memory store port: the record as summarised, and what each apply finds. */
+class MemoryStore implements OperatorActionStore {
+  readonly writes: OperatorActionWrite[] = [];
+  constructor(
+    public record: OperatorRecordSummary | undefined,
+    private readonly onApply: (write: OperatorActionWrite) => TransitionResult = () => 'applied',
+  ) {}
+  async summary(): Promise<OperatorRecordSummary | undefined> {
+    return this.record;
+  }
+  async apply(write: OperatorActionWrite): Promise<TransitionResult> {
+    this.writes.push(write);
+    return this.onApply(write);
+  }
+}
+
+const silentLog: EventLog = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
+
+function deps(
+  store: OperatorActionStore,
+  sent: StartOrderMessage[],
+  failSend = false,
+): OperatorActionDependencies {
+  return {
+    store,
+    startQueue: {
+      send: async (message) => {
+        if (failSend) throw new Error('queue unavailable');
+        sent.push(message);
+      },
+    },
+    clock: { now: () => NOW },
+    timings: { startGraceSeconds: 60 },
+    dueShardCount: 4,
+    log: silentLog,
+  };
+}
+
+const summary = (
+  processState: ProcessState,
+  extra: Partial<OperatorRecordSummary> = {},
+): OperatorRecordSummary => ({
+  orderId: 'order-1',
+  processState,
+  updatedAt: SEEN_AT,
+  failureCount: 3,
+  compensationFailureCount: 2,
+  ...extra,
+});
+
+const request = (expectedState: ProcessState, reason = 'downstream fixed'): OperatorActionRequest => ({
+  reason,
+  expectedState,
+  expectedUpdatedAt: SEEN_AT,
+});
+
+const act = (action: OperatorAction, expectedState: ProcessState, d: OperatorActionDependencies) =>
+  performOperatorAction(
+    { orderId: 'order-1', action, request: request(expectedState), by: OPERATOR, correlationId: 'corr-1' },
+    d,
+  );
+
+describe('performOperatorAction', () => {
+  it('retries an Error order: Pending, failures reset, back in the index with a claim window, logged, start message sent', async () => {
+    const store = new MemoryStore(summary(ProcessState.Error));
+    const sent: StartOrderMessage[] = [];
+    const outcome = await act(OperatorAction.Retry, ProcessState.Error, deps(store, sent));
+    expect(outcome).toEqual({
+      kind: 'applied',
+      body: {
+        orderId: 'order-1',
+        action: 'retry',
+        processState: 'Pending',
+        updatedAt: '2030-03-17T17:46:40.000Z',
+      },
+      entry: {
+        action: 'retry',
+        by: OPERATOR,
+        reason: 'downstream fixed',
+        at: '2030-03-17T17:46:40.000Z',
+        seenState: 'Error',
+        seenUpdatedAt: SEEN_AT,
+        newState: 'Pending',
+        resetFailureCount: 3,
+      },
+      startQueued: true,
+    });
+    expect(store.writes).toEqual([
+      expect.objectContaining({
+        transition: 'operatorRetry',
+        seenState: 'Error',
+        seenUpdatedAt: SEEN_AT,
+        completeBy: NOW + 60_000,
+        dueShard: dueShardFor('order-1', 4),
+        at: NOW,
+      }),
+    ]);
+    expect(sent).toEqual([{ orderId: 'order-1', reason: 'operator-retry', correlationId: 'corr-1' }]);
+  });
+
+  it('retries a CompensationFailed order as a compensation, resetting the compensation failures', async () => {
+    const store = new MemoryStore(summary(ProcessState.CompensationFailed));
+    const sent: StartOrderMessage[] = [];
+    const outcome = await act(OperatorAction.Retry, ProcessState.CompensationFailed, deps(store, sent));
+    expect(outcome).toMatchObject({
+      kind: 'applied',
+      body: { processState: 'CompensationInProgress' },
+      entry: { resetFailureCount: 2, newState: 'CompensationInProgress' },
+    });
+    expect(store.writes[0]?.transition).toBe('operatorRetryCompensation');
+    expect(sent[0]?.reason).toBe('operator-retry');
+  });
+
+  it.each([ProcessState.Pending, ProcessState.Error, ProcessState.Processed])(
+    'cancels a %s order into CompensationInProgress with an operator-cancel start message',
+    async (state) => {
+      const store = new MemoryStore(summary(state));
+      const sent: StartOrderMessage[] = [];
+      const outcome = await act(OperatorAction.Cancel, state, deps(store, sent));
+      expect(outcome).toMatchObject({ kind: 'applied', body: { processState: 'CompensationInProgress' } });
+      expect(outcome.kind === 'applied' && outcome.entry).not.toHaveProperty('resetFailureCount');
+      expect(store.writes[0]).toMatchObject({ transition: 'operatorCancel', seenState: state });
+      expect(sent[0]?.reason).toBe('operator-cancel');
+    },
+  );
+
+  it.each([
+    [OperatorAction.Cancel, ProcessState.Processing],
+    [OperatorAction.Cancel, ProcessState.CompensationInProgress],
+    [OperatorAction.Cancel, ProcessState.Compensated],
+    [OperatorAction.Retry, ProcessState.Processed],
+    [OperatorAction.Retry, ProcessState.Pending],
+  ])('refuses to %s an order in %s (NotAllowed), writing nothing', async (action, state) => {
+    const store = new MemoryStore(summary(state));
+    const sent: StartOrderMessage[] = [];
+    const outcome = await act(action, state, deps(store, sent));
+    expect(outcome).toEqual({
+      kind: 'refused',
+      body: {
+        message: notAllowedMessage(action, state),
+        refusal: 'NotAllowed',
+        currentState: state,
+        currentUpdatedAt: SEEN_AT,
+      },
+    });
+    expect(store.writes).toEqual([]);
+    expect(sent).toEqual([]);
+  });
+
+  it('refuses with StateChanged when the record moved on since the operator looked, and names both versions', async () => {
+    const store = new MemoryStore(summary(ProcessState.Error, { updatedAt: '2030-03-17T17:47:00.000Z' }));
+    const outcome = await act(OperatorAction.Retry, ProcessState.Error, deps(store, []));
+    expect(outcome).toEqual({
+      kind: 'refused',
+      body: {
+        message:
+          'The order changed since it was read (seen Error at 2030-03-17T17:46:00.000Z, now Error at 2030-03-17T17:47:00.000Z); read it again and decide again',
+        refusal: 'StateChanged',
+        currentState: 'Error',
+        currentUpdatedAt: '2030-03-17T17:47:00.000Z',
+      },
+    });
+    expect(store.writes).toEqual([]);
+  });
+
+  it('answers NotAllowed, not StateChanged, when the record moved on to a state that does not allow the action', async () => {
+    const store = new MemoryStore(summary(ProcessState.Processing, { updatedAt: 'later' }));
+    const outcome = await act(OperatorAction.Cancel, ProcessState.Error, deps(store, []));
+    expect(outcome).toMatchObject({
+      kind: 'refused',
+      body: { refusal: 'NotAllowed', currentState: 'Processing' },
+    });
+  });
+
+  it('reads the record again when the condition is lost between the read and the write', async () => {
+    const store = new MemoryStore(summary(ProcessState.Pending), () => {
+      store.record = summary(ProcessState.Processing, {
+        updatedAt: 'claimed',
+        lockedBy: 'order-1--attempt-1',
+      });
+      return 'lost';
+    });
+    const sent: StartOrderMessage[] = [];
+    const outcome = await act(OperatorAction.Cancel, ProcessState.Pending, deps(store, sent));
+    expect(outcome).toMatchObject({
+      kind: 'refused',
+      body: { refusal: 'NotAllowed', currentState: 'Processing', currentUpdatedAt: 'claimed' },
+    });
+    expect(sent).toEqual([]);
+  });
+
+  it('answers not-found for an unknown order', async () => {
+    expect(await act(OperatorAction.Retry, ProcessState.Error, deps(new MemoryStore(undefined), []))).toEqual(
+      {
+        kind: 'not-found',
+      },
+    );
+  });
+
+  it('still succeeds when the start message cannot be sent (the supervisor re-queues it)', async () => {
+    const outcome = await act(
+      OperatorAction.Retry,
+      ProcessState.Error,
+      deps(new MemoryStore(summary(ProcessState.Error)), [], true),
+    );
+    expect(outcome).toMatchObject({ kind: 'applied', startQueued: false });
+  });
+});
+
+describe('parseOperatorActionBody', () => {
+  it('accepts a reason and what the operator saw', () => {
+    expect(parseOperatorActionBody(JSON.stringify(request(ProcessState.Error)), false)).toEqual({
+      ok: true,
+      request: request(ProcessState.Error),
+    });
+  });
+
+  it('names each bad field', () => {
+    const parsed = parseOperatorActionBody(
+      JSON.stringify({ reason: 'x', expectedState: 'Lost', extra: 1 }),
+      false,
+    );
+    expect(parsed.ok).toBe(false);
+    expect(!parsed.ok && parsed.errors.map((error) => error.path).sort()).toEqual([
+      'expectedState',
+      'expectedUpdatedAt',
+      'extra',
+      'reason',
+    ]);
+  });
+
+  it('refuses an oversized body before parsing it, and a missing one', () => {
+    const big = JSON.stringify({
+      ...request(ProcessState.Error),
+      reason: 'x'.repeat(MAX_OPERATOR_BODY_BYTES),
+    });
+    expect(parseOperatorActionBody(big, false)).toMatchObject({
+      ok: false,
+      message: `Request body is larger than ${MAX_OPERATOR_BODY_BYTES} bytes`,
+    });
+    expect(parseOperatorActionBody(null, false)).toMatchObject({
+      ok: false,
+      message: 'Request body is required',
+    });
+  });
+});
+
+describe('parseOperatorListQuery', () => {
+  it('defaults the limit to 25', () => {
+    expect(parseOperatorListQuery({ state: 'Error' })).toEqual({
+      ok: true,
+      query: { state: 'Error', limit: 25 },
+    });
+  });
+
+  it('names a missing or unknown state, a limit out of 1..100 and unknown parameters', () => {
+    expect(parseOperatorListQuery({ limit: '0', sort: 'asc' })).toEqual({
+      ok: false,
+      message: 'Query is not valid',
+      errors: [
+        {
+          path: 'state',
+          message:
+            'is required: one of Pending, Processing, Processed, Error, CompensationInProgress, Compensated, CompensationFailed',
+        },
+        { path: 'limit', message: 'must be an integer from 1 to 100' },
+        { path: 'sort', message: 'is not an allowed query parameter' },
+      ],
+    });
+    for (const limit of ['101', '2.5', 'ten', '-1']) {
+      expect(parseOperatorListQuery({ state: 'Error', limit }).ok).toBe(false);
+    }
+    expect(parseOperatorListQuery({ state: 'Errors' })).toMatchObject({
+      ok: false,
+      errors: [{ path: 'state', message: expect.stringMatching(/^must be one of Pending/) }],
+    });
+    expect(parseOperatorListQuery({ state: 'Error', limit: '100' })).toMatchObject({ ok: true });
+  });
+});
+
+describe('list cursors', () => {
+  const key = { OrderID: 'order-9', ProcessState: 'Error', UpdatedAt: SEEN_AT };
+
+  it('round-trips the page key of the state it was made for', () => {
+    expect(decodeCursor(encodeCursor(key), ProcessState.Error)).toEqual(key);
+  });
+
+  it.each([
+    ['not base64url', 'a+b/c='],
+    ['not JSON', Buffer.from('{oops').toString('base64url')],
+    ['an array', encodeCursor([] as unknown as Record<string, unknown>)],
+    ['a key with other attributes', encodeCursor({ ...key, Extra: 'x' })],
+    ['a key with a number', encodeCursor({ ...key, UpdatedAt: 5 })],
+  ])('refuses a cursor that is %s', (_, cursor) => {
+    expect(() => decodeCursor(cursor, ProcessState.Error)).toThrow(InvalidCursorError);
+  });
+
+  it('refuses the cursor of another state', () => {
+    expect(() => decodeCursor(encodeCursor(key), ProcessState.Pending)).toThrow(
+      'cursor belongs to another state than Pending; pass back the nextCursor of the previous page',
+    );
+  });
+});
+
+describe('inspectOrder', () => {
+  const record = (attempt: number): OperatorRecordView => ({
+    orderId: 'order-1',
+    processState: ProcessState.Error,
+    attempt,
+    failureCount: 3,
+    compensationFailureCount: 0,
+    workflowVersion: 1,
+    createdAt: SEEN_AT,
+    updatedAt: SEEN_AT,
+    steps: [],
+    compensationLog: [],
+    operatorLog: [],
+  });
+  const inspectDeps = (attempt: number, described: string[]): InspectDependencies => ({
+    records: { view: async () => record(attempt) },
+    executions: {
+      describe: async (name) => {
+        described.push(name);
+        return name.endsWith('-2') ? undefined : { status: 'FAILED', startDate: 'S', stopDate: 'E' };
+      },
+    },
+    alerts: { alertsOf: async () => [{ at: SEEN_AT, type: 'OrderFailed', eventId: 'e1', detail: {} }] },
+  });
+
+  it('describes attempts 1..Attempt by their execution names, and shows a missing one as NotFound', async () => {
+    const described: string[] = [];
+    const detail = await inspectOrder('order-1', inspectDeps(3, described));
+    expect(detail?.attempts).toEqual([
+      { attempt: 1, executionName: 'order-1--attempt-1', status: 'FAILED', startDate: 'S', stopDate: 'E' },
+      { attempt: 2, executionName: 'order-1--attempt-2', status: 'NotFound' },
+      { attempt: 3, executionName: 'order-1--attempt-3', status: 'FAILED', startDate: 'S', stopDate: 'E' },
+    ]);
+    expect(detail?.alerts).toHaveLength(1);
+  });
+
+  it('describes only the 20 most recent attempts, and none before the first claim', async () => {
+    const described: string[] = [];
+    expect(
+      (await inspectOrder('order-1', inspectDeps(25, described)))?.attempts.map((a) => a.attempt),
+    ).toEqual(Array.from({ length: 20 }, (_, index) => index + 6));
+    expect((await inspectOrder('order-1', inspectDeps(0, [])))?.attempts).toEqual([]);
+  });
+
+  it('answers undefined for an unknown order', async () => {
+    const deps = { ...inspectDeps(1, []), records: { view: async () => undefined } };
+    expect(await inspectOrder('missing', deps)).toBeUndefined();
+  });
+});
+
+describe('archivedAlertFrom', () => {
+  const event = {
+    id: 'event-1',
+    source: 'order-processing',
+    'detail-type': 'OrderFailed',
+    time: '2030-03-17T17:46:00Z',
+    detail: { orderId: 'order-1', reason: 'FailureThresholdReached' },
+  };
+
+  it('archives one of the wing alerts under its order', () => {
+    expect(archivedAlertFrom(event)).toEqual({
+      ok: true,
+      alert: {
+        orderId: 'order-1',
+        type: 'OrderFailed',
+        at: '2030-03-17T17:46:00Z',
+        eventId: 'event-1',
+        detail: event.detail,
+      },
+    });
+  });
+
+  it.each([
+    ['another source', { ...event, source: 'elsewhere' }, 'source "elsewhere" is not order-processing'],
+    ['an unknown type', { ...event, 'detail-type': 'Hello' }, 'detail-type "Hello" is not an alert type'],
+    ['no order id', { ...event, detail: {} }, 'detail.orderId undefined is not an order id'],
+  ])('drops an event with %s, saying why', (_, bad, problem) => {
+    expect(archivedAlertFrom(bad)).toEqual({ ok: false, problem });
+  });
+});

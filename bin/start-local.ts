@@ -19,6 +19,10 @@ import { resolve } from 'node:path';
 import { PROJECT_ROOT, startLocalRuntime, synthesizeLocalAssembly } from '../lib/local-runtime';
 import { parseStartArguments } from '../lib/local-runtime/start-arguments';
 import { orderTransitionLog } from '../lib/scheduler-agent-supervisor/local/transition-log';
+import type { ClientOutput, StackOutput } from '../lib/scheduler-agent-supervisor/stack';
+
+/** The order app's Clients output, checked against the stack's name at compile time (a type-only import keeps aws-cdk-lib out of this process). */
+const CLIENTS_OUTPUT: (typeof StackOutput)['Clients'] = 'Clients';
 
 // This machine's tools run on Node 20 while the deployed Lambdas run on nodejs22.x; the SDK's
 // Node 20 end-of-support notice says nothing actionable here, so local tools silence it.
@@ -53,6 +57,10 @@ async function main(): Promise<void> {
   if (apis.length > 0) {
     for (const [stackName, api] of apis) {
       console.log(`${stackName} API ${api.url} (x-api-key; ${kept}): ${api.apiKeys[0] ?? '(none)'}`);
+      for (const client of clientsOf(runtime.target.stackOutputs?.[stackName])) {
+        const key = api.apiKeyIds?.[client.apiKeyId] ?? '(unknown key)';
+        console.log(`  client ${client.clientId}: x-api-key ${key}; replies ${client.replyQueueUrl}`);
+      }
     }
   } else if (runtime.target.apiKey) {
     console.log(`API key (send as x-api-key; ${kept}): ${runtime.target.apiKey}`);
@@ -82,6 +90,19 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+/** The Clients output of a stack that has one (the order app): each client's key id and reply queue. */
+function clientsOf(outputs: Readonly<Record<string, string>> | undefined): ClientOutput[] {
+  const raw = outputs?.[CLIENTS_OUTPUT];
+  if (raw === undefined) return [];
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    return Array.isArray(parsed) ? (parsed as ClientOutput[]) : [];
+  } catch {
+    console.log(`The ${CLIENTS_OUTPUT} output is not JSON: ${raw}`);
+    return [];
+  }
 }
 
 main().catch((error: Error) => {

@@ -41,6 +41,12 @@ export interface RestApiSpec {
   /** Values accepted in x-api-key where a method requires a key. */
   readonly apiKeys: readonly string[];
   /**
+   * The id of each key by its value (what `Ref` of the ApiKey resolves to locally): the proxy event
+   * carries it as requestContext.identity.apiKeyId, as API Gateway does for a key it checked.
+   * @default - no apiKeyId in events
+   */
+  readonly apiKeyIds?: Readonly<Record<string, string>>;
+  /**
    * Who may sign requests to AWS_IAM methods.
    * @default - none: every AWS_IAM method answers 403
    */
@@ -289,6 +295,7 @@ async function handle(
         sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
         userAgent: request.headers['user-agent'] ?? null,
         apiKey: typeof apiKey === 'string' ? apiKey : null,
+        apiKeyId: (typeof apiKey === 'string' && api.apiKeyIds?.[apiKey]) || null,
         ...(caller && {
           accountId: api.accountId,
           accessKey: caller.accessKeyId,

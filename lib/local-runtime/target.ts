@@ -14,6 +14,8 @@ export interface LocalApi {
   readonly url: string;
   /** API key values this API accepts (the keys its stack declares). */
   readonly apiKeys: readonly string[];
+  /** The same keys by id (what `Ref` of each ApiKey resolves to, e.g. in an ApiKeyId output). */
+  readonly apiKeyIds?: Readonly<Record<string, string>>;
 }
 
 export interface LocalTarget {

@@ -11,6 +11,14 @@ export interface KeyedRestApiProps {
   readonly description: string;
   /** Who holds the API key (its description and the usage plan's). */
   readonly clients: string;
+  /**
+   * One API key per named client instead of one shared key, each in the usage plan (so each is
+   * throttled on its own and identifiable: API Gateway passes the key's id to the integration as
+   * requestContext.identity.apiKeyId). These keys carry no stage keys: a stage key would make the key
+   * depend on the deployment, so a function behind the API could not reference the key's id.
+   * @default - one key, `ApiKey`, shared by every client
+   */
+  readonly keyNames?: readonly string[];
   /** Stage throttling, also the usage plan's limits (rateLimit > 0, integer burstLimit >= rateLimit). */
   readonly throttle: { readonly rateLimit: number; readonly burstLimit: number };
   readonly logRetentionDays: number;
@@ -24,7 +32,10 @@ export interface KeyedRestApiProps {
 
 export interface KeyedRestApi {
   readonly api: apigw.RestApi;
+  /** The shared key, or the first named key. */
   readonly apiKey: apigw.IApiKey;
+  /** The named keys by name (empty without keyNames). */
+  readonly namedKeys: ReadonlyMap<string, apigw.IApiKey>;
   /** Validates path parameters at the gateway. */
   readonly parameterValidator: apigw.RequestValidator;
   /** Invoke URL of the stage, without a trailing slash. */
@@ -72,13 +83,29 @@ export function createKeyedRestApi(scope: Construct, props: KeyedRestApiProps): 
   const parameterValidator = api.addRequestValidator('ParameterValidator', {
     validateRequestParameters: true,
   });
-  const apiKey = api.addApiKey('ApiKey', { description: props.clients });
   const usagePlan = api.addUsagePlan('UsagePlan', {
     description: `${props.clients}: the stage limits, per key`,
     throttle: { rateLimit, burstLimit },
     apiStages: [{ api, stage: api.deploymentStage }],
   });
-  usagePlan.addApiKey(apiKey);
+  const namedKeys = new Map<string, apigw.IApiKey>();
+  let apiKey: apigw.IApiKey;
+  if (props.keyNames === undefined) {
+    apiKey = api.addApiKey('ApiKey', { description: props.clients });
+    usagePlan.addApiKey(apiKey);
+  } else {
+    if (props.keyNames.length === 0 || new Set(props.keyNames).size !== props.keyNames.length) {
+      throw new Error(
+        `${scope.constructor.name} ${scope.node.path}: keyNames must name one or more distinct clients, got ${JSON.stringify(props.keyNames)}`,
+      );
+    }
+    for (const name of props.keyNames) {
+      const key = new apigw.ApiKey(api, `ApiKey-${name}`, { description: `${props.clients}: ${name}` });
+      usagePlan.addApiKey(key);
+      namedKeys.set(name, key);
+    }
+    apiKey = namedKeys.get(props.keyNames[0] as string) as apigw.IApiKey;
+  }
 
   Validations.of(api).acknowledge(
     { id: 'AwsSolutions-APIG2', reason: props.bodyValidation },
@@ -115,5 +142,5 @@ export function createKeyedRestApi(scope: Construct, props: KeyedRestApiProps): 
     '/',
     api.deploymentStage.stageName,
   ]);
-  return { api, apiKey, parameterValidator, url };
+  return { api, apiKey, namedKeys, parameterValidator, url };
 }

@@ -13,6 +13,7 @@ import { IdempotencyStore } from '../platform/idempotency-store';
 import { OperatorAlerts } from '../platform/operator-alerts';
 import { AdmissionRelease, AdmissionStore } from './admission';
 import { AgentWorker } from './agent';
+import { ClientReplyQueues } from './client-reply-queues';
 import type { DeploymentConfig } from './config';
 import type { Downstream, FakeDownstream, FakeDownstreamFactory } from './downstream';
 import { OperatorApi } from './operator-api';
@@ -20,6 +21,7 @@ import { OrdersDatabase } from './orders-database';
 import { SchedulerWorkflow } from './scheduler/workflow';
 import { OrderStarter } from './starter';
 import { StateStore } from './state-store';
+import { StatusNotifier } from './status-notifier';
 import { SubmissionApi } from './submission-api';
 import { Supervisor } from './supervisor';
 
@@ -32,7 +34,10 @@ export const STACK_NAME = 'SchedulerAgentSupervisor';
  */
 export const StackOutput = {
   ApiUrl: 'ApiUrl',
+  /** The first client's API key id (the default key of the CLI and the tests). */
   ApiKeyId: 'ApiKeyId',
+  /** JSON list of ClientOutput: each client's API key id and reply queues. */
+  Clients: 'Clients',
   StateTableName: 'StateTableName',
   OrdersTableName: 'OrdersTableName',
   LedgerTableName: 'LedgerTableName',
@@ -46,6 +51,17 @@ export const StackOutput = {
   AlertArchiveTableName: 'AlertArchiveTableName',
   RemoteServiceUrl: 'RemoteServiceUrl',
 } as const;
+
+/** One entry of the Clients output: what a client is given. */
+export interface ClientOutput {
+  readonly clientId: string;
+  /** Its API key's id (the value: `aws apigateway get-api-key --api-key <id> --include-value`). */
+  readonly apiKeyId: string;
+  readonly replyQueueUrl: string;
+  readonly replyDeadLetterQueueUrl: string;
+  /** The only principal that may receive from the queues. */
+  readonly principal: string;
+}
 
 export const FAKE_SERVICE_OUTPUTS: readonly string[] = [
   StackOutput.LedgerTableName,
@@ -88,6 +104,8 @@ export class SchedulerAgentSupervisorStack extends Stack {
   readonly starter: OrderStarter;
   readonly supervisor: Supervisor;
   readonly submission: SubmissionApi;
+  readonly clientReplies: ClientReplyQueues;
+  readonly statusNotifier: StatusNotifier;
   readonly admissionStore: AdmissionStore;
   readonly admissionRelease: AdmissionRelease;
   readonly operatorApi: OperatorApi;
@@ -169,7 +187,12 @@ export class SchedulerAgentSupervisorStack extends Stack {
       logRetentionDays,
       retainData,
     });
+    const clientReplies = new ClientReplyQueues(this, 'ClientReplies', {
+      clients: config.clients,
+      retainData,
+    });
     const submission = new SubmissionApi(this, 'Submission', {
+      clients: clientReplies.clients,
       stateStore,
       ordersDatabase,
       admissionStore,
@@ -179,6 +202,13 @@ export class SchedulerAgentSupervisorStack extends Stack {
       timings,
       dueShardCount: config.dueShardCount,
       throttle: config.apiThrottle,
+      logRetentionDays,
+      retainData,
+    });
+    const statusNotifier = new StatusNotifier(this, 'StatusNotifier', {
+      stateStore,
+      replyQueues: clientReplies.clients.map((client) => client.queue),
+      clientRegistry: submission.clientRegistry,
       logRetentionDays,
       retainData,
     });
@@ -202,6 +232,8 @@ export class SchedulerAgentSupervisorStack extends Stack {
       retainData,
     });
     this.stateStore = stateStore;
+    this.clientReplies = clientReplies;
+    this.statusNotifier = statusNotifier;
     this.ordersDatabase = ordersDatabase;
     this.idempotencyStore = idempotencyStore;
     this.alerts = alerts;
@@ -226,6 +258,17 @@ export class SchedulerAgentSupervisorStack extends Stack {
       AlertBusName: alerts.bus.eventBusName,
       AlertInboxQueueUrl: alerts.inbox.queueUrl,
       StateMachineArn: workflow.stateMachine.stateMachineArn,
+      Clients: this.toJsonString(
+        clientReplies.clients.map(
+          (client): ClientOutput => ({
+            clientId: client.name,
+            apiKeyId: submission.clientKeys.get(client.name)?.keyId ?? '',
+            replyQueueUrl: client.queue.queueUrl,
+            replyDeadLetterQueueUrl: client.deadLetterQueue.queueUrl,
+            principal: client.principal,
+          }),
+        ),
+      ),
       AdmissionTableName: admissionStore.tableName,
       AlertArchiveTableName: operatorApi.alertArchive.tableName,
       ...(remoteServices && {

@@ -21,6 +21,8 @@ export class StateStore extends DataStore {
     super(scope, id, {
       ...props,
       partitionKey: { name: StateAttr.OrderId, type: dynamodb.AttributeType.STRING },
+      // Stream consumers compare old and new images: the status notifier (did ProcessState
+      // change?) and the admission release (did the record become terminal?).
       stream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES,
     });
     this.table.addGlobalSecondaryIndex({

@@ -1,4 +1,4 @@
-import { RemovalPolicy } from 'aws-cdk-lib';
+import { RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import type * as events from 'aws-cdk-lib/aws-events';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -6,6 +6,7 @@ import { Construct } from 'constructs';
 import {
   type AdmissionSettings,
   ApiRoute,
+  type ClientRegistry,
   EnvKey,
   METRICS_NAMESPACE,
   type WorkflowTimings,
@@ -14,6 +15,7 @@ import { createKeyedRestApi } from '../platform/keyed-rest-api';
 import { LambdaFunction } from '../platform/lambda-function';
 import { createTerminalQueue } from '../platform/work-queue';
 import type { AdmissionStore } from './admission';
+import type { ClientReplyQueue } from './client-reply-queues';
 import { validateAdmissionSettings } from './config';
 import type { OrdersDatabase } from './orders-database';
 import type { StateStore } from './state-store';
@@ -34,18 +36,25 @@ export interface SubmissionApiProps {
   readonly dueShardCount: number;
   /** Stage throttling, also the usage plan's limits. */
   readonly throttle: { readonly rateLimit: number; readonly burstLimit: number };
+  /** The client applications: each gets its own API key; their reply queues go into the registry. */
+  readonly clients: readonly Pick<ClientReplyQueue, 'name' | 'queue'>[];
   readonly logRetentionDays: number;
   readonly retainData: boolean;
 }
 
 /**
- * The front door: a REST API (`POST /orders`, `GET /orders/{orderId}`) behind an API key and a
- * usage plan, with stage throttling and access logs, and the conflict dead-letter queue where
+ * The front door: a REST API (`POST /orders`, `GET /orders/{orderId}`) behind one API key per
+ * client and a usage plan (the handlers know the caller's client by its key id), with stage throttling and access logs, and the conflict dead-letter queue where
  * resubmissions with conflicting data are kept for an operator.
  */
 export class SubmissionApi extends Construct {
   readonly api: apigw.RestApi;
+  /** The first client's key (the one the CLI and the tests use when they name no client). */
   readonly apiKey: apigw.IApiKey;
+  /** Each client's key, by client name. */
+  readonly clientKeys: ReadonlyMap<string, apigw.IApiKey>;
+  /** JSON of ClientRegistry (clients, key ids, reply queue URLs): the handlers' and the notifier's list. */
+  readonly clientRegistry: string;
   /** Validates path parameters at the gateway (for routes other constructs add to the API). */
   readonly parameterValidator: apigw.RequestValidator;
   /** Invoke URL of the stage, without a trailing slash (append ApiRoute paths). */
@@ -107,9 +116,10 @@ export class SubmissionApi extends Construct {
     });
     props.stateStore.grant(this.getOrder.function, 'dynamodb:GetItem');
 
-    const { api, apiKey, parameterValidator, url } = createKeyedRestApi(this, {
+    const { api, apiKey, namedKeys, parameterValidator, url } = createKeyedRestApi(this, {
       description: 'Order submission (Scheduler Agent Supervisor)',
       clients: 'Order submitters',
+      keyNames: props.clients.map((client) => client.name),
       throttle: props.throttle,
       logRetentionDays: props.logRetentionDays,
       removalPolicy,
@@ -118,8 +128,18 @@ export class SubmissionApi extends Construct {
     });
     this.api = api;
     this.apiKey = apiKey;
+    this.clientKeys = namedKeys;
     this.parameterValidator = parameterValidator;
     this.url = url;
+    const registry: ClientRegistry = props.clients.map((client) => ({
+      clientId: client.name,
+      apiKeyId: (namedKeys.get(client.name) as apigw.IApiKey).keyId,
+      replyQueueUrl: client.queue.queueUrl,
+    }));
+    this.clientRegistry = Stack.of(this).toJsonString(registry);
+    for (const handler of [submit, this.getOrder.function]) {
+      handler.addEnvironment(EnvKey.ClientRegistry, this.clientRegistry);
+    }
     const orders = this.api.root.addResource(ApiRoute.orders.slice(1));
     orders.addMethod('POST', new apigw.LambdaIntegration(submit));
     orders

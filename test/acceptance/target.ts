@@ -65,6 +65,11 @@ export interface TargetDescription {
   readonly outputs: Readonly<Record<OutputKey, string>> & Readonly<Record<string, string>>;
   /** API key for the x-api-key header (AWS, LocalStack and the local runtime enforce it). */
   readonly apiKey?: string;
+  /**
+   * The local runtime's key values by key id (an ApiKeyId output, or a client's apiKeyId in the
+   * Clients output); on AWS and LocalStack a key's value is read with GetApiKey instead.
+   */
+  readonly apiKeysById?: Readonly<Record<string, string>>;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -124,13 +129,23 @@ export function parseTargetDescription(
   const kind =
     raw.kind === 'local' || raw.kind === 'localstack' || raw.kind === 'aws' ? raw.kind : defaults.kind;
   const apiKey = defaults.apiKey ?? ownApiKey(raw, app);
+  const apiKeysById = ownApiKeysById(raw, app);
   return {
     kind,
     region,
     endpoints,
     outputs: outputs as TargetDescription['outputs'],
     ...(apiKey ? { apiKey } : {}),
+    ...(apiKeysById ? { apiKeysById } : {}),
   };
+}
+
+function ownApiKeysById(raw: Record<string, unknown>, app: AppUnderTest): Record<string, string> | undefined {
+  const api = isRecord(raw.apis) ? raw.apis[app.stackName] : undefined;
+  if (!isRecord(api) || !isRecord(api.apiKeyIds)) return undefined;
+  return Object.fromEntries(
+    Object.entries(api.apiKeyIds).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+  );
 }
 
 /** The local runtime's API key for the app's API: its stack's API's key when listed, else the first API's. */

@@ -1,8 +1,10 @@
 import { requireEnv } from '../../shared/env';
 import {
   type AdmissionSettings,
+  type ClientRegistry,
   EnvKey,
   parseAdmissionSettings,
+  parseClientRegistry,
   parseWorkflowTimings,
   type WorkflowTimings,
 } from '../contracts';
@@ -19,6 +21,11 @@ export function readDueShardCount(env: NodeJS.ProcessEnv = process.env): number 
     throw new Error(`${EnvKey.DueShardCount} must be an integer from 1 to 64, got '${raw}'`);
   }
   return count;
+}
+
+/** CLIENT_REGISTRY, validated at load: a handler that cannot tell clients apart must not start. */
+export function readClientRegistry(env: NodeJS.ProcessEnv = process.env): ClientRegistry {
+  return parseClientRegistry(requireEnv(EnvKey.ClientRegistry, env));
 }
 
 /** ADMISSION_SETTINGS, validated (limit, shards, reconcile grace). */

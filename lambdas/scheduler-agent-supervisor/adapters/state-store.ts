@@ -363,6 +363,7 @@ export function stateRecordToItem(record: StateRecord): Item {
     [StateAttr.CreatedAt]: record.createdAt,
     [StateAttr.UpdatedAt]: record.updatedAt,
     [StateAttr.LastError]: record.lastError ? lastErrorToItem(record.lastError) : undefined,
+    [StateAttr.ClientId]: record.clientId,
     [StateAttr.AdmissionShard]: record.admissionShard,
   };
 }
@@ -448,6 +449,7 @@ export function stateRecordFromItem(item: Item): StateRecord {
     workflowVersion: requireNumber(item, StateAttr.WorkflowVersion, orderId),
     createdAt: requireString(item, StateAttr.CreatedAt, orderId),
     updatedAt: requireString(item, StateAttr.UpdatedAt, orderId),
+    ...optionalString(item, StateAttr.ClientId, 'clientId'),
     ...optionalString(item, StateAttr.AdmissionShard, 'admissionShard'),
     ...(storedLastError !== undefined && {
       lastError: {

@@ -57,3 +57,51 @@ export type ClientStatusMessage = z.infer<typeof ClientStatusMessageSchema>;
 export function clientMessageKey(orderId: string, status: ClientStatus, at: string): string {
   return `${orderId}:${status}:${at}`;
 }
+
+/**
+ * The clients as the handlers know them (EnvKey.ClientRegistry, JSON): the submission and the order
+ * lookup map the caller's API key id to its client, the status notifier maps a record's ClientId to
+ * its reply queue. Written by the stack from the configuration, so both sides read one list.
+ */
+export const ClientRegistrySchema = z
+  .array(
+    z
+      .object({
+        clientId: z.string().regex(CLIENT_NAME_PATTERN),
+        /** The id of the client's API key (what API Gateway puts in requestContext.identity.apiKeyId). */
+        apiKeyId: z.string().min(1),
+        /** URL of the client's FIFO reply queue. */
+        replyQueueUrl: z.string().min(1),
+      })
+      .strict(),
+  )
+  .min(1)
+  .superRefine((clients, context) => {
+    for (const key of ['clientId', 'apiKeyId', 'replyQueueUrl'] as const) {
+      const seen = new Set<string>();
+      for (const client of clients) {
+        if (seen.has(client[key])) {
+          context.addIssue({ code: 'custom', message: `${key} '${client[key]}' appears twice` });
+        }
+        seen.add(client[key]);
+      }
+    }
+  });
+export type ClientRegistry = z.infer<typeof ClientRegistrySchema>;
+export type RegisteredClient = ClientRegistry[number];
+
+/** Parses EnvKey.ClientRegistry; throws naming what is wrong (a handler must fail at load, not per request). */
+export function parseClientRegistry(json: string): ClientRegistry {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(json);
+  } catch (error) {
+    throw new Error(`Client registry is not JSON: ${(error as Error).message}`);
+  }
+  const parsed = ClientRegistrySchema.safeParse(raw);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(list)'}: ${i.message}`);
+    throw new Error(`Client registry is invalid: ${problems.join('; ')}`);
+  }
+  return parsed.data;
+}

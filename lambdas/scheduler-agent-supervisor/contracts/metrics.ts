@@ -36,6 +36,10 @@ export const OrderMetric = {
   /** Client status messages sent (dimension `status`) and send failures. */
   ClientStatusMessages: 'ClientStatusMessages',
   ClientStatusSendFailures: 'ClientStatusSendFailures',
+  /** Status changes no client could be told: the record has no ClientId, or names no registered client. */
+  ClientStatusUnroutable: 'ClientStatusUnroutable',
+  /** Requests refused with 403 because their API key id belongs to no registered client. */
+  UnknownClientRequests: 'UnknownClientRequests',
   /** Admission: submissions refused with 429, slots released, and releases done by the reconciler. */
   AdmissionRejected: 'AdmissionRejected',
   AdmissionReleased: 'AdmissionReleased',

@@ -4,6 +4,7 @@
  */
 import type {
   AlertType,
+  ClientStatusMessage,
   CompensationFailedDetail,
   OperationName,
   OperatorAction,
@@ -169,6 +170,11 @@ export interface WorkflowExecution {
 export interface WorkflowStarter {
   /** 'already-started' when an execution of that name exists: starting is idempotent on the name. */
   start(execution: WorkflowExecution): Promise<'started' | 'already-started'>;
+}
+
+/** A client's reply queue (FIFO): one message group per order, de-duplicated on the message key. */
+export interface ClientReplySender {
+  send(queueUrl: string, message: ClientStatusMessage): Promise<void>;
 }
 
 /** One counter a submission may take a slot from: its key (`shard#<n>`) and its cap. */

@@ -68,6 +68,8 @@ export interface StateRecord {
   readonly createdAt: string;
   readonly updatedAt: string;
   readonly lastError?: LastError;
+  /** The client application that submitted the order (absent on records older than clients). */
+  readonly clientId?: string;
   /** The admission counter key holding this order's in-flight slot, until its release. */
   readonly admissionShard?: string;
 }
@@ -92,6 +94,8 @@ export function buildInitialStateRecord(input: {
   readonly now: number;
   readonly timings: Pick<WorkflowTimings, 'startGraceSeconds'>;
   readonly dueShardCount: number;
+  /** The submitting client (ClientRegistry); optional only for callers that model no client. */
+  readonly clientId?: string;
   readonly admissionShard?: string;
 }): StateRecord {
   const at = isoAt(input.now);
@@ -114,6 +118,7 @@ export function buildInitialStateRecord(input: {
     workflowVersion: WORKFLOW_VERSION,
     createdAt: at,
     updatedAt: at,
+    ...(input.clientId !== undefined && { clientId: input.clientId }),
     ...(input.admissionShard !== undefined && { admissionShard: input.admissionShard }),
   };
 }

@@ -41,6 +41,8 @@ export type SubmissionOutcome =
       readonly startQueued: boolean;
     }
   | { readonly kind: 'duplicate'; readonly status: OrderStatusBody }
+  /** The orderId is another client's order: nothing is written, and that order is not shown. */
+  | { readonly kind: 'other-client'; readonly orderId: string }
   | {
       readonly kind: 'conflict';
       readonly orderId: string;
@@ -54,14 +56,20 @@ export type SubmissionOutcome =
  * Accepts an order. The order, its state record and an admission slot are written in one
  * transaction, tried on the order's own counter first and then on the others (admissionSlotOrder):
  * either all three are stored or nothing is. A resubmission (the order or its record exists) is
- * answered from what is stored and never takes a slot: identical data gets the current status,
+ * answered from what is stored and never takes a slot: an orderId another client holds is
+ * refused before any comparison, identical data gets the current status,
  * conflicting data goes to the conflict queue and raises an alert. Every counter full: rejected,
  * with a Retry-After from the observed drain, and nothing stored. The start message is sent only
  * by the call that created the state record.
  */
 export async function submitOrder(
   request: SubmitOrderRequest,
-  context: { readonly correlationId: string; readonly rawBody: string },
+  context: {
+    readonly correlationId: string;
+    readonly rawBody: string;
+    /** The submitting client (the registry's client of the request's API key). */
+    readonly clientId: string;
+  },
   deps: SubmissionDependencies,
 ): Promise<SubmissionOutcome> {
   const order = orderDataFrom(request);
@@ -76,6 +84,7 @@ export async function submitOrder(
       timings: deps.timings,
       dueShardCount: deps.dueShardCount,
       admissionShard: slot.key,
+      clientId: context.clientId,
     });
 
   const slots = admissionSlotOrder(order.orderId, deps.admission.limit, deps.admission.shards);
@@ -115,14 +124,19 @@ export async function submitOrder(
 async function resubmission(
   orderId: string,
   fingerprint: string,
-  context: { readonly correlationId: string; readonly rawBody: string },
+  context: { readonly correlationId: string; readonly rawBody: string; readonly clientId: string },
   deps: SubmissionDependencies,
 ): Promise<SubmissionOutcome | 'order-only'> {
+  const stateRecord = await deps.states.get(orderId);
+  // Order ids are one namespace for all clients: an id another client holds is refused even with
+  // identical data (it is that client's order), before any fingerprint comparison, and takes no slot.
+  if (stateRecord !== undefined && stateRecord.clientId !== context.clientId) {
+    return { kind: 'other-client', orderId };
+  }
   const storedOrder = await deps.orders.get(orderId);
   if (storedOrder !== undefined && storedOrder.fingerprint !== fingerprint) {
     return rejectConflict(orderId, storedOrder.fingerprint, fingerprint, context, deps);
   }
-  const stateRecord = await deps.states.get(orderId);
   if (stateRecord !== undefined) {
     if (stateRecord.orderFingerprint !== fingerprint) {
       return rejectConflict(orderId, stateRecord.orderFingerprint, fingerprint, context, deps);

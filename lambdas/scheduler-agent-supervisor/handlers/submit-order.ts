@@ -1,7 +1,8 @@
 /**
  * POST /orders (API Gateway proxy integration). Validates the body, then runs the submission use
- * case and maps its outcome to HTTP: 202 new, 200 identical resubmission, 409 conflict, 429 every
- * admission slot taken (Retry-After, nothing written), 400 bad input (nothing written), 500
+ * case and maps its outcome to HTTP: 202 new, 200 identical resubmission, 409 conflict (different
+ * data, or an orderId another client holds), 429 every admission slot taken (Retry-After, nothing
+ * written), 400 bad input (nothing written), 403 an API key of no registered client, 500
  * unexpected (logged with the correlation id, no internals returned).
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
@@ -20,10 +21,16 @@ import { DynamoDrainStatistics, DynamoOrderAcceptance } from '../adapters/admiss
 import { EventBridgeAlertPublisher } from '../adapters/alert-publisher';
 import { SqsConflictQueue } from '../adapters/conflict-queue';
 import { DynamoOrdersRepository } from '../adapters/orders-repository';
-import { readAdmissionSettings, readDueShardCount, readWorkflowTimings } from '../adapters/runtime-config';
+import {
+  readAdmissionSettings,
+  readClientRegistry,
+  readDueShardCount,
+  readWorkflowTimings,
+} from '../adapters/runtime-config';
 import { SqsStartQueue } from '../adapters/start-queue';
 import { DynamoStateStore } from '../adapters/state-store';
 import { type AcceptedOrderBody, ApiRoute, EnvKey, OrderMetric, ProcessState } from '../contracts';
+import { clientOfApiKey } from '../domain/clients';
 import { type SubmissionDependencies, submitOrder } from '../domain/submission';
 import { parseOrderRequestBody } from '../domain/validation';
 
@@ -49,6 +56,7 @@ const dependencies: Omit<SubmissionDependencies, 'log'> = {
   dueShardCount: readDueShardCount(),
   admission: readAdmissionSettings(),
 };
+const clients = readClientRegistry();
 
 export const handler = instrumentedHandler(
   observability,
@@ -56,6 +64,15 @@ export const handler = instrumentedHandler(
     const scope = apiRequestScope(event, context, observability);
     const { correlationId, log, echoHeaders } = scope;
     try {
+      const client = clientOfApiKey(clients, event.requestContext?.identity?.apiKeyId);
+      if (client === undefined) {
+        count(OrderMetric.UnknownClientRequests);
+        log.warn('Order refused: the API key belongs to no registered client', {
+          apiKeyId: event.requestContext?.identity?.apiKeyId ?? null,
+        });
+        return errorResponse(403, 'This API key is not registered to a client', undefined, echoHeaders);
+      }
+      log.appendKeys({ clientId: client.clientId });
       const parsed = parseOrderRequestBody(event.body, event.isBase64Encoded === true);
       if (!parsed.ok) {
         count(OrderMetric.SubmissionRejected);
@@ -67,7 +84,7 @@ export const handler = instrumentedHandler(
       annotateTrace(tracer, { orderId });
       const outcome = await submitOrder(
         parsed.request,
-        { correlationId, rawBody: parsed.rawBody },
+        { correlationId, rawBody: parsed.rawBody, clientId: client.clientId },
         { ...dependencies, log },
       );
       switch (outcome.kind) {
@@ -92,6 +109,15 @@ export const handler = instrumentedHandler(
             processState: outcome.status.processState,
           });
           return jsonResponse(200, outcome.status, echoHeaders);
+        case 'other-client':
+          count(OrderMetric.SubmissionConflicts);
+          log.warn('Resubmission of an orderId another client holds; refused');
+          return errorResponse(
+            409,
+            `Order '${orderId}' belongs to another client; choose another orderId`,
+            undefined,
+            echoHeaders,
+          );
         case 'conflict':
           count(OrderMetric.SubmissionConflicts);
           log.warn('Conflicting resubmission sent to the conflict queue', {

@@ -39,6 +39,8 @@ export class ApiGatewayProvisioner implements Provisioner {
   private readonly servers = new Map<string, RestApiServer>();
   /** API key values by the stack that declares them: a stack's API accepts its own stack's keys. */
   private readonly apiKeys = new Map<string, string[]>();
+  /** Each key's id (its Ref) by its value, across stacks. */
+  private readonly apiKeyIds: Record<string, string> = {};
   private readonly apis: Array<{ stackName: string; server: RestApiServer; spec: RestApiSpec }> = [];
   private generatedKeys: GeneratedApiKeys | undefined;
   private identities: LocalIdentities | undefined;
@@ -87,10 +89,11 @@ export class ApiGatewayProvisioner implements Provisioner {
     for (const [logicalId] of context.ofType(API_KEY)) {
       const properties = context.resolver.properties(logicalId);
       if (properties.Enabled === false) continue;
-      keys.push(
+      const value =
         asString(properties.Value) ??
-          (this.generatedKeys as GeneratedApiKeys).valueOf(`${context.stack.stackName}/${logicalId}`),
-      );
+        (this.generatedKeys as GeneratedApiKeys).valueOf(`${context.stack.stackName}/${logicalId}`);
+      keys.push(value);
+      this.apiKeyIds[value] = context.resolver.physicalName(logicalId);
     }
   }
 
@@ -99,7 +102,9 @@ export class ApiGatewayProvisioner implements Provisioner {
     for (const [logicalId] of context.ofType(REST_API)) {
       const server = this.servers.get(`${stackName}/${logicalId}`);
       if (!server) throw new Error(`No local server for ${logicalId} in ${stackName}`);
-      const spec = restApiSpec(context, logicalId, this.apiKeys.get(stackName) ?? [], this.identities);
+      const keys = this.apiKeys.get(stackName) ?? [];
+      const ids = Object.fromEntries(keys.map((key) => [key, this.apiKeyIds[key] as string]));
+      const spec = { ...restApiSpec(context, logicalId, keys, this.identities), apiKeyIds: ids };
       server.serve(spec);
       this.apis.push({ stackName, server, spec });
     }
@@ -111,7 +116,11 @@ export class ApiGatewayProvisioner implements Provisioner {
       const stage = spec.stageNames[0];
       // A stack's first API with a stage: the one its clients are given.
       if (stage === undefined || apis[stackName]) continue;
-      apis[stackName] = { url: `${server.baseUrl}/${stage}/`, apiKeys: [...spec.apiKeys] };
+      apis[stackName] = {
+        url: `${server.baseUrl}/${stage}/`,
+        apiKeys: [...spec.apiKeys],
+        apiKeyIds: Object.fromEntries(Object.entries(spec.apiKeyIds ?? {}).map(([key, id]) => [id, key])),
+      };
     }
     const first = Object.values(apis)[0];
     const apiKey = first?.apiKeys[0] ?? [...this.apiKeys.values()].flat()[0];

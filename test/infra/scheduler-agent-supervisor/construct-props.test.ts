@@ -150,6 +150,7 @@ describe('construct props are validated with errors naming the construct', () =>
           timings,
           dueShardCount: 4,
           throttle: { rateLimit: apiThrottle.rateLimit, burstLimit: apiThrottle.rateLimit - 1 },
+          clients: [{ name: 'web-shop', queue: new sqs.Queue(stack, 'Replies') }],
           logRetentionDays: 7,
           retainData: false,
         }),

@@ -129,9 +129,10 @@ describe('SchedulerAgentSupervisor stack (default profile, demo: fake services)'
   describe('functions', () => {
     it('every function: Node.js 22 on arm64, active tracing, its own log group, source maps, Powertools env', () => {
       const functions = Object.values(template.findResources('AWS::Lambda::Function'));
-      // 5 order functions, 2 admission ones (release, reconciler), 4 operator ones (list, inspect,
-      // act, alert archiver), one agent per step.
-      expect(functions).toHaveLength(11 + ORDER_STEPS.length);
+      // 6 order functions (remote service, starter, supervisor, submit, get, status notifier),
+      // 2 admission ones (release, reconciler), 4 operator ones (list, inspect, act, alert
+      // archiver), one agent per step.
+      expect(functions).toHaveLength(12 + ORDER_STEPS.length);
       for (const fn of functions) {
         expect(fn.Properties).toMatchObject({
           Runtime: 'nodejs22.x',
@@ -175,11 +176,13 @@ describe('SchedulerAgentSupervisor stack (default profile, demo: fake services)'
           EnvKey.AlertBusName,
           EnvKey.WorkflowTimings,
           EnvKey.DueShardCount,
+          EnvKey.ClientRegistry,
           EnvKey.AdmissionTableName,
           EnvKey.AdmissionSettings,
         ],
       ],
-      ['get-order', [EnvKey.StateTableName]],
+      ['get-order', [EnvKey.StateTableName, EnvKey.ClientRegistry]],
+      ['status-notifier', [EnvKey.ClientRegistry]],
       ['start-order', [EnvKey.StateTableName, EnvKey.StateMachineArn, EnvKey.WorkflowTimings]],
       [
         'supervisor',
@@ -327,7 +330,11 @@ describe('SchedulerAgentSupervisor stack (default profile, demo: fake services)'
 
     it('every queue is encrypted and refuses non-TLS requests', () => {
       const queues = template.findResources('AWS::SQS::Queue');
-      expect(Object.keys(queues)).toHaveLength(2 * (ORDER_STEPS.length + 1) + 3);
+      // Work queues and their DLQs, the conflict and alert inboxes, the admission release's and the
+      // notifier's failure queues, and each client's reply queue and its DLQ.
+      expect(Object.keys(queues)).toHaveLength(
+        2 * (ORDER_STEPS.length + 1) + 4 + 2 * synth.config.clients.length,
+      );
       const policies = Object.values(template.findResources('AWS::SQS::QueuePolicy'));
       for (const [id, queue] of Object.entries(queues)) {
         expect(queue.Properties.SqsManagedSseEnabled).toBe(true);
@@ -340,10 +347,16 @@ describe('SchedulerAgentSupervisor stack (default profile, demo: fake services)'
       }
     });
 
-    it('starter and agents consume their queues with partial batch failures', () => {
-      const mappings = Object.values(template.findResources('AWS::Lambda::EventSourceMapping')).filter(
-        (mapping) => !JSON.stringify(mapping.Properties.EventSourceArn).includes('StreamArn'),
-      );
+    it('starter and agents consume their queues, and the two stream consumers the state stream, with partial batch failures', () => {
+      const all = Object.values(template.findResources('AWS::Lambda::EventSourceMapping'));
+      const onStream = (mapping: (typeof all)[number]) =>
+        JSON.stringify(mapping.Properties.EventSourceArn).includes('StreamArn');
+      // The admission release and the status notifier read the state table's stream.
+      expect(all.filter(onStream)).toHaveLength(2);
+      for (const mapping of all.filter(onStream)) {
+        expect(mapping.Properties.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
+      }
+      const mappings = all.filter((mapping) => !onStream(mapping));
       expect(mappings).toHaveLength(ORDER_STEPS.length + 1);
       for (const mapping of mappings) {
         expect(mapping.Properties.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
@@ -370,7 +383,7 @@ describe('SchedulerAgentSupervisor stack (default profile, demo: fake services)'
         Throttle: { RateLimit: rateLimit, BurstLimit: burstLimit },
         ApiStages: [Match.objectLike({ ApiId: { Ref: Match.anyValue() } })],
       });
-      template.resourceCountIs('AWS::ApiGateway::UsagePlanKey', 1);
+      template.resourceCountIs('AWS::ApiGateway::UsagePlanKey', synth.config.clients.length);
       template.hasResourceProperties('AWS::ApiGateway::Stage', {
         AccessLogSetting: { DestinationArn: Match.anyValue(), Format: Match.anyValue() },
         TracingEnabled: true,
@@ -546,10 +559,10 @@ describe('SchedulerAgentSupervisor stack (default profile, real endpoints)', () 
       (fn) => fn.Properties.Environment.Variables.POWERTOOLS_SERVICE_NAME,
     );
     expect(services).not.toContain('remote-service');
-    expect(services).toHaveLength(10 + ORDER_STEPS.length);
+    expect(services).toHaveLength(11 + ORDER_STEPS.length);
     synth.template.resourceCountIs('AWS::Lambda::Url', 0);
-    // State, orders, idempotency and the alert archive.
-    synth.template.resourceCountIs('AWS::DynamoDB::Table', 4);
+    // State, orders, idempotency, admission counters and the alert archive.
+    synth.template.resourceCountIs('AWS::DynamoDB::Table', 5);
   });
 
   it('points each agent at its service endpoint, unsigned, and grants it no function URL', () => {

@@ -185,9 +185,16 @@ describe('local runtime running a synthesized app', () => {
     });
     expect((await api('secured')).status).toBe(403);
     expect((await api('secured', { headers: { 'x-api-key': 'wrong' } })).status).toBe(403);
-    expect((await api('secured', { headers: { 'x-api-key': runtime.target.apiKey ?? '' } })).status).toBe(
-      200,
-    );
+    const secured = await api('secured', { headers: { 'x-api-key': runtime.target.apiKey ?? '' } });
+    expect(secured.status).toBe(200);
+    // As API Gateway does for a key it checked: the key's id (what Ref of the ApiKey is) in the event.
+    const { event } = (await secured.json()) as { event: { requestContext: { identity: unknown } } };
+    expect(event.requestContext.identity).toMatchObject({
+      apiKey: runtime.target.apiKey,
+      apiKeyId: outputs.ApiKeyId,
+    });
+    const [api0] = Object.values(runtime.target.apis ?? {});
+    expect(api0?.apiKeyIds).toEqual({ [outputs.ApiKeyId as string]: runtime.target.apiKey });
   });
 
   it('fires the schedule rule at start', async () => {

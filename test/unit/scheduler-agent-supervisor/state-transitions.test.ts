@@ -134,13 +134,28 @@ describe('state transitions table', () => {
     }
   });
 
-  it('a transition into CompensationInProgress keeps the lock of the execution that compensates, in the index', () => {
+  it('a transition into CompensationInProgress keeps the lock of the execution that compensates, in the index; an operator’s leaves it unlocked for the starter', () => {
     const into = TRANSITION_NAMES.filter(
       (name) =>
         (processStateSetBy(STATE_TRANSITIONS[name]) as { constant?: string } | undefined)?.constant ===
         ProcessState.CompensationInProgress,
     );
-    expect(into).toEqual(['beginCompensation']);
+    expect(into).toEqual(['beginCompensation', 'operatorRetryCompensation', 'operatorCancel']);
+    for (const name of ['operatorRetryCompensation', 'operatorCancel'] as const) {
+      const operator = STATE_TRANSITIONS[name];
+      expect({
+        name,
+        by: operator.by,
+        fence: operator.fence,
+        locks: sets(operator, StateAttr.LockedBy),
+      }).toEqual({
+        name,
+        by: 'operator',
+        fence: { lockedBy: 'absent' },
+        locks: false,
+      });
+      expect({ name, indexed: sets(operator, StateAttr.DueShard) }).toEqual({ name, indexed: true });
+    }
     const begin = STATE_TRANSITIONS.beginCompensation;
     expect(begin.fence).toEqual({ lockedBy: { param: 'instanceId' } });
     expect(removes(begin, StateAttr.LockedBy)).toBe(false);

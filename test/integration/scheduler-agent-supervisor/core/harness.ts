@@ -224,7 +224,13 @@ export interface CoreResources {
 let resourceCounter = 0;
 
 /** Fresh tables and queues (same key schema as the contracts), so each test starts empty. */
-export async function createResources(world: CoreWorld): Promise<CoreResources> {
+export async function createResources(
+  world: CoreWorld,
+  options: {
+    /** Give the state table its stream (NEW_AND_OLD_IMAGES), as the stack does. @default false */
+    stateStream?: boolean;
+  } = {},
+): Promise<CoreResources> {
   resourceCounter += 1;
   const suffix = `${resourceCounter}-${randomUUID().slice(0, 8)}`;
   const stateTable = `state-${suffix}`;
@@ -264,6 +270,9 @@ export async function createResources(world: CoreWorld): Promise<CoreResources> 
           },
         },
       ],
+      ...(options.stateStream && {
+        StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' },
+      }),
     }),
   );
   await client.send(
@@ -313,6 +322,23 @@ export interface HandlerSettings {
   readonly env?: Partial<Record<EnvKey, string>>;
 }
 
+/** The clients the handlers know in these tests (two, so ownership can be tested). */
+export const TEST_CLIENTS = {
+  first: { clientId: 'web-shop', apiKeyId: 'key-web-shop' },
+  second: { clientId: 'call-center', apiKeyId: 'key-call-center' },
+} as const;
+
+/** EnvKey.ClientRegistry of the test clients, their reply queues on `sqsEndpoint` (not created). */
+export function testClientRegistry(replyQueueUrls: Partial<Record<string, string>> = {}): string {
+  return JSON.stringify(
+    Object.values(TEST_CLIENTS).map((client) => ({
+      ...client,
+      replyQueueUrl:
+        replyQueueUrls[client.clientId] ?? `http://localhost/000000000000/${client.clientId}.fifo`,
+    })),
+  );
+}
+
 export function handlerEnv(resources: CoreResources, settings: HandlerSettings = {}): Record<string, string> {
   return {
     [EnvKey.StateTableName]: resources.stateTable,
@@ -323,6 +349,7 @@ export function handlerEnv(resources: CoreResources, settings: HandlerSettings =
     [EnvKey.StateMachineArn]: resources.stateMachineArn,
     [EnvKey.WorkflowTimings]: JSON.stringify({ ...BASE_TIMINGS, ...settings.timings }),
     [EnvKey.DueShardCount]: String(settings.dueShardCount ?? 4),
+    [EnvKey.ClientRegistry]: testClientRegistry(),
     [EnvKey.AdmissionTableName]: resources.admissionTable,
     [EnvKey.AdmissionSettings]: JSON.stringify({ ...ADMISSION, ...settings.admission }),
     [PowertoolsEnvKey.ServiceName]: 'core-integration',
@@ -380,7 +407,12 @@ export function lambdaContext(remainingMillis: () => number = () => 60_000): Con
 
 export function postOrderEvent(
   body: string | null,
-  options: { base64?: boolean; headers?: Record<string, string> } = {},
+  options: {
+    base64?: boolean;
+    headers?: Record<string, string>;
+    /** The key id API Gateway checked (null: none). @default the first test client's */
+    apiKeyId?: string | null;
+  } = {},
 ): APIGatewayProxyEvent {
   const requestId = randomUUID();
   return {
@@ -395,13 +427,22 @@ export function postOrderEvent(
     multiValueQueryStringParameters: null,
     stageVariables: null,
     resource: '/orders',
-    requestContext: { requestId, path: '/test/orders' } as APIGatewayProxyEvent['requestContext'],
+    requestContext: {
+      requestId,
+      path: '/test/orders',
+      identity: {
+        apiKeyId: options.apiKeyId === undefined ? TEST_CLIENTS.first.apiKeyId : options.apiKeyId,
+      },
+    } as APIGatewayProxyEvent['requestContext'],
   };
 }
 
-export function getOrderEvent(orderId: string | undefined): APIGatewayProxyEvent {
+export function getOrderEvent(
+  orderId: string | undefined,
+  apiKeyId: string | null = TEST_CLIENTS.first.apiKeyId,
+): APIGatewayProxyEvent {
   return {
-    ...postOrderEvent(null),
+    ...postOrderEvent(null, { apiKeyId }),
     httpMethod: 'GET',
     path: `/orders/${orderId ?? ''}`,
     resource: '/orders/{orderId}',

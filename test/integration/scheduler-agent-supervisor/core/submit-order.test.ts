@@ -28,6 +28,7 @@ import {
   sleep,
   startCoreWorld,
   stateItem,
+  TEST_CLIENTS,
   validOrder,
 } from './harness';
 
@@ -55,7 +56,10 @@ beforeEach(async () => {
   getOrder = loadHandler<ApiHandler>(HANDLERS.getOrder, handlerEnv(resources)).handler;
 });
 
-function post(body: unknown, options: { base64?: boolean; headers?: Record<string, string> } = {}) {
+function post(
+  body: unknown,
+  options: { base64?: boolean; headers?: Record<string, string>; apiKeyId?: string | null } = {},
+) {
   const text = typeof body === 'string' ? body : JSON.stringify(body);
   return submit(postOrderEvent(text, options), lambdaContext());
 }
@@ -124,6 +128,7 @@ describe('POST /orders: a new order', () => {
       WorkflowVersion: WORKFLOW_VERSION,
       CreatedAt: expect.any(String),
       UpdatedAt: expect.any(String),
+      ClientId: TEST_CLIENTS.first.clientId,
       // The admission slot it holds: its own shard first (the counters are far from full here).
       AdmissionShard: `shard#${dueShardFor('order-new', 4)}`,
     });
@@ -387,6 +392,83 @@ describe('POST /orders: partial failures', () => {
     expect(json(response)).toEqual({ message: 'Internal error', correlationId: 'trace-500' });
     expect(response.body).not.toMatch(/ResourceNotFound|no-such-table|\.ts:/);
     await expectNothingWritten();
+  });
+});
+
+describe('clients: the API key id decides who submits and who may read', () => {
+  it.each([
+    ['no key id', null],
+    ['a key id of no registered client', 'key-of-nobody'],
+  ])('refuses a submission with %s (403) and writes nothing', async (_case, apiKeyId) => {
+    const response = await post(validOrder('order-anon'), { apiKeyId });
+    expect(response.statusCode).toBe(403);
+    expect(json(response)).toEqual({ message: 'This API key is not registered to a client' });
+    await expectNothingWritten();
+  });
+
+  it("records each client's orders under its ClientId", async () => {
+    await post(validOrder('order-first'));
+    await post(validOrder('order-second'), { apiKeyId: TEST_CLIENTS.second.apiKeyId });
+    expect(await stateItem(world, resources, 'order-first')).toMatchObject({ ClientId: 'web-shop' });
+    expect(await stateItem(world, resources, 'order-second')).toMatchObject({ ClientId: 'call-center' });
+  });
+
+  it("answers another client's resubmission of the same order with 409, changing nothing and alerting no one", async () => {
+    await post(validOrder('order-owned'));
+    const recordBefore = await stateItem(world, resources, 'order-owned');
+    await drainQueue(world, resources.startQueueUrl);
+    const response = await post(validOrder('order-owned'), { apiKeyId: TEST_CLIENTS.second.apiKeyId });
+    expect(response.statusCode).toBe(409);
+    expect(json(response)).toEqual({
+      message: "Order 'order-owned' belongs to another client; choose another orderId",
+    });
+    // Not the owner's status: nothing of the order is shown to the other client.
+    expect(response.body).not.toContain('Pending');
+    expect(await stateItem(world, resources, 'order-owned')).toEqual(recordBefore);
+    expect(await drainQueue(world, resources.startQueueUrl)).toEqual([]);
+    expect(await drainQueue(world, resources.conflictQueueUrl)).toEqual([]);
+    expect(world.events.callsTo('PutEvents')).toEqual([]);
+    // The owner's own resubmission is still an identical resubmission.
+    expect((await post(validOrder('order-owned'))).statusCode).toBe(200);
+  });
+
+  it("refuses another client's orderId before comparing data, takes no admission slot and reports no conflict", async () => {
+    await post(validOrder('order-taken'));
+    const recordBefore = await stateItem(world, resources, 'order-taken');
+    const inFlight = async () =>
+      (await scanAll(world, resources.admissionTable))
+        .filter((item) => typeof item.InFlight === 'number')
+        .reduce((sum, item) => sum + (item.InFlight as number), 0);
+    expect(await inFlight()).toBe(1);
+    await drainQueue(world, resources.startQueueUrl);
+    world.events.calls.length = 0;
+    // Different data: still "another client's", never a data conflict (no conflict DLQ, no alert).
+    const response = await post(validOrder('order-taken', { totalCents: 1 }), {
+      apiKeyId: TEST_CLIENTS.second.apiKeyId,
+    });
+    expect(response.statusCode).toBe(409);
+    expect(json(response)).toEqual({
+      message: "Order 'order-taken' belongs to another client; choose another orderId",
+    });
+    expect(await stateItem(world, resources, 'order-taken')).toEqual(recordBefore);
+    expect(await inFlight()).toBe(1);
+    expect(await drainQueue(world, resources.startQueueUrl)).toEqual([]);
+    expect(await drainQueue(world, resources.conflictQueueUrl)).toEqual([]);
+    expect(world.events.callsTo('PutEvents')).toEqual([]);
+  });
+
+  it("answers another client's GET with 404, exactly as for a missing order; a key of no client with 403", async () => {
+    await post(validOrder('order-private'));
+    const other = await getOrder(
+      getOrderEvent('order-private', TEST_CLIENTS.second.apiKeyId),
+      lambdaContext(),
+    );
+    expect(other.statusCode).toBe(404);
+    expect(json(other)).toEqual({ message: "Order 'order-private' not found" });
+    const owner = await getOrder(getOrderEvent('order-private'), lambdaContext());
+    expect(owner.statusCode).toBe(200);
+    const anonymous = await getOrder(getOrderEvent('order-private', 'key-of-nobody'), lambdaContext());
+    expect(anonymous.statusCode).toBe(403);
   });
 });
 

@@ -1,0 +1,94 @@
+/**
+ * The status notifier's work on one stream batch of the state table: records in order, each turned
+ * into a StatusChange and handed to the notify use case. On the first send failure it stops and
+ * reports that record's sequence number, so the event source retries from there (everything before
+ * it is done; nothing after it may overtake it, which keeps each order's statuses in order).
+ * Messages of a retried record that already went out are de-duplicated by the FIFO queue.
+ */
+import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { describeError } from '../../shared/errors';
+import type { Observability } from '../../shared/observability';
+import { type ClientRegistry, OrderMetric, StateAttr } from '../contracts';
+import { notifyClient, type StatusChange, type StatusImage } from '../domain/client-status';
+import type { ClientReplySender } from '../domain/ports';
+
+export interface StatusNotifierDependencies {
+  readonly registry: ClientRegistry;
+  readonly replies: ClientReplySender;
+  readonly observability: Pick<Observability<OrderMetric>, 'logger' | 'count' | 'countBy'>;
+}
+
+export function statusNotifier(
+  deps: StatusNotifierDependencies,
+): (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse> {
+  const { observability, registry, replies } = deps;
+  const { logger, count, countBy } = observability;
+  return async (event) => {
+    for (const record of event.Records) {
+      let change: StatusChange | undefined;
+      try {
+        change = statusChangeOf(record);
+      } catch (error) {
+        // An image this code cannot read will not read better on a retry: report it and move on.
+        count(OrderMetric.ClientStatusUnroutable);
+        logger.error('Stream record not understood; no client told', {
+          sequenceNumber: record.dynamodb?.SequenceNumber,
+          error: describeError(error),
+        });
+        continue;
+      }
+      try {
+        const outcome = await notifyClient(change, { registry, replies, log: logger });
+        if (outcome.kind === 'sent') {
+          countBy(OrderMetric.ClientStatusMessages, { name: 'status', value: outcome.status });
+        } else if (outcome.kind === 'unroutable') {
+          count(OrderMetric.ClientStatusUnroutable);
+        }
+      } catch (error) {
+        count(OrderMetric.ClientStatusSendFailures);
+        logger.error('Telling the client failed; the stream resumes from this record', {
+          sequenceNumber: record.dynamodb?.SequenceNumber,
+          orderId: change.newImage?.orderId,
+          error: describeError(error),
+        });
+        return { batchItemFailures: [{ itemIdentifier: record.dynamodb?.SequenceNumber ?? '' }] };
+      }
+    }
+    return { batchItemFailures: [] };
+  };
+}
+
+type Image = NonNullable<NonNullable<DynamoDBRecord['dynamodb']>['NewImage']>;
+
+/** The few attributes the decision reads, from the stream's typed JSON (all strings). */
+export function statusChangeOf(record: DynamoDBRecord): StatusChange {
+  const eventName = record.eventName;
+  if (eventName !== 'INSERT' && eventName !== 'MODIFY' && eventName !== 'REMOVE') {
+    throw new Error(`Unexpected stream event ${JSON.stringify(eventName)}`);
+  }
+  const newImage = record.dynamodb?.NewImage;
+  const oldImage = record.dynamodb?.OldImage;
+  return {
+    eventName,
+    ...(newImage !== undefined && { newImage: statusImageOf(newImage) }),
+    ...(oldImage !== undefined && {
+      oldImage: { processState: requiredString(oldImage, StateAttr.ProcessState) },
+    }),
+  };
+}
+
+function statusImageOf(image: Image): StatusImage {
+  const clientId = image[StateAttr.ClientId]?.S;
+  return {
+    orderId: requiredString(image, StateAttr.OrderId),
+    processState: requiredString(image, StateAttr.ProcessState),
+    updatedAt: requiredString(image, StateAttr.UpdatedAt),
+    ...(clientId !== undefined && { clientId }),
+  };
+}
+
+function requiredString(image: Image, attribute: string): string {
+  const value = image[attribute]?.S;
+  if (value === undefined) throw new Error(`Stream image has no string ${attribute}`);
+  return value;
+}

@@ -1,0 +1,177 @@
+/**
+ * Per-client reply queues, black-box: two clients submit with their own API keys (from the Clients
+ * output), each sees only its own orders through the API, and each reads its own FIFO reply queue:
+ * Received, then Completed, once per transition, even when an attempt is retried by the supervisor.
+ *
+ * Reading a reply queue needs the client's principal on AWS (its queue policy denies every other);
+ * the local runtime does not evaluate queue policies, so locally the suite's own credentials read.
+ */
+import { randomUUID } from 'node:crypto';
+import { APIGatewayClient, GetApiKeyCommand } from '@aws-sdk/client-api-gateway';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import {
+  type ClientStatus,
+  type ClientStatusMessage,
+  ClientStatusMessageSchema,
+} from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import type { ClientOutput } from '../../../lib/scheduler-agent-supervisor/stack';
+import { type ApiResponse, apiRequest, awsClientConfig, takeMatching } from '../client-support';
+import { acceptanceTarget, scenarioTimeoutMs } from '../setup';
+import type { TargetDescription } from '../target';
+import { SystemClient } from './system-client';
+
+const runId = randomUUID().slice(0, 8);
+const orderId = (name: string) => `acc-${runId}-client-${name}`;
+const order = (id: string, sku = 'SKU-1') => ({
+  orderId: id,
+  customerId: 'customer-7',
+  items: [{ sku, quantity: 1 }],
+  totalCents: 1250,
+  currency: 'EUR',
+});
+
+interface Client extends ClientOutput {
+  readonly key: string;
+}
+
+let target: TargetDescription;
+let system: SystemClient;
+let sqs: SQSClient;
+let clients: Client[];
+/** Status messages taken from the reply queues so far, by queue URL (a queue is read once). */
+const taken = new Map<string, ClientStatusMessage[]>();
+
+async function keyValue(apiKeyId: string): Promise<string> {
+  const local = target.apiKeysById?.[apiKeyId];
+  if (local) return local;
+  const gateway = new APIGatewayClient({ region: target.region });
+  const { value } = await gateway.send(new GetApiKeyCommand({ apiKey: apiKeyId, includeValue: true }));
+  gateway.destroy();
+  if (!value) throw new Error(`API key ${apiKeyId} has no value`);
+  return value;
+}
+
+beforeAll(async () => {
+  target = acceptanceTarget();
+  system = new SystemClient(target);
+  sqs = new SQSClient(awsClientConfig(target, 'sqs'));
+  const listed = JSON.parse(target.outputs.Clients ?? '[]') as ClientOutput[];
+  clients = await Promise.all(
+    listed.map(async (client) => ({ ...client, key: await keyValue(client.apiKeyId) })),
+  );
+});
+afterAll(() => {
+  system.close();
+  sqs.destroy();
+});
+
+function clientNo(index: number): Client {
+  const client = clients[index];
+  if (!client) throw new Error(`The Clients output lists ${clients.length} clients; these tests need two`);
+  return client;
+}
+
+const as = (client: Client, method: string, path: string, body?: unknown): Promise<ApiResponse> =>
+  apiRequest(target, method, path, body === undefined ? undefined : JSON.stringify(body), {
+    'x-api-key': client.key,
+  });
+
+/** Takes this run's status messages from a client's queue (others' stay) and returns all taken so far. */
+async function messagesOn(client: Client): Promise<ClientStatusMessage[]> {
+  const bodies = await takeMatching(
+    sqs,
+    target,
+    client.replyQueueUrl,
+    (body) => (JSON.parse(body) as { orderId?: string }).orderId?.startsWith(`acc-${runId}-client-`) === true,
+    50,
+  );
+  const seen = taken.get(client.replyQueueUrl) ?? [];
+  seen.push(...bodies.map((body) => ClientStatusMessageSchema.parse(JSON.parse(body))));
+  taken.set(client.replyQueueUrl, seen);
+  return seen;
+}
+
+/** Polls a client's queue until the order's statuses include `last`, then a little longer for stragglers. */
+async function statusesOf(
+  client: Client,
+  id: string,
+  last: ClientStatus,
+  timeoutMs: number,
+): Promise<string[]> {
+  const deadline = Date.now() + timeoutMs;
+  const ofOrder = async () => (await messagesOn(client)).filter((m) => m.orderId === id).map((m) => m.status);
+  while (Date.now() < deadline) {
+    if ((await ofOrder()).includes(last)) {
+      // A duplicate would arrive right behind the original: give it the time to show up.
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      return ofOrder();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  throw new Error(
+    `${client.clientId} was not told ${last} for ${id}; told: ${JSON.stringify(await ofOrder())}`,
+  );
+}
+
+describe('two clients, each with its own key and reply queue', () => {
+  const first = orderId('first');
+  const second = orderId('second');
+
+  it('lists every client with a key and a FIFO reply queue', () => {
+    expect(clients.length).toBeGreaterThanOrEqual(2);
+    for (const client of clients) {
+      expect(client.replyQueueUrl).toMatch(/\.fifo$/);
+      expect(client.key).not.toBe('');
+    }
+    expect(new Set(clients.map((client) => client.key)).size).toBe(clients.length);
+  });
+
+  it('each submits with its own key; neither sees the other’s order, nor may take its orderId', async () => {
+    expect((await as(clientNo(0), 'POST', '/orders', order(first))).status).toBe(202);
+    expect((await as(clientNo(1), 'POST', '/orders', order(second))).status).toBe(202);
+    expect((await as(clientNo(0), 'GET', `/orders/${first}`)).status).toBe(200);
+    const hidden = await as(clientNo(1), 'GET', `/orders/${first}`);
+    expect(hidden.status).toBe(404);
+    expect(hidden.body).toEqual({ message: `Order '${first}' not found` });
+    const refused = await as(clientNo(1), 'POST', '/orders', order(first));
+    expect(refused.status).toBe(409);
+    expect(refused.body).toEqual({
+      message: `Order '${first}' belongs to another client; choose another orderId`,
+    });
+  });
+
+  it('each reads Received then Completed for its own order, once each, and nothing of the other’s', async () => {
+    for (const id of [first, second]) {
+      expect(
+        (await system.waitForState(id, ['Processed', 'Error'], scenarioTimeoutMs.normal)).processState,
+      ).toBe('Processed');
+    }
+    expect(await statusesOf(clientNo(0), first, 'Completed', scenarioTimeoutMs.normal)).toEqual([
+      'Received',
+      'Completed',
+    ]);
+    expect(await statusesOf(clientNo(1), second, 'Completed', scenarioTimeoutMs.normal)).toEqual([
+      'Received',
+      'Completed',
+    ]);
+    expect((taken.get(clientNo(0).replyQueueUrl) ?? []).filter((m) => m.orderId === second)).toEqual([]);
+    expect((taken.get(clientNo(1).replyQueueUrl) ?? []).filter((m) => m.orderId === first)).toEqual([]);
+    const completed = (taken.get(clientNo(0).replyQueueUrl) ?? []).find((m) => m.status === 'Completed');
+    expect(completed).toMatchObject({
+      clientId: clientNo(0).clientId,
+      processState: 'Processed',
+      messageKey: `${first}:Completed:${completed?.at}`,
+    });
+  });
+
+  it('a STALL-ONCE order retried by the supervisor still tells Received and Completed exactly once', async () => {
+    const id = orderId('stall');
+    expect((await as(clientNo(1), 'POST', '/orders', order(id, 'STALL-ONCE'))).status).toBe(202);
+    const state = await system.waitForState(id, ['Processed', 'Error'], scenarioTimeoutMs.recovery);
+    expect(state).toMatchObject({ processState: 'Processed', failureCount: 1, attempt: 2 });
+    expect(await statusesOf(clientNo(1), id, 'Completed', scenarioTimeoutMs.normal)).toEqual([
+      'Received',
+      'Completed',
+    ]);
+  });
+});

@@ -10,6 +10,11 @@ import {
   ProcessState,
   type StartOrderMessage,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import {
+  type AdmissionSlot,
+  admissionSlotOrder,
+  retryAfterSeconds,
+} from '../../../lambdas/scheduler-agent-supervisor/domain/admission';
 import { archivedAlertFrom } from '../../../lambdas/scheduler-agent-supervisor/domain/alert-archive';
 import {
   type InspectDependencies,
@@ -24,10 +29,12 @@ import {
   statesAllowing,
 } from '../../../lambdas/scheduler-agent-supervisor/domain/operator';
 import type {
+  DrainObservation,
   EventLog,
   OperatorActionStore,
   OperatorActionWrite,
   OperatorRecordSummary,
+  SlotTakingResult,
   TransitionResult,
 } from '../../../lambdas/scheduler-agent-supervisor/domain/ports';
 import { dueShardFor } from '../../../lambdas/scheduler-agent-supervisor/domain/shard';
@@ -70,28 +77,44 @@ describe('which states allow which operator action', () => {
   });
 });
 
-/** An in-memory store port: the record as summarised, and what each apply finds. */
+/**
+ * An in-memory store port: the record as summarised, and what each write finds (`slot` is the
+ * counter a slot-taking retry tries; undefined for a plain apply). Every write is recorded, with
+ * the counter it tried.
+ */
 class MemoryStore implements OperatorActionStore {
   readonly writes: OperatorActionWrite[] = [];
+  readonly slotsTried: string[] = [];
   constructor(
     public record: OperatorRecordSummary | undefined,
-    private readonly onApply: (write: OperatorActionWrite) => TransitionResult = () => 'applied',
+    private readonly onWrite: (write: OperatorActionWrite, slot?: AdmissionSlot) => SlotTakingResult = () =>
+      'applied',
   ) {}
   async summary(): Promise<OperatorRecordSummary | undefined> {
     return this.record;
   }
   async apply(write: OperatorActionWrite): Promise<TransitionResult> {
     this.writes.push(write);
-    return this.onApply(write);
+    const result = this.onWrite(write);
+    if (result === 'shard-full') throw new Error('a plain apply cannot find a counter full');
+    return result;
+  }
+  async applyTakingSlot(write: OperatorActionWrite, slot: AdmissionSlot): Promise<SlotTakingResult> {
+    this.writes.push(write);
+    this.slotsTried.push(slot.key);
+    return this.onWrite(write, slot);
   }
 }
 
 const silentLog: EventLog = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
 
+const ADMISSION = { limit: 8, shards: 4 };
+
 function deps(
   store: OperatorActionStore,
   sent: StartOrderMessage[],
   failSend = false,
+  drain?: DrainObservation,
 ): OperatorActionDependencies {
   return {
     store,
@@ -104,6 +127,8 @@ function deps(
     clock: { now: () => NOW },
     timings: { startGraceSeconds: 60 },
     dueShardCount: 4,
+    admission: ADMISSION,
+    drain: { read: async () => drain },
     log: silentLog,
   };
 }
@@ -156,6 +181,7 @@ describe('performOperatorAction', () => {
         resetFailureCount: 3,
       },
       startQueued: true,
+      admission: { shard: admissionSlotOrder('order-1', 8, 4)[0]?.key, slot: 'taken' },
     });
     expect(store.writes).toEqual([
       expect.objectContaining({
@@ -277,6 +303,98 @@ describe('performOperatorAction', () => {
     );
     expect(outcome).toMatchObject({ kind: 'applied', startQueued: false });
   });
+});
+
+describe('admission of operator retries (a retry is new work)', () => {
+  const order = admissionSlotOrder('order-1', ADMISSION.limit, ADMISSION.shards).map((slot) => slot.key);
+
+  it.each([
+    [ProcessState.Error, 'operatorRetry'],
+    [ProcessState.CompensationFailed, 'operatorRetryCompensation'],
+  ])(
+    'a retry of a %s record holding no slot takes one, on its own counter first',
+    async (state, transition) => {
+      const store = new MemoryStore(summary(state));
+      const outcome = await act(OperatorAction.Retry, state, deps(store, []));
+      expect(outcome).toMatchObject({ kind: 'applied', admission: { shard: order[0], slot: 'taken' } });
+      expect(store.slotsTried).toEqual([order[0]]);
+      expect(store.writes).toEqual([expect.objectContaining({ transition })]);
+      expect(store.writes[0]).not.toHaveProperty('keepsSlot');
+    },
+  );
+
+  it('walks on to the next counters while they are full, in admissionSlotOrder', async () => {
+    const store = new MemoryStore(summary(ProcessState.Error), (_, slot) =>
+      slot?.key === order[2] ? 'applied' : 'shard-full',
+    );
+    const sent: StartOrderMessage[] = [];
+    const outcome = await act(OperatorAction.Retry, ProcessState.Error, deps(store, sent));
+    expect(outcome).toMatchObject({ kind: 'applied', admission: { shard: order[2], slot: 'taken' } });
+    expect(store.slotsTried).toEqual(order.slice(0, 3));
+    expect(sent).toHaveLength(1);
+  });
+
+  it('every counter full: rejected with the Retry-After of the drain, nothing applied, no start message', async () => {
+    const drain: DrainObservation = { intervalMillisEwma: 4_200, lastReleaseAt: NOW - 1_000, version: 7 };
+    const store = new MemoryStore(summary(ProcessState.Error), () => 'shard-full');
+    const sent: StartOrderMessage[] = [];
+    const outcome = await act(OperatorAction.Retry, ProcessState.Error, deps(store, sent, false, drain));
+    expect(outcome).toEqual({
+      kind: 'rejected',
+      retryAfterSeconds: retryAfterSeconds(drain, NOW),
+      message: expect.stringContaining('every admission slot is taken'),
+    });
+    expect(retryAfterSeconds(drain, NOW)).toBe(5);
+    expect(store.slotsTried).toEqual(order);
+    expect(sent).toEqual([]);
+  });
+
+  it('a record that moved on is refused as before, even with a counter full: no other counter is tried', async () => {
+    const store = new MemoryStore(summary(ProcessState.Error), () => {
+      store.record = summary(ProcessState.Pending, { updatedAt: 'retried' });
+      return 'lost';
+    });
+    const outcome = await act(OperatorAction.Retry, ProcessState.Error, deps(store, []));
+    expect(outcome).toMatchObject({
+      kind: 'refused',
+      body: { refusal: 'NotAllowed', currentState: 'Pending' },
+    });
+    expect(store.slotsTried).toEqual([order[0]]);
+  });
+
+  it('a record still holding its slot (release not run yet) keeps it: a plain write conditional on it, no slot taken', async () => {
+    const store = new MemoryStore(summary(ProcessState.Error, { admissionShard: 'shard#3' }));
+    const outcome = await act(OperatorAction.Retry, ProcessState.Error, deps(store, []));
+    expect(outcome).toMatchObject({ kind: 'applied', admission: { shard: 'shard#3', slot: 'kept' } });
+    expect(store.slotsTried).toEqual([]);
+    expect(store.writes).toEqual([expect.objectContaining({ keepsSlot: 'shard#3' })]);
+  });
+
+  it('the slot released between the read and the keeping write: reads again and takes a slot', async () => {
+    const store = new MemoryStore(summary(ProcessState.Error, { admissionShard: 'shard#3' }), (write) => {
+      if (write.keepsSlot === undefined) return 'applied';
+      store.record = summary(ProcessState.Error); // the release removed AdmissionShard, nothing else
+      return 'lost';
+    });
+    const outcome = await act(OperatorAction.Retry, ProcessState.Error, deps(store, []));
+    expect(outcome).toMatchObject({ kind: 'applied', admission: { shard: order[0], slot: 'taken' } });
+    expect(store.writes.map((write) => write.keepsSlot ?? 'take')).toEqual(['shard#3', 'take']);
+  });
+
+  it.each([
+    ['holding no slot', summary(ProcessState.Error)],
+    ['still holding its slot', summary(ProcessState.Processed, { admissionShard: 'shard#1' })],
+  ])(
+    'a cancel of a record %s takes no slot and keeps none (compensation is not new work)',
+    async (_, record) => {
+      const store = new MemoryStore(record);
+      const outcome = await act(OperatorAction.Cancel, record.processState, deps(store, []));
+      expect(outcome).toMatchObject({ kind: 'applied', body: { processState: 'CompensationInProgress' } });
+      expect(outcome).not.toHaveProperty('admission');
+      expect(store.slotsTried).toEqual([]);
+      expect(store.writes).toEqual([expect.not.objectContaining({ keepsSlot: expect.anything() })]);
+    },
+  );
 });
 
 describe('parseOperatorActionBody', () => {

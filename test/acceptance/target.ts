@@ -65,6 +65,18 @@ export interface TargetDescription {
   readonly outputs: Readonly<Record<OutputKey, string>> & Readonly<Record<string, string>>;
   /** API key for the x-api-key header (AWS, LocalStack and the local runtime enforce it). */
   readonly apiKey?: string;
+  /**
+   * The local runtime's IAM identities by name (at least `operator`): credentials to sign requests
+   * to the AWS_IAM methods with (SigV4, execute-api). Absent for AWS: there the standard credential
+   * chain signs, and its IAM policy must allow execute-api:Invoke.
+   */
+  readonly identities?: Readonly<Record<string, TargetIdentity>>;
+}
+
+export interface TargetIdentity {
+  readonly accessKeyId: string;
+  readonly secretAccessKey: string;
+  readonly userArn?: string;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -124,13 +136,30 @@ export function parseTargetDescription(
   const kind =
     raw.kind === 'local' || raw.kind === 'localstack' || raw.kind === 'aws' ? raw.kind : defaults.kind;
   const apiKey = defaults.apiKey ?? ownApiKey(raw, app);
+  const identities = identitiesOf(raw);
   return {
     kind,
     region,
     endpoints,
     outputs: outputs as TargetDescription['outputs'],
     ...(apiKey ? { apiKey } : {}),
+    ...(identities ? { identities } : {}),
   };
+}
+
+/** The identities the local runtime lists (each with both credentials), or undefined. */
+function identitiesOf(raw: Record<string, unknown>): Record<string, TargetIdentity> | undefined {
+  if (!isRecord(raw.identities)) return undefined;
+  const identities: Record<string, TargetIdentity> = {};
+  for (const [name, value] of Object.entries(raw.identities)) {
+    if (!isRecord(value)) continue;
+    const { accessKeyId, secretAccessKey, userArn } = value;
+    if (typeof accessKeyId !== 'string' || typeof secretAccessKey !== 'string') {
+      throw new Error(`Target description: identity '${name}' needs accessKeyId and secretAccessKey`);
+    }
+    identities[name] = { accessKeyId, secretAccessKey, ...(typeof userArn === 'string' && { userArn }) };
+  }
+  return identities;
 }
 
 /** The local runtime's API key for the app's API: its stack's API's key when listed, else the first API's. */

@@ -328,8 +328,9 @@ export interface LedgerEffect {
   readonly idempotencyKey: string;
   readonly confirmationId: string;
   readonly skus: readonly string[];
-  /** The compensation key that undid it; absent while it stands. */
+  /** The compensation key that undid it, and when (ISO-8601); absent while it stands. */
   readonly undoneBy?: string;
+  readonly undoneAt?: string;
 }
 
 /** A compensation's answer, recorded once per compensation key. */
@@ -373,12 +374,14 @@ export async function readLedger(client: DynamoDBClient, tableName: string): Pro
       switch (kindOf(item)) {
         case LedgerItemKind.Effect: {
           const undoneBy = item[LedgerAttr.UndoneBy]?.S;
+          const undoneAt = item[LedgerAttr.UndoneAt]?.S;
           effects.push({
             service,
             idempotencyKey,
             confirmationId: item[LedgerAttr.Result]?.M?.confirmationId?.S ?? '?',
             skus: stringsOf(item[LedgerAttr.Skus]),
             ...(undoneBy !== undefined && { undoneBy }),
+            ...(undoneAt !== undefined && { undoneAt }),
           });
           break;
         }

@@ -1,4 +1,6 @@
 import {
+  addSetClause,
+  DynamoOperatorStore,
   decodeCursor,
   encodeCursor,
   InvalidCursorError,
@@ -465,6 +467,58 @@ describe('parseOperatorListQuery', () => {
       errors: [{ path: 'state', message: expect.stringMatching(/^must be one of Pending/) }],
     });
     expect(parseOperatorListQuery({ state: 'Error', limit: '100' })).toMatchObject({ ok: true });
+  });
+});
+
+describe('the retry update that takes a slot', () => {
+  it('adds a clause to the SET action, wherever it is, or adds a SET action', () => {
+    expect(addSetClause('SET #a = :a, #b = :b REMOVE #c', '#s = :s')).toBe(
+      'SET #s = :s, #a = :a, #b = :b REMOVE #c',
+    );
+    expect(addSetClause('REMOVE #c SET #a = :a', '#s = :s')).toBe('REMOVE #c SET #s = :s, #a = :a');
+    expect(addSetClause('REMOVE #c', '#s = :s')).toBe('SET #s = :s REMOVE #c');
+  });
+
+  it('a retry keeping its slot is conditional on the record still holding that very slot', () => {
+    const store = new DynamoOperatorStore({} as never, 'states');
+    const write = {
+      orderId: 'order-1',
+      transition: 'operatorRetry' as const,
+      seenState: ProcessState.Error,
+      seenUpdatedAt: SEEN_AT,
+      completeBy: NOW,
+      dueShard: '0',
+      entry: {
+        action: OperatorAction.Retry,
+        by: OPERATOR,
+        reason: 'r',
+        at: SEEN_AT,
+        seenState: ProcessState.Error,
+        seenUpdatedAt: SEEN_AT,
+        newState: ProcessState.Pending,
+      },
+      at: NOW,
+    };
+    const plain = store.actionUpdate(write);
+    const keeping = store.actionUpdate({ ...write, keepsSlot: 'shard#2' });
+    expect(keeping.ConditionExpression).toBe(`(${plain.ConditionExpression}) AND #keptShard = :keptShard`);
+    expect(keeping.ExpressionAttributeNames).toMatchObject({ '#keptShard': 'AdmissionShard' });
+    expect(keeping.ExpressionAttributeValues).toMatchObject({ ':keptShard': 'shard#2' });
+    expect(keeping.UpdateExpression).toBe(plain.UpdateExpression);
+  });
+
+  it('refuses to take a slot for a cancel, or without an admission table', async () => {
+    const write = { transition: 'operatorCancel' } as never;
+    const slot = { key: 'shard#0', cap: 1 };
+    await expect(new DynamoOperatorStore({} as never, 'states').applyTakingSlot(write, slot)).rejects.toThrow(
+      'without an admission table',
+    );
+    await expect(
+      new DynamoOperatorStore({} as never, 'states', { admissionTable: 'admission' }).applyTakingSlot(
+        write,
+        slot,
+      ),
+    ).rejects.toThrow('operatorCancel takes no admission slot');
   });
 });
 

@@ -51,5 +51,7 @@ export const LedgerItemKind = {
   Closed: 'closed',
   Undo: 'undo',
   Calls: 'calls',
+  /** The end of an OUTAGE for one key (`outage-ended#<service>#<key>`): no effect. */
+  OutageEnded: 'outage-ended',
 } as const;
 export type LedgerItemKind = (typeof LedgerItemKind)[keyof typeof LedgerItemKind];

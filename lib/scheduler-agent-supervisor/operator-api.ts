@@ -7,6 +7,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import {
+  type AdmissionSettings,
   ALERT_EVENT_SOURCE,
   AlertArchiveAttr,
   AlertType,
@@ -18,6 +19,8 @@ import {
 } from '../../lambdas/scheduler-agent-supervisor/contracts';
 import { DataStore } from '../platform/data-table';
 import { LambdaFunction } from '../platform/lambda-function';
+import type { AdmissionStore } from './admission';
+import { validateAdmissionSettings } from './config';
 import type { StateStore } from './state-store';
 
 export interface OperatorApiProps {
@@ -33,6 +36,10 @@ export interface OperatorApiProps {
   readonly stateMachine: sfn.IStateMachine;
   /** Where retried and cancelled orders are handed to the starter. */
   readonly startQueue: sqs.IQueue;
+  /** A retry is new work: it takes a slot from these counters (and reads the drain for Retry-After). */
+  readonly admissionStore: AdmissionStore;
+  /** The limit and shards a retry takes its slot under: the submission's own settings. */
+  readonly admissionSettings: AdmissionSettings;
   /** The operator alert bus: its alerts are archived for inspect. */
   readonly alertBus: events.IEventBus;
   readonly timings: WorkflowTimings;
@@ -63,6 +70,7 @@ export class OperatorApi extends Construct {
         `OperatorApi ${this.node.path}: dueShardCount must be a positive integer, got ${props.dueShardCount}`,
       );
     }
+    validateAdmissionSettings(`OperatorApi ${this.node.path}`, props.admissionSettings);
     const removalPolicy = props.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
     const common = {
       metricsNamespace: METRICS_NAMESPACE,
@@ -129,10 +137,16 @@ export class OperatorApi extends Construct {
         [EnvKey.StartQueueUrl]: props.startQueue.queueUrl,
         [EnvKey.WorkflowTimings]: JSON.stringify(props.timings),
         [EnvKey.DueShardCount]: String(props.dueShardCount),
+        [EnvKey.AdmissionTableName]: props.admissionStore.tableName,
+        [EnvKey.AdmissionSettings]: JSON.stringify(props.admissionSettings),
       },
     });
     const act = this.act.function;
+    // The record's update goes alone (a cancel) or in a transaction with the counter's (a retry):
+    // TransactWriteItems needs UpdateItem on each table, and nothing more.
     props.stateStore.grant(act, 'dynamodb:GetItem', 'dynamodb:UpdateItem');
+    // A retry takes a slot (UpdateItem on a counter) and reads the drain item for Retry-After (GetItem).
+    props.admissionStore.grantTakeSlots(act);
     props.startQueue.grantSendMessages(act);
 
     // IAM, not the clients' API key (the RestApi's default): operators are IAM principals.

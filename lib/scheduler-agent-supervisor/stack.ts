@@ -225,6 +225,8 @@ export class SchedulerAgentSupervisorStack extends Stack {
       stateStore,
       stateMachine: workflow.stateMachine,
       startQueue: starter.startQueue,
+      admissionStore,
+      admissionSettings: config.admission,
       alertBus: alerts.bus,
       timings,
       dueShardCount: config.dueShardCount,

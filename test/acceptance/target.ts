@@ -70,6 +70,18 @@ export interface TargetDescription {
    * Clients output); on AWS and LocalStack a key's value is read with GetApiKey instead.
    */
   readonly apiKeysById?: Readonly<Record<string, string>>;
+  /**
+   * The local runtime's IAM identities by name (at least `operator`): credentials to sign requests
+   * to the AWS_IAM methods with (SigV4, execute-api). Absent for AWS: there the standard credential
+   * chain signs, and its IAM policy must allow execute-api:Invoke.
+   */
+  readonly identities?: Readonly<Record<string, TargetIdentity>>;
+}
+
+export interface TargetIdentity {
+  readonly accessKeyId: string;
+  readonly secretAccessKey: string;
+  readonly userArn?: string;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -130,6 +142,7 @@ export function parseTargetDescription(
     raw.kind === 'local' || raw.kind === 'localstack' || raw.kind === 'aws' ? raw.kind : defaults.kind;
   const apiKey = defaults.apiKey ?? ownApiKey(raw, app);
   const apiKeysById = ownApiKeysById(raw, app);
+  const identities = identitiesOf(raw);
   return {
     kind,
     region,
@@ -137,6 +150,7 @@ export function parseTargetDescription(
     outputs: outputs as TargetDescription['outputs'],
     ...(apiKey ? { apiKey } : {}),
     ...(apiKeysById ? { apiKeysById } : {}),
+    ...(identities ? { identities } : {}),
   };
 }
 
@@ -146,6 +160,21 @@ function ownApiKeysById(raw: Record<string, unknown>, app: AppUnderTest): Record
   return Object.fromEntries(
     Object.entries(api.apiKeyIds).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
   );
+}
+
+/** The identities the local runtime lists (each with both credentials), or undefined. */
+function identitiesOf(raw: Record<string, unknown>): Record<string, TargetIdentity> | undefined {
+  if (!isRecord(raw.identities)) return undefined;
+  const identities: Record<string, TargetIdentity> = {};
+  for (const [name, value] of Object.entries(raw.identities)) {
+    if (!isRecord(value)) continue;
+    const { accessKeyId, secretAccessKey, userArn } = value;
+    if (typeof accessKeyId !== 'string' || typeof secretAccessKey !== 'string') {
+      throw new Error(`Target description: identity '${name}' needs accessKeyId and secretAccessKey`);
+    }
+    identities[name] = { accessKeyId, secretAccessKey, ...(typeof userArn === 'string' && { userArn }) };
+  }
+  return identities;
 }
 
 /** The local runtime's API key for the app's API: its stack's API's key when listed, else the first API's. */

@@ -5,7 +5,8 @@
  * - one undo per compensation key, written in the same transaction that marks the effect undone or
  *   closes its key, so an effect is undone at most once and a key without an effect can never get
  *   one later;
- * - one call counter per key (atomic ADD) for FLAKY and UNDO-FLAKY.
+ * - one call counter per key (atomic ADD) for FLAKY and UNDO-FLAKY;
+ * - the end of an OUTAGE, per key (written by endOutage: a test playing the provider's fix).
  */
 import {
   type AttributeValue,
@@ -25,7 +26,7 @@ import type {
 import { isConditionalCheckFailed } from '../../shared/dynamodb-errors';
 import { hasErrorName } from '../../shared/errors';
 import { LedgerAttr, LedgerItemKind } from '../contracts';
-import { callCounterKey, effectKey } from '../domain/remote-scenarios';
+import { callCounterKey, effectKey, outageEndedKey } from '../domain/remote-scenarios';
 
 /** What an original call found in the ledger for its key. */
 export type EffectRecording =
@@ -47,6 +48,8 @@ export interface RecordedUndo {
 export interface LedgerPort {
   /** Counts this call for the key and returns its 1-based number. */
   countCall(service: ServiceName, idempotencyKey: string): Promise<number>;
+  /** Whether the OUTAGE of this key was ended (see endOutage). */
+  outageEnded(service: ServiceName, idempotencyKey: string): Promise<boolean>;
   /**
    * Records the effect unless the key already has one (or was closed by a compensation); returns
    * what is on record.
@@ -86,6 +89,29 @@ export class DynamoDbLedger implements LedgerPort {
     private readonly tableName: string,
     private readonly now: () => Date = () => new Date(),
   ) {}
+
+  async outageEnded(service: ServiceName, idempotencyKey: string): Promise<boolean> {
+    return (await this.get(outageEndedKey(service, idempotencyKey))) !== undefined;
+  }
+
+  /**
+   * Ends the OUTAGE of one key: its next call is served normally. Not a service operation: the
+   * provider's fix, played by a test (or a demo) with write access to the ledger. Idempotent.
+   */
+  async endOutage(service: ServiceName, idempotencyKey: string): Promise<void> {
+    await this.client.send(
+      new PutItemCommand({
+        TableName: this.tableName,
+        Item: {
+          [LedgerAttr.Pk]: { S: outageEndedKey(service, idempotencyKey) },
+          [LedgerAttr.Kind]: { S: LedgerItemKind.OutageEnded },
+          [LedgerAttr.Service]: { S: service },
+          [LedgerAttr.IdempotencyKey]: { S: idempotencyKey },
+          [LedgerAttr.CreatedAt]: { S: this.now().toISOString() },
+        },
+      }),
+    );
+  }
 
   async countCall(service: ServiceName, idempotencyKey: string): Promise<number> {
     const output = await this.client.send(
@@ -302,8 +328,9 @@ export interface LedgerEffect {
   readonly idempotencyKey: string;
   readonly confirmationId: string;
   readonly skus: readonly string[];
-  /** The compensation key that undid it; absent while it stands. */
+  /** The compensation key that undid it, and when (ISO-8601); absent while it stands. */
   readonly undoneBy?: string;
+  readonly undoneAt?: string;
 }
 
 /** A compensation's answer, recorded once per compensation key. */
@@ -347,12 +374,14 @@ export async function readLedger(client: DynamoDBClient, tableName: string): Pro
       switch (kindOf(item)) {
         case LedgerItemKind.Effect: {
           const undoneBy = item[LedgerAttr.UndoneBy]?.S;
+          const undoneAt = item[LedgerAttr.UndoneAt]?.S;
           effects.push({
             service,
             idempotencyKey,
             confirmationId: item[LedgerAttr.Result]?.M?.confirmationId?.S ?? '?',
             skus: stringsOf(item[LedgerAttr.Skus]),
             ...(undoneBy !== undefined && { undoneBy }),
+            ...(undoneAt !== undefined && { undoneAt }),
           });
           break;
         }
@@ -369,6 +398,7 @@ export async function readLedger(client: DynamoDBClient, tableName: string): Pro
           closedKeys.push({ service, idempotencyKey, closedBy: item[LedgerAttr.ClosedBy]?.S ?? '?' });
           break;
         case LedgerItemKind.Calls:
+        case LedgerItemKind.OutageEnded:
           break;
       }
     }

@@ -27,6 +27,12 @@
  *   SLOW                 every service. Every call, original or compensation, waits SLOW_MILLIS
  *                        before it is answered as it would have been (admission control needs orders
  *                        that stay in flight).
+ *   OUTAGE               payment only. 503 on every original call for the key until the outage is
+ *                        ended for that key (an `outage-ended` ledger item, written by whoever plays
+ *                        the people who fixed the provider: endOutage in the ledger adapter), then
+ *                        normal. However many attempts the profile allows, the agent's retries and
+ *                        the supervisor's restarts all fail until the order reaches Error; an
+ *                        operator retry after the outage ended then completes it.
  *
  * Any other SKU behaves normally. Every scenario is keyed on the Idempotency-Key, so a new order
  * (new key) plays its scenario from the start. A compensation's body carries no items: it plays the
@@ -50,6 +56,7 @@ export const ScenarioSku = {
   UndoFlaky: 'UNDO-FLAKY',
   UndoFail: 'UNDO-FAIL',
   Slow: 'SLOW',
+  Outage: 'OUTAGE',
 } as const;
 
 /** Calls per key that a FLAKY service (or an UNDO-FLAKY compensation) fails before it succeeds. */
@@ -62,6 +69,7 @@ export const PERMANENT_FAILURE_SKU: Readonly<Record<ServiceName, string>> = {
   shipping: ScenarioSku.PermanentFailureShipping,
 };
 const STALL_ONCE_SERVICES: readonly ServiceName[] = ['payment'];
+const OUTAGE_SERVICES: readonly ServiceName[] = ['payment'];
 
 export interface ScenarioFlags {
   readonly permanentFailure: boolean;
@@ -70,6 +78,7 @@ export interface ScenarioFlags {
   readonly undoFlaky: boolean;
   readonly undoFail: boolean;
   readonly slow: boolean;
+  readonly outage: boolean;
 }
 
 /** An operation path served by the fakes: a step's operation, or its compensation. */
@@ -108,6 +117,7 @@ export function scenarioFlags(service: ServiceName, skus: Iterable<string>): Sce
     undoFlaky: set.has(ScenarioSku.UndoFlaky),
     undoFail: set.has(ScenarioSku.UndoFail),
     slow: set.has(ScenarioSku.Slow),
+    outage: set.has(ScenarioSku.Outage) && OUTAGE_SERVICES.includes(service),
   };
 }
 
@@ -121,12 +131,22 @@ export type PreEffectDecision =
  * Before an original operation's effect.
  * @param callNumber 1-based number of this call for the key (from the ledger's counter); only
  *   consulted for FLAKY, so callers may pass 0 when the request is not flaky.
+ * @param outageEnded whether the OUTAGE of this key was ended (the ledger's item); only consulted
+ *   for OUTAGE.
  */
 export function decideBeforeEffect(
   service: ServiceName,
   flags: ScenarioFlags,
   callNumber: number,
+  outageEnded = false,
 ): PreEffectDecision {
+  if (flags.outage && !outageEnded) {
+    return {
+      kind: 'unavailable',
+      status: 503,
+      message: `service unavailable (SKU ${ScenarioSku.Outage}: an outage until it is ended for this key)`,
+    };
+  }
   if (flags.permanentFailure) {
     return {
       kind: 'refuse',
@@ -197,6 +217,11 @@ export function decideAfterUndo(
  */
 export function effectKey(service: ServiceName, idempotencyKey: string): string {
   return `${service}#${idempotencyKey}`;
+}
+
+/** Ledger partition key of the item that ends an OUTAGE for one key. */
+export function outageEndedKey(service: ServiceName, idempotencyKey: string): string {
+  return `outage-ended#${service}#${idempotencyKey}`;
 }
 
 export function callCounterKey(service: ServiceName, idempotencyKey: string): string {

@@ -181,7 +181,8 @@ async function perform(
   const flags = scenarioFlags(service, skus);
   await waitIfSlow(flags, log);
   const callNumber = flags.flaky ? await ledger.countCall(service, idempotencyKey) : 0;
-  const before = decideBeforeEffect(service, flags, callNumber);
+  const outageEnded = flags.outage ? await ledger.outageEnded(service, idempotencyKey) : false;
+  const before = decideBeforeEffect(service, flags, callNumber, outageEnded);
   if (before.kind !== 'proceed') {
     log.info('Call refused by scenario', { status: before.status, reason: before.message });
     return jsonResponse(before.status, { message: before.message });

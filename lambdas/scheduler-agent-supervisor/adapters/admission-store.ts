@@ -137,7 +137,7 @@ function cancellationCodes(error: unknown): string[] | undefined {
  * transaction on the same item (concurrent takes on one counter: the cost of a shared counter,
  * which sharding keeps small). Any condition failure is an answer, returned as the codes.
  */
-async function transact(
+export async function transact(
   client: DynamoDBDocumentClient,
   items: TransactItem[],
   timing: AdapterTiming,
@@ -178,7 +178,7 @@ export interface AdapterTiming {
   readonly random: () => number;
 }
 
-const REAL_TIMING: AdapterTiming = { clock: systemClock, sleep, random: Math.random };
+export const REAL_TIMING: AdapterTiming = { clock: systemClock, sleep, random: Math.random };
 
 /** Accepts an order: order, state record and slot in one TransactWriteItems. */
 export class DynamoOrderAcceptance implements OrderAcceptance {

@@ -28,6 +28,7 @@ import {
   StepResultAttr,
   StepStatus,
 } from '../contracts';
+import type { AdmissionSlot } from '../domain/admission';
 import type {
   OperatorActionStore,
   OperatorActionWrite,
@@ -36,8 +37,16 @@ import type {
   OperatorRecordSummary,
   OperatorRecordView,
   OperatorTransitionName,
+  SlotTakingResult,
   TransitionResult,
 } from '../domain/ports';
+import {
+  type AdapterTiming,
+  holdSlotOnRecord,
+  REAL_TIMING,
+  takeSlotTransactItem,
+  transact,
+} from './admission-store';
 import { transitionUpdate } from './state-store';
 
 type Item = Record<string, unknown>;
@@ -62,11 +71,19 @@ const STEP_STATUSES = new Set<string>(Object.values(StepStatus));
 const CURSOR_KEYS = [StateAttr.OrderId, STATE_INDEX.partitionKey, STATE_INDEX.sortKey].sort();
 
 export class DynamoOperatorStore implements OperatorActionStore, OperatorRecordReader {
+  /**
+   * @param admission where a retry takes its admission slot (only the action handler needs it:
+   * list and inspect read the state table alone)
+   */
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
+    private readonly admission?: { readonly admissionTable: string; readonly timing?: AdapterTiming },
   ) {
     if (!tableName) throw new Error('DynamoOperatorStore: tableName is required');
+    if (admission !== undefined && !admission.admissionTable) {
+      throw new Error('DynamoOperatorStore: admission.admissionTable must not be empty');
+    }
   }
 
   async summary(orderId: string): Promise<OperatorRecordSummary | undefined> {
@@ -79,13 +96,15 @@ export class DynamoOperatorStore implements OperatorActionStore, OperatorRecordR
       ...(typeof item[StateAttr.LockedBy] === 'string' && { lockedBy: item[StateAttr.LockedBy] as string }),
       failureCount: numberOr(item[StateAttr.FailureCount], 0),
       compensationFailureCount: numberOr(item[StateAttr.CompensationFailureCount], 0),
+      ...(typeof item[StateAttr.AdmissionShard] === 'string' && {
+        admissionShard: item[StateAttr.AdmissionShard] as string,
+      }),
     };
   }
 
   /**
-   * Applies the action with one UpdateItem. Admission (a retry is new work and takes a slot): send
-   * `actionUpdate(write)` as one item of a TransactWriteItems with the admission counter's Update;
-   * a cancellation whose reason at this item's index is ConditionalCheckFailed is then 'lost'.
+   * Applies the action with one UpdateItem: a cancel (no slot: compensation is not new work), or a
+   * retry keeping the slot its record still holds (write.keepsSlot).
    */
   async apply(write: OperatorActionWrite): Promise<TransitionResult> {
     try {
@@ -97,8 +116,44 @@ export class DynamoOperatorStore implements OperatorActionStore, OperatorRecordR
     }
   }
 
+  /**
+   * A retry taking an admission slot: one TransactWriteItems of the action's update extended with
+   * holdSlotOnRecord (SET AdmissionShard, only while the record holds none) and the counter's
+   * takeSlotTransactItem. The record's ConditionalCheckFailed is 'lost' whatever the counter says
+   * (the operator must look again before a slot matters); the counter's alone is 'shard-full'.
+   */
+  async applyTakingSlot(write: OperatorActionWrite, slot: AdmissionSlot): Promise<SlotTakingResult> {
+    if (this.admission === undefined) {
+      throw new Error('DynamoOperatorStore: constructed without an admission table, cannot take a slot');
+    }
+    if (write.transition === 'operatorCancel' || write.keepsSlot !== undefined) {
+      throw new Error(
+        `DynamoOperatorStore: ${write.transition}${write.keepsSlot === undefined ? '' : ' keeping a slot'} takes no admission slot`,
+      );
+    }
+    const update = this.actionUpdate(write);
+    const hold = holdSlotOnRecord(slot.key);
+    const record: TransactUpdate = {
+      ...update,
+      UpdateExpression: addSetClause(update.UpdateExpression, hold.set),
+      ConditionExpression: `(${update.ConditionExpression}) AND ${hold.condition}`,
+      ExpressionAttributeNames: { ...update.ExpressionAttributeNames, ...hold.names },
+      ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ...hold.values },
+    };
+    const outcome = await transact(
+      this.client,
+      [{ Update: record }, takeSlotTransactItem(this.admission.admissionTable, slot, write.at)],
+      this.admission.timing ?? REAL_TIMING,
+    );
+    if (outcome === 'done') return 'applied';
+    if (outcome[0] === 'ConditionalCheckFailed') return 'lost';
+    return 'shard-full';
+  }
+
   /** The action's conditional Update, table included: usable alone or in a TransactWriteItems. */
-  actionUpdate(write: OperatorActionWrite): TransactUpdate & { TableName: string } {
+  actionUpdate(
+    write: OperatorActionWrite,
+  ): TransactUpdate & { TableName: string; UpdateExpression: string; ConditionExpression: string } {
     const common = {
       seenUpdatedAt: write.seenUpdatedAt,
       completeBy: write.completeBy,
@@ -107,13 +162,20 @@ export class DynamoOperatorStore implements OperatorActionStore, OperatorRecordR
       now: isoAt(write.at),
     };
     const update = operatorTransitionUpdate(write.transition, write.orderId, common, write.seenState);
+    const keeps = write.keepsSlot === undefined ? undefined : keepSlotCondition(write.keepsSlot);
     return {
       TableName: this.tableName,
       Key: update.Key as Item,
       UpdateExpression: update.UpdateExpression as string,
-      ConditionExpression: update.ConditionExpression as string,
-      ExpressionAttributeNames: update.ExpressionAttributeNames as Record<string, string>,
-      ExpressionAttributeValues: update.ExpressionAttributeValues as Item,
+      ConditionExpression:
+        keeps === undefined
+          ? (update.ConditionExpression as string)
+          : `(${update.ConditionExpression as string}) AND ${keeps.condition}`,
+      ExpressionAttributeNames: {
+        ...(update.ExpressionAttributeNames as Record<string, string>),
+        ...keeps?.names,
+      },
+      ExpressionAttributeValues: { ...(update.ExpressionAttributeValues as Item), ...keeps?.values },
     };
   }
 
@@ -152,6 +214,27 @@ export class DynamoOperatorStore implements OperatorActionStore, OperatorRecordR
     );
     return item;
   }
+}
+
+/**
+ * A retry keeping the slot its record holds: conditional on the record still holding that very
+ * slot, so a release that ran since the read is noticed (the retry then takes a slot instead of
+ * leaving a Pending order holding none).
+ */
+function keepSlotCondition(slotKey: string) {
+  return {
+    condition: '#keptShard = :keptShard',
+    names: { '#keptShard': StateAttr.AdmissionShard },
+    values: { ':keptShard': slotKey },
+  };
+}
+
+/** `clause` added to the SET action of an update expression (one is added when it has none). */
+export function addSetClause(updateExpression: string, clause: string): string {
+  const match = /(^|\s)SET\s/i.exec(updateExpression);
+  if (match === null) return `SET ${clause} ${updateExpression}`.trim();
+  const at = match.index + match[0].length;
+  return `${updateExpression.slice(0, at)}${clause}, ${updateExpression.slice(at)}`;
 }
 
 /** The SDK Update of an operator transition (the cancel also binds the state it saw). */

@@ -22,8 +22,10 @@ import {
   type StartOrderMessage,
   type WorkflowTimings,
 } from '../contracts';
+import { admissionSlotOrder, retryAfterSeconds } from './admission';
 import type {
   AlertArchive,
+  DrainReader,
   EventLog,
   ExecutionHistory,
   OperatorActionStore,
@@ -132,6 +134,10 @@ export interface OperatorActionDependencies {
   readonly clock: { now(): number };
   readonly timings: Pick<WorkflowTimings, 'startGraceSeconds'>;
   readonly dueShardCount: number;
+  /** Admission control: a retry takes a slot from these counters (as a submission does). */
+  readonly admission: { readonly limit: number; readonly shards: number };
+  /** The observed drain, for the Retry-After of a retry refused because every slot is taken. */
+  readonly drain: DrainReader;
   readonly log: EventLog;
 }
 
@@ -142,9 +148,16 @@ export type OperatorActionOutcome =
       readonly entry: OperatorLogEntry;
       /** False when the start message could not be sent (the supervisor re-queues after startGrace). */
       readonly startQueued: boolean;
+      /**
+       * A retry only: the admission slot the order now holds, and whether this retry took it
+       * ('taken') or kept the one the record still held ('kept').
+       */
+      readonly admission?: { readonly shard: string; readonly slot: 'taken' | 'kept' };
     }
   | { readonly kind: 'not-found' }
-  | { readonly kind: 'refused'; readonly body: OperatorRefusalBody };
+  | { readonly kind: 'refused'; readonly body: OperatorRefusalBody }
+  /** A retry while every admission slot is taken: nothing was written; come back after Retry-After. */
+  | { readonly kind: 'rejected'; readonly message: string; readonly retryAfterSeconds: number };
 
 /**
  * Retry or cancel: read the record, refuse when it is not what the operator saw or its state does
@@ -154,7 +167,9 @@ export type OperatorActionOutcome =
  * writing, and gives the failure count a retry resets, for the log: a write conditional on
  * UpdatedAt applies only to the record that was read, since every transition stamps UpdatedAt.
  *
- * A retry is new work and should take an admission slot: see OperatorActionStore.apply.
+ * A retry is new work and takes an admission slot atomically with its record update (see
+ * applyRetry); a cancel takes none: compensation undoes work already admitted, it is not new work,
+ * and an order being rolled back must never wait behind new submissions.
  */
 export async function performOperatorAction(
   input: OperatorActionInput,
@@ -202,7 +217,19 @@ export async function performOperatorAction(
     entry,
     at: now,
   };
-  if ((await deps.store.apply(write)) === 'lost') {
+  const applied =
+    transition === 'operatorCancel'
+      ? { result: await deps.store.apply(write) }
+      : await applyRetry(write, current, deps);
+  if (applied.result === 'all-full') {
+    const retryAfter = retryAfterSeconds(await deps.drain.read(), deps.clock.now());
+    return {
+      kind: 'rejected',
+      retryAfterSeconds: retryAfter,
+      message: `Too many orders in progress: a retry is new work and every admission slot is taken; order '${orderId}' was not changed. Retry after ${retryAfter} s`,
+    };
+  }
+  if (applied.result === 'lost') {
     const after = await deps.store.summary(orderId);
     if (after === undefined) return { kind: 'not-found' };
     return { kind: 'refused', body: refusalFor(action, after, request) };
@@ -231,7 +258,53 @@ export async function performOperatorAction(
     body: { orderId, action, processState: newState, updatedAt: at },
     entry,
     startQueued,
+    ...('admission' in applied && applied.admission !== undefined && { admission: applied.admission }),
   };
+}
+
+type RetryApplied =
+  | {
+      readonly result: 'applied';
+      readonly admission: { readonly shard: string; readonly slot: 'taken' | 'kept' };
+    }
+  | { readonly result: 'lost' | 'all-full' };
+
+/**
+ * A retry (Error -> Pending, CompensationFailed -> CompensationInProgress) is new work, so it
+ * holds an admission slot like a submission:
+ * - the record still holds one (it reached Error or CompensationFailed, but the release consumer
+ *   has not run yet): it keeps that slot and takes none, conditional on still holding it (the
+ *   release, finding the record no longer terminal, then leaves it alone);
+ * - a release ran between the read and that write: the record is read again and, still as the
+ *   operator saw it, takes a slot as below;
+ * - otherwise the retry takes a slot in the same transaction as its update, trying the counters
+ *   in the order a submission of this order would ('all-full' when every one is at its cap).
+ */
+async function applyRetry(
+  write: OperatorActionWrite,
+  current: OperatorRecordSummary,
+  deps: OperatorActionDependencies,
+): Promise<RetryApplied> {
+  if (current.admissionShard !== undefined) {
+    const kept = await deps.store.apply({ ...write, keepsSlot: current.admissionShard });
+    if (kept === 'applied')
+      return { result: 'applied', admission: { shard: current.admissionShard, slot: 'kept' } };
+    const after = await deps.store.summary(write.orderId);
+    const releasedMeanwhile =
+      after !== undefined &&
+      after.admissionShard === undefined &&
+      after.lockedBy === undefined &&
+      after.processState === write.seenState &&
+      after.updatedAt === write.seenUpdatedAt;
+    if (!releasedMeanwhile) return { result: 'lost' };
+  }
+  const slots = admissionSlotOrder(write.orderId, deps.admission.limit, deps.admission.shards);
+  for (const slot of slots) {
+    const result = await deps.store.applyTakingSlot(write, slot);
+    if (result === 'applied') return { result, admission: { shard: slot.key, slot: 'taken' } };
+    if (result === 'lost') return { result };
+  }
+  return { result: 'all-full' };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -275,6 +275,11 @@ export interface OperatorRecordSummary {
   readonly lockedBy?: string;
   readonly failureCount: number;
   readonly compensationFailureCount: number;
+  /**
+   * The admission counter the record still holds a slot of (AdmissionShard): present while the
+   * order is in flight, and after it reached a terminal state until its release has run.
+   */
+  readonly admissionShard?: string;
 }
 
 /** One OperatorLog entry, as the action writes it. */
@@ -301,12 +306,28 @@ export interface OperatorActionWrite {
   readonly dueShard: string;
   readonly entry: OperatorLogEntry;
   readonly at: number;
+  /**
+   * A retry of a record that still holds its admission slot (its release has not run yet): the
+   * slot's counter key. The retry keeps that slot instead of taking one, so the write is also
+   * conditional on the record still holding it (a release in between makes it 'lost').
+   */
+  readonly keepsSlot?: string;
 }
+
+/** How a retry that takes an admission slot ended: 'shard-full' when that counter is at its cap. */
+export type SlotTakingResult = TransitionResult | 'shard-full';
 
 export interface OperatorActionStore {
   summary(orderId: string): Promise<OperatorRecordSummary | undefined>;
   /** 'lost' when the record is no longer exactly what the operator saw (or is locked). */
   apply(write: OperatorActionWrite): Promise<TransitionResult>;
+  /**
+   * A retry is new work: the action's update, the record taking `slot` (AdmissionShard, only while
+   * it holds none) and the counter taking a slot (below its cap), all in one transaction. 'lost'
+   * when the record is not what the operator saw (outranks a full counter), 'shard-full' when only
+   * the counter refused.
+   */
+  applyTakingSlot(write: OperatorActionWrite, slot: AdmissionSlot): Promise<SlotTakingResult>;
 }
 
 /** The record as inspect shows it (see OperatorRecordView). */

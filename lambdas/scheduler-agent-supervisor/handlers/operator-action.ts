@@ -1,7 +1,8 @@
 /**
  * POST /operator/orders/{orderId}/retry and /cancel: conditional on what the operator saw, logged
  * with who and why (structured log and OperatorLog), counted; 200 applied, 400 bad request,
- * 403 no caller identity, 404 unknown order, 409 StateChanged or NotAllowed.
+ * 403 no caller identity, 404 unknown order, 409 StateChanged or NotAllowed, 429 a retry (new
+ * work) while every admission slot is taken (Retry-After, nothing written).
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { createDocumentClient, createSqsClient } from '../../shared/aws-clients';
@@ -9,9 +10,10 @@ import { systemClock } from '../../shared/clock';
 import { requireEnv } from '../../shared/env';
 import { apiRequestScope, errorResponse, jsonResponse, unexpectedErrorResponse } from '../../shared/http';
 import { annotateTrace, createObservability, instrumentedHandler } from '../../shared/observability';
+import { DynamoDrainStatistics } from '../adapters/admission-store';
 import { operatorOf } from '../adapters/operator-identity';
 import { DynamoOperatorStore } from '../adapters/operator-store';
-import { readDueShardCount, readWorkflowTimings } from '../adapters/runtime-config';
+import { readAdmissionSettings, readDueShardCount, readWorkflowTimings } from '../adapters/runtime-config';
 import { SqsStartQueue } from '../adapters/start-queue';
 import { EnvKey, OperatorAction, OperatorRoute, OrderMetric } from '../contracts';
 import {
@@ -24,12 +26,17 @@ import { parseOrderIdParameter } from '../domain/validation';
 const observability = createObservability<OrderMetric>();
 const { tracer, count, countBy } = observability;
 
+const documentClient = createDocumentClient(tracer);
+const admissionTable = requireEnv(EnvKey.AdmissionTableName);
+
 const dependencies: Omit<OperatorActionDependencies, 'log'> = {
-  store: new DynamoOperatorStore(createDocumentClient(tracer), requireEnv(EnvKey.StateTableName)),
+  store: new DynamoOperatorStore(documentClient, requireEnv(EnvKey.StateTableName), { admissionTable }),
   startQueue: new SqsStartQueue(createSqsClient(tracer), requireEnv(EnvKey.StartQueueUrl)),
   clock: systemClock,
   timings: readWorkflowTimings(),
   dueShardCount: readDueShardCount(),
+  admission: readAdmissionSettings(),
+  drain: new DynamoDrainStatistics(documentClient, admissionTable),
 };
 
 /** The action is the last segment of the route's resource (`.../{orderId}/retry`). */
@@ -77,6 +84,7 @@ export const handler = instrumentedHandler(
             newState: outcome.body.processState,
             resetFailureCount: outcome.entry.resetFailureCount,
             startQueued: outcome.startQueued,
+            admission: outcome.admission,
           });
           return jsonResponse(200, outcome.body, echoHeaders);
         case 'not-found':
@@ -93,6 +101,19 @@ export const handler = instrumentedHandler(
             currentUpdatedAt: outcome.body.currentUpdatedAt,
           });
           return jsonResponse(409, outcome.body, echoHeaders);
+        case 'rejected':
+          count(OrderMetric.AdmissionRejected);
+          log.info('Operator retry refused: every admission slot is taken', {
+            action,
+            by,
+            reason: request.reason,
+            ...seen,
+            retryAfterSeconds: outcome.retryAfterSeconds,
+          });
+          return errorResponse(429, outcome.message, undefined, {
+            ...echoHeaders,
+            'Retry-After': String(outcome.retryAfterSeconds),
+          });
       }
     } catch (error) {
       return unexpectedErrorResponse(scope, 'Operator action failed unexpectedly', error);

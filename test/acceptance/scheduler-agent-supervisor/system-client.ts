@@ -4,7 +4,10 @@
  */
 import { type AttributeValue, DynamoDBClient, GetItemCommand, paginateScan } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { awsEndpoint, OperatorClient } from '../../../bin/operator-client';
+import { DynamoDbLedger, type LedgerContents, readLedger } from '../../../lambdas/fakes/adapters/ledger';
 import { LedgerAttr, LedgerItemKind } from '../../../lambdas/fakes/contracts';
+import type { ServiceName } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { type ApiResponse, apiRequest, awsClientConfig, takeMatching } from '../client-support';
 import type { TargetDescription } from '../target';
 
@@ -187,6 +190,46 @@ export class SystemClient {
     }
     throw new Error(
       `Order ${orderId} did not reach ${states.join('/')} within ${timeoutMs} ms; last seen: ${JSON.stringify(last)}`,
+    );
+  }
+
+  /** The operator identity's principal, where the target lists one (the local runtime). */
+  get operatorArn(): string | undefined {
+    return this.target.identities?.operator?.userArn;
+  }
+
+  /**
+   * The operator routes' client (the CLI's own, bin/operator-client.ts), signing with SigV4: the
+   * target's `operator` identity (the local runtime's), else on AWS the standard credential chain
+   * (whose IAM policy must allow execute-api:Invoke on the /operator routes).
+   */
+  operator(): OperatorClient {
+    const operator = this.target.identities?.operator;
+    if (operator) {
+      return new OperatorClient({
+        apiUrl: this.target.outputs.ApiUrl,
+        region: this.target.region,
+        credentials: { accessKeyId: operator.accessKeyId, secretAccessKey: operator.secretAccessKey },
+      });
+    }
+    if (this.target.kind === 'aws')
+      return new OperatorClient(awsEndpoint(this.target.outputs.ApiUrl, this.target.region));
+    throw new Error('The target description lists no operator identity: restart the local runtime');
+  }
+
+  /** The fake downstream's ledger entries of this order (effects, undos, closed keys). */
+  async ledger(orderId: string): Promise<LedgerContents> {
+    const all = await readLedger(this.dynamo, this.target.outputs.LedgerTableName);
+    const mine = <T extends { idempotencyKey: string }>(entries: readonly T[]) =>
+      entries.filter((entry) => entry.idempotencyKey.startsWith(`${orderId}:`));
+    return { effects: mine(all.effects), undos: mine(all.undos), closedKeys: mine(all.closedKeys) };
+  }
+
+  /** Ends the OUTAGE a service plays for one key (the provider's fix, played by the test). */
+  endOutage(service: ServiceName, idempotencyKey: string): Promise<void> {
+    return new DynamoDbLedger(this.dynamo, this.target.outputs.LedgerTableName).endOutage(
+      service,
+      idempotencyKey,
     );
   }
 

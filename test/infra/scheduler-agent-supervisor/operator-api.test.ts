@@ -104,12 +104,14 @@ describe('operator API (default profile, demo)', () => {
     ).toEqual(['dynamodb:GetItem', 'dynamodb:Query', 'states:DescribeExecution']);
   });
 
-  it('acts with GetItem and UpdateItem on the state table and SendMessage to the start queue, nothing else', () => {
+  it('acts with GetItem and UpdateItem on the state table, UpdateItem (a retry takes a slot) and GetItem (the drain) on the admission table, SendMessage to the start queue, nothing else', () => {
     const statements = statementsOfFunction(template, functionIdByService(template, 'operator-action'));
     const byAction = grants(statements);
-    const stateTable = JSON.stringify({ 'Fn::GetAtt': [logicalId(synth.stack.stateStore.table), 'Arn'] });
-    expect(byAction['dynamodb:GetItem']).toEqual([stateTable]);
-    expect(byAction['dynamodb:UpdateItem']).toEqual([stateTable]);
+    const arnOf = (construct: IConstruct) => JSON.stringify({ 'Fn::GetAtt': [logicalId(construct), 'Arn'] });
+    const stateTable = arnOf(synth.stack.stateStore.table);
+    const admissionTable = arnOf(synth.stack.admissionStore.table);
+    expect(byAction['dynamodb:GetItem']?.sort()).toEqual([stateTable, admissionTable].sort());
+    expect(byAction['dynamodb:UpdateItem']?.sort()).toEqual([stateTable, admissionTable].sort());
     expect(byAction['sqs:SendMessage']).toEqual([
       JSON.stringify({ 'Fn::GetAtt': [logicalId(synth.stack.starter.startQueue as never), 'Arn'] }),
     ]);
@@ -126,8 +128,17 @@ describe('operator API (default profile, demo)', () => {
         EnvKey.StartQueueUrl,
         EnvKey.WorkflowTimings,
         EnvKey.DueShardCount,
+        EnvKey.AdmissionTableName,
+        EnvKey.AdmissionSettings,
       ]),
     );
+    // The retry takes its slot under the very settings the submission admits with.
+    const submit = resourcesOf(template)[functionIdByService(template, 'submit-order')]?.Properties
+      ?.Environment as { Variables: Record<string, unknown> };
+    expect(env.Variables[EnvKey.AdmissionSettings]).toEqual(submit.Variables[EnvKey.AdmissionSettings]);
+    expect(env.Variables[EnvKey.AdmissionTableName]).toEqual({
+      Ref: logicalId(synth.stack.admissionStore.table),
+    });
   });
 
   it('archives every order alert: a rule on the alert bus targets the archiver, which may only PutItem', () => {

@@ -2,7 +2,7 @@
  * The fake remote services over real HTTP (function URL double), with the ledger on DynamoDB Local.
  */
 import { randomUUID } from 'node:crypto';
-import { readLedger } from '../../../lambdas/fakes/adapters/ledger';
+import { DynamoDbLedger, readLedger } from '../../../lambdas/fakes/adapters/ledger';
 import { FAKES_METRICS_NAMESPACE, FakesEnvKey } from '../../../lambdas/fakes/contracts';
 import { PowertoolsEnvKey } from '../../../lambdas/shared/env';
 import { startDynamoDbLocal, TEST_CREDENTIALS, TEST_REGION } from '../../support/emulators';
@@ -180,6 +180,26 @@ describe('remote service (integration, over HTTP)', () => {
     expect(await ledgerEffectsFor(h.dynamo, key)).toBe(1);
   });
 
+  it('OUTAGE: payment answers 503 to every call of a key until its outage is ended, then records one effect; other services are unaffected', async () => {
+    const body = order(['OUTAGE']);
+    const key = `${body.orderId}:ChargePayment`;
+    for (let call = 0; call < 6; call += 1) {
+      expect((await post('/payments/charges', body, key)).status).toBe(503);
+    }
+    expect(await ledgerEffectsFor(h.dynamo, key)).toBe(0);
+    expect((await post('/inventory/reservations', body, `${body.orderId}:ReserveInventory`)).status).toBe(
+      201,
+    );
+
+    await new DynamoDbLedger(h.dynamo, LEDGER_TABLE).endOutage('payment', key);
+    expect((await post('/payments/charges', body, key)).status).toBe(201);
+    expect((await post('/payments/charges', body, key)).status).toBe(200);
+    expect(await ledgerEffectsFor(h.dynamo, key)).toBe(1);
+    // The outage of one key is its own: another order's payment is still unavailable.
+    const other = order(['OUTAGE']);
+    expect((await post('/payments/charges', other, `${other.orderId}:ChargePayment`)).status).toBe(503);
+  });
+
   it('PERM-FAIL: the payment service refuses with 422 every time and records nothing', async () => {
     const body = order(['PERM-FAIL']);
     const key = `${body.orderId}:ChargePayment`;
@@ -249,6 +269,7 @@ describe('remote service (integration, over HTTP)', () => {
           confirmationId: charge.body.confirmationId,
           skus: ['BOOK'],
           undoneBy: `${body.orderId}:RefundPayment`,
+          undoneAt: expect.any(String),
         },
       ],
       undos: [

@@ -21,6 +21,7 @@ const none = {
   undoFlaky: false,
   undoFail: false,
   slow: false,
+  outage: false,
 };
 const SERVICES = ['inventory', 'payment', 'shipping'] as const;
 
@@ -94,6 +95,10 @@ describe('scenarioFlags', () => {
     }
   });
 
+  it('plays OUTAGE on the payment service only', () => {
+    expect(SERVICES.filter((service) => scenarioFlags(service, ['OUTAGE']).outage)).toEqual(['payment']);
+  });
+
   it('ignores ordinary SKUs and other spellings', () => {
     expect(scenarioFlags('payment', ['BOOK', 'perm-fail', 'UNDO-FAILED', 'SLOWLY'])).toEqual(none);
     expect(scenarioFlags('payment', [])).toEqual(none);
@@ -122,6 +127,19 @@ describe('decideBeforeEffect', () => {
     expect(decideBeforeEffect('payment', flaky, 1)).toMatchObject({ kind: 'unavailable', status: 503 });
     expect(decideBeforeEffect('payment', flaky, 2)).toMatchObject({ kind: 'unavailable', status: 503 });
     expect(decideBeforeEffect('payment', flaky, 3)).toEqual({ kind: 'proceed' });
+  });
+
+  it('fails every OUTAGE call with 503 until the outage is ended for the key, then lets it through', () => {
+    const outage = { ...none, outage: true };
+    for (const call of [1, 2, 50]) {
+      expect(decideBeforeEffect('payment', outage, call)).toMatchObject({ kind: 'unavailable', status: 503 });
+      expect(decideBeforeEffect('payment', outage, call, false)).toMatchObject({ status: 503 });
+    }
+    expect(decideBeforeEffect('payment', outage, 51, true)).toEqual({ kind: 'proceed' });
+    // Ending an outage that is not being played changes nothing.
+    expect(decideBeforeEffect('payment', { ...none, permanentFailure: true }, 0, true)).toMatchObject({
+      status: 422,
+    });
   });
 
   it('plays no compensation scenario on an original operation', () => {

@@ -1,4 +1,6 @@
 import {
+  addSetClause,
+  DynamoOperatorStore,
   decodeCursor,
   encodeCursor,
   InvalidCursorError,
@@ -10,6 +12,11 @@ import {
   ProcessState,
   type StartOrderMessage,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import {
+  type AdmissionSlot,
+  admissionSlotOrder,
+  retryAfterSeconds,
+} from '../../../lambdas/scheduler-agent-supervisor/domain/admission';
 import { archivedAlertFrom } from '../../../lambdas/scheduler-agent-supervisor/domain/alert-archive';
 import {
   type InspectDependencies,
@@ -24,10 +31,12 @@ import {
   statesAllowing,
 } from '../../../lambdas/scheduler-agent-supervisor/domain/operator';
 import type {
+  DrainObservation,
   EventLog,
   OperatorActionStore,
   OperatorActionWrite,
   OperatorRecordSummary,
+  SlotTakingResult,
   TransitionResult,
 } from '../../../lambdas/scheduler-agent-supervisor/domain/ports';
 import { dueShardFor } from '../../../lambdas/scheduler-agent-supervisor/domain/shard';
@@ -70,28 +79,44 @@ describe('which states allow which operator action', () => {
   });
 });
 
-/** An in-memory store port: the record as summarised, and what each apply finds. */
+/**
+ * An in-memory store port: the record as summarised, and what each write finds (`slot` is the
+ * counter a slot-taking retry tries; undefined for a plain apply). Every write is recorded, with
+ * the counter it tried.
+ */
 class MemoryStore implements OperatorActionStore {
   readonly writes: OperatorActionWrite[] = [];
+  readonly slotsTried: string[] = [];
   constructor(
     public record: OperatorRecordSummary | undefined,
-    private readonly onApply: (write: OperatorActionWrite) => TransitionResult = () => 'applied',
+    private readonly onWrite: (write: OperatorActionWrite, slot?: AdmissionSlot) => SlotTakingResult = () =>
+      'applied',
   ) {}
   async summary(): Promise<OperatorRecordSummary | undefined> {
     return this.record;
   }
   async apply(write: OperatorActionWrite): Promise<TransitionResult> {
     this.writes.push(write);
-    return this.onApply(write);
+    const result = this.onWrite(write);
+    if (result === 'shard-full') throw new Error('a plain apply cannot find a counter full');
+    return result;
+  }
+  async applyTakingSlot(write: OperatorActionWrite, slot: AdmissionSlot): Promise<SlotTakingResult> {
+    this.writes.push(write);
+    this.slotsTried.push(slot.key);
+    return this.onWrite(write, slot);
   }
 }
 
 const silentLog: EventLog = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
 
+const ADMISSION = { limit: 8, shards: 4 };
+
 function deps(
   store: OperatorActionStore,
   sent: StartOrderMessage[],
   failSend = false,
+  drain?: DrainObservation,
 ): OperatorActionDependencies {
   return {
     store,
@@ -104,6 +129,8 @@ function deps(
     clock: { now: () => NOW },
     timings: { startGraceSeconds: 60 },
     dueShardCount: 4,
+    admission: ADMISSION,
+    drain: { read: async () => drain },
     log: silentLog,
   };
 }
@@ -156,6 +183,7 @@ describe('performOperatorAction', () => {
         resetFailureCount: 3,
       },
       startQueued: true,
+      admission: { shard: admissionSlotOrder('order-1', 8, 4)[0]?.key, slot: 'taken' },
     });
     expect(store.writes).toEqual([
       expect.objectContaining({
@@ -279,6 +307,98 @@ describe('performOperatorAction', () => {
   });
 });
 
+describe('admission of operator retries (a retry is new work)', () => {
+  const order = admissionSlotOrder('order-1', ADMISSION.limit, ADMISSION.shards).map((slot) => slot.key);
+
+  it.each([
+    [ProcessState.Error, 'operatorRetry'],
+    [ProcessState.CompensationFailed, 'operatorRetryCompensation'],
+  ])(
+    'a retry of a %s record holding no slot takes one, on its own counter first',
+    async (state, transition) => {
+      const store = new MemoryStore(summary(state));
+      const outcome = await act(OperatorAction.Retry, state, deps(store, []));
+      expect(outcome).toMatchObject({ kind: 'applied', admission: { shard: order[0], slot: 'taken' } });
+      expect(store.slotsTried).toEqual([order[0]]);
+      expect(store.writes).toEqual([expect.objectContaining({ transition })]);
+      expect(store.writes[0]).not.toHaveProperty('keepsSlot');
+    },
+  );
+
+  it('walks on to the next counters while they are full, in admissionSlotOrder', async () => {
+    const store = new MemoryStore(summary(ProcessState.Error), (_, slot) =>
+      slot?.key === order[2] ? 'applied' : 'shard-full',
+    );
+    const sent: StartOrderMessage[] = [];
+    const outcome = await act(OperatorAction.Retry, ProcessState.Error, deps(store, sent));
+    expect(outcome).toMatchObject({ kind: 'applied', admission: { shard: order[2], slot: 'taken' } });
+    expect(store.slotsTried).toEqual(order.slice(0, 3));
+    expect(sent).toHaveLength(1);
+  });
+
+  it('every counter full: rejected with the Retry-After of the drain, nothing applied, no start message', async () => {
+    const drain: DrainObservation = { intervalMillisEwma: 4_200, lastReleaseAt: NOW - 1_000, version: 7 };
+    const store = new MemoryStore(summary(ProcessState.Error), () => 'shard-full');
+    const sent: StartOrderMessage[] = [];
+    const outcome = await act(OperatorAction.Retry, ProcessState.Error, deps(store, sent, false, drain));
+    expect(outcome).toEqual({
+      kind: 'rejected',
+      retryAfterSeconds: retryAfterSeconds(drain, NOW),
+      message: expect.stringContaining('every admission slot is taken'),
+    });
+    expect(retryAfterSeconds(drain, NOW)).toBe(5);
+    expect(store.slotsTried).toEqual(order);
+    expect(sent).toEqual([]);
+  });
+
+  it('a record that moved on is refused as before, even with a counter full: no other counter is tried', async () => {
+    const store = new MemoryStore(summary(ProcessState.Error), () => {
+      store.record = summary(ProcessState.Pending, { updatedAt: 'retried' });
+      return 'lost';
+    });
+    const outcome = await act(OperatorAction.Retry, ProcessState.Error, deps(store, []));
+    expect(outcome).toMatchObject({
+      kind: 'refused',
+      body: { refusal: 'NotAllowed', currentState: 'Pending' },
+    });
+    expect(store.slotsTried).toEqual([order[0]]);
+  });
+
+  it('a record still holding its slot (release not run yet) keeps it: a plain write conditional on it, no slot taken', async () => {
+    const store = new MemoryStore(summary(ProcessState.Error, { admissionShard: 'shard#3' }));
+    const outcome = await act(OperatorAction.Retry, ProcessState.Error, deps(store, []));
+    expect(outcome).toMatchObject({ kind: 'applied', admission: { shard: 'shard#3', slot: 'kept' } });
+    expect(store.slotsTried).toEqual([]);
+    expect(store.writes).toEqual([expect.objectContaining({ keepsSlot: 'shard#3' })]);
+  });
+
+  it('the slot released between the read and the keeping write: reads again and takes a slot', async () => {
+    const store = new MemoryStore(summary(ProcessState.Error, { admissionShard: 'shard#3' }), (write) => {
+      if (write.keepsSlot === undefined) return 'applied';
+      store.record = summary(ProcessState.Error); // the release removed AdmissionShard, nothing else
+      return 'lost';
+    });
+    const outcome = await act(OperatorAction.Retry, ProcessState.Error, deps(store, []));
+    expect(outcome).toMatchObject({ kind: 'applied', admission: { shard: order[0], slot: 'taken' } });
+    expect(store.writes.map((write) => write.keepsSlot ?? 'take')).toEqual(['shard#3', 'take']);
+  });
+
+  it.each([
+    ['holding no slot', summary(ProcessState.Error)],
+    ['still holding its slot', summary(ProcessState.Processed, { admissionShard: 'shard#1' })],
+  ])(
+    'a cancel of a record %s takes no slot and keeps none (compensation is not new work)',
+    async (_, record) => {
+      const store = new MemoryStore(record);
+      const outcome = await act(OperatorAction.Cancel, record.processState, deps(store, []));
+      expect(outcome).toMatchObject({ kind: 'applied', body: { processState: 'CompensationInProgress' } });
+      expect(outcome).not.toHaveProperty('admission');
+      expect(store.slotsTried).toEqual([]);
+      expect(store.writes).toEqual([expect.not.objectContaining({ keepsSlot: expect.anything() })]);
+    },
+  );
+});
+
 describe('parseOperatorActionBody', () => {
   it('accepts a reason and what the operator saw', () => {
     expect(parseOperatorActionBody(JSON.stringify(request(ProcessState.Error)), false)).toEqual({
@@ -347,6 +467,58 @@ describe('parseOperatorListQuery', () => {
       errors: [{ path: 'state', message: expect.stringMatching(/^must be one of Pending/) }],
     });
     expect(parseOperatorListQuery({ state: 'Error', limit: '100' })).toMatchObject({ ok: true });
+  });
+});
+
+describe('the retry update that takes a slot', () => {
+  it('adds a clause to the SET action, wherever it is, or adds a SET action', () => {
+    expect(addSetClause('SET #a = :a, #b = :b REMOVE #c', '#s = :s')).toBe(
+      'SET #s = :s, #a = :a, #b = :b REMOVE #c',
+    );
+    expect(addSetClause('REMOVE #c SET #a = :a', '#s = :s')).toBe('REMOVE #c SET #s = :s, #a = :a');
+    expect(addSetClause('REMOVE #c', '#s = :s')).toBe('SET #s = :s REMOVE #c');
+  });
+
+  it('a retry keeping its slot is conditional on the record still holding that very slot', () => {
+    const store = new DynamoOperatorStore({} as never, 'states');
+    const write = {
+      orderId: 'order-1',
+      transition: 'operatorRetry' as const,
+      seenState: ProcessState.Error,
+      seenUpdatedAt: SEEN_AT,
+      completeBy: NOW,
+      dueShard: '0',
+      entry: {
+        action: OperatorAction.Retry,
+        by: OPERATOR,
+        reason: 'r',
+        at: SEEN_AT,
+        seenState: ProcessState.Error,
+        seenUpdatedAt: SEEN_AT,
+        newState: ProcessState.Pending,
+      },
+      at: NOW,
+    };
+    const plain = store.actionUpdate(write);
+    const keeping = store.actionUpdate({ ...write, keepsSlot: 'shard#2' });
+    expect(keeping.ConditionExpression).toBe(`(${plain.ConditionExpression}) AND #keptShard = :keptShard`);
+    expect(keeping.ExpressionAttributeNames).toMatchObject({ '#keptShard': 'AdmissionShard' });
+    expect(keeping.ExpressionAttributeValues).toMatchObject({ ':keptShard': 'shard#2' });
+    expect(keeping.UpdateExpression).toBe(plain.UpdateExpression);
+  });
+
+  it('refuses to take a slot for a cancel, or without an admission table', async () => {
+    const write = { transition: 'operatorCancel' } as never;
+    const slot = { key: 'shard#0', cap: 1 };
+    await expect(new DynamoOperatorStore({} as never, 'states').applyTakingSlot(write, slot)).rejects.toThrow(
+      'without an admission table',
+    );
+    await expect(
+      new DynamoOperatorStore({} as never, 'states', { admissionTable: 'admission' }).applyTakingSlot(
+        write,
+        slot,
+      ),
+    ).rejects.toThrow('operatorCancel takes no admission slot');
   });
 });
 

@@ -3,7 +3,6 @@
  * a refusal stores nothing and says when to come back, a slot is released exactly once (stream
  * consumer twice, then the reconciler), and a lost release is healed by the reconciler.
  */
-import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type {
   APIGatewayProxyEvent,
@@ -20,6 +19,7 @@ import {
 } from '../../../../lambdas/scheduler-agent-supervisor/contracts';
 import type { ReconcileSummary } from '../../../../lambdas/scheduler-agent-supervisor/domain/admission';
 import {
+  admissionCounters,
   type CoreResources,
   type CoreWorld,
   createResources,
@@ -34,6 +34,7 @@ import {
   sleep,
   startCoreWorld,
   stateItem,
+  stateStreamEventOf,
   validOrder,
 } from './harness';
 
@@ -73,14 +74,7 @@ function post(submit: ApiHandler['handler'], orderId: string, overrides: Record<
   return submit(postOrderEvent(JSON.stringify(validOrder(orderId, overrides))), lambdaContext());
 }
 
-async function counters(): Promise<Record<string, { InFlight?: number; Cap?: number; Released?: number }>> {
-  const items = await scanAll(world, resources.admissionTable);
-  return Object.fromEntries(
-    items
-      .filter((item) => String(item.Pk).startsWith('shard#'))
-      .map((item) => [String(item.Pk), item as { InFlight?: number; Cap?: number; Released?: number }]),
-  );
-}
+const counters = () => admissionCounters(world, resources);
 
 async function inFlightTotal(): Promise<number> {
   return Object.values(await counters()).reduce((sum, counter) => sum + (counter.InFlight ?? 0), 0);
@@ -98,33 +92,8 @@ async function settle(orderId: string, processState: string, updatedAt = new Dat
   );
 }
 
-/** The stream record DynamoDB would deliver for the record as it is now (new image, low-level form). */
-async function streamEventOf(orderId: string, sequenceNumber: string): Promise<DynamoDBStreamEvent> {
-  const { Item } = await world.doc.send(
-    new GetItemCommand({
-      TableName: resources.stateTable,
-      Key: { OrderID: { S: orderId } },
-      ConsistentRead: true,
-    }),
-  );
-  if (!Item) throw new Error(`No record ${orderId}`);
-  return {
-    Records: [
-      {
-        eventID: sequenceNumber,
-        eventName: 'MODIFY',
-        eventSource: 'aws:dynamodb',
-        awsRegion: 'eu-west-1',
-        dynamodb: {
-          Keys: { OrderID: { S: orderId } },
-          NewImage: Item as never,
-          SequenceNumber: sequenceNumber,
-          StreamViewType: 'NEW_AND_OLD_IMAGES',
-        },
-      },
-    ],
-  };
-}
+const streamEventOf = (orderId: string, sequenceNumber: string) =>
+  stateStreamEventOf(world, resources, orderId, sequenceNumber);
 
 describe('the limit under a race', () => {
   it('200 concurrent submissions against a limit of 50: exactly 50 accepted, 150 refused with Retry-After, nothing stored for them', async () => {

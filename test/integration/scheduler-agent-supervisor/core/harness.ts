@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import {
   CreateQueueCommand,
   DeleteMessageCommand,
@@ -16,7 +16,7 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import type { APIGatewayProxyEvent, Context, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { APIGatewayProxyEvent, Context, DynamoDBStreamEvent, SQSEvent, SQSRecord } from 'aws-lambda';
 import { stateRecordToItem } from '../../../../lambdas/scheduler-agent-supervisor/adapters/state-store';
 import {
   ADMISSION_INDEX,
@@ -532,6 +532,55 @@ export async function stateItem(
     }),
   );
   return Item;
+}
+
+/** The admission counters (`shard#<n>` items) as stored, by key. */
+export async function admissionCounters(
+  world: CoreWorld,
+  resources: CoreResources,
+): Promise<Record<string, { InFlight?: number; Cap?: number; Released?: number }>> {
+  const items = await scanAll(world, resources.admissionTable);
+  return Object.fromEntries(
+    items
+      .filter((item) => String(item[AdmissionCounterAttr.Pk]).startsWith('shard#'))
+      .map((item) => [
+        String(item[AdmissionCounterAttr.Pk]),
+        item as { InFlight?: number; Cap?: number; Released?: number },
+      ]),
+  );
+}
+
+/** The stream record DynamoDB would deliver for the state record as it is now (new image, low-level form). */
+export async function stateStreamEventOf(
+  world: CoreWorld,
+  resources: CoreResources,
+  orderId: string,
+  sequenceNumber: string,
+): Promise<DynamoDBStreamEvent> {
+  const { Item } = await world.doc.send(
+    new GetItemCommand({
+      TableName: resources.stateTable,
+      Key: { [StateAttr.OrderId]: { S: orderId } },
+      ConsistentRead: true,
+    }),
+  );
+  if (!Item) throw new Error(`No record ${orderId}`);
+  return {
+    Records: [
+      {
+        eventID: sequenceNumber,
+        eventName: 'MODIFY',
+        eventSource: 'aws:dynamodb',
+        awsRegion: TEST_REGION,
+        dynamodb: {
+          Keys: { [StateAttr.OrderId]: { S: orderId } },
+          NewImage: Item as never,
+          SequenceNumber: sequenceNumber,
+          StreamViewType: 'NEW_AND_OLD_IMAGES',
+        },
+      },
+    ],
+  };
 }
 
 export async function putStateRecord(

@@ -6,14 +6,25 @@
 import { randomUUID } from 'node:crypto';
 import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context, EventBridgeEvent } from 'aws-lambda';
+import type {
+  APIGatewayProxyEvent,
+  APIGatewayProxyResult,
+  Context,
+  DynamoDBBatchResponse,
+  DynamoDBStreamEvent,
+  EventBridgeEvent,
+} from 'aws-lambda';
 import { DynamoOperatorStore } from '../../../../lambdas/scheduler-agent-supervisor/adapters/operator-store';
 import {
   DynamoStateStore,
   stateRecordToItem,
 } from '../../../../lambdas/scheduler-agent-supervisor/adapters/state-store';
 import {
+  ADMISSION_INDEX,
+  AdmissionCounterAttr,
   AlertArchiveAttr,
+  DRAIN_ITEM_KEY,
+  DrainAttr,
   DUE_INDEX,
   EnvKey,
   type OperatorOrderDetailBody,
@@ -23,6 +34,10 @@ import {
   StateAttr,
   StepStatus,
 } from '../../../../lambdas/scheduler-agent-supervisor/contracts';
+import {
+  admissionSlotOrder,
+  retryAfterSeconds,
+} from '../../../../lambdas/scheduler-agent-supervisor/domain/admission';
 import { dueShardFor } from '../../../../lambdas/scheduler-agent-supervisor/domain/shard';
 import { decideClaim } from '../../../../lambdas/scheduler-agent-supervisor/domain/starter';
 import {
@@ -30,11 +45,14 @@ import {
   type StateRecord,
 } from '../../../../lambdas/scheduler-agent-supervisor/domain/state-record';
 import {
+  ADMISSION,
+  admissionCounters,
   BASE_TIMINGS,
   type CoreResources,
   type CoreWorld,
   createResources,
   drainBodies,
+  HANDLERS,
   handlerEnv,
   lambdaContext,
   loadHandler,
@@ -42,10 +60,12 @@ import {
   postOrderEvent,
   startCoreWorld,
   stateItem,
+  stateStreamEventOf,
 } from './harness';
 
 type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 type ArchiverHandler = (event: EventBridgeEvent<string, unknown>, context: Context) => Promise<void>;
+type ReleaseHandler = (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse>;
 
 const HANDLER = {
   action: require.resolve('../../../../lambdas/scheduler-agent-supervisor/handlers/operator-action'),
@@ -82,6 +102,7 @@ beforeEach(async () => {
         { AttributeName: DUE_INDEX.sortKey, AttributeType: 'N' },
         { AttributeName: STATE_INDEX.partitionKey, AttributeType: 'S' },
         { AttributeName: STATE_INDEX.sortKey, AttributeType: 'S' },
+        { AttributeName: ADMISSION_INDEX.partitionKey, AttributeType: 'S' },
       ],
       KeySchema: [{ AttributeName: StateAttr.OrderId, KeyType: 'HASH' }],
       GlobalSecondaryIndexes: [
@@ -100,6 +121,17 @@ beforeEach(async () => {
             { AttributeName: STATE_INDEX.sortKey, KeyType: 'RANGE' },
           ],
           Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...STATE_INDEX.projectedAttributes] },
+        },
+        {
+          IndexName: ADMISSION_INDEX.name,
+          KeySchema: [
+            { AttributeName: ADMISSION_INDEX.partitionKey, KeyType: 'HASH' },
+            { AttributeName: ADMISSION_INDEX.sortKey, KeyType: 'RANGE' },
+          ],
+          Projection: {
+            ProjectionType: 'INCLUDE',
+            NonKeyAttributes: [...ADMISSION_INDEX.projectedAttributes],
+          },
         },
       ],
     }),
@@ -355,6 +387,190 @@ describe('POST /operator/orders/{orderId}/retry and /cancel', () => {
       ProcessState: 'Pending',
       DueShard: expect.any(String),
     });
+  });
+});
+
+describe('admission of operator retries (a retry is new work)', () => {
+  /** A small limit, so "every shard full" is a few counter items. */
+  const SMALL = { limit: 4, shards: 2, reconcileGraceSeconds: 1 };
+  const small = { [EnvKey.AdmissionSettings]: JSON.stringify(SMALL) };
+  const counters = () => admissionCounters(world, resources);
+  const release = (event: DynamoDBStreamEvent) =>
+    loadHandler<{ handler: ReleaseHandler }>(HANDLERS.admissionRelease, env).handler(event, lambdaContext());
+  const reconcile = () =>
+    loadHandler<{ handler: (event: unknown, context: Context) => Promise<unknown> }>(
+      HANDLERS.admissionReconciler,
+      env,
+    ).handler({}, lambdaContext());
+
+  /** Moves a record on the way the scheduler or the supervisor would (UpdatedAt too). */
+  async function settle(orderId: string, processState: ProcessState): Promise<void> {
+    await world.doc.send(
+      new UpdateCommand({
+        TableName: resources.stateTable,
+        Key: { [StateAttr.OrderId]: orderId },
+        UpdateExpression: 'SET ProcessState = :state, UpdatedAt = :at REMOVE DueShard',
+        ExpressionAttributeValues: { ':state': processState, ':at': new Date().toISOString() },
+      }),
+    );
+  }
+
+  async function fillCounter(key: string, inFlight: number, cap: number): Promise<void> {
+    await world.doc.send(
+      new PutCommand({
+        TableName: resources.admissionTable,
+        Item: {
+          [AdmissionCounterAttr.Pk]: key,
+          [AdmissionCounterAttr.InFlight]: inFlight,
+          [AdmissionCounterAttr.Cap]: cap,
+          [AdmissionCounterAttr.UpdatedAt]: T0,
+        },
+      }),
+    );
+  }
+
+  it.each([
+    [ProcessState.Error, ProcessState.Pending],
+    [ProcessState.CompensationFailed, ProcessState.CompensationInProgress],
+  ])(
+    'a retry of a %s record holding no slot takes one in the same write: counter +1, AdmissionShard on the record; released once when it settles',
+    async (state, newState) => {
+      const orderId = `slot-${state}`;
+      await putRecord(orderId, state, T0, { [StateAttr.FailureCount]: 3 });
+      const response = await act('retry', orderId, seen(state, T0));
+      expect(response.statusCode).toBe(200);
+      const shard = admissionSlotOrder(orderId, ADMISSION.limit, ADMISSION.shards)[0]?.key as string;
+      expect(await counters()).toEqual({ [shard]: expect.objectContaining({ InFlight: 1 }) });
+      expect(await stateItem(world, resources, orderId)).toMatchObject({
+        ProcessState: newState,
+        AdmissionShard: shard,
+        OperatorLog: [expect.objectContaining({ Action: 'retry' })],
+      });
+
+      // The retried order finishes; the release consumer (twice: a redelivery) and then the
+      // reconciler give the slot back exactly once.
+      await settle(orderId, ProcessState.Processed);
+      const event = await stateStreamEventOf(world, resources, orderId, '100');
+      expect(await release(event)).toEqual({ batchItemFailures: [] });
+      expect(await release(event)).toEqual({ batchItemFailures: [] });
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      expect(await reconcile()).toMatchObject({ examined: 0, released: 0 });
+      expect((await counters())[shard]).toMatchObject({ InFlight: 0, Released: 1 });
+      expect(await stateItem(world, resources, orderId)).not.toHaveProperty('AdmissionShard');
+    },
+  );
+
+  it('every shard full: 429 with Retry-After from the drain, and nothing changed (record, counters, start queue)', async () => {
+    await putRecord('full-1', ProcessState.Error, T0, { [StateAttr.FailureCount]: 3 });
+    await fillCounter('shard#0', 2, 2);
+    await fillCounter('shard#1', 2, 2);
+    const drain = {
+      [DrainAttr.IntervalMillisEwma]: 7_300,
+      [DrainAttr.LastReleaseAt]: Date.now(),
+      [DrainAttr.Version]: 4,
+    };
+    await world.doc.send(
+      new PutCommand({
+        TableName: resources.admissionTable,
+        Item: { [AdmissionCounterAttr.Pk]: DRAIN_ITEM_KEY, ...drain },
+      }),
+    );
+    const recordBefore = await stateItem(world, resources, 'full-1');
+    const countersBefore = await counters();
+
+    const response = await act('retry', 'full-1', seen(ProcessState.Error, T0), undefined, small);
+    expect(response.statusCode).toBe(429);
+    expect(JSON.parse(response.body)).toEqual({
+      message: expect.stringContaining('every admission slot is taken'),
+    });
+    const expected = retryAfterSeconds(
+      { intervalMillisEwma: 7_300, lastReleaseAt: Date.now(), version: 4 },
+      Date.now(),
+    );
+    expect(expected).toBe(8);
+    expect(response.headers?.['Retry-After']).toBe(String(expected));
+    expect(await stateItem(world, resources, 'full-1')).toEqual(recordBefore);
+    expect(await counters()).toEqual(countersBefore);
+    expect(await drainBodies(world, resources.startQueueUrl)).toEqual([]);
+
+    // One slot frees up: the same retry (same seen version) now goes through, on that shard.
+    await fillCounter('shard#1', 1, 2);
+    expect((await act('retry', 'full-1', seen(ProcessState.Error, T0), undefined, small)).statusCode).toBe(
+      200,
+    );
+    expect(await stateItem(world, resources, 'full-1')).toMatchObject({
+      ProcessState: 'Pending',
+      AdmissionShard: 'shard#1',
+    });
+    expect((await counters())['shard#1']).toMatchObject({ InFlight: 2 });
+  });
+
+  it('a retry of a record still holding its slot (release not run yet) keeps it and takes no second one; the late release leaves it, the final one releases once', async () => {
+    await fillCounter('shard#1', 1, 2);
+    await putRecord('held-1', ProcessState.Error, T0, { [StateAttr.AdmissionShard]: 'shard#1' });
+    // The stream record of the Error image, delivered only after the retry.
+    const lateEvent = await stateStreamEventOf(world, resources, 'held-1', '200');
+
+    const response = await act('retry', 'held-1', seen(ProcessState.Error, T0), undefined, small);
+    expect(response.statusCode).toBe(200);
+    expect(await stateItem(world, resources, 'held-1')).toMatchObject({
+      ProcessState: 'Pending',
+      AdmissionShard: 'shard#1',
+    });
+    expect(await counters()).toEqual({ 'shard#1': expect.objectContaining({ InFlight: 1 }) });
+
+    expect(await release(lateEvent)).toEqual({ batchItemFailures: [] });
+    expect(await counters()).toEqual({ 'shard#1': expect.objectContaining({ InFlight: 1 }) });
+    expect(await stateItem(world, resources, 'held-1')).toMatchObject({ AdmissionShard: 'shard#1' });
+
+    await settle('held-1', ProcessState.Processed);
+    const finalEvent = await stateStreamEventOf(world, resources, 'held-1', '201');
+    expect(await release(finalEvent)).toEqual({ batchItemFailures: [] });
+    expect(await release(finalEvent)).toEqual({ batchItemFailures: [] });
+    expect((await counters())['shard#1']).toMatchObject({ InFlight: 0, Released: 1 });
+  });
+
+  it('a keeping write whose slot was released in between is lost (the domain then takes a slot)', async () => {
+    await putRecord('held-2', ProcessState.Error, T0);
+    const store = new DynamoOperatorStore(world.doc, resources.stateTable, {
+      admissionTable: resources.admissionTable,
+    });
+    const entry = {
+      action: 'retry' as const,
+      by: OPERATOR,
+      reason: 'probe',
+      at: T0,
+      seenState: ProcessState.Error,
+      seenUpdatedAt: T0,
+      newState: ProcessState.Pending,
+    };
+    const write = {
+      orderId: 'held-2',
+      transition: 'operatorRetry' as const,
+      seenState: ProcessState.Error,
+      seenUpdatedAt: T0,
+      completeBy: Date.now() + 60_000,
+      dueShard: '0',
+      entry,
+      at: Date.now(),
+    };
+    expect(await store.apply({ ...write, keepsSlot: 'shard#0' })).toBe('lost');
+    expect((await stateItem(world, resources, 'held-2'))?.ProcessState).toBe('Error');
+    expect(await store.applyTakingSlot(write, { key: 'shard#0', cap: 1 })).toBe('applied');
+    expect(await store.applyTakingSlot(write, { key: 'shard#0', cap: 1 })).toBe('lost');
+    expect(await counters()).toEqual({ 'shard#0': expect.objectContaining({ InFlight: 1 }) });
+  });
+
+  it('a cancel takes no slot (compensation is not new work), even with every shard full', async () => {
+    await fillCounter('shard#0', 2, 2);
+    await fillCounter('shard#1', 2, 2);
+    await putRecord('cancel-1', ProcessState.Error, T0);
+    const response = await act('cancel', 'cancel-1', seen(ProcessState.Error, T0), undefined, small);
+    expect(response.statusCode).toBe(200);
+    const item = await stateItem(world, resources, 'cancel-1');
+    expect(item?.ProcessState).toBe('CompensationInProgress');
+    expect(item).not.toHaveProperty('AdmissionShard');
+    expect(Object.values(await counters()).map((counter) => counter.InFlight)).toEqual([2, 2]);
   });
 });
 

@@ -17,6 +17,7 @@ import { DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dy
 import {
   OperatorAction,
   ProcessState,
+  STEP_NAMES,
   StateAttr,
   StepAttr,
 } from '../lambdas/scheduler-agent-supervisor/contracts';
@@ -68,7 +69,10 @@ const STEP_MARK: Readonly<Record<string, string>> = {
 function stepSummary(item: Item): string {
   const steps = (item[StateAttr.Steps] ?? {}) as Record<string, Item>;
   const mark = STEP_MARK;
+  // In the workflow's order, not the map's: the record stores steps as a map.
+  const position = (name: string) => STEP_NAMES.indexOf(name as (typeof STEP_NAMES)[number]);
   return Object.entries(steps)
+    .sort(([a], [b]) => position(a) - position(b))
     .map(([name, step]) => `${name}:${mark[String(step[StepAttr.Status])] ?? String(step[StepAttr.Status])}`)
     .join(' ');
 }

@@ -179,6 +179,15 @@ export const BROKEN_VARIANTS = {
       '{idempotencyKey:$1.idempotencyKey+":"+require("node:crypto").createHash("sha256").update($1.taskToken).digest("hex").slice(0,12),orderId:$1.orderId,step:$1.step,',
     expectedViolation: 'one-effect-per-key',
   },
+  agentCompensationNamesTheOrder: {
+    name: 'agent-compensation-names-the-order',
+    description:
+      "the agent's compensation call names the order (undoes: orderId) instead of the step's effect, so the service finds nothing to undo, answers undone: false, and the effect stands while the order ends Compensated",
+    role: 'agent',
+    pattern: /\{orderId:(\w+)\.orderId,undoes:(\w+)\.undoes\}/,
+    replacement: '{orderId:$1.orderId,undoes:$1.orderId}',
+    expectedViolation: 'compensation-exact',
+  },
   supervisorThresholdOffByOne: {
     name: 'supervisor-threshold-off-by-one',
     description:

@@ -13,7 +13,7 @@ import { join, resolve } from 'node:path';
 import { ORDER_STEPS, TERMINAL_STATES } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { type LocalRuntime, startLocalRuntime } from '../../local-runtime';
 import { maxSafeRelativeSkewMillis, type TerminalBound, terminalBound } from '../core/bounds';
-import { FAULT_KINDS, FaultKind } from '../core/faults';
+import { FAULT_KINDS, type FaultEvent, FaultKind } from '../core/faults';
 import {
   type AdmissionSample,
   type AlertSnapshot,
@@ -86,6 +86,8 @@ export interface CampaignReport {
   readonly summary: string;
   readonly wallMillis: number;
   readonly facts: AssemblyFacts;
+  /** Firings of attempt faults that hit a compensation request (the plan's compensationFault). */
+  readonly compensationFaultsFired: number;
 }
 
 const SAMPLE_INTERVAL_MILLIS = 1_000;
@@ -355,6 +357,7 @@ export async function runCampaign(options: CampaignOptions = {}): Promise<Campai
   };
   const result = checkCampaign(snapshot);
   const wallMillis = Date.now() - started;
+  const compensationFaultsFired = compensationFaultFirings(plan.orders, injector.events);
   const summary = renderSummary({
     snapshot,
     result,
@@ -375,10 +378,25 @@ export async function runCampaign(options: CampaignOptions = {}): Promise<Campai
         `${Math.max(0, ...admissionSamples.map((sample) => sample.slotsHeld ?? 0))} slots`,
       `orders planned to compensate: ${plan.orders.filter((order) => order.expectedOutcome === 'Compensated').length}, ` +
         `to end CompensationFailed: ${plan.orders.filter((order) => order.expectedOutcome === 'CompensationFailed').length}; ` +
-        `attempt faults on compensation requests: ${plan.orders.filter((order) => order.compensationFault).length}`,
+        `attempt faults planned on compensation requests: ${plan.orders.filter((order) => order.compensationFault).length}, ` +
+        `fired: ${compensationFaultsFired}`,
       `SQS queues and messages persist with the data directory: a restart keeps queued and in-flight messages`,
     ],
   });
   writeFileSync(join(workDir, `summary-${runId}.txt`), `${summary}\n`);
-  return { snapshot, result, bound, summary, wallMillis, facts };
+  return { snapshot, result, bound, summary, wallMillis, facts, compensationFaultsFired };
+}
+
+/**
+ * Firings that can only have hit a compensation: the kind of an order's compensationFault, on that
+ * order, whose own attempt fault is another kind.
+ */
+function compensationFaultFirings(orders: readonly OrderPlan[], events: readonly FaultEvent[]): number {
+  const byOrder = new Map(orders.map((order) => [order.orderId, order]));
+  return events.filter((event) =>
+    event.orderIds.some((orderId) => {
+      const order = byOrder.get(orderId);
+      return order?.compensationFault?.kind === event.kind && order.attemptFault?.kind !== event.kind;
+    }),
+  ).length;
 }

@@ -233,7 +233,9 @@ export async function runCampaign(options: CampaignOptions = {}): Promise<Campai
   const admissionRefused = async (order: OrderPlan) => {
     admissionRefusals += 1;
     if (!injector.firstTime(FaultKind.AdmissionPressure, order.orderId)) return;
-    injector.record(FaultKind.AdmissionPressure, [order.orderId]);
+    // A limit below the submissions outstanding is the fault; without the kind a 429 is still
+    // honoured and probed, just not counted as fired.
+    if (admissionPressure) injector.record(FaultKind.AdmissionPressure, [order.orderId]);
     const acceptedId = tracker.inFlightIds()[0];
     const accepted = plan.orders.find((candidate) => candidate.orderId === acceptedId);
     if (!accepted || restarting) return;

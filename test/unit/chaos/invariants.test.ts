@@ -687,6 +687,24 @@ describe('checkCampaign', () => {
     expect(violated(dAsError('TimedOut'))).toEqual([]);
   });
 
+  it('reports a planned Compensated order that ended CompensationFailed, unless its compensation attempts ran out', () => {
+    const snapshot = healthy();
+    const dAsCompensationFailed = (compensationFailureCount: number) =>
+      checkCampaign({
+        ...snapshot,
+        finalRecords: snapshot.finalRecords.map((record) =>
+          record.orderId === 'd'
+            ? { ...record, processState: ProcessState.CompensationFailed, compensationFailureCount }
+            : record,
+        ),
+        alerts: [...snapshot.alerts, { detailType: 'CompensationFailed', orderId: 'd' }],
+      });
+    expect(only(dAsCompensationFailed(1), 'planned-outcomes')).toEqual([
+      'd: planned to end Compensated (ScheduleShipping) but CompensationFailed',
+    ]);
+    expect(violated(dAsCompensationFailed(3))).toEqual([]);
+  });
+
   it('names every invariant and guard it judges', () => {
     const ids: InvariantId[] = checkCampaign(healthy()).invariants.map((entry) => entry.id);
     expect(ids).toEqual([

@@ -4,7 +4,8 @@
  * the infrastructure boundary, then checks the invariants (lib/chaos/). Exits 1 on any violation
  * or a trivial run, 2 on bad arguments.
  *
- *   npm run chaos -- [--orders 1000] [--seed 1] [--max-in-flight 24] [--assembly DIR] [--work DIR]
+ *   npm run chaos -- [--orders 1000] [--seed 1] [--max-in-flight 24] [--admission-limit 16]
+ *                    [--assembly DIR] [--work DIR]
  *                    [--without kind,kind] [--only kind,kind] [--transient-rate 0.05]
  *                    [--min-processed 0.6] [--allowance-seconds 60] [--clock-skew-ms 1000] [--keep-data]
  */
@@ -14,7 +15,7 @@ import { CampaignArguments, definedOnly, runCampaignCommand } from '../lib/chaos
 import { type CampaignOptions, runCampaign } from '../lib/chaos/runner/campaign';
 
 const USAGE =
-  'Usage: npm run chaos -- [--orders N] [--seed N] [--max-in-flight N] [--assembly DIR] [--work DIR] ' +
+  'Usage: npm run chaos -- [--orders N] [--seed N] [--max-in-flight N] [--admission-limit N] [--assembly DIR] [--work DIR] ' +
   '[--without kinds] [--only kinds] [--transient-rate R] [--min-processed R] [--allowance-seconds S] ' +
   '[--clock-skew-ms MS] [--keep-data]';
 
@@ -22,6 +23,7 @@ const VALUE_FLAGS = [
   '--orders',
   '--seed',
   '--max-in-flight',
+  '--admission-limit',
   '--assembly',
   '--work',
   '--without',
@@ -40,6 +42,7 @@ export function parseChaosArguments(argv: readonly string[]): CampaignOptions {
     orders: args.integer('--orders', 1),
     seed: args.integer('--seed', 0),
     maxInFlight: args.integer('--max-in-flight', 1),
+    admissionLimit: args.integer('--admission-limit', 1),
     assemblyDir: args.text('--assembly'),
     workDir: args.text('--work'),
     enabledKinds,

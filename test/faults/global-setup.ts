@@ -1,10 +1,14 @@
 /**
  * Jest global setup of the `faults` project: synthesizes the app once with the local profile for
- * every campaign in the project (CHAOS_ASSEMBLY_DIR skips it, e.g. to reuse an assembly).
+ * every campaign in the project (CHAOS_ASSEMBLY_DIR skips it, e.g. to reuse an assembly), with the
+ * order campaign's admission limit (16, below its 24 submissions in flight: admission-pressure).
  */
 import { mkdirSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { PROJECT_ROOT, synthesizeLocal } from '../../lib/chaos/runner/assembly';
+
+/** Below the order campaign's default maxInFlight (24), so its submissions meet 429s. */
+export const CAMPAIGN_ADMISSION_LIMIT = 16;
 
 export const ASSEMBLY_ENV = 'CHAOS_ASSEMBLY_DIR';
 
@@ -14,6 +18,6 @@ export default function globalSetup(): void {
   mkdirSync(workDir, { recursive: true });
   const assemblyDir = resolve(workDir, 'cdk.out');
   rmSync(assemblyDir, { recursive: true, force: true });
-  synthesizeLocal(assemblyDir);
+  synthesizeLocal(assemblyDir, { admissionLimit: CAMPAIGN_ADMISSION_LIMIT });
   process.env[ASSEMBLY_ENV] = assemblyDir;
 }

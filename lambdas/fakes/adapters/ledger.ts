@@ -343,6 +343,8 @@ export interface LedgerUndo {
   /** False when there was no effect to undo (the key was closed instead). */
   readonly undone: boolean;
   readonly confirmationId: string;
+  /** When the service recorded it (ISO); the chaos checker orders an order's undos by it. */
+  readonly createdAt?: string;
 }
 
 /** A key closed by a compensation that found nothing to undo: no effect can be recorded under it. */
@@ -385,15 +387,18 @@ export async function readLedger(client: DynamoDBClient, tableName: string): Pro
           });
           break;
         }
-        case LedgerItemKind.Undo:
+        case LedgerItemKind.Undo: {
+          const createdAt = item[LedgerAttr.CreatedAt]?.S;
           undos.push({
             service,
             idempotencyKey,
             undoes: item[LedgerAttr.Undoes]?.S ?? '?',
             undone: item[LedgerAttr.Undone]?.BOOL === true,
             confirmationId: item[LedgerAttr.Result]?.M?.confirmationId?.S ?? '?',
+            ...(createdAt !== undefined && { createdAt }),
           });
           break;
+        }
         case LedgerItemKind.Closed:
           closedKeys.push({ service, idempotencyKey, closedBy: item[LedgerAttr.ClosedBy]?.S ?? '?' });
           break;

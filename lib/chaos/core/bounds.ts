@@ -39,7 +39,9 @@ export function boundOf(terms: readonly BoundTerm[]): TerminalBound {
  * Worst case without outside help: the first claim comes only after the supervisor re-queues the
  * order (startGrace + one sweep); every one of maxFailures attempts runs each step to its deadline
  * (steps x (timeout + slack)) and is noticed one sweep later (plus skew); between attempts the
- * order waits its back-off, then again startGrace + one sweep if the start message is lost.
+ * order waits its back-off, then again startGrace + one sweep if the start message is lost; the
+ * last attempt may fail for good and go on compensating (compensationTerms). The clock starts at
+ * acceptance: time spent waiting for admission (429 and Retry-After) is not the system's.
  */
 export function terminalBound(input: TerminalBoundInput): TerminalBound {
   const { timings } = input;
@@ -62,9 +64,40 @@ export function terminalBound(input: TerminalBoundInput): TerminalBound {
       name: 're-claims after back-off (startGrace + sweep each)',
       millis: (timings.maxFailures - 1) * (timings.startGraceSeconds * second + sweepMillis),
     },
+    ...compensationTerms(timings, attemptMillis, sweepMillis, input.maxClockSkewMillis),
     { name: 'local scheduling allowance', millis: input.schedulingAllowanceMillis },
   ];
   return boundOf(terms);
+}
+
+/**
+ * An order that fails for good goes on compensating: up to maxCompensationFailures compensation
+ * attempts, each undoing up to every step to its deadline (the plan's compensation deadlines are
+ * as long as the steps'), with the same back-offs and re-claims between them as the steps' attempts.
+ */
+function compensationTerms(
+  timings: WorkflowTimings,
+  attemptMillis: number,
+  sweepMillis: number,
+  skewMillis: number,
+): BoundTerm[] {
+  const second = 1000;
+  const attempts = timings.maxCompensationFailures;
+  let backoffMillis = 0;
+  for (let failure = 1; failure < attempts; failure += 1) {
+    backoffMillis += backoffSecondsFor(failure, timings) * second;
+  }
+  return [
+    {
+      name: `${attempts} compensation attempts x (steps x (timeout + slack) + sweep + skew)`,
+      millis: attempts * (attemptMillis + sweepMillis + skewMillis),
+    },
+    { name: 'back-offs between compensation attempts', millis: backoffMillis },
+    {
+      name: 're-claims of the compensation (startGrace + sweep each)',
+      millis: (attempts - 1) * (timings.startGraceSeconds * second + sweepMillis),
+    },
+  ];
 }
 
 /**

@@ -1,3 +1,5 @@
+import { ProcessState } from '../../../lambdas/scheduler-agent-supervisor/contracts';
+
 /**
  * The fault kinds the campaign injects, all at the infrastructure boundary of the local runtime
  * (proxies, the Lambda host, event sources, clocks, process restarts), never through switches in
@@ -10,8 +12,21 @@ export const FaultKind = {
   RemoteLatency: 'remote-latency',
   /** Every call for a key is held past the deadline and never reaches the service (attempts run out). */
   RemoteOutage: 'remote-outage',
-  /** The order carries the PERM-FAIL sku: the payment service refuses for good (422). */
+  /**
+   * The order carries a PERM-FAIL sku (PERM-FAIL-INVENTORY, PERM-FAIL or PERM-FAIL-SHIPPING): that
+   * step's service refuses for good (422) and the completed prefix of steps is compensated.
+   */
   PermanentFailure: 'permanent-failure',
+  /**
+   * A permanent failure past the first step whose compensations also meet UNDO-FLAKY: each
+   * compensation key is answered 503 twice by the service, then undone.
+   */
+  CompensationTransient: 'compensation-transient',
+  /**
+   * PERM-FAIL-SHIPPING with UNDO-FAIL: the first compensation is refused for good (422), so the
+   * order ends CompensationFailed with an operator alert.
+   */
+  CompensationRefused: 'compensation-refused',
   /** The agent's sandbox is killed after the service recorded the effect, before the agent replies. */
   AgentKilledAfterEffect: 'agent-killed-after-effect',
   /** An SQS message (start request or agent request) is delivered a second time. */
@@ -28,6 +43,11 @@ export const FaultKind = {
   RuntimeRestart: 'runtime-restart',
   /** The supervisor's clock runs ahead of, and the starter's behind, everyone else's. */
   ClockSkew: 'clock-skew',
+  /**
+   * The assembly is synthesized with an admission limit below the campaign's submissions in
+   * flight, so the API answers 429 with Retry-After and the campaign resubmits later.
+   */
+  AdmissionPressure: 'admission-pressure',
 } as const;
 export type FaultKind = (typeof FaultKind)[keyof typeof FaultKind];
 
@@ -38,14 +58,45 @@ export const ATTEMPT_FAULTS = [
   FaultKind.RemoteLatency,
   FaultKind.RemoteOutage,
   FaultKind.PermanentFailure,
+  FaultKind.CompensationTransient,
+  FaultKind.CompensationRefused,
   FaultKind.AgentKilledAfterEffect,
   FaultKind.TaskSuccessDropped,
   FaultKind.TaskSuccessLate,
 ] as const satisfies readonly FaultKind[];
 export type AttemptFault = (typeof ATTEMPT_FAULTS)[number];
 
-/** Faults after which the order can only end in Error: it must never be Processed. */
-export const FAILING_FAULTS: readonly FaultKind[] = [FaultKind.RemoteOutage, FaultKind.PermanentFailure];
+/**
+ * Attempt faults that can also hit a compensation request (`action: 'compensate'`, keyed
+ * `<orderId>:<CompensationName>`) of an order that compensates: the compensation attempt is cut
+ * short or abandoned, and the supervisor must hand it to a new attempt that resumes it.
+ */
+export const COMPENSATION_TARGETED_FAULTS = [
+  FaultKind.RemoteLatency,
+  FaultKind.AgentKilledAfterEffect,
+  FaultKind.TaskSuccessDropped,
+  FaultKind.TaskSuccessLate,
+] as const satisfies readonly AttemptFault[];
+export type CompensationTargetedFault = (typeof COMPENSATION_TARGETED_FAULTS)[number];
+
+/** The order a failing fault plans, and how it must end (ProcessState). */
+export const PLANNED_OUTCOMES = {
+  [FaultKind.RemoteOutage]: ProcessState.Error,
+  [FaultKind.PermanentFailure]: ProcessState.Compensated,
+  [FaultKind.CompensationTransient]: ProcessState.Compensated,
+  [FaultKind.CompensationRefused]: ProcessState.CompensationFailed,
+} as const satisfies Partial<Record<AttemptFault, ProcessState>>;
+export type FailingFault = keyof typeof PLANNED_OUTCOMES;
+
+/** Faults after which the order can never be Processed (each has a planned outcome). */
+export const FAILING_FAULTS: readonly FaultKind[] = Object.keys(PLANNED_OUTCOMES) as FailingFault[];
+
+/** Failing faults that end in a compensation: the order's completed steps are undone. */
+export const COMPENSATING_FAULTS: readonly FaultKind[] = [
+  FaultKind.PermanentFailure,
+  FaultKind.CompensationTransient,
+  FaultKind.CompensationRefused,
+];
 
 /** One firing of a fault, as recorded by the injector. */
 export interface FaultEvent {

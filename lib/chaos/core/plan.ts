@@ -3,18 +3,36 @@
  * settings (seed included), so a run can be reproduced and a failing order looked up by index.
  */
 
-import { ScenarioSku } from '../../../lambdas/fakes/domain/remote-scenarios';
+import { PERMANENT_FAILURE_SKU, ScenarioSku } from '../../../lambdas/fakes/domain/remote-scenarios';
 import {
+  type CompensationName,
+  type OperationName,
   ORDER_STEPS,
+  type ProcessState,
   type StepName,
   type SubmitOrderRequest,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
-import { ATTEMPT_FAULTS, type AttemptFault, FAILING_FAULTS, FAULT_KINDS, FaultKind } from './faults';
+import {
+  ATTEMPT_FAULTS,
+  type AttemptFault,
+  COMPENSATION_TARGETED_FAULTS,
+  type CompensationTargetedFault,
+  FAILING_FAULTS,
+  FAULT_KINDS,
+  type FailingFault,
+  FaultKind,
+  PLANNED_OUTCOMES,
+} from './faults';
 import { mulberry32, pick, type Random, shuffled } from './random';
 
 export interface FaultRates {
   /** Share of orders planned to meet each attempt fault (an order meets at most one). */
   readonly attempt: Readonly<Record<AttemptFault, number>>;
+  /**
+   * Share of the orders whose steps will be compensated (permanent-failure, compensation-transient)
+   * that also meet an attempt fault on one of their compensation requests.
+   */
+  readonly compensationAttempt: number;
   /** Share of orders with one SQS message (start or agent request) delivered twice. */
   readonly sqsDuplicate: number;
   /** Chance that any one remote call is answered 503 by the front door. */
@@ -36,43 +54,94 @@ export const DEFAULT_FAULT_RATES: FaultRates = {
     [FaultKind.RemoteLatency]: 0.03,
     [FaultKind.RemoteOutage]: 0.01,
     [FaultKind.PermanentFailure]: 0.03,
+    [FaultKind.CompensationTransient]: 0.02,
+    [FaultKind.CompensationRefused]: 0.01,
     [FaultKind.AgentKilledAfterEffect]: 0.03,
     [FaultKind.TaskSuccessDropped]: 0.03,
     [FaultKind.TaskSuccessLate]: 0.03,
   },
+  compensationAttempt: 0.5,
   sqsDuplicate: 0.05,
   remoteTransientPerCall: 0.05,
 };
 
-/** Where a planned duplicate delivery happens: the order's first start request, or a step's request. */
-export type DuplicateTarget = 'start' | StepName;
+/**
+ * Where a planned duplicate delivery happens: the order's first start request, or the agent request
+ * of an operation (a step, or a compensation the order will run).
+ */
+export type DuplicateTarget = 'start' | OperationName;
 
 export interface OrderPlan {
   readonly index: number;
   readonly orderId: string;
   readonly request: SubmitOrderRequest;
+  /** The order's one attempt fault; for the failing kinds, `step` is the step that fails. */
   readonly attemptFault?: { readonly kind: AttemptFault; readonly step: StepName };
+  /**
+   * An attempt fault on one of the order's compensation requests (keyed
+   * `<orderId>:<CompensationName>`): only on orders whose completed steps will be undone.
+   */
+  readonly compensationFault?: {
+    readonly kind: CompensationTargetedFault;
+    readonly compensation: CompensationName;
+  };
   /** Delay 0 delivers the copy alongside the original; a positive delay after it (usually processed). */
   readonly duplicate?: { readonly target: DuplicateTarget; readonly delayMillis: number };
   /** The plan makes success impossible (permanent refusal or an outage outlasting every attempt). */
   readonly mustFail: boolean;
+  /** How a failing plan must end (Error, Compensated or CompensationFailed). */
+  readonly expectedOutcome?: ProcessState;
 }
 
 export interface CampaignPlan {
   readonly seed: number;
   readonly orders: readonly OrderPlan[];
-  /** Attempt faults by idempotency key (`<orderId>:<step>`), the way the injector sees requests. */
+  /**
+   * Attempt faults by idempotency key (`<orderId>:<step>` or `<orderId>:<CompensationName>`), the
+   * way the injector sees requests.
+   */
   readonly attemptFaultsByKey: ReadonlyMap<string, AttemptFault>;
 }
 
-const PAYMENT_STEP: StepName = 'ChargePayment';
+const STEPS: readonly StepName[] = ORDER_STEPS.map((step) => step.name);
+const SHIPPING_STEP: StepName = 'ScheduleShipping';
 const DUPLICATE_DELAYS_MILLIS = [0, 1_500] as const;
+
+/**
+ * The steps a failing kind may fail at: a permanent failure anywhere (every prefix of steps gets
+ * compensated, the empty one too); a flaky compensation needs something to undo, so past the first
+ * step; the refused compensation is PERM-FAIL-SHIPPING (UNDO-FAIL refuses the refund first).
+ */
+const FAILING_STEPS: Readonly<Record<FailingFault, readonly StepName[]>> = {
+  [FaultKind.RemoteOutage]: STEPS,
+  [FaultKind.PermanentFailure]: STEPS,
+  [FaultKind.CompensationTransient]: STEPS.slice(1),
+  [FaultKind.CompensationRefused]: [SHIPPING_STEP],
+};
+
+function isFailing(kind: AttemptFault | undefined): kind is FailingFault {
+  return kind !== undefined && FAILING_FAULTS.includes(kind);
+}
+
+/** Compensations the order will run, in the order they run (reverse step order), when it compensates. */
+export function compensationsRun(
+  kind: AttemptFault | undefined,
+  failingStep: StepName | undefined,
+): CompensationName[] {
+  if (failingStep === undefined) return [];
+  const done = ORDER_STEPS.slice(0, STEPS.indexOf(failingStep)).reverse();
+  const names = done.map((step) => step.compensation.name as CompensationName);
+  if (kind === FaultKind.PermanentFailure || kind === FaultKind.CompensationTransient) return names;
+  // UNDO-FAIL: the first compensation is refused and the chain stops there.
+  if (kind === FaultKind.CompensationRefused) return names.slice(0, 1);
+  return [];
+}
 
 export function orderIdFor(seed: number, index: number): string {
   return `chaos-s${seed}-${String(index).padStart(5, '0')}`;
 }
 
-export function idempotencyKeyFor(orderId: string, step: StepName): string {
+export function idempotencyKeyFor(orderId: string, step: OperationName): string {
   return `${orderId}:${step}`;
 }
 
@@ -85,6 +154,7 @@ export function validatePlanSettings(settings: PlanSettings): void {
   }
   const rates: Array<[string, number]> = [
     ...Object.entries(settings.rates.attempt).map(([kind, rate]): [string, number] => [kind, rate]),
+    ['compensationAttempt', settings.rates.compensationAttempt],
     ['sqsDuplicate', settings.rates.sqsDuplicate],
     ['remoteTransientPerCall', settings.rates.remoteTransientPerCall],
   ];
@@ -124,30 +194,41 @@ export function planCampaign(settings: PlanSettings): CampaignPlan {
   });
   topUp(assigned, attemptKinds, settings.minOrdersPerKind, random);
 
-  const steps = ORDER_STEPS.map((step) => step.name as StepName);
-  const duplicateTargets: readonly DuplicateTarget[] = ['start', ...steps];
+  const compensationKinds = COMPENSATION_TARGETED_FAULTS.filter(enabled);
   const orders = assigned.map((kind, index): OrderPlan => {
     const orderId = orderIdFor(settings.seed, index);
-    const step = kind === FaultKind.PermanentFailure ? PAYMENT_STEP : pick(steps, random);
+    const step = isFailing(kind) ? pick(FAILING_STEPS[kind], random) : pick(STEPS, random);
+    const compensations = compensationsRun(kind, isFailing(kind) ? step : undefined);
+    // A refused compensation ends the chain: faults on it would never fire.
+    const targetable = kind === FaultKind.CompensationRefused ? [] : compensations;
+    const compensationFault =
+      targetable.length > 0 && compensationKinds.length > 0 && random() < settings.rates.compensationAttempt
+        ? { kind: pick(compensationKinds, random), compensation: pick(targetable, random) }
+        : undefined;
     const duplicated = enabled(FaultKind.SqsDuplicate) && random() < settings.rates.sqsDuplicate;
     return {
       index,
       orderId,
-      request: orderRequest(orderId, index, kind === FaultKind.PermanentFailure),
+      request: orderRequest(orderId, index, kind, step),
       ...(kind ? { attemptFault: { kind, step } } : {}),
+      ...(compensationFault ? { compensationFault } : {}),
       ...(duplicated
         ? {
             duplicate: {
-              target: pick(duplicateTargets, random),
+              target: pick(duplicateTargetsOf(kind, step), random),
               delayMillis: pick(DUPLICATE_DELAYS_MILLIS, random),
             },
           }
         : {}),
-      mustFail: kind !== undefined && FAILING_FAULTS.includes(kind),
+      mustFail: isFailing(kind),
+      ...(isFailing(kind) ? { expectedOutcome: PLANNED_OUTCOMES[kind] } : {}),
     };
   });
+  if (compensationKinds.length > 0 && settings.minOrdersPerKind > 0) {
+    ensureCompensationFaults(orders, settings.minOrdersPerKind, compensationKinds, random);
+  }
   if (enabled(FaultKind.SqsDuplicate) && settings.minOrdersPerKind > 0) {
-    ensureDuplicates(orders, settings.minOrdersPerKind, duplicateTargets, random);
+    ensureDuplicates(orders, settings.minOrdersPerKind, random);
   }
   const attemptFaultsByKey = new Map<string, AttemptFault>();
   for (const order of orders) {
@@ -157,8 +238,62 @@ export function planCampaign(settings: PlanSettings): CampaignPlan {
         order.attemptFault.kind,
       );
     }
+    if (order.compensationFault) {
+      attemptFaultsByKey.set(
+        idempotencyKeyFor(order.orderId, order.compensationFault.compensation),
+        order.compensationFault.kind,
+      );
+    }
   }
   return { seed: settings.seed, orders, attemptFaultsByKey };
+}
+
+/**
+ * Requests of the order that will exist: the start, every step up to the failing one (all of them
+ * when none fails for good) and the compensations it will run.
+ */
+function duplicateTargetsOf(kind: AttemptFault | undefined, step: StepName): DuplicateTarget[] {
+  if (!isFailing(kind) || kind === FaultKind.RemoteOutage) return ['start', ...STEPS];
+  return ['start', ...STEPS.slice(0, STEPS.indexOf(step) + 1), ...compensationsRun(kind, step)];
+}
+
+/**
+ * Every compensating order can carry a compensation fault; make sure at least `minimum` do (as far
+ * as there are such orders), cycling through the enabled kinds, so a short run still makes the
+ * supervisor resume a compensation.
+ */
+function ensureCompensationFaults(
+  orders: OrderPlan[],
+  minimum: number,
+  kinds: readonly CompensationTargetedFault[],
+  random: Random,
+): void {
+  const candidates = shuffled(
+    orders.flatMap((order, index) =>
+      !order.compensationFault &&
+      order.attemptFault &&
+      order.attemptFault.kind !== FaultKind.CompensationRefused &&
+      compensationsRun(order.attemptFault.kind, order.attemptFault.step).length > 0
+        ? [index]
+        : [],
+    ),
+    random,
+  );
+  let count = orders.filter((order) => order.compensationFault).length;
+  while (count < minimum) {
+    const index = candidates.pop();
+    if (index === undefined) return;
+    const order = orders[index] as OrderPlan;
+    const attempt = order.attemptFault as NonNullable<OrderPlan['attemptFault']>;
+    orders[index] = {
+      ...order,
+      compensationFault: {
+        kind: kinds[count % kinds.length] as CompensationTargetedFault,
+        compensation: pick(compensationsRun(attempt.kind, attempt.step), random),
+      },
+    };
+    count += 1;
+  }
 }
 
 function topUp(
@@ -193,12 +328,7 @@ function topUp(
   }
 }
 
-function ensureDuplicates(
-  orders: OrderPlan[],
-  minimum: number,
-  targets: readonly DuplicateTarget[],
-  random: Random,
-): void {
+function ensureDuplicates(orders: OrderPlan[], minimum: number, random: Random): void {
   const without = shuffled(
     orders.flatMap((order, index) => (order.duplicate ? [] : [index])),
     random,
@@ -208,6 +338,7 @@ function ensureDuplicates(
     const index = without.pop();
     if (index === undefined) return;
     const order = orders[index] as OrderPlan;
+    const targets = duplicateTargetsOf(order.attemptFault?.kind, order.attemptFault?.step ?? SHIPPING_STEP);
     orders[index] = {
       ...order,
       duplicate: { target: pick(targets, random), delayMillis: pick(DUPLICATE_DELAYS_MILLIS, random) },
@@ -216,16 +347,29 @@ function ensureDuplicates(
   }
 }
 
-function orderRequest(orderId: string, index: number, permanentFailure: boolean): SubmitOrderRequest {
+/** The SKUs that make the fake downstream play the order's failing fault, if it has one. */
+export function scenarioSkusFor(kind: AttemptFault | undefined, step: StepName): string[] {
+  if (!isFailing(kind) || kind === FaultKind.RemoteOutage) return [];
+  const refusal = PERMANENT_FAILURE_SKU[ORDER_STEPS[STEPS.indexOf(step)]?.service ?? 'payment'];
+  if (kind === FaultKind.CompensationTransient) return [refusal, ScenarioSku.UndoFlaky];
+  if (kind === FaultKind.CompensationRefused) return [refusal, ScenarioSku.UndoFail];
+  return [refusal];
+}
+
+function orderRequest(
+  orderId: string,
+  index: number,
+  kind: AttemptFault | undefined,
+  step: StepName,
+): SubmitOrderRequest {
+  const scenario = scenarioSkusFor(kind, step);
   return {
     orderId,
     customerId: `customer-${index % 97}`,
-    items: [
-      {
-        sku: permanentFailure ? ScenarioSku.PermanentFailure : `SKU-${(index % 13) + 1}`,
-        quantity: (index % 3) + 1,
-      },
-    ],
+    items:
+      scenario.length > 0
+        ? scenario.map((sku) => ({ sku, quantity: (index % 3) + 1 }))
+        : [{ sku: `SKU-${(index % 13) + 1}`, quantity: (index % 3) + 1 }],
     totalCents: 500 + ((index * 37) % 10_000),
     currency: 'EUR',
   };

@@ -83,7 +83,7 @@ export function renderSummary(input: SummaryInput): string {
     ...(result.alertsLostAtRestart.length > 0
       ? [
           '',
-          `${result.alertsLostAtRestart.length} Error order(s) turned Error while a restart cut short the work that alerts ` +
+          `${result.alertsLostAtRestart.length} Error or CompensationFailed order(s) got there while a restart cut short the work that alerts ` +
             `(not counted as violations): ${result.alertsLostAtRestart.slice(0, 10).join(', ')}`,
         ]
       : []),

@@ -9,7 +9,9 @@ import { join, resolve } from 'node:path';
 import { ChoreographyEnvKey } from '../../../lambdas/choreography/contracts';
 import { FakesEnvKey } from '../../../lambdas/fakes/contracts';
 import {
+  type AdmissionSettings,
   EnvKey,
+  parseAdmissionSettings,
   parseWorkflowTimings,
   type WorkflowTimings,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
@@ -37,11 +39,24 @@ export interface AssemblyFacts {
   readonly supervisor: AssemblyFunction;
   readonly starter: AssemblyFunction;
   readonly agents: readonly AssemblyFunction[];
+  /** The admission limit and shards the assembly was synthesized with (ADMISSION_SETTINGS). */
+  readonly admission: AdmissionSettings;
 }
 
-/** `cdk synth -c profile=local -o DIR`, as the local runtime's own synthesis does it. */
-export function synthesizeLocal(outputDir: string): void {
-  synthesizeLocalAssembly(outputDir);
+/** CDK context key of the admission limit override (lib/scheduler-agent-supervisor/deployment.ts). */
+const ADMISSION_LIMIT_CONTEXT = 'admissionLimit';
+
+/**
+ * `cdk synth -c profile=local -o DIR`, as the local runtime's own synthesis does it; with
+ * `admissionLimit`, `-c admissionLimit=N` overrides the profile's limit (admission-pressure).
+ */
+export function synthesizeLocal(outputDir: string, options: { readonly admissionLimit?: number } = {}): void {
+  synthesizeLocalAssembly(
+    outputDir,
+    options.admissionLimit === undefined
+      ? {}
+      : { context: { [ADMISSION_LIMIT_CONTEXT]: String(options.admissionLimit) } },
+  );
 }
 
 /**
@@ -121,6 +136,11 @@ export function readAssemblyFacts(assemblyDir: string): AssemblyFacts {
   if (agents.length === 0) throw new Error(`No agent function (with ${EnvKey.StepName}) in ${assemblyDir}`);
   const timingsJson = agents[0]?.environment[EnvKey.WorkflowTimings];
   if (!timingsJson) throw new Error(`The agent functions carry no ${EnvKey.WorkflowTimings}`);
+  const agentStack = agents[0]?.stackName;
+  const admissionJson = functions.find(
+    (fn) => fn.stackName === agentStack && EnvKey.AdmissionSettings in fn.environment,
+  )?.environment[EnvKey.AdmissionSettings];
+  if (!admissionJson) throw new Error(`No function of ${agentStack} carries ${EnvKey.AdmissionSettings}`);
   return {
     assemblyDir,
     timings: parseWorkflowTimings(timingsJson),
@@ -128,6 +148,7 @@ export function readAssemblyFacts(assemblyDir: string): AssemblyFacts {
     supervisor: only('supervisor'),
     starter: only('starter'),
     agents,
+    admission: parseAdmissionSettings(admissionJson),
   };
 }
 
@@ -157,6 +178,15 @@ export const BROKEN_VARIANTS = {
     replacement:
       '{idempotencyKey:$1.idempotencyKey+":"+require("node:crypto").createHash("sha256").update($1.taskToken).digest("hex").slice(0,12),orderId:$1.orderId,step:$1.step,',
     expectedViolation: 'one-effect-per-key',
+  },
+  agentCompensationNamesTheOrder: {
+    name: 'agent-compensation-names-the-order',
+    description:
+      "the agent's compensation call names the order (undoes: orderId) instead of the step's effect, so the service finds nothing to undo, answers undone: false, and the effect stands while the order ends Compensated",
+    role: 'agent',
+    pattern: /\{orderId:(\w+)\.orderId,undoes:(\w+)\.undoes\}/,
+    replacement: '{orderId:$1.orderId,undoes:$1.orderId}',
+    expectedViolation: 'compensation-exact',
   },
   supervisorThresholdOffByOne: {
     name: 'supervisor-threshold-off-by-one',

@@ -10,11 +10,12 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ORDER_STEPS, ProcessState } from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import { ORDER_STEPS, TERMINAL_STATES } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { type LocalRuntime, startLocalRuntime } from '../../local-runtime';
 import { maxSafeRelativeSkewMillis, type TerminalBound, terminalBound } from '../core/bounds';
-import { FAULT_KINDS, FaultKind } from '../core/faults';
+import { FAULT_KINDS, type FaultEvent, FaultKind } from '../core/faults';
 import {
+  type AdmissionSample,
   type AlertSnapshot,
   type CampaignSnapshot,
   type CheckResult,
@@ -34,9 +35,22 @@ export interface CampaignOptions {
   readonly orders?: number;
   /** @default 1 */
   readonly seed?: number;
-  /** Orders accepted but not yet terminal, at most. @default 24 */
+  /**
+   * Submissions outstanding at most: orders accepted and not yet terminal, plus submissions still
+   * waiting for admission (429, resubmitted after Retry-After). @default 24
+   */
   readonly maxInFlight?: number;
-  /** A synthesized local-profile assembly. @default - synthesized into `<workDir>/cdk.out` */
+  /**
+   * The admission limit the campaign synthesizes its assembly with when admission-pressure is on
+   * (below maxInFlight, so the API refuses new work). Ignored with `assemblyDir`: that assembly's
+   * own limit applies, and must then be below maxInFlight.
+   * @default 16
+   */
+  readonly admissionLimit?: number;
+  /**
+   * A synthesized local-profile assembly.
+   * @default - synthesized into `<workDir>/cdk.out` (with `-c admissionLimit` when admission-pressure is on)
+   */
   readonly assemblyDir?: string;
   /** Scratch space: assembly, data, logs, summary. @default '.local/chaos' */
   readonly workDir?: string;
@@ -72,13 +86,18 @@ export interface CampaignReport {
   readonly summary: string;
   readonly wallMillis: number;
   readonly facts: AssemblyFacts;
+  /** Firings of attempt faults that hit a compensation request (the plan's compensationFault). */
+  readonly compensationFaultsFired: number;
 }
 
 const SAMPLE_INTERVAL_MILLIS = 1_000;
 const SUBMIT_GIVE_UP_MILLIS = 5 * 60_000;
 /** After the last order is terminal: alerts published right after the transition still arrive. */
 const ALERT_SETTLE_MILLIS = 3_000;
-const TERMINAL: readonly string[] = [ProcessState.Processed, ProcessState.Error];
+const TERMINAL: readonly string[] = TERMINAL_STATES;
+const DEFAULT_ADMISSION_LIMIT = 16;
+const DEFAULT_MAX_IN_FLIGHT = 24;
+const HTTP_TOO_MANY_REQUESTS = 429;
 
 export async function runCampaign(options: CampaignOptions = {}): Promise<CampaignReport> {
   const started = Date.now();
@@ -86,12 +105,26 @@ export async function runCampaign(options: CampaignOptions = {}): Promise<Campai
   const enabledKinds = options.enabledKinds ?? FAULT_KINDS;
   const workDir = resolve(PROJECT_ROOT, options.workDir ?? '.local/chaos');
   mkdirSync(workDir, { recursive: true });
+  const maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
+  const admissionPressure = enabledKinds.includes(FaultKind.AdmissionPressure);
   const assemblyDir = options.assemblyDir ?? join(workDir, 'cdk.out');
   if (!options.assemblyDir) {
-    log(`[chaos] synthesizing with the local profile into ${assemblyDir} ...`);
-    synthesizeLocal(assemblyDir);
+    const admissionLimit = admissionPressure
+      ? (options.admissionLimit ?? DEFAULT_ADMISSION_LIMIT)
+      : undefined;
+    log(
+      `[chaos] synthesizing with the local profile${admissionLimit ? ` and admission limit ${admissionLimit}` : ''} into ${assemblyDir} ...`,
+    );
+    synthesizeLocal(assemblyDir, admissionLimit === undefined ? {} : { admissionLimit });
   }
   const facts = readAssemblyFacts(assemblyDir);
+  if (admissionPressure && facts.admission.limit >= maxInFlight) {
+    throw new Error(
+      `admission-pressure needs an admission limit below --max-in-flight ${maxInFlight}, but ${assemblyDir} was synthesized ` +
+        `with limit ${facts.admission.limit}: synthesize it with -c admissionLimit=${DEFAULT_ADMISSION_LIMIT}, let the campaign synthesize, ` +
+        'or switch the kind off (--without admission-pressure)',
+    );
+  }
   const { timings } = facts;
   const seed = options.seed ?? 1;
   const rates = options.rates ?? DEFAULT_FAULT_RATES;
@@ -140,7 +173,8 @@ export async function runCampaign(options: CampaignOptions = {}): Promise<Campai
     });
 
   log(
-    `[chaos] ${plan.orders.length} orders, seed ${seed}, at most ${options.maxInFlight ?? 24} in flight; ` +
+    `[chaos] ${plan.orders.length} orders, seed ${seed}, at most ${maxInFlight} in flight ` +
+      `(admission limit ${facts.admission.limit}); ` +
       `terminal bound ${formatMillis(bound.totalMillis)}; logs in ${functionLogDir}`,
   );
   let runtime: LocalRuntime = await startRuntime();
@@ -157,6 +191,9 @@ export async function runCampaign(options: CampaignOptions = {}): Promise<Campai
     },
   );
   const samples: RecordSample[] = [];
+  const admissionSamples: AdmissionSample[] = [];
+  const refusedAfterAcceptance: string[] = [];
+  let admissionRefusals = 0;
   const alerts: AlertSnapshot[] = [];
   const lastSampleKey = new Map<string, string>();
   let restarting = false;
@@ -177,8 +214,39 @@ export async function runCampaign(options: CampaignOptions = {}): Promise<Campai
 
   const sampleOnce = async () => {
     const now = Date.now();
-    for (const record of await driver.records(tracker.inFlightIds())) observe(record, now);
+    const records = await driver.records(tracker.inFlightIds());
+    for (const record of records) observe(record, now);
+    const slotsHeld = await driver.admissionSlotsHeld(facts.admission.shards);
+    admissionSamples.push({
+      at: now,
+      nonTerminal: records.filter((record) => !TERMINAL.includes(record.processState)).length,
+      slotsHeld,
+    });
     alerts.push(...(await driver.drainAlerts()));
+  };
+
+  /**
+   * Admission refused a submission: the fault fired. Once per refused order, an order already
+   * accepted and still in flight is submitted again, identically: it must be answered as accepted
+   * (accepted work is never refused later), never 429.
+   */
+  const admissionRefused = async (order: OrderPlan) => {
+    admissionRefusals += 1;
+    if (!injector.firstTime(FaultKind.AdmissionPressure, order.orderId)) return;
+    // A limit below the submissions outstanding is the fault; without the kind a 429 is still
+    // honoured and probed, just not counted as fired.
+    if (admissionPressure) injector.record(FaultKind.AdmissionPressure, [order.orderId]);
+    const acceptedId = tracker.inFlightIds()[0];
+    const accepted = plan.orders.find((candidate) => candidate.orderId === acceptedId);
+    if (!accepted || restarting) return;
+    const again = await driver.submit(accepted.request);
+    if (again.kind === 'retry' && again.status === HTTP_TOO_MANY_REQUESTS) {
+      refusedAfterAcceptance.push(`${accepted.orderId}: accepted, then refused 429 when submitted again`);
+    } else if (again.kind === 'refused') {
+      refusedAfterAcceptance.push(
+        `${accepted.orderId}: accepted, then refused ${again.status} when submitted again`,
+      );
+    }
   };
 
   const sampler = startSampler(sampleOnce, () => restarting, SAMPLE_INTERVAL_MILLIS, log);
@@ -203,11 +271,16 @@ export async function runCampaign(options: CampaignOptions = {}): Promise<Campai
 
   const submitOne = async (order: OrderPlan) => {
     const state = tracker.of(order.orderId);
+    const refusals: Promise<void>[] = [];
     const result = await submitUntilAnswered(
       () => driver.submit(order.request),
       () => restarting,
       SUBMIT_GIVE_UP_MILLIS,
+      (outcome) => {
+        if (outcome.status === HTTP_TOO_MANY_REQUESTS) refusals.push(admissionRefused(order));
+      },
     );
+    await Promise.all(refusals);
     if ('acceptedAt' in result) {
       state.acceptedAt = result.acceptedAt;
       return;
@@ -217,7 +290,6 @@ export async function runCampaign(options: CampaignOptions = {}): Promise<Campai
   };
 
   try {
-    const maxInFlight = options.maxInFlight ?? 24;
     const restartAt = enabledKinds.includes(FaultKind.RuntimeRestart)
       ? Math.max(1, Math.floor(plan.orders.length * (options.restartAfterShare ?? 0.5)))
       : Number.POSITIVE_INFINITY;
@@ -250,7 +322,7 @@ export async function runCampaign(options: CampaignOptions = {}): Promise<Campai
 
   alerts.push(...(await driver.drainAlerts()));
   const finalRecords = await driver.allRecords();
-  const ledger = await driver.ledgerEffects();
+  const { effects: ledger, undos } = await driver.ledgerContents();
   const finishedAt = Date.now();
   for (const record of finalRecords) observe(record, finishedAt);
   tracker.printProgress(true);
@@ -263,6 +335,9 @@ export async function runCampaign(options: CampaignOptions = {}): Promise<Campai
     return {
       orderId: order.orderId,
       mustFail: order.mustFail,
+      ...(order.expectedOutcome !== undefined
+        ? { expectedOutcome: order.expectedOutcome, failingStep: order.attemptFault?.step }
+        : {}),
       ...(state.acceptedAt !== undefined ? { acceptedAt: state.acceptedAt } : {}),
       ...(state.terminalAt !== undefined ? { terminalAt: state.terminalAt } : {}),
     };
@@ -274,6 +349,8 @@ export async function runCampaign(options: CampaignOptions = {}): Promise<Campai
     finalRecords: finalRecords.map(({ updatedAt: _updatedAt, ...record }) => record),
     samples,
     ledger,
+    undos,
+    admission: { limit: facts.admission.limit, samples: admissionSamples, refusedAfterAcceptance },
     alerts,
     faults: injector.events,
     enabledKinds,
@@ -282,6 +359,7 @@ export async function runCampaign(options: CampaignOptions = {}): Promise<Campai
   };
   const result = checkCampaign(snapshot);
   const wallMillis = Date.now() - started;
+  const compensationFaultsFired = compensationFaultFirings(plan.orders, injector.events);
   const summary = renderSummary({
     snapshot,
     result,
@@ -296,9 +374,31 @@ export async function runCampaign(options: CampaignOptions = {}): Promise<Campai
           `(relative ${supervisorClockOffsetMillis + starterClockOffsetMillis} ms; stated bound stepDeadlineSlack/2 = ${maxSafeRelativeSkewMillis(timings)} ms)`
         : 'clock skew: off',
       `remote transient rate ${rates.remoteTransientPerCall} per call; held replies wait ${timings.stepTimeoutSeconds * 1000 + 1000} ms`,
+      `admission limit ${facts.admission.limit} (${facts.admission.shards} shards), at most ${maxInFlight} submissions outstanding; ` +
+        `${admissionRefusals} submissions answered 429 and resubmitted after Retry-After; ` +
+        `most in flight seen ${Math.max(0, ...admissionSamples.map((sample) => sample.nonTerminal))} orders, ` +
+        `${Math.max(0, ...admissionSamples.map((sample) => sample.slotsHeld ?? 0))} slots`,
+      `orders planned to compensate: ${plan.orders.filter((order) => order.expectedOutcome === 'Compensated').length}, ` +
+        `to end CompensationFailed: ${plan.orders.filter((order) => order.expectedOutcome === 'CompensationFailed').length}; ` +
+        `attempt faults planned on compensation requests: ${plan.orders.filter((order) => order.compensationFault).length}, ` +
+        `fired: ${compensationFaultsFired}`,
       `SQS queues and messages persist with the data directory: a restart keeps queued and in-flight messages`,
     ],
   });
   writeFileSync(join(workDir, `summary-${runId}.txt`), `${summary}\n`);
-  return { snapshot, result, bound, summary, wallMillis, facts };
+  return { snapshot, result, bound, summary, wallMillis, facts, compensationFaultsFired };
+}
+
+/**
+ * Firings that can only have hit a compensation: the kind of an order's compensationFault, on that
+ * order, whose own attempt fault is another kind.
+ */
+function compensationFaultFirings(orders: readonly OrderPlan[], events: readonly FaultEvent[]): number {
+  const byOrder = new Map(orders.map((order) => [order.orderId, order]));
+  return events.filter((event) =>
+    event.orderIds.some((orderId) => {
+      const order = byOrder.get(orderId);
+      return order?.compensationFault?.kind === event.kind && order.attemptFault?.kind !== event.kind;
+    }),
+  ).length;
 }

@@ -4,6 +4,7 @@
  * in front of the remote services' function URL and of the Step Functions API, around sandboxes,
  * in SQS deliveries, in clocks and function copies. The handlers run unmodified.
  */
+import { operationForPath } from '../../../lambdas/fakes/domain/remote-scenarios';
 import type {
   FaultHooks,
   InterceptedReply,
@@ -81,8 +82,8 @@ export class FaultInjector extends InjectorBase<FaultKind, FaultEvent> {
     };
   }
 
-  /** Once per (kind, subject): true the first time. */
-  private firstTime(kind: FaultKind, subject: string): boolean {
+  /** Once per (kind, subject): true the first time (the campaign's own faults use it too). */
+  firstTime(kind: FaultKind, subject: string): boolean {
     const key = `${kind} ${subject}`;
     if (this.spent.has(key)) return false;
     this.spent.add(key);
@@ -124,9 +125,7 @@ export class FaultInjector extends InjectorBase<FaultKind, FaultEvent> {
       };
     }
     const reply = await forward();
-    if (reply.status === 422 && this.enabled.has(FaultKind.PermanentFailure)) {
-      this.record(FaultKind.PermanentFailure, orderIds);
-    }
+    this.recordScenarioAnswer(request.path, orderId, reply.status);
     const succeeded = reply.status >= 200 && reply.status < 300;
     if (succeeded && planned === FaultKind.RemoteLatency && this.firstTime(planned, key)) {
       // The effect is recorded downstream; the answer arrives after the caller's deadline.
@@ -138,6 +137,30 @@ export class FaultInjector extends InjectorBase<FaultKind, FaultEvent> {
       if (killed > 0 && this.firstTime(planned, key)) this.record(FaultKind.AgentKilledAfterEffect, orderIds);
     }
     return reply;
+  }
+
+  /**
+   * The downstream played an order's failing scenario (its SKUs): a step refused for good
+   * (permanent-failure), a compensation answered 503 (compensation-transient, UNDO-FLAKY) or
+   * refused (compensation-refused, UNDO-FAIL). Other 422s (a late original call refused because its
+   * key was compensated) are not the planned fault.
+   */
+  private recordScenarioAnswer(path: string, orderId: string | undefined, status: number): void {
+    const planned = orderId ? this.ordersById.get(orderId)?.attemptFault : undefined;
+    const operation = operationForPath(path.split('?')[0] ?? path);
+    if (!orderId || !planned || !operation || !this.enabled.has(planned.kind)) return;
+    if (operation.kind === 'perform') {
+      if (status === 422 && planned.kind === FaultKind.PermanentFailure && operation.step === planned.step) {
+        this.record(FaultKind.PermanentFailure, [orderId]);
+      }
+      return;
+    }
+    if (status === 503 && planned.kind === FaultKind.CompensationTransient) {
+      this.record(FaultKind.CompensationTransient, [orderId]);
+    }
+    if (status === 422 && planned.kind === FaultKind.CompensationRefused) {
+      this.record(FaultKind.CompensationRefused, [orderId]);
+    }
   }
 
   private async killAgentsHandling(key: string): Promise<number> {
@@ -202,9 +225,11 @@ export class FaultInjector extends InjectorBase<FaultKind, FaultEvent> {
     const orderId = typeof body?.orderId === 'string' ? body.orderId : undefined;
     const duplicate = orderId ? this.ordersById.get(orderId)?.duplicate : undefined;
     if (!orderId || !duplicate) return undefined;
+    // An agent request names its operation: the step, or the compensation it runs.
+    const operation = body?.operation ?? body?.step;
     const matches =
       (role === 'starter' && duplicate.target === 'start' && body?.reason === 'submitted') ||
-      (role === 'agent' && duplicate.target === body?.step && body?.attempt === 1);
+      (role === 'agent' && duplicate.target === operation && body?.attempt === 1);
     if (!matches || !this.firstTime(FaultKind.SqsDuplicate, orderId)) return undefined;
     this.record(FaultKind.SqsDuplicate, [orderId]);
     return duplicate.delayMillis;

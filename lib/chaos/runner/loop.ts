@@ -14,11 +14,13 @@ export type SubmissionResult = { readonly acceptedAt: number } | { readonly refu
 /**
  * Submits until accepted or refused: transport errors, 429 and 5xx are retried (after Retry-After),
  * nothing is sent while `paused()` (the runtime is restarting), and after `giveUpMillis` it stops.
+ * `onRetry` hears of each answer that is retried (e.g. to count admission's 429s).
  */
 export async function submitUntilAnswered(
   submit: () => Promise<SubmitOutcome>,
   paused: () => boolean,
   giveUpMillis: number,
+  onRetry?: (outcome: Extract<SubmitOutcome, { kind: 'retry' }>) => void,
 ): Promise<SubmissionResult> {
   const giveUpAt = Date.now() + giveUpMillis;
   while (Date.now() < giveUpAt) {
@@ -31,6 +33,7 @@ export async function submitUntilAnswered(
     if (outcome.kind === 'refused') {
       return { refused: `HTTP ${outcome.status}: ${outcome.body.slice(0, 200)}` };
     }
+    onRetry?.(outcome);
     await sleep(outcome.afterMillis);
   }
   return { refused: 'gave up retrying the submission' };

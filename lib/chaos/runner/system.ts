@@ -12,16 +12,32 @@ import {
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { readLedger } from '../../../lambdas/fakes/adapters/ledger';
 import {
+  AdmissionCounterAttr,
+  admissionShardKey,
+  CompensationAttr,
+  CompensationResultAttr,
   StateAttr,
   StepAttr,
   type SubmitOrderRequest,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import type { LocalTarget } from '../../local-runtime';
-import type { AlertSnapshot, LedgerEffect, RecordSnapshot } from '../core/invariants';
+import type {
+  AlertSnapshot,
+  CompensationEntrySnapshot,
+  LedgerEffect,
+  LedgerUndoSnapshot,
+  RecordSnapshot,
+} from '../core/invariants';
 
 export type SubmitOutcome =
   | { readonly kind: 'accepted'; readonly status: number }
-  | { readonly kind: 'retry'; readonly reason: string; readonly afterMillis: number }
+  | {
+      readonly kind: 'retry';
+      readonly reason: string;
+      readonly afterMillis: number;
+      /** The HTTP status when the API answered (429: admission refused), absent on transport errors. */
+      readonly status?: number;
+    }
   | { readonly kind: 'refused'; readonly status: number; readonly body: string };
 
 /** A record with its UpdatedAt (epoch millis) when it parses. */
@@ -116,10 +132,38 @@ export class SystemDriver {
     }));
   }
 
-  /** Effects of original operations (undone ones included); undos and closed keys are not effects. */
-  async ledgerEffects(): Promise<LedgerEffect[]> {
-    const { effects } = await readLedger(this.dynamo, this.output('LedgerTableName'));
-    return effects.map(({ service, idempotencyKey }) => ({ service, idempotencyKey }));
+  /**
+   * Effects of original operations (undone ones included, with the key that undid them) and the
+   * compensations' answers; closed keys are neither (each closing is recorded with its undo).
+   */
+  async ledgerContents(): Promise<{ effects: LedgerEffect[]; undos: LedgerUndoSnapshot[] }> {
+    const { effects, undos } = await readLedger(this.dynamo, this.output('LedgerTableName'));
+    return {
+      effects: effects.map(({ service, idempotencyKey, undoneBy }) => ({
+        service,
+        idempotencyKey,
+        ...(undoneBy !== undefined ? { undoneBy } : {}),
+      })),
+      undos: undos.map(({ service, idempotencyKey, undoes, undone, createdAt }) => {
+        const at = Date.parse(createdAt ?? '');
+        return { service, idempotencyKey, undoes, undone, ...(Number.isFinite(at) ? { at } : {}) };
+      }),
+    };
+  }
+
+  /** Sum of the admission counters' InFlight (slots held now), read consistently shard by shard. */
+  async admissionSlotsHeld(shards: number): Promise<number> {
+    const table = this.output('AdmissionTableName');
+    const keys = Array.from({ length: shards }, (_, shard) => ({
+      [AdmissionCounterAttr.Pk]: { S: admissionShardKey(shard) },
+    }));
+    const output = await this.dynamo.send(
+      new BatchGetItemCommand({ RequestItems: { [table]: { Keys: keys, ConsistentRead: true } } }),
+    );
+    return (output.Responses?.[table] ?? []).reduce(
+      (sum, item) => sum + Number(item[AdmissionCounterAttr.InFlight]?.N ?? 0),
+      0,
+    );
   }
 
   /** Takes every alert currently in the inbox (deleting them: the inbox is a queue). */
@@ -159,14 +203,28 @@ export function toRecordSnapshot(item: Record<string, AttributeValue>): RecordSn
   for (const [name, value] of Object.entries(item[StateAttr.Steps]?.M ?? {})) {
     steps[name] = value.M?.[StepAttr.Status]?.S ?? '?';
   }
+  const compensationLog: Record<string, CompensationEntrySnapshot> = {};
+  for (const [name, value] of Object.entries(item[StateAttr.CompensationLog]?.M ?? {})) {
+    const entry = value.M ?? {};
+    const compensatedAt = Date.parse(entry[CompensationAttr.CompensatedAt]?.S ?? '');
+    const undone = entry[CompensationAttr.Result]?.M?.[CompensationResultAttr.Undone]?.BOOL;
+    compensationLog[name] = {
+      status: entry[CompensationAttr.Status]?.S ?? '?',
+      ...(entry[CompensationAttr.Uncertain]?.BOOL === true ? { uncertain: true } : {}),
+      ...(Number.isFinite(compensatedAt) ? { compensatedAt } : {}),
+      ...(undone !== undefined ? { undone } : {}),
+    };
+  }
   const lockedBy = item[StateAttr.LockedBy]?.S;
   return {
     orderId: item[StateAttr.OrderId]?.S ?? '?',
     processState: item[StateAttr.ProcessState]?.S ?? '?',
     ...(lockedBy !== undefined ? { lockedBy } : {}),
     failureCount: Number(item[StateAttr.FailureCount]?.N ?? Number.NaN),
+    compensationFailureCount: Number(item[StateAttr.CompensationFailureCount]?.N ?? 0),
     attempt: Number(item[StateAttr.Attempt]?.N ?? Number.NaN),
     steps,
+    compensationLog,
   };
 }
 
@@ -232,6 +290,7 @@ export async function submitJson(
     return {
       kind: 'retry',
       reason: `HTTP ${response.status}`,
+      status: response.status,
       afterMillis: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : 1000,
     };
   }

@@ -1,7 +1,8 @@
 /**
  * The checker is itself tested: the same campaign machinery runs an assembly whose bundled assets
  * carry deliberate bugs (planted at the asset level; the sources stay correct), and the checker
- * must name the specific invariant each bug breaks.
+ * must name the specific invariant each bug breaks: duplicate effects, a FailureCount past the
+ * threshold, and compensations that leave completed steps standing (compensation-exact).
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -70,6 +71,52 @@ describe('chaos checker against broken variants', () => {
       );
       expect(violations('failure-count-within-threshold')).toEqual(
         expect.arrayContaining([expect.stringMatching(/^chaos-s3-\d{5}: FailureCount 4 > maxFailures 3$/)]),
+      );
+    },
+    CAMPAIGN_TIMEOUT_MILLIS,
+  );
+
+  it(
+    'reports completed steps left standing by an agent whose compensation names the order instead of the effect',
+    async () => {
+      mkdirSync(TEST_WORK_DIR, { recursive: true });
+      const brokenDir = join(mkdtempSync(join(TEST_WORK_DIR, 'broken-')), 'cdk.out');
+      afterCleanup.push(() => rmSync(dirname(brokenDir), { recursive: true, force: true }));
+      plantBrokenVariants(assemblyUnderTest(), brokenDir, [BROKEN_VARIANTS.agentCompensationNamesTheOrder]);
+      // Orders that fail for good past the first step: their completed steps must be undone. The
+      // broken agent's compensations close a key that was never used, so the effects stand.
+      const report = await runCampaign({
+        orders: 6,
+        seed: 5,
+        assemblyDir: brokenDir,
+        workDir: TEST_WORK_DIR,
+        enabledKinds: [FaultKind.PermanentFailure, FaultKind.CompensationTransient],
+        minOrdersPerKind: 3,
+        rates: {
+          ...DEFAULT_FAULT_RATES,
+          attempt: {
+            ...DEFAULT_FAULT_RATES.attempt,
+            [FaultKind.PermanentFailure]: 0.5,
+            [FaultKind.CompensationTransient]: 0.5,
+          },
+        },
+        minProcessedShare: 0,
+        log: testLog,
+      });
+      console.log(report.summary);
+      const violations = report.result.invariants.find(
+        (entry) => entry.id === 'compensation-exact',
+      )?.violations;
+      expect(report.result.passed).toBe(false);
+      expect(violations).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(
+            /^chaos-s5-\d{5}: (ReserveInventory|ChargePayment) was done \(\w+ effect\) and undone 0 times$/,
+          ),
+          expect.stringMatching(
+            /^\w+ chaos-s5-\d{5}:\w+: undoes chaos-s5-\d{5}, which names no step of \w+$/,
+          ),
+        ]),
       );
     },
     CAMPAIGN_TIMEOUT_MILLIS,

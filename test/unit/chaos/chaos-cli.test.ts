@@ -20,6 +20,8 @@ describe('npm run chaos arguments', () => {
       '0.1',
       '--clock-skew-ms',
       '200',
+      '--admission-limit',
+      '8',
       '--keep-data',
     ]);
     expect(options.orders).toBe(100);
@@ -29,11 +31,15 @@ describe('npm run chaos arguments', () => {
     );
     expect(options.rates?.remoteTransientPerCall).toBe(0.1);
     expect(options.clockSkewMillis).toBe(200);
+    expect(options.admissionLimit).toBe(8);
     expect(options.keepData).toBe(true);
   });
 
   it('refuses bad input with a message naming it', () => {
     expect(() => parseChaosArguments(['--orders', '0'])).toThrow("--orders must be an integer >= 1, got '0'");
+    expect(() => parseChaosArguments(['--admission-limit', '0'])).toThrow(
+      "--admission-limit must be an integer >= 1, got '0'",
+    );
     expect(() => parseChaosArguments(['--only', 'meteor-strike'])).toThrow(
       "unknown fault kind 'meteor-strike'",
     );

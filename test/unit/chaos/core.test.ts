@@ -1,8 +1,14 @@
 import { ORDER_STEPS } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { maxSafeRelativeSkewMillis, terminalBound } from '../../../lib/chaos/core/bounds';
-import { ATTEMPT_FAULTS, FAULT_KINDS, FaultKind } from '../../../lib/chaos/core/faults';
+import {
+  ATTEMPT_FAULTS,
+  COMPENSATION_TARGETED_FAULTS,
+  FAULT_KINDS,
+  FaultKind,
+} from '../../../lib/chaos/core/faults';
 import { checkCampaign } from '../../../lib/chaos/core/invariants';
 import {
+  compensationsRun,
   DEFAULT_FAULT_RATES,
   idempotencyKeyFor,
   type PlanSettings,
@@ -66,22 +72,91 @@ describe('planCampaign', () => {
       );
     }
     expect(plan.orders.filter((order) => order.duplicate).length).toBeGreaterThanOrEqual(2);
-    expect(plan.attemptFaultsByKey.size).toBe(plan.orders.filter((order) => order.attemptFault).length);
+    expect(plan.attemptFaultsByKey.size).toBe(
+      plan.orders.filter((order) => order.attemptFault).length +
+        plan.orders.filter((order) => order.compensationFault).length,
+    );
   });
 
-  it('plans permanent failures on the payment step with the PERM-FAIL sku, and marks failing plans', () => {
-    const plan = planCampaign(settings);
+  it('plans each failing kind with its SKUs, its step and its outcome, and marks failing plans', () => {
+    const plan = planCampaign({
+      ...settings,
+      rates: {
+        ...DEFAULT_FAULT_RATES,
+        attempt: { ...DEFAULT_FAULT_RATES.attempt, [FaultKind.PermanentFailure]: 0.2 },
+      },
+    });
+    const skusOf = (order: (typeof plan.orders)[number]) => order.request.items.map((item) => item.sku);
+    const failingSkus: Record<string, string> = {
+      ReserveInventory: 'PERM-FAIL-INVENTORY',
+      ChargePayment: 'PERM-FAIL',
+      ScheduleShipping: 'PERM-FAIL-SHIPPING',
+    };
+    const permanentSteps = new Set<string>();
     for (const order of plan.orders) {
       const kind = order.attemptFault?.kind;
-      expect(order.request.items[0]?.sku === 'PERM-FAIL').toBe(kind === FaultKind.PermanentFailure);
-      if (kind === FaultKind.PermanentFailure) expect(order.attemptFault?.step).toBe('ChargePayment');
-      expect(order.mustFail).toBe(kind === FaultKind.PermanentFailure || kind === FaultKind.RemoteOutage);
+      const step = order.attemptFault?.step ?? '';
+      switch (kind) {
+        case FaultKind.PermanentFailure:
+          permanentSteps.add(step);
+          expect(skusOf(order)).toEqual([failingSkus[step]]);
+          expect(order.expectedOutcome).toBe('Compensated');
+          break;
+        case FaultKind.CompensationTransient:
+          expect(step).not.toBe('ReserveInventory');
+          expect(skusOf(order)).toEqual([failingSkus[step], 'UNDO-FLAKY']);
+          expect(order.expectedOutcome).toBe('Compensated');
+          break;
+        case FaultKind.CompensationRefused:
+          expect(skusOf(order)).toEqual(['PERM-FAIL-SHIPPING', 'UNDO-FAIL']);
+          expect(order.expectedOutcome).toBe('CompensationFailed');
+          break;
+        case FaultKind.RemoteOutage:
+          expect(order.expectedOutcome).toBe('Error');
+          break;
+        default:
+          expect(skusOf(order).every((sku) => /^SKU-\d+$/.test(sku))).toBe(true);
+          expect(order.expectedOutcome).toBeUndefined();
+      }
+      expect(order.mustFail).toBe(order.expectedOutcome !== undefined);
       if (order.attemptFault) {
         expect(plan.attemptFaultsByKey.get(idempotencyKeyFor(order.orderId, order.attemptFault.step))).toBe(
           kind,
         );
       }
     }
+    expect([...permanentSteps].sort()).toEqual(['ChargePayment', 'ReserveInventory', 'ScheduleShipping']);
+  });
+
+  it('aims compensation faults at compensations the order will run, keyed by the compensation', () => {
+    const plan = planCampaign(settings);
+    const targeted = plan.orders.filter((order) => order.compensationFault);
+    expect(targeted.length).toBeGreaterThanOrEqual(2);
+    for (const order of targeted) {
+      const fault = order.compensationFault as NonNullable<typeof order.compensationFault>;
+      const attempt = order.attemptFault as NonNullable<typeof order.attemptFault>;
+      expect(COMPENSATION_TARGETED_FAULTS).toContain(fault.kind);
+      expect([FaultKind.PermanentFailure, FaultKind.CompensationTransient]).toContain(attempt.kind);
+      expect(compensationsRun(attempt.kind, attempt.step)).toContain(fault.compensation);
+      expect(plan.attemptFaultsByKey.get(`${order.orderId}:${fault.compensation}`)).toBe(fault.kind);
+    }
+    for (const order of plan.orders.filter((candidate) => candidate.duplicate)) {
+      const target = order.duplicate?.target ?? '';
+      if (target === 'start' || !target.match(/Release|Refund|Cancel/)) continue;
+      const attempt = order.attemptFault as NonNullable<typeof order.attemptFault>;
+      expect(compensationsRun(attempt.kind, attempt.step)).toContain(target);
+    }
+  });
+
+  it('knows which compensations a failing step leads to, in the order they run', () => {
+    expect(compensationsRun(FaultKind.PermanentFailure, 'ReserveInventory')).toEqual([]);
+    expect(compensationsRun(FaultKind.PermanentFailure, 'ScheduleShipping')).toEqual([
+      'RefundPayment',
+      'ReleaseInventory',
+    ]);
+    expect(compensationsRun(FaultKind.CompensationRefused, 'ScheduleShipping')).toEqual(['RefundPayment']);
+    expect(compensationsRun(FaultKind.RemoteOutage, 'ScheduleShipping')).toEqual([]);
+    expect(compensationsRun(undefined, undefined)).toEqual([]);
   });
 
   it('plans nothing for disabled kinds', () => {
@@ -91,8 +166,11 @@ describe('planCampaign', () => {
 
   it('refuses settings it cannot honour, naming the problem', () => {
     expect(() => planCampaign({ ...settings, orders: 5, minOrdersPerKind: 2 })).toThrow(
-      '5 orders cannot give 6 attempt fault kinds 2 orders each',
+      '5 orders cannot give 8 attempt fault kinds 2 orders each',
     );
+    expect(() =>
+      planCampaign({ ...settings, rates: { ...DEFAULT_FAULT_RATES, compensationAttempt: 2 } }),
+    ).toThrow('rate compensationAttempt must be within [0, 1], got 2');
     expect(() => planCampaign({ ...settings, seed: -1 })).toThrow('seed must be an integer');
     expect(() => planCampaign({ ...settings, enabledKinds: ['bogus' as FaultKind] })).toThrow(
       "Unknown fault kind 'bogus'",
@@ -108,8 +186,12 @@ describe('terminalBound', () => {
       maxClockSkewMillis: 600,
       schedulingAllowanceMillis: 60_000,
     });
-    // 7 s + 3 x (24 + 2 + 0.6) s + (1 + 3) s + 2 x 7 s + 60 s
-    expect(bound.totalMillis).toBe(7_000 + 79_800 + 4_000 + 14_000 + 60_000);
+    // 7 s + 3 x (24 + 2 + 0.6) s + (1 + 3) s + 2 x 7 s, the same again for 3 compensation
+    // attempts (without the first claim), + 60 s
+    expect(bound.totalMillis).toBe(7_000 + 79_800 + 4_000 + 14_000 + (79_800 + 4_000 + 14_000) + 60_000);
+    expect(bound.terms.map((term) => term.name)).toContain(
+      '3 compensation attempts x (steps x (timeout + slack) + sweep + skew)',
+    );
     expect(bound.terms.map((term) => term.millis).reduce((sum, millis) => sum + millis, 0)).toBe(
       bound.totalMillis,
     );
@@ -169,6 +251,8 @@ describe('summary', () => {
       finalRecords: [{ orderId: 'a', processState: 'Pending', failureCount: 0, attempt: 0, steps: {} }],
       samples: [],
       ledger: [],
+      undos: [],
+      admission: { limit: 4, samples: [], refusedAfterAcceptance: [] },
       alerts: [],
       faults: [{ kind: FaultKind.RemoteTransient, at: 1_000, orderIds: ['a'] }],
       enabledKinds: [FaultKind.RemoteTransient],

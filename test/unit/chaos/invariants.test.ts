@@ -6,6 +6,7 @@ import {
   checkCampaign,
   type InvariantId,
   type LedgerEffect,
+  type LedgerUndoSnapshot,
   parseIdempotencyKey,
   type RecordSnapshot,
 } from '../../../lib/chaos/core/invariants';
@@ -23,7 +24,63 @@ function effectsFor(orderId: string): LedgerEffect[] {
   return ORDER_STEPS.map((step) => ({ service: step.service, idempotencyKey: `${orderId}:${step.name}` }));
 }
 
-/** A healthy run: two Processed orders, one Error order with its alert, every kind fired. */
+/**
+ * d: PERM-FAIL-SHIPPING, compensated: payment refunded (at 50 s), then inventory released (51 s).
+ */
+function compensatedD(): RecordSnapshot {
+  return {
+    orderId: 'd',
+    processState: ProcessState.Compensated,
+    failureCount: 0,
+    attempt: 1,
+    steps: { ReserveInventory: 'Compensated', ChargePayment: 'Compensated', ScheduleShipping: 'Failed' },
+    compensationLog: {
+      ReserveInventory: { status: 'Compensated', compensatedAt: 51_100, undone: true },
+      ChargePayment: { status: 'Compensated', compensatedAt: 50_100, undone: true },
+    },
+  };
+}
+
+/** e: PERM-FAIL-SHIPPING with UNDO-FAIL: the refund was refused, so the order is CompensationFailed. */
+function compensationFailedE(): RecordSnapshot {
+  return {
+    orderId: 'e',
+    processState: ProcessState.CompensationFailed,
+    failureCount: 0,
+    attempt: 1,
+    steps: { ReserveInventory: 'Completed', ChargePayment: 'Compensating', ScheduleShipping: 'Failed' },
+    compensationLog: {
+      ReserveInventory: { status: 'Recorded' },
+      ChargePayment: { status: 'Failed' },
+    },
+  };
+}
+
+const dEffects: LedgerEffect[] = [
+  { service: 'inventory', idempotencyKey: 'd:ReserveInventory', undoneBy: 'd:ReleaseInventory' },
+  { service: 'payment', idempotencyKey: 'd:ChargePayment', undoneBy: 'd:RefundPayment' },
+];
+const dUndos: LedgerUndoSnapshot[] = [
+  {
+    service: 'payment',
+    idempotencyKey: 'd:RefundPayment',
+    undoes: 'd:ChargePayment',
+    undone: true,
+    at: 50_000,
+  },
+  {
+    service: 'inventory',
+    idempotencyKey: 'd:ReleaseInventory',
+    undoes: 'd:ReserveInventory',
+    undone: true,
+    at: 51_000,
+  },
+];
+
+/**
+ * A healthy run: two Processed orders, one Error order with its alert, one Compensated order and
+ * one CompensationFailed order with its alert, the admission limit kept, every kind fired.
+ */
 function healthy(): CampaignSnapshot {
   return {
     timings,
@@ -31,12 +88,37 @@ function healthy(): CampaignSnapshot {
     orders: [
       { orderId: 'a', acceptedAt: 1_000, terminalAt: 20_000, mustFail: false },
       { orderId: 'b', acceptedAt: 2_000, terminalAt: 30_000, mustFail: false },
-      { orderId: 'c', acceptedAt: 3_000, terminalAt: 40_000, mustFail: true },
+      {
+        orderId: 'c',
+        acceptedAt: 3_000,
+        terminalAt: 40_000,
+        mustFail: true,
+        expectedOutcome: 'Error',
+        failingStep: 'ChargePayment',
+      },
+      {
+        orderId: 'd',
+        acceptedAt: 4_000,
+        terminalAt: 20_000,
+        mustFail: true,
+        expectedOutcome: 'Compensated',
+        failingStep: 'ScheduleShipping',
+      },
+      {
+        orderId: 'e',
+        acceptedAt: 5_000,
+        terminalAt: 25_000,
+        mustFail: true,
+        expectedOutcome: 'CompensationFailed',
+        failingStep: 'ScheduleShipping',
+      },
     ],
     finalRecords: [
       processed('a'),
       processed('b'),
-      { orderId: 'c', processState: ProcessState.Error, failureCount: 0, attempt: 1, steps: {} },
+      { orderId: 'c', processState: ProcessState.Error, failureCount: 3, attempt: 3, steps: {} },
+      compensatedD(),
+      compensationFailedE(),
     ],
     samples: [
       {
@@ -49,12 +131,30 @@ function healthy(): CampaignSnapshot {
         at: 5_000,
       },
     ],
-    ledger: [...effectsFor('a'), ...effectsFor('b')],
-    alerts: [{ detailType: 'OrderFailed', orderId: 'c', reason: 'AgentPermanentFailure' }],
+    ledger: [
+      ...effectsFor('a'),
+      ...effectsFor('b'),
+      ...dEffects,
+      { service: 'inventory', idempotencyKey: 'e:ReserveInventory' },
+      { service: 'payment', idempotencyKey: 'e:ChargePayment' },
+    ],
+    undos: dUndos,
+    admission: {
+      limit: 4,
+      samples: [
+        { at: 5_000, nonTerminal: 3, slotsHeld: 4 },
+        { at: 6_000, nonTerminal: 4, slotsHeld: 4 },
+      ],
+      refusedAfterAcceptance: [],
+    },
+    alerts: [
+      { detailType: 'OrderFailed', orderId: 'c', reason: 'FailureThresholdReached' },
+      { detailType: 'CompensationFailed', orderId: 'e', reason: 'CompensationRefused' },
+    ],
     faults: FAULT_KINDS.map((kind) => ({ kind, at: 10_000, orderIds: ['a'] })),
     enabledKinds: FAULT_KINDS,
     restarts: [],
-    minProcessedShare: 0.5,
+    minProcessedShare: 0.4,
   };
 }
 
@@ -80,14 +180,14 @@ describe('checkCampaign', () => {
     const snapshot = healthy();
     const result = checkCampaign({
       ...snapshot,
-      minProcessedShare: 0.3,
+      minProcessedShare: 0.2,
       orders: snapshot.orders.map((order) =>
         order.orderId === 'b' ? { orderId: 'b', acceptedAt: 2_000, mustFail: false } : order,
       ),
       finalRecords: snapshot.finalRecords.map((record) =>
         record.orderId === 'b' ? { ...record, processState: ProcessState.Pending, failureCount: 1 } : record,
       ),
-      ledger: effectsFor('a'),
+      ledger: snapshot.ledger.filter((effect) => !effect.idempotencyKey.startsWith('b:')),
     });
     expect(only(result, 'terminal-within-bound')).toEqual(['b: still Pending (attempt 1, FailureCount 1)']);
     expect(result.passed).toBe(false);
@@ -109,7 +209,7 @@ describe('checkCampaign', () => {
       terminalBoundMillis: 25_000,
       orders: snapshot.orders.filter((order) => order.orderId !== 'c'),
       finalRecords: snapshot.finalRecords.filter((record) => record.orderId !== 'c'),
-      alerts: [],
+      alerts: snapshot.alerts.filter((alert) => alert.orderId !== 'c'),
       restarts: [{ lastDrainAt: 10_000, stoppedAt: 11_000, readyAt: 14_000 }],
     });
     expect(violated(result)).toEqual([]);
@@ -166,12 +266,14 @@ describe('checkCampaign', () => {
 
   it('reports an Error order without an alert, and one with two', () => {
     const snapshot = healthy();
-    expect(only(checkCampaign({ ...snapshot, alerts: [] }), 'error-exactly-one-alert')).toEqual([
+    const orderFailed = snapshot.alerts.filter((alert) => alert.detailType === 'OrderFailed');
+    const others = snapshot.alerts.filter((alert) => alert.detailType !== 'OrderFailed');
+    expect(only(checkCampaign({ ...snapshot, alerts: others }), 'error-exactly-one-alert')).toEqual([
       'c: Error with 0 OrderFailed alerts',
     ]);
     expect(
       only(
-        checkCampaign({ ...snapshot, alerts: [...snapshot.alerts, ...snapshot.alerts] }),
+        checkCampaign({ ...snapshot, alerts: [...snapshot.alerts, ...orderFailed] }),
         'error-exactly-one-alert',
       ),
     ).toEqual(['c: Error with 2 OrderFailed alerts']);
@@ -191,11 +293,11 @@ describe('checkCampaign', () => {
     const result = checkCampaign({
       ...snapshot,
       terminalBoundMillis: 1_000_000,
-      alerts: [],
+      alerts: snapshot.alerts.filter((alert) => alert.orderId !== 'c'),
       restarts: [{ lastDrainAt: 39_500, stoppedAt: 40_100, readyAt: 42_000 }],
     });
     expect(violated(result)).toEqual([]);
-    expect(result.alertsLostAtRestart).toEqual(['c']);
+    expect(result.alertsLostAtRestart).toEqual(['c (Error)']);
   });
 
   it('reports LockedBy on a record that is not Processing, in a sample or at the end', () => {
@@ -257,21 +359,28 @@ describe('checkCampaign', () => {
       ...snapshot,
       finalRecords: snapshot.finalRecords.map((record) => (record.orderId === 'c' ? processed('c') : record)),
       ledger: [...snapshot.ledger, ...effectsFor('c')],
-      alerts: [],
+      alerts: snapshot.alerts.filter((alert) => alert.orderId !== 'c'),
     });
-    expect(only(result, 'planned-failures-not-processed')).toEqual(['c: planned to fail but Processed']);
+    expect(violated(result)).toEqual(['planned-failures-not-processed', 'planned-outcomes']);
+    expect(
+      result.invariants.find((entry) => entry.id === 'planned-failures-not-processed')?.violations,
+    ).toEqual(['c: planned to fail but Processed']);
   });
 
   it('fails as trivial when an order was never accepted, too few were Processed or a kind never fired', () => {
     const snapshot = healthy();
     expect(
       only(
-        checkCampaign({ ...snapshot, orders: [...snapshot.orders, { orderId: 'd', mustFail: false }] }),
+        checkCampaign({
+          ...snapshot,
+          minProcessedShare: 0.3,
+          orders: [...snapshot.orders, { orderId: 'f', mustFail: false }],
+        }),
         'orders-accepted',
       ),
-    ).toEqual(['1 of 4 orders never accepted (first: d)']);
+    ).toEqual(['1 of 6 orders never accepted (first: f)']);
     expect(only(checkCampaign({ ...snapshot, minProcessedShare: 0.9 }), 'processed-share')).toEqual([
-      'only 2 of 3 orders Processed (66.7%), need 90.0%',
+      'only 2 of 5 orders Processed (40.0%), need 90.0%',
     ]);
     const withoutRestart = snapshot.faults.filter((event) => event.kind !== FaultKind.RuntimeRestart);
     expect(only(checkCampaign({ ...snapshot, faults: withoutRestart }), 'every-fault-kind-fired')).toEqual([
@@ -288,9 +397,331 @@ describe('checkCampaign', () => {
     ).toEqual([]);
   });
 
+  it('reports a CompensationFailed order without its alert, with two, and an alert for another order', () => {
+    const snapshot = healthy();
+    const withoutE = snapshot.alerts.filter((alert) => alert.orderId !== 'e');
+    expect(only(checkCampaign({ ...snapshot, alerts: withoutE }), 'compensation-failed-alerted')).toEqual([
+      'e: CompensationFailed with 0 CompensationFailed alerts',
+    ]);
+    expect(
+      only(
+        checkCampaign({
+          ...snapshot,
+          alerts: [...snapshot.alerts, { detailType: 'CompensationFailed', orderId: 'e' }],
+        }),
+        'compensation-failed-alerted',
+      ),
+    ).toEqual(['e: CompensationFailed with 2 CompensationFailed alerts']);
+    expect(
+      only(
+        checkCampaign({
+          ...snapshot,
+          alerts: [...snapshot.alerts, { detailType: 'CompensationFailed', orderId: 'd' }],
+        }),
+        'compensation-failed-alerted',
+      ),
+    ).toEqual(['d: 1 CompensationFailed alerts but not in CompensationFailed']);
+  });
+
+  it('lists, without counting it, a CompensationFailed alert a restart cut short', () => {
+    const snapshot = healthy();
+    const result = checkCampaign({
+      ...snapshot,
+      terminalBoundMillis: 1_000_000,
+      alerts: snapshot.alerts.filter((alert) => alert.orderId !== 'e'),
+      restarts: [{ lastDrainAt: 24_500, stoppedAt: 25_100, readyAt: 27_000 }],
+    });
+    expect(violated(result)).toEqual([]);
+    expect(result.alertsLostAtRestart).toEqual(['e (CompensationFailed)']);
+  });
+
+  it('reports compensations run in forward order, from the ledger times or else the log', () => {
+    const snapshot = healthy();
+    const forward = dUndos.map((undo) =>
+      undo.idempotencyKey === 'd:RefundPayment' ? { ...undo, at: 52_000 } : undo,
+    );
+    expect(only(checkCampaign({ ...snapshot, undos: [...forward] }), 'compensation-exact')).toEqual([
+      'd: ReserveInventory undone before ChargePayment (1000 ms earlier): not in reverse step order',
+    ]);
+    const untimed = dUndos.map(({ at: _at, ...undo }) => undo);
+    const logForward = compensatedD();
+    const result = checkCampaign({
+      ...snapshot,
+      undos: untimed,
+      finalRecords: snapshot.finalRecords.map((record) =>
+        record.orderId === 'd'
+          ? {
+              ...logForward,
+              compensationLog: {
+                ReserveInventory: { status: 'Compensated', compensatedAt: 50_100, undone: true },
+                ChargePayment: { status: 'Compensated', compensatedAt: 51_100, undone: true },
+              },
+            }
+          : record,
+      ),
+    });
+    expect(only(result, 'compensation-exact')).toEqual([
+      'd: ReserveInventory undone before ChargePayment (1000 ms earlier): not in reverse step order',
+    ]);
+    expect(violated(checkCampaign({ ...snapshot, undos: untimed }))).toEqual([]);
+  });
+
+  it('reports a completed step of a Compensated order left standing', () => {
+    const snapshot = healthy();
+    const result = checkCampaign({
+      ...snapshot,
+      ledger: snapshot.ledger.map((effect) =>
+        effect.idempotencyKey === 'd:ReserveInventory'
+          ? { service: 'inventory', idempotencyKey: 'd:ReserveInventory' }
+          : effect,
+      ),
+      undos: dUndos.filter((undo) => undo.idempotencyKey !== 'd:ReleaseInventory'),
+    });
+    expect(only(result, 'compensation-exact')).toEqual([
+      'd: ReserveInventory was done (inventory effect) and undone 0 times',
+    ]);
+  });
+
+  it('reports a step undone twice, under a key other than its compensation', () => {
+    const snapshot = healthy();
+    const result = checkCampaign({
+      ...snapshot,
+      undos: [
+        ...dUndos,
+        {
+          service: 'inventory',
+          idempotencyKey: 'd:ReleaseInventory:retry',
+          undoes: 'd:ReserveInventory',
+          undone: true,
+          at: 51_500,
+        },
+      ],
+    });
+    expect(only(result, 'compensation-exact')).toEqual([
+      'inventory d:ReleaseInventory:retry: undoes d:ReserveInventory under a key other than d:ReleaseInventory',
+      'd:ReleaseInventory:retry: undone: true, but d:ReserveInventory has no inventory effect it undid (nothing was done)',
+      'd: ReserveInventory was done (inventory effect) and undone 2 times',
+    ]);
+  });
+
+  it('reports an undo of something never done, and accepts closing the key of a step never done', () => {
+    const snapshot = healthy();
+    const cancelShipment = {
+      service: 'shipping',
+      idempotencyKey: 'd:CancelShipment',
+      undoes: 'd:ScheduleShipping',
+      at: 49_000,
+    };
+    expect(
+      only(
+        checkCampaign({ ...snapshot, undos: [...dUndos, { ...cancelShipment, undone: true }] }),
+        'compensation-exact',
+      ),
+    ).toEqual([
+      'd:CancelShipment: undone: true, but d:ScheduleShipping has no shipping effect it undid (nothing was done)',
+    ]);
+    expect(
+      violated(checkCampaign({ ...snapshot, undos: [...dUndos, { ...cancelShipment, undone: false }] })),
+    ).toEqual([]);
+  });
+
+  it('reports an undone: false answer while the effect stands', () => {
+    const snapshot = healthy();
+    const result = checkCampaign({
+      ...snapshot,
+      undos: [
+        ...dUndos,
+        { service: 'payment', idempotencyKey: 'e:RefundPayment', undoes: 'e:ChargePayment', undone: false },
+      ],
+    });
+    expect(only(result, 'compensation-exact')).toEqual([
+      'e:RefundPayment: undone: false, yet the effect e:ChargePayment stands',
+    ]);
+  });
+
+  it('reports a Compensated order whose record and ledger disagree', () => {
+    const snapshot = healthy();
+    const missingEffect = checkCampaign({
+      ...snapshot,
+      ledger: snapshot.ledger.filter((effect) => effect.idempotencyKey !== 'd:ChargePayment'),
+      undos: dUndos.filter((undo) => undo.idempotencyKey !== 'd:RefundPayment'),
+    });
+    expect(only(missingEffect, 'compensation-exact')).toEqual([
+      'd: ChargePayment completed in the record, but no payment effect is in the ledger',
+    ]);
+    const d = compensatedD();
+    const entryLeftCompensating = checkCampaign({
+      ...snapshot,
+      finalRecords: snapshot.finalRecords.map((record) =>
+        record.orderId === 'd'
+          ? {
+              ...d,
+              steps: { ...d.steps, ChargePayment: 'Compensating' },
+              compensationLog: { ...d.compensationLog, ChargePayment: { status: 'Compensating' } },
+            }
+          : record,
+      ),
+    });
+    expect(only(entryLeftCompensating, 'compensation-exact')).toEqual([
+      'd: Compensated, but the log entry of ChargePayment is Compensating',
+      'd: ChargePayment undone, but the record says Compensating',
+    ]);
+  });
+
+  it('reports a Processed order with a compensation in its log or in the ledger', () => {
+    const snapshot = healthy();
+    const withLog = (status: string) =>
+      checkCampaign({
+        ...snapshot,
+        finalRecords: snapshot.finalRecords.map((record) =>
+          record.orderId === 'a' ? { ...record, compensationLog: { ChargePayment: { status } } } : record,
+        ),
+      });
+    expect(violated(withLog('Recorded'))).toEqual([]);
+    expect(only(withLog('Compensated'), 'no-processed-with-compensation')).toEqual([
+      'a: Processed with the log entry of ChargePayment Compensated',
+    ]);
+    const undone = checkCampaign({
+      ...snapshot,
+      ledger: snapshot.ledger.map((effect) =>
+        effect.idempotencyKey === 'a:ChargePayment' ? { ...effect, undoneBy: 'a:RefundPayment' } : effect,
+      ),
+      undos: [
+        ...dUndos,
+        { service: 'payment', idempotencyKey: 'a:RefundPayment', undoes: 'a:ChargePayment', undone: true },
+      ],
+    });
+    expect(only(undone, 'no-processed-with-compensation')).toEqual([
+      'a: Processed with 1 undo(s) in the ledger',
+    ]);
+  });
+
+  it('lets CompensationInProgress hold a lock, and no terminal state', () => {
+    const snapshot = healthy();
+    const compensating = {
+      ...compensatedD(),
+      processState: ProcessState.CompensationInProgress,
+      lockedBy: 'd--attempt-1',
+      at: 9_000,
+    };
+    expect(violated(checkCampaign({ ...snapshot, samples: [...snapshot.samples, compensating] }))).toEqual(
+      [],
+    );
+    const result = checkCampaign({
+      ...snapshot,
+      finalRecords: snapshot.finalRecords.map((record) =>
+        record.orderId === 'd' ? { ...record, lockedBy: 'd--attempt-1' } : record,
+      ),
+    });
+    expect(only(result, 'lock-only-while-processing')).toEqual(['d: Compensated but LockedBy d--attempt-1']);
+  });
+
+  it('reports a CompensationFailureCount above maxCompensationFailures', () => {
+    const snapshot = healthy();
+    const result = checkCampaign({
+      ...snapshot,
+      finalRecords: snapshot.finalRecords.map((record) =>
+        record.orderId === 'e' ? { ...record, compensationFailureCount: 4 } : record,
+      ),
+    });
+    expect(only(result, 'failure-count-within-threshold')).toEqual([
+      'e: CompensationFailureCount 4 > maxCompensationFailures 3',
+    ]);
+  });
+
+  it('reports more orders in flight, or more slots held, than the admission limit', () => {
+    const snapshot = healthy();
+    const withSample = (sample: { nonTerminal: number; slotsHeld?: number }) =>
+      checkCampaign({
+        ...snapshot,
+        admission: {
+          ...snapshot.admission,
+          samples: [...snapshot.admission.samples, { at: 7_000, ...sample }],
+        },
+      });
+    expect(only(withSample({ nonTerminal: 5, slotsHeld: 4 }), 'in-flight-within-limit')).toEqual([
+      'at 7000: 5 orders not terminal, admission limit 4',
+    ]);
+    expect(only(withSample({ nonTerminal: 2, slotsHeld: 5 }), 'in-flight-within-limit')).toEqual([
+      'at 7000: admission counters hold 5 slots, limit 4',
+    ]);
+    expect(only(withSample({ nonTerminal: 0, slotsHeld: -1 }), 'in-flight-within-limit')).toEqual([
+      'at 7000: admission counters hold -1 slots, limit 4',
+    ]);
+  });
+
+  it('reports an accepted order refused when submitted again', () => {
+    const snapshot = healthy();
+    const result = checkCampaign({
+      ...snapshot,
+      admission: {
+        ...snapshot.admission,
+        refusedAfterAcceptance: ['a: accepted, then refused 429 when submitted again'],
+      },
+    });
+    expect(only(result, 'accepted-never-refused')).toEqual([
+      'a: accepted, then refused 429 when submitted again',
+    ]);
+  });
+
+  it('reports a failing plan that ended otherwise, but allows Error before its failing step ran', () => {
+    const snapshot = healthy();
+    const dAsError = (failingStepStatus: string) =>
+      checkCampaign({
+        ...snapshot,
+        finalRecords: snapshot.finalRecords.map((record) =>
+          record.orderId === 'd'
+            ? {
+                ...record,
+                processState: ProcessState.Error,
+                failureCount: 3,
+                steps: { ...record.steps, ScheduleShipping: failingStepStatus },
+              }
+            : record,
+        ),
+        alerts: [...snapshot.alerts, { detailType: 'OrderFailed', orderId: 'd' }],
+      });
+    expect(only(dAsError('Failed'), 'planned-outcomes')).toEqual([
+      'd: planned to end Compensated (ScheduleShipping) but Error',
+    ]);
+    expect(violated(dAsError('TimedOut'))).toEqual([]);
+  });
+
+  it('reports a planned Compensated order that ended CompensationFailed, unless its compensation attempts ran out', () => {
+    const snapshot = healthy();
+    const dAsCompensationFailed = (compensationFailureCount: number) =>
+      checkCampaign({
+        ...snapshot,
+        finalRecords: snapshot.finalRecords.map((record) =>
+          record.orderId === 'd'
+            ? { ...record, processState: ProcessState.CompensationFailed, compensationFailureCount }
+            : record,
+        ),
+        alerts: [...snapshot.alerts, { detailType: 'CompensationFailed', orderId: 'd' }],
+      });
+    expect(only(dAsCompensationFailed(1), 'planned-outcomes')).toEqual([
+      'd: planned to end Compensated (ScheduleShipping) but CompensationFailed',
+    ]);
+    expect(violated(dAsCompensationFailed(3))).toEqual([]);
+  });
+
   it('names every invariant and guard it judges', () => {
     const ids: InvariantId[] = checkCampaign(healthy()).invariants.map((entry) => entry.id);
-    expect(ids).toHaveLength(7);
+    expect(ids).toEqual([
+      'terminal-within-bound',
+      'one-effect-per-key',
+      'processed-one-effect-per-step',
+      'error-exactly-one-alert',
+      'compensation-failed-alerted',
+      'compensation-exact',
+      'no-processed-with-compensation',
+      'lock-only-while-processing',
+      'failure-count-within-threshold',
+      'in-flight-within-limit',
+      'accepted-never-refused',
+      'planned-failures-not-processed',
+      'planned-outcomes',
+    ]);
   });
 });
 

@@ -1,0 +1,137 @@
+import { FaultKind } from '../../../lib/chaos/core/faults';
+import type { CampaignPlan, OrderPlan } from '../../../lib/chaos/core/plan';
+import type { AssemblyFacts, AssemblyFunction } from '../../../lib/chaos/runner/assembly';
+import { FaultInjector } from '../../../lib/chaos/runner/injector';
+import type { InterceptedReply, SqsDelivery } from '../../../lib/local-runtime';
+
+const fn = (logicalId: string, role: AssemblyFunction['role']): AssemblyFunction => ({
+  logicalId,
+  stackName: 'SchedulerAgentSupervisor',
+  role,
+  assetDir: '/nowhere',
+  environment: {},
+  timeoutSeconds: 10,
+});
+
+const facts = {
+  supervisor: fn('SupervisorFn', 'supervisor'),
+  starter: fn('StarterFn', 'starter'),
+  agents: [fn('ChargePaymentAgentFn', 'agent')],
+} as unknown as AssemblyFacts;
+
+const request = { customerId: 'c', items: [], totalCents: 1, currency: 'EUR' };
+
+function order(orderId: string, extra: Partial<OrderPlan>): OrderPlan {
+  return { index: 0, orderId, request: { orderId, ...request }, mustFail: false, ...extra };
+}
+
+/** o-refused: compensation-refused; o-flaky: compensation-transient whose refund's reply is dropped. */
+const plan: CampaignPlan = {
+  seed: 1,
+  orders: [
+    order('o-perm', { attemptFault: { kind: FaultKind.PermanentFailure, step: 'ChargePayment' } }),
+    order('o-refused', { attemptFault: { kind: FaultKind.CompensationRefused, step: 'ScheduleShipping' } }),
+    order('o-flaky', {
+      attemptFault: { kind: FaultKind.CompensationTransient, step: 'ScheduleShipping' },
+      compensationFault: { kind: FaultKind.TaskSuccessDropped, compensation: 'RefundPayment' },
+      duplicate: { target: 'RefundPayment', delayMillis: 1_500 },
+    }),
+  ],
+  attemptFaultsByKey: new Map([
+    ['o-perm:ChargePayment', FaultKind.PermanentFailure],
+    ['o-refused:ScheduleShipping', FaultKind.CompensationRefused],
+    ['o-flaky:ScheduleShipping', FaultKind.CompensationTransient],
+    ['o-flaky:RefundPayment', FaultKind.TaskSuccessDropped],
+  ]),
+};
+
+function injector(): FaultInjector {
+  return new FaultInjector({
+    plan,
+    facts,
+    enabledKinds: [
+      FaultKind.PermanentFailure,
+      FaultKind.CompensationRefused,
+      FaultKind.CompensationTransient,
+      FaultKind.TaskSuccessDropped,
+      FaultKind.SqsDuplicate,
+    ],
+    remoteTransientPerCall: 0,
+    holdMillis: 10,
+    supervisorClockOffsetMillis: 0,
+    starterClockOffsetMillis: 0,
+  });
+}
+
+const reply = (status: number): InterceptedReply => ({ status, headers: {}, body: '{}' });
+
+async function remoteCall(target: FaultInjector, path: string, key: string, status: number) {
+  const hooks = target.hooks();
+  return hooks.functionUrl?.(
+    { method: 'POST', path, headers: { 'idempotency-key': key }, body: '{}' },
+    async () => reply(status),
+  );
+}
+
+describe('order fault injector and compensations', () => {
+  it('records a permanent failure only for the planned step refused by its own service', async () => {
+    const target = injector();
+    await remoteCall(target, '/payments/charges', 'o-perm:ChargePayment', 422);
+    // A late original call refused because its key was compensated is not the planned fault.
+    await remoteCall(target, '/shipping/shipments', 'o-perm:ScheduleShipping', 422);
+    expect(target.events.map((event) => [event.kind, event.orderIds])).toEqual([
+      [FaultKind.PermanentFailure, ['o-perm']],
+    ]);
+  });
+
+  it('records a refused compensation and a flaky one from the service answers to compensation paths', async () => {
+    const target = injector();
+    await remoteCall(target, '/shipping/shipments', 'o-refused:ScheduleShipping', 422);
+    await remoteCall(target, '/payments/refunds', 'o-refused:RefundPayment', 422);
+    await remoteCall(target, '/payments/refunds', 'o-flaky:RefundPayment', 503);
+    await remoteCall(target, '/payments/refunds', 'o-flaky:RefundPayment', 201);
+    expect(target.events.map((event) => [event.kind, event.orderIds])).toEqual([
+      [FaultKind.CompensationRefused, ['o-refused']],
+      [FaultKind.CompensationTransient, ['o-flaky']],
+    ]);
+  });
+
+  it("drops the SendTaskSuccess of a compensation keyed by the compensation's idempotency key, once", async () => {
+    const target = injector();
+    const forwarded: string[] = [];
+    const send = (key: string) =>
+      target.hooks().stepFunctionsApi?.(
+        {
+          method: 'POST',
+          path: '/',
+          headers: { 'x-amz-target': 'AWSStepFunctions.SendTaskSuccess' },
+          body: JSON.stringify({ taskToken: 't', output: JSON.stringify({ idempotencyKey: key }) }),
+        },
+        async () => {
+          forwarded.push(key);
+          return reply(200);
+        },
+      );
+    await send('o-flaky:ChargePayment');
+    await send('o-flaky:RefundPayment');
+    await send('o-flaky:RefundPayment');
+    expect(forwarded).toEqual(['o-flaky:ChargePayment', 'o-flaky:RefundPayment']);
+    expect(target.events.map((event) => event.kind)).toEqual([FaultKind.TaskSuccessDropped]);
+  });
+
+  it('duplicates the compensation request it was planned on, not the step of the same agent', () => {
+    const target = injector();
+    const delivery = (operation: string, action: string): SqsDelivery =>
+      ({
+        mappingLogicalId: 'Mapping',
+        functionLogicalId: 'ChargePaymentAgentFn',
+        message: {
+          Body: JSON.stringify({ orderId: 'o-flaky', step: 'ChargePayment', action, operation, attempt: 1 }),
+        },
+      }) as SqsDelivery;
+    const duplicate = target.hooks().duplicateDelivery;
+    expect(duplicate?.(delivery('ChargePayment', 'perform'))).toBeUndefined();
+    expect(duplicate?.(delivery('RefundPayment', 'compensate'))).toBe(1_500);
+    expect(duplicate?.(delivery('RefundPayment', 'compensate'))).toBeUndefined();
+  });
+});

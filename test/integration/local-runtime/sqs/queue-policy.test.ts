@@ -4,6 +4,8 @@
  * default principal. A Deny of every principal but the client's lets the client receive and delete,
  * and answers AccessDenied (403, as SQS does) to another identity and to the default principal.
  */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import {
   ChangeMessageVisibilityCommand,
   CreateQueueCommand,
@@ -220,5 +222,32 @@ describe('SQS service: queue policies deny by caller', () => {
     await send(asOther, url, 'not denied: the statement does not apply');
     // The new policy replaced the client-only one: another identity may now receive.
     expect((await receive(asOther, url)).Messages).toHaveLength(1);
+  });
+
+  it('takes the AWS CLI’s signature too: the client receives, another identity is denied', async () => {
+    const { url } = await clientQueue();
+    await send(asDefault, url, 'for the CLI');
+    const cli = (identity: LocalIdentity) =>
+      promisify(execFile)(
+        'aws',
+        ['sqs', 'receive-message', '--queue-url', url, '--endpoint-url', server.endpoint, '--region', REGION],
+        {
+          env: {
+            PATH: process.env.PATH,
+            HOME: process.env.HOME,
+            AWS_ACCESS_KEY_ID: identity.accessKeyId,
+            AWS_SECRET_ACCESS_KEY: identity.secretAccessKey,
+          },
+        },
+      );
+    const denied = await cli(other).then(
+      () => '',
+      (error: { stderr?: string }) => error.stderr ?? '',
+    );
+    expect(denied).toContain('(AccessDenied)');
+    const { stdout } = await cli(client);
+    expect((JSON.parse(stdout) as { Messages: Array<{ Body: string }> }).Messages[0]?.Body).toBe(
+      'for the CLI',
+    );
   });
 });

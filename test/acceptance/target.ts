@@ -70,6 +70,20 @@ export interface TargetDescription {
    * Clients output); on AWS and LocalStack a key's value is read with GetApiKey instead.
    */
   readonly apiKeysById?: Readonly<Record<string, string>>;
+  /**
+   * Credentials of named principals, with the principal ARN they stand for: the local runtime lists
+   * the IAM users its queue policies name (a client's reply-queue reader); for another target, add
+   * `identities` to the description file to read the client queues as their principals.
+   */
+  readonly identities?: Readonly<Record<string, TargetIdentity>>;
+}
+
+export interface TargetIdentity {
+  readonly accessKeyId: string;
+  readonly secretAccessKey: string;
+  readonly sessionToken?: string;
+  /** The principal these credentials are (the local runtime's `arn:aws:iam::<account>:user/<name>`). */
+  readonly userArn: string;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -130,6 +144,7 @@ export function parseTargetDescription(
     raw.kind === 'local' || raw.kind === 'localstack' || raw.kind === 'aws' ? raw.kind : defaults.kind;
   const apiKey = defaults.apiKey ?? ownApiKey(raw, app);
   const apiKeysById = ownApiKeysById(raw, app);
+  const identities = identitiesOf(raw);
   return {
     kind,
     region,
@@ -137,7 +152,33 @@ export function parseTargetDescription(
     outputs: outputs as TargetDescription['outputs'],
     ...(apiKey ? { apiKey } : {}),
     ...(apiKeysById ? { apiKeysById } : {}),
+    ...(identities ? { identities } : {}),
   };
+}
+
+function identitiesOf(raw: Record<string, unknown>): Record<string, TargetIdentity> | undefined {
+  if (!isRecord(raw.identities)) return undefined;
+  const identities: Record<string, TargetIdentity> = {};
+  for (const [name, value] of Object.entries(raw.identities)) {
+    if (!isRecord(value)) continue;
+    const { accessKeyId, secretAccessKey, sessionToken, userArn } = value;
+    if (
+      typeof accessKeyId !== 'string' ||
+      typeof secretAccessKey !== 'string' ||
+      typeof userArn !== 'string'
+    ) {
+      throw new Error(
+        `Target description: identities.${name} needs accessKeyId, secretAccessKey and userArn`,
+      );
+    }
+    identities[name] = {
+      accessKeyId,
+      secretAccessKey,
+      userArn,
+      ...(typeof sessionToken === 'string' ? { sessionToken } : {}),
+    };
+  }
+  return identities;
 }
 
 function ownApiKeysById(raw: Record<string, unknown>, app: AppUnderTest): Record<string, string> | undefined {

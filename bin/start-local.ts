@@ -59,7 +59,16 @@ async function main(): Promise<void> {
       console.log(`${stackName} API ${api.url} (x-api-key; ${kept}): ${api.apiKeys[0] ?? '(none)'}`);
       for (const client of clientsOf(runtime.target.stackOutputs?.[stackName])) {
         const key = api.apiKeyIds?.[client.apiKeyId] ?? '(unknown key)';
-        console.log(`  client ${client.clientId}: x-api-key ${key}; replies ${client.replyQueueUrl}`);
+        // The reply queue's policy denies reading to all but the client's principal, enforced locally.
+        const reader = Object.values(runtime.target.identities ?? {}).find(
+          (identity) => identity.userArn === client.principal,
+        );
+        const readAs = reader
+          ? ` (read as AWS_ACCESS_KEY_ID=${reader.accessKeyId} AWS_SECRET_ACCESS_KEY=${reader.secretAccessKey})`
+          : '';
+        console.log(
+          `  client ${client.clientId}: x-api-key ${key}; replies ${client.replyQueueUrl}${readAs}`,
+        );
       }
     }
   } else if (runtime.target.apiKey) {

@@ -6,6 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BodyTooLargeError, type RunningServer, readBody, startLoopbackServer } from './http-server';
+import type { ReceivedRequest } from './identities';
 
 /** An error answered as `{ __type, message }` with HTTP 400 (or the given status and headers), as AWS does. */
 export class AwsApiError extends Error {
@@ -15,6 +16,8 @@ export class AwsApiError extends Error {
     readonly reply: {
       readonly statusCode?: number;
       readonly headers?: Readonly<Record<string, string>>;
+      /** The body's message field: most services write `message`, some errors `Message`. @default 'message' */
+      readonly messageKey?: 'message' | 'Message';
     } = {},
   ) {
     super(message);
@@ -23,10 +26,13 @@ export class AwsApiError extends Error {
 }
 
 export type AwsJsonBody = Record<string, unknown>;
-/** `signal` aborts when the client goes away before the answer (a long poll given up, say). */
+/**
+ * `signal` aborts when the client goes away before the answer (a long poll given up, say);
+ * `received` is the request as it arrived, for a service that checks its signature.
+ */
 export type AwsJsonOperation = (
   body: AwsJsonBody,
-  request: { readonly signal: AbortSignal },
+  request: { readonly signal: AbortSignal; readonly received: ReceivedRequest },
 ) => Promise<AwsJsonBody> | AwsJsonBody;
 
 /**
@@ -71,7 +77,7 @@ export async function startAwsJsonServer(
         if (error instanceof AwsApiError) {
           reply(
             error.reply.statusCode ?? 400,
-            { __type: error.errorType, message: error.message },
+            { __type: error.errorType, [error.reply.messageKey ?? 'message']: error.message },
             error.reply.headers,
           );
         } else if (error instanceof BodyTooLargeError) {
@@ -113,9 +119,8 @@ async function answer(
         `(supported: ${Object.keys(operations).join(', ')})`,
     );
   }
-  const text = (await readBody(request, options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES)).toString(
-    'utf8',
-  );
+  const raw = await readBody(request, options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES);
+  const text = raw.toString('utf8');
   let body: unknown;
   try {
     body = text === '' ? {} : JSON.parse(text);
@@ -125,8 +130,21 @@ async function answer(
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new AwsApiError('SerializationException', 'Request body must be a JSON object');
   }
+  const url = new URL(request.url ?? '/', 'http://localhost');
+  const received: ReceivedRequest = {
+    method: request.method,
+    rawPath: url.pathname,
+    query: url.searchParams,
+    headers: Object.fromEntries(
+      Object.entries(request.headers).map(([name, value]) => [
+        name,
+        Array.isArray(value) ? value.join(',') : String(value ?? ''),
+      ]),
+    ),
+    body: raw,
+  };
   return operation
-    ? operation(body as AwsJsonBody, { signal })
+    ? operation(body as AwsJsonBody, { signal, received })
     : (options.otherOperation as NonNullable<AwsJsonServerOptions['otherOperation']>)(
         operationName,
         body as AwsJsonBody,

@@ -5,7 +5,7 @@
  */
 import { startDynamoDbLocal } from './dynamodb/dynamodb-local';
 import type { RunningServer } from './http-server';
-import { startSqsService } from './sqs';
+import { type SqsServiceOptions, startSqsService } from './sqs';
 
 export type { RunningServer };
 
@@ -16,12 +16,9 @@ export function startDynamoDbEmulator(dataDirectory?: string): Promise<RunningSe
 
 /**
  * The runtime's own SQS service (lib/local-runtime/sqs): FIFO message groups, deduplication, redrive
- * and long polls as AWS documents them; `dataDirectory` keeps queues and messages across restarts.
+ * and long polls as AWS documents them; `dataDirectory` keeps queues and messages across restarts;
+ * `identities` are the callers queue policies can tell apart.
  */
-export async function startSqsEmulator(options: {
-  region: string;
-  accountId: string;
-  dataDirectory?: string;
-}): Promise<RunningServer> {
+export async function startSqsEmulator(options: SqsServiceOptions): Promise<RunningServer> {
   return startSqsService(options);
 }

@@ -1,14 +1,15 @@
 /**
- * Local IAM identities, and SigV4 verification of requests to AWS_IAM methods of the REST API
- * emulator. An access key id names a local IAM user, `arn:aws:iam::<account>:user/<access key id>`;
- * its secret is random (crypto), generated once per data directory and kept there (like the API
- * keys, ./api-keys.ts), in memory without one.
+ * Local IAM identities, and SigV4 verification of the requests they sign: to AWS_IAM methods of the
+ * REST API emulator (service `execute-api`) and to the SQS service (service `sqs`, whose queue
+ * policies' explicit denies name callers by `aws:PrincipalArn`). An access key id names a local IAM
+ * user, `arn:aws:iam::<account>:user/<access key id>`; its secret is random (crypto), generated once
+ * per data directory and kept there (like the API keys, ./api-keys.ts), in memory without one. One
+ * instance per runtime (the runtime context's `identities`): two would overwrite each other's file.
  *
- * What it checks: the signature, recomputed with @smithy/signature-v4 for service `execute-api` in
- * the runtime's region, over the request as received (method, path, query, signed headers, body
- * hash), with the secret of the access key it names, within API Gateway's 15 minutes of clock
- * skew. What it does NOT do: evaluate IAM policies. Any known identity may call any AWS_IAM
- * method; on AWS, the caller's policies must also allow execute-api:Invoke on the method.
+ * What it checks: the signature, recomputed with @smithy/signature-v4 for the given service in the
+ * runtime's region, over the request as received (method, path, query, signed headers, body hash),
+ * with the secret of the access key it names, within 15 minutes of clock skew. What it does NOT
+ * do: evaluate identity policies (none are modelled).
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -103,9 +104,12 @@ export interface ReceivedRequest {
   readonly body: Buffer;
 }
 
+/** Why a signature was refused: each service words its own answer. */
+export type SigV4Refusal = 'missing' | 'mismatch' | 'expired' | 'scope';
+
 export type SigV4Verdict =
   | { readonly ok: true; readonly identity: LocalIdentity }
-  | { readonly ok: false; readonly message: string };
+  | { readonly ok: false; readonly reason: SigV4Refusal; readonly message: string };
 
 /** API Gateway's answers (403). */
 export const SIGV4_MESSAGES = {
@@ -116,48 +120,64 @@ export const SIGV4_MESSAGES = {
   scope: 'Credential should be scoped to a valid region and service execute-api.',
 } as const;
 
-/** API Gateway's allowed clock skew. */
+/** The clock skew AWS allows a signed request (API Gateway and SQS alike). */
 const MAX_SKEW_MILLIS = 15 * 60 * 1000;
 const AUTHORIZATION_PATTERN =
   /^AWS4-HMAC-SHA256 Credential=([^/\s,]+)\/(\d{8})\/([^/\s,]+)\/([^/\s,]+)\/aws4_request, ?SignedHeaders=([a-z0-9;_.-]+), ?Signature=([0-9a-f]{64})$/;
 const AMZ_DATE_PATTERN = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/;
 
+/** The access key id a SigV4 `Authorization` header names, if it is one. */
+export function sigV4AccessKeyId(authorization: string | undefined): string | undefined {
+  return authorization === undefined ? undefined : AUTHORIZATION_PATTERN.exec(authorization)?.[1];
+}
+
 /**
- * Verifies the SigV4 signature of a request to an AWS_IAM method: the access key must name a known
- * identity, the scope the runtime's region and execute-api, and the signature must be the one its
- * secret gives for the request as received.
+ * Verifies the SigV4 signature of a request: the access key must name a known identity, the scope
+ * the runtime's region and the service, and the signature must be the one its secret gives for the
+ * request as received. Refusals carry API Gateway's messages (SIGV4_MESSAGES; `scope` names the
+ * service); other services answer from the reason.
  */
 export async function verifySigV4(
   request: ReceivedRequest,
   identities: Pick<LocalIdentities, 'known'>,
-  options: { readonly region: string; readonly now?: number },
+  options: {
+    readonly region: string;
+    /** The signing name the scope must carry. @default 'execute-api' */
+    readonly service?: string;
+    readonly now?: number;
+  },
 ): Promise<SigV4Verdict> {
-  const refuse = (message: string): SigV4Verdict => ({ ok: false, message });
+  const signingName = options.service ?? 'execute-api';
+  const refuse = (reason: SigV4Refusal): SigV4Verdict => ({
+    ok: false,
+    reason,
+    message:
+      reason === 'scope' ? SIGV4_MESSAGES.scope.replace('execute-api', signingName) : SIGV4_MESSAGES[reason],
+  });
   const authorization = request.headers.authorization;
-  if (authorization === undefined || authorization === '') return refuse(SIGV4_MESSAGES.missing);
+  if (authorization === undefined || authorization === '') return refuse('missing');
   const match = AUTHORIZATION_PATTERN.exec(authorization);
-  if (!match) return refuse(SIGV4_MESSAGES.mismatch);
+  if (!match) return refuse('mismatch');
   const [, accessKeyId = '', , region, service, signedHeaderList = '', signature = ''] = match;
-  if (region !== options.region || service !== 'execute-api') return refuse(SIGV4_MESSAGES.scope);
+  if (region !== options.region || service !== signingName) return refuse('scope');
   const identity = identities.known(accessKeyId);
-  if (identity === undefined) return refuse(SIGV4_MESSAGES.mismatch);
+  if (identity === undefined) return refuse('mismatch');
   const amzDate = request.headers['x-amz-date'] ?? '';
   const signedHeaders = signedHeaderList.split(';');
-  if (!AMZ_DATE_PATTERN.test(amzDate) || !signedHeaders.includes('host'))
-    return refuse(SIGV4_MESSAGES.mismatch);
+  if (!AMZ_DATE_PATTERN.test(amzDate) || !signedHeaders.includes('host')) return refuse('mismatch');
   const signingDate = new Date(amzDate.replace(AMZ_DATE_PATTERN, '$1-$2-$3T$4:$5:$6Z'));
   if (Math.abs((options.now ?? Date.now()) - signingDate.getTime()) > MAX_SKEW_MILLIS) {
-    return refuse(SIGV4_MESSAGES.expired);
+    return refuse('expired');
   }
   // The signer trusts a payload hash header as given: check it against the body received.
   const payloadHash = request.headers['x-amz-content-sha256'];
   if (payloadHash !== undefined && payloadHash !== createHash('sha256').update(request.body).digest('hex')) {
-    return refuse(SIGV4_MESSAGES.mismatch);
+    return refuse('mismatch');
   }
   const headers: Record<string, string> = {};
   for (const name of signedHeaders) {
     const value = request.headers[name];
-    if (value === undefined) return refuse(SIGV4_MESSAGES.mismatch);
+    if (value === undefined) return refuse('mismatch');
     headers[name] = value;
   }
   const query: Record<string, string | string[]> = {};
@@ -169,10 +189,10 @@ export async function verifySigV4(
   try {
     path = request.rawPath.split('/').map(decodeURIComponent).join('/');
   } catch {
-    return refuse(SIGV4_MESSAGES.mismatch);
+    return refuse('mismatch');
   }
   const signer = new SignatureV4({
-    service: 'execute-api',
+    service: signingName,
     region: options.region,
     credentials: { accessKeyId: identity.accessKeyId, secretAccessKey: identity.secretAccessKey },
     sha256: Sha256,
@@ -194,5 +214,5 @@ export async function verifySigV4(
   const expected = /Signature=([0-9a-f]{64})$/.exec(String(resigned.headers.authorization ?? ''))?.[1] ?? '';
   const same =
     expected.length === signature.length && timingSafeEqual(Buffer.from(expected), Buffer.from(signature));
-  return same ? { ok: true, identity } : refuse(SIGV4_MESSAGES.mismatch);
+  return same ? { ok: true, identity } : refuse('mismatch');
 }

@@ -12,7 +12,7 @@
  * as not run with its reason; a type no provisioner claims is named as not emulated.
  */
 import type { AssemblyStack, CfnResource, CloudAssembly, StackResolver } from './cloud-assembly';
-import type { LocalIdentity } from './identities';
+import type { LocalIdentities, LocalIdentity } from './identities';
 import type { LocalRuntimeOptions } from './runtime-options';
 import type { LocalApi, LocalServiceName } from './target';
 
@@ -54,7 +54,10 @@ export interface TargetContribution {
   readonly apiKey?: string;
   /** Every stack's REST API, by stack name. */
   readonly apis?: Readonly<Record<string, LocalApi>>;
-  /** Local IAM identities that may sign requests to AWS_IAM methods, by name. */
+  /**
+   * Local IAM identities a client may sign with (AWS_IAM methods, SQS requests), by name; the
+   * runtime merges every provisioner's.
+   */
   readonly identities?: Readonly<Record<string, LocalIdentity>>;
 }
 
@@ -88,6 +91,11 @@ export interface RuntimeContext {
   log(line: string): void;
   /** Logs something that went wrong without stopping the runtime. */
   problem(message: string): void;
+  /**
+   * The runtime's local IAM identities (one set, kept per data directory): who signs a request to
+   * an AWS_IAM method or to SQS. Callers with other credentials are the runtime's default principal.
+   */
+  readonly identities: LocalIdentities;
   /** SDK client settings for the local emulators (a fresh credentials object each call). */
   clientConfig(): { region: string; credentials: { accessKeyId: string; secretAccessKey: string } };
   /** Stops `item` with the runtime, in its tier. */

@@ -10,6 +10,7 @@ import type {
   LocalEnvironment,
   StackResolver,
 } from './cloud-assembly';
+import { LocalIdentities } from './identities';
 import {
   Deliveries,
   type ListenContext,
@@ -49,6 +50,7 @@ export class RuntimeLifecycle {
       assembly,
       log,
       problem: (message) => log(`! ${message}`),
+      identities: new LocalIdentities(options.dataDir, accountId),
       // A fresh credentials object per client: the SDK annotates the object it is given.
       clientConfig: () => ({ region, credentials: { ...credentials } }),
       stopWith: (item, tier) => this.tiers.get(tier)?.push(item),

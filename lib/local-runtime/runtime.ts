@@ -8,7 +8,7 @@ import { rmSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import { createStackResolver, readCloudAssembly } from './cloud-assembly';
 import { standardProvisioners } from './provisioners';
-import type { ProvisionerRegistry, StackContext } from './provisioning';
+import type { ProvisionerRegistry, StackContext, TargetContribution } from './provisioning';
 import { RuntimeLifecycle } from './runtime-lifecycle';
 import type { LocalRuntime, LocalRuntimeOptions } from './runtime-options';
 import { DEFAULT_TARGET_FILE, type LocalTarget, writeTarget } from './target';
@@ -34,13 +34,18 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
         for (const provisioner of registry.provisioners) await provisioner[phase]?.(stack);
     }
     for (const provisioner of registry.provisioners) await provisioner.start?.(context);
+    const contributions = registry.provisioners.map((provisioner) => provisioner.describe?.() ?? {});
+    const described: TargetContribution = Object.assign({}, ...contributions);
+    // Each provisioner names the identities its resources need (the operator, queue policies' users).
+    const identities = Object.assign({}, ...contributions.map((contribution) => contribution.identities));
     const target: LocalTarget = {
       kind: 'local',
       region: context.region,
       accountId: context.accountId,
       credentials: context.clientConfig().credentials,
       endpoints: context.endpoints.target(),
-      ...Object.assign({}, ...registry.provisioners.map((provisioner) => provisioner.describe?.())),
+      ...described,
+      ...(Object.keys(identities).length > 0 ? { identities } : {}),
       // First stack wins a name two stacks share (ApiUrl...), as the first stack's API is `apiUrl`.
       outputs: Object.assign({}, ...stacks.map((stack) => stack.resolver.outputs()).reverse()),
       stackOutputs: Object.fromEntries(

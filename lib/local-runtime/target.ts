@@ -32,9 +32,10 @@ export interface LocalTarget {
   /** Every stack's REST API (its first one with a stage), by stack name; `apiUrl` is the first's. */
   readonly apis?: Readonly<Record<string, LocalApi>>;
   /**
-   * Local IAM identities (at least `operator`): sign requests to AWS_IAM methods with SigV4
-   * (service execute-api, this region) using these credentials. The runtime verifies signatures
-   * only; it evaluates no IAM policy.
+   * Local IAM identities, by name (= access key id): `operator`, and every IAM user of the local
+   * account a queue policy names. Sign requests to AWS_IAM methods (service execute-api) or to SQS
+   * (service sqs) with SigV4 in this region using these credentials. The runtime verifies the
+   * signatures; it evaluates no identity policy, only the explicit denies of queue policies.
    */
   readonly identities?: Readonly<Record<string, LocalIdentity>>;
   /**

@@ -71,9 +71,11 @@ export interface TargetDescription {
    */
   readonly apiKeysById?: Readonly<Record<string, string>>;
   /**
-   * The local runtime's IAM identities by name (at least `operator`): credentials to sign requests
-   * to the AWS_IAM methods with (SigV4, execute-api). Absent for AWS: there the standard credential
-   * chain signs, and its IAM policy must allow execute-api:Invoke.
+   * Credentials of named principals, with the principal ARN they stand for. The local runtime
+   * lists `operator` (to sign requests to the AWS_IAM methods: SigV4, execute-api) and the IAM users
+   * its queue policies name (a client's reply-queue reader). For AWS the standard credential chain
+   * signs operator requests (its policy must allow execute-api:Invoke); add `identities` to the
+   * description file to read the client queues as their principals.
    */
   readonly identities?: Readonly<Record<string, TargetIdentity>>;
 }
@@ -81,7 +83,9 @@ export interface TargetDescription {
 export interface TargetIdentity {
   readonly accessKeyId: string;
   readonly secretAccessKey: string;
-  readonly userArn?: string;
+  readonly sessionToken?: string;
+  /** The principal these credentials are (the local runtime's `arn:aws:iam::<account>:user/<name>`). */
+  readonly userArn: string;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -154,27 +158,37 @@ export function parseTargetDescription(
   };
 }
 
+function identitiesOf(raw: Record<string, unknown>): Record<string, TargetIdentity> | undefined {
+  if (!isRecord(raw.identities)) return undefined;
+  const identities: Record<string, TargetIdentity> = {};
+  for (const [name, value] of Object.entries(raw.identities)) {
+    if (!isRecord(value)) continue;
+    const { accessKeyId, secretAccessKey, sessionToken, userArn } = value;
+    if (
+      typeof accessKeyId !== 'string' ||
+      typeof secretAccessKey !== 'string' ||
+      typeof userArn !== 'string'
+    ) {
+      throw new Error(
+        `Target description: identities.${name} needs accessKeyId, secretAccessKey and userArn`,
+      );
+    }
+    identities[name] = {
+      accessKeyId,
+      secretAccessKey,
+      userArn,
+      ...(typeof sessionToken === 'string' ? { sessionToken } : {}),
+    };
+  }
+  return identities;
+}
+
 function ownApiKeysById(raw: Record<string, unknown>, app: AppUnderTest): Record<string, string> | undefined {
   const api = isRecord(raw.apis) ? raw.apis[app.stackName] : undefined;
   if (!isRecord(api) || !isRecord(api.apiKeyIds)) return undefined;
   return Object.fromEntries(
     Object.entries(api.apiKeyIds).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
   );
-}
-
-/** The identities the local runtime lists (each with both credentials), or undefined. */
-function identitiesOf(raw: Record<string, unknown>): Record<string, TargetIdentity> | undefined {
-  if (!isRecord(raw.identities)) return undefined;
-  const identities: Record<string, TargetIdentity> = {};
-  for (const [name, value] of Object.entries(raw.identities)) {
-    if (!isRecord(value)) continue;
-    const { accessKeyId, secretAccessKey, userArn } = value;
-    if (typeof accessKeyId !== 'string' || typeof secretAccessKey !== 'string') {
-      throw new Error(`Target description: identity '${name}' needs accessKeyId and secretAccessKey`);
-    }
-    identities[name] = { accessKeyId, secretAccessKey, ...(typeof userArn === 'string' && { userArn }) };
-  }
-  return identities;
 }
 
 /** The local runtime's API key for the app's API: its stack's API's key when listed, else the first API's. */

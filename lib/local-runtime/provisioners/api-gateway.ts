@@ -7,7 +7,7 @@
  */
 import { type RestApiMethod, type RestApiServer, type RestApiSpec, startRestApiServer } from '../api-gateway';
 import { GeneratedApiKeys } from '../api-keys';
-import { LocalIdentities, type LocalIdentity } from '../identities';
+import type { LocalIdentities, LocalIdentity } from '../identities';
 import type { ListenContext, Provisioner, StackContext, TargetContribution } from '../provisioning';
 import type { LocalApi } from '../target';
 import type { LambdaProvisioner } from './lambda';
@@ -56,7 +56,7 @@ export class ApiGatewayProvisioner implements Provisioner {
    */
   async listen(context: ListenContext): Promise<void> {
     this.generatedKeys = new GeneratedApiKeys(context.options.dataDir);
-    this.identities = new LocalIdentities(context.options.dataDir, context.accountId);
+    this.identities = context.identities;
     this.operator = this.identities.identity(OPERATOR_IDENTITY);
     const port = context.options.port ?? DEFAULT_PORT;
     for (const [index, { stack, logicalId }] of context.resourcesOfType(REST_API).entries()) {

@@ -2,6 +2,13 @@
  * SQS: the queue backend (startSqsEmulator: the runtime's own SQS service, journaled under
  * `<dataDir>/sqs` when the runtime has a data directory) and one queue per AWS::SQS::Queue, with its
  * attributes and redrive policy; deliveries to queue ARNs (EventBridge targets, SNS subscriptions).
+ *
+ * AWS::SQS::QueuePolicy sets each of its queues' `Policy` attribute, as on AWS; the service enforces
+ * its explicit denies (../sqs/queue-policy.ts). Every IAM user of the local account a policy names
+ * (`arn:aws:iam::<account>:user/<name>`, as a principal or in an `aws:PrincipalArn` condition)
+ * becomes a local identity with access key id `<name>`, listed in the target description, so a
+ * client can sign as the principal the policy lets through. What of a policy is not evaluated is
+ * named at start.
  */
 import { join } from 'node:path';
 import {
@@ -13,9 +20,21 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { startSqsEmulator } from '../emulators';
-import type { DeliveryOptions, ListenContext, Provisioner, StackContext } from '../provisioning';
+import type { LocalIdentity } from '../identities';
+import type {
+  DeliveryOptions,
+  ListenContext,
+  Provisioner,
+  StackContext,
+  TargetContribution,
+} from '../provisioning';
+import { compileQueuePolicy } from '../sqs/queue-policy';
+import { asRecord } from './values';
 
 const QUEUE = 'AWS::SQS::Queue';
+const QUEUE_POLICY = 'AWS::SQS::QueuePolicy';
+/** A user name that can also be an access key id (../identities.ts). */
+const LOCAL_USER_NAME = /^[A-Za-z0-9_+=,.@-]{1,64}$/;
 
 const QUEUE_ATTRIBUTES = [
   'DelaySeconds',
@@ -31,12 +50,13 @@ const QUEUE_ATTRIBUTES = [
 
 export class SqsProvisioner implements Provisioner {
   readonly name = 'SQS';
-  readonly resourceTypes = {
-    runs: [QUEUE],
-    inert: { 'AWS::SQS::QueuePolicy': 'queue policies are not enforced locally' },
-  };
+  readonly resourceTypes = { runs: [QUEUE, QUEUE_POLICY] };
   private sqs: SQSClient | undefined;
   private readonly queueUrlsByArn = new Map<string, string>();
+  /** The identities queue policies name, by user name (= access key id). */
+  private readonly identities = new Map<string, LocalIdentity>();
+  /** `<queue name>\n<policy>` of each policy the template set: named at provisioning already. */
+  private readonly templatePolicies = new Set<string>();
 
   /** A client for the backend (once it listens). */
   get client(): SQSClient {
@@ -73,6 +93,13 @@ export class SqsProvisioner implements Provisioner {
       region: context.region,
       accountId: context.accountId,
       ...(dataDir ? { dataDirectory: join(dataDir, 'sqs') } : {}),
+      identities: context.identities,
+      // A policy set at run time (aws sqs set-queue-attributes): told when it is set.
+      onPolicyProblem: (queueName, problem) => {
+        if (!this.templatePolicies.has(`${queueName}\n${problem}`)) {
+          context.problem(`queue policy of ${queueName}: ${problem}`);
+        }
+      },
     });
     context.stopWith(server, 'backend');
     context.endpoints.announce('SQS', server.endpoint);
@@ -110,6 +137,37 @@ export class SqsProvisioner implements Provisioner {
         await this.createQueue(context, logicalId),
       );
     }
+    for (const [logicalId] of context.ofType(QUEUE_POLICY)) await this.applyPolicy(context, logicalId);
+  }
+
+  /** The identities the queue policies name (see the module comment). */
+  describe(): TargetContribution {
+    return this.identities.size > 0 ? { identities: Object.fromEntries(this.identities) } : {};
+  }
+
+  /**
+   * Sets the policy on each of its queues (a later policy on the same queue replaces it, as on AWS),
+   * names what of it does not apply locally, and makes an identity of each local user it names.
+   */
+  private async applyPolicy(context: StackContext, logicalId: string): Promise<void> {
+    const properties = context.resolver.properties(logicalId);
+    const document = asRecord(properties.PolicyDocument);
+    const queueUrls = Array.isArray(properties.Queues) ? properties.Queues.map(String) : [];
+    if (Object.keys(document).length === 0 || queueUrls.length === 0) {
+      context.named(logicalId, QUEUE_POLICY, 'no PolicyDocument or Queues: nothing is set');
+      return;
+    }
+    const policy = JSON.stringify(document);
+    const { unsupported } = compileQueuePolicy(policy);
+    for (const problem of unsupported) context.named(logicalId, QUEUE_POLICY, problem);
+    for (const QueueUrl of queueUrls) {
+      const queueName = QueueUrl.slice(QueueUrl.lastIndexOf('/') + 1);
+      for (const problem of unsupported) this.templatePolicies.add(`${queueName}\n${problem}`);
+      await this.client.send(new SetQueueAttributesCommand({ QueueUrl, Attributes: { Policy: policy } }));
+    }
+    for (const name of localUsersNamedBy(document, context.accountId)) {
+      this.identities.set(name, context.identities.identity(name));
+    }
   }
 
   private async createQueue(context: StackContext, logicalId: string): Promise<string> {
@@ -140,8 +198,9 @@ export class SqsProvisioner implements Provisioner {
       await this.client.send(
         new SetQueueAttributesCommand({
           QueueUrl: expected,
-          // An empty RedrivePolicy removes one the earlier template had.
-          Attributes: { RedrivePolicy: '', ...changeable },
+          // An empty RedrivePolicy removes one the earlier template had; the template's queue
+          // policies are set again once every queue exists.
+          Attributes: { RedrivePolicy: '', Policy: '', ...changeable },
         }),
       );
       QueueUrl = expected;
@@ -167,4 +226,31 @@ function sqsMessageAttributes(
         : { DataType, StringValue },
     ]),
   );
+}
+
+/**
+ * The IAM users of the local account a policy names, as principals or as `aws:PrincipalArn`
+ * condition values (wildcards name no one in particular).
+ */
+export function localUsersNamedBy(document: Readonly<Record<string, unknown>>, accountId: string): string[] {
+  const prefix = `arn:aws:iam::${accountId}:user/`;
+  const names = new Set<string>();
+  const consider = (value: unknown) => {
+    for (const item of Array.isArray(value) ? value : [value]) {
+      if (typeof item !== 'string' || !item.startsWith(prefix)) continue;
+      const name = item.slice(prefix.length);
+      if (LOCAL_USER_NAME.test(name) && !/[*?]/.test(name)) names.add(name);
+    }
+  };
+  const statements = Array.isArray(document.Statement) ? document.Statement : [document.Statement];
+  for (const statement of statements) {
+    const fields = asRecord(statement);
+    consider(asRecord(fields.Principal).AWS);
+    for (const block of Object.values(asRecord(fields.Condition))) {
+      for (const [key, value] of Object.entries(asRecord(block))) {
+        if (key.toLowerCase() === 'aws:principalarn') consider(value);
+      }
+    }
+  }
+  return [...names].sort();
 }

@@ -11,10 +11,40 @@ export class SqsError extends AwsApiError {
     readonly queryCode: string,
     message: string,
     statusCode = 400,
+    messageKey: 'message' | 'Message' = 'message',
   ) {
-    super(errorType, message, { statusCode, headers: { 'x-amzn-query-error': `${queryCode};Sender` } });
+    super(errorType, message, {
+      statusCode,
+      headers: { 'x-amzn-query-error': `${queryCode};Sender` },
+      messageKey,
+    });
   }
 }
+
+/**
+ * Refusals of the caller rather than the request, as SQS answers them over the JSON protocol: 403,
+ * the service framework's `__type` and `Message`, the query code in `x-amzn-query-error` (so the
+ * SDK's error name and `Code` are `AccessDenied`, as over the query protocol). The message is AWS's
+ * for an explicit deny in the queue's policy, the action lower-cased as AWS writes it.
+ */
+export const SqsAuthErrors = {
+  accessDenied: (principalArn: string, action: string, queueArn: string) =>
+    new SqsError(
+      'com.amazon.coral.service#AccessDeniedException',
+      'AccessDenied',
+      `User: ${principalArn} is not authorized to perform: ${action.toLowerCase()} on resource: ${queueArn} with an explicit deny in a resource-based policy`,
+      403,
+      'Message',
+    ),
+  signatureDoesNotMatch: (message: string) =>
+    new SqsError(
+      'com.amazon.coral.service#InvalidSignatureException',
+      'SignatureDoesNotMatch',
+      message,
+      403,
+      'Message',
+    ),
+} as const;
 
 /** Modelled errors: `__type` is the shape name, the query code comes from the model's awsQueryError trait. */
 const modelled =

@@ -6,7 +6,7 @@ import { startAwsJsonServer } from '../aws-json-server';
 import type { RunningServer } from '../http-server';
 import { SqsService, type SqsServiceOptions } from './service';
 
-export { SqsService, type SqsServiceOptions } from './service';
+export { defaultPrincipalArn, SqsService, type SqsServiceOptions } from './service';
 
 export async function startSqsService(options: SqsServiceOptions): Promise<RunningServer> {
   const service = new SqsService(options);

@@ -3,10 +3,17 @@
  * JSON protocol, with standard and FIFO semantics as the SQS documentation states them. Every change
  * of state goes through `commit` (apply in memory, append to the journal when persisted), so a restart
  * replays exactly what happened.
+ *
+ * Callers: a request signed by a local identity (../identities.ts) is that identity's user, once its
+ * signature checks out; any other request is the runtime's default principal (what functions and
+ * tools use: a function's role is not modelled). Each queue-scoped request is checked against the
+ * explicit denies of the queue's `Policy` attribute (./queue-policy.ts): denied, it answers
+ * AccessDenied as SQS does. Nothing else is checked: identity policies are not modelled.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { AwsJsonOperation } from '../aws-json-server';
-import { SqsErrors } from './errors';
+import { type LocalIdentities, type ReceivedRequest, sigV4AccessKeyId, verifySigV4 } from '../identities';
+import { SqsAuthErrors, SqsErrors } from './errors';
 import { Journal, type JournalRecord } from './journal';
 import { md5OfBody, md5OfMessageAttributes } from './md5';
 import {
@@ -26,6 +33,7 @@ import {
   parseRedrivePolicy,
   validateQueueName,
 } from './queue-attributes';
+import { type CompiledQueuePolicy, compileQueuePolicy, SQS_ACTION_OF_OPERATION } from './queue-policy';
 
 export interface SqsServiceOptions {
   readonly region: string;
@@ -33,6 +41,24 @@ export interface SqsServiceOptions {
   readonly accountId: string;
   /** Keep queues and messages here across restarts (a journal). @default - in memory */
   readonly dataDirectory?: string;
+  /**
+   * Local identities whose signed requests are theirs (verified, service `sqs`).
+   * @default - none: every caller is the default principal
+   */
+  readonly identities?: Pick<LocalIdentities, 'known'>;
+  /**
+   * Told once per queue and policy what of a queue policy is not evaluated locally.
+   * @default - not told
+   */
+  readonly onPolicyProblem?: (queueName: string, problem: string) => void;
+}
+
+/**
+ * Who a caller without a local identity is: the account itself. A queue policy's explicit Deny of
+ * every principal but a client's denies it too, as it denies any other principal of the account.
+ */
+export function defaultPrincipalArn(accountId: string): string {
+  return `arn:aws:iam::${accountId}:root`;
 }
 
 type Body = Record<string, unknown>;
@@ -100,7 +126,7 @@ export class SqsService {
       (operation: (body: Body) => Body): AwsJsonOperation =>
       async (body) =>
         operation(body);
-    return {
+    const operations: Record<string, AwsJsonOperation> = {
       CreateQueue: sync((body) => this.createQueue(body)),
       GetQueueUrl: sync((body) => this.getQueueUrl(body)),
       DeleteQueue: sync((body) => this.deleteQueue(body)),
@@ -120,6 +146,78 @@ export class SqsService {
       UntagQueue: sync((body) => this.untagQueue(body)),
       ListQueueTags: sync((body) => ({ Tags: { ...this.queueOf(body).tags } })),
     };
+    // Queue-scoped operations are checked against the queue's policy before they run.
+    for (const [name, action] of Object.entries(SQS_ACTION_OF_OPERATION)) {
+      const operation = operations[name];
+      if (!operation) continue;
+      operations[name] = async (body, request) => {
+        await this.authorize(action, body, request.received);
+        return operation(body, request);
+      };
+    }
+    return operations;
+  }
+
+  // --- callers and queue policies -------------------------------------------------------------
+
+  private readonly policies = new Map<string, { text: string; compiled: CompiledQueuePolicy }>();
+
+  /** The caller's principal ARN: a local identity's user (signature verified), else the default. */
+  private async callerOf(received: ReceivedRequest): Promise<string> {
+    const { identities } = this.options;
+    const accessKeyId = sigV4AccessKeyId(received.headers.authorization);
+    if (!identities || accessKeyId === undefined || !identities.known(accessKeyId)) {
+      return defaultPrincipalArn(this.options.accountId);
+    }
+    const verdict = await verifySigV4(received, identities, { region: this.options.region, service: 'sqs' });
+    if (!verdict.ok) throw SqsAuthErrors.signatureDoesNotMatch(verdict.message);
+    return verdict.identity.userArn;
+  }
+
+  /** AccessDenied when an explicit Deny of the queue's policy applies to the caller and action. */
+  private async authorize(action: string, body: Body, received: ReceivedRequest): Promise<void> {
+    const principalArn = await this.callerOf(received);
+    // A queue that does not exist (or a request naming none) is answered by the operation itself.
+    const queue = this.queueNamedBy(body);
+    if (!queue) return;
+    const queueArn = this.queueArn(queue);
+    if (this.policyOf(queue)?.deniedBy({ action, principalArn, queueArn }) !== undefined) {
+      throw SqsAuthErrors.accessDenied(principalArn, action, queueArn);
+    }
+  }
+
+  /** The queue a request names by QueueUrl (or QueueName, for GetQueueUrl), if it exists. */
+  private queueNamedBy(body: Body): Queue | undefined {
+    if (typeof body.QueueUrl === 'string') {
+      try {
+        return this.queueOf(body);
+      } catch {
+        return undefined;
+      }
+    }
+    if (typeof body.QueueName === 'string') {
+      const owner =
+        typeof body.QueueOwnerAWSAccountId === 'string'
+          ? body.QueueOwnerAWSAccountId
+          : this.options.accountId;
+      return this.queues.get(queueKey(owner, body.QueueName));
+    }
+    return undefined;
+  }
+
+  /**
+   * The queue's policy, compiled once per text; what of it is not evaluated is told when it is
+   * compiled, which is when the policy is set (at start for a template's queue policies).
+   */
+  private policyOf(queue: Queue): CompiledQueuePolicy | undefined {
+    const text = queue.attributes.Policy;
+    if (text === undefined || text === '') return undefined;
+    const cached = this.policies.get(queue.key);
+    if (cached?.text === text) return cached.compiled;
+    const compiled = compileQueuePolicy(text);
+    this.policies.set(queue.key, { text, compiled });
+    for (const problem of compiled.unsupported) this.options.onPolicyProblem?.(queue.name, problem);
+    return compiled;
   }
 
   // --- queues ---------------------------------------------------------------------------------
@@ -209,6 +307,8 @@ export class SqsService {
       modifiedAt: now,
       tags: { ...((body.tags ?? {}) as Record<string, string>) },
     });
+    const created = this.queues.get(queueKey(accountId, name));
+    if (created) this.policyOf(created);
     return { QueueUrl: `${this.endpoint}/${accountId}/${name}` };
   }
 
@@ -281,6 +381,7 @@ export class SqsService {
     const attributes = { ...queue.attributes, ...given };
     if (attributes.RedrivePolicy === '') delete attributes.RedrivePolicy;
     this.commit({ op: 'setAttributes', key: queue.key, attributes, at: Date.now() });
+    this.policyOf(queue);
     return {};
   }
 

@@ -3,12 +3,19 @@
  * output), each sees only its own orders through the API, and each reads its own FIFO reply queue:
  * Received, then Completed, once per transition, even when an attempt is retried by the supervisor.
  *
- * Reading a reply queue needs the client's principal on AWS (its queue policy denies every other);
- * the local runtime does not evaluate queue policies, so locally the suite's own credentials read.
+ * Reading a reply queue needs the client's principal (its queue policy denies every other), on AWS
+ * and locally alike: each client's queue is read with the credentials the target description lists
+ * for its principal (`identities`: the local runtime lists the users its queue policies name). A
+ * target that lists none is read with the suite's own credentials, which must then be allowed.
  */
 import { randomUUID } from 'node:crypto';
 import { APIGatewayClient, GetApiKeyCommand } from '@aws-sdk/client-api-gateway';
-import { SQSClient } from '@aws-sdk/client-sqs';
+import {
+  GetQueueAttributesCommand,
+  ReceiveMessageCommand,
+  SQSClient,
+  SQSServiceException,
+} from '@aws-sdk/client-sqs';
 import {
   type ClientStatus,
   type ClientStatusMessage,
@@ -38,6 +45,8 @@ let target: TargetDescription;
 let system: SystemClient;
 let sqs: SQSClient;
 let clients: Client[];
+/** SQS clients signing as a client's principal, by clientId. */
+const readers = new Map<string, SQSClient>();
 /** Status messages taken from the reply queues so far, by queue URL (a queue is read once). */
 const taken = new Map<string, ClientStatusMessage[]>();
 
@@ -63,7 +72,25 @@ beforeAll(async () => {
 afterAll(() => {
   system.close();
   sqs.destroy();
+  for (const reader of readers.values()) reader.destroy();
 });
+
+/** The target's credentials for a client's principal, if it lists them. */
+function credentialsOf(client: Client) {
+  return Object.values(target.identities ?? {}).find((identity) => identity.userArn === client.principal);
+}
+
+/** An SQS client signing as the client's principal (the suite's own credentials without them). */
+function readerOf(client: Client): SQSClient {
+  const credentials = credentialsOf(client);
+  if (!credentials) return sqs;
+  let reader = readers.get(client.clientId);
+  if (!reader) {
+    reader = new SQSClient({ ...awsClientConfig(target, 'sqs'), credentials, maxAttempts: 1 });
+    readers.set(client.clientId, reader);
+  }
+  return reader;
+}
 
 function clientNo(index: number): Client {
   const client = clients[index];
@@ -79,7 +106,7 @@ const as = (client: Client, method: string, path: string, body?: unknown): Promi
 /** Takes this run's status messages from a client's queue (others' stay) and returns all taken so far. */
 async function messagesOn(client: Client): Promise<ClientStatusMessage[]> {
   const bodies = await takeMatching(
-    sqs,
+    readerOf(client),
     target,
     client.replyQueueUrl,
     (body) => (JSON.parse(body) as { orderId?: string }).orderId?.startsWith(`acc-${runId}-client-`) === true,
@@ -173,5 +200,50 @@ describe('two clients, each with its own key and reply queue', () => {
       'Received',
       'Completed',
     ]);
+  });
+});
+
+describe('a reply queue read by the wrong client', () => {
+  it('refuses client B’s credentials on client A’s queue (AccessDenied), and A’s messages stay for A', async () => {
+    const [a, b] = [clientNo(0), clientNo(1)];
+    if (!credentialsOf(a) || !credentialsOf(b)) {
+      throw new Error(
+        `This scenario signs as each client's principal: the target description must list identities for ${a.principal} and ${b.principal}`,
+      );
+    }
+    const id = orderId('wrong-reader');
+    expect((await as(a, 'POST', '/orders', order(id))).status).toBe(202);
+    expect(
+      (await system.waitForState(id, ['Processed', 'Error'], scenarioTimeoutMs.normal)).processState,
+    ).toBe('Processed');
+    // Something is on A's queue before B tries (counting is not denied to anyone).
+    const deadline = Date.now() + scenarioTimeoutMs.normal;
+    for (;;) {
+      const { Attributes } = await sqs.send(
+        new GetQueueAttributesCommand({
+          QueueUrl: a.replyQueueUrl,
+          AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+        }),
+      );
+      const count =
+        Number(Attributes?.ApproximateNumberOfMessages ?? 0) +
+        Number(Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
+      if (count > 0) break;
+      if (Date.now() > deadline) throw new Error(`${a.clientId}'s reply queue stayed empty`);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    const refused = await readerOf(b)
+      .send(
+        new ReceiveMessageCommand({ QueueUrl: a.replyQueueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }),
+      )
+      .then(
+        (output) =>
+          new Error(`${b.clientId} received ${output.Messages?.length ?? 0} messages of ${a.clientId}`),
+        (error: unknown) => error,
+      );
+    expect(refused).toBeInstanceOf(SQSServiceException);
+    expect((refused as SQSServiceException).name).toBe('AccessDenied');
+    expect((refused as SQSServiceException).$metadata.httpStatusCode).toBe(403);
+    expect(await statusesOf(a, id, 'Completed', scenarioTimeoutMs.normal)).toEqual(['Received', 'Completed']);
   });
 });

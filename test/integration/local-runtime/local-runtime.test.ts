@@ -144,6 +144,36 @@ describe('local runtime running a synthesized app', () => {
     expect(logLines.filter((line) => line.startsWith('not emulated (no effect locally)'))).toHaveLength(1);
   });
 
+  it('enforces a queue policy’s explicit Deny, with an identity for the user it names', async () => {
+    const reader = runtime.target.identities?.['fixture-reader'];
+    expect(reader?.userArn).toBe('arn:aws:iam::000000000000:user/fixture-reader');
+    const QueueUrl = outputs.RepliesQueueUrl;
+    // The second Deny's condition key is not evaluated locally: named at start, and it denies nothing.
+    expect(runtime.unsupported).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          type: 'AWS::SQS::QueuePolicy',
+          reason: expect.stringMatching(
+            /^Deny statement NotFromElsewhere does not apply locally: .*aws:SourceVpc/,
+          ),
+        }),
+      ]),
+    );
+    await sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: 'for the reader' }));
+    await expect(sqs.send(new ReceiveMessageCommand({ QueueUrl }))).rejects.toMatchObject({
+      name: 'AccessDenied',
+      $metadata: { httpStatusCode: 403 },
+    });
+    const asReader = new SQSClient({
+      region: runtime.target.region,
+      endpoint: runtime.target.endpoints.sqs,
+      credentials: reader as NonNullable<typeof reader>,
+    });
+    const { Messages = [] } = await asReader.send(new ReceiveMessageCommand({ QueueUrl }));
+    asReader.destroy();
+    expect(Messages.map((message) => message.Body)).toEqual(['for the reader']);
+  });
+
   it('routes an API Gateway request to the Lambda as a v1 proxy event, with the env resolved locally', async () => {
     const response = await api('items/abc%20d?x=1&x=2', { headers: { 'X-Custom': 'yes' } });
     expect(response.status).toBe(200);

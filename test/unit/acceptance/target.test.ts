@@ -33,6 +33,26 @@ describe('target description', () => {
     expect(target.endpoints.dynamodb).toBe('http://127.0.0.1:4567');
   });
 
+  it("reads the local runtime's identities (the principals its queue policies name), and names a broken one", () => {
+    const webShop = {
+      accessKeyId: 'web-shop',
+      secretAccessKey: 's3cret',
+      userArn: 'arn:aws:iam::000000000000:user/web-shop',
+    };
+    const target = parseTargetDescription(
+      { kind: 'local', outputs, identities: { 'web-shop': webShop } },
+      { kind: 'aws' },
+    );
+    expect(target.identities).toEqual({ 'web-shop': webShop });
+    expect(parseTargetDescription({ kind: 'local', outputs }, { kind: 'aws' }).identities).toBeUndefined();
+    expect(() =>
+      parseTargetDescription(
+        { kind: 'local', outputs, identities: { 'web-shop': { accessKeyId: 'x' } } },
+        { kind: 'aws' },
+      ),
+    ).toThrow('identities.web-shop needs accessKeyId, secretAccessKey and userArn');
+  });
+
   it('fails naming the missing outputs', () => {
     expect(() =>
       parseTargetDescription({ Stack: { ApiUrl: 'http://localhost' } }, { kind: 'local' }),

@@ -64,6 +64,7 @@ const STEP_MARK: Readonly<Record<string, string>> = {
   Failed: 'failed',
   Compensating: 'undoing',
   Compensated: 'undone',
+  CompensationFailed: 'undo-refused',
 };
 
 function stepSummary(item: Item): string {

@@ -46,6 +46,7 @@ export const TERMINAL_STATES: readonly ProcessState[] = [
  * effect is uncertain (the supervisor writes it; the next attempt runs the step again under the
  * same idempotency key). `Failed`: the service refused for good, nothing was done.
  * `Compensating`: the intent to undo is recorded and the compensation may be in flight.
+ * `CompensationFailed`: the service refused to undo it, so its effect stands.
  */
 export const StepStatus = {
   NotStarted: 'NotStarted',
@@ -55,5 +56,7 @@ export const StepStatus = {
   Failed: 'Failed',
   Compensating: 'Compensating',
   Compensated: 'Compensated',
+  /** The service refused to undo it: its effect stands (the order is CompensationFailed). */
+  CompensationFailed: 'CompensationFailed',
 } as const;
 export type StepStatus = (typeof StepStatus)[keyof typeof StepStatus];

@@ -554,6 +554,8 @@ export const STATE_TRANSITIONS = {
     set: [
       [attr(StateAttr.ProcessState), constant(ProcessState.CompensationFailed)],
       [logAttr(CompensationAttr.Status), constant(CompensationStatus.Failed)],
+      [stepAttr(StepAttr.Status), constant(StepStatus.CompensationFailed)],
+      [stepAttr(StepAttr.EndedAt), param('now')],
       [attr(StateAttr.LastError), param('lastError')],
       [attr(StateAttr.UpdatedAt), param('now')],
     ],

@@ -88,6 +88,11 @@ it('a compensation refused for good ends CompensationFailed with one Compensatio
   expect(state.lockedBy).toBeUndefined();
   // The refund was refused, so the charge stands and the rollback stopped there: nothing else undone.
   expect(state.compensationLog).toMatchObject({ ChargePayment: 'Failed', ReserveInventory: 'Recorded' });
+  expect(state.steps).toMatchObject({
+    ReserveInventory: 'Completed',
+    ChargePayment: 'CompensationFailed',
+    ScheduleShipping: 'Failed',
+  });
   expect(await system.ledgerUndos(id)).toEqual([]);
   const alerts = await alertsEventually(id, 1);
   expect(alerts.map((alert) => alert.detailType)).toEqual(['CompensationFailed']);

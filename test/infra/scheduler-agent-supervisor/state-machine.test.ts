@@ -485,7 +485,8 @@ describe('scheduler state machine, state by state (local profile)', () => {
     for (const step of ORDER_STEPS) {
       const p = params(`${step.name}.Undo.MarkCompensationFailed`) as Record<string, Record<string, unknown>>;
       expect(p.UpdateExpression).toBe(
-        'SET #processState = :compensationFailed, #compensationLog.#step.#status = :failed, #lastError = :lastError, ' +
+        'SET #processState = :compensationFailed, #compensationLog.#step.#status = :failed, ' +
+          '#steps.#step.#status = :compensationFailed, #steps.#step.#endedAt = :now, #lastError = :lastError, ' +
           '#updatedAt = :now REMOVE #lockedBy, #dueShard',
       );
       expect(p.ExpressionAttributeValues).toMatchObject({

@@ -280,7 +280,8 @@ describe('state transitions table', () => {
         '#lastError = :lastError, #completeBy = :completeBy, #updatedAt = :now REMOVE #runningStep',
     );
     expect(renderTransition('markCompensationFailed', { step: 'ChargePayment' }).updateExpression).toBe(
-      'SET #processState = :compensationFailed, #compensationLog.#step.#status = :failed, #lastError = :lastError, ' +
+      'SET #processState = :compensationFailed, #compensationLog.#step.#status = :failed, ' +
+        '#steps.#step.#status = :compensationFailed, #steps.#step.#endedAt = :now, #lastError = :lastError, ' +
         '#updatedAt = :now REMOVE #lockedBy, #dueShard',
     );
   });

@@ -5,6 +5,7 @@ import { Construct } from 'constructs';
 import {
   EnvKey,
   METRICS_NAMESPACE,
+  RoleServiceName,
   type WorkflowTimings,
 } from '../../lambdas/scheduler-agent-supervisor/contracts';
 import { LambdaFunction } from '../platform/lambda-function';
@@ -47,7 +48,7 @@ export class OrderStarter extends Construct {
       handler: 'scheduler-agent-supervisor/handlers/starter',
       metricsNamespace: METRICS_NAMESPACE,
       description: 'Claims Pending orders (conditional update) and starts their scheduler execution',
-      serviceName: 'start-order',
+      serviceName: RoleServiceName.Starter,
       logRetentionDays: props.logRetentionDays,
       removalPolicy: props.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
       timeout: STARTER_TIMEOUT,

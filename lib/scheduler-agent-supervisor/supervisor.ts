@@ -6,6 +6,7 @@ import { Construct } from 'constructs';
 import {
   EnvKey,
   METRICS_NAMESPACE,
+  RoleServiceName,
   type WorkflowTimings,
 } from '../../lambdas/scheduler-agent-supervisor/contracts';
 import { LambdaFunction } from '../platform/lambda-function';
@@ -52,7 +53,7 @@ export class Supervisor extends Construct {
       handler: 'scheduler-agent-supervisor/handlers/supervisor',
       metricsNamespace: METRICS_NAMESPACE,
       description: 'Finds expired or never-started orders in DueIndex and retries or fails them',
-      serviceName: 'supervisor',
+      serviceName: RoleServiceName.Supervisor,
       logRetentionDays: props.logRetentionDays,
       removalPolicy: props.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
       timeout,

@@ -29,3 +29,12 @@ export const EnvKey = {
   AlertArchiveTableName: 'ALERT_ARCHIVE_TABLE_NAME',
 } as const;
 export type EnvKey = (typeof EnvKey)[keyof typeof EnvKey];
+
+/**
+ * POWERTOOLS_SERVICE_NAME of the pattern roles that tools find in a synthesized assembly (the chaos
+ * campaign hooks the supervisor's and the starter's clocks): named once, here.
+ */
+export const RoleServiceName = {
+  Supervisor: 'supervisor',
+  Starter: 'start-order',
+} as const;

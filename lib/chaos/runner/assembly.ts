@@ -13,6 +13,7 @@ import {
   EnvKey,
   parseAdmissionSettings,
   parseWorkflowTimings,
+  RoleServiceName,
   type WorkflowTimings,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { PowertoolsEnvKey } from '../../../lambdas/shared/env';
@@ -67,9 +68,10 @@ export function roleOf(environment: Readonly<Record<string, string>>): FunctionR
   const has = (key: string) => key in environment;
   if (has(EnvKey.StepName)) return 'agent';
   if (has(FakesEnvKey.LedgerTableName)) return 'remote-service';
-  if (has(EnvKey.StateMachineArn) && !has(EnvKey.OrdersTableName)) return 'starter';
-  if (has(EnvKey.DueShardCount) && has(EnvKey.StartQueueUrl) && !has(EnvKey.OrdersTableName))
-    return 'supervisor';
+  // By service name: several functions share the starter's and the supervisor's environment keys
+  // (the operator's action and inspect functions read the same state machine and start queue).
+  if (environment[PowertoolsEnvKey.ServiceName] === RoleServiceName.Starter) return 'starter';
+  if (environment[PowertoolsEnvKey.ServiceName] === RoleServiceName.Supervisor) return 'supervisor';
   return 'other';
 }
 

@@ -279,6 +279,7 @@ describe('remote service (integration, over HTTP)', () => {
           undoes: key,
           undone: true,
           confirmationId: first.body.confirmationId,
+          createdAt: expect.any(String),
         },
       ],
       closedKeys: [],

@@ -67,8 +67,17 @@ export function roleOf(environment: Readonly<Record<string, string>>): FunctionR
   const has = (key: string) => key in environment;
   if (has(EnvKey.StepName)) return 'agent';
   if (has(FakesEnvKey.LedgerTableName)) return 'remote-service';
-  if (has(EnvKey.StateMachineArn) && !has(EnvKey.OrdersTableName)) return 'starter';
-  if (has(EnvKey.DueShardCount) && has(EnvKey.StartQueueUrl) && !has(EnvKey.OrdersTableName))
+  // The operator inspect function reads executions too, but runs no workflow (no timings).
+  if (has(EnvKey.StateMachineArn) && has(EnvKey.WorkflowTimings) && !has(EnvKey.OrdersTableName))
+    return 'starter';
+  // The operator action function also re-queues to the start queue with a due shard, but raises
+  // no alerts: the alert bus tells the supervisor apart.
+  if (
+    has(EnvKey.DueShardCount) &&
+    has(EnvKey.StartQueueUrl) &&
+    has(EnvKey.AlertBusName) &&
+    !has(EnvKey.OrdersTableName)
+  )
     return 'supervisor';
   return 'other';
 }

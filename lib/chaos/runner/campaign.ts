@@ -252,7 +252,12 @@ export async function runCampaign(options: CampaignOptions = {}): Promise<Campai
       lastSampleKey.set(record.orderId, sampleKey);
       samples.push({ ...record, at: now });
     }
-    if (TERMINAL.includes(record.processState) && order.terminalAt === undefined) {
+    // A read that raced an operator action shows the terminal state the action just left.
+    if (
+      TERMINAL.includes(record.processState) &&
+      order.terminalAt === undefined &&
+      !operator.isStale(record)
+    ) {
       const written = record.updatedAt ?? now;
       const from = Math.max(order.acceptedAt ?? written, reopenedAt.get(record.orderId) ?? 0);
       order.terminalAt = Math.min(now, Math.max(from, written));

@@ -59,6 +59,8 @@ export class OperatorActor {
   private readonly cancelled = new Set<string>();
   /** Cancelled from a terminal state: being rolled back without an admission slot (cancel takes none). */
   private readonly withoutSlot = new Set<string>();
+  /** The UpdatedAt each order's last applied action was conditional on. */
+  private readonly appliedFrom = new Map<string, string>();
   private sequence = 0;
 
   constructor(private readonly settings: OperatorActorSettings) {
@@ -75,7 +77,8 @@ export class OperatorActor {
   /** A record the sampler read: an order that just reached Error or Processed may need an action. */
   observe(record: TimedRecord): void {
     const order = this.ordersById.get(record.orderId);
-    if (!order || this.busy.has(order.orderId) || this.cancelled.has(order.orderId)) return;
+    if (!order || this.busy.has(order.orderId) || this.cancelled.has(order.orderId) || this.isStale(record))
+      return;
     const cancels =
       order.operator === OperatorPlanKind.CancelEarly || order.operator === OperatorPlanKind.CancelProcessed;
     if (record.processState === ProcessState.Error) {
@@ -89,6 +92,16 @@ export class OperatorActor {
   /** Actions under way (the campaign waits for them before it ends). */
   get working(): number {
     return this.busy.size;
+  }
+
+  /**
+   * The record as it was when an action applied to it was sent (a read that raced the action):
+   * it says nothing about the order now.
+   */
+  isStale(record: TimedRecord): boolean {
+    return (
+      record.updatedAtText !== undefined && this.appliedFrom.get(record.orderId) === record.updatedAtText
+    );
   }
 
   /** Orders cancelled from a terminal state: they hold no admission slot while rolled back. */
@@ -211,6 +224,7 @@ export class OperatorActor {
     }
     if (status === HTTP_OK) {
       this.actions.push({ ...base, outcome: 'applied', status });
+      this.appliedFrom.set(record.orderId, seen.seenUpdatedAt);
       const fromTerminal = TERMINAL.includes(record.processState);
       if (action === 'cancel') {
         this.cancelled.add(record.orderId);

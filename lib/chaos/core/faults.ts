@@ -48,6 +48,13 @@ export const FaultKind = {
    * flight, so the API answers 429 with Retry-After and the campaign resubmits later.
    */
   AdmissionPressure: 'admission-pressure',
+  /**
+   * The campaign acts as an operator while the other faults fire (signed operator routes): it
+   * retries orders that reach Error (an OUTAGE-sku order after ending its outage), cancels planned
+   * orders while Pending or Processing (a cancel while Processing is refused 409 NotAllowed, a
+   * cancel while Pending races the starter) or once Processed. Fires on each action applied.
+   */
+  OperatorActions: 'operator-actions',
 } as const;
 export type FaultKind = (typeof FaultKind)[keyof typeof FaultKind];
 
@@ -97,6 +104,31 @@ export const COMPENSATING_FAULTS: readonly FaultKind[] = [
   FaultKind.CompensationTransient,
   FaultKind.CompensationRefused,
 ];
+
+/**
+ * What the campaign plans to do to an order as its operator (operator-actions), on orders with no
+ * attempt fault: `cancel-early` cancels it from the first state that allows it (tried at once,
+ * while Pending or Processing), `cancel-processed` once it is Processed, `outage-retry` submits
+ * it with the OUTAGE sku (payment answers 503 until the outage is ended), waits for Error, ends
+ * the outage through the ledger and retries it.
+ */
+export const OperatorPlanKind = {
+  CancelEarly: 'cancel-early',
+  CancelProcessed: 'cancel-processed',
+  OutageRetry: 'outage-retry',
+} as const;
+export type OperatorPlanKind = (typeof OperatorPlanKind)[keyof typeof OperatorPlanKind];
+export const OPERATOR_PLAN_KINDS: readonly OperatorPlanKind[] = Object.values(OperatorPlanKind);
+
+/**
+ * How an order with an operator plan must end: a cancelled order is rolled back whatever it had
+ * done (Compensated); an outage order is Processed once the outage is ended and it is retried.
+ */
+export const OPERATOR_PLANNED_OUTCOMES = {
+  [OperatorPlanKind.CancelEarly]: ProcessState.Compensated,
+  [OperatorPlanKind.CancelProcessed]: ProcessState.Compensated,
+  [OperatorPlanKind.OutageRetry]: ProcessState.Processed,
+} as const satisfies Record<OperatorPlanKind, ProcessState>;
 
 /** One firing of a fault, as recorded by the injector. */
 export interface FaultEvent {

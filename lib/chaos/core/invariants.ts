@@ -6,7 +6,10 @@
  */
 import {
   AlertType,
+  ClientStatus,
+  type ClientStatusMessage,
   CompensationStatus,
+  clientStatusFor,
   ORDER_STEPS,
   operationKey,
   ProcessState,
@@ -28,6 +31,16 @@ export interface CompensationEntrySnapshot {
   readonly undone?: boolean;
 }
 
+/** One OperatorLog entry as the checker needs it. */
+export interface OperatorLogEntrySnapshot {
+  readonly action: string;
+  readonly by: string;
+  readonly reason: string;
+  readonly seenState: string;
+  readonly seenUpdatedAt: string;
+  readonly newState: string;
+}
+
 export interface RecordSnapshot {
   readonly orderId: string;
   readonly processState: string;
@@ -40,6 +53,8 @@ export interface RecordSnapshot {
   readonly steps: Readonly<Record<string, string>>;
   /** Step name -> its compensation log entry (absent: no entry). */
   readonly compensationLog?: Readonly<Record<string, CompensationEntrySnapshot>>;
+  /** The record's OperatorLog, oldest first (absent: none). */
+  readonly operatorLog?: readonly OperatorLogEntrySnapshot[];
 }
 
 /** A record as seen while the campaign ran (the sampler reads in-flight orders every tick). */
@@ -59,6 +74,16 @@ export interface OrderOutcome {
   readonly expectedOutcome?: string;
   /** The step planned to fail for good (or to be out), for the outcome check. */
   readonly failingStep?: string;
+  /**
+   * The client whose API key submitted it: its status messages go to that client's queue only.
+   * Absent: submitted with no client's key, so the order's own messages are not judged.
+   */
+  readonly clientId?: string;
+  /**
+   * When an operator action last took it out of a terminal state (a retry of Error, a cancel of
+   * Processed): the bound then counts from here, as for new work.
+   */
+  readonly reopenedAt?: number;
 }
 
 export interface LedgerEffect {
@@ -107,6 +132,62 @@ export interface AlertSnapshot {
   readonly reason?: string;
 }
 
+/** One retry or cancel the campaign sent as operator, and what became of it. */
+export interface OperatorActionSnapshot {
+  readonly orderId: string;
+  readonly action: string;
+  /** Unique per action (the campaign numbers them), so its OperatorLog entry is found by it. */
+  readonly reason: string;
+  readonly seenState: string;
+  readonly seenUpdatedAt: string;
+  readonly at: number;
+  /**
+   * applied: 200; refused: 409 or 429 (nothing may be written); unknown: no answer (transport
+   * error, 5xx), so the entry may or may not exist.
+   */
+  readonly outcome: 'applied' | 'refused' | 'unknown';
+  readonly status?: number;
+  /** StateChanged or NotAllowed for a 409. */
+  readonly refusal?: string;
+}
+
+export interface OperatorObservation {
+  /** The principal the campaign signs operator requests as (its OperatorLog `By`). */
+  readonly identity: string;
+  readonly actions: readonly OperatorActionSnapshot[];
+}
+
+/** One message taken from a client's reply queue, read with that client's own identity. */
+export interface ClientMessageDelivery {
+  /** The client whose reply queue it came from. */
+  readonly queueOf: string;
+  readonly receivedAt: number;
+  /** The body, when it is a ClientStatusMessage. */
+  readonly message?: ClientStatusMessage;
+  /** Why the body is not one. */
+  readonly invalid?: string;
+}
+
+/** One receive on a client's reply queue with another client's identity. */
+export interface ReplyQueueProbe {
+  readonly reader: string;
+  readonly queueOf: string;
+  /** 'AccessDenied', 'allowed' (it was let in), or the error it got instead. */
+  readonly outcome: string;
+}
+
+export interface ClientObservation {
+  /** The clients the campaign submitted as (the Clients output). */
+  readonly clients: readonly string[];
+  readonly deliveries: readonly ClientMessageDelivery[];
+  readonly probes: readonly ReplyQueueProbe[];
+  /**
+   * SQS FIFO's deduplication window: a resend of a messageKey within it must have been dropped;
+   * one later is the redelivery clients de-duplicate on messageKey (listed, not counted).
+   */
+  readonly deduplicationWindowMillis: number;
+}
+
 /** A stop/start of the runtime: work in flight then (an execution, a supervisor run) is cut short. */
 export interface RestartWindow {
   /** Alerts that reached the inbox before this were drained and kept. */
@@ -131,6 +212,10 @@ export interface CampaignSnapshot {
   readonly restarts: readonly RestartWindow[];
   /** The run is trivial below this share of Processed orders (of all planned orders). */
   readonly minProcessedShare: number;
+  /** What the campaign did as operator (no actions when operator-actions is off). */
+  readonly operator: OperatorObservation;
+  /** The status messages taken from each client's reply queue, and the cross-client probes. */
+  readonly clientMessages: ClientObservation;
 }
 
 export type InvariantId =
@@ -146,9 +231,15 @@ export type InvariantId =
   | 'in-flight-within-limit'
   | 'accepted-never-refused'
   | 'planned-failures-not-processed'
-  | 'planned-outcomes';
+  | 'planned-outcomes'
+  | 'operator-actions-logged'
+  | 'client-messages';
 
-export type GuardId = 'orders-accepted' | 'processed-share' | 'every-fault-kind-fired';
+export type GuardId =
+  | 'orders-accepted'
+  | 'processed-share'
+  | 'every-fault-kind-fired'
+  | 'reply-queue-isolation';
 
 export interface Verdict<Id extends string> {
   readonly id: Id;
@@ -164,6 +255,11 @@ export interface CheckResult {
    * short the work that alerts (`<orderId> (<state>)`).
    */
   readonly alertsLostAtRestart: readonly string[];
+  /**
+   * Status messages delivered again after the FIFO deduplication window (`<messageKey> x<n>`): the
+   * resend clients de-duplicate on messageKey, not a violation.
+   */
+  readonly messagesRedeliveredAfterWindow: readonly string[];
   readonly passed: boolean;
 }
 
@@ -189,13 +285,19 @@ export const INVARIANT_TITLES: Readonly<Record<InvariantId, string>> = {
   'planned-failures-not-processed':
     'no order planned to fail (permanent failure, outage, compensation faults) is Processed',
   'planned-outcomes':
-    'every order planned to fail ends as planned (outage: Error; permanent failure: Compensated; refused compensation: CompensationFailed), or by a threshold (Error before its failing step ran, CompensationFailed once compensation attempts ran out)',
+    'every order planned to fail ends as planned (outage: Error; permanent failure: Compensated; refused compensation: CompensationFailed), or by a threshold (Error before its failing step ran, CompensationFailed once compensation attempts ran out); an operator plan likewise (cancelled: Compensated; OUTAGE retried: Processed)',
+  'operator-actions-logged':
+    "every operator action applied appears exactly once in the order's OperatorLog with the campaign's identity, reason and what it saw; a refused one never; no entry the campaign did not apply; none applied to a Processing order",
+  'client-messages':
+    'each client is told only about its own orders, on its own queue: per order one Received, then one message per terminal state it reached (clientStatusFor), in order, each messageKey delivered once',
 };
 
 export const GUARD_TITLES: Readonly<Record<GuardId, string>> = {
   'orders-accepted': 'every planned order was accepted by the API',
   'processed-share': 'enough orders were Processed for the run to mean something',
   'every-fault-kind-fired': 'every enabled fault kind fired at least once',
+  'reply-queue-isolation':
+    "a client reading another client's reply queue is denied (AccessDenied), at least once and every time",
 };
 
 const TERMINAL: readonly string[] = TERMINAL_STATES;
@@ -219,6 +321,7 @@ export function parseIdempotencyKey(
 export function checkCampaign(snapshot: CampaignSnapshot): CheckResult {
   const records = new Map(snapshot.finalRecords.map((record) => [record.orderId, record]));
   const alertsLostAtRestart: string[] = [];
+  const messagesRedeliveredAfterWindow: string[] = [];
   const invariants: Verdict<InvariantId>[] = [
     verdict('terminal-within-bound', terminalWithinBound(snapshot, records)),
     verdict('one-effect-per-key', oneEffectPerKey(snapshot)),
@@ -244,14 +347,17 @@ export function checkCampaign(snapshot: CampaignSnapshot): CheckResult {
     verdict('accepted-never-refused', [...snapshot.admission.refusedAfterAcceptance]),
     verdict('planned-failures-not-processed', plannedFailuresNotProcessed(snapshot, records)),
     verdict('planned-outcomes', plannedOutcomes(snapshot, records)),
+    verdict('operator-actions-logged', operatorActionsLogged(snapshot, records)),
+    verdict('client-messages', clientMessages(snapshot, records, messagesRedeliveredAfterWindow)),
   ];
   const guards: Verdict<GuardId>[] = [
     guard('orders-accepted', ordersAccepted(snapshot)),
     guard('processed-share', processedShare(snapshot, records)),
     guard('every-fault-kind-fired', everyFaultKindFired(snapshot)),
+    guard('reply-queue-isolation', replyQueueIsolation(snapshot)),
   ];
   const passed = [...invariants, ...guards].every((entry) => entry.violations.length === 0);
-  return { invariants, guards, alertsLostAtRestart, passed };
+  return { invariants, guards, alertsLostAtRestart, messagesRedeliveredAfterWindow, passed };
 }
 
 function verdict(id: InvariantId, violations: string[]): Verdict<InvariantId> {
@@ -277,8 +383,12 @@ function terminalWithinBound(snapshot: CampaignSnapshot, records: Map<string, Re
       );
       continue;
     }
-    const allowed = snapshot.terminalBoundMillis + restartDowntimeDuring(snapshot.restarts, order);
-    const took = order.terminalAt - order.acceptedAt;
+    // An operator's retry or cancel of a terminal order is new work: the bound counts from it.
+    const from = Math.max(order.acceptedAt, order.reopenedAt ?? 0);
+    const allowed =
+      snapshot.terminalBoundMillis +
+      restartDowntimeDuring(snapshot.restarts, { acceptedAt: from, terminalAt: order.terminalAt });
+    const took = order.terminalAt - from;
     if (took > allowed) {
       violations.push(`${order.orderId}: ${record.processState} after ${took} ms, bound ${allowed} ms`);
     }
@@ -363,9 +473,11 @@ function processedOneEffectPerStep(snapshot: CampaignSnapshot): string[] {
 }
 
 /**
- * Every order in `state` raised exactly one alert of `detailType`, and no order in another state
- * raised one. An order whose terminal state came while a restart cut short the work that alerts
- * (the supervisor run or execution that wrote it) and has none is listed, not counted.
+ * Every order raised one alert of `detailType` per time it entered `state`: once when it ends
+ * there, plus once per operator action taken from it (its OperatorLog's SeenState: an Error order
+ * retried raised its OrderFailed before the retry); no other order raised one. An order whose final
+ * `state` came while a restart cut short the work that alerts (the supervisor run or execution that
+ * wrote it) and lacks that one alert is listed, not counted.
  */
 function exactlyOneAlert(
   snapshot: CampaignSnapshot,
@@ -376,20 +488,27 @@ function exactlyOneAlert(
   const alerts = snapshot.alerts.filter((alert) => alert.detailType === detailType);
   const alertsByOrder = countBy(alerts, (alert) => alert.orderId ?? '(no orderId)');
   const violations: string[] = [];
-  const inState = new Set<string>();
+  const entered = new Set<string>();
   for (const record of snapshot.finalRecords) {
-    if (record.processState !== state) continue;
-    inState.add(record.orderId);
+    const endsThere = record.processState === state;
+    const leftByOperator = (record.operatorLog ?? []).filter((entry) => entry.seenState === state).length;
+    const times = leftByOperator + (endsThere ? 1 : 0);
+    if (times === 0) continue;
+    entered.add(record.orderId);
     const count = alertsByOrder.get(record.orderId) ?? 0;
-    if (count === 1) continue;
-    if (count === 0 && terminalDuringRestart(snapshot, record.orderId)) {
+    if (count === times) continue;
+    if (endsThere && count === times - 1 && terminalDuringRestart(snapshot, record.orderId)) {
       lostAtRestart.push(`${record.orderId} (${state})`);
       continue;
     }
-    violations.push(`${record.orderId}: ${state} with ${count} ${detailType} alerts`);
+    violations.push(
+      leftByOperator === 0
+        ? `${record.orderId}: ${state} with ${count} ${detailType} alerts`
+        : `${record.orderId}: in ${state} ${times} times (${leftByOperator} left by an operator action) with ${count} ${detailType} alerts`,
+    );
   }
   for (const [orderId, count] of alertsByOrder) {
-    if (!inState.has(orderId))
+    if (!entered.has(orderId))
       violations.push(`${orderId}: ${count} ${detailType} alerts but not in ${state}`);
   }
   return violations;
@@ -587,9 +706,11 @@ function plannedOutcomes(snapshot: CampaignSnapshot, records: Map<string, Record
     const record = records.get(order.orderId);
     if (order.expectedOutcome === undefined || !record || !TERMINAL.includes(record.processState)) continue;
     if (record.processState === order.expectedOutcome) continue;
+    // Only a failing fault's plan (it names its failing step) may end Error before that step ran.
     const failingStepRan =
       order.failingStep !== undefined && record.steps[order.failingStep] === StepStatus.Failed;
-    if (record.processState === ProcessState.Error && !failingStepRan) continue;
+    if (record.processState === ProcessState.Error && order.failingStep !== undefined && !failingStepRan)
+      continue;
     // The compensation's own threshold: maxCompensationFailures expired compensation attempts
     // (e.g. cut short by a restart, or starved on a loaded machine) end CompensationFailed by design.
     const compensationAttemptsRanOut =
@@ -598,6 +719,148 @@ function plannedOutcomes(snapshot: CampaignSnapshot, records: Map<string, Record
     violations.push(
       `${order.orderId}: planned to end ${order.expectedOutcome}${order.failingStep ? ` (${order.failingStep})` : ''} but ${record.processState}`,
     );
+  }
+  return violations;
+}
+
+/**
+ * The campaign's operator actions against the records' OperatorLogs, matched by reason (unique
+ * per action): an applied action is logged exactly once, as sent and by the campaign's identity;
+ * a refused one (409, 429) is not logged; every entry is an action the campaign applied (or sent
+ * without hearing back); nothing was applied to a Processing order (an attempt was running).
+ */
+function operatorActionsLogged(snapshot: CampaignSnapshot, records: Map<string, RecordSnapshot>): string[] {
+  const { identity, actions } = snapshot.operator;
+  const violations: string[] = [];
+  const sent = new Set<string>();
+  for (const action of actions) {
+    sent.add(`${action.orderId} ${action.reason}`);
+    const entries = (records.get(action.orderId)?.operatorLog ?? []).filter(
+      (entry) => entry.reason === action.reason,
+    );
+    const what = `${action.orderId}: ${action.action} from ${action.seenState} ("${action.reason}")`;
+    if (action.outcome === 'refused') {
+      if (entries.length > 0) {
+        violations.push(
+          `${what}: refused ${action.status ?? ''}, yet in the OperatorLog ${entries.length} time(s)`,
+        );
+      }
+      continue;
+    }
+    if (action.outcome === 'unknown') continue;
+    if (action.seenState === ProcessState.Processing) {
+      violations.push(`${what}: applied to a Processing order`);
+    }
+    if (entries.length !== 1) {
+      violations.push(`${what}: applied, but in the OperatorLog ${entries.length} times`);
+      continue;
+    }
+    const entry = entries[0] as OperatorLogEntrySnapshot;
+    const differs = [
+      entry.by !== identity ? `by ${entry.by}, not ${identity}` : '',
+      entry.action !== action.action ? `action ${entry.action}` : '',
+      entry.seenState !== action.seenState ? `seen state ${entry.seenState}` : '',
+      entry.seenUpdatedAt !== action.seenUpdatedAt ? `seen UpdatedAt ${entry.seenUpdatedAt}` : '',
+    ].filter(Boolean);
+    if (differs.length > 0) violations.push(`${what}: logged with ${differs.join(', ')}`);
+  }
+  for (const record of snapshot.finalRecords) {
+    for (const entry of record.operatorLog ?? []) {
+      if (!sent.has(`${record.orderId} ${entry.reason}`)) {
+        violations.push(
+          `${record.orderId}: OperatorLog has ${entry.action} by ${entry.by} ("${entry.reason}") that the campaign never sent`,
+        );
+      }
+    }
+  }
+  return violations;
+}
+
+/**
+ * The terminal states an order reached, in order: each one an operator action later took it out
+ * of (its OperatorLog's SeenState, when terminal), then its final state when terminal. Terminal
+ * states are left only by an operator action.
+ */
+export function terminalVisits(record: RecordSnapshot): string[] {
+  const left = (record.operatorLog ?? [])
+    .map((entry) => entry.seenState)
+    .filter((state) => TERMINAL.includes(state));
+  return TERMINAL.includes(record.processState) ? [...left, record.processState] : left;
+}
+
+/**
+ * The status messages each client took from its own reply queue: only its own orders (the message
+ * names it, and it submitted the order); per messageKey one delivery (a second one within the FIFO
+ * deduplication window is a violation, a later one is listed); per order, its distinct messages in
+ * the order received are one Received, then one per terminal state it reached (clientStatusFor),
+ * each naming the state it tells. Orders not terminal at the end are judged by terminal-within-bound.
+ */
+function clientMessages(
+  snapshot: CampaignSnapshot,
+  records: Map<string, RecordSnapshot>,
+  redeliveredAfterWindow: string[],
+): string[] {
+  const { deliveries, deduplicationWindowMillis } = snapshot.clientMessages;
+  const submitter = new Map(snapshot.orders.map((order) => [order.orderId, order.clientId]));
+  const violations: string[] = [];
+  const byKey = new Map<string, ClientMessageDelivery[]>();
+  const keysByOrder = new Map<string, ClientStatusMessage[]>();
+  for (const delivery of deliveries) {
+    const message = delivery.message;
+    if (!message) {
+      violations.push(
+        `${delivery.queueOf}'s queue: a message that is no ClientStatusMessage (${delivery.invalid ?? '?'})`,
+      );
+      continue;
+    }
+    if (message.clientId !== delivery.queueOf) {
+      violations.push(
+        `${message.messageKey}: for client ${message.clientId}, on ${delivery.queueOf}'s queue`,
+      );
+    }
+    const owner = submitter.get(message.orderId);
+    if (owner !== delivery.queueOf) {
+      violations.push(
+        `${message.messageKey}: told to ${delivery.queueOf}, but ${owner === undefined ? 'the campaign submitted no such order' : `${owner} submitted it`}`,
+      );
+    }
+    const expectedStatus =
+      message.status === ClientStatus.Received
+        ? ClientStatus.Received
+        : clientStatusFor(message.processState as ProcessState);
+    if (message.status !== expectedStatus) {
+      violations.push(
+        `${message.messageKey}: status ${message.status} for processState ${message.processState}`,
+      );
+    }
+    const copies = byKey.get(message.messageKey) ?? [];
+    if (copies.length === 0)
+      keysByOrder.set(message.orderId, [...(keysByOrder.get(message.orderId) ?? []), message]);
+    byKey.set(message.messageKey, [...copies, delivery]);
+  }
+  for (const [key, copies] of byKey) {
+    if (copies.length < 2) continue;
+    const times = copies.map((copy) => copy.receivedAt);
+    if (Math.max(...times) - Math.min(...times) > deduplicationWindowMillis) {
+      redeliveredAfterWindow.push(`${key} x${copies.length}`);
+    } else {
+      violations.push(`${key}: delivered ${copies.length} times within the FIFO deduplication window`);
+    }
+  }
+  for (const order of snapshot.orders) {
+    const record = records.get(order.orderId);
+    if (order.clientId === undefined || order.acceptedAt === undefined) continue;
+    if (!record || !TERMINAL.includes(record.processState)) continue;
+    const expected = [
+      ClientStatus.Received,
+      ...terminalVisits(record).map((state) => clientStatusFor(state as ProcessState) ?? '?'),
+    ];
+    const told = (keysByOrder.get(order.orderId) ?? []).map((message) => message.status);
+    if (told.join(',') !== expected.join(',')) {
+      violations.push(
+        `${order.orderId} (${order.clientId ?? '?'}): told [${told.join(', ')}], expected [${expected.join(', ')}]`,
+      );
+    }
   }
   return violations;
 }
@@ -627,6 +890,18 @@ function processedShare(snapshot: CampaignSnapshot, records: Map<string, RecordS
 function everyFaultKindFired(snapshot: CampaignSnapshot): string[] {
   const fired = new Set(snapshot.faults.map((event) => event.kind));
   return snapshot.enabledKinds.filter((kind) => !fired.has(kind)).map((kind) => `${kind} never fired`);
+}
+
+function replyQueueIsolation(snapshot: CampaignSnapshot): string[] {
+  const { clients, probes } = snapshot.clientMessages;
+  if (clients.length < 2) return [`needs two clients to probe, the Clients output lists ${clients.length}`];
+  const violations = probes
+    .filter((probe) => probe.outcome !== 'AccessDenied')
+    .map((probe) => `${probe.reader} reading ${probe.queueOf}'s queue: ${probe.outcome}`);
+  if (!probes.some((probe) => probe.outcome === 'AccessDenied')) {
+    violations.push("no client was ever denied another client's queue");
+  }
+  return violations;
 }
 
 export function countBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<string, number> {

@@ -21,6 +21,9 @@ import {
   FAULT_KINDS,
   type FailingFault,
   FaultKind,
+  OPERATOR_PLAN_KINDS,
+  OPERATOR_PLANNED_OUTCOMES,
+  OperatorPlanKind,
   PLANNED_OUTCOMES,
 } from './faults';
 import { mulberry32, pick, type Random, shuffled } from './random';
@@ -37,6 +40,11 @@ export interface FaultRates {
   readonly sqsDuplicate: number;
   /** Chance that any one remote call is answered 503 by the front door. */
   readonly remoteTransientPerCall: number;
+  /**
+   * Share of the orders with no attempt fault that the campaign, as operator, cancels early, cancels
+   * once Processed, or submits with the OUTAGE sku to retry after ending the outage (operator-actions).
+   */
+  readonly operator: Readonly<Record<OperatorPlanKind, number>>;
 }
 
 export interface PlanSettings {
@@ -63,6 +71,11 @@ export const DEFAULT_FAULT_RATES: FaultRates = {
   compensationAttempt: 0.5,
   sqsDuplicate: 0.05,
   remoteTransientPerCall: 0.05,
+  operator: {
+    [OperatorPlanKind.CancelEarly]: 0.03,
+    [OperatorPlanKind.CancelProcessed]: 0.03,
+    [OperatorPlanKind.OutageRetry]: 0.01,
+  },
 };
 
 /**
@@ -89,8 +102,13 @@ export interface OrderPlan {
   readonly duplicate?: { readonly target: DuplicateTarget; readonly delayMillis: number };
   /** The plan makes success impossible (permanent refusal or an outage outlasting every attempt). */
   readonly mustFail: boolean;
-  /** How a failing plan must end (Error, Compensated or CompensationFailed). */
+  /**
+   * How a failing plan must end (Error, Compensated or CompensationFailed), or an operator plan
+   * (OPERATOR_PLANNED_OUTCOMES).
+   */
   readonly expectedOutcome?: ProcessState;
+  /** What the campaign does to it as operator (operator-actions; only on orders with no attempt fault). */
+  readonly operator?: OperatorPlanKind;
 }
 
 export interface CampaignPlan {
@@ -157,6 +175,7 @@ export function validatePlanSettings(settings: PlanSettings): void {
     ['compensationAttempt', settings.rates.compensationAttempt],
     ['sqsDuplicate', settings.rates.sqsDuplicate],
     ['remoteTransientPerCall', settings.rates.remoteTransientPerCall],
+    ...Object.entries(settings.rates.operator).map(([kind, rate]): [string, number] => [kind, rate]),
   ];
   for (const [name, rate] of rates) {
     if (!(rate >= 0 && rate <= 1)) throw new Error(`rate ${name} must be within [0, 1], got ${rate}`);
@@ -166,10 +185,12 @@ export function validatePlanSettings(settings: PlanSettings): void {
       throw new Error(`Unknown fault kind '${kind}'. Known kinds: ${FAULT_KINDS.join(', ')}`);
     }
   }
-  const plannedKinds = ATTEMPT_FAULTS.filter((kind) => settings.enabledKinds.includes(kind)).length;
+  const plannedKinds =
+    ATTEMPT_FAULTS.filter((kind) => settings.enabledKinds.includes(kind)).length +
+    (settings.enabledKinds.includes(FaultKind.OperatorActions) ? OPERATOR_PLAN_KINDS.length : 0);
   if (plannedKinds * settings.minOrdersPerKind > settings.orders) {
     throw new Error(
-      `${settings.orders} orders cannot give ${plannedKinds} attempt fault kinds ${settings.minOrdersPerKind} orders each`,
+      `${settings.orders} orders cannot give ${plannedKinds} attempt fault kinds and operator plans ${settings.minOrdersPerKind} orders each`,
     );
   }
 }
@@ -229,6 +250,9 @@ export function planCampaign(settings: PlanSettings): CampaignPlan {
   }
   if (enabled(FaultKind.SqsDuplicate) && settings.minOrdersPerKind > 0) {
     ensureDuplicates(orders, settings.minOrdersPerKind, random);
+  }
+  if (enabled(FaultKind.OperatorActions)) {
+    planOperatorActions(orders, settings.rates.operator, settings.minOrdersPerKind, random);
   }
   const attemptFaultsByKey = new Map<string, AttemptFault>();
   for (const order of orders) {
@@ -344,6 +368,57 @@ function ensureDuplicates(orders: OrderPlan[], minimum: number, random: Random):
       duplicate: { target: pick(targets, random), delayMillis: pick(DUPLICATE_DELAYS_MILLIS, random) },
     };
     count += 1;
+  }
+}
+
+/**
+ * Gives orders with no attempt fault an operator plan, drawn at its rate, then topped up to
+ * `minimum` per kind. Outage-retry orders are taken from the first half of the plan: each waits
+ * out maxFailures attempts before the campaign can retry it, so one submitted last would
+ * lengthen the run by that much.
+ */
+function planOperatorActions(
+  orders: OrderPlan[],
+  rates: Readonly<Record<OperatorPlanKind, number>>,
+  minimum: number,
+  random: Random,
+): void {
+  const free = () => orders.flatMap((order, index) => (order.attemptFault || order.operator ? [] : [index]));
+  const assign = (index: number, kind: OperatorPlanKind) => {
+    const order = orders[index] as OrderPlan;
+    orders[index] = {
+      ...order,
+      operator: kind,
+      expectedOutcome: OPERATOR_PLANNED_OUTCOMES[kind],
+      ...(kind === OperatorPlanKind.OutageRetry
+        ? { request: { ...order.request, items: [{ sku: ScenarioSku.Outage, quantity: 1 }] } }
+        : {}),
+    };
+  };
+  const firstHalf = Math.max(1, Math.ceil(orders.length / 2));
+  for (const index of free()) {
+    let draw = random();
+    for (const kind of OPERATOR_PLAN_KINDS) {
+      const rate = rates[kind];
+      if (draw < rate) {
+        if (kind !== OperatorPlanKind.OutageRetry || index < firstHalf) assign(index, kind);
+        break;
+      }
+      draw -= rate;
+    }
+  }
+  for (const kind of OPERATOR_PLAN_KINDS) {
+    let count = orders.filter((order) => order.operator === kind).length;
+    const candidates = shuffled(
+      free().filter((index) => kind !== OperatorPlanKind.OutageRetry || index < firstHalf),
+      random,
+    );
+    while (count < minimum) {
+      const index = candidates.pop();
+      if (index === undefined) break;
+      assign(index, kind);
+      count += 1;
+    }
   }
 }
 

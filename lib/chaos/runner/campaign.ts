@@ -10,24 +10,33 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ORDER_STEPS, TERMINAL_STATES } from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import {
+  OperatorRefusal,
+  ORDER_STEPS,
+  ProcessState,
+  TERMINAL_STATES,
+} from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { type LocalRuntime, startLocalRuntime } from '../../local-runtime';
 import { maxSafeRelativeSkewMillis, type TerminalBound, terminalBound } from '../core/bounds';
-import { FAULT_KINDS, type FaultEvent, FaultKind } from '../core/faults';
+import { FAULT_KINDS, type FaultEvent, FaultKind, OperatorPlanKind } from '../core/faults';
 import {
   type AdmissionSample,
   type AlertSnapshot,
   type CampaignSnapshot,
   type CheckResult,
+  type ClientMessageDelivery,
   checkCampaign,
   type OrderOutcome,
   type RecordSample,
+  type ReplyQueueProbe,
+  terminalVisits,
 } from '../core/invariants';
 import { DEFAULT_FAULT_RATES, type FaultRates, type OrderPlan, planCampaign } from '../core/plan';
 import { formatMillis, renderSummary } from '../core/report';
 import { type AssemblyFacts, PROJECT_ROOT, readAssemblyFacts, synthesizeLocal } from './assembly';
 import { FaultInjector } from './injector';
 import { CampaignTracker, sleep, startSampler, submitUntilAnswered } from './loop';
+import { OperatorActor } from './operator';
 import { SystemDriver, type TimedRecord } from './system';
 
 export interface CampaignOptions {
@@ -98,6 +107,10 @@ const TERMINAL: readonly string[] = TERMINAL_STATES;
 const DEFAULT_ADMISSION_LIMIT = 16;
 const DEFAULT_MAX_IN_FLIGHT = 24;
 const HTTP_TOO_MANY_REQUESTS = 429;
+/** SQS FIFO's deduplication window: a resend within it is dropped by the queue. */
+const FIFO_DEDUPLICATION_WINDOW_MILLIS = 5 * 60_000;
+/** After the last order is terminal: status messages still on their way (stream, notifier, queue). */
+const REPLY_SETTLE_MAX_MILLIS = 20_000;
 
 export async function runCampaign(options: CampaignOptions = {}): Promise<CampaignReport> {
   const started = Date.now();
@@ -179,6 +192,23 @@ export async function runCampaign(options: CampaignOptions = {}): Promise<Campai
   );
   let runtime: LocalRuntime = await startRuntime();
   let driver = new SystemDriver(runtime.target);
+  // Orders alternate between the clients (the Clients output's order), each submitted with that
+  // client's API key; its status messages must reach that client's queue only.
+  const clientIds = driver.clients.map((client) => client.clientId);
+  const clientOf = (order: OrderPlan) => clientIds[order.index % clientIds.length] as string;
+  const replies: ClientMessageDelivery[] = [];
+  const probes: ReplyQueueProbe[] = [];
+  const probeReplyQueues = async () => {
+    for (const reader of clientIds) {
+      for (const queueOf of clientIds) {
+        if (reader !== queueOf) probes.push(await driver.probeReplyQueue(reader, queueOf));
+      }
+    }
+  };
+  const drainReplies = async () => {
+    for (const clientId of clientIds) replies.push(...(await driver.drainReplies(clientId)));
+  };
+  await probeReplyQueues();
   const tracker = new CampaignTracker(
     plan.orders.map((order) => order.orderId),
     {
@@ -197,6 +227,22 @@ export async function runCampaign(options: CampaignOptions = {}): Promise<Campai
   const alerts: AlertSnapshot[] = [];
   const lastSampleKey = new Map<string, string>();
   let restarting = false;
+  const reopenedAt = new Map<string, number>();
+  const operatorActions = enabledKinds.includes(FaultKind.OperatorActions);
+  const operator = new OperatorActor({
+    orders: plan.orders,
+    driver: () => driver,
+    paused: () => restarting,
+    applied: (orderId, fromTerminal) => {
+      injector.record(FaultKind.OperatorActions, [orderId]);
+      if (!fromTerminal) return;
+      // Out of a terminal state: in flight again, and the bound counts from here.
+      reopenedAt.set(orderId, Date.now());
+      tracker.of(orderId).terminalAt = undefined;
+    },
+    log,
+    giveUpMillis: bound.totalMillis,
+  });
 
   const observe = (record: TimedRecord, now: number) => {
     const order = tracker.subjects.get(record.orderId);
@@ -206,23 +252,36 @@ export async function runCampaign(options: CampaignOptions = {}): Promise<Campai
       lastSampleKey.set(record.orderId, sampleKey);
       samples.push({ ...record, at: now });
     }
-    if (TERMINAL.includes(record.processState) && order.terminalAt === undefined) {
+    // A read that raced an operator action shows the terminal state the action just left.
+    if (
+      TERMINAL.includes(record.processState) &&
+      order.terminalAt === undefined &&
+      !operator.isStale(record)
+    ) {
       const written = record.updatedAt ?? now;
-      order.terminalAt = Math.min(now, Math.max(order.acceptedAt ?? written, written));
+      const from = Math.max(order.acceptedAt ?? written, reopenedAt.get(record.orderId) ?? 0);
+      order.terminalAt = Math.min(now, Math.max(from, written));
     }
   };
 
   const sampleOnce = async () => {
     const now = Date.now();
     const records = await driver.records(tracker.inFlightIds());
-    for (const record of records) observe(record, now);
+    for (const record of records) {
+      observe(record, now);
+      if (operatorActions) operator.observe(record);
+    }
     const slotsHeld = await driver.admissionSlotsHeld(facts.admission.shards);
     admissionSamples.push({
       at: now,
-      nonTerminal: records.filter((record) => !TERMINAL.includes(record.processState)).length,
+      // An order cancelled from a terminal state is rolled back without a slot (a cancel takes none).
+      nonTerminal: records.filter(
+        (record) => !TERMINAL.includes(record.processState) && !operator.holdsNoSlot(record.orderId),
+      ).length,
       slotsHeld,
     });
     alerts.push(...(await driver.drainAlerts()));
+    await drainReplies();
   };
 
   /**
@@ -239,7 +298,7 @@ export async function runCampaign(options: CampaignOptions = {}): Promise<Campai
     const acceptedId = tracker.inFlightIds()[0];
     const accepted = plan.orders.find((candidate) => candidate.orderId === acceptedId);
     if (!accepted || restarting) return;
-    const again = await driver.submit(accepted.request);
+    const again = await driver.submit(accepted.request, clientOf(accepted));
     if (again.kind === 'retry' && again.status === HTTP_TOO_MANY_REQUESTS) {
       refusedAfterAcceptance.push(`${accepted.orderId}: accepted, then refused 429 when submitted again`);
     } else if (again.kind === 'refused') {
@@ -255,6 +314,7 @@ export async function runCampaign(options: CampaignOptions = {}): Promise<Campai
     restarting = true;
     const hit = tracker.inFlightIds();
     alerts.push(...(await driver.drainAlerts()));
+    await drainReplies();
     const lastDrainAt = Date.now();
     log(`[chaos] restarting the runtime with ${hit.length} orders in flight (same data directory) ...`);
     await runtime.stop();
@@ -273,7 +333,7 @@ export async function runCampaign(options: CampaignOptions = {}): Promise<Campai
     const state = tracker.of(order.orderId);
     const refusals: Promise<void>[] = [];
     const result = await submitUntilAnswered(
-      () => driver.submit(order.request),
+      () => driver.submit(order.request, clientOf(order)),
       () => restarting,
       SUBMIT_GIVE_UP_MILLIS,
       (outcome) => {
@@ -283,6 +343,7 @@ export async function runCampaign(options: CampaignOptions = {}): Promise<Campai
     await Promise.all(refusals);
     if ('acceptedAt' in result) {
       state.acceptedAt = result.acceptedAt;
+      if (operatorActions) operator.accepted(order.orderId);
       return;
     }
     state.refused = result.refused;
@@ -310,7 +371,11 @@ export async function runCampaign(options: CampaignOptions = {}): Promise<Campai
 
     const waitUntil =
       tracker.lastAcceptedAt() + bound.totalMillis + tracker.downtimeMillis() + SAMPLE_INTERVAL_MILLIS * 2;
-    while (tracker.inFlightIds().length > 0 && Date.now() < waitUntil) {
+    // Operator actions reopen terminal orders: wait for them too, with the bound from the last.
+    while (
+      (tracker.inFlightIds().length > 0 || operator.working > 0) &&
+      Date.now() < Math.max(waitUntil, Math.max(0, ...reopenedAt.values()) + bound.totalMillis)
+    ) {
       tracker.printProgress();
       await sleep(500);
     }
@@ -322,6 +387,8 @@ export async function runCampaign(options: CampaignOptions = {}): Promise<Campai
 
   alerts.push(...(await driver.drainAlerts()));
   const finalRecords = await driver.allRecords();
+  await settleReplies(finalRecords, drainReplies, () => replies);
+  await probeReplyQueues();
   const { effects: ledger, undos } = await driver.ledgerContents();
   const finishedAt = Date.now();
   for (const record of finalRecords) observe(record, finishedAt);
@@ -340,6 +407,8 @@ export async function runCampaign(options: CampaignOptions = {}): Promise<Campai
         : {}),
       ...(state.acceptedAt !== undefined ? { acceptedAt: state.acceptedAt } : {}),
       ...(state.terminalAt !== undefined ? { terminalAt: state.terminalAt } : {}),
+      clientId: clientOf(order),
+      ...(reopenedAt.has(order.orderId) ? { reopenedAt: reopenedAt.get(order.orderId) } : {}),
     };
   });
   const snapshot: CampaignSnapshot = {
@@ -356,6 +425,13 @@ export async function runCampaign(options: CampaignOptions = {}): Promise<Campai
     enabledKinds,
     restarts: tracker.restarts,
     minProcessedShare: options.minProcessedShare ?? 0.6,
+    operator: { identity: driver.operatorIdentity, actions: operator.actions },
+    clientMessages: {
+      clients: clientIds,
+      deliveries: replies,
+      probes,
+      deduplicationWindowMillis: FIFO_DEDUPLICATION_WINDOW_MILLIS,
+    },
   };
   const result = checkCampaign(snapshot);
   const wallMillis = Date.now() - started;
@@ -383,10 +459,66 @@ export async function runCampaign(options: CampaignOptions = {}): Promise<Campai
         `attempt faults planned on compensation requests: ${plan.orders.filter((order) => order.compensationFault).length}, ` +
         `fired: ${compensationFaultsFired}`,
       `SQS queues and messages persist with the data directory: a restart keeps queued and in-flight messages`,
+      operatorSummary(plan.orders, operator.actions, operatorActions),
+      `clients ${clientIds.join(', ')} (orders alternate): ${replies.length} status messages taken from their reply queues ` +
+        `(${clientIds.map((id) => `${id} ${replies.filter((reply) => reply.queueOf === id).length}`).join(', ')}); ` +
+        `${probes.filter((probe) => probe.outcome === 'AccessDenied').length} of ${probes.length} cross-client reads denied`,
     ],
   });
   writeFileSync(join(workDir, `summary-${runId}.txt`), `${summary}\n`);
   return { snapshot, result, bound, summary, wallMillis, facts, compensationFaultsFired };
+}
+
+/**
+ * After the last order is terminal, status messages may still be on their way (the state table's
+ * stream, the notifier, the queue): drain until every terminal order has as many distinct
+ * messages as its transitions call for, or REPLY_SETTLE_MAX_MILLIS have passed (the checker then
+ * names what is missing).
+ */
+async function settleReplies(
+  finalRecords: readonly TimedRecord[],
+  drain: () => Promise<void>,
+  taken: () => readonly ClientMessageDelivery[],
+): Promise<void> {
+  const expected = new Map(
+    finalRecords
+      .filter((record) => TERMINAL.includes(record.processState))
+      .map((record) => [record.orderId, 1 + terminalVisits(record).length]),
+  );
+  const giveUpAt = Date.now() + REPLY_SETTLE_MAX_MILLIS;
+  for (;;) {
+    await drain();
+    const keys = new Map<string, Set<string>>();
+    for (const { message } of taken()) {
+      if (message)
+        keys.set(message.orderId, (keys.get(message.orderId) ?? new Set()).add(message.messageKey));
+    }
+    const missing = [...expected].some(([orderId, count]) => (keys.get(orderId)?.size ?? 0) < count);
+    if (!missing || Date.now() >= giveUpAt) return;
+    await sleep(1_000);
+  }
+}
+
+/** One summary line: the operator plans and what became of the actions sent. */
+function operatorSummary(
+  orders: readonly OrderPlan[],
+  actions: CampaignSnapshot['operator']['actions'],
+  enabled: boolean,
+): string {
+  if (!enabled) return 'operator actions: off';
+  const planned = (kind: string) => orders.filter((order) => order.operator === kind).length;
+  const count = (action: string, outcome: string, detail?: (a: (typeof actions)[number]) => boolean) =>
+    actions.filter((a) => a.action === action && a.outcome === outcome && (detail?.(a) ?? true)).length;
+  const fromState = (state: ProcessState) => (a: (typeof actions)[number]) => a.seenState === state;
+  return (
+    `operator actions: planned cancel-early ${planned(OperatorPlanKind.CancelEarly)}, cancel-processed ${planned(OperatorPlanKind.CancelProcessed)}, ` +
+    `outage-retry ${planned(OperatorPlanKind.OutageRetry)}; retries applied ${count('retry', 'applied')}, refused ${count('retry', 'refused')} ` +
+    `(429: ${count('retry', 'refused', (a) => a.status === HTTP_TOO_MANY_REQUESTS)}); cancels applied ${count('cancel', 'applied')} ` +
+    `(from Pending ${count('cancel', 'applied', fromState(ProcessState.Pending))}, Processed ${count('cancel', 'applied', fromState(ProcessState.Processed))}, ` +
+    `Error ${count('cancel', 'applied', fromState(ProcessState.Error))}), refused ${count('cancel', 'refused')} ` +
+    `(NotAllowed while Processing ${count('cancel', 'refused', (a) => a.refusal === OperatorRefusal.NotAllowed && a.seenState === ProcessState.Processing)}); ` +
+    `no answer ${actions.filter((a) => a.outcome === 'unknown').length}`
+  );
 }
 
 /**

@@ -9,13 +9,24 @@ import {
   DynamoDBClient,
   paginateScan,
 } from '@aws-sdk/client-dynamodb';
-import { DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { readLedger } from '../../../lambdas/fakes/adapters/ledger';
+import {
+  DeleteMessageBatchCommand,
+  ReceiveMessageCommand,
+  SQSClient,
+  SQSServiceException,
+} from '@aws-sdk/client-sqs';
+import { DynamoDbLedger, readLedger } from '../../../lambdas/fakes/adapters/ledger';
 import {
   AdmissionCounterAttr,
   admissionShardKey,
+  ClientStatusMessageSchema,
   CompensationAttr,
   CompensationResultAttr,
+  type OperatorAction,
+  OperatorActionAttr,
+  type OperatorActionRequest,
+  OperatorRoute,
+  type ServiceName,
   StateAttr,
   StepAttr,
   type SubmitOrderRequest,
@@ -23,11 +34,15 @@ import {
 import type { LocalTarget } from '../../local-runtime';
 import type {
   AlertSnapshot,
+  ClientMessageDelivery,
   CompensationEntrySnapshot,
   LedgerEffect,
   LedgerUndoSnapshot,
+  OperatorLogEntrySnapshot,
   RecordSnapshot,
+  ReplyQueueProbe,
 } from '../core/invariants';
+import { SignedApi } from './signed-api';
 
 export type SubmitOutcome =
   | { readonly kind: 'accepted'; readonly status: number }
@@ -40,8 +55,29 @@ export type SubmitOutcome =
     }
   | { readonly kind: 'refused'; readonly status: number; readonly body: string };
 
-/** A record with its UpdatedAt (epoch millis) when it parses. */
-export type TimedRecord = RecordSnapshot & { readonly updatedAt?: number };
+/**
+ * A record with its UpdatedAt (epoch millis) when it parses, and as written (what an operator
+ * action's expectedUpdatedAt must repeat exactly).
+ */
+export type TimedRecord = RecordSnapshot & { readonly updatedAt?: number; readonly updatedAtText?: string };
+
+/** A client application as the campaign submits and reads as (the Clients output and the target). */
+export interface CampaignClient {
+  readonly clientId: string;
+  /** The value of its API key. */
+  readonly apiKey: string;
+  readonly replyQueueUrl: string;
+  /** Its principal's local credentials (the queue policy denies every other reader). */
+  readonly reader: SQSClient;
+}
+
+/** What an operator route answered. */
+export interface OperatorAnswer {
+  readonly status: number;
+  readonly body: Record<string, unknown>;
+  /** Retry-After of a 429, in ms. */
+  readonly retryAfterMillis?: number;
+}
 
 const BATCH_GET_LIMIT = 100;
 /** The order campaign's stack (bin/app.ts); the app's other stacks have APIs of their own. */
@@ -84,21 +120,109 @@ export class SystemDriver {
   private readonly dynamo: DynamoDBClient;
   private readonly sqs: SQSClient;
   private readonly stack: StackView;
+  /** Every configured client, in the Clients output's order. */
+  readonly clients: readonly CampaignClient[];
+  /** The operator routes, signed as the target's `operator` identity. */
+  private readonly operatorApi: SignedApi;
+  /** The principal operator actions are logged as (OperatorLog `By`). */
+  readonly operatorIdentity: string;
 
   constructor(target: LocalTarget) {
     const config = { region: target.region, credentials: { ...target.credentials } };
     this.dynamo = new DynamoDBClient({ ...config, endpoint: target.endpoints.dynamodb });
     this.sqs = new SQSClient({ ...config, endpoint: target.endpoints.sqs });
     this.stack = stackView(target, ORDER_STACK);
+    const operator = target.identities?.operator;
+    if (!operator) throw new Error('The local target lists no operator identity');
+    this.operatorIdentity = operator.userArn;
+    this.operatorApi = new SignedApi(this.stack.apiBase, target.region, operator);
+    this.clients = campaignClients(target, this.stack, config);
+  }
+
+  client(clientId: string): CampaignClient {
+    const client = this.clients.find((candidate) => candidate.clientId === clientId);
+    if (!client)
+      throw new Error(`No client ${clientId} (clients: ${this.clients.map((c) => c.clientId).join(', ')})`);
+    return client;
+  }
+
+  /** POST retry or cancel, signed; the caller decides what a refusal means. */
+  async operate(
+    action: OperatorAction,
+    orderId: string,
+    request: OperatorActionRequest,
+  ): Promise<OperatorAnswer> {
+    const route = action === 'retry' ? OperatorRoute.retry(orderId) : OperatorRoute.cancel(orderId);
+    const answer = await this.operatorApi.send('POST', route, JSON.stringify(request));
+    const retryAfter = Number(answer.headers.get('retry-after'));
+    let body: Record<string, unknown> = {};
+    try {
+      body = JSON.parse(answer.text) as Record<string, unknown>;
+    } catch {
+      body = { message: answer.text.slice(0, 200) };
+    }
+    return {
+      status: answer.status,
+      body,
+      ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { retryAfterMillis: retryAfter * 1000 } : {}),
+    };
+  }
+
+  /** Ends the OUTAGE a service plays for one key (the provider's fix, played by the campaign). */
+  endOutage(service: ServiceName, idempotencyKey: string): Promise<void> {
+    return new DynamoDbLedger(this.dynamo, this.output('LedgerTableName')).endOutage(service, idempotencyKey);
+  }
+
+  /** Takes every status message on a client's reply queue now, read with the client's own identity. */
+  drainReplies(clientId: string): Promise<ClientMessageDelivery[]> {
+    const client = this.client(clientId);
+    return drainQueue(client.reader, client.replyQueueUrl, (body): ClientMessageDelivery => {
+      const receivedAt = Date.now();
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(body);
+      } catch {
+        return { queueOf: clientId, receivedAt, invalid: `not JSON: ${body.slice(0, 80)}` };
+      }
+      const message = ClientStatusMessageSchema.safeParse(parsed);
+      return message.success
+        ? { queueOf: clientId, receivedAt, message: message.data }
+        : { queueOf: clientId, receivedAt, invalid: message.error.issues.map((i) => i.message).join('; ') };
+    });
+  }
+
+  /**
+   * One receive on `queueOf`'s reply queue with `reader`'s identity. VisibilityTimeout 0: were it
+   * let in, the message would stay visible for its own client.
+   */
+  async probeReplyQueue(reader: string, queueOf: string): Promise<ReplyQueueProbe> {
+    try {
+      await this.client(reader).reader.send(
+        new ReceiveMessageCommand({
+          QueueUrl: this.client(queueOf).replyQueueUrl,
+          MaxNumberOfMessages: 1,
+          WaitTimeSeconds: 0,
+          VisibilityTimeout: 0,
+        }),
+      );
+      return { reader, queueOf, outcome: 'allowed' };
+    } catch (error) {
+      const name = error instanceof SQSServiceException ? error.name : (error as Error).message;
+      return { reader, queueOf, outcome: name };
+    }
   }
 
   private output(name: string): string {
     return this.stack.output(name);
   }
 
-  /** POST /orders once; what to do next is the caller's (retry on transport errors, 5xx and 429). */
-  submit(order: SubmitOrderRequest): Promise<SubmitOutcome> {
-    return submitJson(`${this.stack.apiBase}/orders`, order, this.stack.apiKey);
+  /**
+   * POST /orders once with a client's API key (the stack's first key without one); what to do
+   * next is the caller's (retry on transport errors, 5xx and 429).
+   */
+  submit(order: SubmitOrderRequest, clientId?: string): Promise<SubmitOutcome> {
+    const apiKey = clientId === undefined ? this.stack.apiKey : this.client(clientId).apiKey;
+    return submitJson(`${this.stack.apiBase}/orders`, order, apiKey);
   }
 
   /** Consistent reads of some records (absent ones are left out). */
@@ -195,7 +319,46 @@ export class SystemDriver {
   close(): void {
     this.dynamo.destroy();
     this.sqs.destroy();
+    for (const client of this.clients) client.reader.destroy();
   }
+}
+
+/**
+ * The clients of the Clients output, each with its API key's value (the target's keys by id) and
+ * an SQS client signing as its principal (the target's identity of that user).
+ */
+function campaignClients(
+  target: LocalTarget,
+  stack: StackView,
+  config: { readonly region: string },
+): CampaignClient[] {
+  const listed = JSON.parse(stack.output('Clients')) as Array<{
+    clientId: string;
+    apiKeyId: string;
+    replyQueueUrl: string;
+    principal: string;
+  }>;
+  const keys = target.apis?.[ORDER_STACK]?.apiKeyIds ?? {};
+  return listed.map((client) => {
+    const apiKey = keys[client.apiKeyId];
+    const identity = Object.values(target.identities ?? {}).find((id) => id.userArn === client.principal);
+    if (!apiKey || !identity) {
+      throw new Error(
+        `Client ${client.clientId}: the local target lists ${apiKey ? '' : `no API key ${client.apiKeyId}`}${!apiKey && !identity ? ' and ' : ''}${identity ? '' : `no identity for ${client.principal}`}`,
+      );
+    }
+    return {
+      clientId: client.clientId,
+      apiKey,
+      replyQueueUrl: client.replyQueueUrl,
+      reader: new SQSClient({
+        region: config.region,
+        endpoint: target.endpoints.sqs,
+        credentials: { accessKeyId: identity.accessKeyId, secretAccessKey: identity.secretAccessKey },
+        maxAttempts: 1,
+      }),
+    };
+  });
 }
 
 export function toRecordSnapshot(item: Record<string, AttributeValue>): RecordSnapshot {
@@ -215,6 +378,18 @@ export function toRecordSnapshot(item: Record<string, AttributeValue>): RecordSn
       ...(undone !== undefined ? { undone } : {}),
     };
   }
+  const operatorLog: OperatorLogEntrySnapshot[] = (item[StateAttr.OperatorLog]?.L ?? []).map((value) => {
+    const entry = value.M ?? {};
+    const text = (name: string) => entry[name]?.S ?? '?';
+    return {
+      action: text(OperatorActionAttr.Action),
+      by: text(OperatorActionAttr.By),
+      reason: text(OperatorActionAttr.Reason),
+      seenState: text(OperatorActionAttr.SeenState),
+      seenUpdatedAt: text(OperatorActionAttr.SeenUpdatedAt),
+      newState: text(OperatorActionAttr.NewState),
+    };
+  });
   const lockedBy = item[StateAttr.LockedBy]?.S;
   return {
     orderId: item[StateAttr.OrderId]?.S ?? '?',
@@ -225,13 +400,18 @@ export function toRecordSnapshot(item: Record<string, AttributeValue>): RecordSn
     attempt: Number(item[StateAttr.Attempt]?.N ?? Number.NaN),
     steps,
     compensationLog,
+    ...(operatorLog.length > 0 ? { operatorLog } : {}),
   };
 }
 
-/** UpdatedAt of a record as epoch millis, when it parses. */
-export function updatedAtOf(item: Record<string, AttributeValue>): { updatedAt?: number } {
-  const parsed = Date.parse(item[StateAttr.UpdatedAt]?.S ?? '');
-  return Number.isFinite(parsed) ? { updatedAt: parsed } : {};
+/** UpdatedAt of a record as epoch millis, when it parses, and as written. */
+export function updatedAtOf(item: Record<string, AttributeValue>): {
+  updatedAt?: number;
+  updatedAtText?: string;
+} {
+  const text = item[StateAttr.UpdatedAt]?.S;
+  const parsed = Date.parse(text ?? '');
+  return Number.isFinite(parsed) ? { updatedAt: parsed, updatedAtText: text as string } : {};
 }
 
 /**

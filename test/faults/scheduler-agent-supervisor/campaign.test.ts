@@ -4,7 +4,10 @@
  * compensation kinds (permanent failures at each step, flaky and refused compensations, attempt
  * faults on compensation requests) and admission-pressure: the faults project's assembly is
  * synthesized with an admission limit of 16 (test/faults/global-setup.ts), below the campaign's 24
- * submissions outstanding. The full campaign (1,000 orders) is `npm run chaos`; see lib/chaos/README.md.
+ * submissions outstanding; and operator-actions: the campaign retries Error orders (OUTAGE ones
+ * after ending the outage) and cancels planned orders early or once Processed, while orders
+ * alternate between the two clients, whose reply queues it drains with each client's identity
+ * (client-messages, reply-queue-isolation). The full campaign (1,000 orders) is `npm run chaos`; see lib/chaos/README.md.
  */
 import { ProcessState } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { runCampaign } from '../../../lib/chaos/runner/campaign';
@@ -37,6 +40,19 @@ describe('chaos campaign (short)', () => {
       expect(ended(ProcessState.CompensationFailed)).toBeGreaterThan(0);
       expect(report.compensationFaultsFired).toBeGreaterThan(0);
       expect(report.facts.admission.limit).toBeLessThan(24);
+      // The campaign acted as operator: OUTAGE orders retried after their outage ended, planned
+      // cancels applied; and both clients were told about their orders on their own queues.
+      const applied = (action: string) =>
+        report.snapshot.operator.actions.filter((a) => a.action === action && a.outcome === 'applied');
+      const outageOrders = report.snapshot.orders.filter((order) => order.expectedOutcome === 'Processed');
+      expect(outageOrders.length).toBeGreaterThan(0);
+      for (const order of outageOrders) {
+        expect(applied('retry').map((a) => a.orderId)).toContain(order.orderId);
+      }
+      expect(applied('cancel').length).toBeGreaterThan(0);
+      for (const client of report.snapshot.clientMessages.clients) {
+        expect(report.snapshot.clientMessages.deliveries.some((d) => d.queueOf === client)).toBe(true);
+      }
     },
     CAMPAIGN_TIMEOUT_MILLIS,
   );

@@ -1,4 +1,4 @@
-import { ORDER_STEPS } from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import { ORDER_STEPS, RoleServiceName } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { maxSafeRelativeSkewMillis, terminalBound } from '../../../lib/chaos/core/bounds';
 import {
   ATTEMPT_FAULTS,
@@ -17,6 +17,7 @@ import {
 import { hashString, mulberry32, seededUnit, shuffled } from '../../../lib/chaos/core/random';
 import { renderSummary, renderTable } from '../../../lib/chaos/core/report';
 import { percentile, recoveryLatencies, summarize } from '../../../lib/chaos/core/stats';
+import { roleOf } from '../../../lib/chaos/runner/assembly';
 import { PINNED_TIMINGS } from './pinned-timings';
 
 const timings = PINNED_TIMINGS;
@@ -28,6 +29,26 @@ const settings: PlanSettings = {
   minOrdersPerKind: 2,
   enabledKinds: FAULT_KINDS,
 };
+
+describe('roleOf', () => {
+  it('tells the starter and the supervisor by service name from the operator functions that share their settings', () => {
+    const env = (service: string, ...keys: string[]) => ({
+      POWERTOOLS_SERVICE_NAME: service,
+      ...Object.fromEntries(keys.map((key) => [key, 'x'])),
+    });
+    expect(roleOf(env(RoleServiceName.Starter, 'STATE_TABLE_NAME', 'STATE_MACHINE_ARN'))).toBe('starter');
+    expect(roleOf(env('operator-inspect', 'STATE_TABLE_NAME', 'STATE_MACHINE_ARN'))).toBe('other');
+    expect(
+      roleOf(env(RoleServiceName.Supervisor, 'STATE_TABLE_NAME', 'START_QUEUE_URL', 'DUE_SHARD_COUNT')),
+    ).toBe('supervisor');
+    expect(
+      roleOf(
+        env('operator-action', 'STATE_TABLE_NAME', 'START_QUEUE_URL', 'DUE_SHARD_COUNT', 'ALERT_BUS_NAME'),
+      ),
+    ).toBe('other');
+    expect(roleOf(env('agent-payment', 'STEP_NAME'))).toBe('agent');
+  });
+});
 
 describe('seeded randomness', () => {
   it('mulberry32 repeats for a seed, differs across seeds and stays in [0, 1)', () => {
@@ -65,7 +86,7 @@ describe('planCampaign', () => {
   });
 
   it('gives every enabled attempt fault and duplicates their minimum, at most one attempt fault per order', () => {
-    const plan = planCampaign({ ...settings, orders: 20, minOrdersPerKind: 2 });
+    const plan = planCampaign({ ...settings, orders: 24, minOrdersPerKind: 2 });
     for (const kind of ATTEMPT_FAULTS) {
       expect(plan.orders.filter((order) => order.attemptFault?.kind === kind).length).toBeGreaterThanOrEqual(
         2,
@@ -115,10 +136,18 @@ describe('planCampaign', () => {
           expect(order.expectedOutcome).toBe('Error');
           break;
         default:
-          expect(skusOf(order).every((sku) => /^SKU-\d+$/.test(sku))).toBe(true);
-          expect(order.expectedOutcome).toBeUndefined();
+          expect(skusOf(order)).toEqual(
+            order.operator === 'outage-retry' ? ['OUTAGE'] : [expect.stringMatching(/^SKU-\d+$/)],
+          );
+          expect(order.expectedOutcome).toBe(
+            order.operator === undefined
+              ? undefined
+              : order.operator === 'outage-retry'
+                ? 'Processed'
+                : 'Compensated',
+          );
       }
-      expect(order.mustFail).toBe(order.expectedOutcome !== undefined);
+      expect(order.mustFail).toBe(order.expectedOutcome !== undefined && order.operator === undefined);
       if (order.attemptFault) {
         expect(plan.attemptFaultsByKey.get(idempotencyKeyFor(order.orderId, order.attemptFault.step))).toBe(
           kind,
@@ -161,12 +190,38 @@ describe('planCampaign', () => {
 
   it('plans nothing for disabled kinds', () => {
     const plan = planCampaign({ ...settings, enabledKinds: [FaultKind.RemoteTransient] });
-    expect(plan.orders.some((order) => order.attemptFault || order.duplicate)).toBe(false);
+    expect(plan.orders.some((order) => order.attemptFault || order.duplicate || order.operator)).toBe(false);
+  });
+
+  it('plans operator actions on orders with no attempt fault: each kind its minimum, OUTAGE orders in the first half', () => {
+    const plan = planCampaign({ ...settings, orders: 40, minOrdersPerKind: 2 });
+    const withPlan = (kind: string) => plan.orders.filter((order) => order.operator === kind);
+    for (const kind of ['cancel-early', 'cancel-processed', 'outage-retry']) {
+      expect(withPlan(kind).length).toBeGreaterThanOrEqual(2);
+    }
+    for (const order of plan.orders.filter((candidate) => candidate.operator)) {
+      expect(order.attemptFault).toBeUndefined();
+      expect(order.mustFail).toBe(false);
+    }
+    for (const order of withPlan('outage-retry')) {
+      expect(order.index).toBeLessThan(20);
+      expect(order.request.items).toEqual([{ sku: 'OUTAGE', quantity: 1 }]);
+      expect(order.expectedOutcome).toBe('Processed');
+    }
+    for (const order of [...withPlan('cancel-early'), ...withPlan('cancel-processed')]) {
+      expect(order.expectedOutcome).toBe('Compensated');
+    }
+    const without = planCampaign({
+      ...settings,
+      orders: 40,
+      enabledKinds: FAULT_KINDS.filter((kind) => kind !== FaultKind.OperatorActions),
+    });
+    expect(without.orders.some((order) => order.operator)).toBe(false);
   });
 
   it('refuses settings it cannot honour, naming the problem', () => {
     expect(() => planCampaign({ ...settings, orders: 5, minOrdersPerKind: 2 })).toThrow(
-      '5 orders cannot give 8 attempt fault kinds 2 orders each',
+      '5 orders cannot give 11 attempt fault kinds and operator plans 2 orders each',
     );
     expect(() =>
       planCampaign({ ...settings, rates: { ...DEFAULT_FAULT_RATES, compensationAttempt: 2 } }),
@@ -258,6 +313,8 @@ describe('summary', () => {
       enabledKinds: [FaultKind.RemoteTransient],
       restarts: [],
       minProcessedShare: 0,
+      operator: { identity: 'arn:aws:iam::000000000000:user/operator', actions: [] },
+      clientMessages: { clients: [], deliveries: [], probes: [], deduplicationWindowMillis: 300_000 },
     };
     const text = renderSummary({
       snapshot,

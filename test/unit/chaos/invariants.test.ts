@@ -3,6 +3,7 @@ import { FAULT_KINDS, FaultKind } from '../../../lib/chaos/core/faults';
 import {
   type CampaignSnapshot,
   type CheckResult,
+  type ClientMessageDelivery,
   checkCampaign,
   type InvariantId,
   type LedgerEffect,
@@ -155,6 +156,258 @@ function healthy(): CampaignSnapshot {
     enabledKinds: FAULT_KINDS,
     restarts: [],
     minProcessedShare: 0.4,
+    operator: { identity: OPERATOR, actions: [] },
+    clientMessages: {
+      clients: ['web-shop', 'call-center'],
+      // healthy() submits with no client's key (no clientId): its orders' messages are not judged.
+      deliveries: [],
+      probes: [
+        { reader: 'web-shop', queueOf: 'call-center', outcome: 'AccessDenied' },
+        { reader: 'call-center', queueOf: 'web-shop', outcome: 'AccessDenied' },
+      ],
+      deduplicationWindowMillis: 300_000,
+    },
+  };
+}
+
+const OPERATOR = 'arn:aws:iam::000000000000:user/operator';
+
+function told(
+  queueOf: string,
+  orderId: string,
+  status: string,
+  processState: string,
+  receivedAt: number,
+): ClientMessageDelivery {
+  const at = new Date(receivedAt - 100).toISOString();
+  return {
+    queueOf,
+    receivedAt,
+    message: {
+      schemaVersion: 1,
+      orderId,
+      clientId: queueOf,
+      status: status as 'Received',
+      processState,
+      at,
+      messageKey: `${orderId}:${status}:${at}`,
+    },
+  };
+}
+
+/**
+ * The healthy run submitted as two clients (a, c, e by web-shop; b, d by call-center), each told
+ * Received and the status of the terminal state it reached, on its own queue.
+ */
+function withClients(): CampaignSnapshot {
+  const snapshot = healthy();
+  const clientOf = (orderId: string) => (['a', 'c', 'e'].includes(orderId) ? 'web-shop' : 'call-center');
+  const final: Record<string, [string, string]> = {
+    a: ['Completed', 'Processed'],
+    b: ['Completed', 'Processed'],
+    c: ['Failed', 'Error'],
+    d: ['Compensated', 'Compensated'],
+    e: ['Failed', 'CompensationFailed'],
+  };
+  return {
+    ...snapshot,
+    orders: snapshot.orders.map((order) => ({ ...order, clientId: clientOf(order.orderId) })),
+    clientMessages: {
+      ...snapshot.clientMessages,
+      deliveries: snapshot.orders.flatMap((order) => {
+        const [status, state] = final[order.orderId] as [string, string];
+        const client = clientOf(order.orderId);
+        return [
+          told(client, order.orderId, 'Received', 'Pending', (order.acceptedAt ?? 0) + 50),
+          told(client, order.orderId, status, state, (order.terminalAt ?? 0) + 50),
+        ];
+      }),
+    },
+  };
+}
+
+const RETRY_REASON = 'chaos operator #1: the failing downstream is back';
+const CANCEL_REASON = 'chaos operator #3: order cancelled after delivery';
+const EARLY_CANCEL_REASON = 'chaos operator #5: customer withdrew the order';
+
+/**
+ * withClients() plus what the campaign did as operator: f reached Error (its OrderFailed alert),
+ * was retried (after one retry refused StateChanged) and ended Processed; g was Processed, then
+ * cancelled and Compensated, its three steps undone last first; h was cancelled while Pending,
+ * before any step ran, and Compensated with nothing to undo. Each is told every transition.
+ */
+function operated(): CampaignSnapshot {
+  const snapshot = withClients();
+  const fRecord: RecordSnapshot = {
+    ...processed('f'),
+    operatorLog: [
+      {
+        action: 'retry',
+        by: OPERATOR,
+        reason: RETRY_REASON,
+        seenState: 'Error',
+        seenUpdatedAt: '1970-01-01T00:00:30.000Z',
+        newState: 'Pending',
+      },
+    ],
+  };
+  const gRecord: RecordSnapshot = {
+    orderId: 'g',
+    processState: ProcessState.Compensated,
+    failureCount: 0,
+    attempt: 2,
+    steps: Object.fromEntries(ORDER_STEPS.map((step) => [step.name, 'Compensated'])),
+    compensationLog: {
+      ReserveInventory: { status: 'Compensated', compensatedAt: 62_100, undone: true },
+      ChargePayment: { status: 'Compensated', compensatedAt: 61_100, undone: true },
+      ScheduleShipping: { status: 'Compensated', compensatedAt: 60_100, undone: true },
+    },
+    operatorLog: [
+      {
+        action: 'cancel',
+        by: OPERATOR,
+        reason: CANCEL_REASON,
+        seenState: 'Processed',
+        seenUpdatedAt: '1970-01-01T00:00:50.000Z',
+        newState: 'CompensationInProgress',
+      },
+    ],
+  };
+  const gEffects = ORDER_STEPS.map((step) => ({
+    service: step.service,
+    idempotencyKey: `g:${step.name}`,
+    undoneBy: `g:${step.compensation.name}`,
+  }));
+  const hRecord: RecordSnapshot = {
+    orderId: 'h',
+    processState: ProcessState.Compensated,
+    failureCount: 0,
+    attempt: 1,
+    steps: {},
+    operatorLog: [
+      {
+        action: 'cancel',
+        by: OPERATOR,
+        reason: EARLY_CANCEL_REASON,
+        seenState: 'Pending',
+        seenUpdatedAt: '1970-01-01T00:00:08.000Z',
+        newState: 'CompensationInProgress',
+      },
+    ],
+  };
+  const gUndos = ORDER_STEPS.map((step, index) => ({
+    service: step.service,
+    idempotencyKey: `g:${step.compensation.name}`,
+    undoes: `g:${step.name}`,
+    undone: true,
+    at: 62_000 - index * 1_000,
+  }));
+  return {
+    ...snapshot,
+    orders: [
+      ...snapshot.orders,
+      {
+        orderId: 'h',
+        acceptedAt: 8_000,
+        terminalAt: 12_000,
+        mustFail: false,
+        expectedOutcome: 'Compensated',
+        clientId: 'web-shop',
+      },
+      {
+        orderId: 'f',
+        acceptedAt: 6_000,
+        reopenedAt: 31_000,
+        terminalAt: 45_000,
+        mustFail: false,
+        clientId: 'web-shop',
+      },
+      {
+        orderId: 'g',
+        acceptedAt: 7_000,
+        reopenedAt: 51_000,
+        terminalAt: 63_000,
+        mustFail: false,
+        expectedOutcome: 'Compensated',
+        clientId: 'call-center',
+      },
+    ],
+    finalRecords: [...snapshot.finalRecords, fRecord, gRecord, hRecord],
+    ledger: [...snapshot.ledger, ...effectsFor('f'), ...gEffects],
+    undos: [...snapshot.undos, ...gUndos],
+    alerts: [...snapshot.alerts, { detailType: 'OrderFailed', orderId: 'f' }],
+    minProcessedShare: 0.3,
+    operator: {
+      identity: OPERATOR,
+      actions: [
+        {
+          orderId: 'f',
+          action: 'retry',
+          reason: 'chaos operator #2: the failing downstream is back',
+          seenState: 'Error',
+          seenUpdatedAt: '1970-01-01T00:00:29.000Z',
+          at: 30_500,
+          outcome: 'refused',
+          status: 409,
+          refusal: 'StateChanged',
+        },
+        {
+          orderId: 'f',
+          action: 'retry',
+          reason: RETRY_REASON,
+          seenState: 'Error',
+          seenUpdatedAt: '1970-01-01T00:00:30.000Z',
+          at: 31_000,
+          outcome: 'applied',
+          status: 200,
+        },
+        {
+          orderId: 'g',
+          action: 'cancel',
+          reason: 'chaos operator #4: customer withdrew the order',
+          seenState: 'Processing',
+          seenUpdatedAt: '1970-01-01T00:00:20.000Z',
+          at: 21_000,
+          outcome: 'refused',
+          status: 409,
+          refusal: 'NotAllowed',
+        },
+        {
+          orderId: 'g',
+          action: 'cancel',
+          reason: CANCEL_REASON,
+          seenState: 'Processed',
+          seenUpdatedAt: '1970-01-01T00:00:50.000Z',
+          at: 51_000,
+          outcome: 'applied',
+          status: 200,
+        },
+        {
+          orderId: 'h',
+          action: 'cancel',
+          reason: EARLY_CANCEL_REASON,
+          seenState: 'Pending',
+          seenUpdatedAt: '1970-01-01T00:00:08.000Z',
+          at: 8_100,
+          outcome: 'applied',
+          status: 200,
+        },
+      ],
+    },
+    clientMessages: {
+      ...snapshot.clientMessages,
+      deliveries: [
+        ...snapshot.clientMessages.deliveries,
+        told('web-shop', 'f', 'Received', 'Pending', 6_100),
+        told('web-shop', 'f', 'Failed', 'Error', 29_100),
+        told('web-shop', 'f', 'Completed', 'Processed', 45_100),
+        told('call-center', 'g', 'Received', 'Pending', 7_100),
+        told('call-center', 'g', 'Completed', 'Processed', 20_100),
+        told('call-center', 'g', 'Compensated', 'Compensated', 63_100),
+        told('web-shop', 'h', 'Received', 'Pending', 8_050),
+        told('web-shop', 'h', 'Compensated', 'Compensated', 12_100),
+      ],
+    },
   };
 }
 
@@ -705,6 +958,301 @@ describe('checkCampaign', () => {
     expect(violated(dAsCompensationFailed(3))).toEqual([]);
   });
 
+  it('passes a run with two clients and operator actions: a retried Error order and a cancelled Processed one', () => {
+    expect(violated(checkCampaign(withClients()))).toEqual([]);
+    expect(violated(checkCampaign(operated()))).toEqual([]);
+  });
+
+  it('reports an applied operator action missing from the OperatorLog, or logged twice', () => {
+    const snapshot = operated();
+    const withLog = (entries: number) =>
+      checkCampaign({
+        ...snapshot,
+        finalRecords: snapshot.finalRecords.map((record) =>
+          record.orderId === 'h'
+            ? { ...record, operatorLog: Array.from({ length: entries }, () => record.operatorLog?.[0]) }
+            : record,
+        ) as RecordSnapshot[],
+      });
+    expect(only(withLog(0), 'operator-actions-logged')).toEqual([
+      `h: cancel from Pending ("${EARLY_CANCEL_REASON}"): applied, but in the OperatorLog 0 times`,
+    ]);
+    expect(only(withLog(2), 'operator-actions-logged')).toEqual([
+      `h: cancel from Pending ("${EARLY_CANCEL_REASON}"): applied, but in the OperatorLog 2 times`,
+    ]);
+  });
+
+  it('reports an OperatorLog entry by another identity, or with another seen state', () => {
+    const snapshot = operated();
+    const result = checkCampaign({
+      ...snapshot,
+      finalRecords: snapshot.finalRecords.map((record) =>
+        record.orderId === 'f'
+          ? {
+              ...record,
+              operatorLog: [
+                {
+                  ...(record.operatorLog?.[0] as NonNullable<RecordSnapshot['operatorLog']>[number]),
+                  by: 'arn:aws:iam::000000000000:user/someone',
+                  seenUpdatedAt: '1970-01-01T00:00:29.000Z',
+                },
+              ],
+            }
+          : record,
+      ),
+    });
+    expect(only(result, 'operator-actions-logged')).toEqual([
+      `f: retry from Error ("${RETRY_REASON}"): logged with by arn:aws:iam::000000000000:user/someone, not ${OPERATOR}, seen UpdatedAt 1970-01-01T00:00:29.000Z`,
+    ]);
+  });
+
+  it('reports a refused operator action that was logged anyway, and an entry the campaign never sent', () => {
+    const snapshot = operated();
+    const refusedLogged = checkCampaign({
+      ...snapshot,
+      operator: {
+        ...snapshot.operator,
+        actions: snapshot.operator.actions.map((action) =>
+          action.reason === EARLY_CANCEL_REASON
+            ? { ...action, outcome: 'refused' as const, status: 409 }
+            : action,
+        ),
+      },
+    });
+    expect(only(refusedLogged, 'operator-actions-logged')).toEqual([
+      `h: cancel from Pending ("${EARLY_CANCEL_REASON}"): refused 409, yet in the OperatorLog 1 time(s)`,
+    ]);
+    const neverSent = checkCampaign({
+      ...snapshot,
+      operator: {
+        ...snapshot.operator,
+        actions: snapshot.operator.actions.filter((action) => action.reason !== EARLY_CANCEL_REASON),
+      },
+    });
+    expect(only(neverSent, 'operator-actions-logged')).toEqual([
+      `h: OperatorLog has cancel by ${OPERATOR} ("${EARLY_CANCEL_REASON}") that the campaign never sent`,
+    ]);
+  });
+
+  it('does not judge an action that got no answer either way', () => {
+    const snapshot = operated();
+    const result = checkCampaign({
+      ...snapshot,
+      operator: {
+        ...snapshot.operator,
+        actions: snapshot.operator.actions.map((action) =>
+          action.reason === RETRY_REASON ? { ...action, outcome: 'unknown' as const, status: 503 } : action,
+        ),
+      },
+    });
+    expect(violated(result)).toEqual([]);
+  });
+
+  it('reports an operator action applied to a Processing order', () => {
+    const snapshot = operated();
+    const result = checkCampaign({
+      ...snapshot,
+      operator: {
+        ...snapshot.operator,
+        actions: snapshot.operator.actions.map((action) =>
+          action.refusal === 'NotAllowed' ? { ...action, outcome: 'applied' as const, status: 200 } : action,
+        ),
+      },
+    });
+    expect(only(result, 'operator-actions-logged')).toEqual([
+      'g: cancel from Processing ("chaos operator #4: customer withdrew the order"): applied to a Processing order',
+      'g: cancel from Processing ("chaos operator #4: customer withdrew the order"): applied, but in the OperatorLog 0 times',
+    ]);
+  });
+
+  it('requires one OrderFailed alert per time an order was in Error, the retried ones too', () => {
+    const snapshot = operated();
+    const alertsOfF = (count: number) =>
+      checkCampaign({
+        ...snapshot,
+        alerts: [
+          ...snapshot.alerts.filter((alert) => alert.orderId !== 'f'),
+          ...Array.from({ length: count }, () => ({ detailType: 'OrderFailed', orderId: 'f' })),
+        ],
+      });
+    expect(only(alertsOfF(0), 'error-exactly-one-alert')).toEqual([
+      'f: in Error 1 times (1 left by an operator action) with 0 OrderFailed alerts',
+    ]);
+    expect(only(alertsOfF(2), 'error-exactly-one-alert')).toEqual([
+      'f: in Error 1 times (1 left by an operator action) with 2 OrderFailed alerts',
+    ]);
+  });
+
+  it('reports a cancelled order whose steps were undone in forward order', () => {
+    const snapshot = operated();
+    const result = checkCampaign({
+      ...snapshot,
+      undos: snapshot.undos.map((undo) =>
+        undo.idempotencyKey.startsWith('g:') ? { ...undo, at: 60_000 + (62_000 - (undo.at ?? 0)) } : undo,
+      ),
+    });
+    expect(only(result, 'compensation-exact')).toEqual([
+      'g: ReserveInventory undone before ChargePayment (1000 ms earlier): not in reverse step order',
+      'g: ChargePayment undone before ScheduleShipping (1000 ms earlier): not in reverse step order',
+    ]);
+  });
+
+  it('reports a planned cancel that ended Processed, and counts the bound from the reopening', () => {
+    const snapshot = operated();
+    const gProcessed = checkCampaign({
+      ...snapshot,
+      finalRecords: snapshot.finalRecords.map((record) =>
+        record.orderId === 'g' ? { ...processed('g') } : record,
+      ),
+      ledger: snapshot.ledger.map((effect) =>
+        effect.idempotencyKey.startsWith('g:')
+          ? { service: effect.service, idempotencyKey: effect.idempotencyKey }
+          : effect,
+      ),
+      undos: snapshot.undos.filter((undo) => !undo.idempotencyKey.startsWith('g:')),
+      operator: { ...snapshot.operator, actions: snapshot.operator.actions.filter((a) => a.orderId !== 'g') },
+      clientMessages: {
+        ...snapshot.clientMessages,
+        deliveries: snapshot.clientMessages.deliveries.filter(
+          (d) => d.message?.status !== 'Compensated' || d.message.orderId !== 'g',
+        ),
+      },
+    });
+    expect(only(gProcessed, 'planned-outcomes')).toEqual(['g: planned to end Compensated but Processed']);
+    // g took 56 s from acceptance, 12 s from the cancel that reopened it.
+    expect(violated(checkCampaign({ ...snapshot, terminalBoundMillis: 50_000 }))).toEqual([]);
+    expect(
+      only(checkCampaign({ ...snapshot, terminalBoundMillis: 10_000 }), 'terminal-within-bound'),
+    ).toEqual(
+      [
+        'b: Processed after 28000 ms, bound 10000 ms',
+        'c: Error after 37000 ms, bound 10000 ms',
+        'd: Compensated after 16000 ms, bound 10000 ms',
+        'e: CompensationFailed after 20000 ms, bound 10000 ms',
+        'f: Processed after 14000 ms, bound 10000 ms',
+        'g: Compensated after 12000 ms, bound 10000 ms',
+        'a: Processed after 19000 ms, bound 10000 ms',
+      ].sort((x, y) => x.localeCompare(y)),
+    );
+  });
+
+  it("reports a status message on a client's queue about an order it did not submit, or naming another client", () => {
+    const snapshot = withClients();
+    const withExtra = (delivery: ClientMessageDelivery) =>
+      checkCampaign({
+        ...snapshot,
+        clientMessages: {
+          ...snapshot.clientMessages,
+          deliveries: [...snapshot.clientMessages.deliveries, delivery],
+        },
+      });
+    const stranger = told('web-shop', 'zz', 'Received', 'Pending', 9_000);
+    expect(only(withExtra(stranger), 'client-messages')).toEqual([
+      `${stranger.message?.messageKey}: told to web-shop, but the campaign submitted no such order`,
+    ]);
+    const others = told('call-center', 'x', 'Received', 'Pending', 9_000);
+    const misnamed = { ...others, queueOf: 'web-shop' };
+    expect(only(withExtra(misnamed), 'client-messages')).toEqual([
+      `${others.message?.messageKey}: for client call-center, on web-shop's queue`,
+      `${others.message?.messageKey}: told to web-shop, but the campaign submitted no such order`,
+    ]);
+    const crossed = { ...told('call-center', 'a', 'Received', 'Pending', 1_040) };
+    expect(only(withExtra(crossed), 'client-messages')).toEqual([
+      `${crossed.message?.messageKey}: told to call-center, but web-shop submitted it`,
+      'a (web-shop): told [Received, Completed, Received], expected [Received, Completed]',
+    ]);
+  });
+
+  it('reports a missing status, statuses out of order, and a status that does not match its state', () => {
+    const snapshot = operated();
+    const withDeliveries = (deliveries: readonly ClientMessageDelivery[]) =>
+      checkCampaign({ ...snapshot, clientMessages: { ...snapshot.clientMessages, deliveries } });
+    const all = snapshot.clientMessages.deliveries;
+    const withoutFailed = all.filter((d) => !(d.message?.orderId === 'f' && d.message.status === 'Failed'));
+    expect(only(withDeliveries(withoutFailed), 'client-messages')).toEqual([
+      'f (web-shop): told [Received, Completed], expected [Received, Failed, Completed]',
+    ]);
+    const ofB = all.filter((d) => d.message?.orderId === 'b');
+    const reordered = [...all.filter((d) => d.message?.orderId !== 'b'), ...[...ofB].reverse()];
+    expect(only(withDeliveries(reordered), 'client-messages')).toEqual([
+      'b (call-center): told [Completed, Received], expected [Received, Completed]',
+    ]);
+    const wrong = told('web-shop', 'zz', 'Completed', 'Error', 1);
+    const mismatched = all.map((d) =>
+      d.message?.orderId === 'c' && d.message.status === 'Failed'
+        ? { ...d, message: { ...d.message, processState: 'Processed' } }
+        : d,
+    );
+    expect(wrong.message?.processState).toBe('Error');
+    expect(only(withDeliveries(mismatched), 'client-messages')).toEqual([
+      `${mismatched.find((d) => d.message?.orderId === 'c' && d.message.status === 'Failed')?.message?.messageKey}: status Failed for processState Processed`,
+    ]);
+  });
+
+  it('reports a body that is no ClientStatusMessage', () => {
+    const snapshot = withClients();
+    const result = checkCampaign({
+      ...snapshot,
+      clientMessages: {
+        ...snapshot.clientMessages,
+        deliveries: [
+          ...snapshot.clientMessages.deliveries,
+          { queueOf: 'web-shop', receivedAt: 9_000, invalid: 'not JSON: hello' },
+        ],
+      },
+    });
+    expect(only(result, 'client-messages')).toEqual([
+      "web-shop's queue: a message that is no ClientStatusMessage (not JSON: hello)",
+    ]);
+  });
+
+  it('reports a messageKey delivered twice within the FIFO deduplication window, and lists one redelivered later', () => {
+    const snapshot = withClients();
+    const completedA = snapshot.clientMessages.deliveries.find(
+      (d) => d.message?.orderId === 'a' && d.message.status === 'Completed',
+    ) as ClientMessageDelivery;
+    const again = (afterMillis: number) =>
+      checkCampaign({
+        ...snapshot,
+        clientMessages: {
+          ...snapshot.clientMessages,
+          deliveries: [
+            ...snapshot.clientMessages.deliveries,
+            { ...completedA, receivedAt: completedA.receivedAt + afterMillis },
+          ],
+        },
+      });
+    expect(only(again(2_000), 'client-messages')).toEqual([
+      `${completedA.message?.messageKey}: delivered 2 times within the FIFO deduplication window`,
+    ]);
+    const late = again(400_000);
+    expect(violated(late)).toEqual([]);
+    expect(late.messagesRedeliveredAfterWindow).toEqual([`${completedA.message?.messageKey} x2`]);
+  });
+
+  it("fails the guard when a client was let into another client's queue, or never denied", () => {
+    const snapshot = withClients();
+    const withProbes = (
+      probes: CampaignSnapshot['clientMessages']['probes'],
+      clients = ['web-shop', 'call-center'],
+    ) => checkCampaign({ ...snapshot, clientMessages: { ...snapshot.clientMessages, clients, probes } });
+    expect(
+      only(
+        withProbes([
+          { reader: 'web-shop', queueOf: 'call-center', outcome: 'AccessDenied' },
+          { reader: 'call-center', queueOf: 'web-shop', outcome: 'allowed' },
+        ]),
+        'reply-queue-isolation',
+      ),
+    ).toEqual(["call-center reading web-shop's queue: allowed"]);
+    expect(only(withProbes([]), 'reply-queue-isolation')).toEqual([
+      "no client was ever denied another client's queue",
+    ]);
+    expect(only(withProbes([], ['web-shop']), 'reply-queue-isolation')).toEqual([
+      'needs two clients to probe, the Clients output lists 1',
+    ]);
+  });
+
   it('names every invariant and guard it judges', () => {
     const ids: InvariantId[] = checkCampaign(healthy()).invariants.map((entry) => entry.id);
     expect(ids).toEqual([
@@ -721,6 +1269,14 @@ describe('checkCampaign', () => {
       'accepted-never-refused',
       'planned-failures-not-processed',
       'planned-outcomes',
+      'operator-actions-logged',
+      'client-messages',
+    ]);
+    expect(checkCampaign(healthy()).guards.map((entry) => entry.id)).toEqual([
+      'orders-accepted',
+      'processed-share',
+      'every-fault-kind-fired',
+      'reply-queue-isolation',
     ]);
   });
 });

@@ -321,8 +321,8 @@ async function superviseRecord(
           ...logContext,
           newFailureCount: decision.failureCount,
         });
-        try {
-          await deps.alerts.orderFailed({
+        await publishAlert(deps, summary, logContext, 'OrderFailed', () =>
+          deps.alerts.orderFailed({
             orderId: record.orderId,
             reason: 'FailureThresholdReached',
             failureCount: decision.failureCount,
@@ -331,16 +331,8 @@ async function superviseRecord(
             error: decision.lastError.error,
             cause: decision.lastError.cause,
             correlationId: deps.correlationId,
-          });
-        } catch (error) {
-          // The record is already Error (and out of the index), so no later sweep will alert again:
-          // this log line and the AlertPublishFailures metric are the operator's signal.
-          summary.alertFailures += 1;
-          deps.log.error('OrderFailed alert not published', {
-            ...logContext,
-            error: describeError(error),
-          });
-        }
+          }),
+        );
         return;
       }
       case 'restart': {
@@ -388,8 +380,8 @@ async function superviseRecord(
           ...logContext,
           newCompensationFailureCount: decision.compensationFailureCount,
         });
-        try {
-          await deps.alerts.compensationFailed({
+        await publishAlert(deps, summary, logContext, 'CompensationFailed', () =>
+          deps.alerts.compensationFailed({
             orderId: record.orderId,
             reason: 'CompensationThresholdReached',
             compensationFailureCount: decision.compensationFailureCount,
@@ -398,15 +390,8 @@ async function superviseRecord(
             error: decision.lastError.error,
             cause: decision.lastError.cause,
             correlationId: deps.correlationId,
-          });
-        } catch (error) {
-          // As for OrderFailed: the record is terminal, no later sweep alerts again.
-          summary.alertFailures += 1;
-          deps.log.error('CompensationFailed alert not published', {
-            ...logContext,
-            error: describeError(error),
-          });
-        }
+          }),
+        );
         return;
       }
       case 'restart-compensation': {
@@ -432,6 +417,26 @@ async function superviseRecord(
       ...logContext,
       error: describeError(error),
     });
+  }
+}
+
+/**
+ * Publishes the alert of a terminal transition the supervisor just applied. The record is already
+ * terminal (and out of the index), so no later sweep will alert again: a failed publish is logged
+ * and counted (AlertPublishFailures), the operator's signal until the alert outbox lands.
+ */
+async function publishAlert(
+  deps: SupervisorDependencies,
+  summary: SweepSummary,
+  logContext: Record<string, unknown>,
+  alert: 'OrderFailed' | 'CompensationFailed',
+  publish: () => Promise<void>,
+): Promise<void> {
+  try {
+    await publish();
+  } catch (error) {
+    summary.alertFailures += 1;
+    deps.log.error(`${alert} alert not published`, { ...logContext, error: describeError(error) });
   }
 }
 

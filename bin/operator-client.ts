@@ -14,6 +14,7 @@ import {
   type OperatorOrderListBody,
   OperatorRoute,
 } from '../lambdas/scheduler-agent-supervisor/contracts';
+import { sendSigned } from '../lambdas/shared/signed-request';
 
 /** Credentials, or a provider of them, as the signer takes them. */
 type Credentials = ConstructorParameters<typeof SignatureV4>[0]['credentials'];
@@ -82,25 +83,12 @@ export class OperatorClient {
     query: Record<string, string> = {},
     body?: string,
   ): Promise<ApiAnswer<T>> {
-    const url = new URL(`${this.base}${route}`);
-    for (const [key, value] of Object.entries(query)) url.searchParams.set(key, value);
-    const signed = await this.signer.sign({
+    const response = await sendSigned(this.signer, {
       method,
-      protocol: url.protocol,
-      hostname: url.hostname,
-      ...(url.port !== '' && { port: Number(url.port) }),
-      path: url.pathname,
+      url: `${this.base}${route}`,
       query,
-      headers: {
-        host: url.host,
-        accept: 'application/json',
-        ...(body !== undefined && { 'content-type': 'application/json' }),
-      },
       ...(body !== undefined && { body }),
     });
-    // fetch sets Host itself, from the URL: the one signed.
-    const headers = Object.fromEntries(Object.entries(signed.headers).filter(([name]) => name !== 'host'));
-    const response = await fetch(url, { method, headers, ...(body !== undefined && { body }) });
     const text = await response.text();
     let parsed: unknown = text;
     try {

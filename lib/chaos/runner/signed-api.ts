@@ -1,11 +1,12 @@
 /**
  * Requests to the REST API's AWS_IAM methods (the operator routes), signed with SigV4 (service
- * execute-api) as a local identity. The CLI has its own client (bin/operator-client.ts); the
- * campaign cannot import bin/ (composition roots), and needs only the raw answer and its headers
- * (Retry-After), so this is the few lines of signing it takes.
+ * execute-api) as a local identity. The CLI has its own client (bin/operator-client.ts, typed
+ * answers); both sign with lambdas/shared/signed-request.ts. The campaign cannot import bin/
+ * (composition roots), and needs only the raw answer and its headers (Retry-After).
  */
 import { Sha256 } from '@aws-crypto/sha256-js';
 import { SignatureV4 } from '@smithy/signature-v4';
+import { sendSigned } from '../../../lambdas/shared/signed-request';
 
 export interface SignedAnswer {
   readonly status: number;
@@ -32,28 +33,11 @@ export class SignedApi {
   }
 
   async send(method: string, route: string, body?: string): Promise<SignedAnswer> {
-    const url = new URL(`${this.apiBase}${route}`);
-    const signed = await this.signer.sign({
+    const response = await sendSigned(this.signer, {
       method,
-      protocol: url.protocol,
-      hostname: url.hostname,
-      ...(url.port !== '' && { port: Number(url.port) }),
-      path: url.pathname,
-      query: {},
-      headers: {
-        host: url.host,
-        accept: 'application/json',
-        ...(body !== undefined && { 'content-type': 'application/json' }),
-      },
+      url: `${this.apiBase}${route}`,
       ...(body !== undefined && { body }),
-    });
-    // fetch sets Host itself, from the URL: the one signed.
-    const headers = Object.fromEntries(Object.entries(signed.headers).filter(([name]) => name !== 'host'));
-    const response = await fetch(url, {
-      method,
-      headers,
-      ...(body !== undefined && { body }),
-      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MILLIS),
+      timeoutMillis: REQUEST_TIMEOUT_MILLIS,
     });
     return { status: response.status, text: await response.text(), headers: response.headers };
   }

@@ -20,7 +20,8 @@
  *   Plan             M  { <StepName>: N } per-step CompleteBy of the current attempt, written at claim
  *   OrderFingerprint S  hash of the immutable order data (conflict detection on resubmission)
  *   SchemaVersion    N  STATE_SCHEMA_VERSION at creation
- *   WorkflowVersion  N  WORKFLOW_VERSION of the attempt in progress
+ *   WorkflowVersion  N  the workflow version the order was submitted on (its step list and state
+ *                       machine); never changes, so every retry runs on the same version
  *   CreatedAt, UpdatedAt S ISO-8601
  *   LastError        M  { Source: S, Error: S, Cause: S, At: S } when Error (LastErrorAttr)
  *   RunningStep      S  the step the current attempt is running (set by MarkRunning, removed by
@@ -39,6 +40,15 @@
  *                       (sparse AdmissionIndex: what still holds a slot)
  *   OperatorLog      L  [ OperatorAction ] every operator action on the order: who, why, when,
  *                       what it saw and what it did (OperatorActionAttr)
+ *   RetryBudget      N  (schema 3) calls a dependency may receive for one operation (a step or a
+ *                       compensation) of this order, all layers and attempts included; written at
+ *                       creation, so a later configuration change never alters an order in flight
+ *   CallsMade        M  (schema 3) { <OperationName>: N } calls reserved so far per operation: an
+ *                       agent reserves each call (conditional ADD below RetryBudget) before it
+ *                       makes it, so duplicates, redeliveries and restarts are counted too
+ *   AlertOutbox      M  (schema 3) { <AlertId>: M } operator alerts recorded by the same write as
+ *                       the state change that raises them, removed once delivered (at least once;
+ *                       consumers de-duplicate by AlertId)
  */
 export const StateAttr = {
   OrderId: 'OrderID',
@@ -62,6 +72,9 @@ export const StateAttr = {
   ClientId: 'ClientId',
   AdmissionShard: 'AdmissionShard',
   OperatorLog: 'OperatorLog',
+  RetryBudget: 'RetryBudget',
+  CallsMade: 'CallsMade',
+  AlertOutbox: 'AlertOutbox',
 } as const;
 
 /** Attribute names inside one CompensationLog.<StepName> entry. */

@@ -8,6 +8,11 @@
  * CompensationFailureCount, ClientId, AdmissionShard, OperatorLog. Version 1 records were never
  * deployed outside development; they are refused, not migrated.
  */
-export const STATE_SCHEMA_VERSION = 2;
-export const SUPPORTED_STATE_SCHEMA_VERSIONS: readonly number[] = [2];
+/**
+ * 3: RetryBudget, CallsMade, AlertOutbox. Version 2 records (deployed before) are still read: a
+ * missing RetryBudget means the deployment's budget, missing CallsMade means no call reserved yet,
+ * a missing AlertOutbox means nothing to deliver.
+ */
+export const STATE_SCHEMA_VERSION = 3;
+export const SUPPORTED_STATE_SCHEMA_VERSIONS: readonly number[] = [2, 3];
 export const WORKFLOW_VERSION = 1;

@@ -184,7 +184,7 @@ describe('state record item mapping', () => {
   });
 
   it.each<[string, Record<string, unknown>, RegExp]>([
-    ['an unsupported schema version', { SchemaVersion: 99 }, /SchemaVersion 99; supported: 2/],
+    ['an unsupported schema version', { SchemaVersion: 99 }, /SchemaVersion 99; supported: 2, 3/],
     ['an unknown ProcessState', { ProcessState: 'Paused' }, /ProcessState is "Paused"/],
     ['a string CompleteBy', { CompleteBy: '12' }, /CompleteBy must be a number/],
     [

@@ -9,7 +9,7 @@
  * no X-Ray API at all, so nothing logs "context missing".
  */
 import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { MetricResolution, Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { Tracer } from '@aws-lambda-powertools/tracer';
 import type { Context } from 'aws-lambda';
 import { PowertoolsEnvKey, requireEnv } from './env';
@@ -23,6 +23,8 @@ export interface Observability<Name extends string = never> {
   readonly count: MetricCounter<Name>;
   /** Counts one of the module's metrics under a dimension of its own (see dimensionedCounter). */
   readonly countBy: DimensionedCounter<Name>;
+  /** Records a measured value of one of the module's metrics, zero included (see metricGauge). */
+  readonly gauge: MetricGauge<Name>;
 }
 
 export interface ObservabilityOptions {
@@ -57,8 +59,17 @@ export function createObservability<Name extends string = never>(
     tracer: new Tracer({ serviceName }),
     count: metricCounter<Name>(metrics),
     countBy: dimensionedCounter<Name>(metrics),
+    gauge: metricGauge<Name>(metrics),
   };
 }
+
+/**
+ * Every metric is written at high (1 s) storage resolution: the local profile's alarms evaluate
+ * 10-second periods, which CloudWatch allows only on high-resolution metrics. It costs nothing
+ * more on AWS (a custom metric is priced per metric, whatever its resolution; only alarms with a
+ * period under 60 s are priced higher, and the default profile's alarms use 60 s).
+ */
+const RESOLUTION = MetricResolution.High;
 
 /** Counts one of a closed set of metric names (a wing passes its contract's names as `Name`). */
 export type MetricCounter<Name extends string> = (name: Name, value?: number) => void;
@@ -67,8 +78,28 @@ export type MetricCounter<Name extends string> = (name: Name, value?: number) =>
 export function metricCounter<Name extends string>(metrics: Metrics): MetricCounter<Name> {
   return (name, value = 1) => {
     if (value > 0) {
-      metrics.addMetric(name, MetricUnit.Count, value);
+      metrics.addMetric(name, MetricUnit.Count, value, RESOLUTION);
     }
+  };
+}
+
+/** Records a measurement (a gauge) of one of a closed set of metric names. */
+export type MetricGauge<Name extends string> = (
+  name: Name,
+  value: number,
+  unit?: typeof MetricUnit.Count | typeof MetricUnit.Seconds,
+) => void;
+
+/**
+ * A gauge on `metrics`: unlike a counter it writes zero too, since "nothing in Error" is a
+ * measurement an alarm must see to return to OK, while a counter's missing data already means none.
+ */
+export function metricGauge<Name extends string>(metrics: Metrics): MetricGauge<Name> {
+  return (name, value, unit = MetricUnit.Count) => {
+    if (!Number.isFinite(value) || value < 0) {
+      throw new Error(`Gauge ${name} must be a finite value >= 0, got ${value}`);
+    }
+    metrics.addMetric(name, unit, value, RESOLUTION);
   };
 }
 
@@ -88,7 +119,7 @@ export function dimensionedCounter<Name extends string>(metrics: Metrics): Dimen
     if (value <= 0) return;
     const single = metrics.singleMetric();
     single.addDimension(dimension.name, dimension.value);
-    single.addMetric(name, MetricUnit.Count, value);
+    single.addMetric(name, MetricUnit.Count, value, RESOLUTION);
   };
 }
 

@@ -12,6 +12,7 @@ import {
   type AdmissionSettings,
   EnvKey,
   METRICS_NAMESPACE,
+  RoleServiceName,
   StateAttr,
   TERMINAL_STATES,
 } from '../../lambdas/scheduler-agent-supervisor/contracts';
@@ -132,7 +133,7 @@ export class AdmissionRelease extends Construct {
       handler: 'scheduler-agent-supervisor/handlers/admission-reconciler',
       metricsNamespace: METRICS_NAMESPACE,
       description: 'Releases the admission slots of terminal orders whose release was lost (AdmissionIndex)',
-      serviceName: 'admission-reconciler',
+      serviceName: RoleServiceName.AdmissionReconciler,
       logRetentionDays: props.logRetentionDays,
       removalPolicy,
       timeout: RECONCILE_TIMEOUT,

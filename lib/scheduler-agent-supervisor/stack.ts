@@ -198,7 +198,6 @@ export class SchedulerAgentSupervisorStack extends Stack {
       admissionStore,
       admission: config.admission,
       startQueue: starter.startQueue,
-      alertBus: alerts.bus,
       timings,
       dueShardCount: config.dueShardCount,
       throttle: config.apiThrottle,

@@ -1,6 +1,5 @@
 import { RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
-import type * as events from 'aws-cdk-lib/aws-events';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import {
@@ -9,6 +8,7 @@ import {
   type ClientRegistry,
   EnvKey,
   METRICS_NAMESPACE,
+  RoleServiceName,
   type WorkflowTimings,
 } from '../../lambdas/scheduler-agent-supervisor/contracts';
 import { createKeyedRestApi } from '../platform/keyed-rest-api';
@@ -30,8 +30,6 @@ export interface SubmissionApiProps {
   readonly admission: AdmissionSettings;
   /** Where new orders are handed to the starter. */
   readonly startQueue: sqs.IQueue;
-  /** Operator alerts (SubmissionConflict). */
-  readonly alertBus: events.IEventBus;
   readonly timings: WorkflowTimings;
   readonly dueShardCount: number;
   /** Stage throttling, also the usage plan's limits. */
@@ -80,7 +78,7 @@ export class SubmissionApi extends Construct {
       metricsNamespace: METRICS_NAMESPACE,
       description:
         'POST /orders: validates, takes an admission slot with the order and its state record, queues its start',
-      serviceName: 'submit-order',
+      serviceName: RoleServiceName.Submission,
       logRetentionDays: props.logRetentionDays,
       removalPolicy,
       environment: {
@@ -88,7 +86,6 @@ export class SubmissionApi extends Construct {
         [EnvKey.OrdersTableName]: props.ordersDatabase.table.tableName,
         [EnvKey.StartQueueUrl]: props.startQueue.queueUrl,
         [EnvKey.ConflictQueueUrl]: this.conflictQueue.queueUrl,
-        [EnvKey.AlertBusName]: props.alertBus.eventBusName,
         [EnvKey.WorkflowTimings]: JSON.stringify(props.timings),
         [EnvKey.DueShardCount]: String(props.dueShardCount),
         [EnvKey.AdmissionTableName]: props.admissionStore.tableName,
@@ -103,7 +100,6 @@ export class SubmissionApi extends Construct {
     props.admissionStore.grantTakeSlots(submit);
     props.startQueue.grantSendMessages(submit);
     this.conflictQueue.grantSendMessages(submit);
-    props.alertBus.grantPutEventsTo(submit);
 
     this.getOrder = new LambdaFunction(this, 'GetOrder', {
       handler: 'scheduler-agent-supervisor/handlers/get-order',

@@ -73,6 +73,8 @@ export class Supervisor extends Construct {
       maxEventAge: Duration.seconds(Math.max(60, supervisorRateSeconds)),
     });
     props.stateStore.grantQueryDueIndex(fn);
+    // The order gauges (orders in Error, stuck compensations, oldest in flight) read the StateIndex.
+    props.stateStore.grantQueryStateIndex(fn);
     props.stateStore.grant(fn, 'dynamodb:UpdateItem');
     props.startQueue.grantSendMessages(fn);
     props.alertBus.grantPutEventsTo(fn);

@@ -4,7 +4,6 @@ import {
   AlertType,
   type CompensationFailedDetail,
   type OrderFailedDetail,
-  type SubmissionConflictDetail,
 } from '../contracts';
 import type { AlertPublisher } from '../domain/ports';
 
@@ -21,10 +20,6 @@ export class EventBridgeAlertPublisher implements AlertPublisher {
 
   orderFailed(detail: OrderFailedDetail): Promise<void> {
     return this.publish(AlertType.OrderFailed, detail.orderId, detail);
-  }
-
-  submissionConflict(detail: SubmissionConflictDetail): Promise<void> {
-    return this.publish(AlertType.SubmissionConflict, detail.orderId, detail);
   }
 
   compensationFailed(detail: CompensationFailedDetail): Promise<void> {

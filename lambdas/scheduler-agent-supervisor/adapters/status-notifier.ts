@@ -5,24 +5,26 @@
  * it is done; nothing after it may overtake it, which keeps each order's statuses in order).
  * Messages of a retried record that already went out are de-duplicated by the FIFO queue.
  */
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { describeError } from '../../shared/errors';
 import type { Observability } from '../../shared/observability';
 import { type ClientRegistry, OrderMetric, StateAttr } from '../contracts';
 import { notifyClient, type StatusChange, type StatusImage } from '../domain/client-status';
+import { flowMeasurements } from '../domain/flow-metrics';
 import type { ClientReplySender } from '../domain/ports';
 
 export interface StatusNotifierDependencies {
   readonly registry: ClientRegistry;
   readonly replies: ClientReplySender;
-  readonly observability: Pick<Observability<OrderMetric>, 'logger' | 'count' | 'countBy'>;
+  readonly observability: Pick<Observability<OrderMetric>, 'logger' | 'count' | 'countBy' | 'gauge'>;
 }
 
 export function statusNotifier(
   deps: StatusNotifierDependencies,
 ): (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse> {
   const { observability, registry, replies } = deps;
-  const { logger, count, countBy } = observability;
+  const { logger, count, countBy, gauge } = observability;
   return async (event) => {
     for (const record of event.Records) {
       let change: StatusChange | undefined;
@@ -43,6 +45,11 @@ export function statusNotifier(
           countBy(OrderMetric.ClientStatusMessages, { name: 'status', value: outcome.status });
         } else if (outcome.kind === 'unroutable') {
           count(OrderMetric.ClientStatusUnroutable);
+        }
+        // Counted only once the record is done: a record that fails is redelivered, and counted then.
+        for (const { metric, value, unit } of flowMeasurements(change)) {
+          if (unit === 'Seconds') gauge(metric, value, MetricUnit.Seconds);
+          else count(metric, value);
         }
       } catch (error) {
         count(OrderMetric.ClientStatusSendFailures);
@@ -79,11 +86,15 @@ export function statusChangeOf(record: DynamoDBRecord): StatusChange {
 
 function statusImageOf(image: Image): StatusImage {
   const clientId = image[StateAttr.ClientId]?.S;
+  const failureCount = Number(image[StateAttr.FailureCount]?.N);
+  const createdAt = image[StateAttr.CreatedAt]?.S;
   return {
     orderId: requiredString(image, StateAttr.OrderId),
     processState: requiredString(image, StateAttr.ProcessState),
     updatedAt: requiredString(image, StateAttr.UpdatedAt),
     ...(clientId !== undefined && { clientId }),
+    ...(Number.isInteger(failureCount) && { failureCount }),
+    ...(createdAt !== undefined && { createdAt }),
   };
 }
 

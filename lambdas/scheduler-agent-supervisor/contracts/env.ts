@@ -37,4 +37,8 @@ export type EnvKey = (typeof EnvKey)[keyof typeof EnvKey];
 export const RoleServiceName = {
   Supervisor: 'supervisor',
   Starter: 'start-order',
+  /** The functions whose metrics the alarms read (the metrics' `service` dimension). */
+  Submission: 'submit-order',
+  StatusNotifier: 'status-notifier',
+  AdmissionReconciler: 'admission-reconciler',
 } as const;

@@ -1,11 +1,14 @@
 /** Operator alert events on the alert bus (EventBridge). */
 export const ALERT_EVENT_SOURCE = 'order-processing';
 
+/**
+ * One alert per order that needs an operator. A conflicting resubmission raises none (one caller
+ * could flood the operator): it is counted (SubmissionConflicts, alarmed on its rate) and kept on
+ * the conflict dead-letter queue.
+ */
 export const AlertType = {
   /** An order reached ProcessState Error (agent permanent error or supervisor threshold). */
   OrderFailed: 'OrderFailed',
-  /** A resubmission carried data conflicting with the stored order; it went to the DLQ. */
-  SubmissionConflict: 'SubmissionConflict',
   /**
    * A compensation failed for good (refused, or maxCompensationFailures expired attempts): the
    * order is CompensationFailed and some effects may still stand. An operator must act.
@@ -22,13 +25,6 @@ export interface OrderFailedDetail {
   readonly instanceId?: string;
   readonly error?: string;
   readonly cause?: string;
-  readonly correlationId?: string;
-}
-
-export interface SubmissionConflictDetail {
-  readonly orderId: string;
-  readonly storedFingerprint: string;
-  readonly submittedFingerprint: string;
   readonly correlationId?: string;
 }
 

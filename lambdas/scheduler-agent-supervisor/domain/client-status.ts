@@ -21,6 +21,9 @@ export interface StatusImage {
   readonly processState: string;
   readonly updatedAt: string;
   readonly clientId?: string;
+  /** Read for the flow metrics (flow-metrics.ts): failed attempts so far, and the submission time. */
+  readonly failureCount?: number;
+  readonly createdAt?: string;
 }
 
 /** One stream record in domain terms. */

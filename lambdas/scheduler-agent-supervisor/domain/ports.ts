@@ -14,7 +14,6 @@ import type {
   ProcessState,
   StartOrderMessage,
   StepName,
-  SubmissionConflictDetail,
 } from '../contracts';
 import type { StoredOrder } from './order';
 import type { LastError, StateRecord } from './state-record';
@@ -157,7 +156,6 @@ export interface ConflictQueue {
 
 export interface AlertPublisher {
   orderFailed(detail: OrderFailedDetail): Promise<void>;
-  submissionConflict(detail: SubmissionConflictDetail): Promise<void>;
   compensationFailed(detail: CompensationFailedDetail): Promise<void>;
 }
 
@@ -361,4 +359,33 @@ export interface AlertArchive {
   archive(alert: ArchivedAlert): Promise<void>;
   /** The order's alerts, oldest first. */
   alertsOf(orderId: string): Promise<OperatorAlertView[]>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Gauges (DESIGN.md, Alarms and the metric contract)
+// ---------------------------------------------------------------------------------------------
+
+/** A bounded count: `capped` when the reading stopped at its cap and more may exist. */
+export interface BoundedCount {
+  readonly count: number;
+  readonly capped: boolean;
+}
+
+/** Bounded readings of the operators' StateIndex (ProcessState, UpdatedAt) for the gauges. */
+export interface OrderGaugeReader {
+  /** Records in `state` (last updated before `updatedBefore`, ISO, when given), counted up to `cap`. */
+  countInState(
+    state: ProcessState,
+    options: { readonly updatedBefore?: string; readonly cap: number },
+  ): Promise<BoundedCount>;
+  /** The earliest CreatedAt (ISO) of the records in `states`, reading at most `cap` of them. */
+  earliestCreatedAt(
+    states: readonly ProcessState[],
+    cap: number,
+  ): Promise<{ readonly createdAt?: string; readonly capped: boolean }>;
+}
+
+/** The admission counters' sum (slots held: orders in flight). */
+export interface InFlightReader {
+  slotsHeld(shardKeys: readonly string[]): Promise<number>;
 }

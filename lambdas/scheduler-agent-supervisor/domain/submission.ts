@@ -4,7 +4,6 @@ import type { OrderStatusBody, SubmitOrderRequest, WorkflowTimings } from '../co
 import { type AdmissionSlot, admissionSlotOrder, retryAfterSeconds } from './admission';
 import { orderDataFrom, orderFingerprint } from './order';
 import type {
-  AlertPublisher,
   ConflictQueue,
   DrainReader,
   EventLog,
@@ -22,7 +21,6 @@ export interface SubmissionDependencies {
   readonly drain: DrainReader;
   readonly startQueue: StartQueue;
   readonly conflictQueue: ConflictQueue;
-  readonly alerts: AlertPublisher;
   readonly clock: Clock;
   readonly timings: Pick<WorkflowTimings, 'startGraceSeconds'>;
   readonly dueShardCount: number;
@@ -58,7 +56,7 @@ export type SubmissionOutcome =
  * either all three are stored or nothing is. A resubmission (the order or its record exists) is
  * answered from what is stored and never takes a slot: an orderId another client holds is
  * refused before any comparison, identical data gets the current status,
- * conflicting data goes to the conflict queue and raises an alert. Every counter full: rejected,
+ * conflicting data goes to the conflict queue (no alert: the handler counts it and an alarm watches the rate). Every counter full: rejected,
  * with a Retry-After from the observed drain, and nothing stored. The start message is sent only
  * by the call that created the state record.
  */
@@ -183,12 +181,6 @@ async function rejectConflict(
     storedFingerprint,
     submittedFingerprint,
     rawBody: context.rawBody,
-  });
-  await deps.alerts.submissionConflict({
-    orderId,
-    storedFingerprint,
-    submittedFingerprint,
-    correlationId: context.correlationId,
   });
   return { kind: 'conflict', orderId, storedFingerprint, submittedFingerprint };
 }

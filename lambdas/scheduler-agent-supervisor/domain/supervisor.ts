@@ -493,6 +493,11 @@ export interface SupervisorRunOptions {
   readonly sweeps: number;
   readonly intervalMillis: number;
   readonly sleep: Sleep;
+  /**
+   * Called after each sweep with that sweep's summary (the handler reports its metrics and
+   * gauges there, so they arrive every sweep rather than once per run). It must not throw.
+   */
+  readonly afterSweep?: (sweep: SweepSummary) => Promise<void>;
 }
 
 export interface SupervisorRunSummary extends SweepSummary {
@@ -527,6 +532,7 @@ export async function runSupervisor(
     const sweep = await sweepDueRecords(deps, budget);
     total.sweeps += 1;
     addInto(total, sweep);
+    await options.afterSweep?.(sweep);
     if (sweep.stoppedByBudget) {
       break;
     }

@@ -1,12 +1,15 @@
 /**
  * Admission reconciler: invoked by an EventBridge schedule every minute (reserved concurrency 1).
- * Releases the slots of terminal records whose release was lost, found through the AdmissionIndex.
+ * Releases the slots of terminal records whose release was lost, found through the AdmissionIndex,
+ * then reports the slots held across the counters (OrdersInFlight, the dashboard's "in flight").
  */
 import { createDocumentClient } from '../../shared/aws-clients';
 import { systemClock, timeBudget } from '../../shared/clock';
 import { requireEnv } from '../../shared/env';
+import { describeError } from '../../shared/errors';
 import { annotateTrace, createObservability, instrumentedHandler } from '../../shared/observability';
 import { DynamoAdmissionSlots } from '../adapters/admission-store';
+import { DynamoInFlightReader } from '../adapters/order-gauges';
 import { readAdmissionSettings } from '../adapters/runtime-config';
 import { admissionShardKeys, EnvKey, OrderMetric } from '../contracts';
 import { type ReconcileSummary, reconcileAdmission } from '../domain/admission';
@@ -18,12 +21,15 @@ const RUN_BUDGET_MILLIS = 45_000;
 const PAGE_SIZE = 100;
 
 const observability = createObservability<OrderMetric>();
-const { logger, tracer, count } = observability;
+const { logger, tracer, count, gauge } = observability;
 const settings = readAdmissionSettings();
-const slots = new DynamoAdmissionSlots(createDocumentClient(tracer), {
+const documentClient = createDocumentClient(tracer);
+const admissionTable = requireEnv(EnvKey.AdmissionTableName);
+const slots = new DynamoAdmissionSlots(documentClient, {
   stateTable: requireEnv(EnvKey.StateTableName),
-  admissionTable: requireEnv(EnvKey.AdmissionTableName),
+  admissionTable,
 });
+const inFlight = new DynamoInFlightReader(documentClient, admissionTable);
 
 export const handler = instrumentedHandler(
   observability,
@@ -53,6 +59,11 @@ export const handler = instrumentedHandler(
       budget,
     );
     count(OrderMetric.AdmissionReleasesReconciled, summary.released);
+    try {
+      gauge(OrderMetric.OrdersInFlight, await inFlight.slotsHeld(admissionShardKeys(settings.shards)));
+    } catch (error) {
+      log.error('Orders in flight not measured', { error: describeError(error) });
+    }
     log.info('Admission reconciler run finished', { summary });
     return summary;
   },

@@ -6,7 +6,7 @@
  * unexpected (logged with the correlation id, no internals returned).
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { createDocumentClient, createEventBridgeClient, createSqsClient } from '../../shared/aws-clients';
+import { createDocumentClient, createSqsClient } from '../../shared/aws-clients';
 import { systemClock } from '../../shared/clock';
 import { requireEnv } from '../../shared/env';
 import {
@@ -18,7 +18,6 @@ import {
 } from '../../shared/http';
 import { annotateTrace, createObservability, instrumentedHandler } from '../../shared/observability';
 import { DynamoDrainStatistics, DynamoOrderAcceptance } from '../adapters/admission-store';
-import { EventBridgeAlertPublisher } from '../adapters/alert-publisher';
 import { SqsConflictQueue } from '../adapters/conflict-queue';
 import { DynamoOrdersRepository } from '../adapters/orders-repository';
 import {
@@ -50,7 +49,6 @@ const dependencies: Omit<SubmissionDependencies, 'log'> = {
   drain: new DynamoDrainStatistics(documentClient, admissionTable),
   startQueue: new SqsStartQueue(sqs, requireEnv(EnvKey.StartQueueUrl)),
   conflictQueue: new SqsConflictQueue(sqs, requireEnv(EnvKey.ConflictQueueUrl)),
-  alerts: new EventBridgeAlertPublisher(createEventBridgeClient(tracer), requireEnv(EnvKey.AlertBusName)),
   clock: systemClock,
   timings: readWorkflowTimings(),
   dueShardCount: readDueShardCount(),

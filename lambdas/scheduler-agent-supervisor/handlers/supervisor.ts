@@ -2,28 +2,52 @@
  * Supervisor: invoked by an EventBridge schedule every supervisorRateSeconds (reserved concurrency
  * 1). Each invocation makes supervisorSweepsPerRun sweeps of the DueIndex spread across the rate,
  * within a time budget: the tighter of supervisorBudgetSeconds and the invocation's remaining time.
+ * After each sweep it measures the order gauges and flushes that sweep's metrics, so the
+ * "supervisor not running" alarm and the gauges' alarms get data every sweep, not once a run.
  */
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { createDocumentClient, createEventBridgeClient, createSqsClient } from '../../shared/aws-clients';
 import { sleep, systemClock, timeBudget } from '../../shared/clock';
 import { requireEnv } from '../../shared/env';
-import { annotateTrace, createObservability, instrumentedHandler } from '../../shared/observability';
+import { describeError } from '../../shared/errors';
+import {
+  annotateTrace,
+  createObservability,
+  instrumentedHandler,
+  publishMetrics,
+} from '../../shared/observability';
 import { EventBridgeAlertPublisher } from '../adapters/alert-publisher';
+import { DynamoOrderGauges } from '../adapters/order-gauges';
 import { readDueShardCount, readWorkflowTimings } from '../adapters/runtime-config';
 import { SqsStartQueue } from '../adapters/start-queue';
 import { DynamoStateStore } from '../adapters/state-store';
-import { EnvKey, OrderMetric } from '../contracts';
+import { compensationStuckAfterSeconds, EnvKey, OrderMetric } from '../contracts';
+import { DEFAULT_GAUGE_CAP, measureOrderGauges } from '../domain/gauges';
+import type { EventLog } from '../domain/ports';
 import { allDueShards } from '../domain/shard';
-import { runSupervisor, type SupervisorDependencies, type SupervisorRunSummary } from '../domain/supervisor';
+import {
+  runSupervisor,
+  type SupervisorDependencies,
+  type SupervisorRunSummary,
+  type SweepSummary,
+} from '../domain/supervisor';
 
 /** Time kept back from the invocation's remaining time so logs and metrics still get flushed. */
 export const INVOCATION_SAFETY_MARGIN_MILLIS = 1_000;
 
 const observability = createObservability<OrderMetric>();
-const { logger, tracer, count } = observability;
+const { logger, tracer, metrics, count, gauge } = observability;
 const timings = readWorkflowTimings();
+const documentClient = createDocumentClient(tracer);
+const stateTable = requireEnv(EnvKey.StateTableName);
+const gaugeReader = new DynamoOrderGauges(documentClient, stateTable);
+const gaugeSettings = {
+  compensationStuckAfterSeconds: compensationStuckAfterSeconds(timings),
+  cap: DEFAULT_GAUGE_CAP,
+};
 
 const dependencies: Omit<SupervisorDependencies, 'log' | 'correlationId'> = {
-  store: new DynamoStateStore(createDocumentClient(tracer), requireEnv(EnvKey.StateTableName)),
+  store: new DynamoStateStore(documentClient, stateTable),
   startQueue: new SqsStartQueue(createSqsClient(tracer), requireEnv(EnvKey.StartQueueUrl)),
   alerts: new EventBridgeAlertPublisher(createEventBridgeClient(tracer), requireEnv(EnvKey.AlertBusName)),
   clock: systemClock,
@@ -31,9 +55,8 @@ const dependencies: Omit<SupervisorDependencies, 'log' | 'correlationId'> = {
   shards: allDueShards(readDueShardCount()),
 };
 
-/** The metric each counter of a run is reported as. */
-const RUN_METRICS: readonly (readonly [keyof SupervisorRunSummary, OrderMetric])[] = [
-  ['sweeps', OrderMetric.SupervisorSweeps],
+/** The metric each counter of a sweep is reported as (SupervisorSweeps: 1 per sweep). */
+const SWEEP_METRICS: readonly (readonly [keyof SweepSummary, OrderMetric])[] = [
   ['examined', OrderMetric.SupervisorRecordsExamined],
   ['resets', OrderMetric.SupervisorResets],
   ['failures', OrderMetric.SupervisorFailures],
@@ -44,6 +67,31 @@ const RUN_METRICS: readonly (readonly [keyof SupervisorRunSummary, OrderMetric])
   ['errors', OrderMetric.SupervisorErrors],
   ['stoppedByBudget', OrderMetric.SupervisorBudgetExhausted],
 ];
+
+/** Reports one sweep: its counters, the gauges measured now, then a flush of both. */
+async function reportSweep(sweep: SweepSummary, log: EventLog): Promise<void> {
+  count(OrderMetric.SupervisorSweeps);
+  for (const [field, metric] of SWEEP_METRICS) {
+    count(metric, Number(sweep[field]));
+  }
+  try {
+    const gauges = await measureOrderGauges(gaugeReader, systemClock.now(), gaugeSettings);
+    gauge(OrderMetric.OrdersInError, gauges.ordersInError);
+    gauge(OrderMetric.CompensationsStuck, gauges.compensationsStuck);
+    gauge(OrderMetric.OldestInFlightAgeSeconds, gauges.oldestInFlightAgeSeconds, MetricUnit.Seconds);
+    if (gauges.capped.length > 0) {
+      log.warn('Gauges stopped at their cap; their values are lower bounds', {
+        capped: gauges.capped,
+        cap: gaugeSettings.cap,
+      });
+    }
+  } catch (error) {
+    // No reading is better than a wrong one: the gauges' alarms keep their state on missing data.
+    count(OrderMetric.SupervisorErrors);
+    log.error('Order gauges not measured', { error: describeError(error) });
+  }
+  publishMetrics(metrics);
+}
 
 export const handler = instrumentedHandler(
   observability,
@@ -60,13 +108,19 @@ export const handler = instrumentedHandler(
       }),
       safetyMarginMillis: INVOCATION_SAFETY_MARGIN_MILLIS,
     });
+    let budgetReported = false;
     const summary = await runSupervisor({ ...dependencies, log, correlationId }, budget, {
       sweeps: timings.supervisorSweepsPerRun,
       intervalMillis: timings.supervisorRateSeconds * 1000,
       sleep,
+      afterSweep: (sweep) => {
+        budgetReported ||= sweep.stoppedByBudget;
+        return reportSweep(sweep, log);
+      },
     });
-    for (const [field, metric] of RUN_METRICS) {
-      count(metric, Number(summary[field]));
+    if (summary.stoppedByBudget && !budgetReported) {
+      // The budget ran out between sweeps: no sweep reported it.
+      count(OrderMetric.SupervisorBudgetExhausted);
     }
     log.info('Supervisor run finished', { summary });
     return summary;

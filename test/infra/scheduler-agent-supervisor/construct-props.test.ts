@@ -146,7 +146,6 @@ describe('construct props are validated with errors naming the construct', () =>
           admissionStore: new AdmissionStore(stack, 'Admission', { retainData: false }),
           admission: { limit: 10, shards: 2, reconcileGraceSeconds: 5 },
           startQueue: new sqs.Queue(stack, 'Start'),
-          alertBus: new events.EventBus(stack, 'Bus'),
           timings,
           dueShardCount: 4,
           throttle: { rateLimit: apiThrottle.rateLimit, burstLimit: apiThrottle.rateLimit - 1 },

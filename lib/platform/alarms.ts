@@ -86,8 +86,9 @@ export class OperatorAlarms extends Construct {
    */
   alarmDeadLetterQueues(spec: AlarmSpec<SqsMetric>): cloudwatch.Alarm[] {
     return deadLetterQueuesOf(Stack.of(this)).map((queue) => {
+      // The queue's construct path below the stack (scopes: app, stack, ...).
       const suffix = queue.node.scopes
-        .slice(1)
+        .slice(2)
         .map((scope) => scope.node.id)
         .filter((id) => id !== 'Resource')
         .join('')

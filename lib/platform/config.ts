@@ -37,11 +37,17 @@ export interface PlatformSettings {
    * http endpoints are accepted.
    */
   readonly emulated: boolean;
+  /**
+   * Period of the CloudWatch alarms and dashboard graphs, in seconds: a minute on AWS; 10 s where
+   * the local runtime evaluates the alarms, so a test sees one fire in seconds (every custom
+   * metric is high resolution: lambdas/shared/observability.ts).
+   */
+  readonly alarmPeriodSeconds: number;
 }
 
 export const PLATFORM_PROFILES: Readonly<Record<ProfileName, PlatformSettings>> = {
-  default: { logRetentionDays: 30, retainData: true, emulated: false },
-  local: { logRetentionDays: 7, retainData: false, emulated: true },
+  default: { logRetentionDays: 30, retainData: true, emulated: false, alarmPeriodSeconds: 60 },
+  local: { logRetentionDays: 7, retainData: false, emulated: true, alarmPeriodSeconds: 10 },
 };
 
 export interface PlatformConfig extends PlatformSettings {

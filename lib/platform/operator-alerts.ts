@@ -1,4 +1,4 @@
-import { RemovalPolicy } from 'aws-cdk-lib';
+import { ArnFormat, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -76,5 +76,45 @@ export class OperatorAlerts extends Construct {
       eventPattern: { source: sources },
       targets: [new targets.SnsTopic(this.topic), new targets.SqsQueue(this.inbox)],
     });
+  }
+
+  /**
+   * Lets CloudWatch alarms of this account and region notify the topic: a topic policy statement
+   * and, since the topic is encrypted, use of its key, each only for alarms (aws:SourceArn) of
+   * this account (aws:SourceAccount). Without both, an alarm's action fails silently on AWS: the
+   * alarm shows "Failed to execute action" in its history and nobody is told.
+   */
+  allowCloudWatchAlarms(): void {
+    const stack = Stack.of(this);
+    const principal = new iam.ServicePrincipal('cloudwatch.amazonaws.com');
+    const conditions = {
+      ArnLike: {
+        'aws:SourceArn': stack.formatArn({
+          service: 'cloudwatch',
+          resource: 'alarm',
+          resourceName: '*',
+          arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+        }),
+      },
+      StringEquals: { 'aws:SourceAccount': stack.account },
+    };
+    this.topic.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'CloudWatchAlarmsPublish',
+        principals: [principal],
+        actions: ['sns:Publish'],
+        resources: [this.topic.topicArn],
+        conditions,
+      }),
+    );
+    this.topic.masterKey?.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'CloudWatchAlarmsUseTopicKey',
+        principals: [principal],
+        actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+        resources: ['*'],
+        conditions,
+      }),
+    );
   }
 }

@@ -8,6 +8,7 @@ import {
   type RemoteAuthMode,
   type ServiceName,
 } from '../../lambdas/scheduler-agent-supervisor/contracts';
+import { DeadLetterAlarmsGuardrail } from '../platform/alarms';
 import { applyGuardrails } from '../platform/guardrails';
 import { IdempotencyStore } from '../platform/idempotency-store';
 import { OperatorAlerts } from '../platform/operator-alerts';
@@ -16,6 +17,7 @@ import { AgentWorker } from './agent';
 import { ClientReplyQueues } from './client-reply-queues';
 import type { DeploymentConfig } from './config';
 import type { Downstream, FakeDownstream, FakeDownstreamFactory } from './downstream';
+import { OrderOperations } from './operations';
 import { OperatorApi } from './operator-api';
 import { OrdersDatabase } from './orders-database';
 import { SchedulerWorkflow } from './scheduler/workflow';
@@ -109,6 +111,8 @@ export class SchedulerAgentSupervisorStack extends Stack {
   readonly admissionStore: AdmissionStore;
   readonly admissionRelease: AdmissionRelease;
   readonly operatorApi: OperatorApi;
+  /** Alarms (every one notifies the operator topic) and the order-flow dashboard. */
+  readonly operations: OrderOperations;
 
   constructor(scope: Construct, id: string, props: SchedulerAgentSupervisorStackProps) {
     super(scope, id, props);
@@ -281,7 +285,16 @@ export class SchedulerAgentSupervisorStack extends Stack {
       new CfnOutput(this, name, { value });
     }
 
+    // Last: the alarms find the stack's dead-letter queues among the constructs above.
+    this.operations = new OrderOperations(this, 'Operations', {
+      alerts,
+      timings,
+      stepCount: ORDER_STEPS.length,
+      periodSeconds: config.alarmPeriodSeconds,
+    });
+
     applyGuardrails(this);
+    this.node.addValidation(new DeadLetterAlarmsGuardrail(this));
   }
 
   private fakeServices(

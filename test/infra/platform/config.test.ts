@@ -21,12 +21,14 @@ describe('platform config', () => {
       logRetentionDays: 7,
       retainData: false,
       emulated: true,
+      alarmPeriodSeconds: 10,
     });
     expect(loadPlatformConfig(undefined)).toEqual({
       profile: 'default',
       logRetentionDays: 30,
       retainData: true,
       emulated: false,
+      alarmPeriodSeconds: 60,
     });
   });
 

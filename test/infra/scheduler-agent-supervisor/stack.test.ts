@@ -173,7 +173,6 @@ describe('SchedulerAgentSupervisor stack (default profile, demo: fake services)'
           EnvKey.OrdersTableName,
           EnvKey.StartQueueUrl,
           EnvKey.ConflictQueueUrl,
-          EnvKey.AlertBusName,
           EnvKey.WorkflowTimings,
           EnvKey.DueShardCount,
           EnvKey.ClientRegistry,
@@ -278,12 +277,13 @@ describe('SchedulerAgentSupervisor stack (default profile, demo: fake services)'
       });
     });
 
-    it('may Query DueIndex only (never Scan), and update records', () => {
+    it('may Query DueIndex and, for its gauges, StateIndex only (never Scan), and update records', () => {
       const statements = statementsOfFunction(template, functionIdByService(template, 'supervisor'));
       const query = statementsWithAction(statements, 'dynamodb:Query');
-      expect(query).toHaveLength(1);
+      expect(query).toHaveLength(2);
       expect(JSON.stringify(query[0]?.Resource)).toContain(`/index/${DUE_INDEX.name}`);
-      expect(JSON.stringify(query[0]?.Resource)).not.toContain('*');
+      expect(JSON.stringify(query[1]?.Resource)).toContain(`/index/${STATE_INDEX.name}`);
+      for (const statement of query) expect(JSON.stringify(statement.Resource)).not.toContain('*');
       const updates = statementsWithAction(statements, 'dynamodb:UpdateItem');
       expect(updates.map((s) => s.Resource)).toEqual([
         { 'Fn::GetAtt': [logicalId(synth.stack.stateStore.table), 'Arn'] },
@@ -409,7 +409,7 @@ describe('SchedulerAgentSupervisor stack (default profile, demo: fake services)'
       template.hasResourceProperties('AWS::ApiGateway::Resource', { PathPart: '{orderId}' });
     });
 
-    it('submit-order may write both tables, send to the start and conflict queues and alert', () => {
+    it('submit-order may write both tables and send to the start and conflict queues, and raises no alert', () => {
       const statements = statementsOfFunction(template, functionIdByService(template, 'submit-order'));
       const conflictQueue = logicalId(synth.stack.submission.conflictQueue);
       const startQueue = logicalId(synth.stack.starter.startRequests.queue);
@@ -425,7 +425,7 @@ describe('SchedulerAgentSupervisor stack (default profile, demo: fake services)'
           { 'Fn::GetAtt': [logicalId(synth.stack.ordersDatabase.table), 'Arn'] },
         ]),
       );
-      expect(statementsWithAction(statements, 'events:PutEvents')).toHaveLength(1);
+      expect(statementsWithAction(statements, 'events:PutEvents')).toHaveLength(0);
     });
 
     it('get-order may only read state records', () => {

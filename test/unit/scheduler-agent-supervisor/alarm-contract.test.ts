@@ -1,0 +1,118 @@
+/**
+ * The alarms of the metric contract cannot drift from the handlers: every alarmed custom metric is
+ * counted by the runtime code (through `OrderMetric.<name>`, the only way the metric-names test
+ * allows), alarm names are unique and usable, and the timing-derived thresholds are what the
+ * profiles' numbers make them.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import {
+  AlertType,
+  compensationStuckAfterSeconds,
+  DEAD_LETTER_QUEUE_ALARM,
+  inFlightAgeLimitSeconds,
+  ORDER_ALARMS,
+  ORDER_STEPS,
+  OrderMetric,
+  resolveOrderAlarms,
+} from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import { ALARM_NAME_PATTERN } from '../../../lambdas/shared/alarm-spec';
+import { SAS_PROFILES } from '../../../lib/scheduler-agent-supervisor/config';
+
+const WING = join(__dirname, '../../../lambdas/scheduler-agent-supervisor');
+
+function sources(directory: string): string[] {
+  return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(directory, entry.name);
+    if (entry.isDirectory()) return sources(path);
+    return entry.name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** The wing's runtime code that can emit metrics: everything but its contracts. */
+const runtime = sources(WING)
+  .filter((path) => !relative(WING, path).startsWith('contracts/'))
+  .map((path) => ({ name: relative(WING, path), text: readFileSync(path, 'utf8') }));
+
+describe('the alarm contract', () => {
+  it('reads the handlers, adapters and domain', () => {
+    const names = runtime.map((file) => file.name);
+    expect(names).toEqual(expect.arrayContaining(['handlers/supervisor.ts', 'domain/flow-metrics.ts']));
+  });
+
+  it.each(ORDER_ALARMS.map((alarm) => [alarm.name, alarm.metric] as const))(
+    '%s: its metric %s is emitted by the runtime code',
+    (_name, metric) => {
+      const key = Object.entries(OrderMetric).find(([, value]) => value === metric)?.[0];
+      expect(key).toBeDefined();
+      const emitters = runtime.filter((file) => new RegExp(`OrderMetric\\.${key}\\b`).test(file.text));
+      expect(emitters.map((file) => file.name)).not.toEqual([]);
+    },
+  );
+
+  it('the dashboard metrics are emitted too', () => {
+    for (const key of [
+      'OrdersAccepted',
+      'OrdersProcessed',
+      'OrdersFailed',
+      'OrdersCompensated',
+      'OrdersInFlight',
+      'RecoveryTimeSeconds',
+    ]) {
+      expect(runtime.some((file) => new RegExp(`OrderMetric\\.${key}\\b`).test(file.text))).toBe(true);
+    }
+  });
+
+  it('names every alarm once, with a name CloudWatch and the constructs accept', () => {
+    const names = [...ORDER_ALARMS.map((alarm) => alarm.name), DEAD_LETTER_QUEUE_ALARM.name];
+    expect(new Set(names).size).toBe(names.length);
+    for (const name of names) expect(name).toMatch(ALARM_NAME_PATTERN);
+  });
+
+  it('gives each alarm the words an operator reads, and at most as many breaching points as periods', () => {
+    for (const alarm of [...ORDER_ALARMS, DEAD_LETTER_QUEUE_ALARM]) {
+      expect(alarm.description.length).toBeGreaterThan(20);
+      expect(alarm.action.length).toBeGreaterThan(20);
+      const periods = 'evaluationPeriods' in alarm ? alarm.evaluationPeriods : 1;
+      const points = 'datapointsToAlarm' in alarm ? alarm.datapointsToAlarm : periods;
+      expect(points).toBeLessThanOrEqual(periods);
+    }
+  });
+
+  it('treats a silent supervisor as not running', () => {
+    const alarm = ORDER_ALARMS.find((a) => a.metric === OrderMetric.SupervisorSweeps);
+    expect(alarm).toMatchObject({
+      statistic: 'Sum',
+      comparison: 'LessThanThreshold',
+      threshold: 1,
+      treatMissingData: 'breaching',
+    });
+  });
+
+  it('alarms on the rate of conflicting resubmissions, which raise no alert of their own', () => {
+    expect(ORDER_ALARMS.some((a) => a.metric === OrderMetric.SubmissionConflicts)).toBe(true);
+    expect(Object.values(AlertType)).not.toContain('SubmissionConflict');
+  });
+
+  it('derives the timing thresholds from the profile', () => {
+    const local = SAS_PROFILES.local.timings;
+    // 3 attempts of (5 s grace + 3 steps x (6 + 2) s) + back-offs 1 + 3 s, then the same for 3 compensations.
+    expect(inFlightAgeLimitSeconds(local, 3)).toBe(3 * 29 + 4 + 3 * 29 + 4);
+    expect(compensationStuckAfterSeconds(local)).toBe(2 * (3 + 5 + 6 + 2));
+    const resolved = resolveOrderAlarms({ timings: local, stepCount: ORDER_STEPS.length });
+    const oldest = resolved.find((a) => a.metric === OrderMetric.OldestInFlightAgeSeconds);
+    expect(oldest?.threshold).toBe(inFlightAgeLimitSeconds(local, ORDER_STEPS.length));
+    const byDefault = SAS_PROFILES.default.timings;
+    expect(inFlightAgeLimitSeconds(byDefault, 3)).toBeGreaterThan(3600);
+  });
+
+  it('puts each custom-metric alarm on the service dimension of the function that emits it', () => {
+    const resolved = resolveOrderAlarms({ timings: SAS_PROFILES.local.timings, stepCount: 3 });
+    for (const alarm of resolved) {
+      expect(Object.keys(alarm.dimensions ?? {})).toEqual(['service']);
+    }
+    expect(resolved.find((a) => a.metric === OrderMetric.SupervisorSweeps)?.dimensions).toEqual({
+      service: 'supervisor',
+    });
+  });
+});

@@ -25,6 +25,7 @@ import {
   DUE_INDEX,
   EnvKey,
   OrderAttr,
+  STATE_INDEX,
   StateAttr,
   type WorkflowTimings,
 } from '../../../../lambdas/scheduler-agent-supervisor/contracts';
@@ -247,6 +248,7 @@ export async function createResources(
         { AttributeName: DUE_INDEX.sortKey, AttributeType: 'N' },
         { AttributeName: ADMISSION_INDEX.partitionKey, AttributeType: 'S' },
         { AttributeName: ADMISSION_INDEX.sortKey, AttributeType: 'S' },
+        { AttributeName: STATE_INDEX.partitionKey, AttributeType: 'S' },
       ],
       KeySchema: [{ AttributeName: StateAttr.OrderId, KeyType: 'HASH' }],
       GlobalSecondaryIndexes: [
@@ -268,6 +270,16 @@ export async function createResources(
             ProjectionType: 'INCLUDE',
             NonKeyAttributes: [...ADMISSION_INDEX.projectedAttributes],
           },
+        },
+        {
+          // The operators' index (the supervisor's gauges read it); its sort key is
+          // ADMISSION_INDEX's too (UpdatedAt), defined once above.
+          IndexName: STATE_INDEX.name,
+          KeySchema: [
+            { AttributeName: STATE_INDEX.partitionKey, KeyType: 'HASH' },
+            { AttributeName: STATE_INDEX.sortKey, KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...STATE_INDEX.projectedAttributes] },
         },
       ],
       ...(options.stateStream && {

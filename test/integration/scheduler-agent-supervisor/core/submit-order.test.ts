@@ -188,16 +188,22 @@ describe('POST /orders: resubmission', () => {
     const statesBefore = await scanAll(world, resources.stateTable);
 
     const conflicting = JSON.stringify(validOrder('order-clash', { totalCents: 1 }));
+    // The core harness turns metrics off; this test reads one.
+    const submitCounting = loadHandler<ApiHandler>(HANDLERS.submitOrder, {
+      ...handlerEnv(resources),
+      POWERTOOLS_METRICS_DISABLED: 'false',
+    }).handler;
     const output = captureStdout();
     const mark = output.mark();
     let response: APIGatewayProxyResult;
     try {
-      response = await submit(
+      response = await submitCounting(
         postOrderEvent(conflicting, { headers: { 'X-Correlation-Id': 'trace-clash' } }),
         lambdaContext(),
       );
     } finally {
       output.restore();
+      process.env.POWERTOOLS_METRICS_DISABLED = 'true';
     }
     // One caller could flood the operator: a conflict is counted (an alarm watches the rate), never alerted.
     expect(metricSum(output.since(mark), OrderMetric.SubmissionConflicts)).toBe(1);

@@ -4,7 +4,9 @@ import {
   ALERT_EVENT_SOURCE,
   AlertType,
   DUE_INDEX,
+  OrderMetric,
   ProcessState,
+  STATE_INDEX,
   StepStatus,
   type WorkflowTimings,
 } from '../../../../lambdas/scheduler-agent-supervisor/contracts';
@@ -14,6 +16,7 @@ import {
   type StateRecord,
 } from '../../../../lambdas/scheduler-agent-supervisor/domain/state-record';
 import type { SupervisorRunSummary } from '../../../../lambdas/scheduler-agent-supervisor/domain/supervisor';
+import { captureStdout } from '../agents/harness';
 import {
   BASE_TIMINGS,
   behaveLikeStepFunctions,
@@ -84,12 +87,21 @@ function expiredRecord(orderId: string, overrides: Partial<StateRecord> = {}): S
   };
 }
 
-/** Supervisor traffic must be DueIndex queries and conditional updates only: never a Scan or a table read. */
+/** The sweeps' queries (the gauges query the StateIndex after each sweep). */
+const dueQueries = () =>
+  world.dynamo.callsTo('Query').filter((call) => call.body.IndexName === DUE_INDEX.name);
+
+/**
+ * Supervisor traffic must be DueIndex queries, the gauges' StateIndex queries (by state) and
+ * conditional updates only: never a Scan or a table read.
+ */
 function expectOnlyIndexQueriesAndConditionalUpdates(): void {
   const calls = world.dynamo.calls.filter((call) => call.body.TableName === resources.stateTable);
   expect(calls.length).toBeGreaterThan(0);
   for (const call of calls) {
-    if (call.operation === 'Query') {
+    if (call.operation === 'Query' && call.body.IndexName === STATE_INDEX.name) {
+      expect(String(call.body.KeyConditionExpression)).toMatch(/^#state = :state/);
+    } else if (call.operation === 'Query') {
       expect(call.body.IndexName).toBe(DUE_INDEX.name);
       expect(String(call.body.KeyConditionExpression)).toMatch(/= :shard AND .* <= :now/);
     } else {
@@ -624,7 +636,7 @@ describe('supervisor: paging, budget and cadence', () => {
     const summary = await supervise({}, lambdaContext());
 
     expect(summary).toMatchObject({ resets: ids.length, examined: ids.length, stoppedByBudget: false });
-    const queries = world.dynamo.callsTo('Query');
+    const queries = dueQueries();
     expect(queries.length).toBe(summary.pages);
     expect(queries.length).toBeGreaterThanOrEqual(Math.ceil(ids.length / 2));
     expect(queries.every((query) => query.body.Limit === 2)).toBe(true);
@@ -648,12 +660,12 @@ describe('supervisor: paging, budget and cadence', () => {
     }
     const supervise = loadSupervisor({ timings: { supervisorPageSize: 2 }, dueShardCount: 1 });
     // The Lambda context reports the invocation nearly out of time as soon as the first page was read.
-    const context = lambdaContext(() => (world.dynamo.callsTo('Query').length >= 1 ? 500 : 60_000));
+    const context = lambdaContext(() => (dueQueries().length >= 1 ? 500 : 60_000));
 
     const summary = await supervise({}, context);
 
     expect(summary).toMatchObject({ stoppedByBudget: true, pages: 1, examined: 2, resets: 2 });
-    expect(world.dynamo.callsTo('Query')).toHaveLength(1);
+    expect(dueQueries()).toHaveLength(1);
     const states = (await scanAll(world, resources.stateTable)).map((item) => item.ProcessState);
     expect(states.filter((state) => state === 'Pending')).toHaveLength(2);
     expect(states.filter((state) => state === 'Processing')).toHaveLength(4);
@@ -680,7 +692,7 @@ describe('supervisor: paging, budget and cadence', () => {
     const elapsed = Date.now() - startedAt;
 
     expect(summary).toMatchObject({ sweeps: 3, resets: 1, stoppedByBudget: false });
-    expect(world.dynamo.callsTo('Query')).toHaveLength(3);
+    expect(dueQueries()).toHaveLength(3);
     expect(elapsed).toBeGreaterThanOrEqual(600);
     expect(elapsed).toBeLessThan(2_000);
     expect(await stateItem(world, resources, 'order-late')).toMatchObject({
@@ -699,5 +711,82 @@ describe('supervisor: paging, budget and cadence', () => {
     expect(summary.sweeps).toBe(1);
     // The second sweep would start at t = 5 s, past the 1 s budget: the run ends instead of sleeping.
     expect(Date.now() - startedAt).toBeLessThan(1_000);
+  });
+});
+
+describe('supervisor: metrics and gauges, after each sweep', () => {
+  // The core harness turns metrics off; these tests read them.
+  const METRICS_ON = { POWERTOOLS_METRICS_DISABLED: 'false' };
+  afterEach(() => {
+    process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+  });
+
+  it('flushes SupervisorSweeps and the order gauges once per sweep, measured from the StateIndex', async () => {
+    const now = Date.now();
+    const base = (orderId: string) =>
+      buildInitialStateRecord({
+        orderId,
+        orderFingerprint: 'f'.repeat(64),
+        now: now - 600_000,
+        timings: BASE_TIMINGS,
+        dueShardCount: SHARDS,
+      });
+    await putStateRecord(world, resources, { ...base('gauge-error-1'), processState: ProcessState.Error });
+    await putStateRecord(world, resources, { ...base('gauge-error-2'), processState: ProcessState.Error });
+    // In flight (not due: far CompleteBy), created 10 minutes ago: the oldest in flight.
+    await putStateRecord(world, resources, {
+      ...base('gauge-in-flight'),
+      processState: ProcessState.Processing,
+      lockedBy: 'gauge-in-flight--attempt-1',
+      attempt: 1,
+      completeBy: now + 3_600_000,
+    });
+    const output = captureStdout();
+    const mark = output.mark();
+    let summary: SupervisorRunSummary;
+    try {
+      summary = await loadSupervisor({
+        timings: { supervisorSweepsPerRun: 3, supervisorRateSeconds: 1, supervisorBudgetSeconds: 2 },
+        env: METRICS_ON,
+      })({}, lambdaContext());
+    } finally {
+      output.restore();
+    }
+    const metricLines = output.since(mark).filter((line) => '_aws' in line);
+    const sweepLines = metricLines.filter((line) => OrderMetric.SupervisorSweeps in line);
+    expect(summary.sweeps).toBe(3);
+    expect(sweepLines.length).toBe(3);
+    for (const line of sweepLines) {
+      expect(line).toMatchObject({
+        [OrderMetric.SupervisorSweeps]: 1,
+        [OrderMetric.OrdersInError]: 2,
+        [OrderMetric.CompensationsStuck]: 0,
+      });
+      const age = Number(line[OrderMetric.OldestInFlightAgeSeconds]);
+      expect(age).toBeGreaterThanOrEqual(600);
+      expect(age).toBeLessThan(700);
+      // High resolution, so the local profile's 10-second alarms can read them.
+      const definitions = (
+        line._aws as { CloudWatchMetrics: { Metrics: { Name: string; StorageResolution?: number }[] }[] }
+      ).CloudWatchMetrics[0]?.Metrics;
+      expect(definitions?.find((m) => m.Name === OrderMetric.OrdersInError)?.StorageResolution).toBe(1);
+    }
+  });
+
+  it('reports SupervisorSweeps even when nothing is due or in flight, with the gauges at zero', async () => {
+    const output = captureStdout();
+    const mark = output.mark();
+    try {
+      await loadSupervisor({ env: METRICS_ON })({}, lambdaContext());
+    } finally {
+      output.restore();
+    }
+    const lines = output.since(mark).filter((line) => OrderMetric.SupervisorSweeps in line);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({
+      [OrderMetric.OrdersInError]: 0,
+      [OrderMetric.CompensationsStuck]: 0,
+      [OrderMetric.OldestInFlightAgeSeconds]: 0,
+    });
   });
 });

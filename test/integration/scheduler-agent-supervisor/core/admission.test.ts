@@ -15,9 +15,11 @@ import {
   type AdmissionSettings,
   admissionShardCaps,
   DRAIN_ITEM_KEY,
+  OrderMetric,
   RETRY_AFTER_MAX_SECONDS,
 } from '../../../../lambdas/scheduler-agent-supervisor/contracts';
 import type { ReconcileSummary } from '../../../../lambdas/scheduler-agent-supervisor/domain/admission';
+import { captureStdout, metricSum } from '../agents/harness';
 import {
   admissionCounters,
   type CoreResources,
@@ -254,5 +256,27 @@ describe('release', () => {
     }
     // Only Query on the index: the reconciler never scans.
     expect(world.dynamo.callsTo('Scan')).toEqual([]);
+  });
+
+  it('reports the slots held across the counters as OrdersInFlight after each run', async () => {
+    const { submit } = handlers({ limit: 10, shards: 2, reconcileGraceSeconds: 30 });
+    for (const id of ['gauge-1', 'gauge-2', 'gauge-3']) {
+      expect((await post(submit, id)).statusCode).toBe(202);
+    }
+    // The core harness turns metrics off; this run reads one.
+    const reconcile = loadHandler<ReconcilerHandler>(HANDLERS.admissionReconciler, {
+      ...handlerEnv(resources, { admission: { limit: 10, shards: 2, reconcileGraceSeconds: 30 } }),
+      POWERTOOLS_METRICS_DISABLED: 'false',
+    }).handler;
+    const output = captureStdout();
+    const mark = output.mark();
+    try {
+      await reconcile({}, lambdaContext());
+    } finally {
+      output.restore();
+      process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+    }
+    expect(await inFlightTotal()).toBe(3);
+    expect(metricSum(output.since(mark), OrderMetric.OrdersInFlight)).toBe(3);
   });
 });

@@ -202,6 +202,7 @@ export class SchedulerAgentSupervisorStack extends Stack {
       timings,
       dueShardCount: config.dueShardCount,
       throttle: config.apiThrottle,
+      rateLimitPerIp: config.apiRateLimitPerIp,
       logRetentionDays,
       retainData,
     });

@@ -13,6 +13,7 @@ export const awsOnlyResources: Provisioner = {
       'AWS::Logs::*': 'function output goes to the function log directory, not CloudWatch Logs',
       'AWS::CloudWatch::*': 'metrics and alarms are not emulated',
       'AWS::XRay::*': 'tracing is not emulated',
+      'AWS::WAFv2::*': 'web ACLs are not emulated: no per-IP rate limit locally',
       'AWS::CDK::Metadata': 'CDK bookkeeping',
     },
   },

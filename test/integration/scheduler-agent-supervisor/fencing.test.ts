@@ -96,6 +96,8 @@ function claimedRecord(): Record<string, AttributeValue> {
     },
     CompensationLog: { M: {} },
     CompensationFailureCount: { N: '0' },
+    // The claim creates the alert outbox (the alert-raising transitions SET their entry in it).
+    AlertOutbox: { M: {} },
     SchemaVersion: { N: '2' },
     WorkflowVersion: { N: '1' },
     CreatedAt: { S: '2030-01-01T00:00:00.000Z' },
@@ -469,8 +471,14 @@ describe('fenced store updates of the synthesized state machine (DynamoDB Local)
         at,
       });
       const lastError = { source: 'supervisor', error: 'FailureThresholdReached', cause: 'expired', at: NOW };
+      const correlationId = 'supervisor-run-1';
       await client.send(new PutItemCommand({ TableName: tableName, Item: claimedRecord() }));
-      applied.failExpired = await store.failExpired(expired, { failureCount: 2, lastError, at });
+      applied.failExpired = await store.failExpired(expired, {
+        failureCount: 2,
+        lastError,
+        at,
+        correlationId,
+      });
 
       const running = { ...claimedRecord(), RunningStep: { S: FIRST_STEP.name } };
       const expiredInStep = { ...expired, runningStep: FIRST_STEP.name };
@@ -481,7 +489,12 @@ describe('fenced store updates of the synthesized state machine (DynamoDB Local)
         at,
       });
       await client.send(new PutItemCommand({ TableName: tableName, Item: running }));
-      applied.failExpiredInStep = await store.failExpired(expiredInStep, { failureCount: 2, lastError, at });
+      applied.failExpiredInStep = await store.failExpired(expiredInStep, {
+        failureCount: 2,
+        lastError,
+        at,
+        correlationId,
+      });
       steps.resetExpiredInStep = FIRST_STEP.name;
       steps.failExpiredInStep = FIRST_STEP.name;
 
@@ -531,6 +544,7 @@ describe('fenced store updates of the synthesized state machine (DynamoDB Local)
         compensationFailureCount: 1,
         lastError,
         at,
+        correlationId,
       });
 
       // The operator's transitions have their own adapter and test (operator-actions.test.ts).

@@ -22,6 +22,8 @@ import {
   transitionUpdate,
 } from '../../../lambdas/scheduler-agent-supervisor/adapters/state-store';
 import {
+  AlertType,
+  alertIdFor,
   ORDER_STEPS,
   ProcessState,
   renderTransition,
@@ -379,6 +381,12 @@ describe('fenced store updates of the synthesized state machine (DynamoDB Local)
               Cause: JSON.stringify(AGENT_ERROR),
               At: NOW,
             },
+            // The alert, as the ASL binds it from the execution (sample input above) and the record.
+            alertId: alertIdFor(ORDER_ID, AlertType.CompensationFailed, 2),
+            attempt: 2,
+            correlationId: 'corr-1',
+            compensationFailureCount: 0,
+            failedStep: FIRST_STEP.name,
           };
         default:
           throw new Error(`${transition} is not a scheduler transition`);
@@ -561,7 +569,13 @@ describe('fenced store updates of the synthesized state machine (DynamoDB Local)
           name,
           UpdateExpression: rendered.updateExpression,
           ConditionExpression: rendered.conditionExpression,
-          ExpressionAttributeNames: rendered.names,
+          // THIS_ALERT is named by the bound alertId (alertIdFor of the order, type and attempt).
+          ExpressionAttributeNames: {
+            ...rendered.names,
+            ...(rendered.nameParams !== undefined && {
+              '#alertId': expect.stringMatching(/^[^:]+:\w+Failed:2$/),
+            }),
+          },
         });
       }
     });

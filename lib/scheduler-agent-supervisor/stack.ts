@@ -162,7 +162,6 @@ export class SchedulerAgentSupervisorStack extends Stack {
       stateTable: stateStore.table,
       ordersTable: ordersDatabase.table,
       agentQueues: Object.fromEntries(agents.map((worker) => [worker.step.name, worker.requestQueue])),
-      alertBus: alerts.bus,
       timings,
       logRetentionDays,
       retainData,
@@ -210,6 +209,7 @@ export class SchedulerAgentSupervisorStack extends Stack {
       stateStore,
       replyQueues: clientReplies.clients.map((client) => client.queue),
       clientRegistry: submission.clientRegistry,
+      alertBus: alerts.bus,
       logRetentionDays,
       retainData,
     });

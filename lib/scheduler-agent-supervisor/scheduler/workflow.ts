@@ -1,6 +1,5 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
-import type * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -24,8 +23,6 @@ export interface SchedulerWorkflowProps {
   readonly ordersTable: dynamodb.ITable;
   /** The request queue of each step's agent, by step name; one per step, no more. */
   readonly agentQueues: Readonly<Record<string, sqs.IQueue>>;
-  /** Operator alert bus (CompensationFailed events). */
-  readonly alertBus: events.IEventBus;
   readonly timings: WorkflowTimings;
   readonly logRetentionDays: number;
   readonly retainData: boolean;
@@ -60,7 +57,6 @@ export class SchedulerWorkflow extends Construct {
       agentQueues: props.agentQueues,
       stateTable: props.stateTable,
       ordersTable: props.ordersTable,
-      alertBus: props.alertBus,
       timings: props.timings,
     });
 

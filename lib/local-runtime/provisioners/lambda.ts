@@ -30,6 +30,8 @@ export class LambdaProvisioner implements Provisioner {
   private lambdaHost: LambdaHost | undefined;
   /** Fault hook functionReplicas: the extra copies of each function, by the function's ARN. */
   private readonly replicasByArn = new Map<string, LambdaFunctionSpec[]>();
+  /** Who reads the functions' output line by line (CloudWatch's EMF metrics). */
+  private readonly outputLineListeners: Array<(spec: LambdaFunctionSpec, line: string) => void> = [];
 
   get host(): LambdaHost {
     if (!this.lambdaHost) throw new Error('The Lambda host is not started yet');
@@ -41,8 +43,17 @@ export class LambdaProvisioner implements Provisioner {
     return this.replicasByArn.get(functionArn) ?? [];
   }
 
+  /** `listener` reads every line every function writes (register before functions run). */
+  onOutputLine(listener: (spec: LambdaFunctionSpec, line: string) => void): void {
+    this.outputLineListeners.push(listener);
+  }
+
   async listen(context: ListenContext): Promise<void> {
+    const listeners = this.outputLineListeners;
     const host = new LambdaHost({
+      onOutputLine: (spec, line) => {
+        for (const listener of listeners) listener(spec, line);
+      },
       asyncRetryDelaysMillis: context.options.asyncRetryDelaysMillis,
       onInvocation: context.options.faults?.onInvocation,
       onOutput: functionOutputSink(context.options.functionLogDir),

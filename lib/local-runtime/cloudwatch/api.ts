@@ -196,6 +196,7 @@ export function cloudWatchOperations(
         const periods = store.aggregates(metric, {
           start,
           end,
+          origin: queryOrigin(start),
           periodSeconds: periodOf(query.MetricStat.Period),
           ...(unit === undefined ? {} : { unit }),
         });
@@ -225,8 +226,10 @@ export function cloudWatchOperations(
           throw CloudWatchError.invalidParameter(`Unknown statistic ${String(statistic)}`);
       }
       const unit = typeof input.Unit === 'string' ? input.Unit : undefined;
+      const start = timestampParameter(input, 'StartTime') as number;
       const periods = store.aggregates(metric, {
-        start: timestampParameter(input, 'StartTime') as number,
+        start,
+        origin: queryOrigin(start),
         end: timestampParameter(input, 'EndTime') as number,
         periodSeconds: periodOf(input.Period),
         ...(unit === undefined ? {} : { unit }),
@@ -292,6 +295,11 @@ export function cloudWatchOperations(
       return {};
     },
   };
+}
+
+/** Query periods count from the StartTime, rounded down to the minute as CloudWatch rounds it. */
+function queryOrigin(start: number): number {
+  return Math.floor(start / 60_000) * 60_000;
 }
 
 /** What one PutMetricData datum holds: a Value, Values (with Counts), or StatisticValues. */

@@ -132,9 +132,10 @@ export class MetricStore {
   }
 
   /**
-   * The aggregates of one metric per period of `periodSeconds`, aligned to the epoch (as CloudWatch
-   * aligns periods to the clock), for periods starting in [start, end); periods without values are
-   * left out. `unit` keeps only values recorded with that unit.
+   * The aggregates of one metric per period of `periodSeconds`, for values in [start, end); periods
+   * are counted from `origin` (@default 0: aligned to the clock, as alarms see them; GetMetricData
+   * counts them from its StartTime); periods without values are left out. `unit` keeps only values
+   * recorded with that unit.
    */
   aggregates(
     identity: MetricIdentity,
@@ -143,18 +144,20 @@ export class MetricStore {
       readonly end: number;
       readonly periodSeconds: number;
       readonly unit?: string;
+      readonly origin?: number;
     },
   ): PeriodAggregate[] {
     const series = this.series.get(metricKey(identity));
     if (!series) return [];
     const periodMillis = query.periodSeconds * 1000;
+    const origin = query.origin ?? 0;
     const byPeriod = new Map<number, Aggregate>();
     for (const [unit, seconds] of series.byUnit) {
       if (query.unit !== undefined && query.unit !== unit) continue;
       for (const [second, aggregate] of seconds) {
         const at = second * 1000;
-        const periodStart = Math.floor(at / periodMillis) * periodMillis;
-        if (periodStart < query.start || periodStart >= query.end) continue;
+        if (at < query.start || at >= query.end) continue;
+        const periodStart = origin + Math.floor((at - origin) / periodMillis) * periodMillis;
         byPeriod.set(periodStart, merge(byPeriod.get(periodStart), aggregate));
       }
     }

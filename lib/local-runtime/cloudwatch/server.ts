@@ -1,9 +1,10 @@
 /**
  * The CloudWatch API's front door. CloudWatch answers three protocols and clients pick different
- * ones: `@aws-sdk/client-cloudwatch` 3.11xx speaks AWS JSON 1.0 (`X-Amz-Target:
- * GraniteServiceVersion20100801.<Op>`) in its Query-compatible mode, and the AWS CLI (botocore
- * 1.4x) speaks Smithy RPC v2 CBOR (`POST /service/GraniteServiceVersion20100801/operation/<Op>`).
- * Both are served here on one port, over the same operations: they take and return plain objects,
+ * ones: `@aws-sdk/client-cloudwatch` 3.11xx and the AWS CLI (botocore 1.4x, which ranks JSON
+ * first) speak AWS JSON 1.0 (`X-Amz-Target: GraniteServiceVersion20100801.<Op>`) in its
+ * Query-compatible mode; other SDKs pick Smithy RPC v2 CBOR (`POST
+ * /service/GraniteServiceVersion20100801/operation/<Op>`), the protocol CloudWatch's model lists
+ * first. Both are served here on one port, over the same operations: they take and return plain objects,
  * with Date for timestamps (epoch seconds in JSON, CBOR tag 1 in CBOR). The legacy Query protocol
  * (form-encoded) is not served.
  *

@@ -3,7 +3,8 @@
  * alarm periods: a dead-letter queue filling raises its alarm and CloudWatch's notification reaches
  * the queue subscribed to the alarm's topic, draining it sends the OK; the heartbeat a function
  * emits with Powertools Metrics is served by GetMetricData and keeps its alarm OK, and missing
- * heartbeats breach once they are out of the evaluation range; the SDK and the AWS CLI read alarms.
+ * heartbeats breach once they are out of the evaluation range; the SDK and the AWS CLI read alarms,
+ * and `npm run orders -- metrics` reports figures and alarm states.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -27,7 +28,10 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { cbor } from '@smithy/core/cbor';
-import { type LocalRuntime, startLocalRuntime } from '../../../../lib/local-runtime';
+import { metricsReport } from '../../../../bin/metrics-report';
+import { METRICS_NAMESPACE } from '../../../../lambdas/scheduler-agent-supervisor/contracts';
+import { type LocalRuntime, PROJECT_ROOT, startLocalRuntime } from '../../../../lib/local-runtime';
+import { writeTarget } from '../../../../lib/local-runtime/target';
 import {
   DLQ_ALARM,
   FIXTURE_NAMESPACE,
@@ -51,11 +55,13 @@ describe('CloudWatch of the local runtime', () => {
   let outputs: Readonly<Record<string, string>>;
   const logLines: string[] = [];
   let heartbeatSentAt: Date;
+  let targetFile: string;
   /** Every alarm notification the inbox received, in order. */
   const notifications: Notification[] = [];
 
   beforeAll(async () => {
     workDir = mkdtempSync(join(tmpdir(), 'cloudwatch-runtime-'));
+    targetFile = join(workDir, 'target.json');
     synthesizeMetricsApp(join(workDir, 'cdk.out'));
     runtime = await startLocalRuntime({
       assemblyDir: join(workDir, 'cdk.out'),
@@ -228,6 +234,29 @@ describe('CloudWatch of the local runtime', () => {
 
     const lapsed = await waitForNotification(of(HEARTBEAT_ALARM, 'ALARM'), recovered);
     expect(notifications[lapsed]?.body.NewStateReason).toMatch(/treated as \[Breaching\]/);
+  });
+
+  it('reports a namespace’s figures and every alarm’s state (npm run orders -- metrics)', async () => {
+    const report = await metricsReport(cloudwatch, {
+      namespace: FIXTURE_NAMESPACE,
+      metricNames: ['Heartbeat', 'NeverEmitted'],
+      minutes: 10,
+    });
+    const lines = report.split('\n').map((line) => line.replace(/ +/g, ' '));
+    expect(lines).toContain('Heartbeat service=heartbeat 3 1');
+    expect(lines).toContain('NeverEmitted - - -');
+    expect(lines.some((line) => line.startsWith(`${HEARTBEAT_ALARM} ALARM `))).toBe(true);
+    // The CLI itself, through the target description, with the app's own metric contract.
+    writeTarget(targetFile, runtime.target);
+    const { stdout } = await promisify(execFile)(
+      'npx',
+      ['tsx', 'bin/orders.ts', 'metrics', '--target', targetFile],
+      {
+        cwd: PROJECT_ROOT,
+      },
+    );
+    expect(stdout).toContain(`Metrics of ${METRICS_NAMESPACE}, last 60 min`);
+    expect(stdout).toMatch(new RegExp(`${DLQ_ALARM} +(OK|ALARM) `));
   });
 
   it('answers clients that speak RPC v2 CBOR', async () => {

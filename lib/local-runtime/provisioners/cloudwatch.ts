@@ -27,7 +27,7 @@ const ALARM = 'AWS::CloudWatch::Alarm';
 export const SQS_SAMPLE_MILLIS = 5_000;
 
 /** Namespaces of AWS metrics the runtime produces; an alarm on any other AWS/ metric sees no data. */
-const PRODUCED_AWS_NAMESPACES = ['AWS/SQS'];
+const PRODUCED_AWS_NAMESPACES = ['AWS/SQS', 'AWS/Lambda'];
 
 export class CloudWatchProvisioner implements Provisioner {
   readonly name = 'CloudWatch';
@@ -87,6 +87,22 @@ export class CloudWatchProvisioner implements Provisioner {
           `function ${spec.logicalId} wrote an Embedded Metric Format line CloudWatch would not ` +
             `extract metrics from (${rejected}); further ones are counted, not shown`,
         );
+      }
+    });
+    // AWS/Lambda: per function (FunctionName) and across functions (no dimension), as Lambda sends them.
+    this.lambda.onInvocationEnd((spec, result, durationMillis) => {
+      const now = Date.now();
+      const one = (value: number) => ({ sum: value, count: 1, min: value, max: value });
+      const perFunction: Record<string, string> = { FunctionName: spec.functionName };
+      for (const dimensions of [perFunction, {}]) {
+        const metric = (metricName: string): MetricIdentity => ({
+          namespace: 'AWS/Lambda',
+          metricName,
+          dimensions,
+        });
+        store.record(metric('Invocations'), 'Count', now, one(1));
+        store.record(metric('Errors'), 'Count', now, one(result.ok ? 0 : 1));
+        store.record(metric('Duration'), 'Milliseconds', now, one(durationMillis));
       }
     });
     const server = await startCloudWatchServer(cloudWatchOperations(store, this.localAlarms), {

@@ -190,7 +190,7 @@ describe('CloudWatch of the local runtime', () => {
     expect(notifications[cleared]?.body).toMatchObject({ OldStateValue: 'ALARM', NewStateValue: 'OK' });
   });
 
-  it('serves the heartbeat the function emits (EMF), and missing heartbeats breach after the evaluation range', async () => {
+  it('serves the heartbeat the function emits (EMF) and Lambda’s own metrics, and missing heartbeats breach after the evaluation range', async () => {
     const start = new Date(heartbeatSentAt.getTime() - 60_000);
     const recovered = await waitForNotification(of(HEARTBEAT_ALARM, 'OK'));
     const query = {
@@ -229,6 +229,19 @@ describe('CloudWatch of the local runtime', () => {
     expect(Datapoints.map(({ SampleCount, Maximum, Unit }) => ({ SampleCount, Maximum, Unit }))).toEqual([
       { SampleCount: 1, Maximum: 3, Unit: 'Count' },
     ]);
+    // Lambda's own metrics of the invocation, per function.
+    const invocations = await cloudwatch.send(
+      new GetMetricStatisticsCommand({
+        Namespace: 'AWS/Lambda',
+        MetricName: 'Invocations',
+        Dimensions: [{ Name: 'FunctionName', Value: outputs.HeartbeatFunctionName }],
+        StartTime: start,
+        EndTime: new Date(Date.now() + 60_000),
+        Period: 3600,
+        Statistics: ['Sum'],
+      }),
+    );
+    expect(invocations.Datapoints?.map(({ Sum }) => Sum)).toEqual([1]);
     // The broken line the function writes each time is named once, not each time.
     expect(logLines.filter((line) => line.includes('Embedded Metric Format line'))).toHaveLength(1);
 

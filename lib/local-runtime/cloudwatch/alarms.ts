@@ -164,12 +164,18 @@ export class LocalAlarms {
   evaluate(alarmName: string): Evaluation | undefined {
     const alarm = this.alarms.get(alarmName);
     if (!alarm) return undefined;
+    const now = this.clock();
     const evaluation = evaluateAlarm(
       alarm.definition,
-      this.rangeAt(alarm.definition, this.clock()),
+      this.rangeAt(alarm.definition, now),
       alarm.status.state,
     );
-    this.transition(alarm, evaluation.state, evaluation.reason, reasonData(alarm.definition, evaluation));
+    this.transition(
+      alarm,
+      evaluation.state,
+      evaluation.reason,
+      reasonData(alarm.definition, evaluation, now),
+    );
     return evaluation;
   }
 
@@ -228,10 +234,10 @@ export class LocalAlarms {
   }
 }
 
-function reasonData(definition: AlarmDefinition, evaluation: Evaluation): string {
+function reasonData(definition: AlarmDefinition, evaluation: Evaluation, now: number): string {
   return JSON.stringify({
     version: '1.0',
-    queryDate: isoWithOffset(Date.now()),
+    queryDate: isoWithOffset(now),
     statistic: definition.statistic,
     period: definition.periodSeconds,
     recentDatapoints: evaluation.evaluated.map((point) => point.value),

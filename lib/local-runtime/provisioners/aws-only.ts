@@ -11,7 +11,6 @@ export const awsOnlyResources: Provisioner = {
       'AWS::IAM::*': 'IAM is not enforced locally',
       'AWS::KMS::*': 'data is not encrypted locally',
       'AWS::Logs::*': 'function output goes to the function log directory, not CloudWatch Logs',
-      'AWS::CloudWatch::*': 'metrics and alarms are not emulated',
       'AWS::XRay::*': 'tracing is not emulated',
       'AWS::WAFv2::*': 'web ACLs are not emulated: no per-IP rate limit locally',
       'AWS::CDK::Metadata': 'CDK bookkeeping',

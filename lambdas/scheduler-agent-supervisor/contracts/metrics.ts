@@ -25,6 +25,7 @@ export const OrderMetric = {
   SupervisorSweeps: 'SupervisorSweeps',
   SupervisorBudgetExhausted: 'SupervisorBudgetExhausted',
   SupervisorErrors: 'SupervisorErrors',
+  /** Outbox alerts the bus did not take: by the status notifier (the relay) and the supervisor (its backstop). */
   AlertPublishFailures: 'AlertPublishFailures',
   /** Agents (dimension `step`): calls to the remote service, retries among them, and how requests ended. */
   RemoteCalls: 'RemoteCalls',
@@ -221,17 +222,34 @@ export const ORDER_ALARMS = [
     action:
       'Check the dashboard: orders in flight at the limit with a slow drain means a slow downstream; a burst means raise the admission limit.',
   },
+  // AlertPublishFailures has two emitters (DESIGN.md, Alert outbox), so two alarms: an alarm sees
+  // only the `service` it names. Their words differ: the relay's failure is retried by the stream,
+  // the backstop's means the bus has been down past all of the stream's retries.
   {
-    name: 'AlertPublishFailures',
+    name: 'AlertRelayPublishFailures',
+    emittedBy: RoleServiceName.StatusNotifier,
+    metric: OrderMetric.AlertPublishFailures,
+    statistic: 'Sum',
+    comparison: 'GreaterThanOrEqualToThreshold',
+    threshold: 1,
+    treatMissingData: 'notBreaching',
+    description:
+      "The status notifier could not put an operator alert on the alert bus: the alert waits in its order's outbox and the stream retries it.",
+    action:
+      "Check the alert bus and its rule (the status notifier's logs name each order); nothing is lost: the supervisor re-delivers what the stream gives up on.",
+  },
+  {
+    name: 'AlertBackstopPublishFailures',
     emittedBy: RoleServiceName.Supervisor,
     metric: OrderMetric.AlertPublishFailures,
     statistic: 'Sum',
     comparison: 'GreaterThanOrEqualToThreshold',
     threshold: 1,
     treatMissingData: 'notBreaching',
-    description: 'Operator alerts could not be published to the alert bus.',
+    description:
+      'The supervisor could not re-deliver operator alerts the stream gave up on: the alert bus has been failing for longer than all of its retries.',
     action:
-      'Check the alert bus and its rule; the orders concerned are in Error or CompensationFailed (list --state).',
+      'Fix the alert bus or its rule (the supervisor retries every run); meanwhile list --state Error and --state CompensationFailed show the orders whose alerts wait.',
   },
   {
     name: 'SubmissionConflicts',

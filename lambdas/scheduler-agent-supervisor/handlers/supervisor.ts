@@ -16,6 +16,7 @@ import {
   instrumentedHandler,
   publishMetrics,
 } from '../../shared/observability';
+import { DynamoAlertOutbox } from '../adapters/alert-outbox';
 import { EventBridgeAlertPublisher } from '../adapters/alert-publisher';
 import { DynamoOrderGauges } from '../adapters/order-gauges';
 import { readDueShardCount, readWorkflowTimings } from '../adapters/runtime-config';
@@ -39,23 +40,30 @@ const observability = createObservability<OrderMetric>();
 const { logger, tracer, metrics, count, gauge } = observability;
 const timings = readWorkflowTimings();
 const documentClient = createDocumentClient(tracer);
-const stateTable = requireEnv(EnvKey.StateTableName);
-const gaugeReader = new DynamoOrderGauges(documentClient, stateTable);
+const stateTableName = requireEnv(EnvKey.StateTableName);
+const gaugeReader = new DynamoOrderGauges(documentClient, stateTableName);
 const gaugeSettings = {
   compensationStuckAfterSeconds: compensationStuckAfterSeconds(timings),
   cap: DEFAULT_GAUGE_CAP,
 };
 
 const dependencies: Omit<SupervisorDependencies, 'log' | 'correlationId'> = {
-  store: new DynamoStateStore(documentClient, stateTable),
+  store: new DynamoStateStore(documentClient, stateTableName),
   startQueue: new SqsStartQueue(createSqsClient(tracer), requireEnv(EnvKey.StartQueueUrl)),
   alerts: new EventBridgeAlertPublisher(createEventBridgeClient(tracer), requireEnv(EnvKey.AlertBusName)),
+  outbox: new DynamoAlertOutbox(documentClient, stateTableName),
+  ...(timings.alertRedeliveryGraceSeconds !== undefined && {
+    alertRedeliveryGraceSeconds: timings.alertRedeliveryGraceSeconds,
+  }),
   clock: systemClock,
   timings,
   shards: allDueShards(readDueShardCount()),
 };
 
-/** The metric each counter of a sweep is reported as (SupervisorSweeps: 1 per sweep). */
+/**
+ * The metric each counter of a sweep, or of the alert re-delivery pass, is reported as
+ * (SupervisorSweeps: 1 per sweep, counted by reportSweep only).
+ */
 const SWEEP_METRICS: readonly (readonly [keyof SweepSummary, OrderMetric])[] = [
   ['examined', OrderMetric.SupervisorRecordsExamined],
   ['resets', OrderMetric.SupervisorResets],
@@ -68,12 +76,25 @@ const SWEEP_METRICS: readonly (readonly [keyof SweepSummary, OrderMetric])[] = [
   ['stoppedByBudget', OrderMetric.SupervisorBudgetExhausted],
 ];
 
+function countSummary(summary: SweepSummary): void {
+  for (const [field, metric] of SWEEP_METRICS) {
+    count(metric, Number(summary[field]));
+  }
+}
+
+/**
+ * Reports the alert re-delivery pass (the outbox's backstop) and flushes: its AlertPublishFailures
+ * reach the alarm now, not after the sweeps.
+ */
+async function reportRedelivery(redelivery: SweepSummary): Promise<void> {
+  countSummary(redelivery);
+  publishMetrics(metrics);
+}
+
 /** Reports one sweep: its counters, the gauges measured now, then a flush of both. */
 async function reportSweep(sweep: SweepSummary, log: EventLog): Promise<void> {
   count(OrderMetric.SupervisorSweeps);
-  for (const [field, metric] of SWEEP_METRICS) {
-    count(metric, Number(sweep[field]));
-  }
+  countSummary(sweep);
   try {
     const gauges = await measureOrderGauges(gaugeReader, systemClock.now(), gaugeSettings);
     gauge(OrderMetric.OrdersInError, gauges.ordersInError);
@@ -113,6 +134,10 @@ export const handler = instrumentedHandler(
       sweeps: timings.supervisorSweepsPerRun,
       intervalMillis: timings.supervisorRateSeconds * 1000,
       sleep,
+      afterRedelivery: (redelivery) => {
+        budgetReported ||= redelivery.stoppedByBudget;
+        return reportRedelivery(redelivery);
+      },
       afterSweep: (sweep) => {
         budgetReported ||= sweep.stoppedByBudget;
         return reportSweep(sweep, log);

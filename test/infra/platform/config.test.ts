@@ -22,6 +22,7 @@ describe('platform config', () => {
       retainData: false,
       emulated: true,
       alarmPeriodSeconds: 10,
+      apiRateLimitPerIp: undefined,
     });
     expect(loadPlatformConfig(undefined)).toEqual({
       profile: 'default',
@@ -29,6 +30,7 @@ describe('platform config', () => {
       retainData: true,
       emulated: false,
       alarmPeriodSeconds: 60,
+      apiRateLimitPerIp: 3000,
     });
   });
 

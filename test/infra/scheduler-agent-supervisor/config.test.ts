@@ -28,6 +28,7 @@ describe('loadConfig (the platform profile and this wing’s settings)', () => {
       retainData: true,
       emulated: false,
       alarmPeriodSeconds: 60,
+      apiRateLimitPerIp: 3000,
       ...SAS_PROFILES.default,
     });
   });

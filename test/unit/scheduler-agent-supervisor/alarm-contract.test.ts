@@ -14,6 +14,7 @@ import {
   ORDER_ALARMS,
   ORDER_STEPS,
   OrderMetric,
+  RoleServiceName,
   resolveOrderAlarms,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { ALARM_NAME_PATTERN } from '../../../lambdas/shared/alarm-spec';
@@ -104,6 +105,20 @@ describe('the alarm contract', () => {
     expect(oldest?.threshold).toBe(inFlightAgeLimitSeconds(local, ORDER_STEPS.length));
     const byDefault = SAS_PROFILES.default.timings;
     expect(inFlightAgeLimitSeconds(byDefault, 3)).toBeGreaterThan(3600);
+  });
+
+  it('alarms AlertPublishFailures once per emitter: the outbox relay and its backstop', () => {
+    const resolved = resolveOrderAlarms({ timings: SAS_PROFILES.local.timings, stepCount: 3 });
+    const services = resolved
+      .filter((a) => a.metric === OrderMetric.AlertPublishFailures)
+      .map((a) => a.dimensions?.service)
+      .sort();
+    expect(services).toEqual([RoleServiceName.StatusNotifier, RoleServiceName.Supervisor].sort());
+    // Each emitter's code counts it: the relay in the status notifier, the backstop in the supervisor.
+    const counts = (file: string) =>
+      /OrderMetric\.AlertPublishFailures\b/.test(runtime.find((f) => f.name === file)?.text ?? '');
+    expect(counts('adapters/status-notifier.ts')).toBe(true);
+    expect(counts('handlers/supervisor.ts')).toBe(true);
   });
 
   it('puts each custom-metric alarm on the service dimension of the function that emits it', () => {

@@ -22,6 +22,7 @@ import {
   ADMISSION_INDEX,
   AdmissionCounterAttr,
   type AdmissionSettings,
+  ALERT_OUTBOX_INDEX,
   DUE_INDEX,
   EnvKey,
   OrderAttr,
@@ -249,6 +250,8 @@ export async function createResources(
         { AttributeName: ADMISSION_INDEX.partitionKey, AttributeType: 'S' },
         { AttributeName: ADMISSION_INDEX.sortKey, AttributeType: 'S' },
         { AttributeName: STATE_INDEX.partitionKey, AttributeType: 'S' },
+        { AttributeName: ALERT_OUTBOX_INDEX.partitionKey, AttributeType: 'S' },
+        { AttributeName: ALERT_OUTBOX_INDEX.sortKey, AttributeType: 'S' },
       ],
       KeySchema: [{ AttributeName: StateAttr.OrderId, KeyType: 'HASH' }],
       GlobalSecondaryIndexes: [
@@ -280,6 +283,17 @@ export async function createResources(
             { AttributeName: STATE_INDEX.sortKey, KeyType: 'RANGE' },
           ],
           Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...STATE_INDEX.projectedAttributes] },
+        },
+        {
+          IndexName: ALERT_OUTBOX_INDEX.name,
+          KeySchema: [
+            { AttributeName: ALERT_OUTBOX_INDEX.partitionKey, KeyType: 'HASH' },
+            { AttributeName: ALERT_OUTBOX_INDEX.sortKey, KeyType: 'RANGE' },
+          ],
+          Projection: {
+            ProjectionType: 'INCLUDE',
+            NonKeyAttributes: [...ALERT_OUTBOX_INDEX.projectedAttributes],
+          },
         },
       ],
       ...(options.stateStream && {

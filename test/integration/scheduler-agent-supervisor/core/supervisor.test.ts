@@ -768,6 +768,42 @@ describe('supervisor: metrics and gauges, after each sweep', () => {
     }
   });
 
+  it("flushes the outbox backstop's AlertPublishFailures on their own, before the first sweep", async () => {
+    // The bus refuses every alert; a first run fails the expired order (its alert goes to the outbox).
+    world.events.respondWith((call) =>
+      call.operation === 'PutEvents'
+        ? {
+            result: {
+              FailedEntryCount: 1,
+              Entries: [{ ErrorCode: 'InternalFailure', ErrorMessage: 'down' }],
+            },
+          }
+        : undefined,
+    );
+    await putStateRecord(world, resources, expiredRecord('order-unalerted', { attempt: 3, failureCount: 2 }));
+    const timings = { alertRedeliveryGraceSeconds: 1 };
+    expect(await loadSupervisor({ timings })({}, lambdaContext())).toMatchObject({ failures: 1 });
+    await sleep(1_100);
+
+    const output = captureStdout();
+    const mark = output.mark();
+    let summary: SupervisorRunSummary;
+    try {
+      summary = await loadSupervisor({ timings, env: METRICS_ON })({}, lambdaContext());
+    } finally {
+      output.restore();
+    }
+    expect(summary).toMatchObject({ alertFailures: 1, alertsRedelivered: 0 });
+    const metricLines = output.since(mark).filter((line) => '_aws' in line);
+    const failureLines = metricLines.filter((line) => OrderMetric.AlertPublishFailures in line);
+    expect(failureLines).toHaveLength(1);
+    expect(failureLines[0]).toMatchObject({ [OrderMetric.AlertPublishFailures]: 1 });
+    // Its own flush, ahead of the sweeps' (the alarm on it need not wait for them).
+    expect(failureLines[0]).not.toHaveProperty(OrderMetric.SupervisorSweeps);
+    const firstSweep = metricLines.findIndex((line) => OrderMetric.SupervisorSweeps in line);
+    expect(firstSweep).toBeGreaterThan(metricLines.indexOf(failureLines[0] as (typeof metricLines)[number]));
+  });
+
   it('reports SupervisorSweeps even when nothing is due or in flight, with the gauges at zero', async () => {
     const output = captureStdout();
     const mark = output.mark();

@@ -153,6 +153,8 @@ export class SchedulerAgentSupervisorStack extends Stack {
         remoteAuth: remote.auth,
         ...(remote.function && { remoteFunction: remote.function }),
         idempotencyStore,
+        stateStore,
+        retryBudget: config.retryBudget.callsPerOperation,
         retainData,
         logRetentionDays,
       });
@@ -201,6 +203,7 @@ export class SchedulerAgentSupervisorStack extends Stack {
       alertBus: alerts.bus,
       timings,
       dueShardCount: config.dueShardCount,
+      retryBudget: config.retryBudget.callsPerOperation,
       throttle: config.apiThrottle,
       logRetentionDays,
       retainData,

@@ -34,6 +34,8 @@ export interface SubmissionApiProps {
   readonly alertBus: events.IEventBus;
   readonly timings: WorkflowTimings;
   readonly dueShardCount: number;
+  /** The retry budget (calls per operation) written into every new state record. */
+  readonly retryBudget: number;
   /** Stage throttling, also the usage plan's limits. */
   readonly throttle: { readonly rateLimit: number; readonly burstLimit: number };
   /** The client applications: each gets its own API key; their reply queues go into the registry. */
@@ -93,6 +95,7 @@ export class SubmissionApi extends Construct {
         [EnvKey.DueShardCount]: String(props.dueShardCount),
         [EnvKey.AdmissionTableName]: props.admissionStore.tableName,
         [EnvKey.AdmissionSettings]: JSON.stringify(props.admission),
+        [EnvKey.RetryBudget]: String(props.retryBudget),
       },
     });
     const submit = this.submitOrder.function;

@@ -25,6 +25,7 @@ import {
   readAdmissionSettings,
   readClientRegistry,
   readDueShardCount,
+  readRetryBudget,
   readWorkflowTimings,
 } from '../adapters/runtime-config';
 import { SqsStartQueue } from '../adapters/start-queue';
@@ -55,6 +56,7 @@ const dependencies: Omit<SubmissionDependencies, 'log'> = {
   timings: readWorkflowTimings(),
   dueShardCount: readDueShardCount(),
   admission: readAdmissionSettings(),
+  retryBudget: readRetryBudget(),
 };
 const clients = readClientRegistry();
 

@@ -322,7 +322,11 @@ describe('scheduler state machine, state by state (local profile)', () => {
 
     it('a permanent agent failure begins the compensation (the same execution), anything else abandons the attempt', () => {
       expect(state(`${name}.CallAgent`).Catch).toEqual([
-        { ErrorEquals: [AgentError.Permanent], ResultPath: '$.error', Next: `${name}.BeginCompensation` },
+        {
+          ErrorEquals: [AgentError.Permanent, AgentError.RetryBudgetExhausted],
+          ResultPath: '$.error',
+          Next: `${name}.BeginCompensation`,
+        },
         { ErrorEquals: ['States.ALL'], ResultPath: '$.abandoned', Next: 'AttemptAbandoned' },
       ]);
       expect(state(`${name}.CallAgent`).Retry).toBeUndefined();
@@ -430,7 +434,7 @@ describe('scheduler state machine, state by state (local profile)', () => {
         });
         expect(call.Catch).toEqual([
           {
-            ErrorEquals: [AgentError.Permanent],
+            ErrorEquals: [AgentError.Permanent, AgentError.RetryBudgetExhausted],
             ResultPath: '$.error',
             Next: `${name}.Undo.PermanentFailure`,
           },

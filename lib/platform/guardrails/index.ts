@@ -14,7 +14,7 @@ export {
 export { CallbackTaskTimeoutsGuardrail } from './callback-task-timeouts';
 export { DeadLetterQueuesGuardrail } from './dead-letter-queues';
 export { QueueVisibilityGuardrail } from './queue-visibility';
-export { RetryBudgetGuardrail } from './retry-budget';
+export { type ReadFactor, RetryBudgetGuardrail } from './retry-budget';
 
 /**
  * Synth-time guardrails: rules whose violation would deploy fine and fail quietly in

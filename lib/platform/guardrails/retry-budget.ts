@@ -10,7 +10,7 @@ import { type AslState, allStates, parseDefinition } from './asl-definition';
 const ASL_DEFAULT_MAX_ATTEMPTS = 3;
 
 /** One factor as read from the template. */
-interface ReadFactor {
+export interface ReadFactor {
   readonly layer: string;
   readonly value: number;
   /** Where the value was read. */
@@ -32,28 +32,40 @@ export class RetryBudgetGuardrail implements IValidation {
     const errors: string[] = [];
     for (const node of this.scope.node.findAll()) {
       if (!RetryPath.isRetryPath(node)) continue;
-      const read: ReadFactor[] = [];
-      const problems: string[] = [];
-      for (const factor of node.factors) {
-        try {
-          read.push({ layer: factor.layer, ...this.read(factor.source) });
-        } catch (error) {
-          problems.push(`${factor.layer}: ${(error as Error).message}`);
-        }
-      }
-      if (problems.length > 0) {
-        errors.push(`Retry path ${node.node.path} (${node.operation}): cannot read ${problems.join('; ')}`);
+      const evaluation = this.evaluate(node);
+      const where = `Retry path ${node.node.path} (${node.operation})`;
+      if ('problems' in evaluation) {
+        errors.push(`${where}: cannot read ${evaluation.problems.join('; ')}`);
         continue;
       }
-      const product = read.reduce((total, factor) => total * factor.value, 1);
+      const { factors, product } = evaluation;
       if (product > node.budget) {
-        const factors = read.map((f) => `${f.layer} ${f.value} (${f.from})`).join(' x ');
+        const named = factors.map((f) => `${f.layer} ${f.value} (${f.from})`).join(' x ');
         errors.push(
-          `Retry path ${node.node.path} (${node.operation}): ${factors} = ${product} calls per operation, over the budget of ${node.budget} (${node.budgetSource}); lower a layer or raise the budget`,
+          `${where}: ${named} = ${product} calls per operation, over the budget of ${node.budget} (${node.budgetSource}); lower a layer or raise the budget`,
         );
       }
     }
     return errors;
+  }
+
+  /** Every factor of the path as the template holds it, and their product (or what could not be read). */
+  evaluate(
+    path: RetryPath,
+  ):
+    | { readonly factors: readonly ReadFactor[]; readonly product: number }
+    | { readonly problems: readonly string[] } {
+    const factors: ReadFactor[] = [];
+    const problems: string[] = [];
+    for (const factor of path.factors) {
+      try {
+        factors.push({ layer: factor.layer, ...this.read(factor.source) });
+      } catch (error) {
+        problems.push(`${factor.layer}: ${(error as Error).message}`);
+      }
+    }
+    if (problems.length > 0) return { problems };
+    return { factors, product: factors.reduce((total, factor) => total * factor.value, 1) };
   }
 
   private read(source: RetryFactorSource): { readonly value: number; readonly from: string } {
@@ -155,7 +167,7 @@ export class RetryBudgetGuardrail implements IValidation {
         if (state.Type === 'Task' && state.Parameters?.QueueUrl === queueRef) senders.push({ name, state });
       }
     }
-    return senders;
+    return senders.sort((a, b) => a.name.localeCompare(b.name));
   }
 }
 

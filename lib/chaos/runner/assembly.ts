@@ -196,6 +196,15 @@ export const BROKEN_VARIANTS = {
     replacement: '{orderId:$1.orderId,undoes:$1.orderId}',
     expectedViolation: 'compensation-exact',
   },
+  agentSkipsBudget: {
+    name: 'agent-skips-budget',
+    description:
+      "the agent calls the remote service without reserving the call in the order's record, so nothing counts its calls against the retry budget",
+    role: 'agent',
+    pattern: /let (\w+)=(\w+)\.reserve\?await \2\.reserve\(\):\{kind:"reserved"\};/,
+    replacement: 'let $1={kind:"reserved"};',
+    expectedViolation: 'calls-within-budget',
+  },
   supervisorThresholdOffByOne: {
     name: 'supervisor-threshold-off-by-one',
     description:

@@ -3,10 +3,12 @@
  * state machine, the real agents, starter and supervisor, DynamoDB Local, the fake downstream).
  * The payment service is out for the order (OUTAGE: 503 on every call), every agent request of the
  * order is delivered twice (SQS at-least-once, played by the runtime's duplicate-delivery hook), and
- * the first attempt is abandoned and restarted by the supervisor. The downstream's own ledger
- * counts the calls it received per order and operation: never more than the order's RetryBudget,
- * and exactly the budget for the payment, because the budget (test-sized: 5) is smaller than what
- * the layers allow (3 attempts x 4 calls, doubled by the duplicates), so the counter is what stops it.
+ * the first attempt is abandoned and restarted by the supervisor: with a test-sized budget of 9,
+ * attempt 1's two deliveries make at most 4 + 4 calls, both fail transiently, and only a later
+ * attempt can reach the budget. The downstream's own ledger counts the calls it received per order
+ * and operation: never more than the order's RetryBudget, and exactly the budget for the payment,
+ * because the budget is smaller than what the layers allow (3 attempts x 4 calls, doubled by the
+ * duplicates), so the counter is what stops it.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,8 +22,12 @@ import { parseTargetDescription } from '../../acceptance/target';
 
 jest.setTimeout(240_000);
 
-/** Smaller than the layers' product, so the record's counter, not a layer, stops the calls. */
-const TEST_BUDGET = 5;
+/**
+ * Smaller than what the layers let through (3 attempts x 2 deliveries x 4 calls), so the record's
+ * counter, not a layer, stops the calls; larger than one attempt's 2 x 4, so attempt 1 is abandoned
+ * (transient) and restarted before the budget refuses.
+ */
+const TEST_BUDGET = 9;
 const ORDER_PREFIX = 'budget-';
 
 describe('retry budget, end to end on the local runtime', () => {
@@ -125,9 +131,10 @@ describe('retry budget, end to end on the local runtime', () => {
       expect([operation, count <= (reserved[operation] ?? 0)]).toEqual([operation, true]);
     }
     expect(record?.[StateAttr.LastError]?.M?.Error?.S).toBe(AgentError.RetryBudgetExhausted);
-    // The mix really happened: duplicates were delivered and more than one attempt ran.
+    // The mix really happened: duplicates were delivered, and an abandoned attempt was restarted.
     expect(duplicated).toBeGreaterThanOrEqual(2);
-    expect(Number(record?.[StateAttr.Attempt]?.N)).toBeGreaterThanOrEqual(1);
+    expect(Number(record?.[StateAttr.Attempt]?.N)).toBeGreaterThanOrEqual(2);
+    expect(Number(record?.[StateAttr.FailureCount]?.N)).toBeGreaterThanOrEqual(1);
   });
 });
 

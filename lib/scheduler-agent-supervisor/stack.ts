@@ -164,7 +164,6 @@ export class SchedulerAgentSupervisorStack extends Stack {
       stateTable: stateStore.table,
       ordersTable: ordersDatabase.table,
       agentQueues: Object.fromEntries(agents.map((worker) => [worker.step.name, worker.requestQueue])),
-      alertBus: alerts.bus,
       timings,
       logRetentionDays,
       retainData,
@@ -205,6 +204,7 @@ export class SchedulerAgentSupervisorStack extends Stack {
       dueShardCount: config.dueShardCount,
       retryBudget: config.retryBudget.callsPerOperation,
       throttle: config.apiThrottle,
+      rateLimitPerIp: config.apiRateLimitPerIp,
       logRetentionDays,
       retainData,
     });
@@ -212,6 +212,7 @@ export class SchedulerAgentSupervisorStack extends Stack {
       stateStore,
       replyQueues: clientReplies.clients.map((client) => client.queue),
       clientRegistry: submission.clientRegistry,
+      alertBus: alerts.bus,
       logRetentionDays,
       retainData,
     });

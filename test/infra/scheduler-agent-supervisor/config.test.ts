@@ -27,6 +27,7 @@ describe('loadConfig (the platform profile and this wing’s settings)', () => {
       logRetentionDays: 30,
       retainData: true,
       emulated: false,
+      apiRateLimitPerIp: 3000,
       ...SAS_PROFILES.default,
     });
   });

@@ -4,7 +4,6 @@
  * profile) fails the synth with a message naming every factor.
  */
 import { App } from 'aws-cdk-lib';
-import { Match } from 'aws-cdk-lib/assertions';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { ORDER_STEPS, StateAttr } from '../../../lambdas/scheduler-agent-supervisor/contracts';
@@ -100,31 +99,43 @@ describe('retry budget guardrail on the stack', () => {
   it('lets each agent reserve calls in the state table and touch nothing but the key, RetryBudget and CallsMade', () => {
     const { stack, template } = synthesizeStack('local');
     const table = stack.resolve(stack.stateStore.table.tableArn);
+    const reservation = {
+      Action: ['dynamodb:UpdateItem', 'dynamodb:GetItem'],
+      Effect: 'Allow',
+      Resource: table,
+      Condition: {
+        'ForAllValues:StringEquals': {
+          'dynamodb:Attributes': [StateAttr.OrderId, StateAttr.RetryBudget, StateAttr.CallsMade],
+        },
+        StringEqualsIfExists: {
+          'dynamodb:Select': 'SPECIFIC_ATTRIBUTES',
+          'dynamodb:ReturnValues': ['NONE', 'UPDATED_OLD', 'UPDATED_NEW'],
+        },
+      },
+    };
     for (const agent of stack.agents) {
       const { role: agentRole } = agent.agent.function;
       if (!agentRole) throw new Error(`${agent.node.path} has no role`);
       const role = stack.resolve((agentRole.node.defaultChild as iam.CfnRole).ref);
-      template.hasResourceProperties('AWS::IAM::Policy', {
-        Roles: Match.arrayWith([role]),
-        PolicyDocument: {
-          Statement: Match.arrayWith([
-            {
-              Action: ['dynamodb:UpdateItem', 'dynamodb:GetItem'],
-              Effect: 'Allow',
-              Resource: table,
-              Condition: {
-                'ForAllValues:StringEquals': {
-                  'dynamodb:Attributes': [StateAttr.OrderId, StateAttr.RetryBudget, StateAttr.CallsMade],
-                },
-                StringEqualsIfExists: {
-                  'dynamodb:Select': 'SPECIFIC_ATTRIBUTES',
-                  'dynamodb:ReturnValues': ['NONE', 'UPDATED_OLD', 'UPDATED_NEW'],
-                },
-              },
-            },
-          ]),
-        },
+      // Every statement of every policy on the role (ScopedRole splits them between the default
+      // policy and UnscopableActions): the condition means something only if no other statement
+      // reaches the state table, or the whole account (`*`) with a DynamoDB action.
+      const statements = Object.values(template.findResources('AWS::IAM::Policy'))
+        .filter((policy) => JSON.stringify(policy.Properties.Roles).includes(JSON.stringify(role)))
+        .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Record<string, unknown>[]);
+      const onStateTable = statements.filter((statement) => {
+        const resources = [statement.Resource].flat();
+        const actions = [statement.Action].flat().map(String);
+        return (
+          resources.some((resource) => JSON.stringify(resource) === JSON.stringify(table)) ||
+          (resources.includes('*') &&
+            actions.some((action) => action.startsWith('dynamodb:') && action !== 'dynamodb:ListStreams'))
+        );
       });
+      expect(onStateTable).toEqual([reservation]);
+      // And it sits in the role's default policy, where no IAM5 wildcard is acknowledged.
+      const defaultPolicy = agentRole.node.tryFindChild('DefaultPolicy')?.node.defaultChild as iam.CfnPolicy;
+      expect(stack.resolve(defaultPolicy.policyDocument).Statement).toContainEqual(reservation);
     }
   });
 });

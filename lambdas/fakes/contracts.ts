@@ -16,7 +16,8 @@ export const FakesEnvKey = {
 
 /**
  * Downstream ledger table of the fake remote services. Every item sits under `<service>#<key>`
- * (call counters under `calls#<service>#<key>`) and says what it is in `Kind`:
+ * (call counters, one per key counting every call it received, under `calls#<service>#<key>`) and
+ * says what it is in `Kind`:
  * - an effect, written once by the first successful original call for the key, later marked
  *   undone (`UndoneBy`, `UndoneAt`) by the compensation that undid it;
  * - a closed key, written by a compensation that found no effect to undo: the key can never get

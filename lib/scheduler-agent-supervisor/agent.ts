@@ -5,13 +5,16 @@ import { Construct } from 'constructs';
 import {
   EnvKey,
   METRICS_NAMESPACE,
+  REMOTE_CLIENT_REQUESTS_PER_CALL,
   type RemoteAuthMode,
   type StepDefinition,
   type WorkflowTimings,
 } from '../../lambdas/scheduler-agent-supervisor/contracts';
 import type { IdempotencyStore } from '../platform/idempotency-store';
 import { LambdaFunction } from '../platform/lambda-function';
+import { type RetryFactor, RetryPath } from '../platform/retry-path';
 import { WorkQueue } from '../platform/work-queue';
+import type { StateStore } from './state-store';
 
 /**
  * Time the agent keeps after its step's deadline to report the outcome (SendTaskFailure) and
@@ -21,8 +24,9 @@ export const AGENT_TIMEOUT_MARGIN_SECONDS = 10;
 /**
  * Receives before a request is dead-lettered. Small on purpose: the callback task times out long
  * before a redelivery could help, and the supervisor owns the retry (new attempt, new message).
+ * A layer of the retry budget (README, "Retry budget"): its one home.
  */
-const AGENT_MAX_RECEIVE_COUNT = 3;
+export const AGENT_MAX_RECEIVE_COUNT = 3;
 /** Requests handled per invocation; the batch processor runs them concurrently, each inside its own deadline. */
 const AGENT_BATCH_SIZE = 5;
 
@@ -40,6 +44,18 @@ export interface AgentWorkerProps {
    */
   readonly remoteFunction?: lambda.IFunction;
   readonly idempotencyStore: IdempotencyStore;
+  /** The state store: the agent reserves each call in the order's record (its retry budget). */
+  readonly stateStore: StateStore;
+  /**
+   * The deployment's retry budget (calls per operation; config `retryBudget.callsPerOperation`):
+   * for schema-2 records, and the bound this agent's call path is checked against at synth.
+   */
+  readonly retryBudget: number;
+  /**
+   * Receives of a request before it is dead-lettered.
+   * @default AGENT_MAX_RECEIVE_COUNT
+   */
+  readonly maxReceiveCount?: number;
   readonly retainData: boolean;
   readonly logRetentionDays: number;
 }
@@ -61,7 +77,7 @@ export class AgentWorker extends Construct {
     this.requests = new WorkQueue(this, 'Requests', {
       retainData: props.retainData,
       consumerTimeout: timeout,
-      maxReceiveCount: AGENT_MAX_RECEIVE_COUNT,
+      maxReceiveCount: props.maxReceiveCount ?? AGENT_MAX_RECEIVE_COUNT,
     });
     this.agent = new LambdaFunction(this, 'Agent', {
       handler: 'scheduler-agent-supervisor/handlers/agent',
@@ -77,11 +93,63 @@ export class AgentWorker extends Construct {
         [EnvKey.RemoteAuth]: props.remoteAuth,
         [EnvKey.IdempotencyTableName]: props.idempotencyStore.table.tableName,
         [EnvKey.WorkflowTimings]: JSON.stringify(props.timings),
+        [EnvKey.StateTableName]: props.stateStore.tableName,
+        [EnvKey.RetryBudget]: String(props.retryBudget),
       },
     });
     this.requests.consumeWith(this.agent.function, AGENT_BATCH_SIZE);
     props.idempotencyStore.grantPersistence(this.agent.function);
+    props.stateStore.grantCallReservation(this.agent.function);
     props.remoteFunction?.grantInvokeUrl(this.agent.function);
+    this.declareRetryPaths(props);
+  }
+
+  /**
+   * The layers that multiply the calls one operation of one order can make to the step's service,
+   * for the retry budget guardrail (lib/platform/guardrails/retry-budget.ts), which reads each
+   * number from the synthesized template: a step runs once per supervisor attempt (maxFailures), a
+   * compensation once per compensation attempt (maxCompensationFailures); each run is one task
+   * execution (1 + its Retry), each request is received up to maxReceiveCount times, each receive
+   * makes up to maxCallAttempts calls (the number the state machine puts in the request, which the
+   * agent obeys), and each call is REMOTE_CLIENT_REQUESTS_PER_CALL request(s) on the wire.
+   */
+  private declareRetryPaths(props: AgentWorkerProps): void {
+    const queue = this.requests.queue;
+    const timing = (field: keyof WorkflowTimings) => ({
+      kind: 'environment-json' as const,
+      function: this.agent.function,
+      variable: EnvKey.WorkflowTimings,
+      field,
+    });
+    const perRun: RetryFactor[] = [
+      { layer: 'Step Functions task executions', source: { kind: 'task-executions', queue } },
+      { layer: 'SQS receives', source: { kind: 'max-receive-count', queue } },
+      {
+        layer: 'agent call attempts',
+        source: { kind: 'task-message-field', queue, field: 'maxCallAttempts' },
+      },
+      {
+        layer: 'remote client requests per call',
+        source: {
+          kind: 'fixed',
+          value: REMOTE_CLIENT_REQUESTS_PER_CALL,
+          where: 'REMOTE_CLIENT_REQUESTS_PER_CALL, contracts/retry-budget.ts',
+        },
+      },
+    ];
+    const budgetSource = 'retryBudget.callsPerOperation';
+    new RetryPath(this, 'StepRetryPath', {
+      operation: `${props.step.service} ${props.step.name}`,
+      budget: props.retryBudget,
+      budgetSource,
+      factors: [{ layer: 'supervisor attempts', source: timing('maxFailures') }, ...perRun],
+    });
+    new RetryPath(this, 'CompensationRetryPath', {
+      operation: `${props.step.service} ${props.step.compensation.name}`,
+      budget: props.retryBudget,
+      budgetSource,
+      factors: [{ layer: 'compensation attempts', source: timing('maxCompensationFailures') }, ...perRun],
+    });
   }
 
   /** The queue the scheduler sends this step's requests to. */

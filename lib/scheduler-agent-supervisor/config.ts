@@ -1,6 +1,7 @@
 import {
   type AdmissionSettings,
   admissionShardCaps,
+  validateRetryBudget,
   type WorkflowTimings,
   WorkflowTimingsSchema,
 } from '../../lambdas/scheduler-agent-supervisor/contracts';
@@ -28,6 +29,20 @@ export interface SasSettings {
   readonly clients: readonly ClientConfig[];
   /** Admission control (MISSION item 2): at most `limit` non-terminal orders, over `shards` counters. */
   readonly admission: AdmissionConfig;
+  /** The end-to-end retry budget (MISSION item 10; contracts/retry-budget.ts). */
+  readonly retryBudget: RetryBudgetConfig;
+}
+
+export interface RetryBudgetConfig {
+  /**
+   * Calls one dependency may receive for one operation (a step, or a step's compensation) of one
+   * order, every layer and attempt included. Written into each record at creation; the agents
+   * refuse a call past it. The synth guardrail (lib/platform/guardrails/retry-budget.ts) fails the
+   * synth when the layers' product (README, "Retry budget") exceeds it, so the budget is a
+   * backstop the configured layers never reach, and what stops calls the layers do not count
+   * (duplicate deliveries, operator retries).
+   */
+  readonly callsPerOperation: number;
 }
 
 export interface ClientConfig {
@@ -77,6 +92,8 @@ export const SAS_PROFILES: Readonly<Record<ProfileName, SasSettings>> = {
       { name: 'call-center', principal: 'arn:aws:iam::{account}:role/call-center-orders' },
     ],
     admission: { limit: 2000, shards: 8, reconcileGraceSeconds: 300 },
+    // Steps: 5 attempts (maxFailures) x 3 receives x 4 calls x 1 = 60; compensations 3 x 3 x 4 = 36.
+    retryBudget: { callsPerOperation: 60 },
   },
   local: {
     timings: {
@@ -105,6 +122,8 @@ export const SAS_PROFILES: Readonly<Record<ProfileName, SasSettings>> = {
       { name: 'call-center', principal: 'arn:aws:iam::{account}:user/call-center' },
     ],
     admission: { limit: 200, shards: 4, reconcileGraceSeconds: 15 },
+    // Steps: 3 attempts x 3 receives x 4 calls x 1 = 36; compensations 3 x 3 x 4 = 36.
+    retryBudget: { callsPerOperation: 36 },
   },
 };
 
@@ -138,6 +157,7 @@ export function validateSasSettings(profile: string, settings: SasSettings): voi
     );
   }
   validateAdmissionSettings(`Profile '${profile}'`, settings.admission);
+  validateRetryBudget(`Profile '${profile}'`, settings.retryBudget.callsPerOperation);
 }
 
 /** Throws naming `owner` and the admission setting at fault (limit, shards <= limit, grace). */

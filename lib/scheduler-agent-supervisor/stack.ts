@@ -157,6 +157,8 @@ export class SchedulerAgentSupervisorStack extends Stack {
         remoteAuth: remote.auth,
         ...(remote.function && { remoteFunction: remote.function }),
         idempotencyStore,
+        stateStore,
+        retryBudget: config.retryBudget.callsPerOperation,
         retainData,
         logRetentionDays,
       });
@@ -203,6 +205,7 @@ export class SchedulerAgentSupervisorStack extends Stack {
       startQueue: starter.startQueue,
       timings,
       dueShardCount: config.dueShardCount,
+      retryBudget: config.retryBudget.callsPerOperation,
       throttle: config.apiThrottle,
       rateLimitPerIp: config.apiRateLimitPerIp,
       logRetentionDays,

@@ -104,4 +104,28 @@ export class StateStore extends DataStore {
     iam.Grant.addToPrincipal({ grantee, actions: ['dynamodb:Query'], resourceArns: [this.stateIndexArn] });
     grantTableKeyUse(this.table, grantee, 'read');
   }
+
+  /**
+   * What an agent needs to reserve calls against an order's retry budget (adapters/call-budget.ts):
+   * UpdateItem and GetItem on the table, limited by fine-grained access control to the key,
+   * RetryBudget and CallsMade, so an agent can count calls but never move, lock or rewrite a record.
+   * (The local runtime does not evaluate IAM: this condition is checked by the infra test only.)
+   */
+  grantCallReservation(grantee: iam.IGrantable): void {
+    iam.Grant.addToPrincipal({
+      grantee,
+      actions: ['dynamodb:UpdateItem', 'dynamodb:GetItem'],
+      resourceArns: [this.table.tableArn],
+      conditions: {
+        'ForAllValues:StringEquals': {
+          'dynamodb:Attributes': [StateAttr.OrderId, StateAttr.RetryBudget, StateAttr.CallsMade],
+        },
+        StringEqualsIfExists: {
+          'dynamodb:Select': 'SPECIFIC_ATTRIBUTES',
+          'dynamodb:ReturnValues': ['NONE', 'UPDATED_OLD', 'UPDATED_NEW'],
+        },
+      },
+    });
+    grantTableKeyUse(this.table, grantee);
+  }
 }

@@ -32,6 +32,8 @@ export interface SubmissionApiProps {
   readonly startQueue: sqs.IQueue;
   readonly timings: WorkflowTimings;
   readonly dueShardCount: number;
+  /** The retry budget (calls per operation) written into every new state record. */
+  readonly retryBudget: number;
   /** Stage throttling, also the usage plan's limits. */
   readonly throttle: { readonly rateLimit: number; readonly burstLimit: number };
   /** Requests per client IP in 5 minutes (WAF web ACL on the stage). @default - no web ACL */
@@ -92,6 +94,7 @@ export class SubmissionApi extends Construct {
         [EnvKey.DueShardCount]: String(props.dueShardCount),
         [EnvKey.AdmissionTableName]: props.admissionStore.tableName,
         [EnvKey.AdmissionSettings]: JSON.stringify(props.admission),
+        [EnvKey.RetryBudget]: String(props.retryBudget),
       },
     });
     const submit = this.submitOrder.function;

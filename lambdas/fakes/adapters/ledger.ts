@@ -5,7 +5,8 @@
  * - one undo per compensation key, written in the same transaction that marks the effect undone or
  *   closes its key, so an effect is undone at most once and a key without an effect can never get
  *   one later;
- * - one call counter per key (atomic ADD) for FLAKY and UNDO-FLAKY;
+ * - one call counter per key (atomic ADD), counting every well-formed call: FLAKY and UNDO-FLAKY
+ *   read it, and tests and the chaos checker measure the calls received per key with it;
  * - the end of an OUTAGE, per key (written by endOutage: a test playing the provider's fix).
  */
 import {
@@ -354,10 +355,18 @@ export interface LedgerClosedKey {
   readonly closedBy: string;
 }
 
+/** How many calls a service received for one key (an operation of an order), all attempts included. */
+export interface LedgerCallCount {
+  readonly service: string;
+  readonly idempotencyKey: string;
+  readonly calls: number;
+}
+
 export interface LedgerContents {
   readonly effects: readonly LedgerEffect[];
   readonly undos: readonly LedgerUndo[];
   readonly closedKeys: readonly LedgerClosedKey[];
+  readonly calls: readonly LedgerCallCount[];
 }
 
 /**
@@ -369,6 +378,7 @@ export async function readLedger(client: DynamoDBClient, tableName: string): Pro
   const effects: LedgerEffect[] = [];
   const undos: LedgerUndo[] = [];
   const closedKeys: LedgerClosedKey[] = [];
+  const calls: LedgerCallCount[] = [];
   for await (const page of paginateScan({ client }, { TableName: tableName, ConsistentRead: true })) {
     for (const item of page.Items ?? []) {
       const service = item[LedgerAttr.Service]?.S ?? '?';
@@ -403,10 +413,12 @@ export async function readLedger(client: DynamoDBClient, tableName: string): Pro
           closedKeys.push({ service, idempotencyKey, closedBy: item[LedgerAttr.ClosedBy]?.S ?? '?' });
           break;
         case LedgerItemKind.Calls:
+          calls.push({ service, idempotencyKey, calls: Number(item[LedgerAttr.Calls]?.N ?? 0) });
+          break;
         case LedgerItemKind.OutageEnded:
           break;
       }
     }
   }
-  return { effects, undos, closedKeys };
+  return { effects, undos, closedKeys, calls };
 }

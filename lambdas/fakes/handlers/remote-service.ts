@@ -178,9 +178,11 @@ async function perform(
   log: Log,
 ): Promise<LambdaFunctionURLResult> {
   const skus = body.items.map((item) => item.sku);
+  // Every call is counted (not only FLAKY ones): the ledger's counter is how tests and the chaos
+  // checker measure the calls a dependency received per key (the retry budget's invariant).
+  const callNumber = await ledger.countCall(service, idempotencyKey);
   const flags = scenarioFlags(service, skus);
   await waitIfSlow(flags, log);
-  const callNumber = flags.flaky ? await ledger.countCall(service, idempotencyKey) : 0;
   const outageEnded = flags.outage ? await ledger.outageEnded(service, idempotencyKey) : false;
   const before = decideBeforeEffect(service, flags, callNumber, outageEnded);
   if (before.kind !== 'proceed') {
@@ -221,9 +223,9 @@ async function compensate(
   log: Log,
 ): Promise<LambdaFunctionURLResult> {
   // The body carries no items: the compensation plays the scenarios of the effect it undoes.
+  const callNumber = await ledger.countCall(service, compensationKey);
   const flags = scenarioFlags(service, (await ledger.effectSkus(service, body.undoes)) ?? []);
   await waitIfSlow(flags, log);
-  const callNumber = flags.undoFlaky ? await ledger.countCall(service, compensationKey) : 0;
   const before = decideBeforeUndo(service, flags, callNumber);
   if (before.kind !== 'proceed') {
     log.info('Compensation refused by scenario', { status: before.status, reason: before.message });

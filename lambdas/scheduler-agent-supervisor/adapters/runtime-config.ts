@@ -5,6 +5,7 @@ import {
   EnvKey,
   parseAdmissionSettings,
   parseClientRegistry,
+  parseRetryBudget,
   parseWorkflowTimings,
   type WorkflowTimings,
 } from '../contracts';
@@ -31,4 +32,9 @@ export function readClientRegistry(env: NodeJS.ProcessEnv = process.env): Client
 /** ADMISSION_SETTINGS, validated (limit, shards, reconcile grace). */
 export function readAdmissionSettings(env: NodeJS.ProcessEnv = process.env): AdmissionSettings {
   return parseAdmissionSettings(requireEnv(EnvKey.AdmissionSettings, env));
+}
+
+/** RETRY_BUDGET, validated: calls a dependency may receive per operation of an order. */
+export function readRetryBudget(env: NodeJS.ProcessEnv = process.env): number {
+  return parseRetryBudget(requireEnv(EnvKey.RetryBudget, env));
 }

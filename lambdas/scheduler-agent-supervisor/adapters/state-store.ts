@@ -421,6 +421,8 @@ export function stateRecordToItem(record: StateRecord): Item {
     [StateAttr.LastError]: record.lastError ? lastErrorToItem(record.lastError) : undefined,
     [StateAttr.ClientId]: record.clientId,
     [StateAttr.AdmissionShard]: record.admissionShard,
+    [StateAttr.RetryBudget]: record.retryBudget,
+    [StateAttr.CallsMade]: record.callsMade === undefined ? undefined : { ...record.callsMade },
   };
 }
 
@@ -486,6 +488,8 @@ export function stateRecordFromItem(item: Item): StateRecord {
   }
   const runningStep = item[StateAttr.RunningStep];
   const storedLastError = asMap(item[StateAttr.LastError]);
+  const storedCalls = asMap(item[StateAttr.CallsMade]);
+  const retryBudget = optionalNumber(item, StateAttr.RetryBudget);
   return {
     orderId,
     processState: requireProcessState(item, orderId),
@@ -507,6 +511,8 @@ export function stateRecordFromItem(item: Item): StateRecord {
     updatedAt: requireString(item, StateAttr.UpdatedAt, orderId),
     ...optionalString(item, StateAttr.ClientId, 'clientId'),
     ...optionalString(item, StateAttr.AdmissionShard, 'admissionShard'),
+    ...(retryBudget !== undefined && { retryBudget }),
+    ...(storedCalls !== undefined && { callsMade: callsMadeFrom(storedCalls) }),
     ...(storedLastError !== undefined && {
       lastError: {
         source: String(storedLastError[LastErrorAttr.Source] ?? ''),
@@ -516,6 +522,13 @@ export function stateRecordFromItem(item: Item): StateRecord {
       },
     }),
   };
+}
+
+/** CallsMade as numbers per operation (a non-number entry is not a reservation: skipped). */
+function callsMadeFrom(stored: Item): Record<string, number> {
+  return Object.fromEntries(
+    Object.entries(stored).filter((entry): entry is [string, number] => typeof entry[1] === 'number'),
+  );
 }
 
 function stepStateFromItem(step: Item, orderId: string, name: StepName): StepState {

@@ -27,6 +27,11 @@ export const EnvKey = {
   AdmissionSettings: 'ADMISSION_SETTINGS',
   /** Operator inspect: the alert archive table. */
   AlertArchiveTableName: 'ALERT_ARCHIVE_TABLE_NAME',
+  /**
+   * Submission and agents: the deployment's retry budget (calls per operation, retry-budget.ts).
+   * The submission writes it into new records; agents use it for schema-2 records that have none.
+   */
+  RetryBudget: 'RETRY_BUDGET',
 } as const;
 export type EnvKey = (typeof EnvKey)[keyof typeof EnvKey];
 

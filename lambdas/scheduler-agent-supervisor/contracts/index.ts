@@ -11,6 +11,7 @@ export * from './events';
 export * from './messages';
 export * from './metrics';
 export * from './remote-service';
+export * from './retry-budget';
 export * from './state-record';
 export * from './states';
 export * from './steps';

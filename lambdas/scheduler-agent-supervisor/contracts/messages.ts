@@ -81,4 +81,15 @@ export const AgentError = {
   Permanent: 'Agent.PermanentFailure',
   /** Transient errors outlasted the attempts or the deadline: the supervisor will retry. */
   TransientExhausted: 'Agent.TransientFailure',
+  /**
+   * The order's retry budget for this operation is spent (the record refused to reserve another
+   * call): permanent, handled like Permanent, and named apart so the record and the alert say why.
+   */
+  RetryBudgetExhausted: 'Agent.RetryBudgetExhausted',
 } as const;
+
+/** The agent errors the scheduler treats as permanent: it compensates (a step) or gives up (a compensation). */
+export const PERMANENT_AGENT_ERRORS: readonly string[] = [
+  AgentError.Permanent,
+  AgentError.RetryBudgetExhausted,
+];

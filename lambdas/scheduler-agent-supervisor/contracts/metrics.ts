@@ -33,6 +33,8 @@ export const OrderMetric = {
   LateReplies: 'LateReplies',
   PermanentFailures: 'PermanentFailures',
   DeadlineExceeded: 'DeadlineExceeded',
+  /** Agents (dimension `step`): a call refused because the order's retry budget for the operation was spent. */
+  RetryBudgetExhausted: 'RetryBudgetExhausted',
   /** Compensation: rollbacks begun, compensations resumed by the supervisor, failed for good. */
   CompensationsResumed: 'CompensationsResumed',
   CompensationsFailed: 'CompensationsFailed',

@@ -148,7 +148,30 @@ export type CallResult =
       readonly reason: GiveUpReason;
       readonly detail: string;
       readonly calls: number;
+    }
+  /** The record refused to reserve another call: the order's budget for the operation is spent. */
+  | { readonly kind: 'budget-exhausted'; readonly detail: string; readonly calls: number };
+
+/** What the state record answered when asked to reserve one call (see CallBudgetPort). */
+export type CallReservation =
+  | { readonly kind: 'reserved' }
+  | {
+      readonly kind: 'exhausted';
+      /** The order's RetryBudget (the deployment's for a schema-2 record). */
+      readonly budget: number;
+      /** Calls reserved for the operation so far (CallsMade.<operation>). */
+      readonly callsMade: number;
     };
+
+/**
+ * The order's end-to-end retry budget (MISSION item 10), kept in its state record: every remote
+ * call is reserved there (a conditional counter, one per operation) BEFORE it is made, so calls by
+ * duplicate deliveries, redeliveries, stale attempts and operator retries all count. A reservation
+ * is never fenced on the lock: it counts calls, it does not decide who may run.
+ */
+export interface CallBudgetPort {
+  reserve(call: { readonly orderId: string; readonly operation: string }): Promise<CallReservation>;
+}
 
 export interface CallObserver {
   onCall?(callNumber: number): void;
@@ -172,12 +195,22 @@ export async function callWithRetries(
     readonly backoff: BackoffCurve;
     /** How a 2xx answer is read (a compensation must say whether it undid anything). @default 'perform' */
     readonly action?: AgentAction;
+    /**
+     * Reserves each call before it is made; a refusal ends the request (budget-exhausted) without
+     * the call. @default - no reservation (only callers outside an agent omit it)
+     */
+    readonly reserve?: () => Promise<CallReservation>;
   },
   deps: { readonly clock: Clock; readonly sleep: Sleep; readonly random: RandomSource },
   observer: CallObserver = {},
 ): Promise<CallResult> {
   const result = await retryWithBackoff<CallResult, string>(
     async ({ attempt, now }) => {
+      const reservation = settings.reserve ? await settings.reserve() : { kind: 'reserved' as const };
+      if (reservation.kind === 'exhausted') {
+        const detail = `retry budget exhausted: ${reservation.callsMade} of ${reservation.budget} calls already made for this operation of the order`;
+        return { done: true, value: { kind: 'budget-exhausted', detail, calls: attempt - 1 } };
+      }
       observer.onCall?.(attempt);
       const outcome = await callOnce(perCallTimeoutMillis(now, settings.deadline));
       const outcomeClass = classifyOutcome(outcome);
@@ -295,7 +328,7 @@ export type AgentOutcome =
   | {
       readonly kind: 'failed';
       readonly error: (typeof AgentError)[keyof typeof AgentError];
-      readonly reason: 'permanent' | GiveUpReason;
+      readonly reason: 'permanent' | 'budget-exhausted' | GiveUpReason;
       readonly cause: string;
       readonly delivery: CallbackDelivery;
     };
@@ -410,6 +443,9 @@ function failureFor(error: unknown): AgentFailure | undefined {
     if (result.kind === 'permanent') {
       return { error: AgentError.Permanent, reason: 'permanent', cause: result.detail };
     }
+    if (result.kind === 'budget-exhausted') {
+      return { error: AgentError.RetryBudgetExhausted, reason: 'budget-exhausted', cause: result.detail };
+    }
     return {
       error: AgentError.TransientExhausted,
       reason: result.reason,
@@ -443,6 +479,8 @@ export async function callRemoteOperation(
   input: RemoteCallInput,
   deps: {
     readonly remote: RemoteServicePort;
+    /** Every call is reserved against the order's retry budget first. */
+    readonly budget: CallBudgetPort;
     readonly backoff: BackoffCurve;
     readonly clock: Clock;
     readonly sleep: Sleep;
@@ -469,6 +507,7 @@ export async function callRemoteOperation(
       maxCallAttempts: input.maxCallAttempts,
       backoff: deps.backoff,
       action: operation.action,
+      reserve: () => deps.budget.reserve({ orderId: input.orderId, operation: input.operation }),
     },
     deps,
     deps.observer,

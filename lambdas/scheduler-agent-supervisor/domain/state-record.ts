@@ -72,6 +72,13 @@ export interface StateRecord {
   readonly clientId?: string;
   /** The admission counter key holding this order's in-flight slot, until its release. */
   readonly admissionShard?: string;
+  /**
+   * Calls a dependency may receive per operation of this order (schema 3; absent on a schema-2
+   * record, which uses the deployment's budget).
+   */
+  readonly retryBudget?: number;
+  /** Calls reserved so far, per operation (schema 3: created empty; absent on a schema-2 record until its first reservation). */
+  readonly callsMade?: Readonly<Record<string, number>>;
 }
 
 /**
@@ -97,6 +104,8 @@ export function buildInitialStateRecord(input: {
   /** The submitting client (ClientRegistry); optional only for callers that model no client. */
   readonly clientId?: string;
   readonly admissionShard?: string;
+  /** The deployment's retry budget (calls per operation), fixed into the record for its lifetime. */
+  readonly retryBudget: number;
 }): StateRecord {
   const at = isoAt(input.now);
   const steps: Partial<Record<StepName, StepState>> = {};
@@ -120,6 +129,10 @@ export function buildInitialStateRecord(input: {
     updatedAt: at,
     ...(input.clientId !== undefined && { clientId: input.clientId }),
     ...(input.admissionShard !== undefined && { admissionShard: input.admissionShard }),
+    retryBudget: input.retryBudget,
+    // Created empty so every reservation can ADD to CallsMade.<operation> (DynamoDB cannot ADD
+    // inside a map that does not exist).
+    callsMade: {},
   };
 }
 

@@ -26,6 +26,8 @@ export interface SubmissionDependencies {
   readonly dueShardCount: number;
   /** Admission control: at most `limit` in-flight orders over `shards` counters. */
   readonly admission: { readonly limit: number; readonly shards: number };
+  /** The deployment's retry budget (calls per operation), written into each new record. */
+  readonly retryBudget: number;
   readonly log: EventLog;
 }
 
@@ -83,6 +85,7 @@ export async function submitOrder(
       dueShardCount: deps.dueShardCount,
       admissionShard: slot.key,
       clientId: context.clientId,
+      retryBudget: deps.retryBudget,
     });
 
   const slots = admissionSlotOrder(order.orderId, deps.admission.limit, deps.admission.shards);

@@ -10,14 +10,16 @@
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { createDynamoDbClient, createSfnClient } from '../../shared/aws-clients';
+import { createDocumentClient, createDynamoDbClient, createSfnClient } from '../../shared/aws-clients';
 import { sleep, systemClock } from '../../shared/clock';
 import { requireEnv } from '../../shared/env';
 import { annotateTrace, createObservability, instrumentedHandler } from '../../shared/observability';
 import { jsonParser } from '../../shared/parse';
 import { processSqsBatch } from '../../shared/sqs-batch';
+import { DynamoCallBudget } from '../adapters/call-budget';
 import { makeIdempotentRemoteCall } from '../adapters/idempotency';
 import { HttpRemoteService, parseRemoteAuth } from '../adapters/remote-client';
+import { readRetryBudget } from '../adapters/runtime-config';
 import { StepFunctionsTaskCallbacks, TimerHeartbeats } from '../adapters/task-callbacks';
 import {
   type AgentRequest,
@@ -53,11 +55,24 @@ const remote = new HttpRemoteService({
   region: process.env.AWS_REGION,
 });
 const callbacks = new StepFunctionsTaskCallbacks(createSfnClient(tracer));
+const budget = new DynamoCallBudget(
+  createDocumentClient(tracer),
+  requireEnv(EnvKey.StateTableName),
+  readRetryBudget(),
+);
 const backoff = { baseMillis: timings.agentBackoffBaseMillis, capMillis: timings.agentBackoffCapMillis };
 
 const idempotentCall = makeIdempotentRemoteCall(
   (input, observer) =>
-    callRemoteOperation(input, { remote, backoff, clock: systemClock, sleep, random: Math.random, observer }),
+    callRemoteOperation(input, {
+      remote,
+      budget,
+      backoff,
+      clock: systemClock,
+      sleep,
+      random: Math.random,
+      observer,
+    }),
   {
     tableName: requireEnv(EnvKey.IdempotencyTableName),
     client: createDynamoDbClient(tracer),
@@ -150,6 +165,7 @@ function report(outcome: AgentOutcome, request: AgentRequest, log: Logger): void
   }
   if (outcome.reason === 'permanent') count(OrderMetric.PermanentFailures);
   if (outcome.reason === 'deadline') count(OrderMetric.DeadlineExceeded);
+  if (outcome.reason === 'budget-exhausted') count(OrderMetric.RetryBudgetExhausted);
   log.warn(`${what} failed`, { error: outcome.error, reason: outcome.reason, cause: outcome.cause });
 }
 

@@ -24,6 +24,7 @@ import {
   readAdmissionSettings,
   readClientRegistry,
   readDueShardCount,
+  readRetryBudget,
   readWorkflowTimings,
 } from '../adapters/runtime-config';
 import { SqsStartQueue } from '../adapters/start-queue';
@@ -53,6 +54,7 @@ const dependencies: Omit<SubmissionDependencies, 'log'> = {
   timings: readWorkflowTimings(),
   dueShardCount: readDueShardCount(),
   admission: readAdmissionSettings(),
+  retryBudget: readRetryBudget(),
 };
 const clients = readClientRegistry();
 

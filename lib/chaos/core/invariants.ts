@@ -55,6 +55,10 @@ export interface RecordSnapshot {
   readonly compensationLog?: Readonly<Record<string, CompensationEntrySnapshot>>;
   /** The record's OperatorLog, oldest first (absent: none). */
   readonly operatorLog?: readonly OperatorLogEntrySnapshot[];
+  /** The record's RetryBudget (absent on a schema-2 record: the deployment's applies). */
+  readonly retryBudget?: number;
+  /** The record's CallsMade: calls reserved per operation (absent: none reserved). */
+  readonly callsMade?: Readonly<Record<string, number>>;
 }
 
 /** A record as seen while the campaign ran (the sampler reads in-flight orders every tick). */
@@ -104,6 +108,13 @@ export interface LedgerUndoSnapshot {
   readonly undone: boolean;
   /** When the service recorded it, epoch millis. */
   readonly at?: number;
+}
+
+/** The calls the downstream received for one key (its ledger's counter). */
+export interface LedgerCallsSnapshot {
+  readonly service: string;
+  readonly idempotencyKey: string;
+  readonly calls: number;
 }
 
 /** One reading of what is in flight: records not terminal, and the admission counters' sum. */
@@ -210,6 +221,10 @@ export interface CampaignSnapshot {
   readonly ledger: readonly LedgerEffect[];
   /** The downstream's compensation answers (undos). */
   readonly undos: readonly LedgerUndoSnapshot[];
+  /** The calls the downstream received, per key (every call counted, whatever its answer). */
+  readonly calls: readonly LedgerCallsSnapshot[];
+  /** The deployment's retry budget (the agents' RETRY_BUDGET), for records without their own. */
+  readonly retryBudget: number;
   readonly admission: AdmissionObservation;
   readonly alerts: readonly AlertSnapshot[];
   readonly faults: readonly FaultEvent[];
@@ -238,7 +253,8 @@ export type InvariantId =
   | 'planned-failures-not-processed'
   | 'planned-outcomes'
   | 'operator-actions-logged'
-  | 'client-messages';
+  | 'client-messages'
+  | 'calls-within-budget';
 
 export type GuardId =
   | 'orders-accepted'
@@ -295,6 +311,8 @@ export const INVARIANT_TITLES: Readonly<Record<InvariantId, string>> = {
     "every operator action applied appears exactly once in the order's OperatorLog with the campaign's identity, reason and what it saw; a refused one never; no entry the campaign did not apply; none applied to a Processing order",
   'client-messages':
     'each client is told only about its own orders, on its own queue: per order one Received, then one message per terminal state it reached (clientStatusFor), in order, each messageKey delivered once',
+  'calls-within-budget':
+    "the calls a dependency received per order and operation never exceed the order's RetryBudget, and every one was reserved in the record (CallsMade) before it was made",
 };
 
 export const GUARD_TITLES: Readonly<Record<GuardId, string>> = {
@@ -354,6 +372,7 @@ export function checkCampaign(snapshot: CampaignSnapshot): CheckResult {
     verdict('planned-outcomes', plannedOutcomes(snapshot, records)),
     verdict('operator-actions-logged', operatorActionsLogged(snapshot, records)),
     verdict('client-messages', clientMessages(snapshot, records, messagesRedeliveredAfterWindow)),
+    verdict('calls-within-budget', callsWithinBudget(snapshot, records)),
   ];
   const guards: Verdict<GuardId>[] = [
     guard('orders-accepted', ordersAccepted(snapshot)),
@@ -414,6 +433,42 @@ export function restartDowntimeDuring(
   return restarts
     .filter((restart) => restart.readyAt > start && restart.lastDrainAt < end)
     .reduce((sum, restart) => sum + (restart.readyAt - restart.lastDrainAt), 0);
+}
+
+/**
+ * The retry budget, measured at the dependency: the downstream's ledger counts every call per key.
+ * Per order and operation (keys that only differ after the stable `<orderId>:<operation>` are one
+ * operation), the calls received stay within the order's RetryBudget (the deployment's for a record
+ * without one) and within what the agents reserved in CallsMade, since each call is reserved first.
+ */
+function callsWithinBudget(snapshot: CampaignSnapshot, records: Map<string, RecordSnapshot>): string[] {
+  const violations: string[] = [];
+  const received = new Map<string, { orderId: string; operation: string; calls: number }>();
+  for (const entry of snapshot.calls) {
+    const parsed = parseIdempotencyKey(entry.idempotencyKey);
+    if (!parsed) continue;
+    const key = `${parsed.orderId}:${parsed.step}`;
+    const sum = received.get(key) ?? { orderId: parsed.orderId, operation: parsed.step, calls: 0 };
+    received.set(key, { ...sum, calls: sum.calls + entry.calls });
+  }
+  for (const [key, { orderId, operation, calls }] of received) {
+    const record = records.get(orderId);
+    if (!record) continue;
+    const budget = record.retryBudget ?? snapshot.retryBudget;
+    const reserved = record.callsMade?.[operation] ?? 0;
+    if (calls > budget) violations.push(`${key}: ${calls} calls received, RetryBudget ${budget}`);
+    if (calls > reserved)
+      violations.push(`${key}: ${calls} calls received, ${reserved} reserved in CallsMade`);
+  }
+  for (const record of snapshot.finalRecords) {
+    const budget = record.retryBudget ?? snapshot.retryBudget;
+    for (const [operation, reserved] of Object.entries(record.callsMade ?? {})) {
+      if (reserved > budget) {
+        violations.push(`${record.orderId}:${operation}: CallsMade ${reserved} > RetryBudget ${budget}`);
+      }
+    }
+  }
+  return violations;
 }
 
 function oneEffectPerKey(snapshot: CampaignSnapshot): string[] {

@@ -12,6 +12,7 @@ import {
   type AdmissionSettings,
   EnvKey,
   parseAdmissionSettings,
+  parseRetryBudget,
   parseWorkflowTimings,
   RoleServiceName,
   type WorkflowTimings,
@@ -42,6 +43,8 @@ export interface AssemblyFacts {
   readonly agents: readonly AssemblyFunction[];
   /** The admission limit and shards the assembly was synthesized with (ADMISSION_SETTINGS). */
   readonly admission: AdmissionSettings;
+  /** The deployment's retry budget (the agents' RETRY_BUDGET): what a record without its own is held to. */
+  readonly retryBudget: number;
 }
 
 /** CDK context key of the admission limit override (lib/scheduler-agent-supervisor/deployment.ts). */
@@ -143,6 +146,8 @@ export function readAssemblyFacts(assemblyDir: string): AssemblyFacts {
     (fn) => fn.stackName === agentStack && EnvKey.AdmissionSettings in fn.environment,
   )?.environment[EnvKey.AdmissionSettings];
   if (!admissionJson) throw new Error(`No function of ${agentStack} carries ${EnvKey.AdmissionSettings}`);
+  const retryBudget = agents[0]?.environment[EnvKey.RetryBudget];
+  if (!retryBudget) throw new Error(`The agent functions carry no ${EnvKey.RetryBudget}`);
   return {
     assemblyDir,
     timings: parseWorkflowTimings(timingsJson),
@@ -151,6 +156,7 @@ export function readAssemblyFacts(assemblyDir: string): AssemblyFacts {
     starter: only('starter'),
     agents,
     admission: parseAdmissionSettings(admissionJson),
+    retryBudget: parseRetryBudget(retryBudget),
   };
 }
 
@@ -189,6 +195,15 @@ export const BROKEN_VARIANTS = {
     pattern: /\{orderId:(\w+)\.orderId,undoes:(\w+)\.undoes\}/,
     replacement: '{orderId:$1.orderId,undoes:$1.orderId}',
     expectedViolation: 'compensation-exact',
+  },
+  agentSkipsBudget: {
+    name: 'agent-skips-budget',
+    description:
+      "the agent calls the remote service without reserving the call in the order's record, so nothing counts its calls against the retry budget",
+    role: 'agent',
+    pattern: /let (\w+)=(\w+)\.reserve\?await \2\.reserve\(\):\{kind:"reserved"\};/,
+    replacement: 'let $1={kind:"reserved"};',
+    expectedViolation: 'calls-within-budget',
   },
   supervisorThresholdOffByOne: {
     name: 'supervisor-threshold-off-by-one',

@@ -389,7 +389,7 @@ export async function runCampaign(options: CampaignOptions = {}): Promise<Campai
   const finalRecords = await driver.allRecords();
   await settleReplies(finalRecords, drainReplies, () => replies);
   await probeReplyQueues();
-  const { effects: ledger, undos } = await driver.ledgerContents();
+  const { effects: ledger, undos, calls } = await driver.ledgerContents();
   const finishedAt = Date.now();
   for (const record of finalRecords) observe(record, finishedAt);
   tracker.printProgress(true);
@@ -419,6 +419,8 @@ export async function runCampaign(options: CampaignOptions = {}): Promise<Campai
     samples,
     ledger,
     undos,
+    calls,
+    retryBudget: facts.retryBudget,
     admission: { limit: facts.admission.limit, samples: admissionSamples, refusedAfterAcceptance },
     alerts,
     faults: injector.events,

@@ -36,6 +36,7 @@ import type {
   AlertSnapshot,
   ClientMessageDelivery,
   CompensationEntrySnapshot,
+  LedgerCallsSnapshot,
   LedgerEffect,
   LedgerUndoSnapshot,
   OperatorLogEntrySnapshot,
@@ -260,9 +261,18 @@ export class SystemDriver {
    * Effects of original operations (undone ones included, with the key that undid them) and the
    * compensations' answers; closed keys are neither (each closing is recorded with its undo).
    */
-  async ledgerContents(): Promise<{ effects: LedgerEffect[]; undos: LedgerUndoSnapshot[] }> {
-    const { effects, undos } = await readLedger(this.dynamo, this.output('LedgerTableName'));
+  async ledgerContents(): Promise<{
+    effects: LedgerEffect[];
+    undos: LedgerUndoSnapshot[];
+    calls: LedgerCallsSnapshot[];
+  }> {
+    const { effects, undos, calls } = await readLedger(this.dynamo, this.output('LedgerTableName'));
     return {
+      calls: calls.map(({ service, idempotencyKey, calls: count }) => ({
+        service,
+        idempotencyKey,
+        calls: count,
+      })),
       effects: effects.map(({ service, idempotencyKey, undoneBy }) => ({
         service,
         idempotencyKey,
@@ -392,6 +402,8 @@ export function toRecordSnapshot(item: Record<string, AttributeValue>): RecordSn
     };
   });
   const lockedBy = item[StateAttr.LockedBy]?.S;
+  const retryBudget = Number(item[StateAttr.RetryBudget]?.N);
+  const callsMade = item[StateAttr.CallsMade]?.M;
   return {
     orderId: item[StateAttr.OrderId]?.S ?? '?',
     processState: item[StateAttr.ProcessState]?.S ?? '?',
@@ -402,6 +414,14 @@ export function toRecordSnapshot(item: Record<string, AttributeValue>): RecordSn
     steps,
     compensationLog,
     ...(operatorLog.length > 0 ? { operatorLog } : {}),
+    ...(Number.isFinite(retryBudget) ? { retryBudget } : {}),
+    ...(callsMade !== undefined
+      ? {
+          callsMade: Object.fromEntries(
+            Object.entries(callsMade).map(([operation, value]) => [operation, Number(value.N)]),
+          ),
+        }
+      : {}),
   };
 }
 

@@ -2,6 +2,7 @@ import type { IConstruct } from 'constructs';
 import { CallbackTaskTimeoutsGuardrail } from './callback-task-timeouts';
 import { DeadLetterQueuesGuardrail } from './dead-letter-queues';
 import { QueueVisibilityGuardrail } from './queue-visibility';
+import { RetryBudgetGuardrail } from './retry-budget';
 
 export {
   type AslDefinition,
@@ -13,6 +14,7 @@ export {
 export { CallbackTaskTimeoutsGuardrail } from './callback-task-timeouts';
 export { DeadLetterQueuesGuardrail } from './dead-letter-queues';
 export { QueueVisibilityGuardrail } from './queue-visibility';
+export { type ReadFactor, RetryBudgetGuardrail } from './retry-budget';
 
 /**
  * Synth-time guardrails: rules whose violation would deploy fine and fail quietly in
@@ -22,4 +24,5 @@ export function applyGuardrails(scope: IConstruct): void {
   scope.node.addValidation(new CallbackTaskTimeoutsGuardrail(scope));
   scope.node.addValidation(new QueueVisibilityGuardrail(scope));
   scope.node.addValidation(new DeadLetterQueuesGuardrail(scope));
+  scope.node.addValidation(new RetryBudgetGuardrail(scope));
 }

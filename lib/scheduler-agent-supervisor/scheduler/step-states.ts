@@ -4,9 +4,9 @@ import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import type { Construct } from 'constructs';
 import {
-  AgentError,
   type AgentRequest,
   CompensationStatus,
+  PERMANENT_AGENT_ERRORS,
   type StepDefinition,
   StepStatus,
   type WorkflowTimings,
@@ -132,7 +132,8 @@ export function stepStates(scope: Construct, props: StepStatesProps): StepStates
   const beginCompensation = props.updates.beginCompensation(step.name, props.firstCompensation);
   beginCompensation.next(props.onPermanentFailure);
   callAgent
-    .addCatch(beginCompensation, { errors: [AgentError.Permanent], resultPath: WorkflowPath.error })
+    // A refusal, or the order's retry budget for the step spent: both are final.
+    .addCatch(beginCompensation, { errors: [...PERMANENT_AGENT_ERRORS], resultPath: WorkflowPath.error })
     // Timeout, heartbeat timeout, Agent.TransientFailure, a send that failed: abandon the attempt.
     .addCatch(props.onAbandoned, { errors: [sfn.Errors.ALL], resultPath: WorkflowPath.abandoned });
   markRunning.next(callAgent).next(markCompleted).next(props.next);
@@ -202,7 +203,7 @@ export function undoStates(scope: Construct, props: UndoStatesProps): UndoStates
   });
   permanentFailure.next(markFailed).next(props.onPermanentFailure);
   callAgent
-    .addCatch(permanentFailure, { errors: [AgentError.Permanent], resultPath: WorkflowPath.error })
+    .addCatch(permanentFailure, { errors: [...PERMANENT_AGENT_ERRORS], resultPath: WorkflowPath.error })
     .addCatch(props.onAbandoned, { errors: [sfn.Errors.ALL], resultPath: WorkflowPath.abandoned });
   markCompensating.next(callAgent);
   markUncertain.next(callAgent);

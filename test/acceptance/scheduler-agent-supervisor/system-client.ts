@@ -217,12 +217,17 @@ export class SystemClient {
     throw new Error('The target description lists no operator identity: restart the local runtime');
   }
 
-  /** The fake downstream's ledger entries of this order (effects, undos, closed keys). */
+  /** The fake downstream's ledger entries of this order (effects, undos, closed keys, calls per key). */
   async ledger(orderId: string): Promise<LedgerContents> {
     const all = await readLedger(this.dynamo, this.target.outputs.LedgerTableName);
     const mine = <T extends { idempotencyKey: string }>(entries: readonly T[]) =>
       entries.filter((entry) => entry.idempotencyKey.startsWith(`${orderId}:`));
-    return { effects: mine(all.effects), undos: mine(all.undos), closedKeys: mine(all.closedKeys) };
+    return {
+      effects: mine(all.effects),
+      undos: mine(all.undos),
+      closedKeys: mine(all.closedKeys),
+      calls: mine(all.calls),
+    };
   }
 
   /** Ends the OUTAGE a service plays for one key (the provider's fix, played by the test). */

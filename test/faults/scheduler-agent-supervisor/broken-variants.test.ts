@@ -1,8 +1,9 @@
 /**
  * The checker is itself tested: the same campaign machinery runs an assembly whose bundled assets
  * carry deliberate bugs (planted at the asset level; the sources stay correct), and the checker
- * must name the specific invariant each bug breaks: duplicate effects, a FailureCount past the
- * threshold, and compensations that leave completed steps standing (compensation-exact).
+ * must name the specific invariant each bug breaks: duplicate effects, calls never reserved against
+ * the retry budget, a FailureCount past the threshold, and compensations that leave completed steps
+ * standing (compensation-exact).
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -21,13 +22,14 @@ describe('chaos checker against broken variants', () => {
   });
 
   it(
-    'reports duplicate effects of a token-keyed agent and a FailureCount past the threshold of an off-by-one supervisor',
+    'reports duplicate effects of a token-keyed agent, calls an agent never reserved against the retry budget, and a FailureCount past the threshold of an off-by-one supervisor',
     async () => {
       mkdirSync(TEST_WORK_DIR, { recursive: true });
       const brokenDir = join(mkdtempSync(join(TEST_WORK_DIR, 'broken-')), 'cdk.out');
       afterCleanup.push(() => rmSync(dirname(brokenDir), { recursive: true, force: true }));
       plantBrokenVariants(assemblyUnderTest(), brokenDir, [
         BROKEN_VARIANTS.agentKeyIncludesToken,
+        BROKEN_VARIANTS.agentSkipsBudget,
         BROKEN_VARIANTS.supervisorThresholdOffByOne,
       ]);
       // Faults that make the system retry a step whose effect already happened (the token-keyed
@@ -68,6 +70,12 @@ describe('chaos checker against broken variants', () => {
       );
       expect(violations('processed-one-effect-per-step')).toEqual(
         expect.arrayContaining([expect.stringMatching(/Processed with 2 \w+ effects for \w+$/)]),
+      );
+      // The agent that skips its reservations: the downstream counted calls no record reserved.
+      expect(violations('calls-within-budget')).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(/^chaos-s3-\d{5}:\w+: \d+ calls received, 0 reserved in CallsMade$/),
+        ]),
       );
       expect(violations('failure-count-within-threshold')).toEqual(
         expect.arrayContaining([expect.stringMatching(/^chaos-s3-\d{5}: FailureCount 4 > maxFailures 3$/)]),

@@ -5,6 +5,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { applyGuardrails } from '../../../lib/platform/guardrails';
+import { RetryPath } from '../../../lib/platform/retry-path';
 import { testApp } from '../support/synth';
 
 function probeStack(): Stack {
@@ -165,5 +166,95 @@ describe('guardrail: dead-letter queues (consumed queues have redrive; FIFO queu
     });
     fn(stack).addEventSource(new eventSources.SqsEventSource(work));
     expect(synth(stack)).not.toThrow();
+  });
+});
+
+describe('guardrail: a declared retry path makes at most its budget of calls per operation', () => {
+  /**
+   * A call path: a state machine task sends to a queue (with `retry` attempts on it), a consumer
+   * with JSON settings in its environment reads the queue, and the message tells it how many calls
+   * it may make.
+   */
+  function callPath(
+    stack: Stack,
+    options: {
+      readonly budget: number;
+      readonly maxReceiveCount?: number;
+      readonly retries?: readonly (number | undefined)[];
+      readonly attempts?: number;
+      readonly calls?: number;
+    },
+  ): void {
+    const queue = new sqs.Queue(stack, 'Calls', {
+      ...(options.maxReceiveCount !== undefined && {
+        deadLetterQueue: {
+          queue: new sqs.Queue(stack, 'CallsDlq'),
+          maxReceiveCount: options.maxReceiveCount,
+        },
+      }),
+    });
+    const worker = new lambda.Function(stack, 'Worker', {
+      runtime: lambda.Runtime.NODEJS_22_X,
+      handler: 'index.handler',
+      code: lambda.Code.fromInline('exports.handler = async () => undefined;'),
+      environment: { SETTINGS: JSON.stringify({ attempts: options.attempts ?? 2 }) },
+    });
+    const send = tasks.SqsSendMessage.jsonPath(stack, 'Send.Work', {
+      queue,
+      messageBody: sfn.TaskInput.fromObject({
+        calls: options.calls ?? 4,
+        order: sfn.JsonPath.stringAt('$.id'),
+      }),
+    });
+    for (const maxAttempts of options.retries ?? []) {
+      send.addRetry({ errors: ['States.Timeout'], ...(maxAttempts !== undefined && { maxAttempts }) });
+    }
+    new sfn.StateMachine(stack, 'Machine', { definitionBody: sfn.DefinitionBody.fromChainable(send) });
+    new RetryPath(stack, 'Path', {
+      operation: 'charge',
+      budget: options.budget,
+      budgetSource: 'test budget',
+      factors: [
+        {
+          layer: 'attempts',
+          source: { kind: 'environment-json', function: worker, variable: 'SETTINGS', field: 'attempts' },
+        },
+        { layer: 'task executions', source: { kind: 'task-executions', queue } },
+        { layer: 'receives', source: { kind: 'max-receive-count', queue } },
+        { layer: 'calls', source: { kind: 'task-message-field', queue, field: 'calls' } },
+        { layer: 'client', source: { kind: 'fixed', value: 1, where: 'CLIENT_CONSTANT' } },
+      ],
+    });
+  }
+
+  it('passes when the product of the layers is within the budget', () => {
+    const stack = probeStack();
+    callPath(stack, { budget: 24, maxReceiveCount: 3 });
+    expect(synth(stack)).not.toThrow();
+  });
+
+  it('fails naming every factor, its value and where it was read, the product and the budget', () => {
+    const stack = probeStack();
+    callPath(stack, { budget: 23, maxReceiveCount: 3 });
+    expect(synth(stack)).toThrow(
+      'Retry path Probe/Path (charge): attempts 2 (SETTINGS.attempts of Probe/Worker/Resource) x task executions 1 (1 + Retry MaxAttempts of Send.Work) x receives 3 (maxReceiveCount of Probe/Calls/Resource) x calls 4 (MessageBody.calls of Send.Work) x client 1 (CLIENT_CONSTANT) = 24 calls per operation, over the budget of 23 (test budget); lower a layer or raise the budget',
+    );
+  });
+
+  it('counts every retrier of the sending task, 3 attempts for one that does not say', () => {
+    const stack = probeStack();
+    callPath(stack, { budget: 24 * 6, maxReceiveCount: 3, retries: [2, undefined] });
+    expect(synth(stack)).not.toThrow();
+    const tighter = probeStack();
+    callPath(tighter, { budget: 24 * 6 - 1, maxReceiveCount: 3, retries: [2, undefined] });
+    expect(synth(tighter)).toThrow(/task executions 6 \(1 \+ Retry MaxAttempts of Send\.Work\)/);
+  });
+
+  it('fails when a layer cannot be read: a queue without a redrive policy receives without bound', () => {
+    const stack = probeStack();
+    callPath(stack, { budget: 1000 });
+    expect(synth(stack)).toThrow(
+      'Retry path Probe/Path (charge): cannot read receives: queue Probe/Calls/Resource has no numeric RedrivePolicy maxReceiveCount (unbounded receives)',
+    );
   });
 });

@@ -78,4 +78,12 @@ describe('loadConfig (the platform profile and this wing’s settings)', () => {
       ),
     ).toThrow("Profile 'broken': supervisorBudgetSeconds must leave the run shorter than its schedule");
   });
+
+  it.each([0, 2.5, 1001])('fails when the retry budget is %p calls per operation', (callsPerOperation) => {
+    expect(() =>
+      validateSasSettings('broken', { ...loadConfig('default'), retryBudget: { callsPerOperation } }),
+    ).toThrow(
+      `Profile 'broken': the retry budget (calls per operation) must be an integer from 1 to 1000, got ${callsPerOperation}`,
+    );
+  });
 });

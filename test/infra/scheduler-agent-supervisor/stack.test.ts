@@ -179,6 +179,7 @@ describe('SchedulerAgentSupervisor stack (default profile, demo: fake services)'
           EnvKey.ClientRegistry,
           EnvKey.AdmissionTableName,
           EnvKey.AdmissionSettings,
+          EnvKey.RetryBudget,
         ],
       ],
       ['get-order', [EnvKey.StateTableName, EnvKey.ClientRegistry]],
@@ -206,6 +207,8 @@ describe('SchedulerAgentSupervisor stack (default profile, demo: fake services)'
               EnvKey.RemoteAuth,
               EnvKey.IdempotencyTableName,
               EnvKey.WorkflowTimings,
+              EnvKey.StateTableName,
+              EnvKey.RetryBudget,
             ],
           ] as [string, string[]],
       ),
@@ -219,6 +222,9 @@ describe('SchedulerAgentSupervisor stack (default profile, demo: fake services)'
         expect(JSON.parse(variables[EnvKey.WorkflowTimings] as string)).toEqual(synth.config.timings);
       }
       if (keys.includes(EnvKey.DueShardCount)) expect(variables[EnvKey.DueShardCount]).toBe('8');
+      if (keys.includes(EnvKey.RetryBudget)) {
+        expect(variables[EnvKey.RetryBudget]).toBe(String(synth.config.retryBudget.callsPerOperation));
+      }
     });
 
     it('each agent serves its own step and signs its calls to the remote service URL (no trailing slash)', () => {

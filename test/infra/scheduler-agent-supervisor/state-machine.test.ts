@@ -323,7 +323,11 @@ describe('scheduler state machine, state by state (local profile)', () => {
 
     it('a permanent agent failure begins the compensation (the same execution), anything else abandons the attempt', () => {
       expect(state(`${name}.CallAgent`).Catch).toEqual([
-        { ErrorEquals: [AgentError.Permanent], ResultPath: '$.error', Next: `${name}.BeginCompensation` },
+        {
+          ErrorEquals: [AgentError.Permanent, AgentError.RetryBudgetExhausted],
+          ResultPath: '$.error',
+          Next: `${name}.BeginCompensation`,
+        },
         { ErrorEquals: ['States.ALL'], ResultPath: '$.abandoned', Next: 'AttemptAbandoned' },
       ]);
       expect(state(`${name}.CallAgent`).Retry).toBeUndefined();
@@ -431,7 +435,7 @@ describe('scheduler state machine, state by state (local profile)', () => {
         });
         expect(call.Catch).toEqual([
           {
-            ErrorEquals: [AgentError.Permanent],
+            ErrorEquals: [AgentError.Permanent, AgentError.RetryBudgetExhausted],
             ResultPath: '$.error',
             Next: `${name}.Undo.PermanentFailure`,
           },

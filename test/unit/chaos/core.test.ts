@@ -307,6 +307,8 @@ describe('summary', () => {
       samples: [],
       ledger: [],
       undos: [],
+      calls: [],
+      retryBudget: 36,
       admission: { limit: 4, samples: [], refusedAfterAcceptance: [] },
       alerts: [],
       faults: [{ kind: FaultKind.RemoteTransient, at: 1_000, orderIds: ['a'] }],

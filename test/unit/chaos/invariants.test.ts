@@ -117,7 +117,15 @@ function healthy(): CampaignSnapshot {
     finalRecords: [
       processed('a'),
       processed('b'),
-      { orderId: 'c', processState: ProcessState.Error, failureCount: 3, attempt: 3, steps: {} },
+      {
+        orderId: 'c',
+        processState: ProcessState.Error,
+        failureCount: 3,
+        attempt: 3,
+        steps: {},
+        retryBudget: 36,
+        callsMade: { ReserveInventory: 1, ChargePayment: 12 },
+      },
       compensatedD(),
       compensationFailedE(),
     ],
@@ -140,6 +148,12 @@ function healthy(): CampaignSnapshot {
       { service: 'payment', idempotencyKey: 'e:ChargePayment' },
     ],
     undos: dUndos,
+    // The outage order's payment took 3 attempts x 4 calls, each reserved first.
+    calls: [
+      { service: 'inventory', idempotencyKey: 'c:ReserveInventory', calls: 1 },
+      { service: 'payment', idempotencyKey: 'c:ChargePayment', calls: 12 },
+    ],
+    retryBudget: 36,
     admission: {
       limit: 4,
       samples: [
@@ -610,7 +624,10 @@ describe('checkCampaign', () => {
     const snapshot = healthy();
     const result = checkCampaign({
       ...snapshot,
-      finalRecords: snapshot.finalRecords.map((record) => (record.orderId === 'c' ? processed('c') : record)),
+      // Processed, its calls still the ones it reserved.
+      finalRecords: snapshot.finalRecords.map((record) =>
+        record.orderId === 'c' ? { ...record, ...processed('c') } : record,
+      ),
       ledger: [...snapshot.ledger, ...effectsFor('c')],
       alerts: snapshot.alerts.filter((alert) => alert.orderId !== 'c'),
     });
@@ -895,6 +912,51 @@ describe('checkCampaign', () => {
     });
     expect(only(result, 'failure-count-within-threshold')).toEqual([
       'e: CompensationFailureCount 4 > maxCompensationFailures 3',
+    ]);
+  });
+
+  it("reports calls past the order's RetryBudget, or the deployment's for a record without one", () => {
+    const snapshot = healthy();
+    const over = (record: RecordSnapshot): RecordSnapshot =>
+      record.orderId === 'c'
+        ? { ...record, retryBudget: 10, callsMade: { ReserveInventory: 1, ChargePayment: 12 } }
+        : record;
+    expect(
+      only(
+        checkCampaign({ ...snapshot, finalRecords: snapshot.finalRecords.map(over) }),
+        'calls-within-budget',
+      ),
+    ).toEqual([
+      'c:ChargePayment: 12 calls received, RetryBudget 10',
+      'c:ChargePayment: CallsMade 12 > RetryBudget 10',
+    ]);
+    // A schema-2 record (no RetryBudget) is held to the deployment's.
+    const schema2 = snapshot.finalRecords.map((record) => {
+      if (record.orderId !== 'c') return record;
+      const { retryBudget: _budget, ...rest } = record;
+      return rest;
+    });
+    expect(
+      only(checkCampaign({ ...snapshot, finalRecords: schema2, retryBudget: 11 }), 'calls-within-budget'),
+    ).toEqual([
+      'c:ChargePayment: 12 calls received, RetryBudget 11',
+      'c:ChargePayment: CallsMade 12 > RetryBudget 11',
+    ]);
+  });
+
+  it('reports calls that were never reserved, summing keys that only differ after the operation', () => {
+    const snapshot = healthy();
+    const result = checkCampaign({
+      ...snapshot,
+      calls: [
+        ...snapshot.calls,
+        // An agent that calls without reserving (and keys its calls per attempt).
+        { service: 'inventory', idempotencyKey: 'a:ReserveInventory:1a2b3c', calls: 2 },
+        { service: 'inventory', idempotencyKey: 'a:ReserveInventory:4d5e6f', calls: 1 },
+      ],
+    });
+    expect(only(result, 'calls-within-budget')).toEqual([
+      'a:ReserveInventory: 3 calls received, 0 reserved in CallsMade',
     ]);
   });
 
@@ -1287,6 +1349,7 @@ describe('checkCampaign', () => {
       'planned-outcomes',
       'operator-actions-logged',
       'client-messages',
+      'calls-within-budget',
     ]);
     expect(checkCampaign(healthy()).guards.map((entry) => entry.id)).toEqual([
       'orders-accepted',

@@ -4,7 +4,9 @@ import {
   type AgentResult,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import {
+  type CallBudgetPort,
   type CallbackDelivery,
+  type CallReservation,
   type CallResult,
   ConcurrentDeliveryError,
   callRemoteOperation,
@@ -27,6 +29,26 @@ import { loadConfig } from '../../../lib/scheduler-agent-supervisor/config';
 import { fakeTime as fakeTimeFrom } from '../shared/fake-time';
 
 const backoff = { baseMillis: 100, capMillis: 1_000 };
+
+/** A budget that reserves every call (tests about something else). */
+const unlimitedBudget: CallBudgetPort = { reserve: async () => ({ kind: 'reserved' }) };
+
+/** A record's counter: reserves `budget` calls per order and operation, then refuses; keeps what it was asked. */
+function countingBudget(budget: number): CallBudgetPort & { readonly asked: string[] } {
+  const made = new Map<string, number>();
+  const asked: string[] = [];
+  return {
+    asked,
+    async reserve({ orderId, operation }): Promise<CallReservation> {
+      const key = `${orderId}:${operation}`;
+      asked.push(key);
+      const callsMade = made.get(key) ?? 0;
+      if (callsMade >= budget) return { kind: 'exhausted', budget, callsMade };
+      made.set(key, callsMade + 1);
+      return { kind: 'reserved' };
+    },
+  };
+}
 
 /** The clock the tests below start from unless they say otherwise. */
 const fakeTime = (start = 1_000_000) => fakeTimeFrom(start);
@@ -289,6 +311,7 @@ describe('callRemoteOperation', () => {
     const time = fakeTime(Date.parse('2030-01-01T00:00:10Z'));
     const result = await callRemoteOperation(callInput(request, Date.parse('2030-01-01T00:01:00Z')), {
       remote,
+      budget: unlimitedBudget,
       backoff,
       ...time,
       random: () => 0,
@@ -313,7 +336,13 @@ describe('callRemoteOperation', () => {
     const remote: RemoteServicePort = { post: async () => status(422) };
     const time = fakeTime(0);
     await expect(
-      callRemoteOperation(callInput(request, 10_000), { remote, backoff, ...time, random: () => 0 }),
+      callRemoteOperation(callInput(request, 10_000), {
+        remote,
+        budget: unlimitedBudget,
+        backoff,
+        ...time,
+        random: () => 0,
+      }),
     ).rejects.toBeInstanceOf(RemoteCallFailedError);
   });
 
@@ -332,6 +361,7 @@ describe('callRemoteOperation', () => {
       callInput(compensateRequest, Date.parse('2030-01-01T00:01:00Z')),
       {
         remote,
+        budget: unlimitedBudget,
         backoff,
         ...time,
         random: () => 0,
@@ -369,6 +399,7 @@ describe('callRemoteOperation', () => {
     await expect(
       callRemoteOperation(callInput(compensateRequest, 10_000), {
         remote,
+        budget: unlimitedBudget,
         backoff,
         ...time,
         random: () => 0,
@@ -382,11 +413,45 @@ describe('callRemoteOperation', () => {
     await expect(
       callRemoteOperation(callInput(compensateRequest, 10_000), {
         remote,
+        budget: unlimitedBudget,
         backoff,
         ...time,
         random: () => 0,
       }),
     ).rejects.toMatchObject({ result: { kind: 'permanent', detail: 'HTTP 422: status 422' } });
+  });
+
+  it("reserves every call in the order's budget under the operation's name, and stops without calling once it is refused", async () => {
+    const posted: string[] = [];
+    const remote: RemoteServicePort = {
+      post: async (call) => {
+        posted.push(call.idempotencyKey);
+        return status(503);
+      },
+    };
+    const budget = countingBudget(5);
+    const time = fakeTime(0);
+    const run = (from: AgentRequest) =>
+      callRemoteOperation(
+        { ...callInput(from, 60_000), maxCallAttempts: 4 },
+        { remote, budget, backoff, ...time, random: () => 0 },
+      );
+    // Two deliveries of the step (4 calls, then 1 before the budget refuses), then its compensation:
+    // a budget of its own.
+    await expect(run(request)).rejects.toMatchObject({ result: { kind: 'transient', calls: 4 } });
+    await expect(run(request)).rejects.toMatchObject({
+      result: {
+        kind: 'budget-exhausted',
+        calls: 1,
+        detail: 'retry budget exhausted: 5 of 5 calls already made for this operation of the order',
+      },
+    });
+    expect(posted).toEqual(Array(5).fill('order-1:ChargePayment'));
+    await expect(run(compensateRequest)).rejects.toMatchObject({ result: { kind: 'transient', calls: 4 } });
+    expect(budget.asked).toEqual([
+      ...Array(6).fill('order-1:ChargePayment'),
+      ...Array(4).fill('order-1:RefundPayment'),
+    ]);
   });
 });
 

@@ -37,6 +37,7 @@ function record(overrides: Partial<StateRecord> = {}): StateRecord {
       now: NOW - 10_000,
       timings,
       dueShardCount: 4,
+      retryBudget: 12,
     }),
     ...overrides,
   };

@@ -149,6 +149,7 @@ function pendingRecord(overrides: Partial<StateRecord> = {}): StateRecord {
       now: NOW - 5_000,
       timings,
       dueShardCount: 4,
+      retryBudget: 12,
     }),
     ...overrides,
   };

@@ -27,6 +27,7 @@ describe('buildInitialStateRecord', () => {
     now: NOW,
     timings: { startGraceSeconds: 120 },
     dueShardCount: 8,
+    retryBudget: 12,
   });
 
   it('is Pending, unlocked, with zero failures and attempts', () => {
@@ -46,6 +47,11 @@ describe('buildInitialStateRecord', () => {
     expect(record.compensationLog).toEqual({});
     expect(record.compensationFailureCount).toBe(0);
     expect(record).not.toHaveProperty('runningStep');
+  });
+
+  it('carries the retry budget it was created with and an empty CallsMade map (reservations ADD into it)', () => {
+    expect(record.retryBudget).toBe(12);
+    expect(record.callsMade).toEqual({});
   });
 
   it('must be claimed within the start grace window', () => {

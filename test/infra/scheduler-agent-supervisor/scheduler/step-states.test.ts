@@ -116,7 +116,11 @@ describe('step states: one step of the scheduler', () => {
   it('a permanent failure begins the compensation (step Failed, first compensation deadline); anything else abandons the attempt', () => {
     const { state } = build();
     expect(state('Pack.CallAgent').Catch).toEqual([
-      { ErrorEquals: [AgentError.Permanent], ResultPath: '$.error', Next: 'Pack.BeginCompensation' },
+      {
+        ErrorEquals: [AgentError.Permanent, AgentError.RetryBudgetExhausted],
+        ResultPath: '$.error',
+        Next: 'Pack.BeginCompensation',
+      },
       { ErrorEquals: ['States.ALL'], ResultPath: '$.abandoned', Next: 'AbandonedStandIn' },
     ]);
     const begin = state('Pack.BeginCompensation');
@@ -250,7 +254,11 @@ describe('undo states: the compensation of one step', () => {
   it('a refused compensation is remembered, marked CompensationFailed, then alerted; anything else abandons', () => {
     const { state } = buildUndo();
     expect(state('Pack.Undo.CallAgent').Catch).toEqual([
-      { ErrorEquals: [AgentError.Permanent], ResultPath: '$.error', Next: 'Pack.Undo.PermanentFailure' },
+      {
+        ErrorEquals: [AgentError.Permanent, AgentError.RetryBudgetExhausted],
+        ResultPath: '$.error',
+        Next: 'Pack.Undo.PermanentFailure',
+      },
       { ErrorEquals: ['States.ALL'], ResultPath: '$.abandoned', Next: 'AbandonedStandIn' },
     ]);
     expect(state('Pack.Undo.PermanentFailure')).toMatchObject({

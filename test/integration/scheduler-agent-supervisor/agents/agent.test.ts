@@ -11,6 +11,7 @@ import {
   type AgentHarness,
   agentRequest,
   callbacksFor,
+  callsMade,
   compensationRequest,
   invoke,
   LEDGER_TABLE,
@@ -19,9 +20,11 @@ import {
   logMessages,
   metricSum,
   remoteRequestsFor,
+  seedStateRecord,
   sfnCallsFor,
   sqsEvent,
   startAgentHarness,
+  TEST_RETRY_BUDGET,
   TEST_TIMINGS,
 } from './harness';
 
@@ -591,6 +594,87 @@ describe('agent handler (integration)', () => {
       expect(rejected).toHaveLength(invalid.length);
     });
   });
+  describe('retry budget', () => {
+    /** A later delivery (or attempt) of the same request: same key, its own task token. */
+    const again = (request: ReturnType<typeof agentRequest>, n: number) => ({
+      ...request,
+      taskToken: `${request.taskToken}-${n}`,
+      deadlineEpochMillis: Date.now() + 20_000,
+      taskEnteredAt: new Date().toISOString(),
+    });
+
+    it("counts every call in the record, stops at the order's RetryBudget across deliveries, and answers Agent.RetryBudgetExhausted", async () => {
+      const request = agentRequest({ skus: ['OUTAGE'] });
+      // The lock is another attempt's: a reservation counts calls, it is never fenced on the lock.
+      await seedStateRecord(request.orderId, { retryBudget: 5, lockedBy: `${request.orderId}--attempt-9` });
+      const mark = h.logs.mark();
+
+      await invoke(agent, sqsEvent([request]));
+      const second = again(request, 2);
+      await invoke(agent, sqsEvent([second]));
+      const third = again(request, 3);
+      await invoke(agent, sqsEvent([third]));
+
+      expect(remoteRequestsFor(h.remote, request.idempotencyKey).map((call) => call.status)).toEqual(
+        Array(5).fill(503),
+      );
+      expect(await callsMade(h.dynamo, request.orderId)).toEqual({ ChargePayment: 5 });
+      expect(callbacksFor(h.sfn, request.taskToken)[0]?.body.error).toBe(AgentError.TransientExhausted);
+      for (const refused of [second, third]) {
+        expect(callbacksFor(h.sfn, refused.taskToken)).toEqual([
+          {
+            operation: 'SendTaskFailure',
+            body: expect.objectContaining({
+              error: AgentError.RetryBudgetExhausted,
+              cause: 'retry budget exhausted: 5 of 5 calls already made for this operation of the order',
+            }),
+          },
+        ]);
+      }
+      const lines = h.logs.since(mark);
+      expect(metricSum(lines, OrderMetric.RemoteCalls)).toBe(5);
+      expect(metricSum(lines, OrderMetric.RetryBudgetExhausted)).toBe(2);
+    });
+
+    it('holds two deliveries of one request in the same batch to the budget together', async () => {
+      const request = agentRequest({ skus: ['OUTAGE'] });
+      await seedStateRecord(request.orderId, { retryBudget: 6 });
+
+      await invoke(agent, sqsEvent([request, again(request, 2)]));
+
+      expect(remoteRequestsFor(h.remote, request.idempotencyKey)).toHaveLength(6);
+      expect(await callsMade(h.dynamo, request.orderId)).toEqual({ ChargePayment: 6 });
+    });
+
+    it("gives a compensation its own count, and holds a schema-2 record to the deployment's budget, creating its CallsMade", async () => {
+      const request = agentRequest({ skus: ['OUTAGE'] });
+      await seedStateRecord(request.orderId, { schema: 2 });
+      await invoke(agent, sqsEvent([request]));
+      expect(await callsMade(h.dynamo, request.orderId)).toEqual({ ChargePayment: 4 });
+
+      const nearlySpent = agentRequest({ skus: ['OUTAGE'] });
+      await seedStateRecord(nearlySpent.orderId, {
+        schema: 2,
+        callsMade: { ChargePayment: TEST_RETRY_BUDGET - 1 },
+      });
+      await invoke(agent, sqsEvent([nearlySpent]));
+      expect(remoteRequestsFor(h.remote, nearlySpent.idempotencyKey)).toHaveLength(1);
+      expect(callbacksFor(h.sfn, nearlySpent.taskToken)[0]?.body).toMatchObject({
+        error: AgentError.RetryBudgetExhausted,
+        cause: `retry budget exhausted: ${TEST_RETRY_BUDGET} of ${TEST_RETRY_BUDGET} calls already made for this operation of the order`,
+      });
+      // The refund has its own count: the spent charge does not stop it.
+      const refund = compensationRequest(nearlySpent);
+      await invoke(agent, sqsEvent([refund]));
+      expect(callbacksFor(h.sfn, refund.taskToken).map((call) => call.operation)).toEqual([
+        'SendTaskSuccess',
+      ]);
+      expect(await callsMade(h.dynamo, nearlySpent.orderId)).toEqual({
+        ChargePayment: TEST_RETRY_BUDGET,
+        RefundPayment: 1,
+      });
+    });
+  });
 });
 
 describe('agent configuration', () => {
@@ -606,6 +690,8 @@ describe('agent configuration', () => {
       [EnvKey.RemoteEndpointUrl]: 'http://127.0.0.1:1',
       [EnvKey.IdempotencyTableName]: 'table',
       [EnvKey.WorkflowTimings]: JSON.stringify(TEST_TIMINGS),
+      [EnvKey.StateTableName]: 'state',
+      [EnvKey.RetryBudget]: '36',
       // What the platform's function construct sets on every function.
       [PowertoolsEnvKey.ServiceName]: 'agent-config-test',
       [PowertoolsEnvKey.MetricsNamespace]: 'AgentConfigTest',
@@ -628,6 +714,15 @@ describe('agent configuration', () => {
     [{ [EnvKey.RemoteAuth]: 'basic' }, "REMOTE_AUTH must be 'iam' or 'none', got 'basic'"],
     [{ [EnvKey.RemoteEndpointUrl]: 'not a url' }, "REMOTE_ENDPOINT_URL 'not a url' is not an absolute URL"],
     [{ [EnvKey.WorkflowTimings]: '{' }, 'WORKFLOW_TIMINGS is not valid JSON'],
+    [{ [EnvKey.StateTableName]: undefined }, 'Missing required environment variable STATE_TABLE_NAME'],
+    [
+      { [EnvKey.RetryBudget]: 'many' },
+      "RETRY_BUDGET must be a decimal number of calls per operation, got 'many'",
+    ],
+    [
+      { [EnvKey.RetryBudget]: '0' },
+      'RETRY_BUDGET: the retry budget (calls per operation) must be an integer from 1 to 1000, got 0',
+    ],
     [
       { [EnvKey.IdempotencyTableName]: undefined },
       'Missing required environment variable IDEMPOTENCY_TABLE_NAME',

@@ -4,7 +4,12 @@
  * the task callbacks. Handlers are loaded after the environment is set, the way Lambda loads them.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { CreateTableCommand, type DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  type DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
+} from '@aws-sdk/client-dynamodb';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { readLedger } from '../../../../lambdas/fakes/adapters/ledger';
 import { FakesEnvKey, LedgerAttr } from '../../../../lambdas/fakes/contracts';
@@ -12,6 +17,8 @@ import {
   type AgentRequest,
   EnvKey,
   operationKey,
+  STATE_SCHEMA_VERSION,
+  StateAttr,
   stepDefinition,
   type WorkflowTimings,
 } from '../../../../lambdas/scheduler-agent-supervisor/contracts';
@@ -38,6 +45,13 @@ import {
 
 export const IDEMPOTENCY_TABLE = 'agent-idempotency';
 export const LEDGER_TABLE = 'remote-ledger';
+/** The state store, as far as agents use it: each order's record holds its retry budget and calls. */
+export const STATE_TABLE = 'agent-state';
+/** The deployment's retry budget in these tests (RETRY_BUDGET): what a schema-2 record is held to. */
+export const TEST_RETRY_BUDGET = loadConfig('local').retryBudget.callsPerOperation;
+
+/** The client `invoke` seeds state records with (set by startAgentHarness). */
+let seedClient: DynamoDBClient | undefined;
 
 /** Local-profile timings with a short back-off so retry tests stay fast. */
 export const TEST_TIMINGS: WorkflowTimings = {
@@ -69,6 +83,7 @@ export async function startAgentHarness(options: {
   const sfn = await startAwsJsonEndpoint();
   const dynamo = dynamoClient(dynamoDbLocal.endpoint);
   await createTables(dynamo);
+  seedClient = dynamo;
   useEmulatorEndpoints({ dynamodb: dynamoDbLocal.endpoint, sfn: sfn.endpoint });
   Object.assign(process.env, {
     [FakesEnvKey.LedgerTableName]: LEDGER_TABLE,
@@ -76,6 +91,8 @@ export async function startAgentHarness(options: {
     [FakesEnvKey.SlowMillis]: String(options.slowMillis ?? 300),
     [EnvKey.IdempotencyTableName]: IDEMPOTENCY_TABLE,
     [EnvKey.WorkflowTimings]: JSON.stringify(TEST_TIMINGS),
+    [EnvKey.StateTableName]: STATE_TABLE,
+    [EnvKey.RetryBudget]: String(TEST_RETRY_BUDGET),
     [PowertoolsEnvKey.ServiceName]: 'agents-integration-test',
     [PowertoolsEnvKey.MetricsNamespace]: 'OrderProcessingTest',
     [PowertoolsEnvKey.TraceEnabled]: 'false',
@@ -113,6 +130,7 @@ async function createTables(dynamo: DynamoDBClient): Promise<void> {
   for (const [TableName, key] of [
     [IDEMPOTENCY_TABLE, IDEMPOTENCY_TABLE_KEY],
     [LEDGER_TABLE, LedgerAttr.Pk],
+    [STATE_TABLE, StateAttr.OrderId],
   ] as const) {
     await dynamo.send(
       new CreateTableCommand({
@@ -203,8 +221,83 @@ export function sqsEvent(bodies: readonly (AgentRequest | string)[]): SQSEvent {
   };
 }
 
-export function invoke(handler: AgentHandler, event: SQSEvent): Promise<SQSBatchResponse> {
+/**
+ * Delivers the event to the agent. Every order a request names gets its state record first (unless
+ * it has one), as the submission would have created it: schema 3, RetryBudget TEST_RETRY_BUDGET,
+ * CallsMade empty. A test that needs another record seeds it with seedStateRecord beforehand.
+ */
+export async function invoke(handler: AgentHandler, event: SQSEvent): Promise<SQSBatchResponse> {
+  for (const record of event.Records) {
+    let orderId: unknown;
+    try {
+      orderId = (JSON.parse(record.body) as { orderId?: unknown }).orderId;
+    } catch {
+      continue;
+    }
+    if (typeof orderId === 'string') await seedStateRecord(orderId, {});
+  }
   return handler(event, fakeLambdaContext('agent', 60_000));
+}
+
+/**
+ * Puts the budget-relevant part of an order's state record unless it exists. `schema: 2` seeds a
+ * record from before the budget (no RetryBudget, and CallsMade only when `callsMade` is given).
+ */
+export async function seedStateRecord(
+  orderId: string,
+  options: {
+    readonly schema?: 2 | 3;
+    readonly retryBudget?: number;
+    readonly callsMade?: Readonly<Record<string, number>>;
+    readonly lockedBy?: string;
+  },
+): Promise<void> {
+  if (!seedClient) throw new Error('startAgentHarness first');
+  const schema = options.schema ?? STATE_SCHEMA_VERSION;
+  const callsMade = options.callsMade ?? (schema === 2 ? undefined : {});
+  try {
+    await seedClient.send(
+      new PutItemCommand({
+        TableName: STATE_TABLE,
+        Item: {
+          [StateAttr.OrderId]: { S: orderId },
+          [StateAttr.SchemaVersion]: { N: String(schema) },
+          [StateAttr.ProcessState]: { S: 'Processing' },
+          ...(options.lockedBy !== undefined && { [StateAttr.LockedBy]: { S: options.lockedBy } }),
+          ...(schema !== 2 && {
+            [StateAttr.RetryBudget]: { N: String(options.retryBudget ?? TEST_RETRY_BUDGET) },
+          }),
+          ...(callsMade !== undefined && {
+            [StateAttr.CallsMade]: {
+              M: Object.fromEntries(Object.entries(callsMade).map(([op, n]) => [op, { N: String(n) }])),
+            },
+          }),
+        },
+        ConditionExpression: 'attribute_not_exists(#id)',
+        ExpressionAttributeNames: { '#id': StateAttr.OrderId },
+      }),
+    );
+  } catch (error) {
+    if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
+  }
+}
+
+/** An order's CallsMade as stored (undefined when the record has none). */
+export async function callsMade(
+  dynamo: DynamoDBClient,
+  orderId: string,
+): Promise<Record<string, number> | undefined> {
+  const got = await dynamo.send(
+    new GetItemCommand({
+      TableName: STATE_TABLE,
+      Key: { [StateAttr.OrderId]: { S: orderId } },
+      ConsistentRead: true,
+    }),
+  );
+  const map = got.Item?.[StateAttr.CallsMade]?.M;
+  return map === undefined
+    ? undefined
+    : Object.fromEntries(Object.entries(map).map(([op, value]) => [op, Number(value.N)]));
 }
 
 /** Callback calls the scheduler received for one task token. */

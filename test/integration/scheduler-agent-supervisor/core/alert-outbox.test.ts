@@ -158,6 +158,7 @@ function doomedRecord(orderId: string, attempt = 3): StateRecord {
       now: Date.now() - 60_000,
       timings: { startGraceSeconds: 1 },
       dueShardCount: 4,
+      retryBudget: 12,
     }),
     processState: 'Processing',
     lockedBy: `${orderId}--attempt-${attempt}`,

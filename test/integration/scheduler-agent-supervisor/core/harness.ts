@@ -48,6 +48,9 @@ import {
 } from '../../../support/emulators';
 
 /** Valid timings with short windows; tests override what they exercise. */
+/** The deployment's retry budget in these tests (RETRY_BUDGET): what each new record is written with. */
+export const TEST_RETRY_BUDGET = 36;
+
 export const BASE_TIMINGS: WorkflowTimings = {
   stepTimeoutSeconds: 6,
   stepHeartbeatSeconds: 3,
@@ -378,6 +381,7 @@ export function handlerEnv(resources: CoreResources, settings: HandlerSettings =
     [EnvKey.ClientRegistry]: testClientRegistry(),
     [EnvKey.AdmissionTableName]: resources.admissionTable,
     [EnvKey.AdmissionSettings]: JSON.stringify({ ...ADMISSION, ...settings.admission }),
+    [EnvKey.RetryBudget]: String(TEST_RETRY_BUDGET),
     [PowertoolsEnvKey.ServiceName]: 'core-integration',
     [PowertoolsEnvKey.MetricsNamespace]: 'CoreIntegration',
     [PowertoolsEnvKey.TraceEnabled]: 'false',

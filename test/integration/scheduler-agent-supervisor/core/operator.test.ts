@@ -175,6 +175,7 @@ async function putRecord(
     now: Date.parse(updatedAt),
     timings: BASE_TIMINGS,
     dueShardCount: SHARDS,
+    retryBudget: 12,
   });
   const item = JSON.parse(JSON.stringify(stateRecordToItem(base))) as Record<string, unknown>;
   item[StateAttr.ProcessState] = state;

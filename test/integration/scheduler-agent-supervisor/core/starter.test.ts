@@ -87,6 +87,7 @@ function seededRecord(orderId: string, overrides: Partial<StateRecord> = {}): St
       now: Date.now(),
       timings: BASE_TIMINGS,
       dueShardCount: 4,
+      retryBudget: 12,
     }),
     ...overrides,
   };

@@ -255,6 +255,7 @@ describe('status notifier on the state table stream', () => {
       now: Date.now(),
       timings: { startGraceSeconds: 1 },
       dueShardCount: 4,
+      retryBudget: 12,
     });
     const gone = { ...legacy, orderId: 'gone-1', clientId: 'gone-client' };
     for (const record of [legacy, gone]) await putStateRecord(world, setup.resources, record);

@@ -29,6 +29,7 @@ import {
   startCoreWorld,
   stateItem,
   TEST_CLIENTS,
+  TEST_RETRY_BUDGET,
   validOrder,
 } from './harness';
 
@@ -131,6 +132,9 @@ describe('POST /orders: a new order', () => {
       ClientId: TEST_CLIENTS.first.clientId,
       // The admission slot it holds: its own shard first (the counters are far from full here).
       AdmissionShard: `shard#${dueShardFor('order-new', 4)}`,
+      // The deployment's retry budget, fixed for the order's life, and no call reserved yet.
+      RetryBudget: TEST_RETRY_BUDGET,
+      CallsMade: {},
     });
     // CompleteBy = submission time + startGraceSeconds (1 s in these tests).
     expect(record?.CompleteBy).toBeGreaterThanOrEqual(before + 1000);

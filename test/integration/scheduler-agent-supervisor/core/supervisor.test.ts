@@ -80,6 +80,7 @@ function expiredRecord(orderId: string, overrides: Partial<StateRecord> = {}): S
       now: Date.now() - 60_000,
       timings: BASE_TIMINGS,
       dueShardCount: SHARDS,
+      retryBudget: 12,
     }),
     processState: ProcessState.Processing,
     lockedBy: `${orderId}--attempt-${attempt}`,
@@ -510,6 +511,7 @@ describe('supervisor: Pending orders nobody started', () => {
         now: Date.now() - 5_000,
         timings: BASE_TIMINGS,
         dueShardCount: SHARDS,
+        retryBudget: 12,
       }),
     };
     await putStateRecord(world, resources, overdue);
@@ -570,6 +572,7 @@ describe('supervisor: Pending orders nobody started', () => {
         now: Date.now(),
         timings: { startGraceSeconds: 60 },
         dueShardCount: SHARDS,
+        retryBudget: 12,
       }),
     );
     expect(await loadSupervisor()({}, lambdaContext())).toMatchObject({ examined: 0, restarts: 0 });

@@ -728,6 +728,7 @@ describe('supervisor: metrics and gauges, after each sweep', () => {
         now: now - 600_000,
         timings: BASE_TIMINGS,
         dueShardCount: SHARDS,
+        retryBudget: 12,
       });
     await putStateRecord(world, resources, { ...base('gauge-error-1'), processState: ProcessState.Error });
     await putStateRecord(world, resources, { ...base('gauge-error-2'), processState: ProcessState.Error });

@@ -1,6 +1,9 @@
 import {
   type AdmissionSettings,
   admissionShardCaps,
+  DEFAULT_WORKFLOW_VERSION,
+  isKnownWorkflowVersion,
+  KNOWN_WORKFLOW_VERSIONS,
   type WorkflowTimings,
   WorkflowTimingsSchema,
 } from '../../lambdas/scheduler-agent-supervisor/contracts';
@@ -28,6 +31,23 @@ export interface SasSettings {
   readonly clients: readonly ClientConfig[];
   /** Admission control (MISSION item 2): at most `limit` non-terminal orders, over `shards` counters. */
   readonly admission: AdmissionConfig;
+  /** Workflow versions (MISSION item 12): which one new orders get, and which are still deployed. */
+  readonly workflow: WorkflowDeployment;
+}
+
+/**
+ * The workflow versions of a deployment (contracts/workflows.ts). CDK context overrides the
+ * profile's (workflowWithOverrides): `workflowVersion=<n>` rolls out n, `retireWorkflowVersionsBefore=<n>`
+ * stops deploying the older ones.
+ */
+export interface WorkflowDeployment {
+  /** The version new orders are submitted on. */
+  readonly current: number;
+  /**
+   * The versions still deployed (one state machine each, their agents): every version a non-terminal
+   * order may still be on. Retire one only once no such order is left (README, workflow versions).
+   */
+  readonly live: readonly number[];
 }
 
 export interface ClientConfig {
@@ -77,6 +97,7 @@ export const SAS_PROFILES: Readonly<Record<ProfileName, SasSettings>> = {
       { name: 'call-center', principal: 'arn:aws:iam::{account}:role/call-center-orders' },
     ],
     admission: { limit: 2000, shards: 8, reconcileGraceSeconds: 300 },
+    workflow: { current: DEFAULT_WORKFLOW_VERSION, live: [DEFAULT_WORKFLOW_VERSION] },
   },
   local: {
     timings: {
@@ -105,6 +126,7 @@ export const SAS_PROFILES: Readonly<Record<ProfileName, SasSettings>> = {
       { name: 'call-center', principal: 'arn:aws:iam::{account}:user/call-center' },
     ],
     admission: { limit: 200, shards: 4, reconcileGraceSeconds: 15 },
+    workflow: { current: DEFAULT_WORKFLOW_VERSION, live: [DEFAULT_WORKFLOW_VERSION] },
   },
 };
 
@@ -138,6 +160,57 @@ export function validateSasSettings(profile: string, settings: SasSettings): voi
     );
   }
   validateAdmissionSettings(`Profile '${profile}'`, settings.admission);
+  validateWorkflowDeployment(`Profile '${profile}'`, settings.workflow);
+}
+
+/** Throws naming `owner` and the problem: an unknown version, an empty live list, current not live. */
+export function validateWorkflowDeployment(owner: string, workflow: WorkflowDeployment): void {
+  const known = KNOWN_WORKFLOW_VERSIONS.join(', ');
+  const unknown = [workflow.current, ...workflow.live].filter((version) => !isKnownWorkflowVersion(version));
+  if (unknown.length > 0) {
+    throw new Error(
+      `${owner}: unknown workflow version(s) ${[...new Set(unknown)].join(', ')}; known: ${known}`,
+    );
+  }
+  if (workflow.live.length === 0) throw new Error(`${owner}: no live workflow version`);
+  if (new Set(workflow.live).size !== workflow.live.length) {
+    throw new Error(`${owner}: live workflow versions repeat: ${workflow.live.join(', ')}`);
+  }
+  if (!workflow.live.includes(workflow.current)) {
+    throw new Error(
+      `${owner}: the current workflow version ${workflow.current} must be live (live: ${workflow.live.join(', ')}); new orders would have no state machine`,
+    );
+  }
+}
+
+/**
+ * The workflow versions with the CDK context's overrides, validated:
+ * - `workflowVersion=<n>`: n becomes current, and every version from 1 to n is live (with those
+ *   the profile already had), so a rollout never drops the versions orders may still be on;
+ * - `retireWorkflowVersionsBefore=<n>`: versions below n are no longer deployed. Only safe once no
+ *   non-terminal order is on them (README: `npm run orders -- ops list --workflow-version <v>`).
+ */
+export function workflowWithOverrides(
+  workflow: WorkflowDeployment,
+  overrides: { readonly version?: string; readonly retireBefore?: string },
+): WorkflowDeployment {
+  const integer = (key: string, text: string | undefined): number | undefined => {
+    if (text === undefined) return undefined;
+    if (!/^[1-9][0-9]*$/.test(text)) {
+      throw new Error(`CDK context "${key}" must be a positive integer, got ${JSON.stringify(text)}`);
+    }
+    return Number(text);
+  };
+  const version = integer('workflowVersion', overrides.version);
+  const retireBefore = integer('retireWorkflowVersionsBefore', overrides.retireBefore);
+  const current = version ?? workflow.current;
+  const upToCurrent = version === undefined ? [] : Array.from({ length: version }, (_, index) => index + 1);
+  const live = [...new Set([...workflow.live, ...upToCurrent])]
+    .filter((candidate) => retireBefore === undefined || candidate >= retireBefore)
+    .sort((a, b) => a - b);
+  const result: WorkflowDeployment = { current, live };
+  validateWorkflowDeployment('CDK context workflowVersion/retireWorkflowVersionsBefore', result);
+  return result;
 }
 
 /** Throws naming `owner` and the admission setting at fault (limit, shards <= limit, grace). */

@@ -28,6 +28,8 @@ export interface SubmissionApiProps {
   /** The admission counters a submission takes its slot from, in the transaction that accepts it. */
   readonly admissionStore: AdmissionStore;
   readonly admission: AdmissionSettings;
+  /** The workflow version new orders get (the deployment's workflow.current). */
+  readonly workflowVersion: number;
   /** Where new orders are handed to the starter. */
   readonly startQueue: sqs.IQueue;
   /** Operator alerts (SubmissionConflict). */
@@ -93,6 +95,7 @@ export class SubmissionApi extends Construct {
         [EnvKey.DueShardCount]: String(props.dueShardCount),
         [EnvKey.AdmissionTableName]: props.admissionStore.tableName,
         [EnvKey.AdmissionSettings]: JSON.stringify(props.admission),
+        [EnvKey.CurrentWorkflowVersion]: String(props.workflowVersion),
       },
     });
     const submit = this.submitOrder.function;

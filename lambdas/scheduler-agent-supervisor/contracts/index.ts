@@ -17,3 +17,4 @@ export * from './steps';
 export * from './timings';
 export * from './transitions';
 export * from './versions';
+export * from './workflows';

@@ -24,6 +24,7 @@ import { DynamoOrdersRepository } from '../adapters/orders-repository';
 import {
   readAdmissionSettings,
   readClientRegistry,
+  readCurrentWorkflowVersion,
   readDueShardCount,
   readWorkflowTimings,
 } from '../adapters/runtime-config';
@@ -54,6 +55,7 @@ const dependencies: Omit<SubmissionDependencies, 'log'> = {
   clock: systemClock,
   timings: readWorkflowTimings(),
   dueShardCount: readDueShardCount(),
+  workflowVersion: readCurrentWorkflowVersion(),
   admission: readAdmissionSettings(),
 };
 const clients = readClientRegistry();

@@ -8,7 +8,11 @@ import { sleep, systemClock, timeBudget } from '../../shared/clock';
 import { requireEnv } from '../../shared/env';
 import { annotateTrace, createObservability, instrumentedHandler } from '../../shared/observability';
 import { EventBridgeAlertPublisher } from '../adapters/alert-publisher';
-import { readDueShardCount, readWorkflowTimings } from '../adapters/runtime-config';
+import {
+  readDueShardCount,
+  readWorkflowStateMachines,
+  readWorkflowTimings,
+} from '../adapters/runtime-config';
 import { SqsStartQueue } from '../adapters/start-queue';
 import { DynamoStateStore } from '../adapters/state-store';
 import { EnvKey, OrderMetric } from '../contracts';
@@ -29,6 +33,7 @@ const dependencies: Omit<SupervisorDependencies, 'log' | 'correlationId'> = {
   clock: systemClock,
   timings,
   shards: allDueShards(readDueShardCount()),
+  liveWorkflowVersions: [...readWorkflowStateMachines().keys()],
 };
 
 /** The metric each counter of a run is reported as. */
@@ -42,6 +47,7 @@ const RUN_METRICS: readonly (readonly [keyof SupervisorRunSummary, OrderMetric])
   ['startMessageFailures', OrderMetric.StartMessageSendFailures],
   ['alertFailures', OrderMetric.AlertPublishFailures],
   ['errors', OrderMetric.SupervisorErrors],
+  ['unsupportedVersions', OrderMetric.UnsupportedRecordVersions],
   ['stoppedByBudget', OrderMetric.SupervisorBudgetExhausted],
 ];
 

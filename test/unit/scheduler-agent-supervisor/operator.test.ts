@@ -131,6 +131,7 @@ function deps(
     dueShardCount: 4,
     admission: ADMISSION,
     drain: { read: async () => drain },
+    liveWorkflowVersions: [1],
     log: silentLog,
   };
 }
@@ -142,6 +143,8 @@ const summary = (
   orderId: 'order-1',
   processState,
   updatedAt: SEEN_AT,
+  schemaVersion: 3,
+  workflowVersion: 1,
   failureCount: 3,
   compensationFailureCount: 2,
   ...extra,

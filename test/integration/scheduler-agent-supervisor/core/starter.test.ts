@@ -9,9 +9,9 @@ import type {
 import { DynamoStateStore } from '../../../../lambdas/scheduler-agent-supervisor/adapters/state-store';
 import {
   CompensationStatus,
+  DEFAULT_WORKFLOW_VERSION,
   ProcessState,
   StepStatus,
-  WORKFLOW_VERSION,
 } from '../../../../lambdas/scheduler-agent-supervisor/contracts';
 import {
   buildInitialStateRecord,
@@ -82,6 +82,7 @@ function startMessage(orderId: string, correlationId = `corr-${orderId}`): strin
 function seededRecord(orderId: string, overrides: Partial<StateRecord> = {}): StateRecord {
   return {
     ...buildInitialStateRecord({
+      workflowVersion: 1,
       orderId,
       orderFingerprint: 'f'.repeat(64),
       now: Date.now(),
@@ -105,7 +106,7 @@ describe('starter: claiming and starting', () => {
       LockedBy: 'order-start--attempt-1',
       Attempt: 1,
       FailureCount: 0,
-      WorkflowVersion: WORKFLOW_VERSION,
+      WorkflowVersion: DEFAULT_WORKFLOW_VERSION,
     });
     const plan = record?.Plan as Record<string, number>;
     const claimedAt = (plan.ReserveInventory ?? 0) - WINDOW;
@@ -133,7 +134,7 @@ describe('starter: claiming and starting', () => {
         instanceId: 'order-start--attempt-1',
         attempt: 1,
         correlationId,
-        workflowVersion: WORKFLOW_VERSION,
+        workflowVersion: DEFAULT_WORKFLOW_VERSION,
       }),
     });
   });

@@ -70,6 +70,7 @@ function expiredRecord(orderId: string, overrides: Partial<StateRecord> = {}): S
   const attempt = overrides.attempt ?? (overrides.failureCount ?? 0) + 1;
   return {
     ...buildInitialStateRecord({
+      workflowVersion: 1,
       orderId,
       orderFingerprint: 'f'.repeat(64),
       now: Date.now() - 60_000,
@@ -498,6 +499,7 @@ describe('supervisor: Pending orders nobody started', () => {
   it('re-queues an overdue new order with a new claim deadline, and the starter can claim it', async () => {
     const overdue: StateRecord = {
       ...buildInitialStateRecord({
+        workflowVersion: 1,
         orderId: 'order-unstarted',
         orderFingerprint: 'f'.repeat(64),
         now: Date.now() - 5_000,
@@ -558,6 +560,7 @@ describe('supervisor: Pending orders nobody started', () => {
       world,
       resources,
       buildInitialStateRecord({
+        workflowVersion: 1,
         orderId: 'order-fresh',
         orderFingerprint: 'f'.repeat(64),
         now: Date.now(),

@@ -17,6 +17,7 @@ import {
   actionsOf,
   DEMO_CONTEXT,
   ENDPOINTS_CONTEXT,
+  environmentOf,
   functionIdByService,
   IAM_ENDPOINTS_CONTEXT,
   resourcesOf,
@@ -28,13 +29,6 @@ import {
 
 /** The steps of an order on the default workflow version (what these tests deploy). */
 const V1_STEPS = workflowSteps(DEFAULT_WORKFLOW_VERSION);
-
-function environmentOf(template: Template, service: string): Record<string, unknown> {
-  const fn = resourcesOf(template)[functionIdByService(template, service)];
-  const environment = fn?.Properties?.Environment as { Variables: Record<string, unknown> } | undefined;
-  if (!environment) throw new Error(`Function of ${service} has no environment`);
-  return environment.Variables;
-}
 
 const logicalId = (construct: IConstruct): string =>
   Stack.of(construct).resolve((construct.node.defaultChild as CfnElement).logicalId) as string;

@@ -4,6 +4,7 @@ import {
   ALERT_EVENT_SOURCE,
   AlertType,
   DUE_INDEX,
+  EnvKey,
   ProcessState,
   StepStatus,
   type WorkflowTimings,
@@ -85,7 +86,10 @@ function expiredRecord(orderId: string, overrides: Partial<StateRecord> = {}): S
   };
 }
 
-/** Supervisor traffic must be DueIndex queries and conditional updates only: never a Scan or a table read. */
+/**
+ * Supervisor traffic must be DueIndex queries, conditional updates and, before acting on a due
+ * record, the read of its two versions only: never a Scan or a read of the whole record.
+ */
 function expectOnlyIndexQueriesAndConditionalUpdates(): void {
   const calls = world.dynamo.calls.filter((call) => call.body.TableName === resources.stateTable);
   expect(calls.length).toBeGreaterThan(0);
@@ -93,6 +97,10 @@ function expectOnlyIndexQueriesAndConditionalUpdates(): void {
     if (call.operation === 'Query') {
       expect(call.body.IndexName).toBe(DUE_INDEX.name);
       expect(String(call.body.KeyConditionExpression)).toMatch(/= :shard AND .* <= :now/);
+    } else if (call.operation === 'GetItem') {
+      expect(
+        Object.values((call.body.ExpressionAttributeNames ?? {}) as Record<string, string>).sort(),
+      ).toEqual(['SchemaVersion', 'WorkflowVersion']);
     } else {
       expect(call.operation).toBe('UpdateItem');
       expect(call.body.ConditionExpression).toEqual(expect.any(String));
@@ -238,6 +246,32 @@ describe('supervisor: expired attempts', () => {
     expect(await drainBodies(world, resources.startQueueUrl)).toEqual([
       { orderId: 'order-queue-down', reason: 'supervisor-restart', correlationId: expect.any(String) },
     ]);
+  });
+});
+
+describe('supervisor: records of a workflow version not live here', () => {
+  it.each<[string, Partial<Pick<StateRecord, 'workflowVersion' | 'schemaVersion'>>]>([
+    ['a future workflow version (99)', { workflowVersion: 99 }],
+    ['a retired workflow version (live: 2 only)', { workflowVersion: 1 }],
+    ['an unsupported schema version', { schemaVersion: 1 }],
+  ])('leaves an expired record of %s untouched, sends nothing and counts it', async (_case, versions) => {
+    const record = expiredRecord('order-unsupported', versions);
+    await putStateRecord(world, resources, record);
+    const before = await stateItem(world, resources, record.orderId);
+    const live =
+      versions.workflowVersion === 1
+        ? { 2: 'arn:aws:states:us-east-1:000000000000:stateMachine:v2' }
+        : undefined;
+    const supervise = loadSupervisor({
+      ...(live && { env: { [EnvKey.WorkflowStateMachines]: JSON.stringify(live) } }),
+    });
+
+    const summary = await supervise({}, lambdaContext());
+
+    expect(summary).toMatchObject({ unsupportedVersions: 1, resets: 0, failures: 0, restarts: 0 });
+    expect(await stateItem(world, resources, record.orderId)).toEqual(before);
+    expect(await drainBodies(world, resources.startQueueUrl)).toEqual([]);
+    expect(world.events.calls).toEqual([]);
   });
 });
 

@@ -10,12 +10,16 @@
  *   npm run orders -- ops show ORDER_ID                                    [--target FILE | --api URL]
  *   npm run orders -- ops retry ORDER_ID --reason "..."                    [--target FILE | --api URL]
  *   npm run orders -- ops cancel ORDER_ID --reason "..."                   [--target FILE | --api URL]
+ *   npm run orders -- metrics [--minutes N]                                [--target FILE | --aws]
  */
 import { resolve } from 'node:path';
+import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import {
+  METRICS_NAMESPACE,
   OperatorAction,
+  OrderMetric,
   ProcessState,
   STEP_NAMES,
   StateAttr,
@@ -23,6 +27,7 @@ import {
 } from '../lambdas/scheduler-agent-supervisor/contracts';
 import { DEFAULT_TARGET_FILE, type LocalTarget, outputsOfStack, readTarget } from '../lib/local-runtime';
 import { STACK_NAME } from '../lib/scheduler-agent-supervisor/stack';
+import { metricsReport } from './metrics-report';
 import { awsEndpoint, type OperatorClient as Client, OperatorClient } from './operator-client';
 import { formatTable } from './text-table';
 
@@ -35,6 +40,7 @@ const USAGE = [
   '       npm run orders -- ops list [--state <ProcessState>] [--limit N] [--cursor C] | ops show <orderId>',
   '                             | ops retry <orderId> --reason "..." | ops cancel <orderId> --reason "..."',
   '                             [--target FILE | --api <ApiUrl output> (AWS: the standard credential chain)]',
+  '       npm run orders -- metrics [--minutes N]   [--target FILE | --aws (the standard credential chain and region)]',
 ].join('\n');
 const STATES: readonly string[] = Object.values(ProcessState);
 
@@ -200,8 +206,44 @@ async function ops(argv: string[], targetFile: string, apiUrl: string | undefine
   );
 }
 
+/** This wing's metrics (the metric contract's names) and every alarm, locally or on AWS. */
+async function metrics(argv: string[], targetFile: string): Promise<void> {
+  const onAws = argv.includes('--aws');
+  const rest = argv.filter((argument) => argument !== '--aws');
+  const minutes = Number(option(rest, '--minutes') ?? '60');
+  if (rest.length > 0 || !Number.isInteger(minutes) || minutes < 1) throw new Error(USAGE);
+  let client: CloudWatchClient;
+  if (onAws) client = new CloudWatchClient({});
+  else {
+    const target = readTarget(targetFile);
+    const endpoint = target.endpoints.cloudwatch;
+    if (!endpoint)
+      throw new Error(`${targetFile} lists no CloudWatch endpoint: restart the local runtime (npm start)`);
+    client = new CloudWatchClient({
+      region: target.region,
+      endpoint,
+      credentials: { ...target.credentials },
+    });
+  }
+  try {
+    console.log(
+      await metricsReport(client, {
+        namespace: METRICS_NAMESPACE,
+        metricNames: Object.values(OrderMetric),
+        minutes,
+      }),
+    );
+  } finally {
+    client.destroy();
+  }
+}
+
 async function main(argv: string[]): Promise<void> {
   const targetFile = resolve(option(argv, '--target') ?? resolve(__dirname, '..', DEFAULT_TARGET_FILE));
+  if (argv[0] === 'metrics') {
+    await metrics(argv.slice(1), targetFile);
+    return;
+  }
   if (argv[0] === 'ops') {
     const apiUrl = option(argv, '--api');
     await ops(argv.slice(1), targetFile, apiUrl);

@@ -19,6 +19,8 @@ export interface DeliveryApiProps {
   readonly settings: ConsumerSettings;
   /** Stage throttling, also the usage plan's limits. */
   readonly throttle: { readonly rateLimit: number; readonly burstLimit: number };
+  /** Requests per client IP in 5 minutes (WAF web ACL on the stage). @default - no web ACL */
+  readonly rateLimitPerIp?: number;
   readonly logRetentionDays: number;
   readonly retainData: boolean;
 }
@@ -71,6 +73,7 @@ export class DeliveryApi extends Construct {
       description: 'Drone delivery requests (choreography)',
       clients: 'Delivery requesters',
       throttle: props.throttle,
+      rateLimitPerIp: props.rateLimitPerIp,
       logRetentionDays: props.logRetentionDays,
       removalPolicy,
       bodyValidation:

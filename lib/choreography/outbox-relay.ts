@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type * as events from 'aws-cdk-lib/aws-events';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as eventSources from 'aws-cdk-lib/aws-lambda-event-sources';
@@ -13,6 +13,7 @@ import {
   type ServiceName,
 } from '../../lambdas/choreography/contracts';
 import { LambdaFunction } from '../platform/lambda-function';
+import { acknowledgeOnDefaultPolicy } from '../platform/scoped-role';
 import type { RelayTuning } from './config';
 import type { ServiceTable } from './service-table';
 
@@ -79,7 +80,7 @@ export class OutboxRelay extends Construct {
     for (const destination of destinations) {
       if (destination === OutboxDestination.RequestsTopic) {
         targets[destination].grantPublish(fn);
-        Validations.of(this.relay.role).acknowledge({
+        acknowledgeOnDefaultPolicy(this.relay.role, {
           id: 'AwsSolutions-IAM5[Action::kms:GenerateDataKey*]',
           reason:
             "Publishing to the KMS-encrypted requests topic needs GenerateDataKey* on the topic's own key only (the resource is that key).",

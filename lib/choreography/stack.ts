@@ -293,6 +293,7 @@ export class DroneDeliveryStack extends Stack {
       table: tables[ServiceName.Ingestion],
       settings: config.ingestion,
       throttle: config.apiThrottle,
+      rateLimitPerIp: config.apiRateLimitPerIp,
       logRetentionDays,
       retainData,
     });

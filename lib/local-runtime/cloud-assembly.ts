@@ -151,6 +151,7 @@ const NAME_PROPERTIES: Record<string, string> = {
   'AWS::Events::EventBus': 'Name',
   'AWS::IAM::Role': 'RoleName',
   'AWS::Logs::LogGroup': 'LogGroupName',
+  'AWS::CloudWatch::Alarm': 'AlarmName',
 };
 
 function shortHash(text: string, length = 8): string {
@@ -316,6 +317,9 @@ export function createStackResolver(stack: AssemblyStack, env: LocalEnvironment)
         return fail();
       case 'AWS::Logs::LogGroup':
         if (attribute === 'Arn') return arn('logs', `log-group:${name}:*`);
+        return fail();
+      case 'AWS::CloudWatch::Alarm':
+        if (attribute === 'Arn') return arn('cloudwatch', `alarm:${name}`);
         return fail();
       case 'AWS::KMS::Key':
         if (attribute === 'Arn') return arn('kms', `key/${name}`);

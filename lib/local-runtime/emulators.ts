@@ -5,9 +5,9 @@
  */
 import { startDynamoDbLocal } from './dynamodb/dynamodb-local';
 import type { RunningServer } from './http-server';
-import { type SqsServiceOptions, startSqsService } from './sqs';
+import { type RunningSqsService, type SqsServiceOptions, startSqsService } from './sqs';
 
-export type { RunningServer };
+export type { RunningServer, RunningSqsService };
 
 /** DynamoDB Local; `dataDirectory` persists tables across restarts, otherwise everything is in memory. */
 export function startDynamoDbEmulator(dataDirectory?: string): Promise<RunningServer> {
@@ -19,6 +19,6 @@ export function startDynamoDbEmulator(dataDirectory?: string): Promise<RunningSe
  * and long polls as AWS documents them; `dataDirectory` keeps queues and messages across restarts;
  * `identities` are the callers queue policies can tell apart.
  */
-export async function startSqsEmulator(options: SqsServiceOptions): Promise<RunningServer> {
+export async function startSqsEmulator(options: SqsServiceOptions): Promise<RunningSqsService> {
   return startSqsService(options);
 }

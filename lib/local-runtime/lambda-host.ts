@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { LineSplitter } from './line-splitter';
 
 export interface LambdaFunctionSpec {
   readonly logicalId: string;
@@ -57,6 +58,11 @@ export type InvocationObserver = (
 export interface LambdaHostOptions {
   /** Receives everything a function writes to stdout/stderr. */
   readonly onOutput?: (spec: LambdaFunctionSpec, text: string) => void;
+  /**
+   * Receives the same output line by line, each line whole (split per sandbox and stream, so the
+   * lines of concurrent sandboxes never mix).
+   */
+  readonly onOutputLine?: (spec: LambdaFunctionSpec, line: string) => void;
   /** Receives failed invocations (after which the caller decides what to do). */
   readonly onError?: (spec: LambdaFunctionSpec, error: LambdaError, requestId: string) => void;
   /** Delay before each retry of a failed asynchronous invocation (Lambda: 1 min, then 2 min). */
@@ -97,9 +103,15 @@ class Sandbox {
       },
       resourceLimits: { maxOldGenerationSizeMb: Math.max(64, spec.memorySizeMb) },
     });
-    const forward = (chunk: Buffer) => options.onOutput?.(spec, chunk.toString('utf8'));
-    this.worker.stdout.on('data', forward);
-    this.worker.stderr.on('data', forward);
+    const { onOutput, onOutputLine } = options;
+    for (const stream of [this.worker.stdout, this.worker.stderr]) {
+      const lines = onOutputLine ? new LineSplitter((line) => onOutputLine(spec, line)) : undefined;
+      stream.on('data', (chunk: Buffer) => {
+        const text = chunk.toString('utf8');
+        onOutput?.(spec, text);
+        lines?.write(text);
+      });
+    }
     this.worker.on('message', (reply: WorkerReply) => {
       if (this.pending?.id === reply.id) {
         const { settle } = this.pending;

@@ -65,6 +65,8 @@ export interface TargetContribution {
 export type Delivery = (arn: string, message: string, options: DeliveryOptions) => Promise<void>;
 
 export interface DeliveryOptions {
+  /** For SNS topics: the message's Subject (CloudWatch alarm notifications carry one). */
+  readonly subject?: string;
   /** For FIFO queues (EventBridge SqsParameters.MessageGroupId, a pipe's SqsQueueParameters). */
   readonly messageGroupId?: string;
   /** For FIFO queues without content-based deduplication (a pipe's SqsQueueParameters). */
@@ -136,6 +138,7 @@ const TARGET_SERVICES: Readonly<Record<LocalServiceName, string>> = {
   sfn: 'SFN',
   events: 'EVENTBRIDGE',
   sns: 'SNS',
+  cloudwatch: 'CLOUDWATCH',
 };
 
 /** Where each local service listens, for the functions' environment and the target description. */

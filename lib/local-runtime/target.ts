@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { LocalIdentity } from './identities';
 
-export type LocalServiceName = 'dynamodb' | 'sqs' | 'sfn' | 'events' | 'sns';
+export type LocalServiceName = 'dynamodb' | 'sqs' | 'sfn' | 'events' | 'sns' | 'cloudwatch';
 
 export interface LocalApi {
   /** URL of the API's first stage, ending with '/'. */

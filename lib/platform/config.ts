@@ -37,11 +37,19 @@ export interface PlatformSettings {
    * http endpoints are accepted.
    */
   readonly emulated: boolean;
+  /**
+   * Requests one client IP may send to an API stage in 5 minutes before the stage's WAF web ACL
+   * (a rate-based rule) blocks it; undefined: no web ACL. Off where WAF is not emulated (the local
+   * runtime, LocalStack): there the stage throttling and usage plan are the only request limits.
+   */
+  readonly apiRateLimitPerIp: number | undefined;
 }
 
 export const PLATFORM_PROFILES: Readonly<Record<ProfileName, PlatformSettings>> = {
-  default: { logRetentionDays: 30, retainData: true, emulated: false },
-  local: { logRetentionDays: 7, retainData: false, emulated: true },
+  // 3000 per 5 minutes is 10 requests a second from one address: a fifth of the submission stage's
+  // steady rate, so one address alone cannot use the whole stage.
+  default: { logRetentionDays: 30, retainData: true, emulated: false, apiRateLimitPerIp: 3000 },
+  local: { logRetentionDays: 7, retainData: false, emulated: true, apiRateLimitPerIp: undefined },
 };
 
 export interface PlatformConfig extends PlatformSettings {

@@ -1,6 +1,7 @@
-import { Aws, Fn, type RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Aws, Fn, Names, type RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as logs from 'aws-cdk-lib/aws-logs';
+import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
 
 /** Stage name of every REST API of this application. */
@@ -28,10 +29,22 @@ export interface KeyedRestApiProps {
    * shared contracts), for the AwsSolutions-APIG2 acknowledgment.
    */
   readonly bodyValidation: string;
+  /**
+   * Requests one client IP may send in 5 minutes (a WAF rate-based rule in a web ACL associated
+   * with the stage; WAF's own bounds, 10 to 2,000,000,000). Platform setting `apiRateLimitPerIp`.
+   * @default - no web ACL
+   */
+  readonly rateLimitPerIp?: number;
 }
+
+/** WAF's bounds of a rate-based rule's limit. */
+const MIN_RATE_LIMIT = 10;
+const MAX_RATE_LIMIT = 2_000_000_000;
 
 export interface KeyedRestApi {
   readonly api: apigw.RestApi;
+  /** The stage's web ACL, when a rateLimitPerIp was given. */
+  readonly webAcl?: wafv2.CfnWebACL;
   /** The shared key, or the first named key. */
   readonly apiKey: apigw.IApiKey;
   /** The named keys by name (empty without keyNames). */
@@ -52,6 +65,19 @@ export function createKeyedRestApi(scope: Construct, props: KeyedRestApiProps): 
   if (!(rateLimit > 0) || !Number.isInteger(burstLimit) || burstLimit < 1 || burstLimit < rateLimit) {
     throw new Error(
       `${scope.constructor.name} ${scope.node.path}: throttle needs rateLimit > 0 and an integer burstLimit >= rateLimit, got rate ${rateLimit}, burst ${burstLimit}`,
+    );
+  }
+  const { rateLimitPerIp } = props;
+  if (
+    rateLimitPerIp !== undefined &&
+    !(
+      Number.isInteger(rateLimitPerIp) &&
+      rateLimitPerIp >= MIN_RATE_LIMIT &&
+      rateLimitPerIp <= MAX_RATE_LIMIT
+    )
+  ) {
+    throw new Error(
+      `${scope.constructor.name} ${scope.node.path}: rateLimitPerIp must be an integer from ${MIN_RATE_LIMIT} to ${MAX_RATE_LIMIT} (WAF's bounds), got ${rateLimitPerIp}`,
     );
   }
   const accessLogs = new logs.LogGroup(scope, 'AccessLogs', {
@@ -107,13 +133,16 @@ export function createKeyedRestApi(scope: Construct, props: KeyedRestApiProps): 
     apiKey = namedKeys.get(props.keyNames[0] as string) as apigw.IApiKey;
   }
 
-  Validations.of(api).acknowledge(
-    { id: 'AwsSolutions-APIG2', reason: props.bodyValidation },
-    {
+  const webAcl = rateLimitPerIp === undefined ? undefined : addRateLimitWebAcl(scope, api, rateLimitPerIp);
+  if (!webAcl) {
+    Validations.of(api).acknowledge({
       id: 'AwsSolutions-APIG3',
       reason:
-        'WAF is an account-level choice of the deployer; the API is protected by API keys, a usage plan and stage throttling.',
-    },
+        'No web ACL in this profile (apiRateLimitPerIp unset: WAF is not emulated locally); the stage throttling, the usage plan and the API keys limit requests.',
+    });
+  }
+  Validations.of(api).acknowledge(
+    { id: 'AwsSolutions-APIG2', reason: props.bodyValidation },
     {
       id: 'AwsSolutions-APIG4',
       reason:
@@ -142,5 +171,46 @@ export function createKeyedRestApi(scope: Construct, props: KeyedRestApiProps): 
     '/',
     api.deploymentStage.stageName,
   ]);
-  return { api, apiKey, namedKeys, parameterValidator, url };
+  return { api, ...(webAcl && { webAcl }), apiKey, namedKeys, parameterValidator, url };
+}
+
+/**
+ * A regional web ACL with one rate-based rule (per client IP, 5-minute window; over the limit the
+ * address gets 403 until its rate falls), associated with the API's stage. Everything else is
+ * allowed: API keys, the usage plan and the handlers' validation do the rest. Stage throttling
+ * limits all callers together; this limits one address, before API Gateway counts it.
+ */
+function addRateLimitWebAcl(scope: Construct, api: apigw.RestApi, limit: number): wafv2.CfnWebACL {
+  const metricName = (suffix: string) => `${Names.uniqueId(scope).slice(-100)}-${suffix}`;
+  const webAcl = new wafv2.CfnWebACL(scope, 'WebAcl', {
+    scope: 'REGIONAL',
+    description: `Rate limit per client IP of the ${API_STAGE_NAME} stage`,
+    defaultAction: { allow: {} },
+    visibilityConfig: {
+      cloudWatchMetricsEnabled: true,
+      metricName: metricName('web-acl'),
+      sampledRequestsEnabled: true,
+    },
+    rules: [
+      {
+        name: 'RateLimitPerIp',
+        priority: 0,
+        action: { block: {} },
+        statement: {
+          rateBasedStatement: { limit, aggregateKeyType: 'IP', evaluationWindowSec: 300 },
+        },
+        visibilityConfig: {
+          cloudWatchMetricsEnabled: true,
+          metricName: metricName('rate-limit-per-ip'),
+          sampledRequestsEnabled: true,
+        },
+      },
+    ],
+  });
+  // The stage ARN refers to the stage resource, so the association is created after the stage.
+  new wafv2.CfnWebACLAssociation(scope, 'WebAclAssociation', {
+    resourceArn: api.deploymentStage.stageArn,
+    webAclArn: webAcl.attrArn,
+  });
+  return webAcl;
 }

@@ -1,4 +1,4 @@
-import { RemovalPolicy } from 'aws-cdk-lib';
+import { Aws, RemovalPolicy } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -57,7 +57,24 @@ export class OperatorAlerts extends Construct {
       enableKeyRotation: true,
       removalPolicy: props.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
     });
-    topicKey.grant(new iam.ServicePrincipal('events.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
+    // Confused deputy: EventBridge may use the key only for rules of this account on this bus. The
+    // rule's own ARN cannot be named here (rule -> topic -> key -> rule would be a cycle), so the
+    // condition names the rules of this bus: `rule/<bus name>/*`, the form EventBridge gives the
+    // ARN of a rule on a custom bus.
+    topicKey.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'AllowAlertRulesOfThisBus',
+        principals: [EVENTS_PRINCIPAL],
+        actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+        resources: ['*'],
+        conditions: {
+          ArnLike: {
+            'aws:SourceArn': `arn:${Aws.PARTITION}:events:${Aws.REGION}:${Aws.ACCOUNT_ID}:rule/${this.bus.eventBusName}/*`,
+          },
+          StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID },
+        },
+      }),
+    );
     this.topic = new sns.Topic(this, 'Topic', { masterKey: topicKey, enforceSSL: true });
     if (props.alertEmail) {
       this.topic.addSubscription(new subscriptions.EmailSubscription(props.alertEmail));
@@ -74,7 +91,34 @@ export class OperatorAlerts extends Construct {
       eventBus: this.bus,
       description: 'Every operator alert goes to the topic and to the inbox',
       eventPattern: { source: sources },
-      targets: [new targets.SnsTopic(this.topic), new targets.SqsQueue(this.inbox)],
+      targets: [new RuleOnlySnsTopic(this.topic), new targets.SqsQueue(this.inbox)],
     });
+  }
+}
+
+const EVENTS_PRINCIPAL = new iam.ServicePrincipal('events.amazonaws.com');
+
+/**
+ * targets.SnsTopic, with the topic policy statement it adds limited to the rule that targets the
+ * topic (`aws:SourceArn`) and to this account (`aws:SourceAccount`): CDK's own statement lets any
+ * EventBridge rule, of any account, publish. The SQS target already adds the SourceArn condition.
+ */
+class RuleOnlySnsTopic implements events.IRuleTarget {
+  constructor(private readonly topic: sns.ITopic) {}
+
+  bind(rule: events.IRuleRef): events.RuleTargetConfig {
+    this.topic.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'AllowTheAlertRuleOnly',
+        principals: [EVENTS_PRINCIPAL],
+        actions: ['sns:Publish'],
+        resources: [this.topic.topicArn],
+        conditions: {
+          ArnEquals: { 'aws:SourceArn': rule.ruleRef.ruleArn },
+          StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID },
+        },
+      }),
+    );
+    return { arn: this.topic.topicArn, targetResource: this.topic };
   }
 }

@@ -179,7 +179,6 @@ export class SchedulerAgentSupervisorStack extends Stack {
           agentQueues: Object.fromEntries(
             versionAgents.map((worker) => [worker.step.name, worker.requestQueue]),
           ),
-          alertBus: alerts.bus,
           timings,
           logRetentionDays,
           retainData,
@@ -227,6 +226,7 @@ export class SchedulerAgentSupervisorStack extends Stack {
       timings,
       dueShardCount: config.dueShardCount,
       throttle: config.apiThrottle,
+      rateLimitPerIp: config.apiRateLimitPerIp,
       logRetentionDays,
       retainData,
     });
@@ -234,6 +234,7 @@ export class SchedulerAgentSupervisorStack extends Stack {
       stateStore,
       replyQueues: clientReplies.clients.map((client) => client.queue),
       clientRegistry: submission.clientRegistry,
+      alertBus: alerts.bus,
       logRetentionDays,
       retainData,
     });

@@ -3,6 +3,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import {
   ADMISSION_INDEX,
+  ALERT_OUTBOX_INDEX,
   DUE_INDEX,
   STATE_INDEX,
   StateAttr,
@@ -51,6 +52,25 @@ export class StateStore extends DataStore {
       projectionType: dynamodb.ProjectionType.INCLUDE,
       nonKeyAttributes: [...STATE_INDEX.projectedAttributes],
     });
+    // Sparse: only records whose AlertOutbox may hold an undelivered alert carry AlertOutboxShard.
+    // The supervisor re-delivers, through it, what the stream relay gave up on.
+    this.table.addGlobalSecondaryIndex({
+      indexName: ALERT_OUTBOX_INDEX.name,
+      partitionKey: { name: ALERT_OUTBOX_INDEX.partitionKey, type: dynamodb.AttributeType.STRING },
+      sortKey: { name: ALERT_OUTBOX_INDEX.sortKey, type: dynamodb.AttributeType.STRING },
+      projectionType: dynamodb.ProjectionType.INCLUDE,
+      nonKeyAttributes: [...ALERT_OUTBOX_INDEX.projectedAttributes],
+    });
+  }
+
+  /** Grants Query on AlertOutboxIndex only (the supervisor's alert backstop). */
+  grantQueryAlertOutboxIndex(grantee: iam.IGrantable): void {
+    iam.Grant.addToPrincipal({
+      grantee,
+      actions: ['dynamodb:Query'],
+      resourceArns: [`${this.table.tableArn}/index/${ALERT_OUTBOX_INDEX.name}`],
+    });
+    grantTableKeyUse(this.table, grantee, 'read');
   }
 
   /** ARN of the supervisor index (for Query grants scoped to it alone). */

@@ -1,4 +1,5 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import type * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as eventSources from 'aws-cdk-lib/aws-lambda-event-sources';
@@ -38,6 +39,11 @@ export interface StatusNotifierProps {
   readonly replyQueues: readonly sqs.IQueue[];
   /** JSON of ClientRegistry (SubmissionApi.clientRegistry). */
   readonly clientRegistry: string;
+  /**
+   * The operator alert bus: the notifier is also the relay of the alert outbox (the alerts a state
+   * change raises, written with it), since DynamoDB Streams serves two readers per shard at most.
+   */
+  readonly alertBus: events.IEventBus;
   /** @default DEFAULT_NOTIFIER_TUNING */
   readonly tuning?: StatusNotifierTuning;
   readonly logRetentionDays: number;
@@ -51,7 +57,8 @@ export interface StatusNotifierProps {
  * changes into those states reach it (event filter); whether the state changed at all is decided in
  * code, since a filter cannot compare the old image with the new. A failing batch is bisected and
  * retried a bounded number of times; what still fails goes to the failure queue (record pointers,
- * for an operator).
+ * for an operator). It is also the relay of the alert outbox: an alert written with a state change
+ * is put on the alert bus and its entry removed (DESIGN.md, Alert outbox).
  */
 export class StatusNotifier extends Construct {
   readonly notifier: LambdaFunction;
@@ -82,7 +89,11 @@ export class StatusNotifier extends Construct {
       logRetentionDays: props.logRetentionDays,
       removalPolicy: props.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
       timeout: Duration.seconds(30),
-      environment: { [EnvKey.ClientRegistry]: props.clientRegistry },
+      environment: {
+        [EnvKey.ClientRegistry]: props.clientRegistry,
+        [EnvKey.AlertBusName]: props.alertBus.eventBusName,
+        [EnvKey.StateTableName]: props.stateStore.tableName,
+      },
     });
     const fn = this.notifier.function;
     // SendMessage only (grantSendMessages would add GetQueueAttributes and GetQueueUrl): the
@@ -93,6 +104,9 @@ export class StatusNotifier extends Construct {
       resourceArns: props.replyQueues.map((queue) => queue.queueArn),
     });
     props.stateStore.table.grantStreamRead(fn);
+    // The outbox relay: publish each alert, then remove its entry (a conditional UpdateItem).
+    props.alertBus.grantPutEventsTo(fn);
+    props.stateStore.grant(fn, 'dynamodb:UpdateItem');
     fn.addEventSource(
       new eventSources.DynamoEventSource(props.stateStore.table, {
         // From the oldest record kept: a status changed while the notifier was being deployed is told.

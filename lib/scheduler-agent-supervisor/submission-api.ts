@@ -38,6 +38,8 @@ export interface SubmissionApiProps {
   readonly dueShardCount: number;
   /** Stage throttling, also the usage plan's limits. */
   readonly throttle: { readonly rateLimit: number; readonly burstLimit: number };
+  /** Requests per client IP in 5 minutes (WAF web ACL on the stage). @default - no web ACL */
+  readonly rateLimitPerIp?: number;
   /** The client applications: each gets its own API key; their reply queues go into the registry. */
   readonly clients: readonly Pick<ClientReplyQueue, 'name' | 'queue'>[];
   readonly logRetentionDays: number;
@@ -124,6 +126,7 @@ export class SubmissionApi extends Construct {
       clients: 'Order submitters',
       keyNames: props.clients.map((client) => client.name),
       throttle: props.throttle,
+      rateLimitPerIp: props.rateLimitPerIp,
       logRetentionDays: props.logRetentionDays,
       removalPolicy,
       bodyValidation:

@@ -20,7 +20,7 @@ export interface SupervisorProps {
   readonly stateStore: StateStore;
   /** Where expired and never-started orders are handed back to the starter. */
   readonly startQueue: sqs.IQueue;
-  /** Operator alerts (OrderFailed when the failure threshold is reached). */
+  /** Operator alerts: the supervisor re-delivers outbox alerts the stream relay left behind. */
   readonly alertBus: events.IEventBus;
   readonly timings: WorkflowTimings;
   /** Partitions of DueIndex the supervisor queries one by one. */
@@ -80,6 +80,7 @@ export class Supervisor extends Construct {
       maxEventAge: Duration.seconds(Math.max(60, supervisorRateSeconds)),
     });
     props.stateStore.grantQueryDueIndex(fn);
+    props.stateStore.grantQueryAlertOutboxIndex(fn);
     props.stateStore.grant(fn, 'dynamodb:UpdateItem');
     props.startQueue.grantSendMessages(fn);
     props.alertBus.grantPutEventsTo(fn);

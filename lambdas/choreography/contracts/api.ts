@@ -1,5 +1,6 @@
 /** The delivery API: POST /deliveries and GET /deliveries/{deliveryId}. */
 import { z } from 'zod';
+import { printableText } from '../../shared/validation';
 import { CoordinatesSchema, DeliveryIdSchema, type EventType, PackageSchema } from './events';
 import type { ReasonCode } from './reason-codes';
 import type { DeliveryStatus } from './statuses';
@@ -14,12 +15,13 @@ export const CORRELATION_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 /**
  * POST /deliveries body. Strict, unlike the events: a client's unknown field is a mistake to
  * report, not a newer schema to tolerate. `deadline` must be in the future (checked by the domain,
- * which knows the time).
+ * which knows the time). `ownerId`, the one free-text string, is printable text in NFC
+ * (printableText); the ids are limited to ASCII letters and digits by their pattern.
  */
 export const SubmitDeliveryRequestSchema = z
   .object({
     deliveryId: DeliveryIdSchema,
-    ownerId: z.string().min(1).max(128),
+    ownerId: z.string().min(1).max(128).check(printableText()),
     pickup: CoordinatesSchema.strict(),
     dropoff: CoordinatesSchema.strict(),
     packages: z.array(PackageSchema.strict()).min(1).max(5),

@@ -1,4 +1,5 @@
 import { type DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { isConditionalCheckFailed } from '../../shared/dynamodb-errors';
 import { AlertArchiveAttr, type OperatorAlertView } from '../contracts';
 import type { AlertArchive, ArchivedAlert } from '../domain/ports';
 
@@ -14,21 +15,35 @@ export class DynamoAlertArchive implements AlertArchive {
     if (!tableName) throw new Error('DynamoAlertArchive: tableName is required');
   }
 
-  /** Idempotent: a redelivered event has the same key and overwrites itself with the same item. */
-  async archive(alert: ArchivedAlert): Promise<void> {
-    await this.client.send(
-      new PutCommand({
-        TableName: this.tableName,
-        Item: {
-          [AlertArchiveAttr.OrderId]: alert.orderId,
-          [AlertArchiveAttr.AlertKey]: `${alert.at}#${alert.eventId}`,
-          [AlertArchiveAttr.Type]: alert.type,
-          [AlertArchiveAttr.At]: alert.at,
-          [AlertArchiveAttr.EventId]: alert.eventId,
-          [AlertArchiveAttr.Detail]: alert.detail,
-        },
-      }),
-    );
+  /**
+   * One item per alert: an outbox alert is keyed on its AlertId (and its own time), so a
+   * redelivery, a new event with a new event id, is refused by the condition and reported as a
+   * duplicate; any other alert is keyed on its event, so EventBridge's retry of the same event
+   * finds its own item.
+   */
+  async archive(alert: ArchivedAlert): Promise<'archived' | 'duplicate'> {
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            [AlertArchiveAttr.OrderId]: alert.orderId,
+            [AlertArchiveAttr.AlertKey]: `${alert.at}#${alert.alertId ?? alert.eventId}`,
+            [AlertArchiveAttr.Type]: alert.type,
+            [AlertArchiveAttr.At]: alert.at,
+            [AlertArchiveAttr.EventId]: alert.eventId,
+            ...(alert.alertId !== undefined && { [AlertArchiveAttr.AlertId]: alert.alertId }),
+            [AlertArchiveAttr.Detail]: alert.detail,
+          },
+          ConditionExpression: 'attribute_not_exists(#key)',
+          ExpressionAttributeNames: { '#key': AlertArchiveAttr.AlertKey },
+        }),
+      );
+      return 'archived';
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return 'duplicate';
+      throw error;
+    }
   }
 
   /** The order's alerts, oldest first. */

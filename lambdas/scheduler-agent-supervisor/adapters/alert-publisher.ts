@@ -1,15 +1,9 @@
 import { type EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import {
-  ALERT_EVENT_SOURCE,
-  AlertType,
-  type CompensationFailedDetail,
-  type OrderFailedDetail,
-  type SubmissionConflictDetail,
-} from '../contracts';
-import type { AlertPublisher } from '../domain/ports';
+import { ALERT_EVENT_SOURCE, AlertType, type SubmissionConflictDetail } from '../contracts';
+import type { AlertPublisher, OutboxAlert, OutboxAlertPublisher } from '../domain/ports';
 
 /** Operator alerts on the alert bus (EventBridge); the bus routes them to SNS and the alert inbox. */
-export class EventBridgeAlertPublisher implements AlertPublisher {
+export class EventBridgeAlertPublisher implements AlertPublisher, OutboxAlertPublisher {
   constructor(
     private readonly client: EventBridgeClient,
     private readonly busName: string,
@@ -19,19 +13,21 @@ export class EventBridgeAlertPublisher implements AlertPublisher {
     }
   }
 
-  orderFailed(detail: OrderFailedDetail): Promise<void> {
-    return this.publish(AlertType.OrderFailed, detail.orderId, detail);
-  }
-
   submissionConflict(detail: SubmissionConflictDetail): Promise<void> {
     return this.publish(AlertType.SubmissionConflict, detail.orderId, detail);
   }
 
-  compensationFailed(detail: CompensationFailedDetail): Promise<void> {
-    return this.publish(AlertType.CompensationFailed, detail.orderId, detail);
+  /**
+   * An alert of the outbox. PutEvents has no idempotency key, so the alert's identity travels in
+   * the detail (alertId) and its time is the outbox entry's, the same on every redelivery: the
+   * archive and the operator de-duplicate on alertId.
+   */
+  publishAlert(alert: OutboxAlert): Promise<void> {
+    return this.publish(alert.type, alert.detail.orderId, alert.detail, alert.detail.at);
   }
 
-  private async publish(type: AlertType, orderId: string, detail: object): Promise<void> {
+  private async publish(type: AlertType, orderId: string, detail: object, at?: string): Promise<void> {
+    const time = at === undefined ? undefined : new Date(at);
     const result = await this.client.send(
       new PutEventsCommand({
         Entries: [
@@ -40,6 +36,7 @@ export class EventBridgeAlertPublisher implements AlertPublisher {
             Source: ALERT_EVENT_SOURCE,
             DetailType: type,
             Detail: JSON.stringify(detail),
+            ...(time !== undefined && !Number.isNaN(time.getTime()) && { Time: time }),
           },
         ],
       }),

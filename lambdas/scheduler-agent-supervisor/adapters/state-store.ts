@@ -8,12 +8,18 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { isoAt } from '../../shared/clock';
 import { isConditionalCheckFailed } from '../../shared/dynamodb-errors';
+import { hasErrorName } from '../../shared/errors';
 import {
+  ALERT_NAME_PLACEHOLDER,
+  AlertType,
+  alertIdFor,
+  bindNames,
   bindParams,
   COMPENSATION_NAMES,
   CompensationAttr,
   CompensationStatus,
   DUE_INDEX,
+  EMPTY_MAP_PLACEHOLDER,
   LastErrorAttr,
   type OperationName,
   type ParamType,
@@ -193,13 +199,22 @@ export class DynamoStateStore implements StateRecordReader, StateRecordCreator, 
 
   async failExpired(
     seen: DueRecord,
-    change: { readonly failureCount: number; readonly lastError: LastError; readonly at: number },
+    change: {
+      readonly failureCount: number;
+      readonly lastError: LastError;
+      readonly at: number;
+      readonly correlationId: string;
+    },
   ): Promise<TransitionResult> {
     const values = {
       ...expiredAttempt(seen),
       failureCount: change.failureCount,
       lastError: lastErrorToItem(change.lastError),
       now: isoAt(change.at),
+      // The OrderFailed alert, in the same write (DESIGN.md, Alert outbox).
+      alertId: alertIdFor(seen.orderId, AlertType.OrderFailed, seen.attempt),
+      attempt: seen.attempt,
+      correlationId: change.correlationId,
     };
     return seen.runningStep === undefined
       ? this.transition(seen.orderId, 'failExpired', values)
@@ -225,13 +240,22 @@ export class DynamoStateStore implements StateRecordReader, StateRecordCreator, 
 
   async failExpiredCompensation(
     seen: DueRecord,
-    change: { readonly compensationFailureCount: number; readonly lastError: LastError; readonly at: number },
+    change: {
+      readonly compensationFailureCount: number;
+      readonly lastError: LastError;
+      readonly at: number;
+      readonly correlationId: string;
+    },
   ): Promise<TransitionResult> {
     return this.transition(seen.orderId, 'failExpiredCompensation', {
       ...expiredCompensation(seen),
       compensationFailureCount: change.compensationFailureCount,
       lastError: lastErrorToItem(change.lastError),
       now: isoAt(change.at),
+      // The CompensationFailed alert, in the same write (DESIGN.md, Alert outbox).
+      alertId: alertIdFor(seen.orderId, AlertType.CompensationFailed, seen.attempt),
+      attempt: seen.attempt,
+      correlationId: change.correlationId,
     });
   }
 
@@ -266,17 +290,40 @@ export class DynamoStateStore implements StateRecordReader, StateRecordCreator, 
     values: TransitionParams<N>,
     options: RenderOptions = {},
   ): Promise<TransitionResult> {
+    const update = transitionUpdate(name, orderId, values, options);
     try {
-      await this.client.send(
-        new UpdateCommand({ TableName: this.tableName, ...transitionUpdate(name, orderId, values, options) }),
-      );
+      await this.client.send(new UpdateCommand({ TableName: this.tableName, ...update }));
       return 'applied';
     } catch (error) {
       if (isConditionalCheckFailed(error)) {
         return 'lost';
       }
+      if (!(raisesAlert(update) && hasErrorName(error, 'ValidationException'))) throw error;
+      // A record claimed before the alert outbox was deployed has no AlertOutbox map to SET its
+      // entry in (DynamoDB: "document path ... invalid for update"): create it, and try once more.
+      await this.ensureAlertOutbox(orderId);
+    }
+    try {
+      await this.client.send(new UpdateCommand({ TableName: this.tableName, ...update }));
+      return 'applied';
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return 'lost';
       throw error;
     }
+  }
+
+  /** Creates an empty AlertOutbox when absent: no state change (ProcessState and UpdatedAt stay). */
+  private async ensureAlertOutbox(orderId: string): Promise<void> {
+    await this.client.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: { [StateAttr.OrderId]: orderId },
+        UpdateExpression: `SET #outbox = if_not_exists(#outbox, ${EMPTY_MAP_PLACEHOLDER})`,
+        ConditionExpression: 'attribute_exists(#id)',
+        ExpressionAttributeNames: { '#outbox': StateAttr.AlertOutbox, '#id': StateAttr.OrderId },
+        ExpressionAttributeValues: { [EMPTY_MAP_PLACEHOLDER]: {} },
+      }),
+    );
   }
 }
 
@@ -301,13 +348,22 @@ export function transitionUpdate<N extends TransitionName>(
     Key: { [StateAttr.OrderId]: orderId },
     UpdateExpression: rendered.updateExpression,
     ConditionExpression: rendered.conditionExpression,
-    ExpressionAttributeNames: { ...rendered.names },
+    ExpressionAttributeNames: {
+      ...rendered.names,
+      ...bindNames(rendered, values as Readonly<Record<string, unknown>>, String),
+    },
     ExpressionAttributeValues: {
       ...rendered.constants,
       ...Object.fromEntries((rendered.emptyLists ?? []).map((placeholder) => [placeholder, []])),
+      ...Object.fromEntries((rendered.emptyMaps ?? []).map((placeholder) => [placeholder, {}])),
       ...bound,
     },
   };
+}
+
+/** Whether an update writes an alert outbox entry (its name is bound: THIS_ALERT). */
+function raisesAlert(update: Omit<UpdateCommandInput, 'TableName'>): boolean {
+  return update.ExpressionAttributeNames?.[ALERT_NAME_PLACEHOLDER] !== undefined;
 }
 
 /** The DynamoDB type the document client marshals a value to (undefined: not a parameter value). */

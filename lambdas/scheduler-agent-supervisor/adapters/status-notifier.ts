@@ -4,17 +4,31 @@
  * reports that record's sequence number, so the event source retries from there (everything before
  * it is done; nothing after it may overtake it, which keeps each order's statuses in order).
  * Messages of a retried record that already went out are de-duplicated by the FIFO queue.
+ *
+ * It is also the relay of the alert outbox (DESIGN.md, Alert outbox): after telling the client, the
+ * alerts in the record's new image are published and their entries removed. A publish that fails
+ * fails the record the same way (the stream retries it; when its retries run out, the supervisor
+ * re-delivers from the AlertOutboxIndex). Alerts published twice are de-duplicated by AlertId.
  */
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { describeError } from '../../shared/errors';
 import type { Observability } from '../../shared/observability';
 import { type ClientRegistry, OrderMetric, StateAttr } from '../contracts';
+import { deliverOutbox } from '../domain/alert-outbox';
 import { notifyClient, type StatusChange, type StatusImage } from '../domain/client-status';
-import type { ClientReplySender } from '../domain/ports';
+import type {
+  AlertOutboxStore,
+  ClientReplySender,
+  OutboxAlertPublisher,
+  StoredOutbox,
+} from '../domain/ports';
 
 export interface StatusNotifierDependencies {
   readonly registry: ClientRegistry;
   readonly replies: ClientReplySender;
+  /** The alert outbox relay: the bus and the entries' removal. */
+  readonly alerts: OutboxAlertPublisher;
+  readonly outbox: AlertOutboxStore;
   readonly observability: Pick<Observability<OrderMetric>, 'logger' | 'count' | 'countBy'>;
 }
 
@@ -53,12 +67,60 @@ export function statusNotifier(
         });
         return { batchItemFailures: [{ itemIdentifier: record.dynamodb?.SequenceNumber ?? '' }] };
       }
+      const outbox = outboxOf(record);
+      if (outbox === undefined) continue;
+      try {
+        await deliverOutbox(outbox.orderId, outbox.entries, {
+          publisher: deps.alerts,
+          store: deps.outbox,
+          log: logger,
+        });
+      } catch (error) {
+        count(OrderMetric.AlertPublishFailures);
+        logger.error(
+          'Alert not delivered; the stream resumes from this record (the supervisor re-delivers if it gives up)',
+          {
+            sequenceNumber: record.dynamodb?.SequenceNumber,
+            orderId: outbox.orderId,
+            error: describeError(error),
+          },
+        );
+        return { batchItemFailures: [{ itemIdentifier: record.dynamodb?.SequenceNumber ?? '' }] };
+      }
     }
     return { batchItemFailures: [] };
   };
 }
 
 type Image = NonNullable<NonNullable<DynamoDBRecord['dynamodb']>['NewImage']>;
+
+/** The AlertOutbox of the record's new image, when it holds any entry. */
+export function outboxOf(record: DynamoDBRecord): { orderId: string; entries: StoredOutbox } | undefined {
+  const image = record.dynamodb?.NewImage;
+  const outbox = image?.[StateAttr.AlertOutbox]?.M;
+  const orderId = image?.[StateAttr.OrderId]?.S;
+  if (outbox === undefined || orderId === undefined || Object.keys(outbox).length === 0) return undefined;
+  return { orderId, entries: plainValueOf({ M: outbox }) as StoredOutbox };
+}
+
+type TypedValue = NonNullable<Image[string]>;
+
+/**
+ * The stream's typed JSON as plain values, as the document client reads them (for what an outbox
+ * entry holds: strings, numbers, booleans, maps, lists). Written here rather than importing
+ * @aws-sdk/util-dynamodb, which the project does not depend on directly.
+ */
+function plainValueOf(value: TypedValue): unknown {
+  if (value.S !== undefined) return value.S;
+  if (value.N !== undefined) return Number(value.N);
+  if (value.BOOL !== undefined) return value.BOOL;
+  if (value.NULL !== undefined) return null;
+  if (value.L !== undefined) return value.L.map(plainValueOf);
+  if (value.M !== undefined) {
+    return Object.fromEntries(Object.entries(value.M).map(([key, inner]) => [key, plainValueOf(inner)]));
+  }
+  throw new Error(`Unsupported attribute value in an alert outbox entry: ${Object.keys(value).join(', ')}`);
+}
 
 /** The few attributes the decision reads, from the stream's typed JSON (all strings). */
 export function statusChangeOf(record: DynamoDBRecord): StatusChange {

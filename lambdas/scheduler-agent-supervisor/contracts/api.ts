@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { printableText } from '../../shared/validation';
 import type { ProcessState, StepStatus } from './states';
 import type { StepName } from './steps';
 
@@ -7,16 +8,20 @@ export const MAX_ORDER_BODY_BYTES = 16 * 1024;
 
 export const ORDER_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
-/** POST /orders body. Strict: unknown fields are rejected, not ignored. */
+/**
+ * POST /orders body. Strict: unknown fields are rejected, not ignored. Every free-text string is
+ * printable text in NFC (printableText: no control, bidi or zero-width character); the ids and the
+ * currency are already limited to ASCII letters and digits by their patterns.
+ */
 export const SubmitOrderRequestSchema = z
   .object({
     orderId: z.string().regex(ORDER_ID_PATTERN, 'must be 1-64 characters of A-Z a-z 0-9 _ -'),
-    customerId: z.string().min(1).max(128),
+    customerId: z.string().min(1).max(128).check(printableText()),
     items: z
       .array(
         z
           .object({
-            sku: z.string().min(1).max(64),
+            sku: z.string().min(1).max(64).check(printableText()),
             quantity: z.number().int().min(1).max(10_000),
           })
           .strict(),
@@ -78,10 +83,13 @@ export const OperatorAction = {
 } as const;
 export type OperatorAction = (typeof OperatorAction)[keyof typeof OperatorAction];
 
-/** Body of POST retry and cancel: what the operator saw (the action is conditional on it), and why. */
+/**
+ * Body of POST retry and cancel: what the operator saw (the action is conditional on it), and why.
+ * The reason is recorded in the operator log and shown to other operators: printable text only.
+ */
 export const OperatorActionRequestSchema = z
   .object({
-    reason: z.string().trim().min(3).max(500),
+    reason: z.string().trim().min(3).max(500).check(printableText()),
     expectedState: z.enum([
       'Pending',
       'Processing',
@@ -91,7 +99,7 @@ export const OperatorActionRequestSchema = z
       'Compensated',
       'CompensationFailed',
     ]),
-    expectedUpdatedAt: z.string().min(1),
+    expectedUpdatedAt: z.string().min(1).max(64).check(printableText()),
   })
   .strict();
 export type OperatorActionRequest = z.infer<typeof OperatorActionRequestSchema>;

@@ -15,6 +15,10 @@ export const AlertType = {
 export type AlertType = (typeof AlertType)[keyof typeof AlertType];
 
 export interface OrderFailedDetail {
+  /** The alert's stable identity (alertIdFor): consumers de-duplicate on it. */
+  readonly alertId: string;
+  /** When the state change that raised it was written (the outbox entry's At). */
+  readonly at: string;
   readonly orderId: string;
   readonly reason: 'AgentPermanentFailure' | 'FailureThresholdReached';
   readonly failureCount: number;
@@ -33,6 +37,10 @@ export interface SubmissionConflictDetail {
 }
 
 export interface CompensationFailedDetail {
+  /** The alert's stable identity (alertIdFor): consumers de-duplicate on it. */
+  readonly alertId: string;
+  /** When the state change that raised it was written (the outbox entry's At). */
+  readonly at: string;
   readonly orderId: string;
   readonly reason: 'CompensationRefused' | 'CompensationThresholdReached';
   readonly compensationFailureCount: number;
@@ -45,10 +53,54 @@ export interface CompensationFailedDetail {
   readonly correlationId?: string;
 }
 
+/** The alerts a state change raises through the outbox (AlertOutbox), not published directly. */
+export type OutboxAlertType = typeof AlertType.OrderFailed | typeof AlertType.CompensationFailed;
+
+/**
+ * The identity of an alert raised through the outbox: one per (order, alert type, attempt). The
+ * attempt is the one whose end raised it (the supervisor's expired attempt, the execution's own),
+ * and Attempt only grows (an operator retry is a new claim), so a re-run of the same transition
+ * (its fence fails) cannot make a second alert, and a later failure of the same order a new one.
+ * The scheduler's ASL renders the same text (States.Format) in store-updates.ts.
+ */
+export function alertIdFor(orderId: string, type: OutboxAlertType, attempt: number): string {
+  return `${orderId}:${type}:${attempt}`;
+}
+
+/**
+ * One entry of the state record's AlertOutbox (`AlertOutbox.<AlertId>`), written by the very
+ * UpdateItem of the transition that raises the alert and removed once the alert is on the bus
+ * (DESIGN.md, Alert outbox). The published detail (OrderFailedDetail, CompensationFailedDetail) is
+ * made from it and the record's OrderID.
+ */
+export const AlertOutboxAttr = {
+  AlertId: 'AlertId',
+  /** OrderFailed | CompensationFailed (OutboxAlertType): the event's detail-type. */
+  Type: 'Type',
+  /** OrderFailedDetail.reason or CompensationFailedDetail.reason. */
+  Reason: 'Reason',
+  /** ISO-8601: the transition's time. */
+  At: 'At',
+  Attempt: 'Attempt',
+  /** The lock of the attempt that ended (its instance id). */
+  InstanceId: 'InstanceId',
+  /** OrderFailed: the FailureCount written with it. */
+  FailureCount: 'FailureCount',
+  /** CompensationFailed: the CompensationFailureCount when it was raised. */
+  CompensationFailureCount: 'CompensationFailureCount',
+  /** The LastError written with it (LastErrorAttr). */
+  LastError: 'LastError',
+  /** The step that was running (OrderFailed) or could not be undone (CompensationFailed), when known. */
+  Step: 'Step',
+  /** The supervisor run or the execution that raised it. */
+  CorrelationId: 'CorrelationId',
+} as const;
+
 /**
  * The alert archive (operator inspect reads it): one item per alert, fed by a rule on the alert
- * bus. Partition OrderID, sort `<event time>#<event id>` so an order's alerts read in time order
- * and a redelivered event overwrites itself.
+ * bus. Partition OrderID, sort `<at>#<alert id>` for an alert raised through the outbox (its
+ * outbox time and AlertId, both stable across redeliveries, so the conditional put keeps one item
+ * per AlertId), `<event time>#<event id>` for any other; an order's alerts read in time order.
  */
 export const AlertArchiveAttr = {
   OrderId: 'OrderID',
@@ -57,5 +109,7 @@ export const AlertArchiveAttr = {
   Type: 'Type',
   At: 'At',
   EventId: 'EventId',
+  /** The alert's AlertId, when it has one (outbox alerts). */
+  AlertId: 'AlertId',
   Detail: 'Detail',
 } as const;

@@ -48,7 +48,14 @@
  *                       makes it, so duplicates, redeliveries and restarts are counted too
  *   AlertOutbox      M  (schema 3) { <AlertId>: M } operator alerts recorded by the same write as
  *                       the state change that raises them, removed once delivered (at least once;
- *                       consumers de-duplicate by AlertId)
+ *                       consumers de-duplicate by AlertId). The claim creates it empty
+ *                       when absent (entries are SET by path), so every transition that raises
+ *                       an alert finds it (AlertOutboxAttr, DESIGN.md Alert outbox)
+ *   AlertOutboxShard S  ALERT_OUTBOX_SHARD while AlertOutbox may hold an entry: written with each
+ *                       entry, removed once the outbox is empty (sparse AlertOutboxIndex: what
+ *                       may still have an alert to deliver)
+ *   AlertOutboxSince S  ISO-8601 time the last entry was written (AlertOutboxIndex sort key: the
+ *                       supervisor re-delivers what the stream relay left past a grace)
  */
 export const StateAttr = {
   OrderId: 'OrderID',
@@ -75,6 +82,8 @@ export const StateAttr = {
   RetryBudget: 'RetryBudget',
   CallsMade: 'CallsMade',
   AlertOutbox: 'AlertOutbox',
+  AlertOutboxShard: 'AlertOutboxShard',
+  AlertOutboxSince: 'AlertOutboxSince',
 } as const;
 
 /** Attribute names inside one CompensationLog.<StepName> entry. */
@@ -194,6 +203,25 @@ export const ADMISSION_INDEX = {
   partitionKey: StateAttr.AdmissionShard,
   sortKey: StateAttr.UpdatedAt,
   projectedAttributes: [StateAttr.ProcessState],
+} as const;
+
+/**
+ * The one AlertOutboxShard value. Only records with an undelivered alert are in the index (normally
+ * none: the stream relay delivers within seconds), so one partition is far from a partition's
+ * limits; a shard key keeps the door open to spreading it.
+ */
+export const ALERT_OUTBOX_SHARD = 'outbox';
+
+/**
+ * The alert backstop's sparse index: records whose AlertOutbox may still hold an alert (partition
+ * AlertOutboxShard, sort AlertOutboxSince), projecting the outbox itself so the supervisor
+ * re-delivers what the stream relay could not without reading the record.
+ */
+export const ALERT_OUTBOX_INDEX = {
+  name: 'AlertOutboxIndex',
+  partitionKey: StateAttr.AlertOutboxShard,
+  sortKey: StateAttr.AlertOutboxSince,
+  projectedAttributes: [StateAttr.AlertOutbox],
 } as const;
 
 /** Orders table (the business database): partition key OrderID. */

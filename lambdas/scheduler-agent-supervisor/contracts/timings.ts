@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { jsonParser } from '../../shared/parse';
 
+/** See WorkflowTimings.alertRedeliveryGraceSeconds. */
+export const DEFAULT_ALERT_REDELIVERY_GRACE_SECONDS = 60;
+
 /**
  * Time windows and thresholds shared by the state machine (synth time) and the handlers (run
  * time). Chosen per profile in lib/scheduler-agent-supervisor/config.ts and passed to handlers as JSON in WORKFLOW_TIMINGS.
@@ -38,6 +41,12 @@ export const WorkflowTimingsSchema = z
     supervisorPageSize: z.number().int().min(1).max(1000),
     /** Time a supervisor invocation may spend before it stops paging (leaves the rest to the next). */
     supervisorBudgetSeconds: z.number().int().min(1),
+    /**
+     * Age of an alert outbox entry after which the supervisor re-delivers it (the stream relay
+     * gave up on it, or is slow): long enough that the relay normally wins, so redeliveries stay
+     * rare. @default DEFAULT_ALERT_REDELIVERY_GRACE_SECONDS
+     */
+    alertRedeliveryGraceSeconds: z.number().int().min(1).optional(),
   })
   .strict()
   .superRefine((t, ctx) => {

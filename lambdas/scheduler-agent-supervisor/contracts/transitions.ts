@@ -13,7 +13,14 @@
  * transition applies to is `#step`, a constant's is `:` + its value in lower camel case
  * (`Processing` -> `:processing`) unless the constant names one, a parameter's is `:` + its name.
  */
-import { CompensationAttr, CompensationStatus, StateAttr, StepAttr } from './state-record';
+import { AlertOutboxAttr, AlertType } from './events';
+import {
+  ALERT_OUTBOX_SHARD,
+  CompensationAttr,
+  CompensationStatus,
+  StateAttr,
+  StepAttr,
+} from './state-record';
 import { ProcessState, StepStatus } from './states';
 
 /** DynamoDB type of a parameter: string, number, map or list. */
@@ -24,6 +31,15 @@ export type TransitionActor = 'starter' | 'scheduler' | 'supervisor' | 'operator
 
 /** Stands for the step a step transition applies to (`Steps.<step>`); named when rendered. */
 export const THIS_STEP = '<step>';
+
+/**
+ * Stands for the alert a transition raises (`AlertOutbox.<alertId>`): its name is the value of the
+ * transition's `alertId` parameter, which the caller binds (an ASL path, a request value), since
+ * the id holds the order and its attempt (alertIdFor).
+ */
+export const THIS_ALERT = '<alertId>';
+/** The parameter that names THIS_ALERT. */
+export const ALERT_ID_PARAM = 'alertId';
 
 type StateAttrName = (typeof StateAttr)[keyof typeof StateAttr];
 type StepAttrName = (typeof StepAttr)[keyof typeof StepAttr];
@@ -37,7 +53,8 @@ export type AttributePath =
   | readonly [StateAttrName]
   | readonly [typeof StateAttr.Steps, typeof THIS_STEP, StepAttrName]
   | readonly [typeof StateAttr.CompensationLog, typeof THIS_STEP]
-  | readonly [typeof StateAttr.CompensationLog, typeof THIS_STEP, CompensationAttrName];
+  | readonly [typeof StateAttr.CompensationLog, typeof THIS_STEP, CompensationAttrName]
+  | readonly [typeof StateAttr.AlertOutbox, typeof THIS_ALERT];
 
 /** A value written into the expression's values as is. */
 export interface Constant {
@@ -73,9 +90,17 @@ export interface AppendToList<P extends string = string> {
   readonly appendList: Param<P>;
 }
 
+/**
+ * SET only: the map attribute being set is created empty when absent, and kept as it is otherwise:
+ * `if_not_exists(<path>, :emptyMap)`, so a later transition can SET an entry inside it by path.
+ */
+export interface EnsureMap {
+  readonly ensureMap: true;
+}
+
 export type Operand<P extends string = string> = Constant | Param<P>;
-/** What a SET clause writes: an operand, a composed map, or an append to the list it sets. */
-export type SetValue<P extends string = string> = Operand<P> | MapOperand<P> | AppendToList<P>;
+/** What a SET clause writes: an operand, a composed map, an append to the list it sets, or an empty map if absent. */
+export type SetValue<P extends string = string> = Operand<P> | MapOperand<P> | AppendToList<P> | EnsureMap;
 
 export type Condition<P extends string = string> =
   | { readonly path: AttributePath; readonly equals: Operand<P> }
@@ -128,6 +153,8 @@ const stepAttr = <N extends StepAttrName>(name: N) => [StateAttr.Steps, THIS_STE
 const logEntry = [StateAttr.CompensationLog, THIS_STEP] as const;
 const logAttr = <N extends CompensationAttrName>(name: N) =>
   [StateAttr.CompensationLog, THIS_STEP, name] as const;
+/** The outbox entry of the alert the transition raises (named by its alertId parameter). */
+const alertEntry = [StateAttr.AlertOutbox, THIS_ALERT] as const;
 const constant = (value: string | number | boolean, placeholder?: string): Constant =>
   placeholder === undefined ? { constant: value } : { constant: value, placeholder };
 const param = <P extends string>(name: P): Param<P> => ({ param: name });
@@ -192,6 +219,42 @@ const TIMED_OUT_STEP = [
   [stepAttr(StepAttr.EndedAt), param('now')],
 ] as const;
 
+/**
+ * What a transition that raises an alert also writes, in the same UpdateItem (DESIGN.md, Alert
+ * outbox): the entry `AlertOutbox.<alertId>` and the sparse AlertOutboxIndex keys, so the alert
+ * exists exactly when the state change does. The claim created AlertOutbox (ensureMap).
+ */
+function raiseAlert<const P extends string>(
+  type: (typeof AlertType)['OrderFailed' | 'CompensationFailed'],
+  reason: string,
+  entry: Readonly<Record<string, Constant | Param<P>>>,
+) {
+  return [
+    [
+      alertEntry,
+      {
+        placeholder: 'alertEntry',
+        map: {
+          [AlertOutboxAttr.AlertId]: param(ALERT_ID_PARAM),
+          [AlertOutboxAttr.Type]: constant(type),
+          [AlertOutboxAttr.Reason]: constant(reason),
+          [AlertOutboxAttr.At]: param('now'),
+          [AlertOutboxAttr.Attempt]: param('attempt'),
+          [AlertOutboxAttr.CorrelationId]: param('correlationId'),
+          [AlertOutboxAttr.LastError]: param('lastError'),
+          ...entry,
+        },
+      },
+    ],
+    [attr(StateAttr.AlertOutboxShard), constant(ALERT_OUTBOX_SHARD)],
+    [attr(StateAttr.AlertOutboxSince), param('now')],
+  ] as const;
+}
+/** What every alert-raising transition binds besides its own: the id, the attempt, the correlation id. */
+const ALERT_PARAMS = { alertId: 'S', attempt: 'N', correlationId: 'S' } as const;
+/** The alert's attempt is the record's (its id is made from it): checked, not trusted. */
+const atThisAttempt: Condition<'attempt'> = { path: attr(StateAttr.Attempt), equals: param('attempt') };
+
 const isState = (state: ProcessState): Condition<never> => ({
   path: attr(StateAttr.ProcessState),
   equals: constant(state),
@@ -253,6 +316,8 @@ export const STATE_TRANSITIONS = {
       [attr(StateAttr.Plan), param('plan')],
       [attr(StateAttr.CompleteBy), param('completeBy')],
       [attr(StateAttr.UpdatedAt), param('now')],
+      // Every alert-raising transition follows a claim: it SETs its entry inside this map.
+      [attr(StateAttr.AlertOutbox), { ensureMap: true }],
     ],
     remove: [],
   }),
@@ -287,6 +352,8 @@ export const STATE_TRANSITIONS = {
       [attr(StateAttr.Plan), param('plan')],
       [attr(StateAttr.CompleteBy), param('completeBy')],
       [attr(StateAttr.UpdatedAt), param('now')],
+      // Every alert-raising transition follows a claim: it SETs its entry inside this map.
+      [attr(StateAttr.AlertOutbox), { ensureMap: true }],
     ],
     remove: [],
   }),
@@ -544,9 +611,16 @@ export const STATE_TRANSITIONS = {
     by: 'scheduler',
     summary:
       'A compensation was refused for good: CompensationFailed, its log entry Failed, unlocked, out of the supervisor index',
-    params: { instanceId: 'S', lastError: 'M', now: 'S' },
+    params: {
+      instanceId: 'S',
+      lastError: 'M',
+      now: 'S',
+      ...ALERT_PARAMS,
+      compensationFailureCount: 'N',
+      failedStep: 'S',
+    },
     fence: HELD_BY_THIS_EXECUTION,
-    condition: [isCompensating],
+    condition: [isCompensating, atThisAttempt],
     set: [
       [attr(StateAttr.ProcessState), constant(ProcessState.CompensationFailed)],
       [logAttr(CompensationAttr.Status), constant(CompensationStatus.Failed)],
@@ -554,6 +628,11 @@ export const STATE_TRANSITIONS = {
       [stepAttr(StepAttr.EndedAt), param('now')],
       [attr(StateAttr.LastError), param('lastError')],
       [attr(StateAttr.UpdatedAt), param('now')],
+      ...raiseAlert(AlertType.CompensationFailed, 'CompensationRefused', {
+        [AlertOutboxAttr.InstanceId]: param('instanceId'),
+        [AlertOutboxAttr.CompensationFailureCount]: param('compensationFailureCount'),
+        [AlertOutboxAttr.Step]: param('failedStep'),
+      }),
     ],
     remove: [attr(StateAttr.LockedBy), attr(StateAttr.DueShard)],
   }),
@@ -598,14 +677,18 @@ export const STATE_TRANSITIONS = {
     by: 'supervisor',
     summary:
       'The expired attempt the supervisor read, at the threshold: Error, unlocked, out of the supervisor index',
-    params: { ...EXPIRED_ATTEMPT_PARAMS, failureCount: 'N', lastError: 'M', now: 'S' },
+    params: { ...EXPIRED_ATTEMPT_PARAMS, failureCount: 'N', lastError: 'M', now: 'S', ...ALERT_PARAMS },
     fence: EXPIRED_ATTEMPT.fence,
-    condition: [...EXPIRED_ATTEMPT.condition, noRunningStep],
+    condition: [...EXPIRED_ATTEMPT.condition, noRunningStep, atThisAttempt],
     set: [
       [attr(StateAttr.ProcessState), constant(ProcessState.Error)],
       [attr(StateAttr.FailureCount), param('failureCount')],
       [attr(StateAttr.LastError), param('lastError')],
       [attr(StateAttr.UpdatedAt), param('now')],
+      ...raiseAlert(AlertType.OrderFailed, 'FailureThresholdReached', {
+        [AlertOutboxAttr.InstanceId]: param('seenLock'),
+        [AlertOutboxAttr.FailureCount]: param('failureCount'),
+      }),
     ],
     remove: [attr(StateAttr.LockedBy), attr(StateAttr.DueShard)],
   }),
@@ -615,15 +698,27 @@ export const STATE_TRANSITIONS = {
     by: 'supervisor',
     summary:
       'The expired attempt the supervisor read, while running the step, at the threshold: the step TimedOut, Error, unlocked, out of the index',
-    params: { ...EXPIRED_ATTEMPT_PARAMS, runningStep: 'S', failureCount: 'N', lastError: 'M', now: 'S' },
+    params: {
+      ...EXPIRED_ATTEMPT_PARAMS,
+      runningStep: 'S',
+      failureCount: 'N',
+      lastError: 'M',
+      now: 'S',
+      ...ALERT_PARAMS,
+    },
     fence: EXPIRED_ATTEMPT.fence,
-    condition: [...EXPIRED_ATTEMPT.condition, runningThisStep],
+    condition: [...EXPIRED_ATTEMPT.condition, runningThisStep, atThisAttempt],
     set: [
       [attr(StateAttr.ProcessState), constant(ProcessState.Error)],
       ...TIMED_OUT_STEP,
       [attr(StateAttr.FailureCount), param('failureCount')],
       [attr(StateAttr.LastError), param('lastError')],
       [attr(StateAttr.UpdatedAt), param('now')],
+      ...raiseAlert(AlertType.OrderFailed, 'FailureThresholdReached', {
+        [AlertOutboxAttr.InstanceId]: param('seenLock'),
+        [AlertOutboxAttr.FailureCount]: param('failureCount'),
+        [AlertOutboxAttr.Step]: param('runningStep'),
+      }),
     ],
     remove: [attr(StateAttr.LockedBy), attr(StateAttr.DueShard), attr(StateAttr.RunningStep)],
   }),
@@ -670,13 +765,24 @@ export const STATE_TRANSITIONS = {
     by: 'supervisor',
     summary:
       'The expired compensation attempt the supervisor read, at the threshold: CompensationFailed, unlocked, out of the supervisor index',
-    params: { ...EXPIRED_COMPENSATION_PARAMS, compensationFailureCount: 'N', lastError: 'M', now: 'S' },
-    ...EXPIRED_COMPENSATION,
+    params: {
+      ...EXPIRED_COMPENSATION_PARAMS,
+      compensationFailureCount: 'N',
+      lastError: 'M',
+      now: 'S',
+      ...ALERT_PARAMS,
+    },
+    fence: EXPIRED_COMPENSATION.fence,
+    condition: [...EXPIRED_COMPENSATION.condition, atThisAttempt],
     set: [
       [attr(StateAttr.ProcessState), constant(ProcessState.CompensationFailed)],
       [attr(StateAttr.CompensationFailureCount), param('compensationFailureCount')],
       [attr(StateAttr.LastError), param('lastError')],
       [attr(StateAttr.UpdatedAt), param('now')],
+      ...raiseAlert(AlertType.CompensationFailed, 'CompensationThresholdReached', {
+        [AlertOutboxAttr.InstanceId]: param('seenLock'),
+        [AlertOutboxAttr.CompensationFailureCount]: param('compensationFailureCount'),
+      }),
     ],
     remove: [attr(StateAttr.LockedBy), attr(StateAttr.DueShard)],
   }),
@@ -800,6 +906,17 @@ export interface RenderedTransition {
    * @default - none (only transitions that append have them)
    */
   readonly emptyLists?: readonly string[];
+  /**
+   * Placeholders that stand for an empty map (what an ensureMap SET writes when the map is absent).
+   * @default - none
+   */
+  readonly emptyMaps?: readonly string[];
+  /**
+   * `#placeholder` -> the parameter whose value is the attribute name (THIS_ALERT: the alertId).
+   * bindNames gives the caller's names for them.
+   * @default - none
+   */
+  readonly nameParams?: Readonly<Record<string, { readonly name: string; readonly type: ParamType }>>;
 }
 
 /** One key of a rendered map value: a constant, or a parameter the caller binds. */
@@ -809,6 +926,10 @@ export type RenderedMapEntry =
 
 /** Placeholder of the empty list an append starts from. */
 export const EMPTY_LIST_PLACEHOLDER = ':emptyList';
+/** Placeholder of the empty map an ensureMap SET writes when the map is absent. */
+export const EMPTY_MAP_PLACEHOLDER = ':emptyMap';
+/** Placeholder of the attribute name THIS_ALERT stands for. */
+export const ALERT_NAME_PLACEHOLDER = '#alertId';
 
 export interface RenderOptions {
   /** The step a step transition applies to (required for those, refused for the others). */
@@ -827,7 +948,7 @@ export function appliesToStep(transition: StateTransition): boolean {
     ...transition.remove,
     ...transition.condition.flatMap(conditionPaths),
   ];
-  return paths.some((path) => path.length > 1);
+  return paths.some((path) => (path as readonly string[]).includes(THIS_STEP));
 }
 
 /** Renders any transition; `label` names it in errors. */
@@ -849,6 +970,7 @@ export function renderStateTransition(
   const constants: Record<string, string | number | boolean> = {};
   const params: Record<string, { name: string; type: ParamType }> = {};
   const maps: Record<string, Record<string, RenderedMapEntry>> = {};
+  const nameParams: Record<string, { name: string; type: ParamType }> = {};
   /** Parameters used only inside map values (they have no placeholder of their own). */
   const mapParams = new Set<string>();
   const declaredType = (name: string): ParamType => {
@@ -867,11 +989,16 @@ export function renderStateTransition(
   };
   const pathOf = (path: AttributePath): string =>
     path
-      .map((segment) =>
-        segment === THIS_STEP
-          ? nameOf('#step', options.step ?? '')
-          : nameOf(`#${lowerFirst(segment)}`, segment),
-      )
+      .map((segment) => {
+        if (segment === THIS_STEP) return nameOf('#step', options.step ?? '');
+        if (segment === THIS_ALERT) {
+          if (declaredType(ALERT_ID_PARAM) !== 'S')
+            fail(`parameter '${ALERT_ID_PARAM}' must be declared 'S'`);
+          nameParams[ALERT_NAME_PLACEHOLDER] = { name: ALERT_ID_PARAM, type: 'S' };
+          return ALERT_NAME_PLACEHOLDER;
+        }
+        return nameOf(`#${lowerFirst(segment)}`, segment);
+      })
       .join('.');
   const operandOf = (operand: Operand | MapOperand): string => {
     if ('map' in operand) {
@@ -923,7 +1050,12 @@ export function renderStateTransition(
       : `${pathOf([StateAttr.LockedBy])} = ${operandOf(transition.fence.lockedBy)}`;
   // Set by setValueOf while the SET clause is rendered (a closure: TypeScript cannot narrow it).
   let appends = false as boolean;
+  let ensuresMap = false as boolean;
   const setValueOf = (path: AttributePath, value: SetValue): string => {
+    if ('ensureMap' in value) {
+      ensuresMap = true;
+      return `if_not_exists(${pathOf(path)}, ${EMPTY_MAP_PLACEHOLDER})`;
+    }
     if (!('appendList' in value)) return operandOf(value);
     if (transition.params[value.appendList.param] !== 'L') {
       fail(`parameter '${value.appendList.param}' is appended to a list, so it must be declared 'L'`);
@@ -943,13 +1075,17 @@ export function renderStateTransition(
   if (clash.length > 0) fail(`placeholders used for both a constant and a parameter: ${clash.join(', ')}`);
   const mapClash = Object.keys(maps).filter((p) => placeholders.has(p) || p in constants);
   if (mapClash.length > 0) fail(`placeholders used for both a map and another value: ${mapClash.join(', ')}`);
+  const namingParams = new Set(Object.values(nameParams).map(({ name }) => name));
   const unused = Object.keys(transition.params).filter(
-    (name) => !placeholders.has(`:${name}`) && !mapParams.has(name),
+    (name) => !placeholders.has(`:${name}`) && !mapParams.has(name) && !namingParams.has(name),
   );
   if (unused.length > 0) fail(`declared parameters never used: ${unused.join(', ')}`);
 
   if (appends && (EMPTY_LIST_PLACEHOLDER in constants || EMPTY_LIST_PLACEHOLDER in params)) {
     fail(`${EMPTY_LIST_PLACEHOLDER} is reserved for the empty list an append starts from`);
+  }
+  if (ensuresMap && (EMPTY_MAP_PLACEHOLDER in constants || EMPTY_MAP_PLACEHOLDER in params)) {
+    fail(`${EMPTY_MAP_PLACEHOLDER} is reserved for the empty map an ensureMap SET writes`);
   }
   return {
     updateExpression: clauses.join(' '),
@@ -959,6 +1095,8 @@ export function renderStateTransition(
     params,
     maps,
     ...(appends && { emptyLists: [EMPTY_LIST_PLACEHOLDER] }),
+    ...(ensuresMap && { emptyMaps: [EMPTY_MAP_PLACEHOLDER] }),
+    ...(Object.keys(nameParams).length > 0 && { nameParams }),
   };
 }
 
@@ -1000,6 +1138,8 @@ export function bindParams<V>(
     const value = boundValue(name, type);
     if (value !== undefined) bound[placeholder] = value;
   }
+  // Parameters that name an attribute are checked here; bindNames puts them in the names.
+  for (const { name, type } of Object.values(rendered.nameParams ?? {})) boundValue(name, type);
   for (const [placeholder, entries] of Object.entries(rendered.maps)) {
     if (compose === undefined) {
       problems.push(`map ${placeholder} needs a value composer`);
@@ -1017,6 +1157,24 @@ export function bindParams<V>(
   }
   if (problems.length > 0) throw new Error(`State transition '${label}': ${problems.join('; ')}`);
   return bound;
+}
+
+/**
+ * The attribute names a rendered transition takes from the caller's values (THIS_ALERT: the
+ * alertId), as `nameOf` renders a bound value on the caller's side (bindParams checked them).
+ */
+export function bindNames<V>(
+  rendered: RenderedTransition,
+  values: Readonly<Record<string, V>>,
+  nameOf: (value: V) => string,
+): Record<string, string> {
+  const names: Record<string, string> = {};
+  for (const [placeholder, { name }] of Object.entries(rendered.nameParams ?? {})) {
+    const value = values[name];
+    if (value === undefined) throw new Error(`bindNames: missing parameter '${name}'`);
+    names[placeholder] = nameOf(value);
+  }
+  return names;
 }
 
 function conditionPaths(condition: Condition): AttributePath[] {

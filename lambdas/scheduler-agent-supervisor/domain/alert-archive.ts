@@ -34,17 +34,20 @@ export function archivedAlertFrom(
   if (detail === null || typeof detail !== 'object' || Array.isArray(detail)) {
     return { ok: false, problem: 'the detail is not an object' };
   }
-  const orderId = (detail as Record<string, unknown>).orderId;
+  const { orderId, alertId, at } = detail as Record<string, unknown>;
   if (typeof orderId !== 'string' || !ORDER_ID_PATTERN.test(orderId)) {
     return { ok: false, problem: `detail.orderId ${JSON.stringify(orderId)} is not an order id` };
   }
+  // An outbox alert is archived under its own time and id, the same on every delivery of it.
+  const identified = typeof alertId === 'string' && alertId !== '' && typeof at === 'string' && at !== '';
   return {
     ok: true,
     alert: {
       orderId,
       type: type as AlertType,
-      at: event.time,
+      at: identified ? at : event.time,
       eventId: event.id,
+      ...(identified && { alertId }),
       detail: detail as Record<string, unknown>,
     },
   };

@@ -121,9 +121,15 @@ export interface SupervisionStore {
     seen: DueRecord,
     change: { readonly failureCount: number; readonly completeBy: number; readonly at: number },
   ): Promise<TransitionResult>;
+  /** Also raises the OrderFailed alert (AlertOutbox) in the same write; correlationId goes with it. */
   failExpired(
     seen: DueRecord,
-    change: { readonly failureCount: number; readonly lastError: LastError; readonly at: number },
+    change: {
+      readonly failureCount: number;
+      readonly lastError: LastError;
+      readonly at: number;
+      readonly correlationId: string;
+    },
   ): Promise<TransitionResult>;
   restartPending(
     seen: DueRecord,
@@ -133,9 +139,15 @@ export interface SupervisionStore {
     seen: DueRecord,
     change: { readonly compensationFailureCount: number; readonly completeBy: number; readonly at: number },
   ): Promise<TransitionResult>;
+  /** Also raises the CompensationFailed alert (AlertOutbox) in the same write. */
   failExpiredCompensation(
     seen: DueRecord,
-    change: { readonly compensationFailureCount: number; readonly lastError: LastError; readonly at: number },
+    change: {
+      readonly compensationFailureCount: number;
+      readonly lastError: LastError;
+      readonly at: number;
+      readonly correlationId: string;
+    },
   ): Promise<TransitionResult>;
   restartCompensation(
     seen: DueRecord,
@@ -162,10 +174,61 @@ export interface ConflictQueue {
   send(report: SubmissionConflictReport): Promise<void>;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Alert outbox (DESIGN.md, Alert outbox; the delivery itself is domain/alert-outbox.ts)
+// ---------------------------------------------------------------------------------------------
+
+/** One alert of an outbox, ready to publish. */
+export type OutboxAlert =
+  | { readonly type: typeof AlertType.OrderFailed; readonly detail: OrderFailedDetail }
+  | { readonly type: typeof AlertType.CompensationFailed; readonly detail: CompensationFailedDetail };
+
+/** A record's outbox as stored: AlertId -> entry (plain values, as the document client reads them). */
+export type StoredOutbox = Readonly<Record<string, unknown>>;
+
+/** Publishes one alert on the alert bus; throws when the bus did not take it (a partial failure too). */
+export interface OutboxAlertPublisher {
+  publishAlert(alert: OutboxAlert): Promise<void>;
+}
+
+/** Removes delivered entries. */
+export interface AlertOutboxStore {
+  /**
+   * Removes `AlertOutbox.<alertId>` only while it is still the entry that was delivered (same At),
+   * and then the record's AlertOutboxIndex keys if the outbox is empty. 'gone' when the entry was
+   * already removed (another deliverer was first).
+   */
+  remove(orderId: string, alertId: string, at: string): Promise<'removed' | 'gone'>;
+  /** Takes the record out of the AlertOutboxIndex if its outbox is empty (else nothing). */
+  clearIndexIfEmpty(orderId: string): Promise<void>;
+}
+
+/** A record of the AlertOutboxIndex: an order whose outbox may still hold alerts. */
+export interface PendingOutbox {
+  readonly orderId: string;
+  readonly outbox: StoredOutbox;
+  /** AlertOutboxSince: when its last entry was written (ISO-8601). */
+  readonly since: string;
+}
+
+/** Opaque position in an AlertOutboxIndex query. */
+export type PendingOutboxCursor = Readonly<Record<string, unknown>>;
+
+export interface PendingOutboxIndex {
+  /** Records whose last outbox entry was written before `writtenBefore` (ISO-8601), oldest first. */
+  queryPending(
+    writtenBefore: string,
+    limit: number,
+    cursor?: PendingOutboxCursor,
+  ): Promise<{ readonly records: readonly PendingOutbox[]; readonly next?: PendingOutboxCursor }>;
+}
+
+/**
+ * Alerts published directly (SubmissionConflict). OrderFailed and CompensationFailed go through
+ * the outbox only (OutboxAlertPublisher): one path for the alerts a state change raises.
+ */
 export interface AlertPublisher {
-  orderFailed(detail: OrderFailedDetail): Promise<void>;
   submissionConflict(detail: SubmissionConflictDetail): Promise<void>;
-  compensationFailed(detail: CompensationFailedDetail): Promise<void>;
 }
 
 export interface WorkflowExecution {
@@ -368,11 +431,14 @@ export interface ArchivedAlert {
   /** The event's time (ISO-8601). */
   readonly at: string;
   readonly eventId: string;
+  /** The alert's identity when it has one (outbox alerts): the archive keeps one item per AlertId. */
+  readonly alertId?: string;
   readonly detail: Readonly<Record<string, unknown>>;
 }
 
 export interface AlertArchive {
-  archive(alert: ArchivedAlert): Promise<void>;
+  /** 'duplicate' when an alert of that AlertId is archived already (a redelivery). */
+  archive(alert: ArchivedAlert): Promise<'archived' | 'duplicate'>;
   /** The order's alerts, oldest first. */
   alertsOf(orderId: string): Promise<OperatorAlertView[]>;
 }

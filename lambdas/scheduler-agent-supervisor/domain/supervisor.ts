@@ -6,12 +6,16 @@
  */
 import { type Clock, isoAt, type Sleep, type TimeBudget } from '../../shared/clock';
 import { describeError } from '../../shared/errors';
-import { ProcessState, type WorkflowTimings } from '../contracts';
+import { DEFAULT_ALERT_REDELIVERY_GRACE_SECONDS, ProcessState, type WorkflowTimings } from '../contracts';
+import { type DeliverySummary, deliverOutbox, emptyDeliverySummary } from './alert-outbox';
 import type {
-  AlertPublisher,
+  AlertOutboxStore,
   DuePageCursor,
   DueRecord,
   EventLog,
+  OutboxAlertPublisher,
+  PendingOutboxCursor,
+  PendingOutboxIndex,
   StartQueue,
   SupervisionStore,
 } from './ports';
@@ -173,7 +177,11 @@ export function decideSupervision(
 export interface SupervisorDependencies {
   readonly store: SupervisionStore;
   readonly startQueue: StartQueue;
-  readonly alerts: AlertPublisher;
+  /** Re-delivers the alerts the stream relay left in outboxes (DESIGN.md, Alert outbox). */
+  readonly alerts: OutboxAlertPublisher;
+  readonly outbox: AlertOutboxStore & PendingOutboxIndex;
+  /** An outbox entry older than this is the supervisor's to deliver. @default DEFAULT_ALERT_REDELIVERY_GRACE_SECONDS */
+  readonly alertRedeliveryGraceSeconds?: number;
   readonly clock: Clock;
   readonly timings: SupervisionTimings & Pick<WorkflowTimings, 'supervisorPageSize'>;
   /** Every DueShard value; each sweep queries all of them. */
@@ -197,9 +205,12 @@ export interface SweepSummary {
   lostRaces: number;
   skipped: number;
   pages: number;
-  /** Start messages or alerts that could not be sent after the record was updated. */
+  /** Start messages that could not be sent after the record was updated. */
   startMessageFailures: number;
+  /** Outbox alerts the bus did not take (or not removed after): left for the next run. */
   alertFailures: number;
+  /** Outbox alerts the supervisor put on the bus (the stream relay had not). */
+  alertsRedelivered: number;
   /** Shard queries or record updates that failed unexpectedly (retried on the next sweep). */
   errors: number;
   /** Due records of a workflow or schema version not live here: left untouched (UnsupportedRecordVersions). */
@@ -218,6 +229,7 @@ export function emptySweepSummary(): SweepSummary {
     pages: 0,
     startMessageFailures: 0,
     alertFailures: 0,
+    alertsRedelivered: 0,
     errors: 0,
     unsupportedVersions: 0,
     stoppedByBudget: false,
@@ -318,6 +330,7 @@ async function superviseRecord(
           failureCount: decision.failureCount,
           lastError: decision.lastError,
           at: now,
+          correlationId: deps.correlationId,
         });
         if (result === 'lost') {
           return lostRace(deps, summary, logContext, 'fail');
@@ -327,18 +340,7 @@ async function superviseRecord(
           ...logContext,
           newFailureCount: decision.failureCount,
         });
-        await publishAlert(deps, summary, logContext, 'OrderFailed', () =>
-          deps.alerts.orderFailed({
-            orderId: record.orderId,
-            reason: 'FailureThresholdReached',
-            failureCount: decision.failureCount,
-            attempt: record.attempt,
-            ...(record.lockedBy !== undefined && { instanceId: record.lockedBy }),
-            error: decision.lastError.error,
-            cause: decision.lastError.cause,
-            correlationId: deps.correlationId,
-          }),
-        );
+        // The OrderFailed alert was written with the transition (AlertOutbox); the outbox delivers it.
         return;
       }
       case 'restart': {
@@ -377,6 +379,7 @@ async function superviseRecord(
           compensationFailureCount: decision.compensationFailureCount,
           lastError: decision.lastError,
           at: now,
+          correlationId: deps.correlationId,
         });
         if (result === 'lost') {
           return lostRace(deps, summary, logContext, 'fail-compensation');
@@ -386,18 +389,7 @@ async function superviseRecord(
           ...logContext,
           newCompensationFailureCount: decision.compensationFailureCount,
         });
-        await publishAlert(deps, summary, logContext, 'CompensationFailed', () =>
-          deps.alerts.compensationFailed({
-            orderId: record.orderId,
-            reason: 'CompensationThresholdReached',
-            compensationFailureCount: decision.compensationFailureCount,
-            attempt: record.attempt,
-            ...(record.lockedBy !== undefined && { instanceId: record.lockedBy }),
-            error: decision.lastError.error,
-            cause: decision.lastError.cause,
-            correlationId: deps.correlationId,
-          }),
-        );
+        // The CompensationFailed alert was written with the transition; the outbox delivers it.
         return;
       }
       case 'restart-compensation': {
@@ -456,26 +448,6 @@ async function mayActOn(
   return false;
 }
 
-/**
- * Publishes the alert of a terminal transition the supervisor just applied. The record is already
- * terminal (and out of the index), so no later sweep will alert again: a failed publish is logged
- * and counted (AlertPublishFailures), the operator's signal until the alert outbox lands.
- */
-async function publishAlert(
-  deps: SupervisorDependencies,
-  summary: SweepSummary,
-  logContext: Record<string, unknown>,
-  alert: 'OrderFailed' | 'CompensationFailed',
-  publish: () => Promise<void>,
-): Promise<void> {
-  try {
-    await publish();
-  } catch (error) {
-    summary.alertFailures += 1;
-    deps.log.error(`${alert} alert not published`, { ...logContext, error: describeError(error) });
-  }
-}
-
 function lostRace(
   deps: SupervisorDependencies,
   summary: SweepSummary,
@@ -524,6 +496,64 @@ async function forEachLimited<T>(
   await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
 }
 
+/**
+ * The backstop of the alert outbox: every record of the AlertOutboxIndex whose last entry is older
+ * than the grace gets its alerts delivered (publish, then remove), page by page within the budget.
+ * The stream relay normally delivered them long before; what is left is what it gave up on (its
+ * retries ran out while the bus was down). A failure is counted and left for the next run.
+ */
+export async function redeliverAlerts(
+  deps: SupervisorDependencies,
+  budget: TimeBudget,
+): Promise<SweepSummary> {
+  const summary = emptySweepSummary();
+  const graceSeconds = deps.alertRedeliveryGraceSeconds ?? DEFAULT_ALERT_REDELIVERY_GRACE_SECONDS;
+  const writtenBefore = isoAt(deps.clock.now() - graceSeconds * 1000);
+  const delivery: DeliverySummary = emptyDeliverySummary();
+  let cursor: PendingOutboxCursor | undefined;
+  do {
+    if (budget.remainingMillis() <= 0) {
+      summary.stoppedByBudget = true;
+      break;
+    }
+    let page: Awaited<ReturnType<PendingOutboxIndex['queryPending']>>;
+    try {
+      page = await deps.outbox.queryPending(writtenBefore, deps.timings.supervisorPageSize, cursor);
+    } catch (error) {
+      summary.errors += 1;
+      deps.log.error('AlertOutboxIndex query failed; the next run retries', { error: describeError(error) });
+      break;
+    }
+    for (const record of page.records) {
+      const deliveredBefore = delivery.delivered;
+      try {
+        if (Object.keys(record.outbox).length === 0) {
+          // Delivered, but its removal from the index was lost: finish it.
+          await deps.outbox.clearIndexIfEmpty(record.orderId);
+          continue;
+        }
+        await deliverOutbox(
+          record.orderId,
+          record.outbox,
+          { publisher: deps.alerts, store: deps.outbox, log: deps.log },
+          delivery,
+        );
+      } catch (error) {
+        summary.alertFailures += 1;
+        deps.log.error('Alert not re-delivered; the next run retries', {
+          orderId: record.orderId,
+          since: record.since,
+          correlationId: deps.correlationId,
+          error: describeError(error),
+        });
+      }
+      summary.alertsRedelivered += delivery.delivered - deliveredBefore;
+    }
+    cursor = page.next;
+  } while (cursor !== undefined);
+  return summary;
+}
+
 export interface SupervisorRunOptions {
   /** Sweeps this invocation should make, spaced evenly across the schedule interval. */
   readonly sweeps: number;
@@ -546,6 +576,8 @@ export async function runSupervisor(
   options: SupervisorRunOptions,
 ): Promise<SupervisorRunSummary> {
   const total: SupervisorRunSummary = { ...emptySweepSummary(), sweeps: 0 };
+  // Once per run, first: an outage of the bus must not also wait for the sweeps.
+  addInto(total, await redeliverAlerts(deps, budget));
   const startedAt = deps.clock.now();
   const spacing = options.intervalMillis / Math.max(1, options.sweeps);
   for (let index = 0; index < options.sweeps; index += 1) {
@@ -580,6 +612,7 @@ function addInto(total: SupervisorRunSummary, sweep: SweepSummary): void {
   total.pages += sweep.pages;
   total.startMessageFailures += sweep.startMessageFailures;
   total.alertFailures += sweep.alertFailures;
+  total.alertsRedelivered += sweep.alertsRedelivered;
   total.errors += sweep.errors;
   total.unsupportedVersions += sweep.unsupportedVersions;
   total.stoppedByBudget ||= sweep.stoppedByBudget;

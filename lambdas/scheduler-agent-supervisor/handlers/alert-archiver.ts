@@ -24,7 +24,11 @@ export const handler = instrumentedHandler(
       return;
     }
     // A failure throws: EventBridge retries the asynchronous invocation.
-    await archive.archive(parsed.alert);
-    logger.info('Alert archived', { orderId: parsed.alert.orderId, type: parsed.alert.type });
+    const outcome = await archive.archive(parsed.alert);
+    logger.info(outcome === 'archived' ? 'Alert archived' : 'Alert already archived (a redelivery)', {
+      orderId: parsed.alert.orderId,
+      type: parsed.alert.type,
+      alertId: parsed.alert.alertId,
+    });
   },
 );

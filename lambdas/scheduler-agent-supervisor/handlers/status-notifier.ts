@@ -2,12 +2,15 @@
  * Status notifier (DESIGN.md, Per-client reply queues): on the state table's stream, tells each
  * order's client its status changes on the client's own FIFO reply queue. Composition only.
  */
-import { createSqsClient } from '../../shared/aws-clients';
+import { createDocumentClient, createEventBridgeClient, createSqsClient } from '../../shared/aws-clients';
+import { requireEnv } from '../../shared/env';
 import { createObservability, instrumentedHandler } from '../../shared/observability';
+import { DynamoAlertOutbox } from '../adapters/alert-outbox';
+import { EventBridgeAlertPublisher } from '../adapters/alert-publisher';
 import { SqsClientReplies } from '../adapters/client-replies';
 import { readClientRegistry } from '../adapters/runtime-config';
 import { statusNotifier } from '../adapters/status-notifier';
-import type { OrderMetric } from '../contracts';
+import { EnvKey, type OrderMetric } from '../contracts';
 
 const observability = createObservability<OrderMetric>();
 
@@ -16,6 +19,14 @@ export const handler = instrumentedHandler(
   statusNotifier({
     registry: readClientRegistry(),
     replies: new SqsClientReplies(createSqsClient(observability.tracer)),
+    alerts: new EventBridgeAlertPublisher(
+      createEventBridgeClient(observability.tracer),
+      requireEnv(EnvKey.AlertBusName),
+    ),
+    outbox: new DynamoAlertOutbox(
+      createDocumentClient(observability.tracer),
+      requireEnv(EnvKey.StateTableName),
+    ),
     observability,
   }),
 );

@@ -7,6 +7,7 @@ import { createDocumentClient, createEventBridgeClient, createSqsClient } from '
 import { sleep, systemClock, timeBudget } from '../../shared/clock';
 import { requireEnv } from '../../shared/env';
 import { annotateTrace, createObservability, instrumentedHandler } from '../../shared/observability';
+import { DynamoAlertOutbox } from '../adapters/alert-outbox';
 import { EventBridgeAlertPublisher } from '../adapters/alert-publisher';
 import {
   readDueShardCount,
@@ -26,10 +27,17 @@ const observability = createObservability<OrderMetric>();
 const { logger, tracer, count } = observability;
 const timings = readWorkflowTimings();
 
+const documentClient = createDocumentClient(tracer);
+const stateTableName = requireEnv(EnvKey.StateTableName);
+
 const dependencies: Omit<SupervisorDependencies, 'log' | 'correlationId'> = {
-  store: new DynamoStateStore(createDocumentClient(tracer), requireEnv(EnvKey.StateTableName)),
+  store: new DynamoStateStore(documentClient, stateTableName),
   startQueue: new SqsStartQueue(createSqsClient(tracer), requireEnv(EnvKey.StartQueueUrl)),
   alerts: new EventBridgeAlertPublisher(createEventBridgeClient(tracer), requireEnv(EnvKey.AlertBusName)),
+  outbox: new DynamoAlertOutbox(documentClient, stateTableName),
+  ...(timings.alertRedeliveryGraceSeconds !== undefined && {
+    alertRedeliveryGraceSeconds: timings.alertRedeliveryGraceSeconds,
+  }),
   clock: systemClock,
   timings,
   shards: allDueShards(readDueShardCount()),

@@ -130,6 +130,11 @@ export interface AlertSnapshot {
   readonly detailType: string;
   readonly orderId?: string;
   readonly reason?: string;
+  /**
+   * The alert's identity (outbox alerts): delivery is at least once, so the inbox may hold one
+   * alert more than once; copies of one AlertId count as one alert.
+   */
+  readonly alertId?: string;
 }
 
 /** One retry or cancel the campaign sent as operator, and what became of it. */
@@ -486,7 +491,15 @@ function exactlyOneAlert(
   detailType: string,
   lostAtRestart: string[],
 ): string[] {
-  const alerts = snapshot.alerts.filter((alert) => alert.detailType === detailType);
+  const seen = new Set<string>();
+  const alerts = snapshot.alerts.filter((alert) => {
+    if (alert.detailType !== detailType) return false;
+    if (alert.alertId === undefined) return true;
+    // A redelivery of an alert already counted (the outbox delivers at least once).
+    if (seen.has(alert.alertId)) return false;
+    seen.add(alert.alertId);
+    return true;
+  });
   const alertsByOrder = countBy(alerts, (alert) => alert.orderId ?? '(no orderId)');
   const violations: string[] = [];
   const entered = new Set<string>();

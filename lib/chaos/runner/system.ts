@@ -295,12 +295,13 @@ export class SystemDriver {
     return drainQueue(this.sqs, this.output('AlertInboxQueueUrl'), (body) => {
       const event = JSON.parse(body) as {
         'detail-type'?: string;
-        detail?: { orderId?: unknown; reason?: unknown };
+        detail?: { orderId?: unknown; reason?: unknown; alertId?: unknown };
       };
       return {
         detailType: event['detail-type'] ?? '?',
         ...(typeof event.detail?.orderId === 'string' ? { orderId: event.detail.orderId } : {}),
         ...(typeof event.detail?.reason === 'string' ? { reason: event.detail.reason } : {}),
+        ...(typeof event.detail?.alertId === 'string' ? { alertId: event.detail.alertId } : {}),
       };
     });
   }

@@ -7,6 +7,7 @@ import { ProvisionerRegistry } from '../provisioning';
 import { ApiGatewayProvisioner } from './api-gateway';
 import { AwsApiFaultProxies } from './aws-api-faults';
 import { awsOnlyResources } from './aws-only';
+import { CloudWatchProvisioner } from './cloudwatch';
 import { DynamoDbProvisioner } from './dynamodb';
 import { dynamoDbStreams, PipesProvisioner } from './dynamodb-streams';
 import { EventSourceMappingProvisioner, sqsQueues } from './event-source-mappings';
@@ -39,6 +40,8 @@ export function standardProvisioners(): ProvisionerRegistry {
     new ApiGatewayProvisioner(lambda),
     new EventSourceMappingProvisioner(lambda, [sqsQueues(sqs, lambda), dynamoDbStreams(streamNeighbours)]),
     new PipesProvisioner(streamNeighbours),
+    // After SNS: alarm actions publish to topics; it reads what functions write and queues hold.
+    new CloudWatchProvisioner(lambda, sqs),
     // Last: its proxies stand in front of endpoints every other provisioner announced while listening.
     new AwsApiFaultProxies(),
   ]);

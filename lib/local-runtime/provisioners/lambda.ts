@@ -8,11 +8,18 @@ import { appendFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join, resolve as resolvePath } from 'node:path';
 import { replicaSuffix } from '../fault-hooks';
-import { type LambdaFunctionSpec, LambdaHost } from '../lambda-host';
+import { type InvocationResult, type LambdaFunctionSpec, LambdaHost } from '../lambda-host';
 import type { ListenContext, Provisioner, RuntimeContext, StackContext } from '../provisioning';
 import { arnName, asNumber, asRecord, asString } from './values';
 
 const FUNCTION = 'AWS::Lambda::Function';
+
+/** Hears of an invocation's end: its function, result and duration in milliseconds. */
+export type InvocationEndListener = (
+  spec: LambdaFunctionSpec,
+  result: InvocationResult,
+  durationMillis: number,
+) => void;
 const EVENT_INVOKE_CONFIG = 'AWS::Lambda::EventInvokeConfig';
 const DEFAULT_FUNCTION_CONCURRENCY = 4;
 
@@ -30,6 +37,9 @@ export class LambdaProvisioner implements Provisioner {
   private lambdaHost: LambdaHost | undefined;
   /** Fault hook functionReplicas: the extra copies of each function, by the function's ARN. */
   private readonly replicasByArn = new Map<string, LambdaFunctionSpec[]>();
+  /** Who reads the functions' output line by line (CloudWatch's EMF metrics). */
+  private readonly outputLineListeners: Array<(spec: LambdaFunctionSpec, line: string) => void> = [];
+  private readonly invocationEndListeners: InvocationEndListener[] = [];
 
   get host(): LambdaHost {
     if (!this.lambdaHost) throw new Error('The Lambda host is not started yet');
@@ -41,10 +51,33 @@ export class LambdaProvisioner implements Provisioner {
     return this.replicasByArn.get(functionArn) ?? [];
   }
 
+  /** `listener` hears of every invocation's end, with its duration (AWS/Lambda metrics). */
+  onInvocationEnd(listener: InvocationEndListener): void {
+    this.invocationEndListeners.push(listener);
+  }
+
+  /** `listener` reads every line every function writes (register before functions run). */
+  onOutputLine(listener: (spec: LambdaFunctionSpec, line: string) => void): void {
+    this.outputLineListeners.push(listener);
+  }
+
   async listen(context: ListenContext): Promise<void> {
+    const listeners = this.outputLineListeners;
+    const ended = this.invocationEndListeners;
+    const faultObserver = context.options.faults?.onInvocation;
     const host = new LambdaHost({
+      onInvocation: (invocation) => {
+        const startedAt = Date.now();
+        const finished = faultObserver?.(invocation);
+        return (result) => {
+          finished?.(result);
+          for (const listener of ended) listener(invocation.spec, result, Date.now() - startedAt);
+        };
+      },
+      onOutputLine: (spec, line) => {
+        for (const listener of listeners) listener(spec, line);
+      },
       asyncRetryDelaysMillis: context.options.asyncRetryDelaysMillis,
-      onInvocation: context.options.faults?.onInvocation,
       onOutput: functionOutputSink(context.options.functionLogDir),
       onError: (spec, error) =>
         context.problem(`function ${spec.logicalId} failed: ${error.errorType}: ${error.errorMessage}`),

@@ -51,6 +51,7 @@ export class SnsProvisioner implements Provisioner {
       await sns.publish({
         topicArn,
         message,
+        ...(options.subject ? { subject: options.subject } : {}),
         ...(options.messageGroupId ? { messageGroupId: options.messageGroupId } : {}),
         ...(options.messageDeduplicationId ? { messageDeduplicationId: options.messageDeduplicationId } : {}),
       });

@@ -19,7 +19,7 @@ import {
   SetQueueAttributesCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
-import { startSqsEmulator } from '../emulators';
+import { type RunningSqsService, startSqsEmulator } from '../emulators';
 import type { LocalIdentity } from '../identities';
 import type {
   DeliveryOptions,
@@ -28,6 +28,7 @@ import type {
   StackContext,
   TargetContribution,
 } from '../provisioning';
+import type { QueueFigures } from '../sqs';
 import { compileQueuePolicy } from '../sqs/queue-policy';
 import { asRecord } from './values';
 
@@ -52,6 +53,7 @@ export class SqsProvisioner implements Provisioner {
   readonly name = 'SQS';
   readonly resourceTypes = { runs: [QUEUE, QUEUE_POLICY] };
   private sqs: SQSClient | undefined;
+  private service: RunningSqsService | undefined;
   private readonly queueUrlsByArn = new Map<string, string>();
   /** The identities queue policies name, by user name (= access key id). */
   private readonly identities = new Map<string, LocalIdentity>();
@@ -62,6 +64,11 @@ export class SqsProvisioner implements Provisioner {
   get client(): SQSClient {
     if (!this.sqs) throw new Error('SQS is not listening yet');
     return this.sqs;
+  }
+
+  /** Every queue's figures now, for CloudWatch's AWS/SQS metrics (read-only). */
+  queueFigures(now: number): QueueFigures[] {
+    return this.service?.queueFigures(now) ?? [];
   }
 
   hasQueue(queueArn: string): boolean {
@@ -101,6 +108,7 @@ export class SqsProvisioner implements Provisioner {
         }
       },
     });
+    this.service = server;
     context.stopWith(server, 'backend');
     context.endpoints.announce('SQS', server.endpoint);
     const client = new SQSClient({ ...context.clientConfig(), endpoint: server.endpoint });

@@ -4,16 +4,22 @@
  */
 import { startAwsJsonServer } from '../aws-json-server';
 import type { RunningServer } from '../http-server';
-import { SqsService, type SqsServiceOptions } from './service';
+import { type QueueFigures, SqsService, type SqsServiceOptions } from './service';
 
-export { defaultPrincipalArn, SqsService, type SqsServiceOptions } from './service';
+export { defaultPrincipalArn, type QueueFigures, SqsService, type SqsServiceOptions } from './service';
 
-export async function startSqsService(options: SqsServiceOptions): Promise<RunningServer> {
+/** The running service, and what CloudWatch's AWS/SQS metrics read of its queues. */
+export interface RunningSqsService extends RunningServer {
+  queueFigures(now: number): QueueFigures[];
+}
+
+export async function startSqsService(options: SqsServiceOptions): Promise<RunningSqsService> {
   const service = new SqsService(options);
   const server = await startAwsJsonServer('SQS', service.operations());
   service.setEndpoint(server.endpoint);
   return {
     endpoint: server.endpoint,
+    queueFigures: (now) => service.queueFigures(now),
     stop: async () => {
       // Waiting long polls answer (empty) before the server closes their connections.
       service.stop();

@@ -94,6 +94,16 @@ function stringList(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
 }
 
+/** One queue's figures for the AWS/SQS metrics (see SqsService.queueFigures). */
+export interface QueueFigures {
+  readonly accountId: string;
+  readonly queueName: string;
+  /** ApproximateNumberOfMessagesVisible. */
+  readonly visibleMessages: number;
+  /** ApproximateAgeOfOldestMessage (0 for an empty queue). */
+  readonly oldestMessageAgeSeconds: number;
+}
+
 export class SqsService {
   private readonly queues = new Map<string, Queue>();
   private endpoint = 'http://127.0.0.1';
@@ -113,6 +123,25 @@ export class SqsService {
   /** The base URL queue URLs start with (known once the server listens). */
   setEndpoint(endpoint: string): void {
     this.endpoint = endpoint;
+  }
+
+  /**
+   * What CloudWatch's AWS/SQS metrics sample, per queue (read-only: expired messages are not
+   * dropped here): messages available to a receive, and the age of the oldest message kept.
+   */
+  queueFigures(now: number): QueueFigures[] {
+    return [...this.queues.values()].map((queue) => {
+      let oldest: number | undefined;
+      for (const message of queue.messages.values()) {
+        if (oldest === undefined || message.enqueuedAt < oldest) oldest = message.enqueuedAt;
+      }
+      return {
+        accountId: queue.accountId,
+        queueName: queue.name,
+        visibleMessages: queue.counts(now).available,
+        oldestMessageAgeSeconds: oldest === undefined ? 0 : Math.max(0, Math.floor((now - oldest) / 1000)),
+      };
+    });
   }
 
   stop(): void {

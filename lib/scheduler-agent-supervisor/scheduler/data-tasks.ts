@@ -1,16 +1,10 @@
 import { Duration } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
-import type * as events from 'aws-cdk-lib/aws-events';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import type { Construct } from 'constructs';
-import {
-  ALERT_EVENT_SOURCE,
-  AlertType,
-  type CompensationFailedDetail,
-  StateAttr,
-} from '../../../lambdas/scheduler-agent-supervisor/contracts';
-import { ExecutionInput, RecordPath, WorkflowPath } from './execution-data';
+import { StateAttr } from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import { ExecutionInput, WorkflowPath } from './execution-data';
 
 /**
  * Explicit TimeoutSeconds of every DynamoDB and EventBridge task: each is one small request, so
@@ -98,45 +92,5 @@ export function loadOrder(scope: Construct, ordersTable: dynamodb.ITable): sfn.T
     comment: 'The immutable order from the business database, for the agents.',
     table: ordersTable,
     resultPath: WorkflowPath.order,
-  });
-}
-
-/**
- * Tells an operator (CompensationFailed on the alert bus) after a compensation was refused for
- * good: some effects of the order may still stand.
- */
-export function raiseCompensationFailedAlert(
-  scope: Construct,
-  alertBus: events.IEventBus,
-): sfn.TaskStateBase {
-  const detail: Record<keyof CompensationFailedDetail, unknown> = {
-    orderId: sfn.JsonPath.stringAt(ExecutionInput.orderId),
-    reason: 'CompensationRefused',
-    compensationFailureCount: sfn.JsonPath.stringToJson(
-      sfn.JsonPath.stringAt(RecordPath.compensationFailureCount),
-    ),
-    step: sfn.JsonPath.stringAt(WorkflowPath.failedStep),
-    attempt: sfn.JsonPath.numberAt(ExecutionInput.attempt),
-    instanceId: sfn.JsonPath.stringAt(ExecutionInput.instanceId),
-    error: sfn.JsonPath.stringAt(`${WorkflowPath.error}.Error`),
-    cause: sfn.JsonPath.jsonToString(sfn.JsonPath.objectAt(WorkflowPath.error)),
-    correlationId: sfn.JsonPath.stringAt(ExecutionInput.correlationId),
-  };
-  return tasks.EventBridgePutEvents.jsonPath(scope, 'RaiseCompensationFailedAlert', {
-    comment: 'Tell an operator (CompensationFailed on the alert bus).',
-    entries: [
-      {
-        eventBus: alertBus,
-        source: ALERT_EVENT_SOURCE,
-        detailType: AlertType.CompensationFailed,
-        detail: sfn.TaskInput.fromObject(detail),
-      },
-    ],
-    resultPath: sfn.JsonPath.DISCARD,
-    taskTimeout: dataTaskTimeout(),
-  }).addRetry({
-    // A repeated alert is harmless; a lost one is not. The record is already CompensationFailed either way.
-    errors: [sfn.Errors.TASKS_FAILED, sfn.Errors.TIMEOUT],
-    ...RETRY_SHAPE,
   });
 }

@@ -1,5 +1,4 @@
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
-import type * as events from 'aws-cdk-lib/aws-events';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
@@ -8,7 +7,7 @@ import {
   type StepDefinition,
   type WorkflowTimings,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
-import { loadOrder, loadStateRecord, raiseCompensationFailedAlert } from './data-tasks';
+import { loadOrder, loadStateRecord } from './data-tasks';
 import { ExecutionInput, RecordPath } from './execution-data';
 import { stepStates, undoStates } from './step-states';
 import { StoreUpdates } from './store-updates';
@@ -21,7 +20,7 @@ export const SchedulerEnd = {
   processed: 'Processed',
   /** A step failed for good (or an operator cancelled): every completed step undone. */
   compensated: 'Compensated',
-  /** A compensation was refused for good: CompensationFailed recorded, operator alerted. */
+  /** A compensation was refused for good: CompensationFailed recorded with its alert (AlertOutbox). */
   compensationFailed: 'CompensationFailed',
   /** This execution lost the lock: it changed nothing and stops quietly. */
   fencedOut: 'FencedOut',
@@ -36,8 +35,6 @@ export interface SchedulerPathsProps {
   readonly agentQueues: Readonly<Record<string, sqs.IQueue>>;
   readonly stateTable: dynamodb.ITable;
   readonly ordersTable: dynamodb.ITable;
-  /** Operator alert bus (CompensationFailed). */
-  readonly alertBus: events.IEventBus;
   readonly timings: WorkflowTimings;
 }
 
@@ -85,8 +82,8 @@ export function stepProblems(
  *   CheckLock of a claimed CompensationInProgress record: the compensation chain
  *   the compensation chain: each step in reverse order, <Step>.Undo.Check -> (.MarkCompensating |
  *     .MarkUncertain) -> .CallAgent -> .MarkCompensated; then MarkCompensated -> Compensated
- *   a refused compensation: <Step>.Undo.PermanentFailure -> <Step>.Undo.MarkCompensationFailed ->
- *     RaiseCompensationFailedAlert -> CompensationFailed
+ *   a refused compensation: <Step>.Undo.PermanentFailure -> <Step>.Undo.MarkCompensationFailed
+ *     (with its alert in the outbox) -> CompensationFailed
  *   a lost lock (CheckLock, or any fenced update): FencedOut, changing nothing
  *   a timed-out or transiently failed agent (step or compensation): AttemptAbandoned, touching
  *     nothing (the supervisor retries)
@@ -108,14 +105,12 @@ export function schedulerPaths(scope: Construct, props: SchedulerPathsProps): sf
   });
   const updates = new StoreUpdates(scope, { stateTable: props.stateTable, fencedOut });
 
-  const compensationFailed = raiseCompensationFailedAlert(scope, props.alertBus);
-  compensationFailed.next(
-    new sfn.Fail(scope, SchedulerEnd.compensationFailed, {
-      error: 'CompensationFailed',
-      cause:
-        'A compensation was refused for good: the order is CompensationFailed and an operator was alerted.',
-    }),
-  );
+  // The alert was written with MarkCompensationFailed (AlertOutbox): the outbox delivers it.
+  const compensationFailed = new sfn.Fail(scope, SchedulerEnd.compensationFailed, {
+    error: 'CompensationFailed',
+    cause:
+      'A compensation was refused for good: the order is CompensationFailed, with its operator alert in the outbox.',
+  });
   const markCompensated = updates.markCompensated();
   markCompensated.next(new sfn.Succeed(scope, SchedulerEnd.compensated));
 

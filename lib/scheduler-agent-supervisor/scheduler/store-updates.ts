@@ -3,6 +3,8 @@ import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import type { Construct } from 'constructs';
 import {
+  AlertType,
+  bindNames,
   bindParams,
   CompensationResultAttr,
   LastErrorAttr,
@@ -106,8 +108,21 @@ export function storeUpdate(scope: Construct, id: string, props: StoreUpdateProp
       key: orderKey(),
       updateExpression: rendered.updateExpression,
       conditionExpression: rendered.conditionExpression,
-      expressionAttributeNames: { ...rendered.names },
-      expressionAttributeValues: { ...constants, ...bound },
+      expressionAttributeNames: {
+        ...rendered.names,
+        // THIS_ALERT: the alert's id, an execution value (a States.Format of the order and attempt).
+        ...bindNames(rendered, { ...commonBindings(), ...props.bindings }, attributeName),
+      },
+      expressionAttributeValues: {
+        ...constants,
+        ...Object.fromEntries(
+          (rendered.emptyMaps ?? []).map((placeholder) => [
+            placeholder,
+            tasks.DynamoAttributeValue.fromMap({}),
+          ]),
+        ),
+        ...bound,
+      },
       resultPath: sfn.JsonPath.DISCARD,
       taskTimeout: dataTaskTimeout(),
     }),
@@ -208,10 +223,30 @@ export class StoreUpdates {
     return this.update('MarkCompensated', 'markCompensated', undefined, {});
   }
 
-  /** `<Step>.Undo.MarkCompensationFailed`: LastError names the compensation that was refused. */
+  /**
+   * `<Step>.Undo.MarkCompensationFailed`: LastError names the compensation that was refused; the
+   * CompensationFailed alert goes into the outbox in the same write (DESIGN.md, Alert outbox), its
+   * id `<orderId>:CompensationFailed:<attempt>` as alertIdFor makes it.
+   */
   markCompensationFailed(step: StepDefinition): tasks.DynamoUpdateItem {
     return this.update(`${step.name}.Undo.MarkCompensationFailed`, 'markCompensationFailed', step.name, {
       lastError: lastError(text(step.compensation.name)),
+      alertId: text(
+        sfn.JsonPath.format(
+          `{}:${AlertType.CompensationFailed}:{}`,
+          sfn.JsonPath.stringAt(ExecutionInput.orderId),
+          // A number in the input; States.Format prints it as alertIdFor does (no decimals).
+          sfn.JsonPath.stringAt(ExecutionInput.attempt),
+        ),
+      ),
+      attempt: tasks.DynamoAttributeValue.numberFromString(
+        sfn.JsonPath.format('{}', sfn.JsonPath.stringAt(ExecutionInput.attempt)),
+      ),
+      correlationId: text(sfn.JsonPath.stringAt(ExecutionInput.correlationId)),
+      compensationFailureCount: tasks.DynamoAttributeValue.numberFromString(
+        sfn.JsonPath.stringAt(RecordPath.compensationFailureCount),
+      ),
+      failedStep: text(sfn.JsonPath.stringAt(WorkflowPath.failedStep)),
     });
   }
 
@@ -232,6 +267,13 @@ export class StoreUpdates {
 }
 
 const text = (value: string) => tasks.DynamoAttributeValue.fromString(value);
+
+/** The string a `{ S }` binding holds, as an attribute name (a JSONPath or intrinsic renders as `.$`). */
+function attributeName(value: tasks.DynamoAttributeValue): string {
+  const name = (value.toObject() as { S?: unknown }).S;
+  if (typeof name !== 'string') throw new Error('An attribute name must be bound to a string value');
+  return name;
+}
 
 const plannedDeadline = (operation: string) =>
   tasks.DynamoAttributeValue.numberFromString(sfn.JsonPath.stringAt(RecordPath.plannedDeadline(operation)));

@@ -21,12 +21,14 @@ describe('platform config', () => {
       logRetentionDays: 7,
       retainData: false,
       emulated: true,
+      apiRateLimitPerIp: undefined,
     });
     expect(loadPlatformConfig(undefined)).toEqual({
       profile: 'default',
       logRetentionDays: 30,
       retainData: true,
       emulated: false,
+      apiRateLimitPerIp: 3000,
     });
   });
 

@@ -4,6 +4,7 @@ import type { IConstruct } from 'constructs';
 import { FakesEnvKey } from '../../../lambdas/fakes/contracts';
 import {
   ALERT_EVENT_SOURCE,
+  ALERT_OUTBOX_INDEX,
   DEFAULT_WORKFLOW_VERSION,
   DUE_INDEX,
   EnvKey,
@@ -181,7 +182,8 @@ describe('SchedulerAgentSupervisor stack (default profile, demo: fake services)'
         ],
       ],
       ['get-order', [EnvKey.StateTableName, EnvKey.ClientRegistry]],
-      ['status-notifier', [EnvKey.ClientRegistry]],
+      // Also the alert outbox relay: the bus, and the table whose delivered entries it removes.
+      ['status-notifier', [EnvKey.ClientRegistry, EnvKey.AlertBusName, EnvKey.StateTableName]],
       ['start-order', [EnvKey.StateTableName, EnvKey.WorkflowStateMachines, EnvKey.WorkflowTimings]],
       [
         'supervisor',
@@ -278,12 +280,13 @@ describe('SchedulerAgentSupervisor stack (default profile, demo: fake services)'
       });
     });
 
-    it('may Query DueIndex only (never Scan), and update records', () => {
+    it('may Query DueIndex and AlertOutboxIndex only (never Scan), and update records', () => {
       const statements = statementsOfFunction(template, functionIdByService(template, 'supervisor'));
       const query = statementsWithAction(statements, 'dynamodb:Query');
-      expect(query).toHaveLength(1);
+      expect(query).toHaveLength(2);
       expect(JSON.stringify(query[0]?.Resource)).toContain(`/index/${DUE_INDEX.name}`);
-      expect(JSON.stringify(query[0]?.Resource)).not.toContain('*');
+      expect(JSON.stringify(query[1]?.Resource)).toContain(`/index/${ALERT_OUTBOX_INDEX.name}`);
+      for (const statement of query) expect(JSON.stringify(statement.Resource)).not.toContain('*');
       const updates = statementsWithAction(statements, 'dynamodb:UpdateItem');
       expect(updates.map((s) => s.Resource)).toEqual([
         { 'Fn::GetAtt': [logicalId(synth.stack.stateStore.table), 'Arn'] },

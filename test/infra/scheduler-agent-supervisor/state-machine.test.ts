@@ -66,7 +66,6 @@ describe('scheduler state machine, state by state (local profile)', () => {
       'Processed',
       'MarkCompensated',
       'Compensated',
-      'RaiseCompensationFailedAlert',
       'CompensationFailed',
       'AttemptAbandoned',
     ];
@@ -187,12 +186,19 @@ describe('scheduler state machine, state by state (local profile)', () => {
         update: rendered.updateExpression,
         condition: rendered.conditionExpression,
       });
-      expect(p.ExpressionAttributeNames).toEqual(rendered.names);
+      // A name bound to a parameter (THIS_ALERT) is an execution value: `#alertId.$`.
+      expect(p.ExpressionAttributeNames).toEqual({
+        ...rendered.names,
+        ...Object.fromEntries(
+          Object.keys(rendered.nameParams ?? {}).map((name) => [`${name}.$`, expect.any(String)]),
+        ),
+      });
       expect(Object.keys(p.ExpressionAttributeValues as object).sort()).toEqual(
         [
           ...Object.keys(rendered.constants),
           ...Object.keys(rendered.params),
           ...Object.keys(rendered.maps),
+          ...(rendered.emptyMaps ?? []),
         ].sort(),
       );
       used.add(transition);
@@ -206,12 +212,7 @@ describe('scheduler state machine, state by state (local profile)', () => {
     const resources = [...states.values()].map((s) => s.Resource).filter((r): r is string => r !== undefined);
     const verbs = resources.map((r) => r.slice(r.indexOf(':::') + 3));
     expect([...new Set(verbs)].sort()).toEqual(
-      [
-        'dynamodb:getItem',
-        'dynamodb:updateItem',
-        'events:putEvents',
-        'sqs:sendMessage.waitForTaskToken',
-      ].sort(),
+      ['dynamodb:getItem', 'dynamodb:updateItem', 'sqs:sendMessage.waitForTaskToken'].sort(),
     );
   });
 
@@ -456,9 +457,9 @@ describe('scheduler state machine, state by state (local profile)', () => {
         expect(markCompensated.Next).toBe(previous());
       });
 
-      it('a refused compensation marks the order CompensationFailed, then alerts', () => {
+      it('a refused compensation marks the order CompensationFailed, its alert in the same write', () => {
         expect(state(`${name}.Undo.PermanentFailure`).Next).toBe(`${name}.Undo.MarkCompensationFailed`);
-        expect(state(`${name}.Undo.MarkCompensationFailed`).Next).toBe('RaiseCompensationFailedAlert');
+        expect(state(`${name}.Undo.MarkCompensationFailed`).Next).toBe('CompensationFailed');
       });
     },
   );
@@ -484,35 +485,35 @@ describe('scheduler state machine, state by state (local profile)', () => {
     expect(state('Compensated').Type).toBe('Succeed');
   });
 
-  it('a refused compensation: CompensationFailed with LastError, out of the index, a CompensationFailed alert, Fail', () => {
+  it('a refused compensation: CompensationFailed with LastError, out of the index, its alert in the outbox (same write), Fail', () => {
     for (const step of V1_STEPS) {
       const p = params(`${step.name}.Undo.MarkCompensationFailed`) as Record<string, Record<string, unknown>>;
       expect(p.UpdateExpression).toBe(
         'SET #processState = :compensationFailed, #compensationLog.#step.#status = :failed, ' +
           '#steps.#step.#status = :compensationFailed, #steps.#step.#endedAt = :now, #lastError = :lastError, ' +
-          '#updatedAt = :now REMOVE #lockedBy, #dueShard',
+          '#updatedAt = :now, #alertOutbox.#alertId = :alertEntry, #alertOutboxShard = :outbox, #alertOutboxSince = :now ' +
+          'REMOVE #lockedBy, #dueShard',
       );
       expect(p.ExpressionAttributeValues).toMatchObject({
         ':lastError': { M: { Source: { S: step.compensation.name }, Error: { 'S.$': '$.error.Error' } } },
       });
+      // The same id alertIdFor makes: `<orderId>:CompensationFailed:<attempt>`.
+      expect(p.ExpressionAttributeNames).toMatchObject({
+        '#alertId.$': "States.Format('{}:CompensationFailed:{}', $.orderId, $.attempt)",
+      });
+      expect(p.ExpressionAttributeValues).toMatchObject({
+        ':alertEntry': {
+          M: {
+            AlertId: { 'S.$': "States.Format('{}:CompensationFailed:{}', $.orderId, $.attempt)" },
+            Type: { S: 'CompensationFailed' },
+            Reason: { S: 'CompensationRefused' },
+            Attempt: { 'N.$': "States.Format('{}', $.attempt)" },
+            CompensationFailureCount: { 'N.$': '$.record.Item.CompensationFailureCount.N' },
+            Step: { 'S.$': '$.failedStep' },
+          },
+        },
+      });
     }
-    const alert = state('RaiseCompensationFailedAlert');
-    expect(alert.Resource).toMatch(/:states:::events:putEvents$/);
-    const entry = (alert.Parameters as { Entries: Record<string, unknown>[] }).Entries[0];
-    const busRef = synth.stack.resolve(synth.stack.alerts.bus.eventBusArn) as { 'Fn::GetAtt': string[] };
-    expect(entry).toMatchObject({
-      Source: 'order-processing',
-      DetailType: 'CompensationFailed',
-      EventBusName: `{{GetAtt:${busRef['Fn::GetAtt'].join('.')}}}`,
-      Detail: {
-        'orderId.$': '$.orderId',
-        reason: 'CompensationRefused',
-        'compensationFailureCount.$': 'States.StringToJson($.record.Item.CompensationFailureCount.N)',
-        'step.$': '$.failedStep',
-        'attempt.$': '$.attempt',
-      },
-    });
-    expect(alert.Next).toBe('CompensationFailed');
     expect(state('CompensationFailed')).toMatchObject({ Type: 'Fail', Error: 'CompensationFailed' });
   });
 

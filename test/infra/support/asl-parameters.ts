@@ -2,7 +2,7 @@
  * Resolves the `Parameters` of a JSONPath Task state the way Step Functions does, for the subset
  * of the language the scheduler uses: `key.$` fields holding a reference path (`$.a.b`), a
  * context path (`$$.State.EnteredTime`) or the intrinsics States.StringToJson, States.JsonToString
- * and States.Format with one path argument. Anything else throws, so a definition that outgrows
+ * and States.Format with path arguments. Anything else throws, so a definition that outgrows
  * this resolver fails loudly instead of being resolved wrongly.
  */
 
@@ -36,9 +36,15 @@ function evaluate(expression: string, data: AslData): unknown {
     case 'JsonToString':
       return JSON.stringify(readPath(args ?? '', data));
     case 'Format': {
-      const format = /^'((?:[^'\\]|\\.)*)',\s*(\$[^,]*)$/.exec(args ?? '');
+      const format = /^'((?:[^'\\]|\\.)*)'((?:,\s*\$[^,]*)+)$/.exec(args ?? '');
       if (!format) throw new Error(`Unsupported States.Format arguments: ${args}`);
-      return (format[1] ?? '').replace('{}', String(readPath(format[2] ?? '', data)));
+      const paths = (format[2] ?? '')
+        .split(',')
+        .slice(1)
+        .map((path) => path.trim());
+      let text = format[1] ?? '';
+      for (const path of paths) text = text.replace('{}', String(readPath(path, data)));
+      return text;
     }
     default:
       throw new Error(`Unsupported intrinsic States.${name}`);

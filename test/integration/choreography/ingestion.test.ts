@@ -85,6 +85,75 @@ describe('ingestion handlers', () => {
     expect(await world.getItem(tableName, 'DELIVERY#ing-bad')).toBeUndefined();
   });
 
+  it.each<[string, string, string, RegExp]>([
+    [
+      'a bidi override in ownerId',
+      JSON.stringify({ ...request, deliveryId: 'ing-txt-1', ownerId: 'abc\u202Efed' }),
+      'ownerId',
+      /^contains U\+202E \(RIGHT-TO-LEFT OVERRIDE\) at index 3$/,
+    ],
+    [
+      'NUL in ownerId',
+      JSON.stringify({ ...request, deliveryId: 'ing-txt-2', ownerId: 'o\u0000' }),
+      'ownerId',
+      /U\+0000 \(NULL\)/,
+    ],
+    [
+      'an ownerId not in NFC',
+      JSON.stringify({ ...request, deliveryId: 'ing-txt-3', ownerId: 'Zoe\u0308' }),
+      'ownerId',
+      /not in Unicode normalization form NFC/,
+    ],
+    [
+      'a zero-width joiner in deliveryId',
+      JSON.stringify({ ...request, deliveryId: 'ing-txt-4\u200d' }),
+      'deliveryId',
+      /1-64 characters/,
+    ],
+    [
+      'a duplicate key in a package (escaped)',
+      JSON.stringify({ ...request, deliveryId: 'ing-txt-5' }).replace(
+        '"size":',
+        '"size":"LARGE","si\\u007ae":',
+      ),
+      'packages[0].size',
+      /duplicate key: "size"/,
+    ],
+    [
+      'a duplicate top-level key',
+      JSON.stringify({ ...request, deliveryId: 'ing-txt-6' }).replace('{', '{"deliveryId":"ing-txt-6",'),
+      'deliveryId',
+      /duplicate key: "deliveryId"/,
+    ],
+  ])('refuses %s with 400 naming the field, storing nothing', async (_case, body, path, message) => {
+    const response = await submit(
+      { body, headers: {}, isBase64Encoded: false } as unknown as APIGatewayProxyEvent,
+      lambdaContext,
+    );
+    expect(response.statusCode).toBe(400);
+    expect(JSON.parse(response.body).errors).toEqual([{ path, message: expect.stringMatching(message) }]);
+    for (const id of ['ing-txt-1', 'ing-txt-2', 'ing-txt-3', 'ing-txt-4', 'ing-txt-5', 'ing-txt-6']) {
+      expect(await world.getItem(tableName, `DELIVERY#${id}`)).toBeUndefined();
+    }
+  });
+
+  it('answers bad JSON with a fixed message that quotes nothing of the body', async () => {
+    const response = await submit(
+      {
+        body: '{"deliveryId": "secret-delivery", ',
+        headers: {},
+        isBase64Encoded: false,
+      } as unknown as APIGatewayProxyEvent,
+      lambdaContext,
+    );
+    expect(response.statusCode).toBe(400);
+    expect(JSON.parse(response.body)).toEqual({
+      message: 'Request body is not valid JSON',
+      errors: [{ path: '(body)', message: 'must be valid JSON' }],
+    });
+    expect(response.body).not.toContain('secret');
+  });
+
   it('projects lifecycle events into GET, older never overwriting newer', async () => {
     const lifecycle = (type: EventType, sequence: number) =>
       sqsRecord(

@@ -13,6 +13,9 @@ import { SfnWorkflowStarter } from '../../../lambdas/scheduler-agent-supervisor/
 import {
   AgentError,
   type AgentRequest,
+  ALERT_OUTBOX_SHARD,
+  AlertType,
+  alertIdFor,
   DEFAULT_WORKFLOW_VERSION,
   ProcessState,
   type StepName,
@@ -21,7 +24,6 @@ import {
 import { startOrder } from '../../../lambdas/scheduler-agent-supervisor/domain/starter';
 import { waitForEnd } from '../local-runtime/stepfunctions/harness';
 import {
-  ALERT_BUS_ARN,
   config,
   type Item,
   logStatus,
@@ -254,21 +256,21 @@ describe('compensation in the synthesized scheduler state machine (local runtime
     expect(logStatus(item, 'ReserveInventory')).toBe('Recorded');
     expect(compensations(orderId).map((request) => request.step)).toEqual(['ChargePayment']);
 
-    const raised = s.alerts.slice(before).flat();
-    expect(raised).toHaveLength(1);
-    expect(raised[0]).toMatchObject({
-      EventBusName: ALERT_BUS_ARN,
-      Source: 'order-processing',
-      DetailType: 'CompensationFailed',
-    });
-    expect(JSON.parse(raised[0]?.Detail ?? '')).toMatchObject({
-      orderId,
-      reason: 'CompensationRefused',
-      compensationFailureCount: 0,
-      step: 'ChargePayment',
-      attempt: 1,
-      instanceId,
-      error: AgentError.Permanent,
+    // The alert is written with the transition (AlertOutbox), under the id alertIdFor makes; the
+    // state machine publishes nothing itself (the outbox relay does).
+    expect(s.alerts.slice(before).flat()).toHaveLength(0);
+    const alertId = alertIdFor(orderId, AlertType.CompensationFailed, 1);
+    expect(item.AlertOutboxShard).toEqual({ S: ALERT_OUTBOX_SHARD });
+    expect(Object.keys(item.AlertOutbox?.M ?? {})).toEqual([alertId]);
+    expect(item.AlertOutbox?.M?.[alertId]?.M).toMatchObject({
+      AlertId: { S: alertId },
+      Type: { S: 'CompensationFailed' },
+      Reason: { S: 'CompensationRefused' },
+      CompensationFailureCount: { N: '0' },
+      Step: { S: 'ChargePayment' },
+      Attempt: { N: '1' },
+      InstanceId: { S: instanceId },
+      LastError: { M: expect.objectContaining({ Error: { S: AgentError.Permanent } }) },
     });
   });
 

@@ -22,6 +22,8 @@ import {
   transitionUpdate,
 } from '../../../lambdas/scheduler-agent-supervisor/adapters/state-store';
 import {
+  AlertType,
+  alertIdFor,
   DEFAULT_WORKFLOW_VERSION,
   ProcessState,
   renderTransition,
@@ -100,6 +102,8 @@ function claimedRecord(): Record<string, AttributeValue> {
     },
     CompensationLog: { M: {} },
     CompensationFailureCount: { N: '0' },
+    // The claim creates the alert outbox (the alert-raising transitions SET their entry in it).
+    AlertOutbox: { M: {} },
     SchemaVersion: { N: '2' },
     WorkflowVersion: { N: '1' },
     CreatedAt: { S: '2030-01-01T00:00:00.000Z' },
@@ -381,6 +385,12 @@ describe('fenced store updates of the synthesized state machine (DynamoDB Local)
               Cause: JSON.stringify(AGENT_ERROR),
               At: NOW,
             },
+            // The alert, as the ASL binds it from the execution (sample input above) and the record.
+            alertId: alertIdFor(ORDER_ID, AlertType.CompensationFailed, 2),
+            attempt: 2,
+            correlationId: 'corr-1',
+            compensationFailureCount: 0,
+            failedStep: FIRST_STEP.name,
           };
         default:
           throw new Error(`${transition} is not a scheduler transition`);
@@ -472,8 +482,14 @@ describe('fenced store updates of the synthesized state machine (DynamoDB Local)
         at,
       });
       const lastError = { source: 'supervisor', error: 'FailureThresholdReached', cause: 'expired', at: NOW };
+      const correlationId = 'supervisor-run-1';
       await client.send(new PutItemCommand({ TableName: tableName, Item: claimedRecord() }));
-      applied.failExpired = await store.failExpired(expired, { failureCount: 2, lastError, at });
+      applied.failExpired = await store.failExpired(expired, {
+        failureCount: 2,
+        lastError,
+        at,
+        correlationId,
+      });
 
       const running = { ...claimedRecord(), RunningStep: { S: FIRST_STEP.name } };
       const expiredInStep = { ...expired, runningStep: FIRST_STEP.name };
@@ -484,7 +500,12 @@ describe('fenced store updates of the synthesized state machine (DynamoDB Local)
         at,
       });
       await client.send(new PutItemCommand({ TableName: tableName, Item: running }));
-      applied.failExpiredInStep = await store.failExpired(expiredInStep, { failureCount: 2, lastError, at });
+      applied.failExpiredInStep = await store.failExpired(expiredInStep, {
+        failureCount: 2,
+        lastError,
+        at,
+        correlationId,
+      });
       steps.resetExpiredInStep = FIRST_STEP.name;
       steps.failExpiredInStep = FIRST_STEP.name;
 
@@ -533,6 +554,7 @@ describe('fenced store updates of the synthesized state machine (DynamoDB Local)
         compensationFailureCount: 1,
         lastError,
         at,
+        correlationId,
       });
 
       // The operator's transitions have their own adapter and test (operator-actions.test.ts).
@@ -549,7 +571,13 @@ describe('fenced store updates of the synthesized state machine (DynamoDB Local)
           name,
           UpdateExpression: rendered.updateExpression,
           ConditionExpression: rendered.conditionExpression,
-          ExpressionAttributeNames: rendered.names,
+          // THIS_ALERT is named by the bound alertId (alertIdFor of the order, type and attempt).
+          ExpressionAttributeNames: {
+            ...rendered.names,
+            ...(rendered.nameParams !== undefined && {
+              '#alertId': expect.stringMatching(/^[^:]+:\w+Failed:2$/),
+            }),
+          },
         });
       }
     });

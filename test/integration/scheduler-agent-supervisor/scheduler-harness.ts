@@ -274,6 +274,8 @@ export async function startSchedulerHarness(): Promise<SchedulerHarness> {
           Steps: { M: steps },
           Plan: { M: plan },
           CompensationLog: { M: log },
+          // As the claim leaves it: the alert-raising updates SET their entry inside it.
+          AlertOutbox: { M: {} },
           OrderFingerprint: { S: 'fingerprint' },
           SchemaVersion: { N: String(STATE_SCHEMA_VERSION) },
           WorkflowVersion: { N: '1' },

@@ -683,6 +683,22 @@ describe('checkCampaign', () => {
     ).toEqual(['d: 1 CompensationFailed alerts but not in CompensationFailed']);
   });
 
+  it('counts copies of one AlertId (at-least-once delivery) as one alert, and two AlertIds as two', () => {
+    const snapshot = healthy();
+    const others = snapshot.alerts.filter((alert) => alert.orderId !== 'e');
+    const copy = { detailType: 'CompensationFailed', orderId: 'e', alertId: 'e:CompensationFailed:1' };
+    expect(violated(checkCampaign({ ...snapshot, alerts: [...others, copy, copy] }))).toEqual([]);
+    expect(
+      only(
+        checkCampaign({
+          ...snapshot,
+          alerts: [...others, copy, { ...copy, alertId: 'e:CompensationFailed:2' }],
+        }),
+        'compensation-failed-alerted',
+      ),
+    ).toEqual(['e: CompensationFailed with 2 CompensationFailed alerts']);
+  });
+
   it('lists, without counting it, a CompensationFailed alert a restart cut short', () => {
     const snapshot = healthy();
     const result = checkCampaign({

@@ -51,6 +51,15 @@ describe('provisioner registry', () => {
     expect(registry.handling('AWS::CDK::Metadata').kind).toBe('inert');
   });
 
+  it('lists a WAF web ACL and its association as inert (not emulated), not unsupported', () => {
+    for (const type of ['AWS::WAFv2::WebACL', 'AWS::WAFv2::WebACLAssociation']) {
+      expect(registry.handling(type)).toMatchObject({
+        kind: 'inert',
+        reason: 'web ACLs are not emulated: no per-IP rate limit locally',
+      });
+    }
+  });
+
   it('leaves EventBridge schema registries and schemas inert, not unsupported', () => {
     for (const type of ['AWS::EventSchemas::Registry', 'AWS::EventSchemas::Schema']) {
       expect(registry.handling(type)).toEqual({

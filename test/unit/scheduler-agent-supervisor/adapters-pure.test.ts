@@ -233,7 +233,39 @@ describe('state store transitions (the SDK side of STATE_TRANSITIONS)', () => {
         ':plan': claim.plan,
         ':completeBy': 10,
         ':now': claim.now,
+        // The claim creates the alert outbox when absent (if_not_exists(#alertOutbox, :emptyMap)).
+        ':emptyMap': {},
       },
+    });
+  });
+
+  it('names the alert entry of an alert-raising transition by its alertId (SDK side of THIS_ALERT)', () => {
+    const update = transitionUpdate('failExpiredCompensation', 'order-1', {
+      seenLock: 'order-1--attempt-2',
+      seenCompleteBy: 5,
+      seenCompensationFailureCount: 2,
+      compensationFailureCount: 3,
+      lastError: { Source: 'supervisor', Error: 'CompensationThresholdReached', Cause: 'c', At: 'a' },
+      now: '2030-01-01T00:00:00.000Z',
+      alertId: 'order-1:CompensationFailed:2',
+      attempt: 2,
+      correlationId: 'run-1',
+    });
+    expect(update.UpdateExpression).toContain('#alertOutbox.#alertId = :alertEntry');
+    expect(update.ExpressionAttributeNames).toMatchObject({
+      '#alertOutbox': 'AlertOutbox',
+      '#alertId': 'order-1:CompensationFailed:2',
+    });
+    expect(update.ExpressionAttributeValues?.[':alertEntry']).toEqual({
+      AlertId: 'order-1:CompensationFailed:2',
+      Type: 'CompensationFailed',
+      Reason: 'CompensationThresholdReached',
+      At: '2030-01-01T00:00:00.000Z',
+      Attempt: 2,
+      CorrelationId: 'run-1',
+      LastError: { Source: 'supervisor', Error: 'CompensationThresholdReached', Cause: 'c', At: 'a' },
+      InstanceId: 'order-1--attempt-2',
+      CompensationFailureCount: 3,
     });
   });
 

@@ -1,5 +1,9 @@
 import {
+  ALERT_NAME_PLACEHOLDER,
+  ALERT_OUTBOX_SHARD,
+  alertIdFor,
   appliesToStep,
+  bindNames,
   bindParams,
   type ParamType,
   ProcessState,
@@ -68,13 +72,16 @@ describe('state transitions table', () => {
     const text = `${rendered.updateExpression} ${rendered.conditionExpression}`;
     const used = (sigil: string) =>
       [...new Set(text.match(new RegExp(`${sigil}[A-Za-z0-9]+`, 'g')) ?? [])].sort();
-    expect(used('#')).toEqual(Object.keys(rendered.names).sort());
+    expect(used('#')).toEqual(
+      [...Object.keys(rendered.names), ...Object.keys(rendered.nameParams ?? {})].sort(),
+    );
     expect(used(':')).toEqual(
       [
         ...Object.keys(rendered.constants),
         ...Object.keys(rendered.params),
         ...Object.keys(rendered.maps),
         ...(rendered.emptyLists ?? []),
+        ...(rendered.emptyMaps ?? []),
       ].sort(),
     );
   });
@@ -219,20 +226,22 @@ describe('state transitions table', () => {
     for (const name of ['resetExpiredInStep', 'failExpiredInStep'] as const) {
       const rendered = renderTransition(name, { step: 'ChargePayment' });
       expect(rendered.conditionExpression).toBe(
-        '#lockedBy = :seenLock AND #processState = :processing AND #completeBy = :seenCompleteBy AND #failureCount = :seenFailureCount AND #runningStep = :runningStep',
+        `#lockedBy = :seenLock AND #processState = :processing AND #completeBy = :seenCompleteBy AND #failureCount = :seenFailureCount AND #runningStep = :runningStep${name === 'failExpiredInStep' ? ' AND #attempt = :attempt' : ''}`,
       );
       expect(rendered.updateExpression).toContain('#steps.#step.#status = :timedOut');
       expect(rendered.updateExpression).toMatch(/REMOVE .*#runningStep/);
     }
     for (const name of ['resetExpired', 'failExpired'] as const) {
-      expect(renderTransition(name).conditionExpression).toMatch(/AND attribute_not_exists\(#runningStep\)$/);
+      expect(renderTransition(name).conditionExpression).toMatch(
+        /AND attribute_not_exists\(#runningStep\)( AND #attempt = :attempt)?$/,
+      );
     }
   });
 
   it('renders the compensation transitions of the supervisor and the starter', () => {
     for (const name of ['resetExpiredCompensation', 'failExpiredCompensation'] as const) {
       expect(renderTransition(name).conditionExpression).toBe(
-        '#lockedBy = :seenLock AND #processState = :compensationInProgress AND #completeBy = :seenCompleteBy AND #compensationFailureCount = :seenCompensationFailureCount',
+        `#lockedBy = :seenLock AND #processState = :compensationInProgress AND #completeBy = :seenCompleteBy AND #compensationFailureCount = :seenCompensationFailureCount${name === 'failExpiredCompensation' ? ' AND #attempt = :attempt' : ''}`,
       );
     }
     expect(renderTransition('resetExpiredCompensation').updateExpression).toBe(
@@ -282,7 +291,8 @@ describe('state transitions table', () => {
     expect(renderTransition('markCompensationFailed', { step: 'ChargePayment' }).updateExpression).toBe(
       'SET #processState = :compensationFailed, #compensationLog.#step.#status = :failed, ' +
         '#steps.#step.#status = :compensationFailed, #steps.#step.#endedAt = :now, #lastError = :lastError, ' +
-        '#updatedAt = :now REMOVE #lockedBy, #dueShard',
+        '#updatedAt = :now, #alertOutbox.#alertId = :alertEntry, #alertOutboxShard = :outbox, #alertOutboxSince = :now ' +
+        'REMOVE #lockedBy, #dueShard',
     );
   });
 
@@ -301,7 +311,7 @@ describe('state transitions table', () => {
   it('renders the supervisor transitions fenced on the expired lock, deadline and failure count it read', () => {
     for (const name of ['resetExpired', 'failExpired'] as const) {
       expect(renderTransition(name).conditionExpression).toBe(
-        '#lockedBy = :seenLock AND #processState = :processing AND #completeBy = :seenCompleteBy AND #failureCount = :seenFailureCount AND attribute_not_exists(#runningStep)',
+        `#lockedBy = :seenLock AND #processState = :processing AND #completeBy = :seenCompleteBy AND #failureCount = :seenFailureCount AND attribute_not_exists(#runningStep)${name === 'failExpired' ? ' AND #attempt = :attempt' : ''}`,
       );
     }
   });
@@ -318,6 +328,100 @@ describe('state transitions table', () => {
       'markStepRunning',
       'resetExpiredInStep',
     ]);
+  });
+});
+
+describe('alert outbox writes (DESIGN.md, Alert outbox)', () => {
+  /** The transitions into Error or CompensationFailed: each raises its alert in the same write. */
+  const alerting = TRANSITION_NAMES.filter((name) => {
+    const state = (processStateSetBy(STATE_TRANSITIONS[name]) as { constant?: unknown } | undefined)
+      ?.constant;
+    return state === ProcessState.Error || state === ProcessState.CompensationFailed;
+  });
+  const options = (name: TransitionName) =>
+    appliesToStep(STATE_TRANSITIONS[name]) ? { step: 'ChargePayment' } : {};
+
+  it('the transitions that raise alerts are exactly those into Error or CompensationFailed', () => {
+    const writesOutbox = TRANSITION_NAMES.filter((name) =>
+      renderTransition(name, options(name)).updateExpression.includes('#alertOutbox.#alertId'),
+    );
+    expect(writesOutbox.sort()).toEqual([...alerting].sort());
+    expect(alerting.sort()).toEqual([
+      'failExpired',
+      'failExpiredCompensation',
+      'failExpiredInStep',
+      'markCompensationFailed',
+    ]);
+  });
+
+  it.each(['failExpired', 'failExpiredInStep', 'failExpiredCompensation', 'markCompensationFailed'] as const)(
+    '%s writes its alert entry, named by the bound alertId, and the AlertOutboxIndex keys, checked on the attempt',
+    (name) => {
+      const rendered = renderTransition(name, options(name));
+      expect(rendered.updateExpression).toContain(
+        '#alertOutbox.#alertId = :alertEntry, #alertOutboxShard = :outbox, #alertOutboxSince = :now',
+      );
+      expect(rendered.nameParams).toEqual({ [ALERT_NAME_PLACEHOLDER]: { name: 'alertId', type: 'S' } });
+      expect(rendered.names['#alertOutbox']).toBe(StateAttr.AlertOutbox);
+      expect(rendered.constants[':outbox']).toBe(ALERT_OUTBOX_SHARD);
+      expect(rendered.conditionExpression).toMatch(/ AND #attempt = :attempt$/);
+      const entry = rendered.maps[':alertEntry'] ?? {};
+      const type =
+        name === 'failExpired' || name === 'failExpiredInStep' ? 'OrderFailed' : 'CompensationFailed';
+      expect(entry).toMatchObject({
+        AlertId: { param: 'alertId', type: 'S' },
+        Type: { constant: type },
+        At: { param: 'now', type: 'S' },
+        Attempt: { param: 'attempt', type: 'N' },
+        LastError: { param: 'lastError', type: 'M' },
+        CorrelationId: { param: 'correlationId', type: 'S' },
+      });
+    },
+  );
+
+  it('binds the alert name from the caller’s values, checked like every parameter', () => {
+    const rendered = renderTransition('failExpired');
+    const values = {
+      seenLock: 'o-1--attempt-3',
+      seenCompleteBy: 1,
+      seenFailureCount: 2,
+      failureCount: 3,
+      lastError: {},
+      now: '2026-01-01T00:00:00.000Z',
+      alertId: alertIdFor('o-1', 'OrderFailed', 3),
+      attempt: 3,
+      correlationId: 'run-1',
+    };
+    const typeOf = (value: unknown) =>
+      typeof value === 'string' ? 'S' : typeof value === 'number' ? 'N' : ('M' as const);
+    const compose = {
+      constant: (value: unknown) => value,
+      map: (entries: Record<string, unknown>) => entries,
+    };
+    const bound = bindParams('failExpired', rendered, values, typeOf, compose);
+    expect(bindNames(rendered, values, String)).toEqual({ '#alertId': 'o-1:OrderFailed:3' });
+    expect(bound[':alertEntry']).toMatchObject({
+      AlertId: 'o-1:OrderFailed:3',
+      Type: 'OrderFailed',
+      Attempt: 3,
+    });
+    expect(() => bindParams('failExpired', rendered, { ...values, alertId: 7 }, typeOf, compose)).toThrow(
+      "parameter 'alertId' must be of type S, got N",
+    );
+  });
+
+  it('the claims create the outbox map when absent, so every later alert can SET its entry by path', () => {
+    for (const name of ['claim', 'claimCompensation'] as const) {
+      const rendered = renderTransition(name);
+      expect(rendered.updateExpression).toContain('#alertOutbox = if_not_exists(#alertOutbox, :emptyMap)');
+      expect(rendered.emptyMaps).toEqual([':emptyMap']);
+    }
+  });
+
+  it('one alert per (order, type, attempt)', () => {
+    expect(alertIdFor('o-1', 'OrderFailed', 3)).toBe('o-1:OrderFailed:3');
+    expect(alertIdFor('o-1', 'OrderFailed', 4)).not.toBe(alertIdFor('o-1', 'OrderFailed', 3));
+    expect(alertIdFor('o-1', 'CompensationFailed', 3)).not.toBe(alertIdFor('o-1', 'OrderFailed', 3));
   });
 });
 

@@ -139,6 +139,26 @@ describe('parseOrderRequestBody', () => {
       { path: 'items[0].quantity', message: /expected number/ },
     ],
     ['a lower-case currency', { ...valid, currency: 'eur' }, { path: 'currency', message: /3-letter/ }],
+    [
+      'a bidi override in customerId',
+      { ...valid, customerId: 'abc\u202Efed' },
+      { path: 'customerId', message: /^contains U\+202E \(RIGHT-TO-LEFT OVERRIDE\) at index 3$/ },
+    ],
+    [
+      'a C1 control in a sku',
+      { ...valid, items: [{ sku: 'S\u0085', quantity: 1 }] },
+      { path: 'items[0].sku', message: /U\+0085 \(NEXT LINE\) at index 1/ },
+    ],
+    [
+      'a sku not in NFC',
+      { ...valid, items: [{ sku: 'e\u0301', quantity: 1 }] },
+      { path: 'items[0].sku', message: /NFC/ },
+    ],
+    [
+      'a duplicate key',
+      '{"orderId":"o","orderId":"p"}',
+      { path: 'orderId', message: /duplicate key: "orderId"/ },
+    ],
   ])('rejects %s naming the field', (_case, body, expected) => {
     const errors = errorsOf(body);
     expect(errors).toContainEqual({ path: expected.path, message: expect.stringMatching(expected.message) });

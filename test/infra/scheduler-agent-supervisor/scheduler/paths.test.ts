@@ -1,5 +1,4 @@
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
-import * as events from 'aws-cdk-lib/aws-events';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { StepDefinition } from '../../../../lambdas/scheduler-agent-supervisor/contracts';
 import type { AslState } from '../../../../lib/platform/guardrails';
@@ -37,7 +36,6 @@ function build(steps: readonly StepDefinition[] = STEPS) {
     ordersTable: new dynamodb.Table(stack, 'Orders', {
       partitionKey: { name: 'OrderID', type: dynamodb.AttributeType.STRING },
     }),
-    alertBus: new events.EventBus(stack, 'Bus'),
     timings,
   });
   const states = renderStates(stack, start);
@@ -127,13 +125,12 @@ describe('scheduler paths', () => {
     for (const rule of rules) expect(JSON.stringify(rule)).toContain('"StringEqualsPath":"$.instanceId"');
   });
 
-  it('compensation failure path: a refused compensation of any step -> CompensationFailed, alert, Fail', () => {
+  it('compensation failure path: a refused compensation of any step -> CompensationFailed (its alert in the same write), Fail', () => {
     const { state } = build();
     for (const step of STEPS) {
       expect(happyPath(state, `${step.name}.Undo.PermanentFailure`)).toEqual([
         `${step.name}.Undo.PermanentFailure`,
         `${step.name}.Undo.MarkCompensationFailed`,
-        'RaiseCompensationFailedAlert',
         SchedulerEnd.compensationFailed,
       ]);
     }
@@ -141,9 +138,9 @@ describe('scheduler paths', () => {
       Type: 'Fail',
       Error: 'CompensationFailed',
     });
-    expect(state('RaiseCompensationFailedAlert').Parameters).toMatchObject({
-      Entries: [{ Source: 'order-processing', DetailType: 'CompensationFailed' }],
-    });
+    expect(JSON.stringify(state(`${STEPS[0]?.name}.Undo.MarkCompensationFailed`).Parameters)).toContain(
+      '#alertOutbox.#alertId = :alertEntry',
+    );
   });
 
   it('fenced path: CheckLock and every store update end in FencedOut, a Succeed that changes nothing', () => {

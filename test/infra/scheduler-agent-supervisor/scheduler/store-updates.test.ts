@@ -60,6 +60,8 @@ const lastErrorFrom = (source: string) => ({
   },
 });
 const UNDOES = { 'S.$': `States.Format('{}:${STEP}', $.orderId)` };
+/** alertIdFor in ASL: `<orderId>:CompensationFailed:<attempt>`. */
+const ALERT_ID = "States.Format('{}:CompensationFailed:{}', $.orderId, $.attempt)";
 
 /**
  * Expected ASL values by transition and placeholder: constants as literals, parameters bound to
@@ -112,7 +114,24 @@ const EXPECTED_VALUES: Record<string, Record<string, unknown>> = {
     },
   },
   markCompensated: {},
-  markCompensationFailed: { ':lastError': lastErrorFrom('Unpack') },
+  markCompensationFailed: {
+    ':lastError': lastErrorFrom('Unpack'),
+    ':attempt': { 'N.$': "States.Format('{}', $.attempt)" },
+    ':alertEntry': {
+      M: {
+        AlertId: { 'S.$': ALERT_ID },
+        Type: { S: 'CompensationFailed' },
+        Reason: { S: 'CompensationRefused' },
+        At: { 'S.$': '$$.State.EnteredTime' },
+        Attempt: { 'N.$': "States.Format('{}', $.attempt)" },
+        CorrelationId: { 'S.$': '$.correlationId' },
+        LastError: lastErrorFrom('Unpack'),
+        InstanceId: { 'S.$': '$.instanceId' },
+        CompensationFailureCount: { 'N.$': '$.record.Item.CompensationFailureCount.N' },
+        Step: { 'S.$': '$.failedStep' },
+      },
+    },
+  },
 };
 const COMMON_VALUES = {
   ':instanceId': { 'S.$': '$.instanceId' },
@@ -145,7 +164,10 @@ describe('store updates: the scheduler UpdateItem tasks, generated from STATE_TR
         Key: { OrderID: { 'S.$': '$.orderId' } },
         UpdateExpression: rendered.updateExpression,
         ConditionExpression: rendered.conditionExpression,
-        ExpressionAttributeNames: rendered.names,
+        ExpressionAttributeNames: {
+          ...rendered.names,
+          ...(rendered.nameParams !== undefined && { '#alertId.$': ALERT_ID }),
+        },
         ExpressionAttributeValues: {
           ...Object.fromEntries(
             Object.entries(rendered.constants).map(([placeholder, value]) => [

@@ -1,7 +1,6 @@
 import { Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
-import * as events from 'aws-cdk-lib/aws-events';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import {
@@ -36,7 +35,6 @@ const workflowProps = (
   version: DEFAULT_WORKFLOW_VERSION,
   stateTable: table(stack, 'State', keys.state),
   ordersTable: table(stack, 'Orders', keys.orders),
-  alertBus: new events.EventBus(stack, 'Bus'),
   agentQueues,
   timings,
   logRetentionDays: 7,

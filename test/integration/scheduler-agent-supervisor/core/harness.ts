@@ -22,6 +22,7 @@ import {
   ADMISSION_INDEX,
   AdmissionCounterAttr,
   type AdmissionSettings,
+  ALERT_OUTBOX_INDEX,
   DUE_INDEX,
   EnvKey,
   OrderAttr,
@@ -247,6 +248,8 @@ export async function createResources(
         { AttributeName: DUE_INDEX.sortKey, AttributeType: 'N' },
         { AttributeName: ADMISSION_INDEX.partitionKey, AttributeType: 'S' },
         { AttributeName: ADMISSION_INDEX.sortKey, AttributeType: 'S' },
+        { AttributeName: ALERT_OUTBOX_INDEX.partitionKey, AttributeType: 'S' },
+        { AttributeName: ALERT_OUTBOX_INDEX.sortKey, AttributeType: 'S' },
       ],
       KeySchema: [{ AttributeName: StateAttr.OrderId, KeyType: 'HASH' }],
       GlobalSecondaryIndexes: [
@@ -267,6 +270,17 @@ export async function createResources(
           Projection: {
             ProjectionType: 'INCLUDE',
             NonKeyAttributes: [...ADMISSION_INDEX.projectedAttributes],
+          },
+        },
+        {
+          IndexName: ALERT_OUTBOX_INDEX.name,
+          KeySchema: [
+            { AttributeName: ALERT_OUTBOX_INDEX.partitionKey, KeyType: 'HASH' },
+            { AttributeName: ALERT_OUTBOX_INDEX.sortKey, KeyType: 'RANGE' },
+          ],
+          Projection: {
+            ProjectionType: 'INCLUDE',
+            NonKeyAttributes: [...ALERT_OUTBOX_INDEX.projectedAttributes],
           },
         },
       ],

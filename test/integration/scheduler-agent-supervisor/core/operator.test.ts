@@ -378,6 +378,22 @@ describe('POST /operator/orders/{orderId}/retry and /cancel', () => {
     expect((await stateItem(world, resources, 'order-6'))?.ProcessState).toBe('Error');
   });
 
+  it('answers 400 for a reason or a seen timestamp that is not printable text, recording nothing', async () => {
+    await putRecord('order-6b', ProcessState.Error, T0);
+    const bad = await act('cancel', 'order-6b', {
+      ...seen(ProcessState.Error, T0, 'fixed \u202Edexif'),
+      expectedUpdatedAt: `${T0}\u200b`,
+    });
+    expect(bad.statusCode).toBe(400);
+    expect(JSON.parse(bad.body).errors).toEqual([
+      { path: 'reason', message: 'contains U+202E (RIGHT-TO-LEFT OVERRIDE) at index 6' },
+      { path: 'expectedUpdatedAt', message: expect.stringMatching(/^contains U\+200B \(ZERO WIDTH SPACE\)/) },
+    ]);
+    const record = await stateItem(world, resources, 'order-6b');
+    expect(record?.ProcessState).toBe('Error');
+    expect(record?.OperatorLog).toBeUndefined();
+  });
+
   it('succeeds when the start message cannot be sent: the record is in the index for the supervisor to re-queue', async () => {
     await putRecord('order-7', ProcessState.Error, T0);
     const response = await act('retry', 'order-7', seen(ProcessState.Error, T0), undefined, {

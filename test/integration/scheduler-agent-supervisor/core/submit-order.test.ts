@@ -288,12 +288,60 @@ describe('POST /orders: bad input changes nothing', () => {
       'items[0].quantity',
       />=1/,
     ],
+    [
+      'a bidi override in customerId',
+      JSON.stringify(validOrder('o8', { customerId: 'abc\u202Efed' })),
+      'customerId',
+      /^contains U\+202E \(RIGHT-TO-LEFT OVERRIDE\) at index 3$/,
+    ],
+    [
+      'NUL in a sku',
+      JSON.stringify(validOrder('o9', { items: [{ sku: 'SKU\u00001', quantity: 1 }] })),
+      'items[0].sku',
+      /^contains U\+0000 \(NULL\) at index 3$/,
+    ],
+    [
+      'a zero-width space in customerId',
+      JSON.stringify(validOrder('o10', { customerId: 'cust\u200bomer' })),
+      'customerId',
+      /U\+200B \(ZERO WIDTH SPACE\)/,
+    ],
+    [
+      'a customerId not in NFC (NFD "é")',
+      JSON.stringify(validOrder('o11', { customerId: 'cafe\u0301' })),
+      'customerId',
+      /not in Unicode normalization form NFC/,
+    ],
+    ['a bidi isolate in orderId', JSON.stringify(validOrder('o12\u2066')), 'orderId', /1-64 characters/],
+    [
+      'a duplicate top-level key',
+      JSON.stringify(validOrder('o13')).replace('{', '{"customerId":"first",'),
+      'customerId',
+      /duplicate key: "customerId"/,
+    ],
+    [
+      'a duplicate item key (escaped)',
+      JSON.stringify(validOrder('o14')).replace('"sku":', '"sku":"SKU-0","s\\u006bu":'),
+      'items[0].sku',
+      /duplicate key: "sku"/,
+    ],
   ])('rejects %s with 400, names the field and writes nothing', async (_case, body, path, message) => {
     const response = await post(body);
     expect(response.statusCode).toBe(400);
     const parsed = json(response) as { message: string; errors: { path: string; message: string }[] };
     expect(parsed.message).toEqual(expect.any(String));
     expect(parsed.errors).toContainEqual({ path, message: expect.stringMatching(message) });
+    await expectNothingWritten();
+  });
+
+  it('answers bad JSON with a fixed message that quotes nothing of the body', async () => {
+    const response = await post('{"orderId": "secret-order", "customerId": ');
+    expect(response.statusCode).toBe(400);
+    expect(json(response)).toEqual({
+      message: 'Request body is not valid JSON',
+      errors: [{ path: '(body)', message: 'must be valid JSON' }],
+    });
+    expect(response.body).not.toContain('secret');
     await expectNothingWritten();
   });
 

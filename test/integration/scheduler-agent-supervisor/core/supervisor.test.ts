@@ -1,8 +1,10 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import {
-  ALERT_EVENT_SOURCE,
+  ALERT_OUTBOX_INDEX,
+  ALERT_OUTBOX_SHARD,
   AlertType,
+  alertIdFor,
   DUE_INDEX,
   EnvKey,
   ProcessState,
@@ -86,15 +88,22 @@ function expiredRecord(orderId: string, overrides: Partial<StateRecord> = {}): S
   };
 }
 
+/** The supervisor's DueIndex queries (each run also queries AlertOutboxIndex once). */
+const dueQueries = () =>
+  world.dynamo.callsTo('Query').filter((call) => call.body.IndexName === DUE_INDEX.name);
+
 /**
- * Supervisor traffic must be DueIndex queries, conditional updates and, before acting on a due
- * record, the read of its two versions only: never a Scan or a read of the whole record.
+ * Supervisor traffic must be DueIndex and AlertOutboxIndex queries, conditional updates and, before
+ * acting on a due record, the read of its two versions only: never a Scan or a read of the whole record.
  */
 function expectOnlyIndexQueriesAndConditionalUpdates(): void {
   const calls = world.dynamo.calls.filter((call) => call.body.TableName === resources.stateTable);
   expect(calls.length).toBeGreaterThan(0);
   for (const call of calls) {
-    if (call.operation === 'Query') {
+    if (call.operation === 'Query' && call.body.IndexName === ALERT_OUTBOX_INDEX.name) {
+      // Each run first looks for alerts the stream relay left behind (DESIGN.md, Alert outbox).
+      expect(String(call.body.KeyConditionExpression)).toMatch(/= :shard AND .* < :before/);
+    } else if (call.operation === 'Query') {
       expect(call.body.IndexName).toBe(DUE_INDEX.name);
       expect(String(call.body.KeyConditionExpression)).toMatch(/= :shard AND .* <= :now/);
     } else if (call.operation === 'GetItem') {
@@ -173,7 +182,7 @@ describe('supervisor: expired attempts', () => {
     expect(await delayedMessageCount(world, resources.startQueueUrl)).toBe(1);
   });
 
-  it('sets Error, leaves the index and raises exactly one OrderFailed alert at maxFailures', async () => {
+  it('sets Error, leaves the index and writes exactly one OrderFailed alert into its outbox at maxFailures', async () => {
     await putStateRecord(world, resources, expiredRecord('order-doomed', { failureCount: 2, attempt: 3 }));
     const supervise = loadSupervisor();
     const context = lambdaContext();
@@ -195,39 +204,28 @@ describe('supervisor: expired attempts', () => {
     expect(record).not.toHaveProperty('LockedBy');
     expect(record).not.toHaveProperty('DueShard');
 
-    const alerts = world.events.callsTo('PutEvents');
-    expect(alerts).toHaveLength(1);
-    const [entry] = (alerts[0]?.body.Entries ?? []) as Record<string, string>[];
-    expect(entry).toMatchObject({
-      EventBusName: resources.busName,
-      Source: ALERT_EVENT_SOURCE,
-      DetailType: AlertType.OrderFailed,
-    });
-    expect(JSON.parse(entry?.Detail ?? '')).toEqual({
-      orderId: 'order-doomed',
-      reason: 'FailureThresholdReached',
-      failureCount: 3,
-      attempt: 3,
-      instanceId: 'order-doomed--attempt-3',
-      error: 'FailureThresholdReached',
-      cause: expect.any(String),
-      correlationId: context.awsRequestId,
+    // The alert is written with the transition (AlertOutbox); the relay, not the supervisor, publishes it.
+    expect(world.events.callsTo('PutEvents')).toHaveLength(0);
+    const alertId = alertIdFor('order-doomed', AlertType.OrderFailed, 3);
+    expect(record?.AlertOutboxShard).toBe(ALERT_OUTBOX_SHARD);
+    expect(record?.AlertOutbox).toEqual({
+      [alertId]: {
+        AlertId: alertId,
+        Type: AlertType.OrderFailed,
+        Reason: 'FailureThresholdReached',
+        At: record?.UpdatedAt,
+        Attempt: 3,
+        FailureCount: 3,
+        InstanceId: 'order-doomed--attempt-3',
+        LastError: record?.LastError,
+        CorrelationId: context.awsRequestId,
+      },
     });
     expect(await drainBodies(world, resources.startQueueUrl)).toEqual([]);
 
     // A later run finds nothing: the failed order is out of the index, so it is never alerted twice.
     expect(await supervise({}, lambdaContext())).toMatchObject({ examined: 0 });
-    expect(world.events.callsTo('PutEvents')).toHaveLength(1);
-  });
-
-  it('still sets Error and reports the failure when the alert bus rejects the OrderFailed event', async () => {
-    world.events.respondWith(() => ({
-      result: { FailedEntryCount: 1, Entries: [{ ErrorCode: 'InternalFailure', ErrorMessage: 'down' }] },
-    }));
-    await putStateRecord(world, resources, expiredRecord('order-unalerted', { failureCount: 2 }));
-
-    expect(await loadSupervisor()({}, lambdaContext())).toMatchObject({ failures: 1, alertFailures: 1 });
-    expect(await stateItem(world, resources, 'order-unalerted')).toMatchObject({ ProcessState: 'Error' });
+    expect(world.events.callsTo('PutEvents')).toHaveLength(0);
   });
 
   it('keeps the reset when the retry message cannot be sent; a later sweep re-queues the order', async () => {
@@ -399,28 +397,27 @@ describe('supervisor: compensation attempts', () => {
     });
     expect(record).not.toHaveProperty('LockedBy');
     expect(record).not.toHaveProperty('DueShard');
-    const alerts = world.events.callsTo('PutEvents');
-    expect(alerts).toHaveLength(1);
-    const [entry] = (alerts[0]?.body.Entries ?? []) as Record<string, string>[];
-    expect(entry).toMatchObject({
-      EventBusName: resources.busName,
-      Source: ALERT_EVENT_SOURCE,
-      DetailType: AlertType.CompensationFailed,
-    });
-    expect(JSON.parse(entry?.Detail ?? '')).toEqual({
-      orderId: 'order-undo-doomed',
-      reason: 'CompensationThresholdReached',
-      compensationFailureCount: 3,
-      attempt: 5,
-      instanceId: 'order-undo-doomed--attempt-5',
-      error: 'CompensationThresholdReached',
-      cause: expect.any(String),
-      correlationId: context.awsRequestId,
+    expect(world.events.callsTo('PutEvents')).toHaveLength(0);
+    const alertId = alertIdFor('order-undo-doomed', AlertType.CompensationFailed, 5);
+    expect(record?.AlertOutbox).toEqual({
+      [alertId]: {
+        AlertId: alertId,
+        Type: AlertType.CompensationFailed,
+        Reason: 'CompensationThresholdReached',
+        At: record?.UpdatedAt,
+        Attempt: 5,
+        CompensationFailureCount: 3,
+        InstanceId: 'order-undo-doomed--attempt-5',
+        LastError: record?.LastError,
+        CorrelationId: context.awsRequestId,
+      },
     });
     expect(await drainBodies(world, resources.startQueueUrl)).toEqual([]);
     // Out of the index: never alerted twice.
     expect(await loadSupervisor()({}, lambdaContext())).toMatchObject({ examined: 0 });
-    expect(world.events.callsTo('PutEvents')).toHaveLength(1);
+    expect(Object.keys((await stateItem(world, resources, 'order-undo-doomed'))?.AlertOutbox ?? {})).toEqual([
+      alertId,
+    ]);
   });
 
   it('gives an unlocked CompensationInProgress record nobody claimed in time a new window and a start message', async () => {
@@ -525,7 +522,9 @@ describe('supervisor: fencing and concurrency', () => {
     });
     const messages = await drainBodies<{ orderId: string }>(world, resources.startQueueUrl);
     expect(messages.map((message) => message.orderId).sort()).toEqual([...ids].sort());
-    expect(world.events.callsTo('PutEvents')).toHaveLength(1);
+    expect(
+      Object.keys((await stateItem(world, resources, 'order-overlap-last'))?.AlertOutbox ?? {}),
+    ).toHaveLength(1);
   });
 });
 
@@ -661,7 +660,7 @@ describe('supervisor: paging, budget and cadence', () => {
     const summary = await supervise({}, lambdaContext());
 
     expect(summary).toMatchObject({ resets: ids.length, examined: ids.length, stoppedByBudget: false });
-    const queries = world.dynamo.callsTo('Query');
+    const queries = dueQueries();
     expect(queries.length).toBe(summary.pages);
     expect(queries.length).toBeGreaterThanOrEqual(Math.ceil(ids.length / 2));
     expect(queries.every((query) => query.body.Limit === 2)).toBe(true);
@@ -685,12 +684,12 @@ describe('supervisor: paging, budget and cadence', () => {
     }
     const supervise = loadSupervisor({ timings: { supervisorPageSize: 2 }, dueShardCount: 1 });
     // The Lambda context reports the invocation nearly out of time as soon as the first page was read.
-    const context = lambdaContext(() => (world.dynamo.callsTo('Query').length >= 1 ? 500 : 60_000));
+    const context = lambdaContext(() => (dueQueries().length >= 1 ? 500 : 60_000));
 
     const summary = await supervise({}, context);
 
     expect(summary).toMatchObject({ stoppedByBudget: true, pages: 1, examined: 2, resets: 2 });
-    expect(world.dynamo.callsTo('Query')).toHaveLength(1);
+    expect(dueQueries()).toHaveLength(1);
     const states = (await scanAll(world, resources.stateTable)).map((item) => item.ProcessState);
     expect(states.filter((state) => state === 'Pending')).toHaveLength(2);
     expect(states.filter((state) => state === 'Processing')).toHaveLength(4);
@@ -717,7 +716,7 @@ describe('supervisor: paging, budget and cadence', () => {
     const elapsed = Date.now() - startedAt;
 
     expect(summary).toMatchObject({ sweeps: 3, resets: 1, stoppedByBudget: false });
-    expect(world.dynamo.callsTo('Query')).toHaveLength(3);
+    expect(dueQueries()).toHaveLength(3);
     expect(elapsed).toBeGreaterThanOrEqual(600);
     expect(elapsed).toBeLessThan(2_000);
     expect(await stateItem(world, resources, 'order-late')).toMatchObject({

@@ -1,0 +1,285 @@
+/**
+ * CloudWatch: the metrics the functions emit (Embedded Metric Format lines in their output, read as
+ * they are written), AWS/SQS queue metrics sampled from the runtime's SQS service, and PutMetricData;
+ * single-metric alarms (AWS::CloudWatch::Alarm) evaluated each period, whose state changes publish
+ * CloudWatch's notification to their SNS actions; and the CloudWatch API (../cloudwatch/server.ts),
+ * announced as AWS_ENDPOINT_URL_CLOUDWATCH. See ../cloudwatch/README.md.
+ */
+import {
+  COMPARISON_OPERATORS,
+  type ComparisonOperator,
+  TREAT_MISSING_DATA,
+  type TreatMissingData,
+} from '../cloudwatch/alarm-evaluation';
+import { type AlarmDefinition, LocalAlarms } from '../cloudwatch/alarms';
+import { cloudWatchOperations } from '../cloudwatch/api';
+import { EmfReader } from '../cloudwatch/emf';
+import { isStatistic, type MetricIdentity, MetricStore } from '../cloudwatch/metrics';
+import { startCloudWatchServer } from '../cloudwatch/server';
+import type { ListenContext, Provisioner, RuntimeContext, StackContext } from '../provisioning';
+import type { LambdaProvisioner } from './lambda';
+import type { SqsProvisioner } from './sqs';
+import { asNumber, asRecord, asString } from './values';
+
+const ALARM = 'AWS::CloudWatch::Alarm';
+
+/** How often the AWS/SQS metrics are sampled (often enough for the shortest alarm period, 10 s). */
+export const SQS_SAMPLE_MILLIS = 5_000;
+
+/** Namespaces of AWS metrics the runtime produces; an alarm on any other AWS/ metric sees no data. */
+const PRODUCED_AWS_NAMESPACES = ['AWS/SQS', 'AWS/Lambda'];
+
+export class CloudWatchProvisioner implements Provisioner {
+  readonly name = 'CloudWatch';
+  readonly resourceTypes = {
+    runs: [ALARM],
+    inert: {
+      // Every metric a dashboard draws is served by GetMetricData; the drawing itself is the console's.
+      'AWS::CloudWatch::Dashboard':
+        'dashboards are drawn by the console (their metrics are served by GetMetricData)',
+    },
+    notRun: {
+      'AWS::CloudWatch::CompositeAlarm': 'composite alarms are not evaluated locally',
+      'AWS::CloudWatch::AnomalyDetector': 'anomaly detection is not run locally',
+      'AWS::CloudWatch::InsightRule': 'Contributor Insights rules are not run locally',
+      'AWS::CloudWatch::MetricStream': 'metric streams are not run locally',
+    },
+  };
+  private metrics: MetricStore | undefined;
+  private localAlarms: LocalAlarms | undefined;
+  private readonly emf = new EmfReader();
+  /** Each stack's alarms, by logical id (their actions are checked once every topic exists). */
+  private readonly alarmsByStack = new Map<string, Array<readonly [string, AlarmDefinition]>>();
+
+  constructor(
+    private readonly lambda: LambdaProvisioner,
+    private readonly sqs: SqsProvisioner,
+  ) {}
+
+  private get alarms(): LocalAlarms {
+    if (!this.localAlarms) throw new Error('CloudWatch is not started yet');
+    return this.localAlarms;
+  }
+
+  /** The metric store (for tests and tools in-process). */
+  get store(): MetricStore {
+    if (!this.metrics) throw new Error('CloudWatch is not started yet');
+    return this.metrics;
+  }
+
+  async listen(context: ListenContext): Promise<void> {
+    const store = new MetricStore();
+    this.metrics = store;
+    this.localAlarms = new LocalAlarms({
+      store,
+      region: context.region,
+      accountId: context.accountId,
+      act: ({ actionArn, subject, message }) => context.deliveries.deliver(actionArn, message, { subject }),
+      onProblem: (message) => context.problem(`CloudWatch ${message}`),
+    });
+    const reportedRejections = new Set<string>();
+    this.lambda.onOutputLine((spec, line) => {
+      const rejected = this.emf.read(line, store);
+      // Counted every time, told once per function: a broken emitter repeats itself.
+      if (rejected && !reportedRejections.has(spec.functionName)) {
+        reportedRejections.add(spec.functionName);
+        context.problem(
+          `function ${spec.logicalId} wrote an Embedded Metric Format line CloudWatch would not ` +
+            `extract metrics from (${rejected}); further ones are counted, not shown`,
+        );
+      }
+    });
+    // AWS/Lambda: per function (FunctionName) and across functions (no dimension), as Lambda sends them.
+    this.lambda.onInvocationEnd((spec, result, durationMillis) => {
+      const now = Date.now();
+      const one = (value: number) => ({ sum: value, count: 1, min: value, max: value });
+      const perFunction: Record<string, string> = { FunctionName: spec.functionName };
+      for (const dimensions of [perFunction, {}]) {
+        const metric = (metricName: string): MetricIdentity => ({
+          namespace: 'AWS/Lambda',
+          metricName,
+          dimensions,
+        });
+        store.record(metric('Invocations'), 'Count', now, one(1));
+        store.record(metric('Errors'), 'Count', now, one(result.ok ? 0 : 1));
+        store.record(metric('Duration'), 'Milliseconds', now, one(durationMillis));
+      }
+    });
+    const server = await startCloudWatchServer(cloudWatchOperations(store, this.localAlarms), {
+      onInternalError: (error) => context.problem(`CloudWatch API: ${(error as Error).message}`),
+    });
+    context.stopWith(server, 'backend');
+    context.endpoints.announce('CLOUDWATCH', server.endpoint);
+  }
+
+  async provision(context: StackContext): Promise<void> {
+    for (const [logicalId] of context.ofType(ALARM)) {
+      const definition = alarmDefinition(context, logicalId);
+      if (typeof definition === 'string') {
+        context.named(logicalId, ALARM, `not evaluated: ${definition}`);
+        continue;
+      }
+      const { namespace, metricName } = definition.metric;
+      if (namespace.startsWith('AWS/') && !PRODUCED_AWS_NAMESPACES.includes(namespace)) {
+        context.named(
+          logicalId,
+          ALARM,
+          `metric ${namespace} ${metricName} is not produced locally: the alarm only ever sees missing data`,
+        );
+      }
+      this.alarms.add(definition);
+      const ofStack = this.alarmsByStack.get(context.stack.stackName) ?? [];
+      ofStack.push([logicalId, definition]);
+      this.alarmsByStack.set(context.stack.stackName, ofStack);
+    }
+  }
+
+  async wire(context: StackContext): Promise<void> {
+    for (const [logicalId, definition] of this.alarmsByStack.get(context.stack.stackName) ?? []) {
+      for (const action of [
+        ...definition.alarmActions,
+        ...definition.okActions,
+        ...definition.insufficientDataActions,
+      ]) {
+        if (!action.startsWith('arn:aws:sns:') || !context.deliveries.canDeliver(action)) {
+          context.named(logicalId, ALARM, `action ${action} is not run locally (only SNS topic actions are)`);
+        }
+      }
+    }
+  }
+
+  async start(context: RuntimeContext): Promise<void> {
+    const store = this.store;
+    const sample = () => {
+      const now = Date.now();
+      for (const figures of this.sqs.queueFigures(now)) {
+        if (figures.accountId !== context.accountId) continue;
+        const metric = (metricName: string): MetricIdentity => ({
+          namespace: 'AWS/SQS',
+          metricName,
+          dimensions: { QueueName: figures.queueName },
+        });
+        const one = (value: number) => ({ sum: value, count: 1, min: value, max: value });
+        store.record(
+          metric('ApproximateNumberOfMessagesVisible'),
+          'Count',
+          now,
+          one(figures.visibleMessages),
+        );
+        store.record(
+          metric('ApproximateAgeOfOldestMessage'),
+          'Seconds',
+          now,
+          one(figures.oldestMessageAgeSeconds),
+        );
+      }
+    };
+    sample();
+    const sampler = setInterval(sample, SQS_SAMPLE_MILLIS);
+    sampler.unref();
+    const alarms = this.alarms;
+    alarms.start();
+    context.stopWith(
+      {
+        stop: async () => {
+          clearInterval(sampler);
+          await alarms.stop();
+        },
+      },
+      'producer',
+    );
+    const count = alarms.list().length;
+    if (count > 0) context.log(`CloudWatch: ${count} alarm${count === 1 ? '' : 's'} evaluated each period`);
+  }
+
+  /** What the EMF reader has seen: lines with metrics, values recorded, lines rejected. */
+  emfCounts(): { readonly documents: number; readonly rejected: number } {
+    return this.emf.counts();
+  }
+}
+
+const list = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : []);
+
+/** The alarm as the runtime evaluates it, or why it is not evaluated. */
+function alarmDefinition(context: StackContext, logicalId: string): AlarmDefinition | string {
+  const { resolver } = context;
+  const properties = resolver.properties(logicalId);
+  if (properties.ThresholdMetricId !== undefined) return 'anomaly detection bands are not evaluated locally';
+  if (properties.EvaluationCriteria !== undefined)
+    return 'PromQL evaluation criteria are not evaluated locally';
+  let stat: Record<string, unknown>;
+  if (properties.Metrics !== undefined) {
+    const queries = Array.isArray(properties.Metrics) ? properties.Metrics.map(asRecord) : [];
+    const only = queries.length === 1 ? queries[0] : undefined;
+    if (!only?.MetricStat || only.Expression !== undefined)
+      return 'metric math alarms are not evaluated locally';
+    const metricStat = asRecord(only.MetricStat);
+    const metric = asRecord(metricStat.Metric);
+    stat = {
+      Namespace: metric.Namespace,
+      MetricName: metric.MetricName,
+      Dimensions: metric.Dimensions,
+      Period: metricStat.Period,
+      Statistic: metricStat.Stat,
+      Unit: metricStat.Unit,
+    };
+  } else {
+    stat = properties;
+  }
+  if (
+    properties.ExtendedStatistic !== undefined ||
+    (stat.Statistic !== undefined && !isStatistic(stat.Statistic))
+  ) {
+    return `statistic ${String(properties.ExtendedStatistic ?? stat.Statistic)} (percentiles) is not evaluated locally`;
+  }
+  const namespace = asString(stat.Namespace);
+  const metricName = asString(stat.MetricName);
+  if (!namespace || !metricName || !isStatistic(stat.Statistic))
+    return 'no Namespace, MetricName or Statistic';
+  const comparisonOperator = String(properties.ComparisonOperator);
+  if (!COMPARISON_OPERATORS.includes(comparisonOperator as ComparisonOperator)) {
+    return `comparison ${comparisonOperator} (anomaly detection) is not evaluated locally`;
+  }
+  const periodSeconds = asNumber(stat.Period) ?? 0;
+  if (!(periodSeconds >= 60 ? periodSeconds % 60 === 0 : [10, 30].includes(periodSeconds))) {
+    return `Period ${periodSeconds} is not 10, 30 or a multiple of 60 seconds`;
+  }
+  const evaluationPeriods = asNumber(properties.EvaluationPeriods) ?? 0;
+  const datapointsToAlarm = asNumber(properties.DatapointsToAlarm) ?? evaluationPeriods;
+  const threshold = asNumber(properties.Threshold);
+  if (
+    evaluationPeriods < 1 ||
+    datapointsToAlarm < 1 ||
+    datapointsToAlarm > evaluationPeriods ||
+    threshold === undefined
+  ) {
+    return 'EvaluationPeriods, DatapointsToAlarm or Threshold is missing or out of range';
+  }
+  const treatMissingData = (asString(properties.TreatMissingData) ?? 'missing') as TreatMissingData;
+  if (!TREAT_MISSING_DATA.includes(treatMissingData))
+    return `TreatMissingData ${treatMissingData} is unknown`;
+  const dimensions: Record<string, string> = {};
+  for (const entry of Array.isArray(stat.Dimensions) ? stat.Dimensions.map(asRecord) : []) {
+    dimensions[String(entry.Name)] = String(entry.Value);
+  }
+  const unit = asString(stat.Unit);
+  const description = asString(properties.AlarmDescription);
+  return {
+    alarmName: resolver.physicalName(logicalId),
+    alarmArn: String(resolver.context.getAtt(logicalId, 'Arn')),
+    ...(description === undefined ? {} : { alarmDescription: description }),
+    metric: { namespace, metricName, dimensions },
+    statistic: stat.Statistic,
+    ...(unit === undefined ? {} : { unit }),
+    periodSeconds,
+    evaluationPeriods,
+    datapointsToAlarm,
+    threshold,
+    comparisonOperator: comparisonOperator as ComparisonOperator,
+    treatMissingData,
+    actionsEnabled: properties.ActionsEnabled !== false && properties.ActionsEnabled !== 'false',
+    alarmActions: list(properties.AlarmActions),
+    okActions: list(properties.OKActions),
+    insufficientDataActions: list(properties.InsufficientDataActions),
+  };
+}

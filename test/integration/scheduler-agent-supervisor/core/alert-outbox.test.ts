@@ -1,0 +1,333 @@
+/**
+ * The alert outbox end to end on DynamoDB Local and its real stream (DESIGN.md, Alert outbox): the
+ * supervisor's transition into Error writes the alert into the record; the real status-notifier
+ * handler (the relay) gets the table's stream records as Lambda's event source would deliver them
+ * (retried while it reports the record failed, then given up); the real supervisor handler
+ * re-delivers what the relay left; the alert bus is the scripted EventBridge endpoint (down: every
+ * PutEvents answers FailedEntryCount 1), and every event it accepted is handed, as its rule would, to
+ * the real alert-archiver handler with a new event id each, so the archive shows what an operator
+ * would see.
+ */
+import { randomUUID } from 'node:crypto';
+import { CreateTableCommand, DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import {
+  DescribeStreamCommand,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+} from '@aws-sdk/client-dynamodb-streams';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type {
+  Context,
+  DynamoDBBatchResponse,
+  DynamoDBRecord,
+  DynamoDBStreamEvent,
+  EventBridgeEvent,
+} from 'aws-lambda';
+import {
+  ALERT_EVENT_SOURCE,
+  AlertArchiveAttr,
+  AlertType,
+  alertIdFor,
+  DEFAULT_WORKFLOW_VERSION,
+  EnvKey,
+  StateAttr,
+} from '../../../../lambdas/scheduler-agent-supervisor/contracts';
+import {
+  buildInitialStateRecord,
+  type StateRecord,
+} from '../../../../lambdas/scheduler-agent-supervisor/domain/state-record';
+import type { SupervisorRunSummary } from '../../../../lambdas/scheduler-agent-supervisor/domain/supervisor';
+import { DEFAULT_NOTIFIER_TUNING } from '../../../../lib/scheduler-agent-supervisor/status-notifier';
+import type { RecordedCall } from '../../../support/aws-json-endpoint';
+import { streamsClient } from '../../../support/emulators';
+import {
+  type CoreResources,
+  type CoreWorld,
+  createResources,
+  HANDLERS,
+  handlerEnv,
+  lambdaContext,
+  loadHandler,
+  putStateRecord,
+  sleep,
+  startCoreWorld,
+  stateItem,
+} from './harness';
+
+type SupervisorHandler = (event: unknown, context: Context) => Promise<SupervisorRunSummary>;
+type StreamHandler = (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse>;
+type ArchiverHandler = (event: EventBridgeEvent<string, unknown>, context: Context) => Promise<void>;
+
+const NOTIFIER = require.resolve('../../../../lambdas/scheduler-agent-supervisor/handlers/status-notifier');
+const ARCHIVER = require.resolve('../../../../lambdas/scheduler-agent-supervisor/handlers/alert-archiver');
+/** The smallest grace the timings allow: the backstop may re-deliver one second after the write. */
+const GRACE_SECONDS = 1;
+
+let world: CoreWorld;
+beforeAll(async () => {
+  world = await startCoreWorld();
+});
+afterAll(async () => {
+  await world.stop();
+});
+
+interface Setup {
+  readonly resources: CoreResources;
+  readonly archiveTable: string;
+  readonly supervise: () => Promise<SupervisorRunSummary>;
+  /** A fresh relay container (the status notifier). */
+  readonly relay: () => (records: DynamoDBRecord[]) => Promise<DynamoDBBatchResponse>;
+  /** Hands every PutEvents the bus accepted since the last call to the archiver, as the rule does. */
+  readonly archiveAccepted: () => Promise<void>;
+  readonly bus: { up: boolean };
+}
+
+async function setUp(): Promise<Setup> {
+  const resources = await createResources(world, { stateStream: true });
+  const archiveTable = `alert-archive-${randomUUID().slice(0, 8)}`;
+  await world.doc.send(
+    new CreateTableCommand({
+      TableName: archiveTable,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [
+        { AttributeName: AlertArchiveAttr.OrderId, AttributeType: 'S' },
+        { AttributeName: AlertArchiveAttr.AlertKey, AttributeType: 'S' },
+      ],
+      KeySchema: [
+        { AttributeName: AlertArchiveAttr.OrderId, KeyType: 'HASH' },
+        { AttributeName: AlertArchiveAttr.AlertKey, KeyType: 'RANGE' },
+      ],
+    }),
+  );
+  const env = handlerEnv(resources, {
+    timings: { alertRedeliveryGraceSeconds: GRACE_SECONDS },
+    env: { [EnvKey.AlertArchiveTableName]: archiveTable },
+  });
+  const bus = { up: true };
+  const accepted: RecordedCall[] = [];
+  world.events.calls.length = 0;
+  world.events.respondWith((call) => {
+    if (call.operation !== 'PutEvents') return undefined;
+    if (!bus.up) {
+      return {
+        result: { FailedEntryCount: 1, Entries: [{ ErrorCode: 'InternalFailure', ErrorMessage: 'down' }] },
+      };
+    }
+    accepted.push(call);
+    return { result: { FailedEntryCount: 0, Entries: [{ EventId: randomUUID() }] } };
+  });
+  const archiver = loadHandler<{ handler: ArchiverHandler }>(ARCHIVER, env).handler;
+  return {
+    resources,
+    archiveTable,
+    supervise: () =>
+      loadHandler<{ handler: SupervisorHandler }>(HANDLERS.supervisor, env).handler({}, lambdaContext()),
+    relay: () => {
+      const handler = loadHandler<{ handler: StreamHandler }>(NOTIFIER, env).handler;
+      return (records) => handler({ Records: records }, lambdaContext());
+    },
+    archiveAccepted: async () => {
+      for (const call of accepted.splice(0)) {
+        for (const entry of (call.body.Entries ?? []) as Record<string, string>[]) {
+          await archiver(
+            {
+              version: '0',
+              id: randomUUID(),
+              source: entry.Source as string,
+              'detail-type': entry.DetailType as string,
+              account: '000000000000',
+              time: new Date().toISOString(),
+              region: 'us-east-1',
+              resources: [],
+              detail: JSON.parse(entry.Detail as string),
+            },
+            lambdaContext(),
+          );
+        }
+      }
+    },
+    bus,
+  };
+}
+
+/** A Processing record whose last allowed attempt expired: the supervisor fails it (Error + alert). */
+function doomedRecord(orderId: string, attempt = 3): StateRecord {
+  return {
+    ...buildInitialStateRecord({
+      orderId,
+      orderFingerprint: 'f'.repeat(64),
+      now: Date.now() - 60_000,
+      timings: { startGraceSeconds: 1 },
+      dueShardCount: 4,
+      workflowVersion: DEFAULT_WORKFLOW_VERSION,
+    }),
+    processState: 'Processing',
+    lockedBy: `${orderId}--attempt-${attempt}`,
+    attempt,
+    failureCount: 2,
+    completeBy: Date.now() - 1_000,
+  };
+}
+
+/** The stream records of the table from `after` on (Lambda's view of the shard). */
+async function streamRecords(setup: Setup): Promise<DynamoDBRecord[]> {
+  const streams = streamsClient(world.dynamo.endpoint);
+  const { Table } = await world.doc.send(new DescribeTableCommand({ TableName: setup.resources.stateTable }));
+  const StreamArn = Table?.LatestStreamArn;
+  const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn }));
+  const records: DynamoDBRecord[] = [];
+  for (const shard of StreamDescription?.Shards ?? []) {
+    let { ShardIterator } = await streams.send(
+      new GetShardIteratorCommand({ StreamArn, ShardId: shard.ShardId, ShardIteratorType: 'TRIM_HORIZON' }),
+    );
+    while (ShardIterator) {
+      const page = await streams.send(new GetRecordsCommand({ ShardIterator }));
+      records.push(...((page.Records ?? []) as unknown as DynamoDBRecord[]));
+      if ((page.Records ?? []).length === 0) break;
+      ShardIterator = page.NextShardIterator;
+    }
+  }
+  streams.destroy();
+  return records;
+}
+
+/** The stream record of the transition into Error (the one carrying the outbox entry). */
+async function errorRecord(setup: Setup, orderId: string): Promise<DynamoDBRecord> {
+  const records = await streamRecords(setup);
+  const found = records.find(
+    (record) =>
+      record.dynamodb?.NewImage?.[StateAttr.OrderId]?.S === orderId &&
+      record.dynamodb?.NewImage?.[StateAttr.ProcessState]?.S === 'Error' &&
+      record.dynamodb?.OldImage?.[StateAttr.ProcessState]?.S === 'Processing',
+  );
+  if (!found) throw new Error(`no stream record of ${orderId} entering Error`);
+  return found;
+}
+
+async function archived(setup: Setup, orderId: string): Promise<Record<string, unknown>[]> {
+  const { Items = [] } = await world.doc.send(
+    new QueryCommand({
+      TableName: setup.archiveTable,
+      KeyConditionExpression: '#id = :id',
+      ExpressionAttributeNames: { '#id': AlertArchiveAttr.OrderId },
+      ExpressionAttributeValues: { ':id': orderId },
+    }),
+  );
+  return Items;
+}
+
+describe('alert outbox: written with the state change, delivered at least once, archived once', () => {
+  it('the bus down for longer than the stream retries: the supervisor delivers it once the bus is back, archived once', async () => {
+    const setup = await setUp();
+    const orderId = 'order-outage';
+    const alertId = alertIdFor(orderId, AlertType.OrderFailed, 3);
+    await putStateRecord(world, setup.resources, doomedRecord(orderId));
+    setup.bus.up = false;
+    expect(await setup.supervise()).toMatchObject({ failures: 1 });
+    const record = await errorRecord(setup, orderId);
+
+    // Lambda's event source: the first try and every retry fail on this record, then it gives up.
+    const relay = setup.relay();
+    for (let attempt = 0; attempt <= DEFAULT_NOTIFIER_TUNING.retryAttempts; attempt += 1) {
+      expect(await relay([record])).toEqual({
+        batchItemFailures: [{ itemIdentifier: record.dynamodb?.SequenceNumber }],
+      });
+    }
+    expect(world.events.callsTo('PutEvents')).toHaveLength(DEFAULT_NOTIFIER_TUNING.retryAttempts + 1);
+    // Still down at the supervisor's next run: counted, kept.
+    await sleep(GRACE_SECONDS * 1000 + 100);
+    expect(await setup.supervise()).toMatchObject({ alertFailures: 1, alertsRedelivered: 0 });
+    expect(Object.keys((await stateItem(world, setup.resources, orderId))?.AlertOutbox ?? {})).toEqual([
+      alertId,
+    ]);
+
+    setup.bus.up = true;
+    expect(await setup.supervise()).toMatchObject({ alertFailures: 0, alertsRedelivered: 1 });
+    await setup.archiveAccepted();
+
+    const item = await stateItem(world, setup.resources, orderId);
+    expect(item?.AlertOutbox).toEqual({});
+    expect(item).not.toHaveProperty(StateAttr.AlertOutboxShard);
+    const alerts = await archived(setup, orderId);
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0]).toMatchObject({
+      [AlertArchiveAttr.Type]: AlertType.OrderFailed,
+      [AlertArchiveAttr.AlertId]: alertId,
+      [AlertArchiveAttr.Detail]: {
+        alertId,
+        orderId,
+        reason: 'FailureThresholdReached',
+        failureCount: 3,
+        attempt: 3,
+      },
+    });
+    // What the SNS topic receives is the whole event: its detail carries the alertId.
+    const published = world.events.callsTo('PutEvents').at(-1)?.body.Entries as Record<string, string>[];
+    expect(published[0]).toMatchObject({ Source: ALERT_EVENT_SOURCE, DetailType: AlertType.OrderFailed });
+    expect(JSON.parse(published[0]?.Detail ?? '{}')).toMatchObject({ alertId });
+
+    // A later run has nothing left to deliver.
+    expect(await setup.supervise()).toMatchObject({ alertsRedelivered: 0, alertFailures: 0 });
+  });
+
+  it('a relay that dies after publishing, before removing: the retry publishes again, the archive keeps one', async () => {
+    const setup = await setUp();
+    const orderId = 'order-crash';
+    await putStateRecord(world, setup.resources, doomedRecord(orderId));
+    expect(await setup.supervise()).toMatchObject({ failures: 1 });
+    const record = await errorRecord(setup, orderId);
+
+    // The removal fails (as if the container died right after PutEvents): the record is retried.
+    world.dynamo.beforeForward((call) =>
+      call.operation === 'UpdateItem' &&
+      String(call.body.UpdateExpression).startsWith('REMOVE #outbox.#alertId')
+        ? { errorType: 'InternalServerError', message: 'the relay died here' }
+        : undefined,
+    );
+    const response = await setup.relay()([record]);
+    world.dynamo.beforeForward(undefined);
+    expect(response.batchItemFailures).toHaveLength(1);
+    expect(await setup.relay()([record])).toEqual({ batchItemFailures: [] });
+
+    await setup.archiveAccepted();
+    expect(world.events.callsTo('PutEvents')).toHaveLength(2);
+    expect(await archived(setup, orderId)).toHaveLength(1);
+    expect((await stateItem(world, setup.resources, orderId))?.AlertOutbox).toEqual({});
+  });
+
+  it('concurrent deliverers (two relays and the supervisor): the archive keeps one, the outbox ends empty', async () => {
+    const setup = await setUp();
+    const orderId = 'order-race';
+    await putStateRecord(world, setup.resources, doomedRecord(orderId));
+    expect(await setup.supervise()).toMatchObject({ failures: 1 });
+    const record = await errorRecord(setup, orderId);
+    await sleep(GRACE_SECONDS * 1000 + 100);
+
+    const [first, second, backstop] = await Promise.all([
+      setup.relay()([record]),
+      setup.relay()([record]),
+      setup.supervise(),
+    ]);
+    expect(first).toEqual({ batchItemFailures: [] });
+    expect(second).toEqual({ batchItemFailures: [] });
+    expect(backstop.alertFailures).toBe(0);
+
+    await setup.archiveAccepted();
+    expect(await archived(setup, orderId)).toHaveLength(1);
+    const item = await stateItem(world, setup.resources, orderId);
+    expect(item?.AlertOutbox).toEqual({});
+    expect(item).not.toHaveProperty(StateAttr.AlertOutboxShard);
+  });
+
+  it('a record claimed before the outbox existed (no AlertOutbox map) still gets its alert', async () => {
+    const setup = await setUp();
+    const orderId = 'order-legacy';
+    await putStateRecord(world, setup.resources, doomedRecord(orderId));
+    // The harness record has no AlertOutbox (as one claimed by the previous deployment).
+    expect(await stateItem(world, setup.resources, orderId)).not.toHaveProperty(StateAttr.AlertOutbox);
+    expect(await setup.supervise()).toMatchObject({ failures: 1, errors: 0 });
+    expect(Object.keys((await stateItem(world, setup.resources, orderId))?.AlertOutbox ?? {})).toEqual([
+      alertIdFor(orderId, AlertType.OrderFailed, 3),
+    ]);
+  });
+});

@@ -3,7 +3,7 @@
  * from its own steps, and a rollout (`-c workflowVersion=2`) that leaves the live v1 definition
  * byte-identical, so an in-place update never changes what a running or retried v1 order runs.
  */
-import { EnvKey } from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import { EnvKey, StateAttr } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { workflowWithOverrides } from '../../../lib/scheduler-agent-supervisor/config';
 import { environmentOf, resourcesOf, type SynthesizedStack, synthesizeStack } from '../support/synth';
 
@@ -64,6 +64,29 @@ describe('workflow versions: the synthesized app', () => {
     expect(JSON.stringify(stateMachines(v2)[id])).toBe(JSON.stringify(stateMachines(v1)[id]));
     expect(JSON.stringify(stateMachines(v2)[logicalIdOf(v2, 2)])).toContain('AwardLoyaltyPoints');
     expect(JSON.stringify(stateMachines(v1)[id])).not.toContain('AwardLoyaltyPoints');
+  });
+
+  it('builds every live version with the alert outbox writes and a scoped role of its own', () => {
+    const resources = resourcesOf(v2.template);
+    const roles = [1, 2].map((version) => {
+      const machine = resources[logicalIdOf(v2, version)];
+      const definition = JSON.stringify(machine?.Properties?.DefinitionString);
+      // Its terminal transitions write the alert with the state change; no task publishes one.
+      expect(definition).toContain(StateAttr.AlertOutbox);
+      expect(definition).not.toContain('events:putEvents');
+      const roleArn = machine?.Properties?.RoleArn as { 'Fn::GetAtt': [string, string] } | undefined;
+      const role = roleArn?.['Fn::GetAtt'][0] ?? '';
+      expect(role.startsWith(`OrderWorkflowV${version}StateMachineRole`)).toBe(true);
+      // ScopedRole: the actions without resource-level permissions sit in their own policy.
+      const unscopable = Object.entries(resources).filter(
+        ([id, resource]) =>
+          resource.Type === 'AWS::IAM::Policy' &&
+          id.startsWith(`OrderWorkflowV${version}StateMachineRoleUnscopableActions`),
+      );
+      expect(unscopable).toHaveLength(1);
+      return role;
+    });
+    expect(new Set(roles).size).toBe(2);
   });
 
   it('has an agent for every step kind a live version runs, and no other', () => {

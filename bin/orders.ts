@@ -4,7 +4,7 @@
  * drives the operator routes (signed with SigV4: the local operator identity of target.json, or on
  * AWS, with --api <ApiUrl output>, the standard AWS credential chain).
  *
- *   npm run orders -- list [--state Error] [--target FILE]
+ *   npm run orders -- list [--state Error] [--workflow-version N] [--target FILE]
  *   npm run orders -- show ORDER_ID [--target FILE]
  *   npm run orders -- ops list [--state Error] [--limit N] [--cursor C]   [--target FILE | --api URL]
  *   npm run orders -- ops show ORDER_ID                                    [--target FILE | --api URL]
@@ -36,7 +36,7 @@ import { formatTable } from './text-table';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 const USAGE = [
-  'Usage: npm run orders -- list [--state <ProcessState>] | show <orderId>   [--target FILE]',
+  'Usage: npm run orders -- list [--state <ProcessState>] [--workflow-version N] | show <orderId>   [--target FILE]',
   '       npm run orders -- ops list [--state <ProcessState>] [--limit N] [--cursor C] | ops show <orderId>',
   '                             | ops retry <orderId> --reason "..." | ops cancel <orderId> --reason "..."',
   '                             [--target FILE | --api <ApiUrl output> (AWS: the standard credential chain)]',
@@ -88,21 +88,33 @@ async function scanAll(
   documents: DynamoDBDocumentClient,
   tableName: string,
   state?: string,
+  workflowVersion?: number,
 ): Promise<Item[]> {
   const items: Item[] = [];
   let exclusiveStartKey: Item | undefined;
+  const filters: string[] = [];
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  if (state) {
+    filters.push('#state = :state');
+    names['#state'] = StateAttr.ProcessState;
+    values[':state'] = state;
+  }
+  if (workflowVersion !== undefined) {
+    filters.push('#version = :version');
+    names['#version'] = StateAttr.WorkflowVersion;
+    values[':version'] = workflowVersion;
+  }
   do {
     const page = await documents.send(
       new ScanCommand({
         TableName: tableName,
         ExclusiveStartKey: exclusiveStartKey,
-        ...(state
-          ? {
-              FilterExpression: '#state = :state',
-              ExpressionAttributeNames: { '#state': StateAttr.ProcessState },
-              ExpressionAttributeValues: { ':state': state },
-            }
-          : {}),
+        ...(filters.length > 0 && {
+          FilterExpression: filters.join(' AND '),
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        }),
       }),
     );
     items.push(...(page.Items ?? []));
@@ -238,6 +250,11 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   const state = option(argv, '--state');
+  const versionText = option(argv, '--workflow-version');
+  const workflowVersion = versionText === undefined ? undefined : Number(versionText);
+  if (versionText !== undefined && !/^[1-9][0-9]*$/.test(versionText)) {
+    throw new Error(`--workflow-version must be a positive integer; got '${versionText}'`);
+  }
   const [command, orderId, ...rest] = argv;
   if (rest.length > 0 || (command !== 'list' && command !== 'show')) throw new Error(USAGE);
   if (state !== undefined && !STATES.includes(state)) {
@@ -254,17 +271,18 @@ async function main(argv: string[]): Promise<void> {
   try {
     if (command === 'list') {
       if (orderId !== undefined) throw new Error(USAGE);
-      const items = (await scanAll(documents, stateTable, state)).sort((left, right) =>
+      const items = (await scanAll(documents, stateTable, state, workflowVersion)).sort((left, right) =>
         String(left[StateAttr.CreatedAt]).localeCompare(String(right[StateAttr.CreatedAt])),
       );
       if (items.length === 0) {
         console.log(state ? `No orders in state ${state}.` : 'No orders.');
         return;
       }
-      const header = ['ORDER', 'STATE', 'ATTEMPT', 'FAILURES', 'STEPS', 'UPDATED'];
+      const header = ['ORDER', 'STATE', 'VERSION', 'ATTEMPT', 'FAILURES', 'STEPS', 'UPDATED'];
       const rows = items.map((item) => [
         String(item[StateAttr.OrderId]),
         String(item[StateAttr.ProcessState]),
+        String(item[StateAttr.WorkflowVersion] ?? '?'),
         String(item[StateAttr.Attempt] ?? 0),
         String(item[StateAttr.FailureCount] ?? 0),
         stepSummary(item),

@@ -4,20 +4,33 @@
  * local runtime (lib/local-runtime): the same Lambda bundles and state machine definitions that
  * `cdk deploy` uploads, on local emulators.
  *
- *   npm start [-- --port 3000] [--data DIR] [--assembly DIR] [--target FILE]
+ *   npm start [-- --port 3000] [--data DIR] [--assembly DIR] [--target FILE] [--context KEY=VALUE ...]
  *
  *   --port N        port of the REST API (default: $PORT, else 3000); the flag wins over PORT
  *   --data DIR      persist DynamoDB tables, SQS queues and messages, the generated API key and the
  *                   local identities' secrets in DIR (default: in memory)
  *   --assembly DIR  run an already synthesized assembly instead of synthesizing (cdk synth -c profile=local)
  *   --target FILE   where to write the target description (default .local/target.json)
+ *   --context K=V   CDK context for the synthesis (repeatable), e.g. --context workflowVersion=2
+ *
+ * Redeploy while running (needs --data, whose tables, queues and messages the new app keeps):
+ * type `r` and Enter (or send SIGHUP) to synthesize again with the same context and redeploy;
+ * `r key=value ...` adds or changes context first, e.g. `r workflowVersion=2` rolls out workflow
+ * version 2 (README, workflow versions). Step Functions executions do not survive a local redeploy;
+ * the app's supervisor recovers their orders.
  *
  * The app's order transition log (lib/scheduler-agent-supervisor/local) is plugged into the runtime
  * here, as an observer: the runtime itself knows no app.
  */
 import { resolve } from 'node:path';
-import { PROJECT_ROOT, startLocalRuntime, synthesizeLocalAssembly } from '../lib/local-runtime';
-import { parseStartArguments } from '../lib/local-runtime/start-arguments';
+import { createInterface } from 'node:readline';
+import {
+  type LocalRuntime,
+  PROJECT_ROOT,
+  startLocalRuntime,
+  synthesizeLocalAssembly,
+} from '../lib/local-runtime';
+import { parseContextEntry, parseStartArguments } from '../lib/local-runtime/start-arguments';
 import { orderTransitionLog } from '../lib/scheduler-agent-supervisor/local/transition-log';
 import type { ClientOutput, StackOutput } from '../lib/scheduler-agent-supervisor/stack';
 
@@ -35,11 +48,12 @@ async function main(): Promise<void> {
   });
   const started = Date.now();
   const assemblyDir = args.assemblyDir ?? resolve(PROJECT_ROOT, '.local', 'cdk.out');
+  const context: Record<string, string> = { ...args.context };
   if (!args.assemblyDir) {
     console.log(`Synthesizing with the local profile into ${assemblyDir} ...`);
-    synthesizeLocalAssembly(assemblyDir, { echo: true });
+    synthesizeLocalAssembly(assemblyDir, { echo: true, context });
   }
-  const runtime = await startLocalRuntime({
+  let runtime: LocalRuntime = await startLocalRuntime({
     assemblyDir,
     port: args.port,
     targetFile: args.targetFile,
@@ -85,17 +99,64 @@ async function main(): Promise<void> {
     );
   }
   let stopping = false;
+  // A redeploy synthesizes into the other of two directories, so the running app's bundles are
+  // never overwritten under it.
+  const assemblies = [
+    resolve(PROJECT_ROOT, '.local', 'cdk.out'),
+    resolve(PROJECT_ROOT, '.local', 'cdk.out.next'),
+  ];
+  let deployed = assemblyDir;
+  let redeploying: Promise<void> | undefined;
+  const redeploy = (changes: readonly string[]) => {
+    if (stopping || redeploying) return;
+    if (!args.dataDir) {
+      console.log('Redeploy keeps the app data: start with --data DIR to redeploy while running.');
+      return;
+    }
+    redeploying = (async () => {
+      try {
+        for (const change of changes) {
+          const [key, value] = parseContextEntry(change);
+          context[key] = value;
+        }
+        const next = assemblies.find((dir) => dir !== deployed) ?? assemblies[0] ?? assemblyDir;
+        const shown = Object.entries(context)
+          .map(([key, value]) => `-c ${key}=${value}`)
+          .join(' ');
+        console.log(`Redeploy: synthesizing ${shown || '(no extra context)'} into ${next} ...`);
+        synthesizeLocalAssembly(next, { context });
+        const started = Date.now();
+        runtime = await runtime.redeploy(next);
+        deployed = next;
+        console.log(
+          `Redeployed in ${Date.now() - started} ms: ${runtime.target.apiUrl ?? '(no REST API)'} (target ${args.targetFile}).`,
+        );
+      } catch (error) {
+        console.error(`Redeploy failed: ${(error as Error).message}`);
+      } finally {
+        redeploying = undefined;
+      }
+    })();
+  };
+  process.on('SIGHUP', () => redeploy([]));
+  createInterface({ input: process.stdin }).on('line', (line) => {
+    const [command, ...changes] = line.trim().split(/\s+/);
+    if (command === 'r') redeploy(changes);
+    else if (command) console.log('Type `r` [key=value ...] and Enter to synthesize again and redeploy.');
+  });
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
     console.log(`${signal}: stopping the local runtime ...`);
-    runtime.stop().then(
-      () => process.exit(0),
-      (error: Error) => {
-        console.error(error);
-        process.exit(1);
-      },
-    );
+    (redeploying ?? Promise.resolve())
+      .then(() => runtime.stop())
+      .then(
+        () => process.exit(0),
+        (error: Error) => {
+          console.error(error);
+          process.exit(1);
+        },
+      );
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));

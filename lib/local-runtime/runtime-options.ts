@@ -46,6 +46,19 @@ export interface LocalRuntime {
   readonly startupMillis: number;
   /** Stops every server, poller, timer, worker and observer; resolves when all ports are released. */
   stop(): Promise<void>;
+  /**
+   * Replaces the deployed app with another cloud assembly, keeping the data (a local `cdk deploy`
+   * of a new version): this runtime stops, and a new one starts on `assemblyDir` with the same
+   * options and data directory (DynamoDB Local's tables, the SQS journal, API keys, identities), so
+   * tables and queues the new template still has keep their items and messages, and its new ones
+   * are created. The first REST API keeps its port; the other endpoints may move (the target file
+   * is rewritten). Requires `dataDir`. What does not survive, unlike on AWS: Step Functions
+   * executions (the engine is in memory) and invocations in progress; their orders are what the
+   * app's own recovery (its supervisor) is for. Resources the new template no longer has are
+   * named in the log and their data is left in the data directory, not deleted.
+   * @returns the running runtime, which replaces this one (this one is stopped)
+   */
+  redeploy(assemblyDir: string): Promise<LocalRuntime>;
 }
 
 export interface UnsupportedResource {

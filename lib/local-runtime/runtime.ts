@@ -6,7 +6,7 @@
  */
 import { rmSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
-import { createStackResolver, readCloudAssembly } from './cloud-assembly';
+import { type CloudAssembly, createStackResolver, readCloudAssembly } from './cloud-assembly';
 import { standardProvisioners } from './provisioners';
 import type { ProvisionerRegistry, StackContext, TargetContribution } from './provisioning';
 import { RuntimeLifecycle } from './runtime-lifecycle';
@@ -65,11 +65,70 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     }
     if (inert.length > 0) context.log(`not emulated (no effect locally): ${inert.join(', ')}`);
     const startupMillis = Date.now() - started;
-    return { target, unsupported: lifecycle.unsupported, inert, startupMillis, stop: () => lifecycle.stop() };
+    const stop = () => lifecycle.stop();
+    return {
+      target,
+      unsupported: lifecycle.unsupported,
+      inert,
+      startupMillis,
+      stop,
+      redeploy: (assemblyDir) => redeploy({ options, assembly, target, stop }, assemblyDir),
+    };
   } catch (error) {
     await lifecycle.stop();
     throw error;
   }
+}
+
+/**
+ * See LocalRuntime.redeploy. The new assembly is read before anything stops, so an assembly that
+ * cannot be read leaves the running app as it was.
+ */
+async function redeploy(
+  running: {
+    readonly options: LocalRuntimeOptions;
+    readonly assembly: CloudAssembly;
+    readonly target: LocalTarget;
+    readonly stop: () => Promise<void>;
+  },
+  assemblyDir: string,
+): Promise<LocalRuntime> {
+  const { options } = running;
+  if (options.dataDir === undefined) {
+    throw new Error(
+      'redeploy keeps the data of the running app: start the runtime with a data directory (dataDir)',
+    );
+  }
+  const next = readCloudAssembly(resolvePath(assemblyDir));
+  const log = options.log ?? ((line: string) => console.log(line));
+  await running.stop();
+  for (const removed of removedResources(running.assembly, next)) {
+    log(
+      `redeploy: ${removed} is not in the new assembly; its local data, if any, stays in ${options.dataDir}`,
+    );
+  }
+  log(
+    'redeploy: Step Functions executions and invocations in progress did not survive (on AWS a deployment leaves running executions alone); the app recovers their work',
+  );
+  // Keep the REST API where clients know it: a port picked at start (0) is asked for again.
+  const apiPort =
+    running.target.apiUrl === undefined ? undefined : Number(new URL(running.target.apiUrl).port);
+  const port = options.port === 0 && apiPort !== undefined && apiPort > 0 ? apiPort : options.port;
+  return startLocalRuntime({ ...options, assemblyDir: next.directory, ...(port !== undefined && { port }) });
+}
+
+/** `<stack>/<logicalId> (<type>)` of each resource of `before` that `after` no longer has. */
+function removedResources(before: CloudAssembly, after: CloudAssembly): string[] {
+  const kept = new Set(
+    after.stacks.flatMap((stack) =>
+      Object.keys(stack.template.Resources ?? {}).map((logicalId) => `${stack.stackName}/${logicalId}`),
+    ),
+  );
+  return before.stacks.flatMap((stack) =>
+    Object.entries(stack.template.Resources ?? {})
+      .filter(([logicalId]) => !kept.has(`${stack.stackName}/${logicalId}`))
+      .map(([logicalId, resource]) => `${stack.stackName}/${logicalId} (${resource.Type})`),
+  );
 }
 
 /**

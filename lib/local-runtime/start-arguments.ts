@@ -1,23 +1,36 @@
 /**
  * The command line of `npm start` (bin/start-local.ts), parsed apart from the entry point so every
  * rule is unit-tested: `--port` or the PORT environment variable (the flag wins), `--data`,
- * `--assembly`, `--target`.
+ * `--assembly`, `--target`, and `--context key=value` (repeatable: CDK context for the synthesis,
+ * e.g. `--context workflowVersion=2`; the runtime gives it no meaning).
  */
 import { resolve } from 'node:path';
 import { DEFAULT_TARGET_FILE } from './target';
 
 export const DEFAULT_PORT = 3000;
 
-export const START_USAGE = 'Usage: npm start -- [--port N] [--data DIR] [--assembly DIR] [--target FILE]';
+export const START_USAGE =
+  'Usage: npm start -- [--port N] [--data DIR] [--assembly DIR] [--target FILE] [--context KEY=VALUE ...]';
 
 export interface StartArguments {
   readonly port: number;
   readonly dataDir?: string;
   readonly assemblyDir?: string;
   readonly targetFile: string;
+  /** CDK context for the synthesis (`--context key=value`, repeatable; the last value of a key wins). */
+  readonly context: Readonly<Record<string, string>>;
 }
 
-const FLAGS = ['--port', '--data', '--assembly', '--target'] as const;
+const FLAGS = ['--port', '--data', '--assembly', '--target', '--context'] as const;
+
+/** `key=value` of `--context` (also what `r key=value` takes while running). */
+export function parseContextEntry(text: string): readonly [string, string] {
+  const match = /^([A-Za-z][A-Za-z0-9:._-]*)=(.*)$/.exec(text);
+  if (!match?.[1] || match[2] === undefined) {
+    throw new Error(`--context takes key=value, got '${text}'`);
+  }
+  return [match[1], match[2]];
+}
 
 function parsePort(text: string, source: string): number {
   const port = Number(text);
@@ -34,13 +47,19 @@ export function parseStartArguments(
   paths: { readonly cwd: string; readonly projectRoot: string },
 ): StartArguments {
   const values = new Map<string, string>();
+  const context: Record<string, string> = {};
   for (let index = 0; index < argv.length; index += 1) {
     const flag = argv[index] ?? '';
     if (!(FLAGS as readonly string[]).includes(flag))
       throw new Error(`Unknown argument '${flag}'. ${START_USAGE}`);
     const value = argv[index + 1];
     if (value === undefined || value.startsWith('--')) throw new Error(`${flag} needs a value`);
-    values.set(flag, value);
+    if (flag === '--context') {
+      const [key, entry] = parseContextEntry(value);
+      context[key] = entry;
+    } else {
+      values.set(flag, value);
+    }
     index += 1;
   }
   const flagPort = values.get('--port');
@@ -59,5 +78,6 @@ export function parseStartArguments(
     ...(dataDir ? { dataDir: resolve(paths.cwd, dataDir) } : {}),
     ...(assemblyDir ? { assemblyDir: resolve(paths.cwd, assemblyDir) } : {}),
     targetFile: targetFile ? resolve(paths.cwd, targetFile) : resolve(paths.projectRoot, DEFAULT_TARGET_FILE),
+    context,
   };
 }

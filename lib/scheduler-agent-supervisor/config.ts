@@ -1,6 +1,9 @@
 import {
   type AdmissionSettings,
   admissionShardCaps,
+  DEFAULT_WORKFLOW_VERSION,
+  isKnownWorkflowVersion,
+  KNOWN_WORKFLOW_VERSIONS,
   validateRetryBudget,
   type WorkflowTimings,
   WorkflowTimingsSchema,
@@ -31,6 +34,8 @@ export interface SasSettings {
   readonly admission: AdmissionConfig;
   /** The end-to-end retry budget (MISSION item 10; contracts/retry-budget.ts). */
   readonly retryBudget: RetryBudgetConfig;
+  /** Workflow versions (MISSION item 12): which one new orders get, and which are still deployed. */
+  readonly workflow: WorkflowDeployment;
 }
 
 export interface RetryBudgetConfig {
@@ -43,6 +48,21 @@ export interface RetryBudgetConfig {
    * (duplicate deliveries, operator retries).
    */
   readonly callsPerOperation: number;
+}
+
+/**
+ * The workflow versions of a deployment (contracts/workflows.ts). CDK context overrides the
+ * profile's (workflowWithOverrides): `workflowVersion=<n>` rolls out n, `retireWorkflowVersionsBefore=<n>`
+ * stops deploying the older ones.
+ */
+export interface WorkflowDeployment {
+  /** The version new orders are submitted on. */
+  readonly current: number;
+  /**
+   * The versions still deployed (one state machine each, their agents): every version a non-terminal
+   * order may still be on. Retire one only once no such order is left (README, workflow versions).
+   */
+  readonly live: readonly number[];
 }
 
 export interface ClientConfig {
@@ -94,6 +114,7 @@ export const SAS_PROFILES: Readonly<Record<ProfileName, SasSettings>> = {
     admission: { limit: 2000, shards: 8, reconcileGraceSeconds: 300 },
     // Steps: 5 attempts (maxFailures) x 3 receives x 4 calls x 1 = 60; compensations 3 x 3 x 4 = 36.
     retryBudget: { callsPerOperation: 60 },
+    workflow: { current: DEFAULT_WORKFLOW_VERSION, live: [DEFAULT_WORKFLOW_VERSION] },
   },
   local: {
     timings: {
@@ -124,6 +145,7 @@ export const SAS_PROFILES: Readonly<Record<ProfileName, SasSettings>> = {
     admission: { limit: 200, shards: 4, reconcileGraceSeconds: 15 },
     // Steps: 3 attempts x 3 receives x 4 calls x 1 = 36; compensations 3 x 3 x 4 = 36.
     retryBudget: { callsPerOperation: 36 },
+    workflow: { current: DEFAULT_WORKFLOW_VERSION, live: [DEFAULT_WORKFLOW_VERSION] },
   },
 };
 
@@ -158,6 +180,57 @@ export function validateSasSettings(profile: string, settings: SasSettings): voi
   }
   validateAdmissionSettings(`Profile '${profile}'`, settings.admission);
   validateRetryBudget(`Profile '${profile}'`, settings.retryBudget.callsPerOperation);
+  validateWorkflowDeployment(`Profile '${profile}'`, settings.workflow);
+}
+
+/** Throws naming `owner` and the problem: an unknown version, an empty live list, current not live. */
+export function validateWorkflowDeployment(owner: string, workflow: WorkflowDeployment): void {
+  const known = KNOWN_WORKFLOW_VERSIONS.join(', ');
+  const unknown = [workflow.current, ...workflow.live].filter((version) => !isKnownWorkflowVersion(version));
+  if (unknown.length > 0) {
+    throw new Error(
+      `${owner}: unknown workflow version(s) ${[...new Set(unknown)].join(', ')}; known: ${known}`,
+    );
+  }
+  if (workflow.live.length === 0) throw new Error(`${owner}: no live workflow version`);
+  if (new Set(workflow.live).size !== workflow.live.length) {
+    throw new Error(`${owner}: live workflow versions repeat: ${workflow.live.join(', ')}`);
+  }
+  if (!workflow.live.includes(workflow.current)) {
+    throw new Error(
+      `${owner}: the current workflow version ${workflow.current} must be live (live: ${workflow.live.join(', ')}); new orders would have no state machine`,
+    );
+  }
+}
+
+/**
+ * The workflow versions with the CDK context's overrides, validated:
+ * - `workflowVersion=<n>`: n becomes current, and every version from 1 to n is live (with those
+ *   the profile already had), so a rollout never drops the versions orders may still be on;
+ * - `retireWorkflowVersionsBefore=<n>`: versions below n are no longer deployed. Only safe once no
+ *   non-terminal order is on them (README: `npm run orders -- ops list --workflow-version <v>`).
+ */
+export function workflowWithOverrides(
+  workflow: WorkflowDeployment,
+  overrides: { readonly version?: string; readonly retireBefore?: string },
+): WorkflowDeployment {
+  const integer = (key: string, text: string | undefined): number | undefined => {
+    if (text === undefined) return undefined;
+    if (!/^[1-9][0-9]*$/.test(text)) {
+      throw new Error(`CDK context "${key}" must be a positive integer, got ${JSON.stringify(text)}`);
+    }
+    return Number(text);
+  };
+  const version = integer('workflowVersion', overrides.version);
+  const retireBefore = integer('retireWorkflowVersionsBefore', overrides.retireBefore);
+  const current = version ?? workflow.current;
+  const upToCurrent = version === undefined ? [] : Array.from({ length: version }, (_, index) => index + 1);
+  const live = [...new Set([...workflow.live, ...upToCurrent])]
+    .filter((candidate) => retireBefore === undefined || candidate >= retireBefore)
+    .sort((a, b) => a - b);
+  const result: WorkflowDeployment = { current, live };
+  validateWorkflowDeployment('CDK context workflowVersion/retireWorkflowVersionsBefore', result);
+  return result;
 }
 
 /** Throws naming `owner` and the admission setting at fault (limit, shards <= limit, grace). */

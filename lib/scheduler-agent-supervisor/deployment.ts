@@ -1,6 +1,7 @@
 import type { App } from 'aws-cdk-lib';
+import { stepsOfVersions } from '../../lambdas/scheduler-agent-supervisor/contracts';
 import { type ContextReader, contextOf, PlatformContextKey, readText } from '../platform/config';
-import { admissionWithOverrides, loadConfig } from './config';
+import { admissionWithOverrides, loadConfig, workflowWithOverrides } from './config';
 import { type FakeDownstreamFactory, resolveDownstream } from './downstream';
 import { SchedulerAgentSupervisorStack, STACK_NAME } from './stack';
 
@@ -11,6 +12,10 @@ export const SasContextKey = {
   /** Admission limit and shard count overriding the profile's (a test's small limit). */
   AdmissionLimit: 'admissionLimit',
   AdmissionShards: 'admissionShards',
+  /** The workflow version new orders get (a rollout): keeps 1..n live. */
+  WorkflowVersion: 'workflowVersion',
+  /** Stop deploying workflow versions below this one (once no order is left on them). */
+  RetireWorkflowVersionsBefore: 'retireWorkflowVersionsBefore',
 } as const;
 
 /**
@@ -32,15 +37,21 @@ export function addSchedulerAgentSupervisor(
       limit: readText(context, SasContextKey.AdmissionLimit),
       shards: readText(context, SasContextKey.AdmissionShards),
     }),
+    workflow: workflowWithOverrides(profile.workflow, {
+      version: readText(context, SasContextKey.WorkflowVersion),
+      retireBefore: readText(context, SasContextKey.RetireWorkflowVersionsBefore),
+    }),
   };
-  const downstream = resolveDownstream(config, context);
+  // Endpoints are needed for the services of the live versions' steps only.
+  const services = [...new Set(stepsOfVersions(config.workflow.live).map((step) => step.service))];
+  const downstream = resolveDownstream(config, context, services);
   const alertEmail = readText(context, SasContextKey.AlertEmail);
-  const services = downstream.kind === 'fakes' ? 'fake downstream services' : 'real downstream services';
+  const kind = downstream.kind === 'fakes' ? 'fake downstream services' : 'real downstream services';
   return new SchedulerAgentSupervisorStack(app, STACK_NAME, {
     config,
     downstream,
     fakeDownstream,
     alertEmail,
-    description: `Scheduler Agent Supervisor reference implementation (order processing), profile ${config.profile}, ${services}`,
+    description: `Scheduler Agent Supervisor reference implementation (order processing), profile ${config.profile}, ${kind}`,
   });
 }

@@ -2,10 +2,11 @@ import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import {
-  ORDER_STEPS,
+  DEFAULT_WORKFLOW_VERSION,
   REMOTE_AUTH_MODES,
   type RemoteAuthMode,
   type ServiceName,
+  workflowSteps,
 } from '../../lambdas/scheduler-agent-supervisor/contracts';
 import {
   type ContextReader,
@@ -59,9 +60,12 @@ export interface ServiceEndpoint {
   readonly functionArn?: string;
 }
 
-/** The services the agents call, one set of context keys each. */
+/**
+ * The services the agents of the default workflow version call, one set of context keys each. A
+ * deployment asks for the services of its live versions' steps (deployment.ts).
+ */
 export const DOWNSTREAM_SERVICES: readonly ServiceName[] = [
-  ...new Set(ORDER_STEPS.map((step) => step.service)),
+  ...new Set(workflowSteps(DEFAULT_WORKFLOW_VERSION).map((step) => step.service)),
 ];
 
 /** CDK context keys of one service's endpoint, e.g. `paymentEndpoint`, `paymentAuth`, `paymentFunctionArn`. */

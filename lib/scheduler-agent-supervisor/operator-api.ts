@@ -21,6 +21,7 @@ import { DataStore } from '../platform/data-table';
 import { LambdaFunction } from '../platform/lambda-function';
 import type { AdmissionStore } from './admission';
 import { validateAdmissionSettings } from './config';
+import { type WorkflowStateMachineMap, workflowStateMachinesEnv } from './scheduler/workflow';
 import type { StateStore } from './state-store';
 
 export interface OperatorApiProps {
@@ -32,8 +33,11 @@ export interface OperatorApiProps {
    */
   readonly parameterValidator?: apigw.IRequestValidator;
   readonly stateStore: StateStore;
-  /** The scheduler: inspect describes its executions (one per attempt). */
-  readonly stateMachine: sfn.IStateMachine;
+  /**
+   * The state machine of each live workflow version: inspect describes a record's executions (one
+   * per attempt) on its version's; retry and cancel refuse a record of any other version.
+   */
+  readonly stateMachines: WorkflowStateMachineMap;
   /** Where retried and cancelled orders are handed to the starter. */
   readonly startQueue: sqs.IQueue;
   /** A retry is new work: it takes a slot from these counters (and reads the drain for Retry-After). */
@@ -115,7 +119,7 @@ export class OperatorApi extends Construct {
       serviceName: 'operator-inspect',
       environment: {
         [EnvKey.StateTableName]: props.stateStore.tableName,
-        [EnvKey.StateMachineArn]: props.stateMachine.stateMachineArn,
+        [EnvKey.WorkflowStateMachines]: workflowStateMachinesEnv(this, props.stateMachines),
         [EnvKey.AlertArchiveTableName]: this.alertArchive.tableName,
       },
     });
@@ -123,8 +127,10 @@ export class OperatorApi extends Construct {
     props.stateStore.grant(inspect, 'dynamodb:GetItem');
     this.alertArchive.grant(inspect, 'dynamodb:Query');
     // DescribeExecution of this state machine's executions only (<orderId>--attempt-<n>).
-    props.stateMachine.grantExecution(inspect, 'states:DescribeExecution');
-    acknowledgeExecutionsWildcard(this.inspectOrder, props.stateMachine);
+    for (const stateMachine of props.stateMachines.values()) {
+      stateMachine.grantExecution(inspect, 'states:DescribeExecution');
+      acknowledgeExecutionsWildcard(this.inspectOrder, stateMachine);
+    }
 
     this.act = new LambdaFunction(this, 'Act', {
       ...common,
@@ -139,6 +145,7 @@ export class OperatorApi extends Construct {
         [EnvKey.DueShardCount]: String(props.dueShardCount),
         [EnvKey.AdmissionTableName]: props.admissionStore.tableName,
         [EnvKey.AdmissionSettings]: JSON.stringify(props.admissionSettings),
+        [EnvKey.WorkflowStateMachines]: workflowStateMachinesEnv(this, props.stateMachines),
       },
     });
     const act = this.act.function;

@@ -4,9 +4,10 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import {
   ALERT_EVENT_SOURCE,
-  ORDER_STEPS,
   type RemoteAuthMode,
   type ServiceName,
+  stepsOfVersions,
+  workflowSteps,
 } from '../../lambdas/scheduler-agent-supervisor/contracts';
 import { DeadLetterAlarmsGuardrail } from '../platform/alarms';
 import { applyGuardrails } from '../platform/guardrails';
@@ -20,7 +21,7 @@ import type { Downstream, FakeDownstream, FakeDownstreamFactory } from './downst
 import { OrderOperations } from './operations';
 import { OperatorApi } from './operator-api';
 import { OrdersDatabase } from './orders-database';
-import { SchedulerWorkflow } from './scheduler/workflow';
+import { SchedulerWorkflow, workflowStateMachinesEnv } from './scheduler/workflow';
 import { OrderStarter } from './starter';
 import { StateStore } from './state-store';
 import { StatusNotifier } from './status-notifier';
@@ -48,7 +49,10 @@ export const StackOutput = {
   ConflictQueueUrl: 'ConflictQueueUrl',
   AlertBusName: 'AlertBusName',
   AlertInboxQueueUrl: 'AlertInboxQueueUrl',
+  /** The current workflow version's state machine (the one new orders run on). */
   StateMachineArn: 'StateMachineArn',
+  /** JSON `{ "<version>": "<ARN>" }`: the state machine of every live workflow version. */
+  WorkflowStateMachines: 'WorkflowStateMachines',
   AdmissionTableName: 'AdmissionTableName',
   AlertArchiveTableName: 'AlertArchiveTableName',
   RemoteServiceUrl: 'RemoteServiceUrl',
@@ -90,8 +94,9 @@ export interface SchedulerAgentSupervisorStackProps extends StackProps {
 
 /**
  * Part A: the Scheduler Agent Supervisor pattern for order processing. Composition only: each
- * pattern role is one construct, the agents are generated from ORDER_STEPS and call either the
- * fake services or the endpoints the deployment names.
+ * pattern role is one construct, the agents are generated from the steps of the live workflow
+ * versions (one per step kind) and call either the fake services or the endpoints the deployment
+ * names, and each live workflow version gets its own state machine (`OrderWorkflowV<n>`).
  */
 export class SchedulerAgentSupervisorStack extends Stack {
   readonly stateStore: StateStore;
@@ -100,9 +105,12 @@ export class SchedulerAgentSupervisorStack extends Stack {
   readonly alerts: OperatorAlerts;
   /** The fake downstream services, when the deployment runs them (local profile or demo). */
   readonly remoteServices?: FakeDownstream;
-  /** One per ORDER_STEPS entry, in order. */
+  /** One per step kind a live workflow version runs, in catalogue order. */
   readonly agents: readonly AgentWorker[];
+  /** The current workflow version's scheduler (the one new orders run on). */
   readonly workflow: SchedulerWorkflow;
+  /** The scheduler of every live workflow version, by version. */
+  readonly workflows: ReadonlyMap<number, SchedulerWorkflow>;
   readonly starter: OrderStarter;
   readonly supervisor: Supervisor;
   readonly submission: SubmissionApi;
@@ -146,7 +154,7 @@ export class SchedulerAgentSupervisorStack extends Stack {
           })
         : undefined;
 
-    const agents = ORDER_STEPS.map((step) => {
+    const agents = stepsOfVersions(config.workflow.live).map((step) => {
       const remote = remoteServices
         ? { url: remoteServices.endpointUrl, auth: 'iam' as const, function: remoteServices.urlFunction }
         : this.realService(step.service, props.downstream);
@@ -164,21 +172,36 @@ export class SchedulerAgentSupervisorStack extends Stack {
       });
     });
 
-    const workflow = new SchedulerWorkflow(this, 'Scheduler', {
-      stateTable: stateStore.table,
-      ordersTable: ordersDatabase.table,
-      agentQueues: Object.fromEntries(agents.map((worker) => [worker.step.name, worker.requestQueue])),
-      timings,
-      logRetentionDays,
-      retainData,
-    });
-    for (const worker of agents) {
-      workflow.stateMachine.grantTaskResponse(worker.agent.function);
-    }
+    // One state machine per live version, each generated from its own steps only: what one version
+    // runs never depends on which version is current, so a deploy leaves live definitions unchanged.
+    const workflows = new Map(
+      config.workflow.live.map((version) => {
+        const steps = new Set<string>(workflowSteps(version).map((step) => step.name));
+        const versionAgents = agents.filter((worker) => steps.has(worker.step.name));
+        const scheduler = new SchedulerWorkflow(this, `OrderWorkflowV${version}`, {
+          version,
+          stateTable: stateStore.table,
+          ordersTable: ordersDatabase.table,
+          agentQueues: Object.fromEntries(
+            versionAgents.map((worker) => [worker.step.name, worker.requestQueue]),
+          ),
+          timings,
+          logRetentionDays,
+          retainData,
+        });
+        for (const worker of versionAgents) scheduler.stateMachine.grantTaskResponse(worker.agent.function);
+        return [version, scheduler] as const;
+      }),
+    );
+    const workflow = workflows.get(config.workflow.current);
+    if (!workflow) throw new Error(`${this.node.path}: the current workflow version is not live`);
+    const stateMachines = new Map(
+      [...workflows].map(([version, scheduler]) => [version, scheduler.stateMachine]),
+    );
 
     const starter = new OrderStarter(this, 'OrderStarter', {
       stateStore,
-      stateMachine: workflow.stateMachine,
+      stateMachines,
       timings,
       logRetentionDays,
       retainData,
@@ -189,6 +212,7 @@ export class SchedulerAgentSupervisorStack extends Stack {
       alertBus: alerts.bus,
       timings,
       dueShardCount: config.dueShardCount,
+      stateMachines,
       logRetentionDays,
       retainData,
     });
@@ -202,6 +226,7 @@ export class SchedulerAgentSupervisorStack extends Stack {
       ordersDatabase,
       admissionStore,
       admission: config.admission,
+      workflowVersion: config.workflow.current,
       startQueue: starter.startQueue,
       timings,
       dueShardCount: config.dueShardCount,
@@ -230,7 +255,7 @@ export class SchedulerAgentSupervisorStack extends Stack {
       api: submission.api,
       parameterValidator: submission.parameterValidator,
       stateStore,
-      stateMachine: workflow.stateMachine,
+      stateMachines,
       startQueue: starter.startQueue,
       admissionStore,
       admissionSettings: config.admission,
@@ -249,6 +274,7 @@ export class SchedulerAgentSupervisorStack extends Stack {
     if (remoteServices) this.remoteServices = remoteServices;
     this.agents = agents;
     this.workflow = workflow;
+    this.workflows = workflows;
     this.starter = starter;
     this.supervisor = supervisor;
     this.submission = submission;
@@ -267,6 +293,7 @@ export class SchedulerAgentSupervisorStack extends Stack {
       AlertBusName: alerts.bus.eventBusName,
       AlertInboxQueueUrl: alerts.inbox.queueUrl,
       StateMachineArn: workflow.stateMachine.stateMachineArn,
+      WorkflowStateMachines: workflowStateMachinesEnv(this, stateMachines),
       Clients: this.toJsonString(
         clientReplies.clients.map(
           (client): ClientOutput => ({
@@ -293,7 +320,8 @@ export class SchedulerAgentSupervisorStack extends Stack {
     this.operations = new OrderOperations(this, 'Operations', {
       alerts,
       timings,
-      stepCount: ORDER_STEPS.length,
+      // The longest live workflow bounds how long a healthy order stays in flight.
+      stepCount: Math.max(...config.workflow.live.map((version) => workflowSteps(version).length)),
       periodSeconds: config.alarmPeriodSeconds,
     });
 

@@ -1,6 +1,5 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
-import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import {
   EnvKey,
@@ -10,6 +9,7 @@ import {
 } from '../../lambdas/scheduler-agent-supervisor/contracts';
 import { LambdaFunction } from '../platform/lambda-function';
 import { WorkQueue } from '../platform/work-queue';
+import { type WorkflowStateMachineMap, workflowStateMachinesEnv } from './scheduler/workflow';
 import type { StateStore } from './state-store';
 
 const STARTER_TIMEOUT = Duration.seconds(30);
@@ -22,8 +22,8 @@ const START_BATCH_SIZE = 10;
 
 export interface OrderStarterProps {
   readonly stateStore: StateStore;
-  /** The scheduler's state machine the starter starts executions of. */
-  readonly stateMachine: sfn.IStateMachine;
+  /** The state machine of each live workflow version: a record is started on its version's. */
+  readonly stateMachines: WorkflowStateMachineMap;
   readonly timings: WorkflowTimings;
   readonly logRetentionDays: number;
   readonly retainData: boolean;
@@ -54,14 +54,14 @@ export class OrderStarter extends Construct {
       timeout: STARTER_TIMEOUT,
       environment: {
         [EnvKey.StateTableName]: props.stateStore.tableName,
-        [EnvKey.StateMachineArn]: props.stateMachine.stateMachineArn,
+        [EnvKey.WorkflowStateMachines]: workflowStateMachinesEnv(this, props.stateMachines),
         [EnvKey.WorkflowTimings]: JSON.stringify(props.timings),
       },
     });
     const fn = this.starter.function;
     this.startRequests.consumeWith(fn, START_BATCH_SIZE);
     props.stateStore.grant(fn, 'dynamodb:GetItem', 'dynamodb:UpdateItem');
-    props.stateMachine.grantStartExecution(fn);
+    for (const stateMachine of props.stateMachines.values()) stateMachine.grantStartExecution(fn);
   }
 
   get startQueue(): sqs.IQueue {

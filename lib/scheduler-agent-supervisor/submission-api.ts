@@ -28,6 +28,8 @@ export interface SubmissionApiProps {
   /** The admission counters a submission takes its slot from, in the transaction that accepts it. */
   readonly admissionStore: AdmissionStore;
   readonly admission: AdmissionSettings;
+  /** The workflow version new orders get (the deployment's workflow.current). */
+  readonly workflowVersion: number;
   /** Where new orders are handed to the starter. */
   readonly startQueue: sqs.IQueue;
   readonly timings: WorkflowTimings;
@@ -95,6 +97,7 @@ export class SubmissionApi extends Construct {
         [EnvKey.AdmissionTableName]: props.admissionStore.tableName,
         [EnvKey.AdmissionSettings]: JSON.stringify(props.admission),
         [EnvKey.RetryBudget]: String(props.retryBudget),
+        [EnvKey.CurrentWorkflowVersion]: String(props.workflowVersion),
       },
     });
     const submit = this.submitOrder.function;

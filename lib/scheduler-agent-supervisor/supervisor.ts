@@ -10,6 +10,7 @@ import {
   type WorkflowTimings,
 } from '../../lambdas/scheduler-agent-supervisor/contracts';
 import { LambdaFunction } from '../platform/lambda-function';
+import { type WorkflowStateMachineMap, workflowStateMachinesEnv } from './scheduler/workflow';
 import type { StateStore } from './state-store';
 
 /** Time a run keeps after its sweeps to finish the page in hand and flush metrics. */
@@ -24,6 +25,11 @@ export interface SupervisorProps {
   readonly timings: WorkflowTimings;
   /** Partitions of DueIndex the supervisor queries one by one. */
   readonly dueShardCount: number;
+  /**
+   * The live workflow versions' state machines: the supervisor only reads which versions are live
+   * (it leaves a record of any other version untouched); it starts nothing and gets no permission.
+   */
+  readonly stateMachines: WorkflowStateMachineMap;
   readonly logRetentionDays: number;
   readonly retainData: boolean;
 }
@@ -64,6 +70,7 @@ export class Supervisor extends Construct {
         [EnvKey.AlertBusName]: props.alertBus.eventBusName,
         [EnvKey.WorkflowTimings]: JSON.stringify(props.timings),
         [EnvKey.DueShardCount]: String(props.dueShardCount),
+        [EnvKey.WorkflowStateMachines]: workflowStateMachinesEnv(this, props.stateMachines),
       },
     });
     const fn = this.supervisor.function;

@@ -51,6 +51,7 @@ export const ScenarioSku = {
   PermanentFailure: 'PERM-FAIL',
   PermanentFailureInventory: 'PERM-FAIL-INVENTORY',
   PermanentFailureShipping: 'PERM-FAIL-SHIPPING',
+  PermanentFailureLoyalty: 'PERM-FAIL-LOYALTY',
   Flaky: 'FLAKY',
   StallOnce: 'STALL-ONCE',
   UndoFlaky: 'UNDO-FLAKY',
@@ -67,6 +68,7 @@ export const PERMANENT_FAILURE_SKU: Readonly<Record<ServiceName, string>> = {
   inventory: ScenarioSku.PermanentFailureInventory,
   payment: ScenarioSku.PermanentFailure,
   shipping: ScenarioSku.PermanentFailureShipping,
+  loyalty: ScenarioSku.PermanentFailureLoyalty,
 };
 const STALL_ONCE_SERVICES: readonly ServiceName[] = ['payment'];
 const OUTAGE_SERVICES: readonly ServiceName[] = ['payment'];

@@ -7,28 +7,33 @@ import type { ExecutionHistory, ExecutionSummary } from '../domain/ports';
  * states:DescribeExecution on the state machine's executions.
  */
 export class SfnExecutionHistory implements ExecutionHistory {
-  private readonly executionArnPrefix: string;
+  private readonly executionArnPrefixes = new Map<number, string>();
 
+  /** @param stateMachines the state machine of each live workflow version */
   constructor(
     private readonly client: SFNClient,
-    stateMachineArn: string,
+    stateMachines: ReadonlyMap<number, string>,
   ) {
-    // arn:<partition>:states:<region>:<account>:stateMachine:<name> -> ...:execution:<name>:
-    const match = /^(arn:[^:]+:states:[^:]*:[^:]*):stateMachine:([^:]+)$/.exec(stateMachineArn);
-    if (!match) throw new Error(`SfnExecutionHistory: '${stateMachineArn}' is not a state machine ARN`);
-    this.executionArnPrefix = `${match[1]}:execution:${match[2]}:`;
+    for (const [version, stateMachineArn] of stateMachines) {
+      // arn:<partition>:states:<region>:<account>:stateMachine:<name> -> ...:execution:<name>:
+      const match = /^(arn:[^:]+:states:[^:]*:[^:]*):stateMachine:([^:]+)$/.exec(stateMachineArn);
+      if (!match) throw new Error(`SfnExecutionHistory: '${stateMachineArn}' is not a state machine ARN`);
+      this.executionArnPrefixes.set(version, `${match[1]}:execution:${match[2]}:`);
+    }
   }
 
-  executionArn(name: string): string {
-    return `${this.executionArnPrefix}${name}`;
+  /** undefined when the workflow version has no state machine here. */
+  executionArn(name: string, workflowVersion: number): string | undefined {
+    const prefix = this.executionArnPrefixes.get(workflowVersion);
+    return prefix === undefined ? undefined : `${prefix}${name}`;
   }
 
-  /** undefined when no such execution exists (never started, or gone from the history). */
-  async describe(name: string): Promise<ExecutionSummary | undefined> {
+  /** undefined when no such execution exists (never started, gone from the history, version not live). */
+  async describe(name: string, workflowVersion: number): Promise<ExecutionSummary | undefined> {
+    const executionArn = this.executionArn(name, workflowVersion);
+    if (executionArn === undefined) return undefined;
     try {
-      const result = await this.client.send(
-        new DescribeExecutionCommand({ executionArn: this.executionArn(name) }),
-      );
+      const result = await this.client.send(new DescribeExecutionCommand({ executionArn }));
       return {
         status: result.status ?? 'UNKNOWN',
         ...(result.startDate && { startDate: result.startDate.toISOString() }),

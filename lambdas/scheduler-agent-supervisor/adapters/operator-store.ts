@@ -14,6 +14,7 @@ import { isoAt } from '../../shared/clock';
 import { isConditionalCheckFailed } from '../../shared/dynamodb-errors';
 import {
   CompensationAttr,
+  isKnownWorkflowVersion,
   LastErrorAttr,
   OperatorActionAttr,
   type OperatorCompensationView,
@@ -27,6 +28,7 @@ import {
   StepAttr,
   StepResultAttr,
   StepStatus,
+  workflowSteps,
 } from '../contracts';
 import type { AdmissionSlot } from '../domain/admission';
 import type {
@@ -96,6 +98,9 @@ export class DynamoOperatorStore implements OperatorActionStore, OperatorRecordR
       ...(typeof item[StateAttr.LockedBy] === 'string' && { lockedBy: item[StateAttr.LockedBy] as string }),
       failureCount: numberOr(item[StateAttr.FailureCount], 0),
       compensationFailureCount: numberOr(item[StateAttr.CompensationFailureCount], 0),
+      // 0 (never a version) when absent: such a record is refused, not guessed at.
+      schemaVersion: numberOr(item[StateAttr.SchemaVersion], 0),
+      workflowVersion: numberOr(item[StateAttr.WorkflowVersion], 0),
       ...(typeof item[StateAttr.AdmissionShard] === 'string' && {
         admissionShard: item[StateAttr.AdmissionShard] as string,
       }),
@@ -346,15 +351,22 @@ export function recordViewFromItem(item: Item, orderId: string): OperatorRecordV
         at: String(lastError[LastErrorAttr.At] ?? ''),
       },
     }),
-    steps: stepsOf(item),
+    steps: stepsOf(item, numberOr(item[StateAttr.WorkflowVersion], 0)),
     compensationLog: compensationLogOf(item),
     operatorLog: operatorLogOf(item),
   };
 }
 
-function stepsOf(item: Item): OperatorStepView[] {
+/**
+ * The steps of the record's workflow version, in order; for a version this code does not know,
+ * the steps the record holds (shown as stored, never interpreted), in catalogue order.
+ */
+function stepsOf(item: Item, workflowVersion: number): OperatorStepView[] {
   const stored = asMap(item[StateAttr.Steps]) ?? {};
-  return ORDER_STEPS.map(({ name }) => {
+  const steps = isKnownWorkflowVersion(workflowVersion)
+    ? workflowSteps(workflowVersion)
+    : ORDER_STEPS.filter(({ name }) => stored[name] !== undefined);
+  return steps.map(({ name }) => {
     const step = asMap(stored[name]) ?? {};
     const status = step[StepAttr.Status];
     const confirmationId = asMap(step[StepAttr.Result])?.[StepResultAttr.ConfirmationId];

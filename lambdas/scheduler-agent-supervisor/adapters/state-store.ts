@@ -42,13 +42,20 @@ import type {
   DuePageCursor,
   DueRecord,
   DueRecordPage,
+  RecordVersions,
   ReleaseRequest,
   StateRecordCreator,
   StateRecordReader,
   SupervisionStore,
   TransitionResult,
 } from '../domain/ports';
-import type { CompensationEntry, LastError, StateRecord, StepState } from '../domain/state-record';
+import {
+  type CompensationEntry,
+  type LastError,
+  type StateRecord,
+  type StepState,
+  UnsupportedRecordVersion,
+} from '../domain/state-record';
 
 type Item = Record<string, unknown>;
 
@@ -111,7 +118,6 @@ export class DynamoStateStore implements StateRecordReader, StateRecordCreator, 
       seenAttempt: request.seenAttempt,
       attempt: request.attempt,
       claimableUntil: request.claimableUntilCompleteBy,
-      workflowVersion: request.workflowVersion,
       plan: { ...request.plan },
       completeBy: request.completeBy,
       now: isoAt(request.at),
@@ -128,6 +134,23 @@ export class DynamoStateStore implements StateRecordReader, StateRecordCreator, 
       completeBy: request.completeBy,
       now: isoAt(request.at),
     });
+  }
+
+  async versionsOf(orderId: string): Promise<RecordVersions | undefined> {
+    const { Item: item } = await this.client.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: { [StateAttr.OrderId]: orderId },
+        ProjectionExpression: '#s, #w',
+        ExpressionAttributeNames: { '#s': StateAttr.SchemaVersion, '#w': StateAttr.WorkflowVersion },
+        ConsistentRead: true,
+      }),
+    );
+    if (!item) return undefined;
+    return {
+      schemaVersion: requireNumber(item, StateAttr.SchemaVersion, orderId),
+      workflowVersion: requireNumber(item, StateAttr.WorkflowVersion, orderId),
+    };
   }
 
   async queryDue(shard: string, now: number, limit: number, cursor?: DuePageCursor): Promise<DueRecordPage> {
@@ -460,8 +483,9 @@ export function stateRecordFromItem(item: Item): StateRecord {
   const orderId = requireString(item, StateAttr.OrderId, '(unknown)');
   const schemaVersion = requireNumber(item, StateAttr.SchemaVersion, orderId);
   if (!SUPPORTED_STATE_SCHEMA_VERSIONS.includes(schemaVersion)) {
-    throw new Error(
-      `State record '${orderId}' has SchemaVersion ${schemaVersion}; supported: ${SUPPORTED_STATE_SCHEMA_VERSIONS.join(', ')}`,
+    throw new UnsupportedRecordVersion(
+      orderId,
+      `SchemaVersion ${schemaVersion}; supported: ${SUPPORTED_STATE_SCHEMA_VERSIONS.join(', ')}`,
     );
   }
   const steps: Partial<Record<StepName, StepState>> = {};

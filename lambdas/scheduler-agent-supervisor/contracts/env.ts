@@ -10,7 +10,14 @@ export const EnvKey = {
   StartQueueUrl: 'START_QUEUE_URL',
   ConflictQueueUrl: 'CONFLICT_QUEUE_URL',
   AlertBusName: 'ALERT_BUS_NAME',
-  StateMachineArn: 'STATE_MACHINE_ARN',
+  /**
+   * JSON of WorkflowStateMachines: `{ "<workflow version>": "<state machine ARN>" }` for every live
+   * version. The starter starts the record's version's state machine; the starter, the supervisor
+   * and the operator refuse a record whose version is not a key (UnsupportedRecordVersion).
+   */
+  WorkflowStateMachines: 'WORKFLOW_STATE_MACHINES',
+  /** Submission only: the workflow version new orders get (the deployment's workflow.current). */
+  CurrentWorkflowVersion: 'CURRENT_WORKFLOW_VERSION',
   /** JSON of WorkflowTimings (see config.ts), so handlers and the state machine share one truth. */
   WorkflowTimings: 'WORKFLOW_TIMINGS',
   /** Agent only: the step it serves and the remote service it calls. */

@@ -18,3 +18,4 @@ export * from './steps';
 export * from './timings';
 export * from './transitions';
 export * from './versions';
+export * from './workflows';

@@ -75,6 +75,12 @@ export const OrderMetric = {
   CompensationsStuck: 'CompensationsStuck',
   /** Gauge: seconds since the oldest non-terminal order was submitted (0 when none); supervisor, each sweep. */
   OldestInFlightAgeSeconds: 'OldestInFlightAgeSeconds',
+  /**
+   * A record refused because its WorkflowVersion is not live here (a retired or future version) or
+   * its SchemaVersion is unsupported (counted by the starter, the supervisor and the operator
+   * actions). The record is left untouched; any non-zero value needs an operator (alarm on it).
+   */
+  UnsupportedRecordVersions: 'UnsupportedRecordVersions',
 } as const;
 export type OrderMetric = (typeof OrderMetric)[keyof typeof OrderMetric];
 

@@ -1,7 +1,8 @@
 /**
- * The order workflow as data: the scheduler's state machine, the agents, the remote services and
- * the state record are all generated from this list, so adding a step is one entry here, not three
- * copied code paths.
+ * The catalogue of step kinds: every step any workflow version runs (./workflows.ts picks, per
+ * version, which ones and in which order). The scheduler's state machines, the agents, the remote
+ * services and the state record are all generated from this data, so adding a step kind is one
+ * entry here, not three copied code paths; running it is a new workflow version.
  */
 export interface StepDefinition {
   /** Step name as stored in the state record and shown by the API. */
@@ -45,15 +46,24 @@ export const ORDER_STEPS = [
     operationPath: '/shipping/shipments',
     compensation: { name: 'CancelShipment', operationPath: '/shipping/cancellations' },
   },
+  {
+    name: 'AwardLoyaltyPoints',
+    service: 'loyalty',
+    operationPath: '/loyalty/awards',
+    compensation: { name: 'RevokeLoyaltyPoints', operationPath: '/loyalty/revocations' },
+  },
 ] as const satisfies readonly StepDefinition[];
 
-export type StepName = (typeof ORDER_STEPS)[number]['name'];
+/** One entry of the catalogue, with its literal names. */
+export type OrderStep = (typeof ORDER_STEPS)[number];
+export type StepName = OrderStep['name'];
 export type ServiceName = (typeof ORDER_STEPS)[number]['service'];
 
 export type CompensationName = (typeof ORDER_STEPS)[number]['compensation']['name'];
 /** An operation an agent runs: a step, or the compensation of one. */
 export type OperationName = StepName | CompensationName;
 
+/** Every step kind of the catalogue (not the steps of one order: see workflowSteps). */
 export const STEP_NAMES: readonly StepName[] = ORDER_STEPS.map((step) => step.name);
 export const COMPENSATION_NAMES: readonly CompensationName[] = ORDER_STEPS.map(
   (step) => step.compensation.name,

@@ -15,4 +15,7 @@
  */
 export const STATE_SCHEMA_VERSION = 3;
 export const SUPPORTED_STATE_SCHEMA_VERSIONS: readonly number[] = [2, 3];
-export const WORKFLOW_VERSION = 1;
+/**
+ * Workflow versions live in ./workflows.ts: a record's WorkflowVersion is written at submission
+ * (the deployment's current version) and never changes.
+ */

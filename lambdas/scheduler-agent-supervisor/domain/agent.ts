@@ -16,13 +16,14 @@ import {
   AgentError,
   type AgentRequest,
   type AgentResult,
-  ORDER_STEPS,
+  KNOWN_WORKFLOW_VERSIONS,
   operationKey,
   type RemoteCompensationRequest,
   type RemoteOperationRequest,
   type StepDefinition,
   stepDefinition,
   type WorkflowTimings,
+  workflowSteps,
 } from '../contracts';
 
 /** What a request asks the agent to run: the step itself, or its compensation. */
@@ -621,12 +622,15 @@ function knownStep(step: string): StepDefinition {
 
 /**
  * How long the idempotency store keeps a completed call: long enough to cover every attempt the
- * supervisor can still make for the order (each attempt may run every step to its deadline and then
- * wait out the longest back-off), and never less than an hour.
+ * supervisor can still make for the order (each attempt may run every step of the longest workflow
+ * version to its deadline and then wait out the longest back-off), and never less than an hour.
  */
 export function idempotencyRetentionSeconds(timings: WorkflowTimings): number {
+  const longestWorkflow = Math.max(
+    ...KNOWN_WORKFLOW_VERSIONS.map((version) => workflowSteps(version).length),
+  );
   const attemptSeconds =
-    ORDER_STEPS.length * (timings.stepTimeoutSeconds + timings.stepDeadlineSlackSeconds) +
+    longestWorkflow * (timings.stepTimeoutSeconds + timings.stepDeadlineSlackSeconds) +
     Math.max(timings.retryBackoffSeconds, timings.extendedBackoffSeconds) +
     timings.startGraceSeconds;
   return Math.max(3600, timings.maxFailures * attemptSeconds);

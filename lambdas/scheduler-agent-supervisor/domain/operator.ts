@@ -37,7 +37,7 @@ import type {
   StartQueue,
 } from './ports';
 import { dueShardFor } from './shard';
-import { instanceIdFor, pendingCompleteBy } from './state-record';
+import { instanceIdFor, pendingCompleteBy, recordVersionProblem } from './state-record';
 
 export type { OperatorRecordView, OperatorTransitionName } from './ports';
 
@@ -138,6 +138,8 @@ export interface OperatorActionDependencies {
   readonly admission: { readonly limit: number; readonly shards: number };
   /** The observed drain, for the Retry-After of a retry refused because every slot is taken. */
   readonly drain: DrainReader;
+  /** The workflow versions deployed here: an action on a record of another version is refused. */
+  readonly liveWorkflowVersions: readonly number[];
   readonly log: EventLog;
 }
 
@@ -157,7 +159,12 @@ export type OperatorActionOutcome =
   | { readonly kind: 'not-found' }
   | { readonly kind: 'refused'; readonly body: OperatorRefusalBody }
   /** A retry while every admission slot is taken: nothing was written; come back after Retry-After. */
-  | { readonly kind: 'rejected'; readonly message: string; readonly retryAfterSeconds: number };
+  | { readonly kind: 'rejected'; readonly message: string; readonly retryAfterSeconds: number }
+  /**
+   * The record's workflow version is not live here (or its schema not supported): nothing was
+   * written, since no state machine here may run it (UnsupportedRecordVersion).
+   */
+  | { readonly kind: 'unsupported-version'; readonly message: string };
 
 /**
  * Retry or cancel: read the record, refuse when it is not what the operator saw or its state does
@@ -178,6 +185,13 @@ export async function performOperatorAction(
   const { action, request, orderId } = input;
   const current = await deps.store.summary(orderId);
   if (current === undefined) return { kind: 'not-found' };
+  const versionProblem = recordVersionProblem(current, deps.liveWorkflowVersions);
+  if (versionProblem !== undefined) {
+    return {
+      kind: 'unsupported-version',
+      message: `Order '${orderId}' was not changed: its record has ${versionProblem}. Deploy its version again (see README, workflow versions) before acting on it`,
+    };
+  }
   const transition = operatorTransitionFor(action, request.expectedState);
   if (
     transition === undefined ||
@@ -336,7 +350,7 @@ export async function inspectOrder(
     Promise.all(
       numbers.map(async (attempt) => {
         const executionName = instanceIdFor(orderId, attempt);
-        const execution = await deps.executions.describe(executionName);
+        const execution = await deps.executions.describe(executionName, record.workflowVersion);
         return execution === undefined
           ? { attempt, executionName, status: 'NotFound' }
           : { attempt, executionName, ...execution };

@@ -59,7 +59,6 @@ export interface ClaimRequest {
   readonly instanceId: string;
   /** The claim only succeeds while CompleteBy <= this (the back-off has ended) or Attempt = 0. */
   readonly claimableUntilCompleteBy: number;
-  readonly workflowVersion: number;
   readonly plan: Readonly<Partial<Record<OperationName, number>>>;
   readonly completeBy: number;
   readonly at: number;
@@ -107,7 +106,15 @@ export interface DueRecordPage {
 }
 
 /** The supervisor's view of the store: the due index and the transitions it may apply. */
+/** The two versions of a record, read alone (the DueIndex projects neither). */
+export interface RecordVersions {
+  readonly schemaVersion: number;
+  readonly workflowVersion: number;
+}
+
 export interface SupervisionStore {
+  /** The record's versions, or undefined when it is gone (records are never deleted by the app). */
+  versionsOf(orderId: string): Promise<RecordVersions | undefined>;
   queryDue(shard: string, now: number, limit: number, cursor?: DuePageCursor): Promise<DueRecordPage>;
   resetExpired(
     seen: DueRecord,
@@ -219,6 +226,8 @@ export interface WorkflowExecution {
   /** Execution name: the attempt's instance id. */
   readonly name: string;
   readonly input: string;
+  /** The record's workflow version: its state machine runs the execution. */
+  readonly workflowVersion: number;
 }
 
 export interface WorkflowStarter {
@@ -329,6 +338,8 @@ export interface OperatorRecordSummary {
   readonly lockedBy?: string;
   readonly failureCount: number;
   readonly compensationFailureCount: number;
+  readonly schemaVersion: number;
+  readonly workflowVersion: number;
   /**
    * The admission counter the record still holds a slot of (AdmissionShard): present while the
    * order is in flight, and after it reached a terminal state until its release has run.
@@ -397,8 +408,11 @@ export interface ExecutionSummary {
 }
 
 export interface ExecutionHistory {
-  /** undefined when no execution of that name exists (never started, or gone from the history). */
-  describe(executionName: string): Promise<ExecutionSummary | undefined>;
+  /**
+   * undefined when no execution of that name exists on the state machine of that workflow version
+   * (never started, gone from the history, or the version is not deployed here).
+   */
+  describe(executionName: string, workflowVersion: number): Promise<ExecutionSummary | undefined>;
 }
 
 /** One operator alert, as the archive keeps it. */

@@ -8,12 +8,11 @@ import type { Clock, Sleep } from '../../shared/clock';
 import { describeError } from '../../shared/errors';
 import {
   type OperationName,
-  ORDER_STEPS,
   ProcessState,
   type StartOrderMessage,
   StepStatus,
-  WORKFLOW_VERSION,
   type WorkflowTimings,
+  workflowSteps,
 } from '../contracts';
 import type {
   ClaimStore,
@@ -24,6 +23,7 @@ import type {
   WorkflowStarter,
 } from './ports';
 import {
+  assertRecordVersionLive,
   instanceIdFor,
   mayNeedCompensation,
   pendingCompleteBy,
@@ -71,7 +71,7 @@ export function stepWindowMillis(timings: ClaimTimings): number {
  * completes in this attempt may have to be undone.
  */
 export function planAttempt(
-  record: Pick<StateRecord, 'steps'>,
+  record: Pick<StateRecord, 'steps' | 'workflowVersion'>,
   claimedAt: number,
   timings: ClaimTimings,
 ): AttemptPlan {
@@ -79,7 +79,8 @@ export function planAttempt(
   const plan: Partial<Record<OperationName, number>> = {};
   let remaining = 0;
   let firstDeadline: number | undefined;
-  for (const step of ORDER_STEPS) {
+  const steps = workflowSteps(record.workflowVersion);
+  for (const step of steps) {
     if (stepStatusOf(record, step.name) === StepStatus.Completed) {
       plan[step.name] = claimedAt;
       continue;
@@ -89,7 +90,7 @@ export function planAttempt(
     firstDeadline ??= plan[step.name];
   }
   const stepsEnd = claimedAt + remaining * window;
-  [...ORDER_STEPS].reverse().forEach((step, index) => {
+  [...steps].reverse().forEach((step, index) => {
     plan[step.compensation.name] = stepsEnd + (index + 1) * window;
   });
   return { plan, completeBy: firstDeadline ?? claimedAt + window };
@@ -103,7 +104,7 @@ export function planAttempt(
  * still gets one window, as in planAttempt.
  */
 export function planCompensation(
-  record: Pick<StateRecord, 'steps' | 'compensationLog'>,
+  record: Pick<StateRecord, 'steps' | 'compensationLog' | 'workflowVersion'>,
   claimedAt: number,
   timings: ClaimTimings,
 ): AttemptPlan {
@@ -111,7 +112,7 @@ export function planCompensation(
   const plan: Partial<Record<OperationName, number>> = {};
   let remaining = 0;
   let firstDeadline: number | undefined;
-  for (const step of [...ORDER_STEPS].reverse()) {
+  for (const step of [...workflowSteps(record.workflowVersion)].reverse()) {
     if (!mayNeedCompensation(record, step.name)) {
       plan[step.compensation.name] = claimedAt;
       continue;
@@ -196,7 +197,7 @@ export function decideClaim(record: StateRecord, now: number, timings: ClaimTimi
         instanceId: instanceIdFor(record.orderId, attempt),
         claimedAt: now,
         claimableUntilCompleteBy: claimableUntil,
-        workflowVersion: WORKFLOW_VERSION,
+        workflowVersion: record.workflowVersion,
         plan,
         completeBy,
       };
@@ -227,7 +228,7 @@ export function decideClaim(record: StateRecord, now: number, timings: ClaimTimi
         instanceId: instanceIdFor(record.orderId, attempt),
         claimedAt: now,
         claimableUntilCompleteBy: claimableUntil,
-        workflowVersion: WORKFLOW_VERSION,
+        workflowVersion: record.workflowVersion,
         plan,
         completeBy,
       };
@@ -327,6 +328,8 @@ export interface StartDependencies {
   readonly clock: Clock;
   readonly timings: ClaimTimings;
   readonly retry: StartRetryDependencies;
+  /** The workflow versions deployed here (each has a state machine); others are refused. */
+  readonly liveWorkflowVersions: readonly number[];
 }
 
 /**
@@ -389,6 +392,9 @@ export async function startOrder(message: StartOrderMessage, deps: StartDependen
   if (record === undefined) {
     throw new UnknownOrderError(message.orderId);
   }
+  // Before any decision: a record of a retired or future version is never claimed or started on
+  // another version's state machine; it is refused and left as it is (the message goes to the DLQ).
+  assertRecordVersionLive(record, deps.liveWorkflowVersions);
   const now = deps.clock.now();
   const decision = decideClaim(record, now, deps.timings);
 
@@ -404,7 +410,6 @@ export async function startOrder(message: StartOrderMessage, deps: StartDependen
       attempt: decision.attempt,
       instanceId: decision.instanceId,
       claimableUntilCompleteBy: decision.claimableUntilCompleteBy,
-      workflowVersion: decision.workflowVersion,
       plan: decision.plan,
       completeBy: decision.completeBy,
       at: now,
@@ -424,6 +429,7 @@ export async function startOrder(message: StartOrderMessage, deps: StartDependen
         correlationId: message.correlationId,
         workflowVersion: decision.workflowVersion,
       }),
+      workflowVersion: decision.workflowVersion,
     },
     deps,
   );

@@ -1,16 +1,19 @@
 import { isoAt } from '../../shared/clock';
 import {
   CompensationStatus,
+  isKnownWorkflowVersion,
   type OperationName,
   ORDER_ID_PATTERN,
   ORDER_STEPS,
   type OrderStatusBody,
+  type OrderStep,
   ProcessState,
   STATE_SCHEMA_VERSION,
   type StepName,
   StepStatus,
-  WORKFLOW_VERSION,
+  SUPPORTED_STATE_SCHEMA_VERSIONS,
   type WorkflowTimings,
+  workflowSteps,
 } from '../contracts';
 import { dueShardFor } from './shard';
 
@@ -106,10 +109,12 @@ export function buildInitialStateRecord(input: {
   readonly admissionShard?: string;
   /** The deployment's retry budget (calls per operation), fixed into the record for its lifetime. */
   readonly retryBudget: number;
+  /** The deployment's current workflow version: the order runs its steps for its whole life. */
+  readonly workflowVersion: number;
 }): StateRecord {
   const at = isoAt(input.now);
   const steps: Partial<Record<StepName, StepState>> = {};
-  for (const step of ORDER_STEPS) {
+  for (const step of workflowSteps(input.workflowVersion)) {
     steps[step.name] = { status: StepStatus.NotStarted };
   }
   return {
@@ -124,7 +129,7 @@ export function buildInitialStateRecord(input: {
     compensationFailureCount: 0,
     orderFingerprint: input.orderFingerprint,
     schemaVersion: STATE_SCHEMA_VERSION,
-    workflowVersion: WORKFLOW_VERSION,
+    workflowVersion: input.workflowVersion,
     createdAt: at,
     updatedAt: at,
     ...(input.clientId !== undefined && { clientId: input.clientId }),
@@ -161,9 +166,60 @@ export function toOrderStatusBody(record: StateRecord): OrderStatusBody {
     processState: record.processState,
     failureCount: record.failureCount,
     attempt: record.attempt,
-    steps: ORDER_STEPS.map((step) => ({ name: step.name, status: stepStatusOf(record, step.name) })),
+    steps: stepsOfRecord(record).map((step) => ({
+      name: step.name,
+      status: stepStatusOf(record, step.name),
+    })),
     updatedAt: record.updatedAt,
   };
+}
+
+/**
+ * The steps of the record's own workflow version, in order. A version this code does not know
+ * (only reachable for display: every role that acts on a record refuses it first, see
+ * UnsupportedRecordVersion) shows the steps the record holds, in catalogue order.
+ */
+export function stepsOfRecord(record: Pick<StateRecord, 'steps' | 'workflowVersion'>): readonly OrderStep[] {
+  if (isKnownWorkflowVersion(record.workflowVersion)) return workflowSteps(record.workflowVersion);
+  return ORDER_STEPS.filter((step) => record.steps[step.name] !== undefined);
+}
+
+/**
+ * A record this deployment must not act on: its WorkflowVersion is not live here (retired, or
+ * written by a newer deployment: its steps and state machine are not ours to guess), or its
+ * SchemaVersion is not one this code reads. Refused loudly and left untouched, never misread.
+ */
+export class UnsupportedRecordVersion extends Error {
+  constructor(
+    readonly orderId: string,
+    readonly detail: string,
+  ) {
+    super(`State record '${orderId}' is not supported here: ${detail}`);
+    this.name = 'UnsupportedRecordVersion';
+  }
+}
+
+/** Why this deployment cannot act on a record of these versions, or undefined when it can. */
+export function recordVersionProblem(
+  versions: { readonly schemaVersion: number; readonly workflowVersion: number },
+  liveWorkflowVersions: readonly number[],
+): string | undefined {
+  if (!SUPPORTED_STATE_SCHEMA_VERSIONS.includes(versions.schemaVersion)) {
+    return `SchemaVersion ${versions.schemaVersion}; supported: ${SUPPORTED_STATE_SCHEMA_VERSIONS.join(', ')}`;
+  }
+  if (!liveWorkflowVersions.includes(versions.workflowVersion)) {
+    return `WorkflowVersion ${versions.workflowVersion}; live workflow versions: ${liveWorkflowVersions.join(', ')}`;
+  }
+  return undefined;
+}
+
+/** Throws UnsupportedRecordVersion unless this deployment may act on the record. */
+export function assertRecordVersionLive(
+  record: Pick<StateRecord, 'orderId' | 'schemaVersion' | 'workflowVersion'>,
+  liveWorkflowVersions: readonly number[],
+): void {
+  const problem = recordVersionProblem(record, liveWorkflowVersions);
+  if (problem !== undefined) throw new UnsupportedRecordVersion(record.orderId, problem);
 }
 
 const INSTANCE_ID_SEPARATOR = '--attempt-';

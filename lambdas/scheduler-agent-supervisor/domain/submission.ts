@@ -24,6 +24,8 @@ export interface SubmissionDependencies {
   readonly clock: Clock;
   readonly timings: Pick<WorkflowTimings, 'startGraceSeconds'>;
   readonly dueShardCount: number;
+  /** The workflow version new orders get (the deployment's workflow.current); never changes after. */
+  readonly workflowVersion: number;
   /** Admission control: at most `limit` in-flight orders over `shards` counters. */
   readonly admission: { readonly limit: number; readonly shards: number };
   /** The deployment's retry budget (calls per operation), written into each new record. */
@@ -83,6 +85,7 @@ export async function submitOrder(
       now,
       timings: deps.timings,
       dueShardCount: deps.dueShardCount,
+      workflowVersion: deps.workflowVersion,
       admissionShard: slot.key,
       clientId: context.clientId,
       retryBudget: deps.retryBudget,

@@ -19,7 +19,7 @@ import type {
   StartQueue,
   SupervisionStore,
 } from './ports';
-import { type LastError, pendingCompleteBy } from './state-record';
+import { type LastError, pendingCompleteBy, recordVersionProblem } from './state-record';
 
 export type SupervisionTimings = Pick<
   WorkflowTimings,
@@ -189,6 +189,8 @@ export interface SupervisorDependencies {
   readonly log: EventLog;
   /** Carried by the start messages and alerts this run sends, to trace them back to it. */
   readonly correlationId: string;
+  /** The workflow versions deployed here; a due record of another version is left untouched. */
+  readonly liveWorkflowVersions: readonly number[];
   /** Records handled at once within a page: bounded so a large page cannot flood the store. */
   readonly recordConcurrency?: number;
 }
@@ -211,6 +213,8 @@ export interface SweepSummary {
   alertsRedelivered: number;
   /** Shard queries or record updates that failed unexpectedly (retried on the next sweep). */
   errors: number;
+  /** Due records of a workflow or schema version not live here: left untouched (UnsupportedRecordVersions). */
+  unsupportedVersions: number;
   stoppedByBudget: boolean;
 }
 
@@ -227,6 +231,7 @@ export function emptySweepSummary(): SweepSummary {
     alertFailures: 0,
     alertsRedelivered: 0,
     errors: 0,
+    unsupportedVersions: 0,
     stoppedByBudget: false,
   };
 }
@@ -291,6 +296,7 @@ async function superviseRecord(
     correlationId: deps.correlationId,
   };
   try {
+    if (decision.kind !== 'skip' && !(await mayActOn(record, deps, summary, logContext))) return;
     switch (decision.kind) {
       case 'skip':
         summary.skipped += 1;
@@ -410,6 +416,36 @@ async function superviseRecord(
       error: describeError(error),
     });
   }
+}
+
+/**
+ * Whether this deployment may act on a due record: its versions are read first (the DueIndex
+ * projects neither; one small read, only for records the supervisor is about to change, which are
+ * the rare expired or unclaimed ones). A record of a retired or future workflow version, or of an
+ * unsupported schema, is left exactly as it is and reported on every sweep until an operator acts:
+ * resetting it would only send it to a starter that refuses it, and failing it would misjudge an
+ * order another deployment may still run.
+ */
+async function mayActOn(
+  record: DueRecord,
+  deps: SupervisorDependencies,
+  summary: SweepSummary,
+  logContext: Record<string, unknown>,
+): Promise<boolean> {
+  const versions = await deps.store.versionsOf(record.orderId);
+  if (versions === undefined) {
+    summary.skipped += 1;
+    return false;
+  }
+  const problem = recordVersionProblem(versions, deps.liveWorkflowVersions);
+  if (problem === undefined) return true;
+  summary.unsupportedVersions += 1;
+  deps.log.error('Supervisor left a record of a version this deployment does not run untouched', {
+    ...logContext,
+    error: 'UnsupportedRecordVersion',
+    detail: problem,
+  });
+  return false;
 }
 
 function lostRace(
@@ -591,5 +627,6 @@ function addInto(total: SupervisorRunSummary, sweep: SweepSummary): void {
   total.alertFailures += sweep.alertFailures;
   total.alertsRedelivered += sweep.alertsRedelivered;
   total.errors += sweep.errors;
+  total.unsupportedVersions += sweep.unsupportedVersions;
   total.stoppedByBudget ||= sweep.stoppedByBudget;
 }

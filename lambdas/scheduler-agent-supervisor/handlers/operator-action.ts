@@ -13,7 +13,12 @@ import { annotateTrace, createObservability, instrumentedHandler } from '../../s
 import { DynamoDrainStatistics } from '../adapters/admission-store';
 import { operatorOf } from '../adapters/operator-identity';
 import { DynamoOperatorStore } from '../adapters/operator-store';
-import { readAdmissionSettings, readDueShardCount, readWorkflowTimings } from '../adapters/runtime-config';
+import {
+  readAdmissionSettings,
+  readDueShardCount,
+  readWorkflowStateMachines,
+  readWorkflowTimings,
+} from '../adapters/runtime-config';
 import { SqsStartQueue } from '../adapters/start-queue';
 import { EnvKey, OperatorAction, OperatorRoute, OrderMetric } from '../contracts';
 import {
@@ -37,6 +42,7 @@ const dependencies: Omit<OperatorActionDependencies, 'log'> = {
   dueShardCount: readDueShardCount(),
   admission: readAdmissionSettings(),
   drain: new DynamoDrainStatistics(documentClient, admissionTable),
+  liveWorkflowVersions: [...readWorkflowStateMachines().keys()],
 };
 
 /** The action is the last segment of the route's resource (`.../{orderId}/retry`). */
@@ -114,6 +120,15 @@ export const handler = instrumentedHandler(
             ...echoHeaders,
             'Retry-After': String(outcome.retryAfterSeconds),
           });
+        case 'unsupported-version':
+          count(OrderMetric.UnsupportedRecordVersions);
+          log.error('Operator action refused: the record has a version this deployment does not run', {
+            action,
+            by,
+            error: 'UnsupportedRecordVersion',
+            detail: outcome.message,
+          });
+          return errorResponse(409, outcome.message, undefined, echoHeaders);
       }
     } catch (error) {
       return unexpectedErrorResponse(scope, 'Operator action failed unexpectedly', error);

@@ -8,6 +8,7 @@ import { DynamoAlertArchive } from '../adapters/alert-archive';
 import { SfnExecutionHistory } from '../adapters/execution-history';
 import { operatorOf } from '../adapters/operator-identity';
 import { DynamoOperatorStore } from '../adapters/operator-store';
+import { readWorkflowStateMachines } from '../adapters/runtime-config';
 import { EnvKey, OperatorRoute } from '../contracts';
 import { type InspectDependencies, inspectOrder } from '../domain/operator';
 import { parseOrderIdParameter } from '../domain/validation';
@@ -17,7 +18,7 @@ const { tracer } = observability;
 const documentClient = createDocumentClient(tracer);
 const dependencies: InspectDependencies = {
   records: new DynamoOperatorStore(documentClient, requireEnv(EnvKey.StateTableName)),
-  executions: new SfnExecutionHistory(createSfnClient(tracer), requireEnv(EnvKey.StateMachineArn)),
+  executions: new SfnExecutionHistory(createSfnClient(tracer), readWorkflowStateMachines()),
   alerts: new DynamoAlertArchive(documentClient, requireEnv(EnvKey.AlertArchiveTableName)),
 };
 

@@ -13,18 +13,21 @@ import { describeError } from '../../shared/errors';
 import { annotateTrace, createObservability, instrumentedHandler } from '../../shared/observability';
 import { jsonParser } from '../../shared/parse';
 import { processSqsBatch } from '../../shared/sqs-batch';
-import { readWorkflowTimings } from '../adapters/runtime-config';
+import { readWorkflowStateMachines, readWorkflowTimings } from '../adapters/runtime-config';
 import { DynamoStateStore } from '../adapters/state-store';
 import { SfnWorkflowStarter } from '../adapters/workflow-starter';
 import { EnvKey, OrderMetric, StartOrderMessageSchema } from '../contracts';
 import { START_RETRY_POLICY, type StartDependencies, startOrder } from '../domain/starter';
+import { UnsupportedRecordVersion } from '../domain/state-record';
 
 const observability = createObservability<OrderMetric>();
 const { logger, tracer, count } = observability;
 
+const stateMachines = readWorkflowStateMachines();
 const dependencies: StartDependencies = {
   states: new DynamoStateStore(createDocumentClient(tracer), requireEnv(EnvKey.StateTableName)),
-  workflow: new SfnWorkflowStarter(createSfnClient(tracer), requireEnv(EnvKey.StateMachineArn)),
+  workflow: new SfnWorkflowStarter(createSfnClient(tracer), stateMachines),
+  liveWorkflowVersions: [...stateMachines.keys()],
   clock: systemClock,
   timings: readWorkflowTimings(),
   retry: {
@@ -134,6 +137,16 @@ export const handler = instrumentedHandler(
         try {
           await handleRecord(record, context);
         } catch (error) {
+          if (error instanceof UnsupportedRecordVersion) {
+            // Left untouched: redeliveries end in the start queue's DLQ, for an operator to see.
+            count(OrderMetric.UnsupportedRecordVersions);
+            logger.error('Start message refused: the record has a version this deployment does not run', {
+              messageId: record.messageId,
+              orderId: error.orderId,
+              detail: error.detail,
+            });
+            throw error;
+          }
           logger.error('Start message failed; SQS will redeliver it', {
             messageId: record.messageId,
             error: describeError(error),

@@ -23,6 +23,7 @@ import { DynamoOrdersRepository } from '../adapters/orders-repository';
 import {
   readAdmissionSettings,
   readClientRegistry,
+  readCurrentWorkflowVersion,
   readDueShardCount,
   readRetryBudget,
   readWorkflowTimings,
@@ -53,6 +54,7 @@ const dependencies: Omit<SubmissionDependencies, 'log'> = {
   clock: systemClock,
   timings: readWorkflowTimings(),
   dueShardCount: readDueShardCount(),
+  workflowVersion: readCurrentWorkflowVersion(),
   admission: readAdmissionSettings(),
   retryBudget: readRetryBudget(),
 };

@@ -19,7 +19,11 @@ import {
 import { DynamoAlertOutbox } from '../adapters/alert-outbox';
 import { EventBridgeAlertPublisher } from '../adapters/alert-publisher';
 import { DynamoOrderGauges } from '../adapters/order-gauges';
-import { readDueShardCount, readWorkflowTimings } from '../adapters/runtime-config';
+import {
+  readDueShardCount,
+  readWorkflowStateMachines,
+  readWorkflowTimings,
+} from '../adapters/runtime-config';
 import { SqsStartQueue } from '../adapters/start-queue';
 import { DynamoStateStore } from '../adapters/state-store';
 import { compensationStuckAfterSeconds, EnvKey, OrderMetric } from '../contracts';
@@ -58,6 +62,7 @@ const dependencies: Omit<SupervisorDependencies, 'log' | 'correlationId'> = {
   clock: systemClock,
   timings,
   shards: allDueShards(readDueShardCount()),
+  liveWorkflowVersions: [...readWorkflowStateMachines().keys()],
 };
 
 /**
@@ -73,6 +78,7 @@ const SWEEP_METRICS: readonly (readonly [keyof SweepSummary, OrderMetric])[] = [
   ['startMessageFailures', OrderMetric.StartMessageSendFailures],
   ['alertFailures', OrderMetric.AlertPublishFailures],
   ['errors', OrderMetric.SupervisorErrors],
+  ['unsupportedVersions', OrderMetric.UnsupportedRecordVersions],
   ['stoppedByBudget', OrderMetric.SupervisorBudgetExhausted],
 ];
 

@@ -508,7 +508,8 @@ function processedOneEffectPerStep(snapshot: CampaignSnapshot): string[] {
   for (const record of snapshot.finalRecords) {
     if (record.processState !== ProcessState.Processed) continue;
     const effects = effectsByOrder.get(record.orderId) ?? [];
-    for (const step of ORDER_STEPS) {
+    // The record's Steps map holds exactly the steps of its workflow version.
+    for (const step of ORDER_STEPS.filter((candidate) => record.steps[candidate.name] !== undefined)) {
       const ofStep = effects.filter(
         (effect) =>
           parseIdempotencyKey(effect.idempotencyKey)?.step === step.name && effect.service === step.service,
@@ -676,7 +677,7 @@ function compensationExact(snapshot: CampaignSnapshot): string[] {
   for (const record of snapshot.finalRecords) {
     if (record.processState !== ProcessState.Compensated) continue;
     const undoneSteps: Array<{ step: string; at: number | undefined }> = [];
-    for (const step of ORDER_STEPS) {
+    for (const step of ORDER_STEPS.filter((candidate) => record.steps[candidate.name] !== undefined)) {
       const key = operationKey(record.orderId, step.name);
       const effect = effectByKey.get(`${step.service} ${key}`);
       const status = record.steps[step.name];

@@ -6,11 +6,12 @@
 import { PERMANENT_FAILURE_SKU, ScenarioSku } from '../../../lambdas/fakes/domain/remote-scenarios';
 import {
   type CompensationName,
+  DEFAULT_WORKFLOW_VERSION,
   type OperationName,
-  ORDER_STEPS,
   type ProcessState,
   type StepName,
   type SubmitOrderRequest,
+  workflowSteps,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import {
   ATTEMPT_FAULTS,
@@ -121,7 +122,12 @@ export interface CampaignPlan {
   readonly attemptFaultsByKey: ReadonlyMap<string, AttemptFault>;
 }
 
-const STEPS: readonly StepName[] = ORDER_STEPS.map((step) => step.name);
+/**
+ * The steps of the orders the campaign submits: those of the workflow version its assembly gives
+ * new orders (synthesized without a workflowVersion context, so the default).
+ */
+export const CAMPAIGN_STEPS = workflowSteps(DEFAULT_WORKFLOW_VERSION);
+const STEPS: readonly StepName[] = CAMPAIGN_STEPS.map((step) => step.name);
 const SHIPPING_STEP: StepName = 'ScheduleShipping';
 const DUPLICATE_DELAYS_MILLIS = [0, 1_500] as const;
 
@@ -147,7 +153,7 @@ export function compensationsRun(
   failingStep: StepName | undefined,
 ): CompensationName[] {
   if (failingStep === undefined) return [];
-  const done = ORDER_STEPS.slice(0, STEPS.indexOf(failingStep)).reverse();
+  const done = CAMPAIGN_STEPS.slice(0, STEPS.indexOf(failingStep)).reverse();
   const names = done.map((step) => step.compensation.name as CompensationName);
   if (kind === FaultKind.PermanentFailure || kind === FaultKind.CompensationTransient) return names;
   // UNDO-FAIL: the first compensation is refused and the chain stops there.
@@ -425,7 +431,7 @@ function planOperatorActions(
 /** The SKUs that make the fake downstream play the order's failing fault, if it has one. */
 export function scenarioSkusFor(kind: AttemptFault | undefined, step: StepName): string[] {
   if (!isFailing(kind) || kind === FaultKind.RemoteOutage) return [];
-  const refusal = PERMANENT_FAILURE_SKU[ORDER_STEPS[STEPS.indexOf(step)]?.service ?? 'payment'];
+  const refusal = PERMANENT_FAILURE_SKU[CAMPAIGN_STEPS[STEPS.indexOf(step)]?.service ?? 'payment'];
   if (kind === FaultKind.CompensationTransient) return [refusal, ScenarioSku.UndoFlaky];
   if (kind === FaultKind.CompensationRefused) return [refusal, ScenarioSku.UndoFail];
   return [refusal];

@@ -12,7 +12,6 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
   OperatorRefusal,
-  ORDER_STEPS,
   ProcessState,
   TERMINAL_STATES,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
@@ -31,7 +30,13 @@ import {
   type ReplyQueueProbe,
   terminalVisits,
 } from '../core/invariants';
-import { DEFAULT_FAULT_RATES, type FaultRates, type OrderPlan, planCampaign } from '../core/plan';
+import {
+  CAMPAIGN_STEPS,
+  DEFAULT_FAULT_RATES,
+  type FaultRates,
+  type OrderPlan,
+  planCampaign,
+} from '../core/plan';
 import { formatMillis, renderSummary } from '../core/report';
 import { type AssemblyFacts, PROJECT_ROOT, readAssemblyFacts, synthesizeLocal } from './assembly';
 import { FaultInjector } from './injector';
@@ -164,7 +169,7 @@ export async function runCampaign(options: CampaignOptions = {}): Promise<Campai
   });
   const bound = terminalBound({
     timings,
-    stepCount: ORDER_STEPS.length,
+    stepCount: CAMPAIGN_STEPS.length,
     maxClockSkewMillis: skewEnabled ? supervisorClockOffsetMillis : 0,
     schedulingAllowanceMillis: (options.schedulingAllowanceSeconds ?? 60) * 1000,
   });

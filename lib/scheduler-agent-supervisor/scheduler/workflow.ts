@@ -1,15 +1,16 @@
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import type { IConstruct } from 'constructs';
 import { Construct } from 'constructs';
 import {
-  ORDER_STEPS,
   type StepDefinition,
-  WORKFLOW_VERSION,
+  type WorkflowStateMachines,
   type WorkflowTimings,
+  workflowSteps,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { grantTableKeyUse } from '../../platform/data-table';
 import { ScopedRole } from '../../platform/scoped-role';
@@ -27,8 +28,14 @@ export interface SchedulerWorkflowProps {
   readonly logRetentionDays: number;
   readonly retainData: boolean;
   /**
+   * The workflow version this state machine runs (contracts/workflows.ts): records of this version
+   * are started on it. Its definition depends on the version's steps only, never on which version is
+   * current, so a deployment never changes a live version's definition.
+   */
+  readonly version: number;
+  /**
    * The steps, in order.
-   * @default ORDER_STEPS
+   * @default workflowSteps(version)
    */
   readonly steps?: readonly StepDefinition[];
 }
@@ -44,9 +51,12 @@ export class SchedulerWorkflow extends Construct {
   readonly stateMachine: sfn.StateMachine;
   readonly logGroup: logs.LogGroup;
 
+  readonly version: number;
+
   constructor(scope: Construct, id: string, props: SchedulerWorkflowProps) {
     super(scope, id);
-    const steps = props.steps ?? ORDER_STEPS;
+    this.version = props.version;
+    const steps = props.steps ?? workflowSteps(props.version);
     const problems = stepProblems(steps, props.agentQueues);
     if (problems.length > 0) {
       throw new Error(`SchedulerWorkflow ${this.node.path}: ${problems.join('; ')}`);
@@ -71,7 +81,7 @@ export class SchedulerWorkflow extends Construct {
     this.stateMachine = new sfn.StateMachine(this, 'StateMachine', {
       stateMachineType: sfn.StateMachineType.STANDARD,
       queryLanguage: sfn.QueryLanguage.JSON_PATH,
-      comment: `Order scheduler (Scheduler Agent Supervisor), workflow version ${WORKFLOW_VERSION}`,
+      comment: `Order scheduler (Scheduler Agent Supervisor), workflow version ${props.version}`,
       definitionBody: sfn.DefinitionBody.fromChainable(definition),
       // Logging and tracing add actions with no resource-level permissions: a ScopedRole keeps them
       // in a policy of their own, so a wildcard added to this role later fails cdk-nag.
@@ -87,4 +97,20 @@ export class SchedulerWorkflow extends Construct {
     grantTableKeyUse(props.stateTable, this.stateMachine);
     grantTableKeyUse(props.ordersTable, this.stateMachine, 'read');
   }
+}
+
+/** The state machine of each live workflow version, by version. */
+export type WorkflowStateMachineMap = ReadonlyMap<number, sfn.IStateMachine>;
+
+/**
+ * The value of EnvKey.WorkflowStateMachines: `{ "<version>": "<ARN>" }` (contracts
+ * WorkflowStateMachines), rendered by the stack so the ARNs resolve at deploy time.
+ */
+export function workflowStateMachinesEnv(scope: IConstruct, machines: WorkflowStateMachineMap): string {
+  if (machines.size === 0)
+    throw new Error(`${scope.node.path}: at least one workflow state machine is required`);
+  const value: WorkflowStateMachines = Object.fromEntries(
+    [...machines].map(([version, machine]) => [String(version), machine.stateMachineArn]),
+  );
+  return Stack.of(scope).toJsonString(value);
 }

@@ -10,14 +10,18 @@ import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import type { OperatorClient } from '../../../bin/operator-client';
 import {
+  DEFAULT_WORKFLOW_VERSION,
   type OperatorOrderDetailBody,
   type OperatorRefusalBody,
-  ORDER_STEPS,
   ProcessState,
   StepStatus,
+  workflowSteps,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { acceptanceTarget, scenarioTimeoutMs, TARGET_ENV } from '../setup';
 import { SystemClient } from './system-client';
+
+/** The steps of an order on the default workflow version (what these tests deploy). */
+const V1_STEPS = workflowSteps(DEFAULT_WORKFLOW_VERSION);
 
 const runId = randomUUID().slice(0, 8);
 const orderId = (name: string) => `op-${runId}-${name}`;
@@ -30,7 +34,7 @@ const order = (id: string, sku = 'SKU-1') => ({
 });
 
 const stepOf = (name: string) => {
-  const step = ORDER_STEPS.find((candidate) => candidate.name === name);
+  const step = V1_STEPS.find((candidate) => candidate.name === name);
   if (!step) throw new Error(`No step ${name}`);
   return step;
 };
@@ -189,10 +193,10 @@ describe('cancel', () => {
       [ProcessState.Compensated],
       scenarioTimeoutMs.recovery,
     );
-    expect(Object.values(state.steps)).toEqual(ORDER_STEPS.map(() => StepStatus.Compensated));
+    expect(Object.values(state.steps)).toEqual(V1_STEPS.map(() => StepStatus.Compensated));
     const ledger = await system.ledger(ids.processed);
-    expect(ledger.effects).toHaveLength(ORDER_STEPS.length);
-    for (const step of ORDER_STEPS) {
+    expect(ledger.effects).toHaveLength(V1_STEPS.length);
+    for (const step of V1_STEPS) {
       const key = `${ids.processed}:${step.name}`;
       const compensationKey = `${ids.processed}:${step.compensation.name}`;
       expect(ledger.effects.filter((effect) => effect.idempotencyKey === key)).toEqual([
@@ -205,7 +209,7 @@ describe('cancel', () => {
     const undoOrder = [...ledger.effects]
       .sort((left, right) => String(left.undoneAt).localeCompare(String(right.undoneAt)))
       .map((effect) => effect.idempotencyKey);
-    expect(undoOrder).toEqual([...ORDER_STEPS].reverse().map((step) => `${ids.processed}:${step.name}`));
+    expect(undoOrder).toEqual([...V1_STEPS].reverse().map((step) => `${ids.processed}:${step.name}`));
 
     const detail = await look(ids.processed);
     expect(detail.operatorLog).toEqual([
@@ -289,7 +293,7 @@ describe('retry of an Error order (OUTAGE: payment unavailable until the outage 
         scenarioTimeoutMs.normal,
       );
       expect(done).toMatchObject({ processState: ProcessState.Processed, failureCount: 0 });
-      expect(Object.values(done.steps)).toEqual(ORDER_STEPS.map(() => StepStatus.Completed));
+      expect(Object.values(done.steps)).toEqual(V1_STEPS.map(() => StepStatus.Completed));
       const detail = await look(ids.outage);
       expect(detail.operatorLog).toEqual([
         {
@@ -306,7 +310,7 @@ describe('retry of an Error order (OUTAGE: payment unavailable until the outage 
       // One effect per step: the completed reservation was not redone, the charge happened once.
       const ledger = await system.ledger(ids.outage);
       expect(ledger.effects.map((effect) => effect.idempotencyKey).sort()).toEqual(
-        ORDER_STEPS.map((step) => `${ids.outage}:${step.name}`).sort(),
+        V1_STEPS.map((step) => `${ids.outage}:${step.name}`).sort(),
       );
     },
     UNTIL_ERROR_MS + scenarioTimeoutMs.normal + 30_000,

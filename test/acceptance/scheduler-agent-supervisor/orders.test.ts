@@ -5,9 +5,15 @@
  * (npm run test:localstack) and AWS (npm run test:aws).
  */
 import { randomUUID } from 'node:crypto';
-import { ORDER_STEPS } from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import {
+  DEFAULT_WORKFLOW_VERSION,
+  workflowSteps,
+} from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { acceptanceTarget, scenarioTimeoutMs } from '../setup';
 import { SystemClient } from './system-client';
+
+/** The steps of an order on the default workflow version (what these tests deploy). */
+const V1_STEPS = workflowSteps(DEFAULT_WORKFLOW_VERSION);
 
 const runId = randomUUID().slice(0, 8);
 const orderId = (name: string) => `acc-${runId}-${name}`;
@@ -40,10 +46,10 @@ describe('a normal order', () => {
     const state = await system.waitForState(id, ['Processed', 'Error'], scenarioTimeoutMs.normal);
     expect(state.processState).toBe('Processed');
     expect(state.lockedBy).toBeUndefined();
-    expect(Object.values(state.steps)).toEqual(ORDER_STEPS.map(() => 'Completed'));
+    expect(Object.values(state.steps)).toEqual(V1_STEPS.map(() => 'Completed'));
     const effects = await system.ledgerEffects(id);
     expect(effects.map((e) => e.IdempotencyKey?.S).sort()).toEqual(
-      ORDER_STEPS.map((s) => `${id}:${s.name}`).sort(),
+      V1_STEPS.map((s) => `${id}:${s.name}`).sort(),
     );
   });
 
@@ -55,7 +61,7 @@ describe('a normal order', () => {
       processState: 'Processed',
       failureCount: 0,
       attempt: 1,
-      steps: ORDER_STEPS.map((s) => ({ name: s.name, status: 'Completed' })),
+      steps: V1_STEPS.map((s) => ({ name: s.name, status: 'Completed' })),
     });
     expect(typeof (response.body as { updatedAt: unknown }).updatedAt).toBe('string');
   });
@@ -66,7 +72,7 @@ describe('a normal order', () => {
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ orderId: id, processState: 'Processed' });
     expect(await system.state(id)).toEqual(before);
-    expect(await system.ledgerEffects(id)).toHaveLength(ORDER_STEPS.length);
+    expect(await system.ledgerEffects(id)).toHaveLength(V1_STEPS.length);
   });
 
   it('resubmitted with conflicting data answers 409 and dead-letters the request (counted, not alerted)', async () => {
@@ -146,7 +152,7 @@ describe('scenarios played by the fake downstream', () => {
     expect((await system.submit(order(id, 'FLAKY'))).status).toBe(202);
     const state = await system.waitForState(id, ['Processed', 'Error'], scenarioTimeoutMs.normal);
     expect(state.processState).toBe('Processed');
-    expect(await system.ledgerEffects(id)).toHaveLength(ORDER_STEPS.length);
+    expect(await system.ledgerEffects(id)).toHaveLength(V1_STEPS.length);
   });
 
   it('a STALL-ONCE order is reset by the supervisor and Processed with failureCount 1', async () => {
@@ -155,7 +161,7 @@ describe('scenarios played by the fake downstream', () => {
     const state = await system.waitForState(id, ['Processed', 'Error'], scenarioTimeoutMs.recovery);
     expect(state).toMatchObject({ processState: 'Processed', failureCount: 1, attempt: 2 });
     const keys = (await system.ledgerEffects(id)).map((e) => e.IdempotencyKey?.S).sort();
-    expect(keys).toEqual(ORDER_STEPS.map((s) => `${id}:${s.name}`).sort());
+    expect(keys).toEqual(V1_STEPS.map((s) => `${id}:${s.name}`).sort());
   });
 
   it('a PERM-FAIL order is rolled back: Compensated, the reservation released once, no operator alert', async () => {
@@ -172,7 +178,7 @@ describe('scenarios played by the fake downstream', () => {
       compensationLog: { ReserveInventory: 'Compensated' },
     });
     expect(state.lockedBy).toBeUndefined();
-    const paymentStep = ORDER_STEPS.find((s) => s.service === 'payment');
+    const paymentStep = V1_STEPS.find((s) => s.service === 'payment');
     const keys = (await system.ledgerEffects(id)).map((e) => e.IdempotencyKey?.S);
     expect(keys).not.toContain(`${id}:${paymentStep?.name}`);
     expect(await system.ledgerUndos(id)).toMatchObject([

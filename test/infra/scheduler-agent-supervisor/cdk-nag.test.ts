@@ -40,6 +40,8 @@ const violationsOf = (app: App) =>
 describe('cdk-nag AwsSolutions', () => {
   it.each<[string, string, SynthOptions['context']]>([
     ['default', 'demo (fake services)', DEMO_CONTEXT],
+    // Two state machines, each with its own ScopedRole, and the v2-only agent.
+    ['default', 'demo, workflow versions 1 and 2 live', { ...DEMO_CONTEXT, workflowVersion: '2' }],
     ['default', 'real endpoints', ENDPOINTS_CONTEXT],
     ['default', 'real endpoints, one behind IAM', IAM_ENDPOINTS_CONTEXT],
     ['local', 'fake services', {}],

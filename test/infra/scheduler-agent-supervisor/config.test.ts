@@ -1,4 +1,4 @@
-import { PROFILE_NAMES } from '../../../lib/platform/config';
+import { PLATFORM_PROFILES, PROFILE_NAMES } from '../../../lib/platform/config';
 import {
   type DeploymentConfig,
   loadConfig,
@@ -24,11 +24,7 @@ describe('loadConfig (the platform profile and this wing’s settings)', () => {
   it('merges the platform settings with the wing settings of the same profile', () => {
     expect(loadConfig('default')).toEqual({
       profile: 'default',
-      logRetentionDays: 30,
-      retainData: true,
-      emulated: false,
-      alarmPeriodSeconds: 60,
-      apiRateLimitPerIp: 3000,
+      ...PLATFORM_PROFILES.default,
       ...SAS_PROFILES.default,
     });
   });

@@ -2,7 +2,10 @@ import { Stack } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
-import { ORDER_STEPS } from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import {
+  DEFAULT_WORKFLOW_VERSION,
+  workflowSteps,
+} from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { RemoteServices } from '../../../lib/fakes/remote-services';
 import { IdempotencyStore } from '../../../lib/platform/idempotency-store';
 import { OperatorAlerts } from '../../../lib/platform/operator-alerts';
@@ -14,6 +17,9 @@ import { StateStore } from '../../../lib/scheduler-agent-supervisor/state-store'
 import { SubmissionApi } from '../../../lib/scheduler-agent-supervisor/submission-api';
 import { Supervisor } from '../../../lib/scheduler-agent-supervisor/supervisor';
 import { testApp } from '../support/synth';
+
+/** The steps of an order on the default workflow version (what these tests deploy). */
+const V1_STEPS = workflowSteps(DEFAULT_WORKFLOW_VERSION);
 
 const { timings, apiThrottle } = loadConfig('local');
 const probe = () => new Stack(testApp(), 'Probe');
@@ -57,7 +63,7 @@ describe('construct props are validated with errors naming the construct', () =>
     expect(
       () =>
         new AgentWorker(stack, 'Agent', {
-          step: ORDER_STEPS[0],
+          step: V1_STEPS[0],
           timings,
           remoteEndpointUrl: 'https://remote.example/',
           remoteAuth: 'iam',
@@ -78,7 +84,7 @@ describe('construct props are validated with errors naming the construct', () =>
         skipPermissions: true,
       });
       return new AgentWorker(stack, 'Agent', {
-        step: ORDER_STEPS[0],
+        step: V1_STEPS[0],
         timings,
         remoteEndpointUrl: remote.url,
         remoteAuth: remote.auth,
@@ -132,6 +138,7 @@ describe('construct props are validated with errors naming the construct', () =>
           alertBus: new events.EventBus(stack, 'Bus'),
           timings: { ...timings, supervisorRateSeconds: 90 },
           dueShardCount: 4,
+          stateMachines: new Map(),
           logRetentionDays: 7,
           retainData: false,
         }),
@@ -149,6 +156,7 @@ describe('construct props are validated with errors naming the construct', () =>
           ordersDatabase: new OrdersDatabase(stack, 'Orders', { retainData: false }),
           admissionStore: new AdmissionStore(stack, 'Admission', { retainData: false }),
           admission: { limit: 10, shards: 2, reconcileGraceSeconds: 5 },
+          workflowVersion: 1,
           startQueue: new sqs.Queue(stack, 'Start'),
           timings,
           dueShardCount: 4,

@@ -5,10 +5,11 @@ import { FakesEnvKey } from '../../../lambdas/fakes/contracts';
 import {
   ALERT_EVENT_SOURCE,
   ALERT_OUTBOX_INDEX,
+  DEFAULT_WORKFLOW_VERSION,
   DUE_INDEX,
   EnvKey,
-  ORDER_STEPS,
   STATE_INDEX,
+  workflowSteps,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { DEFAULT_SLOW_MILLIS, FAKE_SERVICE_RESERVED_CONCURRENCY } from '../../../lib/fakes/remote-services';
 import type { FakeDownstream } from '../../../lib/scheduler-agent-supervisor/downstream';
@@ -17,6 +18,7 @@ import {
   actionsOf,
   DEMO_CONTEXT,
   ENDPOINTS_CONTEXT,
+  environmentOf,
   functionIdByService,
   IAM_ENDPOINTS_CONTEXT,
   resourcesOf,
@@ -26,12 +28,8 @@ import {
   synthesizeStack,
 } from '../support/synth';
 
-function environmentOf(template: Template, service: string): Record<string, unknown> {
-  const fn = resourcesOf(template)[functionIdByService(template, service)];
-  const environment = fn?.Properties?.Environment as { Variables: Record<string, unknown> } | undefined;
-  if (!environment) throw new Error(`Function of ${service} has no environment`);
-  return environment.Variables;
-}
+/** The steps of an order on the default workflow version (what these tests deploy). */
+const V1_STEPS = workflowSteps(DEFAULT_WORKFLOW_VERSION);
 
 const logicalId = (construct: IConstruct): string =>
   Stack.of(construct).resolve((construct.node.defaultChild as CfnElement).logicalId) as string;
@@ -133,7 +131,7 @@ describe('SchedulerAgentSupervisor stack (default profile, demo: fake services)'
       // 6 order functions (remote service, starter, supervisor, submit, get, status notifier),
       // 2 admission ones (release, reconciler), 4 operator ones (list, inspect, act, alert
       // archiver), one agent per step.
-      expect(functions).toHaveLength(12 + ORDER_STEPS.length);
+      expect(functions).toHaveLength(12 + V1_STEPS.length);
       for (const fn of functions) {
         expect(fn.Properties).toMatchObject({
           Runtime: 'nodejs22.x',
@@ -180,12 +178,13 @@ describe('SchedulerAgentSupervisor stack (default profile, demo: fake services)'
           EnvKey.AdmissionTableName,
           EnvKey.AdmissionSettings,
           EnvKey.RetryBudget,
+          EnvKey.CurrentWorkflowVersion,
         ],
       ],
       ['get-order', [EnvKey.StateTableName, EnvKey.ClientRegistry]],
       // Also the alert outbox relay: the bus, and the table whose delivered entries it removes.
       ['status-notifier', [EnvKey.ClientRegistry, EnvKey.AlertBusName, EnvKey.StateTableName]],
-      ['start-order', [EnvKey.StateTableName, EnvKey.StateMachineArn, EnvKey.WorkflowTimings]],
+      ['start-order', [EnvKey.StateTableName, EnvKey.WorkflowStateMachines, EnvKey.WorkflowTimings]],
       [
         'supervisor',
         [
@@ -194,10 +193,11 @@ describe('SchedulerAgentSupervisor stack (default profile, demo: fake services)'
           EnvKey.AlertBusName,
           EnvKey.WorkflowTimings,
           EnvKey.DueShardCount,
+          EnvKey.WorkflowStateMachines,
         ],
       ],
       ['remote-service', [FakesEnvKey.LedgerTableName, FakesEnvKey.StallMillis, FakesEnvKey.SlowMillis]],
-      ...ORDER_STEPS.map(
+      ...V1_STEPS.map(
         (step) =>
           [
             `agent-${step.service}`,
@@ -228,7 +228,7 @@ describe('SchedulerAgentSupervisor stack (default profile, demo: fake services)'
     });
 
     it('each agent serves its own step and signs its calls to the remote service URL (no trailing slash)', () => {
-      for (const step of ORDER_STEPS) {
+      for (const step of V1_STEPS) {
         const variables = environmentOf(template, `agent-${step.service}`);
         expect(variables[EnvKey.StepName]).toBe(step.name);
         expect(variables[EnvKey.RemoteAuth]).toBe('iam');
@@ -239,7 +239,7 @@ describe('SchedulerAgentSupervisor stack (default profile, demo: fake services)'
     });
 
     it('agent timeout is the step timeout plus a margin', () => {
-      for (const step of ORDER_STEPS) {
+      for (const step of V1_STEPS) {
         const fn = resourcesOf(template)[functionIdByService(template, `agent-${step.service}`)];
         expect(fn?.Properties?.Timeout).toBe(synth.config.timings.stepTimeoutSeconds + 10);
       }
@@ -342,7 +342,7 @@ describe('SchedulerAgentSupervisor stack (default profile, demo: fake services)'
       // Work queues and their DLQs, the conflict and alert inboxes, the admission release's and the
       // notifier's failure queues, and each client's reply queue and its DLQ.
       expect(Object.keys(queues)).toHaveLength(
-        2 * (ORDER_STEPS.length + 1) + 4 + 2 * synth.config.clients.length,
+        2 * (V1_STEPS.length + 1) + 4 + 2 * synth.config.clients.length,
       );
       const policies = Object.values(template.findResources('AWS::SQS::QueuePolicy'));
       for (const [id, queue] of Object.entries(queues)) {
@@ -366,7 +366,7 @@ describe('SchedulerAgentSupervisor stack (default profile, demo: fake services)'
         expect(mapping.Properties.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
       }
       const mappings = all.filter((mapping) => !onStream(mapping));
-      expect(mappings).toHaveLength(ORDER_STEPS.length + 1);
+      expect(mappings).toHaveLength(V1_STEPS.length + 1);
       for (const mapping of mappings) {
         expect(mapping.Properties.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
       }
@@ -456,7 +456,7 @@ describe('SchedulerAgentSupervisor stack (default profile, demo: fake services)'
 
     it('agents may answer the scheduler (SendTask*), invoke the remote function URL and use the idempotency table', () => {
       const remote = functionIdByService(template, 'remote-service');
-      for (const step of ORDER_STEPS) {
+      for (const step of V1_STEPS) {
         const statements = statementsOfFunction(
           template,
           functionIdByService(template, `agent-${step.service}`),
@@ -527,7 +527,7 @@ describe('SchedulerAgentSupervisor stack (local profile, alert email)', () => {
 
   it('runs the fake services by default, the agents signing their calls to them', () => {
     expect(synth.stack.remoteServices).toBeDefined();
-    for (const step of ORDER_STEPS) {
+    for (const step of V1_STEPS) {
       expect(environmentOf(synth.template, `agent-${step.service}`)[EnvKey.RemoteAuth]).toBe('iam');
     }
     expect(Object.keys(synth.template.toJSON().Outputs).sort()).toEqual(Object.values(StackOutput).sort());
@@ -568,14 +568,14 @@ describe('SchedulerAgentSupervisor stack (default profile, real endpoints)', () 
       (fn) => fn.Properties.Environment.Variables.POWERTOOLS_SERVICE_NAME,
     );
     expect(services).not.toContain('remote-service');
-    expect(services).toHaveLength(11 + ORDER_STEPS.length);
+    expect(services).toHaveLength(11 + V1_STEPS.length);
     synth.template.resourceCountIs('AWS::Lambda::Url', 0);
     // State, orders, idempotency, admission counters and the alert archive.
     synth.template.resourceCountIs('AWS::DynamoDB::Table', 5);
   });
 
   it('points each agent at its service endpoint, unsigned, and grants it no function URL', () => {
-    for (const step of ORDER_STEPS) {
+    for (const step of V1_STEPS) {
       const variables = environmentOf(synth.template, `agent-${step.service}`);
       expect(variables[EnvKey.RemoteEndpointUrl]).toBe(
         ENDPOINTS_CONTEXT[`${step.service}Endpoint` as keyof typeof ENDPOINTS_CONTEXT],

@@ -1,12 +1,12 @@
 import {
   AgentError,
   AgentRequestSchema,
-  ORDER_STEPS,
+  DEFAULT_WORKFLOW_VERSION,
   renderTransition,
   STATE_TRANSITIONS,
   TRANSITION_NAMES,
   type TransitionName,
-  WORKFLOW_VERSION,
+  workflowSteps,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { type AslDefinition, type AslState, allStates } from '../../../lib/platform/guardrails';
 import {
@@ -15,10 +15,13 @@ import {
 } from '../../../lib/scheduler-agent-supervisor/scheduler/data-tasks';
 import { type SynthesizedStack, stateMachineDefinition, synthesizeStack } from '../support/synth';
 
+/** The steps of an order on the default workflow version (what these tests deploy). */
+const V1_STEPS = workflowSteps(DEFAULT_WORKFLOW_VERSION);
+
 const FENCE = '#lockedBy = :instanceId AND #processState = :processing';
 /** The fence of a compensating execution: its lock on a CompensationInProgress record (and maybe more). */
 const COMPENSATION_FENCE = /^#lockedBy = :instanceId AND #processState = :compensationInProgress( AND .+)?$/;
-const REVERSED = [...ORDER_STEPS].reverse();
+const REVERSED = [...V1_STEPS].reverse();
 
 describe('scheduler state machine, state by state (local profile)', () => {
   let synth: SynthesizedStack;
@@ -37,8 +40,8 @@ describe('scheduler state machine, state by state (local profile)', () => {
     states = allStates(definition);
   });
 
-  it('has exactly the stable, readable state names generated from ORDER_STEPS', () => {
-    const perStep = ORDER_STEPS.flatMap((step) =>
+  it('has exactly the stable, readable state names generated from V1_STEPS', () => {
+    const perStep = V1_STEPS.flatMap((step) =>
       [
         'Check',
         'MarkRunning',
@@ -71,7 +74,7 @@ describe('scheduler state machine, state by state (local profile)', () => {
 
   it('is JSONPath only (no JSONata, no variables) and carries the workflow version', () => {
     expect(definition.QueryLanguage ?? 'JSONPath').toBe('JSONPath');
-    expect(definition.Comment).toContain(`workflow version ${WORKFLOW_VERSION}`);
+    expect(definition.Comment).toContain(`workflow version ${DEFAULT_WORKFLOW_VERSION}`);
     for (const [name, s] of states) {
       for (const field of ['QueryLanguage', 'Arguments', 'Output', 'Assign']) {
         expect({ name, has: field in s }).toEqual({ name, has: false });
@@ -82,7 +85,7 @@ describe('scheduler state machine, state by state (local profile)', () => {
   it('bounds the whole execution by the plan of steps and compensations (TimeoutSeconds)', () => {
     const { stepTimeoutSeconds, stepDeadlineSlackSeconds } = synth.config.timings;
     expect(definition.TimeoutSeconds).toBeGreaterThanOrEqual(
-      2 * ORDER_STEPS.length * (stepTimeoutSeconds + stepDeadlineSlackSeconds),
+      2 * V1_STEPS.length * (stepTimeoutSeconds + stepDeadlineSlackSeconds),
     );
   });
 
@@ -111,7 +114,7 @@ describe('scheduler state machine, state by state (local profile)', () => {
     expect(checkLock.Choices).toHaveLength(2);
     const rules = checkLock.Choices as { And: Record<string, unknown>[]; Next: string }[];
     expect(rules.map((rule) => rule.Next)).toEqual([
-      `${ORDER_STEPS[0].name}.Check`,
+      `${V1_STEPS[0].name}.Check`,
       `${REVERSED[0]?.name}.Undo.Check`,
     ]);
     for (const [rule, processState] of [
@@ -131,12 +134,12 @@ describe('scheduler state machine, state by state (local profile)', () => {
 
   it('every store update is fenced on LockedBy and ProcessState, and a failed fence ends in FencedOut', () => {
     const updates = [...states].filter(([, s]) => s.Resource?.endsWith(':states:::dynamodb:updateItem'));
-    const steps = ORDER_STEPS.flatMap((step) => [
+    const steps = V1_STEPS.flatMap((step) => [
       `${step.name}.MarkRunning`,
       `${step.name}.MarkCompleted`,
       `${step.name}.BeginCompensation`,
     ]);
-    const undos = ORDER_STEPS.flatMap((step) =>
+    const undos = V1_STEPS.flatMap((step) =>
       ['MarkCompensating', 'MarkUncertain', 'MarkCompensated', 'MarkCompensationFailed'].map(
         (suffix) => `${step.name}.Undo.${suffix}`,
       ),
@@ -175,7 +178,7 @@ describe('scheduler state machine, state by state (local profile)', () => {
     for (const [name, update] of updates) {
       const transition = /\(transition (\w+)\)\.$/.exec(String(update.Comment))?.[1] as TransitionName;
       expect({ name, by: STATE_TRANSITIONS[transition]?.by }).toEqual({ name, by: 'scheduler' });
-      const step = ORDER_STEPS.find((candidate) => name.startsWith(`${candidate.name}.`))?.name;
+      const step = V1_STEPS.find((candidate) => name.startsWith(`${candidate.name}.`))?.name;
       const rendered = renderTransition(transition, step === undefined ? {} : { step });
       const p = update.Parameters as Record<string, unknown>;
       expect({ name, update: p.UpdateExpression, condition: p.ConditionExpression }).toEqual({
@@ -235,9 +238,9 @@ describe('scheduler state machine, state by state (local profile)', () => {
     }
   });
 
-  describe.each(ORDER_STEPS.map((step, index) => [step.name, index] as const))('step %s', (name, index) => {
+  describe.each(V1_STEPS.map((step, index) => [step.name, index] as const))('step %s', (name, index) => {
     const following = (): string => {
-      const next = ORDER_STEPS[index + 1];
+      const next = V1_STEPS[index + 1];
       return next ? `${next.name}.Check` : 'MarkProcessed';
     };
 
@@ -365,7 +368,7 @@ describe('scheduler state machine, state by state (local profile)', () => {
         ':compensationEntry': {
           M: {
             Seq: { N: String(index + 1) },
-            Compensation: { S: ORDER_STEPS[index]?.compensation.name },
+            Compensation: { S: V1_STEPS[index]?.compensation.name },
             Undoes: { 'S.$': `States.Format('{}:${name}', $.orderId)` },
             ConfirmationId: { 'S.$': `$.results.${name}.confirmationId` },
             Status: { S: 'Recorded' },
@@ -380,7 +383,7 @@ describe('scheduler state machine, state by state (local profile)', () => {
   describe.each(REVERSED.map((step, index) => [step.name, index] as const))(
     'undo of step %s',
     (name, index) => {
-      const step = REVERSED[index] as (typeof ORDER_STEPS)[number];
+      const step = REVERSED[index] as (typeof V1_STEPS)[number];
       const previous = (): string => {
         const before = REVERSED[index + 1];
         return before ? `${before.name}.Undo.Check` : 'MarkCompensated';
@@ -410,7 +413,7 @@ describe('scheduler state machine, state by state (local profile)', () => {
 
       it('Undo.CallAgent asks the step agent to compensate, keyed on the compensation, then MarkCompensated', () => {
         const call = state(`${name}.Undo.CallAgent`);
-        const queue = synth.stack.agents[ORDER_STEPS.indexOf(step)]?.requests.queue;
+        const queue = synth.stack.agents[V1_STEPS.indexOf(step)]?.requests.queue;
         const queueRef = synth.stack.resolve(queue?.queueUrl) as { Ref: string };
         expect(call).toMatchObject({
           TimeoutSeconds: synth.config.timings.stepTimeoutSeconds,
@@ -487,7 +490,7 @@ describe('scheduler state machine, state by state (local profile)', () => {
   });
 
   it('a refused compensation: CompensationFailed with LastError, out of the index, its alert in the outbox (same write), Fail', () => {
-    for (const step of ORDER_STEPS) {
+    for (const step of V1_STEPS) {
       const p = params(`${step.name}.Undo.MarkCompensationFailed`) as Record<string, Record<string, unknown>>;
       expect(p.UpdateExpression).toBe(
         'SET #processState = :compensationFailed, #compensationLog.#step.#status = :failed, ' +
@@ -529,7 +532,7 @@ describe('scheduler state machine, state by state (local profile)', () => {
       )
       .map(([name]) => name);
     expect(sources.sort()).toEqual(
-      ORDER_STEPS.flatMap((step) => [`${step.name}.CallAgent`, `${step.name}.Undo.CallAgent`]).sort(),
+      V1_STEPS.flatMap((step) => [`${step.name}.CallAgent`, `${step.name}.Undo.CallAgent`]).sort(),
     );
   });
 });

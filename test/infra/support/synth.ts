@@ -77,6 +77,14 @@ export function stateMachineDefinition(template: Template): AslDefinition {
   return parseDefinition(machines[0]?.Properties.DefinitionString);
 }
 
+/** The environment variables of the function whose POWERTOOLS_SERVICE_NAME is `service`. */
+export function environmentOf(template: Template, service: string): Record<string, unknown> {
+  const fn = resourcesOf(template)[functionIdByService(template, service)];
+  const environment = fn?.Properties?.Environment as { Variables: Record<string, unknown> } | undefined;
+  if (!environment) throw new Error(`Function of ${service} has no environment`);
+  return environment.Variables;
+}
+
 /** Logical id of the Lambda function whose POWERTOOLS_SERVICE_NAME is `service`. */
 export function functionIdByService(template: Template, service: string): string {
   const matches = Object.entries(template.findResources('AWS::Lambda::Function')).filter(

@@ -16,9 +16,10 @@ import {
   ALERT_OUTBOX_SHARD,
   AlertType,
   alertIdFor,
-  ORDER_STEPS,
+  DEFAULT_WORKFLOW_VERSION,
   ProcessState,
   type StepName,
+  workflowSteps,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { startOrder } from '../../../lambdas/scheduler-agent-supervisor/domain/starter';
 import { waitForEnd } from '../local-runtime/stepfunctions/harness';
@@ -33,10 +34,13 @@ import {
   stepStatus,
 } from './scheduler-harness';
 
+/** The steps of an order on the default workflow version (what these tests deploy). */
+const V1_STEPS = workflowSteps(DEFAULT_WORKFLOW_VERSION);
+
 const { stepTimeoutSeconds } = config.timings;
-const STEP_NAMES = ORDER_STEPS.map((step) => step.name);
+const STEP_NAMES = V1_STEPS.map((step) => step.name);
 const compensationOf = (step: StepName) =>
-  ORDER_STEPS.find((candidate) => candidate.name === step)?.compensation.name ?? '';
+  V1_STEPS.find((candidate) => candidate.name === step)?.compensation.name ?? '';
 
 describe('compensation in the synthesized scheduler state machine (local runtime)', () => {
   let s: SchedulerHarness;
@@ -189,7 +193,8 @@ describe('compensation in the synthesized scheduler state machine (local runtime
       { orderId, reason: 'supervisor-retry', correlationId: 'corr-retry' },
       {
         states: store,
-        workflow: new SfnWorkflowStarter(s.h.client, s.stateMachineArn),
+        workflow: new SfnWorkflowStarter(s.h.client, new Map([[1, s.stateMachineArn]])),
+        liveWorkflowVersions: [1],
         clock: { now: () => Date.now() },
         timings: config.timings,
         retry: {
@@ -336,7 +341,8 @@ describe('compensation in the synthesized scheduler state machine (local runtime
         { orderId, reason: 'operator-cancel', correlationId: 'corr-cancel' },
         {
           states: store,
-          workflow: new SfnWorkflowStarter(s.h.client, s.stateMachineArn),
+          workflow: new SfnWorkflowStarter(s.h.client, new Map([[1, s.stateMachineArn]])),
+          liveWorkflowVersions: [1],
           clock: { now: () => Date.now() },
           timings: config.timings,
           retry: {
@@ -375,7 +381,7 @@ describe('compensation in the synthesized scheduler state machine (local runtime
       ]);
       // A compensation claim plans compensation deadlines only.
       expect(Object.keys(item.Plan?.M ?? {}).sort()).toEqual(
-        ORDER_STEPS.map((step) => step.compensation.name).sort(),
+        V1_STEPS.map((step) => step.compensation.name).sort(),
       );
       expectCompensationRequests(orderId, item, ['ScheduleShipping', 'ChargePayment', 'ReserveInventory'], 2);
       expect(requests(orderId).every((request) => request.action === 'compensate')).toBe(true);

@@ -24,12 +24,13 @@ import {
 import {
   AlertType,
   alertIdFor,
-  ORDER_STEPS,
+  DEFAULT_WORKFLOW_VERSION,
   ProcessState,
   renderTransition,
   STATE_TRANSITIONS,
   TRANSITION_NAMES,
   type TransitionName,
+  workflowSteps,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import type { DueRecord } from '../../../lambdas/scheduler-agent-supervisor/domain/ports';
 import { allStates } from '../../../lib/platform/guardrails';
@@ -37,16 +38,19 @@ import { resolveParameters } from '../../infra/support/asl-parameters';
 import { stateMachineDefinition, synthesizeStack } from '../../infra/support/synth';
 import { dynamoClient, type RunningEmulator, startDynamoDbLocal } from '../../support/emulators';
 
+/** The steps of an order on the default workflow version (what these tests deploy). */
+const V1_STEPS = workflowSteps(DEFAULT_WORKFLOW_VERSION);
+
 const ORDER_ID = 'order-42';
 const HOLDER = `${ORDER_ID}--attempt-2`;
 const STALE = `${ORDER_ID}--attempt-1`;
 const PLAN_MILLIS = 1_900_000_000_000;
-const [FIRST_STEP] = ORDER_STEPS;
+const [FIRST_STEP] = V1_STEPS;
 
-const COMPENSATIONS = ORDER_STEPS.map((s) => s.compensation.name);
+const COMPENSATIONS = V1_STEPS.map((s) => s.compensation.name);
 
 /** A Recorded compensation log entry of a completed step. */
-function logEntry(step: (typeof ORDER_STEPS)[number], seq: number): AttributeValue {
+function logEntry(step: (typeof V1_STEPS)[number], seq: number): AttributeValue {
   return {
     M: {
       Seq: { N: String(seq) },
@@ -70,7 +74,7 @@ function holderRecord(state: string): Record<string, AttributeValue> {
     ...claimedRecord(),
     ProcessState: { S: 'CompensationInProgress' },
     CompensationLog: {
-      M: uncertain ? {} : Object.fromEntries(ORDER_STEPS.map((s, k) => [s.name, logEntry(s, k + 1)])),
+      M: uncertain ? {} : Object.fromEntries(V1_STEPS.map((s, k) => [s.name, logEntry(s, k + 1)])),
     },
   };
 }
@@ -86,11 +90,11 @@ function claimedRecord(): Record<string, AttributeValue> {
     FailureCount: { N: '1' },
     Attempt: { N: '2' },
     Steps: {
-      M: Object.fromEntries(ORDER_STEPS.map((s) => [s.name, { M: { Status: { S: 'NotStarted' } } }])),
+      M: Object.fromEntries(V1_STEPS.map((s) => [s.name, { M: { Status: { S: 'NotStarted' } } }])),
     },
     Plan: {
       M: Object.fromEntries(
-        [...ORDER_STEPS.map((s) => s.name), ...COMPENSATIONS].map((name, k) => [
+        [...V1_STEPS.map((s) => s.name), ...COMPENSATIONS].map((name, k) => [
           name,
           { N: String(PLAN_MILLIS + k * 8000) },
         ]),
@@ -163,9 +167,9 @@ describe('fenced store updates of the synthesized state machine (DynamoDB Local)
       correlationId: 'corr-1',
       workflowVersion: 1,
       record: { Item: claimedRecord() },
-      results: Object.fromEntries(ORDER_STEPS.map((s) => [s.name, { confirmationId: `conf-${s.name}` }])),
+      results: Object.fromEntries(V1_STEPS.map((s) => [s.name, { confirmationId: `conf-${s.name}` }])),
       compensations: Object.fromEntries(
-        ORDER_STEPS.map((s) => [s.name, { confirmationId: `undo-${s.name}`, undone: true }]),
+        V1_STEPS.map((s) => [s.name, { confirmationId: `undo-${s.name}`, undone: true }]),
       ),
       failedStep: FIRST_STEP.name,
       error: { Error: 'Agent.PermanentFailure', Cause: '{"status":422}' },
@@ -219,7 +223,7 @@ describe('fenced store updates of the synthesized state machine (DynamoDB Local)
     const compensating = fencedUpdates.filter(
       (state) => state.includes('.Undo.') || state === 'MarkCompensated',
     );
-    expect(compensating).toHaveLength(4 * ORDER_STEPS.length + 1);
+    expect(compensating).toHaveLength(4 * V1_STEPS.length + 1);
     for (const state of compensating) {
       await client.send(new PutItemCommand({ TableName: tableName, Item: holderRecord(state) }));
       const before = await read();
@@ -286,7 +290,7 @@ describe('fenced store updates of the synthesized state machine (DynamoDB Local)
   });
 
   it('every fenced update of the definition: a stale instance is rejected and changes nothing', async () => {
-    expect(fencedUpdates.length).toBe(7 * ORDER_STEPS.length + 2);
+    expect(fencedUpdates.length).toBe(7 * V1_STEPS.length + 2);
     for (const state of fencedUpdates) {
       const before = await read();
       await expect(client.send(new UpdateItemCommand(request(state, STALE)))).rejects.toMatchObject({
@@ -324,7 +328,7 @@ describe('fenced store updates of the synthesized state machine (DynamoDB Local)
     const AGENT_ERROR = { Error: 'Agent.PermanentFailure', Cause: '{"status":422}' };
     /** The values the state machine binds for the sample execution of request(), by transition. */
     const sdkValues = (transition: TransitionName, step: string | undefined) => {
-      const index = ORDER_STEPS.findIndex((s) => s.name === step);
+      const index = V1_STEPS.findIndex((s) => s.name === step);
       switch (transition) {
         case 'markStepRunning':
           return { instanceId: HOLDER, now: NOW, runningStep: step, completeBy: PLAN_MILLIS + index * 8000 };
@@ -334,7 +338,7 @@ describe('fenced store updates of the synthesized state machine (DynamoDB Local)
             now: NOW,
             result: { ConfirmationId: `conf-${step}` },
             seq: index + 1,
-            compensation: ORDER_STEPS[index]?.compensation.name,
+            compensation: V1_STEPS[index]?.compensation.name,
             undoes: `${ORDER_ID}:${step}`,
             confirmationId: `conf-${step}`,
           };
@@ -344,7 +348,7 @@ describe('fenced store updates of the synthesized state machine (DynamoDB Local)
           return {
             instanceId: HOLDER,
             now: NOW,
-            completeBy: PLAN_MILLIS + (2 * ORDER_STEPS.length - 1) * 8000,
+            completeBy: PLAN_MILLIS + (2 * V1_STEPS.length - 1) * 8000,
             lastError: {
               Source: step,
               Error: AGENT_ERROR.Error,
@@ -356,16 +360,16 @@ describe('fenced store updates of the synthesized state machine (DynamoDB Local)
           return {
             instanceId: HOLDER,
             now: NOW,
-            completeBy: PLAN_MILLIS + (ORDER_STEPS.length + index) * 8000,
+            completeBy: PLAN_MILLIS + (V1_STEPS.length + index) * 8000,
           };
         case 'markCompensatingUncertain':
           return {
             instanceId: HOLDER,
             now: NOW,
             seq: index + 1,
-            compensation: ORDER_STEPS[index]?.compensation.name,
+            compensation: V1_STEPS[index]?.compensation.name,
             undoes: `${ORDER_ID}:${step}`,
-            completeBy: PLAN_MILLIS + (ORDER_STEPS.length + index) * 8000,
+            completeBy: PLAN_MILLIS + (V1_STEPS.length + index) * 8000,
           };
         case 'markStepCompensated':
           return { instanceId: HOLDER, now: NOW, result: { ConfirmationId: `undo-${step}`, Undone: true } };
@@ -376,7 +380,7 @@ describe('fenced store updates of the synthesized state machine (DynamoDB Local)
             instanceId: HOLDER,
             now: NOW,
             lastError: {
-              Source: ORDER_STEPS[index]?.compensation.name,
+              Source: V1_STEPS[index]?.compensation.name,
               Error: AGENT_ERROR.Error,
               Cause: JSON.stringify(AGENT_ERROR),
               At: NOW,
@@ -399,7 +403,7 @@ describe('fenced store updates of the synthesized state machine (DynamoDB Local)
         const transition = /\(transition (\w+)\)\.$/.exec(
           String(statesComment(state)),
         )?.[1] as TransitionName;
-        const step = ORDER_STEPS.find((s) => state.startsWith(`${s.name}.`))?.name;
+        const step = V1_STEPS.find((s) => state.startsWith(`${s.name}.`))?.name;
         await client.send(new PutItemCommand({ TableName: tableName, Item: holderRecord(state) }));
         await client.send(new UpdateItemCommand(request(state, HOLDER)));
         const byStateMachine = await read();
@@ -428,7 +432,7 @@ describe('fenced store updates of the synthesized state machine (DynamoDB Local)
       );
       const store = new DynamoStateStore(doc, tableName);
       const at = Date.parse(NOW);
-      const plan = Object.fromEntries(ORDER_STEPS.map((s, k) => [s.name, PLAN_MILLIS + k * 8000]));
+      const plan = Object.fromEntries(V1_STEPS.map((s, k) => [s.name, PLAN_MILLIS + k * 8000]));
       const pending = { ...claimedRecord(), ProcessState: { S: 'Pending' }, Attempt: { N: '1' } };
       delete (pending as Record<string, unknown>).LockedBy;
       await client.send(new PutItemCommand({ TableName: tableName, Item: pending }));
@@ -443,7 +447,6 @@ describe('fenced store updates of the synthesized state machine (DynamoDB Local)
         attempt: 2,
         instanceId: HOLDER,
         claimableUntilCompleteBy: PLAN_MILLIS,
-        workflowVersion: 1,
         plan,
         completeBy: PLAN_MILLIS,
         at,
@@ -517,7 +520,6 @@ describe('fenced store updates of the synthesized state machine (DynamoDB Local)
         attempt: 2,
         instanceId: HOLDER,
         claimableUntilCompleteBy: PLAN_MILLIS,
-        workflowVersion: 1,
         plan,
         completeBy: PLAN_MILLIS,
         at,

@@ -7,10 +7,16 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ORDER_STEPS } from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import {
+  DEFAULT_WORKFLOW_VERSION,
+  workflowSteps,
+} from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { type LocalRuntime, startLocalRuntime, synthesizeLocalAssembly } from '../../../lib/local-runtime';
 import { SystemClient } from '../../acceptance/scheduler-agent-supervisor/system-client';
 import { parseTargetDescription } from '../../acceptance/target';
+
+/** The steps of an order on the default workflow version (what these tests deploy). */
+const V1_STEPS = workflowSteps(DEFAULT_WORKFLOW_VERSION);
 
 jest.setTimeout(180_000);
 
@@ -84,7 +90,7 @@ describe('local runtime restart with --data', () => {
       const done = await second.system.waitForState(orderId, ['Processed', 'Error'], 90_000);
       expect(done).toMatchObject({ processState: 'Processed', failureCount: 1, attempt: 2 });
       const keys = (await second.system.ledgerEffects(orderId)).map((e) => e.IdempotencyKey?.S).sort();
-      expect(keys).toEqual(ORDER_STEPS.map((step) => `${orderId}:${step.name}`).sort());
+      expect(keys).toEqual(V1_STEPS.map((step) => `${orderId}:${step.name}`).sort());
     } finally {
       second.system.close();
     }

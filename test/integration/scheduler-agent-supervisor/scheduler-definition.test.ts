@@ -5,8 +5,14 @@
  * The compensation paths are in compensation.test.ts.
  */
 import { SendTaskHeartbeatCommand } from '@aws-sdk/client-sfn';
-import { ORDER_STEPS } from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import {
+  DEFAULT_WORKFLOW_VERSION,
+  workflowSteps,
+} from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { config, type SchedulerHarness, startSchedulerHarness, stepStatus } from './scheduler-harness';
+
+/** The steps of an order on the default workflow version (what these tests deploy). */
+const V1_STEPS = workflowSteps(DEFAULT_WORKFLOW_VERSION);
 
 const { stepTimeoutSeconds, stepHeartbeatSeconds } = config.timings;
 
@@ -35,7 +41,7 @@ describe('the synthesized scheduler state machine on the local runtime', () => {
     expect(item.ProcessState).toEqual({ S: 'Processed' });
     expect(item.LockedBy).toBeUndefined();
     expect(item.DueShard).toBeUndefined();
-    for (const step of ORDER_STEPS) {
+    for (const step of V1_STEPS) {
       expect(stepStatus(item, step.name)).toBe('Completed');
       expect(item.Steps?.M?.[step.name]?.M?.Result).toEqual({
         M: { ConfirmationId: { S: `conf-${step.name}` } },
@@ -50,7 +56,7 @@ describe('the synthesized scheduler state machine on the local runtime', () => {
     }
     expect(item.RunningStep).toBeUndefined();
     const requests = s.received.get('order-happy') ?? [];
-    expect(requests.map((request) => request.step)).toEqual(ORDER_STEPS.map((step) => step.name));
+    expect(requests.map((request) => request.step)).toEqual(V1_STEPS.map((step) => step.name));
     const planned = item.Plan?.M ?? {};
     for (const request of requests) {
       expect(request).toMatchObject({

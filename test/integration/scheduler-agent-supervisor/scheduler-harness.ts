@@ -17,9 +17,10 @@ import { App, type CfnElement, type Stack } from 'aws-cdk-lib';
 import {
   type AgentRequest,
   AgentRequestSchema,
-  ORDER_STEPS,
+  DEFAULT_WORKFLOW_VERSION,
   STATE_SCHEMA_VERSION,
   type StepName,
+  workflowSteps,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { remoteServicesDownstream } from '../../../lib/fakes/remote-services';
 import type { PutEventsEntry } from '../../../lib/local-runtime/stepfunctions';
@@ -34,6 +35,9 @@ import {
   startSfnHarness,
   waitForEnd,
 } from '../local-runtime/stepfunctions/harness';
+
+/** The steps of an order on the default workflow version (what these tests deploy). */
+const V1_STEPS = workflowSteps(DEFAULT_WORKFLOW_VERSION);
 
 export const config = loadConfig('local');
 const { stepTimeoutSeconds } = config.timings;
@@ -147,7 +151,7 @@ export async function startSchedulerHarness(): Promise<SchedulerHarness> {
     ),
     createTable(h.dynamodb, ORDERS_TABLE),
   ]);
-  for (const step of ORDER_STEPS) queueUrls.set(step.name, await createQueue(h.sqs, `${step.name}-requests`));
+  for (const step of V1_STEPS) queueUrls.set(step.name, await createQueue(h.sqs, `${step.name}-requests`));
   const refs: Record<string, string> = {
     [logicalId(stack, stack.stateStore.table)]: STATE_TABLE,
     [logicalId(stack, stack.ordersDatabase.table)]: ORDERS_TABLE,
@@ -167,7 +171,7 @@ export async function startSchedulerHarness(): Promise<SchedulerHarness> {
   const unexpected: string[] = [];
   let polling = true;
   // The scripted agent: one long-poll loop per queue, dispatching by orderId.
-  const pollers = ORDER_STEPS.map(async (step) => {
+  const pollers = V1_STEPS.map(async (step) => {
     const queueUrl = queueUrls.get(step.name) ?? '';
     while (polling) {
       const got = await h.sqs.send(
@@ -221,7 +225,7 @@ export async function startSchedulerHarness(): Promise<SchedulerHarness> {
     const log: Record<string, AttributeValue> = {};
     const plan: Record<string, AttributeValue> = {};
     let k = 0;
-    ORDER_STEPS.forEach((step, index) => {
+    V1_STEPS.forEach((step, index) => {
       const seeded = options.steps?.[step.name] ?? { status: 'NotStarted' };
       const done = seeded.status === 'Completed';
       steps[step.name] = {
@@ -251,7 +255,7 @@ export async function startSchedulerHarness(): Promise<SchedulerHarness> {
       plan[step.name] = { N: String(done ? now : now + k * planOffset) };
     });
     // Compensation deadlines after the steps', in the order they run (as the starter plans them).
-    [...ORDER_STEPS].reverse().forEach((step, index) => {
+    [...V1_STEPS].reverse().forEach((step, index) => {
       plan[step.compensation.name] = { N: String(now + (k + index + 1) * planOffset) };
     });
     const instanceId = `${orderId}--attempt-${options.attempt}`;

@@ -1,4 +1,8 @@
-import { ORDER_STEPS, RoleServiceName } from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import {
+  DEFAULT_WORKFLOW_VERSION,
+  RoleServiceName,
+  workflowSteps,
+} from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { maxSafeRelativeSkewMillis, terminalBound } from '../../../lib/chaos/core/bounds';
 import {
   ATTEMPT_FAULTS,
@@ -19,6 +23,9 @@ import { renderSummary, renderTable } from '../../../lib/chaos/core/report';
 import { percentile, recoveryLatencies, summarize } from '../../../lib/chaos/core/stats';
 import { roleOf } from '../../../lib/chaos/runner/assembly';
 import { PINNED_TIMINGS } from './pinned-timings';
+
+/** The steps of an order on the default workflow version (what these tests deploy). */
+const V1_STEPS = workflowSteps(DEFAULT_WORKFLOW_VERSION);
 
 const timings = PINNED_TIMINGS;
 
@@ -237,7 +244,7 @@ describe('terminalBound', () => {
   it('adds up first claim, every attempt, back-offs, re-claims and the stated allowance', () => {
     const bound = terminalBound({
       timings,
-      stepCount: ORDER_STEPS.length,
+      stepCount: V1_STEPS.length,
       maxClockSkewMillis: 600,
       schedulingAllowanceMillis: 60_000,
     });

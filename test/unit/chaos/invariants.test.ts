@@ -1,4 +1,8 @@
-import { ORDER_STEPS, ProcessState } from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import {
+  DEFAULT_WORKFLOW_VERSION,
+  ProcessState,
+  workflowSteps,
+} from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { FAULT_KINDS, FaultKind } from '../../../lib/chaos/core/faults';
 import {
   type CampaignSnapshot,
@@ -13,16 +17,19 @@ import {
 } from '../../../lib/chaos/core/invariants';
 import { PINNED_TIMINGS } from './pinned-timings';
 
+/** The steps of an order on the default workflow version (what these tests deploy). */
+const V1_STEPS = workflowSteps(DEFAULT_WORKFLOW_VERSION);
+
 const timings = PINNED_TIMINGS;
 
-const completed = Object.fromEntries(ORDER_STEPS.map((step) => [step.name, 'Completed']));
+const completed = Object.fromEntries(V1_STEPS.map((step) => [step.name, 'Completed']));
 
 function processed(orderId: string): RecordSnapshot {
   return { orderId, processState: ProcessState.Processed, failureCount: 0, attempt: 1, steps: completed };
 }
 
 function effectsFor(orderId: string): LedgerEffect[] {
-  return ORDER_STEPS.map((step) => ({ service: step.service, idempotencyKey: `${orderId}:${step.name}` }));
+  return V1_STEPS.map((step) => ({ service: step.service, idempotencyKey: `${orderId}:${step.name}` }));
 }
 
 /**
@@ -270,7 +277,7 @@ function operated(): CampaignSnapshot {
     processState: ProcessState.Compensated,
     failureCount: 0,
     attempt: 2,
-    steps: Object.fromEntries(ORDER_STEPS.map((step) => [step.name, 'Compensated'])),
+    steps: Object.fromEntries(V1_STEPS.map((step) => [step.name, 'Compensated'])),
     compensationLog: {
       ReserveInventory: { status: 'Compensated', compensatedAt: 62_100, undone: true },
       ChargePayment: { status: 'Compensated', compensatedAt: 61_100, undone: true },
@@ -287,7 +294,7 @@ function operated(): CampaignSnapshot {
       },
     ],
   };
-  const gEffects = ORDER_STEPS.map((step) => ({
+  const gEffects = V1_STEPS.map((step) => ({
     service: step.service,
     idempotencyKey: `g:${step.name}`,
     undoneBy: `g:${step.compensation.name}`,
@@ -309,7 +316,7 @@ function operated(): CampaignSnapshot {
       },
     ],
   };
-  const gUndos = ORDER_STEPS.map((step, index) => ({
+  const gUndos = V1_STEPS.map((step, index) => ({
     service: step.service,
     idempotencyKey: `g:${step.compensation.name}`,
     undoes: `g:${step.name}`,

@@ -7,7 +7,7 @@ const parse = (argv: string[], environment: Record<string, string | undefined> =
 
 describe('npm start arguments', () => {
   it('defaults to port 3000 and the project target file', () => {
-    expect(parse([])).toEqual({ port: DEFAULT_PORT, targetFile: '/project/.local/target.json' });
+    expect(parse([])).toEqual({ port: DEFAULT_PORT, targetFile: '/project/.local/target.json', context: {} });
     expect(DEFAULT_PORT).toBe(3000);
   });
 
@@ -38,8 +38,25 @@ describe('npm start arguments', () => {
       dataDir: '/work/here/d',
       assemblyDir: '/a',
       targetFile: '/work/here/t.json',
+      context: {},
     });
     expect(() => parse(['--verbose'])).toThrow("Unknown argument '--verbose'. Usage: npm start --");
     expect(() => parse(['--data'])).toThrow('--data needs a value');
+  });
+
+  it('collects --context key=value for the synthesis (repeatable, the last value of a key wins)', () => {
+    expect(
+      parse([
+        '--context',
+        'workflowVersion=2',
+        '--context',
+        'admissionLimit=4',
+        '--context',
+        'workflowVersion=1',
+      ]).context,
+    ).toEqual({ workflowVersion: '1', admissionLimit: '4' });
+    expect(() => parse(['--context', 'workflowVersion'])).toThrow(
+      "--context takes key=value, got 'workflowVersion'",
+    );
   });
 });

@@ -717,8 +717,9 @@ describe('remoteOperationFor', () => {
 describe('idempotencyRetentionSeconds', () => {
   it('covers every attempt the supervisor can make with the default profile', () => {
     const { timings } = loadConfig('default');
-    // 5 attempts x (3 steps x (120 + 30) s + 900 s longest back-off + 120 s start grace)
-    expect(idempotencyRetentionSeconds(timings)).toBe(5 * (3 * 150 + 900 + 120));
+    // 5 attempts x (4 steps of the longest workflow version x (120 + 30) s + 900 s longest
+    // back-off + 120 s start grace)
+    expect(idempotencyRetentionSeconds(timings)).toBe(5 * (4 * 150 + 900 + 120));
   });
 
   it('never drops below an hour', () => {

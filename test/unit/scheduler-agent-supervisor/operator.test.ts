@@ -131,6 +131,7 @@ function deps(
     dueShardCount: 4,
     admission: ADMISSION,
     drain: { read: async () => drain },
+    liveWorkflowVersions: [1],
     log: silentLog,
   };
 }
@@ -142,6 +143,8 @@ const summary = (
   orderId: 'order-1',
   processState,
   updatedAt: SEEN_AT,
+  schemaVersion: 3,
+  workflowVersion: 1,
   failureCount: 3,
   compensationFailureCount: 2,
   ...extra,
@@ -296,6 +299,27 @@ describe('performOperatorAction', () => {
       },
     );
   });
+
+  it.each([
+    [
+      'a retired or future workflow version',
+      { workflowVersion: 99 },
+      'WorkflowVersion 99; live workflow versions: 1',
+    ],
+    ['an unsupported schema version', { schemaVersion: 1 }, 'SchemaVersion 1; supported: 2, 3'],
+  ])(
+    'refuses a record of %s: nothing written, no start message, the reason named',
+    async (_case, versions, reason) => {
+      for (const action of [OperatorAction.Retry, OperatorAction.Cancel]) {
+        const store = new MemoryStore(summary(ProcessState.Error, versions));
+        const sent: StartOrderMessage[] = [];
+        const outcome = await act(action, ProcessState.Error, deps(store, sent));
+        expect(outcome).toEqual({ kind: 'unsupported-version', message: expect.stringContaining(reason) });
+        expect(store.writes).toEqual([]);
+        expect(sent).toEqual([]);
+      }
+    },
+  );
 
   it('still succeeds when the start message cannot be sent (the supervisor re-queues it)', async () => {
     const outcome = await act(

@@ -1,8 +1,8 @@
 import {
   CompensationStatus,
+  DEFAULT_WORKFLOW_VERSION,
   ProcessState,
   StepStatus,
-  WORKFLOW_VERSION,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import {
   type ClaimTimings,
@@ -32,6 +32,7 @@ const WINDOW = 150_000;
 function record(overrides: Partial<StateRecord> = {}): StateRecord {
   return {
     ...buildInitialStateRecord({
+      workflowVersion: 1,
       orderId: 'order-1',
       orderFingerprint: 'fp',
       now: NOW - 10_000,
@@ -115,7 +116,7 @@ describe('planAttempt', () => {
       NOW + WINDOW,
     ],
   ])('with %s', (_case, steps, expectedPlan, expectedCompleteBy) => {
-    expect(planAttempt({ steps }, NOW, timings)).toEqual({
+    expect(planAttempt({ workflowVersion: 1, steps }, NOW, timings)).toEqual({
       plan: expectedPlan,
       completeBy: expectedCompleteBy,
     });
@@ -125,7 +126,11 @@ describe('planAttempt', () => {
     for (const timeout of [1, 6, 120]) {
       for (const slack of [0, 2, 30]) {
         const t = { ...timings, stepTimeoutSeconds: timeout, stepDeadlineSlackSeconds: slack };
-        const { plan, completeBy } = planAttempt({ steps: { ChargePayment: completed } }, NOW, t);
+        const { plan, completeBy } = planAttempt(
+          { workflowVersion: 1, steps: { ChargePayment: completed } },
+          NOW,
+          t,
+        );
         expect(plan.ReserveInventory).toBeGreaterThan(NOW);
         expect(plan.ScheduleShipping).toBeGreaterThan(plan.ReserveInventory ?? 0);
         expect(completeBy).toBe(plan.ReserveInventory);
@@ -144,6 +149,7 @@ describe('planCompensation', () => {
   it('plans only compensations: the ones that may still run one window each, in reverse step order', () => {
     const plan = planCompensation(
       {
+        workflowVersion: 1,
         steps: { ReserveInventory: completed, ChargePayment: completed, ScheduleShipping: running },
         compensationLog: {
           ReserveInventory: entry(CompensationStatus.Recorded),
@@ -163,6 +169,7 @@ describe('planCompensation', () => {
     expect(
       planCompensation(
         {
+          workflowVersion: 1,
           steps: {
             ReserveInventory: { status: StepStatus.Compensated },
             ChargePayment: { status: StepStatus.TimedOut },
@@ -179,7 +186,7 @@ describe('planCompensation', () => {
   });
 
   it('still gives one window when there is nothing to undo', () => {
-    expect(planCompensation({ steps: {}, compensationLog: {} }, NOW, timings)).toEqual({
+    expect(planCompensation({ workflowVersion: 1, steps: {}, compensationLog: {} }, NOW, timings)).toEqual({
       plan: { CancelShipment: NOW, RefundPayment: NOW, ReleaseInventory: NOW },
       completeBy: NOW + WINDOW,
     });
@@ -197,7 +204,7 @@ describe('decideClaim', () => {
       instanceId: 'order-1--attempt-1',
       claimedAt: NOW,
       claimableUntilCompleteBy: NOW + 60_000 + 15_000,
-      workflowVersion: WORKFLOW_VERSION,
+      workflowVersion: DEFAULT_WORKFLOW_VERSION,
       plan: planAttempt(record(), NOW, timings).plan,
       completeBy: NOW + WINDOW,
     });
@@ -295,7 +302,7 @@ describe('decideClaim', () => {
         instanceId: 'order-1--attempt-3',
         claimedAt: NOW,
         claimableUntilCompleteBy: NOW + 60_000 + 15_000,
-        workflowVersion: WORKFLOW_VERSION,
+        workflowVersion: DEFAULT_WORKFLOW_VERSION,
         plan: planCompensation(record, NOW, timings).plan,
         completeBy: NOW + WINDOW,
       });

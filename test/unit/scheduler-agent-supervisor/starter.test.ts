@@ -144,6 +144,7 @@ const unavailable = () => Object.assign(new Error('too many executions'), { name
 function pendingRecord(overrides: Partial<StateRecord> = {}): StateRecord {
   return {
     ...buildInitialStateRecord({
+      workflowVersion: 1,
       orderId: 'order-1',
       orderFingerprint: 'fp',
       now: NOW - 5_000,
@@ -164,6 +165,7 @@ function world(record: StateRecord, workflow: ScriptedWorkflow) {
     workflow,
     clock: { now: () => now },
     timings,
+    liveWorkflowVersions: [1],
     retry: {
       policy,
       random: () => 0.5,
@@ -305,7 +307,7 @@ describe('startOrder: retrying StartExecution', () => {
       processState: ProcessState.Processing,
       lockedBy: 'order-1--attempt-1',
       attempt: 1,
-      ...planAttempt({ steps: {} }, NOW - 100, timings),
+      ...planAttempt({ workflowVersion: 1, steps: {} }, NOW - 100, timings),
     });
     const workflow = new ScriptedWorkflow([unavailable()]);
     const { deps, states } = world(claimed, workflow);

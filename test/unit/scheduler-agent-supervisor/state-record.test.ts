@@ -1,10 +1,10 @@
 import {
   CompensationStatus,
-  ORDER_STEPS,
+  DEFAULT_WORKFLOW_VERSION,
   ProcessState,
   STATE_SCHEMA_VERSION,
   StepStatus,
-  WORKFLOW_VERSION,
+  workflowSteps,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { dueShardFor } from '../../../lambdas/scheduler-agent-supervisor/domain/shard';
 import {
@@ -18,10 +18,14 @@ import {
   toOrderStatusBody,
 } from '../../../lambdas/scheduler-agent-supervisor/domain/state-record';
 
+/** The steps of an order on the default workflow version (what these tests deploy). */
+const V1_STEPS = workflowSteps(DEFAULT_WORKFLOW_VERSION);
+
 const NOW = Date.parse('2030-01-02T03:04:05.000Z');
 
 describe('buildInitialStateRecord', () => {
   const record = buildInitialStateRecord({
+    workflowVersion: 1,
     orderId: 'order-1',
     orderFingerprint: 'f'.repeat(64),
     now: NOW,
@@ -64,14 +68,14 @@ describe('buildInitialStateRecord', () => {
 
   it('lists every step as NotStarted', () => {
     expect(record.steps).toEqual(
-      Object.fromEntries(ORDER_STEPS.map((step) => [step.name, { status: StepStatus.NotStarted }])),
+      Object.fromEntries(V1_STEPS.map((step) => [step.name, { status: StepStatus.NotStarted }])),
     );
   });
 
   it('carries the schema and workflow versions and timestamps', () => {
     expect(record).toMatchObject({
       schemaVersion: STATE_SCHEMA_VERSION,
-      workflowVersion: WORKFLOW_VERSION,
+      workflowVersion: DEFAULT_WORKFLOW_VERSION,
       createdAt: '2030-01-02T03:04:05.000Z',
       updatedAt: '2030-01-02T03:04:05.000Z',
     });

@@ -3,7 +3,10 @@ import { Template } from 'aws-cdk-lib/assertions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
-import { ORDER_STEPS, WORKFLOW_VERSION } from '../../../../lambdas/scheduler-agent-supervisor/contracts';
+import {
+  DEFAULT_WORKFLOW_VERSION,
+  workflowSteps,
+} from '../../../../lambdas/scheduler-agent-supervisor/contracts';
 import { parseDefinition } from '../../../../lib/platform/guardrails';
 import { loadConfig } from '../../../../lib/scheduler-agent-supervisor/config';
 import {
@@ -11,6 +14,9 @@ import {
   type SchedulerWorkflowProps,
 } from '../../../../lib/scheduler-agent-supervisor/scheduler/workflow';
 import { testApp } from '../../support/synth';
+
+/** The steps of an order on the default workflow version (what these tests deploy). */
+const V1_STEPS = workflowSteps(DEFAULT_WORKFLOW_VERSION);
 
 const { timings } = loadConfig('local');
 const probe = () => new Stack(testApp(), 'Probe');
@@ -26,6 +32,7 @@ const workflowProps = (
   agentQueues: Record<string, sqs.IQueue>,
   keys: { state?: kms.IKey; orders?: kms.IKey } = {},
 ): SchedulerWorkflowProps => ({
+  version: DEFAULT_WORKFLOW_VERSION,
   stateTable: table(stack, 'State', keys.state),
   ordersTable: table(stack, 'Orders', keys.orders),
   agentQueues,
@@ -33,7 +40,7 @@ const workflowProps = (
   logRetentionDays: 7,
   retainData: false,
 });
-const stepNames = ORDER_STEPS.map((s) => s.name);
+const stepNames = V1_STEPS.map((s) => s.name);
 
 describe('SchedulerWorkflow (the state machine construct)', () => {
   it('is a Standard, JSONPath, versioned state machine whose execution is bounded by the plan of steps and compensations', () => {
@@ -46,15 +53,13 @@ describe('SchedulerWorkflow (the state machine construct)', () => {
     const definition = parseDefinition(machine?.Properties.DefinitionString);
     expect(definition.QueryLanguage ?? 'JSONPath').toBe('JSONPath');
     expect(definition.Comment).toBe(
-      `Order scheduler (Scheduler Agent Supervisor), workflow version ${WORKFLOW_VERSION}`,
+      `Order scheduler (Scheduler Agent Supervisor), workflow version ${DEFAULT_WORKFLOW_VERSION}`,
     );
     expect(definition.StartAt).toBe('LoadStateRecord');
     const stepWindow = timings.stepTimeoutSeconds + timings.stepDeadlineSlackSeconds;
     // Every step and every compensation may take its window; 10 s per data task around them
     // (4 per step: MarkRunning, MarkCompleted, MarkCompensating, MarkCompensated; plus 5).
-    expect(definition.TimeoutSeconds).toBe(
-      2 * ORDER_STEPS.length * stepWindow + 10 * (4 * ORDER_STEPS.length + 5),
-    );
+    expect(definition.TimeoutSeconds).toBe(2 * V1_STEPS.length * stepWindow + 10 * (4 * V1_STEPS.length + 5));
   });
 
   it('logs to its own log group with the given retention, deleted with the stack unless data is retained', () => {
@@ -102,7 +107,7 @@ describe('SchedulerWorkflow (the state machine construct)', () => {
       const stack = probe();
       const props = workflowProps(stack, queues(stack, stepNames.slice(1)));
       expect(() => new SchedulerWorkflow(stack, 'Scheduler', props)).toThrow(
-        `SchedulerWorkflow Probe/Scheduler: no agent queue for step '${ORDER_STEPS[0].name}'`,
+        `SchedulerWorkflow Probe/Scheduler: no agent queue for step '${V1_STEPS[0].name}'`,
       );
     });
 

@@ -28,6 +28,7 @@ import {
   AlertArchiveAttr,
   AlertType,
   alertIdFor,
+  DEFAULT_WORKFLOW_VERSION,
   EnvKey,
   StateAttr,
 } from '../../../../lambdas/scheduler-agent-supervisor/contracts';
@@ -159,6 +160,7 @@ function doomedRecord(orderId: string, attempt = 3): StateRecord {
       timings: { startGraceSeconds: 1 },
       dueShardCount: 4,
       retryBudget: 12,
+      workflowVersion: DEFAULT_WORKFLOW_VERSION,
     }),
     processState: 'Processing',
     lockedBy: `${orderId}--attempt-${attempt}`,

@@ -170,6 +170,7 @@ async function putRecord(
   extra: Record<string, unknown> = {},
 ): Promise<void> {
   const base: StateRecord = buildInitialStateRecord({
+    workflowVersion: 1,
     orderId,
     orderFingerprint: 'fp',
     now: Date.parse(updatedAt),

@@ -9,9 +9,10 @@ import type {
 import { DynamoStateStore } from '../../../../lambdas/scheduler-agent-supervisor/adapters/state-store';
 import {
   CompensationStatus,
+  DEFAULT_WORKFLOW_VERSION,
+  EnvKey,
   ProcessState,
   StepStatus,
-  WORKFLOW_VERSION,
 } from '../../../../lambdas/scheduler-agent-supervisor/contracts';
 import {
   buildInitialStateRecord,
@@ -82,6 +83,7 @@ function startMessage(orderId: string, correlationId = `corr-${orderId}`): strin
 function seededRecord(orderId: string, overrides: Partial<StateRecord> = {}): StateRecord {
   return {
     ...buildInitialStateRecord({
+      workflowVersion: 1,
       orderId,
       orderFingerprint: 'f'.repeat(64),
       now: Date.now(),
@@ -92,6 +94,69 @@ function seededRecord(orderId: string, overrides: Partial<StateRecord> = {}): St
     ...overrides,
   };
 }
+
+describe('starter: workflow versions', () => {
+  const V1_ARN = 'arn:aws:states:us-east-1:000000000000:stateMachine:order-workflow-v1';
+  const V2_ARN = 'arn:aws:states:us-east-1:000000000000:stateMachine:order-workflow-v2';
+  const startWithLive = (live: Record<number, string>) =>
+    loadHandler<StartModule>(HANDLERS.startOrder, {
+      ...handlerEnv(resources),
+      [EnvKey.WorkflowStateMachines]: JSON.stringify(live),
+    }).handler;
+
+  it.each([
+    [1, V1_ARN, ['ReserveInventory', 'ChargePayment', 'ScheduleShipping']],
+    [2, V2_ARN, ['ReserveInventory', 'ChargePayment', 'ScheduleShipping', 'AwardLoyaltyPoints']],
+  ])(
+    'starts a version %i record on its own version state machine, planning its steps, and leaves WorkflowVersion as submitted',
+    async (version, arn, steps) => {
+      const orderId = `order-v${version}`;
+      await putStateRecord(world, resources, {
+        ...seededRecord(orderId),
+        ...buildInitialStateRecord({
+          workflowVersion: version,
+          retryBudget: 12,
+          orderId,
+          orderFingerprint: 'f'.repeat(64),
+          now: Date.now(),
+          timings: BASE_TIMINGS,
+          dueShardCount: 4,
+        }),
+      });
+      const startBoth = startWithLive({ 1: V1_ARN, 2: V2_ARN });
+      expect(await startBoth(sqsEvent([sqsRecord(startMessage(orderId))]), lambdaContext())).toEqual({
+        batchItemFailures: [],
+      });
+      const [call] = world.sfn.callsTo('StartExecution');
+      expect(call?.body.stateMachineArn).toBe(arn);
+      expect(JSON.parse(String(call?.body.input))).toMatchObject({ workflowVersion: version });
+      const record = await stateItem(world, resources, orderId);
+      expect(record).toMatchObject({ ProcessState: 'Processing', WorkflowVersion: version });
+      expect(Object.keys(record?.Steps as object).sort()).toEqual([...steps].sort());
+      // A deadline per step of the version and per compensation, no more.
+      expect(Object.keys(record?.Plan as object)).toHaveLength(2 * steps.length);
+    },
+  );
+
+  it.each([
+    ['a future workflow version (99)', { workflowVersion: 99 }, { 1: V1_ARN, 2: V2_ARN }],
+    ['a retired workflow version', { workflowVersion: 1 }, { 2: V2_ARN }],
+    ['an unsupported schema version', { schemaVersion: 1 }, { 1: V1_ARN }],
+  ])(
+    'refuses a record of %s: the message fails (to its DLQ), the record is untouched, nothing starts',
+    async (_case, versions, live) => {
+      const orderId = 'order-unsupported';
+      await putStateRecord(world, resources, seededRecord(orderId, versions));
+      const before = await stateItem(world, resources, orderId);
+      const event = sqsEvent([sqsRecord(startMessage(orderId), 'm-unsupported')]);
+      expect(await startWithLive(live)(event, lambdaContext())).toEqual({
+        batchItemFailures: [{ itemIdentifier: 'm-unsupported' }],
+      });
+      expect(await stateItem(world, resources, orderId)).toEqual(before);
+      expect(world.sfn.callsTo('StartExecution')).toEqual([]);
+    },
+  );
+});
 
 describe('starter: claiming and starting', () => {
   it('claims a submitted order for attempt 1, plans every step, then starts the execution named after it', async () => {
@@ -106,7 +171,7 @@ describe('starter: claiming and starting', () => {
       LockedBy: 'order-start--attempt-1',
       Attempt: 1,
       FailureCount: 0,
-      WorkflowVersion: WORKFLOW_VERSION,
+      WorkflowVersion: DEFAULT_WORKFLOW_VERSION,
     });
     const plan = record?.Plan as Record<string, number>;
     const claimedAt = (plan.ReserveInventory ?? 0) - WINDOW;
@@ -134,7 +199,7 @@ describe('starter: claiming and starting', () => {
         instanceId: 'order-start--attempt-1',
         attempt: 1,
         correlationId,
-        workflowVersion: WORKFLOW_VERSION,
+        workflowVersion: DEFAULT_WORKFLOW_VERSION,
       }),
     });
   });

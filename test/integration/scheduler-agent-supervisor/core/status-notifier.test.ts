@@ -250,6 +250,7 @@ describe('status notifier on the state table stream', () => {
   it('passes over a record without a known client (nothing sent, the batch succeeds)', async () => {
     const setup = await setUp();
     const legacy = buildInitialStateRecord({
+      workflowVersion: 1,
       orderId: 'legacy-1',
       orderFingerprint: 'f'.repeat(64),
       now: Date.now(),

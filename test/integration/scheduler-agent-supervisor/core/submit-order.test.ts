@@ -1,11 +1,11 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import {
+  DEFAULT_WORKFLOW_VERSION,
   MAX_ORDER_BODY_BYTES,
-  ORDER_STEPS,
   OrderMetric,
   STATE_SCHEMA_VERSION,
-  WORKFLOW_VERSION,
+  workflowSteps,
 } from '../../../../lambdas/scheduler-agent-supervisor/contracts';
 import { orderFingerprint } from '../../../../lambdas/scheduler-agent-supervisor/domain/order';
 import { dueShardFor } from '../../../../lambdas/scheduler-agent-supervisor/domain/shard';
@@ -32,6 +32,9 @@ import {
   TEST_RETRY_BUDGET,
   validOrder,
 } from './harness';
+
+/** The steps of an order on the default workflow version (what these tests deploy). */
+const V1_STEPS = workflowSteps(DEFAULT_WORKFLOW_VERSION);
 
 type ApiHandler = {
   handler: (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
@@ -120,13 +123,13 @@ describe('POST /orders: a new order', () => {
       DueShard: dueShardFor('order-new', 4),
       FailureCount: 0,
       Attempt: 0,
-      Steps: Object.fromEntries(ORDER_STEPS.map((step) => [step.name, { Status: 'NotStarted' }])),
+      Steps: Object.fromEntries(V1_STEPS.map((step) => [step.name, { Status: 'NotStarted' }])),
       // Empty, so MarkCompleted can SET each entry by path.
       CompensationLog: {},
       CompensationFailureCount: 0,
       OrderFingerprint: fingerprint,
       SchemaVersion: STATE_SCHEMA_VERSION,
-      WorkflowVersion: WORKFLOW_VERSION,
+      WorkflowVersion: DEFAULT_WORKFLOW_VERSION,
       CreatedAt: expect.any(String),
       UpdatedAt: expect.any(String),
       ClientId: TEST_CLIENTS.first.clientId,
@@ -176,7 +179,7 @@ describe('POST /orders: resubmission', () => {
       processState: 'Pending',
       failureCount: 0,
       attempt: 0,
-      steps: ORDER_STEPS.map((step) => ({ name: step.name, status: 'NotStarted' })),
+      steps: V1_STEPS.map((step) => ({ name: step.name, status: 'NotStarted' })),
       updatedAt: recordBefore?.UpdatedAt,
     });
 
@@ -518,7 +521,7 @@ describe('GET /orders/{orderId}', () => {
       processState: 'Pending',
       failureCount: 0,
       attempt: 0,
-      steps: ORDER_STEPS.map((step) => ({ name: step.name, status: 'NotStarted' })),
+      steps: V1_STEPS.map((step) => ({ name: step.name, status: 'NotStarted' })),
       updatedAt: expect.any(String),
     });
   });

@@ -5,7 +5,9 @@ import {
   ALERT_OUTBOX_SHARD,
   AlertType,
   alertIdFor,
+  DEFAULT_WORKFLOW_VERSION,
   DUE_INDEX,
+  EnvKey,
   OrderMetric,
   ProcessState,
   STATE_INDEX,
@@ -75,6 +77,7 @@ function expiredRecord(orderId: string, overrides: Partial<StateRecord> = {}): S
   const attempt = overrides.attempt ?? (overrides.failureCount ?? 0) + 1;
   return {
     ...buildInitialStateRecord({
+      workflowVersion: 1,
       orderId,
       orderFingerprint: 'f'.repeat(64),
       now: Date.now() - 60_000,
@@ -95,8 +98,9 @@ const dueQueries = () =>
   world.dynamo.callsTo('Query').filter((call) => call.body.IndexName === DUE_INDEX.name);
 
 /**
- * Supervisor traffic must be DueIndex queries, the outbox backstop's AlertOutboxIndex queries,
- * the gauges' StateIndex queries (by state) and conditional updates only: never a Scan or a table read.
+ * Supervisor traffic must be DueIndex queries, the outbox backstop's AlertOutboxIndex queries, the
+ * gauges' StateIndex queries (by state), conditional updates and, before acting on a due record, the
+ * read of its two versions only: never a Scan or a read of the whole record.
  */
 function expectOnlyIndexQueriesAndConditionalUpdates(): void {
   const calls = world.dynamo.calls.filter((call) => call.body.TableName === resources.stateTable);
@@ -110,6 +114,10 @@ function expectOnlyIndexQueriesAndConditionalUpdates(): void {
     } else if (call.operation === 'Query') {
       expect(call.body.IndexName).toBe(DUE_INDEX.name);
       expect(String(call.body.KeyConditionExpression)).toMatch(/= :shard AND .* <= :now/);
+    } else if (call.operation === 'GetItem') {
+      expect(
+        Object.values((call.body.ExpressionAttributeNames ?? {}) as Record<string, string>).sort(),
+      ).toEqual(['SchemaVersion', 'WorkflowVersion']);
     } else {
       expect(call.operation).toBe('UpdateItem');
       expect(call.body.ConditionExpression).toEqual(expect.any(String));
@@ -244,6 +252,32 @@ describe('supervisor: expired attempts', () => {
     expect(await drainBodies(world, resources.startQueueUrl)).toEqual([
       { orderId: 'order-queue-down', reason: 'supervisor-restart', correlationId: expect.any(String) },
     ]);
+  });
+});
+
+describe('supervisor: records of a workflow version not live here', () => {
+  it.each<[string, Partial<Pick<StateRecord, 'workflowVersion' | 'schemaVersion'>>]>([
+    ['a future workflow version (99)', { workflowVersion: 99 }],
+    ['a retired workflow version (live: 2 only)', { workflowVersion: 1 }],
+    ['an unsupported schema version', { schemaVersion: 1 }],
+  ])('leaves an expired record of %s untouched, sends nothing and counts it', async (_case, versions) => {
+    const record = expiredRecord('order-unsupported', versions);
+    await putStateRecord(world, resources, record);
+    const before = await stateItem(world, resources, record.orderId);
+    const live =
+      versions.workflowVersion === 1
+        ? { 2: 'arn:aws:states:us-east-1:000000000000:stateMachine:v2' }
+        : undefined;
+    const supervise = loadSupervisor({
+      ...(live && { env: { [EnvKey.WorkflowStateMachines]: JSON.stringify(live) } }),
+    });
+
+    const summary = await supervise({}, lambdaContext());
+
+    expect(summary).toMatchObject({ unsupportedVersions: 1, resets: 0, failures: 0, restarts: 0 });
+    expect(await stateItem(world, resources, record.orderId)).toEqual(before);
+    expect(await drainBodies(world, resources.startQueueUrl)).toEqual([]);
+    expect(world.events.calls).toEqual([]);
   });
 });
 
@@ -506,6 +540,7 @@ describe('supervisor: Pending orders nobody started', () => {
   it('re-queues an overdue new order with a new claim deadline, and the starter can claim it', async () => {
     const overdue: StateRecord = {
       ...buildInitialStateRecord({
+        workflowVersion: 1,
         orderId: 'order-unstarted',
         orderFingerprint: 'f'.repeat(64),
         now: Date.now() - 5_000,
@@ -567,6 +602,7 @@ describe('supervisor: Pending orders nobody started', () => {
       world,
       resources,
       buildInitialStateRecord({
+        workflowVersion: 1,
         orderId: 'order-fresh',
         orderFingerprint: 'f'.repeat(64),
         now: Date.now(),
@@ -729,6 +765,7 @@ describe('supervisor: metrics and gauges, after each sweep', () => {
         timings: BASE_TIMINGS,
         dueShardCount: SHARDS,
         retryBudget: 12,
+        workflowVersion: DEFAULT_WORKFLOW_VERSION,
       });
     await putStateRecord(world, resources, { ...base('gauge-error-1'), processState: ProcessState.Error });
     await putStateRecord(world, resources, { ...base('gauge-error-2'), processState: ProcessState.Error });

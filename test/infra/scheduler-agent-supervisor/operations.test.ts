@@ -12,8 +12,8 @@ import {
   DEAD_LETTER_QUEUE_ALARM,
   METRICS_NAMESPACE,
   ORDER_ALARMS,
-  ORDER_STEPS,
   resolveOrderAlarms,
+  stepsOfVersions,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { DeadLetterAlarmsGuardrail, deadLetterQueuesOf, OperatorAlarms } from '../../../lib/platform/alarms';
 import { PLATFORM_PROFILES } from '../../../lib/platform/config';
@@ -49,7 +49,7 @@ describe.each([
   const alarms = alarmsByName(synth);
   const period = PLATFORM_PROFILES[profile as 'local' | 'default'].alarmPeriodSeconds;
 
-  it.each(resolveOrderAlarms({ timings: synth.config.timings, stepCount: ORDER_STEPS.length }))(
+  it.each(resolveOrderAlarms({ timings: synth.config.timings, stepCount: liveSteps(synth.config).length }))(
     '$name: its metric, statistic, threshold, missing data, and the operator topic on alarm and OK',
     (spec) => {
       const alarm = alarms.get(`${STACK_NAME}-${spec.name}`)?.[1];
@@ -76,7 +76,7 @@ describe.each([
     const queues = deadLetterQueuesOf(synth.stack).map((queue) => Stack.of(queue).resolve(queue.logicalId));
     // The agents' and starter's redrive targets, the client reply DLQs, and the stream consumers'
     // on-failure queues: found in the template, not listed by hand.
-    expect(queues.length).toBe(ORDER_STEPS.length + 1 + synth.config.clients.length + 2);
+    expect(queues.length).toBe(liveSteps(synth.config).length + 1 + synth.config.clients.length + 2);
     const queueAlarms = [...alarms.values()].filter(
       ([, alarm]) => alarm.Properties.MetricName === DEAD_LETTER_QUEUE_ALARM.metric,
     );
@@ -145,6 +145,11 @@ describe.each([
     ]);
   });
 });
+
+/** The step kinds the stack's live workflow versions run (one agent, one DLQ each). */
+function liveSteps(config: { readonly workflow: { readonly live: readonly number[] } }) {
+  return stepsOfVersions(config.workflow.live);
+}
 
 describe('guardrail: every dead-letter queue has a depth alarm', () => {
   function probe(withAlarm: boolean): App {

@@ -6,7 +6,7 @@
 import { App } from 'aws-cdk-lib';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
-import { ORDER_STEPS, StateAttr } from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import { StateAttr, stepsOfVersions } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { remoteServicesDownstream } from '../../../lib/fakes/remote-services';
 import { RetryBudgetGuardrail } from '../../../lib/platform/guardrails';
 import { RetryPath } from '../../../lib/platform/retry-path';
@@ -46,12 +46,11 @@ describe('retry budget guardrail on the stack', () => {
       const paths = products(stack);
       // Two paths per agent: its step and its step's compensation.
       expect(paths.map((p) => p.operation).sort()).toEqual(
-        ORDER_STEPS.flatMap((step) => [
-          `${step.service} ${step.name}`,
-          `${step.service} ${step.compensation.name}`,
-        ]).sort(),
+        stepsOfVersions(config.workflow.live)
+          .flatMap((step) => [`${step.service} ${step.name}`, `${step.service} ${step.compensation.name}`])
+          .sort(),
       );
-      for (const step of ORDER_STEPS) {
+      for (const step of stepsOfVersions(config.workflow.live)) {
         const of = (operation: string) => paths.find((p) => p.operation === `${step.service} ${operation}`);
         expect(of(step.name)).toMatchObject({ product: stepProduct, budget });
         expect(of(step.compensation.name)).toMatchObject({ product: compensationProduct, budget });

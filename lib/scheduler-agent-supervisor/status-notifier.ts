@@ -10,6 +10,7 @@ import {
   EnvKey,
   METRICS_NAMESPACE,
   ProcessState,
+  RoleServiceName,
   StateAttr,
 } from '../../lambdas/scheduler-agent-supervisor/contracts';
 import { LambdaFunction } from '../platform/lambda-function';
@@ -85,7 +86,7 @@ export class StatusNotifier extends Construct {
       handler: 'scheduler-agent-supervisor/handlers/status-notifier',
       metricsNamespace: METRICS_NAMESPACE,
       description: "Tells each order's client its status changes on the client's reply queue",
-      serviceName: 'status-notifier',
+      serviceName: RoleServiceName.StatusNotifier,
       logRetentionDays: props.logRetentionDays,
       removalPolicy: props.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
       timeout: Duration.seconds(30),

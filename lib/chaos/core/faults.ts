@@ -55,6 +55,13 @@ export const FaultKind = {
    * cancel while Pending races the starter) or once Processed. Fires on each action applied.
    */
   OperatorActions: 'operator-actions',
+  /**
+   * For planned windows, every PutEvents of an outbox alert to the alert bus fails (an HTTP 500,
+   * or HTTP 200 with FailedEntryCount as EventBridge reports a dropped entry). Fires on each call
+   * failed. The alert outbox must still deliver each alert: the relay's stream retries a short
+   * window away, the supervisor's backstop one that outlasts them.
+   */
+  AlertBusOutage: 'alert-bus-outage',
 } as const;
 export type FaultKind = (typeof FaultKind)[keyof typeof FaultKind];
 

@@ -8,7 +8,7 @@ import {
   type CompensationName,
   type OperationName,
   ORDER_STEPS,
-  type ProcessState,
+  ProcessState,
   type StepName,
   type SubmitOrderRequest,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
@@ -45,6 +45,12 @@ export interface FaultRates {
    * once Processed, or submits with the OUTAGE sku to retry after ending the outage (operator-actions).
    */
   readonly operator: Readonly<Record<OperatorPlanKind, number>>;
+  /**
+   * Alert bus outage windows per planned alert (alert-bus-outage): the alerts the plan makes (an
+   * order planned to end Error or CompensationFailed, an OUTAGE order before its retry) times this
+   * rate, at least minOrdersPerKind windows.
+   */
+  readonly alertBusOutage: number;
 }
 
 export interface PlanSettings {
@@ -76,6 +82,7 @@ export const DEFAULT_FAULT_RATES: FaultRates = {
     [OperatorPlanKind.CancelProcessed]: 0.03,
     [OperatorPlanKind.OutageRetry]: 0.01,
   },
+  alertBusOutage: 0.1,
 };
 
 /**
@@ -111,9 +118,41 @@ export interface OrderPlan {
   readonly operator?: OperatorPlanKind;
 }
 
+/** How the alert bus fails a PutEvents in an outage window. */
+export const AlertBusFailure = {
+  /** HTTP 500 InternalException (the SDK retries it, each attempt failing while the window lasts). */
+  Error: 'error',
+  /** HTTP 200 with FailedEntryCount = the entries sent, each with an ErrorCode: how PutEvents drops an entry. */
+  FailedEntry: 'failed-entry',
+} as const;
+export type AlertBusFailure = (typeof AlertBusFailure)[keyof typeof AlertBusFailure];
+
+/**
+ * One alert bus outage (alert-bus-outage). Windows are counted in alerts, not in time, so a short
+ * run still has alerts to fail: window i opens at the first PutEvents carrying an alert the bus has
+ * not seen before, once `afterAlerts` distinct alerts were seen and window i-1 has closed; from
+ * then on every alert PutEvents fails (retries and redeliveries of earlier alerts too) for
+ * `durationMillis`.
+ */
+export interface AlertBusOutage {
+  readonly afterAlerts: number;
+  readonly durationMillis: number;
+  readonly failure: AlertBusFailure;
+}
+
+/**
+ * Short windows end within the relay's stream retries (the relay delivers); long ones outlast them
+ * (the local runtime's stream back-off, 100 ms doubling to 5 s, gives the notifier's 10 retries
+ * about 26 s), so the supervisor's backstop delivers after alertRedeliveryGraceSeconds. Windows
+ * alternate short and long, and the failures alternate from a seeded start.
+ */
+const ALERT_OUTAGE_MILLIS = { short: [2_000, 8_000], long: [40_000, 50_000] } as const;
+
 export interface CampaignPlan {
   readonly seed: number;
   readonly orders: readonly OrderPlan[];
+  /** Alert bus outage windows, in the order they open (none when alert-bus-outage is off). */
+  readonly alertBusOutages: readonly AlertBusOutage[];
   /**
    * Attempt faults by idempotency key (`<orderId>:<step>` or `<orderId>:<CompensationName>`), the
    * way the injector sees requests.
@@ -175,6 +214,7 @@ export function validatePlanSettings(settings: PlanSettings): void {
     ['compensationAttempt', settings.rates.compensationAttempt],
     ['sqsDuplicate', settings.rates.sqsDuplicate],
     ['remoteTransientPerCall', settings.rates.remoteTransientPerCall],
+    ['alertBusOutage', settings.rates.alertBusOutage],
     ...Object.entries(settings.rates.operator).map(([kind, rate]): [string, number] => [kind, rate]),
   ];
   for (const [name, rate] of rates) {
@@ -184,6 +224,14 @@ export function validatePlanSettings(settings: PlanSettings): void {
     if (!FAULT_KINDS.includes(kind)) {
       throw new Error(`Unknown fault kind '${kind}'. Known kinds: ${FAULT_KINDS.join(', ')}`);
     }
+  }
+  if (
+    settings.enabledKinds.includes(FaultKind.AlertBusOutage) &&
+    !ALERTING_KINDS.some((kind) => settings.enabledKinds.includes(kind))
+  ) {
+    throw new Error(
+      `${FaultKind.AlertBusOutage} needs alerts to fail: enable one of ${ALERTING_KINDS.join(', ')}`,
+    );
   }
   const plannedKinds =
     ATTEMPT_FAULTS.filter((kind) => settings.enabledKinds.includes(kind)).length +
@@ -269,7 +317,56 @@ export function planCampaign(settings: PlanSettings): CampaignPlan {
       );
     }
   }
-  return { seed: settings.seed, orders, attemptFaultsByKey };
+  const alertBusOutages = enabled(FaultKind.AlertBusOutage)
+    ? planAlertBusOutages(orders, settings.rates.alertBusOutage, settings.minOrdersPerKind, random)
+    : [];
+  return { seed: settings.seed, orders, alertBusOutages, attemptFaultsByKey };
+}
+
+/** Kinds whose orders raise an alert (Error, CompensationFailed, an OUTAGE order's Error). */
+const ALERTING_KINDS: readonly FaultKind[] = [
+  FaultKind.RemoteOutage,
+  FaultKind.CompensationRefused,
+  FaultKind.OperatorActions,
+];
+
+/** Alerts the plan makes: orders planned to end Error or CompensationFailed, OUTAGE orders once. */
+export function plannedAlertCount(orders: readonly OrderPlan[]): number {
+  return orders.filter(
+    (order) =>
+      order.expectedOutcome === ProcessState.Error ||
+      order.expectedOutcome === ProcessState.CompensationFailed ||
+      order.operator === OperatorPlanKind.OutageRetry,
+  ).length;
+}
+
+/**
+ * The alert bus outage windows: `rate` per planned alert, at least `minimum`, opening at seeded
+ * alert counts within the first half of the planned alerts (so the windows, a long one's backstop
+ * delivery included, end while other orders still run rather than lengthening the run).
+ */
+function planAlertBusOutages(
+  orders: readonly OrderPlan[],
+  rate: number,
+  minimum: number,
+  random: Random,
+): AlertBusOutage[] {
+  const alerts = plannedAlertCount(orders);
+  const windows = Math.max(minimum, Math.round(alerts * rate), 1);
+  const openings = Math.max(1, Math.ceil(alerts / 2));
+  const afterAlerts = Array.from({ length: windows }, () => Math.floor(random() * openings)).sort(
+    (left, right) => left - right,
+  );
+  const failures = Object.values(AlertBusFailure);
+  const firstFailure = Math.floor(random() * failures.length);
+  return afterAlerts.map((after, index) => {
+    const [low, high] = index % 2 === 0 ? ALERT_OUTAGE_MILLIS.short : ALERT_OUTAGE_MILLIS.long;
+    return {
+      afterAlerts: after,
+      durationMillis: Math.round(low + random() * (high - low)),
+      failure: failures[(firstFailure + index) % failures.length] as AlertBusFailure,
+    };
+  });
 }
 
 /**

@@ -42,6 +42,8 @@ export interface AssemblyFacts {
   readonly agents: readonly AssemblyFunction[];
   /** The admission limit and shards the assembly was synthesized with (ADMISSION_SETTINGS). */
   readonly admission: AdmissionSettings;
+  /** The operator alert bus (the supervisor's ALERT_BUS_NAME): where alert-bus-outage fails PutEvents. */
+  readonly alertBusName: string;
 }
 
 /** CDK context key of the admission limit override (lib/scheduler-agent-supervisor/deployment.ts). */
@@ -143,14 +145,18 @@ export function readAssemblyFacts(assemblyDir: string): AssemblyFacts {
     (fn) => fn.stackName === agentStack && EnvKey.AdmissionSettings in fn.environment,
   )?.environment[EnvKey.AdmissionSettings];
   if (!admissionJson) throw new Error(`No function of ${agentStack} carries ${EnvKey.AdmissionSettings}`);
+  const supervisor = only('supervisor');
+  const alertBusName = supervisor.environment[EnvKey.AlertBusName];
+  if (!alertBusName) throw new Error(`The supervisor function carries no ${EnvKey.AlertBusName}`);
   return {
     assemblyDir,
     timings: parseWorkflowTimings(timingsJson),
     functions,
-    supervisor: only('supervisor'),
+    supervisor,
     starter: only('starter'),
     agents,
     admission: parseAdmissionSettings(admissionJson),
+    alertBusName,
   };
 }
 
@@ -164,6 +170,8 @@ export interface BrokenVariant {
    * with a dead-letter queue of its own; not the same service's API or relay functions).
    */
   readonly consumerOf?: string;
+  /** Instead of a role: the functions of this POWERTOOLS_SERVICE_NAME (RoleServiceName). */
+  readonly serviceName?: string;
   /** Must match the bundle exactly once: a bundle that changed shape fails loudly, not silently. */
   readonly pattern: RegExp;
   readonly replacement: string;
@@ -198,6 +206,16 @@ export const BROKEN_VARIANTS = {
     pattern: /if\((\w+)>=(\w+)\.maxFailures\)return\{kind:"fail"/,
     replacement: 'if($1>$2.maxFailures)return{kind:"fail"',
     expectedViolation: 'failure-count-within-threshold',
+  },
+  relayDropsUnpublishedAlert: {
+    name: 'relay-drops-unpublished-alert',
+    description:
+      "the alert relay (status notifier) ignores a failed PutEvents and removes the outbox entry anyway, so an alert the bus refused is lost (the supervisor's backstop finds nothing left to deliver)",
+    role: 'other',
+    serviceName: RoleServiceName.StatusNotifier,
+    pattern: /await (\w+)\.publisher\.publishAlert\((\w+)\),(\w+)\.delivered\+=1;/,
+    replacement: 'await $1.publisher.publishAlert($2).catch(()=>{}),$3.delivered+=1;',
+    expectedViolation: 'error-exactly-one-alert',
   },
   droneSchedulerDropsVersionCondition: {
     name: 'drone-scheduler-drops-version-condition',
@@ -248,14 +266,18 @@ export function plantBrokenVariants(
   const functions = assemblyFunctions(targetDir);
   for (const variant of variants) {
     const patched = functions.filter((fn) =>
-      variant.consumerOf === undefined
-        ? fn.role === variant.role
-        : fn.environment[PowertoolsEnvKey.ServiceName] === variant.consumerOf &&
-          ChoreographyEnvKey.DeadLetterQueueUrl in fn.environment,
+      variant.serviceName !== undefined
+        ? fn.environment[PowertoolsEnvKey.ServiceName] === variant.serviceName
+        : variant.consumerOf === undefined
+          ? fn.role === variant.role
+          : fn.environment[PowertoolsEnvKey.ServiceName] === variant.consumerOf &&
+            ChoreographyEnvKey.DeadLetterQueueUrl in fn.environment,
     );
     const assetDirs = [...new Set(patched.map((fn) => fn.assetDir))];
     if (assetDirs.length === 0)
-      throw new Error(`Variant ${variant.name}: no ${variant.consumerOf ?? variant.role} function to patch`);
+      throw new Error(
+        `Variant ${variant.name}: no ${variant.serviceName ?? variant.consumerOf ?? variant.role} function to patch`,
+      );
     for (const assetDir of assetDirs) {
       const file = join(assetDir, 'index.js');
       const code = readFileSync(file, 'utf8');

@@ -1,9 +1,10 @@
 /**
  * The alert-bus-outage fault: stands in the awsApi hook's EventBridge proxy and fails the
- * functions' PutEvents of outbox alerts (an entry on the alert bus whose detail carries an alertId)
- * while a planned window is open. It also watches what gets through, so the summary can say how
+ * functions' PutEvents of outbox alerts (an entry of the order alerts' source whose detail carries
+ * an alertId) while a planned window is open. It also watches what gets through, so the summary can say how
  * many publishes failed and how long the hit alerts took to be delivered anyway.
  */
+import { ALERT_EVENT_SOURCE } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import type { InterceptedReply, InterceptedRequest } from '../../local-runtime';
 import { AlertBusFailure, type AlertBusOutage } from '../core/plan';
 
@@ -52,14 +53,11 @@ export class AlertBusOutages {
   constructor(
     private readonly settings: {
       readonly windows: readonly AlertBusOutage[];
-      readonly alertBusName: string;
       /** Called once per PutEvents failed, with the orders of its alerts. */
       readonly fired: (orderIds: readonly string[]) => void;
       readonly now: () => number;
     },
-  ) {
-    if (!settings.alertBusName) throw new Error('AlertBusOutages: alertBusName is required');
-  }
+  ) {}
 
   async intercept(
     request: InterceptedRequest,
@@ -149,11 +147,13 @@ export class AlertBusOutages {
     }
   }
 
-  /** An outbox alert on the alert bus (by name or ARN), or nothing. */
+  /**
+   * An outbox alert, or nothing. Told by its source and its alertId rather than by the bus name,
+   * which the template leaves to the deployment (a Ref the campaign's facts do not resolve); only
+   * the order alerts have that source, only outbox alerts an alertId.
+   */
   private alertOf(entry: Record<string, unknown>, index: number): AlertEntry[] {
-    const bus = typeof entry.EventBusName === 'string' ? entry.EventBusName : '';
-    const name = this.settings.alertBusName;
-    if (bus !== name && !bus.endsWith(`:event-bus/${name}`)) return [];
+    if (entry.Source !== ALERT_EVENT_SOURCE) return [];
     const detail = parseJson(typeof entry.Detail === 'string' ? entry.Detail : '');
     if (typeof detail?.alertId !== 'string') return [];
     return [

@@ -42,8 +42,6 @@ export interface AssemblyFacts {
   readonly agents: readonly AssemblyFunction[];
   /** The admission limit and shards the assembly was synthesized with (ADMISSION_SETTINGS). */
   readonly admission: AdmissionSettings;
-  /** The operator alert bus (the supervisor's ALERT_BUS_NAME): where alert-bus-outage fails PutEvents. */
-  readonly alertBusName: string;
 }
 
 /** CDK context key of the admission limit override (lib/scheduler-agent-supervisor/deployment.ts). */
@@ -145,18 +143,14 @@ export function readAssemblyFacts(assemblyDir: string): AssemblyFacts {
     (fn) => fn.stackName === agentStack && EnvKey.AdmissionSettings in fn.environment,
   )?.environment[EnvKey.AdmissionSettings];
   if (!admissionJson) throw new Error(`No function of ${agentStack} carries ${EnvKey.AdmissionSettings}`);
-  const supervisor = only('supervisor');
-  const alertBusName = supervisor.environment[EnvKey.AlertBusName];
-  if (!alertBusName) throw new Error(`The supervisor function carries no ${EnvKey.AlertBusName}`);
   return {
     assemblyDir,
     timings: parseWorkflowTimings(timingsJson),
     functions,
-    supervisor,
+    supervisor: only('supervisor'),
     starter: only('starter'),
     agents,
     admission: parseAdmissionSettings(admissionJson),
-    alertBusName,
   };
 }
 

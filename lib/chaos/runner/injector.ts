@@ -66,7 +66,6 @@ export class FaultInjector extends InjectorBase<FaultKind, FaultEvent> {
     if (this.enabled.has(FaultKind.AlertBusOutage)) {
       this.alertBus = new AlertBusOutages({
         windows: settings.plan.alertBusOutages,
-        alertBusName: settings.facts.alertBusName,
         fired: (orderIds) => this.record(FaultKind.AlertBusOutage, orderIds),
         now: this.now,
       });

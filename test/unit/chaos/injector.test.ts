@@ -1,3 +1,4 @@
+import { ALERT_EVENT_SOURCE } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { FaultKind } from '../../../lib/chaos/core/faults';
 import type { CampaignPlan, OrderPlan } from '../../../lib/chaos/core/plan';
 import type { AssemblyFacts, AssemblyFunction } from '../../../lib/chaos/runner/assembly';
@@ -138,8 +139,6 @@ describe('order fault injector and compensations', () => {
 });
 
 describe('alert bus outages (alert-bus-outage)', () => {
-  const BUS = 'AlertBus';
-  const busFacts = { ...facts, alertBusName: BUS } as AssemblyFacts;
   let clock = 0;
   const outagePlan: CampaignPlan = {
     ...plan,
@@ -151,7 +150,7 @@ describe('alert bus outages (alert-bus-outage)', () => {
   const withOutages = (enabledKinds: FaultKind[]) =>
     new FaultInjector({
       plan: outagePlan,
-      facts: busFacts,
+      facts,
       enabledKinds,
       remoteTransientPerCall: 0,
       holdMillis: 10,
@@ -159,12 +158,19 @@ describe('alert bus outages (alert-bus-outage)', () => {
       starterClockOffsetMillis: 0,
       now: () => clock,
     });
-  const putEvents = (bus: string, detail: Record<string, unknown>) => ({
+  const putEvents = (source: string, detail: Record<string, unknown>) => ({
     method: 'POST',
     path: '/',
     headers: { 'x-amz-target': 'AWSEvents.PutEvents' },
     body: JSON.stringify({
-      Entries: [{ EventBusName: bus, DetailType: 'OrderFailed', Detail: JSON.stringify(detail) }],
+      Entries: [
+        {
+          EventBusName: 'AlertBus',
+          Source: source,
+          DetailType: 'OrderFailed',
+          Detail: JSON.stringify(detail),
+        },
+      ],
     }),
   });
   const accepted = async (): Promise<InterceptedReply> => ({
@@ -179,27 +185,25 @@ describe('alert bus outages (alert-bus-outage)', () => {
     const target = withOutages([FaultKind.AlertBusOutage]);
     const eventbridge = target.hooks().awsApi?.eventbridge;
     if (!eventbridge) throw new Error('no eventbridge hook');
-    const send = async (at: number, bus: string, detail: Record<string, unknown>) => {
+    const send = async (at: number, detail: Record<string, unknown>, source = ALERT_EVENT_SOURCE) => {
       clock = at;
-      const answer = await eventbridge(putEvents(bus, detail), accepted);
+      const answer = await eventbridge(putEvents(source, detail), accepted);
       if (answer === 'drop') throw new Error('dropped');
       return [answer.status, JSON.parse(answer.body).FailedEntryCount ?? answer.body];
     };
     // The first alert opens nothing (window 1 waits for one alert seen); the second opens it.
-    expect(await send(0, BUS, alert(1))).toEqual([200, 0]);
-    expect(await send(10, BUS, alert(2))).toEqual([200, 1]);
-    // Within the window every alert fails, redeliveries of delivered ones too (by ARN as well)...
-    expect(await send(20, `arn:aws:events:eu-west-1:000000000000:event-bus/${BUS}`, alert(1))).toEqual([
-      200, 1,
-    ]);
-    // ...but not what is no outbox alert, nor another bus.
-    expect(await send(30, BUS, { orderId: 'o9', reason: 'conflict' })).toEqual([200, 0]);
-    expect(await send(40, 'OtherBus', alert(5))).toEqual([200, 0]);
+    expect(await send(0, alert(1))).toEqual([200, 0]);
+    expect(await send(10, alert(2))).toEqual([200, 1]);
+    // Within the window every alert fails, a redelivery of a delivered one too...
+    expect(await send(20, alert(1))).toEqual([200, 1]);
+    // ...but not what is no outbox alert (no alertId), nor another source's event.
+    expect(await send(30, { orderId: 'o9', reason: 'conflict' })).toEqual([200, 0]);
+    expect(await send(40, alert(5), 'drone-delivery')).toEqual([200, 0]);
     // Closed: the retried alert goes through; window 2 opens only on a new alert.
-    expect(await send(1_100, BUS, alert(2))).toEqual([200, 0]);
-    expect((await send(1_200, BUS, alert(3)))[0]).toBe(500);
-    expect(await send(2_300, BUS, alert(3))).toEqual([200, 0]);
-    expect(await send(2_400, BUS, alert(4))).toEqual([200, 0]);
+    expect(await send(1_100, alert(2))).toEqual([200, 0]);
+    expect((await send(1_200, alert(3)))[0]).toBe(500);
+    expect(await send(2_300, alert(3))).toEqual([200, 0]);
+    expect(await send(2_400, alert(4))).toEqual([200, 0]);
     expect(target.events.map((event) => [event.kind, event.orderIds])).toEqual([
       [FaultKind.AlertBusOutage, ['o2']],
       [FaultKind.AlertBusOutage, ['o1']],

@@ -15,7 +15,7 @@ import {
   GetRecordsCommand,
   GetShardIteratorCommand,
 } from '@aws-sdk/client-dynamodb-streams';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type {
   Context,
   DynamoDBBatchResponse,
@@ -315,6 +315,39 @@ describe('alert outbox: written with the state change, delivered at least once, 
     const item = await stateItem(world, setup.resources, orderId);
     expect(item?.AlertOutbox).toEqual({});
     expect(item).not.toHaveProperty(StateAttr.AlertOutboxShard);
+  });
+
+  it('later writes that only carry an alert already written publish nothing: one PutEvents per alert', async () => {
+    const setup = await setUp();
+    const orderId = 'order-carried';
+    await putStateRecord(world, setup.resources, doomedRecord(orderId));
+    expect(await setup.supervise()).toMatchObject({ failures: 1 });
+    // Another writer touches the record before the relay removed the entry (as the admission
+    // release does right after the transition): its stream record carries the entry too.
+    await world.doc.send(
+      new UpdateCommand({
+        TableName: setup.resources.stateTable,
+        Key: { [StateAttr.OrderId]: orderId },
+        UpdateExpression: 'SET #touched = :now',
+        ExpressionAttributeNames: { '#touched': 'TouchedByAnotherWriter' },
+        ExpressionAttributeValues: { ':now': new Date().toISOString() },
+      }),
+    );
+    const records = (await streamRecords(setup)).filter(
+      (record) => record.dynamodb?.NewImage?.[StateAttr.OrderId]?.S === orderId,
+    );
+    const carrying = records.filter(
+      (record) => Object.keys(record.dynamodb?.NewImage?.[StateAttr.AlertOutbox]?.M ?? {}).length > 0,
+    );
+    expect(carrying).toHaveLength(2);
+
+    // One batch with both, then the carrier alone again (a later batch, another container).
+    expect(await setup.relay()(records)).toEqual({ batchItemFailures: [] });
+    expect(await setup.relay()([carrying[1] as DynamoDBRecord])).toEqual({ batchItemFailures: [] });
+    expect(world.events.callsTo('PutEvents')).toHaveLength(1);
+    await setup.archiveAccepted();
+    expect(await archived(setup, orderId)).toHaveLength(1);
+    expect((await stateItem(world, setup.resources, orderId))?.AlertOutbox).toEqual({});
   });
 
   it('a record claimed before the outbox existed (no AlertOutbox map) still gets its alert', async () => {

@@ -7,9 +7,12 @@
  *
  * It is also the relay of the alert outbox (DESIGN.md, Alert outbox): after telling the client, the
  * alerts the record's change wrote (in its new image, not in its old one) are published and their
- * entries removed. A publish that fails
- * fails the record the same way (the stream retries it; when its retries run out, the supervisor
- * re-delivers from the AlertOutboxIndex). Alerts published twice are de-duplicated by AlertId.
+ * entries removed. A publish that fails does not fail the record: it is counted and the entry left
+ * for the supervisor, which re-delivers it from the AlertOutboxIndex once it is older than
+ * alertRedeliveryGraceSeconds. Failing the record would hold the client messages of every later
+ * record of the shard behind the alert bus, and once the stream's retries ran out it would drop
+ * them with the failed batch (the chaos campaign's alert-bus-outage lost client messages so).
+ * Alerts published twice are de-duplicated by AlertId.
  */
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { describeError } from '../../shared/errors';
@@ -78,15 +81,11 @@ export function statusNotifier(
         });
       } catch (error) {
         count(OrderMetric.AlertPublishFailures);
-        logger.error(
-          'Alert not delivered; the stream resumes from this record (the supervisor re-delivers if it gives up)',
-          {
-            sequenceNumber: record.dynamodb?.SequenceNumber,
-            orderId: outbox.orderId,
-            error: describeError(error),
-          },
-        );
-        return { batchItemFailures: [{ itemIdentifier: record.dynamodb?.SequenceNumber ?? '' }] };
+        logger.error('Alert not delivered; left in the outbox for the supervisor to re-deliver', {
+          sequenceNumber: record.dynamodb?.SequenceNumber,
+          orderId: outbox.orderId,
+          error: describeError(error),
+        });
       }
     }
     return { batchItemFailures: [] };

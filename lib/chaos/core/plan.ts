@@ -141,12 +141,13 @@ export interface AlertBusOutage {
 }
 
 /**
- * Short windows end within the relay's stream retries (the relay delivers); long ones outlast them
- * (the local runtime's stream back-off, 100 ms doubling to 5 s, gives the notifier's 10 retries
- * about 26 s), so the supervisor's backstop delivers after alertRedeliveryGraceSeconds. Windows
- * alternate short and long, and the failures alternate from a seeded start.
+ * An alert the relay could not publish is left in the outbox for the supervisor, which re-delivers
+ * it once it is older than alertRedeliveryGraceSeconds (60 s by default). Short windows close well
+ * before that (the backstop's first try delivers); long ones outlast it, so the backstop's own
+ * publish fails too and a later run delivers. Windows alternate short and long, and the failures
+ * alternate from a seeded start.
  */
-const ALERT_OUTAGE_MILLIS = { short: [2_000, 8_000], long: [40_000, 50_000] } as const;
+const ALERT_OUTAGE_MILLIS = { short: [2_000, 8_000], long: [65_000, 80_000] } as const;
 
 export interface CampaignPlan {
   readonly seed: number;

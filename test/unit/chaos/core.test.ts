@@ -206,8 +206,8 @@ describe('planCampaign', () => {
     const [short, long] = plan.alertBusOutages;
     expect(short?.durationMillis).toBeGreaterThanOrEqual(2_000);
     expect(short?.durationMillis).toBeLessThanOrEqual(8_000);
-    expect(long?.durationMillis).toBeGreaterThanOrEqual(40_000);
-    expect(long?.durationMillis).toBeLessThanOrEqual(50_000);
+    expect(long?.durationMillis).toBeGreaterThanOrEqual(65_000);
+    expect(long?.durationMillis).toBeLessThanOrEqual(80_000);
     const openings = plan.alertBusOutages.map((outage) => outage.afterAlerts);
     expect(openings).toEqual([...openings].sort((left, right) => left - right));
     for (const after of openings) expect(after).toBeLessThan(Math.ceil(alerts / 2));

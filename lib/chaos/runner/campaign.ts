@@ -322,6 +322,7 @@ export async function runCampaign(options: CampaignOptions = {}): Promise<Campai
 
   const sampler = startSampler(sampleOnce, () => restarting, SAMPLE_INTERVAL_MILLIS, log);
   let undeliveredAtEnd: readonly string[] = [];
+  let outboxSettleWaitMillis = 0;
 
   const restart = async () => {
     restarting = true;
@@ -394,10 +395,12 @@ export async function runCampaign(options: CampaignOptions = {}): Promise<Campai
     }
     // An alert the relay gave up on (a bus outage outlasting the stream's retries) is delivered by
     // the supervisor's backstop once its grace has passed: wait for every outbox to empty.
+    const settleStarted = Date.now();
     undeliveredAtEnd = await settleOutbox(
       () => driver.ordersWithUndeliveredAlerts(),
       outboxSettleMillis(timings, plan.alertBusOutages),
     );
+    outboxSettleWaitMillis = Date.now() - settleStarted;
     await sleep(ALERT_SETTLE_MILLIS);
   } finally {
     await sampler.stop();
@@ -479,7 +482,13 @@ export async function runCampaign(options: CampaignOptions = {}): Promise<Campai
         `fired: ${compensationFaultsFired}`,
       `SQS queues and messages persist with the data directory: a restart keeps queued and in-flight messages`,
       operatorSummary(plan.orders, operator.actions, operatorActions),
-      alertSummary(plan.alertBusOutages, injector.alertBus?.stats(), alerts, undeliveredAtEnd),
+      alertSummary(
+        plan.alertBusOutages,
+        injector.alertBus?.stats(),
+        alerts,
+        undeliveredAtEnd,
+        outboxSettleWaitMillis,
+      ),
       `clients ${clientIds.join(', ')} (orders alternate): ${replies.length} status messages taken from their reply queues ` +
         `(${clientIds.map((id) => `${id} ${replies.filter((reply) => reply.queueOf === id).length}`).join(', ')}); ` +
         `${probes.filter((probe) => probe.outcome === 'AccessDenied').length} of ${probes.length} cross-client reads denied`,
@@ -549,12 +558,14 @@ function alertSummary(
   stats: AlertBusOutageStats | undefined,
   alerts: readonly AlertSnapshot[],
   undelivered: readonly string[],
+  settleWaitMillis: number,
 ): string {
   const withId = alerts.filter((alert) => alert.alertId !== undefined);
   const distinct = new Set(withId.map((alert) => alert.alertId)).size;
   const inbox =
     `alert inbox: ${alerts.length} alerts, ${distinct} distinct AlertIds (${withId.length - distinct} redelivered copies collapsed); ` +
-    `outbox entries undelivered at the end: ${undelivered.length === 0 ? 'none' : undelivered.slice(0, 10).join(', ')}`;
+    `outbox entries undelivered at the end: ${undelivered.length === 0 ? 'none' : undelivered.slice(0, 10).join(', ')} ` +
+    `(waited ${formatMillis(settleWaitMillis)} after the last order was terminal for the outboxes to empty)`;
   if (stats === undefined) return `alert bus outages: off; ${inbox}`;
   const windows = outages
     .map(

@@ -212,6 +212,7 @@ export class LocalEventBridge {
     let failed = 0;
     const results = entries.map((entry) => {
       const bus = this.busName(entry.EventBusName);
+      const time = entryTime(entry.Time);
       const problem = !this.buses.has(bus)
         ? `Event bus ${bus} does not exist.`
         : typeof entry.Source !== 'string' || entry.Source === ''
@@ -220,7 +221,9 @@ export class LocalEventBridge {
             ? 'Parameter DetailType is not valid.'
             : typeof entry.Detail !== 'string' || !isJsonObject(entry.Detail)
               ? 'Parameter Detail is not valid.'
-              : undefined;
+              : time === undefined
+                ? 'Parameter Time is not valid.'
+                : undefined;
       if (problem) {
         failed += 1;
         return {
@@ -234,7 +237,7 @@ export class LocalEventBridge {
         'detail-type': String(entry.DetailType),
         source: String(entry.Source),
         account: this.options.accountId,
-        time: isoSeconds(entry.Time ? new Date(String(entry.Time)) : new Date()),
+        time: isoSeconds(time ?? new Date()),
         region: this.options.region,
         resources: Array.isArray(entry.Resources) ? entry.Resources.map(String) : [],
         detail: JSON.parse(String(entry.Detail)) as unknown,
@@ -286,6 +289,19 @@ function isJsonObject(text: string): boolean {
 }
 
 /** EventBridge times have second precision: 2024-01-01T00:00:00Z. */
+/**
+ * An entry's Time: absent is now; the SDKs send epoch seconds (a number, the JSON protocol's
+ * timestamp), the CLI may send those as text or an ISO date. Undefined when it is none of these.
+ */
+function entryTime(value: unknown): Date | undefined {
+  if (value === undefined || value === null || value === '') return new Date();
+  const seconds = typeof value === 'number' ? value : typeof value === 'string' ? Number(value) : Number.NaN;
+  const date = Number.isFinite(seconds)
+    ? new Date(seconds * 1000)
+    : new Date(typeof value === 'string' ? value : Number.NaN);
+  return Number.isNaN(date.getTime()) ? undefined : date;
+}
+
 function isoSeconds(date: Date): string {
   return `${date.toISOString().slice(0, 19)}Z`;
 }

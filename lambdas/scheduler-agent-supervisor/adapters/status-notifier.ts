@@ -6,15 +6,19 @@
  * Messages of a retried record that already went out are de-duplicated by the FIFO queue.
  *
  * It is also the relay of the alert outbox (DESIGN.md, Alert outbox): after telling the client, the
- * alerts in the record's new image are published and their entries removed. A publish that fails
- * fails the record the same way (the stream retries it; when its retries run out, the supervisor
- * re-delivers from the AlertOutboxIndex). Alerts published twice are de-duplicated by AlertId.
+ * alerts the record's change wrote (in its new image, not in its old one) are published and their
+ * entries removed. A publish that fails does not fail the record: it is counted and the entry left
+ * for the supervisor, which re-delivers it from the AlertOutboxIndex once it is older than
+ * alertRedeliveryGraceSeconds. Failing the record would hold the client messages of every later
+ * record of the shard behind the alert bus, and once the stream's retries ran out it would drop
+ * them with the failed batch (the chaos campaign's alert-bus-outage lost client messages so).
+ * Alerts published twice are de-duplicated by AlertId.
  */
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { describeError } from '../../shared/errors';
 import type { Observability } from '../../shared/observability';
-import { type ClientRegistry, OrderMetric, StateAttr } from '../contracts';
+import { AlertOutboxAttr, type ClientRegistry, OrderMetric, StateAttr } from '../contracts';
 import { deliverOutbox } from '../domain/alert-outbox';
 import { notifyClient, type StatusChange, type StatusImage } from '../domain/client-status';
 import { flowMeasurements } from '../domain/flow-metrics';
@@ -84,15 +88,11 @@ export function statusNotifier(
         });
       } catch (error) {
         count(OrderMetric.AlertPublishFailures);
-        logger.error(
-          'Alert not delivered; the stream resumes from this record (the supervisor re-delivers if it gives up)',
-          {
-            sequenceNumber: record.dynamodb?.SequenceNumber,
-            orderId: outbox.orderId,
-            error: describeError(error),
-          },
-        );
-        return { batchItemFailures: [{ itemIdentifier: record.dynamodb?.SequenceNumber ?? '' }] };
+        logger.error('Alert not delivered; left in the outbox for the supervisor to re-deliver', {
+          sequenceNumber: record.dynamodb?.SequenceNumber,
+          orderId: outbox.orderId,
+          error: describeError(error),
+        });
       }
     }
     return { batchItemFailures: [] };
@@ -101,13 +101,26 @@ export function statusNotifier(
 
 type Image = NonNullable<NonNullable<DynamoDBRecord['dynamodb']>['NewImage']>;
 
-/** The AlertOutbox of the record's new image, when it holds any entry. */
+/**
+ * The AlertOutbox entries this record's change wrote: in its new image and not, with the same At,
+ * in its old one. Any later write to the record before the relay removed the entry (the admission
+ * release, a claim, the index's cleanup) carries the entry too; relaying it again from each such
+ * record multiplied every alert. If the relay fails on the record that wrote it, the stream retries
+ * that record (nothing after it overtakes it), and once the stream gives up the supervisor's
+ * backstop delivers the entry: skipping the carriers loses nothing.
+ */
 export function outboxOf(record: DynamoDBRecord): { orderId: string; entries: StoredOutbox } | undefined {
   const image = record.dynamodb?.NewImage;
   const outbox = image?.[StateAttr.AlertOutbox]?.M;
   const orderId = image?.[StateAttr.OrderId]?.S;
-  if (outbox === undefined || orderId === undefined || Object.keys(outbox).length === 0) return undefined;
-  return { orderId, entries: plainValueOf({ M: outbox }) as StoredOutbox };
+  if (outbox === undefined || orderId === undefined) return undefined;
+  const before = record.dynamodb?.OldImage?.[StateAttr.AlertOutbox]?.M ?? {};
+  const written = Object.entries(outbox).filter(([alertId, entry]) => {
+    const at = entry.M?.[AlertOutboxAttr.At]?.S;
+    return at === undefined || before[alertId]?.M?.[AlertOutboxAttr.At]?.S !== at;
+  });
+  if (written.length === 0) return undefined;
+  return { orderId, entries: plainValueOf({ M: Object.fromEntries(written) }) as StoredOutbox };
 }
 
 type TypedValue = NonNullable<Image[string]>;

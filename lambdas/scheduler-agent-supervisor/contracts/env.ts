@@ -44,7 +44,8 @@ export type EnvKey = (typeof EnvKey)[keyof typeof EnvKey];
 
 /**
  * POWERTOOLS_SERVICE_NAME of the pattern roles that tools find in a synthesized assembly (the chaos
- * campaign hooks the supervisor's and the starter's clocks): named once, here.
+ * campaign hooks the supervisor's and the starter's clocks, and plants a broken alert relay in the
+ * status notifier): named once, here.
  */
 export const RoleServiceName = {
   Supervisor: 'supervisor',

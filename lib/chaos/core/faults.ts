@@ -55,6 +55,14 @@ export const FaultKind = {
    * cancel while Pending races the starter) or once Processed. Fires on each action applied.
    */
   OperatorActions: 'operator-actions',
+  /**
+   * For planned windows, every PutEvents of an outbox alert to the alert bus fails (an HTTP 500,
+   * or HTTP 200 with FailedEntryCount as EventBridge reports a dropped entry). Fires on each call
+   * failed. The alert outbox must still deliver each alert: the relay leaves what it could not
+   * publish, the supervisor's backstop delivers it after its grace (a long window fails the
+   * backstop's first try too).
+   */
+  AlertBusOutage: 'alert-bus-outage',
 } as const;
 export type FaultKind = (typeof FaultKind)[keyof typeof FaultKind];
 

@@ -272,11 +272,6 @@ export interface CheckResult {
   readonly invariants: readonly Verdict<InvariantId>[];
   readonly guards: readonly Verdict<GuardId>[];
   /**
-   * Error or CompensationFailed orders with no alert whose terminal state came while a restart cut
-   * short the work that alerts (`<orderId> (<state>)`).
-   */
-  readonly alertsLostAtRestart: readonly string[];
-  /**
    * Status messages delivered again after the FIFO deduplication window (`<messageKey> x<n>`): the
    * resend clients de-duplicate on messageKey, not a violation.
    */
@@ -327,8 +322,6 @@ const TERMINAL: readonly string[] = TERMINAL_STATES;
 /** Where a lock may be held: the states an attempt works in. */
 const LOCKED_STATES: readonly string[] = [ProcessState.Processing, ProcessState.CompensationInProgress];
 const SERVICE_OF_STEP = new Map<string, string>(ORDER_STEPS.map((step) => [step.name, step.service]));
-/** A restart may swallow an alert published up to this long after the last drain began. */
-const ALERT_DRAIN_MARGIN_MILLIS = 2_000;
 /** Examples listed per violated invariant; the count is always complete. */
 const MAX_EXAMPLES = 10;
 
@@ -343,24 +336,15 @@ export function parseIdempotencyKey(
 
 export function checkCampaign(snapshot: CampaignSnapshot): CheckResult {
   const records = new Map(snapshot.finalRecords.map((record) => [record.orderId, record]));
-  const alertsLostAtRestart: string[] = [];
   const messagesRedeliveredAfterWindow: string[] = [];
   const invariants: Verdict<InvariantId>[] = [
     verdict('terminal-within-bound', terminalWithinBound(snapshot, records)),
     verdict('one-effect-per-key', oneEffectPerKey(snapshot)),
     verdict('processed-one-effect-per-step', processedOneEffectPerStep(snapshot)),
-    verdict(
-      'error-exactly-one-alert',
-      exactlyOneAlert(snapshot, ProcessState.Error, AlertType.OrderFailed, alertsLostAtRestart),
-    ),
+    verdict('error-exactly-one-alert', exactlyOneAlert(snapshot, ProcessState.Error, AlertType.OrderFailed)),
     verdict(
       'compensation-failed-alerted',
-      exactlyOneAlert(
-        snapshot,
-        ProcessState.CompensationFailed,
-        AlertType.CompensationFailed,
-        alertsLostAtRestart,
-      ),
+      exactlyOneAlert(snapshot, ProcessState.CompensationFailed, AlertType.CompensationFailed),
     ),
     verdict('compensation-exact', compensationExact(snapshot)),
     verdict('no-processed-with-compensation', noProcessedWithCompensation(snapshot)),
@@ -381,7 +365,7 @@ export function checkCampaign(snapshot: CampaignSnapshot): CheckResult {
     guard('reply-queue-isolation', replyQueueIsolation(snapshot)),
   ];
   const passed = [...invariants, ...guards].every((entry) => entry.violations.length === 0);
-  return { invariants, guards, alertsLostAtRestart, messagesRedeliveredAfterWindow, passed };
+  return { invariants, guards, messagesRedeliveredAfterWindow, passed };
 }
 
 function verdict(id: InvariantId, violations: string[]): Verdict<InvariantId> {
@@ -536,16 +520,11 @@ function processedOneEffectPerStep(snapshot: CampaignSnapshot): string[] {
 /**
  * Every order raised one alert of `detailType` per time it entered `state`: once when it ends
  * there, plus once per operator action taken from it (its OperatorLog's SeenState: an Error order
- * retried raised its OrderFailed before the retry); no other order raised one. An order whose final
- * `state` came while a restart cut short the work that alerts (the supervisor run or execution that
- * wrote it) and lacks that one alert is listed, not counted.
+ * retried raised its OrderFailed before the retry); no other order raised one. Copies of one
+ * AlertId are one alert. No allowance for restarts or bus outages: the alert is written with the
+ * transition (the alert outbox), so nothing may lose it.
  */
-function exactlyOneAlert(
-  snapshot: CampaignSnapshot,
-  state: string,
-  detailType: string,
-  lostAtRestart: string[],
-): string[] {
+function exactlyOneAlert(snapshot: CampaignSnapshot, state: string, detailType: string): string[] {
   const seen = new Set<string>();
   const alerts = snapshot.alerts.filter((alert) => {
     if (alert.detailType !== detailType) return false;
@@ -566,10 +545,6 @@ function exactlyOneAlert(
     entered.add(record.orderId);
     const count = alertsByOrder.get(record.orderId) ?? 0;
     if (count === times) continue;
-    if (endsThere && count === times - 1 && terminalDuringRestart(snapshot, record.orderId)) {
-      lostAtRestart.push(`${record.orderId} (${state})`);
-      continue;
-    }
     violations.push(
       leftByOperator === 0
         ? `${record.orderId}: ${state} with ${count} ${detailType} alerts`
@@ -581,19 +556,6 @@ function exactlyOneAlert(
       violations.push(`${orderId}: ${count} ${detailType} alerts but not in ${state}`);
   }
   return violations;
-}
-
-/**
- * The order turned terminal (Error, CompensationFailed) in a window that a restart cut short: the
- * execution or supervisor run that wrote it may have been stopped before it published the alert.
- */
-function terminalDuringRestart(snapshot: CampaignSnapshot, orderId: string): boolean {
-  const terminalAt = snapshot.orders.find((order) => order.orderId === orderId)?.terminalAt;
-  if (terminalAt === undefined) return false;
-  return snapshot.restarts.some(
-    (restart) =>
-      terminalAt >= restart.lastDrainAt - ALERT_DRAIN_MARGIN_MILLIS && terminalAt <= restart.readyAt,
-  );
 }
 
 function lockOnlyWhileProcessing(snapshot: CampaignSnapshot): string[] {

@@ -8,7 +8,7 @@ import {
   type CompensationName,
   DEFAULT_WORKFLOW_VERSION,
   type OperationName,
-  type ProcessState,
+  ProcessState,
   type StepName,
   type SubmitOrderRequest,
   workflowSteps,
@@ -46,6 +46,12 @@ export interface FaultRates {
    * once Processed, or submits with the OUTAGE sku to retry after ending the outage (operator-actions).
    */
   readonly operator: Readonly<Record<OperatorPlanKind, number>>;
+  /**
+   * Alert bus outage windows per planned alert (alert-bus-outage): the alerts the plan makes (an
+   * order planned to end Error or CompensationFailed, an OUTAGE order before its retry) times this
+   * rate, at least minOrdersPerKind windows.
+   */
+  readonly alertBusOutage: number;
 }
 
 export interface PlanSettings {
@@ -77,6 +83,7 @@ export const DEFAULT_FAULT_RATES: FaultRates = {
     [OperatorPlanKind.CancelProcessed]: 0.03,
     [OperatorPlanKind.OutageRetry]: 0.01,
   },
+  alertBusOutage: 0.1,
 };
 
 /**
@@ -112,9 +119,42 @@ export interface OrderPlan {
   readonly operator?: OperatorPlanKind;
 }
 
+/** How the alert bus fails a PutEvents in an outage window. */
+export const AlertBusFailure = {
+  /** HTTP 500 InternalException (the SDK retries it, each attempt failing while the window lasts). */
+  Error: 'error',
+  /** HTTP 200 with FailedEntryCount = the entries sent, each with an ErrorCode: how PutEvents drops an entry. */
+  FailedEntry: 'failed-entry',
+} as const;
+export type AlertBusFailure = (typeof AlertBusFailure)[keyof typeof AlertBusFailure];
+
+/**
+ * One alert bus outage (alert-bus-outage). Windows are counted in alerts, not in time, so a short
+ * run still has alerts to fail: window i opens at the first PutEvents carrying an alert the bus has
+ * not seen before, once `afterAlerts` distinct alerts were seen and window i-1 has closed; from
+ * then on every alert PutEvents fails (retries and redeliveries of earlier alerts too) for
+ * `durationMillis`.
+ */
+export interface AlertBusOutage {
+  readonly afterAlerts: number;
+  readonly durationMillis: number;
+  readonly failure: AlertBusFailure;
+}
+
+/**
+ * An alert the relay could not publish is left in the outbox for the supervisor, which re-delivers
+ * it once it is older than alertRedeliveryGraceSeconds (60 s by default). Short windows close well
+ * before that (the backstop's first try delivers); long ones outlast it, so the backstop's own
+ * publish fails too and a later run delivers. Windows alternate short and long, and the failures
+ * alternate from a seeded start.
+ */
+const ALERT_OUTAGE_MILLIS = { short: [2_000, 8_000], long: [65_000, 80_000] } as const;
+
 export interface CampaignPlan {
   readonly seed: number;
   readonly orders: readonly OrderPlan[];
+  /** Alert bus outage windows, in the order they open (none when alert-bus-outage is off). */
+  readonly alertBusOutages: readonly AlertBusOutage[];
   /**
    * Attempt faults by idempotency key (`<orderId>:<step>` or `<orderId>:<CompensationName>`), the
    * way the injector sees requests.
@@ -181,6 +221,7 @@ export function validatePlanSettings(settings: PlanSettings): void {
     ['compensationAttempt', settings.rates.compensationAttempt],
     ['sqsDuplicate', settings.rates.sqsDuplicate],
     ['remoteTransientPerCall', settings.rates.remoteTransientPerCall],
+    ['alertBusOutage', settings.rates.alertBusOutage],
     ...Object.entries(settings.rates.operator).map(([kind, rate]): [string, number] => [kind, rate]),
   ];
   for (const [name, rate] of rates) {
@@ -190,6 +231,14 @@ export function validatePlanSettings(settings: PlanSettings): void {
     if (!FAULT_KINDS.includes(kind)) {
       throw new Error(`Unknown fault kind '${kind}'. Known kinds: ${FAULT_KINDS.join(', ')}`);
     }
+  }
+  if (
+    settings.enabledKinds.includes(FaultKind.AlertBusOutage) &&
+    !ALERTING_KINDS.some((kind) => settings.enabledKinds.includes(kind))
+  ) {
+    throw new Error(
+      `${FaultKind.AlertBusOutage} needs alerts to fail: enable one of ${ALERTING_KINDS.join(', ')}`,
+    );
   }
   const plannedKinds =
     ATTEMPT_FAULTS.filter((kind) => settings.enabledKinds.includes(kind)).length +
@@ -275,7 +324,56 @@ export function planCampaign(settings: PlanSettings): CampaignPlan {
       );
     }
   }
-  return { seed: settings.seed, orders, attemptFaultsByKey };
+  const alertBusOutages = enabled(FaultKind.AlertBusOutage)
+    ? planAlertBusOutages(orders, settings.rates.alertBusOutage, settings.minOrdersPerKind, random)
+    : [];
+  return { seed: settings.seed, orders, alertBusOutages, attemptFaultsByKey };
+}
+
+/** Kinds whose orders raise an alert (Error, CompensationFailed, an OUTAGE order's Error). */
+const ALERTING_KINDS: readonly FaultKind[] = [
+  FaultKind.RemoteOutage,
+  FaultKind.CompensationRefused,
+  FaultKind.OperatorActions,
+];
+
+/** Alerts the plan makes: orders planned to end Error or CompensationFailed, OUTAGE orders once. */
+export function plannedAlertCount(orders: readonly OrderPlan[]): number {
+  return orders.filter(
+    (order) =>
+      order.expectedOutcome === ProcessState.Error ||
+      order.expectedOutcome === ProcessState.CompensationFailed ||
+      order.operator === OperatorPlanKind.OutageRetry,
+  ).length;
+}
+
+/**
+ * The alert bus outage windows: `rate` per planned alert, at least `minimum`, opening at seeded
+ * alert counts within the first half of the planned alerts (so the windows, a long one's backstop
+ * delivery included, end while other orders still run rather than lengthening the run).
+ */
+function planAlertBusOutages(
+  orders: readonly OrderPlan[],
+  rate: number,
+  minimum: number,
+  random: Random,
+): AlertBusOutage[] {
+  const alerts = plannedAlertCount(orders);
+  const windows = Math.max(minimum, Math.round(alerts * rate), 1);
+  const openings = Math.max(1, Math.ceil(alerts / 2));
+  const afterAlerts = Array.from({ length: windows }, () => Math.floor(random() * openings)).sort(
+    (left, right) => left - right,
+  );
+  const failures = Object.values(AlertBusFailure);
+  const firstFailure = Math.floor(random() * failures.length);
+  return afterAlerts.map((after, index) => {
+    const [low, high] = index % 2 === 0 ? ALERT_OUTAGE_MILLIS.short : ALERT_OUTAGE_MILLIS.long;
+    return {
+      afterAlerts: after,
+      durationMillis: Math.round(low + random() * (high - low)),
+      failure: failures[(firstFailure + index) % failures.length] as AlertBusFailure,
+    };
+  });
 }
 
 /**

@@ -80,13 +80,6 @@ export function renderSummary(input: SummaryInput): string {
     boundTable(bound),
     '',
     verdictTable,
-    ...(result.alertsLostAtRestart.length > 0
-      ? [
-          '',
-          `${result.alertsLostAtRestart.length} Error or CompensationFailed order(s) got there while a restart cut short the work that alerts ` +
-            `(not counted as violations): ${result.alertsLostAtRestart.slice(0, 10).join(', ')}`,
-        ]
-      : []),
     ...(details.length > 0 ? ['', ...details] : []),
     '',
     result.passed ? 'RESULT: PASS' : 'RESULT: FAIL',

@@ -170,6 +170,8 @@ export interface BrokenVariant {
    * with a dead-letter queue of its own; not the same service's API or relay functions).
    */
   readonly consumerOf?: string;
+  /** Instead of a role: the functions of this POWERTOOLS_SERVICE_NAME (RoleServiceName). */
+  readonly serviceName?: string;
   /** Must match the bundle exactly once: a bundle that changed shape fails loudly, not silently. */
   readonly pattern: RegExp;
   readonly replacement: string;
@@ -213,6 +215,16 @@ export const BROKEN_VARIANTS = {
     pattern: /if\((\w+)>=(\w+)\.maxFailures\)return\{kind:"fail"/,
     replacement: 'if($1>$2.maxFailures)return{kind:"fail"',
     expectedViolation: 'failure-count-within-threshold',
+  },
+  relayDropsUnpublishedAlert: {
+    name: 'relay-drops-unpublished-alert',
+    description:
+      "the alert relay (status notifier) ignores a failed PutEvents and removes the outbox entry anyway, so an alert the bus refused is lost (the supervisor's backstop finds nothing left to deliver)",
+    role: 'other',
+    serviceName: RoleServiceName.StatusNotifier,
+    pattern: /await (\w+)\.publisher\.publishAlert\((\w+)\),(\w+)\.delivered\+=1;/,
+    replacement: 'await $1.publisher.publishAlert($2).catch(()=>{}),$3.delivered+=1;',
+    expectedViolation: 'error-exactly-one-alert',
   },
   droneSchedulerDropsVersionCondition: {
     name: 'drone-scheduler-drops-version-condition',
@@ -263,14 +275,18 @@ export function plantBrokenVariants(
   const functions = assemblyFunctions(targetDir);
   for (const variant of variants) {
     const patched = functions.filter((fn) =>
-      variant.consumerOf === undefined
-        ? fn.role === variant.role
-        : fn.environment[PowertoolsEnvKey.ServiceName] === variant.consumerOf &&
-          ChoreographyEnvKey.DeadLetterQueueUrl in fn.environment,
+      variant.serviceName !== undefined
+        ? fn.environment[PowertoolsEnvKey.ServiceName] === variant.serviceName
+        : variant.consumerOf === undefined
+          ? fn.role === variant.role
+          : fn.environment[PowertoolsEnvKey.ServiceName] === variant.consumerOf &&
+            ChoreographyEnvKey.DeadLetterQueueUrl in fn.environment,
     );
     const assetDirs = [...new Set(patched.map((fn) => fn.assetDir))];
     if (assetDirs.length === 0)
-      throw new Error(`Variant ${variant.name}: no ${variant.consumerOf ?? variant.role} function to patch`);
+      throw new Error(
+        `Variant ${variant.name}: no ${variant.serviceName ?? variant.consumerOf ?? variant.role} function to patch`,
+      );
     for (const assetDir of assetDirs) {
       const file = join(assetDir, 'index.js');
       const code = readFileSync(file, 'utf8');

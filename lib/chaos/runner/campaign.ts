@@ -11,9 +11,11 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
+  DEFAULT_ALERT_REDELIVERY_GRACE_SECONDS,
   OperatorRefusal,
   ProcessState,
   TERMINAL_STATES,
+  type WorkflowTimings,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { type LocalRuntime, startLocalRuntime } from '../../local-runtime';
 import { maxSafeRelativeSkewMillis, type TerminalBound, terminalBound } from '../core/bounds';
@@ -31,6 +33,7 @@ import {
   terminalVisits,
 } from '../core/invariants';
 import {
+  type AlertBusOutage,
   CAMPAIGN_STEPS,
   DEFAULT_FAULT_RATES,
   type FaultRates,
@@ -38,6 +41,8 @@ import {
   planCampaign,
 } from '../core/plan';
 import { formatMillis, renderSummary } from '../core/report';
+import { percentile } from '../core/stats';
+import type { AlertBusOutageStats } from './alert-bus';
 import { type AssemblyFacts, PROJECT_ROOT, readAssemblyFacts, synthesizeLocal } from './assembly';
 import { FaultInjector } from './injector';
 import { CampaignTracker, sleep, startSampler, submitUntilAnswered } from './loop';
@@ -108,6 +113,8 @@ const SAMPLE_INTERVAL_MILLIS = 1_000;
 const SUBMIT_GIVE_UP_MILLIS = 5 * 60_000;
 /** After the last order is terminal: alerts published right after the transition still arrive. */
 const ALERT_SETTLE_MILLIS = 3_000;
+/** Beyond the backstop's grace and the longest outage window: time for a supervisor sweep or two. */
+const OUTBOX_SETTLE_MARGIN_MILLIS = 30_000;
 const TERMINAL: readonly string[] = TERMINAL_STATES;
 const DEFAULT_ADMISSION_LIMIT = 16;
 const DEFAULT_MAX_IN_FLIGHT = 24;
@@ -314,6 +321,8 @@ export async function runCampaign(options: CampaignOptions = {}): Promise<Campai
   };
 
   const sampler = startSampler(sampleOnce, () => restarting, SAMPLE_INTERVAL_MILLIS, log);
+  let undeliveredAtEnd: readonly string[] = [];
+  let outboxSettleWaitMillis = 0;
 
   const restart = async () => {
     restarting = true;
@@ -384,6 +393,14 @@ export async function runCampaign(options: CampaignOptions = {}): Promise<Campai
       tracker.printProgress();
       await sleep(500);
     }
+    // An alert the relay gave up on (a bus outage outlasting the stream's retries) is delivered by
+    // the supervisor's backstop once its grace has passed: wait for every outbox to empty.
+    const settleStarted = Date.now();
+    undeliveredAtEnd = await settleOutbox(
+      () => driver.ordersWithUndeliveredAlerts(),
+      outboxSettleMillis(timings, plan.alertBusOutages),
+    );
+    outboxSettleWaitMillis = Date.now() - settleStarted;
     await sleep(ALERT_SETTLE_MILLIS);
   } finally {
     await sampler.stop();
@@ -467,6 +484,13 @@ export async function runCampaign(options: CampaignOptions = {}): Promise<Campai
         `fired: ${compensationFaultsFired}`,
       `SQS queues and messages persist with the data directory: a restart keeps queued and in-flight messages`,
       operatorSummary(plan.orders, operator.actions, operatorActions),
+      alertSummary(
+        plan.alertBusOutages,
+        injector.alertBus?.stats(),
+        alerts,
+        undeliveredAtEnd,
+        outboxSettleWaitMillis,
+      ),
       `clients ${clientIds.join(', ')} (orders alternate): ${replies.length} status messages taken from their reply queues ` +
         `(${clientIds.map((id) => `${id} ${replies.filter((reply) => reply.queueOf === id).length}`).join(', ')}); ` +
         `${probes.filter((probe) => probe.outcome === 'AccessDenied').length} of ${probes.length} cross-client reads denied`,
@@ -504,6 +528,62 @@ async function settleReplies(
     if (!missing || Date.now() >= giveUpAt) return;
     await sleep(1_000);
   }
+}
+
+/** The longest the campaign waits, after the last order is terminal, for every alert outbox to empty. */
+function outboxSettleMillis(timings: WorkflowTimings, outages: readonly AlertBusOutage[]): number {
+  const grace = (timings.alertRedeliveryGraceSeconds ?? DEFAULT_ALERT_REDELIVERY_GRACE_SECONDS) * 1000;
+  const longest = Math.max(0, ...outages.map((outage) => outage.durationMillis));
+  return grace + longest + OUTBOX_SETTLE_MARGIN_MILLIS;
+}
+
+/** Polls until no record holds an undelivered alert, or maxMillis; returns the orders still holding one. */
+async function settleOutbox(
+  pending: () => Promise<readonly string[]>,
+  maxMillis: number,
+): Promise<readonly string[]> {
+  const giveUpAt = Date.now() + maxMillis;
+  for (;;) {
+    const orderIds = await pending();
+    if (orderIds.length === 0 || Date.now() >= giveUpAt) return orderIds;
+    await sleep(1_000);
+  }
+}
+
+/**
+ * One summary line: the alert bus outages (windows, PutEvents failed, how long the alerts they hit
+ * took to get through), what reached the inbox (copies of one AlertId collapse into one alert) and
+ * any outbox entry still undelivered at the end.
+ */
+function alertSummary(
+  outages: readonly AlertBusOutage[],
+  stats: AlertBusOutageStats | undefined,
+  alerts: readonly AlertSnapshot[],
+  undelivered: readonly string[],
+  settleWaitMillis: number,
+): string {
+  const withId = alerts.filter((alert) => alert.alertId !== undefined);
+  const distinct = new Set(withId.map((alert) => alert.alertId)).size;
+  const inbox =
+    `alert inbox: ${alerts.length} alerts, ${distinct} distinct AlertIds (${withId.length - distinct} redelivered copies collapsed); ` +
+    `outbox entries undelivered at the end: ${undelivered.length === 0 ? 'none' : undelivered.slice(0, 10).join(', ')} ` +
+    `(waited ${formatMillis(settleWaitMillis)} after the last order was terminal for the outboxes to empty)`;
+  if (stats === undefined) return `alert bus outages: off; ${inbox}`;
+  const windows = outages
+    .map(
+      (outage) =>
+        `${formatMillis(outage.durationMillis)} ${outage.failure} after ${outage.afterAlerts} alerts`,
+    )
+    .join(', ');
+  const delays = stats.deliveryDelaysMillis;
+  return (
+    `alert bus outages: ${stats.windowsOpened} of ${stats.windowsPlanned} windows opened (${windows}); ` +
+    `${stats.failedCalls.error + stats.failedCalls['failed-entry']} alert PutEvents failed ` +
+    `(${stats.failedCalls.error} HTTP 500, ${stats.failedCalls['failed-entry']} FailedEntryCount); ` +
+    `${stats.alertsHit} alerts hit, ${stats.alertsHitDelivered} delivered later ` +
+    `(first failure to delivery p50 ${formatMillis(percentile(delays, 50))}, max ${formatMillis(delays.length > 0 ? Math.max(...delays) : undefined)}); ` +
+    `the bus accepted ${stats.alertEntriesAccepted} alert entries for ${stats.alertsAccepted} AlertIds; ${inbox}`
+  );
 }
 
 /** One summary line: the operator plans and what became of the actions sent. */

@@ -1,8 +1,9 @@
 /**
  * The fault injector: implements the local runtime's fault hooks (lib/local-runtime/fault-hooks.ts)
  * from the campaign plan, and records every firing. It sits only at the infrastructure boundary:
- * in front of the remote services' function URL and of the Step Functions API, around sandboxes,
- * in SQS deliveries, in clocks and function copies. The handlers run unmodified.
+ * in front of the remote services' function URL, of the Step Functions API and of EventBridge (the
+ * alert bus outages), around sandboxes, in SQS deliveries, in clocks and function copies. The
+ * handlers run unmodified.
  */
 import { operationForPath } from '../../../lambdas/fakes/domain/remote-scenarios';
 import type {
@@ -17,6 +18,7 @@ import { type FaultEvent, FaultKind } from '../core/faults';
 import { parseIdempotencyKey } from '../core/invariants';
 import type { CampaignPlan, OrderPlan } from '../core/plan';
 import { seededUnit } from '../core/random';
+import { AlertBusOutages } from './alert-bus';
 import type { AssemblyFacts } from './assembly';
 import { InjectorBase } from './injector-base';
 
@@ -51,6 +53,8 @@ export class FaultInjector extends InjectorBase<FaultKind, FaultEvent> {
   private readonly spent = new Set<string>();
   private readonly running = new Map<string, RunningInvocation>();
   private readonly roleOfFunction = new Map<string, 'agent' | 'supervisor' | 'starter'>();
+  /** The alert bus outage windows, when alert-bus-outage is on. */
+  readonly alertBus?: AlertBusOutages;
 
   constructor(private readonly settings: InjectorSettings) {
     super((kind, at, orderIds) => ({ kind, at, orderIds }), settings.now ?? Date.now);
@@ -59,6 +63,13 @@ export class FaultInjector extends InjectorBase<FaultKind, FaultEvent> {
     for (const agent of settings.facts.agents) this.roleOfFunction.set(agent.logicalId, 'agent');
     this.roleOfFunction.set(settings.facts.supervisor.logicalId, 'supervisor');
     this.roleOfFunction.set(settings.facts.starter.logicalId, 'starter');
+    if (this.enabled.has(FaultKind.AlertBusOutage)) {
+      this.alertBus = new AlertBusOutages({
+        windows: settings.plan.alertBusOutages,
+        fired: (orderIds) => this.record(FaultKind.AlertBusOutage, orderIds),
+        now: this.now,
+      });
+    }
   }
 
   /** The hooks to pass to startLocalRuntime (the same object serves every runtime of the campaign). */
@@ -72,9 +83,14 @@ export class FaultInjector extends InjectorBase<FaultKind, FaultEvent> {
       clockOffsetMillis[facts.supervisor.logicalId] = this.settings.supervisorClockOffsetMillis;
       clockOffsetMillis[facts.starter.logicalId] = -this.settings.starterClockOffsetMillis;
     }
+    const { alertBus } = this;
     return {
       functionUrl: (request, forward) => this.interceptRemoteCall(request, forward),
       stepFunctionsApi: (request, forward) => this.interceptStepFunctions(request, forward),
+      // Only with the kind on: the proxy is one more hop for every EventBridge call of the functions.
+      ...(alertBus && {
+        awsApi: { eventbridge: (request, forward) => alertBus.intercept(request, forward) },
+      }),
       onInvocation: (invocation) => this.observeInvocation(invocation),
       duplicateDelivery: (delivery) => this.duplicateDelivery(delivery),
       functionReplicas: replicas,

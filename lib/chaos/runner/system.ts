@@ -300,6 +300,14 @@ export class SystemDriver {
     );
   }
 
+  /** Orders whose AlertOutbox still holds an entry: an alert not delivered yet (or never). */
+  async ordersWithUndeliveredAlerts(): Promise<string[]> {
+    const pending = await this.scan(this.output('StateTableName'), (item) =>
+      Object.keys(item[StateAttr.AlertOutbox]?.M ?? {}).length > 0 ? (item[StateAttr.OrderId]?.S ?? '?') : '',
+    );
+    return pending.filter((orderId) => orderId !== '');
+  }
+
   /** Takes every alert currently in the inbox (deleting them: the inbox is a queue). */
   drainAlerts(): Promise<AlertSnapshot[]> {
     return drainQueue(this.sqs, this.output('AlertInboxQueueUrl'), (body) => {

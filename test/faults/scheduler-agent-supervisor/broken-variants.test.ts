@@ -2,8 +2,9 @@
  * The checker is itself tested: the same campaign machinery runs an assembly whose bundled assets
  * carry deliberate bugs (planted at the asset level; the sources stay correct), and the checker
  * must name the specific invariant each bug breaks: duplicate effects, calls never reserved against
- * the retry budget, a FailureCount past the threshold, and compensations that leave completed steps
- * standing (compensation-exact).
+ * the retry budget, a FailureCount past the threshold, an alert relay that drops what the bus refused
+ * (error-exactly-one-alert), and compensations that leave completed steps standing
+ * (compensation-exact).
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -22,7 +23,7 @@ describe('chaos checker against broken variants', () => {
   });
 
   it(
-    'reports duplicate effects of a token-keyed agent, calls an agent never reserved against the retry budget, and a FailureCount past the threshold of an off-by-one supervisor',
+    'reports duplicate effects of a token-keyed agent, calls an agent never reserved against the retry budget, a FailureCount past the threshold of an off-by-one supervisor and an alert lost by a relay that ignores a failed publish',
     async () => {
       mkdirSync(TEST_WORK_DIR, { recursive: true });
       const brokenDir = join(mkdtempSync(join(TEST_WORK_DIR, 'broken-')), 'cdk.out');
@@ -31,14 +32,17 @@ describe('chaos checker against broken variants', () => {
         BROKEN_VARIANTS.agentKeyIncludesToken,
         BROKEN_VARIANTS.agentSkipsBudget,
         BROKEN_VARIANTS.supervisorThresholdOffByOne,
+        BROKEN_VARIANTS.relayDropsUnpublishedAlert,
       ]);
       // Faults that make the system retry a step whose effect already happened (the token-keyed
-      // agent then records a second effect), and outages that use up every attempt (the broken
-      // supervisor then lets FailureCount pass maxFailures).
+      // agent then records a second effect), outages that use up every attempt (the broken
+      // supervisor then lets FailureCount pass maxFailures; each such order raises an alert), and
+      // alert bus outages (the broken relay removes the outbox entry of an alert the bus refused).
       const enabledKinds = [
         FaultKind.RemoteLatency,
         FaultKind.AgentKilledAfterEffect,
         FaultKind.RemoteOutage,
+        FaultKind.AlertBusOutage,
       ];
       const report = await runCampaign({
         orders: 12,
@@ -79,6 +83,11 @@ describe('chaos checker against broken variants', () => {
       );
       expect(violations('failure-count-within-threshold')).toEqual(
         expect.arrayContaining([expect.stringMatching(/^chaos-s3-\d{5}: FailureCount 4 > maxFailures 3$/)]),
+      );
+      // The orders whose first alert publish the bus refused: their alert is gone for good.
+      expect(report.snapshot.faults.some((event) => event.kind === FaultKind.AlertBusOutage)).toBe(true);
+      expect(violations('error-exactly-one-alert')).toEqual(
+        expect.arrayContaining([expect.stringMatching(/^chaos-s3-\d{5}: Error with 0 OrderFailed alerts$/)]),
       );
     },
     CAMPAIGN_TIMEOUT_MILLIS,

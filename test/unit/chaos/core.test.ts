@@ -17,6 +17,7 @@ import {
   idempotencyKeyFor,
   type PlanSettings,
   planCampaign,
+  plannedAlertCount,
 } from '../../../lib/chaos/core/plan';
 import { hashString, mulberry32, seededUnit, shuffled } from '../../../lib/chaos/core/random';
 import { renderSummary, renderTable } from '../../../lib/chaos/core/report';
@@ -198,6 +199,31 @@ describe('planCampaign', () => {
   it('plans nothing for disabled kinds', () => {
     const plan = planCampaign({ ...settings, enabledKinds: [FaultKind.RemoteTransient] });
     expect(plan.orders.some((order) => order.attemptFault || order.duplicate || order.operator)).toBe(false);
+    expect(plan.alertBusOutages).toEqual([]);
+  });
+
+  it('plans alert bus outages counted in alerts: short then long windows, both failures, in the first half of the alerts', () => {
+    const plan = planCampaign({ ...settings, orders: 40 });
+    const alerts = plannedAlertCount(plan.orders);
+    expect(alerts).toBeGreaterThanOrEqual(4);
+    expect(plan.alertBusOutages).toHaveLength(2);
+    expect(new Set(plan.alertBusOutages.map((outage) => outage.failure))).toEqual(
+      new Set(['error', 'failed-entry']),
+    );
+    const [short, long] = plan.alertBusOutages;
+    expect(short?.durationMillis).toBeGreaterThanOrEqual(2_000);
+    expect(short?.durationMillis).toBeLessThanOrEqual(8_000);
+    expect(long?.durationMillis).toBeGreaterThanOrEqual(65_000);
+    expect(long?.durationMillis).toBeLessThanOrEqual(80_000);
+    const openings = plan.alertBusOutages.map((outage) => outage.afterAlerts);
+    expect(openings).toEqual([...openings].sort((left, right) => left - right));
+    for (const after of openings) expect(after).toBeLessThan(Math.ceil(alerts / 2));
+    expect(planCampaign({ ...settings, orders: 40 }).alertBusOutages).toEqual(plan.alertBusOutages);
+    // A long run: rate 0.1 per planned alert.
+    const full = planCampaign({ ...settings, orders: 1000 });
+    expect(full.alertBusOutages).toHaveLength(
+      Math.max(2, Math.round(plannedAlertCount(full.orders) * DEFAULT_FAULT_RATES.alertBusOutage)),
+    );
   });
 
   it('plans operator actions on orders with no attempt fault: each kind its minimum, OUTAGE orders in the first half', () => {
@@ -236,6 +262,9 @@ describe('planCampaign', () => {
     expect(() => planCampaign({ ...settings, seed: -1 })).toThrow('seed must be an integer');
     expect(() => planCampaign({ ...settings, enabledKinds: ['bogus' as FaultKind] })).toThrow(
       "Unknown fault kind 'bogus'",
+    );
+    expect(() => planCampaign({ ...settings, enabledKinds: [FaultKind.AlertBusOutage] })).toThrow(
+      'alert-bus-outage needs alerts to fail: enable one of remote-outage, compensation-refused, operator-actions',
     );
   });
 });

@@ -1,3 +1,4 @@
+import { ALERT_EVENT_SOURCE } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { FaultKind } from '../../../lib/chaos/core/faults';
 import type { CampaignPlan, OrderPlan } from '../../../lib/chaos/core/plan';
 import type { AssemblyFacts, AssemblyFunction } from '../../../lib/chaos/runner/assembly';
@@ -37,6 +38,7 @@ const plan: CampaignPlan = {
       duplicate: { target: 'RefundPayment', delayMillis: 1_500 },
     }),
   ],
+  alertBusOutages: [],
   attemptFaultsByKey: new Map([
     ['o-perm:ChargePayment', FaultKind.PermanentFailure],
     ['o-refused:ScheduleShipping', FaultKind.CompensationRefused],
@@ -133,5 +135,96 @@ describe('order fault injector and compensations', () => {
     expect(duplicate?.(delivery('ChargePayment', 'perform'))).toBeUndefined();
     expect(duplicate?.(delivery('RefundPayment', 'compensate'))).toBe(1_500);
     expect(duplicate?.(delivery('RefundPayment', 'compensate'))).toBeUndefined();
+  });
+});
+
+describe('alert bus outages (alert-bus-outage)', () => {
+  let clock = 0;
+  const outagePlan: CampaignPlan = {
+    ...plan,
+    alertBusOutages: [
+      { afterAlerts: 1, durationMillis: 1_000, failure: 'failed-entry' },
+      { afterAlerts: 2, durationMillis: 1_000, failure: 'error' },
+    ],
+  };
+  const withOutages = (enabledKinds: FaultKind[]) =>
+    new FaultInjector({
+      plan: outagePlan,
+      facts,
+      enabledKinds,
+      remoteTransientPerCall: 0,
+      holdMillis: 10,
+      supervisorClockOffsetMillis: 0,
+      starterClockOffsetMillis: 0,
+      now: () => clock,
+    });
+  const putEvents = (source: string, detail: Record<string, unknown>) => ({
+    method: 'POST',
+    path: '/',
+    headers: { 'x-amz-target': 'AWSEvents.PutEvents' },
+    body: JSON.stringify({
+      Entries: [
+        {
+          EventBusName: 'AlertBus',
+          Source: source,
+          DetailType: 'OrderFailed',
+          Detail: JSON.stringify(detail),
+        },
+      ],
+    }),
+  });
+  const accepted = async (): Promise<InterceptedReply> => ({
+    status: 200,
+    headers: {},
+    body: JSON.stringify({ FailedEntryCount: 0, Entries: [{ EventId: 'e' }] }),
+  });
+  const alert = (n: number) => ({ alertId: `o${n}:OrderFailed:1`, orderId: `o${n}` });
+
+  it('fails alert PutEvents while a window is open, opening each at a new alert once enough were seen', async () => {
+    clock = 0;
+    const target = withOutages([FaultKind.AlertBusOutage]);
+    const eventbridge = target.hooks().awsApi?.eventbridge;
+    if (!eventbridge) throw new Error('no eventbridge hook');
+    const send = async (at: number, detail: Record<string, unknown>, source = ALERT_EVENT_SOURCE) => {
+      clock = at;
+      const answer = await eventbridge(putEvents(source, detail), accepted);
+      if (answer === 'drop') throw new Error('dropped');
+      return [answer.status, JSON.parse(answer.body).FailedEntryCount ?? answer.body];
+    };
+    // The first alert opens nothing (window 1 waits for one alert seen); the second opens it.
+    expect(await send(0, alert(1))).toEqual([200, 0]);
+    expect(await send(10, alert(2))).toEqual([200, 1]);
+    // Within the window every alert fails, a redelivery of a delivered one too...
+    expect(await send(20, alert(1))).toEqual([200, 1]);
+    // ...but not what is no outbox alert (no alertId), nor another source's event.
+    expect(await send(30, { orderId: 'o9', reason: 'conflict' })).toEqual([200, 0]);
+    expect(await send(40, alert(5), 'drone-delivery')).toEqual([200, 0]);
+    // Closed: the retried alert goes through; window 2 opens only on a new alert.
+    expect(await send(1_100, alert(2))).toEqual([200, 0]);
+    expect((await send(1_200, alert(3)))[0]).toBe(500);
+    expect(await send(2_300, alert(3))).toEqual([200, 0]);
+    expect(await send(2_400, alert(4))).toEqual([200, 0]);
+    expect(target.events.map((event) => [event.kind, event.orderIds])).toEqual([
+      [FaultKind.AlertBusOutage, ['o2']],
+      [FaultKind.AlertBusOutage, ['o1']],
+      [FaultKind.AlertBusOutage, ['o3']],
+    ]);
+    expect(target.alertBus?.stats()).toEqual({
+      windowsOpened: 2,
+      windowsPlanned: 2,
+      failedCalls: { error: 1, 'failed-entry': 2 },
+      // o1's failed publish was a redelivery: it had been delivered already.
+      alertsHit: 2,
+      alertsHitDelivered: 2,
+      deliveryDelaysMillis: [1_090, 1_100],
+      alertsAccepted: 4,
+      alertEntriesAccepted: 4,
+    });
+  });
+
+  it('adds no EventBridge proxy when the kind is off', () => {
+    const target = withOutages([FaultKind.RemoteOutage]);
+    expect(target.hooks().awsApi).toBeUndefined();
+    expect(target.alertBus).toBeUndefined();
   });
 });

@@ -210,7 +210,10 @@ describe('EventBridge', () => {
       region: 'us-east-1',
       accountId: '000000000000',
       deliver: async (ruleTarget, input) => {
-        delivered.push(`${ruleTarget.id}:${JSON.parse(input)['detail-type']}`);
+        const routed = JSON.parse(input) as CloudWatchEvent;
+        delivered.push(
+          `${ruleTarget.id}:${routed['detail-type']}${routed.detail && 'at' in (routed.detail as object) ? ` ${routed.time}` : ''}`,
+        );
       },
       onProblem: (message) => delivered.push(`problem:${message}`),
     });
@@ -233,16 +236,39 @@ describe('EventBridge', () => {
       { EventBusName: 'alerts', Source: 's', DetailType: 'Other', Detail: '{}' },
       { EventBusName: 'missing', Source: 's', DetailType: 'OrderFailed', Detail: '{}' },
       { EventBusName: 'alerts', Source: 's', DetailType: 'OrderFailed', Detail: 'not json' },
+      // The SDK sends Time as epoch seconds (the JSON protocol's timestamp); the CLI may send text.
+      {
+        EventBusName: 'alerts',
+        Source: 's',
+        DetailType: 'OrderFailed',
+        Detail: '{"at":1}',
+        Time: 1796104885.326,
+      },
+      {
+        EventBusName: 'alerts',
+        Source: 's',
+        DetailType: 'OrderFailed',
+        Detail: '{"at":2}',
+        Time: '2026-12-01T06:01:25Z',
+      },
+      { EventBusName: 'alerts', Source: 's', DetailType: 'OrderFailed', Detail: '{}', Time: 'yesterday' },
     ]);
     await bridge.stop();
-    expect(result.FailedEntryCount).toBe(2);
+    expect(result.FailedEntryCount).toBe(3);
     expect(result.Entries).toEqual([
       { EventId: expect.any(String) },
       { EventId: expect.any(String) },
       { ErrorCode: 'ResourceNotFoundException', ErrorMessage: 'Event bus missing does not exist.' },
       { ErrorCode: 'InvalidArgument', ErrorMessage: 'Parameter Detail is not valid.' },
+      { EventId: expect.any(String) },
+      { EventId: expect.any(String) },
+      { ErrorCode: 'InvalidArgument', ErrorMessage: 'Parameter Time is not valid.' },
     ]);
-    expect(delivered).toEqual(['inbox:OrderFailed']);
+    expect(delivered).toEqual([
+      'inbox:OrderFailed',
+      'inbox:OrderFailed 2026-12-01T06:01:25Z',
+      'inbox:OrderFailed 2026-12-01T06:01:25Z',
+    ]);
     await expect(bridge.putEvents([])).rejects.toMatchObject({ errorType: 'ValidationException' });
   });
 });

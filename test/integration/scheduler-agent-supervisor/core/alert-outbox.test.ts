@@ -15,7 +15,7 @@ import {
   GetRecordsCommand,
   GetShardIteratorCommand,
 } from '@aws-sdk/client-dynamodb-streams';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type {
   Context,
   DynamoDBBatchResponse,
@@ -37,7 +37,6 @@ import {
   type StateRecord,
 } from '../../../../lambdas/scheduler-agent-supervisor/domain/state-record';
 import type { SupervisorRunSummary } from '../../../../lambdas/scheduler-agent-supervisor/domain/supervisor';
-import { DEFAULT_NOTIFIER_TUNING } from '../../../../lib/scheduler-agent-supervisor/status-notifier';
 import type { RecordedCall } from '../../../support/aws-json-endpoint';
 import { streamsClient } from '../../../support/emulators';
 import {
@@ -218,7 +217,7 @@ async function archived(setup: Setup, orderId: string): Promise<Record<string, u
 }
 
 describe('alert outbox: written with the state change, delivered at least once, archived once', () => {
-  it('the bus down for longer than the stream retries: the supervisor delivers it once the bus is back, archived once', async () => {
+  it('the bus down: the relay leaves the alert without failing the record, the supervisor delivers it once the bus is back, archived once', async () => {
     const setup = await setUp();
     const orderId = 'order-outage';
     const alertId = alertIdFor(orderId, AlertType.OrderFailed, 3);
@@ -227,14 +226,10 @@ describe('alert outbox: written with the state change, delivered at least once, 
     expect(await setup.supervise()).toMatchObject({ failures: 1 });
     const record = await errorRecord(setup, orderId);
 
-    // Lambda's event source: the first try and every retry fail on this record, then it gives up.
-    const relay = setup.relay();
-    for (let attempt = 0; attempt <= DEFAULT_NOTIFIER_TUNING.retryAttempts; attempt += 1) {
-      expect(await relay([record])).toEqual({
-        batchItemFailures: [{ itemIdentifier: record.dynamodb?.SequenceNumber }],
-      });
-    }
-    expect(world.events.callsTo('PutEvents')).toHaveLength(DEFAULT_NOTIFIER_TUNING.retryAttempts + 1);
+    // The relay cannot publish: the record is not failed (the client messages of the records after
+    // it must not wait behind the alert bus, nor be dropped with it), the entry stays.
+    expect(await setup.relay()([record])).toEqual({ batchItemFailures: [] });
+    expect(world.events.callsTo('PutEvents')).toHaveLength(1);
     // Still down at the supervisor's next run: counted, kept.
     await sleep(GRACE_SECONDS * 1000 + 100);
     expect(await setup.supervise()).toMatchObject({ alertFailures: 1, alertsRedelivered: 0 });
@@ -271,14 +266,14 @@ describe('alert outbox: written with the state change, delivered at least once, 
     expect(await setup.supervise()).toMatchObject({ alertsRedelivered: 0, alertFailures: 0 });
   });
 
-  it('a relay that dies after publishing, before removing: the retry publishes again, the archive keeps one', async () => {
+  it('a relay that fails after publishing, before removing: the supervisor publishes again, the archive keeps one', async () => {
     const setup = await setUp();
     const orderId = 'order-crash';
     await putStateRecord(world, setup.resources, doomedRecord(orderId));
     expect(await setup.supervise()).toMatchObject({ failures: 1 });
     const record = await errorRecord(setup, orderId);
 
-    // The removal fails (as if the container died right after PutEvents): the record is retried.
+    // The removal fails (as a container dying right after PutEvents would leave it): the entry stays.
     world.dynamo.beforeForward((call) =>
       call.operation === 'UpdateItem' &&
       String(call.body.UpdateExpression).startsWith('REMOVE #outbox.#alertId')
@@ -287,8 +282,9 @@ describe('alert outbox: written with the state change, delivered at least once, 
     );
     const response = await setup.relay()([record]);
     world.dynamo.beforeForward(undefined);
-    expect(response.batchItemFailures).toHaveLength(1);
-    expect(await setup.relay()([record])).toEqual({ batchItemFailures: [] });
+    expect(response).toEqual({ batchItemFailures: [] });
+    await sleep(GRACE_SECONDS * 1000 + 100);
+    expect(await setup.supervise()).toMatchObject({ alertFailures: 0, alertsRedelivered: 1 });
 
     await setup.archiveAccepted();
     expect(world.events.callsTo('PutEvents')).toHaveLength(2);
@@ -318,6 +314,39 @@ describe('alert outbox: written with the state change, delivered at least once, 
     const item = await stateItem(world, setup.resources, orderId);
     expect(item?.AlertOutbox).toEqual({});
     expect(item).not.toHaveProperty(StateAttr.AlertOutboxShard);
+  });
+
+  it('later writes that only carry an alert already written publish nothing: one PutEvents per alert', async () => {
+    const setup = await setUp();
+    const orderId = 'order-carried';
+    await putStateRecord(world, setup.resources, doomedRecord(orderId));
+    expect(await setup.supervise()).toMatchObject({ failures: 1 });
+    // Another writer touches the record before the relay removed the entry (as the admission
+    // release does right after the transition): its stream record carries the entry too.
+    await world.doc.send(
+      new UpdateCommand({
+        TableName: setup.resources.stateTable,
+        Key: { [StateAttr.OrderId]: orderId },
+        UpdateExpression: 'SET #touched = :now',
+        ExpressionAttributeNames: { '#touched': 'TouchedByAnotherWriter' },
+        ExpressionAttributeValues: { ':now': new Date().toISOString() },
+      }),
+    );
+    const records = (await streamRecords(setup)).filter(
+      (record) => record.dynamodb?.NewImage?.[StateAttr.OrderId]?.S === orderId,
+    );
+    const carrying = records.filter(
+      (record) => Object.keys(record.dynamodb?.NewImage?.[StateAttr.AlertOutbox]?.M ?? {}).length > 0,
+    );
+    expect(carrying).toHaveLength(2);
+
+    // One batch with both, then the carrier alone again (a later batch, another container).
+    expect(await setup.relay()(records)).toEqual({ batchItemFailures: [] });
+    expect(await setup.relay()([carrying[1] as DynamoDBRecord])).toEqual({ batchItemFailures: [] });
+    expect(world.events.callsTo('PutEvents')).toHaveLength(1);
+    await setup.archiveAccepted();
+    expect(await archived(setup, orderId)).toHaveLength(1);
+    expect((await stateItem(world, setup.resources, orderId))?.AlertOutbox).toEqual({});
   });
 
   it('a record claimed before the outbox existed (no AlertOutbox map) still gets its alert', async () => {

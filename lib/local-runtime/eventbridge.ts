@@ -225,6 +225,7 @@ export class LocalEventBridge {
     let failed = 0;
     const results = entries.map((entry) => {
       const bus = this.busName(entry.EventBusName);
+      const time = eventTime(entry.Time);
       const problem = !this.buses.has(bus)
         ? `Event bus ${bus} does not exist.`
         : typeof entry.Source !== 'string' || entry.Source === ''
@@ -233,7 +234,9 @@ export class LocalEventBridge {
             ? 'Parameter DetailType is not valid.'
             : typeof entry.Detail !== 'string' || !isJsonObject(entry.Detail)
               ? 'Parameter Detail is not valid.'
-              : undefined;
+              : time === undefined
+                ? 'Parameter Time is not valid.'
+                : undefined;
       if (problem) {
         failed += 1;
         return {
@@ -247,7 +250,7 @@ export class LocalEventBridge {
         'detail-type': String(entry.DetailType),
         source: String(entry.Source),
         account: this.options.accountId,
-        time: isoSeconds(entry.Time ? new Date(String(entry.Time)) : new Date()),
+        time: isoSeconds(time ?? new Date()),
         region: this.options.region,
         resources: Array.isArray(entry.Resources) ? entry.Resources.map(String) : [],
         detail: JSON.parse(String(entry.Detail)) as unknown,
@@ -287,6 +290,21 @@ export class LocalEventBridge {
     this.timers.clear();
     await Promise.allSettled([...this.inFlight]);
   }
+}
+
+/**
+ * An entry's Time: absent means now; the AWS JSON protocol sends a timestamp as epoch seconds (the
+ * SDK's Date), the CLI may send ISO text. Undefined when it is neither (the entry is refused).
+ */
+function eventTime(value: unknown): Date | undefined {
+  if (value === undefined || value === null) return new Date();
+  const date =
+    typeof value === 'number'
+      ? new Date(value * 1000)
+      : /^\d+(\.\d+)?$/.test(String(value))
+        ? new Date(Number(value) * 1000)
+        : new Date(String(value));
+  return Number.isNaN(date.getTime()) ? undefined : date;
 }
 
 function isJsonObject(text: string): boolean {

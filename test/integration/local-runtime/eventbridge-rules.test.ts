@@ -186,6 +186,44 @@ describe('EventBridge rule management of the local runtime', () => {
     expect(JSON.parse(received[0] ?? '{}')).toMatchObject({ source: 'drones', detail: { via: 'cli' } });
   });
 
+  it("keeps an entry's Time in the event (the SDK sends a Date as epoch seconds)", async () => {
+    const { queueUrl, queueArn } = await fifoQueue('timed-consumer.fifo');
+    await events.send(
+      new PutRuleCommand({
+        Name: 'timed',
+        EventBusName: bus,
+        EventPattern: JSON.stringify({ 'detail-type': ['Timed'] }),
+      }),
+    );
+    await events.send(
+      new PutTargetsCommand({
+        Rule: 'timed',
+        EventBusName: bus,
+        Targets: [{ Id: 'q', Arn: queueArn, SqsParameters: { MessageGroupId: 't' } }],
+      }),
+    );
+    const { FailedEntryCount } = await events.send(
+      new PutEventsCommand({
+        Entries: [
+          {
+            EventBusName: bus,
+            Source: 'drones',
+            DetailType: 'Timed',
+            Detail: '{}',
+            Time: new Date('2026-01-02T03:04:05.678Z'),
+          },
+        ],
+      }),
+    );
+    expect(FailedEntryCount).toBe(0);
+    let received: string[] = [];
+    for (let attempt = 0; attempt < 50 && received.length === 0; attempt += 1) {
+      received = (await world.drain(queueUrl)).map(({ Body }) => Body ?? '');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(JSON.parse(received[0] ?? '{}')).toMatchObject({ time: '2026-01-02T03:04:05Z' });
+  });
+
   it('DisableRule stops a rule matching events, EnableRule resumes it; unknown rules are named', async () => {
     const { queueUrl, queueArn } = await fifoQueue('pausable-consumer.fifo');
     await events.send(

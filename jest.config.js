@@ -35,4 +35,6 @@ module.exports = {
     layer('faults', { globalSetup: '<rootDir>/test/faults/global-setup.ts' }),
   ],
   testTimeout: 60_000,
+  // A few files must start after all others (see the file).
+  testSequencer: '<rootDir>/test/support/run-last-sequencer.js',
 };

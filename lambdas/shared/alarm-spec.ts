@@ -32,6 +32,21 @@ export const SqsMetric = {
 export type SqsMetric = (typeof SqsMetric)[keyof typeof SqsMetric];
 
 /**
+ * Fields of the JSON body CloudWatch sends an alarm action's SNS topic (and, raw, the alert inbox
+ * subscribed to it) that readers rely on. `AlarmName` is what tells a notification from an
+ * operator alert (an EventBridge event, which has no such field).
+ */
+export const AlarmNotificationField = {
+  AlarmName: 'AlarmName',
+  NewStateValue: 'NewStateValue',
+  OldStateValue: 'OldStateValue',
+} as const;
+
+/** The state an alarm notification announces (NewStateValue). */
+export const AlarmState = { Alarm: 'ALARM', Ok: 'OK', InsufficientData: 'INSUFFICIENT_DATA' } as const;
+export type AlarmState = (typeof AlarmState)[keyof typeof AlarmState];
+
+/**
  * One alarm. `Metric` is the metric name type: a wing's custom metric names (its namespace, no
  * dimension but the service) or SqsMetric (per queue).
  */

@@ -1,9 +1,10 @@
 /**
  * EventBridge's rule management API on the runtime's EventBridge endpoint (AWS JSON protocol):
- * PutRule, PutTargets, RemoveTargets, DeleteRule, DescribeRule, ListRules and ListTargetsByRule, so a
- * consumer the templates do not know can subscribe to a bus at run time (`aws events put-rule` and
- * `put-targets` to its own queue), with EventBridge's answers and exceptions. Rules from the
- * templates are listed and may be changed the same way.
+ * PutRule, PutTargets, RemoveTargets, DeleteRule, DescribeRule, ListRules, ListTargetsByRule,
+ * DisableRule and EnableRule, so a consumer the templates do not know can subscribe to a bus at run
+ * time (`aws events put-rule` and `put-targets` to its own queue), with EventBridge's answers and
+ * exceptions. Rules from the templates are listed and may be changed the same way: disabling a
+ * schedule rule stops its runs (an operator pausing a scheduled function, a test stopping one).
  */
 import { AwsApiError, type AwsJsonOperation } from './aws-json-server';
 import type { LocalEventBridge } from './eventbridge';
@@ -122,6 +123,16 @@ export function eventBridgeRuleOperations(
       };
     },
     ListTargetsByRule: (body) => ({ Targets: ruleOf(body).targets.map(describeTarget) }),
+    DisableRule: (body) => {
+      const { disabled: _state, ...rule } = ruleOf(body, 'Name');
+      bridge.setRule({ ...rule, disabled: true });
+      return {};
+    },
+    EnableRule: (body) => {
+      const { disabled: _state, ...rule } = ruleOf(body, 'Name');
+      bridge.setRule(rule);
+      return {};
+    },
   };
 }
 
@@ -161,6 +172,7 @@ function describeRule(rule: EventRule): Record<string, unknown> {
     EventBusName: rule.busName,
     State: rule.disabled ? 'DISABLED' : 'ENABLED',
     ...(rule.pattern !== undefined ? { EventPattern: JSON.stringify(rule.pattern) } : {}),
+    ...(rule.scheduleExpression !== undefined ? { ScheduleExpression: rule.scheduleExpression } : {}),
   };
 }
 

@@ -1,7 +1,8 @@
 /**
  * EventBridge, locally: event buses with their rules (event patterns matched by event-pattern.ts)
  * delivering to SQS queues, SNS topics, Lambda functions and state machines; schedule rules as
- * timers (fired once at start, then at the rate); and the PutEvents API for handlers.
+ * timers (fired once at start, then at the rate, skipped while the rule is disabled); and the
+ * PutEvents API for handlers.
  */
 import { randomUUID } from 'node:crypto';
 import { AwsApiError } from './aws-json-server';
@@ -27,7 +28,12 @@ export interface EventRule {
   readonly pattern?: unknown;
   /** Milliseconds between runs of a schedule rule. */
   readonly rateMillis?: number;
-  /** A disabled rule (PutRule State DISABLED) matches nothing. */
+  /** The schedule rule's expression as the template wrote it (DescribeRule, ListRules). */
+  readonly scheduleExpression?: string;
+  /**
+   * A disabled rule (State DISABLED in the template or PutRule, or DisableRule) matches nothing
+   * and a disabled schedule does not fire.
+   */
   readonly disabled?: boolean;
   readonly targets: readonly RuleTarget[];
 }
@@ -172,13 +178,20 @@ export class LocalEventBridge {
     if (index >= 0) this.rules.splice(index, 1);
   }
 
-  /** Schedule rules: fire once now, then at their rate. */
+  /**
+   * Schedule rules: fire once now, then at their rate. Each tick reads the rule as it is then (a
+   * rule disabled, replaced or deleted since start), so a disabled schedule skips its ticks and,
+   * enabled again, fires at its next tick: the cadence set at start is kept.
+   */
   startSchedules(): void {
-    for (const rule of this.rules) {
-      if (rule.rateMillis === undefined) continue;
-      const fire = () => this.fireSchedule(rule);
+    for (const { busName, name, rateMillis } of this.rules) {
+      if (rateMillis === undefined) continue;
+      const fire = () => {
+        const current = this.rules.find((rule) => rule.busName === busName && rule.name === name);
+        if (current && !current.disabled) this.fireSchedule(current);
+      };
       fire();
-      const timer = setInterval(fire, rule.rateMillis);
+      const timer = setInterval(fire, rateMillis);
       this.timers.add(timer);
     }
   }
@@ -288,7 +301,6 @@ function isJsonObject(text: string): boolean {
   }
 }
 
-/** EventBridge times have second precision: 2024-01-01T00:00:00Z. */
 /**
  * An entry's Time: absent is now; the SDKs send epoch seconds (a number, the JSON protocol's
  * timestamp), the CLI may send those as text or an ISO date. Undefined when it is none of these.
@@ -302,6 +314,7 @@ function entryTime(value: unknown): Date | undefined {
   return Number.isNaN(date.getTime()) ? undefined : date;
 }
 
+/** EventBridge times have second precision: 2024-01-01T00:00:00Z. */
 function isoSeconds(date: Date): string {
   return `${date.toISOString().slice(0, 19)}Z`;
 }

@@ -7,6 +7,7 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { AlarmNotificationField } from '../../lambdas/shared/alarm-spec';
 import { createTerminalQueue } from './work-queue';
 
 export interface OperatorAlertsProps {
@@ -100,6 +101,11 @@ export class OperatorAlerts extends Construct {
    * and, since the topic is encrypted, use of its key, each only for alarms (aws:SourceArn) of
    * this account (aws:SourceAccount). Without both, an alarm's action fails silently on AWS: the
    * alarm shows "Failed to execute action" in its history and nobody is told.
+   *
+   * Alarm notifications reach the inbox too, so operators' tools and the black-box tests read
+   * alarms where they read alerts: the inbox subscribes to the topic, raw (the body is CloudWatch's
+   * JSON), filtered on the body's `AlarmName`, so the alerts the topic also carries (which reach
+   * the inbox from the alert rule) are not delivered twice.
    */
   allowCloudWatchAlarms(): void {
     const stack = Stack.of(this);
@@ -131,6 +137,16 @@ export class OperatorAlerts extends Construct {
         actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
         resources: ['*'],
         conditions,
+      }),
+    );
+    this.topic.addSubscription(
+      new subscriptions.SqsSubscription(this.inbox, {
+        rawMessageDelivery: true,
+        filterPolicyWithMessageBody: {
+          [AlarmNotificationField.AlarmName]: sns.FilterOrPolicy.filter(
+            sns.SubscriptionFilter.existsFilter(),
+          ),
+        },
       }),
     );
   }

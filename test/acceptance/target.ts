@@ -55,7 +55,7 @@ export const DELIVERIES_APP: AppUnderTest = {
   apiKeyEnv: 'ACCEPTANCE_DELIVERIES_API_KEY',
 };
 
-export type ServiceName = 'dynamodb' | 'sqs' | 'sfn' | 'events' | 'sns';
+export type ServiceName = 'dynamodb' | 'sqs' | 'sfn' | 'events' | 'sns' | 'cloudwatch';
 
 export interface TargetDescription {
   readonly kind: 'local' | 'localstack' | 'aws';

@@ -17,6 +17,7 @@ import {
   TERMINAL_STATES,
   type WorkflowTimings,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import { AlarmState } from '../../../lambdas/shared/alarm-spec';
 import { type FaultEvent, type FaultKind } from './faults';
 
 /** One CompensationLog.<Step> entry as the checker needs it. */
@@ -146,6 +147,34 @@ export interface AlertSnapshot {
    * alert more than once; copies of one AlertId count as one alert.
    */
   readonly alertId?: string;
+  /**
+   * Set when the inbox message is a CloudWatch alarm notification, not an order alert: the
+   * alarms notify the same topic and the inbox takes their notifications. No order-alert
+   * invariant counts one (orderAlerts); the report counts the alarms fired (alarmsFired).
+   */
+  readonly alarm?: AlarmNotificationSnapshot;
+}
+
+/** An alarm notification from the inbox: the alarm (its name after `<stack>-`) and its new state. */
+export interface AlarmNotificationSnapshot {
+  readonly name: string;
+  readonly newState: string;
+}
+
+/** The inbox's order alerts: everything but the alarm notifications. */
+export function orderAlerts(alerts: readonly AlertSnapshot[]): AlertSnapshot[] {
+  return alerts.filter((alert) => alert.alarm === undefined);
+}
+
+/** How many times each alarm went into ALARM, by its notifications in the inbox, most first. */
+export function alarmsFired(alerts: readonly AlertSnapshot[]): [string, number][] {
+  const fired = countBy(
+    alerts.flatMap((alert) => (alert.alarm?.newState === AlarmState.Alarm ? [alert.alarm] : [])),
+    (alarm) => alarm.name,
+  );
+  return [...fired].sort(
+    ([leftName, left], [rightName, right]) => right - left || leftName.localeCompare(rightName),
+  );
 }
 
 /** One retry or cancel the campaign sent as operator, and what became of it. */
@@ -526,7 +555,7 @@ function processedOneEffectPerStep(snapshot: CampaignSnapshot): string[] {
  */
 function exactlyOneAlert(snapshot: CampaignSnapshot, state: string, detailType: string): string[] {
   const seen = new Set<string>();
-  const alerts = snapshot.alerts.filter((alert) => {
+  const alerts = orderAlerts(snapshot.alerts).filter((alert) => {
     if (alert.detailType !== detailType) return false;
     if (alert.alertId === undefined) return true;
     // A redelivery of an alert already counted (the outbox delivers at least once).

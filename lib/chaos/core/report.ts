@@ -5,7 +5,7 @@
  */
 import type { TerminalBound } from './bounds';
 import { FAULT_KINDS } from './faults';
-import { type CampaignSnapshot, type CheckResult, examples, type Verdict } from './invariants';
+import { alarmsFired, type CampaignSnapshot, type CheckResult, examples, type Verdict } from './invariants';
 import { type Finish, type Hit, type LatencySummary, latenciesFromFirstHit, summarize } from './stats';
 
 export interface SummaryInput {
@@ -79,11 +79,22 @@ export function renderSummary(input: SummaryInput): string {
     '',
     boundTable(bound),
     '',
+    alarmsLine(snapshot),
+    '',
     verdictTable,
     ...(details.length > 0 ? ['', ...details] : []),
     '',
     result.passed ? 'RESULT: PASS' : 'RESULT: FAIL',
   ].join('\n');
+}
+
+/**
+ * The alarms the run set off, from their notifications in the alert inbox (not order alerts: no
+ * invariant counts them). Faults are meant to fire some (dead letters, admission rejections).
+ */
+export function alarmsLine(snapshot: Pick<CampaignSnapshot, 'alerts'>): string {
+  const fired = alarmsFired(snapshot.alerts);
+  return `alarms fired: ${fired.length === 0 ? 'none' : fired.map(([name, count]) => `${name} ${count}`).join(', ')}`;
 }
 
 export interface FaultTableInput {

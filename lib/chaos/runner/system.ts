@@ -31,6 +31,7 @@ import {
   StepAttr,
   type SubmitOrderRequest,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import { AlarmNotificationField } from '../../../lambdas/shared/alarm-spec';
 import type { LocalTarget } from '../../local-runtime';
 import type {
   AlertSnapshot,
@@ -308,13 +309,27 @@ export class SystemDriver {
     return pending.filter((orderId) => orderId !== '');
   }
 
-  /** Takes every alert currently in the inbox (deleting them: the inbox is a queue). */
+  /**
+   * Takes every alert currently in the inbox (deleting them: the inbox is a queue). The alarm
+   * notifications there (CloudWatch's JSON, with AlarmName) are kept apart from the order alerts
+   * (EventBridge events) by their `alarm`.
+   */
   drainAlerts(): Promise<AlertSnapshot[]> {
     return drainQueue(this.sqs, this.output('AlertInboxQueueUrl'), (body) => {
       const event = JSON.parse(body) as {
         'detail-type'?: string;
         detail?: { orderId?: unknown; reason?: unknown; alertId?: unknown };
-      };
+      } & Record<string, unknown>;
+      const alarmName = event[AlarmNotificationField.AlarmName];
+      if (typeof alarmName === 'string') {
+        return {
+          detailType: 'CloudWatch alarm notification',
+          alarm: {
+            name: alarmName.replace(`${ORDER_STACK}-`, ''),
+            newState: String(event[AlarmNotificationField.NewStateValue]),
+          },
+        };
+      }
       return {
         detailType: event['detail-type'] ?? '?',
         ...(typeof event.detail?.orderId === 'string' ? { orderId: event.detail.orderId } : {}),

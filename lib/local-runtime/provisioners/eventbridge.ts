@@ -129,7 +129,6 @@ export class EventBridgeProvisioner implements Provisioner {
 function eventRule(context: StackContext, logicalId: string): EventRule | undefined {
   const { resolver } = context;
   const properties = resolver.properties(logicalId);
-  if (properties.State === 'DISABLED') return undefined;
   const busReference = asString(properties.EventBusName) ?? 'default';
   const targets = (Array.isArray(properties.Targets) ? properties.Targets : []).map((raw) =>
     ruleTarget(asRecord(raw)),
@@ -150,6 +149,9 @@ function eventRule(context: StackContext, logicalId: string): EventRule | undefi
     busName: busReference.startsWith('arn:') ? arnName(busReference) : busReference,
     pattern: properties.EventPattern,
     rateMillis,
+    ...(rateMillis !== undefined ? { scheduleExpression: String(properties.ScheduleExpression) } : {}),
+    // Kept, not dropped: EnableRule may turn it on at run time, as on AWS.
+    ...(properties.State === 'DISABLED' ? { disabled: true } : {}),
     targets,
   };
 }

@@ -154,6 +154,8 @@ export class SystemClient {
   /**
    * Alerts seen so far for this order. The inbox is a queue shared with operators: messages about
    * this order are taken (deleted) and kept in memory; every other message is put back at once.
+   * An alert is delivered at least once (the outbox): copies of one `alertId` count as one alert,
+   * as every reader de-duplicates them (DESIGN.md, Alert outbox).
    */
   async alertsFor(orderId: string): Promise<AlertMessage[]> {
     const bodies = await this.takeMatching(this.target.outputs.AlertInboxQueueUrl, (body) => {
@@ -162,6 +164,9 @@ export class SystemClient {
     });
     for (const body of bodies) {
       const event = JSON.parse(body) as { 'detail-type'?: string; detail?: Record<string, unknown> };
+      const alertId = event.detail?.alertId;
+      if (typeof alertId === 'string' && this.alerts.some((alert) => alert.detail.alertId === alertId))
+        continue;
       this.alerts.push({ detailType: event['detail-type'] ?? '?', detail: event.detail ?? {} });
     }
     return this.alerts.filter((alert) => alert.detail.orderId === orderId);

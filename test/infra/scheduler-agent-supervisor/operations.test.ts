@@ -2,7 +2,7 @@
  * Alarms, dashboard and the topic's policies as synthesized: each alarm of the metric contract
  * with its metric, threshold and actions; one alarm per dead-letter queue (and the synth fails
  * when one is missing); the dashboard shows every alarm; CloudWatch may publish to the encrypted
- * topic, only for this account's alarms.
+ * topic, only for this account's alarms, and the alarm notifications reach the alert inbox.
  */
 import { type App, Stack } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
@@ -15,6 +15,7 @@ import {
   resolveOrderAlarms,
   stepsOfVersions,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import { AlarmNotificationField } from '../../../lambdas/shared/alarm-spec';
 import { DeadLetterAlarmsGuardrail, deadLetterQueuesOf, OperatorAlarms } from '../../../lib/platform/alarms';
 import { PLATFORM_PROFILES } from '../../../lib/platform/config';
 import { STACK_NAME } from '../../../lib/scheduler-agent-supervisor/stack';
@@ -141,6 +142,40 @@ describe.each([
         Effect: 'Allow',
         Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
         Condition: condition,
+      }),
+    ]);
+  });
+
+  it('delivers alarm notifications, and only those, from the topic to the alert inbox (raw, filtered on AlarmName)', () => {
+    const resolve = (value: unknown) => Stack.of(synth.stack).resolve(value);
+    const subscriptions = resourcesOfType(synth, 'AWS::SNS::Subscription').map(
+      ([, subscription]) => subscription.Properties,
+    );
+    expect(subscriptions).toEqual([
+      {
+        Protocol: 'sqs',
+        TopicArn: topicRef(synth),
+        Endpoint: resolve(synth.stack.alerts.inbox.queueArn),
+        RawMessageDelivery: true,
+        FilterPolicyScope: 'MessageBody',
+        FilterPolicy: { [AlarmNotificationField.AlarmName]: [{ exists: true }] },
+      },
+    ]);
+    // SNS may send to the inbox only from this topic.
+    const inboxPolicy = resourcesOfType(synth, 'AWS::SQS::QueuePolicy').find(([, policy]) =>
+      JSON.stringify(policy.Properties.Queues).includes(resolve(synth.stack.alerts.inbox.queueUrl).Ref),
+    );
+    const document = inboxPolicy?.[1].Properties.PolicyDocument as
+      | { Statement: Record<string, unknown>[] }
+      | undefined;
+    const fromSns = (document?.Statement ?? []).filter((statement) =>
+      JSON.stringify(statement.Principal).includes('sns.amazonaws.com'),
+    );
+    expect(fromSns).toEqual([
+      expect.objectContaining({
+        Effect: 'Allow',
+        Action: 'sqs:SendMessage',
+        Condition: { ArnEquals: { 'aws:SourceArn': topicRef(synth) } },
       }),
     ]);
   });

@@ -509,8 +509,9 @@ describe('SchedulerAgentSupervisor stack (default profile, demo: fake services)'
       template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
     });
 
-    it('has no email subscription unless alertEmail is given', () => {
-      template.resourceCountIs('AWS::SNS::Subscription', 0);
+    it('has no email subscription unless alertEmail is given (the inbox takes the alarm notifications)', () => {
+      template.resourcePropertiesCountIs('AWS::SNS::Subscription', { Protocol: 'email' }, 0);
+      template.resourceCountIs('AWS::SNS::Subscription', 1);
     });
   });
 

@@ -54,4 +54,45 @@ describe('acceptance SystemClient on a shared queue', () => {
       system.close();
     }
   });
+  it('counts copies of one alertId once (the outbox delivers at least once) and leaves alarm notifications', async () => {
+    const client = sqsClient(sqs.endpoint);
+    const { QueueUrl } = await client.send(new CreateQueueCommand({ QueueName: 'inbox-copies' }));
+    const copy = JSON.stringify({
+      'detail-type': 'CompensationFailed',
+      detail: { orderId: 'ours', alertId: 'ours:CompensationFailed:1' },
+    });
+    const notification = JSON.stringify({ AlarmName: 'App-CompensationsFailed', NewStateValue: 'ALARM' });
+    for (const body of [copy, notification, copy]) {
+      await client.send(new SendMessageCommand({ QueueUrl, MessageBody: body }));
+    }
+    const system = new SystemClient(
+      parseTargetDescription(
+        {
+          kind: 'local',
+          endpoints: { sqs: sqs.endpoint, dynamodb: 'http://127.0.0.1:1' },
+          outputs: {
+            ApiUrl: 'http://127.0.0.1:1',
+            StateTableName: 's',
+            OrdersTableName: 'o',
+            LedgerTableName: 'l',
+            AlertInboxQueueUrl: String(QueueUrl),
+            ConflictQueueUrl: String(QueueUrl),
+          },
+        },
+        { kind: 'local' },
+      ),
+    );
+    try {
+      expect(await system.alertsFor('ours')).toEqual([
+        {
+          detailType: 'CompensationFailed',
+          detail: { orderId: 'ours', alertId: 'ours:CompensationFailed:1' },
+        },
+      ]);
+      const left = await client.send(new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 10 }));
+      expect((left.Messages ?? []).map((m) => m.Body)).toEqual([notification]);
+    } finally {
+      system.close();
+    }
+  });
 });

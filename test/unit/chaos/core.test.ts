@@ -20,7 +20,7 @@ import {
   plannedAlertCount,
 } from '../../../lib/chaos/core/plan';
 import { hashString, mulberry32, seededUnit, shuffled } from '../../../lib/chaos/core/random';
-import { renderSummary, renderTable } from '../../../lib/chaos/core/report';
+import { alarmsLine, renderSummary, renderTable } from '../../../lib/chaos/core/report';
 import { percentile, recoveryLatencies, summarize } from '../../../lib/chaos/core/stats';
 import { roleOf } from '../../../lib/chaos/runner/assembly';
 import { PINNED_TIMINGS } from './pinned-timings';
@@ -367,5 +367,24 @@ describe('summary', () => {
     expect(text).toMatch(/FAIL\s+invariant\s+terminal-within-bound\s+1/);
     expect(text).toContain('a: still Pending (attempt 0, FailureCount 0)');
     expect(text.trim().endsWith('RESULT: FAIL')).toBe(true);
+    expect(text).toContain('alarms fired: none');
+  });
+
+  it('counts the alarms fired from their notifications in the inbox, not the order alerts', () => {
+    const alarm = (name: string, newState: string) => ({
+      detailType: 'CloudWatch alarm notification',
+      alarm: { name, newState },
+    });
+    expect(
+      alarmsLine({
+        alerts: [
+          { detailType: 'OrderFailed', orderId: 'a' },
+          alarm('AdmissionRejections', 'ALARM'),
+          alarm('DeadLettersOrderStarterStartRequestsDeadLetterQueue', 'ALARM'),
+          alarm('AdmissionRejections', 'OK'),
+          alarm('AdmissionRejections', 'ALARM'),
+        ],
+      }),
+    ).toBe('alarms fired: AdmissionRejections 2, DeadLettersOrderStarterStartRequestsDeadLetterQueue 1');
   });
 });

@@ -5,6 +5,8 @@ import {
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { FAULT_KINDS, FaultKind } from '../../../lib/chaos/core/faults';
 import {
+  type AlertSnapshot,
+  alarmsFired,
   type CampaignSnapshot,
   type CheckResult,
   type ClientMessageDelivery,
@@ -560,6 +562,31 @@ describe('checkCampaign', () => {
       alerts: [...snapshot.alerts, { detailType: 'OrderFailed', orderId: 'a' }],
     });
     expect(only(result, 'error-exactly-one-alert')).toEqual(['a: 1 OrderFailed alerts but not in Error']);
+  });
+
+  it('leaves the alarm notifications in the inbox to the report: no order-alert invariant counts one', () => {
+    const snapshot = healthy();
+    const notification = (name: string, newState: string): AlertSnapshot => ({
+      detailType: 'CloudWatch alarm notification',
+      alarm: { name, newState },
+    });
+    const notifications = [
+      notification('OrdersInError', 'ALARM'),
+      notification('DeadLettersStatusNotifierFailureQueue', 'ALARM'),
+      notification('OrdersInError', 'OK'),
+      notification('OrdersInError', 'ALARM'),
+      // Told apart by what it is, not by its detail type: one that looked like an order alert
+      // would still not count.
+      { ...notification('CompensationsFailed', 'ALARM'), detailType: 'OrderFailed', orderId: 'a' },
+    ];
+    expect(violated(checkCampaign({ ...snapshot, alerts: [...snapshot.alerts, ...notifications] }))).toEqual(
+      [],
+    );
+    expect(alarmsFired([...snapshot.alerts, ...notifications])).toEqual([
+      ['OrdersInError', 2],
+      ['CompensationsFailed', 1],
+      ['DeadLettersStatusNotifierFailureQueue', 1],
+    ]);
   });
 
   it('reports an alert missing even when the order turned Error while a restart cut work short (the outbox keeps it)', () => {

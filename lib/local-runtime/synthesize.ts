@@ -1,7 +1,13 @@
 /**
  * `cdk synth -c profile=local --output DIR`: the assembly the local runtime runs. The same
- * synthesis and bundling as a deployment (the CDK CLI and bin/app.ts), only the profile's numbers
- * differ. Used by npm start, the acceptance setup, the chaos campaign and the restart test.
+ * synthesis, bundling and cdk-nag checks as a deployment (the CDK CLI and bin/app.ts), only the
+ * profile's numbers differ. Used by npm start, the acceptance setup, the chaos campaign and tests.
+ *
+ * Without the CDK's built-in CloudFormation schema validation (CDK_VALIDATION=false): it costs ~4 s
+ * of CPU per synthesis (a WASM engine), and in this app it only ever warns (the feature flag that
+ * makes its findings errors is not set), warnings this quiet synthesis never shows. The local
+ * runtime is not CloudFormation; `npm run synth` (default profile) and a LocalStack deploy
+ * (`cdklocal`, local profile) still run it where a template meets CloudFormation.
  *
  * A synthesis is reused when nothing it reads has changed (synth-cache.ts: the key hashes the
  * context and every app source, dependency and CDK setting): the second `npm start` and every test
@@ -55,14 +61,14 @@ export function synthesizeLocalAssembly(
   for (const [key, value] of Object.entries(options.context ?? {}).sort(([a], [b]) => (a < b ? -1 : 1))) {
     args.push('-c', `${key}=${value}`);
   }
+  const env = { ...process.env, CDK_VALIDATION: 'false' };
+  const echo = options.echo ?? false;
   if (!(options.cache ?? cacheEnabled(process.env))) {
-    runCdkSynth(resolve(outputDir), args, options.echo ?? false);
+    runCdkSynth(resolve(outputDir), args, env, echo);
     return { cached: false };
   }
-  const key = synthesisKey(PROJECT_ROOT, args);
-  const entry = obtainEntry(SYNTH_CACHE_DIR, key, (tempDir) =>
-    runCdkSynth(tempDir, args, options.echo ?? false),
-  );
+  const key = synthesisKey(PROJECT_ROOT, args, env);
+  const entry = obtainEntry(SYNTH_CACHE_DIR, key, (tempDir) => runCdkSynth(tempDir, args, env, echo));
   if (entry.hit && options.echo) {
     console.log(
       `Sources and context unchanged: reusing ${entry.directory} (${SYNTH_CACHE_ENV}=off synthesizes anew)`,
@@ -77,15 +83,20 @@ export function cacheEnabled(env: NodeJS.ProcessEnv): boolean {
   return !(value === 'off' || value === '0' || value === 'false');
 }
 
-function runCdkSynth(outputDir: string, contextArgs: readonly string[], echo: boolean): void {
+function runCdkSynth(
+  outputDir: string,
+  contextArgs: readonly string[],
+  env: NodeJS.ProcessEnv,
+  echo: boolean,
+): void {
   const cdk = resolve(PROJECT_ROOT, 'node_modules', '.bin', 'cdk');
   const args = ['synth', '--quiet', ...contextArgs, '--output', outputDir];
   if (echo) {
-    execFileSync(cdk, args, { cwd: PROJECT_ROOT, stdio: 'inherit' });
+    execFileSync(cdk, args, { cwd: PROJECT_ROOT, env, stdio: 'inherit' });
     return;
   }
   try {
-    execFileSync(cdk, args, { cwd: PROJECT_ROOT, stdio: 'pipe', encoding: 'utf8' });
+    execFileSync(cdk, args, { cwd: PROJECT_ROOT, env, stdio: 'pipe', encoding: 'utf8' });
   } catch (error) {
     const { stdout, stderr } = error as { stdout?: string; stderr?: string };
     throw new Error(`cdk synth -c profile=local failed:\n${stdout ?? ''}${stderr ?? ''}`);

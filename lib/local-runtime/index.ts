@@ -19,7 +19,14 @@ export type {
   ObservedRuntime,
   UnsupportedResource,
 } from './runtime-options';
-export { PROJECT_ROOT, type SynthesizeOptions, synthesizeLocalAssembly } from './synthesize';
+export {
+  PROJECT_ROOT,
+  SYNTH_CACHE_DIR,
+  SYNTH_CACHE_ENV,
+  type SynthesisOutcome,
+  type SynthesizeOptions,
+  synthesizeLocalAssembly,
+} from './synthesize';
 export {
   DEFAULT_TARGET_FILE,
   type LocalApi,

@@ -65,43 +65,31 @@ export class StateStore extends DataStore {
 
   /** Grants Query on AlertOutboxIndex only (the supervisor's alert backstop). */
   grantQueryAlertOutboxIndex(grantee: iam.IGrantable): void {
-    iam.Grant.addToPrincipal({
-      grantee,
-      actions: ['dynamodb:Query'],
-      resourceArns: [`${this.table.tableArn}/index/${ALERT_OUTBOX_INDEX.name}`],
-    });
-    grantTableKeyUse(this.table, grantee, 'read');
-  }
-
-  /** ARN of the supervisor index (for Query grants scoped to it alone). */
-  get dueIndexArn(): string {
-    return `${this.table.tableArn}/index/${DUE_INDEX.name}`;
+    this.grantQueryIndex(grantee, ALERT_OUTBOX_INDEX.name);
   }
 
   /** Grants Query on AdmissionIndex only (the admission reconciler). */
   grantQueryAdmissionIndex(grantee: iam.IGrantable): void {
-    iam.Grant.addToPrincipal({
-      grantee,
-      actions: ['dynamodb:Query'],
-      resourceArns: [`${this.table.tableArn}/index/${ADMISSION_INDEX.name}`],
-    });
-    grantTableKeyUse(this.table, grantee, 'read');
+    this.grantQueryIndex(grantee, ADMISSION_INDEX.name);
   }
 
   /** Grants Query on DueIndex only: the supervisor never needs Scan nor another index. */
   grantQueryDueIndex(grantee: iam.IGrantable): void {
-    iam.Grant.addToPrincipal({ grantee, actions: ['dynamodb:Query'], resourceArns: [this.dueIndexArn] });
-    grantTableKeyUse(this.table, grantee, 'read');
-  }
-
-  /** ARN of the operators' index. */
-  get stateIndexArn(): string {
-    return `${this.table.tableArn}/index/${STATE_INDEX.name}`;
+    this.grantQueryIndex(grantee, DUE_INDEX.name);
   }
 
   /** Grants Query on StateIndex only: the operator list never needs Scan nor another index. */
   grantQueryStateIndex(grantee: iam.IGrantable): void {
-    iam.Grant.addToPrincipal({ grantee, actions: ['dynamodb:Query'], resourceArns: [this.stateIndexArn] });
+    this.grantQueryIndex(grantee, STATE_INDEX.name);
+  }
+
+  /** Query on one index of the table (never Scan, never the table itself), and the key to read it. */
+  private grantQueryIndex(grantee: iam.IGrantable, indexName: string): void {
+    iam.Grant.addToPrincipal({
+      grantee,
+      actions: ['dynamodb:Query'],
+      resourceArns: [`${this.table.tableArn}/index/${indexName}`],
+    });
     grantTableKeyUse(this.table, grantee, 'read');
   }
 

@@ -274,6 +274,23 @@ export const ORDER_ALARMS = [
     action:
       'Read the conflict dead-letter queue (orderId, both fingerprints, raw body, correlation id) and tell the client.',
   },
+  // Three functions count UnsupportedRecordVersions; the supervisor's count is the one to alarm
+  // on: a refused record is left untouched, so it stays due and every sweep counts it again until
+  // an operator acts (the starter's refusal leaves it to those sweeps; an operator's refused action
+  // is answered to the operator directly).
+  {
+    name: 'UnsupportedRecordVersions',
+    emittedBy: RoleServiceName.Supervisor,
+    metric: OrderMetric.UnsupportedRecordVersions,
+    statistic: 'Sum',
+    comparison: 'GreaterThanOrEqualToThreshold',
+    threshold: 1,
+    treatMissingData: 'notBreaching',
+    description:
+      'Orders are stranded on a workflow version this deployment does not run (retired too early, or written by a newer deployment) or on an unsupported record schema: nothing moves them.',
+    action:
+      "Find them in the supervisor's logs (orderId, WorkflowVersion, SchemaVersion); redeploy with their version live again (-c workflowVersion / retireWorkflowVersionsBefore) so they finish, or cancel them by hand.",
+  },
 ] as const satisfies readonly OrderAlarmSpec[];
 
 /**

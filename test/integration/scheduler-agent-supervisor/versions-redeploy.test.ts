@@ -5,18 +5,21 @@
  * executions (the local engine is in memory; on AWS they would run on): the supervisor expires
  * those attempts and the starter retries them on their own version's state machine, so v1 orders
  * still end with exactly v1's three steps while new orders run v2's four. Each effect happens once.
- * A record of an unknown workflow version (99) is refused and left exactly as it was.
+ * A record of an unknown workflow version (99) is refused and left exactly as it was, and the
+ * refusal reaches the operator: the UnsupportedRecordVersions alarm goes to ALARM.
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CloudWatchClient, DescribeAlarmsCommand } from '@aws-sdk/client-cloudwatch';
 import { DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { workflowSteps } from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import { ORDER_ALARMS, OrderMetric } from '../../../lambdas/scheduler-agent-supervisor/contracts/metrics';
 import { type LocalRuntime, startLocalRuntime, synthesizeLocalAssembly } from '../../../lib/local-runtime';
 import { SAS_PROFILES } from '../../../lib/scheduler-agent-supervisor/config';
 import { awsClientConfig } from '../../acceptance/client-support';
 import { SystemClient } from '../../acceptance/scheduler-agent-supervisor/system-client';
-import { parseTargetDescription, type TargetDescription } from '../../acceptance/target';
+import { ORDERS_APP, parseTargetDescription, type TargetDescription } from '../../acceptance/target';
 
 jest.setTimeout(300_000);
 
@@ -175,6 +178,25 @@ describe('workflow versions across a local redeploy (v1 -> v2, same data)', () =
       logsMention(logDir(), 'UnsupportedRecordVersion', future),
     );
     expect(await stateItem(future)).toEqual(futureItem);
+
+    // Every sweep counts the stranded record again: the contract's alarm on it fires.
+    const spec = ORDER_ALARMS.find((alarm) => alarm.metric === OrderMetric.UnsupportedRecordVersions);
+    const alarmName = `${ORDERS_APP.stackName}-${spec?.name}`;
+    const cloudwatch = new CloudWatchClient(awsClientConfig(target, 'cloudwatch'));
+    try {
+      await until(
+        `${alarmName} to be in ALARM`,
+        async () => {
+          const { MetricAlarms = [] } = await cloudwatch.send(
+            new DescribeAlarmsCommand({ AlarmNames: [alarmName] }),
+          );
+          return MetricAlarms[0]?.StateValue === 'ALARM';
+        },
+        90_000,
+      );
+    } finally {
+      cloudwatch.destroy();
+    }
   });
 });
 

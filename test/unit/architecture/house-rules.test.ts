@@ -53,7 +53,20 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
     'lambdas/choreography',
     'lambdas/fakes',
   ],
+  // Benchmarks measure the apps on the local runtime, like the chaos campaign.
+  'lib/bench': [
+    'lib/platform',
+    'lib/local-runtime',
+    'lib/chaos',
+    'lib/scheduler-agent-supervisor',
+    'lib/choreography',
+    'lambdas/shared',
+    'lambdas/scheduler-agent-supervisor',
+    'lambdas/choreography',
+    'lambdas/fakes',
+  ],
   bin: [
+    'lib/bench',
     'lib/platform',
     'lib/local-runtime',
     'lib/scheduler-agent-supervisor',

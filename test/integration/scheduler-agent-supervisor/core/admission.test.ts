@@ -4,13 +4,7 @@
  * consumer twice, then the reconciler), and a lost release is healed by the reconciler.
  */
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type {
-  APIGatewayProxyEvent,
-  APIGatewayProxyResult,
-  Context,
-  DynamoDBBatchResponse,
-  DynamoDBStreamEvent,
-} from 'aws-lambda';
+import type { Context } from 'aws-lambda';
 import {
   type AdmissionSettings,
   admissionShardCaps,
@@ -21,9 +15,9 @@ import {
 import type { ReconcileSummary } from '../../../../lambdas/scheduler-agent-supervisor/domain/admission';
 import { captureStdout, metricSum } from '../agents/harness';
 import {
+  type ApiHandler,
   admissionCounters,
   type CoreResources,
-  type CoreWorld,
   createResources,
   drainBodies,
   drainQueue,
@@ -32,31 +26,20 @@ import {
   lambdaContext,
   loadHandler,
   postOrderEvent,
+  type StreamHandler,
   scanAll,
   sleep,
-  startCoreWorld,
   stateItem,
   stateStreamEventOf,
+  useCoreWorld,
   validOrder,
 } from './harness';
 
-type ApiHandler = {
-  handler: (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
-};
-type ReleaseHandler = {
-  handler: (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse>;
-};
 type ReconcilerHandler = { handler: (event: unknown, context: Context) => Promise<ReconcileSummary> };
 
 jest.setTimeout(120_000);
 
-let world: CoreWorld;
-beforeAll(async () => {
-  world = await startCoreWorld();
-});
-afterAll(async () => {
-  await world.stop();
-});
+const world = useCoreWorld();
 
 let resources: CoreResources;
 beforeEach(async () => {
@@ -66,13 +49,13 @@ beforeEach(async () => {
 function handlers(admission: Partial<AdmissionSettings>) {
   const env = handlerEnv(resources, { admission });
   return {
-    submit: loadHandler<ApiHandler>(HANDLERS.submitOrder, env).handler,
-    release: loadHandler<ReleaseHandler>(HANDLERS.admissionRelease, env).handler,
+    submit: loadHandler<{ handler: ApiHandler }>(HANDLERS.submitOrder, env).handler,
+    release: loadHandler<{ handler: StreamHandler }>(HANDLERS.admissionRelease, env).handler,
     reconcile: loadHandler<ReconcilerHandler>(HANDLERS.admissionReconciler, env).handler,
   };
 }
 
-function post(submit: ApiHandler['handler'], orderId: string, overrides: Record<string, unknown> = {}) {
+function post(submit: ApiHandler, orderId: string, overrides: Record<string, unknown> = {}) {
   return submit(postOrderEvent(JSON.stringify(validOrder(orderId, overrides))), lambdaContext());
 }
 
@@ -222,7 +205,7 @@ describe('release', () => {
     const { submit } = handlers({ limit: 3, shards: 1 });
     expect((await post(submit, 'retry-me')).statusCode).toBe(202);
     await settle('retry-me', 'Compensated');
-    const broken = loadHandler<ReleaseHandler>(
+    const broken = loadHandler<{ handler: StreamHandler }>(
       HANDLERS.admissionRelease,
       handlerEnv(resources, { env: { ADMISSION_TABLE_NAME: 'no-such-admission-table' } }),
     ).handler;

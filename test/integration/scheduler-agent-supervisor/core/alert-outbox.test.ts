@@ -10,13 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type {
-  Context,
-  DynamoDBBatchResponse,
-  DynamoDBRecord,
-  DynamoDBStreamEvent,
-  EventBridgeEvent,
-} from 'aws-lambda';
+import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
 import {
   ALERT_EVENT_SOURCE,
   AlertArchiveAttr,
@@ -33,8 +27,8 @@ import {
 import type { SupervisorRunSummary } from '../../../../lambdas/scheduler-agent-supervisor/domain/supervisor';
 import type { RecordedCall } from '../../../support/aws-json-endpoint';
 import {
+  type ArchiverHandler,
   type CoreResources,
-  type CoreWorld,
   createAlertArchiveTable,
   createResources,
   HANDLERS,
@@ -42,28 +36,20 @@ import {
   lambdaContext,
   loadHandler,
   putStateRecord,
+  type StreamHandler,
+  type SupervisorHandler,
   sleep,
-  startCoreWorld,
   stateItem,
   stateStreamRecords,
+  useCoreWorld,
 } from './harness';
-
-type SupervisorHandler = (event: unknown, context: Context) => Promise<SupervisorRunSummary>;
-type StreamHandler = (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse>;
-type ArchiverHandler = (event: EventBridgeEvent<string, unknown>, context: Context) => Promise<void>;
 
 const NOTIFIER = require.resolve('../../../../lambdas/scheduler-agent-supervisor/handlers/status-notifier');
 const ARCHIVER = require.resolve('../../../../lambdas/scheduler-agent-supervisor/handlers/alert-archiver');
 /** The smallest grace the timings allow: the backstop may re-deliver one second after the write. */
 const GRACE_SECONDS = 1;
 
-let world: CoreWorld;
-beforeAll(async () => {
-  world = await startCoreWorld();
-});
-afterAll(async () => {
-  await world.stop();
-});
+const world = useCoreWorld();
 
 interface Setup {
   readonly resources: CoreResources;

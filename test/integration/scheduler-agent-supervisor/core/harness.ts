@@ -18,9 +18,13 @@ import {
 import { DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type {
   APIGatewayProxyEvent,
+  APIGatewayProxyResult,
   Context,
+  DynamoDBBatchResponse,
   DynamoDBRecord,
   DynamoDBStreamEvent,
+  EventBridgeEvent,
+  SQSBatchResponse,
   SQSEvent,
   SQSRecord,
 } from 'aws-lambda';
@@ -39,6 +43,7 @@ import {
   type WorkflowTimings,
 } from '../../../../lambdas/scheduler-agent-supervisor/contracts';
 import type { StateRecord } from '../../../../lambdas/scheduler-agent-supervisor/domain/state-record';
+import type { SupervisorRunSummary } from '../../../../lambdas/scheduler-agent-supervisor/domain/supervisor';
 import { PowertoolsEnvKey } from '../../../../lambdas/shared/env';
 import {
   type AwsJsonEndpoint,
@@ -192,8 +197,24 @@ export interface CoreWorld {
   stop(): Promise<void>;
 }
 
+/**
+ * This test file's world, started before its tests and stopped after them (one beforeAll and one
+ * afterAll hook). The object is filled in by that beforeAll: read it inside hooks and tests only, as
+ * a `let` the hook had set.
+ */
+export function useCoreWorld(): CoreWorld {
+  const world = {} as CoreWorld;
+  beforeAll(async () => {
+    Object.assign(world, await startCoreWorld());
+  });
+  afterAll(async () => {
+    await world.stop();
+  });
+  return world;
+}
+
 /** Starts the emulators and points every SDK client the handlers create at them. */
-export async function startCoreWorld(): Promise<CoreWorld> {
+async function startCoreWorld(): Promise<CoreWorld> {
   const [dynamoDbLocal, localSqs, sfn, events] = await Promise.all([
     startDynamoDbLocal(),
     startLocalSqs(),
@@ -434,6 +455,13 @@ export function loadHandler<T>(modulePath: string, env: Record<string, string>):
   }
   return loaded;
 }
+
+/** The handlers' signatures by trigger; a module loadHandler loads exports one as `handler`. */
+export type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
+export type StreamHandler = (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse>;
+export type ArchiverHandler = (event: EventBridgeEvent<string, unknown>, context: Context) => Promise<void>;
+export type SupervisorHandler = (event: unknown, context: Context) => Promise<SupervisorRunSummary>;
 
 export const HANDLERS = {
   submitOrder: require.resolve('../../../../lambdas/scheduler-agent-supervisor/handlers/submit-order'),

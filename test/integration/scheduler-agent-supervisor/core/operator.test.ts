@@ -5,14 +5,7 @@
  */
 import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type {
-  APIGatewayProxyEvent,
-  APIGatewayProxyResult,
-  Context,
-  DynamoDBBatchResponse,
-  DynamoDBStreamEvent,
-  EventBridgeEvent,
-} from 'aws-lambda';
+import type { APIGatewayProxyEvent, Context, DynamoDBStreamEvent, EventBridgeEvent } from 'aws-lambda';
 import { DynamoOperatorStore } from '../../../../lambdas/scheduler-agent-supervisor/adapters/operator-store';
 import {
   DynamoStateStore,
@@ -44,10 +37,11 @@ import {
 } from '../../../../lambdas/scheduler-agent-supervisor/domain/state-record';
 import {
   ADMISSION,
+  type ApiHandler,
+  type ArchiverHandler,
   admissionCounters,
   BASE_TIMINGS,
   type CoreResources,
-  type CoreWorld,
   createAlertArchiveTable,
   createResources,
   drainBodies,
@@ -57,14 +51,11 @@ import {
   loadHandler,
   missingQueueUrl,
   postOrderEvent,
-  startCoreWorld,
+  type StreamHandler,
   stateItem,
   stateStreamEventOf,
+  useCoreWorld,
 } from './harness';
-
-type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
-type ArchiverHandler = (event: EventBridgeEvent<string, unknown>, context: Context) => Promise<void>;
-type ReleaseHandler = (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse>;
 
 const HANDLER = {
   action: require.resolve('../../../../lambdas/scheduler-agent-supervisor/handlers/operator-action'),
@@ -75,13 +66,7 @@ const HANDLER = {
 const OPERATOR = 'arn:aws:iam::000000000000:user/alice';
 const SHARDS = 4;
 
-let world: CoreWorld;
-beforeAll(async () => {
-  world = await startCoreWorld();
-});
-afterAll(async () => {
-  await world.stop();
-});
+const world = useCoreWorld();
 
 let resources: CoreResources;
 let alertTable: string;
@@ -399,7 +384,7 @@ describe('admission of operator retries (a retry is new work)', () => {
   const small = { [EnvKey.AdmissionSettings]: JSON.stringify(SMALL) };
   const counters = () => admissionCounters(world, resources);
   const release = (event: DynamoDBStreamEvent) =>
-    loadHandler<{ handler: ReleaseHandler }>(HANDLERS.admissionRelease, env).handler(event, lambdaContext());
+    loadHandler<{ handler: StreamHandler }>(HANDLERS.admissionRelease, env).handler(event, lambdaContext());
   const reconcile = () =>
     loadHandler<{ handler: (event: unknown, context: Context) => Promise<unknown> }>(
       HANDLERS.admissionReconciler,

@@ -1,11 +1,5 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type {
-  APIGatewayProxyEvent,
-  APIGatewayProxyResult,
-  Context,
-  SQSBatchResponse,
-  SQSEvent,
-} from 'aws-lambda';
+import type { Context, SQSEvent } from 'aws-lambda';
 import { DynamoStateStore } from '../../../../lambdas/scheduler-agent-supervisor/adapters/state-store';
 import {
   CompensationStatus,
@@ -19,10 +13,10 @@ import {
   type StateRecord,
 } from '../../../../lambdas/scheduler-agent-supervisor/domain/state-record';
 import {
+  type ApiHandler,
   BASE_TIMINGS,
   behaveLikeStepFunctions,
   type CoreResources,
-  type CoreWorld,
   createResources,
   drainQueue,
   HANDLERS,
@@ -31,44 +25,34 @@ import {
   loadHandler,
   postOrderEvent,
   putStateRecord,
+  type SqsHandler,
   sleep,
   sqsEvent,
   sqsRecord,
-  startCoreWorld,
   stateItem,
   stepFunctionsResponder,
+  useCoreWorld,
   validOrder,
 } from './harness';
-
-type StartModule = { handler: (event: SQSEvent, context: Context) => Promise<SQSBatchResponse> };
-type ApiModule = {
-  handler: (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
-};
 
 /** One step window in these tests: stepTimeoutSeconds + stepDeadlineSlackSeconds. */
 const WINDOW = (BASE_TIMINGS.stepTimeoutSeconds + BASE_TIMINGS.stepDeadlineSlackSeconds) * 1000;
 
-let world: CoreWorld;
-beforeAll(async () => {
-  world = await startCoreWorld();
-});
-afterAll(async () => {
-  await world.stop();
-});
+const world = useCoreWorld();
 
 let resources: CoreResources;
-let start: StartModule['handler'];
+let start: SqsHandler;
 beforeEach(async () => {
   resources = await createResources(world);
   world.sfn.calls.length = 0;
   world.dynamo.beforeForward(undefined);
   behaveLikeStepFunctions(world.sfn, resources.stateMachineArn);
-  start = loadHandler<StartModule>(HANDLERS.startOrder, handlerEnv(resources)).handler;
+  start = loadHandler<{ handler: SqsHandler }>(HANDLERS.startOrder, handlerEnv(resources)).handler;
 });
 
 /** Submits through the real submit handler and returns the start message it queued, as SQS would deliver it. */
 async function submitAndReceiveStart(orderId: string): Promise<SQSEvent> {
-  const submit = loadHandler<ApiModule>(HANDLERS.submitOrder, handlerEnv(resources)).handler;
+  const submit = loadHandler<{ handler: ApiHandler }>(HANDLERS.submitOrder, handlerEnv(resources)).handler;
   const response = await submit(postOrderEvent(JSON.stringify(validOrder(orderId))), lambdaContext());
   expect(response.statusCode).toBe(202);
   const messages = await drainQueue(world, resources.startQueueUrl);
@@ -99,7 +83,7 @@ describe('starter: workflow versions', () => {
   const V1_ARN = 'arn:aws:states:us-east-1:000000000000:stateMachine:order-workflow-v1';
   const V2_ARN = 'arn:aws:states:us-east-1:000000000000:stateMachine:order-workflow-v2';
   const startWithLive = (live: Record<number, string>) =>
-    loadHandler<StartModule>(HANDLERS.startOrder, {
+    loadHandler<{ handler: SqsHandler }>(HANDLERS.startOrder, {
       ...handlerEnv(resources),
       [EnvKey.WorkflowStateMachines]: JSON.stringify(live),
     }).handler;
@@ -207,7 +191,10 @@ describe('starter: claiming and starting', () => {
   it('lets exactly one of two racing starters claim the record and start one execution', async () => {
     const event = await submitAndReceiveStart('order-race');
     // Two containers of the starter, as Lambda would run for a duplicated delivery.
-    const otherStart = loadHandler<StartModule>(HANDLERS.startOrder, handlerEnv(resources)).handler;
+    const otherStart = loadHandler<{ handler: SqsHandler }>(
+      HANDLERS.startOrder,
+      handlerEnv(resources),
+    ).handler;
     world.dynamo.calls.length = 0;
 
     // Hold both reads until both have arrived, so both starters see the record Pending.

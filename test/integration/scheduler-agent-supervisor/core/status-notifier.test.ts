@@ -12,14 +12,7 @@ import {
   ReceiveMessageCommand,
 } from '@aws-sdk/client-sqs';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type {
-  APIGatewayProxyEvent,
-  APIGatewayProxyResult,
-  Context,
-  DynamoDBBatchResponse,
-  DynamoDBRecord,
-  DynamoDBStreamEvent,
-} from 'aws-lambda';
+import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
 import {
   ClientStatusMessageSchema,
   EnvKey,
@@ -28,8 +21,8 @@ import {
 } from '../../../../lambdas/scheduler-agent-supervisor/contracts';
 import { buildInitialStateRecord } from '../../../../lambdas/scheduler-agent-supervisor/domain/state-record';
 import {
+  type ApiHandler,
   type CoreResources,
-  type CoreWorld,
   createResources,
   HANDLERS,
   handlerEnv,
@@ -38,29 +31,17 @@ import {
   missingQueueUrl,
   postOrderEvent,
   putStateRecord,
-  startCoreWorld,
+  type StreamHandler,
   stateStreamRecords,
   TEST_CLIENTS,
   testClientRegistry,
+  useCoreWorld,
   validOrder,
 } from './harness';
 
-type ApiHandler = {
-  handler: (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
-};
-type StreamHandler = {
-  handler: (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse>;
-};
-
 const NOTIFIER = require.resolve('../../../../lambdas/scheduler-agent-supervisor/handlers/status-notifier');
 
-let world: CoreWorld;
-beforeAll(async () => {
-  world = await startCoreWorld();
-});
-afterAll(async () => {
-  await world.stop();
-});
+const world = useCoreWorld();
 
 interface Setup {
   readonly resources: CoreResources;
@@ -70,7 +51,7 @@ interface Setup {
   readonly notifierWith: (
     queues: Record<string, string>,
   ) => (records: DynamoDBRecord[]) => Promise<DynamoDBBatchResponse>;
-  readonly submit: ApiHandler['handler'];
+  readonly submit: ApiHandler;
   readonly notify: (records: DynamoDBRecord[]) => Promise<DynamoDBBatchResponse>;
 }
 
@@ -91,9 +72,9 @@ async function setUp(queueOverrides: Partial<Record<string, string>> = {}): Prom
   const envWith = (urls: Record<string, string>) =>
     handlerEnv(resources, { env: { [EnvKey.ClientRegistry]: testClientRegistry(urls) } });
   const told = { ...queues, ...queueOverrides } as Record<string, string>;
-  const submit = loadHandler<ApiHandler>(HANDLERS.submitOrder, envWith(told)).handler;
+  const submit = loadHandler<{ handler: ApiHandler }>(HANDLERS.submitOrder, envWith(told)).handler;
   const notifierWith = (urls: Record<string, string>) => {
-    const notifier = loadHandler<StreamHandler>(NOTIFIER, envWith(urls)).handler;
+    const notifier = loadHandler<{ handler: StreamHandler }>(NOTIFIER, envWith(urls)).handler;
     return (records: DynamoDBRecord[]) => notifier({ Records: records }, lambdaContext());
   };
   return { resources, queues, submit, notifierWith, notify: notifierWith(told) };

@@ -1,5 +1,5 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { APIGatewayProxyResult } from 'aws-lambda';
 import {
   DEFAULT_WORKFLOW_VERSION,
   MAX_ORDER_BODY_BYTES,
@@ -11,8 +11,8 @@ import { orderFingerprint } from '../../../../lambdas/scheduler-agent-supervisor
 import { dueShardFor } from '../../../../lambdas/scheduler-agent-supervisor/domain/shard';
 import { captureStdout, metricSum } from '../agents/harness';
 import {
+  type ApiHandler,
   type CoreResources,
-  type CoreWorld,
   createResources,
   delayedMessageCount,
   drainBodies,
@@ -24,40 +24,30 @@ import {
   loadHandler,
   missingQueueUrl,
   postOrderEvent,
+  type SupervisorHandler,
   scanAll,
   sleep,
-  startCoreWorld,
   stateItem,
   TEST_CLIENTS,
   TEST_RETRY_BUDGET,
+  useCoreWorld,
   validOrder,
 } from './harness';
 
 /** The steps of an order on the default workflow version (what these tests deploy). */
 const V1_STEPS = workflowSteps(DEFAULT_WORKFLOW_VERSION);
 
-type ApiHandler = {
-  handler: (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
-};
-type SupervisorModule = { handler: (event: unknown, context: Context) => Promise<{ restarts: number }> };
-
-let world: CoreWorld;
-beforeAll(async () => {
-  world = await startCoreWorld();
-});
-afterAll(async () => {
-  await world.stop();
-});
+const world = useCoreWorld();
 
 let resources: CoreResources;
-let submit: ApiHandler['handler'];
-let getOrder: ApiHandler['handler'];
+let submit: ApiHandler;
+let getOrder: ApiHandler;
 beforeEach(async () => {
   resources = await createResources(world);
   world.events.calls.length = 0;
   world.events.respondWith(() => undefined);
-  submit = loadHandler<ApiHandler>(HANDLERS.submitOrder, handlerEnv(resources)).handler;
-  getOrder = loadHandler<ApiHandler>(HANDLERS.getOrder, handlerEnv(resources)).handler;
+  submit = loadHandler<{ handler: ApiHandler }>(HANDLERS.submitOrder, handlerEnv(resources)).handler;
+  getOrder = loadHandler<{ handler: ApiHandler }>(HANDLERS.getOrder, handlerEnv(resources)).handler;
 });
 
 function post(
@@ -196,7 +186,7 @@ describe('POST /orders: resubmission', () => {
 
     const conflicting = JSON.stringify(validOrder('order-clash', { totalCents: 1 }));
     // The core harness turns metrics off; this test reads one.
-    const submitCounting = loadHandler<ApiHandler>(HANDLERS.submitOrder, {
+    const submitCounting = loadHandler<{ handler: ApiHandler }>(HANDLERS.submitOrder, {
       ...handlerEnv(resources),
       POWERTOOLS_METRICS_DISABLED: 'false',
     }).handler;
@@ -347,7 +337,10 @@ describe('POST /orders: bad input changes nothing', () => {
 describe('POST /orders: partial failures', () => {
   it('still answers 202 when the start message cannot be sent, and the supervisor re-queues the order', async () => {
     const brokenQueue = handlerEnv(resources, { env: { START_QUEUE_URL: missingQueueUrl(world) } });
-    const submitWithoutQueue = loadHandler<ApiHandler>(HANDLERS.submitOrder, brokenQueue).handler;
+    const submitWithoutQueue = loadHandler<{ handler: ApiHandler }>(
+      HANDLERS.submitOrder,
+      brokenQueue,
+    ).handler;
 
     const response = await submitWithoutQueue(
       postOrderEvent(JSON.stringify(validOrder('order-lost-start'))),
@@ -362,7 +355,10 @@ describe('POST /orders: partial failures', () => {
 
     // Recovery: once the start grace (1 s) has passed, a supervisor sweep hands the order back.
     await sleep(1_100);
-    const supervisor = loadHandler<SupervisorModule>(HANDLERS.supervisor, handlerEnv(resources)).handler;
+    const supervisor = loadHandler<{ handler: SupervisorHandler }>(
+      HANDLERS.supervisor,
+      handlerEnv(resources),
+    ).handler;
     const summary = await supervisor({}, lambdaContext());
     expect(summary.restarts).toBe(1);
     expect(await drainBodies(world, resources.startQueueUrl)).toEqual([
@@ -372,7 +368,7 @@ describe('POST /orders: partial failures', () => {
   });
 
   it('writes nothing when the state write fails (one transaction), and the retry is accepted once', async () => {
-    const stateDown = loadHandler<ApiHandler>(
+    const stateDown = loadHandler<{ handler: ApiHandler }>(
       HANDLERS.submitOrder,
       handlerEnv(resources, { env: { STATE_TABLE_NAME: 'no-such-state-table' } }),
     ).handler;
@@ -399,7 +395,7 @@ describe('POST /orders: partial failures', () => {
     const [order] = await scanAll(world, resources.ordersTable);
     // A fresh set of tables holding only that order item, as a half-written request left it.
     resources = await createResources(world);
-    submit = loadHandler<ApiHandler>(HANDLERS.submitOrder, handlerEnv(resources)).handler;
+    submit = loadHandler<{ handler: ApiHandler }>(HANDLERS.submitOrder, handlerEnv(resources)).handler;
     await world.doc.send(new PutCommand({ TableName: resources.ordersTable, Item: order }));
 
     const retry = await submit(postOrderEvent(JSON.stringify(validOrder('order-legacy'))), lambdaContext());
@@ -417,7 +413,7 @@ describe('POST /orders: partial failures', () => {
   });
 
   it('answers 500 (no stack, correlation id) when the orders table is unavailable, and writes nothing', async () => {
-    const broken = loadHandler<ApiHandler>(
+    const broken = loadHandler<{ handler: ApiHandler }>(
       HANDLERS.submitOrder,
       handlerEnv(resources, { env: { ORDERS_TABLE_NAME: 'no-such-table' } }),
     ).handler;

@@ -1,5 +1,4 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import {
   ALERT_OUTBOX_INDEX,
   ALERT_OUTBOX_SHARD,
@@ -25,7 +24,6 @@ import {
   BASE_TIMINGS,
   behaveLikeStepFunctions,
   type CoreResources,
-  type CoreWorld,
   createResources,
   delayedMessageCount,
   drainBodies,
@@ -35,24 +33,17 @@ import {
   loadHandler,
   missingQueueUrl,
   putStateRecord,
+  type SqsHandler,
+  type SupervisorHandler,
   scanAll,
   sleep,
   sqsEvent,
   sqsRecord,
-  startCoreWorld,
   stateItem,
+  useCoreWorld,
 } from './harness';
 
-type SupervisorHandler = (event: unknown, context: Context) => Promise<SupervisorRunSummary>;
-type StartHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
-
-let world: CoreWorld;
-beforeAll(async () => {
-  world = await startCoreWorld();
-});
-afterAll(async () => {
-  await world.stop();
-});
+const world = useCoreWorld();
 
 let resources: CoreResources;
 beforeEach(async () => {
@@ -562,7 +553,7 @@ describe('supervisor: Pending orders nobody started', () => {
     ]);
 
     behaveLikeStepFunctions(world.sfn, resources.stateMachineArn);
-    const start = loadHandler<{ handler: StartHandler }>(HANDLERS.startOrder, handlerEnv(resources)).handler;
+    const start = loadHandler<{ handler: SqsHandler }>(HANDLERS.startOrder, handlerEnv(resources)).handler;
     expect(await start(sqsEvent([sqsRecord(JSON.stringify(messages[0]))]), lambdaContext())).toEqual({
       batchItemFailures: [],
     });
@@ -588,7 +579,7 @@ describe('supervisor: Pending orders nobody started', () => {
     expect(message).toMatchObject({ orderId: 'order-stalled-retry', reason: 'supervisor-restart' });
 
     behaveLikeStepFunctions(world.sfn, resources.stateMachineArn);
-    const start = loadHandler<{ handler: StartHandler }>(HANDLERS.startOrder, handlerEnv(resources)).handler;
+    const start = loadHandler<{ handler: SqsHandler }>(HANDLERS.startOrder, handlerEnv(resources)).handler;
     await start(sqsEvent([sqsRecord(JSON.stringify(message))]), lambdaContext());
     expect(await stateItem(world, resources, 'order-stalled-retry')).toMatchObject({
       ProcessState: 'Processing',

@@ -3,7 +3,6 @@
  * actions conditional on what the operator saw, their OperatorLog and start messages, races with
  * the supervisor and with another operator, the StateIndex list and the inspect view.
  */
-import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, Context, DynamoDBStreamEvent, EventBridgeEvent } from 'aws-lambda';
 import { DynamoOperatorStore } from '../../../../lambdas/scheduler-agent-supervisor/adapters/operator-store';
@@ -12,16 +11,13 @@ import {
   stateRecordToItem,
 } from '../../../../lambdas/scheduler-agent-supervisor/adapters/state-store';
 import {
-  ADMISSION_INDEX,
   AdmissionCounterAttr,
   DRAIN_ITEM_KEY,
   DrainAttr,
-  DUE_INDEX,
   EnvKey,
   type OperatorOrderDetailBody,
   type OperatorOrderListBody,
   ProcessState,
-  STATE_INDEX,
   StateAttr,
   StepStatus,
 } from '../../../../lambdas/scheduler-agent-supervisor/contracts';
@@ -73,52 +69,6 @@ let alertTable: string;
 let env: Record<string, string>;
 beforeEach(async () => {
   resources = await createResources(world);
-  // The operator's index on the state table, as StateStore builds it (the harness table lacks it).
-  resources = { ...resources, stateTable: `${resources.stateTable}-op` };
-  await world.doc.send(
-    new CreateTableCommand({
-      TableName: resources.stateTable,
-      BillingMode: 'PAY_PER_REQUEST',
-      AttributeDefinitions: [
-        { AttributeName: StateAttr.OrderId, AttributeType: 'S' },
-        { AttributeName: DUE_INDEX.partitionKey, AttributeType: 'S' },
-        { AttributeName: DUE_INDEX.sortKey, AttributeType: 'N' },
-        { AttributeName: STATE_INDEX.partitionKey, AttributeType: 'S' },
-        { AttributeName: STATE_INDEX.sortKey, AttributeType: 'S' },
-        { AttributeName: ADMISSION_INDEX.partitionKey, AttributeType: 'S' },
-      ],
-      KeySchema: [{ AttributeName: StateAttr.OrderId, KeyType: 'HASH' }],
-      GlobalSecondaryIndexes: [
-        {
-          IndexName: DUE_INDEX.name,
-          KeySchema: [
-            { AttributeName: DUE_INDEX.partitionKey, KeyType: 'HASH' },
-            { AttributeName: DUE_INDEX.sortKey, KeyType: 'RANGE' },
-          ],
-          Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...DUE_INDEX.projectedAttributes] },
-        },
-        {
-          IndexName: STATE_INDEX.name,
-          KeySchema: [
-            { AttributeName: STATE_INDEX.partitionKey, KeyType: 'HASH' },
-            { AttributeName: STATE_INDEX.sortKey, KeyType: 'RANGE' },
-          ],
-          Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...STATE_INDEX.projectedAttributes] },
-        },
-        {
-          IndexName: ADMISSION_INDEX.name,
-          KeySchema: [
-            { AttributeName: ADMISSION_INDEX.partitionKey, KeyType: 'HASH' },
-            { AttributeName: ADMISSION_INDEX.sortKey, KeyType: 'RANGE' },
-          ],
-          Projection: {
-            ProjectionType: 'INCLUDE',
-            NonKeyAttributes: [...ADMISSION_INDEX.projectedAttributes],
-          },
-        },
-      ],
-    }),
-  );
   alertTable = await createAlertArchiveTable(world);
   env = handlerEnv(resources, {
     dueShardCount: SHARDS,

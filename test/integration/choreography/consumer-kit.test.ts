@@ -23,14 +23,7 @@ import {
   type ServiceItem,
   SqsDeadLetterer,
 } from '../../../lambdas/choreography/kit';
-import {
-  type ChoreographyWorld,
-  envelope,
-  lambdaContext,
-  sqsRecord,
-  startChoreographyWorld,
-  testObservability,
-} from './harness';
+import { envelope, lambdaContext, sqsRecord, testObservability, useChoreographyWorld } from './harness';
 
 const SETTINGS = { maxReceiveAttempts: 3, processedMessageTtlSeconds: 3600 };
 const PACKAGES = [{ packageId: 'p1', weightGrams: 1200, size: 'SMALL' }];
@@ -45,14 +38,10 @@ const requested = (deliveryId: string, extra: { eventId?: string } = {}) =>
   );
 
 describe('choreography consumer kit', () => {
-  let world: ChoreographyWorld;
+  const world = useChoreographyWorld();
   let tableName: string;
   let dlqUrl: string;
   let store: DynamoServiceStore;
-  beforeAll(async () => {
-    world = await startChoreographyWorld();
-  });
-  afterAll(() => world.stop());
   beforeEach(async () => {
     tableName = await world.table();
     dlqUrl = await world.fifoQueue();

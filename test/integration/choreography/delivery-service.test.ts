@@ -10,13 +10,7 @@ import {
   type OutboxEntry,
   ServiceName,
 } from '../../../lambdas/choreography/contracts';
-import {
-  type ChoreographyWorld,
-  envelope,
-  sqsRecord,
-  startChoreographyWorld,
-  useServiceEnvironment,
-} from './harness';
+import { envelope, provisionService, sqsRecord, useChoreographyWorld } from './harness';
 import { invoke, loadSqsHandler, type SqsHandler } from './service-handlers';
 
 const SETTINGS: DeliverySettings = {
@@ -27,22 +21,14 @@ const SETTINGS: DeliverySettings = {
 const WINDOW = { start: '2030-01-01T10:00:00.000Z', end: '2030-01-01T11:00:00.000Z' };
 
 describe('Delivery service handler (DynamoDB Local, SQS service)', () => {
-  let world: ChoreographyWorld;
+  const world = useChoreographyWorld();
   let handler: SqsHandler;
   let tableName: string;
   let dlqUrl: string;
   beforeAll(async () => {
-    world = await startChoreographyWorld();
-    tableName = await world.table();
-    dlqUrl = await world.fifoQueue();
-    useServiceEnvironment(world, ServiceName.Delivery, {
-      tableName,
-      deadLetterQueueUrl: dlqUrl,
-      settings: SETTINGS,
-    });
+    ({ tableName, dlqUrl } = await provisionService(world, ServiceName.Delivery, SETTINGS));
     handler = await loadSqsHandler(() => import('../../../lambdas/choreography/handlers/delivery-service'));
   });
-  afterAll(() => world.stop());
 
   const id = () => `d-${randomUUID().slice(0, 8)}`;
   const message = (

@@ -12,13 +12,7 @@ import {
   type OutboxEntry,
   ServiceName,
 } from '../../../lambdas/choreography/contracts';
-import {
-  type ChoreographyWorld,
-  envelope,
-  sqsRecord,
-  startChoreographyWorld,
-  useServiceEnvironment,
-} from './harness';
+import { envelope, provisionService, sqsRecord, useChoreographyWorld } from './harness';
 import {
   deliveryRequested,
   invoke,
@@ -30,7 +24,7 @@ import {
 const CONSUMER = { maxReceiveAttempts: 3, processedMessageTtlSeconds: 3600 };
 
 describe('drone saga across the scheduler, the Delivery service and remediation', () => {
-  let world: ChoreographyWorld;
+  const world = useChoreographyWorld();
   const tables: Record<string, string> = {};
   let schedulerDlq: string;
   let scheduler: SqsHandler;
@@ -38,39 +32,33 @@ describe('drone saga across the scheduler, the Delivery service and remediation'
   let remediation: SqsHandler;
 
   beforeAll(async () => {
-    world = await startChoreographyWorld();
-    for (const service of ['scheduler', 'delivery', 'remediation']) tables[service] = await world.table();
-    schedulerDlq = await world.fifoQueue();
-    useServiceEnvironment(world, ServiceName.DroneScheduler, {
-      tableName: tables.scheduler as string,
-      deadLetterQueueUrl: schedulerDlq,
-      settings: {
-        ...CONSUMER,
-        drones: ['drone-a'],
-        maxRangeKm: 20,
-        assignmentSeconds: 3600,
-        pivotDelaySeconds: 0,
-      },
+    const droneScheduler = await provisionService(world, ServiceName.DroneScheduler, {
+      ...CONSUMER,
+      drones: ['drone-a'],
+      maxRangeKm: 20,
+      assignmentSeconds: 3600,
+      pivotDelaySeconds: 0,
     });
+    tables.scheduler = droneScheduler.tableName;
+    schedulerDlq = droneScheduler.dlqUrl;
     scheduler = await loadSqsHandler(() => import('../../../lambdas/choreography/handlers/drone-scheduler'));
-    useServiceEnvironment(world, ServiceName.Delivery, {
-      tableName: tables.delivery as string,
-      deadLetterQueueUrl: await world.fifoQueue(),
-      settings: { ...CONSUMER, expectedFlightSeconds: 600 },
-    });
+    tables.delivery = (
+      await provisionService(world, ServiceName.Delivery, { ...CONSUMER, expectedFlightSeconds: 600 })
+    ).tableName;
     delivery = await loadSqsHandler(() => import('../../../lambdas/choreography/handlers/delivery-service'));
-    useServiceEnvironment(world, ServiceName.Remediation, {
-      tableName: tables.remediation as string,
-      deadLetterQueueUrl: await world.fifoQueue(),
-      // No back-off: the decision is taken on the first receive.
-      settings: { ...CONSUMER, retryBaseSeconds: 0, retryMaxSeconds: 0 },
-    });
+    tables.remediation = (
+      await provisionService(world, ServiceName.Remediation, {
+        ...CONSUMER,
+        // No back-off: the decision is taken on the first receive.
+        retryBaseSeconds: 0,
+        retryMaxSeconds: 0,
+      })
+    ).tableName;
     process.env[ChoreographyEnvKey.DeadLetterQueueUrls] = JSON.stringify({
       [ServiceName.DroneScheduler]: schedulerDlq,
     });
     remediation = await loadSqsHandler(() => import('../../../lambdas/choreography/handlers/remediation'));
   });
-  afterAll(() => world.stop());
 
   const outboxOf = async (table: string, key: string) =>
     ((await world.getItem(tables[table] as string, key))?.outbox ?? []) as OutboxEntry[];

@@ -13,13 +13,7 @@ import {
   ServiceName,
 } from '../../../lambdas/choreography/contracts';
 import { overlaps } from '../../../lambdas/choreography/domain/drone-scheduler';
-import {
-  type ChoreographyWorld,
-  envelope,
-  sqsRecord,
-  startChoreographyWorld,
-  useServiceEnvironment,
-} from './harness';
+import { envelope, provisionService, sqsRecord, useChoreographyWorld } from './harness';
 import { deliveryRequested, invoke, loadSqsHandler, type SqsHandler } from './service-handlers';
 
 const requested = (deliveryId: string, dropoff?: { lat: number; lon: number }) =>
@@ -42,15 +36,9 @@ const decided = (deliveryId: string, decision: string, sequence: number, retryOf
   );
 
 describe('Drone Scheduler handler (DynamoDB Local, SQS service)', () => {
-  let world: ChoreographyWorld;
-  beforeAll(async () => {
-    world = await startChoreographyWorld();
-  });
-  afterAll(() => world.stop());
+  const world = useChoreographyWorld();
 
   async function scheduler(overrides: Partial<DroneSchedulerSettings> = {}) {
-    const tableName = await world.table();
-    const dlqUrl = await world.fifoQueue();
     const settings: DroneSchedulerSettings = {
       maxReceiveAttempts: 3,
       processedMessageTtlSeconds: 3600,
@@ -60,11 +48,7 @@ describe('Drone Scheduler handler (DynamoDB Local, SQS service)', () => {
       pivotDelaySeconds: 7200,
       ...overrides,
     };
-    useServiceEnvironment(world, ServiceName.DroneScheduler, {
-      tableName,
-      deadLetterQueueUrl: dlqUrl,
-      settings,
-    });
+    const { tableName, dlqUrl } = await provisionService(world, ServiceName.DroneScheduler, settings);
     const handler: SqsHandler = await loadSqsHandler(
       () => import('../../../lambdas/choreography/handlers/drone-scheduler'),
     );
@@ -76,11 +60,11 @@ describe('Drone Scheduler handler (DynamoDB Local, SQS service)', () => {
   const id = () => `d-${randomUUID().slice(0, 8)}`;
 
   it('fails at cold start naming SERVICE_SETTINGS when the settings are bad', async () => {
-    const tableName = await world.table();
-    useServiceEnvironment(world, ServiceName.DroneScheduler, {
-      tableName,
-      deadLetterQueueUrl: await world.fifoQueue(),
-      settings: { maxReceiveAttempts: 3, processedMessageTtlSeconds: 3600, drones: [], maxRangeKm: -1 },
+    await provisionService(world, ServiceName.DroneScheduler, {
+      maxReceiveAttempts: 3,
+      processedMessageTtlSeconds: 3600,
+      drones: [],
+      maxRangeKm: -1,
     });
     await expect(
       loadSqsHandler(() => import('../../../lambdas/choreography/handlers/drone-scheduler')),

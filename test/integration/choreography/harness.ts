@@ -45,7 +45,21 @@ export interface ChoreographyWorld {
 
 let counter = 0;
 
-export async function startChoreographyWorld(): Promise<ChoreographyWorld> {
+/**
+ * This describe block's world, started before its tests and stopped after them (one beforeAll and
+ * one afterAll hook). The object is filled in by that beforeAll: read it inside hooks and tests only,
+ * as a `let` the hook had set.
+ */
+export function useChoreographyWorld(): ChoreographyWorld {
+  const world = {} as ChoreographyWorld;
+  beforeAll(async () => {
+    Object.assign(world, await startChoreographyWorld());
+  });
+  afterAll(() => world.stop());
+  return world;
+}
+
+async function startChoreographyWorld(): Promise<ChoreographyWorld> {
   const dynamoServer: RunningEmulator = await startDynamoDbLocal();
   const sqsServer = await startLocalSqs();
   const dynamo = dynamoClient(dynamoServer.endpoint);
@@ -129,6 +143,21 @@ export function useServiceEnvironment(
     [ChoreographyEnvKey.DeadLetterQueueUrl]: variables.deadLetterQueueUrl,
     [ChoreographyEnvKey.Settings]: JSON.stringify(variables.settings),
   });
+}
+
+/**
+ * What the stack gives a service: a table and a dead-letter queue of its own on this world, and its
+ * environment set to them (useServiceEnvironment), for its handler module to be loaded next.
+ */
+export async function provisionService(
+  world: ChoreographyWorld,
+  service: string,
+  settings: Record<string, unknown>,
+): Promise<{ tableName: string; dlqUrl: string }> {
+  const tableName = await world.table();
+  const dlqUrl = await world.fifoQueue();
+  useServiceEnvironment(world, service, { tableName, deadLetterQueueUrl: dlqUrl, settings });
+  return { tableName, dlqUrl };
 }
 
 /** Observability as a deployed consumer has it, without tracing (no Lambda trace context here). */

@@ -1,14 +1,7 @@
 /** Ingestion's handlers as deployed, against DynamoDB Local and the runtime's SQS service. */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { EventType, ServiceName } from '../../../lambdas/choreography/contracts';
-import {
-  type ChoreographyWorld,
-  envelope,
-  lambdaContext,
-  sqsRecord,
-  startChoreographyWorld,
-  useServiceEnvironment,
-} from './harness';
+import { envelope, lambdaContext, provisionService, sqsRecord, useChoreographyWorld } from './harness';
 
 type ApiHandler = (
   event: APIGatewayProxyEvent,
@@ -16,24 +9,20 @@ type ApiHandler = (
 ) => Promise<APIGatewayProxyResult>;
 
 describe('ingestion handlers', () => {
-  let world: ChoreographyWorld;
+  const world = useChoreographyWorld();
   let tableName: string;
   let submit: ApiHandler;
   let get: ApiHandler;
   let project: (event: SQSEvent, context: typeof lambdaContext) => Promise<SQSBatchResponse>;
   beforeAll(async () => {
-    world = await startChoreographyWorld();
-    tableName = await world.table();
-    useServiceEnvironment(world, 'ingestion', {
-      tableName,
-      deadLetterQueueUrl: await world.fifoQueue(),
-      settings: { maxReceiveAttempts: 3, processedMessageTtlSeconds: 3600 },
-    });
+    ({ tableName } = await provisionService(world, 'ingestion', {
+      maxReceiveAttempts: 3,
+      processedMessageTtlSeconds: 3600,
+    }));
     submit = (await import('../../../lambdas/choreography/handlers/submit-delivery')).handler as ApiHandler;
     get = (await import('../../../lambdas/choreography/handlers/get-delivery')).handler as ApiHandler;
     project = (await import('../../../lambdas/choreography/handlers/ingestion-projection')).handler;
   });
-  afterAll(() => world.stop());
 
   const request = {
     deliveryId: 'ing-1',

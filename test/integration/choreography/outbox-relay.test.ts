@@ -27,7 +27,7 @@ import {
 import { DynamoServiceStore, type Emission, emission } from '../../../lambdas/choreography/kit';
 import { type AwsJsonEndpoint, startAwsJsonEndpoint } from '../../support/aws-json-endpoint';
 import { TEST_CREDENTIALS, TEST_REGION, tableStreamRecords } from '../../support/emulators';
-import { type ChoreographyWorld, startChoreographyWorld, testObservability } from './harness';
+import { testObservability, useChoreographyWorld } from './harness';
 
 /** SNS speaks the Query protocol: a form-encoded POST answered with XML. */
 async function startSnsEndpoint() {
@@ -76,18 +76,16 @@ async function startSnsEndpoint() {
 }
 
 describe('outbox relay', () => {
-  let world: ChoreographyWorld;
+  const world = useChoreographyWorld();
   let sns: Awaited<ReturnType<typeof startSnsEndpoint>>;
   let events: AwsJsonEndpoint;
   beforeAll(async () => {
-    world = await startChoreographyWorld();
     sns = await startSnsEndpoint();
     events = await startAwsJsonEndpoint();
   });
   afterAll(async () => {
     await sns.stop();
     await events.stop();
-    await world.stop();
   });
 
   const credentials = { region: TEST_REGION, credentials: TEST_CREDENTIALS };

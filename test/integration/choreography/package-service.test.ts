@@ -9,32 +9,21 @@ import {
   ReasonCode,
   ServiceName,
 } from '../../../lambdas/choreography/contracts';
-import {
-  type ChoreographyWorld,
-  envelope,
-  lambdaContext,
-  sqsRecord,
-  startChoreographyWorld,
-  useServiceEnvironment,
-} from './harness';
+import { envelope, lambdaContext, provisionService, sqsRecord, useChoreographyWorld } from './harness';
 
 describe('package service handler', () => {
-  let world: ChoreographyWorld;
+  const world = useChoreographyWorld();
   let tableName: string;
   let dlqUrl: string;
   let handler: (event: SQSEvent, context: typeof lambdaContext) => Promise<SQSBatchResponse>;
   beforeAll(async () => {
-    world = await startChoreographyWorld();
-    tableName = await world.table();
-    dlqUrl = await world.fifoQueue();
-    useServiceEnvironment(world, 'package', {
-      tableName,
-      deadLetterQueueUrl: dlqUrl,
-      settings: { maxReceiveAttempts: 3, processedMessageTtlSeconds: 3600, maxPayloadGrams: 5000 },
-    });
+    ({ tableName, dlqUrl } = await provisionService(world, 'package', {
+      maxReceiveAttempts: 3,
+      processedMessageTtlSeconds: 3600,
+      maxPayloadGrams: 5000,
+    }));
     ({ handler } = await import('../../../lambdas/choreography/handlers/package-service'));
   });
-  afterAll(() => world.stop());
 
   const request = (deliveryId: string, weightGrams: number) =>
     JSON.stringify(

@@ -15,7 +15,7 @@ import {
   ServiceName,
 } from '../../../lambdas/choreography/contracts';
 import { SqsDeadLetterer } from '../../../lambdas/choreography/kit';
-import { type ChoreographyWorld, startChoreographyWorld, useServiceEnvironment } from './harness';
+import { useChoreographyWorld, useServiceEnvironment } from './harness';
 import {
   deliveryRequested,
   invoke,
@@ -32,12 +32,11 @@ const SETTINGS: RemediationSettings = {
 };
 
 describe('Remediation handler (DynamoDB Local, SQS service)', () => {
-  let world: ChoreographyWorld;
+  const world = useChoreographyWorld();
   let handler: SqsHandler;
   let tableName: string;
   const dlqs: Record<string, string> = {};
   beforeAll(async () => {
-    world = await startChoreographyWorld();
     tableName = await world.table();
     for (const service of [ServiceName.Package, ServiceName.DroneScheduler, ServiceName.Delivery]) {
       dlqs[service] = await world.fifoQueue();
@@ -51,7 +50,6 @@ describe('Remediation handler (DynamoDB Local, SQS service)', () => {
     process.env[ChoreographyEnvKey.DeadLetterQueueUrls] = JSON.stringify(dlqs);
     handler = await loadSqsHandler(() => import('../../../lambdas/choreography/handlers/remediation'));
   });
-  afterAll(() => world.stop());
 
   const id = () => `d-${randomUUID().slice(0, 8)}`;
   const requested = (deliveryId: string) => JSON.stringify(deliveryRequested(deliveryId));

@@ -10,23 +10,16 @@ import {
   MessageAttribute,
   ServiceName,
 } from '../../../lambdas/choreography/contracts';
-import {
-  type ChoreographyWorld,
-  envelope,
-  sqsRecord,
-  startChoreographyWorld,
-  useServiceEnvironment,
-} from '../choreography/harness';
+import { envelope, sqsRecord, useChoreographyWorld, useServiceEnvironment } from '../choreography/harness';
 import { invoke, loadSqsHandler, type SqsHandler } from '../choreography/service-handlers';
 
 const FLIGHT = { pickupMillis: 30, flightMillis: 60, failingDeliveryPrefix: 'crash-' };
 
 describe('fake drone fleet handler (SQS service)', () => {
-  let world: ChoreographyWorld;
+  const world = useChoreographyWorld();
   let handler: SqsHandler;
   let deliveryQueueUrl: string;
   beforeAll(async () => {
-    world = await startChoreographyWorld();
     deliveryQueueUrl = await world.fifoQueue();
     useServiceEnvironment(world, ServiceName.DroneFleet, {
       tableName: 'unused-by-the-fleet',
@@ -36,7 +29,6 @@ describe('fake drone fleet handler (SQS service)', () => {
     process.env[ChoreographyEnvKey.DeliveryQueueUrl] = deliveryQueueUrl;
     handler = await loadSqsHandler(() => import('../../../lambdas/fakes/handlers/drone-fleet'));
   });
-  afterAll(() => world.stop());
 
   const scheduled = (deliveryId: string) =>
     JSON.stringify(

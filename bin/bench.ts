@@ -5,31 +5,24 @@
  * the table. A figure that throws is reported and the others still run; the exit code is then 1.
  * Targets not met do not fail the run: they are what the figures report.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { BENCH_USAGE, parseBenchArguments } from '../lib/bench/core/arguments';
 import { renderSvgs, toVegaLite } from '../lib/bench/core/charts';
-import type { FigureId, FigureResult } from '../lib/bench/core/figure';
 import {
   type BenchResults,
   commitInfo,
-  type FigureFailure,
   machineInfo,
   RESULTS_SCHEMA_VERSION,
   tableRows,
   writeResults,
 } from '../lib/bench/core/results';
+import { runFigures } from '../lib/bench/core/run-figures';
 import { FIGURES } from '../lib/bench/figures';
 import { PROJECT_ROOT } from '../lib/local-runtime';
 import { formatTable } from './text-table';
 
 const FULL_RUN_DIR = join(PROJECT_ROOT, 'bench');
 const QUICK_RUN_DIR = join(PROJECT_ROOT, '.local', 'bench');
-
-function seconds(fromMillis: number): string {
-  return `${((Date.now() - fromMillis) / 1000).toFixed(1)} s`;
-}
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -46,36 +39,13 @@ async function main(argv: readonly string[]): Promise<number> {
   const outDir = resolve(args.outDir ?? (args.quick ? QUICK_RUN_DIR : FULL_RUN_DIR));
   const startedAt = new Date();
   const commit = commitInfo(PROJECT_ROOT);
-  const figures: FigureResult[] = [];
-  const failed: FigureFailure[] = [];
-  const notBuilt: FigureId[] = [];
-
-  for (const id of args.figures) {
-    const figure = FIGURES[id];
-    if (!figure) {
-      console.error(`[${id}] not built yet`);
-      notBuilt.push(id);
-      continue;
-    }
-    const workDir = mkdtempSync(join(tmpdir(), `bench-${id}-`));
-    const figureStarted = Date.now();
-    const progress = (message: string) => console.error(`[${id} ${seconds(figureStarted)}] ${message}`);
-    progress(`${figure.title}${args.quick ? ' (quick)' : ''}`);
-    try {
-      const result = await figure.run({ quick: args.quick, workDir, progress });
-      if (result.id !== id) throw new Error(`the figure returned the result of '${result.id}'`);
-      figures.push(result);
-      progress('done');
-    } catch (error) {
-      // The figure's own words, and where it broke: the others still run.
-      console.error(`[${id} ${seconds(figureStarted)}] FAILED: ${messageOf(error)}`);
-      if (error instanceof Error && error.stack) console.error(error.stack);
-      failed.push({ id, message: messageOf(error) });
-    } finally {
-      if (args.keep) progress(`scratch directory kept: ${workDir}`);
-      else rmSync(workDir, { recursive: true, force: true });
-    }
-  }
+  const { figures, failed, notBuilt } = await runFigures({
+    ids: args.figures,
+    registry: FIGURES,
+    quick: args.quick,
+    keep: args.keep,
+    log: (line) => console.error(line),
+  });
 
   const results: BenchResults = {
     schemaVersion: RESULTS_SCHEMA_VERSION,

@@ -24,12 +24,18 @@ export interface VegaLiteSpec {
 }
 
 /**
- * One mark per point: a bar per point (bars of one x side by side, one colour per series), or a
- * line per series with a point mark on each point.
+ * One mark per point: a bar per point (one colour per series), or a line per series with a point
+ * mark on each point.
  */
 export function toVegaLite(chart: ChartSpec): VegaLiteSpec {
   const bar = chart.kind === 'bar';
-  const seriesCount = new Set(chart.points.map((point) => point.series)).size;
+  // Bars of one category side by side, when a category has several; otherwise each takes its slot.
+  const seriesOf = new Map<string, Set<string>>();
+  for (const point of chart.points) {
+    const key = String(point.x);
+    seriesOf.set(key, (seriesOf.get(key) ?? new Set()).add(point.series));
+  }
+  const sideBySide = bar && [...seriesOf.values()].some((series) => series.size > 1);
   return {
     $schema: VEGA_LITE_SCHEMA,
     title: chart.title,
@@ -49,8 +55,8 @@ export function toVegaLite(chart: ChartSpec): VegaLiteSpec {
         title: chart.yLabel,
         ...(chart.logScale ? { scale: { type: 'log' } } : {}),
       },
-      color: { field: 'series', type: 'nominal', title: null, sort: null },
-      ...(bar && seriesCount > 1 ? { xOffset: { field: 'series', sort: null } } : {}),
+      color: { field: 'series', type: 'nominal', title: null, sort: null, legend: { labelLimit: 400 } },
+      ...(sideBySide ? { xOffset: { field: 'series', sort: null } } : {}),
     },
   };
 }

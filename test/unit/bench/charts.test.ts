@@ -54,9 +54,14 @@ describe('toVegaLite', () => {
     expect(spec.encoding).not.toHaveProperty('xOffset');
   });
 
-  it('does not offset the bars of a single series', () => {
+  it('does not offset bars when no category has more than one series', () => {
     const single = toVegaLite({ ...bars, points: bars.points.filter((point) => point.series === 'ours') });
     expect(single.encoding).not.toHaveProperty('xOffset');
+    const apart = toVegaLite({
+      ...bars,
+      points: [...single.data.values, { series: 'bare', x: 'bare', y: 1 }],
+    });
+    expect(apart.encoding).not.toHaveProperty('xOffset');
   });
 });
 

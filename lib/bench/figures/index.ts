@@ -3,5 +3,8 @@
  * built is absent: the runner says so instead of printing a number.
  */
 import type { Figure, FigureId } from '../core/figure';
+import { supervisorSweepFigure } from './supervisor-sweep';
 
-export const FIGURES: Partial<Record<FigureId, Figure>> = {};
+export const FIGURES: Partial<Record<FigureId, Figure>> = {
+  'supervisor-sweep': supervisorSweepFigure,
+};

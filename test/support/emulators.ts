@@ -5,9 +5,15 @@
  */
 
 import { createHash } from 'node:crypto';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  DescribeStreamCommand,
+  DynamoDBStreamsClient,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+} from '@aws-sdk/client-dynamodb-streams';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import type { DynamoDBRecord } from 'aws-lambda';
 import { startDynamoDbLocal as launchDynamoDbLocal } from '../../lib/local-runtime/dynamodb/dynamodb-local';
 import { type RunningServer, startSqsEmulator } from '../../lib/local-runtime/emulators';
 
@@ -62,6 +68,38 @@ export function dynamoClient(endpoint: string): DynamoDBClient {
 /** The DynamoDB Streams API, which DynamoDB Local serves on its own endpoint. */
 export function streamsClient(endpoint: string): DynamoDBStreamsClient {
   return new DynamoDBStreamsClient({ endpoint, region: TEST_REGION, credentials: TEST_CREDENTIALS });
+}
+
+/**
+ * Every record of a table's stream so far (each shard from TRIM_HORIZON), shaped as Lambda's event
+ * source hands them to a function: what a stream consumer under test is given.
+ */
+export async function tableStreamRecords(endpoint: string, tableName: string): Promise<DynamoDBRecord[]> {
+  const tables = dynamoClient(endpoint);
+  const streams = streamsClient(endpoint);
+  try {
+    const { Table } = await tables.send(new DescribeTableCommand({ TableName: tableName }));
+    const StreamArn = Table?.LatestStreamArn;
+    const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn }));
+    const records: DynamoDBRecord[] = [];
+    for (const shard of StreamDescription?.Shards ?? []) {
+      let { ShardIterator } = await streams.send(
+        new GetShardIteratorCommand({ StreamArn, ShardId: shard.ShardId, ShardIteratorType: 'TRIM_HORIZON' }),
+      );
+      while (ShardIterator) {
+        const page = await streams.send(new GetRecordsCommand({ ShardIterator }));
+        // The Streams API's record is Lambda's DynamoDBRecord but for its SDK-generated types.
+        records.push(...((page.Records ?? []) as unknown as DynamoDBRecord[]));
+        // An open shard always answers a next iterator: an empty page is the end of what is there.
+        if ((page.Records ?? []).length === 0) break;
+        ShardIterator = page.NextShardIterator;
+      }
+    }
+    return records;
+  } finally {
+    tables.destroy();
+    streams.destroy();
+  }
 }
 
 export function sqsClient(endpoint: string): SQSClient {

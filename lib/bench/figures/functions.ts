@@ -32,6 +32,7 @@ import {
   type Measurement,
 } from '../core/figure';
 import { formatNumber } from '../core/results';
+import { ratio } from '../core/stats';
 
 const execFileAsync = promisify(execFile);
 
@@ -332,7 +333,7 @@ async function run(context: BenchContext): Promise<FigureResult> {
       // A ratio of two medians of the same rounds: what a loaded machine inflates, it inflates in both.
       key: 'init.slowestOverBare',
       label: `Cold init of the slowest (${slowest.bundle.name}) over the bare handler's`,
-      value: Math.round((slowest.ms / bareInit) * 100) / 100,
+      value: Math.round(ratio(slowest.ms, bareInit) * 100) / 100,
       unit: 'ratio',
     },
   ];

@@ -4,7 +4,11 @@
  */
 import type { Figure, FigureId } from '../core/figure';
 import { functionsFigure } from './functions';
+import { recoveryFigure } from './recovery';
+import { supervisorSweepFigure } from './supervisor-sweep';
 
 export const FIGURES: Partial<Record<FigureId, Figure>> = {
+  'supervisor-sweep': supervisorSweepFigure,
+  recovery: recoveryFigure,
   functions: functionsFigure,
 };

@@ -14,12 +14,14 @@ describe('acceptance SystemClient on a shared queue', () => {
   });
   afterAll(() => sqs.stop());
 
-  it("takes this order's alerts and puts every other message back", async () => {
+  /**
+   * A new queue holding `bodies` (sent in order), a SystemClient whose alert inbox it is, and the
+   * bodies the client left on it.
+   */
+  async function sharedInbox(queueName: string, bodies: readonly string[]) {
     const client = sqsClient(sqs.endpoint);
-    const { QueueUrl } = await client.send(new CreateQueueCommand({ QueueName: 'inbox' }));
-    const alert = (orderId: string) =>
-      JSON.stringify({ 'detail-type': 'OrderFailed', detail: { orderId, reason: 'AgentPermanentFailure' } });
-    for (const body of [alert('theirs-1'), alert('ours'), 'not json', alert('theirs-2')]) {
+    const { QueueUrl } = await client.send(new CreateQueueCommand({ QueueName: queueName }));
+    for (const body of bodies) {
       await client.send(new SendMessageCommand({ QueueUrl, MessageBody: body }));
     }
     const system = new SystemClient(
@@ -39,6 +41,22 @@ describe('acceptance SystemClient on a shared queue', () => {
         { kind: 'local' },
       ),
     );
+    const leftBodies = async () => {
+      const left = await client.send(new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 10 }));
+      return (left.Messages ?? []).map((m) => m.Body);
+    };
+    return { system, leftBodies };
+  }
+
+  it("takes this order's alerts and puts every other message back", async () => {
+    const alert = (orderId: string) =>
+      JSON.stringify({ 'detail-type': 'OrderFailed', detail: { orderId, reason: 'AgentPermanentFailure' } });
+    const { system, leftBodies } = await sharedInbox('inbox', [
+      alert('theirs-1'),
+      alert('ours'),
+      'not json',
+      alert('theirs-2'),
+    ]);
     try {
       const alerts = await system.alertsFor('ours');
       expect(alerts).toEqual([
@@ -46,42 +64,18 @@ describe('acceptance SystemClient on a shared queue', () => {
       ]);
       // Read again: the alert is remembered, not lost, and not duplicated.
       expect(await system.alertsFor('ours')).toHaveLength(1);
-      const left = await client.send(new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 10 }));
-      expect((left.Messages ?? []).map((m) => m.Body).sort()).toEqual(
-        [alert('theirs-1'), alert('theirs-2'), 'not json'].sort(),
-      );
+      expect((await leftBodies()).sort()).toEqual([alert('theirs-1'), alert('theirs-2'), 'not json'].sort());
     } finally {
       system.close();
     }
   });
   it('counts copies of one alertId once (the outbox delivers at least once) and leaves alarm notifications', async () => {
-    const client = sqsClient(sqs.endpoint);
-    const { QueueUrl } = await client.send(new CreateQueueCommand({ QueueName: 'inbox-copies' }));
     const copy = JSON.stringify({
       'detail-type': 'CompensationFailed',
       detail: { orderId: 'ours', alertId: 'ours:CompensationFailed:1' },
     });
     const notification = JSON.stringify({ AlarmName: 'App-CompensationsFailed', NewStateValue: 'ALARM' });
-    for (const body of [copy, notification, copy]) {
-      await client.send(new SendMessageCommand({ QueueUrl, MessageBody: body }));
-    }
-    const system = new SystemClient(
-      parseTargetDescription(
-        {
-          kind: 'local',
-          endpoints: { sqs: sqs.endpoint, dynamodb: 'http://127.0.0.1:1' },
-          outputs: {
-            ApiUrl: 'http://127.0.0.1:1',
-            StateTableName: 's',
-            OrdersTableName: 'o',
-            LedgerTableName: 'l',
-            AlertInboxQueueUrl: String(QueueUrl),
-            ConflictQueueUrl: String(QueueUrl),
-          },
-        },
-        { kind: 'local' },
-      ),
-    );
+    const { system, leftBodies } = await sharedInbox('inbox-copies', [copy, notification, copy]);
     try {
       expect(await system.alertsFor('ours')).toEqual([
         {
@@ -89,8 +83,7 @@ describe('acceptance SystemClient on a shared queue', () => {
           detail: { orderId: 'ours', alertId: 'ours:CompensationFailed:1' },
         },
       ]);
-      const left = await client.send(new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 10 }));
-      expect((left.Messages ?? []).map((m) => m.Body)).toEqual([notification]);
+      expect(await leftBodies()).toEqual([notification]);
     } finally {
       system.close();
     }

@@ -8,15 +8,8 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
-import {
-  DescribeStreamCommand,
-  GetRecordsCommand,
-  GetShardIteratorCommand,
-} from '@aws-sdk/client-dynamodb-streams';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SNSClient } from '@aws-sdk/client-sns';
-import type { DynamoDBRecord } from 'aws-lambda';
 import { AwsOutboxPublisher } from '../../../lambdas/choreography/adapters/outbox-publisher';
 import { outboxRelay } from '../../../lambdas/choreography/adapters/outbox-relay';
 import {
@@ -33,7 +26,7 @@ import {
 } from '../../../lambdas/choreography/contracts';
 import { DynamoServiceStore, type Emission, emission } from '../../../lambdas/choreography/kit';
 import { type AwsJsonEndpoint, startAwsJsonEndpoint } from '../../support/aws-json-endpoint';
-import { streamsClient, TEST_CREDENTIALS, TEST_REGION } from '../../support/emulators';
+import { TEST_CREDENTIALS, TEST_REGION, tableStreamRecords } from '../../support/emulators';
 import { type ChoreographyWorld, startChoreographyWorld, testObservability } from './harness';
 
 /** SNS speaks the Query protocol: a form-encoded POST answered with XML. */
@@ -132,31 +125,7 @@ describe('outbox relay', () => {
       });
       if (outcome.kind !== 'committed') throw new Error(`commit ${outcome.kind}`);
     };
-    /** Every record of the table's stream so far, shaped as Lambda delivers them. */
-    const streamRecords = async (): Promise<DynamoDBRecord[]> => {
-      const streams = streamsClient(world.dynamoEndpoint);
-      const { Table } = await world.dynamo.send(new DescribeTableCommand({ TableName: tableName }));
-      const StreamArn = Table?.LatestStreamArn;
-      const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn }));
-      const records: DynamoDBRecord[] = [];
-      for (const shard of StreamDescription?.Shards ?? []) {
-        let { ShardIterator } = await streams.send(
-          new GetShardIteratorCommand({
-            StreamArn,
-            ShardId: shard.ShardId,
-            ShardIteratorType: 'TRIM_HORIZON',
-          }),
-        );
-        while (ShardIterator) {
-          const page = await streams.send(new GetRecordsCommand({ ShardIterator }));
-          records.push(...((page.Records ?? []) as unknown as DynamoDBRecord[]));
-          if ((page.Records ?? []).length === 0) break;
-          ShardIterator = page.NextShardIterator;
-        }
-      }
-      streams.destroy();
-      return records;
-    };
+    const streamRecords = () => tableStreamRecords(world.dynamoEndpoint, tableName);
     return { relay, commit, streamRecords };
   }
 

@@ -9,12 +9,6 @@
  * would see.
  */
 import { randomUUID } from 'node:crypto';
-import { CreateTableCommand, DescribeTableCommand } from '@aws-sdk/client-dynamodb';
-import {
-  DescribeStreamCommand,
-  GetRecordsCommand,
-  GetShardIteratorCommand,
-} from '@aws-sdk/client-dynamodb-streams';
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type {
   Context,
@@ -38,10 +32,10 @@ import {
 } from '../../../../lambdas/scheduler-agent-supervisor/domain/state-record';
 import type { SupervisorRunSummary } from '../../../../lambdas/scheduler-agent-supervisor/domain/supervisor';
 import type { RecordedCall } from '../../../support/aws-json-endpoint';
-import { streamsClient } from '../../../support/emulators';
 import {
   type CoreResources,
   type CoreWorld,
+  createAlertArchiveTable,
   createResources,
   HANDLERS,
   handlerEnv,
@@ -51,6 +45,7 @@ import {
   sleep,
   startCoreWorld,
   stateItem,
+  stateStreamRecords,
 } from './harness';
 
 type SupervisorHandler = (event: unknown, context: Context) => Promise<SupervisorRunSummary>;
@@ -83,21 +78,7 @@ interface Setup {
 
 async function setUp(): Promise<Setup> {
   const resources = await createResources(world, { stateStream: true });
-  const archiveTable = `alert-archive-${randomUUID().slice(0, 8)}`;
-  await world.doc.send(
-    new CreateTableCommand({
-      TableName: archiveTable,
-      BillingMode: 'PAY_PER_REQUEST',
-      AttributeDefinitions: [
-        { AttributeName: AlertArchiveAttr.OrderId, AttributeType: 'S' },
-        { AttributeName: AlertArchiveAttr.AlertKey, AttributeType: 'S' },
-      ],
-      KeySchema: [
-        { AttributeName: AlertArchiveAttr.OrderId, KeyType: 'HASH' },
-        { AttributeName: AlertArchiveAttr.AlertKey, KeyType: 'RANGE' },
-      ],
-    }),
-  );
+  const archiveTable = await createAlertArchiveTable(world);
   const env = handlerEnv(resources, {
     timings: { alertRedeliveryGraceSeconds: GRACE_SECONDS },
     env: { [EnvKey.AlertArchiveTableName]: archiveTable },
@@ -169,31 +150,9 @@ function doomedRecord(orderId: string, attempt = 3): StateRecord {
   };
 }
 
-/** The stream records of the table from `after` on (Lambda's view of the shard). */
-async function streamRecords(setup: Setup): Promise<DynamoDBRecord[]> {
-  const streams = streamsClient(world.dynamo.endpoint);
-  const { Table } = await world.doc.send(new DescribeTableCommand({ TableName: setup.resources.stateTable }));
-  const StreamArn = Table?.LatestStreamArn;
-  const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn }));
-  const records: DynamoDBRecord[] = [];
-  for (const shard of StreamDescription?.Shards ?? []) {
-    let { ShardIterator } = await streams.send(
-      new GetShardIteratorCommand({ StreamArn, ShardId: shard.ShardId, ShardIteratorType: 'TRIM_HORIZON' }),
-    );
-    while (ShardIterator) {
-      const page = await streams.send(new GetRecordsCommand({ ShardIterator }));
-      records.push(...((page.Records ?? []) as unknown as DynamoDBRecord[]));
-      if ((page.Records ?? []).length === 0) break;
-      ShardIterator = page.NextShardIterator;
-    }
-  }
-  streams.destroy();
-  return records;
-}
-
 /** The stream record of the transition into Error (the one carrying the outbox entry). */
 async function errorRecord(setup: Setup, orderId: string): Promise<DynamoDBRecord> {
-  const records = await streamRecords(setup);
+  const records = await stateStreamRecords(world, setup.resources);
   const found = records.find(
     (record) =>
       record.dynamodb?.NewImage?.[StateAttr.OrderId]?.S === orderId &&
@@ -332,7 +291,7 @@ describe('alert outbox: written with the state change, delivered at least once, 
         ExpressionAttributeValues: { ':now': new Date().toISOString() },
       }),
     );
-    const records = (await streamRecords(setup)).filter(
+    const records = (await stateStreamRecords(world, setup.resources)).filter(
       (record) => record.dynamodb?.NewImage?.[StateAttr.OrderId]?.S === orderId,
     );
     const carrying = records.filter(

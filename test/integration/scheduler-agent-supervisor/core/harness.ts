@@ -16,13 +16,21 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import type { APIGatewayProxyEvent, Context, DynamoDBStreamEvent, SQSEvent, SQSRecord } from 'aws-lambda';
+import type {
+  APIGatewayProxyEvent,
+  Context,
+  DynamoDBRecord,
+  DynamoDBStreamEvent,
+  SQSEvent,
+  SQSRecord,
+} from 'aws-lambda';
 import { stateRecordToItem } from '../../../../lambdas/scheduler-agent-supervisor/adapters/state-store';
 import {
   ADMISSION_INDEX,
   AdmissionCounterAttr,
   type AdmissionSettings,
   ALERT_OUTBOX_INDEX,
+  AlertArchiveAttr,
   DUE_INDEX,
   EnvKey,
   OrderAttr,
@@ -44,6 +52,7 @@ import {
   startDynamoDbLocal,
   startLocalSqs,
   TEST_REGION,
+  tableStreamRecords,
   useEmulatorEndpoints,
 } from '../../../support/emulators';
 
@@ -338,6 +347,26 @@ export async function createResources(
   };
 }
 
+/** A fresh alert archive table (the alert-archiver's, keyed as the stack keys it): its name. */
+export async function createAlertArchiveTable(world: CoreWorld): Promise<string> {
+  const tableName = `alert-archive-${randomUUID().slice(0, 8)}`;
+  await world.doc.send(
+    new CreateTableCommand({
+      TableName: tableName,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [
+        { AttributeName: AlertArchiveAttr.OrderId, AttributeType: 'S' },
+        { AttributeName: AlertArchiveAttr.AlertKey, AttributeType: 'S' },
+      ],
+      KeySchema: [
+        { AttributeName: AlertArchiveAttr.OrderId, KeyType: 'HASH' },
+        { AttributeName: AlertArchiveAttr.AlertKey, KeyType: 'RANGE' },
+      ],
+    }),
+  );
+  return tableName;
+}
+
 /** A queue URL on the emulator that does not exist: sending to it fails like an unavailable queue. */
 export function missingQueueUrl(world: CoreWorld): string {
   return `${world.sqsEndpoint}/000000000000/missing-${randomUUID().slice(0, 8)}`;
@@ -579,6 +608,14 @@ export async function admissionCounters(
         item as { InFlight?: number; Cap?: number; Released?: number },
       ]),
   );
+}
+
+/**
+ * Every record of the state table's stream so far (a table created with `stateStream`), as Lambda's
+ * event source delivers them. Read through the recording proxy, like the handlers' own calls.
+ */
+export function stateStreamRecords(world: CoreWorld, resources: CoreResources): Promise<DynamoDBRecord[]> {
+  return tableStreamRecords(world.dynamo.endpoint, resources.stateTable);
 }
 
 /** The stream record DynamoDB would deliver for the state record as it is now (new image, low-level form). */

@@ -3,7 +3,6 @@
  * actions conditional on what the operator saw, their OperatorLog and start messages, races with
  * the supervisor and with another operator, the StateIndex list and the inspect view.
  */
-import { randomUUID } from 'node:crypto';
 import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type {
@@ -22,7 +21,6 @@ import {
 import {
   ADMISSION_INDEX,
   AdmissionCounterAttr,
-  AlertArchiveAttr,
   DRAIN_ITEM_KEY,
   DrainAttr,
   DUE_INDEX,
@@ -50,6 +48,7 @@ import {
   BASE_TIMINGS,
   type CoreResources,
   type CoreWorld,
+  createAlertArchiveTable,
   createResources,
   drainBodies,
   HANDLERS,
@@ -91,7 +90,6 @@ beforeEach(async () => {
   resources = await createResources(world);
   // The operator's index on the state table, as StateStore builds it (the harness table lacks it).
   resources = { ...resources, stateTable: `${resources.stateTable}-op` };
-  alertTable = `alerts-${randomUUID().slice(0, 8)}`;
   await world.doc.send(
     new CreateTableCommand({
       TableName: resources.stateTable,
@@ -136,20 +134,7 @@ beforeEach(async () => {
       ],
     }),
   );
-  await world.doc.send(
-    new CreateTableCommand({
-      TableName: alertTable,
-      BillingMode: 'PAY_PER_REQUEST',
-      AttributeDefinitions: [
-        { AttributeName: AlertArchiveAttr.OrderId, AttributeType: 'S' },
-        { AttributeName: AlertArchiveAttr.AlertKey, AttributeType: 'S' },
-      ],
-      KeySchema: [
-        { AttributeName: AlertArchiveAttr.OrderId, KeyType: 'HASH' },
-        { AttributeName: AlertArchiveAttr.AlertKey, KeyType: 'RANGE' },
-      ],
-    }),
-  );
+  alertTable = await createAlertArchiveTable(world);
   env = handlerEnv(resources, {
     dueShardCount: SHARDS,
     timings: { startGraceSeconds: 30 },

@@ -5,12 +5,6 @@
  * own change detection is what is tested) to the real notifier handler, and both clients' FIFO reply
  * queues on the runtime's SQS service read back.
  */
-import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
-import {
-  DescribeStreamCommand,
-  GetRecordsCommand,
-  GetShardIteratorCommand,
-} from '@aws-sdk/client-dynamodb-streams';
 import {
   CreateQueueCommand,
   DeleteMessageCommand,
@@ -33,7 +27,6 @@ import {
   StateAttr,
 } from '../../../../lambdas/scheduler-agent-supervisor/contracts';
 import { buildInitialStateRecord } from '../../../../lambdas/scheduler-agent-supervisor/domain/state-record';
-import { streamsClient } from '../../../support/emulators';
 import {
   type CoreResources,
   type CoreWorld,
@@ -46,6 +39,7 @@ import {
   postOrderEvent,
   putStateRecord,
   startCoreWorld,
+  stateStreamRecords,
   TEST_CLIENTS,
   testClientRegistry,
   validOrder,
@@ -141,28 +135,6 @@ async function touch(setup: Setup, orderId: string): Promise<void> {
   );
 }
 
-/** Every record of the table's stream so far, shaped as Lambda delivers them. */
-async function streamRecords(setup: Setup): Promise<DynamoDBRecord[]> {
-  const streams = streamsClient(world.dynamo.endpoint);
-  const { Table } = await world.doc.send(new DescribeTableCommand({ TableName: setup.resources.stateTable }));
-  const StreamArn = Table?.LatestStreamArn;
-  const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn }));
-  const records: DynamoDBRecord[] = [];
-  for (const shard of StreamDescription?.Shards ?? []) {
-    let { ShardIterator } = await streams.send(
-      new GetShardIteratorCommand({ StreamArn, ShardId: shard.ShardId, ShardIteratorType: 'TRIM_HORIZON' }),
-    );
-    while (ShardIterator) {
-      const page = await streams.send(new GetRecordsCommand({ ShardIterator }));
-      records.push(...((page.Records ?? []) as unknown as DynamoDBRecord[]));
-      if ((page.Records ?? []).length === 0) break;
-      ShardIterator = page.NextShardIterator;
-    }
-  }
-  streams.destroy();
-  return records;
-}
-
 /** Receives and deletes every visible message, with its FIFO attributes (group, deduplication id). */
 async function receiveAll(queueUrl: string): Promise<Message[]> {
   const received: Message[] = [];
@@ -212,7 +184,7 @@ describe('status notifier on the state table stream', () => {
     await moveTo(setup, 'b-1', ProcessState.Processing);
     await moveTo(setup, 'b-1', ProcessState.Error);
 
-    const records = await streamRecords(setup);
+    const records = await stateStreamRecords(world, setup.resources);
     // Two creations, a-1's three changes (one within Processing) and b-1's four.
     expect(records).toHaveLength(9);
     expect(await setup.notify(records)).toEqual({ batchItemFailures: [] });
@@ -235,7 +207,7 @@ describe('status notifier on the state table stream', () => {
     await submitAs(setup, 'a-2', TEST_CLIENTS.first.apiKeyId);
     await moveTo(setup, 'a-2', ProcessState.Processing);
     await moveTo(setup, 'a-2', ProcessState.Processed);
-    const records = await streamRecords(setup);
+    const records = await stateStreamRecords(world, setup.resources);
     expect(await setup.notify(records)).toEqual({ batchItemFailures: [] });
     // Redelivered: whole, then its second half bisected off, as Lambda retries a batch.
     expect(await setup.notify(records)).toEqual({ batchItemFailures: [] });
@@ -261,7 +233,9 @@ describe('status notifier on the state table stream', () => {
     const gone = { ...legacy, orderId: 'gone-1', clientId: 'gone-client' };
     for (const record of [legacy, gone]) await putStateRecord(world, setup.resources, record);
     await submitAs(setup, 'a-3', TEST_CLIENTS.first.apiKeyId);
-    expect(await setup.notify(await streamRecords(setup))).toEqual({ batchItemFailures: [] });
+    expect(await setup.notify(await stateStreamRecords(world, setup.resources))).toEqual({
+      batchItemFailures: [],
+    });
     expect(statusList(await statuses(setup, TEST_CLIENTS.first.clientId))).toEqual(['a-3:Received']);
     expect(await statuses(setup, TEST_CLIENTS.second.clientId)).toEqual([]);
   });
@@ -271,7 +245,7 @@ describe('status notifier on the state table stream', () => {
     await submitAs(broken, 'a-4', TEST_CLIENTS.first.apiKeyId);
     await submitAs(broken, 'b-4', TEST_CLIENTS.second.apiKeyId);
     await submitAs(broken, 'a-5', TEST_CLIENTS.first.apiKeyId);
-    const records = await streamRecords(broken);
+    const records = await stateStreamRecords(world, broken.resources);
     const response = await broken.notify(records);
     expect(response).toEqual({
       batchItemFailures: [{ itemIdentifier: records[1]?.dynamodb?.SequenceNumber }],

@@ -16,7 +16,7 @@
  * partial batch response and the per-record log line.
  */
 import { parse } from '@aws-lambda-powertools/parser';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import {
   describeFieldErrors,
   type FieldError,

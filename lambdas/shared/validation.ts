@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 
 /**
  * What a client is told about a bad request: one `{path, message}` per problem, with paths written

@@ -19,6 +19,22 @@ function handlerEntry(handler: string): string {
   return path.join(PROJECT_ROOT, 'lambdas', `${handler}.ts`);
 }
 
+/**
+ * How every handler is bundled (esbuild, run locally by NodejsFunction). The bench (figure
+ * `functions`) bundles its bare handler with the same options, so both are built alike.
+ */
+export const HANDLER_BUNDLING = {
+  minify: true,
+  sourceMap: true,
+  target: 'node22',
+  // The nodejs22.x runtime ships AWS SDK v3; everything else (Powertools, zod) is bundled.
+  externalModules: ['@aws-sdk/*'],
+  // ES module builds first (esbuild's default for Node is `main`, often CommonJS): esbuild
+  // tree-shakes ES modules only. The agent's @smithy/signature-v4 from dist-cjs requires all of
+  // @smithy/core (~130 KB of its bundle); from dist-es only what signing uses.
+  mainFields: ['module', 'main'],
+} satisfies nodejs.BundlingOptions;
+
 /** Variables this construct owns; callers may not override them. */
 const MANAGED_ENVIRONMENT_KEYS: readonly string[] = [
   PowertoolsEnvKey.ServiceName,
@@ -121,14 +137,7 @@ export class LambdaFunction extends Construct {
         [PowertoolsEnvKey.MetricsNamespace]: props.metricsNamespace,
         NODE_OPTIONS: '--enable-source-maps',
       },
-      bundling: {
-        forceDockerBundling: false,
-        minify: true,
-        sourceMap: true,
-        target: 'node22',
-        // The nodejs22.x runtime ships AWS SDK v3; everything else (Powertools, zod) is bundled.
-        externalModules: ['@aws-sdk/*'],
-      },
+      bundling: { forceDockerBundling: false, ...HANDLER_BUNDLING },
     });
 
     Validations.of(this.function).acknowledge({

@@ -6,7 +6,7 @@
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { createDocumentClient, createSqsClient } from '../../shared/aws-clients';
 import { requireEnv } from '../../shared/env';
 import { createObservability, instrumentedHandler, type Observability } from '../../shared/observability';

@@ -6,7 +6,7 @@
  * name cannot be turned into its URL without an endpoint and an account layout, which differ between
  * AWS, LocalStack and the local runtime; the stack already knows every URL.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { requireEnv } from '../../shared/env';
 import { jsonParser } from '../../shared/parse';
 import { ChoreographyEnvKey, SERVICE_NAMES, type ServiceName } from '../contracts';

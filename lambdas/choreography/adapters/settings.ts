@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { requireEnv } from '../../shared/env';
 import { jsonParser } from '../../shared/parse';
 import { ChoreographyEnvKey } from '../contracts';

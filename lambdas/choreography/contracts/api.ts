@@ -1,5 +1,5 @@
 /** The delivery API: POST /deliveries and GET /deliveries/{deliveryId}. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { printableText } from '../../shared/validation';
 import { CoordinatesSchema, DeliveryIdSchema, type EventType, PackageSchema } from './events';
 import type { ReasonCode } from './reason-codes';

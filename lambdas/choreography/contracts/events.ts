@@ -11,7 +11,7 @@
  *
  * EventBridge's own envelope `version` is always "0"; the schema version travels here, in `detail`.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ServiceName } from './names';
 import { ReasonCodeSchema, RemediationDecisionSchema } from './reason-codes';
 

@@ -1,5 +1,5 @@
 /** Where the outbox relay publishes an event, and the entry the change log holds for it. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ChoreographyEnvKey } from './env';
 import { ServiceName } from './names';
 

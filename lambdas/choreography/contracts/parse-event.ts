@@ -4,7 +4,7 @@
  * contracts do not list), SCHEMA_INVALID (anything else that does not fit). Each of these is
  * dead-lettered at once: retrying cannot make the message acceptable.
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { jsonParser } from '../../shared/parse';
 import {
   DELIVERY_ID_PATTERN,

@@ -3,7 +3,7 @@
  * remediation consumer of the dead-letter queues does with it. The README's table is this data.
  * A code outside this set is itself a defect: parsers reject it.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ServiceName } from './names';
 
 export const ReasonCode = {

@@ -2,7 +2,7 @@
  * Settings of each service, set by the stack from its profile (lib/choreography/config.ts) as JSON
  * in SERVICE_SETTINGS and parsed by the handler at cold start: one schema, two sides.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 const Seconds = z
   .number()

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { printableText } from '../../shared/validation';
 import type { ProcessState, StepStatus } from './states';
 import type { StepName } from './steps';

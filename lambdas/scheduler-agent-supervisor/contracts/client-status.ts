@@ -3,7 +3,7 @@
  * and the principal allowed to read its queue); each gets its own SQS FIFO queue, and the
  * workflow tells it, on that queue only, each status change of its orders, once per transition.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ProcessState } from './states';
 
 export const CLIENT_NAME_PATTERN = /^[a-z][a-z0-9-]{1,30}[a-z0-9]$/;

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ORDER_ID_PATTERN } from './api';
 
 /** Start queue message: "please claim and start this order". Carries no state: the record decides. */

@@ -27,7 +27,7 @@
  *   200 { confirmationId, undone }          replay of the first answer for this key
  *   400 / 404 / 405 / 422                   as above; nothing undone
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ORDER_ID_PATTERN } from './api';
 
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { jsonParser } from '../../shared/parse';
 
 /** See WorkflowTimings.alertRedeliveryGraceSeconds. */

@@ -5,6 +5,7 @@
  * page through the index within a time budget and apply those decisions with conditional updates.
  */
 import { type Clock, isoAt, type Sleep, type TimeBudget } from '../../shared/clock';
+import { forEachLimited } from '../../shared/concurrency';
 import { describeError } from '../../shared/errors';
 import { DEFAULT_ALERT_REDELIVERY_GRACE_SECONDS, ProcessState, type WorkflowTimings } from '../contracts';
 import { type DeliverySummary, deliverOutbox, emptyDeliverySummary } from './alert-outbox';
@@ -476,24 +477,6 @@ async function sendStart(
       error: describeError(error),
     });
   }
-}
-
-async function forEachLimited<T>(
-  items: readonly T[],
-  limit: number,
-  action: (item: T) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const item = items[next];
-      next += 1;
-      if (item !== undefined) {
-        await action(item);
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
 }
 
 /**

@@ -3,5 +3,12 @@
  * built is absent: the runner says so instead of printing a number.
  */
 import type { Figure, FigureId } from '../core/figure';
+import { functionsFigure } from './functions';
+import { recoveryFigure } from './recovery';
+import { supervisorSweepFigure } from './supervisor-sweep';
 
-export const FIGURES: Partial<Record<FigureId, Figure>> = {};
+export const FIGURES: Partial<Record<FigureId, Figure>> = {
+  'supervisor-sweep': supervisorSweepFigure,
+  recovery: recoveryFigure,
+  functions: functionsFigure,
+};

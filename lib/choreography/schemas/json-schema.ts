@@ -3,7 +3,7 @@
  * version, generated from the zod schemas of lambdas/choreography/contracts/events.ts. It describes
  * the envelope (what consumers parse, the `detail` on the bus) with that version's `data`.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   EnvelopeHeaderSchema,
   EVENT_DATA_SCHEMAS,

@@ -135,14 +135,23 @@ function runtimeModulesDirectory(): string {
 
 /** What every sandbox's environment starts from (the host's own environment is not inherited). */
 function functionBaseEnvironment(context: RuntimeContext): Record<string, string> {
-  const { credentials } = context.clientConfig();
   return {
-    AWS_REGION: context.region,
-    AWS_DEFAULT_REGION: context.region,
-    AWS_ACCESS_KEY_ID: credentials.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
+    ...sandboxBaseVariables(context.region, context.clientConfig().credentials),
     // Every service without a local endpoint answers with an error naming it: nothing reaches AWS.
     ...context.endpoints.functionEnvironment(),
+  };
+}
+
+/** What every sandbox has besides its endpoints: region, credentials, X-Ray, the runtime's own SDK. */
+export function sandboxBaseVariables(
+  region: string,
+  credentials: { readonly accessKeyId: string; readonly secretAccessKey: string },
+): Record<string, string> {
+  return {
+    AWS_REGION: region,
+    AWS_DEFAULT_REGION: region,
+    AWS_ACCESS_KEY_ID: credentials.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
     AWS_NODEJS_CONNECTION_REUSE_ENABLED: '1',
     AWS_XRAY_CONTEXT_MISSING: 'LOG_ERROR',
     AWS_XRAY_DAEMON_ADDRESS: '127.0.0.1:2000',
@@ -156,6 +165,28 @@ function functionOutputSink(
   if (!directory) return undefined;
   mkdirSync(directory, { recursive: true });
   return (spec, text) => appendFileSync(join(directory, `${spec.functionName}.log`), text);
+}
+
+/** What Lambda sets in a function's execution environment (reserved variables), as played locally. */
+export function lambdaReservedVariables(fn: {
+  readonly functionName: string;
+  readonly memorySizeMb: number;
+  /** The template's Runtime, e.g. `nodejs22.x`. */
+  readonly runtime: string;
+  readonly codeDirectory: string;
+  /** `<file>.<export>`. */
+  readonly handler: string;
+}): Record<string, string> {
+  return {
+    AWS_LAMBDA_FUNCTION_NAME: fn.functionName,
+    AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
+    AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(fn.memorySizeMb),
+    AWS_LAMBDA_LOG_GROUP_NAME: `/aws/lambda/${fn.functionName}`,
+    AWS_LAMBDA_LOG_STREAM_NAME: 'local/[$LATEST]local',
+    AWS_EXECUTION_ENV: `AWS_Lambda_${fn.runtime}`,
+    LAMBDA_TASK_ROOT: fn.codeDirectory,
+    _HANDLER: fn.handler,
+  };
 }
 
 /** The function's spec, or why it cannot run locally. */
@@ -199,16 +230,11 @@ function functionSpec(
   for (const [key, value] of Object.entries(asRecord(asRecord(properties.Environment).Variables))) {
     environment[key] = String(value);
   }
-  Object.assign(environment, baseEnvironment, {
-    AWS_LAMBDA_FUNCTION_NAME: functionName,
-    AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
-    AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(memorySizeMb),
-    AWS_LAMBDA_LOG_GROUP_NAME: `/aws/lambda/${functionName}`,
-    AWS_LAMBDA_LOG_STREAM_NAME: 'local/[$LATEST]local',
-    AWS_EXECUTION_ENV: `AWS_Lambda_${runtime}`,
-    LAMBDA_TASK_ROOT: codeDirectory,
-    _HANDLER: handler,
-  });
+  Object.assign(
+    environment,
+    baseEnvironment,
+    lambdaReservedVariables({ functionName, memorySizeMb, runtime, codeDirectory, handler }),
+  );
   const clockOffsetMillis = context.options.faults?.clockOffsetMillis?.[logicalId];
   return {
     logicalId,

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { jsonParser, type ParseOutcome } from '../../../lambdas/shared/parse';
 import { BODY_PATH, describeFieldErrors, MAX_REPORTED_ERRORS } from '../../../lambdas/shared/validation';
 

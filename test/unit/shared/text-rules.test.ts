@@ -2,7 +2,7 @@
  * The input text rules every API shares (lambdas/shared): free text is printable and in NFC
  * (printableText), a JSON body has no duplicate key (findDuplicateKey, inside jsonParser).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   duplicateKeyMessage,
   findDuplicateKey,

@@ -1,0 +1,34 @@
+import { bareHandlerSource, handlerEntryOf, sdkModulesOf } from '../../../lib/bench/figures/functions';
+
+describe('figure functions: reading a bundle', () => {
+  it("names a bundle after the one handler entry its source map lists, as LambdaFunction's handler prop does", () => {
+    expect(
+      handlerEntryOf([
+        '../../../../node_modules/zod/v4/core/schemas.js',
+        '../../../../lambdas/shared/parse.ts',
+        '../../../../lambdas/scheduler-agent-supervisor/handlers/agent.ts',
+      ]),
+    ).toBe('scheduler-agent-supervisor/handlers/agent');
+  });
+
+  it('names none when the map lists no handler entry, or several', () => {
+    expect(handlerEntryOf(['../../node_modules/x/index.js'])).toBeUndefined();
+    expect(
+      handlerEntryOf(['lambdas/fakes/handlers/drone-fleet.ts', 'lambdas/fakes/handlers/remote-service.ts']),
+    ).toBeUndefined();
+  });
+
+  it('finds the external SDK modules a minified bundle requires, once each, sorted', () => {
+    const code =
+      'var a=require("@aws-sdk/client-sqs"),b=require("node:fs");var c=require("@aws-sdk/client-dynamodb");' +
+      'var d=require("@aws-sdk/client-sqs");var e=require("@aws-sdkx/other");';
+    expect(sdkModulesOf(code)).toEqual(['@aws-sdk/client-dynamodb', '@aws-sdk/client-sqs']);
+  });
+
+  it('writes a bare handler that imports the given modules and nothing else', () => {
+    const source = bareHandlerSource(['@aws-sdk/client-dynamodb', '@aws-sdk/client-sqs']);
+    const imports = source.split('\n').filter((line) => line.startsWith('import'));
+    expect(imports).toEqual(["import '@aws-sdk/client-dynamodb';", "import '@aws-sdk/client-sqs';"]);
+    expect(source).toContain('export const handler = async () => ({});');
+  });
+});

@@ -4,7 +4,10 @@
  * to the bound the configuration promises: the campaign's terminal bound, derived from the
  * workflow timings the assembly was synthesized with (lib/chaos/core/bounds.ts).
  */
-import { inFlightAgeLimitSeconds } from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import {
+  inFlightAgeLimitSeconds,
+  TERMINAL_STATES,
+} from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import type { FaultEvent } from '../../chaos/core/faults';
 import { FAULT_KINDS, FaultKind } from '../../chaos/core/faults';
 import type { OrderOutcome } from '../../chaos/core/invariants';
@@ -42,10 +45,23 @@ export interface RecoveryCampaign {
   readonly rates: FaultRates;
   /** Orders each planned kind gets at least. */
   readonly minOrdersPerKind: number;
+  /**
+   * Orders in flight at most. Fewer than the campaign's default (24): on 2 shared cores that many
+   * at once make healthy attempts outlive the local 6 s step timeout, and the run then measures
+   * the machine's queueing instead of recovery from the planned faults.
+   */
+  readonly maxInFlight: number;
 }
 
 export const RECOVERY_CAMPAIGNS: Readonly<Record<'full' | 'quick', RecoveryCampaign>> = {
-  full: { seed: 1, orders: 30, kinds: RECOVERY_KINDS, rates: DEFAULT_FAULT_RATES, minOrdersPerKind: 2 },
+  full: {
+    seed: 1,
+    orders: 30,
+    kinds: RECOVERY_KINDS,
+    rates: DEFAULT_FAULT_RATES,
+    minOrdersPerKind: 2,
+    maxInFlight: 6,
+  },
   // A handful of orders with the kinds that recover within seconds; one transient 503 in five
   // calls so that, on three orders, the seeded draw hits some.
   quick: {
@@ -54,6 +70,7 @@ export const RECOVERY_CAMPAIGNS: Readonly<Record<'full' | 'quick', RecoveryCampa
     kinds: [FaultKind.RemoteTransient, FaultKind.SqsDuplicate, FaultKind.PermanentFailure],
     rates: { ...DEFAULT_FAULT_RATES, remoteTransientPerCall: 0.2 },
     minOrdersPerKind: 1,
+    maxInFlight: 3,
   },
 };
 
@@ -90,6 +107,7 @@ export async function runRecovery(context: BenchContext): Promise<FigureResult> 
     enabledKinds: campaign.kinds,
     rates: campaign.rates,
     minOrdersPerKind: campaign.minOrdersPerKind,
+    maxInFlight: campaign.maxInFlight,
     workDir: context.workDir,
     log: (line) => context.progress(line),
   };
@@ -158,6 +176,12 @@ export async function runRecovery(context: BenchContext): Promise<FigureResult> 
         unit: 'count',
       },
       { key: 'campaign.faults', label: 'Fault firings', value: snapshot.faults.length, unit: 'count' },
+      ...TERMINAL_STATES.map((state) => ({
+        key: `campaign.ended.${state}`,
+        label: `Orders that ended ${state}`,
+        value: snapshot.finalRecords.filter((record) => record.processState === state).length,
+        unit: 'count',
+      })),
       {
         key: 'campaign.violations',
         label: 'Campaign invariants and guards violated',
@@ -168,9 +192,12 @@ export async function runRecovery(context: BenchContext): Promise<FigureResult> 
     targets: [
       checkTarget('slowest recovery <= the terminal bound (s)', overall.max, 'atMost', boundSeconds),
       checkTarget('orders hit by a fault and never terminal', unrecovered.length, 'atMost', 0),
+      // A run whose invariants or guards failed (e.g. most orders timed out on a loaded machine)
+      // measured something else than recovery: say so next to the numbers.
+      checkTarget('campaign invariants and guards violated', violated.length, 'atMost', 0),
     ],
     notes: [
-      `The chaos campaign's own runner (runCampaign) on the local-profile assembly and the local runtime: ${campaign.orders} orders, seed ${campaign.seed}, ` +
+      `The chaos campaign's own runner (runCampaign) on the local-profile assembly and the local runtime: ${campaign.orders} orders, seed ${campaign.seed}, at most ${campaign.maxInFlight} in flight, ` +
         `fault kinds ${campaign.kinds.join(', ')}; remote 503 rate ${campaign.rates.remoteTransientPerCall} per call. The plan and every fault decision are seeded; ` +
         'timings on a loaded machine still vary from run to run.',
       'Recovery time: from the first fault firing that hit an order to the moment its record was first seen terminal (the campaign samples records every second and ' +

@@ -11,6 +11,23 @@ export type {
   SqsDelivery,
 } from './fault-hooks';
 export type { InvocationResult, InvocationStart, LambdaFunctionSpec } from './lambda-host';
+export {
+  type ApiUsage,
+  BILLING_CHUNK_BYTES,
+  type BusUsage,
+  billedChunks,
+  type CapacityUse,
+  type FunctionUsage,
+  gbSeconds,
+  type MeteredResource,
+  type QueueUsage,
+  type RuntimeUsage,
+  STEP_FUNCTIONS_CALLER,
+  type StateMachineUsage,
+  type TableUsage,
+  type TopicUsage,
+  usageSince,
+} from './metering';
 export { startLocalRuntime } from './runtime';
 export type {
   LocalRuntime,

@@ -42,6 +42,7 @@ export class EventBridgeProvisioner implements Provisioner {
   }
 
   async listen(context: ListenContext): Promise<void> {
+    const { meter } = context;
     const bus = new LocalEventBridge({
       region: context.region,
       accountId: context.accountId,
@@ -50,6 +51,9 @@ export class EventBridgeProvisioner implements Provisioner {
           ...(target.messageGroupId ? { messageGroupId: target.messageGroupId } : {}),
         }),
       onProblem: (message) => context.problem(message),
+      ...(meter && {
+        onEventAccepted: (busName: string, bytes: number) => meter.eventAccepted(busName, bytes),
+      }),
     });
     this.eventBridge = bus;
     const server = await startAwsJsonServer('EventBridge', {
@@ -66,7 +70,11 @@ export class EventBridgeProvisioner implements Provisioner {
   }
 
   async provision(context: StackContext): Promise<void> {
-    for (const [logicalId] of context.ofType(BUS)) this.bus.addBus(context.resolver.physicalName(logicalId));
+    for (const [logicalId] of context.ofType(BUS)) {
+      const name = context.resolver.physicalName(logicalId);
+      this.bus.addBus(name);
+      context.meter?.describe('buses', name, { stackName: context.stack.stackName, logicalId });
+    }
   }
 
   async wire(context: StackContext): Promise<void> {

@@ -96,6 +96,7 @@ export class SqsProvisioner implements Provisioner {
 
   async listen(context: ListenContext): Promise<void> {
     const { dataDir } = context.options;
+    const { meter } = context;
     const server = await startSqsEmulator({
       region: context.region,
       accountId: context.accountId,
@@ -107,6 +108,10 @@ export class SqsProvisioner implements Provisioner {
           context.problem(`queue policy of ${queueName}: ${problem}`);
         }
       },
+      ...(meter && {
+        onRequest: ({ queueName, action, payloadBytes, messagesReceived }) =>
+          meter.sqsRequest(queueName, action, payloadBytes, messagesReceived),
+      }),
     });
     this.service = server;
     context.stopWith(server, 'backend');
@@ -192,6 +197,7 @@ export class SqsProvisioner implements Provisioner {
           : JSON.stringify(properties.RedrivePolicy);
     }
     const queueName = resolver.physicalName(logicalId);
+    context.meter?.describe('queues', queueName, { stackName: context.stack.stackName, logicalId });
     const expected = String(resolver.context.ref(logicalId));
     let QueueUrl: string | undefined;
     try {

@@ -56,6 +56,11 @@ export interface SnsDelivery {
   invokeAsync(functionArn: string, event: unknown): void;
   /** A delivery that failed with nowhere to go (no dead-letter queue, or that failed too). */
   onProblem(message: string): void;
+  /**
+   * Told of each publish the topic accepted (a FIFO duplicate too: SNS bills it), with its message
+   * and attributes' size (the runtime's metering). @default - not told
+   */
+  onPublished?(topicArn: string, payloadBytes: number): void;
 }
 
 export const DELIVERABLE_PROTOCOLS: readonly string[] = ['sqs', 'lambda'];
@@ -150,12 +155,18 @@ export class LocalSns {
   async publish(request: PublishRequest): Promise<PublishResult> {
     const topic = this.topic(request.topicArn);
     const attributes = checkSnsMessageAttributes(request.messageAttributes);
+    const payloadBytes =
+      Buffer.byteLength(request.message) +
+      (request.messageAttributes === undefined
+        ? 0
+        : Buffer.byteLength(JSON.stringify(request.messageAttributes)));
     if (!topic.options.fifo) {
       if (request.messageDeduplicationId !== undefined) {
         throw invalidParameter(
           'MessageDeduplicationId Reason: The request includes MessageDeduplicationId parameter that is not valid for this topic type',
         );
       }
+      this.delivery.onPublished?.(topic.arn, payloadBytes);
       const result = { messageId: randomUUID() };
       await this.fanOut(topic, request, attributes, result);
       return result;
@@ -173,6 +184,7 @@ export class LocalSns {
         'The topic should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly',
       );
     }
+    this.delivery.onPublished?.(topic.arn, payloadBytes);
     const now = this.now();
     for (const [id, seen] of topic.deduplication) {
       if (now - seen.at >= DEDUPLICATION_MILLIS) topic.deduplication.delete(id);

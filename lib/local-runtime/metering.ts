@@ -59,6 +59,14 @@ export interface QueueUsage extends MeteredResource {
   /** ReceiveMessage calls that returned no message (included in requests). */
   readonly emptyReceives: number;
   readonly requestsByAction: Readonly<Record<string, number>>;
+  /** Sends that were deliveries of another service (included in requests), by who delivered. */
+  readonly deliveriesBy: Readonly<Record<string, Billed>>;
+}
+
+/** Requests, and the same requests as AWS bills them (per 64 KB chunk). */
+export interface Billed {
+  readonly requests: number;
+  readonly billedRequests: number;
 }
 
 /** Requests and request units (on-demand: read and write request units). */
@@ -103,6 +111,8 @@ export interface TopicUsage extends MeteredResource {
   readonly publishes: number;
   /** The same publishes as AWS bills them: each 64 KB chunk is one request. */
   readonly billedRequests: number;
+  /** By publisher: PUBLISHED_BY_API, or the service that delivered to the topic (DeliveryOptions). */
+  readonly publishesBy: Readonly<Record<string, Billed>>;
 }
 
 /** What the runtime counted since it started, per resource, by name. */
@@ -120,6 +130,23 @@ export type MeteredSection = keyof RuntimeUsage;
 
 /** The caller name of Step Functions' DynamoDB integration in TableUsage.byCaller. */
 export const STEP_FUNCTIONS_CALLER = 'StepFunctions';
+
+/** TopicUsage.publishesBy of Publish and PublishBatch calls (functions, tools). */
+export const PUBLISHED_BY_API = 'API';
+/** DeliveryOptions.deliveredBy of an alarm's action (its notification to a topic). */
+export const CLOUDWATCH_ALARM_DELIVERY = 'CloudWatch alarm';
+/** DeliveryOptions.deliveredBy of a rule's delivery to its target. */
+export const EVENTBRIDGE_DELIVERY = 'EventBridge';
+
+/** Who delivers what `origin` caused, e.g. `SNS <- CloudWatch alarm`: a chain of deliveries. */
+export function deliveredVia(service: string, origin: string | undefined): string {
+  return origin === undefined ? service : `${service} <- ${origin}`;
+}
+
+/** Whether a delivery (DeliveryOptions.deliveredBy) was caused by `origin`, directly or down a chain. */
+export function isCausedBy(deliveredBy: string, origin: string): boolean {
+  return deliveredBy === origin || deliveredBy.endsWith(` <- ${origin}`);
+}
 
 /** Billed units of a payload: one per 64 KB chunk, at least one. */
 export function billedChunks(payloadBytes: number): number {
@@ -196,9 +223,24 @@ export class RuntimeMeter {
   private readonly buses = new Map<string, Mutable<BusUsage>>();
   private readonly topics = new Map<string, Mutable<TopicUsage>>();
 
-  /** Names where a resource comes from; resources never described are metered without it. */
-  describe(section: MeteredSection, name: string, resource: MeteredResource): void {
+  /**
+   * Names where a resource comes from, and lists it (with zero counts until it is used); resources
+   * never described (made at run time) are metered from their first use, without an origin.
+   */
+  describe(section: Exclude<MeteredSection, 'functions'>, name: string, resource: MeteredResource): void {
     this.resources[section].set(name, { stackName: resource.stackName, logicalId: resource.logicalId });
+    if (section === 'stateMachines') this.stateMachine(name);
+    if (section === 'queues') this.queue(name);
+    if (section === 'tables') this.table(name);
+    if (section === 'apis') this.api(name);
+    if (section === 'buses') this.bus(name);
+    if (section === 'topics') this.topic(name);
+  }
+
+  /** describe() for a function, with the memory size its duration is priced at. */
+  describeFunction(name: string, resource: MeteredResource, memorySizeMb: number): void {
+    this.resources.functions.set(name, { stackName: resource.stackName, logicalId: resource.logicalId });
+    this.function(name, memorySizeMb);
   }
 
   executionStarted(stateMachineName: string): void {
@@ -213,23 +255,23 @@ export class RuntimeMeter {
   }
 
   invocationEnded(functionName: string, memorySizeMb: number, durationMillis: number): void {
-    const usage = this.entry(this.functions, 'functions', functionName, {
-      memorySizeMb,
-      invocations: 0,
-      billedMillis: 0,
-    });
+    const usage = this.function(functionName, memorySizeMb);
     usage.invocations += 1;
     usage.billedMillis += Math.max(1, Math.ceil(durationMillis));
   }
 
+  /** One of the sqsRequest calls was another service's delivery (a SendMessage). */
+  sqsDelivered(queueName: string, payloadBytes: number, deliveredBy: string): void {
+    const usage = this.queue(queueName);
+    const billed = usage.deliveriesBy[deliveredBy] ?? { requests: 0, billedRequests: 0 };
+    usage.deliveriesBy[deliveredBy] = billed;
+    billed.requests += 1;
+    billed.billedRequests += billedChunks(payloadBytes);
+  }
+
   /** A successful SQS call; `messagesReceived` for ReceiveMessage (0 is an empty receive). */
   sqsRequest(queueName: string, action: string, payloadBytes: number, messagesReceived?: number): void {
-    const usage = this.entry(this.queues, 'queues', queueName, {
-      requests: 0,
-      billedRequests: 0,
-      emptyReceives: 0,
-      requestsByAction: {},
-    });
+    const usage = this.queue(queueName);
     usage.requests += 1;
     usage.billedRequests += billedChunks(payloadBytes);
     if (messagesReceived === 0) usage.emptyReceives += 1;
@@ -238,13 +280,7 @@ export class RuntimeMeter {
 
   dynamoDbRequest(record: DynamoDbRequestRecord): void {
     for (const use of record.tables) {
-      const usage = this.entry(this.tables, 'tables', use.tableName, {
-        ...emptyCapacity(),
-        byOperation: {},
-        byCaller: {},
-        minimums: { emptyReads: 0, readUnits: 0, conditionalCheckFailures: 0, writeUnits: 0 },
-        cancelledTransactions: 0,
-      });
+      const usage = this.table(use.tableName);
       const minimumRead = use.minimumReadUnits ?? 0;
       const minimumWrite = use.conditionalCheckFailed ? 1 : 0;
       const readUnits = use.readUnits + minimumRead;
@@ -271,19 +307,23 @@ export class RuntimeMeter {
   }
 
   apiRequest(apiName: string): void {
-    this.entry(this.apis, 'apis', apiName, { requests: 0 }).requests += 1;
+    this.api(apiName).requests += 1;
   }
 
   eventAccepted(busName: string, entryBytes: number): void {
-    const usage = this.entry(this.buses, 'buses', busName, { events: 0, billedEvents: 0 });
+    const usage = this.bus(busName);
     usage.events += 1;
     usage.billedEvents += billedChunks(entryBytes);
   }
 
-  published(topicName: string, payloadBytes: number): void {
-    const usage = this.entry(this.topics, 'topics', topicName, { publishes: 0, billedRequests: 0 });
+  published(topicName: string, payloadBytes: number, publishedBy: string): void {
+    const usage = this.topic(topicName);
+    const billed = usage.publishesBy[publishedBy] ?? { requests: 0, billedRequests: 0 };
+    usage.publishesBy[publishedBy] = billed;
     usage.publishes += 1;
     usage.billedRequests += billedChunks(payloadBytes);
+    billed.requests += 1;
+    billed.billedRequests += billedChunks(payloadBytes);
   }
 
   /** A copy of every count so far. */
@@ -326,5 +366,41 @@ export class RuntimeMeter {
       transitions: 0,
       transitionsByState: {},
     });
+  }
+
+  private function(name: string, memorySizeMb: number): Mutable<FunctionUsage> {
+    return this.entry(this.functions, 'functions', name, { memorySizeMb, invocations: 0, billedMillis: 0 });
+  }
+
+  private queue(name: string): Mutable<QueueUsage> {
+    return this.entry(this.queues, 'queues', name, {
+      requests: 0,
+      billedRequests: 0,
+      emptyReceives: 0,
+      requestsByAction: {},
+      deliveriesBy: {},
+    });
+  }
+
+  private table(name: string): Mutable<TableUsage> {
+    return this.entry(this.tables, 'tables', name, {
+      ...emptyCapacity(),
+      byOperation: {},
+      byCaller: {},
+      minimums: { emptyReads: 0, readUnits: 0, conditionalCheckFailures: 0, writeUnits: 0 },
+      cancelledTransactions: 0,
+    });
+  }
+
+  private api(name: string): Mutable<ApiUsage> {
+    return this.entry(this.apis, 'apis', name, { requests: 0 });
+  }
+
+  private bus(name: string): Mutable<BusUsage> {
+    return this.entry(this.buses, 'buses', name, { events: 0, billedEvents: 0 });
+  }
+
+  private topic(name: string): Mutable<TopicUsage> {
+    return this.entry(this.topics, 'topics', name, { publishes: 0, billedRequests: 0, publishesBy: {} });
   }
 }

@@ -66,6 +66,12 @@ export interface TargetContribution {
 export type Delivery = (arn: string, message: string, options: DeliveryOptions) => Promise<void>;
 
 export interface DeliveryOptions {
+  /**
+   * The service delivering, for metering (who caused a request): e.g. `EventBridge`,
+   * `CloudWatch alarm`, or `SNS <- CloudWatch alarm` for a topic's delivery of an alarm's message
+   * (deliveredVia). @default - unnamed
+   */
+  readonly deliveredBy?: string;
   /** For SNS topics: the message's Subject (CloudWatch alarm notifications carry one). */
   readonly subject?: string;
   /** For FIFO queues (EventBridge SqsParameters.MessageGroupId, a pipe's SqsQueueParameters). */

@@ -8,6 +8,7 @@ import { startAwsJsonServer } from '../aws-json-server';
 import { type EventRule, LocalEventBridge, parseRateExpression, ruleTarget } from '../eventbridge';
 import { eventBridgeRuleOperations } from '../eventbridge-rules';
 import { replicaSuffix } from '../fault-hooks';
+import { EVENTBRIDGE_DELIVERY } from '../metering';
 import type { ListenContext, Provisioner, RuntimeContext, StackContext } from '../provisioning';
 import type { PutEventsOutcome } from '../stepfunctions';
 import type { LambdaProvisioner } from './lambda';
@@ -48,6 +49,7 @@ export class EventBridgeProvisioner implements Provisioner {
       accountId: context.accountId,
       deliver: (target, input) =>
         context.deliveries.deliver(target.arn, input, {
+          deliveredBy: EVENTBRIDGE_DELIVERY,
           ...(target.messageGroupId ? { messageGroupId: target.messageGroupId } : {}),
         }),
       onProblem: (message) => context.problem(message),

@@ -108,18 +108,14 @@ export class LambdaProvisioner implements Provisioner {
         context.named(logicalId, FUNCTION, spec);
         continue;
       }
-      this.host.register(spec);
-      context.meter?.describe('functions', spec.functionName, {
-        stackName: context.stack.stackName,
-        logicalId,
-      });
       const replicas = replicasOf(spec, context);
-      for (const replica of replicas) {
-        this.host.register(replica);
-        context.meter?.describe('functions', replica.functionName, {
-          stackName: context.stack.stackName,
-          logicalId: replica.logicalId,
-        });
+      for (const registered of [spec, ...replicas]) {
+        this.host.register(registered);
+        context.meter?.describeFunction(
+          registered.functionName,
+          { stackName: context.stack.stackName, logicalId: registered.logicalId },
+          registered.memorySizeMb,
+        );
       }
       if (replicas.length > 0) this.replicasByArn.set(spec.functionArn, replicas);
     }

@@ -45,8 +45,8 @@ export class SnsProvisioner implements Provisioner {
         invokeAsync: (functionArn, event) => this.lambda.host.invokeAsync(functionArn, event),
         onProblem: (message) => context.problem(`SNS ${message}`),
         ...(meter && {
-          onPublished: (topicArn: string, payloadBytes: number) =>
-            meter.published(arnName(topicArn), payloadBytes),
+          onPublished: (topicArn: string, payloadBytes: number, publishedBy: string) =>
+            meter.published(arnName(topicArn), payloadBytes, publishedBy),
         }),
       },
       context.region,
@@ -56,6 +56,7 @@ export class SnsProvisioner implements Provisioner {
       await sns.publish({
         topicArn,
         message,
+        ...(options.deliveredBy ? { publishedBy: options.deliveredBy } : {}),
         ...(options.subject ? { subject: options.subject } : {}),
         ...(options.messageGroupId ? { messageGroupId: options.messageGroupId } : {}),
         ...(options.messageDeduplicationId ? { messageDeduplicationId: options.messageDeduplicationId } : {}),

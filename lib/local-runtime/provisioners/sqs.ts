@@ -28,7 +28,7 @@ import type {
   StackContext,
   TargetContribution,
 } from '../provisioning';
-import type { QueueFigures } from '../sqs';
+import { messagePayloadBytes, type QueueFigures } from '../sqs';
 import { compileQueuePolicy } from '../sqs/queue-policy';
 import { asRecord } from './values';
 
@@ -120,9 +120,10 @@ export class SqsProvisioner implements Provisioner {
     this.sqs = client;
     context.onStop(() => client.destroy());
     context.deliveries.register('sqs', async (queueArn, message, options) => {
+      const queueUrl = this.queueUrlForDelivery(queueArn, server.endpoint);
       await client.send(
         new SendMessageCommand({
-          QueueUrl: this.queueUrlForDelivery(queueArn, server.endpoint),
+          QueueUrl: queueUrl,
           MessageBody: message,
           ...(options.messageGroupId ? { MessageGroupId: options.messageGroupId } : {}),
           ...(options.messageDeduplicationId
@@ -132,6 +133,11 @@ export class SqsProvisioner implements Provisioner {
             ? { MessageAttributes: sqsMessageAttributes(options.messageAttributes) }
             : {}),
         }),
+      );
+      meter?.sqsDelivered(
+        queueUrl.slice(queueUrl.lastIndexOf('/') + 1),
+        messagePayloadBytes({ MessageBody: message, MessageAttributes: options.messageAttributes }),
+        options.deliveredBy ?? 'unnamed delivery',
       );
     });
     if (dataDir) context.log(`data: SQS queues and messages persist in ${join(dataDir, 'sqs')}`);

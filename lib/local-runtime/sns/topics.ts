@@ -10,6 +10,7 @@
  * to FIFO queues carry the group and deduplication ids, and go out in publish order per topic.
  */
 import { createHash, randomUUID } from 'node:crypto';
+import { deliveredVia, PUBLISHED_BY_API } from '../metering';
 import type { DeliveryOptions } from '../provisioning';
 import { invalidParameter, notFound } from './errors';
 import { type FilterPolicy, matchesFilterPolicy } from './filter-policy';
@@ -42,6 +43,8 @@ export interface PublishRequest {
   readonly messageAttributes?: unknown;
   readonly messageGroupId?: string;
   readonly messageDeduplicationId?: string;
+  /** Who published, for metering: a service delivering to the topic. @default PUBLISHED_BY_API */
+  readonly publishedBy?: string;
 }
 
 export interface PublishResult {
@@ -60,7 +63,7 @@ export interface SnsDelivery {
    * Told of each publish the topic accepted (a FIFO duplicate too: SNS bills it), with its message
    * and attributes' size (the runtime's metering). @default - not told
    */
-  onPublished?(topicArn: string, payloadBytes: number): void;
+  onPublished?(topicArn: string, payloadBytes: number, publishedBy: string): void;
 }
 
 export const DELIVERABLE_PROTOCOLS: readonly string[] = ['sqs', 'lambda'];
@@ -166,7 +169,7 @@ export class LocalSns {
           'MessageDeduplicationId Reason: The request includes MessageDeduplicationId parameter that is not valid for this topic type',
         );
       }
-      this.delivery.onPublished?.(topic.arn, payloadBytes);
+      this.delivery.onPublished?.(topic.arn, payloadBytes, request.publishedBy ?? PUBLISHED_BY_API);
       const result = { messageId: randomUUID() };
       await this.fanOut(topic, request, attributes, result);
       return result;
@@ -184,7 +187,7 @@ export class LocalSns {
         'The topic should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly',
       );
     }
-    this.delivery.onPublished?.(topic.arn, payloadBytes);
+    this.delivery.onPublished?.(topic.arn, payloadBytes, request.publishedBy ?? PUBLISHED_BY_API);
     const now = this.now();
     for (const [id, seen] of topic.deduplication) {
       if (now - seen.at >= DEDUPLICATION_MILLIS) topic.deduplication.delete(id);
@@ -248,6 +251,7 @@ export class LocalSns {
       try {
         if (subscription.protocol === 'sqs') {
           await this.delivery.sendToQueue(subscription.endpoint, body, {
+            deliveredBy: deliveredVia('SNS', request.publishedBy),
             ...(subscription.endpoint.endsWith('.fifo') ? fifoIds : {}),
             ...(subscription.rawMessageDelivery ? { messageAttributes: attributes } : {}),
           });

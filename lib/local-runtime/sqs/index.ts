@@ -8,6 +8,7 @@ import { type QueueFigures, SqsService, type SqsServiceOptions } from './service
 
 export {
   defaultPrincipalArn,
+  messagePayloadBytes,
   type QueueFigures,
   type SqsRequestRecord,
   SqsService,

@@ -65,8 +65,11 @@ export interface SqsRequestRecord {
   readonly messagesReceived?: number;
 }
 
-/** Bytes of a message's body and message attributes (names, types and values). */
-function messagePayloadBytes(message: unknown): number {
+/**
+ * Bytes of a message's body and message attributes (names, types and values), in the shape of a
+ * SendMessage request or a received message (binary values in base64).
+ */
+export function messagePayloadBytes(message: unknown): number {
   const fields = (typeof message === 'object' && message !== null ? message : {}) as Body;
   const body = fields.MessageBody ?? fields.Body;
   let bytes = typeof body === 'string' ? Buffer.byteLength(body) : 0;

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   type LocalRuntime,
+  PUBLISHED_BY_API,
   type RuntimeUsage,
   STEP_FUNCTIONS_CALLER,
   startLocalRuntime,
@@ -141,6 +142,16 @@ describe('metering of the local runtime', () => {
     // The POST refused for its missing API key is not counted; the one with its key is.
     expect(usage.apis[name('apis', 'Api')]).toMatchObject({ stackName: METERING_STACK, requests: 1 });
     expect(usage.buses[name('buses', 'Bus')]).toMatchObject({ events: 2, billedEvents: 2 });
-    expect(usage.topics[name('topics', 'Topic')]).toMatchObject({ publishes: 1, billedRequests: 1 });
+    expect(usage.topics[name('topics', 'Topic')]).toMatchObject({
+      publishes: 1,
+      billedRequests: 1,
+      publishesBy: { [PUBLISHED_BY_API]: { requests: 1, billedRequests: 1 } },
+    });
+    // The topic's delivery to its queue: a SendMessage, and who delivered it.
+    expect(usage.queues[name('queues', 'Inbox')]).toMatchObject({
+      requests: 1,
+      requestsByAction: { SendMessage: 1 },
+      deliveriesBy: { SNS: { requests: 1, billedRequests: 1 } },
+    });
   });
 });

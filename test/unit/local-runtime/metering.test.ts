@@ -11,7 +11,10 @@ import {
 import { eventEntryBytes } from '../../../lib/local-runtime/eventbridge';
 import {
   billedChunks,
+  CLOUDWATCH_ALARM_DELIVERY,
+  deliveredVia,
   gbSeconds,
+  isCausedBy,
   RuntimeMeter,
   type RuntimeUsage,
   usageSince,
@@ -20,7 +23,8 @@ import {
 describe('usageSince', () => {
   it('subtracts every count, keeps what describes a resource, and counts new entries from zero', () => {
     const meter = new RuntimeMeter();
-    meter.describe('functions', 'fn', { stackName: 'Stack', logicalId: 'Fn' });
+    meter.describeFunction('fn', { stackName: 'Stack', logicalId: 'Fn' }, 512);
+    meter.describe('tables', 'unused', { stackName: 'Stack', logicalId: 'Unused' });
     meter.invocationEnded('fn', 512, 10.2);
     meter.stateTransition('machine', 'A');
     const before = meter.snapshot();
@@ -42,13 +46,15 @@ describe('usageSince', () => {
       transitionsByState: { A: 1, B: 1 },
     });
     expect(since.queues.queue).toMatchObject({ requests: 1, billedRequests: 1, emptyReceives: 1 });
+    // Described, never used: listed with its origin and zero counts.
+    expect(since.tables.unused).toMatchObject({ stackName: 'Stack', logicalId: 'Unused', requests: 0 });
   });
 
   it('leaves the snapshots it read unchanged', () => {
     const meter = new RuntimeMeter();
-    meter.published('topic', 10);
+    meter.published('topic', 10, 'API');
     const before: RuntimeUsage = meter.snapshot();
-    meter.published('topic', 10);
+    meter.published('topic', 10, 'API');
     usageSince(before, meter.snapshot());
     expect(before.topics.topic?.publishes).toBe(1);
   });
@@ -133,6 +139,25 @@ describe('capacityOfCall', () => {
     ]);
     expect(capacityOfCall('PutItem', { TableName: 'a' }, 400, error('ValidationException'))).toBeUndefined();
     expect(capacityOfCall('DescribeTable', { TableName: 'a' }, 200, {})).toBeUndefined();
+  });
+});
+
+describe('deliveries', () => {
+  it('counts who delivered, and tells what an origin caused down a chain of deliveries', () => {
+    const meter = new RuntimeMeter();
+    meter.published('topic', 100_000, CLOUDWATCH_ALARM_DELIVERY);
+    meter.sqsRequest('queue', 'SendMessage', 10);
+    meter.sqsDelivered('queue', 10, deliveredVia('SNS', CLOUDWATCH_ALARM_DELIVERY));
+    const { topics, queues } = meter.snapshot();
+    expect(topics.topic?.publishesBy).toEqual({
+      [CLOUDWATCH_ALARM_DELIVERY]: { requests: 1, billedRequests: 2 },
+    });
+    expect(queues.queue?.deliveriesBy).toEqual({
+      'SNS <- CloudWatch alarm': { requests: 1, billedRequests: 1 },
+    });
+    expect(isCausedBy('SNS <- CloudWatch alarm', CLOUDWATCH_ALARM_DELIVERY)).toBe(true);
+    expect(isCausedBy(CLOUDWATCH_ALARM_DELIVERY, CLOUDWATCH_ALARM_DELIVERY)).toBe(true);
+    expect(isCausedBy(deliveredVia('SNS', undefined), CLOUDWATCH_ALARM_DELIVERY)).toBe(false);
   });
 });
 

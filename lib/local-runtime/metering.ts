@@ -204,6 +204,14 @@ const increment = (counts: Counts, key: string, by = 1) => {
   counts[key] = (counts[key] ?? 0) + by;
 };
 
+/** One more request of `payloadBytes` by `who`. */
+function countBilled(byWho: Record<string, Mutable<Billed>>, who: string, payloadBytes: number): void {
+  const billed = byWho[who] ?? { requests: 0, billedRequests: 0 };
+  byWho[who] = billed;
+  billed.requests += 1;
+  billed.billedRequests += billedChunks(payloadBytes);
+}
+
 /** The counters of one running runtime; provisioners report to it, `snapshot()` reads it. */
 export class RuntimeMeter {
   private readonly resources: { [S in MeteredSection]: Map<string, MeteredResource> } = {
@@ -262,11 +270,7 @@ export class RuntimeMeter {
 
   /** One of the sqsRequest calls was another service's delivery (a SendMessage). */
   sqsDelivered(queueName: string, payloadBytes: number, deliveredBy: string): void {
-    const usage = this.queue(queueName);
-    const billed = usage.deliveriesBy[deliveredBy] ?? { requests: 0, billedRequests: 0 };
-    usage.deliveriesBy[deliveredBy] = billed;
-    billed.requests += 1;
-    billed.billedRequests += billedChunks(payloadBytes);
+    countBilled(this.queue(queueName).deliveriesBy, deliveredBy, payloadBytes);
   }
 
   /** A successful SQS call; `messagesReceived` for ReceiveMessage (0 is an empty receive). */
@@ -318,12 +322,9 @@ export class RuntimeMeter {
 
   published(topicName: string, payloadBytes: number, publishedBy: string): void {
     const usage = this.topic(topicName);
-    const billed = usage.publishesBy[publishedBy] ?? { requests: 0, billedRequests: 0 };
-    usage.publishesBy[publishedBy] = billed;
     usage.publishes += 1;
     usage.billedRequests += billedChunks(payloadBytes);
-    billed.requests += 1;
-    billed.billedRequests += billedChunks(payloadBytes);
+    countBilled(usage.publishesBy, publishedBy, payloadBytes);
   }
 
   /** A copy of every count so far. */

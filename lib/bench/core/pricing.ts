@@ -4,7 +4,7 @@
  * of one of its orders. Lambda duration is priced as arm64 (the callers check the template says so).
  */
 import { gbSeconds, type RuntimeUsage } from '../../local-runtime';
-import type { ListPrice, PriceTable } from '../prices/us-east-1';
+import type { PriceTable } from '../prices/us-east-1';
 
 /** The services of a cost split, in the order they are printed and charted. */
 export const BILLED_SERVICES = [
@@ -32,6 +32,38 @@ function total<T>(record: Readonly<Record<string, T>>, of: (value: T, name: stri
   return Object.entries(record).reduce((sum, [name, value]) => sum + of(value, name), 0);
 }
 
+/** The service and the words of each priced unit, in the order they are listed. */
+const PRICED_UNITS: Readonly<Record<keyof PriceTable, readonly [BilledService, string]>> = {
+  stepFunctionsStandardTransition: ['Step Functions', 'state transitions'],
+  lambdaRequest: ['Lambda', 'requests'],
+  lambdaArm64GbSecond: ['Lambda', 'GB-seconds'],
+  sqsStandardRequest: ['SQS', 'standard queue requests'],
+  sqsFifoRequest: ['SQS', 'FIFO queue requests'],
+  dynamoDbReadRequestUnit: ['DynamoDB', 'read request units'],
+  dynamoDbWriteRequestUnit: ['DynamoDB', 'write request units'],
+  apiGatewayRestRequest: ['API Gateway', 'REST requests'],
+  eventBridgeCustomEvent: ['EventBridge', 'custom events'],
+  snsStandardPublish: ['SNS', 'publishes'],
+};
+
+/** How many of each priced unit a usage holds. */
+function quantities(usage: RuntimeUsage): Record<keyof PriceTable, number> {
+  const queueRequests = (fifo: boolean) =>
+    total(usage.queues, (queue, name) => (isFifo(name) === fifo ? queue.billedRequests : 0));
+  return {
+    stepFunctionsStandardTransition: total(usage.stateMachines, (machine) => machine.transitions),
+    lambdaRequest: total(usage.functions, (fn) => fn.invocations),
+    lambdaArm64GbSecond: total(usage.functions, gbSeconds),
+    sqsStandardRequest: queueRequests(false),
+    sqsFifoRequest: queueRequests(true),
+    dynamoDbReadRequestUnit: total(usage.tables, (table) => table.readUnits),
+    dynamoDbWriteRequestUnit: total(usage.tables, (table) => table.writeUnits),
+    apiGatewayRestRequest: total(usage.apis, (api) => api.requests),
+    eventBridgeCustomEvent: total(usage.buses, (bus) => bus.billedEvents),
+    snsStandardPublish: total(usage.topics, (topic) => topic.billedRequests),
+  };
+}
+
 export function priceUsage(usage: RuntimeUsage, prices: PriceTable): CostItem[] {
   const fifoTopics = Object.keys(usage.topics).filter(
     (name) => isFifo(name) && usage.topics[name]?.publishes,
@@ -39,69 +71,11 @@ export function priceUsage(usage: RuntimeUsage, prices: PriceTable): CostItem[] 
   if (fifoTopics.length > 0) {
     throw new Error(`FIFO topics are not in the price table (published to: ${fifoTopics.join(', ')})`);
   }
-  const item = (service: BilledService, what: string, quantity: number, price: ListPrice): CostItem => ({
-    service,
-    item: what,
-    quantity,
-    usd: quantity * price.usd,
+  const counted = quantities(usage);
+  return Object.entries(PRICED_UNITS).map(([unit, [service, item]]) => {
+    const quantity = counted[unit as keyof PriceTable];
+    return { service, item, quantity, usd: quantity * prices[unit as keyof PriceTable].usd };
   });
-  return [
-    item(
-      'Step Functions',
-      'state transitions',
-      total(usage.stateMachines, (machine) => machine.transitions),
-      prices.stepFunctionsStandardTransition,
-    ),
-    item(
-      'Lambda',
-      'requests',
-      total(usage.functions, (fn) => fn.invocations),
-      prices.lambdaRequest,
-    ),
-    item('Lambda', 'GB-seconds', total(usage.functions, gbSeconds), prices.lambdaArm64GbSecond),
-    item(
-      'SQS',
-      'standard queue requests',
-      total(usage.queues, (queue, name) => (isFifo(name) ? 0 : queue.billedRequests)),
-      prices.sqsStandardRequest,
-    ),
-    item(
-      'SQS',
-      'FIFO queue requests',
-      total(usage.queues, (queue, name) => (isFifo(name) ? queue.billedRequests : 0)),
-      prices.sqsFifoRequest,
-    ),
-    item(
-      'DynamoDB',
-      'read request units',
-      total(usage.tables, (table) => table.readUnits),
-      prices.dynamoDbReadRequestUnit,
-    ),
-    item(
-      'DynamoDB',
-      'write request units',
-      total(usage.tables, (table) => table.writeUnits),
-      prices.dynamoDbWriteRequestUnit,
-    ),
-    item(
-      'API Gateway',
-      'REST requests',
-      total(usage.apis, (api) => api.requests),
-      prices.apiGatewayRestRequest,
-    ),
-    item(
-      'EventBridge',
-      'custom events',
-      total(usage.buses, (bus) => bus.billedEvents),
-      prices.eventBridgeCustomEvent,
-    ),
-    item(
-      'SNS',
-      'publishes',
-      total(usage.topics, (topic) => topic.billedRequests),
-      prices.snsStandardPublish,
-    ),
-  ];
 }
 
 /** USD per service (every service present, 0 when unused). */

@@ -15,6 +15,7 @@ import {
   type SubmitOrderRequest,
   TERMINAL_STATES,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import { forEachLimited } from '../../../lambdas/shared/concurrency';
 import { DeliverySystemDriver } from '../../chaos/runner/deliveries/system';
 import { submitUntilAnswered } from '../../chaos/runner/loop';
 import { consistentBatchGet, type SubmitOutcome, SystemDriver, stackView } from '../../chaos/runner/system';
@@ -85,15 +86,9 @@ export class TerminalTracker<R> {
   /** Completes every request with at most `concurrency` in flight (a closed loop). */
   async completeAll(requests: readonly R[], concurrency: number): Promise<Outcome[]> {
     const outcomes: Outcome[] = [];
-    let next = 0;
-    const worker = async () => {
-      while (next < requests.length) {
-        const request = requests[next] as R;
-        next += 1;
-        outcomes.push(await this.complete(request));
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(concurrency, requests.length) }, worker));
+    await forEachLimited(requests, concurrency, async (request) => {
+      outcomes.push(await this.complete(request));
+    });
     return outcomes;
   }
 

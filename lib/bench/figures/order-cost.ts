@@ -14,14 +14,8 @@ import {
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { gbSeconds, type RuntimeUsage, usageSince } from '../../local-runtime';
 import type { STACK_NAME } from '../../scheduler-agent-supervisor/stack';
-import {
-  type BenchContext,
-  type ChartSpec,
-  checkTarget,
-  type Figure,
-  type FigureResult,
-  type Measurement,
-} from '../core/figure';
+import type { ChartSpec, Figure, FigureResult, Measurement } from '../core/figure';
+import { checkTarget } from '../core/figure';
 import { type MeteredApp, startMeteredApp, waitUntilQuiet } from '../core/metered-app';
 import {
   BILLED_SERVICES,
@@ -260,7 +254,7 @@ function describeTables(batch: BatchResult): string {
     .join(', ');
 }
 
-async function run(context: BenchContext): Promise<FigureResult> {
+const run: Figure['run'] = async (context) => {
   const sizes = context.quick ? QUICK : FULL;
   const app = await startMeteredApp(context);
   const { runtime } = app;
@@ -305,7 +299,7 @@ async function run(context: BenchContext): Promise<FigureResult> {
     tracker.close();
     await runtime.stop();
   }
-}
+};
 
 interface Measured {
   readonly quick: boolean;

@@ -9,16 +9,17 @@ import {
   UNNAMED_CALLER,
 } from '../../../lib/local-runtime/dynamodb/capacity-meter';
 import { eventEntryBytes } from '../../../lib/local-runtime/eventbridge';
-import {
+import * as metering from '../../../lib/local-runtime/metering';
+
+const {
   billedChunks,
   CLOUDWATCH_ALARM_DELIVERY,
   deliveredVia,
   gbSeconds,
   isCausedBy,
   RuntimeMeter,
-  type RuntimeUsage,
   usageSince,
-} from '../../../lib/local-runtime/metering';
+} = metering;
 
 describe('usageSince', () => {
   it('subtracts every count, keeps what describes a resource, and counts new entries from zero', () => {
@@ -53,7 +54,7 @@ describe('usageSince', () => {
   it('leaves the snapshots it read unchanged', () => {
     const meter = new RuntimeMeter();
     meter.published('topic', 10, 'API');
-    const before: RuntimeUsage = meter.snapshot();
+    const before: metering.RuntimeUsage = meter.snapshot();
     meter.published('topic', 10, 'API');
     usageSince(before, meter.snapshot());
     expect(before.topics.topic?.publishes).toBe(1);

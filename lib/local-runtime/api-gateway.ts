@@ -172,6 +172,11 @@ export interface RestApiServerOptions {
   readonly port: number;
   readonly invoke: Invoke;
   readonly onProblem: (message: string) => void;
+  /**
+   * Told of each request that reached a method: routed, its API key and signature accepted (what
+   * API Gateway bills; the runtime's metering). @default - not told
+   */
+  readonly onMethodRequest?: (api: RestApiSpec) => void;
 }
 
 export interface RestApiServer extends RunningServer {
@@ -234,6 +239,7 @@ async function handle(
   }
   const integration = route.method.integration;
   if (integration.type === 'mock') {
+    options.onMethodRequest?.(api);
     response.writeHead(integration.statusCode, integration.headers);
     response.end();
     return;
@@ -267,6 +273,7 @@ async function handle(
     }
     caller = verdict.identity;
   }
+  options.onMethodRequest?.(api);
   const requestId = randomUUID();
   const now = new Date();
   const query = queryMaps(url);

@@ -11,6 +11,29 @@ export type {
   SqsDelivery,
 } from './fault-hooks';
 export type { InvocationResult, InvocationStart, LambdaFunctionSpec } from './lambda-host';
+export {
+  type ApiUsage,
+  BILLING_CHUNK_BYTES,
+  type Billed,
+  type BusUsage,
+  billedChunks,
+  type CapacityUse,
+  CLOUDWATCH_ALARM_DELIVERY,
+  deliveredVia,
+  EVENTBRIDGE_DELIVERY,
+  type FunctionUsage,
+  gbSeconds,
+  isCausedBy,
+  type MeteredResource,
+  PUBLISHED_BY_API,
+  type QueueUsage,
+  type RuntimeUsage,
+  STEP_FUNCTIONS_CALLER,
+  type StateMachineUsage,
+  type TableUsage,
+  type TopicUsage,
+  usageSince,
+} from './metering';
 export { startLocalRuntime } from './runtime';
 export type {
   LocalRuntime,

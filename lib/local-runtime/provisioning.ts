@@ -13,6 +13,7 @@
  */
 import type { AssemblyStack, CfnResource, CloudAssembly, StackResolver } from './cloud-assembly';
 import type { LocalIdentities, LocalIdentity } from './identities';
+import type { RuntimeMeter } from './metering';
 import type { LocalRuntimeOptions } from './runtime-options';
 import type { LocalApi, LocalServiceName } from './target';
 
@@ -65,6 +66,12 @@ export interface TargetContribution {
 export type Delivery = (arn: string, message: string, options: DeliveryOptions) => Promise<void>;
 
 export interface DeliveryOptions {
+  /**
+   * The service delivering, for metering (who caused a request): e.g. `EventBridge`,
+   * `CloudWatch alarm`, or `SNS <- CloudWatch alarm` for a topic's delivery of an alarm's message
+   * (deliveredVia). @default - unnamed
+   */
+  readonly deliveredBy?: string;
   /** For SNS topics: the message's Subject (CloudWatch alarm notifications carry one). */
   readonly subject?: string;
   /** For FIFO queues (EventBridge SqsParameters.MessageGroupId, a pipe's SqsQueueParameters). */
@@ -106,6 +113,8 @@ export interface RuntimeContext {
   onStop(cleanup: () => void): void;
   readonly endpoints: ServiceEndpoints;
   readonly deliveries: Deliveries;
+  /** Counts what AWS bills, when the runtime meters (options.metering); absent otherwise. */
+  readonly meter?: RuntimeMeter;
 }
 
 export interface ListenContext extends RuntimeContext {
@@ -143,16 +152,26 @@ const TARGET_SERVICES: Readonly<Record<LocalServiceName, string>> = {
 
 /** Where each local service listens, for the functions' environment and the target description. */
 export class ServiceEndpoints {
-  private readonly announced = new Map<string, { endpoint: string; forFunctions: string }>();
+  private readonly announced = new Map<
+    string,
+    { endpoint: string; forFunctions: string; callerScoped: boolean }
+  >();
   private fallback: string | undefined;
 
   /**
-   * A service listens at `endpoint`; functions reach it at `forFunctions` (a fault proxy in front
-   * of it, or the endpoint itself).
+   * A service listens at `endpoint`; functions reach it at `forFunctions` (a fault proxy or the
+   * capacity meter in front of it, or the endpoint itself). `callerScoped`: what functions reach
+   * tells callers apart by the first path segment (the DynamoDB capacity meter), so each function's
+   * variable names it: `<forFunctions>/<function name>`.
    */
-  announce(sdkServiceId: string, endpoint: string, forFunctions = endpoint): void {
+  announce(
+    sdkServiceId: string,
+    endpoint: string,
+    forFunctions = endpoint,
+    options: { readonly callerScoped?: boolean } = {},
+  ): void {
     if (this.announced.has(sdkServiceId)) throw new Error(`Service ${sdkServiceId} is announced twice`);
-    this.announced.set(sdkServiceId, { endpoint, forFunctions });
+    this.announced.set(sdkServiceId, { endpoint, forFunctions, callerScoped: options.callerScoped ?? false });
   }
 
   /**
@@ -170,19 +189,29 @@ export class ServiceEndpoints {
     this.fallback = endpoint;
   }
 
-  /** The service's own endpoint if it was announced (no fallback). */
-  announcedEndpoint(sdkServiceId: string): string | undefined {
-    return this.announced.get(sdkServiceId)?.endpoint;
+  /**
+   * Where functions reach an announced service now (no fallback): what a proxy put in front of them
+   * forwards to.
+   */
+  functionEndpoint(sdkServiceId: string): string | undefined {
+    return this.announced.get(sdkServiceId)?.forFunctions;
   }
 
   endpointOf(sdkServiceId: string): string | undefined {
     return this.announced.get(sdkServiceId)?.endpoint ?? this.fallback;
   }
 
-  /** AWS_ENDPOINT_URL and AWS_ENDPOINT_URL_<SERVICE>: no function ever reaches a real account. */
-  functionEnvironment(): Record<string, string> {
+  /**
+   * AWS_ENDPOINT_URL and AWS_ENDPOINT_URL_<SERVICE> of one function: no function ever reaches a real
+   * account; a caller-scoped service's URL names the function.
+   */
+  functionEnvironment(functionName: string): Record<string, string> {
     const environment: Record<string, string> = this.fallback ? { AWS_ENDPOINT_URL: this.fallback } : {};
-    for (const [id, { forFunctions }] of this.announced) environment[`AWS_ENDPOINT_URL_${id}`] = forFunctions;
+    for (const [id, { forFunctions, callerScoped }] of this.announced) {
+      environment[`AWS_ENDPOINT_URL_${id}`] = callerScoped
+        ? `${forFunctions}/${encodeURIComponent(functionName)}`
+        : forFunctions;
+    }
     return environment;
   }
 

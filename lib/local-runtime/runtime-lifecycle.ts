@@ -11,6 +11,7 @@ import type {
   StackResolver,
 } from './cloud-assembly';
 import { LocalIdentities } from './identities';
+import { RuntimeMeter } from './metering';
 import {
   Deliveries,
   type ListenContext,
@@ -57,6 +58,7 @@ export class RuntimeLifecycle {
       onStop: (cleanup) => this.cleanups.push(cleanup),
       endpoints: new ServiceEndpoints(),
       deliveries: new Deliveries(),
+      ...(options.metering ? { meter: new RuntimeMeter() } : {}),
     };
   }
 

@@ -3,6 +3,7 @@
  * can read the options without depending on the composition that runs them).
  */
 import type { FaultHooks } from './fault-hooks';
+import type { RuntimeUsage } from './metering';
 import type { LocalServiceName, LocalTarget } from './target';
 
 export interface LocalRuntimeOptions {
@@ -34,6 +35,12 @@ export interface LocalRuntimeOptions {
    * stopped first when it stops. The runtime itself knows no app. @default - none
    */
   readonly observers?: readonly LocalRuntimeObserver[];
+  /**
+   * Count what AWS bills (metering.ts), read with `usage()`. DynamoDB's request units need a proxy
+   * in front of DynamoDB Local for the functions and Step Functions (dynamodb/capacity-meter.ts),
+   * one more local hop per call, so metering is asked for, not always on. @default false
+   */
+  readonly metering?: boolean;
 }
 
 export interface LocalRuntime {
@@ -46,6 +53,11 @@ export interface LocalRuntime {
   readonly startupMillis: number;
   /** Stops every server, poller, timer, worker and observer; resolves when all ports are released. */
   stop(): Promise<void>;
+  /**
+   * What the runtime counted since it started, per resource (metering.ts); diff two snapshots with
+   * `usageSince`. Throws unless the runtime was started with `metering: true`.
+   */
+  usage(): RuntimeUsage;
   /**
    * Replaces the deployed app with another cloud assembly, keeping the data (a local `cdk deploy`
    * of a new version): this runtime stops, and a new one starts on `assemblyDir` with the same

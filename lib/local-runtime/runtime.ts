@@ -66,12 +66,17 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     if (inert.length > 0) context.log(`not emulated (no effect locally): ${inert.join(', ')}`);
     const startupMillis = Date.now() - started;
     const stop = () => lifecycle.stop();
+    const { meter } = context;
     return {
       target,
       unsupported: lifecycle.unsupported,
       inert,
       startupMillis,
       stop,
+      usage: () => {
+        if (!meter) throw new Error('The local runtime meters only when started with metering: true');
+        return meter.snapshot();
+      },
       redeploy: (assemblyDir) => redeploy({ options, assembly, target, stop }, assemblyDir),
     };
   } catch (error) {

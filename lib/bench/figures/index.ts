@@ -4,11 +4,13 @@
  */
 import type { Figure, FigureId } from '../core/figure';
 import { functionsFigure } from './functions';
+import { orderCostFigure } from './order-cost';
 import { recoveryFigure } from './recovery';
 import { supervisorSweepFigure } from './supervisor-sweep';
 
 export const FIGURES: Partial<Record<FigureId, Figure>> = {
   'supervisor-sweep': supervisorSweepFigure,
+  'order-cost': orderCostFigure,
   recovery: recoveryFigure,
   functions: functionsFigure,
 };

@@ -229,26 +229,9 @@ export class SystemDriver {
 
   /** Consistent reads of some records (absent ones are left out). */
   async records(orderIds: readonly string[]): Promise<TimedRecord[]> {
-    const table = this.output('StateTableName');
-    const found: TimedRecord[] = [];
-    for (let start = 0; start < orderIds.length; start += BATCH_GET_LIMIT) {
-      let keys: Record<string, AttributeValue>[] = orderIds
-        .slice(start, start + BATCH_GET_LIMIT)
-        .map((orderId) => ({ [StateAttr.OrderId]: { S: orderId } }));
-      while (keys.length > 0) {
-        const output = await this.dynamo.send(
-          new BatchGetItemCommand({ RequestItems: { [table]: { Keys: keys, ConsistentRead: true } } }),
-        );
-        found.push(
-          ...(output.Responses?.[table] ?? []).map((item) => ({
-            ...toRecordSnapshot(item),
-            ...updatedAtOf(item),
-          })),
-        );
-        keys = (output.UnprocessedKeys?.[table]?.Keys ?? []) as Record<string, AttributeValue>[];
-      }
-    }
-    return found;
+    const keys = orderIds.map((orderId) => ({ [StateAttr.OrderId]: { S: orderId } }));
+    const items = await consistentBatchGet(this.dynamo, this.output('StateTableName'), keys);
+    return items.map((item) => ({ ...toRecordSnapshot(item), ...updatedAtOf(item) }));
   }
 
   async allRecords(): Promise<TimedRecord[]> {
@@ -456,6 +439,29 @@ export function updatedAtOf(item: Record<string, AttributeValue>): {
   const text = item[StateAttr.UpdatedAt]?.S;
   const parsed = Date.parse(text ?? '');
   return Number.isFinite(parsed) ? { updatedAt: parsed, updatedAtText: text as string } : {};
+}
+
+/**
+ * Consistent reads of items by key, in batches of 100, each until nothing is left unprocessed
+ * (absent items are left out).
+ */
+export async function consistentBatchGet(
+  dynamo: DynamoDBClient,
+  table: string,
+  keys: readonly Record<string, AttributeValue>[],
+): Promise<Record<string, AttributeValue>[]> {
+  const found: Record<string, AttributeValue>[] = [];
+  for (let start = 0; start < keys.length; start += BATCH_GET_LIMIT) {
+    let pending = keys.slice(start, start + BATCH_GET_LIMIT);
+    while (pending.length > 0) {
+      const output = await dynamo.send(
+        new BatchGetItemCommand({ RequestItems: { [table]: { Keys: pending, ConsistentRead: true } } }),
+      );
+      found.push(...(output.Responses?.[table] ?? []));
+      pending = (output.UnprocessedKeys?.[table]?.Keys ?? []) as Record<string, AttributeValue>[];
+    }
+  }
+  return found;
 }
 
 /**

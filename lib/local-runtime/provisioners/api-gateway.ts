@@ -59,12 +59,14 @@ export class ApiGatewayProvisioner implements Provisioner {
     this.identities = context.identities;
     this.operator = this.identities.identity(OPERATOR_IDENTITY);
     const port = context.options.port ?? DEFAULT_PORT;
+    const { meter } = context;
     for (const [index, { stack, logicalId }] of context.resourcesOfType(REST_API).entries()) {
       const start = (wanted: number) =>
         startRestApiServer({
           port: wanted,
           invoke: (functionArn, event) => this.lambda.host.invoke(functionArn, event),
           onProblem: (message) => context.problem(message),
+          ...(meter && { onMethodRequest: (api: RestApiSpec) => meter.apiRequest(api.apiId) }),
         });
       const wanted = port === 0 ? 0 : port + index;
       let server: RestApiServer;
@@ -105,6 +107,7 @@ export class ApiGatewayProvisioner implements Provisioner {
       const keys = this.apiKeys.get(stackName) ?? [];
       const ids = Object.fromEntries(keys.map((key) => [key, this.apiKeyIds[key] as string]));
       const spec = { ...restApiSpec(context, logicalId, keys, this.identities), apiKeyIds: ids };
+      context.meter?.describe('apis', spec.apiId, { stackName, logicalId });
       server.serve(spec);
       this.apis.push({ stackName, server, spec });
     }

@@ -16,7 +16,8 @@ export class AwsApiFaultProxies implements Provisioner {
     for (const [service, interceptor] of Object.entries(interceptors)) {
       if (!interceptor) continue;
       const sdkServiceId = AWS_API_SERVICES[service as AwsApiService];
-      const endpoint = sdkServiceId ? context.endpoints.announcedEndpoint(sdkServiceId) : undefined;
+      // In front of what functions reach now (the capacity meter, when metering), so both apply.
+      const endpoint = sdkServiceId ? context.endpoints.functionEndpoint(sdkServiceId) : undefined;
       if (!sdkServiceId || !endpoint) {
         throw new Error(`faults.awsApi names ${service}, which is not a service the runtime serves`);
       }

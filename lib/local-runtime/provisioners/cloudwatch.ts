@@ -16,6 +16,7 @@ import { cloudWatchOperations } from '../cloudwatch/api';
 import { EmfReader } from '../cloudwatch/emf';
 import { isStatistic, type MetricIdentity, MetricStore } from '../cloudwatch/metrics';
 import { startCloudWatchServer } from '../cloudwatch/server';
+import { CLOUDWATCH_ALARM_DELIVERY } from '../metering';
 import type { ListenContext, Provisioner, RuntimeContext, StackContext } from '../provisioning';
 import type { LambdaProvisioner } from './lambda';
 import type { SqsProvisioner } from './sqs';
@@ -74,7 +75,8 @@ export class CloudWatchProvisioner implements Provisioner {
       store,
       region: context.region,
       accountId: context.accountId,
-      act: ({ actionArn, subject, message }) => context.deliveries.deliver(actionArn, message, { subject }),
+      act: ({ actionArn, subject, message }) =>
+        context.deliveries.deliver(actionArn, message, { subject, deliveredBy: CLOUDWATCH_ALARM_DELIVERY }),
       onProblem: (message) => context.problem(`CloudWatch ${message}`),
     });
     const reportedRejections = new Set<string>();

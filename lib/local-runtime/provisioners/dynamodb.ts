@@ -1,7 +1,8 @@
 /**
  * DynamoDB: the storage backend (DynamoDB Local through startDynamoDbEmulator, persisted under
  * `<data>/dynamodb` with --data; its Streams API on the same endpoint) and one table per
- * AWS::DynamoDB::Table, with its indexes, its stream and its time to live.
+ * AWS::DynamoDB::Table, with its indexes, its stream and its time to live. When the runtime meters,
+ * the functions and Step Functions reach it through the capacity meter (../dynamodb/capacity-meter.ts).
  */
 import { join } from 'node:path';
 import {
@@ -12,6 +13,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { applyTimeToLive, LocalTableStreams, streamSpecification } from '../dynamodb';
+import { startDynamoDbCapacityMeter } from '../dynamodb/capacity-meter';
 import { startDynamoDbEmulator } from '../emulators';
 import type { ListenContext, Provisioner, StackContext } from '../provisioning';
 import { asRecord } from './values';
@@ -24,11 +26,21 @@ export class DynamoDbProvisioner implements Provisioner {
   private dynamodb: DynamoDBClient | undefined;
   private streamsClient: DynamoDBStreamsClient | undefined;
   private tables: LocalTableStreams | undefined;
+  /** Makes a client of the capacity meter for one caller, when the runtime meters. */
+  private meteredClient: ((caller: string) => DynamoDBClient) | undefined;
 
   /** A client for the backend (once it listens). */
   get client(): DynamoDBClient {
     if (!this.dynamodb) throw new Error('DynamoDB is not listening yet');
     return this.dynamodb;
+  }
+
+  /**
+   * A client for the app's calls made by the runtime itself (Step Functions' integration), named
+   * `caller` to the capacity meter when the runtime meters; the backend's client otherwise.
+   */
+  clientFor(caller: string): DynamoDBClient {
+    return this.meteredClient?.(caller) ?? this.client;
   }
 
   /** A DynamoDB Streams client for the backend (once it listens). */
@@ -47,7 +59,26 @@ export class DynamoDbProvisioner implements Provisioner {
     const dataDir = context.options.dataDir;
     const server = await startDynamoDbEmulator(dataDir ? join(dataDir, 'dynamodb') : undefined);
     context.stopWith(server, 'backend');
-    context.endpoints.announce('DYNAMODB', server.endpoint);
+    const { meter } = context;
+    if (meter) {
+      const capacityMeter = await startDynamoDbCapacityMeter({
+        target: server.endpoint,
+        meter,
+        onProblem: (message) => context.problem(message),
+      });
+      context.stopWith(capacityMeter, 'backend');
+      context.endpoints.announce('DYNAMODB', server.endpoint, capacityMeter.endpoint, { callerScoped: true });
+      this.meteredClient = (caller) => {
+        const client = new DynamoDBClient({
+          ...context.clientConfig(),
+          endpoint: `${capacityMeter.endpoint}/${encodeURIComponent(caller)}`,
+        });
+        context.onStop(() => client.destroy());
+        return client;
+      };
+    } else {
+      context.endpoints.announce('DYNAMODB', server.endpoint);
+    }
     // DynamoDB Local serves the Streams API on the same endpoint.
     context.endpoints.announce('DYNAMODB_STREAMS', server.endpoint);
     const client = new DynamoDBClient({ ...context.clientConfig(), endpoint: server.endpoint });
@@ -118,6 +149,10 @@ export class DynamoDbProvisioner implements Provisioner {
       }
     }
     // DynamoDB Local enforces time to live (within seconds, where AWS may take days).
+    context.meter?.describe('tables', String(input.TableName), {
+      stackName: context.stack.stackName,
+      logicalId,
+    });
     await applyTimeToLive(this.client, String(input.TableName), properties);
     await this.tableStreams.register(context.stack.stackName, logicalId, String(input.TableName), stream);
   }

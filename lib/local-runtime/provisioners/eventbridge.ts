@@ -8,6 +8,7 @@ import { startAwsJsonServer } from '../aws-json-server';
 import { type EventRule, LocalEventBridge, parseRateExpression, ruleTarget } from '../eventbridge';
 import { eventBridgeRuleOperations } from '../eventbridge-rules';
 import { replicaSuffix } from '../fault-hooks';
+import { EVENTBRIDGE_DELIVERY } from '../metering';
 import type { ListenContext, Provisioner, RuntimeContext, StackContext } from '../provisioning';
 import type { PutEventsOutcome } from '../stepfunctions';
 import type { LambdaProvisioner } from './lambda';
@@ -42,14 +43,19 @@ export class EventBridgeProvisioner implements Provisioner {
   }
 
   async listen(context: ListenContext): Promise<void> {
+    const { meter } = context;
     const bus = new LocalEventBridge({
       region: context.region,
       accountId: context.accountId,
       deliver: (target, input) =>
         context.deliveries.deliver(target.arn, input, {
+          deliveredBy: EVENTBRIDGE_DELIVERY,
           ...(target.messageGroupId ? { messageGroupId: target.messageGroupId } : {}),
         }),
       onProblem: (message) => context.problem(message),
+      ...(meter && {
+        onEventAccepted: (busName: string, bytes: number) => meter.eventAccepted(busName, bytes),
+      }),
     });
     this.eventBridge = bus;
     const server = await startAwsJsonServer('EventBridge', {
@@ -66,7 +72,11 @@ export class EventBridgeProvisioner implements Provisioner {
   }
 
   async provision(context: StackContext): Promise<void> {
-    for (const [logicalId] of context.ofType(BUS)) this.bus.addBus(context.resolver.physicalName(logicalId));
+    for (const [logicalId] of context.ofType(BUS)) {
+      const name = context.resolver.physicalName(logicalId);
+      this.bus.addBus(name);
+      context.meter?.describe('buses', name, { stackName: context.stack.stackName, logicalId });
+    }
   }
 
   async wire(context: StackContext): Promise<void> {

@@ -65,13 +65,17 @@ export class LambdaProvisioner implements Provisioner {
     const listeners = this.outputLineListeners;
     const ended = this.invocationEndListeners;
     const faultObserver = context.options.faults?.onInvocation;
+    const { meter } = context;
     const host = new LambdaHost({
       onInvocation: (invocation) => {
-        const startedAt = Date.now();
+        const startedAt = performance.now();
         const finished = faultObserver?.(invocation);
         return (result) => {
           finished?.(result);
-          for (const listener of ended) listener(invocation.spec, result, Date.now() - startedAt);
+          const durationMillis = performance.now() - startedAt;
+          const { spec } = invocation;
+          meter?.invocationEnded(spec.functionName, spec.memorySizeMb, durationMillis);
+          for (const listener of ended) listener(spec, result, durationMillis);
         };
       },
       onOutputLine: (spec, line) => {
@@ -104,9 +108,15 @@ export class LambdaProvisioner implements Provisioner {
         context.named(logicalId, FUNCTION, spec);
         continue;
       }
-      this.host.register(spec);
       const replicas = replicasOf(spec, context);
-      for (const replica of replicas) this.host.register(replica);
+      for (const registered of [spec, ...replicas]) {
+        this.host.register(registered);
+        context.meter?.describeFunction(
+          registered.functionName,
+          { stackName: context.stack.stackName, logicalId: registered.logicalId },
+          registered.memorySizeMb,
+        );
+      }
       if (replicas.length > 0) this.replicasByArn.set(spec.functionArn, replicas);
     }
   }
@@ -135,11 +145,7 @@ function runtimeModulesDirectory(): string {
 
 /** What every sandbox's environment starts from (the host's own environment is not inherited). */
 function functionBaseEnvironment(context: RuntimeContext): Record<string, string> {
-  return {
-    ...sandboxBaseVariables(context.region, context.clientConfig().credentials),
-    // Every service without a local endpoint answers with an error naming it: nothing reaches AWS.
-    ...context.endpoints.functionEnvironment(),
-  };
+  return sandboxBaseVariables(context.region, context.clientConfig().credentials);
 }
 
 /** What every sandbox has besides its endpoints: region, credentials, X-Ray, the runtime's own SDK. */
@@ -230,9 +236,12 @@ function functionSpec(
   for (const [key, value] of Object.entries(asRecord(asRecord(properties.Environment).Variables))) {
     environment[key] = String(value);
   }
+  // Every service without a local endpoint answers with an error naming it: nothing reaches AWS.
+  // A metered DynamoDB's endpoint names the function (the caller of its calls).
   Object.assign(
     environment,
     baseEnvironment,
+    context.endpoints.functionEnvironment(functionName),
     lambdaReservedVariables({ functionName, memorySizeMb, runtime, codeDirectory, handler }),
   );
   const clockOffsetMillis = context.options.faults?.clockOffsetMillis?.[logicalId];
@@ -266,7 +275,11 @@ function replicasOf(spec: LambdaFunctionSpec, context: RuntimeContext): LambdaFu
       functionName,
       functionArn: `${spec.functionArn}-${suffix}`,
       replicaOf: spec.logicalId,
-      environment: { ...spec.environment, AWS_LAMBDA_FUNCTION_NAME: functionName },
+      environment: {
+        ...spec.environment,
+        ...context.endpoints.functionEnvironment(functionName),
+        AWS_LAMBDA_FUNCTION_NAME: functionName,
+      },
       ...(clockOffsetMillis ? { clockOffsetMillis } : {}),
     };
   });

@@ -10,7 +10,7 @@ import type { ListenContext, Provisioner, StackContext } from '../provisioning';
 import { LocalSns, readSubscriptionAttributes } from '../sns';
 import { snsApiOperations } from '../sns/api';
 import type { LambdaProvisioner } from './lambda';
-import { asRecord } from './values';
+import { arnName, asRecord } from './values';
 
 const TOPIC = 'AWS::SNS::Topic';
 const SUBSCRIPTION = 'AWS::SNS::Subscription';
@@ -38,11 +38,16 @@ export class SnsProvisioner implements Provisioner {
   }
 
   async listen(context: ListenContext): Promise<void> {
+    const { meter } = context;
     const sns = new LocalSns(
       {
         sendToQueue: (queueArn, body, options) => context.deliveries.deliver(queueArn, body, options),
         invokeAsync: (functionArn, event) => this.lambda.host.invokeAsync(functionArn, event),
         onProblem: (message) => context.problem(`SNS ${message}`),
+        ...(meter && {
+          onPublished: (topicArn: string, payloadBytes: number, publishedBy: string) =>
+            meter.published(arnName(topicArn), payloadBytes, publishedBy),
+        }),
       },
       context.region,
     );
@@ -51,6 +56,7 @@ export class SnsProvisioner implements Provisioner {
       await sns.publish({
         topicArn,
         message,
+        ...(options.deliveredBy ? { publishedBy: options.deliveredBy } : {}),
         ...(options.subject ? { subject: options.subject } : {}),
         ...(options.messageGroupId ? { messageGroupId: options.messageGroupId } : {}),
         ...(options.messageDeduplicationId ? { messageDeduplicationId: options.messageDeduplicationId } : {}),
@@ -67,7 +73,9 @@ export class SnsProvisioner implements Provisioner {
   async provision(context: StackContext): Promise<void> {
     for (const [logicalId] of context.ofType(TOPIC)) {
       const properties = context.resolver.properties(logicalId);
-      this.topics.addTopic(String(context.resolver.context.ref(logicalId)), {
+      const topicArn = String(context.resolver.context.ref(logicalId));
+      context.meter?.describe('topics', arnName(topicArn), { stackName: context.stack.stackName, logicalId });
+      this.topics.addTopic(topicArn, {
         fifo: isTrue(properties.FifoTopic),
         contentBasedDeduplication: isTrue(properties.ContentBasedDeduplication),
       });

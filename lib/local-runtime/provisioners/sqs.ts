@@ -28,7 +28,7 @@ import type {
   StackContext,
   TargetContribution,
 } from '../provisioning';
-import type { QueueFigures } from '../sqs';
+import { messagePayloadBytes, type QueueFigures } from '../sqs';
 import { compileQueuePolicy } from '../sqs/queue-policy';
 import { asRecord } from './values';
 
@@ -96,6 +96,7 @@ export class SqsProvisioner implements Provisioner {
 
   async listen(context: ListenContext): Promise<void> {
     const { dataDir } = context.options;
+    const { meter } = context;
     const server = await startSqsEmulator({
       region: context.region,
       accountId: context.accountId,
@@ -107,6 +108,10 @@ export class SqsProvisioner implements Provisioner {
           context.problem(`queue policy of ${queueName}: ${problem}`);
         }
       },
+      ...(meter && {
+        onRequest: ({ queueName, action, payloadBytes, messagesReceived }) =>
+          meter.sqsRequest(queueName, action, payloadBytes, messagesReceived),
+      }),
     });
     this.service = server;
     context.stopWith(server, 'backend');
@@ -115,9 +120,10 @@ export class SqsProvisioner implements Provisioner {
     this.sqs = client;
     context.onStop(() => client.destroy());
     context.deliveries.register('sqs', async (queueArn, message, options) => {
+      const queueUrl = this.queueUrlForDelivery(queueArn, server.endpoint);
       await client.send(
         new SendMessageCommand({
-          QueueUrl: this.queueUrlForDelivery(queueArn, server.endpoint),
+          QueueUrl: queueUrl,
           MessageBody: message,
           ...(options.messageGroupId ? { MessageGroupId: options.messageGroupId } : {}),
           ...(options.messageDeduplicationId
@@ -127,6 +133,11 @@ export class SqsProvisioner implements Provisioner {
             ? { MessageAttributes: sqsMessageAttributes(options.messageAttributes) }
             : {}),
         }),
+      );
+      meter?.sqsDelivered(
+        queueUrl.slice(queueUrl.lastIndexOf('/') + 1),
+        messagePayloadBytes({ MessageBody: message, MessageAttributes: options.messageAttributes }),
+        options.deliveredBy ?? 'unnamed delivery',
       );
     });
     if (dataDir) context.log(`data: SQS queues and messages persist in ${join(dataDir, 'sqs')}`);
@@ -192,6 +203,7 @@ export class SqsProvisioner implements Provisioner {
           : JSON.stringify(properties.RedrivePolicy);
     }
     const queueName = resolver.physicalName(logicalId);
+    context.meter?.describe('queues', queueName, { stackName: context.stack.stackName, logicalId });
     const expected = String(resolver.context.ref(logicalId));
     let QueueUrl: string | undefined;
     try {

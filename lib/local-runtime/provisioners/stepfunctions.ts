@@ -7,6 +7,7 @@
  */
 import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { startInterceptingProxy } from '../fault-hooks';
+import { STEP_FUNCTIONS_CALLER } from '../metering';
 import type { ListenContext, Provisioner, StackContext } from '../provisioning';
 import { type LocalSfnEvent, type LocalStepFunctions, startLocalStepFunctions } from '../stepfunctions';
 import type { DynamoDbProvisioner } from './dynamodb';
@@ -37,7 +38,8 @@ export class StepFunctionsProvisioner implements Provisioner {
     const service = await startLocalStepFunctions({
       region: context.region,
       accountId: context.accountId,
-      dynamodb: dynamodb.client,
+      // Through the capacity meter when the runtime meters: Step Functions' calls are billed too.
+      dynamodb: dynamodb.clientFor(STEP_FUNCTIONS_CALLER),
       sqs: sqs.client,
       putEvents: (entries) => eventBridge.putEvents(entries),
       invokeLambda: async (functionName, payload) => {
@@ -51,7 +53,14 @@ export class StepFunctionsProvisioner implements Provisioner {
     });
     this.service = service;
     context.stopWith(service, 'producer');
+    const { meter } = context;
     service.events.on('event', (event: LocalSfnEvent) => {
+      const stateMachineName = arnName(event.stateMachineArn);
+      if (event.type === 'ExecutionStarted') meter?.executionStarted(stateMachineName);
+      // AWS bills every state entered and every retry of a state as a transition.
+      if (event.type === 'StateEntered' || event.type === 'StateRetried') {
+        meter?.stateTransition(stateMachineName, event.stateName);
+      }
       if (event.type === 'ExecutionFailed' || event.type === 'ExecutionTimedOut') {
         const outcome = event.type === 'ExecutionFailed' ? 'failed' : 'timed out';
         const cause = event.cause ? ` (${event.cause.slice(0, 200)})` : '';
@@ -92,10 +101,12 @@ export class StepFunctionsProvisioner implements Provisioner {
         );
         continue;
       }
+      const name = resolver.physicalName(logicalId);
+      context.meter?.describe('stateMachines', name, { stackName: context.stack.stackName, logicalId });
       try {
         const registered = service.registerStateMachine(
           String(resolver.context.ref(logicalId)),
-          resolver.physicalName(logicalId),
+          name,
           substituteDefinition(definition, asRecord(properties.DefinitionSubstitutions)),
           {
             roleArn: asString(properties.RoleArn),

@@ -10,6 +10,7 @@
  * to FIFO queues carry the group and deduplication ids, and go out in publish order per topic.
  */
 import { createHash, randomUUID } from 'node:crypto';
+import { deliveredVia, PUBLISHED_BY_API } from '../metering';
 import type { DeliveryOptions } from '../provisioning';
 import { invalidParameter, notFound } from './errors';
 import { type FilterPolicy, matchesFilterPolicy } from './filter-policy';
@@ -42,6 +43,8 @@ export interface PublishRequest {
   readonly messageAttributes?: unknown;
   readonly messageGroupId?: string;
   readonly messageDeduplicationId?: string;
+  /** Who published, for metering: a service delivering to the topic. @default PUBLISHED_BY_API */
+  readonly publishedBy?: string;
 }
 
 export interface PublishResult {
@@ -56,6 +59,11 @@ export interface SnsDelivery {
   invokeAsync(functionArn: string, event: unknown): void;
   /** A delivery that failed with nowhere to go (no dead-letter queue, or that failed too). */
   onProblem(message: string): void;
+  /**
+   * Told of each publish the topic accepted (a FIFO duplicate too: SNS bills it), with its message
+   * and attributes' size (the runtime's metering). @default - not told
+   */
+  onPublished?(topicArn: string, payloadBytes: number, publishedBy: string): void;
 }
 
 export const DELIVERABLE_PROTOCOLS: readonly string[] = ['sqs', 'lambda'];
@@ -150,12 +158,18 @@ export class LocalSns {
   async publish(request: PublishRequest): Promise<PublishResult> {
     const topic = this.topic(request.topicArn);
     const attributes = checkSnsMessageAttributes(request.messageAttributes);
+    const payloadBytes =
+      Buffer.byteLength(request.message) +
+      (request.messageAttributes === undefined
+        ? 0
+        : Buffer.byteLength(JSON.stringify(request.messageAttributes)));
     if (!topic.options.fifo) {
       if (request.messageDeduplicationId !== undefined) {
         throw invalidParameter(
           'MessageDeduplicationId Reason: The request includes MessageDeduplicationId parameter that is not valid for this topic type',
         );
       }
+      this.delivery.onPublished?.(topic.arn, payloadBytes, request.publishedBy ?? PUBLISHED_BY_API);
       const result = { messageId: randomUUID() };
       await this.fanOut(topic, request, attributes, result);
       return result;
@@ -173,6 +187,7 @@ export class LocalSns {
         'The topic should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly',
       );
     }
+    this.delivery.onPublished?.(topic.arn, payloadBytes, request.publishedBy ?? PUBLISHED_BY_API);
     const now = this.now();
     for (const [id, seen] of topic.deduplication) {
       if (now - seen.at >= DEDUPLICATION_MILLIS) topic.deduplication.delete(id);
@@ -236,6 +251,7 @@ export class LocalSns {
       try {
         if (subscription.protocol === 'sqs') {
           await this.delivery.sendToQueue(subscription.endpoint, body, {
+            deliveredBy: deliveredVia('SNS', request.publishedBy),
             ...(subscription.endpoint.endsWith('.fifo') ? fifoIds : {}),
             ...(subscription.rawMessageDelivery ? { messageAttributes: attributes } : {}),
           });

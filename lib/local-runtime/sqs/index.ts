@@ -6,7 +6,14 @@ import { startAwsJsonServer } from '../aws-json-server';
 import type { RunningServer } from '../http-server';
 import { type QueueFigures, SqsService, type SqsServiceOptions } from './service';
 
-export { defaultPrincipalArn, type QueueFigures, SqsService, type SqsServiceOptions } from './service';
+export {
+  defaultPrincipalArn,
+  messagePayloadBytes,
+  type QueueFigures,
+  type SqsRequestRecord,
+  SqsService,
+  type SqsServiceOptions,
+} from './service';
 
 /** The running service, and what CloudWatch's AWS/SQS metrics read of its queues. */
 export interface RunningSqsService extends RunningServer {

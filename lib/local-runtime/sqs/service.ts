@@ -51,6 +51,50 @@ export interface SqsServiceOptions {
    * @default - not told
    */
   readonly onPolicyProblem?: (queueName: string, problem: string) => void;
+  /** Told of every call on a queue that succeeded (the runtime's metering). @default - not told */
+  readonly onRequest?: (request: SqsRequestRecord) => void;
+}
+
+/** One successful call on a queue, as metering counts it. */
+export interface SqsRequestRecord {
+  readonly action: string;
+  readonly queueName: string;
+  /** Message bodies and message attributes sent or received (what AWS bills per 64 KB chunk). */
+  readonly payloadBytes: number;
+  /** ReceiveMessage only: how many messages it returned. */
+  readonly messagesReceived?: number;
+}
+
+/**
+ * Bytes of a message's body and message attributes (names, types and values), in the shape of a
+ * SendMessage request or a received message (binary values in base64).
+ */
+export function messagePayloadBytes(message: unknown): number {
+  const fields = (typeof message === 'object' && message !== null ? message : {}) as Body;
+  const body = fields.MessageBody ?? fields.Body;
+  let bytes = typeof body === 'string' ? Buffer.byteLength(body) : 0;
+  const attributes = fields.MessageAttributes;
+  if (typeof attributes === 'object' && attributes !== null) {
+    for (const [name, value] of Object.entries(attributes)) {
+      const { DataType, StringValue, BinaryValue } = (value ?? {}) as Body;
+      bytes += Buffer.byteLength(name) + Buffer.byteLength(String(DataType ?? ''));
+      if (typeof StringValue === 'string') bytes += Buffer.byteLength(StringValue);
+      if (typeof BinaryValue === 'string') bytes += Buffer.from(BinaryValue, 'base64').length;
+    }
+  }
+  return bytes;
+}
+
+/** The message payload of one call: what it sent, or what a receive returned. */
+function requestPayloadBytes(action: string, body: Body, result: Body): number {
+  const sum = (messages: unknown) =>
+    Array.isArray(messages)
+      ? messages.reduce((total: number, item) => total + messagePayloadBytes(item), 0)
+      : 0;
+  if (action === 'SendMessage') return messagePayloadBytes(body);
+  if (action === 'SendMessageBatch') return sum(body.Entries);
+  if (action === 'ReceiveMessage') return sum(result.Messages);
+  return 0;
 }
 
 /**
@@ -184,7 +228,35 @@ export class SqsService {
         return operation(body, request);
       };
     }
-    return operations;
+    const { onRequest } = this.options;
+    if (!onRequest) return operations;
+    // Metering: every call on a queue that succeeded, after its answer.
+    return Object.fromEntries(
+      Object.entries(operations).map(([action, operation]): [string, AwsJsonOperation] => [
+        action,
+        async (body, request) => {
+          const result = await operation(body, request);
+          const queueName =
+            typeof body.QueueUrl === 'string'
+              ? body.QueueUrl.slice(body.QueueUrl.lastIndexOf('/') + 1)
+              : typeof body.QueueName === 'string'
+                ? body.QueueName
+                : undefined;
+          if (queueName !== undefined) {
+            const { Messages } = result;
+            onRequest({
+              action,
+              queueName,
+              payloadBytes: requestPayloadBytes(action, body, result),
+              ...(action === 'ReceiveMessage'
+                ? { messagesReceived: Array.isArray(Messages) ? Messages.length : 0 }
+                : {}),
+            });
+          }
+          return result;
+        },
+      ]),
+    );
   }
 
   // --- callers and queue policies -------------------------------------------------------------

@@ -130,6 +130,10 @@ describe('local runtime running a synthesized app', () => {
     expect(recording.seen.stopped).toBe(false);
   });
 
+  it('meters only when asked to (metering: true)', () => {
+    expect(() => runtime.usage()).toThrow('The local runtime meters only when started with metering: true');
+  });
+
   it('names every resource it cannot run and lists the inert ones once', () => {
     expect(runtime.unsupported).toEqual(
       expect.arrayContaining([

@@ -63,7 +63,7 @@ describe('fault hook: awsApi (functions reach local AWS services through an inte
         endpoints,
       ),
     );
-    const forFunctions = endpoints.functionEnvironment();
+    const forFunctions = endpoints.functionEnvironment('Caller');
     expect(forFunctions.AWS_ENDPOINT_URL_DYNAMODB).not.toBe(serviceUrl);
     expect(forFunctions.AWS_ENDPOINT_URL_SQS).toBe('http://127.0.0.1:1');
     expect(endpoints.endpointOf('DYNAMODB')).toBe(serviceUrl);
@@ -100,7 +100,7 @@ describe('fault hook: awsApi (functions reach local AWS services through an inte
     const endpoints = new ServiceEndpoints();
     endpoints.announce('DYNAMODB', serviceUrl);
     await new AwsApiFaultProxies().listen(contextWith({}, endpoints));
-    expect(endpoints.functionEnvironment().AWS_ENDPOINT_URL_DYNAMODB).toBe(serviceUrl);
+    expect(endpoints.functionEnvironment('Caller').AWS_ENDPOINT_URL_DYNAMODB).toBe(serviceUrl);
     expect(stoppables).toEqual([]);
   });
 });

@@ -1,0 +1,180 @@
+/**
+ * The pure parts of figure 2 (order-cost): pricing a metered usage, the split of a run into the work
+ * of a stack's orders and its fixed cost, and what the figure derives from a batch.
+ */
+
+import { costByService, priceUsage, totalUsd } from '../../../lib/bench/core/pricing';
+import { type AppScope, fixedShare, workShare } from '../../../lib/bench/core/usage-scope';
+import {
+  type BatchResult,
+  monthlyFixedCost,
+  perOrderCounts,
+  transitionSavings,
+} from '../../../lib/bench/figures/order-cost';
+import { US_EAST_1_PRICES } from '../../../lib/bench/prices/us-east-1';
+import { CLOUDWATCH_ALARM_DELIVERY, deliveredVia, type RuntimeUsage } from '../../../lib/local-runtime';
+
+const STACK = 'Orders';
+const capacity = (requests: number, readUnits: number, writeUnits: number) => ({
+  requests,
+  readUnits,
+  writeUnits,
+});
+const origin = (logicalId: string, stackName = STACK) => ({ stackName, logicalId });
+
+/** A run of two orders, a sweep, an alarm notification, a stand-in and another stack's function. */
+function usage(): RuntimeUsage {
+  return {
+    stateMachines: {
+      flow: { ...origin('Flow'), executions: 2, transitions: 34, transitionsByState: { A: 2 } },
+    },
+    functions: {
+      submit: { ...origin('Submit'), memorySizeMb: 1024, invocations: 2, billedMillis: 1000 },
+      sweeper: { ...origin('Sweeper'), memorySizeMb: 512, invocations: 1, billedMillis: 60_000 },
+      fake: { ...origin('Fake'), memorySizeMb: 256, invocations: 6, billedMillis: 600 },
+      other: { ...origin('Other', 'Deliveries'), memorySizeMb: 256, invocations: 9, billedMillis: 900 },
+    },
+    queues: {
+      'start.fifo': {
+        ...origin('Start'),
+        requests: 10,
+        billedRequests: 11,
+        emptyReceives: 4,
+        requestsByAction: { SendMessage: 3, ReceiveMessage: 6, DeleteMessageBatch: 1 },
+        deliveriesBy: {
+          [deliveredVia('SNS', CLOUDWATCH_ALARM_DELIVERY)]: { requests: 1, billedRequests: 1 },
+        },
+      },
+    },
+    tables: {
+      state: {
+        ...origin('State'),
+        ...capacity(9, 6, 40),
+        byOperation: {},
+        byCaller: { submit: capacity(4, 2, 30), sweeper: capacity(5, 4, 10) },
+        minimums: { emptyReads: 0, readUnits: 0, conditionalCheckFailures: 0, writeUnits: 0 },
+        cancelledTransactions: 0,
+      },
+      ledger: {
+        ...origin('Ledger'),
+        ...capacity(3, 0, 3),
+        byOperation: {},
+        byCaller: { fake: capacity(3, 0, 3) },
+        minimums: { emptyReads: 0, readUnits: 0, conditionalCheckFailures: 0, writeUnits: 0 },
+        cancelledTransactions: 0,
+      },
+    },
+    apis: { api: { ...origin('Api'), requests: 2 } },
+    buses: {},
+    topics: {
+      alerts: {
+        ...origin('Alerts'),
+        publishes: 3,
+        billedRequests: 3,
+        publishesBy: { [CLOUDWATCH_ALARM_DELIVERY]: { requests: 3, billedRequests: 3 } },
+      },
+    },
+  };
+}
+
+const scope: AppScope = {
+  stackName: STACK,
+  scheduledRateSeconds: new Map([['Sweeper', 60]]),
+  standIns: new Set(['Fake', 'Ledger']),
+  notArm64: [],
+};
+
+describe('workShare and fixedShare', () => {
+  it("keeps the stack's work: no stand-ins, no other stack, no idle receives, no alarms, no sweeps but their writes", () => {
+    const work = workShare(usage(), scope);
+    expect(Object.keys(work.functions)).toEqual(['submit']);
+    expect(Object.keys(work.tables)).toEqual(['state']);
+    expect(work.tables.state).toMatchObject({ requests: 4, readUnits: 2, writeUnits: 40 });
+    expect(work.queues['start.fifo']).toMatchObject({
+      requests: 5,
+      billedRequests: 6,
+      emptyReceives: 0,
+      requestsByAction: { SendMessage: 2, ReceiveMessage: 2, DeleteMessageBatch: 1 },
+    });
+    expect(work.topics.alerts).toMatchObject({ publishes: 0, billedRequests: 0 });
+  });
+
+  it("keeps the scheduled functions' invocations and reads apart, and nothing else", () => {
+    const fixed = fixedShare(usage(), scope);
+    expect(Object.keys(fixed.functions)).toEqual(['sweeper']);
+    expect(fixed.tables.state).toMatchObject({ requests: 5, readUnits: 4, writeUnits: 0 });
+    expect(fixed.tables.ledger).toMatchObject({ requests: 0, readUnits: 0, writeUnits: 0 });
+    expect(fixed.queues).toEqual({});
+  });
+});
+
+describe('priceUsage', () => {
+  it('prices each billed unit with the table, FIFO queues at their own price', () => {
+    const items = priceUsage(workShare(usage(), scope), US_EAST_1_PRICES);
+    const byService = costByService(items);
+    expect(byService['Step Functions']).toBeCloseTo(34 * 0.000025, 12);
+    // 2 requests, 1 GB x 1 s of arm64 duration.
+    expect(byService.Lambda).toBeCloseTo(2 * 0.2e-6 + 1 * 0.0000133334, 12);
+    expect(byService.SQS).toBeCloseTo(6 * 0.5e-6, 12);
+    expect(byService.DynamoDB).toBeCloseTo(2 * 0.125e-6 + 40 * 0.625e-6, 12);
+    expect(byService['API Gateway']).toBeCloseTo(2 * 3.5e-6, 12);
+    expect(totalUsd(items)).toBeCloseTo(
+      Object.values(byService).reduce((sum, value) => sum + value, 0),
+      12,
+    );
+  });
+
+  it('refuses a FIFO topic, which the table does not price', () => {
+    const fifo = {
+      ...usage(),
+      topics: { 'events.fifo': { publishes: 1, billedRequests: 1, publishesBy: {} } },
+    };
+    expect(() => priceUsage(fifo, US_EAST_1_PRICES)).toThrow('FIFO topics are not in the price table');
+  });
+});
+
+describe('what figure 2 derives', () => {
+  const batch = (work: RuntimeUsage, orders: number): BatchResult => ({ orders, outcomes: {}, work });
+
+  it('counts per order', () => {
+    const counts = perOrderCounts(batch(workShare(usage(), scope), 2));
+    expect(counts).toMatchObject({
+      transitions: 17,
+      lambdaInvocations: 1,
+      dynamoDbWriteUnits: 20,
+      sqsRequests: 3,
+    });
+  });
+
+  it('names the states a change would save, and how many transitions', () => {
+    const savings = transitionSavings({
+      LoadStateRecord: 1,
+      LoadOrder: 1,
+      'Pay.Check': 1,
+      'Pay.MarkRunning': 1,
+      'Ship.Check': 1,
+      'Ship.MarkRunning': 1,
+      'Ship.Undo.Check': 0.5,
+    });
+    expect(savings.map((saving) => [saving.states, saving.transitionsSaved])).toEqual([
+      [['Pay.Check', 'Ship.Check'], 2],
+      [['Pay.MarkRunning', 'Ship.MarkRunning'], 2],
+      [['LoadOrder'], 1],
+    ]);
+  });
+
+  it('prices the scheduled functions per month at their rate, reads at the rate of the window', () => {
+    const { items, unmeasuredDurations } = monthlyFixedCost(
+      fixedShare(usage(), scope),
+      scope,
+      3_600,
+      US_EAST_1_PRICES,
+    );
+    const byService = costByService(items);
+    const invocations = (730 * 3_600) / 60;
+    // Each invocation at the mean billed duration: 60 s at 0.5 GB.
+    expect(byService.Lambda).toBeCloseTo(invocations * (0.2e-6 + 30 * 0.0000133334), 9);
+    expect(byService.DynamoDB).toBeCloseTo(4 * 730 * 0.125e-6, 12);
+    expect(unmeasuredDurations).toEqual([]);
+  });
+});

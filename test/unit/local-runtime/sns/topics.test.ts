@@ -141,7 +141,8 @@ describe('SNS FIFO topics', () => {
       messageGroupId: 'g',
       messageDeduplicationId: 'd',
     });
-    expect(sent[0]?.options).toEqual({});
+    // Only the delivery's origin (for the metering), no FIFO ids: a standard queue refuses them.
+    expect(sent[0]?.options).toEqual({ deliveredBy: 'SNS' });
     expect(JSON.parse(sent[0]?.body ?? '{}')).toMatchObject({
       Message: 'a',
       SequenceNumber: expect.any(String),
@@ -165,8 +166,12 @@ describe('SNS message attributes', () => {
       subject: 'greeting',
       messageAttributes: attributes,
     });
-    expect(sent[0]).toEqual({ queueArn: QUEUE, body: 'hello', options: { messageAttributes: attributes } });
-    expect(sent[1]?.options).toEqual({});
+    expect(sent[0]).toEqual({
+      queueArn: QUEUE,
+      body: 'hello',
+      options: { deliveredBy: 'SNS', messageAttributes: attributes },
+    });
+    expect(sent[1]?.options).toEqual({ deliveredBy: 'SNS' });
     expect(JSON.parse(sent[1]?.body ?? '{}')).toMatchObject({
       Type: 'Notification',
       Message: 'hello',

@@ -7,7 +7,8 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type * as z from 'zod';
-import { createDocumentClient, createSqsClient } from '../../shared/aws-clients';
+import { createDocumentClient } from '../../shared/aws-clients/dynamodb';
+import { createSqsClient } from '../../shared/aws-clients/sqs';
 import { requireEnv } from '../../shared/env';
 import { createObservability, instrumentedHandler, type Observability } from '../../shared/observability';
 import { ChoreographyEnvKey, type ConsumerSettings, type DeliveryMetric, type EventType } from '../contracts';

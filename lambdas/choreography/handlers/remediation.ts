@@ -4,7 +4,8 @@
  * adapters/remediation-consumer.ts. DEAD_LETTER_QUEUE_URLS names the queues (see
  * adapters/dead-letter-queues.ts for why the URLs are configured, not derived from the ARN).
  */
-import { createDocumentClient, createSqsClient } from '../../shared/aws-clients';
+import { createDocumentClient } from '../../shared/aws-clients/dynamodb';
+import { createSqsClient } from '../../shared/aws-clients/sqs';
 import { requireEnv } from '../../shared/env';
 import { createObservability, instrumentedHandler } from '../../shared/observability';
 import { readDeadLetterQueues } from '../adapters/dead-letter-queues';

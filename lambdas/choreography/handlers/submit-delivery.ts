@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { createDocumentClient } from '../../shared/aws-clients';
+import { createDocumentClient } from '../../shared/aws-clients/dynamodb';
 import { requireEnv } from '../../shared/env';
 import { describeError } from '../../shared/errors';
 import { errorResponse, headerValue, jsonResponse } from '../../shared/http';

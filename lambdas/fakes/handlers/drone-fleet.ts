@@ -19,7 +19,9 @@ import {
   ServiceName,
 } from '../../choreography/contracts';
 import { readServiceSettings } from '../../choreography/kit';
-import { createEventBridgeClient, createSnsClient, createSqsClient } from '../../shared/aws-clients';
+import { createEventBridgeClient } from '../../shared/aws-clients/eventbridge';
+import { createSnsClient } from '../../shared/aws-clients/sns';
+import { createSqsClient } from '../../shared/aws-clients/sqs';
 import { sleep } from '../../shared/clock';
 import { createObservability, instrumentedHandler } from '../../shared/observability';
 import { processSqsBatch } from '../../shared/sqs-batch';

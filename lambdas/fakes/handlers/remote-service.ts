@@ -16,7 +16,7 @@ import {
   RemoteOperationRequestSchema,
   type ServiceName,
 } from '../../scheduler-agent-supervisor/contracts';
-import { createDynamoDbClient } from '../../shared/aws-clients';
+import { createDynamoDbClient } from '../../shared/aws-clients/dynamodb';
 import { sleep } from '../../shared/clock';
 import { requireEnv } from '../../shared/env';
 import { errorResponse, jsonResponse } from '../../shared/http';

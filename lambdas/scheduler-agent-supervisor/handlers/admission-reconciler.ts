@@ -3,7 +3,7 @@
  * Releases the slots of terminal records whose release was lost, found through the AdmissionIndex,
  * then reports the slots held across the counters (OrdersInFlight, the dashboard's "in flight").
  */
-import { createDocumentClient } from '../../shared/aws-clients';
+import { createDocumentClient } from '../../shared/aws-clients/dynamodb';
 import { systemClock, timeBudget } from '../../shared/clock';
 import { requireEnv } from '../../shared/env';
 import { describeError } from '../../shared/errors';

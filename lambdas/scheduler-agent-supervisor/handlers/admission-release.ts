@@ -2,7 +2,7 @@
  * Admission release: a consumer of the state table's stream (filtered to terminal records still
  * holding a slot) that gives each slot back to its counter once. Composition only.
  */
-import { createDocumentClient } from '../../shared/aws-clients';
+import { createDocumentClient } from '../../shared/aws-clients/dynamodb';
 import { systemClock } from '../../shared/clock';
 import { requireEnv } from '../../shared/env';
 import { createObservability, instrumentedHandler } from '../../shared/observability';

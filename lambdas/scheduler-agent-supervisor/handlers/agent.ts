@@ -10,7 +10,8 @@
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { createDocumentClient, createDynamoDbClient, createSfnClient } from '../../shared/aws-clients';
+import { createDocumentClient, createDynamoDbClient } from '../../shared/aws-clients/dynamodb';
+import { createSfnClient } from '../../shared/aws-clients/sfn';
 import { sleep, systemClock } from '../../shared/clock';
 import { requireEnv } from '../../shared/env';
 import { annotateTrace, createObservability, instrumentedHandler } from '../../shared/observability';

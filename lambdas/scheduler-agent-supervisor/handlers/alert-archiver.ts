@@ -1,6 +1,6 @@
 /** Target of the alert bus rule: archives each operator alert for operator inspect. */
 import type { EventBridgeEvent } from 'aws-lambda';
-import { createDocumentClient } from '../../shared/aws-clients';
+import { createDocumentClient } from '../../shared/aws-clients/dynamodb';
 import { requireEnv } from '../../shared/env';
 import { createObservability, instrumentedHandler } from '../../shared/observability';
 import { DynamoAlertArchive } from '../adapters/alert-archive';

@@ -5,7 +5,8 @@
  * work) while every admission slot is taken (Retry-After, nothing written).
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { createDocumentClient, createSqsClient } from '../../shared/aws-clients';
+import { createDocumentClient } from '../../shared/aws-clients/dynamodb';
+import { createSqsClient } from '../../shared/aws-clients/sqs';
 import { systemClock } from '../../shared/clock';
 import { requireEnv } from '../../shared/env';
 import { apiRequestScope, errorResponse, jsonResponse, unexpectedErrorResponse } from '../../shared/http';

@@ -1,6 +1,7 @@
 /** GET /operator/orders/{orderId}: record, steps, compensation log, attempts, alerts, operator log. */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { createDocumentClient, createSfnClient } from '../../shared/aws-clients';
+import { createDocumentClient } from '../../shared/aws-clients/dynamodb';
+import { createSfnClient } from '../../shared/aws-clients/sfn';
 import { requireEnv } from '../../shared/env';
 import { apiRequestScope, errorResponse, jsonResponse, unexpectedErrorResponse } from '../../shared/http';
 import { annotateTrace, createObservability, instrumentedHandler } from '../../shared/observability';

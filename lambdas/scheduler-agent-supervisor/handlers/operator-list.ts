@@ -1,6 +1,6 @@
 /** GET /operator/orders?state=&limit=&cursor=: orders in one state, newest first (StateIndex). */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { createDocumentClient } from '../../shared/aws-clients';
+import { createDocumentClient } from '../../shared/aws-clients/dynamodb';
 import { requireEnv } from '../../shared/env';
 import { apiRequestScope, errorResponse, jsonResponse, unexpectedErrorResponse } from '../../shared/http';
 import { createObservability, instrumentedHandler } from '../../shared/observability';

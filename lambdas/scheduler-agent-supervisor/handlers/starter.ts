@@ -6,7 +6,8 @@
  * the redelivery, or the supervisor if none comes, starts the same attempt again.
  */
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { createDocumentClient, createSfnClient } from '../../shared/aws-clients';
+import { createDocumentClient } from '../../shared/aws-clients/dynamodb';
+import { createSfnClient } from '../../shared/aws-clients/sfn';
 import { sleep, systemClock } from '../../shared/clock';
 import { requireEnv } from '../../shared/env';
 import { describeError } from '../../shared/errors';

@@ -2,7 +2,9 @@
  * Status notifier (DESIGN.md, Per-client reply queues): on the state table's stream, tells each
  * order's client its status changes on the client's own FIFO reply queue. Composition only.
  */
-import { createDocumentClient, createEventBridgeClient, createSqsClient } from '../../shared/aws-clients';
+import { createDocumentClient } from '../../shared/aws-clients/dynamodb';
+import { createEventBridgeClient } from '../../shared/aws-clients/eventbridge';
+import { createSqsClient } from '../../shared/aws-clients/sqs';
 import { requireEnv } from '../../shared/env';
 import { createObservability, instrumentedHandler } from '../../shared/observability';
 import { DynamoAlertOutbox } from '../adapters/alert-outbox';

@@ -6,7 +6,8 @@
  * unexpected (logged with the correlation id, no internals returned).
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { createDocumentClient, createSqsClient } from '../../shared/aws-clients';
+import { createDocumentClient } from '../../shared/aws-clients/dynamodb';
+import { createSqsClient } from '../../shared/aws-clients/sqs';
 import { systemClock } from '../../shared/clock';
 import { requireEnv } from '../../shared/env';
 import {

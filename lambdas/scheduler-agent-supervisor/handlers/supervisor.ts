@@ -6,7 +6,9 @@
  * "supervisor not running" alarm and the gauges' alarms get data every sweep, not once a run.
  */
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import { createDocumentClient, createEventBridgeClient, createSqsClient } from '../../shared/aws-clients';
+import { createDocumentClient } from '../../shared/aws-clients/dynamodb';
+import { createEventBridgeClient } from '../../shared/aws-clients/eventbridge';
+import { createSqsClient } from '../../shared/aws-clients/sqs';
 import { sleep, systemClock, timeBudget } from '../../shared/clock';
 import { requireEnv } from '../../shared/env';
 import { describeError } from '../../shared/errors';

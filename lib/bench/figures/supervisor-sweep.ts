@@ -59,7 +59,7 @@ import {
   type SweepSummary,
   sweepDueRecords,
 } from '../../../lambdas/scheduler-agent-supervisor/domain/supervisor';
-import { SDK_MAX_ATTEMPTS } from '../../../lambdas/shared/aws-clients';
+import { SDK_MAX_ATTEMPTS } from '../../../lambdas/shared/aws-clients/options';
 import { isoAt, systemClock, timeBudget } from '../../../lambdas/shared/clock';
 import { type LocalRuntime, startLocalRuntime } from '../../local-runtime';
 import { DEFAULT_PROFILE } from '../../platform/config';
@@ -352,7 +352,7 @@ function clientsFor(runtime: LocalRuntime): SweepWorld {
     credentials: { ...target.credentials },
     maxAttempts: SDK_MAX_ATTEMPTS,
   };
-  // As the handlers' document client (lambdas/shared/aws-clients.ts): absent attributes are left out.
+  // As the handlers' document client (lambdas/shared/aws-clients/dynamodb.ts): absent attributes are left out.
   const documentClient = (client: DynamoDBClient) =>
     DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
   const measuredBase = new DynamoDBClient({ ...config, endpoint: target.endpoints.dynamodb });

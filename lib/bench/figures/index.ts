@@ -4,6 +4,7 @@
  */
 import type { Figure, FigureId } from '../core/figure';
 import { functionsFigure } from './functions';
+import { localThroughputFigure } from './local-throughput';
 import { orderCostFigure } from './order-cost';
 import { recoveryFigure } from './recovery';
 import { supervisorSweepFigure } from './supervisor-sweep';
@@ -11,6 +12,7 @@ import { supervisorSweepFigure } from './supervisor-sweep';
 export const FIGURES: Partial<Record<FigureId, Figure>> = {
   'supervisor-sweep': supervisorSweepFigure,
   'order-cost': orderCostFigure,
+  'local-throughput': localThroughputFigure,
   recovery: recoveryFigure,
   functions: functionsFigure,
 };

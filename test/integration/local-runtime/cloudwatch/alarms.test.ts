@@ -10,6 +10,7 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import {
   CloudWatchClient,
@@ -326,6 +327,10 @@ describe('CloudWatch of the local runtime', () => {
         StateUpdatedTimestamp: expect.any(Number),
       }),
     ]);
+    // A set state holds until the alarm's next evaluation (as on AWS), 1 s after each 10 s period
+    // ends: set it just after one, so a slow CLI start on a loaded machine cannot straddle the next.
+    const untilEvaluation = (11_000 - (Date.now() % 10_000)) % 10_000;
+    if (untilEvaluation < 6_000) await delay(untilEvaluation + 500);
     await cli(
       'set-alarm-state',
       '--alarm-name',

@@ -108,7 +108,7 @@ export function bareHandlerSource(sdkModules: readonly string[]): string {
 }
 
 /** esbuild with LambdaFunction's options, as NodejsFunction runs it (always bundling, for Node, CommonJS). */
-async function bundleLikeLambdaFunction(entry: string, outfile: string): Promise<void> {
+export async function bundleLikeLambdaFunction(entry: string, outfile: string): Promise<void> {
   await build({
     entryPoints: [entry],
     outfile,

@@ -1,4 +1,13 @@
-import { bareHandlerSource, handlerEntryOf, sdkModulesOf } from '../../../lib/bench/figures/functions';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  bareHandlerSource,
+  bundleLikeLambdaFunction,
+  handlerEntryOf,
+  sdkModulesOf,
+} from '../../../lib/bench/figures/functions';
+import { PROJECT_ROOT } from '../../../lib/local-runtime';
 
 describe('figure functions: reading a bundle', () => {
   it("names a bundle after the one handler entry its source map lists, as LambdaFunction's handler prop does", () => {
@@ -30,5 +39,25 @@ describe('figure functions: reading a bundle', () => {
     const imports = source.split('\n').filter((line) => line.startsWith('import'));
     expect(imports).toEqual(["import '@aws-sdk/client-dynamodb';", "import '@aws-sdk/client-sqs';"]);
     expect(source).toContain('export const handler = async () => ({});');
+  });
+});
+
+describe('figure functions: what a bundle loads', () => {
+  it('bundles a handler with only the SDK clients it uses (one module per client in lambdas/shared/aws-clients)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bundle-'));
+    try {
+      const outfile = join(dir, 'index.js');
+      // get-order reads the state table and nothing else: no SQS, SNS, SFN or EventBridge client.
+      await bundleLikeLambdaFunction(
+        join(PROJECT_ROOT, 'lambdas/scheduler-agent-supervisor/handlers/get-order.ts'),
+        outfile,
+      );
+      const clients = sdkModulesOf(readFileSync(outfile, 'utf8')).filter((name) =>
+        name.startsWith('@aws-sdk/client-'),
+      );
+      expect(clients).toEqual(['@aws-sdk/client-dynamodb']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,6 +1,6 @@
 import type { App } from 'aws-cdk-lib';
 import { type ContextReader, contextOf, PlatformContextKey, readFlag, readText } from '../platform/config';
-import { loadChoreographyConfig } from './config';
+import { type ChoreographyConfig, loadChoreographyConfig, validateChoreographySettings } from './config';
 import type { FakeDroneFleetFactory } from './drone-fleet';
 import { DRONE_DELIVERY_STACK_NAME, DroneDeliveryStack } from './stack';
 
@@ -8,11 +8,32 @@ import { DRONE_DELIVERY_STACK_NAME, DroneDeliveryStack } from './stack';
 export const DroneDeliveryContextKey = {
   /** Operator email subscribed to the alert topic (shared with the order wing). */
   AlertEmail: 'alertEmail',
+  /**
+   * A fleet of this many drones (`drone-0001`, ...) instead of the profile's. Each drone flies one
+   * delivery per assignment window, so the profile's fleet caps deliveries per second (locally 3
+   * drones every 30 s): `npm run bench` measures the choreography's throughput with a larger one.
+   */
+  DroneFleetSize: 'droneFleetSize',
 } as const;
+
+/** The drone ids of a fleet of `size`, or the profile's when no size is given; throws naming a bad size. */
+export function withDroneFleetSize(config: ChoreographyConfig, size: string | undefined): ChoreographyConfig {
+  if (size === undefined) return config;
+  const count = Number(size);
+  if (!/^[0-9]+$/.test(size) || count < 1) {
+    throw new Error(
+      `CDK context "${DroneDeliveryContextKey.DroneFleetSize}" must be a whole number of drones, got "${size}"`,
+    );
+  }
+  const drones = Array.from({ length: count }, (_, index) => `drone-${String(index + 1).padStart(4, '0')}`);
+  const resized = { ...config, droneScheduler: { ...config.droneScheduler, drones } };
+  validateChoreographySettings(config.profile, resized);
+  return resized;
+}
 
 /**
  * Adds the choreography wing's stack to an app, configured from the app's CDK context: `profile`,
- * `demo` and `alertEmail`. The fake drone fleet comes from the caller (lib/fakes) and is deployed on
+ * `demo`, `alertEmail` and `droneFleetSize`. The fake drone fleet comes from the caller (lib/fakes) and is deployed on
  * emulated profiles and with `-c demo=true`; otherwise the fleet queue is left for real drones.
  * bin/app.ts and the tests build the deployment through this one function.
  */
@@ -21,7 +42,10 @@ export function addDroneDelivery(
   fakeFleet: FakeDroneFleetFactory,
   context: ContextReader = contextOf(app.node),
 ): DroneDeliveryStack {
-  const config = loadChoreographyConfig(context(PlatformContextKey.Profile));
+  const config = withDroneFleetSize(
+    loadChoreographyConfig(context(PlatformContextKey.Profile)),
+    readText(context, DroneDeliveryContextKey.DroneFleetSize),
+  );
   const runsFakes = config.emulated || readFlag(context, PlatformContextKey.Demo);
   return new DroneDeliveryStack(app, DRONE_DELIVERY_STACK_NAME, {
     config,

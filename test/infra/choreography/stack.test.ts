@@ -416,6 +416,25 @@ describe('DroneDelivery stack without the fake fleet (default profile, no demo)'
     }
   });
 
+  it('flies a fleet of droneFleetSize drones when the context names one (the bench measures throughput with it)', () => {
+    const { template } = synthesizeDroneDelivery({ profile: 'local', droneFleetSize: '40' });
+    const scheduler = Object.values(resources(template, 'AWS::Lambda::Function')).find(
+      (fn) => fn.Properties.Environment.Variables.POWERTOOLS_SERVICE_NAME === ServiceName.DroneScheduler,
+    );
+    const settings = JSON.parse(scheduler?.Properties.Environment.Variables[ChoreographyEnvKey.Settings]);
+    expect(settings.drones).toHaveLength(40);
+    expect(settings.drones[39]).toBe('drone-0040');
+    expect(settings.assignmentSeconds).toBe(loadChoreographyConfig('local').droneScheduler.assignmentSeconds);
+  });
+
+  it.each(['0', '2.5', 'many', '1001'])('fails synth naming droneFleetSize when it is %s', (size) => {
+    expect(() => synthesizeDroneDelivery({ profile: 'local', droneFleetSize: size })).toThrow(
+      size === '1001'
+        ? /droneScheduler\.drones: .*1000/
+        : /"droneFleetSize" must be a whole number of drones, got "/,
+    );
+  });
+
   it('the guardrail fails synth when a consumer queue loses its redrive', () => {
     const app = testApp({ profile: 'local' });
     const stack = addDroneDelivery(app, droneFleetFake);

@@ -20,9 +20,13 @@ export interface MeteredApp {
   readonly readyAt: number;
 }
 
-export async function startMeteredApp(context: BenchContext): Promise<MeteredApp> {
+/** `synthContext`: CDK context besides `profile=local` (`-c key=value`), e.g. a larger drone fleet. */
+export async function startMeteredApp(
+  context: BenchContext,
+  synthContext: Readonly<Record<string, string>> = {},
+): Promise<MeteredApp> {
   const assemblyDir = join(context.workDir, 'cdk.out');
-  const synthesis = synthesizeLocalAssembly(assemblyDir);
+  const synthesis = synthesizeLocalAssembly(assemblyDir, { context: synthContext });
   context.progress(
     `local assembly ${synthesis.cached ? 'from the synth cache' : 'synthesized'}; starting the runtime`,
   );

@@ -9,6 +9,7 @@
 import { cpus, loadavg } from 'node:os';
 import type { SubmitDeliveryRequest } from '../../../lambdas/choreography/contracts';
 import type { SubmitOrderRequest } from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import type { DroneDeliveryContextKey } from '../../choreography/deployment';
 import { type LocalRuntime, type RuntimeUsage, usageSince } from '../../local-runtime';
 import type { STACK_NAME } from '../../scheduler-agent-supervisor/stack';
 import { measureDynamoDbFloor } from '../core/dynamodb-floor';
@@ -37,6 +38,8 @@ const ORDER_STACK: typeof STACK_NAME = 'SchedulerAgentSupervisor';
 /** The issue's target: end-to-end throughput at least half the emulator floor. */
 export const MIN_SHARE_OF_FLOOR = 0.5;
 const BOOK_SKU = 'BOOK';
+/** The context key of the drone fleet's size (checked against the wing's; a type-only import keeps aws-cdk-lib out). */
+const DRONE_FLEET_SIZE: (typeof DroneDeliveryContextKey)['DroneFleetSize'] = 'droneFleetSize';
 const POLL_MILLIS = 150;
 /** Far above a healthy order's or delivery's time locally, even on a loaded machine. */
 const TIMEOUT_MILLIS = 120_000;
@@ -50,6 +53,12 @@ interface Sizes {
   readonly warmUp: number;
   readonly floorMillis: number;
   readonly floorConcurrency: number;
+  /**
+   * Drones of the fake fleet (undefined: the local profile's 3). Each flies one delivery per 30 s
+   * window locally, so the profile's fleet, not the system, would cap deliveries at 0.1/s and the rest
+   * would fail for want of a drone: the full run gives every delivery of the figure a drone of its own.
+   */
+  readonly droneFleetSize?: number;
 }
 const FULL: Sizes = {
   levels: [1, 2, 4, 8],
@@ -57,6 +66,7 @@ const FULL: Sizes = {
   warmUp: 4,
   floorMillis: 8_000,
   floorConcurrency: 16,
+  droneFleetSize: 64,
 };
 const QUICK: Sizes = {
   levels: [2],
@@ -227,7 +237,10 @@ const outcomesOf = (runs: readonly LevelRun[]) => {
 
 const run: Figure['run'] = async (context) => {
   const sizes = context.quick ? QUICK : FULL;
-  const { runtime } = await startMeteredApp(context);
+  const { runtime } = await startMeteredApp(
+    context,
+    sizes.droneFleetSize === undefined ? {} : { [DRONE_FLEET_SIZE]: String(sizes.droneFleetSize) },
+  );
   try {
     const orders: AppUnderTest<SubmitOrderRequest> = {
       noun: { plural: 'orders', singular: 'order' },
@@ -289,7 +302,7 @@ const run: Figure['run'] = async (context) => {
       ],
       targets: [ordersFigure.target, deliveriesFigure.target],
       notes: [
-        `Throughput: a closed loop of ${sizes.levels.map((level) => `${sizes.requestsAt(level)} at ${level}`).join(', ')} in flight per app (orders of one ${BOOK_SKU}; deliveries that go well: one small package, 2 km), submitted through the API (429s resubmitted), seen terminal by one consistent batch read every ${POLL_MILLIS} ms on DynamoDB Local's own endpoint; from the first submission to the poll that saw the last terminal. ${sizes.warmUp > 0 ? `${sizes.warmUp} of each first, unmeasured, to warm the sandboxes.` : 'No warm-up (quick run): cold sandboxes.'} Outcomes: orders ${outcomesOf(orderRuns)}; deliveries ${outcomesOf(deliveryRuns)}.`,
+        `Throughput: a closed loop of ${sizes.levels.map((level) => `${sizes.requestsAt(level)} at ${level}`).join(', ')} in flight per app (orders of one ${BOOK_SKU}; deliveries that go well: one small package, 2 km, with a fleet of ${sizes.droneFleetSize ?? "the local profile's 3"} drones), submitted through the API (429s resubmitted), seen terminal by one consistent batch read every ${POLL_MILLIS} ms on DynamoDB Local's own endpoint; from the first submission to the poll that saw the last terminal. ${sizes.warmUp > 0 ? `${sizes.warmUp} of each first, unmeasured, to warm the sandboxes.` : 'No warm-up (quick run): cold sandboxes.'} Outcomes: orders ${outcomesOf(orderRuns)}; deliveries ${outcomesOf(deliveryRuns)}.`,
         `Floor: DynamoDB Local (the runtime's own, in the same run, after the app runs) loaded for ${sizes.floorMillis / 1_000} s by ${sizes.floorConcurrency} loops of put, strongly consistent get and conditional update of ~400-byte items: ${Math.round(floor.operationsPerSecond)} ops/s. Divided by the DynamoDB requests the meter counted on each stack's tables per request (${ordersFigure.opsPerRequest.toFixed(1)} per order, ${deliveriesFigure.opsPerRequest.toFixed(1)} per delivery, with the stand-in services' ledgers and the scheduled functions' reads in the window, and the wait for each run's after-effects). Not counted: the tracker's polls, the runtime's own Streams reads (GetRecords) and queue polling, which also load the machine.`,
         `Where the time goes: everything runs on this machine's ${cpus().length} cores at once: DynamoDB Local's JVM, the runtime (API Gateway, SQS, Step Functions interpreter, EventBridge, SNS), and one Node.js worker process per function sandbox; the floor loads DynamoDB Local alone. Load average at the end: ${loadAverage.toFixed(2)}. An order is 4 agent calls through SQS and task tokens with the status notifier behind it; a delivery 5 services over topics, FIFO queues and the bus, and the fake drone fleet waits out the local profile's pickup and flight time (lib/choreography/config.ts) in each delivery. In a closed loop a level can do at most its in-flight count divided by one request's time, whatever the floor.`,
         "Not covered: AWS itself (Lambda concurrency, SQS pollers and DynamoDB have nothing of this machine's limits); faults (figure 4); Choreography deliveries that fail or need remediation.",

@@ -20,7 +20,9 @@
  * the app's supervisor recovers their orders.
  *
  * The app's order transition log (lib/scheduler-agent-supervisor/local) is plugged into the runtime
- * here, as an observer: the runtime itself knows no app.
+ * here, as an observer: the runtime itself knows no app. So is the operator console
+ * (bin/console-server.ts, README "Operator console"): its page and backend listen on
+ * http://127.0.0.1:$CONSOLE_PORT/console/ (default 3001; 0 picks a free port).
  */
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -33,6 +35,12 @@ import {
 import { parseContextEntry, parseStartArguments } from '../lib/local-runtime/start-arguments';
 import { orderTransitionLog } from '../lib/scheduler-agent-supervisor/local/transition-log';
 import type { ClientOutput, StackOutput } from '../lib/scheduler-agent-supervisor/stack';
+import {
+  buildConsoleAssets,
+  type ConsoleBackend,
+  localConsoleBackend,
+  startConsoleServer,
+} from './console-server';
 
 /** The order app's Clients output, checked against the stack's name at compile time (a type-only import keeps aws-cdk-lib out of this process). */
 const CLIENTS_OUTPUT: (typeof StackOutput)['Clients'] = 'Clients';
@@ -90,6 +98,14 @@ async function main(): Promise<void> {
   }
   // Methods with AWS_IAM authorization (the operator routes) take a SigV4 signature of a local
   // identity; the runtime checks the signature only, no IAM policy.
+  // The console signs with the operator identity server-side: the page never sees a secret.
+  buildConsoleAssets();
+  let consoleBackend: ConsoleBackend = localConsoleBackend(runtime.target);
+  const operatorConsole = await startConsoleServer({
+    backend: () => consoleBackend,
+    port: Number(process.env.CONSOLE_PORT ?? 3001),
+  });
+  console.log(`Operator console: ${operatorConsole.url}`);
   const operator = runtime.target.identities?.operator;
   if (operator) {
     console.log(
@@ -128,6 +144,9 @@ async function main(): Promise<void> {
         const started = Date.now();
         runtime = await runtime.redeploy(next);
         deployed = next;
+        // The emulators' endpoints may have moved: the console calls the new ones.
+        consoleBackend.close();
+        consoleBackend = localConsoleBackend(runtime.target);
         console.log(
           `Redeployed in ${Date.now() - started} ms: ${runtime.target.apiUrl ?? '(no REST API)'} (target ${args.targetFile}).`,
         );
@@ -149,6 +168,8 @@ async function main(): Promise<void> {
     stopping = true;
     console.log(`${signal}: stopping the local runtime ...`);
     (redeploying ?? Promise.resolve())
+      .then(() => operatorConsole.stop())
+      .then(() => consoleBackend.close())
       .then(() => runtime.stop())
       .then(
         () => process.exit(0),

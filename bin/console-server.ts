@@ -48,6 +48,9 @@ const DELIVERY_STACK: typeof DRONE_DELIVERY_STACK_NAME = 'DroneDelivery';
 /** Where `console:build` writes the page (under .local/, which git ignores: build output is never committed). */
 export const CONSOLE_ASSETS_DIR = resolve(PROJECT_ROOT, '.local', 'console');
 
+/** The console's port unless told: clear of the local APIs, which take PORT (3000), PORT+1, ... */
+export const DEFAULT_CONSOLE_PORT = 3100;
+
 /** What the backend calls: the operator API, CloudWatch's alarms, and the delivery API and tables. */
 export interface ConsoleBackend {
   readonly operator: OperatorClient;
@@ -123,14 +126,14 @@ export function buildConsoleAssets(outDir = CONSOLE_ASSETS_DIR): void {
 export interface ConsoleServerOptions {
   /** The backend to call; a function so a redeploy (new endpoints) can swap it. */
   readonly backend: () => ConsoleBackend;
-  /** @default 3001 (0 picks a free port) */
+  /** @default DEFAULT_CONSOLE_PORT (0 picks a free port) */
   readonly port?: number;
   /** The built page. @default CONSOLE_ASSETS_DIR */
   readonly assetsDir?: string;
 }
 
 export interface ConsoleServer {
-  /** The page's URL, e.g. http://127.0.0.1:3001/console/ */
+  /** The page's URL, e.g. http://127.0.0.1:3100/console/ */
   readonly url: string;
   stop(): Promise<void>;
 }
@@ -181,7 +184,7 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
   });
   await new Promise<void>((resolveListen, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 3001, '127.0.0.1', () => resolveListen());
+    server.listen(options.port ?? DEFAULT_CONSOLE_PORT, '127.0.0.1', () => resolveListen());
   });
   const { port } = server.address() as AddressInfo;
   return {

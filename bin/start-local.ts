@@ -22,7 +22,7 @@
  * The app's order transition log (lib/scheduler-agent-supervisor/local) is plugged into the runtime
  * here, as an observer: the runtime itself knows no app. So is the operator console
  * (bin/console-server.ts, README "Operator console"): its page and backend listen on
- * http://127.0.0.1:$CONSOLE_PORT/console/ (default 3001; 0 picks a free port).
+ * http://127.0.0.1:$CONSOLE_PORT/console/ (default 3100, clear of the APIs, which take PORT, PORT+1, ...; 0 picks a free port).
  */
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -38,6 +38,7 @@ import type { ClientOutput, StackOutput } from '../lib/scheduler-agent-superviso
 import {
   buildConsoleAssets,
   type ConsoleBackend,
+  DEFAULT_CONSOLE_PORT,
   localConsoleBackend,
   startConsoleServer,
 } from './console-server';
@@ -99,12 +100,21 @@ async function main(): Promise<void> {
   // Methods with AWS_IAM authorization (the operator routes) take a SigV4 signature of a local
   // identity; the runtime checks the signature only, no IAM policy.
   // The console signs with the operator identity server-side: the page never sees a secret.
-  buildConsoleAssets();
   let consoleBackend: ConsoleBackend = localConsoleBackend(runtime.target);
-  const operatorConsole = await startConsoleServer({
-    backend: () => consoleBackend,
-    port: Number(process.env.CONSOLE_PORT ?? 3001),
-  });
+  const operatorConsole = await (async () => {
+    try {
+      buildConsoleAssets();
+      return await startConsoleServer({
+        backend: () => consoleBackend,
+        port: Number(process.env.CONSOLE_PORT ?? DEFAULT_CONSOLE_PORT),
+      });
+    } catch (error) {
+      // The runtime's emulators are child processes: stopped, not orphaned, when the console cannot start.
+      consoleBackend.close();
+      await runtime.stop();
+      throw new Error(`the operator console: ${(error as Error).message}`);
+    }
+  })();
   console.log(`Operator console: ${operatorConsole.url}`);
   const operator = runtime.target.identities?.operator;
   if (operator) {

@@ -409,3 +409,13 @@ async function deliveryDetail(
   }
   return { deliveryId, statusError: `The delivery API answered ${answer.status}: ${message}`, trail };
 }
+
+// `npm run console:build`: the page alone, into CONSOLE_ASSETS_DIR (npm start builds it too).
+if (require.main === module) {
+  if (process.argv[2] !== 'build') {
+    console.error('Usage: tsx bin/console-server.ts build   (npm start serves the console)');
+    process.exit(2);
+  }
+  buildConsoleAssets();
+  console.log(`Built the operator console into ${CONSOLE_ASSETS_DIR}`);
+}

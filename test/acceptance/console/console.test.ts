@@ -220,6 +220,35 @@ describe('deliveries', () => {
   });
 });
 
+describe('the backend', () => {
+  it('acts only for its own page: a cross-site or non-JSON action is refused before reaching the API', async () => {
+    const action = `${server.url}api/orders/${ids.processed}/cancel`;
+    const body = JSON.stringify({
+      reason: 'from elsewhere',
+      expectedState: 'Processed',
+      expectedUpdatedAt: 'x',
+    });
+    const crossSite = await fetch(action, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: 'https://elsewhere.example' },
+      body,
+    });
+    expect(crossSite.status).toBe(403);
+    const form = await fetch(action, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body,
+    });
+    expect(form.status).toBe(415);
+  });
+
+  it('serves the page for any path under /console/ and nothing outside its assets', async () => {
+    const outside = await fetch(`${server.url}..%2F..%2Fpackage.json`);
+    expect(outside.headers.get('content-type')).toContain('text/html');
+    expect(await outside.text()).toContain('<div id="root">');
+  });
+});
+
 describe('usable by everyone', () => {
   it('at phone width the order page fits the screen and every control has a label', async () => {
     const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });

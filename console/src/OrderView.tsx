@@ -118,7 +118,7 @@ export function OrderView({ orderId }: { readonly orderId: string }) {
               {order.lastError.error} — {order.lastError.cause}
             </p>
           )}
-          <Actions order={order} onDone={detail.refresh} />
+          <Actions key={order.orderId} order={order} onDone={detail.refresh} />
           <Section title="Timeline">
             <ol className="timeline">
               {timelineOf(order).map((entry) => (

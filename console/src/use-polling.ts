@@ -16,19 +16,23 @@ export interface Polled<T> {
 }
 
 export function usePolling<T>(load: () => Promise<T>, key: string): Polled<T> {
-  const [state, setState] = useState<{ data?: T; error?: string; loadedAt?: Date }>({});
+  // Tagged with the key it was read for: after the key changes, the previous key's data (another
+  // order's state) is never shown under the new heading, not even for the render before the effect.
+  const [state, setState] = useState<{ key?: string; data?: T; error?: string; loadedAt?: Date }>({});
   const loadRef = useRef(load);
   loadRef.current = load;
+  const keyRef = useRef(key);
+  keyRef.current = key;
   const generation = useRef(0);
   const run = useCallback(async () => {
     const mine = generation.current;
     try {
       const data = await loadRef.current();
-      if (mine === generation.current) setState({ data, loadedAt: new Date() });
+      if (mine === generation.current) setState({ key: keyRef.current, data, loadedAt: new Date() });
     } catch (error) {
       // The last good data stays on screen beside the error: a blip does not blank the page.
       if (mine === generation.current)
-        setState((previous) => ({ ...previous, error: (error as Error).message }));
+        setState((previous) => ({ ...previous, key: keyRef.current, error: (error as Error).message }));
     }
   }, []);
   // biome-ignore lint/correctness/useExhaustiveDependencies: `key` names what is loaded; a new one starts over
@@ -39,5 +43,6 @@ export function usePolling<T>(load: () => Promise<T>, key: string): Polled<T> {
     const timer = setInterval(() => void run(), POLL_INTERVAL_MS);
     return () => clearInterval(timer);
   }, [key, run]);
-  return { ...state, refresh: () => void run() };
+  const { key: _readFor, ...current } = state.key === key ? state : {};
+  return { ...current, refresh: () => void run() };
 }

@@ -46,6 +46,17 @@ const ids = {
   delivery: `console-${runId}-delivery`,
   farDelivery: `console-${runId}-far`,
 };
+// About 2 km apart in Seattle (within any drone's range); Sydney is beyond every drone's range.
+const SEATTLE = { lat: 47.6062, lon: -122.3321 };
+const NEARBY = { lat: 47.6205, lon: -122.3493 };
+const SYDNEY = { lat: -33.8688, lon: 151.2093 };
+const delivery = (id: string, dropoff = NEARBY) => ({
+  deliveryId: id,
+  ownerId: 'owner-console',
+  pickup: SEATTLE,
+  dropoff,
+  packages: [{ packageId: 'parcel-1', weightGrams: 1200, size: 'SMALL' }],
+});
 /** An OUTAGE order reaches Error after maxFailures expired attempts (see operator.test.ts). */
 const UNTIL_ERROR_MS = 2 * scenarioTimeoutMs.recovery;
 
@@ -95,15 +106,10 @@ beforeAll(async () => {
     orders.submit(order(ids.stalled, 'STALL-ONCE')),
     orders.submit(order(ids.outage, 'OUTAGE')),
     orders.submit(order(ids.cancelled)),
-    deliveries.submit({
-      deliveryId: ids.delivery,
-      ownerId: 'owner-console',
-      pickup: { lat: 47.6062, lon: -122.3321 },
-      dropoff: { lat: 47.6205, lon: -122.3493 },
-      packages: [{ packageId: 'parcel-1', weightGrams: 1200, size: 'SMALL' }],
-    }),
+    deliveries.submit(delivery(ids.delivery)),
+    deliveries.submit(delivery(ids.farDelivery, SYDNEY)),
   ]);
-  expect(submitted.map((response) => response.status)).toEqual([202, 202, 202, 202, 202]);
+  expect(submitted.map((response) => response.status)).toEqual([202, 202, 202, 202, 202, 202]);
   buildConsoleAssets(ASSETS);
   backend = backendFor();
   server = await startConsoleServer({ backend: () => backend, port: 0, assetsDir: ASSETS });
@@ -152,7 +158,7 @@ describe('orders', () => {
     await expectText(orderState(), 'Processed');
   });
 
-  it('a STALL-ONCE order shows its recovery: attempt 1 timed out, attempt 2 Processed, one failure', async () => {
+  it('a STALL-ONCE order shows its recovery: a second attempt, one failure, Processed', async () => {
     await open(`#/orders/${ids.stalled}`);
     await expectText(orderState(), 'Processed', scenarioTimeoutMs.recovery);
     await expectText(page.getByTestId('failure-count'), '1');
@@ -217,6 +223,16 @@ describe('deliveries', () => {
       'No dead-lettered',
     );
     await page.screenshot({ path: resolve(SCREENSHOTS, 'delivery-trail.png'), fullPage: true });
+  });
+
+  it('a delivery no drone can reach shows its dead letters, their reason code and what remediation decided', async () => {
+    await open(`#/deliveries/${ids.farDelivery}`);
+    await expectText(page.getByTestId('delivery-status'), 'Failed', scenarioTimeoutMs.recovery);
+    const deadLetters = page.getByRole('region', { name: 'Dead letters and remediation' });
+    await expectContains(deadLetters, 'NO_DRONE_AVAILABLE');
+    for (const decision of ['decided RETRY', 'decided PIVOT', 'decided GIVE_UP'])
+      await expectContains(deadLetters, decision);
+    await page.screenshot({ path: resolve(SCREENSHOTS, 'delivery-dead-letters.png'), fullPage: true });
   });
 });
 

@@ -68,13 +68,14 @@ export interface ConsoleBackend {
   close(): void;
 }
 
-/** The backend of a running local runtime: its operator identity, its CloudWatch, its delivery API. */
-export function localConsoleBackend(target: LocalTarget): ConsoleBackend {
+/**
+ * The backend of a running local runtime: its operator identity, its CloudWatch, its delivery API.
+ * Undefined when the app has no operator API (an assembly without the orders stack).
+ */
+export function localConsoleBackend(target: LocalTarget): ConsoleBackend | undefined {
   const operator = target.identities?.operator;
-  const orders = outputsOfStack(target, ORDER_STACK).outputs;
-  const apiUrl = orders.ApiUrl ?? target.apiUrl;
-  if (!operator || !apiUrl)
-    throw new Error('The local target lists no operator identity or orders API: restart the local runtime');
+  const apiUrl = target.stackOutputs?.[ORDER_STACK]?.ApiUrl;
+  if (!operator || !apiUrl) return undefined;
   const local = { region: target.region, credentials: { ...target.credentials } };
   const cloudWatch = new CloudWatchClient({ ...local, endpoint: target.endpoints.cloudwatch });
   const dynamo = new DynamoDBClient({ ...local, endpoint: target.endpoints.dynamodb });
@@ -125,9 +126,11 @@ export function buildConsoleAssets(outDir = CONSOLE_ASSETS_DIR): void {
 
 export interface ConsoleServerOptions {
   /** The backend to call; a function so a redeploy (new endpoints) can swap it. */
-  readonly backend: () => ConsoleBackend;
+  readonly backend: () => ConsoleBackend | undefined;
   /** @default DEFAULT_CONSOLE_PORT (0 picks a free port) */
   readonly port?: number;
+  /** When `port` is taken by another process, listen on a free port instead of failing. @default false */
+  readonly orFreePort?: boolean;
   /** The built page. @default CONSOLE_ASSETS_DIR */
   readonly assetsDir?: string;
 }
@@ -172,7 +175,7 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
   if (!existsSync(join(assetsDir, 'index.html')))
     throw new Error(`The console page is not built in ${assetsDir}: call buildConsoleAssets first`);
   const server = createServer((request, response) => {
-    handle(request, response, options.backend(), assetsDir).catch((error: Error) => {
+    handle(request, response, options.backend, assetsDir).catch((error: Error) => {
       const status = error instanceof HttpError ? error.status : 502;
       const message =
         error instanceof HttpError
@@ -182,10 +185,20 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
       else response.end();
     });
   });
-  await new Promise<void>((resolveListen, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? DEFAULT_CONSOLE_PORT, '127.0.0.1', () => resolveListen());
-  });
+  const listen = (port: number) =>
+    new Promise<void>((resolveListen, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => {
+        server.off('error', reject);
+        resolveListen();
+      });
+    });
+  try {
+    await listen(options.port ?? DEFAULT_CONSOLE_PORT);
+  } catch (error) {
+    if (!options.orFreePort || (error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+    await listen(0);
+  }
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}${CONSOLE_BASE}/`,
@@ -239,7 +252,7 @@ const DELIVERY = route(ConsoleRoute.delivery('{id}').replace('%7Bid%7D', '{id}')
 async function handle(
   request: IncomingMessage,
   response: ServerResponse,
-  backend: ConsoleBackend,
+  backendNow: () => ConsoleBackend | undefined,
   assetsDir: string,
 ): Promise<void> {
   const url = new URL(request.url ?? '/', 'http://console.invalid');
@@ -255,6 +268,8 @@ async function handle(
     serveAsset(response, assetsDir, path);
     return;
   }
+  const backend = backendNow();
+  if (!backend) throw new HttpError(503, 'The app running now has no operator API');
   const action = ACTION.exec(path);
   if (action) {
     if (method !== 'POST') throw new HttpError(405, 'Actions are POSTed');

@@ -32,12 +32,13 @@ import {
   startLocalRuntime,
   synthesizeLocalAssembly,
 } from '../lib/local-runtime';
-import { parseContextEntry, parseStartArguments } from '../lib/local-runtime/start-arguments';
+import { parseContextEntry, parsePort, parseStartArguments } from '../lib/local-runtime/start-arguments';
 import { orderTransitionLog } from '../lib/scheduler-agent-supervisor/local/transition-log';
 import type { ClientOutput, StackOutput } from '../lib/scheduler-agent-supervisor/stack';
 import {
   buildConsoleAssets,
   type ConsoleBackend,
+  type ConsoleServer,
   DEFAULT_CONSOLE_PORT,
   localConsoleBackend,
   startConsoleServer,
@@ -99,23 +100,6 @@ async function main(): Promise<void> {
   }
   // Methods with AWS_IAM authorization (the operator routes) take a SigV4 signature of a local
   // identity; the runtime checks the signature only, no IAM policy.
-  // The console signs with the operator identity server-side: the page never sees a secret.
-  let consoleBackend: ConsoleBackend = localConsoleBackend(runtime.target);
-  const operatorConsole = await (async () => {
-    try {
-      buildConsoleAssets();
-      return await startConsoleServer({
-        backend: () => consoleBackend,
-        port: Number(process.env.CONSOLE_PORT ?? DEFAULT_CONSOLE_PORT),
-      });
-    } catch (error) {
-      // The runtime's emulators are child processes: stopped, not orphaned, when the console cannot start.
-      consoleBackend.close();
-      await runtime.stop();
-      throw new Error(`the operator console: ${(error as Error).message}`);
-    }
-  })();
-  console.log(`Operator console: ${operatorConsole.url}`);
   const operator = runtime.target.identities?.operator;
   if (operator) {
     console.log(
@@ -124,6 +108,14 @@ async function main(): Promise<void> {
         'npm run orders -- ops ... signs with it',
     );
   }
+  // The console signs with the operator identity server-side: the page never sees a secret.
+  let consoleBackend = localConsoleBackend(runtime.target);
+  const operatorConsole = consoleBackend && (await startOperatorConsole(runtime, () => consoleBackend));
+  console.log(
+    operatorConsole
+      ? `Operator console: ${operatorConsole.url}`
+      : 'Operator console: not started (this app has no operator API)',
+  );
   let stopping = false;
   // A redeploy synthesizes into the other of two directories, so the running app's bundles are
   // never overwritten under it.
@@ -155,7 +147,7 @@ async function main(): Promise<void> {
         runtime = await runtime.redeploy(next);
         deployed = next;
         // The emulators' endpoints may have moved: the console calls the new ones.
-        consoleBackend.close();
+        consoleBackend?.close();
         consoleBackend = localConsoleBackend(runtime.target);
         console.log(
           `Redeployed in ${Date.now() - started} ms: ${runtime.target.apiUrl ?? '(no REST API)'} (target ${args.targetFile}).`,
@@ -178,8 +170,8 @@ async function main(): Promise<void> {
     stopping = true;
     console.log(`${signal}: stopping the local runtime ...`);
     (redeploying ?? Promise.resolve())
-      .then(() => operatorConsole.stop())
-      .then(() => consoleBackend.close())
+      .then(() => operatorConsole?.stop())
+      .then(() => consoleBackend?.close())
       .then(() => runtime.stop())
       .then(
         () => process.exit(0),
@@ -191,6 +183,30 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+/**
+ * Builds and serves the operator console (bin/console-server.ts). CONSOLE_PORT names its port;
+ * unset, it takes DEFAULT_CONSOLE_PORT, or a free one when another process holds that. If it cannot
+ * start, the runtime is stopped first: its emulators are child processes, not to be orphaned.
+ */
+async function startOperatorConsole(
+  runtime: LocalRuntime,
+  backend: () => ConsoleBackend | undefined,
+): Promise<ConsoleServer> {
+  const named = process.env.CONSOLE_PORT;
+  try {
+    buildConsoleAssets();
+    return await startConsoleServer({
+      backend,
+      ...(named === undefined
+        ? { port: DEFAULT_CONSOLE_PORT, orFreePort: true }
+        : { port: parsePort(named, 'CONSOLE_PORT') }),
+    });
+  } catch (error) {
+    await runtime.stop();
+    throw new Error(`the operator console: ${(error as Error).message}`);
+  }
 }
 
 /** The Clients output of a stack that has one (the order app): each client's key id and reply queue. */

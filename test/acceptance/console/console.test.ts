@@ -136,7 +136,6 @@ describe('orders', () => {
     await expectContains(timeline, 'Attempt 1 started');
     await expectContains(timeline, 'ScheduleShipping completed');
     await expectContains(timeline, 'client told Completed');
-    await page.screenshot({ path: resolve(SCREENSHOTS, 'order-timeline.png'), fullPage: true });
   });
 
   it('the list of Processed orders counts them, shows the order and opens it', async () => {
@@ -164,6 +163,7 @@ describe('orders', () => {
     await expectText(page.getByTestId('failure-count'), '1');
     const timeline = page.getByRole('region', { name: 'Timeline' });
     await expectContains(timeline, 'Attempt 2 started');
+    await page.screenshot({ path: resolve(SCREENSHOTS, 'order-timeline.png'), fullPage: true });
   });
 
   it('a refused action shows the 409 reason in words (retry is not allowed on a Processed order)', async () => {

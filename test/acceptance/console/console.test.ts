@@ -100,6 +100,12 @@ beforeAll(async () => {
   browser = await launchBrowser();
   orders = new SystemClient(acceptanceTarget());
   deliveries = new DeliverySystemClient(acceptanceTarget(DELIVERIES_APP));
+  // One order through every function first: on a runtime that just started (this file may run
+  // first), cold sandboxes on a loaded machine can outlast the local profile's step deadline, and a
+  // STALL-ONCE order would then fail more than once. The scenarios are about the console, not that.
+  const warmUp = orderIdOf('warm-up');
+  expect((await orders.submit(order(warmUp))).status).toBe(202);
+  await orders.waitForState(warmUp, ['Processed'], scenarioTimeoutMs.recovery);
   // Submitted together so the slow scenarios (STALL-ONCE, OUTAGE) run while the quick ones are checked.
   const submitted = await Promise.all([
     orders.submit(order(ids.processed)),
@@ -115,7 +121,7 @@ beforeAll(async () => {
   server = await startConsoleServer({ backend: () => backend, port: 0, assetsDir: ASSETS });
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   mkdirSync(SCREENSHOTS, { recursive: true });
-});
+}, scenarioTimeoutMs.recovery + 60_000);
 
 afterAll(async () => {
   await browser?.close();

@@ -272,7 +272,7 @@ describe('the backend', () => {
 });
 
 describe('usable by everyone', () => {
-  it('at phone width the order page fits the screen and every control has a label', async () => {
+  it('at phone width the order page fits the screen, every control has a label, all text is readable (4.5:1)', async () => {
     const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
     try {
       await phone.goto(`${server.url}#/orders/${ids.processed}`);
@@ -288,11 +288,47 @@ describe('usable by everyone', () => {
           .map((control) => control.outerHTML)`);
       expect(unlabelled).toEqual([]);
       await phone.screenshot({ path: resolve(SCREENSHOTS, 'order-phone.png'), fullPage: true });
+      expect(await phone.evaluate<string[]>(LOW_CONTRAST_TEXT)).toEqual([]);
+      await phone.goto(`${server.url}#/orders?state=Processed`);
+      await phone.locator(`tr[data-order-id="${ids.processed}"]`).waitFor();
+      expect(await phone.evaluate<string[]>(LOW_CONTRAST_TEXT)).toEqual([]);
     } finally {
       await phone.close();
     }
   });
 });
+
+/**
+ * Run in the page: every element that shows text of its own (disabled controls aside, which WCAG
+ * exempts) whose text colour has less than 4.5:1 contrast with the first opaque background behind
+ * it (WCAG 2 relative luminance). Answers `text (ratio)` for each, empty when all are readable.
+ */
+const LOW_CONTRAST_TEXT = `(() => {
+  const rgb = (colour) => (colour.match(/[\\d.]+/g) || []).map(Number);
+  const luminance = ([r, g, b]) => {
+    const linear = (value) => {
+      const channel = value / 255;
+      return channel <= 0.03928 ? channel / 12.92 : ((channel + 0.055) / 1.055) ** 2.4;
+    };
+    return 0.2126 * linear(r) + 0.7152 * linear(g) + 0.0722 * linear(b);
+  };
+  const background = (element) => {
+    for (let node = element; node; node = node.parentElement) {
+      const [r, g, b, alpha = 1] = rgb(getComputedStyle(node).backgroundColor);
+      if (alpha > 0.5) return [r, g, b];
+    }
+    return [255, 255, 255];
+  };
+  const low = [];
+  for (const element of document.querySelectorAll('body *')) {
+    const ownText = [...element.childNodes].some((node) => node.nodeType === 3 && node.textContent.trim());
+    if (!ownText || element.closest(':disabled') || !element.checkVisibility()) continue;
+    const [l1, l2] = [luminance(rgb(getComputedStyle(element).color)), luminance(background(element))];
+    const ratio = (Math.max(l1, l2) + 0.05) / (Math.min(l1, l2) + 0.05);
+    if (ratio < 4.5) low.push(element.textContent.trim().slice(0, 40) + ' (' + ratio.toFixed(2) + ')');
+  }
+  return low;
+})()`;
 
 /** Opens the action's dialog, gives the reason and confirms, all from the keyboard. */
 async function act(button: string, reason: string): Promise<void> {

@@ -231,6 +231,14 @@ async function readBody(request: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new HttpError(400, 'The action is not JSON');
+  }
+}
+
 /** A POST must come from this page: JSON, and from this origin when the browser names one. */
 function assertSameOriginJson(request: IncomingMessage): void {
   const origin = request.headers.origin;
@@ -240,14 +248,12 @@ function assertSameOriginJson(request: IncomingMessage): void {
     throw new HttpError(415, 'Send the action as application/json');
 }
 
-const route = (template: string) => new RegExp(`^${template.replace('{id}', '([^/]+)')}$`);
-const ORDER = route(ConsoleRoute.order('{id}').replace('%7Bid%7D', '{id}'));
-const ACTION = route(
-  ConsoleRoute.action('{id}', 'retry')
-    .replace('%7Bid%7D', '{id}')
-    .replace(/retry$/, '(retry|cancel)'),
-);
-const DELIVERY = route(ConsoleRoute.delivery('{id}').replace('%7Bid%7D', '{id}'));
+/** A route of ConsoleRoute as a pattern whose first group is the id (a placeholder URL encoding leaves alone). */
+const ID_PLACEHOLDER = '__id__';
+const pattern = (path: string) => new RegExp(`^${path.replace(ID_PLACEHOLDER, '([^/]+)')}$`);
+const ORDER = pattern(ConsoleRoute.order(ID_PLACEHOLDER));
+const ACTION = pattern(ConsoleRoute.action(ID_PLACEHOLDER, 'retry').replace(/retry$/, '(retry|cancel)'));
+const DELIVERY = pattern(ConsoleRoute.delivery(ID_PLACEHOLDER));
 
 async function handle(
   request: IncomingMessage,
@@ -274,7 +280,7 @@ async function handle(
   if (action) {
     if (method !== 'POST') throw new HttpError(405, 'Actions are POSTed');
     assertSameOriginJson(request);
-    const parsed = OperatorActionRequestSchema.safeParse(JSON.parse((await readBody(request)) || 'null'));
+    const parsed = OperatorActionRequestSchema.safeParse(parseJson(await readBody(request)));
     if (!parsed.success)
       throw new HttpError(
         400,

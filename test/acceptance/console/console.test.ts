@@ -163,10 +163,12 @@ describe('orders', () => {
     await expectText(orderState(), 'Processed');
   });
 
-  it('a STALL-ONCE order shows its recovery: a second attempt, one failure, Processed', async () => {
+  it('a STALL-ONCE order shows its recovery: the failure counted, a second attempt, Processed', async () => {
     await open(`#/orders/${ids.stalled}`);
     await expectText(orderState(), 'Processed', scenarioTimeoutMs.recovery);
-    await expectText(page.getByTestId('failure-count'), '1');
+    // One failure when the machine keeps up; under load a second attempt may expire too. Either
+    // way the page must show the recovery: failures counted, a later attempt, Processed.
+    await expectText(page.getByTestId('failure-count'), /^[12]$/);
     const timeline = page.getByRole('region', { name: 'Timeline' });
     await expectContains(timeline, 'Attempt 2 started');
     await page.screenshot({ path: resolve(SCREENSHOTS, 'order-timeline.png'), fullPage: true });
@@ -243,7 +245,7 @@ describe('deliveries', () => {
 });
 
 describe('the backend', () => {
-  it('acts only for its own page: a cross-site or non-JSON action is refused before reaching the API', async () => {
+  it('acts only for its own page: a cross-site, non-JSON or malformed action is refused before reaching the API', async () => {
     const action = `${server.url}api/orders/${ids.processed}/cancel`;
     const body = JSON.stringify({
       reason: 'from elsewhere',
@@ -262,6 +264,19 @@ describe('the backend', () => {
       body,
     });
     expect(form.status).toBe(415);
+    const json = { 'content-type': 'application/json' };
+    const notJson = await fetch(action, { method: 'POST', headers: json, body: '{reason' });
+    expect({ status: notJson.status, body: await notJson.json() }).toEqual({
+      status: 400,
+      body: { message: 'The action is not JSON' },
+    });
+    const noReason = await fetch(action, {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ expectedState: 'Processed', expectedUpdatedAt: 'x' }),
+    });
+    expect(noReason.status).toBe(400);
+    expect(((await noReason.json()) as { message: string }).message).toContain('reason');
   });
 
   it('serves the page for any path under /console/ and nothing outside its assets', async () => {

@@ -17,6 +17,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import type { DeliveryTrailEntry } from '../console/src/console-api';
 import {
   CORRELATION_ID_HEADER,
   DELIVERY_STATUSES,
@@ -120,20 +121,8 @@ export interface DeliveryItems {
   readonly remediation?: Item;
 }
 
-export interface TrailEntry {
-  /** ISO time: the event's occurredAt, the alert's raisedAt, the decision's decidedAt. */
-  readonly at: string;
-  /** The service whose table holds the entry. */
-  readonly service: string;
-  readonly kind: 'event' | 'alert' | 'dead-letter';
-  /** Event type, DeliveryNeedsOperator, or the dead letter's reason code. */
-  readonly what: string;
-  readonly sequence?: number;
-  /** Where the event was published (outbox destination). */
-  readonly to?: string;
-  readonly detail: string;
-  readonly correlationId?: string;
-}
+/** One entry of a delivery's trail (the console shows the same entries: its contract is their home). */
+export type TrailEntry = DeliveryTrailEntry;
 
 const SERVICE_ORDER = ['ingestion', 'package', 'drone-scheduler', 'delivery', 'remediation'];
 const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
@@ -277,6 +266,49 @@ function requireOutput(outputs: Readonly<Record<string, string>>, key: string): 
   return value;
 }
 
+/** Every item of the ingestion read model that is a delivery (a scan: a small local table). */
+export async function scanDeliveryRecords(
+  documents: DynamoDBDocumentClient,
+  outputs: Readonly<Record<string, string>>,
+): Promise<Item[]> {
+  const items: Item[] = [];
+  let exclusiveStartKey: Item | undefined;
+  do {
+    const page = await documents.send(
+      new ScanCommand({
+        TableName: requireOutput(outputs, 'IngestionTableName'),
+        FilterExpression: 'begins_with(pk, :delivery)',
+        ExpressionAttributeValues: { ':delivery': 'DELIVERY#' },
+        ExclusiveStartKey: exclusiveStartKey,
+      }),
+    );
+    items.push(...(page.Items ?? []));
+    exclusiveStartKey = page.LastEvaluatedKey;
+  } while (exclusiveStartKey);
+  return items;
+}
+
+/** One delivery's item in each service's table, read consistently (what `show` and the console trail read). */
+export async function readDeliveryItems(
+  documents: DynamoDBDocumentClient,
+  outputs: Readonly<Record<string, string>>,
+  id: string,
+): Promise<DeliveryItems> {
+  const get = async (tableOutput: string, pk: string) =>
+    (
+      await documents.send(
+        new GetCommand({ TableName: requireOutput(outputs, tableOutput), Key: { pk }, ConsistentRead: true }),
+      )
+    ).Item;
+  return {
+    ingestion: await get('IngestionTableName', `DELIVERY#${id}`),
+    package: await get('PackageTableName', `PACKAGES#${id}`),
+    droneScheduler: await get('DroneSchedulerTableName', `ASSIGNMENT#${id}`),
+    delivery: await get('DeliveryTableName', `DELIVERY#${id}`),
+    remediation: await get('RemediationTableName', `REMEDIATION#${id}`),
+  };
+}
+
 async function main(argv: readonly string[]): Promise<void> {
   const command = parseDeliveriesArguments(argv);
   const target = readTarget(resolve(command.target ?? resolve(__dirname, '..', DEFAULT_TARGET_FILE)));
@@ -300,39 +332,13 @@ async function main(argv: readonly string[]): Promise<void> {
     credentials: { ...target.credentials },
   });
   const documents = DynamoDBDocumentClient.from(client);
-  const get = async (tableOutput: string, pk: string) =>
-    (
-      await documents.send(
-        new GetCommand({ TableName: requireOutput(outputs, tableOutput), Key: { pk }, ConsistentRead: true }),
-      )
-    ).Item;
   try {
     if (command.command === 'list') {
-      const items: Item[] = [];
-      let exclusiveStartKey: Item | undefined;
-      do {
-        const page = await documents.send(
-          new ScanCommand({
-            TableName: requireOutput(outputs, 'IngestionTableName'),
-            FilterExpression: 'begins_with(pk, :delivery)',
-            ExpressionAttributeValues: { ':delivery': 'DELIVERY#' },
-            ExclusiveStartKey: exclusiveStartKey,
-          }),
-        );
-        items.push(...(page.Items ?? []));
-        exclusiveStartKey = page.LastEvaluatedKey;
-      } while (exclusiveStartKey);
-      console.log(formatList(items, command.status));
+      console.log(formatList(await scanDeliveryRecords(documents, outputs), command.status));
       return;
     }
     const id = command.deliveryId;
-    const items: DeliveryItems = {
-      ingestion: await get('IngestionTableName', `DELIVERY#${id}`),
-      package: await get('PackageTableName', `PACKAGES#${id}`),
-      droneScheduler: await get('DroneSchedulerTableName', `ASSIGNMENT#${id}`),
-      delivery: await get('DeliveryTableName', `DELIVERY#${id}`),
-      remediation: await get('RemediationTableName', `REMEDIATION#${id}`),
-    };
+    const items = await readDeliveryItems(documents, outputs, id);
     if (Object.values(items).every((item) => item === undefined)) {
       process.exitCode = 1;
       console.error(`Delivery ${id} is unknown to every service.`);

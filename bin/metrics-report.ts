@@ -39,7 +39,11 @@ async function everyMetric(client: CloudWatchClient, namespace: string): Promise
   return metrics;
 }
 
-async function everyAlarm(client: CloudWatchClient, prefix: string | undefined): Promise<MetricAlarm[]> {
+/** Every metric alarm (optionally those whose name starts with `prefix`), all pages. */
+export async function everyAlarm(
+  client: CloudWatchClient,
+  prefix: string | undefined,
+): Promise<MetricAlarm[]> {
   const alarms: MetricAlarm[] = [];
   let token: string | undefined;
   do {

@@ -20,7 +20,9 @@
  * the app's supervisor recovers their orders.
  *
  * The app's order transition log (lib/scheduler-agent-supervisor/local) is plugged into the runtime
- * here, as an observer: the runtime itself knows no app.
+ * here, as an observer: the runtime itself knows no app. So is the operator console
+ * (bin/console-server.ts, README "Operator console"): its page and backend listen on
+ * http://127.0.0.1:$CONSOLE_PORT/console/ (default 3100, clear of the APIs, which take PORT, PORT+1, ...; 0 picks a free port).
  */
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -30,9 +32,17 @@ import {
   startLocalRuntime,
   synthesizeLocalAssembly,
 } from '../lib/local-runtime';
-import { parseContextEntry, parseStartArguments } from '../lib/local-runtime/start-arguments';
+import { parseContextEntry, parsePort, parseStartArguments } from '../lib/local-runtime/start-arguments';
 import { orderTransitionLog } from '../lib/scheduler-agent-supervisor/local/transition-log';
 import type { ClientOutput, StackOutput } from '../lib/scheduler-agent-supervisor/stack';
+import {
+  buildConsoleAssets,
+  type ConsoleBackend,
+  type ConsoleServer,
+  DEFAULT_CONSOLE_PORT,
+  localConsoleBackend,
+  startConsoleServer,
+} from './console-server';
 
 /** The order app's Clients output, checked against the stack's name at compile time (a type-only import keeps aws-cdk-lib out of this process). */
 const CLIENTS_OUTPUT: (typeof StackOutput)['Clients'] = 'Clients';
@@ -98,6 +108,14 @@ async function main(): Promise<void> {
         'npm run orders -- ops ... signs with it',
     );
   }
+  // The console signs with the operator identity server-side: the page never sees a secret.
+  let consoleBackend = localConsoleBackend(runtime.target);
+  const operatorConsole = consoleBackend && (await startOperatorConsole(runtime, () => consoleBackend));
+  console.log(
+    operatorConsole
+      ? `Operator console: ${operatorConsole.url}`
+      : 'Operator console: not started (this app has no operator API)',
+  );
   let stopping = false;
   // A redeploy synthesizes into the other of two directories, so the running app's bundles are
   // never overwritten under it.
@@ -128,6 +146,9 @@ async function main(): Promise<void> {
         const started = Date.now();
         runtime = await runtime.redeploy(next);
         deployed = next;
+        // The emulators' endpoints may have moved: the console calls the new ones.
+        consoleBackend?.close();
+        consoleBackend = localConsoleBackend(runtime.target);
         console.log(
           `Redeployed in ${Date.now() - started} ms: ${runtime.target.apiUrl ?? '(no REST API)'} (target ${args.targetFile}).`,
         );
@@ -149,6 +170,8 @@ async function main(): Promise<void> {
     stopping = true;
     console.log(`${signal}: stopping the local runtime ...`);
     (redeploying ?? Promise.resolve())
+      .then(() => operatorConsole?.stop())
+      .then(() => consoleBackend?.close())
       .then(() => runtime.stop())
       .then(
         () => process.exit(0),
@@ -160,6 +183,30 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+/**
+ * Builds and serves the operator console (bin/console-server.ts). CONSOLE_PORT names its port;
+ * unset, it takes DEFAULT_CONSOLE_PORT, or a free one when another process holds that. If it cannot
+ * start, the runtime is stopped first: its emulators are child processes, not to be orphaned.
+ */
+async function startOperatorConsole(
+  runtime: LocalRuntime,
+  backend: () => ConsoleBackend | undefined,
+): Promise<ConsoleServer> {
+  const named = process.env.CONSOLE_PORT;
+  try {
+    buildConsoleAssets();
+    return await startConsoleServer({
+      backend,
+      ...(named === undefined
+        ? { port: DEFAULT_CONSOLE_PORT, orFreePort: true }
+        : { port: parsePort(named, 'CONSOLE_PORT') }),
+    });
+  } catch (error) {
+    await runtime.stop();
+    throw new Error(`the operator console: ${(error as Error).message}`);
+  }
 }
 
 /** The Clients output of a stack that has one (the order app): each client's key id and reply queue. */

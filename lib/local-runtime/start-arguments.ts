@@ -32,7 +32,8 @@ export function parseContextEntry(text: string): readonly [string, string] {
   return [match[1], match[2]];
 }
 
-function parsePort(text: string, source: string): number {
+/** A port number from text (a flag or an environment variable named by `source`), or an error naming it. */
+export function parsePort(text: string, source: string): number {
   const port = Number(text);
   if (text.trim() === '' || !Number.isInteger(port) || port < 0 || port > 65_535) {
     throw new Error(`${source} must be a port number (0-65535), got '${text}'`);

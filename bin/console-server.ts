@@ -1,0 +1,442 @@
+/**
+ * The operator console's local backend: serves the page (console/, built with Vite) and a small
+ * same-origin API under /console/api that calls the operator API signed with SigV4 server-side and
+ * the delivery API with its key. The browser never holds the operator's secret or the API key.
+ *
+ * It listens on the loopback interface only: whoever can reach it acts as the operator, as whoever
+ * can read .local/target.json can. POSTs must be same-origin JSON (a cross-site form or fetch
+ * cannot send one without a CORS preflight, which this server never grants).
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { extname, join, resolve, sep } from 'node:path';
+import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  type AlarmsBody,
+  CONSOLE_BASE,
+  type ConsoleErrorBody,
+  ConsoleRoute,
+  type DeliveryDetailBody,
+  type DeliveryListBody,
+  type DeliveryRow,
+  STATE_COUNT_LIMIT,
+  type StateCount,
+  type StateCountsBody,
+} from '../console/src/console-api';
+import type { DeliveryStatusBody } from '../lambdas/choreography/contracts';
+import {
+  OPERATOR_LIST_MAX_LIMIT,
+  OperatorAction,
+  OperatorActionRequestSchema,
+  ProcessState,
+} from '../lambdas/scheduler-agent-supervisor/contracts';
+import type { DRONE_DELIVERY_STACK_NAME } from '../lib/choreography/stack';
+import { type LocalTarget, outputsOfStack, PROJECT_ROOT } from '../lib/local-runtime';
+import type { STACK_NAME } from '../lib/scheduler-agent-supervisor/stack';
+import { buildTrail, readDeliveryItems, scanDeliveryRecords } from './deliveries';
+import { everyAlarm } from './metrics-report';
+import { OperatorClient } from './operator-client';
+
+/** The stacks the console reads, checked against their names at compile time (type-only imports keep aws-cdk-lib out). */
+const ORDER_STACK: typeof STACK_NAME = 'SchedulerAgentSupervisor';
+const DELIVERY_STACK: typeof DRONE_DELIVERY_STACK_NAME = 'DroneDelivery';
+
+/** Where `console:build` writes the page (under .local/, which git ignores: build output is never committed). */
+export const CONSOLE_ASSETS_DIR = resolve(PROJECT_ROOT, '.local', 'console');
+
+/** The console's port unless told: clear of the local APIs, which take PORT (3000), PORT+1, ... */
+export const DEFAULT_CONSOLE_PORT = 3100;
+
+/** What the backend calls: the operator API, CloudWatch's alarms, and the delivery API and tables. */
+export interface ConsoleBackend {
+  readonly operator: OperatorClient;
+  readonly cloudWatch: CloudWatchClient;
+  readonly deliveries?: {
+    /** The delivery API's stage URL. */
+    readonly apiUrl: string;
+    readonly apiKey?: string;
+    /** Reads the services' tables for the trail (locally; see README, what is not built). */
+    readonly documents: DynamoDBDocumentClient;
+    /** The DroneDelivery stack's outputs (the table names). */
+    readonly outputs: Readonly<Record<string, string>>;
+  };
+  /** Releases the SDK clients. */
+  close(): void;
+}
+
+/**
+ * The backend of a running local runtime: its operator identity, its CloudWatch, its delivery API.
+ * Undefined when the app has no operator API (an assembly without the orders stack).
+ */
+export function localConsoleBackend(target: LocalTarget): ConsoleBackend | undefined {
+  const operator = target.identities?.operator;
+  const apiUrl = target.stackOutputs?.[ORDER_STACK]?.ApiUrl;
+  if (!operator || !apiUrl) return undefined;
+  const local = { region: target.region, credentials: { ...target.credentials } };
+  const cloudWatch = new CloudWatchClient({ ...local, endpoint: target.endpoints.cloudwatch });
+  const dynamo = new DynamoDBClient({ ...local, endpoint: target.endpoints.dynamodb });
+  const delivery = outputsOfStack(target, DELIVERY_STACK);
+  return {
+    operator: new OperatorClient({
+      apiUrl,
+      region: target.region,
+      credentials: { accessKeyId: operator.accessKeyId, secretAccessKey: operator.secretAccessKey },
+    }),
+    cloudWatch,
+    ...(target.stackOutputs?.[DELIVERY_STACK]?.ApiUrl && {
+      deliveries: {
+        apiUrl: target.stackOutputs[DELIVERY_STACK].ApiUrl,
+        ...(delivery.apiKey !== undefined && { apiKey: delivery.apiKey }),
+        documents: DynamoDBDocumentClient.from(dynamo),
+        outputs: delivery.outputs,
+      },
+    }),
+    close: () => {
+      cloudWatch.destroy();
+      dynamo.destroy();
+    },
+  };
+}
+
+/**
+ * Builds the page with Vite into `outDir` (a few seconds). Run at every start rather than kept:
+ * build output is never committed, and a stale page typed against old contracts would lie.
+ */
+export function buildConsoleAssets(outDir = CONSOLE_ASSETS_DIR): void {
+  const vite = resolve(PROJECT_ROOT, 'node_modules', '.bin', 'vite');
+  execFileSync(
+    vite,
+    [
+      'build',
+      '--config',
+      'console/vite.config.mts',
+      '--outDir',
+      outDir,
+      '--emptyOutDir',
+      '--logLevel',
+      'warn',
+    ],
+    { cwd: PROJECT_ROOT, stdio: ['ignore', 'inherit', 'inherit'] },
+  );
+}
+
+export interface ConsoleServerOptions {
+  /** The backend to call; a function so a redeploy (new endpoints) can swap it. */
+  readonly backend: () => ConsoleBackend | undefined;
+  /** @default DEFAULT_CONSOLE_PORT (0 picks a free port) */
+  readonly port?: number;
+  /** When `port` is taken by another process, listen on a free port instead of failing. @default false */
+  readonly orFreePort?: boolean;
+  /** The built page. @default CONSOLE_ASSETS_DIR */
+  readonly assetsDir?: string;
+}
+
+export interface ConsoleServer {
+  /** The page's URL, e.g. http://127.0.0.1:3100/console/ */
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const CONTENT_TYPES: Readonly<Record<string, string>> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.json': 'application/json',
+};
+
+/** The page loads only its own scripts and styles and talks only to this origin. */
+const SECURITY_HEADERS = {
+  'content-security-policy':
+    "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+};
+
+const MAX_REQUEST_BYTES = 8 * 1024;
+
+export async function startConsoleServer(options: ConsoleServerOptions): Promise<ConsoleServer> {
+  const assetsDir = resolve(options.assetsDir ?? CONSOLE_ASSETS_DIR);
+  if (!existsSync(join(assetsDir, 'index.html')))
+    throw new Error(`The console page is not built in ${assetsDir}: call buildConsoleAssets first`);
+  const server = createServer((request, response) => {
+    handle(request, response, options.backend, assetsDir).catch((error: Error) => {
+      const status = error instanceof HttpError ? error.status : 502;
+      const message =
+        error instanceof HttpError
+          ? error.message
+          : `The console backend could not reach the API: ${error.message}`;
+      if (!response.headersSent) sendJson(response, status, { message } satisfies ConsoleErrorBody);
+      else response.end();
+    });
+  });
+  const listen = (port: number) =>
+    new Promise<void>((resolveListen, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => {
+        server.off('error', reject);
+        resolveListen();
+      });
+    });
+  try {
+    await listen(options.port ?? DEFAULT_CONSOLE_PORT);
+  } catch (error) {
+    if (!options.orFreePort || (error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+    await listen(0);
+  }
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}${CONSOLE_BASE}/`,
+    stop: () =>
+      new Promise((resolveClose) => {
+        server.closeAllConnections();
+        server.close(() => resolveClose());
+      }),
+  };
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, {
+    'content-type': 'application/json',
+    'cache-control': 'no-store',
+    ...SECURITY_HEADERS,
+  });
+  response.end(JSON.stringify(body));
+}
+
+async function readBody(request: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_REQUEST_BYTES)
+      throw new HttpError(413, `The request is larger than ${MAX_REQUEST_BYTES} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new HttpError(400, 'The action is not JSON');
+  }
+}
+
+/** A POST must come from this page: JSON, and from this origin when the browser names one. */
+function assertSameOriginJson(request: IncomingMessage): void {
+  const origin = request.headers.origin;
+  if (origin !== undefined && origin !== `http://${request.headers.host}`)
+    throw new HttpError(403, `Requests from ${origin} are not accepted: open the console itself`);
+  if (!(request.headers['content-type'] ?? '').startsWith('application/json'))
+    throw new HttpError(415, 'Send the action as application/json');
+}
+
+/** A route of ConsoleRoute as a pattern whose first group is the id (a placeholder URL encoding leaves alone). */
+const ID_PLACEHOLDER = '__id__';
+const pattern = (path: string) => new RegExp(`^${path.replace(ID_PLACEHOLDER, '([^/]+)')}$`);
+const ORDER = pattern(ConsoleRoute.order(ID_PLACEHOLDER));
+const ACTION = pattern(ConsoleRoute.action(ID_PLACEHOLDER, 'retry').replace(/retry$/, '(retry|cancel)'));
+const DELIVERY = pattern(ConsoleRoute.delivery(ID_PLACEHOLDER));
+
+async function handle(
+  request: IncomingMessage,
+  response: ServerResponse,
+  backendNow: () => ConsoleBackend | undefined,
+  assetsDir: string,
+): Promise<void> {
+  const url = new URL(request.url ?? '/', 'http://console.invalid');
+  const path = url.pathname;
+  const method = request.method ?? 'GET';
+  if (path === '/' || path === CONSOLE_BASE) {
+    response.writeHead(302, { location: `${CONSOLE_BASE}/` });
+    response.end();
+    return;
+  }
+  if (!path.startsWith(`${CONSOLE_BASE}/api/`)) {
+    if (method !== 'GET' && method !== 'HEAD') throw new HttpError(405, `${method} is not allowed here`);
+    serveAsset(response, assetsDir, path);
+    return;
+  }
+  const backend = backendNow();
+  if (!backend) throw new HttpError(503, 'The app running now has no operator API');
+  const action = ACTION.exec(path);
+  if (action) {
+    if (method !== 'POST') throw new HttpError(405, 'Actions are POSTed');
+    assertSameOriginJson(request);
+    const parsed = OperatorActionRequestSchema.safeParse(parseJson(await readBody(request)));
+    if (!parsed.success)
+      throw new HttpError(
+        400,
+        `The action is not valid: ${parsed.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`).join('; ')}`,
+      );
+    const orderId = decodeURIComponent(action[1] ?? '');
+    const kind = action[2] === 'retry' ? OperatorAction.Retry : OperatorAction.Cancel;
+    const answer = await backend.operator.act(kind, orderId, parsed.data);
+    sendJson(response, answer.status, answer.body);
+    return;
+  }
+  if (method !== 'GET') throw new HttpError(405, `${method} is not allowed on ${path}`);
+  if (path === ConsoleRoute.counts) {
+    sendJson(response, 200, { counts: await stateCounts(backend.operator) } satisfies StateCountsBody);
+    return;
+  }
+  if (path === ConsoleRoute.orders) {
+    const state = url.searchParams.get('state') ?? '';
+    const limit = url.searchParams.get('limit');
+    const cursor = url.searchParams.get('cursor');
+    const answer = await backend.operator.list({
+      state,
+      ...(limit !== null && { limit: Number(limit) }),
+      ...(cursor !== null && { cursor }),
+    });
+    sendJson(response, answer.status, answer.body);
+    return;
+  }
+  const order = ORDER.exec(path);
+  if (order) {
+    const answer = await backend.operator.show(decodeURIComponent(order[1] ?? ''));
+    sendJson(response, answer.status, answer.body);
+    return;
+  }
+  if (path === ConsoleRoute.alarms) {
+    const alarms = await everyAlarm(backend.cloudWatch, undefined);
+    const body: AlarmsBody = {
+      alarms: alarms.map((alarm) => ({
+        name: alarm.AlarmName ?? '?',
+        state: alarm.StateValue ?? '?',
+        ...(alarm.StateUpdatedTimestamp && { since: alarm.StateUpdatedTimestamp.toISOString() }),
+        ...(alarm.StateReason && { reason: alarm.StateReason }),
+      })),
+    };
+    sendJson(response, 200, body);
+    return;
+  }
+  const deliveries = backend.deliveries;
+  if (path === ConsoleRoute.deliveries || DELIVERY.test(path)) {
+    if (!deliveries) throw new HttpError(404, 'This deployment runs no drone delivery app');
+    if (path === ConsoleRoute.deliveries) {
+      sendJson(response, 200, await deliveryList(deliveries, url.searchParams.get('status')));
+      return;
+    }
+    const deliveryId = decodeURIComponent(DELIVERY.exec(path)?.[1] ?? '');
+    const body = await deliveryDetail(deliveries, deliveryId);
+    sendJson(
+      response,
+      body ? 200 : 404,
+      body ?? { message: `Delivery ${deliveryId} is unknown to every service` },
+    );
+    return;
+  }
+  throw new HttpError(404, `No console route ${path}`);
+}
+
+function serveAsset(response: ServerResponse, assetsDir: string, path: string): void {
+  const relative = decodeURIComponent(path.slice(CONSOLE_BASE.length + 1));
+  let file = resolve(assetsDir, relative);
+  // The page routes with the URL's hash, so any other path under /console/ is the page itself.
+  if (!file.startsWith(assetsDir + sep) || !existsSync(file) || !statSync(file).isFile())
+    file = join(assetsDir, 'index.html');
+  const type = CONTENT_TYPES[extname(file)] ?? 'application/octet-stream';
+  response.writeHead(200, {
+    'content-type': type,
+    // Vite names assets by content hash; the page itself must be read again after a rebuild.
+    'cache-control': file.includes(`${sep}assets${sep}`) ? 'public, max-age=31536000, immutable' : 'no-cache',
+    ...SECURITY_HEADERS,
+  });
+  response.end(readFileSync(file));
+}
+
+/** Each state's orders, counted by paging the operator list (StateIndex) up to STATE_COUNT_LIMIT. */
+async function stateCounts(operator: OperatorClient): Promise<StateCount[]> {
+  return Promise.all(
+    Object.values(ProcessState).map(async (state) => {
+      let count = 0;
+      let cursor: string | undefined;
+      do {
+        const answer = await operator.list({
+          state,
+          limit: OPERATOR_LIST_MAX_LIMIT,
+          ...(cursor !== undefined && { cursor }),
+        });
+        if (answer.status !== 200)
+          throw new HttpError(
+            answer.status,
+            `Listing ${state} orders answered ${answer.status}: ${JSON.stringify(answer.body)}`,
+          );
+        count += answer.body.items.length;
+        cursor = answer.body.nextCursor;
+      } while (cursor !== undefined && count < STATE_COUNT_LIMIT);
+      return { state, count, atLeast: cursor !== undefined };
+    }),
+  );
+}
+
+type Deliveries = NonNullable<ConsoleBackend['deliveries']>;
+const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+
+/** Newest first, at most this many: the page is a glance, the CLI lists them all. */
+const DELIVERY_LIST_MAX = 200;
+
+async function deliveryList(deliveries: Deliveries, status: string | null): Promise<DeliveryListBody> {
+  const rows: DeliveryRow[] = (await scanDeliveryRecords(deliveries.documents, deliveries.outputs))
+    .filter((item) => status === null || item.status === status)
+    .map((item) => ({
+      deliveryId: (text(item.pk) ?? '').slice('DELIVERY#'.length),
+      status: text(item.status) ?? '?',
+      ...(text(item.correlationId) && { correlationId: text(item.correlationId) }),
+      ...(text(item.acceptedAt) && { acceptedAt: text(item.acceptedAt) }),
+      ...(text(item.updatedAt) && { updatedAt: text(item.updatedAt) }),
+    }));
+  rows.sort((left, right) => (right.acceptedAt ?? '').localeCompare(left.acceptedAt ?? ''));
+  return { items: rows.slice(0, DELIVERY_LIST_MAX) };
+}
+
+async function deliveryDetail(
+  deliveries: Deliveries,
+  deliveryId: string,
+): Promise<DeliveryDetailBody | undefined> {
+  const statusUrl = `${deliveries.apiUrl.replace(/\/+$/, '')}/deliveries/${encodeURIComponent(deliveryId)}`;
+  const [answer, items] = await Promise.all([
+    fetch(statusUrl, { headers: deliveries.apiKey ? { 'x-api-key': deliveries.apiKey } : {} }),
+    readDeliveryItems(deliveries.documents, deliveries.outputs, deliveryId),
+  ]);
+  const answerText = await answer.text();
+  if (answer.status === 404 && Object.values(items).every((item) => item === undefined)) return undefined;
+  const trail = buildTrail(items);
+  if (answer.status === 200)
+    return { deliveryId, status: JSON.parse(answerText) as DeliveryStatusBody, trail };
+  let message = answerText;
+  try {
+    message = (JSON.parse(answerText) as { message?: string }).message ?? answerText;
+  } catch {
+    // Not JSON (a gateway error page): shown as text.
+  }
+  return { deliveryId, statusError: `The delivery API answered ${answer.status}: ${message}`, trail };
+}
+
+// `npm run console:build`: the page alone, into CONSOLE_ASSETS_DIR (npm start builds it too).
+if (require.main === module) {
+  if (process.argv[2] !== 'build') {
+    console.error('Usage: tsx bin/console-server.ts build   (npm start serves the console)');
+    process.exit(2);
+  }
+  buildConsoleAssets();
+  console.log(`Built the operator console into ${CONSOLE_ASSETS_DIR}`);
+}

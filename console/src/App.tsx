@@ -1,0 +1,81 @@
+import { callJson } from './api';
+import { ErrorNotice, StateBadge } from './common';
+import { type AlarmsBody, ConsoleRoute } from './console-api';
+import { DeliveriesView, DeliveryView } from './DeliveriesView';
+import { OrdersView } from './OrdersView';
+import { OrderView } from './OrderView';
+import { href, useRoute } from './route';
+import { usePolling } from './use-polling';
+
+export function App() {
+  const route = useRoute();
+  const ordersCurrent = route.view === 'orders' || route.view === 'order';
+  return (
+    <>
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header className="top">
+        <h1>Operator console</h1>
+        <nav aria-label="Sections">
+          <a href={href.orders()} aria-current={ordersCurrent ? 'page' : undefined}>
+            Orders
+          </a>
+          <a href={href.deliveries()} aria-current={ordersCurrent ? undefined : 'page'}>
+            Deliveries
+          </a>
+        </nav>
+      </header>
+      <Alarms />
+      <main id="main" tabIndex={-1}>
+        {route.view === 'orders' && <OrdersView state={route.state} />}
+        {route.view === 'order' && <OrderView orderId={route.orderId} />}
+        {route.view === 'deliveries' && <DeliveriesView status={route.status} />}
+        {route.view === 'delivery' && <DeliveryView deliveryId={route.deliveryId} />}
+      </main>
+    </>
+  );
+}
+
+/** The alarms' states, always on screen: the first thing an operator checks. */
+function Alarms() {
+  const alarms = usePolling(
+    async () => (await callJson<AlarmsBody>(ConsoleRoute.alarms)).body.alarms,
+    'alarms',
+  );
+  const firing = (alarms.data ?? []).filter((alarm) => alarm.state === 'ALARM');
+  return (
+    <section className="alarms" aria-labelledby="alarms-title">
+      <h2 id="alarms-title">
+        Alarms{' '}
+        <span className="summary">
+          {alarms.data === undefined
+            ? ''
+            : firing.length === 0
+              ? `(${alarms.data.length}, none firing)`
+              : `(${firing.length} of ${alarms.data.length} firing)`}
+        </span>
+      </h2>
+      <ErrorNotice error={alarms.error} />
+      <details>
+        <summary>Show every alarm</summary>
+        <ul className="alarm-list">
+          {(alarms.data ?? []).map((alarm) => (
+            <li key={alarm.name} title={alarm.reason}>
+              <StateBadge state={alarm.state} /> {alarm.name}
+            </li>
+          ))}
+        </ul>
+      </details>
+      {firing.length > 0 && (
+        <ul className="alarm-list firing" aria-label="Firing alarms">
+          {firing.map((alarm) => (
+            <li key={alarm.name}>
+              <StateBadge state={alarm.state} /> {alarm.name}: {alarm.reason}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}

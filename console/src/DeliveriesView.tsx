@@ -1,0 +1,181 @@
+import { type FormEvent, useState } from 'react';
+import { DELIVERY_STATUSES } from '../../lambdas/choreography/contracts/statuses';
+import { callJson } from './api';
+import { ErrorNotice, Freshness, formatTime, Section, StateBadge } from './common';
+import {
+  ConsoleRoute,
+  type DeliveryDetailBody,
+  type DeliveryListBody,
+  type DeliveryTrailEntry,
+} from './console-api';
+import { href } from './route';
+import { usePolling } from './use-polling';
+
+export function DeliveriesView({ status }: { readonly status?: string | undefined }) {
+  const list = usePolling(async () => {
+    const query = status ? `?${new URLSearchParams({ status })}` : '';
+    return (await callJson<DeliveryListBody>(`${ConsoleRoute.deliveries}${query}`)).body;
+  }, status ?? '');
+  const [deliveryId, setDeliveryId] = useState('');
+  const open = (event: FormEvent) => {
+    event.preventDefault();
+    if (deliveryId.trim()) window.location.hash = href.delivery(deliveryId.trim());
+  };
+  return (
+    <>
+      <h2 className="view-title">Deliveries</h2>
+      <search>
+        <form onSubmit={open} className="row">
+          <label htmlFor="delivery-search">Delivery id</label>
+          <input
+            id="delivery-search"
+            value={deliveryId}
+            onChange={(event) => setDeliveryId(event.target.value)}
+            required
+          />
+          <button type="submit">Open delivery</button>
+        </form>
+      </search>
+      <div className="row">
+        <label>
+          Status{' '}
+          <select
+            value={status ?? ''}
+            onChange={(event) => (window.location.hash = href.deliveries(event.target.value || undefined))}
+          >
+            <option value="">Every status</option>
+            {DELIVERY_STATUSES.map((name) => (
+              <option key={name}>{name}</option>
+            ))}
+          </select>
+        </label>
+      </div>
+      <Freshness loadedAt={list.loadedAt} />
+      <ErrorNotice error={list.error} />
+      <div className="table-scroll">
+        <table>
+          <caption className="visually-hidden">Deliveries, newest first</caption>
+          <thead>
+            <tr>
+              <th scope="col">Delivery</th>
+              <th scope="col">Status</th>
+              <th scope="col">Correlation id</th>
+              <th scope="col">Accepted</th>
+              <th scope="col">Updated</th>
+            </tr>
+          </thead>
+          <tbody>
+            {(list.data?.items ?? []).map((row) => (
+              <tr key={row.deliveryId}>
+                <th scope="row">
+                  <a href={href.delivery(row.deliveryId)}>{row.deliveryId}</a>
+                </th>
+                <td>
+                  <StateBadge state={row.status} />
+                </td>
+                <td className="mono">{row.correlationId ?? '—'}</td>
+                <td>{formatTime(row.acceptedAt)}</td>
+                <td>{formatTime(row.updatedAt)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {list.data && list.data.items.length === 0 && <p>No deliveries.</p>}
+    </>
+  );
+}
+
+/** What tells one trail entry from another (a list key). */
+const trailKey = (entry: DeliveryTrailEntry) =>
+  [entry.at, entry.service, entry.kind, entry.what, entry.sequence, entry.detail].join('|');
+
+export function DeliveryView({ deliveryId }: { readonly deliveryId: string }) {
+  const detail = usePolling(
+    async () => (await callJson<DeliveryDetailBody>(ConsoleRoute.delivery(deliveryId))).body,
+    deliveryId,
+  );
+  const delivery = detail.data;
+  const correlationId = delivery?.status?.correlationId;
+  const deadLetters = (delivery?.trail ?? []).filter((entry) => entry.kind === 'dead-letter');
+  return (
+    <>
+      <p>
+        <a href={href.deliveries()}>← Deliveries</a>
+      </p>
+      <h2 className="view-title">
+        Delivery <span className="mono">{deliveryId}</span>{' '}
+        {delivery?.status && <StateBadge state={delivery.status.status} />}
+      </h2>
+      <Freshness loadedAt={detail.loadedAt} />
+      <ErrorNotice error={detail.error} />
+      <ErrorNotice error={delivery?.statusError} />
+      {delivery && (
+        <>
+          {delivery.status && (
+            <dl className="facts">
+              <dt>Status</dt>
+              <dd data-testid="delivery-status">{delivery.status.status}</dd>
+              <dt>Correlation id</dt>
+              <dd className="mono">{delivery.status.correlationId}</dd>
+              <dt>Accepted</dt>
+              <dd>{formatTime(delivery.status.acceptedAt)}</dd>
+              <dt>Updated</dt>
+              <dd>{formatTime(delivery.status.updatedAt)}</dd>
+            </dl>
+          )}
+          <Section title="Trail across services">
+            <div className="table-scroll">
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Time</th>
+                    <th scope="col">Service</th>
+                    <th scope="col">Kind</th>
+                    <th scope="col">What</th>
+                    <th scope="col">Seq</th>
+                    <th scope="col">Correlation id</th>
+                    <th scope="col">Detail</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {delivery.trail.map((entry) => (
+                    <tr key={trailKey(entry)} className={`kind-${entry.kind}`}>
+                      <td>
+                        <time dateTime={entry.at}>{formatTime(entry.at)}</time>
+                      </td>
+                      <td>{entry.service}</td>
+                      <td>{entry.kind}</td>
+                      <th scope="row">{entry.what}</th>
+                      <td>{entry.sequence ?? ''}</td>
+                      <td className="mono">
+                        {entry.correlationId ?? '—'}
+                        {entry.correlationId && correlationId && entry.correlationId !== correlationId
+                          ? ' (differs)'
+                          : ''}
+                      </td>
+                      <td>{entry.detail}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          </Section>
+          <Section title="Dead letters and remediation">
+            {deadLetters.length === 0 ? (
+              <p>No dead-lettered messages.</p>
+            ) : (
+              <ul>
+                {deadLetters.map((entry) => (
+                  <li key={trailKey(entry)}>
+                    {formatTime(entry.at)} <strong>{entry.what}</strong> {entry.detail}
+                  </li>
+                ))}
+              </ul>
+            )}
+          </Section>
+        </>
+      )}
+    </>
+  );
+}

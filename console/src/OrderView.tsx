@@ -1,0 +1,326 @@
+import { type FormEvent, useRef, useState } from 'react';
+import type {
+  OperatorAction,
+  OperatorActionResultBody,
+  OperatorOrderDetailBody,
+  OperatorRefusalBody,
+} from '../../lambdas/scheduler-agent-supervisor/contracts/api';
+import { clientStatusFor } from '../../lambdas/scheduler-agent-supervisor/contracts/client-status';
+import { callJson } from './api';
+import { ErrorNotice, Freshness, formatTime, Section, StateBadge } from './common';
+import { ConsoleRoute } from './console-api';
+import { href } from './route';
+import { usePolling } from './use-polling';
+
+interface TimelineEntry {
+  readonly at: string;
+  readonly kind: 'attempt' | 'step' | 'compensation' | 'alert' | 'operator' | 'status';
+  readonly text: string;
+}
+
+/** Attempts, steps, compensations, alerts, operator actions and client status messages, in time order. */
+function timelineOf(order: OperatorOrderDetailBody): TimelineEntry[] {
+  const entries: TimelineEntry[] = [
+    { at: order.createdAt, kind: 'status', text: 'Order received (client told Received)' },
+  ];
+  for (const attempt of order.attempts) {
+    if (attempt.startDate)
+      entries.push({ at: attempt.startDate, kind: 'attempt', text: `Attempt ${attempt.attempt} started` });
+    if (attempt.stopDate)
+      entries.push({
+        at: attempt.stopDate,
+        kind: 'attempt',
+        text: `Attempt ${attempt.attempt} ended: ${attempt.status}`,
+      });
+  }
+  for (const step of order.steps) {
+    if (step.startedAt) entries.push({ at: step.startedAt, kind: 'step', text: `${step.name} started` });
+    const ended = step.completedAt ?? step.endedAt;
+    if (ended) {
+      const how =
+        step.status === 'Completed' || step.status === 'Compensated' || step.status === 'Compensating'
+          ? 'completed'
+          : step.status;
+      const confirmed = step.confirmationId ? ` (confirmation ${step.confirmationId})` : '';
+      entries.push({
+        at: ended,
+        kind: 'step',
+        text: `${step.name} ${how === 'TimedOut' ? 'timed out' : how}${confirmed}`,
+      });
+    }
+  }
+  for (const entry of order.compensationLog) {
+    const what = entry.compensation ?? `undo ${entry.step}`;
+    if (entry.compensatingAt)
+      entries.push({ at: entry.compensatingAt, kind: 'compensation', text: `${what} started` });
+    if (entry.compensatedAt)
+      entries.push({ at: entry.compensatedAt, kind: 'compensation', text: `${what}: compensated` });
+  }
+  for (const alert of order.alerts)
+    entries.push({ at: alert.at, kind: 'alert', text: `Alert ${alert.type}` });
+  for (const action of order.operatorLog)
+    entries.push({
+      at: action.at,
+      kind: 'operator',
+      text: `${action.by} ${action.action}: ${action.seenState} → ${action.newState} (“${action.reason}”)`,
+    });
+  const told = clientStatusFor(order.processState);
+  if (told)
+    entries.push({
+      at: order.updatedAt,
+      kind: 'status',
+      text: `${order.processState} (client told ${told})`,
+    });
+  return entries.sort((left, right) => left.at.localeCompare(right.at));
+}
+
+export function OrderView({ orderId }: { readonly orderId: string }) {
+  const detail = usePolling(
+    async () => (await callJson<OperatorOrderDetailBody>(ConsoleRoute.order(orderId))).body,
+    orderId,
+  );
+  const order = detail.data;
+  return (
+    <>
+      <p>
+        <a href={href.orders(order?.processState)}>← Orders</a>
+      </p>
+      <h2 className="view-title">
+        Order <span className="mono">{orderId}</span> {order && <StateBadge state={order.processState} />}
+      </h2>
+      <Freshness loadedAt={detail.loadedAt} />
+      <ErrorNotice error={detail.error} />
+      {order && (
+        <>
+          <dl className="facts">
+            <dt>State</dt>
+            <dd data-testid="order-state">{order.processState}</dd>
+            <dt>Failures</dt>
+            <dd data-testid="failure-count">{order.failureCount}</dd>
+            <dt>Attempt</dt>
+            <dd>{order.attempt}</dd>
+            <dt>Compensation failures</dt>
+            <dd>{order.compensationFailureCount}</dd>
+            <dt>Workflow version</dt>
+            <dd>{order.workflowVersion}</dd>
+            <dt>Locked by</dt>
+            <dd>{order.lockedBy ?? '—'}</dd>
+            <dt>Client</dt>
+            <dd>{order.clientId ?? '—'}</dd>
+            <dt>Created</dt>
+            <dd>{formatTime(order.createdAt)}</dd>
+            <dt>Updated</dt>
+            <dd>{formatTime(order.updatedAt)}</dd>
+          </dl>
+          {order.lastError && (
+            <p className="notice warning">
+              Last error from {order.lastError.source} at {formatTime(order.lastError.at)}:{' '}
+              {order.lastError.error} — {order.lastError.cause}
+            </p>
+          )}
+          <Actions key={order.orderId} order={order} onDone={detail.refresh} />
+          <Section title="Timeline">
+            <ol className="timeline">
+              {timelineOf(order).map((entry) => (
+                <li key={`${entry.at}|${entry.kind}|${entry.text}`} className={`kind-${entry.kind}`}>
+                  <time dateTime={entry.at}>{formatTime(entry.at)}</time>{' '}
+                  <span className="kind">{entry.kind}</span> {entry.text}
+                </li>
+              ))}
+            </ol>
+          </Section>
+          <Section title="Steps">
+            <div className="table-scroll">
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Step</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Started</th>
+                    <th scope="col">Ended</th>
+                    <th scope="col">Confirmation</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {order.steps.map((step) => (
+                    <tr key={step.name}>
+                      <th scope="row">{step.name}</th>
+                      <td>
+                        <StateBadge state={step.status} />
+                      </td>
+                      <td>{formatTime(step.startedAt)}</td>
+                      <td>{formatTime(step.completedAt ?? step.endedAt)}</td>
+                      <td className="mono">{step.confirmationId ?? '—'}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          </Section>
+          <Section title="Attempts">
+            <ul>
+              {order.attempts.map((attempt) => (
+                <li key={attempt.executionName}>
+                  Attempt {attempt.attempt}: {attempt.status} ({formatTime(attempt.startDate)} –{' '}
+                  {formatTime(attempt.stopDate)})
+                </li>
+              ))}
+            </ul>
+          </Section>
+          <Section title="Compensation log">
+            {order.compensationLog.length === 0 ? (
+              <p>Nothing to undo.</p>
+            ) : (
+              <ul>
+                {order.compensationLog.map((entry) => (
+                  <li key={`${entry.step}-${entry.seq}`}>
+                    {entry.seq}. {entry.compensation ?? entry.step} undoes {entry.undoes ?? entry.step}:{' '}
+                    {entry.status ?? '?'}
+                    {entry.uncertain ? ' (effect uncertain)' : ''}
+                  </li>
+                ))}
+              </ul>
+            )}
+          </Section>
+          <Section title="Alerts">
+            {order.alerts.length === 0 ? (
+              <p>No alerts.</p>
+            ) : (
+              <ul>
+                {order.alerts.map((alert) => (
+                  <li key={alert.eventId}>
+                    {formatTime(alert.at)} {alert.type}
+                  </li>
+                ))}
+              </ul>
+            )}
+          </Section>
+          <Section title="Operator log">
+            {order.operatorLog.length === 0 ? (
+              <p>No operator actions.</p>
+            ) : (
+              <ul>
+                {order.operatorLog.map((entry) => (
+                  <li key={entry.at}>
+                    {formatTime(entry.at)} {entry.by} {entry.action}: {entry.seenState} → {entry.newState} (“
+                    {entry.reason}”)
+                  </li>
+                ))}
+              </ul>
+            )}
+          </Section>
+        </>
+      )}
+    </>
+  );
+}
+
+type Outcome = { readonly kind: 'done' | 'refused' | 'failed'; readonly text: string };
+
+/** Why the API refused, in words (its 409 body: the record moved on, or its state forbids the action). */
+function refusalText(action: OperatorAction, refusal: OperatorRefusalBody): string {
+  if (refusal.refusal === 'StateChanged')
+    return `Not done: the order moved on since you looked. It is now ${refusal.currentState} (updated ${formatTime(refusal.currentUpdatedAt)}). Look again before you ${action}.`;
+  return `Not allowed: ${refusal.message} (the order is ${refusal.currentState}).`;
+}
+
+/** Retry and cancel, each confirmed with a reason in a dialog; the answer is shown in words. */
+function Actions({
+  order,
+  onDone,
+}: {
+  readonly order: OperatorOrderDetailBody;
+  readonly onDone: () => void;
+}) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  const [action, setAction] = useState<OperatorAction>('retry');
+  const [reason, setReason] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [outcome, setOutcome] = useState<Outcome>();
+  // What the operator saw when asking: the action is conditional on it, not on a later poll.
+  const [seen, setSeen] = useState({ state: order.processState, updatedAt: order.updatedAt });
+  const ask = (chosen: OperatorAction) => {
+    setAction(chosen);
+    setSeen({ state: order.processState, updatedAt: order.updatedAt });
+    setOutcome(undefined);
+    dialog.current?.showModal();
+  };
+  const confirm = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    try {
+      const answer = await callJson<OperatorActionResultBody | OperatorRefusalBody>(
+        ConsoleRoute.action(order.orderId, action),
+        {
+          method: 'POST',
+          body: { reason, expectedState: seen.state, expectedUpdatedAt: seen.updatedAt },
+          accept: [200, 409],
+        },
+      );
+      setOutcome(
+        answer.status === 409
+          ? { kind: 'refused', text: refusalText(action, answer.body as OperatorRefusalBody) }
+          : {
+              kind: 'done',
+              text: `Done: ${action} moved the order to ${(answer.body as OperatorActionResultBody).processState}.`,
+            },
+      );
+      setReason('');
+      onDone();
+    } catch (error) {
+      setOutcome({ kind: 'failed', text: (error as Error).message });
+    } finally {
+      setBusy(false);
+      dialog.current?.close();
+    }
+  };
+  return (
+    <section aria-labelledby="actions-title">
+      <h2 id="actions-title">Actions</h2>
+      <div className="row">
+        <button type="button" onClick={() => ask('retry')}>
+          Retry…
+        </button>
+        <button type="button" className="danger" onClick={() => ask('cancel')}>
+          Cancel order…
+        </button>
+      </div>
+      {outcome && (
+        <p
+          className={`notice ${outcome.kind === 'done' ? 'success' : 'error'}`}
+          role={outcome.kind === 'done' ? 'status' : 'alert'}
+        >
+          {outcome.text}
+        </p>
+      )}
+      <dialog ref={dialog} aria-labelledby="confirm-title">
+        <form onSubmit={confirm}>
+          <h3 id="confirm-title">
+            {action === 'retry' ? 'Retry' : 'Cancel'} order {order.orderId}?
+          </h3>
+          <p>
+            It is {seen.state} (updated {formatTime(seen.updatedAt)}). The API acts only if it still is.
+            {action === 'cancel' ? ' Cancelling undoes the completed steps (compensation).' : ''}
+          </p>
+          <label htmlFor="action-reason">Reason (recorded in the operator log)</label>
+          <textarea
+            id="action-reason"
+            value={reason}
+            onChange={(event) => setReason(event.target.value)}
+            minLength={3}
+            maxLength={500}
+            required
+          />
+          <div className="row">
+            <button type="submit" disabled={busy} className={action === 'cancel' ? 'danger' : undefined}>
+              Confirm {action}
+            </button>
+            <button type="button" onClick={() => dialog.current?.close()}>
+              Back
+            </button>
+          </div>
+        </form>
+      </dialog>
+    </section>
+  );
+}

@@ -1,0 +1,95 @@
+/**
+ * The console backend's routes and bodies: the one contract between the page (console/src) and the
+ * same-origin backend that signs its calls (bin/console-server.ts). Orders and deliveries keep the
+ * apps' own contracts (imported here as types); only what the console adds is defined here.
+ */
+import type { DeliveryStatusBody } from '../../lambdas/choreography/contracts';
+import type { ProcessState } from '../../lambdas/scheduler-agent-supervisor/contracts';
+
+/** Where the page is served; the backend's routes are under `${CONSOLE_BASE}/api`. */
+export const CONSOLE_BASE = '/console';
+
+export const ConsoleRoute = {
+  /** GET: how many orders each state holds (counted up to STATE_COUNT_LIMIT). */
+  counts: `${CONSOLE_BASE}/api/counts`,
+  /** GET ?state&limit&cursor: the operator API's list, as is. */
+  orders: `${CONSOLE_BASE}/api/orders`,
+  /** GET: the operator API's inspect, as is. */
+  order: (orderId: string) => `${CONSOLE_BASE}/api/orders/${encodeURIComponent(orderId)}`,
+  /** POST OperatorActionRequest: the operator API's retry or cancel; its 409 body passed on as is. */
+  action: (orderId: string, action: 'retry' | 'cancel') =>
+    `${CONSOLE_BASE}/api/orders/${encodeURIComponent(orderId)}/${action}`,
+  /** GET: every metric alarm and its state. */
+  alarms: `${CONSOLE_BASE}/api/alarms`,
+  /** GET ?status: the deliveries the ingestion read model holds. */
+  deliveries: `${CONSOLE_BASE}/api/deliveries`,
+  /** GET: one delivery's status (the delivery API) and its trail across services. */
+  delivery: (deliveryId: string) => `${CONSOLE_BASE}/api/deliveries/${encodeURIComponent(deliveryId)}`,
+} as const;
+
+/** Counting pages through the operator list costs one call per 100 orders: past this, "at least". */
+export const STATE_COUNT_LIMIT = 300;
+
+export interface StateCount {
+  readonly state: ProcessState;
+  readonly count: number;
+  /** True when the count stopped at STATE_COUNT_LIMIT: there are at least `count`. */
+  readonly atLeast: boolean;
+}
+
+export interface StateCountsBody {
+  readonly counts: readonly StateCount[];
+}
+
+export interface AlarmView {
+  readonly name: string;
+  /** OK, ALARM or INSUFFICIENT_DATA. */
+  readonly state: string;
+  readonly since?: string;
+  readonly reason?: string;
+}
+
+export interface AlarmsBody {
+  readonly alarms: readonly AlarmView[];
+}
+
+export interface DeliveryRow {
+  readonly deliveryId: string;
+  readonly status: string;
+  readonly correlationId?: string;
+  readonly acceptedAt?: string;
+  readonly updatedAt?: string;
+}
+
+export interface DeliveryListBody {
+  /** Newest first. */
+  readonly items: readonly DeliveryRow[];
+}
+
+/** One entry of a delivery's trail: an event a service published, an alert, or a dead letter and its decision. */
+export interface DeliveryTrailEntry {
+  readonly at: string;
+  readonly service: string;
+  readonly kind: 'event' | 'alert' | 'dead-letter';
+  /** Event type, DeliveryNeedsOperator, or the dead letter's reason code. */
+  readonly what: string;
+  readonly sequence?: number;
+  readonly to?: string;
+  readonly detail: string;
+  readonly correlationId?: string;
+}
+
+export interface DeliveryDetailBody {
+  readonly deliveryId: string;
+  /** GET /deliveries/{id} of the delivery API, when it answered 200. */
+  readonly status?: DeliveryStatusBody;
+  /** What the delivery API answered instead, in words. */
+  readonly statusError?: string;
+  /** Every service's entries, in time order. */
+  readonly trail: readonly DeliveryTrailEntry[];
+}
+
+/** Every error the backend answers itself (its own 4xx/5xx; the APIs' own bodies are passed on). */
+export interface ConsoleErrorBody {
+  readonly message: string;
+}

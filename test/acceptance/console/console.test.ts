@@ -1,0 +1,385 @@
+/**
+ * The operator console in a real browser (Debian's chromium, driven by playwright-core) against
+ * the system under test: orders and deliveries are submitted through the APIs, and every check is
+ * what the page shows as they move, without a reload. The console's backend runs here, on a free
+ * port, built from the target description like the other suites' clients.
+ *
+ * Screenshots of the main views are written to CONSOLE_SCREENSHOTS when it names a directory
+ * (`CONSOLE_SCREENSHOTS=docs/console npx jest test/acceptance/console` refreshes the README's),
+ * else to .local/acceptance/console-screenshots.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Browser, Page } from 'playwright-core';
+import {
+  buildConsoleAssets,
+  type ConsoleBackend,
+  type ConsoleServer,
+  startConsoleServer,
+} from '../../../bin/console-server';
+import { PROJECT_ROOT } from '../../../lib/local-runtime';
+import { DeliverySystemClient } from '../choreography/system-client';
+import { awsClientConfig } from '../client-support';
+import { SystemClient } from '../scheduler-agent-supervisor/system-client';
+import { acceptanceTarget, scenarioTimeoutMs } from '../setup';
+import { DELIVERIES_APP } from '../target';
+import { launchBrowser } from './browser';
+
+const runId = randomUUID().slice(0, 8);
+const orderIdOf = (name: string) => `console-${runId}-${name}`;
+const order = (id: string, sku = 'SKU-1') => ({
+  orderId: id,
+  customerId: 'customer-console',
+  items: [{ sku, quantity: 1 }],
+  totalCents: 1999,
+  currency: 'EUR',
+});
+const ids = {
+  processed: orderIdOf('done'),
+  stalled: orderIdOf('stall'),
+  outage: orderIdOf('outage'),
+  cancelled: orderIdOf('cancel'),
+  delivery: `console-${runId}-delivery`,
+  farDelivery: `console-${runId}-far`,
+};
+// About 2 km apart in Seattle (within any drone's range); Sydney is beyond every drone's range.
+const SEATTLE = { lat: 47.6062, lon: -122.3321 };
+const NEARBY = { lat: 47.6205, lon: -122.3493 };
+const SYDNEY = { lat: -33.8688, lon: 151.2093 };
+const delivery = (id: string, dropoff = NEARBY) => ({
+  deliveryId: id,
+  ownerId: 'owner-console',
+  pickup: SEATTLE,
+  dropoff,
+  packages: [{ packageId: 'parcel-1', weightGrams: 1200, size: 'SMALL' }],
+});
+/** An OUTAGE order reaches Error after maxFailures expired attempts (see operator.test.ts). */
+const UNTIL_ERROR_MS = 2 * scenarioTimeoutMs.recovery;
+
+const SCREENSHOTS = resolve(
+  PROJECT_ROOT,
+  process.env.CONSOLE_SCREENSHOTS ?? '.local/acceptance/console-screenshots',
+);
+const ASSETS = resolve(PROJECT_ROOT, '.local/acceptance/console-assets');
+
+let orders: SystemClient;
+let deliveries: DeliverySystemClient;
+let backend: ConsoleBackend;
+let server: ConsoleServer;
+let browser: Browser;
+let page: Page;
+
+/** The console's backend for whatever target the suite runs against (local, LocalStack, AWS). */
+function backendFor(): ConsoleBackend {
+  const target = acceptanceTarget();
+  const deliveryTarget = acceptanceTarget(DELIVERIES_APP);
+  const cloudWatch = new CloudWatchClient(awsClientConfig(target, 'cloudwatch'));
+  const dynamo = new DynamoDBClient(awsClientConfig(deliveryTarget, 'dynamodb'));
+  return {
+    operator: orders.operator(),
+    cloudWatch,
+    deliveries: {
+      apiUrl: deliveryTarget.outputs.ApiUrl,
+      ...(deliveryTarget.apiKey && { apiKey: deliveryTarget.apiKey }),
+      documents: DynamoDBDocumentClient.from(dynamo),
+      outputs: deliveryTarget.outputs,
+    },
+    close: () => {
+      cloudWatch.destroy();
+      dynamo.destroy();
+    },
+  };
+}
+
+beforeAll(async () => {
+  // First, so a machine without a browser fails at once, saying how to install one.
+  browser = await launchBrowser();
+  orders = new SystemClient(acceptanceTarget());
+  deliveries = new DeliverySystemClient(acceptanceTarget(DELIVERIES_APP));
+  // One order through every function first: on a runtime that just started (this file may run
+  // first), cold sandboxes on a loaded machine can outlast the local profile's step deadline, and a
+  // STALL-ONCE order would then fail more than once. The scenarios are about the console, not that.
+  const warmUp = orderIdOf('warm-up');
+  expect((await orders.submit(order(warmUp))).status).toBe(202);
+  await orders.waitForState(warmUp, ['Processed'], scenarioTimeoutMs.recovery);
+  // Submitted together so the slow scenarios (STALL-ONCE, OUTAGE) run while the quick ones are checked.
+  const submitted = await Promise.all([
+    orders.submit(order(ids.processed)),
+    orders.submit(order(ids.stalled, 'STALL-ONCE')),
+    orders.submit(order(ids.outage, 'OUTAGE')),
+    orders.submit(order(ids.cancelled)),
+    deliveries.submit(delivery(ids.delivery)),
+    deliveries.submit(delivery(ids.farDelivery, SYDNEY)),
+  ]);
+  expect(submitted.map((response) => response.status)).toEqual([202, 202, 202, 202, 202, 202]);
+  buildConsoleAssets(ASSETS);
+  backend = backendFor();
+  server = await startConsoleServer({ backend: () => backend, port: 0, assetsDir: ASSETS });
+  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  mkdirSync(SCREENSHOTS, { recursive: true });
+}, scenarioTimeoutMs.recovery + 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+  backend?.close();
+  orders?.close();
+  deliveries?.close();
+});
+
+const open = (hash: string) => page.goto(`${server.url}${hash}`);
+const orderState = () => page.getByTestId('order-state');
+
+describe('orders', () => {
+  it('an order submitted through the API reaches Processed on its page, which updates without reload', async () => {
+    await open(`#/orders/${ids.processed}`);
+    await expectText(orderState(), 'Processed', scenarioTimeoutMs.normal);
+    const timeline = page.getByRole('region', { name: 'Timeline' });
+    await expectContains(timeline, 'Attempt 1 started');
+    await expectContains(timeline, 'ScheduleShipping completed');
+    await expectContains(timeline, 'client told Completed');
+  });
+
+  it('the list of Processed orders counts them, shows the order and opens it', async () => {
+    await open('#/orders?state=Processed');
+    const row = page.locator(`tr[data-order-id="${ids.processed}"]`);
+    await row.waitFor({ timeout: scenarioTimeoutMs.normal });
+    await expectText(page.locator('[data-count-state="Processed"] .count'), /^[1-9]\d*\+?$/);
+    await page.screenshot({ path: resolve(SCREENSHOTS, 'orders-list.png'), fullPage: true });
+    await row.getByRole('link', { name: ids.processed }).click();
+    await expectText(orderState(), 'Processed');
+  });
+
+  it('the search opens an order by id, from the keyboard', async () => {
+    await open('#/orders');
+    const search = page.getByLabel('Order id');
+    await search.focus();
+    await page.keyboard.type(ids.processed);
+    await page.keyboard.press('Enter');
+    await expectText(orderState(), 'Processed');
+  });
+
+  it('a STALL-ONCE order shows its recovery: the failure counted, a second attempt, Processed', async () => {
+    await open(`#/orders/${ids.stalled}`);
+    await expectText(orderState(), 'Processed', scenarioTimeoutMs.recovery);
+    // One failure when the machine keeps up; under load a second attempt may expire too. Either
+    // way the page must show the recovery: failures counted, a later attempt, Processed.
+    await expectText(page.getByTestId('failure-count'), /^[12]$/);
+    const timeline = page.getByRole('region', { name: 'Timeline' });
+    await expectContains(timeline, 'Attempt 2 started');
+    await page.screenshot({ path: resolve(SCREENSHOTS, 'order-timeline.png'), fullPage: true });
+  });
+
+  it('a refused action shows the 409 reason in words (retry is not allowed on a Processed order)', async () => {
+    await open(`#/orders/${ids.processed}`);
+    await expectText(orderState(), 'Processed');
+    await act('Retry…', 'checking the refusal');
+    await expectContains(page.getByRole('alert'), 'Not allowed');
+  });
+
+  it('cancelling a Processed order from the page, after confirming, ends Compensated', async () => {
+    await open(`#/orders/${ids.cancelled}`);
+    await expectText(orderState(), 'Processed', scenarioTimeoutMs.normal);
+    await act('Cancel order…', 'customer withdrew the order');
+    await expectContains(
+      page.getByRole('status').filter({ hasText: 'Done' }),
+      'Done: cancel moved the order to',
+    );
+    await expectText(orderState(), 'Compensated', scenarioTimeoutMs.normal);
+    const log = page.getByRole('region', { name: 'Operator log' });
+    await expectContains(log, 'customer withdrew the order');
+  });
+
+  it(
+    'an Error order is retried from the page: confirmed, recorded, and back to work',
+    async () => {
+      await open(`#/orders/${ids.outage}`);
+      await expectText(orderState(), 'Error', UNTIL_ERROR_MS);
+      await act('Retry…', 'the provider says the outage is over');
+      await expectContains(
+        page.getByRole('status').filter({ hasText: 'Done' }),
+        'Done: retry moved the order to Pending',
+      );
+      await expectContains(
+        page.getByRole('region', { name: 'Operator log' }),
+        'the provider says the outage is over',
+      );
+    },
+    UNTIL_ERROR_MS + 60_000,
+  );
+
+  it('an unknown order is reported in words, not a blank page', async () => {
+    await open(`#/orders/console-${runId}-nobody`);
+    await expectContains(page.getByRole('alert'), '404');
+  });
+});
+
+describe('deliveries', () => {
+  it("a delivery's page shows it Delivered and its trail across services, with its correlation id", async () => {
+    await open(`#/deliveries/${ids.delivery}`);
+    await expectText(page.getByTestId('delivery-status'), 'Delivered', scenarioTimeoutMs.normal);
+    const trail = page.getByRole('region', { name: 'Trail across services' });
+    for (const event of ['DeliveryRequested', 'DeliveryScheduled', 'PickedUp', 'Delivered'])
+      await expectContains(trail, event);
+    for (const service of ['ingestion', 'drone-scheduler', 'delivery']) await expectContains(trail, service);
+    await expectContains(
+      page.getByRole('region', { name: 'Dead letters and remediation' }),
+      'No dead-lettered',
+    );
+    await page.screenshot({ path: resolve(SCREENSHOTS, 'delivery-trail.png'), fullPage: true });
+  });
+
+  it('a delivery no drone can reach shows its dead letters, their reason code and what remediation decided', async () => {
+    await open(`#/deliveries/${ids.farDelivery}`);
+    await expectText(page.getByTestId('delivery-status'), 'Failed', scenarioTimeoutMs.recovery);
+    const deadLetters = page.getByRole('region', { name: 'Dead letters and remediation' });
+    await expectContains(deadLetters, 'NO_DRONE_AVAILABLE');
+    for (const decision of ['decided RETRY', 'decided PIVOT', 'decided GIVE_UP'])
+      await expectContains(deadLetters, decision);
+    await page.screenshot({ path: resolve(SCREENSHOTS, 'delivery-dead-letters.png'), fullPage: true });
+  });
+});
+
+describe('the backend', () => {
+  it('acts only for its own page: a cross-site, non-JSON or malformed action is refused before reaching the API', async () => {
+    const action = `${server.url}api/orders/${ids.processed}/cancel`;
+    const body = JSON.stringify({
+      reason: 'from elsewhere',
+      expectedState: 'Processed',
+      expectedUpdatedAt: 'x',
+    });
+    const crossSite = await fetch(action, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: 'https://elsewhere.example' },
+      body,
+    });
+    expect(crossSite.status).toBe(403);
+    const form = await fetch(action, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body,
+    });
+    expect(form.status).toBe(415);
+    const json = { 'content-type': 'application/json' };
+    const notJson = await fetch(action, { method: 'POST', headers: json, body: '{reason' });
+    expect({ status: notJson.status, body: await notJson.json() }).toEqual({
+      status: 400,
+      body: { message: 'The action is not JSON' },
+    });
+    const noReason = await fetch(action, {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ expectedState: 'Processed', expectedUpdatedAt: 'x' }),
+    });
+    expect(noReason.status).toBe(400);
+    expect(((await noReason.json()) as { message: string }).message).toContain('reason');
+  });
+
+  it('serves the page for any path under /console/ and nothing outside its assets', async () => {
+    const outside = await fetch(`${server.url}..%2F..%2Fpackage.json`);
+    expect(outside.headers.get('content-type')).toContain('text/html');
+    expect(await outside.text()).toContain('<div id="root">');
+  });
+});
+
+describe('usable by everyone', () => {
+  it('at phone width the order page fits the screen, every control has a label, all text is readable (4.5:1)', async () => {
+    const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    try {
+      await phone.goto(`${server.url}#/orders/${ids.processed}`);
+      await expectText(phone.getByTestId('order-state'), 'Processed');
+      // Evaluated in the page (as text: this project's TypeScript knows no DOM).
+      const overflow = await phone.evaluate<number>(
+        'document.documentElement.scrollWidth - window.innerWidth',
+      );
+      expect(overflow).toBeLessThanOrEqual(0);
+      const unlabelled = await phone.evaluate<string[]>(`
+        [...document.querySelectorAll('input, select, textarea, button')]
+          .filter((control) => (control.labels?.length ?? 0) === 0 && !control.textContent.trim() && !control.ariaLabel)
+          .map((control) => control.outerHTML)`);
+      expect(unlabelled).toEqual([]);
+      await phone.screenshot({ path: resolve(SCREENSHOTS, 'order-phone.png'), fullPage: true });
+      expect(await phone.evaluate<string[]>(LOW_CONTRAST_TEXT)).toEqual([]);
+      await phone.goto(`${server.url}#/orders?state=Processed`);
+      await phone.locator(`tr[data-order-id="${ids.processed}"]`).waitFor();
+      expect(await phone.evaluate<string[]>(LOW_CONTRAST_TEXT)).toEqual([]);
+    } finally {
+      await phone.close();
+    }
+  });
+});
+
+/**
+ * Run in the page: every element that shows text of its own (disabled controls aside, which WCAG
+ * exempts) whose text colour has less than 4.5:1 contrast with the first opaque background behind
+ * it (WCAG 2 relative luminance). Answers `text (ratio)` for each, empty when all are readable.
+ */
+const LOW_CONTRAST_TEXT = `(() => {
+  const rgb = (colour) => (colour.match(/[\\d.]+/g) || []).map(Number);
+  const luminance = ([r, g, b]) => {
+    const linear = (value) => {
+      const channel = value / 255;
+      return channel <= 0.03928 ? channel / 12.92 : ((channel + 0.055) / 1.055) ** 2.4;
+    };
+    return 0.2126 * linear(r) + 0.7152 * linear(g) + 0.0722 * linear(b);
+  };
+  const background = (element) => {
+    for (let node = element; node; node = node.parentElement) {
+      const [r, g, b, alpha = 1] = rgb(getComputedStyle(node).backgroundColor);
+      if (alpha > 0.5) return [r, g, b];
+    }
+    return [255, 255, 255];
+  };
+  const low = [];
+  for (const element of document.querySelectorAll('body *')) {
+    const ownText = [...element.childNodes].some((node) => node.nodeType === 3 && node.textContent.trim());
+    if (!ownText || element.closest(':disabled') || !element.checkVisibility()) continue;
+    const [l1, l2] = [luminance(rgb(getComputedStyle(element).color)), luminance(background(element))];
+    const ratio = (Math.max(l1, l2) + 0.05) / (Math.min(l1, l2) + 0.05);
+    if (ratio < 4.5) low.push(element.textContent.trim().slice(0, 40) + ' (' + ratio.toFixed(2) + ')');
+  }
+  return low;
+})()`;
+
+/** Opens the action's dialog, gives the reason and confirms, all from the keyboard. */
+async function act(button: string, reason: string): Promise<void> {
+  await page.getByRole('button', { name: button }).click();
+  const dialog = page.getByRole('dialog');
+  await dialog.getByLabel('Reason').fill(reason);
+  await dialog.getByLabel('Reason').press('Tab');
+  await page.keyboard.press('Enter');
+  await dialog.waitFor({ state: 'hidden' });
+}
+
+type Locator = ReturnType<Page['locator']>;
+
+/** Waits until the element's whole text matches (the page polls; nothing reloads). */
+async function expectText(locator: Locator, expected: string | RegExp, timeoutMs = 10_000): Promise<void> {
+  const matches = (text: string) =>
+    typeof expected === 'string' ? text.trim() === expected : expected.test(text.trim());
+  await waitForText(locator, matches, `${String(expected)}`, timeoutMs);
+}
+
+async function expectContains(locator: Locator, expected: string, timeoutMs = 10_000): Promise<void> {
+  await waitForText(locator, (text) => text.includes(expected), `text containing ${expected}`, timeoutMs);
+}
+
+async function waitForText(
+  locator: Locator,
+  matches: (text: string) => boolean,
+  what: string,
+  timeoutMs: number,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = '';
+  while (Date.now() < deadline) {
+    last = (await locator.allInnerTexts().catch(() => [])).join('\n');
+    if (matches(last)) return;
+    await new Promise((resolveWait) => setTimeout(resolveWait, 250));
+  }
+  throw new Error(`Waited ${timeoutMs} ms for ${what}; the page showed: ${last || '(nothing)'}`);
+}

@@ -7,7 +7,6 @@
  * can read .local/target.json can. POSTs must be same-origin JSON (a cross-site form or fetch
  * cannot send one without a CORS preflight, which this server never grants).
  */
-import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -35,8 +34,9 @@ import {
   ProcessState,
 } from '../lambdas/scheduler-agent-supervisor/contracts';
 import type { DRONE_DELIVERY_STACK_NAME } from '../lib/choreography/stack';
-import { type LocalTarget, outputsOfStack, PROJECT_ROOT } from '../lib/local-runtime';
+import { type LocalTarget, outputsOfStack } from '../lib/local-runtime';
 import type { STACK_NAME } from '../lib/scheduler-agent-supervisor/stack';
+import { CONSOLE_ASSETS_DIR } from './console-build';
 import { buildTrail, readDeliveryItems, scanDeliveryRecords } from './deliveries';
 import { everyAlarm } from './metrics-report';
 import { OperatorClient } from './operator-client';
@@ -44,9 +44,6 @@ import { OperatorClient } from './operator-client';
 /** The stacks the console reads, checked against their names at compile time (type-only imports keep aws-cdk-lib out). */
 const ORDER_STACK: typeof STACK_NAME = 'SchedulerAgentSupervisor';
 const DELIVERY_STACK: typeof DRONE_DELIVERY_STACK_NAME = 'DroneDelivery';
-
-/** Where `console:build` writes the page (under .local/, which git ignores: build output is never committed). */
-export const CONSOLE_ASSETS_DIR = resolve(PROJECT_ROOT, '.local', 'console');
 
 /** The console's port unless told: clear of the local APIs, which take PORT (3000), PORT+1, ... */
 export const DEFAULT_CONSOLE_PORT = 3100;
@@ -100,28 +97,6 @@ export function localConsoleBackend(target: LocalTarget): ConsoleBackend | undef
       dynamo.destroy();
     },
   };
-}
-
-/**
- * Builds the page with Vite into `outDir` (a few seconds). Run at every start rather than kept:
- * build output is never committed, and a stale page typed against old contracts would lie.
- */
-export function buildConsoleAssets(outDir = CONSOLE_ASSETS_DIR): void {
-  const vite = resolve(PROJECT_ROOT, 'node_modules', '.bin', 'vite');
-  execFileSync(
-    vite,
-    [
-      'build',
-      '--config',
-      'console/vite.config.mts',
-      '--outDir',
-      outDir,
-      '--emptyOutDir',
-      '--logLevel',
-      'warn',
-    ],
-    { cwd: PROJECT_ROOT, stdio: ['ignore', 'inherit', 'inherit'] },
-  );
 }
 
 export interface ConsoleServerOptions {
@@ -429,14 +404,4 @@ async function deliveryDetail(
     // Not JSON (a gateway error page): shown as text.
   }
   return { deliveryId, statusError: `The delivery API answered ${answer.status}: ${message}`, trail };
-}
-
-// `npm run console:build`: the page alone, into CONSOLE_ASSETS_DIR (npm start builds it too).
-if (require.main === module) {
-  if (process.argv[2] !== 'build') {
-    console.error('Usage: tsx bin/console-server.ts build   (npm start serves the console)');
-    process.exit(2);
-  }
-  buildConsoleAssets();
-  console.log(`Built the operator console into ${CONSOLE_ASSETS_DIR}`);
 }

@@ -22,17 +22,16 @@ import {
   type DeliveryDetailBody,
   type DeliveryListBody,
   type DeliveryRow,
-  STATE_COUNT_LIMIT,
   type StateCount,
   type StateCountsBody,
 } from '../console/src/console-api';
+import { countStates } from '../console/src/state-counts';
 import type { DeliveryStatusBody } from '../lambdas/choreography/contracts';
+import { OperatorAction, OperatorActionRequestSchema } from '../lambdas/scheduler-agent-supervisor/contracts';
 import {
-  OPERATOR_LIST_MAX_LIMIT,
-  OperatorAction,
-  OperatorActionRequestSchema,
-  ProcessState,
-} from '../lambdas/scheduler-agent-supervisor/contracts';
+  CONSOLE_CONFIG_FILE,
+  type ConsoleConfig,
+} from '../lambdas/scheduler-agent-supervisor/contracts/console';
 import type { DRONE_DELIVERY_STACK_NAME } from '../lib/choreography/stack';
 import { type LocalTarget, outputsOfStack } from '../lib/local-runtime';
 import type { STACK_NAME } from '../lib/scheduler-agent-supervisor/stack';
@@ -244,6 +243,11 @@ async function handle(
     response.end();
     return;
   }
+  if (path === `${CONSOLE_BASE}/${CONSOLE_CONFIG_FILE}`) {
+    // The page asks where it runs: here, behind this backend, which signs its calls.
+    sendJson(response, 200, { mode: 'local' } satisfies ConsoleConfig);
+    return;
+  }
   if (!path.startsWith(`${CONSOLE_BASE}/api/`)) {
     if (method !== 'GET' && method !== 'HEAD') throw new HttpError(405, `${method} is not allowed here`);
     serveAsset(response, assetsDir, path);
@@ -338,29 +342,17 @@ function serveAsset(response: ServerResponse, assetsDir: string, path: string): 
   response.end(readFileSync(file));
 }
 
-/** Each state's orders, counted by paging the operator list (StateIndex) up to STATE_COUNT_LIMIT. */
-async function stateCounts(operator: OperatorClient): Promise<StateCount[]> {
-  return Promise.all(
-    Object.values(ProcessState).map(async (state) => {
-      let count = 0;
-      let cursor: string | undefined;
-      do {
-        const answer = await operator.list({
-          state,
-          limit: OPERATOR_LIST_MAX_LIMIT,
-          ...(cursor !== undefined && { cursor }),
-        });
-        if (answer.status !== 200)
-          throw new HttpError(
-            answer.status,
-            `Listing ${state} orders answered ${answer.status}: ${JSON.stringify(answer.body)}`,
-          );
-        count += answer.body.items.length;
-        cursor = answer.body.nextCursor;
-      } while (cursor !== undefined && count < STATE_COUNT_LIMIT);
-      return { state, count, atLeast: cursor !== undefined };
-    }),
-  );
+/** Each state's orders, counted as the deployed console counts them (countStates). */
+function stateCounts(operator: OperatorClient): Promise<StateCount[]> {
+  return countStates(async (query) => {
+    const answer = await operator.list(query);
+    if (answer.status !== 200)
+      throw new HttpError(
+        answer.status,
+        `Listing ${query.state} orders answered ${answer.status}: ${JSON.stringify(answer.body)}`,
+      );
+    return answer.body;
+  });
 }
 
 type Deliveries = NonNullable<ConsoleBackend['deliveries']>;

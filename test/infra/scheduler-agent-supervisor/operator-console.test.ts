@@ -9,7 +9,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Stack } from 'aws-cdk-lib';
+import { Stack, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { CONSOLE_CONFIG_FILE } from '../../../lambdas/scheduler-agent-supervisor/contracts';
@@ -309,5 +309,20 @@ describe('the deployed operator console', () => {
 
   it('passes cdk-nag AwsSolutions with every finding acknowledged for a reason', () => {
     expect(violations).toEqual([]);
+    const consoleAcknowledgments = stack.node
+      .findAll()
+      .filter((construct) => /OperatorConsole|CDKBucketDeployment|OPTIONS/.test(construct.node.path))
+      .flatMap((construct) =>
+        construct.node.metadata
+          .filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
+          .flatMap((entry) => Object.entries(entry.data as Record<string, string>)),
+      )
+      // aws-cdk-lib acknowledges CloudFormation validation rules of its own constructs itself.
+      .filter(([id]) => !/^CloudFormation-Validate::/.test(id));
+    expect(consoleAcknowledgments.length).toBeGreaterThan(10);
+    for (const [id, reason] of consoleAcknowledgments) {
+      expect(id.replace(/^annotation::/i, '')).toMatch(/^AwsSolutions-[A-Z]+[0-9]+(\[.+\])?$/);
+      expect(reason.length).toBeGreaterThan(30);
+    }
   });
 });

@@ -16,6 +16,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import {
   type AlarmsBody,
+  alarmViewOf,
   CONSOLE_BASE,
   type ConsoleErrorBody,
   ConsoleRoute,
@@ -297,12 +298,7 @@ async function handle(
   if (path === ConsoleRoute.alarms) {
     const alarms = await everyAlarm(backend.cloudWatch, undefined);
     const body: AlarmsBody = {
-      alarms: alarms.map((alarm) => ({
-        name: alarm.AlarmName ?? '?',
-        state: alarm.StateValue ?? '?',
-        ...(alarm.StateUpdatedTimestamp && { since: alarm.StateUpdatedTimestamp.toISOString() }),
-        ...(alarm.StateReason && { reason: alarm.StateReason }),
-      })),
+      alarms: alarms.map(alarmViewOf),
     };
     sendJson(response, 200, body);
     return;

@@ -19,7 +19,7 @@ import {
 import type { DeployedConsoleConfig } from '../../lambdas/scheduler-agent-supervisor/contracts/console';
 import { type SignedRequest, sendSigned } from '../../lambdas/shared/signed-request';
 import { type Answer, type ConsoleApi, messageOf } from './api';
-import type { AlarmView } from './console-api';
+import { type AlarmView, alarmViewOf } from './console-api';
 import { countStates, type ListQuery } from './state-counts';
 
 /** The identity pool's credentials (a provider: the SDK refreshes them) or fixed ones. */
@@ -116,14 +116,7 @@ export function deployedConsoleApi(
             ...(nextToken !== undefined && { NextToken: nextToken }),
           }),
         );
-        for (const alarm of page.MetricAlarms ?? []) {
-          alarms.push({
-            name: alarm.AlarmName ?? '?',
-            state: alarm.StateValue ?? '?',
-            ...(alarm.StateUpdatedTimestamp && { since: alarm.StateUpdatedTimestamp.toISOString() }),
-            ...(alarm.StateReason && { reason: alarm.StateReason }),
-          });
-        }
+        alarms.push(...(page.MetricAlarms ?? []).map(alarmViewOf));
         nextToken = page.NextToken;
       } while (nextToken !== undefined);
       return alarms;

@@ -7,7 +7,6 @@
  * can read .local/target.json can. POSTs must be same-origin JSON (a cross-site form or fetch
  * cannot send one without a CORS preflight, which this server never grants).
  */
-import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -17,26 +16,27 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import {
   type AlarmsBody,
+  alarmViewOf,
   CONSOLE_BASE,
   type ConsoleErrorBody,
   ConsoleRoute,
   type DeliveryDetailBody,
   type DeliveryListBody,
   type DeliveryRow,
-  STATE_COUNT_LIMIT,
   type StateCount,
   type StateCountsBody,
 } from '../console/src/console-api';
+import { countStates } from '../console/src/state-counts';
 import type { DeliveryStatusBody } from '../lambdas/choreography/contracts';
+import { OperatorAction, OperatorActionRequestSchema } from '../lambdas/scheduler-agent-supervisor/contracts';
 import {
-  OPERATOR_LIST_MAX_LIMIT,
-  OperatorAction,
-  OperatorActionRequestSchema,
-  ProcessState,
-} from '../lambdas/scheduler-agent-supervisor/contracts';
+  CONSOLE_CONFIG_FILE,
+  type ConsoleConfig,
+} from '../lambdas/scheduler-agent-supervisor/contracts/console';
 import type { DRONE_DELIVERY_STACK_NAME } from '../lib/choreography/stack';
-import { type LocalTarget, outputsOfStack, PROJECT_ROOT } from '../lib/local-runtime';
+import { type LocalTarget, outputsOfStack } from '../lib/local-runtime';
 import type { STACK_NAME } from '../lib/scheduler-agent-supervisor/stack';
+import { CONSOLE_ASSETS_DIR } from './console-build';
 import { buildTrail, readDeliveryItems, scanDeliveryRecords } from './deliveries';
 import { everyAlarm } from './metrics-report';
 import { OperatorClient } from './operator-client';
@@ -44,9 +44,6 @@ import { OperatorClient } from './operator-client';
 /** The stacks the console reads, checked against their names at compile time (type-only imports keep aws-cdk-lib out). */
 const ORDER_STACK: typeof STACK_NAME = 'SchedulerAgentSupervisor';
 const DELIVERY_STACK: typeof DRONE_DELIVERY_STACK_NAME = 'DroneDelivery';
-
-/** Where `console:build` writes the page (under .local/, which git ignores: build output is never committed). */
-export const CONSOLE_ASSETS_DIR = resolve(PROJECT_ROOT, '.local', 'console');
 
 /** The console's port unless told: clear of the local APIs, which take PORT (3000), PORT+1, ... */
 export const DEFAULT_CONSOLE_PORT = 3100;
@@ -100,28 +97,6 @@ export function localConsoleBackend(target: LocalTarget): ConsoleBackend | undef
       dynamo.destroy();
     },
   };
-}
-
-/**
- * Builds the page with Vite into `outDir` (a few seconds). Run at every start rather than kept:
- * build output is never committed, and a stale page typed against old contracts would lie.
- */
-export function buildConsoleAssets(outDir = CONSOLE_ASSETS_DIR): void {
-  const vite = resolve(PROJECT_ROOT, 'node_modules', '.bin', 'vite');
-  execFileSync(
-    vite,
-    [
-      'build',
-      '--config',
-      'console/vite.config.mts',
-      '--outDir',
-      outDir,
-      '--emptyOutDir',
-      '--logLevel',
-      'warn',
-    ],
-    { cwd: PROJECT_ROOT, stdio: ['ignore', 'inherit', 'inherit'] },
-  );
 }
 
 export interface ConsoleServerOptions {
@@ -269,6 +244,11 @@ async function handle(
     response.end();
     return;
   }
+  if (path === `${CONSOLE_BASE}/${CONSOLE_CONFIG_FILE}`) {
+    // The page asks where it runs: here, behind this backend, which signs its calls.
+    sendJson(response, 200, { mode: 'local' } satisfies ConsoleConfig);
+    return;
+  }
   if (!path.startsWith(`${CONSOLE_BASE}/api/`)) {
     if (method !== 'GET' && method !== 'HEAD') throw new HttpError(405, `${method} is not allowed here`);
     serveAsset(response, assetsDir, path);
@@ -318,12 +298,7 @@ async function handle(
   if (path === ConsoleRoute.alarms) {
     const alarms = await everyAlarm(backend.cloudWatch, undefined);
     const body: AlarmsBody = {
-      alarms: alarms.map((alarm) => ({
-        name: alarm.AlarmName ?? '?',
-        state: alarm.StateValue ?? '?',
-        ...(alarm.StateUpdatedTimestamp && { since: alarm.StateUpdatedTimestamp.toISOString() }),
-        ...(alarm.StateReason && { reason: alarm.StateReason }),
-      })),
+      alarms: alarms.map(alarmViewOf),
     };
     sendJson(response, 200, body);
     return;
@@ -363,29 +338,17 @@ function serveAsset(response: ServerResponse, assetsDir: string, path: string): 
   response.end(readFileSync(file));
 }
 
-/** Each state's orders, counted by paging the operator list (StateIndex) up to STATE_COUNT_LIMIT. */
-async function stateCounts(operator: OperatorClient): Promise<StateCount[]> {
-  return Promise.all(
-    Object.values(ProcessState).map(async (state) => {
-      let count = 0;
-      let cursor: string | undefined;
-      do {
-        const answer = await operator.list({
-          state,
-          limit: OPERATOR_LIST_MAX_LIMIT,
-          ...(cursor !== undefined && { cursor }),
-        });
-        if (answer.status !== 200)
-          throw new HttpError(
-            answer.status,
-            `Listing ${state} orders answered ${answer.status}: ${JSON.stringify(answer.body)}`,
-          );
-        count += answer.body.items.length;
-        cursor = answer.body.nextCursor;
-      } while (cursor !== undefined && count < STATE_COUNT_LIMIT);
-      return { state, count, atLeast: cursor !== undefined };
-    }),
-  );
+/** Each state's orders, counted as the deployed console counts them (countStates). */
+function stateCounts(operator: OperatorClient): Promise<StateCount[]> {
+  return countStates(async (query) => {
+    const answer = await operator.list(query);
+    if (answer.status !== 200)
+      throw new HttpError(
+        answer.status,
+        `Listing ${query.state} orders answered ${answer.status}: ${JSON.stringify(answer.body)}`,
+      );
+    return answer.body;
+  });
 }
 
 type Deliveries = NonNullable<ConsoleBackend['deliveries']>;
@@ -429,14 +392,4 @@ async function deliveryDetail(
     // Not JSON (a gateway error page): shown as text.
   }
   return { deliveryId, statusError: `The delivery API answered ${answer.status}: ${message}`, trail };
-}
-
-// `npm run console:build`: the page alone, into CONSOLE_ASSETS_DIR (npm start builds it too).
-if (require.main === module) {
-  if (process.argv[2] !== 'build') {
-    console.error('Usage: tsx bin/console-server.ts build   (npm start serves the console)');
-    process.exit(2);
-  }
-  buildConsoleAssets();
-  console.log(`Built the operator console into ${CONSOLE_ASSETS_DIR}`);
 }

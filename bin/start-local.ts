@@ -35,8 +35,8 @@ import {
 import { parseContextEntry, parsePort, parseStartArguments } from '../lib/local-runtime/start-arguments';
 import { orderTransitionLog } from '../lib/scheduler-agent-supervisor/local/transition-log';
 import type { ClientOutput, StackOutput } from '../lib/scheduler-agent-supervisor/stack';
+import { buildConsoleAssets } from './console-build';
 import {
-  buildConsoleAssets,
   type ConsoleBackend,
   type ConsoleServer,
   DEFAULT_CONSOLE_PORT,

@@ -1,6 +1,5 @@
-import { callJson } from './api';
+import { useConsoleApi } from './api';
 import { ErrorNotice, StateBadge } from './common';
-import { type AlarmsBody, ConsoleRoute } from './console-api';
 import { DeliveriesView, DeliveryView } from './DeliveriesView';
 import { OrdersView } from './OrdersView';
 import { OrderView } from './OrderView';
@@ -9,6 +8,7 @@ import { usePolling } from './use-polling';
 
 export function App() {
   const route = useRoute();
+  const { servesDeliveries } = useConsoleApi();
   const ordersCurrent = route.view === 'orders' || route.view === 'order';
   return (
     <>
@@ -21,9 +21,11 @@ export function App() {
           <a href={href.orders()} aria-current={ordersCurrent ? 'page' : undefined}>
             Orders
           </a>
-          <a href={href.deliveries()} aria-current={ordersCurrent ? undefined : 'page'}>
-            Deliveries
-          </a>
+          {servesDeliveries && (
+            <a href={href.deliveries()} aria-current={ordersCurrent ? undefined : 'page'}>
+              Deliveries
+            </a>
+          )}
         </nav>
       </header>
       <Alarms />
@@ -39,10 +41,8 @@ export function App() {
 
 /** The alarms' states, always on screen: the first thing an operator checks. */
 function Alarms() {
-  const alarms = usePolling(
-    async () => (await callJson<AlarmsBody>(ConsoleRoute.alarms)).body.alarms,
-    'alarms',
-  );
+  const api = useConsoleApi();
+  const alarms = usePolling(() => api.alarms(), 'alarms');
   const firing = (alarms.data ?? []).filter((alarm) => alarm.state === 'ALARM');
   return (
     <section className="alarms" aria-labelledby="alarms-title">

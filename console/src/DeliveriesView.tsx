@@ -1,21 +1,14 @@
 import { type FormEvent, useState } from 'react';
 import { DELIVERY_STATUSES } from '../../lambdas/choreography/contracts/statuses';
-import { callJson } from './api';
+import { useConsoleApi } from './api';
 import { ErrorNotice, Freshness, formatTime, Section, StateBadge } from './common';
-import {
-  ConsoleRoute,
-  type DeliveryDetailBody,
-  type DeliveryListBody,
-  type DeliveryTrailEntry,
-} from './console-api';
+import type { DeliveryTrailEntry } from './console-api';
 import { href } from './route';
 import { usePolling } from './use-polling';
 
 export function DeliveriesView({ status }: { readonly status?: string | undefined }) {
-  const list = usePolling(async () => {
-    const query = status ? `?${new URLSearchParams({ status })}` : '';
-    return (await callJson<DeliveryListBody>(`${ConsoleRoute.deliveries}${query}`)).body;
-  }, status ?? '');
+  const api = useConsoleApi();
+  const list = usePolling(() => api.deliveries(status), status ?? '');
   const [deliveryId, setDeliveryId] = useState('');
   const open = (event: FormEvent) => {
     event.preventDefault();
@@ -91,10 +84,8 @@ const trailKey = (entry: DeliveryTrailEntry) =>
   [entry.at, entry.service, entry.kind, entry.what, entry.sequence, entry.detail].join('|');
 
 export function DeliveryView({ deliveryId }: { readonly deliveryId: string }) {
-  const detail = usePolling(
-    async () => (await callJson<DeliveryDetailBody>(ConsoleRoute.delivery(deliveryId))).body,
-    deliveryId,
-  );
+  const api = useConsoleApi();
+  const detail = usePolling(() => api.delivery(deliveryId), deliveryId);
   const delivery = detail.data;
   const correlationId = delivery?.status?.correlationId;
   const deadLetters = (delivery?.trail ?? []).filter((entry) => entry.kind === 'dead-letter');

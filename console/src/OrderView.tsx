@@ -6,9 +6,8 @@ import type {
   OperatorRefusalBody,
 } from '../../lambdas/scheduler-agent-supervisor/contracts/api';
 import { clientStatusFor } from '../../lambdas/scheduler-agent-supervisor/contracts/client-status';
-import { callJson } from './api';
+import { useConsoleApi } from './api';
 import { ErrorNotice, Freshness, formatTime, Section, StateBadge } from './common';
-import { ConsoleRoute } from './console-api';
 import { href } from './route';
 import { usePolling } from './use-polling';
 
@@ -75,10 +74,8 @@ function timelineOf(order: OperatorOrderDetailBody): TimelineEntry[] {
 }
 
 export function OrderView({ orderId }: { readonly orderId: string }) {
-  const detail = usePolling(
-    async () => (await callJson<OperatorOrderDetailBody>(ConsoleRoute.order(orderId))).body,
-    orderId,
-  );
+  const api = useConsoleApi();
+  const detail = usePolling(() => api.order(orderId), orderId);
   const order = detail.data;
   return (
     <>
@@ -232,6 +229,7 @@ function Actions({
   readonly order: OperatorOrderDetailBody;
   readonly onDone: () => void;
 }) {
+  const api = useConsoleApi();
   const dialog = useRef<HTMLDialogElement>(null);
   const [action, setAction] = useState<OperatorAction>('retry');
   const [reason, setReason] = useState('');
@@ -249,14 +247,11 @@ function Actions({
     event.preventDefault();
     setBusy(true);
     try {
-      const answer = await callJson<OperatorActionResultBody | OperatorRefusalBody>(
-        ConsoleRoute.action(order.orderId, action),
-        {
-          method: 'POST',
-          body: { reason, expectedState: seen.state, expectedUpdatedAt: seen.updatedAt },
-          accept: [200, 409],
-        },
-      );
+      const answer = await api.act(order.orderId, action, {
+        reason,
+        expectedState: seen.state,
+        expectedUpdatedAt: seen.updatedAt,
+      });
       setOutcome(
         answer.status === 409
           ? { kind: 'refused', text: refusalText(action, answer.body as OperatorRefusalBody) }

@@ -1,9 +1,7 @@
 import { type FormEvent, useState } from 'react';
-import type { OperatorOrderListBody } from '../../lambdas/scheduler-agent-supervisor/contracts/api';
 import { ProcessState } from '../../lambdas/scheduler-agent-supervisor/contracts/states';
-import { callJson } from './api';
+import { useConsoleApi } from './api';
 import { ErrorNotice, Freshness, formatTime, StateBadge } from './common';
-import { ConsoleRoute, type StateCountsBody } from './console-api';
 import { href } from './route';
 import { usePolling } from './use-polling';
 
@@ -20,15 +18,10 @@ export function OrdersView({ state: chosen }: { readonly state?: string | undefi
     setListFor(state);
     setCursors([undefined]);
   }
-  const counts = usePolling(
-    async () => (await callJson<StateCountsBody>(ConsoleRoute.counts)).body.counts,
-    'counts',
-  );
+  const api = useConsoleApi();
+  const counts = usePolling(() => api.counts(), 'counts');
   const list = usePolling(
-    async () => {
-      const query = new URLSearchParams({ state, limit: String(PAGE_SIZE), ...(cursor && { cursor }) });
-      return (await callJson<OperatorOrderListBody>(`${ConsoleRoute.orders}?${query}`)).body;
-    },
+    () => api.orders({ state, limit: PAGE_SIZE, ...(cursor && { cursor }) }),
     `${state}|${cursor ?? ''}`,
   );
   return (

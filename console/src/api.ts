@@ -1,8 +1,29 @@
 /**
- * Calls to the console backend (same origin). Every failure becomes an Error whose message says
- * what happened in words, for the page to show: never a blank page, never raw JSON.
+ * What the page asks for, as one interface (ConsoleApi) with two implementations: the local
+ * backend's routes (localConsoleApi, same origin; the backend signs) and the deployed console's
+ * signed calls to the operator API (deployed-api.ts). Every failure becomes an Error whose message
+ * says what happened in words, for the page to show: never a blank page, never raw JSON.
  */
-import type { ConsoleErrorBody } from './console-api';
+import { createContext, useContext } from 'react';
+import type {
+  OperatorAction,
+  OperatorActionRequest,
+  OperatorActionResultBody,
+  OperatorOrderDetailBody,
+  OperatorOrderListBody,
+  OperatorRefusalBody,
+} from '../../lambdas/scheduler-agent-supervisor/contracts/api';
+import {
+  type AlarmsBody,
+  type AlarmView,
+  type ConsoleErrorBody,
+  ConsoleRoute,
+  type DeliveryDetailBody,
+  type DeliveryListBody,
+  type StateCount,
+  type StateCountsBody,
+} from './console-api';
+import type { ListQuery } from './state-counts';
 
 export interface Answer<T> {
   readonly status: number;
@@ -10,7 +31,7 @@ export interface Answer<T> {
 }
 
 /** The message of an API's error body (`message`, with the fields it names), or the text as is. */
-function messageOf(body: unknown, text: string): string {
+export function messageOf(body: unknown, text: string): string {
   if (typeof body === 'object' && body !== null && 'message' in body) {
     const { message, errors } = body as ConsoleErrorBody & { errors?: { path?: string; message?: string }[] };
     const details = (errors ?? []).map((error) => `${error.path ?? ''} ${error.message ?? ''}`.trim());
@@ -53,4 +74,58 @@ export async function callJson<T>(
     throw new Error(`${response.status} ${response.statusText}: ${messageOf(body, text)}`);
   }
   return { status: response.status, body: body as T };
+}
+
+/** Everything the views call. */
+export interface ConsoleApi {
+  /** Deliveries are served locally only (README, Operator console: what is not built). */
+  readonly servesDeliveries: boolean;
+  counts(): Promise<readonly StateCount[]>;
+  orders(query: ListQuery): Promise<OperatorOrderListBody>;
+  order(orderId: string): Promise<OperatorOrderDetailBody>;
+  /** Retry or cancel: 200 with the result, or 409 with the refusal (any other status throws). */
+  act(
+    orderId: string,
+    action: OperatorAction,
+    request: OperatorActionRequest,
+  ): Promise<Answer<OperatorActionResultBody | OperatorRefusalBody>>;
+  alarms(): Promise<readonly AlarmView[]>;
+  deliveries(status?: string): Promise<DeliveryListBody>;
+  delivery(deliveryId: string): Promise<DeliveryDetailBody>;
+}
+
+/** The local backend (bin/console-server.ts), same origin. */
+export const localConsoleApi: ConsoleApi = {
+  servesDeliveries: true,
+  counts: async () => (await callJson<StateCountsBody>(ConsoleRoute.counts)).body.counts,
+  orders: async (query) => {
+    const search = new URLSearchParams({
+      state: query.state,
+      ...(query.limit !== undefined && { limit: String(query.limit) }),
+      ...(query.cursor !== undefined && { cursor: query.cursor }),
+    });
+    return (await callJson<OperatorOrderListBody>(`${ConsoleRoute.orders}?${search}`)).body;
+  },
+  order: async (orderId) => (await callJson<OperatorOrderDetailBody>(ConsoleRoute.order(orderId))).body,
+  act: (orderId, action, request) =>
+    callJson<OperatorActionResultBody | OperatorRefusalBody>(ConsoleRoute.action(orderId, action), {
+      method: 'POST',
+      body: request,
+      accept: [200, 409],
+    }),
+  alarms: async () => (await callJson<AlarmsBody>(ConsoleRoute.alarms)).body.alarms,
+  deliveries: async (status) => {
+    const query = status ? `?${new URLSearchParams({ status })}` : '';
+    return (await callJson<DeliveryListBody>(`${ConsoleRoute.deliveries}${query}`)).body;
+  },
+  delivery: async (deliveryId) =>
+    (await callJson<DeliveryDetailBody>(ConsoleRoute.delivery(deliveryId))).body,
+};
+
+const ConsoleApiContext = createContext<ConsoleApi>(localConsoleApi);
+export const ConsoleApiProvider = ConsoleApiContext.Provider;
+
+/** The API the page was started with (main.tsx chooses it from config.json). */
+export function useConsoleApi(): ConsoleApi {
+  return useContext(ConsoleApiContext);
 }

@@ -3,6 +3,7 @@
  * same-origin backend that signs its calls (bin/console-server.ts). Orders and deliveries keep the
  * apps' own contracts (imported here as types); only what the console adds is defined here.
  */
+import type { MetricAlarm } from '@aws-sdk/client-cloudwatch';
 import type { DeliveryStatusBody } from '../../lambdas/choreography/contracts';
 import type { ProcessState } from '../../lambdas/scheduler-agent-supervisor/contracts';
 
@@ -47,6 +48,16 @@ export interface AlarmView {
   readonly state: string;
   readonly since?: string;
   readonly reason?: string;
+}
+
+/** An alarm as the page shows it, from CloudWatch's DescribeAlarms (the backend's and the deployed page's). */
+export function alarmViewOf(alarm: MetricAlarm): AlarmView {
+  return {
+    name: alarm.AlarmName ?? '?',
+    state: alarm.StateValue ?? '?',
+    ...(alarm.StateUpdatedTimestamp && { since: alarm.StateUpdatedTimestamp.toISOString() }),
+    ...(alarm.StateReason && { reason: alarm.StateReason }),
+  };
 }
 
 export interface AlarmsBody {

@@ -35,7 +35,7 @@ export function internalErrorResponse(correlationId: string): APIGatewayProxyRes
   return jsonResponse(
     500,
     { message: 'Internal error', correlationId },
-    { [CORRELATION_ID_HEADER]: correlationId },
+    { ...browserOriginHeaders(), [CORRELATION_ID_HEADER]: correlationId },
   );
 }
 
@@ -69,6 +69,23 @@ export function locationOf(event: APIGatewayProxyEvent, collectionRoute: string,
   return `${base}/${encodeURIComponent(id)}`;
 }
 
+/**
+ * The browser origin an API's answers are readable from (CORS), set by the construct that exposes
+ * the routes to a browser page (the operator console); unset, answers carry no CORS header.
+ */
+export const BROWSER_ORIGIN_ENV = 'BROWSER_ORIGIN';
+
+/** The headers a browser page needs to read answers: its one allowed origin, and what it may see. */
+export function browserOriginHeaders(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const origin = env[BROWSER_ORIGIN_ENV];
+  if (origin === undefined || origin === '') return {};
+  return {
+    'Access-Control-Allow-Origin': origin,
+    'Access-Control-Expose-Headers': `${CORRELATION_ID_HEADER}, Retry-After`,
+    Vary: 'Origin',
+  };
+}
+
 /** What every API handler needs per request: its correlation id, a logger carrying it, and the header echoing it. */
 export interface ApiRequestScope {
   readonly correlationId: string;
@@ -87,7 +104,11 @@ export function apiRequestScope(
   const log = observability.logger.createChild({ persistentKeys: { correlationId } });
   log.addContext(context);
   annotateTrace(observability.tracer, { correlationId });
-  return { correlationId, log, echoHeaders: { [CORRELATION_ID_HEADER]: correlationId } };
+  return {
+    correlationId,
+    log,
+    echoHeaders: { ...browserOriginHeaders(), [CORRELATION_ID_HEADER]: correlationId },
+  };
 }
 
 /** Logs an error nobody planned for, with its stack, and answers 500 naming only the correlation id. */

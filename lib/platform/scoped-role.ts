@@ -1,6 +1,6 @@
-import { Validations } from 'aws-cdk-lib';
+import { Stack, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import type { Construct } from 'constructs';
+import type { Construct, IConstruct } from 'constructs';
 
 /**
  * Actions that support no resource-level permissions (Service Authorization Reference: their
@@ -88,4 +88,26 @@ export function acknowledgeOnDefaultPolicy(
     );
   }
   Validations.of(policy).acknowledge(acknowledgment);
+}
+
+type Intrinsic =
+  | string
+  | { Ref: string }
+  | { 'Fn::GetAtt': [string, string] }
+  | { 'Fn::Join': [string, Intrinsic[]] };
+
+/**
+ * A resource as cdk-nag names it in a finding (`Resource::<name>`): the resolved value with each
+ * `Ref` written `<Id>` and each `Fn::GetAtt` `<Id.Attribute>`. So an acknowledgment names exactly
+ * the resource it accepts, computed from the same expression as the grant.
+ */
+export function nagResourceName(scope: IConstruct, value: string): string {
+  const render = (part: Intrinsic): string => {
+    if (typeof part === 'string') return part;
+    if ('Ref' in part) return `<${part.Ref}>`;
+    if ('Fn::GetAtt' in part) return `<${part['Fn::GetAtt'].join('.')}>`;
+    if ('Fn::Join' in part) return part['Fn::Join'][1].map(render).join(part['Fn::Join'][0]);
+    throw new Error(`${scope.node.path}: cannot name ${JSON.stringify(part)} as cdk-nag does`);
+  };
+  return render(Stack.of(scope).resolve(value) as Intrinsic);
 }

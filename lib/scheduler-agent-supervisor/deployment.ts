@@ -1,9 +1,9 @@
 import type { App } from 'aws-cdk-lib';
 import { stepsOfVersions } from '../../lambdas/scheduler-agent-supervisor/contracts';
-import { type ContextReader, contextOf, PlatformContextKey, readText } from '../platform/config';
+import { type ContextReader, contextOf, PlatformContextKey, readFlag, readText } from '../platform/config';
 import { admissionWithOverrides, loadConfig, workflowWithOverrides } from './config';
 import { type FakeDownstreamFactory, resolveDownstream } from './downstream';
-import { SchedulerAgentSupervisorStack, STACK_NAME } from './stack';
+import { SchedulerAgentSupervisorStack, type SchedulerAgentSupervisorStackProps, STACK_NAME } from './stack';
 
 /** CDK context keys this wing reads besides the platform's and the downstream endpoints. */
 export const SasContextKey = {
@@ -16,7 +16,19 @@ export const SasContextKey = {
   WorkflowVersion: 'workflowVersion',
   /** Stop deploying workflow versions below this one (once no order is left on them). */
   RetireWorkflowVersionsBefore: 'retireWorkflowVersionsBefore',
+  /** `true` deploys the operator console (S3 + CloudFront + Cognito); off by default. */
+  Console: 'console',
+  /** The console sign-in page's domain prefix (default `orders-console-<account id>`). */
+  ConsoleSignInDomainPrefix: 'consoleSignInDomainPrefix',
 } as const;
+
+export interface DeploymentAssets {
+  /**
+   * The console's built page, for a deployment with `console=true` (bin/app.ts builds it at synth).
+   * @default - none: a deployment asking for the console fails, naming what is missing
+   */
+  readonly consoleAssetsDir?: string;
+}
 
 /**
  * Adds this wing's stack to an app, configured from the app's CDK context: `profile`, `demo`,
@@ -29,6 +41,7 @@ export function addSchedulerAgentSupervisor(
   app: App,
   fakeDownstream: FakeDownstreamFactory,
   context: ContextReader = contextOf(app.node),
+  assets: DeploymentAssets = {},
 ): SchedulerAgentSupervisorStack {
   const profile = loadConfig(context(PlatformContextKey.Profile));
   const config = {
@@ -46,12 +59,35 @@ export function addSchedulerAgentSupervisor(
   const services = [...new Set(stepsOfVersions(config.workflow.live).map((step) => step.service))];
   const downstream = resolveDownstream(config, context, services);
   const alertEmail = readText(context, SasContextKey.AlertEmail);
+  const operatorConsole = consoleOf(config.profile, context, assets);
   const kind = downstream.kind === 'fakes' ? 'fake downstream services' : 'real downstream services';
   return new SchedulerAgentSupervisorStack(app, STACK_NAME, {
     config,
     downstream,
     fakeDownstream,
     alertEmail,
+    ...(operatorConsole && { console: operatorConsole }),
     description: `Scheduler Agent Supervisor reference implementation (order processing), profile ${config.profile}, ${kind}`,
   });
+}
+
+/** Whether the deployment asks for the console, and with what; refused where it cannot run. */
+export function consoleOf(
+  profile: string,
+  context: ContextReader,
+  assets: DeploymentAssets,
+): SchedulerAgentSupervisorStackProps['console'] {
+  if (!readFlag(context, SasContextKey.Console)) return undefined;
+  if (profile === 'local') {
+    throw new Error(
+      `CDK context "${SasContextKey.Console}": the local profile has no deployed console (the local runtime runs no CloudFront or Cognito); npm start serves the console locally`,
+    );
+  }
+  if (assets.consoleAssetsDir === undefined) {
+    throw new Error(
+      `CDK context "${SasContextKey.Console}" is true but no built console page was given (bin/app.ts builds it with the console's Vite build)`,
+    );
+  }
+  const signInDomainPrefix = readText(context, SasContextKey.ConsoleSignInDomainPrefix);
+  return { assetsDir: assets.consoleAssetsDir, ...(signInDomainPrefix && { signInDomainPrefix }) };
 }

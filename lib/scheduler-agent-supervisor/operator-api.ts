@@ -1,4 +1,4 @@
-import { Fn, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, Fn, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
@@ -17,6 +17,7 @@ import {
   OperatorRoute,
   type WorkflowTimings,
 } from '../../lambdas/scheduler-agent-supervisor/contracts';
+import { BROWSER_ORIGIN_ENV, CORRELATION_ID_HEADER } from '../../lambdas/shared/http';
 import { DataStore } from '../platform/data-table';
 import { LambdaFunction } from '../platform/lambda-function';
 import type { AdmissionStore } from './admission';
@@ -66,6 +67,11 @@ export class OperatorApi extends Construct {
   readonly act: LambdaFunction;
   /** The IAM-authorised methods, for policies that allow operators to call them (execute-api:Invoke). */
   readonly methods: readonly apigw.Method[];
+  /** The routes' resources, for CORS preflights (allowBrowserOrigin). */
+  private readonly resources: readonly apigw.Resource[];
+  /** The REST API the routes are on. */
+  readonly api: apigw.RestApi;
+  private browserOrigin?: string;
 
   constructor(scope: Construct, id: string, props: OperatorApiProps) {
     super(scope, id);
@@ -165,14 +171,17 @@ export class OperatorApi extends Construct {
       requestParameters: { [`method.request.path.${OperatorRoute.orderPathParameter}`]: true },
       ...(props.parameterValidator && { requestValidator: props.parameterValidator }),
     };
+    this.api = props.api;
     const orders = props.api.root.resourceForPath(OperatorRoute.orders);
     const order = orders.addResource(`{${OperatorRoute.orderPathParameter}}`);
     const actIntegration = new apigw.LambdaIntegration(act);
+    const actions = Object.values(OperatorAction).map((action) => order.addResource(action));
+    this.resources = [orders, order, ...actions];
     this.methods = [
       orders.addMethod('GET', new apigw.LambdaIntegration(this.listOrders.function), iamOnly),
       order.addMethod('GET', new apigw.LambdaIntegration(inspect), { ...iamOnly, ...orderParameter }),
-      ...Object.values(OperatorAction).map((action) =>
-        order.addResource(action).addMethod('POST', actIntegration, { ...iamOnly, ...orderParameter }),
+      ...actions.map((resource) =>
+        resource.addMethod('POST', actIntegration, { ...iamOnly, ...orderParameter }),
       ),
     ];
     for (const method of this.methods) {
@@ -182,6 +191,60 @@ export class OperatorApi extends Construct {
           'Operators are IAM principals (AWS_IAM authorization, SigV4); a console signs through a Cognito identity pool, not a user pool authorizer.',
       });
     }
+  }
+
+  /**
+   * Lets one browser origin (the operator console's) call the operator routes: an unauthenticated
+   * OPTIONS preflight on each route (a mock integration: it reaches no function and reads nothing)
+   * allowing that origin alone, the SigV4 headers and the routes' methods; and the handlers' answers
+   * carry the same origin (BROWSER_ORIGIN_ENV), so the page can read them, 409 and 429 included.
+   * One origin per API: a second call with another origin throws.
+   */
+  allowBrowserOrigin(origin: string): void {
+    if (this.browserOrigin !== undefined) {
+      throw new Error(`OperatorApi ${this.node.path}: a browser origin is already allowed`);
+    }
+    this.browserOrigin = origin;
+    for (const resource of this.resources) {
+      const preflight = resource.addCorsPreflight({
+        allowOrigins: [origin],
+        allowMethods: ['GET', 'POST', 'OPTIONS'],
+        allowHeaders: [
+          'Authorization',
+          'Content-Type',
+          'X-Amz-Date',
+          'X-Amz-Security-Token',
+          'X-Amz-Content-Sha256',
+          CORRELATION_ID_HEADER,
+        ],
+        maxAge: Duration.minutes(10),
+      });
+      Validations.of(preflight).acknowledge(
+        {
+          id: 'AwsSolutions-APIG4',
+          reason:
+            'A CORS preflight (OPTIONS) carries no credentials by the Fetch standard; it is a mock integration that reaches no function and reads no data.',
+        },
+        {
+          id: 'AwsSolutions-COG4',
+          reason:
+            'A CORS preflight (OPTIONS) carries no credentials by the Fetch standard; it is a mock integration that reaches no function and reads no data.',
+        },
+      );
+    }
+    for (const fn of [this.listOrders, this.inspectOrder, this.act]) {
+      fn.function.addEnvironment(BROWSER_ORIGIN_ENV, origin);
+    }
+    // API Gateway's own refusals (a bad or expired signature: 403) reach the page in words too.
+    const allowOrigin = { 'Access-Control-Allow-Origin': `'${origin}'`, Vary: "'Origin'" };
+    this.api.addGatewayResponse('BrowserOrigin4xx', {
+      type: apigw.ResponseType.DEFAULT_4XX,
+      responseHeaders: allowOrigin,
+    });
+    this.api.addGatewayResponse('BrowserOrigin5xx', {
+      type: apigw.ResponseType.DEFAULT_5XX,
+      responseHeaders: allowOrigin,
+    });
   }
 }
 

@@ -20,6 +20,7 @@ import type { DeploymentConfig } from './config';
 import type { Downstream, FakeDownstream, FakeDownstreamFactory } from './downstream';
 import { OrderOperations } from './operations';
 import { OperatorApi } from './operator-api';
+import { OperatorConsole, type OperatorConsoleProps } from './operator-console';
 import { OrdersDatabase } from './orders-database';
 import { SchedulerWorkflow, workflowStateMachinesEnv } from './scheduler/workflow';
 import { OrderStarter } from './starter';
@@ -56,6 +57,10 @@ export const StackOutput = {
   AdmissionTableName: 'AdmissionTableName',
   AlertArchiveTableName: 'AlertArchiveTableName',
   RemoteServiceUrl: 'RemoteServiceUrl',
+  /** The deployed operator console's URL (only with the console). */
+  ConsoleUrl: 'ConsoleUrl',
+  /** The console operators' user pool (only with the console): create operators in it. */
+  OperatorUserPoolId: 'OperatorUserPoolId',
 } as const;
 
 /** One entry of the Clients output: what a client is given. */
@@ -90,6 +95,12 @@ export interface SchedulerAgentSupervisorStackProps extends StackProps {
    * @default - no email subscription
    */
   readonly alertEmail?: string;
+  /**
+   * The deployed operator console (CDK context `console=true`): the built page and, optionally,
+   * its sign-in domain prefix.
+   * @default - no deployed console (operators use the CLI, or the local console with npm start)
+   */
+  readonly console?: Pick<OperatorConsoleProps, 'assetsDir' | 'signInDomainPrefix'>;
 }
 
 /**
@@ -121,6 +132,8 @@ export class SchedulerAgentSupervisorStack extends Stack {
   readonly operatorApi: OperatorApi;
   /** Alarms (every one notifies the operator topic) and the order-flow dashboard. */
   readonly operations: OrderOperations;
+  /** The deployed operator console, when the deployment asks for it. */
+  readonly operatorConsole?: OperatorConsole;
 
   constructor(scope: Construct, id: string, props: SchedulerAgentSupervisorStackProps) {
     super(scope, id, props);
@@ -281,6 +294,15 @@ export class SchedulerAgentSupervisorStack extends Stack {
     this.admissionStore = admissionStore;
     this.admissionRelease = admissionRelease;
     this.operatorApi = operatorApi;
+    const operatorConsole =
+      props.console &&
+      new OperatorConsole(this, 'OperatorConsole', {
+        ...props.console,
+        operatorApi,
+        apiUrl: submission.url,
+        retainData,
+      });
+    if (operatorConsole) this.operatorConsole = operatorConsole;
 
     const outputs: Partial<Record<keyof typeof StackOutput, string>> = {
       ApiUrl: submission.url,
@@ -307,6 +329,10 @@ export class SchedulerAgentSupervisorStack extends Stack {
       ),
       AdmissionTableName: admissionStore.tableName,
       AlertArchiveTableName: operatorApi.alertArchive.tableName,
+      ...(operatorConsole && {
+        ConsoleUrl: `${operatorConsole.site.origin}/`,
+        OperatorUserPoolId: operatorConsole.signIn.userPool.userPoolId,
+      }),
       ...(remoteServices && {
         LedgerTableName: remoteServices.ledgerTable.tableName,
         RemoteServiceUrl: remoteServices.endpointUrl,

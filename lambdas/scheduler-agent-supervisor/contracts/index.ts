@@ -6,6 +6,7 @@
 export * from './admission';
 export * from './api';
 export * from './client-status';
+export * from './console';
 export * from './env';
 export * from './events';
 export * from './messages';

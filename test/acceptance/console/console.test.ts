@@ -15,12 +15,8 @@ import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Browser, Page } from 'playwright-core';
-import {
-  buildConsoleAssets,
-  type ConsoleBackend,
-  type ConsoleServer,
-  startConsoleServer,
-} from '../../../bin/console-server';
+import { buildConsoleAssets } from '../../../bin/console-build';
+import { type ConsoleBackend, type ConsoleServer, startConsoleServer } from '../../../bin/console-server';
 import { PROJECT_ROOT } from '../../../lib/local-runtime';
 import { DeliverySystemClient } from '../choreography/system-client';
 import { awsClientConfig } from '../client-support';
@@ -116,7 +112,7 @@ beforeAll(async () => {
     deliveries.submit(delivery(ids.farDelivery, SYDNEY)),
   ]);
   expect(submitted.map((response) => response.status)).toEqual([202, 202, 202, 202, 202, 202]);
-  buildConsoleAssets(ASSETS);
+  buildConsoleAssets({ outDir: ASSETS });
   backend = backendFor();
   server = await startConsoleServer({ backend: () => backend, port: 0, assetsDir: ASSETS });
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });

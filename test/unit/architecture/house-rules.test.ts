@@ -65,8 +65,9 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
     'lambdas/choreography',
     'lambdas/fakes',
   ],
-  // The operator console's page: typed against the wings' contracts, nothing else (its backend is in bin).
-  'console/src': ['lambdas/scheduler-agent-supervisor', 'lambdas/choreography'],
+  // The operator console's page: typed against the wings' contracts (its local backend is in bin);
+  // deployed, it signs its calls with the shared SigV4 request (lambdas/shared/signed-request.ts).
+  'console/src': ['lambdas/scheduler-agent-supervisor', 'lambdas/choreography', 'lambdas/shared'],
   bin: [
     'console/src',
     'lib/bench',

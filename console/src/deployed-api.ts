@@ -1,0 +1,127 @@
+/**
+ * The deployed console's ConsoleApi: the page calls the operator API itself, each request signed
+ * with SigV4 (service execute-api, the stack's region) with the signed-in operator's temporary
+ * credentials from the Cognito identity pool (sign-in.ts), so the page holds no long-lived secret
+ * and the API keeps its AWS_IAM authorisation; the alarms come from CloudWatch with the same
+ * credentials (the role may DescribeAlarms on the stack's alarms only).
+ */
+import { Sha256 } from '@aws-crypto/sha256-js';
+import { CloudWatchClient, DescribeAlarmsCommand } from '@aws-sdk/client-cloudwatch';
+import { SignatureV4 } from '@smithy/signature-v4';
+import {
+  OperatorAction,
+  type OperatorActionResultBody,
+  type OperatorOrderDetailBody,
+  type OperatorOrderListBody,
+  type OperatorRefusalBody,
+  OperatorRoute,
+} from '../../lambdas/scheduler-agent-supervisor/contracts/api';
+import type { DeployedConsoleConfig } from '../../lambdas/scheduler-agent-supervisor/contracts/console';
+import { type SignedRequest, sendSigned } from '../../lambdas/shared/signed-request';
+import { type Answer, type ConsoleApi, messageOf } from './api';
+import { type AlarmView, alarmViewOf } from './console-api';
+import { countStates, type ListQuery } from './state-counts';
+
+/** The identity pool's credentials (a provider: the SDK refreshes them) or fixed ones. */
+export type OperatorCredentials = ConstructorParameters<typeof SignatureV4>[0]['credentials'];
+
+/** The API Gateway signing name of AWS_IAM methods. */
+const EXECUTE_API = 'execute-api';
+
+/** The config's fields the calls need. */
+export type DeployedApiConfig = Pick<DeployedConsoleConfig, 'region' | 'apiUrl' | 'alarmNamePrefix'>;
+
+export function deployedConsoleApi(
+  config: DeployedApiConfig,
+  credentials: OperatorCredentials,
+  cloudWatch: Pick<CloudWatchClient, 'send'> = new CloudWatchClient({ region: config.region, credentials }),
+): ConsoleApi {
+  const signer = new SignatureV4({
+    service: EXECUTE_API,
+    region: config.region,
+    credentials,
+    sha256: Sha256,
+  });
+  const base = config.apiUrl.replace(/\/+$/, '');
+
+  /** One signed call; statuses outside `accept` throw in words. */
+  const call = async <T>(
+    request: Omit<SignedRequest, 'url'> & { path: string },
+    accept: readonly number[] = [200],
+  ): Promise<Answer<T>> => {
+    let response: Response;
+    try {
+      response = await sendSigned(signer, { ...request, url: `${base}${request.path}` });
+    } catch (error) {
+      throw new Error(`The operator API cannot be reached (${(error as Error).message}).`);
+    }
+    const text = await response.text();
+    let body: unknown;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      body = undefined;
+    }
+    if (!accept.includes(response.status)) {
+      const hint =
+        response.status === 403 ? ' (signed in? your session may have expired: reload the page)' : '';
+      throw new Error(`${response.status} ${response.statusText}: ${messageOf(body, text)}${hint}`);
+    }
+    return { status: response.status, body: body as T };
+  };
+
+  const orders = async (query: ListQuery) =>
+    (
+      await call<OperatorOrderListBody>({
+        method: 'GET',
+        path: OperatorRoute.orders,
+        query: {
+          state: query.state,
+          ...(query.limit !== undefined && { limit: String(query.limit) }),
+          ...(query.cursor !== undefined && { cursor: query.cursor }),
+        },
+      })
+    ).body;
+
+  const notServed = () =>
+    Promise.reject(
+      new Error(
+        'Deliveries are shown by the local console only: the deployed console serves orders and alarms.',
+      ),
+    );
+
+  return {
+    servesDeliveries: false,
+    counts: () => countStates(orders),
+    orders,
+    order: async (orderId) =>
+      (await call<OperatorOrderDetailBody>({ method: 'GET', path: OperatorRoute.order(orderId) })).body,
+    act: (orderId, action, request) =>
+      call<OperatorActionResultBody | OperatorRefusalBody>(
+        {
+          method: 'POST',
+          path:
+            action === OperatorAction.Retry ? OperatorRoute.retry(orderId) : OperatorRoute.cancel(orderId),
+          body: JSON.stringify(request),
+        },
+        [200, 409],
+      ),
+    alarms: async () => {
+      const alarms: AlarmView[] = [];
+      let nextToken: string | undefined;
+      do {
+        const page = await cloudWatch.send(
+          new DescribeAlarmsCommand({
+            AlarmNamePrefix: config.alarmNamePrefix,
+            ...(nextToken !== undefined && { NextToken: nextToken }),
+          }),
+        );
+        alarms.push(...(page.MetricAlarms ?? []).map(alarmViewOf));
+        nextToken = page.NextToken;
+      } while (nextToken !== undefined);
+      return alarms;
+    },
+    deliveries: notServed,
+    delivery: notServed,
+  };
+}

@@ -1,0 +1,109 @@
+import { Aws, Fn, Stack } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { Construct } from 'constructs';
+import {
+  CONSOLE_CONFIG_FILE,
+  type DeployedConsoleConfig,
+} from '../../lambdas/scheduler-agent-supervisor/contracts';
+import { OperatorSignIn } from '../platform/operator-sign-in';
+import { acknowledgeOnDefaultPolicy, nagResourceName } from '../platform/scoped-role';
+import { StaticSite } from '../platform/static-site';
+import type { OperatorApi } from './operator-api';
+
+export interface OperatorConsoleProps {
+  /** The built page (`npm run console:build -- --deployed` writes it; bin/app.ts builds it at synth). */
+  readonly assetsDir: string;
+  /** The operator routes the console calls, on the orders REST API. */
+  readonly operatorApi: OperatorApi;
+  /** The orders REST API's stage URL (no trailing slash): the page's API base. */
+  readonly apiUrl: string;
+  /**
+   * The sign-in page's domain prefix (`<prefix>.auth.<region>.amazoncognito.com`, unique in the region).
+   * @default - `orders-console-<account id>`
+   */
+  readonly signInDomainPrefix?: string;
+  readonly retainData: boolean;
+}
+
+/**
+ * The deployed operator console (README, Operator console): the page on a StaticSite, operators
+ * signed in by OperatorSignIn, and what a signed-in operator may do: `execute-api:Invoke` on the
+ * operator routes and `cloudwatch:DescribeAlarms` on this stack's alarms, nothing else. The page is
+ * told where everything is by CONSOLE_CONFIG_FILE, written at deploy; it holds no secret.
+ */
+export class OperatorConsole extends Construct {
+  readonly site: StaticSite;
+  readonly signIn: OperatorSignIn;
+
+  constructor(scope: Construct, id: string, props: OperatorConsoleProps) {
+    super(scope, id);
+    const stack = Stack.of(this);
+    const region = Aws.REGION;
+    const signInDomainPrefix = props.signInDomainPrefix ?? Fn.join('-', ['orders-console', Aws.ACCOUNT_ID]);
+    const signInOrigin = `https://${signInDomainPrefix}.auth.${region}.amazoncognito.com`;
+    const apiOrigin = `https://${props.operatorApi.api.restApiId}.execute-api.${region}.${Aws.URL_SUFFIX}`;
+    // What the page calls: the token endpoint, the identity pool, the operator API, CloudWatch.
+    const connectSources = [
+      "'self'",
+      signInOrigin,
+      `https://cognito-identity.${region}.amazonaws.com`,
+      apiOrigin,
+      `https://monitoring.${region}.amazonaws.com`,
+    ];
+    this.site = new StaticSite(this, 'Site', {
+      assetsDir: props.assetsDir,
+      contentSecurityPolicy: [
+        "default-src 'self'",
+        "img-src 'self' data:",
+        "style-src 'self'",
+        "script-src 'self'",
+        `connect-src ${connectSources.join(' ')}`,
+        "frame-ancestors 'none'",
+        "base-uri 'none'",
+        "form-action 'none'",
+      ].join('; '),
+      retainData: props.retainData,
+    });
+    this.signIn = new OperatorSignIn(this, 'SignIn', {
+      callbackUrl: `${this.site.origin}/`,
+      domainPrefix: signInDomainPrefix,
+      retainData: props.retainData,
+    });
+    const alarmNamePrefix = `${stack.stackName}-`;
+    const config: DeployedConsoleConfig = {
+      mode: 'deployed',
+      region,
+      apiUrl: props.apiUrl,
+      userPoolId: this.signIn.userPool.userPoolId,
+      userPoolClientId: this.signIn.client.userPoolClientId,
+      signInUrl: this.signIn.signInUrl,
+      identityPoolId: this.signIn.identityPool.ref,
+      alarmNamePrefix,
+    };
+    this.site.addJsonFile(CONSOLE_CONFIG_FILE, { ...config });
+
+    const role = this.signIn.authenticatedRole;
+    const routes = props.operatorApi.methods.map((method) => method.methodArn);
+    role.addToPolicy(new iam.PolicyStatement({ actions: ['execute-api:Invoke'], resources: routes }));
+    // A route's {orderId} is `*` in its method ARN: any order, that route and method only.
+    for (const route of routes
+      .map((arn) => nagResourceName(this, arn))
+      .filter((name) => name.includes('*'))) {
+      acknowledgeOnDefaultPolicy(role, {
+        id: `AwsSolutions-IAM5[Resource::${route}]`,
+        reason:
+          'An operator route of the orders API with its {orderId} path parameter (any order): that one method on that one route.',
+      });
+    }
+    const alarms = `arn:${Aws.PARTITION}:cloudwatch:${region}:${Aws.ACCOUNT_ID}:alarm:${alarmNamePrefix}*`;
+    role.addToPolicy(
+      new iam.PolicyStatement({ actions: ['cloudwatch:DescribeAlarms'], resources: [alarms] }),
+    );
+    acknowledgeOnDefaultPolicy(role, {
+      id: `AwsSolutions-IAM5[Resource::${nagResourceName(this, alarms)}]`,
+      reason:
+        "The console's alarm panel reads this stack's alarms (their names start with the stack's name), DescribeAlarms only.",
+    });
+    props.operatorApi.allowBrowserOrigin(this.site.origin);
+  }
+}

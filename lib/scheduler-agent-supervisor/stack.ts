@@ -34,7 +34,7 @@ export const STACK_NAME = 'SchedulerAgentSupervisor';
 
 /**
  * CfnOutput names read by the acceptance suite and the local runtime. The fake services' outputs
- * (FAKE_SERVICE_OUTPUTS) exist only when the fakes are deployed.
+ * (FAKE_SERVICE_OUTPUTS) exist only when the fakes are deployed, the console's (CONSOLE_OUTPUTS) only with it.
  */
 export const StackOutput = {
   ApiUrl: 'ApiUrl',
@@ -78,6 +78,9 @@ export const FAKE_SERVICE_OUTPUTS: readonly string[] = [
   StackOutput.LedgerTableName,
   StackOutput.RemoteServiceUrl,
 ];
+
+/** Outputs that exist only with the deployed operator console (`-c console=true`). */
+export const CONSOLE_OUTPUTS: readonly string[] = [StackOutput.ConsoleUrl, StackOutput.OperatorUserPoolId];
 
 export interface SchedulerAgentSupervisorStackProps extends StackProps {
   /** The deployment profile (lib/scheduler-agent-supervisor/config.ts). */

@@ -19,7 +19,11 @@ import {
   addSchedulerAgentSupervisor,
   SasContextKey,
 } from '../../../lib/scheduler-agent-supervisor/deployment';
-import type { SchedulerAgentSupervisorStack } from '../../../lib/scheduler-agent-supervisor/stack';
+import {
+  CONSOLE_OUTPUTS,
+  type SchedulerAgentSupervisorStack,
+  StackOutput,
+} from '../../../lib/scheduler-agent-supervisor/stack';
 import { DEMO_CONTEXT, environmentOf, resourcesOf, testApp } from '../support/synth';
 
 let assetsDir: string;
@@ -301,10 +305,11 @@ describe('the deployed operator console', () => {
   });
 
   it('outputs the console URL and the operators user pool', () => {
-    template.hasOutput('ConsoleUrl', {
+    expect(CONSOLE_OUTPUTS).toEqual([StackOutput.ConsoleUrl, StackOutput.OperatorUserPoolId]);
+    template.hasOutput(StackOutput.ConsoleUrl, {
       Value: { 'Fn::Join': ['', ['https://', distributionDomain(), '/']] },
     });
-    template.hasOutput('OperatorUserPoolId', Match.anyValue());
+    template.hasOutput(StackOutput.OperatorUserPoolId, Match.anyValue());
   });
 
   it('passes cdk-nag AwsSolutions with every finding acknowledged for a reason', () => {

@@ -13,7 +13,11 @@ import {
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { DEFAULT_SLOW_MILLIS, FAKE_SERVICE_RESERVED_CONCURRENCY } from '../../../lib/fakes/remote-services';
 import type { FakeDownstream } from '../../../lib/scheduler-agent-supervisor/downstream';
-import { FAKE_SERVICE_OUTPUTS, StackOutput } from '../../../lib/scheduler-agent-supervisor/stack';
+import {
+  CONSOLE_OUTPUTS,
+  FAKE_SERVICE_OUTPUTS,
+  StackOutput,
+} from '../../../lib/scheduler-agent-supervisor/stack';
 import {
   actionsOf,
   DEMO_CONTEXT,
@@ -38,6 +42,12 @@ function fakesOf(synth: SynthesizedStack): FakeDownstream {
   if (!synth.stack.remoteServices) throw new Error('This deployment runs no fake services');
   return synth.stack.remoteServices;
 }
+
+/** Every output of the stack without the console (`-c console=true` adds CONSOLE_OUTPUTS; operator-console.test.ts). */
+const outputsWithoutConsole = () =>
+  Object.values(StackOutput)
+    .filter((name) => !CONSOLE_OUTPUTS.includes(name))
+    .sort();
 
 describe('SchedulerAgentSupervisor stack (default profile, demo: fake services)', () => {
   let synth: SynthesizedStack;
@@ -516,7 +526,7 @@ describe('SchedulerAgentSupervisor stack (default profile, demo: fake services)'
   });
 
   it('exports exactly the outputs the acceptance suite and the local runtime read', () => {
-    expect(Object.keys(template.toJSON().Outputs).sort()).toEqual(Object.values(StackOutput).sort());
+    expect(Object.keys(template.toJSON().Outputs).sort()).toEqual(outputsWithoutConsole());
   });
 });
 
@@ -531,7 +541,7 @@ describe('SchedulerAgentSupervisor stack (local profile, alert email)', () => {
     for (const step of V1_STEPS) {
       expect(environmentOf(synth.template, `agent-${step.service}`)[EnvKey.RemoteAuth]).toBe('iam');
     }
-    expect(Object.keys(synth.template.toJSON().Outputs).sort()).toEqual(Object.values(StackOutput).sort());
+    expect(Object.keys(synth.template.toJSON().Outputs).sort()).toEqual(outputsWithoutConsole());
   });
 
   it('deletes data with the stack (retainData false) and keeps logs 7 days', () => {
@@ -592,9 +602,7 @@ describe('SchedulerAgentSupervisor stack (default profile, real endpoints)', () 
 
   it('exports no fake-service output', () => {
     expect(Object.keys(synth.template.toJSON().Outputs).sort()).toEqual(
-      Object.values(StackOutput)
-        .filter((name) => !FAKE_SERVICE_OUTPUTS.includes(name))
-        .sort(),
+      outputsWithoutConsole().filter((name) => !FAKE_SERVICE_OUTPUTS.includes(name)),
     );
   });
 

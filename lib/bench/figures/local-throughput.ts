@@ -22,6 +22,7 @@ import {
   type TargetCheck,
 } from '../core/figure';
 import { startMeteredApp, waitUntilQuiet } from '../core/metered-app';
+import { CPU_PARTS, type CpuPart, type CpuSample, cpuSince, sampleCpu, totalCpu } from '../core/process-cpu';
 import { ratio } from '../core/stats';
 import {
   DELIVERY_STACK,
@@ -87,6 +88,12 @@ export interface LevelRun {
   readonly meanLatencyMillis: number;
   /** DynamoDB requests the runtime's meter counted on the app's stack's tables during the run. */
   readonly dynamoDbRequests: number;
+  /**
+   * CPU-seconds by process from the first submission to the poll that saw the last request
+   * terminal (the throughput's own window), idle pollers and the tracker included. @default - not
+   * measured (no /proc)
+   */
+  readonly cpuSeconds?: CpuSample;
 }
 
 export const perSecond = (run: Pick<LevelRun, 'requests' | 'millis'>) =>
@@ -145,9 +152,11 @@ async function runLevels<R>(
     for (const concurrency of sizes.levels) {
       const requests = sizes.requestsAt(concurrency);
       const before = runtime.usage();
+      const cpuBefore = sampleCpu();
       const started = Date.now();
       const outcomes = await tracker.completeAll(batch(`c${concurrency}`, requests), concurrency);
       const millis = Date.now() - started;
+      const cpuAfter = sampleCpu();
       await settle();
       const counted: Record<string, number> = {};
       for (const { state } of outcomes) counted[state] = (counted[state] ?? 0) + 1;
@@ -158,6 +167,7 @@ async function runLevels<R>(
         outcomes: counted,
         meanLatencyMillis: outcomes.reduce((sum, outcome) => sum + outcome.millis, 0) / outcomes.length,
         dynamoDbRequests: stackTableRequests(usageSince(before, runtime.usage()), app.stackName),
+        ...(cpuBefore && cpuAfter ? { cpuSeconds: cpuSince(cpuBefore, cpuAfter) } : {}),
       };
       runs.push(run);
       context.progress(
@@ -225,6 +235,54 @@ export function describeApp(
   };
 }
 
+/**
+ * CPU-seconds per request by process at the highest level measured (the most loaded), and what
+ * they allow: `cores` divided by the CPU-seconds of one request is the most this machine could do
+ * if nothing else ran on it (the runtime is CPU-bound when a level gets close to it).
+ */
+export function describeCpu(
+  noun: { readonly plural: string; readonly singular: string },
+  runs: readonly LevelRun[],
+  cores: number,
+): { measurements: Measurement[]; perRequest?: CpuSample; concurrency?: number } {
+  const measured = runs.filter((run) => run.cpuSeconds !== undefined);
+  const top = measured.at(-1);
+  if (!top?.cpuSeconds) return { measurements: [] };
+  const { plural, singular } = noun;
+  const perRequest = Object.fromEntries(
+    (Object.keys(CPU_PARTS) as CpuPart[]).map((part) => [
+      part,
+      ratio(top.cpuSeconds?.[part] ?? 0, top.requests),
+    ]),
+  ) as Record<CpuPart, number>;
+  const total = totalCpu(perRequest);
+  const round = (value: number) => Math.round(value * 1_000) / 1_000;
+  return {
+    perRequest,
+    concurrency: top.concurrency,
+    measurements: [
+      ...(Object.keys(CPU_PARTS) as CpuPart[]).map((part) => ({
+        key: `${plural}.cpuSecondsPer.${part}`,
+        label: `CPU-seconds per ${singular}, ${top.concurrency} in flight: ${CPU_PARTS[part]}`,
+        value: round(perRequest[part]),
+        unit: 's',
+      })),
+      {
+        key: `${plural}.cpuSecondsPer.total`,
+        label: `CPU-seconds per ${singular}, ${top.concurrency} in flight, every process`,
+        value: round(total),
+        unit: 's',
+      },
+      {
+        key: `${plural}.cpuCeiling.perSecond`,
+        label: `${plural} per second this machine's ${cores} cores could give if nothing else ran (cores / CPU-seconds per ${singular})`,
+        value: Math.round(ratio(cores, total) * 100) / 100,
+        unit: `${plural}/s`,
+      },
+    ],
+  };
+}
+
 const outcomesOf = (runs: readonly LevelRun[]) => {
   const all: Record<string, number> = {};
   for (const run of runs) {
@@ -266,6 +324,15 @@ const run: Figure['run'] = async (context) => {
     const loadAverage = loadavg()[0] ?? 0;
     const ordersFigure = describeApp(orders.noun, orderRuns, floor.operationsPerSecond);
     const deliveriesFigure = describeApp(deliveries.noun, deliveryRuns, floor.operationsPerSecond);
+    const cores = cpus().length;
+    const ordersCpu = describeCpu(orders.noun, orderRuns, cores);
+    const deliveriesCpu = describeCpu(deliveries.noun, deliveryRuns, cores);
+    const cpuNote = (noun: { readonly singular: string }, cpu: ReturnType<typeof describeCpu>): string =>
+      cpu.perRequest
+        ? `per ${noun.singular} at ${cpu.concurrency} in flight ${(Object.keys(CPU_PARTS) as CpuPart[])
+            .map((part) => `${(cpu.perRequest?.[part] ?? 0).toFixed(3)} s ${part}`)
+            .join(', ')} (${totalCpu(cpu.perRequest).toFixed(2)} s in all)`
+        : `per ${noun.singular}: not measured (no /proc on this machine)`;
     const chart: ChartSpec = {
       kind: 'line',
       title: 'End-to-end throughput through the local runtime, next to the DynamoDB Local floor',
@@ -292,7 +359,9 @@ const run: Figure['run'] = async (context) => {
           unit: 'ops/s',
         },
         ...ordersFigure.measurements,
+        ...ordersCpu.measurements,
         ...deliveriesFigure.measurements,
+        ...deliveriesCpu.measurements,
         {
           key: 'machine.loadAverage1m',
           label: 'Load average (1 min) at the end of the runs',
@@ -304,7 +373,8 @@ const run: Figure['run'] = async (context) => {
       notes: [
         `Throughput: a closed loop of ${sizes.levels.map((level) => `${sizes.requestsAt(level)} at ${level}`).join(', ')} in flight per app (orders of one ${BOOK_SKU}; deliveries that go well: one small package, 2 km, with a fleet of ${sizes.droneFleetSize ?? "the local profile's 3"} drones), submitted through the API (429s resubmitted), seen terminal by one consistent batch read every ${POLL_MILLIS} ms on DynamoDB Local's own endpoint; from the first submission to the poll that saw the last terminal. ${sizes.warmUp > 0 ? `${sizes.warmUp} of each first, unmeasured, to warm the sandboxes.` : 'No warm-up (quick run): cold sandboxes.'} Outcomes: orders ${outcomesOf(orderRuns)}; deliveries ${outcomesOf(deliveryRuns)}.`,
         `Floor: DynamoDB Local (the runtime's own, in the same run, after the app runs) loaded for ${sizes.floorMillis / 1_000} s by ${sizes.floorConcurrency} loops of put, strongly consistent get and conditional update of ~400-byte items: ${Math.round(floor.operationsPerSecond)} ops/s. Divided by the DynamoDB requests the meter counted on each stack's tables per request (${ordersFigure.opsPerRequest.toFixed(1)} per order, ${deliveriesFigure.opsPerRequest.toFixed(1)} per delivery, with the stand-in services' ledgers and the scheduled functions' reads in the window, and the wait for each run's after-effects). Not counted: the tracker's polls, the runtime's own Streams reads (GetRecords) and queue polling, which also load the machine.`,
-        `Where the time goes: everything runs on this machine's ${cpus().length} cores at once: DynamoDB Local's JVM, the runtime (API Gateway, SQS, Step Functions interpreter, EventBridge, SNS), and one Node.js worker process per function sandbox; the floor loads DynamoDB Local alone. Load average at the end: ${loadAverage.toFixed(2)}. An order is 4 agent calls through SQS and task tokens with the status notifier behind it; a delivery 5 services over topics, FIFO queues and the bus, and the fake drone fleet waits out the local profile's pickup and flight time (lib/choreography/config.ts) in each delivery. In a closed loop a level can do at most its in-flight count divided by one request's time, whatever the floor.`,
+        `Where the time goes: everything runs on this machine's ${cpus().length} cores at once: DynamoDB Local's JVM, the runtime (API Gateway, SQS, Step Functions interpreter, EventBridge, SNS), and one worker thread per function sandbox; the floor loads DynamoDB Local alone. Load average at the end: ${loadAverage.toFixed(2)}. An order is 4 agent calls through SQS and task tokens with the status notifier behind it; a delivery 5 services over topics, FIFO queues and the bus, and the fake drone fleet waits out the local profile's pickup and flight time (lib/choreography/config.ts) in each delivery. In a closed loop a level can do at most its in-flight count divided by one request's time, whatever the floor.`,
+        `CPU (Linux /proc, utime + stime, from the first submission to the last terminal, idle pollers and the tracker included): ${cpuNote(orders.noun, ordersCpu)}; ${cpuNote(deliveries.noun, deliveriesCpu)}. The floor gives DynamoDB Local every core; in the runs it shares them with the rest, so when the CPU ceiling (cores / CPU-seconds per request) sits near the measured throughput the runtime is CPU-bound and more in flight only adds latency (and, past the local profile's step timeout in lib/scheduler-agent-supervisor/config.ts, retries). runtimeOtherThreads counts the function sandboxes (worker threads) with V8's and libuv's threads, which /proc does not tell apart.`,
         "Not covered: AWS itself (Lambda concurrency, SQS pollers and DynamoDB have nothing of this machine's limits); faults (figure 4); Choreography deliveries that fail or need remediation.",
       ],
       charts: [chart],

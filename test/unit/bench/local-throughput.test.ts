@@ -5,6 +5,7 @@
  */
 import {
   describeApp,
+  describeCpu,
   dynamoDbRequestsPerRequest,
   type LevelRun,
   perSecond,
@@ -61,5 +62,33 @@ describe('the local-throughput figure', () => {
     expect(measurements.find((entry) => entry.key === 'orders.c4.perSecond')?.value).toBe(10);
     const slower = describeApp(ORDERS, [run(1, 6, 3_000, 240)], 800);
     expect(slower.target).toMatchObject({ actual: 0.1, met: false });
+  });
+});
+
+describe("the local-throughput figure's CPU accounting", () => {
+  const cpu = (main: number, threads: number, java: number) => ({
+    runtimeMainThread: main,
+    runtimeOtherThreads: threads,
+    dynamodbLocal: java,
+    otherProcesses: 0,
+  });
+
+  it('gives CPU-seconds per request by process at the highest level measured, and the ceiling they allow', () => {
+    const runs = [
+      { ...run(1, 6, 3_000, 240), cpuSeconds: cpu(6, 6, 6) },
+      { ...run(8, 24, 12_000, 960), cpuSeconds: cpu(6, 12, 6) },
+    ];
+    const { measurements, perRequest, concurrency } = describeCpu(ORDERS, runs, 2);
+    expect(concurrency).toBe(8);
+    expect(perRequest).toEqual(cpu(0.25, 0.5, 0.25));
+    const value = (key: string) => measurements.find((entry) => entry.key === key)?.value;
+    expect(value('orders.cpuSecondsPer.runtimeOtherThreads')).toBe(0.5);
+    expect(value('orders.cpuSecondsPer.total')).toBe(1);
+    // 2 cores / 1 CPU-second an order.
+    expect(value('orders.cpuCeiling.perSecond')).toBe(2);
+  });
+
+  it('measures nothing when no level was measured (no /proc)', () => {
+    expect(describeCpu(ORDERS, [run(1, 6, 3_000, 240)], 2)).toEqual({ measurements: [] });
   });
 });

@@ -1,0 +1,88 @@
+/**
+ * CPU-seconds by process for figure 3: the /proc stat fields, the difference of two samples, and
+ * real samples of this process and of a child that burns CPU (Linux; elsewhere sampleCpu is
+ * undefined, which the last test then checks instead).
+ */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import {
+  type CpuSample,
+  cpuSince,
+  sampleCpu,
+  statCpuTicks,
+  statParentPid,
+  totalCpu,
+} from '../../../lib/bench/core/process-cpu';
+
+const sample = (values: Partial<CpuSample>): CpuSample => ({
+  runtimeMainThread: 0,
+  runtimeOtherThreads: 0,
+  dynamodbLocal: 0,
+  otherProcesses: 0,
+  ...values,
+});
+
+/** Samples until `moved` holds (CPU accounting advances in ticks, and a loaded machine schedules late). */
+function sampleUntil(moved: (now: CpuSample) => boolean, work: () => void): CpuSample {
+  const giveUpAt = Date.now() + 30_000;
+  for (;;) {
+    work();
+    const now = sampleCpu() as CpuSample;
+    if (moved(now) || Date.now() > giveUpAt) return now;
+  }
+}
+
+describe('process CPU accounting', () => {
+  it('reads utime + stime and the parent after the command name, even one with spaces and parentheses', () => {
+    const stat = '4242 (node (worker) x) S 17 4242 4242 0 -1 4194560 1200 0 3 0 250 75 0 0 20 0 12 0 900 0 0';
+    expect(statCpuTicks(stat)).toBe(325);
+    expect(statParentPid(stat)).toBe(17);
+  });
+
+  it('fails on a line that is not a stat line', () => {
+    expect(() => statCpuTicks('no parenthesis here')).toThrow(/not a \/proc stat line/);
+    expect(() => statCpuTicks('1 (x) S 2')).toThrow(/no utime\/stime/);
+  });
+
+  it('subtracts two samples part by part and adds a sample up', () => {
+    const delta = cpuSince(
+      sample({ runtimeMainThread: 1, dynamodbLocal: 2 }),
+      sample({ runtimeMainThread: 1.5, dynamodbLocal: 5, otherProcesses: 0.25 }),
+    );
+    expect(delta).toEqual(sample({ runtimeMainThread: 0.5, dynamodbLocal: 3, otherProcesses: 0.25 }));
+    expect(totalCpu(delta)).toBe(3.75);
+  });
+
+  it('counts CPU burnt on the main thread and in a child process (nothing to count without /proc)', async () => {
+    if (!existsSync('/proc/self/stat')) {
+      expect(sampleCpu()).toBeUndefined();
+      return;
+    }
+    const before = sampleCpu() as CpuSample;
+    let sink = 0;
+    const spun = sampleUntil(
+      (now) => now.runtimeMainThread - before.runtimeMainThread >= 0.05,
+      () => {
+        for (let index = 0; index < 2_000_000; index += 1) sink += Math.sqrt(index);
+      },
+    );
+    expect(sink).toBeGreaterThan(0);
+    expect(spun.runtimeMainThread - before.runtimeMainThread).toBeGreaterThanOrEqual(0.05);
+
+    const child = spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore' });
+    try {
+      const childStart = sampleCpu() as CpuSample;
+      let seen = childStart;
+      const giveUpAt = Date.now() + 30_000;
+      while (seen.otherProcesses - childStart.otherProcesses < 0.05 && Date.now() < giveUpAt) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        seen = sampleCpu() as CpuSample;
+      }
+      expect(seen.otherProcesses - childStart.otherProcesses).toBeGreaterThanOrEqual(0.05);
+      // The child is not DynamoDB Local: only a java descendant is.
+      expect(seen.dynamodbLocal).toBe(childStart.dynamodbLocal);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+});

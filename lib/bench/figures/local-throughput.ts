@@ -238,12 +238,14 @@ export function describeApp(
 /**
  * CPU-seconds per request by process at the highest level measured (the most loaded), and what
  * they allow: `cores` divided by the CPU-seconds of one request is the most this machine could do
- * if nothing else ran on it (the runtime is CPU-bound when a level gets close to it).
+ * if nothing else ran on it (the runtime is CPU-bound when a level gets close to it), and that
+ * ceiling over the floor is the most of the floor a CPU-bound runtime can reach here.
  */
 export function describeCpu(
   noun: { readonly plural: string; readonly singular: string },
   runs: readonly LevelRun[],
   cores: number,
+  floorPerSecond: number,
 ): { measurements: Measurement[]; perRequest?: CpuSample; concurrency?: number } {
   const measured = runs.filter((run) => run.cpuSeconds !== undefined);
   const top = measured.at(-1);
@@ -256,6 +258,7 @@ export function describeCpu(
     ]),
   ) as Record<CpuPart, number>;
   const total = totalCpu(perRequest);
+  const ceiling = ratio(cores, total);
   const round = (value: number) => Math.round(value * 1_000) / 1_000;
   return {
     perRequest,
@@ -276,8 +279,14 @@ export function describeCpu(
       {
         key: `${plural}.cpuCeiling.perSecond`,
         label: `${plural} per second this machine's ${cores} cores could give if nothing else ran (cores / CPU-seconds per ${singular})`,
-        value: Math.round(ratio(cores, total) * 100) / 100,
+        value: Math.round(ceiling * 100) / 100,
         unit: `${plural}/s`,
+      },
+      {
+        key: `${plural}.cpuCeiling.shareOfFloor`,
+        label: `${plural}: CPU ceiling over the floor (the most of the floor a CPU-bound runtime reaches here)`,
+        value: Math.round(ratio(ceiling, floorPerSecond) * 100) / 100,
+        unit: 'ratio',
       },
     ],
   };
@@ -325,8 +334,8 @@ const run: Figure['run'] = async (context) => {
     const ordersFigure = describeApp(orders.noun, orderRuns, floor.operationsPerSecond);
     const deliveriesFigure = describeApp(deliveries.noun, deliveryRuns, floor.operationsPerSecond);
     const cores = cpus().length;
-    const ordersCpu = describeCpu(orders.noun, orderRuns, cores);
-    const deliveriesCpu = describeCpu(deliveries.noun, deliveryRuns, cores);
+    const ordersCpu = describeCpu(orders.noun, orderRuns, cores, ordersFigure.floorPerSecond);
+    const deliveriesCpu = describeCpu(deliveries.noun, deliveryRuns, cores, deliveriesFigure.floorPerSecond);
     const cpuNote = (noun: { readonly singular: string }, cpu: ReturnType<typeof describeCpu>): string =>
       cpu.perRequest
         ? `per ${noun.singular} at ${cpu.concurrency} in flight ${(Object.keys(CPU_PARTS) as CpuPart[])

@@ -78,7 +78,8 @@ describe("the local-throughput figure's CPU accounting", () => {
       { ...run(1, 6, 3_000, 240), cpuSeconds: cpu(6, 6, 6) },
       { ...run(8, 24, 12_000, 960), cpuSeconds: cpu(6, 12, 6) },
     ];
-    const { measurements, perRequest, concurrency } = describeCpu(ORDERS, runs, 2);
+    // A floor of 8 orders/s.
+    const { measurements, perRequest, concurrency } = describeCpu(ORDERS, runs, 2, 8);
     expect(concurrency).toBe(8);
     expect(perRequest).toEqual(cpu(0.25, 0.5, 0.25));
     const value = (key: string) => measurements.find((entry) => entry.key === key)?.value;
@@ -86,9 +87,10 @@ describe("the local-throughput figure's CPU accounting", () => {
     expect(value('orders.cpuSecondsPer.total')).toBe(1);
     // 2 cores / 1 CPU-second an order.
     expect(value('orders.cpuCeiling.perSecond')).toBe(2);
+    expect(value('orders.cpuCeiling.shareOfFloor')).toBe(0.25);
   });
 
   it('measures nothing when no level was measured (no /proc)', () => {
-    expect(describeCpu(ORDERS, [run(1, 6, 3_000, 240)], 2)).toEqual({ measurements: [] });
+    expect(describeCpu(ORDERS, [run(1, 6, 3_000, 240)], 2, 8)).toEqual({ measurements: [] });
   });
 });

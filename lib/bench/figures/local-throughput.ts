@@ -46,8 +46,12 @@ const POLL_MILLIS = 150;
 const TIMEOUT_MILLIS = 120_000;
 
 interface Sizes {
-  /** Requests in flight at once, one run each. */
-  readonly levels: readonly number[];
+  /**
+   * Requests in flight at once, one run each, per app. Orders are CPU-bound by 4 in flight (the
+   * 8-in-flight run is no faster: CPU-seconds per order in the notes), deliveries wait out the fake
+   * drones' pickup and flight, so they go to 16 to find their best level.
+   */
+  readonly levels: { readonly orders: readonly number[]; readonly deliveries: readonly number[] };
   /** Requests of one run at `concurrency` in flight. */
   requestsAt(concurrency: number): number;
   /** Requests of each app sent before measuring, so sandboxes are warm (0: none). */
@@ -55,26 +59,31 @@ interface Sizes {
   readonly floorMillis: number;
   readonly floorConcurrency: number;
   /**
-   * Drones of the fake fleet (undefined: the local profile's 3). Each flies one delivery per 30 s
-   * window locally, so the profile's fleet, not the system, would cap deliveries at 0.1/s and the rest
-   * would fail for want of a drone: the full run gives every delivery of the figure a drone of its own.
+   * Give the fake fleet a drone per delivery of the run (false: the local profile's 3). Each flies
+   * one delivery per 30 s window locally, so the profile's fleet, not the system, would cap
+   * deliveries at 0.1/s and the rest would fail for want of a drone.
    */
-  readonly droneFleetSize?: number;
+  readonly droneEach: boolean;
 }
 const FULL: Sizes = {
-  levels: [1, 2, 4, 8],
+  levels: { orders: [1, 2, 4, 8], deliveries: [1, 2, 4, 8, 16] },
   requestsAt: (concurrency) => Math.max(6, 3 * concurrency),
   warmUp: 4,
   floorMillis: 8_000,
   floorConcurrency: 16,
-  droneFleetSize: 64,
+  droneEach: true,
 };
+/** Deliveries of a run: the warm-up and every level's. */
+export function deliveriesOfRun(sizes: Pick<Sizes, 'levels' | 'requestsAt' | 'warmUp'>): number {
+  return sizes.levels.deliveries.reduce((sum, level) => sum + sizes.requestsAt(level), sizes.warmUp);
+}
 const QUICK: Sizes = {
-  levels: [2],
+  levels: { orders: [2], deliveries: [2] },
   requestsAt: () => 2,
   warmUp: 0,
   floorMillis: 1_500,
   floorConcurrency: 8,
+  droneEach: false,
 };
 
 /** One run of one app at one concurrency. */
@@ -128,6 +137,7 @@ async function runLevels<R>(
   runtime: LocalRuntime,
   app: AppUnderTest<R>,
   sizes: Sizes,
+  levels: readonly number[],
 ): Promise<LevelRun[]> {
   const tracker = new TerminalTracker(app.tracked, {
     timeoutMillis: TIMEOUT_MILLIS,
@@ -149,7 +159,7 @@ async function runLevels<R>(
       await settle();
     }
     const runs: LevelRun[] = [];
-    for (const concurrency of sizes.levels) {
+    for (const concurrency of levels) {
       const requests = sizes.requestsAt(concurrency);
       const before = runtime.usage();
       const cpuBefore = sampleCpu();
@@ -306,7 +316,7 @@ const run: Figure['run'] = async (context) => {
   const sizes = context.quick ? QUICK : FULL;
   const { runtime } = await startMeteredApp(
     context,
-    sizes.droneFleetSize === undefined ? {} : { [DRONE_FLEET_SIZE]: String(sizes.droneFleetSize) },
+    sizes.droneEach ? { [DRONE_FLEET_SIZE]: String(deliveriesOfRun(sizes)) } : {},
   );
   try {
     const orders: AppUnderTest<SubmitOrderRequest> = {
@@ -321,8 +331,10 @@ const run: Figure['run'] = async (context) => {
       tracked: deliveriesApp(runtime.target),
       make: deliveryOf,
     };
-    const orderRuns = await runLevels(context, runtime, orders, sizes);
-    const deliveryRuns = await runLevels(context, runtime, deliveries, sizes);
+    const orderRuns = await runLevels(context, runtime, orders, sizes, sizes.levels.orders);
+    const deliveryRuns = await runLevels(context, runtime, deliveries, sizes, sizes.levels.deliveries);
+    const levelsNote = (levels: readonly number[]) =>
+      levels.map((level) => `${sizes.requestsAt(level)} at ${level}`).join(', ');
     // The floor last, on the runtime still running (its sweeps and pollers included, as during the runs).
     context.progress(`DynamoDB Local floor: ${sizes.floorMillis} ms at ${sizes.floorConcurrency} in flight`);
     const floor = await measureDynamoDbFloor(runtime.target, {
@@ -351,10 +363,16 @@ const run: Figure['run'] = async (context) => {
       points: [
         ...orderRuns.map((entry) => ({ series: 'orders', x: entry.concurrency, y: perSecond(entry) })),
         ...deliveryRuns.map((entry) => ({ series: 'deliveries', x: entry.concurrency, y: perSecond(entry) })),
-        ...[sizes.levels[0] ?? 1, sizes.levels.at(-1) ?? 1].flatMap((x) => [
-          { series: 'orders floor', x, y: ordersFigure.floorPerSecond },
-          { series: 'deliveries floor', x, y: deliveriesFigure.floorPerSecond },
-        ]),
+        ...[sizes.levels.orders[0] ?? 1, sizes.levels.orders.at(-1) ?? 1].map((x) => ({
+          series: 'orders floor',
+          x,
+          y: ordersFigure.floorPerSecond,
+        })),
+        ...[sizes.levels.deliveries[0] ?? 1, sizes.levels.deliveries.at(-1) ?? 1].map((x) => ({
+          series: 'deliveries floor',
+          x,
+          y: deliveriesFigure.floorPerSecond,
+        })),
       ],
     };
     return {
@@ -380,7 +398,7 @@ const run: Figure['run'] = async (context) => {
       ],
       targets: [ordersFigure.target, deliveriesFigure.target],
       notes: [
-        `Throughput: a closed loop of ${sizes.levels.map((level) => `${sizes.requestsAt(level)} at ${level}`).join(', ')} in flight per app (orders of one ${BOOK_SKU}; deliveries that go well: one small package, 2 km, with a fleet of ${sizes.droneFleetSize ?? "the local profile's 3"} drones), submitted through the API (429s resubmitted), seen terminal by one consistent batch read every ${POLL_MILLIS} ms on DynamoDB Local's own endpoint; from the first submission to the poll that saw the last terminal. ${sizes.warmUp > 0 ? `${sizes.warmUp} of each first, unmeasured, to warm the sandboxes.` : 'No warm-up (quick run): cold sandboxes.'} Outcomes: orders ${outcomesOf(orderRuns)}; deliveries ${outcomesOf(deliveryRuns)}.`,
+        `Throughput: a closed loop of ${levelsNote(sizes.levels.orders)} orders in flight and ${levelsNote(sizes.levels.deliveries)} deliveries (orders of one ${BOOK_SKU}; deliveries that go well: one small package, 2 km, with a fleet of ${sizes.droneEach ? deliveriesOfRun(sizes) : "the local profile's 3"} drones), submitted through the API (429s resubmitted), seen terminal by one consistent batch read every ${POLL_MILLIS} ms on DynamoDB Local's own endpoint; from the first submission to the poll that saw the last terminal. ${sizes.warmUp > 0 ? `${sizes.warmUp} of each first, unmeasured, to warm the sandboxes.` : 'No warm-up (quick run): cold sandboxes.'} Outcomes: orders ${outcomesOf(orderRuns)}; deliveries ${outcomesOf(deliveryRuns)}.`,
         `Floor: DynamoDB Local (the runtime's own, in the same run, after the app runs) loaded for ${sizes.floorMillis / 1_000} s by ${sizes.floorConcurrency} loops of put, strongly consistent get and conditional update of ~400-byte items: ${Math.round(floor.operationsPerSecond)} ops/s. Divided by the DynamoDB requests the meter counted on each stack's tables per request (${ordersFigure.opsPerRequest.toFixed(1)} per order, ${deliveriesFigure.opsPerRequest.toFixed(1)} per delivery, with the stand-in services' ledgers and the scheduled functions' reads in the window, and the wait for each run's after-effects). Not counted: the tracker's polls, the runtime's own Streams reads (GetRecords) and queue polling, which also load the machine.`,
         `Where the time goes: everything runs on this machine's ${cpus().length} cores at once: DynamoDB Local's JVM, the runtime (API Gateway, SQS, Step Functions interpreter, EventBridge, SNS), and one worker thread per function sandbox; the floor loads DynamoDB Local alone. Load average at the end: ${loadAverage.toFixed(2)}. An order is 4 agent calls through SQS and task tokens with the status notifier behind it; a delivery 5 services over topics, FIFO queues and the bus, and the fake drone fleet waits out the local profile's pickup and flight time (lib/choreography/config.ts) in each delivery. In a closed loop a level can do at most its in-flight count divided by one request's time, whatever the floor.`,
         `CPU (Linux /proc, utime + stime, from the first submission to the last terminal, idle pollers and the tracker included): ${cpuNote(orders.noun, ordersCpu)}; ${cpuNote(deliveries.noun, deliveriesCpu)}. The floor gives DynamoDB Local every core; in the runs it shares them with the rest, so when the CPU ceiling (cores / CPU-seconds per request) sits near the measured throughput the runtime is CPU-bound and more in flight only adds latency (and, past the local profile's step timeout in lib/scheduler-agent-supervisor/config.ts, retries). runtimeOtherThreads counts the function sandboxes (worker threads) with V8's and libuv's threads, which /proc does not tell apart.`,

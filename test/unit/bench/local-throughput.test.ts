@@ -4,6 +4,7 @@
  * which `npm test` runs.
  */
 import {
+  deliveriesOfRun,
   describeApp,
   describeCpu,
   dynamoDbRequestsPerRequest,
@@ -28,6 +29,15 @@ describe('the local-throughput figure', () => {
   it('counts requests per second from the run time', () => {
     expect(perSecond(run(2, 10, 4_000, 0))).toBe(2.5);
     expect(() => perSecond(run(2, 10, 0, 0))).toThrow(/cannot divide/);
+  });
+
+  it('gives the fleet a drone for every delivery of a run: the warm-up and each level', () => {
+    const sizes = {
+      levels: { orders: [1], deliveries: [1, 2, 16] },
+      requestsAt: (concurrency: number) => Math.max(6, 3 * concurrency),
+      warmUp: 4,
+    };
+    expect(deliveriesOfRun(sizes)).toBe(4 + 6 + 6 + 48);
   });
 
   it('takes the DynamoDB requests per app request over every level', () => {

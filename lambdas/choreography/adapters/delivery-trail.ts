@@ -4,6 +4,10 @@
  * the CLI (bin/deliveries.ts) and the local console backend alike.
  */
 import { type DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod';
+import { requireEnv } from '../../shared/env';
+import { jsonParser } from '../../shared/parse';
+import { ChoreographyEnvKey } from '../contracts';
 import { deliveryKeyOf } from '../domain/ingestion';
 import { packagesKeyOf } from '../domain/package-service';
 import type { DeliveryItems } from '../domain/trail';
@@ -19,6 +23,23 @@ export interface DeliveryTables {
   readonly droneScheduler: string;
   readonly delivery: string;
   readonly remediation: string;
+}
+
+const DeliveryTablesSchema = z
+  .object({
+    ingestion: z.string().min(1),
+    package: z.string().min(1),
+    droneScheduler: z.string().min(1),
+    delivery: z.string().min(1),
+    remediation: z.string().min(1),
+  })
+  .strict();
+
+/** DELIVERY_TABLES, validated: a trail route missing a table must fail at load, not answer half a trail. */
+export function readDeliveryTables(env: NodeJS.ProcessEnv = process.env): DeliveryTables {
+  const parsed = jsonParser(DeliveryTablesSchema)(requireEnv(ChoreographyEnvKey.DeliveryTables, env));
+  if (!parsed.ok) throw new Error(`${ChoreographyEnvKey.DeliveryTables} is not valid: ${parsed.summary}`);
+  return parsed.value;
 }
 
 /**

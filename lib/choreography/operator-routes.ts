@@ -13,6 +13,7 @@ import {
   acknowledgeIamAuthorization,
   allowBrowserOrigin,
   type OperatorRoutes,
+  operatorMethodsOf,
 } from '../platform/operator-routes';
 import type { ServiceTable } from './service-table';
 
@@ -37,12 +38,14 @@ export interface DeliveryOperatorRoutesProps {
  * what it answers from and nothing else: the list scans ingestion's table, the trail gets one item
  * of each service's table.
  */
-export class DeliveryOperatorRoutes extends Construct implements OperatorRoutes {
+export class DeliveryOperatorRoutes extends Construct {
   readonly listDeliveries: LambdaFunction;
   readonly showDelivery: LambdaFunction;
   readonly api: apigw.RestApi;
   readonly url: string;
   readonly methods: readonly apigw.Method[];
+  /** What an operator console in another stack needs of these routes. */
+  readonly routes: OperatorRoutes;
   /** The one browser origin allowed (allowBrowserOrigin), if any. */
   browserOrigin?: string;
   private readonly resources: readonly apigw.Resource[];
@@ -99,6 +102,12 @@ export class DeliveryOperatorRoutes extends Construct implements OperatorRoutes 
       }),
     ];
     acknowledgeIamAuthorization(this.methods);
+    this.routes = {
+      url: this.url,
+      restApiId: props.api.restApiId,
+      stageName: props.api.deploymentStage.stageName,
+      methods: operatorMethodsOf(this.methods),
+    };
   }
 
   /**

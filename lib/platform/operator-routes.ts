@@ -1,20 +1,63 @@
-import { Duration, Validations } from 'aws-cdk-lib';
+import { Aws, Duration, type Stack, Validations } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { BROWSER_ORIGIN_ENV, CORRELATION_ID_HEADER } from '../../lambdas/shared/http';
 
+/** One IAM-authorised method, as its method ARN names it: `GET` and `/operator/deliveries/*`. */
+export interface OperatorMethod {
+  readonly verb: string;
+  /** The resource path with each `{parameter}` written `*`. */
+  readonly path: string;
+}
+
 /**
- * What an operator console needs of a wing's AWS_IAM operator routes: where they are (the stage
- * URL, the REST API for the origin of the CSP) and their methods (to let the console's role invoke
- * them, `execute-api:Invoke` on their method ARNs and nothing else). A wing's construct satisfies it
- * structurally, so the console never imports the wing.
+ * What an operator console in another stack needs of a wing's AWS_IAM operator routes: where they
+ * are (the stage URL; the REST API id for the CSP's origin and the method ARNs) and which methods an
+ * operator may invoke (`execute-api:Invoke` on those and nothing else). Plain values, so they cross
+ * stacks as named exports (exportOperatorRoutes) and the console never imports the wing.
  */
 export interface OperatorRoutes {
   /** The REST API's stage URL, without a trailing slash. */
   readonly url: string;
-  readonly api: apigw.IRestApi;
-  /** The IAM-authorised methods an operator may invoke. */
-  readonly methods: readonly apigw.Method[];
+  readonly restApiId: string;
+  readonly stageName: string;
+  readonly methods: readonly OperatorMethod[];
+}
+
+/** The methods as OperatorRoutes names them. */
+export function operatorMethodsOf(methods: readonly apigw.Method[]): OperatorMethod[] {
+  return methods.map((method) => ({
+    verb: method.httpMethod,
+    path: method.resource.path.replace(/\{[^}]+\}/g, '*'),
+  }));
+}
+
+/** `https://<api id>.execute-api.<region>.<suffix>`: the origin a page calls the API at. */
+export function operatorApiOrigin(routes: Pick<OperatorRoutes, 'restApiId'>): string {
+  return `https://${routes.restApiId}.execute-api.${Aws.REGION}.${Aws.URL_SUFFIX}`;
+}
+
+/** The method ARNs of the routes (what `execute-api:Invoke` is granted on). */
+export function operatorMethodArns(routes: OperatorRoutes): string[] {
+  return routes.methods.map(
+    (method) =>
+      `arn:${Aws.PARTITION}:execute-api:${Aws.REGION}:${Aws.ACCOUNT_ID}:${routes.restApiId}/${routes.stageName}/${method.verb}${method.path}`,
+  );
+}
+
+/**
+ * The routes as another stack reads them: the URL, API id and stage exported from `stack` under
+ * names of their own (`<prefix>-ApiUrl`, ...), so the reader's policy names them as plain imports
+ * (and cdk-nag names its one wildcard, the `{id}` route's `*`, by those names). The reader's stack
+ * must depend on `stack` (the caller adds the dependency).
+ */
+export function exportOperatorRoutes(stack: Stack, routes: OperatorRoutes, prefix: string): OperatorRoutes {
+  return {
+    url: stack.exportValue(routes.url, { name: `${prefix}-ApiUrl` }),
+    restApiId: stack.exportValue(routes.restApiId, { name: `${prefix}-RestApiId` }),
+    stageName: stack.exportValue(routes.stageName, { name: `${prefix}-StageName` }),
+    methods: routes.methods,
+  };
 }
 
 /** What allowBrowserOrigin opens to the one origin. */

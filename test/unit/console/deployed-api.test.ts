@@ -15,6 +15,11 @@ import {
   newCodeVerifier,
 } from '../../../console/src/pkce-sign-in';
 import {
+  type DeliveryDetailBody,
+  type DeliveryListBody,
+  OperatorDeliveryRoute,
+} from '../../../lambdas/choreography/contracts';
+import {
   OperatorAction,
   type OperatorOrderListBody,
   OperatorRoute,
@@ -69,7 +74,9 @@ beforeAll(async () => {
       response.end(JSON.stringify(value));
     };
     if (!verdict.ok) return answer(403, { message: verdict.message });
-    const path = url.pathname.replace(/^\/v1/, '');
+    // Two APIs on one server: the orders API under /v1, the delivery API under /deliveries-v1.
+    const path = url.pathname.replace(/^\/(deliveries-)?v1/, '');
+    const deliveryApi = url.pathname.startsWith('/deliveries-v1');
     seen.push({
       method: request.method ?? '',
       path,
@@ -77,6 +84,14 @@ beforeAll(async () => {
       headers,
       body: body.toString(),
     });
+    if (deliveryApi && path === OperatorDeliveryRoute.deliveries) {
+      const rows = [{ deliveryId: 'd-1', status: url.searchParams.get('status') ?? 'Requested' }];
+      return answer(200, { items: rows } satisfies DeliveryListBody);
+    }
+    if (deliveryApi && path === OperatorDeliveryRoute.delivery('d-1')) {
+      return answer(200, { deliveryId: 'd-1', trail: [] } satisfies DeliveryDetailBody);
+    }
+    if (deliveryApi) return answer(404, { message: `Delivery is unknown to every service` });
     if (path === OperatorRoute.orders) {
       const total = ordersIn[url.searchParams.get('state') ?? ''] ?? 0;
       const from = Number(url.searchParams.get('cursor') ?? 0);
@@ -155,10 +170,32 @@ describe('the deployed console API', () => {
     );
   });
 
-  it('serves no deliveries, and says so', async () => {
+  it('serves no deliveries when the config names no delivery API, and says so', async () => {
     const api = deployedConsoleApi(config(), credentials);
     expect(api.servesDeliveries).toBe(false);
-    await expect(api.deliveries()).rejects.toThrow(/local console only/);
+    await expect(api.deliveries()).rejects.toThrow(/names no delivery API/);
+    expect(seen).toEqual([]);
+  });
+
+  it('reads the deliveries from the delivery API, each call signed for execute-api', async () => {
+    const deliveryApiUrl = apiUrl.replace(/\/v1$/, '/deliveries-v1');
+    const api = deployedConsoleApi({ ...config(), deliveryApiUrl }, credentials);
+    expect(api.servesDeliveries).toBe(true);
+    expect((await api.deliveries('Cancelled')).items).toEqual([{ deliveryId: 'd-1', status: 'Cancelled' }]);
+    expect((await api.delivery('d-1')).deliveryId).toBe('d-1');
+    expect(seen.map((call) => [call.path, call.query.get('status')])).toEqual([
+      [OperatorDeliveryRoute.deliveries, 'Cancelled'],
+      [OperatorDeliveryRoute.delivery('d-1'), null],
+    ]);
+    expect(seen[0]?.headers.authorization).toMatch(
+      new RegExp(`Credential=${operator.accessKeyId}/\\d{8}/${REGION}/execute-api/aws4_request`),
+    );
+    await expect(api.delivery('d-9')).rejects.toThrow(/^404 .*unknown to every service/);
+    const forged = deployedConsoleApi(
+      { ...config(), deliveryApiUrl },
+      { ...credentials, secretAccessKey: 'not-the-secret' },
+    );
+    await expect(forged.deliveries()).rejects.toThrow(/^403 .*signature we calculated does not match/);
   });
 });
 

@@ -87,6 +87,8 @@ export async function callJson<T>(
 export interface ConsoleApi {
   /** Whether there is a Deliveries tab: locally always, deployed when the config names the delivery API. */
   readonly servesDeliveries: boolean;
+  /** Ends the operator's session (the deployed console; locally the backend holds the identity). */
+  readonly signOut?: () => void;
   counts(): Promise<readonly StateCount[]>;
   orders(query: ListQuery): Promise<OperatorOrderListBody>;
   order(orderId: string): Promise<OperatorOrderDetailBody>;

@@ -13,6 +13,8 @@ import {
   codeChallengeOf,
   exchangeCode,
   newCodeVerifier,
+  revocable,
+  signOutUrl,
 } from '../../../console/src/pkce-sign-in';
 import {
   type DeliveryDetailBody,
@@ -260,5 +262,36 @@ describe('the sign-in (authorization code with PKCE)', () => {
     } finally {
       await new Promise<void>((resolve) => tokenEndpoint.close(() => resolve()));
     }
+  });
+});
+
+describe('the sign-out', () => {
+  it("goes to Cognito's /logout with the app client and the registered URL to come back to", () => {
+    const url = new URL(
+      signOutUrl(
+        {
+          signInUrl: 'https://orders-console-1.auth.eu-west-1.amazoncognito.com',
+          userPoolClientId: 'client-1',
+        },
+        'https://d1.cloudfront.net/',
+      ),
+    );
+    expect(`${url.origin}${url.pathname}`).toBe(
+      'https://orders-console-1.auth.eu-west-1.amazoncognito.com/logout',
+    );
+    expect(Object.fromEntries(url.searchParams)).toEqual({
+      client_id: 'client-1',
+      logout_uri: 'https://d1.cloudfront.net/',
+    });
+  });
+
+  it('leaves the page no credentials to sign with: a call after it fails in words, unsigned', async () => {
+    const session = revocable(async () => credentials);
+    const api = deployedConsoleApi(config(), session.credentials);
+    await api.orders({ state: ProcessState.Processed, limit: 20 });
+    expect(seen).toHaveLength(1);
+    session.revoke();
+    await expect(api.orders({ state: ProcessState.Processed, limit: 20 })).rejects.toThrow(/Signed out/);
+    expect(seen).toHaveLength(1);
   });
 });

@@ -46,8 +46,7 @@ export class DeliveryOperatorRoutes extends Construct {
   readonly methods: readonly apigw.Method[];
   /** What an operator console in another stack needs of these routes. */
   readonly routes: OperatorRoutes;
-  /** The one browser origin allowed (allowBrowserOrigin), if any. */
-  browserOrigin?: string;
+  private origin?: string;
   private readonly resources: readonly apigw.Resource[];
 
   constructor(scope: Construct, id: string, props: DeliveryOperatorRoutesProps) {
@@ -110,15 +109,20 @@ export class DeliveryOperatorRoutes extends Construct {
     };
   }
 
+  /** The one browser origin allowed (allowBrowserOrigin), if any. */
+  get browserOrigin(): string | undefined {
+    return this.origin;
+  }
+
   /**
    * Lets one browser origin (the operator console's) call these routes (the platform's
    * allowBrowserOrigin). One origin per API: a second call throws.
    */
   allowBrowserOrigin(origin: string): void {
-    if (this.browserOrigin !== undefined) {
+    if (this.origin !== undefined) {
       throw new Error(`DeliveryOperatorRoutes ${this.node.path}: a browser origin is already allowed`);
     }
-    this.browserOrigin = origin;
+    this.origin = origin;
     allowBrowserOrigin(
       {
         api: this.api,

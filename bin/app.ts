@@ -1,24 +1,20 @@
 #!/usr/bin/env node
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { addDroneDelivery } from '../lib/choreography/deployment';
-import { droneFleetFake } from '../lib/fakes/drone-fleet';
-import { remoteServicesDownstream } from '../lib/fakes/remote-services';
 import { contextOf, readFlag } from '../lib/platform/config';
-import { addSchedulerAgentSupervisor, SasContextKey } from '../lib/scheduler-agent-supervisor/deployment';
+import { SasContextKey } from '../lib/scheduler-agent-supervisor/deployment';
+import { composeApp } from './compose';
 import { buildDeployedConsoleAssets } from './console-build';
 
-// Wiring only: two independent stacks, SchedulerAgentSupervisor and DroneDelivery (`cdk deploy DroneDelivery`
+// Wiring only (bin/compose.ts): two stacks, SchedulerAgentSupervisor and DroneDelivery (`cdk deploy DroneDelivery`
 // deploys the choreography alone). `cdk synth` / `cdk deploy` with CDK context:
 //   [-c profile=local] [-c demo=true | -c inventoryEndpoint=https://… -c paymentEndpoint=… -c shippingEndpoint=…]
-//   [-c alertEmail=ops@example.com] [-c console=true [-c consoleSignInDomainPrefix=…]]
+//   [-c alertEmail=ops@example.com] [-c console=true [-c consoleSignInDomainPrefix=…] [-c consoleOrigin=https://….cloudfront.net]]
+// (consoleOrigin, the console's ConsoleUrl origin once deployed, adds its Deliveries tab: bin/compose.ts)
 const app = new App();
 // The deployed console's page is built at synth (Vite, a few seconds, no network) only when asked for.
 const consoleAssetsDir = readFlag(contextOf(app.node), SasContextKey.Console)
   ? buildDeployedConsoleAssets()
   : undefined;
-addSchedulerAgentSupervisor(app, remoteServicesDownstream, undefined, {
-  ...(consoleAssetsDir && { consoleAssetsDir }),
-});
-addDroneDelivery(app, droneFleetFake);
+composeApp(app, consoleAssetsDir);
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

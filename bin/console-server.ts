@@ -22,12 +22,13 @@ import {
   ConsoleRoute,
   type DeliveryDetailBody,
   type DeliveryListBody,
-  type DeliveryRow,
   type StateCount,
   type StateCountsBody,
 } from '../console/src/console-api';
 import { countStates } from '../console/src/state-counts';
+import { readDeliveryItems, scanDeliveryRecords } from '../lambdas/choreography/adapters/delivery-trail';
 import type { DeliveryStatusBody } from '../lambdas/choreography/contracts';
+import { buildTrail, deliveryRowsOf, isUnknownDelivery } from '../lambdas/choreography/domain/trail';
 import { OperatorAction, OperatorActionRequestSchema } from '../lambdas/scheduler-agent-supervisor/contracts';
 import {
   CONSOLE_CONFIG_FILE,
@@ -37,7 +38,7 @@ import type { DRONE_DELIVERY_STACK_NAME } from '../lib/choreography/stack';
 import { type LocalTarget, outputsOfStack } from '../lib/local-runtime';
 import type { STACK_NAME } from '../lib/scheduler-agent-supervisor/stack';
 import { CONSOLE_ASSETS_DIR } from './console-build';
-import { buildTrail, readDeliveryItems, scanDeliveryRecords } from './deliveries';
+import { deliveryTablesOf } from './deliveries';
 import { everyAlarm } from './metrics-report';
 import { OperatorClient } from './operator-client';
 
@@ -352,23 +353,11 @@ function stateCounts(operator: OperatorClient): Promise<StateCount[]> {
 }
 
 type Deliveries = NonNullable<ConsoleBackend['deliveries']>;
-const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
-
-/** Newest first, at most this many: the page is a glance, the CLI lists them all. */
-const DELIVERY_LIST_MAX = 200;
 
 async function deliveryList(deliveries: Deliveries, status: string | null): Promise<DeliveryListBody> {
-  const rows: DeliveryRow[] = (await scanDeliveryRecords(deliveries.documents, deliveries.outputs))
-    .filter((item) => status === null || item.status === status)
-    .map((item) => ({
-      deliveryId: (text(item.pk) ?? '').slice('DELIVERY#'.length),
-      status: text(item.status) ?? '?',
-      ...(text(item.correlationId) && { correlationId: text(item.correlationId) }),
-      ...(text(item.acceptedAt) && { acceptedAt: text(item.acceptedAt) }),
-      ...(text(item.updatedAt) && { updatedAt: text(item.updatedAt) }),
-    }));
-  rows.sort((left, right) => (right.acceptedAt ?? '').localeCompare(left.acceptedAt ?? ''));
-  return { items: rows.slice(0, DELIVERY_LIST_MAX) };
+  const tables = deliveryTablesOf(deliveries.outputs);
+  const items = await scanDeliveryRecords(deliveries.documents, tables.ingestion);
+  return { items: deliveryRowsOf(items, status ?? undefined) };
 }
 
 async function deliveryDetail(
@@ -378,10 +367,10 @@ async function deliveryDetail(
   const statusUrl = `${deliveries.apiUrl.replace(/\/+$/, '')}/deliveries/${encodeURIComponent(deliveryId)}`;
   const [answer, items] = await Promise.all([
     fetch(statusUrl, { headers: deliveries.apiKey ? { 'x-api-key': deliveries.apiKey } : {} }),
-    readDeliveryItems(deliveries.documents, deliveries.outputs, deliveryId),
+    readDeliveryItems(deliveries.documents, deliveryTablesOf(deliveries.outputs), deliveryId),
   ]);
   const answerText = await answer.text();
-  if (answer.status === 404 && Object.values(items).every((item) => item === undefined)) return undefined;
+  if (answer.status === 404 && isUnknownDelivery(items)) return undefined;
   const trail = buildTrail(items);
   if (answer.status === 200)
     return { deliveryId, status: JSON.parse(answerText) as DeliveryStatusBody, trail };

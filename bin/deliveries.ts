@@ -16,13 +16,19 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import type { DeliveryTrailEntry } from '../console/src/console-api';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  type DeliveryTables,
+  readDeliveryItems,
+  scanDeliveryRecords,
+} from '../lambdas/choreography/adapters/delivery-trail';
 import {
   CORRELATION_ID_HEADER,
   DELIVERY_STATUSES,
+  type DeliveryTrailEntry,
   type SubmitDeliveryRequest,
 } from '../lambdas/choreography/contracts';
+import { buildTrail, type DeliveryItems, isUnknownDelivery } from '../lambdas/choreography/domain/trail';
 import { DEFAULT_TARGET_FILE, outputsOfStack, readTarget } from '../lib/local-runtime';
 import { formatTable } from './text-table';
 
@@ -112,112 +118,10 @@ export function sampleDelivery(id = `sample-${randomUUID().slice(0, 8)}`): Submi
 
 type Item = Record<string, unknown>;
 
-/** The items of one delivery in each service's table (absent where the service holds nothing). */
-export interface DeliveryItems {
-  readonly ingestion?: Item;
-  readonly package?: Item;
-  readonly droneScheduler?: Item;
-  readonly delivery?: Item;
-  readonly remediation?: Item;
-}
-
-/** One entry of a delivery's trail (the console shows the same entries: its contract is their home). */
+/** One entry of a delivery's trail (the operator routes' contract is its home). */
 export type TrailEntry = DeliveryTrailEntry;
 
-const SERVICE_ORDER = ['ingestion', 'package', 'drone-scheduler', 'delivery', 'remediation'];
 const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
-const records = (value: unknown): Item[] =>
-  Array.isArray(value)
-    ? value.filter((entry): entry is Item => typeof entry === 'object' && entry !== null)
-    : [];
-
-/** The facts of an event's data worth a glance, as `key=value` pairs. */
-function dataSummary(data: unknown): string {
-  if (typeof data !== 'object' || data === null) return '';
-  const facts: string[] = [];
-  const item = data as Item;
-  for (const key of [
-    'reasonCode',
-    'decision',
-    'source',
-    'occurrence',
-    'droneId',
-    'attempt',
-    'stage',
-    'totalWeightGrams',
-    'estimatedArrival',
-  ]) {
-    const value = item[key];
-    if (typeof value === 'string' || typeof value === 'number') facts.push(`${key}=${value}`);
-  }
-  const window = item.window as Item | undefined;
-  if (text(window?.start)) facts.push(`window=${text(window?.start)}..${text(window?.end) ?? '?'}`);
-  return facts.join(' ');
-}
-
-/** Every service's change log entries, remediation decisions and dead letters, sorted by time. */
-export function buildTrail(items: DeliveryItems): TrailEntry[] {
-  const entries: TrailEntry[] = [];
-  const sources: [string, Item | undefined][] = [
-    ['ingestion', items.ingestion],
-    ['package', items.package],
-    ['drone-scheduler', items.droneScheduler],
-    ['delivery', items.delivery],
-    ['remediation', items.remediation],
-  ];
-  for (const [service, item] of sources) {
-    for (const entry of records(item?.outbox)) {
-      const message = (entry.message ?? {}) as Item;
-      const destination = text(entry.destination);
-      const correlationId = text(message.correlationId);
-      if (destination === 'alert-bus') {
-        entries.push({
-          at: text(message.raisedAt) ?? '',
-          service,
-          kind: 'alert',
-          what: 'DeliveryNeedsOperator',
-          to: destination,
-          detail: [dataSummary(message), text(message.detail)].filter(Boolean).join(' '),
-          ...(correlationId ? { correlationId } : {}),
-        });
-        continue;
-      }
-      entries.push({
-        at: text(message.occurredAt) ?? '',
-        service,
-        kind: 'event',
-        what: text(message.type) ?? '?',
-        ...(typeof message.sequence === 'number' ? { sequence: message.sequence } : {}),
-        ...(destination ? { to: destination } : {}),
-        detail: dataSummary(message.data),
-        ...(correlationId ? { correlationId } : {}),
-      });
-    }
-  }
-  for (const decision of records(items.remediation?.decisions)) {
-    entries.push({
-      at: text(decision.decidedAt) ?? '',
-      service: 'remediation',
-      kind: 'dead-letter',
-      what: text(decision.reasonCode) ?? 'RETRIES_EXHAUSTED',
-      detail: `from ${text(decision.source) ?? '?'} (occurrence ${String(decision.occurrence ?? '?')}): decided ${text(decision.decision) ?? '?'}`,
-    });
-  }
-  const rank = (entry: TrailEntry) => SERVICE_ORDER.indexOf(entry.service);
-  // At equal times: services in the flow's order, a dead letter before the decision that resolved
-  // it, and one service's entries in its change log's order.
-  const kindRank = (entry: TrailEntry) => (entry.kind === 'dead-letter' ? 0 : 1);
-  return entries
-    .map((entry, index) => ({ entry, index }))
-    .sort(
-      (left, right) =>
-        left.entry.at.localeCompare(right.entry.at) ||
-        rank(left.entry) - rank(right.entry) ||
-        kindRank(left.entry) - kindRank(right.entry) ||
-        left.index - right.index,
-    )
-    .map(({ entry }) => entry);
-}
 
 /** `show`: a header (status and correlation id, from the read model) and the trail as a table. */
 export function formatTrail(deliveryId: string, items: DeliveryItems, trail: readonly TrailEntry[]): string {
@@ -266,46 +170,14 @@ function requireOutput(outputs: Readonly<Record<string, string>>, key: string): 
   return value;
 }
 
-/** Every item of the ingestion read model that is a delivery (a scan: a small local table). */
-export async function scanDeliveryRecords(
-  documents: DynamoDBDocumentClient,
-  outputs: Readonly<Record<string, string>>,
-): Promise<Item[]> {
-  const items: Item[] = [];
-  let exclusiveStartKey: Item | undefined;
-  do {
-    const page = await documents.send(
-      new ScanCommand({
-        TableName: requireOutput(outputs, 'IngestionTableName'),
-        FilterExpression: 'begins_with(pk, :delivery)',
-        ExpressionAttributeValues: { ':delivery': 'DELIVERY#' },
-        ExclusiveStartKey: exclusiveStartKey,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    exclusiveStartKey = page.LastEvaluatedKey;
-  } while (exclusiveStartKey);
-  return items;
-}
-
-/** One delivery's item in each service's table, read consistently (what `show` and the console trail read). */
-export async function readDeliveryItems(
-  documents: DynamoDBDocumentClient,
-  outputs: Readonly<Record<string, string>>,
-  id: string,
-): Promise<DeliveryItems> {
-  const get = async (tableOutput: string, pk: string) =>
-    (
-      await documents.send(
-        new GetCommand({ TableName: requireOutput(outputs, tableOutput), Key: { pk }, ConsistentRead: true }),
-      )
-    ).Item;
+/** The services' tables, from the stack's outputs (naming a missing one). */
+export function deliveryTablesOf(outputs: Readonly<Record<string, string>>): DeliveryTables {
   return {
-    ingestion: await get('IngestionTableName', `DELIVERY#${id}`),
-    package: await get('PackageTableName', `PACKAGES#${id}`),
-    droneScheduler: await get('DroneSchedulerTableName', `ASSIGNMENT#${id}`),
-    delivery: await get('DeliveryTableName', `DELIVERY#${id}`),
-    remediation: await get('RemediationTableName', `REMEDIATION#${id}`),
+    ingestion: requireOutput(outputs, 'IngestionTableName'),
+    package: requireOutput(outputs, 'PackageTableName'),
+    droneScheduler: requireOutput(outputs, 'DroneSchedulerTableName'),
+    delivery: requireOutput(outputs, 'DeliveryTableName'),
+    remediation: requireOutput(outputs, 'RemediationTableName'),
   };
 }
 
@@ -334,12 +206,17 @@ async function main(argv: readonly string[]): Promise<void> {
   const documents = DynamoDBDocumentClient.from(client);
   try {
     if (command.command === 'list') {
-      console.log(formatList(await scanDeliveryRecords(documents, outputs), command.status));
+      console.log(
+        formatList(
+          await scanDeliveryRecords(documents, requireOutput(outputs, 'IngestionTableName')),
+          command.status,
+        ),
+      );
       return;
     }
     const id = command.deliveryId;
-    const items = await readDeliveryItems(documents, outputs, id);
-    if (Object.values(items).every((item) => item === undefined)) {
+    const items = await readDeliveryItems(documents, deliveryTablesOf(outputs), id);
+    if (isUnknownDelivery(items)) {
       process.exitCode = 1;
       console.error(`Delivery ${id} is unknown to every service.`);
       return;

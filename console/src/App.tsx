@@ -8,7 +8,7 @@ import { usePolling } from './use-polling';
 
 export function App() {
   const route = useRoute();
-  const { servesDeliveries } = useConsoleApi();
+  const { servesDeliveries, signOut } = useConsoleApi();
   const ordersCurrent = route.view === 'orders' || route.view === 'order';
   return (
     <>
@@ -27,6 +27,11 @@ export function App() {
             </a>
           )}
         </nav>
+        {signOut && (
+          <button type="button" className="sign-out" onClick={signOut}>
+            Sign out
+          </button>
+        )}
       </header>
       <Alarms />
       <main id="main" tabIndex={-1}>

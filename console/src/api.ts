@@ -41,6 +41,19 @@ export function messageOf(body: unknown, text: string): string {
 }
 
 /**
+ * Reads a response's body as JSON (undefined when empty or not JSON) and keeps its text, for
+ * messageOf: what every caller of an API does with an answer, local or signed.
+ */
+export async function readJsonBody(response: Response): Promise<{ body: unknown; text: string }> {
+  const text = await response.text();
+  try {
+    return { body: text ? JSON.parse(text) : undefined, text };
+  } catch {
+    return { body: undefined, text };
+  }
+}
+
+/**
  * GETs or POSTs JSON. Answers with `accept`ed statuses (200 by default) are returned; any other
  * status throws an Error naming the status and the API's message.
  */
@@ -63,13 +76,7 @@ export async function callJson<T>(
       `The console backend cannot be reached (${(error as Error).message}). Is npm start running?`,
     );
   }
-  const text = await response.text();
-  let body: unknown;
-  try {
-    body = text ? JSON.parse(text) : undefined;
-  } catch {
-    body = undefined;
-  }
+  const { body, text } = await readJsonBody(response);
   if (!(init.accept ?? [200]).includes(response.status)) {
     throw new Error(`${response.status} ${response.statusText}: ${messageOf(body, text)}`);
   }
@@ -78,8 +85,10 @@ export async function callJson<T>(
 
 /** Everything the views call. */
 export interface ConsoleApi {
-  /** Deliveries are served locally only (README, Operator console: what is not built). */
+  /** Whether there is a Deliveries tab: locally always, deployed when the config names the delivery API. */
   readonly servesDeliveries: boolean;
+  /** Ends the operator's session (the deployed console; locally the backend holds the identity). */
+  readonly signOut?: () => void;
   counts(): Promise<readonly StateCount[]>;
   orders(query: ListQuery): Promise<OperatorOrderListBody>;
   order(orderId: string): Promise<OperatorOrderDetailBody>;

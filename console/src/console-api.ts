@@ -4,7 +4,6 @@
  * apps' own contracts (imported here as types); only what the console adds is defined here.
  */
 import type { MetricAlarm } from '@aws-sdk/client-cloudwatch';
-import type { DeliveryStatusBody } from '../../lambdas/choreography/contracts';
 import type { ProcessState } from '../../lambdas/scheduler-agent-supervisor/contracts';
 
 /** Where the page is served; the backend's routes are under `${CONSOLE_BASE}/api`. */
@@ -22,9 +21,9 @@ export const ConsoleRoute = {
     `${CONSOLE_BASE}/api/orders/${encodeURIComponent(orderId)}/${action}`,
   /** GET: every metric alarm and its state. */
   alarms: `${CONSOLE_BASE}/api/alarms`,
-  /** GET ?status: the deliveries the ingestion read model holds. */
+  /** GET ?status: the delivery API's operator list, as is. */
   deliveries: `${CONSOLE_BASE}/api/deliveries`,
-  /** GET: one delivery's status (the delivery API) and its trail across services. */
+  /** GET: one delivery's status and its trail across services, as the delivery API's operator route answers it. */
   delivery: (deliveryId: string) => `${CONSOLE_BASE}/api/deliveries/${encodeURIComponent(deliveryId)}`,
 } as const;
 
@@ -64,41 +63,13 @@ export interface AlarmsBody {
   readonly alarms: readonly AlarmView[];
 }
 
-export interface DeliveryRow {
-  readonly deliveryId: string;
-  readonly status: string;
-  readonly correlationId?: string;
-  readonly acceptedAt?: string;
-  readonly updatedAt?: string;
-}
-
-export interface DeliveryListBody {
-  /** Newest first. */
-  readonly items: readonly DeliveryRow[];
-}
-
-/** One entry of a delivery's trail: an event a service published, an alert, or a dead letter and its decision. */
-export interface DeliveryTrailEntry {
-  readonly at: string;
-  readonly service: string;
-  readonly kind: 'event' | 'alert' | 'dead-letter';
-  /** Event type, DeliveryNeedsOperator, or the dead letter's reason code. */
-  readonly what: string;
-  readonly sequence?: number;
-  readonly to?: string;
-  readonly detail: string;
-  readonly correlationId?: string;
-}
-
-export interface DeliveryDetailBody {
-  readonly deliveryId: string;
-  /** GET /deliveries/{id} of the delivery API, when it answered 200. */
-  readonly status?: DeliveryStatusBody;
-  /** What the delivery API answered instead, in words. */
-  readonly statusError?: string;
-  /** Every service's entries, in time order. */
-  readonly trail: readonly DeliveryTrailEntry[];
-}
+// The Deliveries tab's bodies are the delivery API's operator routes' (their contract is their home).
+export type {
+  DeliveryDetailBody,
+  DeliveryListBody,
+  DeliveryRow,
+  DeliveryTrailEntry,
+} from '../../lambdas/choreography/contracts/operator';
 
 /** Every error the backend answers itself (its own 4xx/5xx; the APIs' own bodies are passed on). */
 export interface ConsoleErrorBody {

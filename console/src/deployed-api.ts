@@ -2,12 +2,18 @@
  * The deployed console's ConsoleApi: the page calls the operator API itself, each request signed
  * with SigV4 (service execute-api, the stack's region) with the signed-in operator's temporary
  * credentials from the Cognito identity pool (sign-in.ts), so the page holds no long-lived secret
- * and the API keeps its AWS_IAM authorisation; the alarms come from CloudWatch with the same
+ * and the API keeps its AWS_IAM authorisation; the deliveries likewise from the delivery API's
+ * operator routes, when the config names that API; the alarms come from CloudWatch with the same
  * credentials (the role may DescribeAlarms on the stack's alarms only).
  */
 import { Sha256 } from '@aws-crypto/sha256-js';
 import { CloudWatchClient, DescribeAlarmsCommand } from '@aws-sdk/client-cloudwatch';
 import { SignatureV4 } from '@smithy/signature-v4';
+import {
+  type DeliveryDetailBody,
+  type DeliveryListBody,
+  OperatorDeliveryRoute,
+} from '../../lambdas/choreography/contracts/operator';
 import {
   OperatorAction,
   type OperatorActionResultBody,
@@ -18,7 +24,7 @@ import {
 } from '../../lambdas/scheduler-agent-supervisor/contracts/api';
 import type { DeployedConsoleConfig } from '../../lambdas/scheduler-agent-supervisor/contracts/console';
 import { type SignedRequest, sendSigned } from '../../lambdas/shared/signed-request';
-import { type Answer, type ConsoleApi, messageOf } from './api';
+import { type Answer, type ConsoleApi, messageOf, readJsonBody } from './api';
 import { type AlarmView, alarmViewOf } from './console-api';
 import { countStates, type ListQuery } from './state-counts';
 
@@ -29,7 +35,10 @@ export type OperatorCredentials = ConstructorParameters<typeof SignatureV4>[0]['
 const EXECUTE_API = 'execute-api';
 
 /** The config's fields the calls need. */
-export type DeployedApiConfig = Pick<DeployedConsoleConfig, 'region' | 'apiUrl' | 'alarmNamePrefix'>;
+export type DeployedApiConfig = Pick<
+  DeployedConsoleConfig,
+  'region' | 'apiUrl' | 'alarmNamePrefix' | 'deliveryApiUrl'
+>;
 
 export function deployedConsoleApi(
   config: DeployedApiConfig,
@@ -42,26 +51,23 @@ export function deployedConsoleApi(
     credentials,
     sha256: Sha256,
   });
-  const base = config.apiUrl.replace(/\/+$/, '');
-
-  /** One signed call; statuses outside `accept` throw in words. */
-  const call = async <T>(
+  /** One signed call to the API at `apiUrl`, named `apiName` in errors; statuses outside `accept` throw in words. */
+  const callApi = async <T>(
+    apiUrl: string,
+    apiName: string,
     request: Omit<SignedRequest, 'url'> & { path: string },
     accept: readonly number[] = [200],
   ): Promise<Answer<T>> => {
     let response: Response;
     try {
-      response = await sendSigned(signer, { ...request, url: `${base}${request.path}` });
+      response = await sendSigned(signer, {
+        ...request,
+        url: `${apiUrl.replace(/\/+$/, '')}${request.path}`,
+      });
     } catch (error) {
-      throw new Error(`The operator API cannot be reached (${(error as Error).message}).`);
+      throw new Error(`The ${apiName} cannot be reached (${(error as Error).message}).`);
     }
-    const text = await response.text();
-    let body: unknown;
-    try {
-      body = text ? JSON.parse(text) : undefined;
-    } catch {
-      body = undefined;
-    }
+    const { body, text } = await readJsonBody(response);
     if (!accept.includes(response.status)) {
       const hint =
         response.status === 403 ? ' (signed in? your session may have expired: reload the page)' : '';
@@ -69,6 +75,8 @@ export function deployedConsoleApi(
     }
     return { status: response.status, body: body as T };
   };
+  const call = <T>(request: Omit<SignedRequest, 'url'> & { path: string }, accept?: readonly number[]) =>
+    callApi<T>(config.apiUrl, 'operator API', request, accept);
 
   const orders = async (query: ListQuery) =>
     (
@@ -83,15 +91,18 @@ export function deployedConsoleApi(
       })
     ).body;
 
-  const notServed = () =>
-    Promise.reject(
-      new Error(
-        'Deliveries are shown by the local console only: the deployed console serves orders and alarms.',
-      ),
-    );
+  const { deliveryApiUrl } = config;
+  /** A GET on the delivery API's operator routes; refused in words when this deployment has none. */
+  const deliveryCall = async <T>(path: string, query?: Record<string, string>): Promise<T> => {
+    if (deliveryApiUrl === undefined)
+      throw new Error('This console has no Deliveries tab: its deployment names no delivery API.');
+    return (
+      await callApi<T>(deliveryApiUrl, 'delivery API', { method: 'GET', path, ...(query && { query }) })
+    ).body;
+  };
 
   return {
-    servesDeliveries: false,
+    servesDeliveries: deliveryApiUrl !== undefined,
     counts: () => countStates(orders),
     orders,
     order: async (orderId) =>
@@ -121,7 +132,8 @@ export function deployedConsoleApi(
       } while (nextToken !== undefined);
       return alarms;
     },
-    deliveries: notServed,
-    delivery: notServed,
+    deliveries: (status) =>
+      deliveryCall<DeliveryListBody>(OperatorDeliveryRoute.deliveries, status ? { status } : undefined),
+    delivery: (deliveryId) => deliveryCall<DeliveryDetailBody>(OperatorDeliveryRoute.delivery(deliveryId)),
   };
 }

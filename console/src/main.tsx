@@ -7,7 +7,7 @@ import {
 import { App } from './App';
 import { type ConsoleApi, ConsoleApiProvider, localConsoleApi } from './api';
 import { deployedConsoleApi } from './deployed-api';
-import { signIn } from './sign-in';
+import { signIn, signOut } from './sign-in';
 import './styles.css';
 
 /** The page's config, next to it: the local backend's `{ mode: 'local' }` or the stack's, written at deploy. */
@@ -16,7 +16,8 @@ async function consoleApi(): Promise<ConsoleApi> {
   if (!response.ok) throw new Error(`${CONSOLE_CONFIG_FILE} answered ${response.status}`);
   const config = (await response.json()) as ConsoleConfig;
   if (config.mode === 'local') return localConsoleApi;
-  return deployedConsoleApi(config, await signIn(config));
+  const session = await signIn(config);
+  return { ...deployedConsoleApi(config, session.credentials), signOut: () => signOut(config, session) };
 }
 
 const root = document.getElementById('root');

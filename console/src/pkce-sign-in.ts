@@ -88,3 +88,33 @@ export function operatorCredentials(
     clientConfig: { region: config.region },
   });
 }
+
+/**
+ * Cognito's sign-out: `/logout` with the app client and where to send the operator afterwards (a
+ * URL registered as the client's sign-out URL). It ends Cognito's own session, so the next visit
+ * asks for the password and MFA code again instead of signing in silently.
+ */
+export function signOutUrl(config: SignInConfig, logoutUri: string): string {
+  const query = new URLSearchParams({ client_id: config.userPoolClientId, logout_uri: logoutUri });
+  return `${config.signInUrl}/logout?${query}`;
+}
+
+/** Credentials the page can drop: after `revoke`, every call for them fails instead of signing. */
+export interface RevocableCredentials {
+  readonly credentials: OperatorCredentials;
+  revoke(): void;
+}
+
+/** Wraps the identity pool's provider so signing out leaves the page nothing to sign with. */
+export function revocable(provider: Exclude<OperatorCredentials, undefined>): RevocableCredentials {
+  let current: typeof provider | undefined = provider;
+  return {
+    credentials: async () => {
+      if (current === undefined) throw new Error('Signed out: sign in again to continue.');
+      return typeof current === 'function' ? current() : current;
+    },
+    revoke: () => {
+      current = undefined;
+    },
+  };
+}

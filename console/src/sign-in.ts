@@ -5,8 +5,16 @@
  * the redirect, and are removed when it returns.
  */
 import type { DeployedConsoleConfig } from '../../lambdas/scheduler-agent-supervisor/contracts/console';
-import type { OperatorCredentials } from './deployed-api';
-import { authorizeUrl, base64Url, exchangeCode, newCodeVerifier, operatorCredentials } from './pkce-sign-in';
+import {
+  authorizeUrl,
+  base64Url,
+  exchangeCode,
+  newCodeVerifier,
+  operatorCredentials,
+  type RevocableCredentials,
+  revocable,
+  signOutUrl,
+} from './pkce-sign-in';
 
 const PENDING_KEY = 'operator-console-sign-in';
 
@@ -20,7 +28,7 @@ export function callbackUrlOf(location: Pick<Location, 'origin'>): string {
  * the code is traded for the id token (and the code removed from the address bar); otherwise the
  * browser is sent to the sign-in page, and this never resolves.
  */
-export async function signIn(config: DeployedConsoleConfig): Promise<OperatorCredentials> {
+export async function signIn(config: DeployedConsoleConfig): Promise<RevocableCredentials> {
   const redirectUri = callbackUrlOf(window.location);
   const returned = new URLSearchParams(window.location.search);
   const pending = sessionStorage.getItem(PENDING_KEY);
@@ -31,11 +39,24 @@ export async function signIn(config: DeployedConsoleConfig): Promise<OperatorCre
     window.history.replaceState(null, '', `${redirectUri}${window.location.hash}`);
     if (returned.get('state') !== state)
       throw new Error('Sign-in failed: the answer is not for this sign-in (state differs).');
-    return operatorCredentials(config, await exchangeCode(config, redirectUri, code, verifier));
+    const provider = operatorCredentials(config, await exchangeCode(config, redirectUri, code, verifier));
+    if (provider === undefined) throw new Error('Sign-in failed: the identity pool gave no credentials.');
+    return revocable(provider);
   }
   const verifier = newCodeVerifier();
   const state = base64Url(crypto.getRandomValues(new Uint8Array(16)));
   sessionStorage.setItem(PENDING_KEY, JSON.stringify({ verifier, state }));
   window.location.assign(await authorizeUrl(config, redirectUri, verifier, state));
   return new Promise(() => {});
+}
+
+/**
+ * Signs the operator out: the page drops its credentials (the id token lives only inside them) and
+ * any pending sign-in, then Cognito ends its session and sends the browser back to the console
+ * (the client's registered sign-out URL), which asks for a fresh sign-in.
+ */
+export function signOut(config: DeployedConsoleConfig, session: RevocableCredentials): void {
+  session.revoke();
+  sessionStorage.removeItem(PENDING_KEY);
+  window.location.assign(signOutUrl(config, callbackUrlOf(window.location)));
 }

@@ -10,11 +10,14 @@ import {
 } from '../../lambdas/choreography/contracts';
 import { createKeyedRestApi } from '../platform/keyed-rest-api';
 import { LambdaFunction } from '../platform/lambda-function';
+import { DeliveryOperatorRoutes, type DeliveryOperatorRoutesProps } from './operator-routes';
 import type { ServiceTable } from './service-table';
 
 export interface DeliveryApiProps {
   /** The ingestion service's table: deliveries as accepted, their change log and read model. */
   readonly table: ServiceTable;
+  /** Every service's table, read by the operator routes (a delivery's trail). */
+  readonly serviceTables: DeliveryOperatorRoutesProps['tables'];
   /** Ingestion's settings (SERVICE_SETTINGS of submit-delivery). */
   readonly settings: ConsumerSettings;
   /** Stage throttling, also the usage plan's limits. */
@@ -27,7 +30,7 @@ export interface DeliveryApiProps {
 
 /**
  * The ingestion service's front door: a REST API (`POST /deliveries`, `GET /deliveries/{deliveryId}`)
- * behind an API key and a usage plan. submit-delivery writes the delivery and its DeliveryRequested
+ * behind an API key and a usage plan, and the operators' routes (`/operator/deliveries`, AWS_IAM). submit-delivery writes the delivery and its DeliveryRequested
  * change log entry (the relay publishes it); get-delivery reads the read model. The body size limit
  * (MAX_DELIVERY_BODY_BYTES, 413) is checked by submit-delivery before parsing, as submit-order does.
  */
@@ -38,6 +41,8 @@ export class DeliveryApi extends Construct {
   readonly url: string;
   readonly submitDelivery: LambdaFunction;
   readonly getDelivery: LambdaFunction;
+  /** The operators' routes (AWS_IAM): the deliveries and their trails. */
+  readonly operator: DeliveryOperatorRoutes;
 
   constructor(scope: Construct, id: string, props: DeliveryApiProps) {
     super(scope, id);
@@ -90,5 +95,13 @@ export class DeliveryApi extends Construct {
         requestParameters: { [`method.request.path.${DeliveryApiRoute.DeliveryIdParameter}`]: true },
         requestValidator: parameterValidator,
       });
+    this.operator = new DeliveryOperatorRoutes(this, 'Operator', {
+      api,
+      url,
+      parameterValidator,
+      tables: props.serviceTables,
+      logRetentionDays: props.logRetentionDays,
+      retainData: props.retainData,
+    });
   }
 }

@@ -14,7 +14,27 @@ export const DroneDeliveryContextKey = {
    * drones every 30 s): `npm run bench` measures the choreography's throughput with a larger one.
    */
   DroneFleetSize: 'droneFleetSize',
+  /**
+   * The deployed operator console's origin (its ConsoleUrl output without the path): the operator
+   * routes allow that browser origin, and bin/app.ts hands these routes to the console.
+   */
+  ConsoleOrigin: 'consoleOrigin',
 } as const;
+
+/** An https origin: scheme and host, no path (what a browser sends as Origin). */
+const HTTPS_ORIGIN = /^https:\/\/[a-z0-9.-]+(?::[0-9]+)?$/;
+
+/** The console origin of the context, checked; throws naming a URL that is not an https origin. */
+export function consoleOriginOf(origin: string | undefined): string | undefined {
+  if (origin === undefined) return undefined;
+  const trimmed = origin.replace(/\/+$/, '');
+  if (!HTTPS_ORIGIN.test(trimmed)) {
+    throw new Error(
+      `CDK context "${DroneDeliveryContextKey.ConsoleOrigin}" must be an https origin such as https://d1234.cloudfront.net (no path), got "${origin}"`,
+    );
+  }
+  return trimmed;
+}
 
 /** The drone ids of a fleet of `size`, or the profile's when no size is given; throws naming a bad size. */
 export function withDroneFleetSize(config: ChoreographyConfig, size: string | undefined): ChoreographyConfig {
@@ -33,7 +53,7 @@ export function withDroneFleetSize(config: ChoreographyConfig, size: string | un
 
 /**
  * Adds the choreography wing's stack to an app, configured from the app's CDK context: `profile`,
- * `demo`, `alertEmail` and `droneFleetSize`. The fake drone fleet comes from the caller (lib/fakes) and is deployed on
+ * `demo`, `alertEmail`, `droneFleetSize` and `consoleOrigin`. The fake drone fleet comes from the caller (lib/fakes) and is deployed on
  * emulated profiles and with `-c demo=true`; otherwise the fleet queue is left for real drones.
  * bin/app.ts and the tests build the deployment through this one function.
  */
@@ -47,10 +67,12 @@ export function addDroneDelivery(
     readText(context, DroneDeliveryContextKey.DroneFleetSize),
   );
   const runsFakes = config.emulated || readFlag(context, PlatformContextKey.Demo);
+  const operatorConsoleOrigin = consoleOriginOf(readText(context, DroneDeliveryContextKey.ConsoleOrigin));
   return new DroneDeliveryStack(app, DRONE_DELIVERY_STACK_NAME, {
     config,
     ...(runsFakes && { fakeFleet }),
     alertEmail: readText(context, DroneDeliveryContextKey.AlertEmail),
+    ...(operatorConsoleOrigin && { operatorConsoleOrigin }),
     description: `Choreography reference implementation (drone delivery), profile ${config.profile}, ${runsFakes ? 'fake drone fleet' : 'fleet queue for real drones'}`,
   });
 }

@@ -105,6 +105,14 @@ export interface DroneDeliveryStackProps extends StackProps {
    * @default - no email subscription
    */
   readonly alertEmail?: string;
+  /**
+   * The deployed operator console's origin (`https://<distribution>.cloudfront.net`): the operator
+   * routes answer that browser origin (CORS). CDK context `consoleOrigin`, known after the console's
+   * first deploy (its ConsoleUrl output): the console's stack reads this API, so this stack cannot
+   * read the console's origin back (a cycle).
+   * @default - no browser origin: the routes serve SigV4 clients that are not browsers (the local console backend, the CLI)
+   */
+  readonly operatorConsoleOrigin?: string;
 }
 
 /**
@@ -291,12 +299,21 @@ export class DroneDeliveryStack extends Stack {
 
     const api = new DeliveryApi(this, 'DeliveryApi', {
       table: tables[ServiceName.Ingestion],
+      serviceTables: {
+        ingestion: tables[ServiceName.Ingestion],
+        package: tables[ServiceName.Package],
+        droneScheduler: tables[ServiceName.DroneScheduler],
+        delivery: tables[ServiceName.Delivery],
+        remediation: tables[ServiceName.Remediation],
+      },
       settings: config.ingestion,
       throttle: config.apiThrottle,
       rateLimitPerIp: config.apiRateLimitPerIp,
       logRetentionDays,
       retainData,
     });
+    if (props.operatorConsoleOrigin !== undefined)
+      api.operator.allowBrowserOrigin(props.operatorConsoleOrigin);
     const schemaRegistry = new EventSchemaRegistry(this, 'EventSchemas', {
       description: 'Events of the drone delivery choreography (envelopes, current version of each type)',
       schemas: eventVersions()

@@ -4,7 +4,10 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 
 export interface OperatorSignInProps {
-  /** Where Cognito's sign-in page sends an operator back (the console's URL, with its trailing slash). */
+  /**
+   * Where Cognito's sign-in page sends an operator back (the console's URL, with its trailing
+   * slash), and where its sign-out does (the page's logout_uri).
+   */
   readonly callbackUrl: string;
   /**
    * The sign-in page's domain prefix, `<prefix>.auth.<region>.amazoncognito.com`: unique in the
@@ -81,6 +84,8 @@ export class OperatorSignIn extends Construct {
         flows: { authorizationCodeGrant: true },
         scopes: [cognito.OAuthScope.OPENID, cognito.OAuthScope.EMAIL],
         callbackUrls: [props.callbackUrl],
+        // The console's sign-out (Cognito's /logout) sends the operator back to the console, which
+        // asks for a fresh sign-in: Cognito accepts only a registered logout_uri.
         logoutUrls: [props.callbackUrl],
       },
       preventUserExistenceErrors: true,

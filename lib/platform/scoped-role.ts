@@ -94,11 +94,13 @@ type Intrinsic =
   | string
   | { Ref: string }
   | { 'Fn::GetAtt': [string, string] }
+  | { 'Fn::ImportValue': string }
   | { 'Fn::Join': [string, Intrinsic[]] };
 
 /**
  * A resource as cdk-nag names it in a finding (`Resource::<name>`): the resolved value with each
- * `Ref` written `<Id>` and each `Fn::GetAtt` `<Id.Attribute>`. So an acknowledgment names exactly
+ * `Ref` written `<Id>`, each `Fn::GetAtt` `<Id.Attribute>` and each `Fn::ImportValue` by its export
+ * name. So an acknowledgment names exactly
  * the resource it accepts, computed from the same expression as the grant.
  */
 export function nagResourceName(scope: IConstruct, value: string): string {
@@ -106,6 +108,7 @@ export function nagResourceName(scope: IConstruct, value: string): string {
     if (typeof part === 'string') return part;
     if ('Ref' in part) return `<${part.Ref}>`;
     if ('Fn::GetAtt' in part) return `<${part['Fn::GetAtt'].join('.')}>`;
+    if ('Fn::ImportValue' in part) return part['Fn::ImportValue'];
     if ('Fn::Join' in part) return part['Fn::Join'][1].map(render).join(part['Fn::Join'][0]);
     throw new Error(`${scope.node.path}: cannot name ${JSON.stringify(part)} as cdk-nag does`);
   };

@@ -1,6 +1,7 @@
 import type { App } from 'aws-cdk-lib';
 import { stepsOfVersions } from '../../lambdas/scheduler-agent-supervisor/contracts';
 import { type ContextReader, contextOf, PlatformContextKey, readFlag, readText } from '../platform/config';
+import type { OperatorRoutes } from '../platform/operator-routes';
 import { admissionWithOverrides, loadConfig, workflowWithOverrides } from './config';
 import { type FakeDownstreamFactory, resolveDownstream } from './downstream';
 import { SchedulerAgentSupervisorStack, type SchedulerAgentSupervisorStackProps, STACK_NAME } from './stack';
@@ -28,6 +29,12 @@ export interface DeploymentAssets {
    * @default - none: a deployment asking for the console fails, naming what is missing
    */
   readonly consoleAssetsDir?: string;
+  /**
+   * The delivery API's operator routes, for the console's Deliveries tab (bin/compose.ts hands them
+   * over when that API allows the console's origin).
+   * @default - the deployed console has no Deliveries tab
+   */
+  readonly consoleDeliveryApi?: OperatorRoutes;
 }
 
 /**
@@ -89,5 +96,9 @@ export function consoleOf(
     );
   }
   const signInDomainPrefix = readText(context, SasContextKey.ConsoleSignInDomainPrefix);
-  return { assetsDir: assets.consoleAssetsDir, ...(signInDomainPrefix && { signInDomainPrefix }) };
+  return {
+    assetsDir: assets.consoleAssetsDir,
+    ...(signInDomainPrefix && { signInDomainPrefix }),
+    ...(assets.consoleDeliveryApi && { deliveryApi: assets.consoleDeliveryApi }),
+  };
 }

@@ -1,4 +1,4 @@
-import { Duration, Fn, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Fn, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
@@ -17,9 +17,9 @@ import {
   OperatorRoute,
   type WorkflowTimings,
 } from '../../lambdas/scheduler-agent-supervisor/contracts';
-import { BROWSER_ORIGIN_ENV, CORRELATION_ID_HEADER } from '../../lambdas/shared/http';
 import { DataStore } from '../platform/data-table';
 import { LambdaFunction } from '../platform/lambda-function';
+import { acknowledgeIamAuthorization, allowBrowserOrigin } from '../platform/operator-routes';
 import type { AdmissionStore } from './admission';
 import { validateAdmissionSettings } from './config';
 import { type WorkflowStateMachineMap, workflowStateMachinesEnv } from './scheduler/workflow';
@@ -184,67 +184,27 @@ export class OperatorApi extends Construct {
         resource.addMethod('POST', actIntegration, { ...iamOnly, ...orderParameter }),
       ),
     ];
-    for (const method of this.methods) {
-      Validations.of(method).acknowledge({
-        id: 'AwsSolutions-COG4',
-        reason:
-          'Operators are IAM principals (AWS_IAM authorization, SigV4); a console signs through a Cognito identity pool, not a user pool authorizer.',
-      });
-    }
+    acknowledgeIamAuthorization(this.methods);
   }
 
   /**
-   * Lets one browser origin (the operator console's) call the operator routes: an unauthenticated
-   * OPTIONS preflight on each route (a mock integration: it reaches no function and reads nothing)
-   * allowing that origin alone, the SigV4 headers and the routes' methods; and the handlers' answers
-   * carry the same origin (BROWSER_ORIGIN_ENV), so the page can read them, 409 and 429 included.
-   * One origin per API: a second call with another origin throws.
+   * Lets one browser origin (the operator console's) call the operator routes (the platform's
+   * allowBrowserOrigin: preflights, the handlers' and the gateway's answers). One origin per API: a
+   * second call with another origin throws.
    */
   allowBrowserOrigin(origin: string): void {
     if (this.browserOrigin !== undefined) {
       throw new Error(`OperatorApi ${this.node.path}: a browser origin is already allowed`);
     }
     this.browserOrigin = origin;
-    for (const resource of this.resources) {
-      const preflight = resource.addCorsPreflight({
-        allowOrigins: [origin],
-        allowMethods: ['GET', 'POST', 'OPTIONS'],
-        allowHeaders: [
-          'Authorization',
-          'Content-Type',
-          'X-Amz-Date',
-          'X-Amz-Security-Token',
-          'X-Amz-Content-Sha256',
-          CORRELATION_ID_HEADER,
-        ],
-        maxAge: Duration.minutes(10),
-      });
-      Validations.of(preflight).acknowledge(
-        {
-          id: 'AwsSolutions-APIG4',
-          reason:
-            'A CORS preflight (OPTIONS) carries no credentials by the Fetch standard; it is a mock integration that reaches no function and reads no data.',
-        },
-        {
-          id: 'AwsSolutions-COG4',
-          reason:
-            'A CORS preflight (OPTIONS) carries no credentials by the Fetch standard; it is a mock integration that reaches no function and reads no data.',
-        },
-      );
-    }
-    for (const fn of [this.listOrders, this.inspectOrder, this.act]) {
-      fn.function.addEnvironment(BROWSER_ORIGIN_ENV, origin);
-    }
-    // API Gateway's own refusals (a bad or expired signature: 403) reach the page in words too.
-    const allowOrigin = { 'Access-Control-Allow-Origin': `'${origin}'`, Vary: "'Origin'" };
-    this.api.addGatewayResponse('BrowserOrigin4xx', {
-      type: apigw.ResponseType.DEFAULT_4XX,
-      responseHeaders: allowOrigin,
-    });
-    this.api.addGatewayResponse('BrowserOrigin5xx', {
-      type: apigw.ResponseType.DEFAULT_5XX,
-      responseHeaders: allowOrigin,
-    });
+    allowBrowserOrigin(
+      {
+        api: this.api,
+        resources: this.resources,
+        functions: [this.listOrders, this.inspectOrder, this.act].map((fn) => fn.function),
+      },
+      origin,
+    );
   }
 }
 

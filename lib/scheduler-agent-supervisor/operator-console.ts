@@ -5,6 +5,7 @@ import {
   CONSOLE_CONFIG_FILE,
   type DeployedConsoleConfig,
 } from '../../lambdas/scheduler-agent-supervisor/contracts';
+import { type OperatorRoutes, operatorApiOrigin, operatorMethodArns } from '../platform/operator-routes';
 import { OperatorSignIn } from '../platform/operator-sign-in';
 import { acknowledgeOnDefaultPolicy, nagResourceName } from '../platform/scoped-role';
 import { StaticSite } from '../platform/static-site';
@@ -17,6 +18,13 @@ export interface OperatorConsoleProps {
   readonly operatorApi: OperatorApi;
   /** The orders REST API's stage URL (no trailing slash): the page's API base. */
   readonly apiUrl: string;
+  /**
+   * Another app's operator routes the console reads (the drone delivery API's, for the Deliveries
+   * tab), handed over by the composition root: this wing never imports that one. Their API must
+   * allow this console's origin itself (its stack reads this one's, not the other way round).
+   * @default - no Deliveries tab
+   */
+  readonly deliveryApi?: OperatorRoutes;
   /**
    * The sign-in page's domain prefix (`<prefix>.auth.<region>.amazoncognito.com`, unique in the region).
    * @default - `orders-console-<account id>`
@@ -41,13 +49,13 @@ export class OperatorConsole extends Construct {
     const region = Aws.REGION;
     const signInDomainPrefix = props.signInDomainPrefix ?? Fn.join('-', ['orders-console', Aws.ACCOUNT_ID]);
     const signInOrigin = `https://${signInDomainPrefix}.auth.${region}.amazoncognito.com`;
-    const apiOrigin = `https://${props.operatorApi.api.restApiId}.execute-api.${region}.${Aws.URL_SUFFIX}`;
-    // What the page calls: the token endpoint, the identity pool, the operator API, CloudWatch.
+    // What the page calls: the token endpoint, the identity pool, the operator APIs, CloudWatch.
     const connectSources = [
       "'self'",
       signInOrigin,
       `https://cognito-identity.${region}.amazonaws.com`,
-      apiOrigin,
+      operatorApiOrigin(props.operatorApi.api),
+      ...(props.deliveryApi ? [operatorApiOrigin(props.deliveryApi)] : []),
       `https://monitoring.${region}.amazonaws.com`,
     ];
     this.site = new StaticSite(this, 'Site', {
@@ -79,6 +87,7 @@ export class OperatorConsole extends Construct {
       signInUrl: this.signIn.signInUrl,
       identityPoolId: this.signIn.identityPool.ref,
       alarmNamePrefix,
+      ...(props.deliveryApi && { deliveryApiUrl: props.deliveryApi.url }),
     };
     this.site.addJsonFile(CONSOLE_CONFIG_FILE, { ...config });
 
@@ -95,6 +104,7 @@ export class OperatorConsole extends Construct {
           'An operator route of the orders API with its {orderId} path parameter (any order): that one method on that one route.',
       });
     }
+    if (props.deliveryApi) this.allowDeliveryRoutes(props.deliveryApi);
     const alarms = `arn:${Aws.PARTITION}:cloudwatch:${region}:${Aws.ACCOUNT_ID}:alarm:${alarmNamePrefix}*`;
     role.addToPolicy(
       new iam.PolicyStatement({ actions: ['cloudwatch:DescribeAlarms'], resources: [alarms] }),
@@ -105,5 +115,23 @@ export class OperatorConsole extends Construct {
         "The console's alarm panel reads this stack's alarms (their names start with the stack's name), DescribeAlarms only.",
     });
     props.operatorApi.allowBrowserOrigin(this.site.origin);
+  }
+
+  /**
+   * `execute-api:Invoke` on the delivery API's operator methods, and only those. A `{deliveryId}`
+   * route is `*` in its method ARN (any delivery, that method on that route only): acknowledged by
+   * the resource cdk-nag names, computed from the same ARN as the grant.
+   */
+  private allowDeliveryRoutes(routes: OperatorRoutes): void {
+    const role = this.signIn.authenticatedRole;
+    const arns = operatorMethodArns(routes);
+    role.addToPolicy(new iam.PolicyStatement({ actions: ['execute-api:Invoke'], resources: arns }));
+    for (const route of arns.map((arn) => nagResourceName(this, arn)).filter((name) => name.includes('*'))) {
+      acknowledgeOnDefaultPolicy(role, {
+        id: `AwsSolutions-IAM5[Resource::${route}]`,
+        reason:
+          'An operator route of the delivery API with its {deliveryId} path parameter (any delivery): that one method on that one route.',
+      });
+    }
   }
 }

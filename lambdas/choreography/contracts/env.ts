@@ -16,5 +16,7 @@ export const ChoreographyEnvKey = {
   AlertBusName: 'ALERT_BUS_NAME',
   /** Remediation only: JSON {service: queueUrl} of the dead-letter queues it reads (to defer a retry). */
   DeadLetterQueueUrls: 'DEAD_LETTER_QUEUE_URLS',
+  /** The operator trail route only: JSON {ingestion, package, droneScheduler, delivery, remediation} of table names. */
+  DeliveryTables: 'DELIVERY_TABLES',
 } as const;
 export type ChoreographyEnvKey = (typeof ChoreographyEnvKey)[keyof typeof ChoreographyEnvKey];

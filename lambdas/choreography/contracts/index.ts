@@ -8,6 +8,7 @@ export * from './env';
 export * from './events';
 export * from './metrics';
 export * from './names';
+export * from './operator';
 export * from './outbox';
 export * from './parse-event';
 export * from './reason-codes';

@@ -26,6 +26,11 @@ export interface DeployedConsoleConfig {
   readonly identityPoolId: string;
   /** The alarms the page shows are those whose names start with this (the stack's). */
   readonly alarmNamePrefix: string;
+  /**
+   * The delivery API's stage URL (the DroneDelivery stack's `ApiUrl`), without a trailing slash,
+   * when the console may read its operator routes: the Deliveries tab shows then.
+   */
+  readonly deliveryApiUrl?: string;
 }
 
 export type ConsoleConfig = LocalConsoleConfig | DeployedConsoleConfig;

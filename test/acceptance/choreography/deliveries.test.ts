@@ -20,7 +20,13 @@
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
-import { EventType, ServiceName } from '../../../lambdas/choreography/contracts';
+import {
+  type DeliveryDetailBody,
+  type DeliveryListBody,
+  EventType,
+  OperatorDeliveryRoute,
+  ServiceName,
+} from '../../../lambdas/choreography/contracts';
 import { acceptanceTarget, scenarioTimeoutMs, TARGET_ENV } from '../setup';
 import { DELIVERIES_APP } from '../target';
 import { type ChangeLogEntry, DeliverySystemClient, ServiceTable, type Watcher } from './system-client';
@@ -383,6 +389,29 @@ describe('a package too heavy for a drone', () => {
     expect(after?.status).toBe('Cancelled');
     expect(after?.outbox).toEqual(before?.outbox);
     expect((await system.waitForStatus(id, ['Cancelled'], 5_000)).history).toHaveLength(2);
+  });
+
+  it('the operator routes (AWS_IAM, signed) list it and show its trail: the dead letter, its reason code and the decision', async () => {
+    const listed = await system.operatorGet(OperatorDeliveryRoute.deliveries, { status: 'Cancelled' });
+    expect(listed.status).toBe(200);
+    expect((listed.body as DeliveryListBody).items).toContainEqual(
+      expect.objectContaining({ deliveryId: id, status: 'Cancelled' }),
+    );
+    const shown = await system.operatorGet(OperatorDeliveryRoute.delivery(id));
+    expect(shown.status).toBe(200);
+    const detail = shown.body as DeliveryDetailBody;
+    expect(detail.status?.status).toBe('Cancelled');
+    expect(detail.trail).toContainEqual(
+      expect.objectContaining({
+        service: ServiceName.Remediation,
+        kind: 'dead-letter',
+        what: 'PACKAGE_TOO_HEAVY',
+        detail: 'from package (occurrence 1): decided COMPENSATE',
+      }),
+    );
+    // Unsigned, the gateway refuses before any function runs (the API key is no operator's pass either).
+    const unsigned = await system.request('GET', OperatorDeliveryRoute.delivery(id));
+    expect(unsigned.status).toBe(403);
   });
 
   it('the unknown consumer heard DeliveryCancelled only', async () => {

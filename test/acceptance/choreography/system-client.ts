@@ -5,6 +5,8 @@
  * unknown downstream consumer subscribed to the delivery bus at run time through the EventBridge
  * API. Built from a target description only.
  */
+
+import { Sha256 } from '@aws-crypto/sha256-js';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   DeleteRuleCommand,
@@ -24,7 +26,9 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { SignatureV4 } from '@smithy/signature-v4';
 import type { DeliveryStatusBody } from '../../../lambdas/choreography/contracts';
+import { sendSigned } from '../../../lambdas/shared/signed-request';
 import { type ApiResponse, apiRequest, awsClientConfig, takeMatching } from '../client-support';
 import type { TargetDescription } from '../target';
 
@@ -113,6 +117,28 @@ export class DeliverySystemClient {
 
   submit(delivery: unknown, headers: Record<string, string> = {}): Promise<ApiResponse> {
     return this.request('POST', '/deliveries', JSON.stringify(delivery), headers);
+  }
+
+  /**
+   * GET on an operator route (AWS_IAM), signed with SigV4 for execute-api by the target's `operator`
+   * identity (the local runtime's); the body parsed as JSON.
+   */
+  async operatorGet(
+    path: string,
+    query: Record<string, string> = {},
+  ): Promise<{ status: number; body: unknown }> {
+    const operator = this.target.identities?.operator;
+    if (!operator) throw new Error('The target description lists no operator identity to sign with');
+    const signer = new SignatureV4({
+      service: 'execute-api',
+      region: this.target.region,
+      credentials: { accessKeyId: operator.accessKeyId, secretAccessKey: operator.secretAccessKey },
+      sha256: Sha256,
+    });
+    const url = `${this.output('ApiUrl').replace(/\/+$/, '')}${path}`;
+    const response = await sendSigned(signer, { method: 'GET', url, query });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : undefined };
   }
 
   getDelivery(deliveryId: string): Promise<ApiResponse> {

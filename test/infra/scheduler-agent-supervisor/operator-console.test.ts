@@ -207,6 +207,8 @@ describe('the deployed operator console', () => {
       GenerateSecret: false,
       AllowedOAuthFlows: ['code'],
       CallbackURLs: [{ 'Fn::Join': ['', ['https://', distributionDomain(), '/']] }],
+      // The page's sign-out (Cognito's /logout) names the console itself as logout_uri: registered.
+      LogoutURLs: [{ 'Fn::Join': ['', ['https://', distributionDomain(), '/']] }],
     });
   });
 

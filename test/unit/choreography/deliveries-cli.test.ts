@@ -1,12 +1,11 @@
+import { formatList, formatTrail, parseDeliveriesArguments, sampleDelivery } from '../../../bin/deliveries';
+import { DELIVERY_LIST_MAX, SubmitDeliveryRequestSchema } from '../../../lambdas/choreography/contracts';
 import {
   buildTrail,
   type DeliveryItems,
-  formatList,
-  formatTrail,
-  parseDeliveriesArguments,
-  sampleDelivery,
-} from '../../../bin/deliveries';
-import { SubmitDeliveryRequestSchema } from '../../../lambdas/choreography/contracts';
+  deliveryDetailOf,
+  deliveryRowsOf,
+} from '../../../lambdas/choreography/domain/trail';
 
 describe('npm run deliveries arguments', () => {
   it.each([
@@ -217,5 +216,47 @@ describe('the list of deliveries', () => {
       '1 delivery',
     ]);
     expect(formatList(rows, 'Cancelled')).toBe('No deliveries in status Cancelled.');
+  });
+
+  it('are the console rows newest first, filtered by status, without the other items', () => {
+    expect(deliveryRowsOf(rows).map((row) => row.deliveryId)).toEqual(['b', 'a']);
+    expect(deliveryRowsOf(rows, 'Delivered')).toEqual([
+      {
+        deliveryId: 'a',
+        status: 'Delivered',
+        correlationId: 'c-a',
+        acceptedAt: '2026-01-01T10:00:01Z',
+        updatedAt: 'u',
+      },
+    ]);
+  });
+
+  it('holds at most DELIVERY_LIST_MAX rows', () => {
+    const many = Array.from({ length: DELIVERY_LIST_MAX + 5 }, (_, index) => ({
+      pk: `DELIVERY#d${index}`,
+      status: 'Requested',
+      acceptedAt: `2026-01-01T10:${String(Math.floor(index / 60)).padStart(2, '0')}:${String(index % 60).padStart(2, '0')}Z`,
+    }));
+    const listed = deliveryRowsOf(many);
+    expect(listed).toHaveLength(DELIVERY_LIST_MAX);
+    expect(listed[0]?.deliveryId).toBe(`d${DELIVERY_LIST_MAX + 4}`);
+  });
+});
+
+describe('the detail of a delivery', () => {
+  it('is the read model status and the trail', () => {
+    const detail = deliveryDetailOf('d-1', items);
+    expect(detail?.status?.status).toBe('Cancelled');
+    expect(detail?.trail).toEqual(buildTrail(items));
+    expect(detail?.statusError).toBeUndefined();
+  });
+
+  it('says why there is no status when only other services hold the delivery', () => {
+    const { ingestion: _ingestion, ...others } = items;
+    expect(deliveryDetailOf('d-1', others)?.statusError).toMatch(/ingestion read model holds no status/);
+  });
+
+  it('is undefined for a delivery no service knows', () => {
+    expect(deliveryDetailOf('d-9', {})).toBeUndefined();
   });
 });

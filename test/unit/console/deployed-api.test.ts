@@ -13,7 +13,14 @@ import {
   codeChallengeOf,
   exchangeCode,
   newCodeVerifier,
+  revocable,
+  signOutUrl,
 } from '../../../console/src/pkce-sign-in';
+import {
+  type DeliveryDetailBody,
+  type DeliveryListBody,
+  OperatorDeliveryRoute,
+} from '../../../lambdas/choreography/contracts';
 import {
   OperatorAction,
   type OperatorOrderListBody,
@@ -69,7 +76,9 @@ beforeAll(async () => {
       response.end(JSON.stringify(value));
     };
     if (!verdict.ok) return answer(403, { message: verdict.message });
-    const path = url.pathname.replace(/^\/v1/, '');
+    // Two APIs on one server: the orders API under /v1, the delivery API under /deliveries-v1.
+    const path = url.pathname.replace(/^\/(deliveries-)?v1/, '');
+    const deliveryApi = url.pathname.startsWith('/deliveries-v1');
     seen.push({
       method: request.method ?? '',
       path,
@@ -77,6 +86,14 @@ beforeAll(async () => {
       headers,
       body: body.toString(),
     });
+    if (deliveryApi && path === OperatorDeliveryRoute.deliveries) {
+      const rows = [{ deliveryId: 'd-1', status: url.searchParams.get('status') ?? 'Requested' }];
+      return answer(200, { items: rows } satisfies DeliveryListBody);
+    }
+    if (deliveryApi && path === OperatorDeliveryRoute.delivery('d-1')) {
+      return answer(200, { deliveryId: 'd-1', trail: [] } satisfies DeliveryDetailBody);
+    }
+    if (deliveryApi) return answer(404, { message: `Delivery is unknown to every service` });
     if (path === OperatorRoute.orders) {
       const total = ordersIn[url.searchParams.get('state') ?? ''] ?? 0;
       const from = Number(url.searchParams.get('cursor') ?? 0);
@@ -155,10 +172,32 @@ describe('the deployed console API', () => {
     );
   });
 
-  it('serves no deliveries, and says so', async () => {
+  it('serves no deliveries when the config names no delivery API, and says so', async () => {
     const api = deployedConsoleApi(config(), credentials);
     expect(api.servesDeliveries).toBe(false);
-    await expect(api.deliveries()).rejects.toThrow(/local console only/);
+    await expect(api.deliveries()).rejects.toThrow(/names no delivery API/);
+    expect(seen).toEqual([]);
+  });
+
+  it('reads the deliveries from the delivery API, each call signed for execute-api', async () => {
+    const deliveryApiUrl = apiUrl.replace(/\/v1$/, '/deliveries-v1');
+    const api = deployedConsoleApi({ ...config(), deliveryApiUrl }, credentials);
+    expect(api.servesDeliveries).toBe(true);
+    expect((await api.deliveries('Cancelled')).items).toEqual([{ deliveryId: 'd-1', status: 'Cancelled' }]);
+    expect((await api.delivery('d-1')).deliveryId).toBe('d-1');
+    expect(seen.map((call) => [call.path, call.query.get('status')])).toEqual([
+      [OperatorDeliveryRoute.deliveries, 'Cancelled'],
+      [OperatorDeliveryRoute.delivery('d-1'), null],
+    ]);
+    expect(seen[0]?.headers.authorization).toMatch(
+      new RegExp(`Credential=${operator.accessKeyId}/\\d{8}/${REGION}/execute-api/aws4_request`),
+    );
+    await expect(api.delivery('d-9')).rejects.toThrow(/^404 .*unknown to every service/);
+    const forged = deployedConsoleApi(
+      { ...config(), deliveryApiUrl },
+      { ...credentials, secretAccessKey: 'not-the-secret' },
+    );
+    await expect(forged.deliveries()).rejects.toThrow(/^403 .*signature we calculated does not match/);
   });
 });
 
@@ -223,5 +262,36 @@ describe('the sign-in (authorization code with PKCE)', () => {
     } finally {
       await new Promise<void>((resolve) => tokenEndpoint.close(() => resolve()));
     }
+  });
+});
+
+describe('the sign-out', () => {
+  it("goes to Cognito's /logout with the app client and the registered URL to come back to", () => {
+    const url = new URL(
+      signOutUrl(
+        {
+          signInUrl: 'https://orders-console-1.auth.eu-west-1.amazoncognito.com',
+          userPoolClientId: 'client-1',
+        },
+        'https://d1.cloudfront.net/',
+      ),
+    );
+    expect(`${url.origin}${url.pathname}`).toBe(
+      'https://orders-console-1.auth.eu-west-1.amazoncognito.com/logout',
+    );
+    expect(Object.fromEntries(url.searchParams)).toEqual({
+      client_id: 'client-1',
+      logout_uri: 'https://d1.cloudfront.net/',
+    });
+  });
+
+  it('leaves the page no credentials to sign with: a call after it fails in words, unsigned', async () => {
+    const session = revocable(async () => credentials);
+    const api = deployedConsoleApi(config(), session.credentials);
+    await api.orders({ state: ProcessState.Processed, limit: 20 });
+    expect(seen).toHaveLength(1);
+    session.revoke();
+    await expect(api.orders({ state: ProcessState.Processed, limit: 20 })).rejects.toThrow(/Signed out/);
+    expect(seen).toHaveLength(1);
   });
 });

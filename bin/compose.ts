@@ -1,0 +1,43 @@
+/**
+ * The composition root's wiring, as a function bin/app.ts calls and the tests synthesize: two
+ * independent stacks, DroneDelivery and SchedulerAgentSupervisor, and what crosses between them,
+ * the deployed console's Deliveries tab. Only here may both wings meet (each imports only the
+ * platform, shared code and itself).
+ *
+ * The console (in SchedulerAgentSupervisor) reads the delivery API's URL and method ARNs, so that
+ * stack depends on DroneDelivery; the delivery API cannot read the console's origin back (a
+ * dependency cycle CloudFormation refuses), so it is told with `-c consoleOrigin=<ConsoleUrl>`
+ * once the console exists, and the console gets the Deliveries tab only when that origin is set.
+ */
+import type { App } from 'aws-cdk-lib';
+import { addDroneDelivery } from '../lib/choreography/deployment';
+import type { DroneDeliveryStack } from '../lib/choreography/stack';
+import { droneFleetFake } from '../lib/fakes/drone-fleet';
+import { remoteServicesDownstream } from '../lib/fakes/remote-services';
+import { exportOperatorRoutes } from '../lib/platform/operator-routes';
+import { addSchedulerAgentSupervisor } from '../lib/scheduler-agent-supervisor/deployment';
+import type { SchedulerAgentSupervisorStack } from '../lib/scheduler-agent-supervisor/stack';
+
+/** The prefix of the delivery API's exports the console imports (`DroneDelivery-Operator-ApiUrl`, ...). */
+export const DELIVERY_OPERATOR_EXPORT = 'DroneDelivery-Operator';
+
+export interface ComposedApp {
+  readonly orders: SchedulerAgentSupervisorStack;
+  readonly deliveries: DroneDeliveryStack;
+}
+
+/** Both stacks on `app`, configured from its CDK context; `consoleAssetsDir` is the built console page. */
+export function composeApp(app: App, consoleAssetsDir?: string): ComposedApp {
+  const deliveries = addDroneDelivery(app, droneFleetFake);
+  const routes = deliveries.api.operator;
+  const forConsole = consoleAssetsDir !== undefined && routes.browserOrigin !== undefined;
+  const orders = addSchedulerAgentSupervisor(app, remoteServicesDownstream, undefined, {
+    ...(consoleAssetsDir && { consoleAssetsDir }),
+    ...(forConsole && {
+      consoleDeliveryApi: exportOperatorRoutes(deliveries, routes.routes, DELIVERY_OPERATOR_EXPORT),
+    }),
+  });
+  if (forConsole && orders.operatorConsole)
+    orders.addStackDependency(deliveries, 'The console reads the delivery API');
+  return { orders, deliveries };
+}

@@ -7,12 +7,11 @@ import { type DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/l
 import * as z from 'zod';
 import { requireEnv } from '../../shared/env';
 import { jsonParser } from '../../shared/parse';
-import { ChoreographyEnvKey } from '../contracts';
+import { ChoreographyEnvKey, remediationKeyOf } from '../contracts';
 import { deliveryKeyOf } from '../domain/ingestion';
 import { packagesKeyOf } from '../domain/package-service';
 import type { DeliveryItems } from '../domain/trail';
 import { assignmentKeyOf } from './drone-fleet';
-import { remediationKeyOf } from './remediation-consumer';
 
 type Item = Record<string, unknown>;
 

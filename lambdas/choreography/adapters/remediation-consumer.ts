@@ -21,6 +21,7 @@ import {
   DeliveryMetric,
   MessageAttribute,
   type RemediationSettings,
+  remediationKeyOf,
   ServiceName,
   TABLE_PARTITION_KEY,
   TABLE_TTL_ATTRIBUTE,
@@ -36,7 +37,6 @@ import { stateOf } from './decisions';
 import { CommitConflictError, MAX_COMMIT_ATTEMPTS } from './fifo-consumer';
 import type { DynamoServiceStore, ExtraWrite } from './service-store';
 
-export const remediationKeyOf = (key: string) => `REMEDIATION#${key}`;
 export const deadLetterMarkerKeyOf = (deadLetterKey: string) => `DEADLETTER#${deadLetterKey}`;
 
 /** ChangeMessageVisibility's largest timeout (12 hours): a longer back-off is waited out in steps. */

@@ -17,3 +17,9 @@ export const OUTBOX_ATTRIBUTE = 'outbox';
  * the change log is a list of maps).
  */
 export const SEQUENCE_ATTRIBUTE = 'sequence';
+
+/**
+ * The remediation table's item for one subject (a delivery): its decisions. The remediation consumer
+ * writes it and the operator trail reads it, so its key format lives here, not in either adapter.
+ */
+export const remediationKeyOf = (key: string) => `REMEDIATION#${key}`;

@@ -66,8 +66,10 @@ export async function measureDynamoDbFloor(target: LocalTarget, options: FloorOp
     let operations = 0;
     const started = Date.now();
     const stopAt = started + options.millis;
+    // The first failure stops every loop: the others must not go on against a table being deleted.
+    let failed = false;
     const loop = async (worker: number) => {
-      for (let round = 0; Date.now() < stopAt; round++) {
+      for (let round = 0; !failed && Date.now() < stopAt; round++) {
         const Key = { pk: { S: `${worker}-${round}` } };
         await client.send(
           new PutItemCommand({
@@ -89,7 +91,17 @@ export async function measureDynamoDbFloor(target: LocalTarget, options: FloorOp
         operations += FLOOR_OPERATIONS_PER_ROUND;
       }
     };
-    await Promise.all(Array.from({ length: options.concurrency }, (_, worker) => loop(worker)));
+    // Every loop has stopped before the table is deleted; the first failure is the floor's.
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: options.concurrency }, (_, worker) =>
+        loop(worker).catch((error: unknown) => {
+          failed = true;
+          throw error;
+        }),
+      ),
+    );
+    const failure = outcomes.find((outcome) => outcome.status === 'rejected');
+    if (failure) throw failure.reason;
     const millis = Date.now() - started;
     return { operations, millis, operationsPerSecond: (operations * 1_000) / millis };
   } finally {

@@ -5,73 +5,11 @@ import type {
   OperatorOrderDetailBody,
   OperatorRefusalBody,
 } from '../../lambdas/scheduler-agent-supervisor/contracts/api';
-import { clientStatusFor } from '../../lambdas/scheduler-agent-supervisor/contracts/client-status';
 import { useConsoleApi } from './api';
 import { ErrorNotice, Freshness, formatTime, Section, StateBadge } from './common';
 import { href } from './route';
+import { timelineOf } from './timeline';
 import { usePolling } from './use-polling';
-
-interface TimelineEntry {
-  readonly at: string;
-  readonly kind: 'attempt' | 'step' | 'compensation' | 'alert' | 'operator' | 'status';
-  readonly text: string;
-}
-
-/** Attempts, steps, compensations, alerts, operator actions and client status messages, in time order. */
-function timelineOf(order: OperatorOrderDetailBody): TimelineEntry[] {
-  const entries: TimelineEntry[] = [
-    { at: order.createdAt, kind: 'status', text: 'Order received (client told Received)' },
-  ];
-  for (const attempt of order.attempts) {
-    if (attempt.startDate)
-      entries.push({ at: attempt.startDate, kind: 'attempt', text: `Attempt ${attempt.attempt} started` });
-    if (attempt.stopDate)
-      entries.push({
-        at: attempt.stopDate,
-        kind: 'attempt',
-        text: `Attempt ${attempt.attempt} ended: ${attempt.status}`,
-      });
-  }
-  for (const step of order.steps) {
-    if (step.startedAt) entries.push({ at: step.startedAt, kind: 'step', text: `${step.name} started` });
-    const ended = step.completedAt ?? step.endedAt;
-    if (ended) {
-      const how =
-        step.status === 'Completed' || step.status === 'Compensated' || step.status === 'Compensating'
-          ? 'completed'
-          : step.status;
-      const confirmed = step.confirmationId ? ` (confirmation ${step.confirmationId})` : '';
-      entries.push({
-        at: ended,
-        kind: 'step',
-        text: `${step.name} ${how === 'TimedOut' ? 'timed out' : how}${confirmed}`,
-      });
-    }
-  }
-  for (const entry of order.compensationLog) {
-    const what = entry.compensation ?? `undo ${entry.step}`;
-    if (entry.compensatingAt)
-      entries.push({ at: entry.compensatingAt, kind: 'compensation', text: `${what} started` });
-    if (entry.compensatedAt)
-      entries.push({ at: entry.compensatedAt, kind: 'compensation', text: `${what}: compensated` });
-  }
-  for (const alert of order.alerts)
-    entries.push({ at: alert.at, kind: 'alert', text: `Alert ${alert.type}` });
-  for (const action of order.operatorLog)
-    entries.push({
-      at: action.at,
-      kind: 'operator',
-      text: `${action.by} ${action.action}: ${action.seenState} → ${action.newState} (“${action.reason}”)`,
-    });
-  const told = clientStatusFor(order.processState);
-  if (told)
-    entries.push({
-      at: order.updatedAt,
-      kind: 'status',
-      text: `${order.processState} (client told ${told})`,
-    });
-  return entries.sort((left, right) => left.at.localeCompare(right.at));
-}
 
 export function OrderView({ orderId }: { readonly orderId: string }) {
   const api = useConsoleApi();

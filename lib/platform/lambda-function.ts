@@ -26,6 +26,12 @@ function handlerEntry(handler: string): string {
 export const HANDLER_BUNDLING = {
   minify: true,
   sourceMap: true,
+  // The map without the sources' text: NODE_OPTIONS=--enable-source-maps parses the whole map at
+  // load, and the text is 70% of it (agent: 1,954 KB with, 537 KB without). Stack traces still name
+  // lambdas/**/*.ts lines; only an uncaught error's echo of its source line is lost. Measured (CPU
+  // time of require, median of 15 processes): the option cost the agent's init 21 ms with the text,
+  // 8 ms without; outbox-relay's 14 and 1 ms.
+  sourcesContent: false,
   target: 'node22',
   // The nodejs22.x runtime ships AWS SDK v3; everything else (Powertools, zod) is bundled.
   externalModules: ['@aws-sdk/*'],

@@ -132,9 +132,10 @@ export class OperatorApi extends Construct {
     const inspect = this.inspectOrder.function;
     props.stateStore.grant(inspect, 'dynamodb:GetItem');
     this.alertArchive.grant(inspect, 'dynamodb:Query');
-    // DescribeExecution of this state machine's executions only (<orderId>--attempt-<n>).
+    // DescribeExecution and GetExecutionHistory (each attempt's step runs) of this state machine's
+    // executions only (<orderId>--attempt-<n>).
     for (const stateMachine of props.stateMachines.values()) {
-      stateMachine.grantExecution(inspect, 'states:DescribeExecution');
+      stateMachine.grantExecution(inspect, 'states:DescribeExecution', 'states:GetExecutionHistory');
       acknowledgeExecutionsWildcard(this.inspectOrder, stateMachine);
     }
 
@@ -222,6 +223,6 @@ function acknowledgeExecutionsWildcard(fn: LambdaFunction, stateMachine: sfn.ISt
   Validations.of(policy).acknowledge({
     id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:${name}:*]`,
     reason:
-      'Inspect describes the executions of this one state machine (one per attempt, <orderId>--attempt-<n>, named at run time): DescribeExecution only.',
+      'Inspect describes the executions of this one state machine (one per attempt, <orderId>--attempt-<n>, named at run time): DescribeExecution and GetExecutionHistory only.',
   });
 }

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { printableText } from '../../shared/validation';
 import type { ProcessState, StepStatus } from './states';
-import type { StepName } from './steps';
+import type { AgentCallAction, StepName } from './steps';
 
 /** Largest accepted POST /orders body, in bytes (checked before parsing). */
 export const MAX_ORDER_BODY_BYTES = 16 * 1024;
@@ -182,6 +182,53 @@ export interface OperatorAttemptView {
   readonly status: string;
   readonly startDate?: string;
   readonly stopDate?: string;
+  /**
+   * Every agent call of the attempt, in the order it ran (from the execution's event history): the
+   * state record keeps only each step's latest run, this keeps every attempt's.
+   */
+  readonly stepRuns: readonly OperatorStepRunView[];
+  /** How much of the history stepRuns covers (see StepRunsRead). */
+  readonly stepRunsRead: StepRunsRead;
+}
+
+/**
+ * How much of an attempt's history its stepRuns cover. Inspect reads at most
+ * OPERATOR_MAX_ATTEMPTS_WITH_RUNS attempts (the most recent), each up to
+ * OPERATOR_HISTORY_MAX_PAGES pages of OPERATOR_HISTORY_PAGE_SIZE events.
+ */
+export const StepRunsRead = {
+  /** The whole history was read. */
+  All: 'All',
+  /** The history has more events than inspect reads: the runs shown are its first ones. */
+  Truncated: 'Truncated',
+  /** Not read: an older attempt than inspect reads, or no execution to read. */
+  NotRead: 'NotRead',
+} as const;
+export type StepRunsRead = (typeof StepRunsRead)[keyof typeof StepRunsRead];
+
+/** How one agent call ended (Started: it had not when the history was read, or the execution stopped first). */
+export const StepRunOutcome = {
+  Started: 'Started',
+  Completed: 'Completed',
+  TimedOut: 'TimedOut',
+  Failed: 'Failed',
+} as const;
+export type StepRunOutcome = (typeof StepRunOutcome)[keyof typeof StepRunOutcome];
+
+/**
+ * One agent call of one attempt: `<Step>.CallAgent` (perform) or `<Step>.Undo.CallAgent`
+ * (compensate; Completed means the step was compensated).
+ */
+export interface OperatorStepRunView {
+  readonly step: StepName;
+  readonly action: AgentCallAction;
+  readonly outcome: StepRunOutcome;
+  /** When the state was entered (ISO-8601). */
+  readonly startedAt: string;
+  /** When the call ended (the task's succeeded, failed or timed-out event), if it did. */
+  readonly endedAt?: string;
+  /** The error name of a Failed or TimedOut call (e.g. States.Timeout, Agent.TransientFailure). */
+  readonly error?: string;
 }
 
 /** One archived operator alert of the order. */
@@ -238,3 +285,11 @@ export interface OperatorOrderDetailBody {
 
 /** Inspect describes at most this many attempts (the most recent): one DescribeExecution each. */
 export const OPERATOR_MAX_ATTEMPTS_SHOWN = 20;
+/** Inspect reads the step runs of at most this many attempts (the most recent), from their histories. */
+export const OPERATOR_MAX_ATTEMPTS_WITH_RUNS = 5;
+/**
+ * GetExecutionHistory page size and pages per attempt: an attempt of four steps and their
+ * compensations is about 150 events, so one page is the rule and the bound only stops a runaway.
+ */
+export const OPERATOR_HISTORY_PAGE_SIZE = 500;
+export const OPERATOR_HISTORY_MAX_PAGES = 2;

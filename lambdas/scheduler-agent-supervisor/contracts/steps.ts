@@ -85,3 +85,25 @@ export function stepDefinition(name: string): StepDefinition {
   }
   return step;
 }
+
+/** What an agent call of the scheduler runs: the step itself, or its compensation (AgentRequest.action). */
+export type AgentCallAction = 'perform' | 'compensate';
+
+/**
+ * The Step Functions state that calls a step's agent and waits for its answer: `<Step>.CallAgent`
+ * (perform) or `<Step>.Undo.CallAgent` (compensate). The scheduler names its states with it, and
+ * operator inspect finds a step's runs in an execution's history by it.
+ */
+export function agentCallStateName(step: string, action: AgentCallAction): string {
+  return action === 'compensate' ? `${step}.Undo.CallAgent` : `${step}.CallAgent`;
+}
+
+/** The step and action of an agent-call state name (agentCallStateName), or undefined for any other state. */
+export function agentCallOfStateName(
+  stateName: string,
+): { readonly step: StepName; readonly action: AgentCallAction } | undefined {
+  const match = /^([A-Za-z]+)\.(Undo\.)?CallAgent$/.exec(stateName);
+  const step = STEP_NAMES.find((name) => name === match?.[1]);
+  if (!match || step === undefined) return undefined;
+  return { step, action: match[2] ? 'compensate' : 'perform' };
+}

@@ -8,18 +8,23 @@ import { jsonParser } from '../../shared/parse';
 import { BODY_PATH, type FieldError } from '../../shared/validation';
 import {
   MAX_OPERATOR_BODY_BYTES,
+  OPERATOR_HISTORY_MAX_PAGES,
+  OPERATOR_HISTORY_PAGE_SIZE,
   OPERATOR_LIST_DEFAULT_LIMIT,
   OPERATOR_LIST_MAX_LIMIT,
   OPERATOR_MAX_ATTEMPTS_SHOWN,
+  OPERATOR_MAX_ATTEMPTS_WITH_RUNS,
   OperatorAction,
   type OperatorActionRequest,
   OperatorActionRequestSchema,
   type OperatorActionResultBody,
+  type OperatorAttemptView,
   type OperatorOrderDetailBody,
   OperatorRefusal,
   type OperatorRefusalBody,
   ProcessState,
   type StartOrderMessage,
+  StepRunsRead,
   type WorkflowTimings,
 } from '../contracts';
 import { admissionSlotOrder, retryAfterSeconds } from './admission';
@@ -346,14 +351,31 @@ export async function inspectOrder(
     { length: Math.max(0, record.attempt - first + 1) },
     (_, index) => first + index,
   );
+  // The step runs of the most recent attempts only: one history (a page or two) per attempt read.
+  const firstWithRuns = Math.max(1, record.attempt - OPERATOR_MAX_ATTEMPTS_WITH_RUNS + 1);
+  const bounds = { pageSize: OPERATOR_HISTORY_PAGE_SIZE, maxPages: OPERATOR_HISTORY_MAX_PAGES };
   const [attempts, alerts] = await Promise.all([
     Promise.all(
-      numbers.map(async (attempt) => {
+      numbers.map(async (attempt): Promise<OperatorAttemptView> => {
         const executionName = instanceIdFor(orderId, attempt);
-        const execution = await deps.executions.describe(executionName, record.workflowVersion);
+        const [execution, history] = await Promise.all([
+          deps.executions.describe(executionName, record.workflowVersion),
+          attempt >= firstWithRuns
+            ? deps.executions.stepRuns(executionName, record.workflowVersion, bounds)
+            : Promise.resolve(undefined),
+        ]);
+        const runs = {
+          stepRuns: history?.runs ?? [],
+          stepRunsRead:
+            history === undefined
+              ? StepRunsRead.NotRead
+              : history.complete
+                ? StepRunsRead.All
+                : StepRunsRead.Truncated,
+        };
         return execution === undefined
-          ? { attempt, executionName, status: 'NotFound' }
-          : { attempt, executionName, ...execution };
+          ? { attempt, executionName, status: 'NotFound', ...runs }
+          : { attempt, executionName, ...execution, ...runs };
       }),
     ),
     deps.alerts.alertsOf(orderId),

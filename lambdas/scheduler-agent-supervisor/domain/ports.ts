@@ -10,6 +10,7 @@ import type {
   OperatorAction,
   OperatorAlertView,
   OperatorOrderDetailBody,
+  OperatorStepRunView,
   OrderFailedDetail,
   ProcessState,
   StartOrderMessage,
@@ -413,6 +414,22 @@ export interface ExecutionHistory {
    * (never started, gone from the history, or the version is not deployed here).
    */
   describe(executionName: string, workflowVersion: number): Promise<ExecutionSummary | undefined>;
+  /**
+   * The agent calls of one execution, from its event history, reading at most `maxPages` pages of
+   * `pageSize` events; `complete` is false when the history had more. undefined as for describe.
+   */
+  stepRuns(
+    executionName: string,
+    workflowVersion: number,
+    bounds: { readonly pageSize: number; readonly maxPages: number },
+  ): Promise<ExecutionStepRuns | undefined>;
+}
+
+/** The agent calls read from one execution's history. */
+export interface ExecutionStepRuns {
+  readonly runs: readonly OperatorStepRunView[];
+  /** Whether the whole history was read (false: the runs are its first ones). */
+  readonly complete: boolean;
 }
 
 /** One operator alert, as the archive keeps it. */

@@ -5,6 +5,7 @@ import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import type { Construct } from 'constructs';
 import {
   type AgentRequest,
+  agentCallStateName,
   CompensationStatus,
   PERMANENT_AGENT_ERRORS,
   type StepDefinition,
@@ -80,7 +81,7 @@ export function agentCall(
   };
   return tasks.SqsSendMessage.jsonPath(
     scope,
-    compensate ? `${step.name}.Undo.CallAgent` : `${step.name}.CallAgent`,
+    agentCallStateName(step.name, compensate ? 'compensate' : 'perform'),
     {
       comment: compensate
         ? `Ask the ${step.service} agent to ${operation} and wait for its answer (task token).`

@@ -159,7 +159,7 @@ describe('orders', () => {
     await expectText(orderState(), 'Processed');
   });
 
-  it('a STALL-ONCE order shows its recovery: the failure counted, a second attempt, Processed', async () => {
+  it('a STALL-ONCE order shows its recovery: the failure counted, a second attempt, the timed-out call and the completed one, Processed', async () => {
     await open(`#/orders/${ids.stalled}`);
     await expectText(orderState(), 'Processed', scenarioTimeoutMs.recovery);
     // One failure when the machine keeps up; under load a second attempt may expire too. Either
@@ -167,6 +167,10 @@ describe('orders', () => {
     await expectText(page.getByTestId('failure-count'), /^[12]$/);
     const timeline = page.getByRole('region', { name: 'Timeline' });
     await expectContains(timeline, 'Attempt 2 started');
+    // Every attempt's step runs, not only each step's latest: the payment call that got no answer
+    // in time shows next to the one that completed (the steps table shows only the latter).
+    await expectContains(timeline, 'ChargePayment timed out');
+    await expectContains(timeline, 'ChargePayment completed');
     await page.screenshot({ path: resolve(SCREENSHOTS, 'order-timeline.png'), fullPage: true });
   });
 

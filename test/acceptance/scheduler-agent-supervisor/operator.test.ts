@@ -14,6 +14,8 @@ import {
   type OperatorOrderDetailBody,
   type OperatorRefusalBody,
   ProcessState,
+  StepRunOutcome,
+  StepRunsRead,
   StepStatus,
   workflowSteps,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
@@ -54,6 +56,7 @@ const ids = {
   permFail: orderId('perm'),
   processed: orderId('done'),
   outage: orderId('outage'),
+  stalled: orderId('stalled'),
 };
 
 beforeAll(async () => {
@@ -64,8 +67,9 @@ beforeAll(async () => {
     system.submit(order(ids.permFail, 'PERM-FAIL')),
     system.submit(order(ids.processed)),
     system.submit(order(ids.outage, 'OUTAGE')),
+    system.submit(order(ids.stalled, 'STALL-ONCE')),
   ]);
-  expect(submitted.map((response) => response.status)).toEqual([202, 202, 202]);
+  expect(submitted.map((response) => response.status)).toEqual([202, 202, 202, 202]);
 });
 afterAll(() => system.close());
 
@@ -164,13 +168,55 @@ describe('a compensated order (PERM-FAIL: payment refuses for good)', () => {
         attempt: 1,
         executionName: `${ids.permFail}--attempt-1`,
         status: 'SUCCEEDED',
+        stepRunsRead: StepRunsRead.All,
       }),
     ]);
+    // From the execution's history: each agent call, the undo included, in the order it ran.
+    expect(detail.attempts[0]?.stepRuns.map((run) => [run.step, run.action, run.outcome, run.error])).toEqual(
+      [
+        [RESERVE.name, 'perform', StepRunOutcome.Completed, undefined],
+        [CHARGE.name, 'perform', StepRunOutcome.Failed, expect.any(String)],
+        [RESERVE.name, 'compensate', StepRunOutcome.Completed, undefined],
+      ],
+    );
     expect(detail.operatorLog).toEqual([]);
     const ledger = await system.ledger(ids.permFail);
     expect(ledger.effects.map((effect) => [effect.idempotencyKey, effect.undoneBy])).toEqual([
       [`${ids.permFail}:${RESERVE.name}`, `${ids.permFail}:${RESERVE.compensation.name}`],
     ]);
+  });
+});
+
+describe('inspect of a recovered order (STALL-ONCE: the first payment call gets no answer in time)', () => {
+  it("shows every attempt's step runs: an attempt's ChargePayment timed out, a later one's completed", async () => {
+    const detail = await waitUntil(
+      'the order Processed',
+      () => look(ids.stalled),
+      (answer) => answer.processState === ProcessState.Processed,
+      scenarioTimeoutMs.recovery,
+    );
+    // The state record keeps only the latest run of each step: Completed.
+    expect(detail.steps.find((step) => step.name === CHARGE.name)?.status).toBe(StepStatus.Completed);
+    expect(detail.attempts.map((attempt) => attempt.stepRunsRead)).toEqual(
+      detail.attempts.map(() => StepRunsRead.All),
+    );
+    // Attempt 1 when the machine keeps up; under load an earlier call may time out first (as the
+    // console test allows), so the timed-out payment call is looked for, not assumed at attempt 1.
+    const chargeRuns = detail.attempts.flatMap((attempt) =>
+      attempt.stepRuns
+        .filter((run) => run.step === CHARGE.name && run.action === 'perform')
+        .map((run) => ({ attempt: attempt.attempt, ...run })),
+    );
+    const timedOut = chargeRuns.find((run) => run.outcome === StepRunOutcome.TimedOut);
+    const completed = chargeRuns.find((run) => run.outcome === StepRunOutcome.Completed);
+    expect(timedOut?.error).toMatch(/^States\.(Heartbeat)?Timeout$/);
+    expect(completed?.attempt).toBeGreaterThan(timedOut?.attempt ?? Number.POSITIVE_INFINITY);
+    // The attempt that Processed the order ran its last step to completion.
+    expect(detail.attempts.at(-1)?.stepRuns.at(-1)).toMatchObject({
+      step: V1_STEPS.at(-1)?.name,
+      action: 'perform',
+      outcome: StepRunOutcome.Completed,
+    });
   });
 });
 

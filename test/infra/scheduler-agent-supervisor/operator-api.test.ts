@@ -89,7 +89,7 @@ describe('operator API (default profile, demo)', () => {
     expect(dynamo['dynamodb:Query']?.[0]).not.toContain('*');
   });
 
-  it('inspects with GetItem on the state table, Query on the alert archive and DescribeExecution of the scheduler executions', () => {
+  it('inspects with GetItem on the state table, Query on the alert archive, DescribeExecution and GetExecutionHistory of the scheduler executions', () => {
     const statements = statementsOfFunction(template, functionIdByService(template, 'operator-inspect'));
     const byAction = grants(statements);
     const table = (construct: IConstruct) => JSON.stringify({ 'Fn::GetAtt': [logicalId(construct), 'Arn'] });
@@ -97,11 +97,18 @@ describe('operator API (default profile, demo)', () => {
     expect(byAction['dynamodb:Query']).toEqual([table(synth.stack.operatorApi.alertArchive.table)]);
     expect(byAction['states:DescribeExecution']).toHaveLength(1);
     expect(byAction['states:DescribeExecution']?.[0]).toMatch(/:execution:.*:\*"/);
+    // The history of the same executions only (each attempt's step runs), not of every state machine.
+    expect(byAction['states:GetExecutionHistory']).toEqual(byAction['states:DescribeExecution']);
     expect(
       Object.keys(byAction)
         .filter((action) => /^(dynamodb|states|sqs):/.test(action))
         .sort(),
-    ).toEqual(['dynamodb:GetItem', 'dynamodb:Query', 'states:DescribeExecution']);
+    ).toEqual([
+      'dynamodb:GetItem',
+      'dynamodb:Query',
+      'states:DescribeExecution',
+      'states:GetExecutionHistory',
+    ]);
   });
 
   it('acts with GetItem and UpdateItem on the state table, UpdateItem (a retry takes a slot) and GetItem (the drain) on the admission table, SendMessage to the start queue, nothing else', () => {

@@ -56,6 +56,32 @@ describe('figure functions: what a bundle loads', () => {
         name.startsWith('@aws-sdk/client-'),
       );
       expect(clients).toEqual(['@aws-sdk/client-dynamodb']);
+      // The map names the sources (stack traces, the composition) without their text, which
+      // --enable-source-maps would otherwise parse at every cold start.
+      const map = JSON.parse(readFileSync(`${outfile}.map`, 'utf8')) as {
+        sources: string[];
+        sourcesContent?: unknown;
+      };
+      expect(map.sources.some((source) => source.endsWith('handlers/get-order.ts'))).toBe(true);
+      expect(map.sourcesContent).toBeUndefined();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('bundles the SDK too when asked (the alternative the figure times): no SDK client require is left', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bundle-'));
+    try {
+      const outfile = join(dir, 'index.js');
+      await bundleLikeLambdaFunction(
+        join(PROJECT_ROOT, 'lambdas/scheduler-agent-supervisor/handlers/get-order.ts'),
+        outfile,
+        { bundleSdk: true },
+      );
+      // Only optional requires the SDK wraps in try/catch (e.g. @aws-sdk/signature-v4-crt) remain.
+      expect(
+        sdkModulesOf(readFileSync(outfile, 'utf8')).filter((name) => name.startsWith('@aws-sdk/client-')),
+      ).toEqual([]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

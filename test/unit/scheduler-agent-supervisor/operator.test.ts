@@ -7,10 +7,15 @@ import {
 } from '../../../lambdas/scheduler-agent-supervisor/adapters/operator-store';
 import {
   MAX_OPERATOR_BODY_BYTES,
+  OPERATOR_HISTORY_MAX_PAGES,
+  OPERATOR_HISTORY_PAGE_SIZE,
+  OPERATOR_MAX_ATTEMPTS_WITH_RUNS,
   OperatorAction,
   type OperatorActionRequest,
   ProcessState,
   type StartOrderMessage,
+  StepRunOutcome,
+  StepRunsRead,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import {
   type AdmissionSlot,
@@ -584,12 +589,29 @@ describe('inspectOrder', () => {
     compensationLog: [],
     operatorLog: [],
   });
-  const inspectDeps = (attempt: number, described: string[]): InspectDependencies => ({
+  const run = (attempt: string) => ({
+    step: 'ChargePayment' as const,
+    action: 'perform' as const,
+    outcome: StepRunOutcome.TimedOut,
+    startedAt: `S${attempt}`,
+    endedAt: `E${attempt}`,
+    error: 'States.Timeout',
+  });
+  const inspectDeps = (
+    attempt: number,
+    described: string[],
+    historiesRead: string[] = [],
+  ): InspectDependencies => ({
     records: { view: async () => record(attempt) },
     executions: {
       describe: async (name) => {
         described.push(name);
         return name.endsWith('-2') ? undefined : { status: 'FAILED', startDate: 'S', stopDate: 'E' };
+      },
+      stepRuns: async (name, _version, bounds) => {
+        historiesRead.push(`${name} ${bounds.pageSize}x${bounds.maxPages}`);
+        if (name.endsWith('-2')) return undefined;
+        return { runs: [run(name.slice(-1))], complete: !name.endsWith('-3') };
       },
     },
     alerts: { alertsOf: async () => [{ at: SEEN_AT, type: 'OrderFailed', eventId: 'e1', detail: {} }] },
@@ -598,12 +620,52 @@ describe('inspectOrder', () => {
   it('describes attempts 1..Attempt by their execution names, and shows a missing one as NotFound', async () => {
     const described: string[] = [];
     const detail = await inspectOrder('order-1', inspectDeps(3, described));
+    const described3 = { status: 'FAILED', startDate: 'S', stopDate: 'E' };
     expect(detail?.attempts).toEqual([
-      { attempt: 1, executionName: 'order-1--attempt-1', status: 'FAILED', startDate: 'S', stopDate: 'E' },
-      { attempt: 2, executionName: 'order-1--attempt-2', status: 'NotFound' },
-      { attempt: 3, executionName: 'order-1--attempt-3', status: 'FAILED', startDate: 'S', stopDate: 'E' },
+      {
+        attempt: 1,
+        executionName: 'order-1--attempt-1',
+        ...described3,
+        stepRuns: [run('1')],
+        stepRunsRead: StepRunsRead.All,
+      },
+      {
+        attempt: 2,
+        executionName: 'order-1--attempt-2',
+        status: 'NotFound',
+        stepRuns: [],
+        stepRunsRead: StepRunsRead.NotRead,
+      },
+      {
+        attempt: 3,
+        executionName: 'order-1--attempt-3',
+        ...described3,
+        stepRuns: [run('3')],
+        stepRunsRead: StepRunsRead.Truncated,
+      },
     ]);
     expect(detail?.alerts).toHaveLength(1);
+  });
+
+  it('reads the step runs of the most recent attempts only, each history bounded in pages, and says which were not read', async () => {
+    const historiesRead: string[] = [];
+    const detail = await inspectOrder('order-1', inspectDeps(8, [], historiesRead));
+    const recent = Array.from({ length: OPERATOR_MAX_ATTEMPTS_WITH_RUNS }, (_, index) => 8 - index).reverse();
+    expect(historiesRead.sort()).toEqual(
+      recent.map(
+        (attempt) =>
+          `order-1--attempt-${attempt} ${OPERATOR_HISTORY_PAGE_SIZE}x${OPERATOR_HISTORY_MAX_PAGES}`,
+      ),
+    );
+    // Attempts 1-3 are older than the 5 read: NotRead, whatever their histories hold.
+    const firstRead = 8 - OPERATOR_MAX_ATTEMPTS_WITH_RUNS + 1;
+    expect(detail?.attempts.map((attempt) => [attempt.attempt, attempt.stepRunsRead])).toEqual(
+      Array.from({ length: 8 }, (_, index) => [
+        index + 1,
+        index + 1 < firstRead ? StepRunsRead.NotRead : StepRunsRead.All,
+      ]),
+    );
+    expect(detail?.attempts[0]?.stepRuns).toEqual([]);
   });
 
   it('describes only the 20 most recent attempts, and none before the first claim', async () => {

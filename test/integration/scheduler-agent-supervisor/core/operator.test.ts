@@ -15,6 +15,7 @@ import {
   DRAIN_ITEM_KEY,
   DrainAttr,
   EnvKey,
+  OPERATOR_HISTORY_PAGE_SIZE,
   type OperatorOrderDetailBody,
   type OperatorOrderListBody,
   ProcessState,
@@ -665,11 +666,43 @@ describe('GET /operator/orders/{orderId} and the alert archive', () => {
         ChargePayment: { Seq: 2, Compensation: 'RefundPayment', Status: 'Recorded', Uncertain: true },
       },
     });
-    world.sfn.respondWith((call) =>
-      call.operation === 'DescribeExecution' && String(call.body.executionArn).endsWith('order-10--attempt-1')
-        ? { result: { status: 'FAILED', startDate: 1_900_000_000, stopDate: 1_900_000_060 } }
-        : { error: 'ExecutionDoesNotExist', message: 'Execution Does Not Exist' },
-    );
+    // Attempt 1 exists: described, and its history (AWS JSON: epoch seconds, one page) holds a
+    // completed reservation and a payment call that timed out. Attempt 2 does not exist.
+    const attempt1History = [
+      { id: 1, previousEventId: 0, timestamp: 1_900_000_000, type: 'ExecutionStarted' },
+      {
+        id: 2,
+        previousEventId: 1,
+        timestamp: 1_900_000_001,
+        type: 'TaskStateEntered',
+        stateEnteredEventDetails: { name: 'ReserveInventory.CallAgent' },
+      },
+      { id: 3, previousEventId: 2, timestamp: 1_900_000_001, type: 'TaskScheduled' },
+      { id: 4, previousEventId: 3, timestamp: 1_900_000_002, type: 'TaskSucceeded' },
+      {
+        id: 5,
+        previousEventId: 4,
+        timestamp: 1_900_000_003,
+        type: 'TaskStateEntered',
+        stateEnteredEventDetails: { name: 'ChargePayment.CallAgent' },
+      },
+      { id: 6, previousEventId: 5, timestamp: 1_900_000_003, type: 'TaskScheduled' },
+      {
+        id: 7,
+        previousEventId: 6,
+        timestamp: 1_900_000_009,
+        type: 'TaskTimedOut',
+        taskTimedOutEventDetails: { resourceType: 'sqs', resource: 'sendMessage', error: 'States.Timeout' },
+      },
+    ];
+    world.sfn.respondWith((call) => {
+      if (!String(call.body.executionArn).endsWith('order-10--attempt-1'))
+        return { error: 'ExecutionDoesNotExist', message: 'Execution Does Not Exist' };
+      if (call.operation === 'DescribeExecution')
+        return { result: { status: 'FAILED', startDate: 1_900_000_000, stopDate: 1_900_000_060 } };
+      if (call.operation === 'GetExecutionHistory') return { result: { events: attempt1History } };
+      return undefined;
+    });
     const archive = load<ArchiverHandler>(HANDLER.archiver);
     const alert = {
       id: 'event-1',
@@ -727,8 +760,32 @@ describe('GET /operator/orders/{orderId} and the alert archive', () => {
           status: 'FAILED',
           startDate: new Date(1_900_000_000_000).toISOString(),
           stopDate: new Date(1_900_000_060_000).toISOString(),
+          stepRuns: [
+            {
+              step: 'ReserveInventory',
+              action: 'perform',
+              outcome: 'Completed',
+              startedAt: new Date(1_900_000_001_000).toISOString(),
+              endedAt: new Date(1_900_000_002_000).toISOString(),
+            },
+            {
+              step: 'ChargePayment',
+              action: 'perform',
+              outcome: 'TimedOut',
+              startedAt: new Date(1_900_000_003_000).toISOString(),
+              endedAt: new Date(1_900_000_009_000).toISOString(),
+              error: 'States.Timeout',
+            },
+          ],
+          stepRunsRead: 'All',
         },
-        { attempt: 2, executionName: 'order-10--attempt-2', status: 'NotFound' },
+        {
+          attempt: 2,
+          executionName: 'order-10--attempt-2',
+          status: 'NotFound',
+          stepRuns: [],
+          stepRunsRead: 'NotRead',
+        },
       ],
       alerts: [
         {
@@ -750,6 +807,20 @@ describe('GET /operator/orders/{orderId} and the alert archive', () => {
     ).toEqual([
       `${resources.stateMachineArn.replace(':stateMachine:', ':execution:')}:order-10--attempt-1`,
       `${resources.stateMachineArn.replace(':stateMachine:', ':execution:')}:order-10--attempt-2`,
+    ]);
+    // Histories read without execution data (no order data in the answer), one bounded page each.
+    expect(
+      world.sfn
+        .callsTo('GetExecutionHistory')
+        .map((call) => [
+          String(call.body.executionArn).split(':').pop(),
+          call.body.includeExecutionData,
+          call.body.maxResults,
+        ])
+        .sort(),
+    ).toEqual([
+      ['order-10--attempt-1', false, OPERATOR_HISTORY_PAGE_SIZE],
+      ['order-10--attempt-2', false, OPERATOR_HISTORY_PAGE_SIZE],
     ]);
   });
 

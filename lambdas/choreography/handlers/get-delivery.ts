@@ -4,9 +4,10 @@ import { createDocumentClient } from '../../shared/aws-clients/dynamodb';
 import { requireEnv } from '../../shared/env';
 import { apiRequestScope, errorResponse, jsonResponse, unexpectedErrorResponse } from '../../shared/http';
 import { annotateTrace, createObservability, instrumentedHandler } from '../../shared/observability';
+import { deliveryIdParameter } from '../adapters/delivery-id-parameter';
 import { DeliveryRecords } from '../adapters/delivery-records';
 import { DynamoServiceStore } from '../adapters/service-store';
-import { ChoreographyEnvKey, DELIVERY_ID_PATTERN, DeliveryApiRoute } from '../contracts';
+import { ChoreographyEnvKey, DeliveryApiRoute } from '../contracts';
 import { toDeliveryStatusBody } from '../domain/ingestion';
 
 const observability = createObservability();
@@ -22,20 +23,9 @@ export const handler = instrumentedHandler(
     const scope = apiRequestScope(event, context, observability);
     const { echoHeaders } = scope;
     try {
-      const deliveryId = event.pathParameters?.[DeliveryApiRoute.DeliveryIdParameter] ?? '';
-      if (!DELIVERY_ID_PATTERN.test(deliveryId)) {
-        return errorResponse(
-          400,
-          'deliveryId is not valid',
-          [
-            {
-              path: DeliveryApiRoute.DeliveryIdParameter,
-              message: 'must be 1-64 characters of A-Z a-z 0-9 _ -',
-            },
-          ],
-          echoHeaders,
-        );
-      }
+      const parameter = deliveryIdParameter(event, DeliveryApiRoute.DeliveryIdParameter, echoHeaders);
+      if ('refused' in parameter) return parameter.refused;
+      const { deliveryId } = parameter;
       annotateTrace(tracer, { deliveryId });
       const record = await records.get(deliveryId);
       if (!record) return errorResponse(404, `Delivery '${deliveryId}' not found`, undefined, echoHeaders);

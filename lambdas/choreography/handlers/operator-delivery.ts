@@ -7,8 +7,9 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { createDocumentClient } from '../../shared/aws-clients/dynamodb';
 import { apiRequestScope, errorResponse, jsonResponse, unexpectedErrorResponse } from '../../shared/http';
 import { annotateTrace, createObservability, instrumentedHandler } from '../../shared/observability';
+import { deliveryIdParameter } from '../adapters/delivery-id-parameter';
 import { readDeliveryItems, readDeliveryTables } from '../adapters/delivery-trail';
-import { DELIVERY_ID_PATTERN, OperatorDeliveryRoute } from '../contracts';
+import { OperatorDeliveryRoute } from '../contracts';
 import { deliveryDetailOf } from '../domain/trail';
 
 const observability = createObservability();
@@ -22,20 +23,9 @@ export const handler = instrumentedHandler(
     const scope = apiRequestScope(event, context, observability);
     const { echoHeaders } = scope;
     try {
-      const deliveryId = event.pathParameters?.[OperatorDeliveryRoute.deliveryIdParameter] ?? '';
-      if (!DELIVERY_ID_PATTERN.test(deliveryId)) {
-        return errorResponse(
-          400,
-          'deliveryId is not valid',
-          [
-            {
-              path: OperatorDeliveryRoute.deliveryIdParameter,
-              message: 'must be 1-64 characters of A-Z a-z 0-9 _ -',
-            },
-          ],
-          echoHeaders,
-        );
-      }
+      const parameter = deliveryIdParameter(event, OperatorDeliveryRoute.deliveryIdParameter, echoHeaders);
+      if ('refused' in parameter) return parameter.refused;
+      const { deliveryId } = parameter;
       annotateTrace(tracer, { deliveryId });
       const detail = deliveryDetailOf(deliveryId, await readDeliveryItems(documents, tables, deliveryId));
       if (!detail) {

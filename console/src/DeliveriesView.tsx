@@ -1,7 +1,7 @@
 import { type FormEvent, useState } from 'react';
 import { DELIVERY_STATUSES } from '../../lambdas/choreography/contracts/statuses';
 import { useConsoleApi } from './api';
-import { ErrorNotice, Freshness, formatTime, Section, StateBadge } from './common';
+import { DataTable, ErrorNotice, FilterSelect, Freshness, formatTime, Section, StateBadge } from './common';
 import type { DeliveryTrailEntry } from './console-api';
 import { href } from './route';
 import { usePolling } from './use-polling';
@@ -30,50 +30,36 @@ export function DeliveriesView({ status }: { readonly status?: string | undefine
         </form>
       </search>
       <div className="row">
-        <label>
-          Status{' '}
-          <select
-            value={status ?? ''}
-            onChange={(event) => (window.location.hash = href.deliveries(event.target.value || undefined))}
-          >
-            <option value="">Every status</option>
-            {DELIVERY_STATUSES.map((name) => (
-              <option key={name}>{name}</option>
-            ))}
-          </select>
-        </label>
+        <FilterSelect
+          label="Status"
+          value={status}
+          choices={DELIVERY_STATUSES}
+          everyChoice="Every status"
+          onChange={(chosen) => {
+            window.location.hash = href.deliveries(chosen);
+          }}
+        />
       </div>
       <Freshness loadedAt={list.loadedAt} />
       <ErrorNotice error={list.error} />
-      <div className="table-scroll">
-        <table>
-          <caption className="visually-hidden">Deliveries, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Delivery</th>
-              <th scope="col">Status</th>
-              <th scope="col">Correlation id</th>
-              <th scope="col">Accepted</th>
-              <th scope="col">Updated</th>
-            </tr>
-          </thead>
-          <tbody>
-            {(list.data?.items ?? []).map((row) => (
-              <tr key={row.deliveryId}>
-                <th scope="row">
-                  <a href={href.delivery(row.deliveryId)}>{row.deliveryId}</a>
-                </th>
-                <td>
-                  <StateBadge state={row.status} />
-                </td>
-                <td className="mono">{row.correlationId ?? '—'}</td>
-                <td>{formatTime(row.acceptedAt)}</td>
-                <td>{formatTime(row.updatedAt)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        caption="Deliveries, newest first"
+        columns={['Delivery', 'Status', 'Correlation id', 'Accepted', 'Updated']}
+      >
+        {(list.data?.items ?? []).map((row) => (
+          <tr key={row.deliveryId}>
+            <th scope="row">
+              <a href={href.delivery(row.deliveryId)}>{row.deliveryId}</a>
+            </th>
+            <td>
+              <StateBadge state={row.status} />
+            </td>
+            <td className="mono">{row.correlationId ?? '—'}</td>
+            <td>{formatTime(row.acceptedAt)}</td>
+            <td>{formatTime(row.updatedAt)}</td>
+          </tr>
+        ))}
+      </DataTable>
       {list.data && list.data.items.length === 0 && <p>No deliveries.</p>}
     </>
   );
@@ -116,41 +102,26 @@ export function DeliveryView({ deliveryId }: { readonly deliveryId: string }) {
             </dl>
           )}
           <Section title="Trail across services">
-            <div className="table-scroll">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Time</th>
-                    <th scope="col">Service</th>
-                    <th scope="col">Kind</th>
-                    <th scope="col">What</th>
-                    <th scope="col">Seq</th>
-                    <th scope="col">Correlation id</th>
-                    <th scope="col">Detail</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {delivery.trail.map((entry) => (
-                    <tr key={trailKey(entry)} className={`kind-${entry.kind}`}>
-                      <td>
-                        <time dateTime={entry.at}>{formatTime(entry.at)}</time>
-                      </td>
-                      <td>{entry.service}</td>
-                      <td>{entry.kind}</td>
-                      <th scope="row">{entry.what}</th>
-                      <td>{entry.sequence ?? ''}</td>
-                      <td className="mono">
-                        {entry.correlationId ?? '—'}
-                        {entry.correlationId && correlationId && entry.correlationId !== correlationId
-                          ? ' (differs)'
-                          : ''}
-                      </td>
-                      <td>{entry.detail}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable columns={['Time', 'Service', 'Kind', 'What', 'Seq', 'Correlation id', 'Detail']}>
+              {delivery.trail.map((entry) => (
+                <tr key={trailKey(entry)} className={`kind-${entry.kind}`}>
+                  <td>
+                    <time dateTime={entry.at}>{formatTime(entry.at)}</time>
+                  </td>
+                  <td>{entry.service}</td>
+                  <td>{entry.kind}</td>
+                  <th scope="row">{entry.what}</th>
+                  <td>{entry.sequence ?? ''}</td>
+                  <td className="mono">
+                    {entry.correlationId ?? '—'}
+                    {entry.correlationId && correlationId && entry.correlationId !== correlationId
+                      ? ' (differs)'
+                      : ''}
+                  </td>
+                  <td>{entry.detail}</td>
+                </tr>
+              ))}
+            </DataTable>
           </Section>
           <Section title="Dead letters and remediation">
             {deadLetters.length === 0 ? (

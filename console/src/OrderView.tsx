@@ -6,7 +6,7 @@ import type {
   OperatorRefusalBody,
 } from '../../lambdas/scheduler-agent-supervisor/contracts/api';
 import { useConsoleApi } from './api';
-import { ErrorNotice, Freshness, formatTime, Section, StateBadge } from './common';
+import { DataTable, ErrorNotice, Freshness, formatTime, Section, StateBadge } from './common';
 import { href } from './route';
 import { timelineOf } from './timeline';
 import { usePolling } from './use-polling';
@@ -65,32 +65,19 @@ export function OrderView({ orderId }: { readonly orderId: string }) {
             </ol>
           </Section>
           <Section title="Steps">
-            <div className="table-scroll">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Step</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Started</th>
-                    <th scope="col">Ended</th>
-                    <th scope="col">Confirmation</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {order.steps.map((step) => (
-                    <tr key={step.name}>
-                      <th scope="row">{step.name}</th>
-                      <td>
-                        <StateBadge state={step.status} />
-                      </td>
-                      <td>{formatTime(step.startedAt)}</td>
-                      <td>{formatTime(step.completedAt ?? step.endedAt)}</td>
-                      <td className="mono">{step.confirmationId ?? '—'}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable columns={['Step', 'Status', 'Started', 'Ended', 'Confirmation']}>
+              {order.steps.map((step) => (
+                <tr key={step.name}>
+                  <th scope="row">{step.name}</th>
+                  <td>
+                    <StateBadge state={step.status} />
+                  </td>
+                  <td>{formatTime(step.startedAt)}</td>
+                  <td>{formatTime(step.completedAt ?? step.endedAt)}</td>
+                  <td className="mono">{step.confirmationId ?? '—'}</td>
+                </tr>
+              ))}
+            </DataTable>
           </Section>
           <Section title="Attempts">
             <ul>

@@ -1,7 +1,7 @@
 import { type FormEvent, useState } from 'react';
 import { ProcessState } from '../../lambdas/scheduler-agent-supervisor/contracts/states';
 import { useConsoleApi } from './api';
-import { ErrorNotice, Freshness, formatTime, StateBadge } from './common';
+import { DataTable, ErrorNotice, FilterSelect, Freshness, formatTime, StateBadge } from './common';
 import { href } from './route';
 import { usePolling } from './use-polling';
 
@@ -52,51 +52,36 @@ export function OrdersView({ state: chosen }: { readonly state?: string | undefi
       <section aria-labelledby="list-title">
         <div className="row">
           <h3 id="list-title">{state} orders</h3>
-          <label>
-            State{' '}
-            <select
-              value={state}
-              onChange={(event) => (window.location.hash = href.orders(event.target.value))}
-            >
-              {STATES.map((name) => (
-                <option key={name}>{name}</option>
-              ))}
-            </select>
-          </label>
+          <FilterSelect
+            label="State"
+            value={state}
+            choices={STATES}
+            onChange={(chosen) => {
+              if (chosen) window.location.hash = href.orders(chosen);
+            }}
+          />
         </div>
         <Freshness loadedAt={list.loadedAt} />
         <ErrorNotice error={list.error} />
-        <div className="table-scroll">
-          <table>
-            <caption className="visually-hidden">{state} orders, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Order</th>
-                <th scope="col">State</th>
-                <th scope="col">Failures</th>
-                <th scope="col">Attempt</th>
-                <th scope="col">Updated</th>
-                <th scope="col">Client</th>
-              </tr>
-            </thead>
-            <tbody>
-              {(list.data?.items ?? []).map((row) => (
-                <tr key={row.orderId} data-order-id={row.orderId}>
-                  <th scope="row">
-                    <a href={href.order(row.orderId)}>{row.orderId}</a>
-                  </th>
-                  <td>
-                    <StateBadge state={row.processState} />
-                  </td>
-                  <td>{row.failureCount}</td>
-                  <td>{row.attempt}</td>
-                  <td>{formatTime(row.updatedAt)}</td>
-                  <td>{row.clientId ?? '—'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          caption={`${state} orders, newest first`}
+          columns={['Order', 'State', 'Failures', 'Attempt', 'Updated', 'Client']}
+        >
+          {(list.data?.items ?? []).map((row) => (
+            <tr key={row.orderId} data-order-id={row.orderId}>
+              <th scope="row">
+                <a href={href.order(row.orderId)}>{row.orderId}</a>
+              </th>
+              <td>
+                <StateBadge state={row.processState} />
+              </td>
+              <td>{row.failureCount}</td>
+              <td>{row.attempt}</td>
+              <td>{formatTime(row.updatedAt)}</td>
+              <td>{row.clientId ?? '—'}</td>
+            </tr>
+          ))}
+        </DataTable>
         {list.data && list.data.items.length === 0 && <p>No {state} orders.</p>}
         <nav className="pager" aria-label="Pages">
           <button

@@ -43,3 +43,65 @@ export function Section({ title, children }: { readonly title: string; readonly 
     </section>
   );
 }
+
+/**
+ * A table in a scrolling box (phone widths), its columns headed for screen readers; `caption` is
+ * read to them only. The rows are the caller's.
+ */
+export function DataTable({
+  caption,
+  columns,
+  children,
+}: {
+  readonly caption?: string;
+  readonly columns: readonly string[];
+  readonly children: ReactNode;
+}) {
+  return (
+    <div className="table-scroll">
+      <table>
+        {caption && <caption className="visually-hidden">{caption}</caption>}
+        <thead>
+          <tr>
+            {columns.map((column) => (
+              <th key={column} scope="col">
+                {column}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
+  );
+}
+
+/**
+ * A labelled select that filters a list; with `everyChoice`, an empty first choice meaning no filter
+ * (onChange then gets undefined).
+ */
+export function FilterSelect({
+  label,
+  value,
+  choices,
+  everyChoice,
+  onChange,
+}: {
+  readonly label: string;
+  readonly value: string | undefined;
+  readonly choices: readonly string[];
+  readonly everyChoice?: string;
+  readonly onChange: (value: string | undefined) => void;
+}) {
+  return (
+    <label>
+      {label}{' '}
+      <select value={value ?? ''} onChange={(event) => onChange(event.target.value || undefined)}>
+        {everyChoice && <option value="">{everyChoice}</option>}
+        {choices.map((name) => (
+          <option key={name}>{name}</option>
+        ))}
+      </select>
+    </label>
+  );
+}

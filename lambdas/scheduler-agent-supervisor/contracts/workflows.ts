@@ -45,9 +45,17 @@ export const KNOWN_WORKFLOW_VERSIONS: readonly WorkflowVersion[] = Object.keys(W
 
 /**
  * The version new orders get unless the deployment says otherwise (CDK context `workflowVersion`):
- * every profile's `workflow.current` default.
+ * every profile's `workflow.current` default. v3: v1's steps in the lean shape (fewer state
+ * transitions per order, the same store updates and fences).
  */
-export const DEFAULT_WORKFLOW_VERSION: WorkflowVersion = 1;
+export const DEFAULT_WORKFLOW_VERSION: WorkflowVersion = 3;
+
+/**
+ * The versions every profile deploys by default: the current one, and v1, the previous default,
+ * so v1 orders in flight when a deployment upgrades to v3 finish (or are retried) on v1's state
+ * machine. Retire v1 (`-c retireWorkflowVersionsBefore=3`) once no non-terminal order is on it.
+ */
+export const DEFAULT_LIVE_WORKFLOW_VERSIONS: readonly WorkflowVersion[] = [1, DEFAULT_WORKFLOW_VERSION];
 
 export function isKnownWorkflowVersion(version: unknown): version is WorkflowVersion {
   return typeof version === 'number' && Object.hasOwn(WORKFLOW_VERSIONS, version);

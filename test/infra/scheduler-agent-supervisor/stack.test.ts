@@ -462,10 +462,13 @@ describe('SchedulerAgentSupervisor stack (default profile, demo: fake services)'
     it('the starter may start executions of the scheduler and nothing else in Step Functions', () => {
       const statements = statementsOfFunction(template, functionIdByService(template, 'start-order'));
       const states = statements.flatMap(actionsOf).filter((action) => action.startsWith('states:'));
-      expect(states).toEqual(['states:StartExecution']);
-      expect(statementsWithAction(statements, 'states:StartExecution')[0]?.Resource).toEqual({
-        Ref: logicalId(synth.stack.workflow.stateMachine),
-      });
+      // One grant per live version's state machine (by default v1 and v3, current), each by name.
+      expect(new Set(states)).toEqual(new Set(['states:StartExecution']));
+      expect(
+        statementsWithAction(statements, 'states:StartExecution').map((statement) => statement.Resource),
+      ).toEqual(
+        [...synth.stack.workflows.values()].map((workflow) => ({ Ref: logicalId(workflow.stateMachine) })),
+      );
     });
 
     it('the starter may read an order (GetItem, for a lean version input) and nothing more in the orders table', () => {

@@ -36,7 +36,8 @@ describe('scheduler state machine, state by state (local profile)', () => {
 
   beforeAll(() => {
     synth = synthesizeStack('local');
-    definition = stateMachineDefinition(synth.template);
+    // The classic shape (v1, still live by default); the lean one: scheduler/lean-paths.test.ts.
+    definition = stateMachineDefinition(synth.template, 1);
     states = allStates(definition);
   });
 
@@ -74,7 +75,7 @@ describe('scheduler state machine, state by state (local profile)', () => {
 
   it('is JSONPath only (no JSONata, no variables) and carries the workflow version', () => {
     expect(definition.QueryLanguage ?? 'JSONPath').toBe('JSONPath');
-    expect(definition.Comment).toContain(`workflow version ${DEFAULT_WORKFLOW_VERSION}`);
+    expect(definition.Comment).toContain('workflow version 1');
     for (const [name, s] of states) {
       for (const field of ['QueryLanguage', 'Arguments', 'Output', 'Assign']) {
         expect({ name, has: field in s }).toEqual({ name, has: false });

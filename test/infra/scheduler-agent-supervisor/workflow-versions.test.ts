@@ -47,7 +47,9 @@ describe('workflow versions: configuration (CDK context overrides)', () => {
 });
 
 describe('workflow versions: the synthesized app', () => {
+  /** The default deployment: v3 current, v1 live (named for the steps it runs, v1's). */
   let v1: SynthesizedStack;
+  /** `-c workflowVersion=2`: v2 current, v1..v3 live. */
   let v2: SynthesizedStack;
   beforeAll(() => {
     v1 = synthesizeStack('local');
@@ -55,8 +57,12 @@ describe('workflow versions: the synthesized app', () => {
   });
 
   it('deploys one state machine per live version, named after it', () => {
-    expect(Object.keys(stateMachines(v1))).toEqual([logicalIdOf(v1, 1)]);
-    expect(Object.keys(stateMachines(v2)).sort()).toEqual([logicalIdOf(v2, 1), logicalIdOf(v2, 2)].sort());
+    // By default v3 (v1's steps, lean shape) is current and v1 stays live for orders in flight.
+    expect(Object.keys(stateMachines(v1)).sort()).toEqual([logicalIdOf(v1, 1), logicalIdOf(v1, 3)].sort());
+    expect(v1.stack.workflow.version).toBe(3);
+    expect(Object.keys(stateMachines(v2)).sort()).toEqual(
+      [logicalIdOf(v2, 1), logicalIdOf(v2, 2), logicalIdOf(v2, 3)].sort(),
+    );
     expect(v2.stack.workflow.version).toBe(2);
   });
 
@@ -102,7 +108,7 @@ describe('workflow versions: the synthesized app', () => {
   });
 
   it('gives new orders the current version and the starter every live version state machine', () => {
-    expect(environmentOf(v1.template, 'submit-order')[EnvKey.CurrentWorkflowVersion]).toBe('1');
+    expect(environmentOf(v1.template, 'submit-order')[EnvKey.CurrentWorkflowVersion]).toBe('3');
     expect(environmentOf(v2.template, 'submit-order')[EnvKey.CurrentWorkflowVersion]).toBe('2');
     const starterMap = JSON.stringify(
       environmentOf(v2.template, 'start-order')[EnvKey.WorkflowStateMachines],
@@ -134,11 +140,9 @@ describe('workflow versions: the synthesized app', () => {
     expect(Object.keys(stateMachines(everyVersion))).toHaveLength(4);
   });
 
-  it('retires a version: retireWorkflowVersionsBefore=2 deploys v2 alone, and its agents only', () => {
-    const retired = synthesizeStack('local', {
-      context: { workflowVersion: '2', retireWorkflowVersionsBefore: '2' },
-    });
-    expect(Object.keys(stateMachines(retired))).toEqual([logicalIdOf(retired, 2)]);
-    expect(agentSteps(retired)).toEqual(agentSteps(v2));
+  it('retires a version: retireWorkflowVersionsBefore=3 deploys v3 alone, and its agents only', () => {
+    const retired = synthesizeStack('local', { context: { retireWorkflowVersionsBefore: '3' } });
+    expect(Object.keys(stateMachines(retired))).toEqual([logicalIdOf(retired, 3)]);
+    expect(agentSteps(retired)).toEqual(agentSteps(v1));
   });
 });

@@ -408,7 +408,7 @@ function describe(measured: Measured): FigureResult {
     savings.length > 0
       ? `In the lean shape a Processed order would take ${round(transitions - saved, 2)} transitions (target ${transitionBound}).`
       : `No per-step Check, MarkRunning or LoadOrder state is left to save: a Processed order takes ${round(transitions, 2)} transitions (target ${transitionBound}), ${transitions <= transitionBound ? 'within' : 'above'} it.`,
-    `Even at ${transitionBound} transitions Step Functions alone costs ${usd(transitionBound * transitionPrice * ORDERS_PER_PRICE)} per 1,000 orders at ${transitionBound} transitions: the $0.25 target leaves nothing for the rest, which costs ${usd(processedCost.total - processedCost.byService['Step Functions'])} per 1,000 here. An Express workflow, billed by duration instead, is no way out: it cannot wait for a task token (the agents' callbacks).`,
+    `Even at ${transitionBound} transitions Step Functions alone costs ${usd(transitionBound * transitionPrice * ORDERS_PER_PRICE)} per 1,000 orders: the $0.25 target leaves nothing for the rest, which costs ${usd(processedCost.total - processedCost.byService['Step Functions'])} per 1,000 here. An Express workflow, billed by duration instead, is no way out: it cannot wait for a task token (the agents' callbacks).`,
     ...(recovered
       ? [
           `A recovered order costs ${usd(per1000(recovered).total)} per 1,000 (${round(perOrderCounts(recovered).transitions ?? 0, 2)} transitions): its abandoned first attempt and the second one, the stalled call's billed wait, and the supervisor's reset (its writes); the sweeps that found it are in the fixed line. Transitions by state: ${describeStates(transitionsByState(recovered))}.`,

@@ -156,8 +156,8 @@ export function schedulerPaths(scope: Construct, props: SchedulerPathsProps): sf
     );
 
   if (lean) {
-    // Built from the last step backwards so each step knows the next: the steps complete in order,
-    // so once a step is done in this execution the next one is not done either.
+    // Built from the last step backwards so each step knows the next. No check between steps: steps
+    // complete in order, so every step after the first not-completed one is not completed either.
     const entries: { readonly step: StepDefinition; readonly entry: sfn.IChainable }[] = [];
     let leanNext: sfn.IChainable = markProcessed;
     [...props.steps].reverse().forEach((step, reversedIndex) => {

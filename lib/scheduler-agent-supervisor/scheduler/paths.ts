@@ -172,6 +172,7 @@ export function schedulerPaths(scope: Construct, props: SchedulerPathsProps): sf
         onPermanentFailure: compensationChain,
         onAbandoned: attemptAbandoned,
         fencedOut,
+        ...(entries[0] !== undefined && { nextStep: entries[0].step.name }),
       }).callAgent;
       entries.unshift({ step, entry: leanNext });
     });

@@ -171,6 +171,12 @@ export function stepStates(scope: Construct, props: StepStatesProps): StepStates
 export interface LeanStepStatesProps extends Omit<StepStatesProps, 'shape'> {
   /** Where the agent's Agent.FencedOut goes: its execution no longer holds the lock. */
   readonly fencedOut: sfn.IChainable;
+  /**
+   * The step that runs next: MarkCompleted then sets CompleteBy to its planned deadline, since no
+   * MarkRunning does before its agent has the request.
+   * @default - none (the last step: MarkProcessed follows at once)
+   */
+  readonly nextStep?: string;
 }
 
 /** The states of one step of a lean version, entered at `callAgent`. */
@@ -189,7 +195,10 @@ export interface LeanStepStates {
 export function leanStepStates(scope: Construct, props: LeanStepStatesProps): LeanStepStates {
   const { step } = props;
   const callAgent = agentCall(scope, { ...props, shape: 'lean', action: 'perform' });
-  const markCompleted = props.updates.markStepCompleted(step, props.seq);
+  const markCompleted =
+    props.nextStep === undefined
+      ? props.updates.markStepCompleted(step, props.seq)
+      : props.updates.markStepCompletedHandingOver(step, props.seq, props.nextStep);
   const beginCompensation = props.updates.beginCompensation(step.name, props.firstCompensation);
   beginCompensation.next(props.onPermanentFailure);
   callAgent

@@ -141,7 +141,7 @@ describe('scheduler paths, lean shape', () => {
     expect(state(SchedulerEnd.fencedOut).Type).toBe('Succeed');
   });
 
-  it('keeps every store update of the classic shape but MarkRunning, byte for byte (only a Next may differ)', () => {
+  it('keeps every store update of the classic shape but MarkRunning, byte for byte (only a Next may differ), but a MarkCompleted followed by a step', () => {
     const lean = build('lean');
     const classic = build('classic');
     const updates = [...lean.states].filter(([, s]) => s.Resource?.endsWith(':states:::dynamodb:updateItem'));
@@ -149,10 +149,24 @@ describe('scheduler paths, lean shape', () => {
     expect(updates).toHaveLength(6 * STEPS.length + 2);
     for (const [name, update] of updates) {
       expect(update.Catch?.[0]?.Next).toBe(SchedulerEnd.fencedOut);
+      // Checked in the next test: it also hands CompleteBy over to the next step.
+      if (name === 'Pack.MarkCompleted') continue;
       const { Next: _lean, ...leanUpdate } = update;
       const { Next: _classic, ...classicUpdate } = classic.state(name);
       expect(JSON.stringify(leanUpdate)).toBe(JSON.stringify(classicUpdate));
     }
+  });
+
+  it('a MarkCompleted followed by a step sets CompleteBy to that step planned deadline (markStepCompletedHandingOver); the last one does not', () => {
+    const { state } = build('lean');
+    const pack = state('Pack.MarkCompleted').Parameters as Record<string, unknown>;
+    expect(pack.UpdateExpression).toContain('#completeBy = :completeBy');
+    expect(JSON.stringify(pack.ExpressionAttributeValues)).toContain(
+      '":completeBy":{"N.$":"$.record.Item.Plan.M.Ship.N"}',
+    );
+    expect(state('Pack.MarkCompleted').Comment).toContain('markStepCompletedHandingOver');
+    const ship = state('Ship.MarkCompleted').Parameters as Record<string, unknown>;
+    expect(ship.UpdateExpression).not.toContain('#completeBy');
   });
 
   it('compensation path: a permanent failure begins the compensation chain over the steps in reverse, as classic', () => {

@@ -204,6 +204,15 @@ describe('scheduler state machine, state by state (local profile)', () => {
       );
       used.add(transition);
     }
+    // markStepCompletedHandingOver is the lean shape's (v3, live beside v1 in the same template).
+    const lean = allStates(stateMachineDefinition(synth.template, 3));
+    for (const update of lean.values()) {
+      const transition = /\(transition (\w+)\)\.$/.exec(String(update.Comment))?.[1];
+      if (transition !== undefined && !used.has(transition)) {
+        expect(transition).toBe('markStepCompletedHandingOver');
+        used.add(transition);
+      }
+    }
     expect([...used].sort()).toEqual(
       TRANSITION_NAMES.filter((name) => STATE_TRANSITIONS[name].by === 'scheduler').sort(),
     );

@@ -1,6 +1,7 @@
 import {
   type AdmissionSettings,
   admissionShardCaps,
+  DEFAULT_LIVE_WORKFLOW_VERSIONS,
   DEFAULT_WORKFLOW_VERSION,
   isKnownWorkflowVersion,
   KNOWN_WORKFLOW_VERSIONS,
@@ -114,7 +115,7 @@ export const SAS_PROFILES: Readonly<Record<ProfileName, SasSettings>> = {
     admission: { limit: 2000, shards: 8, reconcileGraceSeconds: 300 },
     // Steps: 5 attempts (maxFailures) x 3 receives x 4 calls x 1 = 60; compensations 3 x 3 x 4 = 36.
     retryBudget: { callsPerOperation: 60 },
-    workflow: { current: DEFAULT_WORKFLOW_VERSION, live: [DEFAULT_WORKFLOW_VERSION] },
+    workflow: { current: DEFAULT_WORKFLOW_VERSION, live: [...DEFAULT_LIVE_WORKFLOW_VERSIONS] },
   },
   local: {
     timings: {
@@ -145,7 +146,7 @@ export const SAS_PROFILES: Readonly<Record<ProfileName, SasSettings>> = {
     admission: { limit: 200, shards: 4, reconcileGraceSeconds: 15 },
     // Steps: 3 attempts x 3 receives x 4 calls x 1 = 36; compensations 3 x 3 x 4 = 36.
     retryBudget: { callsPerOperation: 36 },
-    workflow: { current: DEFAULT_WORKFLOW_VERSION, live: [DEFAULT_WORKFLOW_VERSION] },
+    workflow: { current: DEFAULT_WORKFLOW_VERSION, live: [...DEFAULT_LIVE_WORKFLOW_VERSIONS] },
   },
 };
 

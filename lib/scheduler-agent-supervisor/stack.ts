@@ -217,6 +217,7 @@ export class SchedulerAgentSupervisorStack extends Stack {
 
     const starter = new OrderStarter(this, 'OrderStarter', {
       stateStore,
+      ordersDatabase,
       stateMachines,
       timings,
       logRetentionDays,

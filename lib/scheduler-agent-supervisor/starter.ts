@@ -9,6 +9,7 @@ import {
 } from '../../lambdas/scheduler-agent-supervisor/contracts';
 import { LambdaFunction } from '../platform/lambda-function';
 import { WorkQueue } from '../platform/work-queue';
+import type { OrdersDatabase } from './orders-database';
 import { type WorkflowStateMachineMap, workflowStateMachinesEnv } from './scheduler/workflow';
 import type { StateStore } from './state-store';
 
@@ -22,6 +23,8 @@ const START_BATCH_SIZE = 10;
 
 export interface OrderStarterProps {
   readonly stateStore: StateStore;
+  /** The business database: a lean workflow version's execution gets the order in its input (GetItem). */
+  readonly ordersDatabase: OrdersDatabase;
   /** The state machine of each live workflow version: a record is started on its version's. */
   readonly stateMachines: WorkflowStateMachineMap;
   readonly timings: WorkflowTimings;
@@ -54,6 +57,7 @@ export class OrderStarter extends Construct {
       timeout: STARTER_TIMEOUT,
       environment: {
         [EnvKey.StateTableName]: props.stateStore.tableName,
+        [EnvKey.OrdersTableName]: props.ordersDatabase.table.tableName,
         [EnvKey.WorkflowStateMachines]: workflowStateMachinesEnv(this, props.stateMachines),
         [EnvKey.WorkflowTimings]: JSON.stringify(props.timings),
       },
@@ -61,6 +65,7 @@ export class OrderStarter extends Construct {
     const fn = this.starter.function;
     this.startRequests.consumeWith(fn, START_BATCH_SIZE);
     props.stateStore.grant(fn, 'dynamodb:GetItem', 'dynamodb:UpdateItem');
+    props.ordersDatabase.grant(fn, 'dynamodb:GetItem');
     for (const stateMachine of props.stateMachines.values()) stateMachine.grantStartExecution(fn);
   }
 

@@ -11,12 +11,25 @@
  * SET only, and a reservation must never be fenced (a stale attempt's call still reaches the
  * dependency and must be counted) and is an atomic ADD. It touches neither UpdatedAt (the operator's
  * optimistic version) nor the lock, so it never makes another writer's transition lose.
+ *
+ * Lean workflow versions (AgentRequest.markRunning) are the exception, by request: the same write
+ * also applies transition markStepRunning (rendered from STATE_TRANSITIONS, its SET clauses and its
+ * fenced condition ANDed to the reservation's), so the step becomes Running exactly when its agent
+ * has the request, and a stale execution's agent (its lock gone) neither counts nor calls: it has
+ * nothing to call for, since its execution can no longer record the result.
  */
-import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  UpdateCommand,
+  type UpdateCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import type { Clock } from '../../shared/clock';
 import { isConditionalCheckFailed } from '../../shared/dynamodb-errors';
 import { hasErrorName } from '../../shared/errors';
-import { StateAttr } from '../contracts';
-import type { CallBudgetPort, CallReservation } from '../domain/agent';
+import { ProcessState, StateAttr } from '../contracts';
+import type { CallBudgetPort, CallReservation, MarkStepRunning } from '../domain/agent';
+import { transitionUpdate } from './state-store';
 
 const NAMES = {
   '#orderId': StateAttr.OrderId,
@@ -40,11 +53,13 @@ export class DynamoCallBudget implements CallBudgetPort {
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
     private readonly deploymentBudget: number,
+    /** StartedAt and UpdatedAt of a step marked Running. */
+    private readonly clock: Clock,
   ) {
     if (!tableName) throw new Error('DynamoCallBudget: tableName is required');
   }
 
-  async reserve(call: { readonly orderId: string; readonly operation: string }): Promise<CallReservation> {
+  async reserve(call: ReserveCall): Promise<CallReservation> {
     try {
       await this.add(call);
       return { kind: 'reserved' };
@@ -65,15 +80,20 @@ export class DynamoCallBudget implements CallBudgetPort {
     }
   }
 
-  private async add(call: { readonly orderId: string; readonly operation: string }): Promise<void> {
+  private async add(call: ReserveCall): Promise<void> {
+    const reservation = {
+      UpdateExpression: RESERVE_CALL.updateExpression,
+      ConditionExpression: RESERVE_CALL.conditionExpression,
+      ExpressionAttributeNames: { ...NAMES, '#op': call.operation },
+      ExpressionAttributeValues: { ':one': 1, ':deploymentBudget': this.deploymentBudget },
+    };
     await this.client.send(
       new UpdateCommand({
         TableName: this.tableName,
         Key: { [StateAttr.OrderId]: call.orderId },
-        UpdateExpression: RESERVE_CALL.updateExpression,
-        ConditionExpression: RESERVE_CALL.conditionExpression,
-        ExpressionAttributeNames: { ...NAMES, '#op': call.operation },
-        ExpressionAttributeValues: { ':one': 1, ':deploymentBudget': this.deploymentBudget },
+        ...(call.markRunning === undefined
+          ? reservation
+          : withMarkRunning(reservation, call.orderId, call.markRunning, this.clock.now())),
       }),
     );
   }
@@ -96,22 +116,38 @@ export class DynamoCallBudget implements CallBudgetPort {
     }
   }
 
-  /** Why a reservation was refused: the budget is spent, or (never in practice) there is no record. */
-  private async refusal(call: {
-    readonly orderId: string;
-    readonly operation: string;
-  }): Promise<CallReservation> {
+  /**
+   * Why a reservation was refused: the lock is gone (a markRunning reservation), the budget is
+   * spent, or (never in practice) there is no record.
+   */
+  private async refusal(call: ReserveCall): Promise<CallReservation> {
     const { Item: item } = await this.client.send(
       new GetCommand({
         TableName: this.tableName,
         Key: { [StateAttr.OrderId]: call.orderId },
         ConsistentRead: true,
-        ProjectionExpression: '#orderId, #budget, #calls.#op',
-        ExpressionAttributeNames: { ...NAMES, '#op': call.operation },
+        ProjectionExpression: '#orderId, #budget, #calls.#op, #lockedBy, #processState',
+        ExpressionAttributeNames: {
+          ...NAMES,
+          '#op': call.operation,
+          '#lockedBy': StateAttr.LockedBy,
+          '#processState': StateAttr.ProcessState,
+        },
       }),
     );
     if (item === undefined) {
       throw new Error(`No state record '${call.orderId}' to reserve a call of ${call.operation} in`);
+    }
+    if (call.markRunning !== undefined) {
+      const lockedBy = item[StateAttr.LockedBy];
+      const state = item[StateAttr.ProcessState];
+      // The same clauses markStepRunning's condition holds (fence, then Processing), read back.
+      if (lockedBy !== call.markRunning.instanceId || state !== ProcessState.Processing) {
+        return {
+          kind: 'fenced',
+          detail: `the record is ${String(state)} and locked by ${lockedBy === undefined ? 'nobody' : `'${String(lockedBy)}'`}, not by '${call.markRunning.instanceId}': ${call.markRunning.step} not marked Running, no call made`,
+        };
+      }
     }
     const budget = item[StateAttr.RetryBudget];
     const made = (item[StateAttr.CallsMade] as Record<string, unknown> | undefined)?.[call.operation];
@@ -121,6 +157,62 @@ export class DynamoCallBudget implements CallBudgetPort {
       callsMade: typeof made === 'number' ? made : 0,
     };
   }
+}
+
+type ReserveCall = Parameters<CallBudgetPort['reserve']>[0];
+
+type ReservationUpdate = Required<
+  Pick<
+    UpdateCommandInput,
+    'UpdateExpression' | 'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'
+  >
+>;
+
+/**
+ * The reservation and transition markStepRunning in one UpdateItem: SET clauses and condition from
+ * the transitions table (transitionUpdate), the reservation's ADD and condition ANDed to them. The
+ * two use disjoint placeholders; a clash would be a bug in one of them, so it throws.
+ */
+export function withMarkRunning(
+  reservation: ReservationUpdate,
+  orderId: string,
+  mark: MarkStepRunning,
+  now: number,
+): ReservationUpdate {
+  const at = new Date(now).toISOString();
+  const running = transitionUpdate(
+    'markStepRunning',
+    orderId,
+    { instanceId: mark.instanceId, runningStep: mark.step, completeBy: mark.completeBy, now: at },
+    { step: mark.step },
+  );
+  const names = running.ExpressionAttributeNames ?? {};
+  const values = running.ExpressionAttributeValues ?? {};
+  const clashes = [
+    ...Object.keys(names).filter(
+      (key) =>
+        key in reservation.ExpressionAttributeNames &&
+        reservation.ExpressionAttributeNames[key] !== names[key],
+    ),
+    ...Object.keys(values).filter((key) => key in reservation.ExpressionAttributeValues),
+  ];
+  if (clashes.length > 0) {
+    throw new Error(`Reservation and markStepRunning share placeholders: ${clashes.join(', ')}`);
+  }
+  if (
+    !running.UpdateExpression?.startsWith('SET ') ||
+    /\b(REMOVE|ADD|DELETE)\b/.test(running.UpdateExpression)
+  ) {
+    throw new Error(
+      `markStepRunning must be SET only to share the reservation's write: ${running.UpdateExpression}`,
+    );
+  }
+  return {
+    UpdateExpression: `${running.UpdateExpression} ${reservation.UpdateExpression}`,
+    ConditionExpression: `(${running.ConditionExpression}) AND (${reservation.ConditionExpression})`,
+    ExpressionAttributeNames: { ...reservation.ExpressionAttributeNames, ...names },
+    ExpressionAttributeValues: { ...reservation.ExpressionAttributeValues, ...values },
+  };
 }
 
 /** DynamoDB's answer to an ADD inside a map attribute that does not exist. */

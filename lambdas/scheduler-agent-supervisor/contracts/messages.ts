@@ -52,6 +52,13 @@ export const AgentRequestSchema = z.object({
   heartbeatSeconds: z.number().int().positive(),
   /** Remote calls allowed for this request (first call included). */
   maxCallAttempts: z.number().int().min(1),
+  /**
+   * Lean workflow versions only (contracts/workflows.ts, WorkflowShape), perform only: the agent marks
+   * the step Running (transition markStepRunning, fenced on `instanceId`) in the same conditional
+   * write that reserves each call, instead of a `<Step>.MarkRunning` state before the request. A
+   * failed fence ends the request with Agent.FencedOut and no call. Absent: the execution marked it.
+   */
+  markRunning: z.literal(true).optional(),
   /** Business payload the remote service needs. */
   order: z.object({
     customerId: z.string(),
@@ -86,6 +93,11 @@ export const AgentError = {
    * call): permanent, handled like Permanent, and named apart so the record and the alert say why.
    */
   RetryBudgetExhausted: 'Agent.RetryBudgetExhausted',
+  /**
+   * A `markRunning` request whose execution no longer holds the lock (a newer attempt, a finished
+   * order): nothing was written and no call made; a lean execution ends FencedOut on it.
+   */
+  FencedOut: 'Agent.FencedOut',
 } as const;
 
 /** The agent errors the scheduler treats as permanent: it compensates (a step) or gives up (a compensation). */

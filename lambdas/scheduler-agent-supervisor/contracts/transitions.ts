@@ -6,7 +6,9 @@
  *   - the scheduler's UpdateItem states (JSONPath ASL; parameters bound to execution paths) in
  *     lib/scheduler-agent-supervisor/scheduler/store-updates.ts;
  *   - the starter's and the supervisor's SDK UpdateCommands (parameters bound to request values)
- *     in adapters/state-store.ts.
+ *     in adapters/state-store.ts;
+ *   - for lean workflow versions, markStepRunning applied by the agent on behalf of its execution
+ *     (the execution's instanceId is the fence), in its call reservation (adapters/call-budget.ts).
  *
  * Rendering is deterministic, so both sides send the very same expressions: an attribute's
  * placeholder is `#` + its name in lower camel case (`LockedBy` -> `#lockedBy`), the step a step
@@ -283,6 +285,49 @@ const BACK_TO_THE_STARTER = [
   [attr(StateAttr.OperatorLog), { appendList: param('entry') }],
 ] as const;
 
+/**
+ * Scheduler: a step completed; a later attempt never redoes it. The same write records its
+ * compensation log entry (one item: atomic without a transaction), so a completed step can never
+ * lack what is needed to undo it.
+ */
+const MARK_STEP_COMPLETED = transition({
+  by: 'scheduler',
+  summary:
+    'The step is Completed, with the result its agent returned, and its compensation is Recorded in the log',
+  params: {
+    instanceId: 'S',
+    result: 'M',
+    seq: 'N',
+    compensation: 'S',
+    undoes: 'S',
+    confirmationId: 'S',
+    now: 'S',
+  },
+  fence: HELD_BY_THIS_EXECUTION,
+  condition: [isProcessing],
+  set: [
+    [stepAttr(StepAttr.Status), constant(StepStatus.Completed)],
+    [stepAttr(StepAttr.CompletedAt), param('now')],
+    [stepAttr(StepAttr.Result), param('result')],
+    [
+      logEntry,
+      {
+        placeholder: 'compensationEntry',
+        map: {
+          [CompensationAttr.Seq]: param('seq'),
+          [CompensationAttr.Compensation]: param('compensation'),
+          [CompensationAttr.Undoes]: param('undoes'),
+          [CompensationAttr.ConfirmationId]: param('confirmationId'),
+          [CompensationAttr.Status]: constant(CompensationStatus.Recorded),
+          [CompensationAttr.RecordedAt]: param('now'),
+        },
+      },
+    ],
+    [attr(StateAttr.UpdatedAt), param('now')],
+  ],
+  remove: [attr(StateAttr.RunningStep)],
+});
+
 export const STATE_TRANSITIONS = {
   /** Starter: claim a Pending record for a new attempt (then, and only then, start its execution). */
   claim: transition({
@@ -437,47 +482,20 @@ export const STATE_TRANSITIONS = {
     remove: [],
   }),
 
+  markStepCompleted: MARK_STEP_COMPLETED,
+
   /**
-   * Scheduler: a step completed; a later attempt never redoes it. The same write records its
-   * compensation log entry (one item: atomic without a transaction), so a completed step can never
-   * lack what is needed to undo it.
+   * Scheduler, lean shape: markStepCompleted, and CompleteBy becomes the next step's planned deadline
+   * in the same write. A lean execution has no MarkRunning of its own: the next step's request is in
+   * flight (queue, agent start) until its agent marks the step Running, and with the completed
+   * step's CompleteBy left in place the supervisor could expire a healthy attempt in that gap (the
+   * short chaos campaign did, on a loaded machine). Classic executions keep markStepCompleted.
    */
-  markStepCompleted: transition({
-    by: 'scheduler',
-    summary:
-      'The step is Completed, with the result its agent returned, and its compensation is Recorded in the log',
-    params: {
-      instanceId: 'S',
-      result: 'M',
-      seq: 'N',
-      compensation: 'S',
-      undoes: 'S',
-      confirmationId: 'S',
-      now: 'S',
-    },
-    fence: HELD_BY_THIS_EXECUTION,
-    condition: [isProcessing],
-    set: [
-      [stepAttr(StepAttr.Status), constant(StepStatus.Completed)],
-      [stepAttr(StepAttr.CompletedAt), param('now')],
-      [stepAttr(StepAttr.Result), param('result')],
-      [
-        logEntry,
-        {
-          placeholder: 'compensationEntry',
-          map: {
-            [CompensationAttr.Seq]: param('seq'),
-            [CompensationAttr.Compensation]: param('compensation'),
-            [CompensationAttr.Undoes]: param('undoes'),
-            [CompensationAttr.ConfirmationId]: param('confirmationId'),
-            [CompensationAttr.Status]: constant(CompensationStatus.Recorded),
-            [CompensationAttr.RecordedAt]: param('now'),
-          },
-        },
-      ],
-      [attr(StateAttr.UpdatedAt), param('now')],
-    ],
-    remove: [attr(StateAttr.RunningStep)],
+  markStepCompletedHandingOver: transition({
+    ...MARK_STEP_COMPLETED,
+    summary: `${MARK_STEP_COMPLETED.summary}; CompleteBy is the next step's planned deadline`,
+    params: { ...MARK_STEP_COMPLETED.params, completeBy: 'N' },
+    set: [...MARK_STEP_COMPLETED.set, [attr(StateAttr.CompleteBy), param('completeBy')]],
   }),
 
   /** Scheduler: every step completed. Leaving the index (REMOVE DueShard) makes it terminal. */

@@ -1,16 +1,39 @@
 import { ORDER_STEPS, type OrderStep, type StepName } from './steps';
 
 /**
- * Workflow versions (MISSION item 12): the ordered step list each version runs, by version number.
+ * The shape of a version's state machine (DESIGN.md "Workflow versions", "Lean shape"):
+ *   - `classic`: LoadStateRecord -> LoadOrder -> CheckLock -> per step `<Step>.Check` (skip a step an
+ *     earlier attempt completed) -> `<Step>.MarkRunning` -> `<Step>.CallAgent` -> `<Step>.MarkCompleted`;
+ *   - `lean`: the order comes in the execution input (no LoadOrder), CheckLock routes straight to the
+ *     first step not completed (no `<Step>.Check`), and the agent marks its step Running in the
+ *     conditional write that reserves its call (no `<Step>.MarkRunning`): 2 transitions per step
+ *     instead of 4, and one fewer fixed.
+ * The agent and the starter act per request, so executions of both shapes run side by side.
+ */
+export type WorkflowShape = 'classic' | 'lean';
+
+/** A version: the steps it runs, in order, and the shape of its state machine. */
+export interface WorkflowVersionDefinition {
+  readonly steps: readonly StepName[];
+  readonly shape: WorkflowShape;
+}
+
+const V1_STEPS = ['ReserveInventory', 'ChargePayment', 'ScheduleShipping'] as const;
+const V2_STEPS = [...V1_STEPS, 'AwardLoyaltyPoints'] as const;
+
+/**
+ * Workflow versions (MISSION item 12): what each version runs (steps and shape), by version number.
  * An order keeps the version it was submitted on (StateAttr.WorkflowVersion) for its whole life, so
- * a version's entry is never edited once deployed: a changed step list is a new version. Each
- * version deployed at the same time gets its own state machine (lib/scheduler-agent-supervisor,
- * DESIGN.md "Workflow versions"), generated from this list.
+ * a version's entry is never edited once deployed: changed steps or a changed shape is a new
+ * version. Each version deployed at the same time gets its own state machine
+ * (lib/scheduler-agent-supervisor, DESIGN.md "Workflow versions"), generated from this entry.
  */
 export const WORKFLOW_VERSIONS = {
-  1: ['ReserveInventory', 'ChargePayment', 'ScheduleShipping'],
-  2: ['ReserveInventory', 'ChargePayment', 'ScheduleShipping', 'AwardLoyaltyPoints'],
-} as const satisfies Readonly<Record<number, readonly StepName[]>>;
+  1: { steps: V1_STEPS, shape: 'classic' },
+  2: { steps: V2_STEPS, shape: 'classic' },
+  3: { steps: V1_STEPS, shape: 'lean' },
+  4: { steps: V2_STEPS, shape: 'lean' },
+} as const satisfies Readonly<Record<number, WorkflowVersionDefinition>>;
 
 /** A workflow version this code knows (a key of WORKFLOW_VERSIONS). */
 export type WorkflowVersion = keyof typeof WORKFLOW_VERSIONS;
@@ -22,12 +45,34 @@ export const KNOWN_WORKFLOW_VERSIONS: readonly WorkflowVersion[] = Object.keys(W
 
 /**
  * The version new orders get unless the deployment says otherwise (CDK context `workflowVersion`):
- * every profile's `workflow.current` default.
+ * every profile's `workflow.current` default. v3: v1's steps in the lean shape (fewer state
+ * transitions per order, the same store updates and fences).
  */
-export const DEFAULT_WORKFLOW_VERSION: WorkflowVersion = 1;
+export const DEFAULT_WORKFLOW_VERSION: WorkflowVersion = 3;
+
+/**
+ * The versions every profile deploys by default: the current one, and v1, the previous default,
+ * so v1 orders in flight when a deployment upgrades to v3 finish (or are retried) on v1's state
+ * machine. Retire v1 (`-c retireWorkflowVersionsBefore=3`) once no non-terminal order is on it.
+ */
+export const DEFAULT_LIVE_WORKFLOW_VERSIONS: readonly WorkflowVersion[] = [1, DEFAULT_WORKFLOW_VERSION];
 
 export function isKnownWorkflowVersion(version: unknown): version is WorkflowVersion {
   return typeof version === 'number' && Object.hasOwn(WORKFLOW_VERSIONS, version);
+}
+
+function knownVersion(version: number): WorkflowVersion {
+  if (!isKnownWorkflowVersion(version)) {
+    throw new Error(
+      `Unknown workflow version ${JSON.stringify(version)}. Known versions: ${KNOWN_WORKFLOW_VERSIONS.join(', ')}`,
+    );
+  }
+  return version;
+}
+
+/** The shape of one workflow version's state machine; throws naming an unknown version. */
+export function workflowShape(version: number): WorkflowShape {
+  return WORKFLOW_VERSIONS[knownVersion(version)].shape;
 }
 
 /** The steps of one version: never empty. */
@@ -35,12 +80,7 @@ export type WorkflowStepList = readonly [OrderStep, ...OrderStep[]];
 
 /** The steps of one workflow version, in the order they run; throws naming an unknown version. */
 export function workflowSteps(version: number): WorkflowStepList {
-  if (!isKnownWorkflowVersion(version)) {
-    throw new Error(
-      `Unknown workflow version ${JSON.stringify(version)}. Known versions: ${KNOWN_WORKFLOW_VERSIONS.join(', ')}`,
-    );
-  }
-  const [first, ...rest] = WORKFLOW_VERSIONS[version].map((name) => {
+  const [first, ...rest] = WORKFLOW_VERSIONS[knownVersion(version)].steps.map((name) => {
     const step = ORDER_STEPS.find((candidate) => candidate.name === name);
     // WORKFLOW_VERSIONS is typed by StepName, so every name is in the catalogue.
     if (!step) throw new Error(`Workflow version ${version} names step '${name}', not in ORDER_STEPS`);

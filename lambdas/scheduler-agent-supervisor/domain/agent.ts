@@ -151,7 +151,9 @@ export type CallResult =
       readonly calls: number;
     }
   /** The record refused to reserve another call: the order's budget for the operation is spent. */
-  | { readonly kind: 'budget-exhausted'; readonly detail: string; readonly calls: number };
+  | { readonly kind: 'budget-exhausted'; readonly detail: string; readonly calls: number }
+  /** A `markRunning` reservation found the lock gone (another attempt, a finished order): no call made. */
+  | { readonly kind: 'fenced'; readonly detail: string; readonly calls: number };
 
 /** What the state record answered when asked to reserve one call (see CallBudgetPort). */
 export type CallReservation =
@@ -162,7 +164,26 @@ export type CallReservation =
       readonly budget: number;
       /** Calls reserved for the operation so far (CallsMade.<operation>). */
       readonly callsMade: number;
-    };
+    }
+  /**
+   * A reservation that was to mark the step Running (MarkStepRunning) found the record no longer
+   * held by the request's execution, or not Processing: nothing was written, nothing is called.
+   */
+  | { readonly kind: 'fenced'; readonly detail: string };
+
+/**
+ * Lean workflow versions (AgentRequest.markRunning): the step is marked Running, as transition
+ * markStepRunning says, in the conditional write that reserves the call, fenced on the lock of the
+ * request's execution. The values are what a classic `<Step>.MarkRunning` state binds.
+ */
+export interface MarkStepRunning {
+  /** The execution's lock (its instance id, which names its attempt). */
+  readonly instanceId: string;
+  /** The step, which becomes RunningStep. */
+  readonly step: string;
+  /** The step's planned deadline (the request's deadlineEpochMillis): CompleteBy. */
+  readonly completeBy: number;
+}
 
 /**
  * The order's end-to-end retry budget (MISSION item 10), kept in its state record: every remote
@@ -171,7 +192,12 @@ export type CallReservation =
  * is never fenced on the lock: it counts calls, it does not decide who may run.
  */
 export interface CallBudgetPort {
-  reserve(call: { readonly orderId: string; readonly operation: string }): Promise<CallReservation>;
+  reserve(call: {
+    readonly orderId: string;
+    readonly operation: string;
+    /** Also mark the step Running, fenced, in the same write (lean versions). @default - count only */
+    readonly markRunning?: MarkStepRunning;
+  }): Promise<CallReservation>;
 }
 
 export interface CallObserver {
@@ -211,6 +237,9 @@ export async function callWithRetries(
       if (reservation.kind === 'exhausted') {
         const detail = `retry budget exhausted: ${reservation.callsMade} of ${reservation.budget} calls already made for this operation of the order`;
         return { done: true, value: { kind: 'budget-exhausted', detail, calls: attempt - 1 } };
+      }
+      if (reservation.kind === 'fenced') {
+        return { done: true, value: { kind: 'fenced', detail: reservation.detail, calls: attempt - 1 } };
       }
       observer.onCall?.(attempt);
       const outcome = await callOnce(perCallTimeoutMillis(now, settings.deadline));
@@ -276,6 +305,8 @@ export interface RemoteCallInput {
   readonly order: AgentRequest['order'];
   readonly deadline: number;
   readonly maxCallAttempts: number;
+  /** Lean versions: every reservation also marks the step Running, fenced. @default - count only */
+  readonly markRunning?: MarkStepRunning;
 }
 
 /** Thrown inside the idempotent call so a failed call leaves no idempotency record behind. */
@@ -329,7 +360,7 @@ export type AgentOutcome =
   | {
       readonly kind: 'failed';
       readonly error: (typeof AgentError)[keyof typeof AgentError];
-      readonly reason: 'permanent' | 'budget-exhausted' | GiveUpReason;
+      readonly reason: 'permanent' | 'budget-exhausted' | 'fenced' | GiveUpReason;
       readonly cause: string;
       readonly delivery: CallbackDelivery;
     };
@@ -412,6 +443,15 @@ export async function handleAgentRequest(
     order: request.order,
     deadline: effectiveDeadline(request),
     maxCallAttempts: request.maxCallAttempts,
+    ...(request.markRunning === true &&
+      request.action === 'perform' && {
+        markRunning: {
+          instanceId: request.instanceId,
+          step: request.step,
+          // The step's planned deadline: what a classic <Step>.MarkRunning writes as CompleteBy.
+          completeBy: request.deadlineEpochMillis,
+        },
+      }),
   };
   const stopHeartbeats = ports.heartbeats.start(
     request.taskToken,
@@ -446,6 +486,9 @@ function failureFor(error: unknown): AgentFailure | undefined {
     }
     if (result.kind === 'budget-exhausted') {
       return { error: AgentError.RetryBudgetExhausted, reason: 'budget-exhausted', cause: result.detail };
+    }
+    if (result.kind === 'fenced') {
+      return { error: AgentError.FencedOut, reason: 'fenced', cause: result.detail };
     }
     return {
       error: AgentError.TransientExhausted,
@@ -508,7 +551,12 @@ export async function callRemoteOperation(
       maxCallAttempts: input.maxCallAttempts,
       backoff: deps.backoff,
       action: operation.action,
-      reserve: () => deps.budget.reserve({ orderId: input.orderId, operation: input.operation }),
+      reserve: () =>
+        deps.budget.reserve({
+          orderId: input.orderId,
+          operation: input.operation,
+          ...(input.markRunning !== undefined && { markRunning: input.markRunning }),
+        }),
     },
     deps,
     deps.observer,

@@ -7,15 +7,19 @@ import { type BackoffPolicy, type RandomSource, retryWithBackoff } from '../../s
 import type { Clock, Sleep } from '../../shared/clock';
 import { describeError } from '../../shared/errors';
 import {
+  type AgentRequest,
+  MAX_ORDER_BODY_BYTES,
   type OperationName,
   ProcessState,
   type StartOrderMessage,
   StepStatus,
   type WorkflowTimings,
+  workflowShape,
   workflowSteps,
 } from '../contracts';
 import type {
   ClaimStore,
+  OrdersReader,
   ReleaseRequest,
   StateRecordReader,
   TransitionResult,
@@ -30,6 +34,22 @@ import {
   type StateRecord,
   stepStatusOf,
 } from './state-record';
+
+/**
+ * Step Functions' limit on an execution's input (256 KiB). A lean version's input carries the order,
+ * which the submission held to MAX_ORDER_BODY_BYTES (16 KiB) as a whole JSON body: the same fields
+ * serialized again, plus ids of a few hundred bytes, stay far below it (checked anyway, see
+ * workflowExecutionInput).
+ */
+export const MAX_EXECUTION_INPUT_BYTES = 256 * 1024;
+
+/** A lean version's start finds no order in the business database: it can never succeed. */
+export class MissingOrderError extends Error {
+  constructor(readonly orderId: string) {
+    super(`No order '${orderId}' in the business database to start its lean workflow execution with`);
+    this.name = 'MissingOrderError';
+  }
+}
 
 /** A start message names an order the state store does not know: it can never succeed. */
 export class UnknownOrderError extends Error {
@@ -292,14 +312,46 @@ export function workflowExecutionInput(input: {
   readonly attempt: number;
   readonly correlationId: string;
   readonly workflowVersion: number;
+  /**
+   * Lean versions only: the immutable order as the agents take it, so the execution needs no
+   * LoadOrder task. Immutable, so a re-issued start still sends byte-identical input.
+   * @default - none (a classic execution loads the order itself)
+   */
+  readonly order?: AgentRequest['order'];
 }): string {
-  return JSON.stringify({
+  const text = JSON.stringify({
     orderId: input.orderId,
     instanceId: input.instanceId,
     attempt: input.attempt,
     correlationId: input.correlationId,
     workflowVersion: input.workflowVersion,
+    ...(input.order !== undefined && { order: input.order }),
   });
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes > MAX_EXECUTION_INPUT_BYTES) {
+    // Unreachable for an order the submission accepted (<= MAX_ORDER_BODY_BYTES); never truncate.
+    throw new Error(
+      `Execution input of '${input.instanceId}' is ${bytes} bytes, above Step Functions' ${MAX_EXECUTION_INPUT_BYTES} (orders are limited to ${MAX_ORDER_BODY_BYTES})`,
+    );
+  }
+  return text;
+}
+
+/** The order a lean version's execution gets in its input (undefined for a classic version). */
+async function orderForInput(
+  orderId: string,
+  workflowVersion: number,
+  orders: OrdersReader,
+): Promise<AgentRequest['order'] | undefined> {
+  if (workflowShape(workflowVersion) !== 'lean') return undefined;
+  const order = await orders.get(orderId);
+  if (order === undefined) throw new MissingOrderError(orderId);
+  return {
+    customerId: order.customerId,
+    items: order.items.map((item) => ({ sku: item.sku, quantity: item.quantity })),
+    totalCents: order.totalCents,
+    currency: order.currency,
+  };
 }
 
 /**
@@ -330,6 +382,8 @@ export interface StartDependencies {
   readonly retry: StartRetryDependencies;
   /** The workflow versions deployed here (each has a state machine); others are refused. */
   readonly liveWorkflowVersions: readonly number[];
+  /** The business database: a lean version's execution gets the order in its input. */
+  readonly orders: OrdersReader;
 }
 
 /**
@@ -402,6 +456,9 @@ export async function startOrder(message: StartOrderMessage, deps: StartDependen
     return { kind: 'skipped', reason: decision.reason, detail: decision.detail };
   }
 
+  // Read before claiming, so a missing order never leaves a claim behind it.
+  const order = await orderForInput(record.orderId, decision.workflowVersion, deps.orders);
+
   if (decision.kind === 'claim') {
     const result = await deps.states.claim({
       kind: decision.claimKind,
@@ -428,6 +485,7 @@ export async function startOrder(message: StartOrderMessage, deps: StartDependen
         attempt: decision.attempt,
         correlationId: message.correlationId,
         workflowVersion: decision.workflowVersion,
+        ...(order !== undefined && { order }),
       }),
       workflowVersion: decision.workflowVersion,
     },

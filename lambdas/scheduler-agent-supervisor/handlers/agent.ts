@@ -60,6 +60,7 @@ const budget = new DynamoCallBudget(
   createDocumentClient(tracer),
   requireEnv(EnvKey.StateTableName),
   readRetryBudget(),
+  systemClock,
 );
 const backoff = { baseMillis: timings.agentBackoffBaseMillis, capMillis: timings.agentBackoffCapMillis };
 

@@ -14,6 +14,7 @@ import { describeError } from '../../shared/errors';
 import { annotateTrace, createObservability, instrumentedHandler } from '../../shared/observability';
 import { jsonParser } from '../../shared/parse';
 import { processSqsBatch } from '../../shared/sqs-batch';
+import { DynamoOrdersRepository } from '../adapters/orders-repository';
 import { readWorkflowStateMachines, readWorkflowTimings } from '../adapters/runtime-config';
 import { DynamoStateStore } from '../adapters/state-store';
 import { SfnWorkflowStarter } from '../adapters/workflow-starter';
@@ -25,8 +26,10 @@ const observability = createObservability<OrderMetric>();
 const { logger, tracer, count } = observability;
 
 const stateMachines = readWorkflowStateMachines();
+const documents = createDocumentClient(tracer);
 const dependencies: StartDependencies = {
-  states: new DynamoStateStore(createDocumentClient(tracer), requireEnv(EnvKey.StateTableName)),
+  states: new DynamoStateStore(documents, requireEnv(EnvKey.StateTableName)),
+  orders: new DynamoOrdersRepository(documents, requireEnv(EnvKey.OrdersTableName)),
   workflow: new SfnWorkflowStarter(createSfnClient(tracer), stateMachines),
   liveWorkflowVersions: [...stateMachines.keys()],
   clock: systemClock,

@@ -10,6 +10,7 @@ import { ScenarioSku } from '../../../lambdas/fakes/domain/remote-scenarios';
 import {
   DEFAULT_WORKFLOW_VERSION,
   type SubmitOrderRequest,
+  workflowShape,
   workflowSteps,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { gbSeconds, type RuntimeUsage, usageSince } from '../../local-runtime';
@@ -100,10 +101,12 @@ export interface TransitionSaving {
 }
 
 /**
- * What concrete changes would save, read from a Processed order's transitions by state: the
- * per-step Check choices (one Choice after CheckLock could route to the first step not completed),
- * the per-step MarkRunning tasks (the agent could mark its step Running in the conditional write that
- * reserves its call), and LoadOrder (the starter could put the order in the execution input).
+ * What the lean shape (contracts/workflows.ts WorkflowShape, built: versions 3 and 4) saves against
+ * a classic version, read from a Processed order's transitions by state: the per-step Check choices
+ * (lean: CheckLock routes to the first step not completed), the per-step MarkRunning tasks (lean:
+ * the agent marks its step Running in the conditional write that reserves its call), and LoadOrder
+ * (lean: the starter puts the order in the execution input). A lean order has none of these states,
+ * so it finds nothing to save.
  */
 export function transitionSavings(byState: Readonly<Record<string, number>>): TransitionSaving[] {
   const states = (test: (name: string) => boolean) => Object.keys(byState).filter(test).sort();
@@ -114,15 +117,15 @@ export function transitionSavings(byState: Readonly<Record<string, number>>): Tr
   });
   return [
     saving(
-      'route from CheckLock straight to the first step not completed (one Choice with a branch per step) instead of a Check per step',
+      'lean shape: route from CheckLock straight to the first step not completed (one Choice with a branch per step) instead of a Check per step',
       states((name) => name.endsWith('.Check') && !name.endsWith('.Undo.Check')),
     ),
     saving(
-      'let the agent mark its step Running in the conditional write that already reserves its call (CallsMade, same item, same LockedBy fence) instead of a MarkRunning task per step; the record then says Running only once the agent has the request',
+      'lean shape: the agent marks its step Running in the conditional write that already reserves its call (CallsMade, same item, same LockedBy fence) instead of a MarkRunning task per step; the record then says Running only once the agent has the request',
       states((name) => name.endsWith('.MarkRunning')),
     ),
     saving(
-      'give the execution the order in its input (the starter reads it when it claims the order) instead of a LoadOrder task',
+      'lean shape: the execution gets the order in its input (the starter reads it when it claims the order) instead of a LoadOrder task',
       states((name) => name === 'LoadOrder'),
     ),
   ].filter((candidate) => candidate.transitionsSaved > 0);
@@ -397,11 +400,15 @@ function describe(measured: Measured): FigureResult {
     `Not covered: CloudWatch Logs ingestion (function logs, the state machine's execution logs at level ALL), X-Ray traces, KMS requests (the state store's customer-managed key), CloudWatch metrics, alarms and dashboard, DynamoDB storage and streams (stream reads by Lambda are free), data transfer, the web ACL, and the client's own receives and deletes of its status messages (billed to the queue's owner: at least 2 requests per 10 messages).`,
     `A Processed order's ${round(transitions, 2)} transitions by state (USD per 1,000 orders): ${describeStates(byState)}.`,
     `A Processed order's DynamoDB request units by table (read / write): ${describeTables(processed)}. A write costs 1 unit per KB of the item, once for the table and again for every index the item is in (DynamoDB Local counts both).`,
+    `Measured on workflow version ${DEFAULT_WORKFLOW_VERSION} (new orders' default), ${workflowShape(DEFAULT_WORKFLOW_VERSION)} shape (contracts/workflows.ts).`,
     ...savings.map(
       (saving) =>
-        `Would save ${round(saving.transitionsSaved, 2)} transitions (${usd(saving.transitionsSaved * transitionPrice * ORDERS_PER_PRICE)} per 1,000 orders): ${saving.change} [${saving.states.join(', ')}].`,
+        `The ${saving.change.replace(/^lean shape: /, '')} would save ${round(saving.transitionsSaved, 2)} transitions (${usd(saving.transitionsSaved * transitionPrice * ORDERS_PER_PRICE)} per 1,000 orders) [${saving.states.join(', ')}]: the lean shape (workflow versions 3 and 4) does that.`,
     ),
-    `With all of these a Processed order would take ${round(transitions - saved, 2)} transitions (target ${transitionBound}). Even then Step Functions alone costs ${usd(transitionBound * transitionPrice * ORDERS_PER_PRICE)} per 1,000 orders at ${transitionBound} transitions: the $0.25 target leaves nothing for the rest, which costs ${usd(processedCost.total - processedCost.byService['Step Functions'])} per 1,000 here. An Express workflow, billed by duration instead, is no way out: it cannot wait for a task token (the agents' callbacks).`,
+    savings.length > 0
+      ? `In the lean shape a Processed order would take ${round(transitions - saved, 2)} transitions (target ${transitionBound}).`
+      : `No per-step Check, MarkRunning or LoadOrder state is left to save: a Processed order takes ${round(transitions, 2)} transitions (target ${transitionBound}), ${transitions <= transitionBound ? 'within' : 'above'} it.`,
+    `Even at ${transitionBound} transitions Step Functions alone costs ${usd(transitionBound * transitionPrice * ORDERS_PER_PRICE)} per 1,000 orders: the $0.25 target leaves nothing for the rest, which costs ${usd(processedCost.total - processedCost.byService['Step Functions'])} per 1,000 here. An Express workflow, billed by duration instead, is no way out: it cannot wait for a task token (the agents' callbacks).`,
     ...(recovered
       ? [
           `A recovered order costs ${usd(per1000(recovered).total)} per 1,000 (${round(perOrderCounts(recovered).transitions ?? 0, 2)} transitions): its abandoned first attempt and the second one, the stalled call's billed wait, and the supervisor's reset (its writes); the sweeps that found it are in the fixed line. Transitions by state: ${describeStates(transitionsByState(recovered))}.`,

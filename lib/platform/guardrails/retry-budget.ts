@@ -129,7 +129,8 @@ export class RetryBudgetGuardrail implements IValidation {
     );
     return {
       value: Math.max(...executions),
-      from: `1 + Retry MaxAttempts of ${senders.map(({ name }) => name).join(', ')}`,
+      // Each state machine of a live version has its own senders of the same names: name each once.
+      from: `1 + Retry MaxAttempts of ${[...new Set(senders.map(({ name }) => name))].join(', ')}`,
     };
   }
 
@@ -152,7 +153,7 @@ export class RetryBudgetGuardrail implements IValidation {
     });
     return {
       value: Math.max(...values),
-      from: `MessageBody.${field} of ${senders.map(({ name }) => name).join(', ')}`,
+      from: `MessageBody.${field} of ${[...new Set(senders.map(({ name }) => name))].join(', ')}`,
     };
   }
 

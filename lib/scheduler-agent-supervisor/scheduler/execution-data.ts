@@ -17,6 +17,11 @@ export const ExecutionInput = {
   instanceId: '$.instanceId',
   attempt: '$.attempt',
   correlationId: '$.correlationId',
+  /**
+   * Lean versions only: the order as the agents take it (AgentRequest.order), put in the input by
+   * the starter, so no LoadOrder task reads it (a classic execution loads it to WorkflowPath.order).
+   */
+  order: '$.order',
 } as const;
 
 /** When the current state was entered: the time stamp of every store update. */

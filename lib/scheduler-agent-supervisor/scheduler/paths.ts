@@ -5,11 +5,12 @@ import type { Construct } from 'constructs';
 import {
   ProcessState,
   type StepDefinition,
+  type WorkflowShape,
   type WorkflowTimings,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { loadOrder, loadStateRecord } from './data-tasks';
 import { ExecutionInput, RecordPath } from './execution-data';
-import { stepStates, undoStates } from './step-states';
+import { leanStepStates, stepCompleted, stepStates, undoStates } from './step-states';
 import { StoreUpdates } from './store-updates';
 
 const STEP_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9]*$/;
@@ -36,6 +37,12 @@ export interface SchedulerPathsProps {
   readonly stateTable: dynamodb.ITable;
   readonly ordersTable: dynamodb.ITable;
   readonly timings: WorkflowTimings;
+  /**
+   * The version's shape (contracts/workflows.ts WorkflowShape): `lean` has no LoadOrder (the order is
+   * in the input), no `<Step>.Check` and no `<Step>.MarkRunning` (see leanSchedulerSteps).
+   * @default 'classic'
+   */
+  readonly shape?: WorkflowShape;
 }
 
 /** What is wrong with a step list and its queues (empty when nothing is). */
@@ -76,7 +83,7 @@ export function stepProblems(
 }
 
 /**
- * The scheduler's paths, start to end:
+ * The scheduler's paths, start to end (classic shape; the lean shape below):
  *   LoadStateRecord -> LoadOrder -> CheckLock -> each step in order -> MarkProcessed -> Processed
  *   a permanent agent failure of a step: <Step>.BeginCompensation -> the compensation chain
  *   CheckLock of a claimed CompensationInProgress record: the compensation chain
@@ -87,12 +94,16 @@ export function stepProblems(
  *   a lost lock (CheckLock, or any fenced update): FencedOut, changing nothing
  *   a timed-out or transiently failed agent (step or compensation): AttemptAbandoned, touching
  *     nothing (the supervisor retries)
+ * Lean shape: LoadStateRecord -> CheckLock -> the first step not completed -> each step
+ *   (<Step>.CallAgent -> <Step>.MarkCompleted) -> MarkProcessed -> Processed; the agent marks its
+ *   step Running, and its Agent.FencedOut (a lost lock) ends in FencedOut. The rest is the same.
  * Returns the first state.
  */
 export function schedulerPaths(scope: Construct, props: SchedulerPathsProps): sfn.IChainable {
   const problems = stepProblems(props.steps, props.agentQueues);
   if (problems.length > 0) throw new Error(`Scheduler paths ${scope.node.path}: ${problems.join('; ')}`);
 
+  const lean = props.shape === 'lean';
   const fencedOut = new sfn.Succeed(scope, SchedulerEnd.fencedOut, {
     comment:
       'This execution no longer holds the lock (a newer attempt or a finished order): it changes nothing.',
@@ -123,6 +134,7 @@ export function schedulerPaths(scope: Construct, props: SchedulerPathsProps): sf
       seq: index + 1,
       queue: props.agentQueues[step.name] as sqs.IQueue,
       timings: props.timings,
+      ...(lean && { shape: 'lean' as const }),
       updates,
       next: undoNext,
       onPermanentFailure: compensationFailed,
@@ -134,6 +146,51 @@ export function schedulerPaths(scope: Construct, props: SchedulerPathsProps): sf
 
   const markProcessed = updates.markProcessed();
   markProcessed.next(new sfn.Succeed(scope, SchedulerEnd.processed));
+
+  const heldByThisExecution = (state: string) =>
+    sfn.Condition.and(
+      sfn.Condition.isPresent(RecordPath.lockedBy),
+      sfn.Condition.stringEqualsJsonPath(RecordPath.lockedBy, ExecutionInput.instanceId),
+      sfn.Condition.isPresent(RecordPath.processState),
+      sfn.Condition.stringEquals(RecordPath.processState, state),
+    );
+
+  if (lean) {
+    // Built from the last step backwards so each step knows the next. No check between steps: steps
+    // complete in order, so every step after the first not-completed one is not completed either.
+    const entries: { readonly step: StepDefinition; readonly entry: sfn.IChainable }[] = [];
+    let leanNext: sfn.IChainable = markProcessed;
+    [...props.steps].reverse().forEach((step, reversedIndex) => {
+      leanNext = leanStepStates(scope, {
+        step,
+        seq: props.steps.length - reversedIndex,
+        firstCompensation: lastStep.compensation.name,
+        queue: props.agentQueues[step.name] as sqs.IQueue,
+        timings: props.timings,
+        updates,
+        next: leanNext,
+        onPermanentFailure: compensationChain,
+        onAbandoned: attemptAbandoned,
+        fencedOut,
+        ...(entries[0] !== undefined && { nextStep: entries[0].step.name }),
+      }).callAgent;
+      entries.unshift({ step, entry: leanNext });
+    });
+    const processing = heldByThisExecution(ProcessState.Processing);
+    const checkLock = new sfn.Choice(scope, 'CheckLock', {
+      comment:
+        'Run only while this execution holds the lock: from the first step an earlier attempt did not complete (a Processing record), or the compensations (a CompensationInProgress one).',
+    });
+    for (const { step, entry } of entries) {
+      checkLock.when(sfn.Condition.and(processing, sfn.Condition.not(stepCompleted(step.name))), entry);
+    }
+    checkLock
+      // Every step completed by earlier attempts: only MarkProcessed is left.
+      .when(processing, markProcessed)
+      .when(heldByThisExecution(ProcessState.CompensationInProgress), compensationChain)
+      .otherwise(fencedOut);
+    return loadStateRecord(scope, props.stateTable).next(checkLock);
+  }
 
   // Built from the last step backwards so each step knows where a completed (or skipped) step goes.
   let next: sfn.IChainable = markProcessed;
@@ -151,13 +208,6 @@ export function schedulerPaths(scope: Construct, props: SchedulerPathsProps): sf
     }).check;
   });
 
-  const heldByThisExecution = (state: string) =>
-    sfn.Condition.and(
-      sfn.Condition.isPresent(RecordPath.lockedBy),
-      sfn.Condition.stringEqualsJsonPath(RecordPath.lockedBy, ExecutionInput.instanceId),
-      sfn.Condition.isPresent(RecordPath.processState),
-      sfn.Condition.stringEquals(RecordPath.processState, state),
-    );
   const checkLock = new sfn.Choice(scope, 'CheckLock', {
     comment:
       'Run only while this execution holds the lock: the steps of a Processing record, the compensations of a CompensationInProgress one.',

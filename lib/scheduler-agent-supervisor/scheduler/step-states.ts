@@ -4,12 +4,14 @@ import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import type { Construct } from 'constructs';
 import {
+  AgentError,
   type AgentRequest,
   agentCallStateName,
   CompensationStatus,
   PERMANENT_AGENT_ERRORS,
   type StepDefinition,
   StepStatus,
+  type WorkflowShape,
   type WorkflowTimings,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import {
@@ -35,6 +37,12 @@ export interface AgentCallProps {
   readonly queue: sqs.IQueue;
   /** TimeoutSeconds and HeartbeatSeconds of the callback task, and the agent's call budget. */
   readonly timings: CallbackTimings;
+  /**
+   * The version's shape (contracts/workflows.ts): a lean request takes the order from the execution
+   * input and, to perform, asks the agent to mark the step Running (AgentRequest.markRunning).
+   * @default 'classic'
+   */
+  readonly shape?: WorkflowShape;
 }
 
 /**
@@ -51,11 +59,15 @@ export function agentCall(
 ): tasks.SqsSendMessage {
   const { step, timings } = props;
   const compensate = props.action === 'compensate';
+  const lean = props.shape === 'lean';
   validateTimings(`Agent call ${scope.node.path}/${step.name}`, timings);
   const operation = compensate ? step.compensation.name : step.name;
   const deadline = RecordPath.plannedDeadline(operation);
   const orderId = sfn.JsonPath.stringAt(ExecutionInput.orderId);
-  const request: Record<Exclude<keyof AgentRequest, 'undoes'>, unknown> & { undoes?: string } = {
+  const request: Record<Exclude<keyof AgentRequest, 'undoes' | 'markRunning'>, unknown> & {
+    undoes?: string;
+    markRunning?: true;
+  } = {
     taskToken: sfn.JsonPath.taskToken,
     orderId,
     step: step.name,
@@ -71,12 +83,15 @@ export function agentCall(
     taskTimeoutSeconds: timings.stepTimeoutSeconds,
     heartbeatSeconds: timings.stepHeartbeatSeconds,
     maxCallAttempts: timings.agentMaxCallAttempts,
-    order: {
-      customerId: sfn.JsonPath.stringAt(OrderPath.customerId),
-      items: sfn.JsonPath.stringToJson(sfn.JsonPath.stringAt(OrderPath.items)),
-      totalCents: sfn.JsonPath.stringToJson(sfn.JsonPath.stringAt(OrderPath.totalCents)),
-      currency: sfn.JsonPath.stringAt(OrderPath.currency),
-    },
+    ...(lean && !compensate && { markRunning: true }),
+    order: lean
+      ? sfn.JsonPath.objectAt(ExecutionInput.order)
+      : {
+          customerId: sfn.JsonPath.stringAt(OrderPath.customerId),
+          items: sfn.JsonPath.stringToJson(sfn.JsonPath.stringAt(OrderPath.items)),
+          totalCents: sfn.JsonPath.stringToJson(sfn.JsonPath.stringAt(OrderPath.totalCents)),
+          currency: sfn.JsonPath.stringAt(OrderPath.currency),
+        },
     correlationId: sfn.JsonPath.stringAt(ExecutionInput.correlationId),
   };
   return tasks.SqsSendMessage.jsonPath(
@@ -152,6 +167,56 @@ export function stepStates(scope: Construct, props: StepStatesProps): StepStates
     )
     .otherwise(markRunning);
   return { check, markRunning, callAgent, markCompleted, beginCompensation };
+}
+
+export interface LeanStepStatesProps extends Omit<StepStatesProps, 'shape'> {
+  /** Where the agent's Agent.FencedOut goes: its execution no longer holds the lock. */
+  readonly fencedOut: sfn.IChainable;
+  /**
+   * The step that runs next: MarkCompleted then sets CompleteBy to its planned deadline, since no
+   * MarkRunning does before its agent has the request.
+   * @default - none (the last step: MarkProcessed follows at once)
+   */
+  readonly nextStep?: string;
+}
+
+/** The states of one step of a lean version, entered at `callAgent`. */
+export interface LeanStepStates {
+  readonly callAgent: tasks.SqsSendMessage;
+  readonly markCompleted: tasks.DynamoUpdateItem;
+  readonly beginCompensation: tasks.DynamoUpdateItem;
+}
+
+/**
+ * Lean shape: `<Step>.CallAgent` -> `<Step>.MarkCompleted` -> next. No `<Step>.Check` (CheckLock
+ * routes to the first step not completed, and steps complete in order) and no `<Step>.MarkRunning`:
+ * the agent marks the step Running in the write that reserves its call, fenced on this execution's
+ * lock; a failed fence comes back as Agent.FencedOut, having changed nothing.
+ */
+export function leanStepStates(scope: Construct, props: LeanStepStatesProps): LeanStepStates {
+  const { step } = props;
+  const callAgent = agentCall(scope, { ...props, shape: 'lean', action: 'perform' });
+  const markCompleted =
+    props.nextStep === undefined
+      ? props.updates.markStepCompleted(step, props.seq)
+      : props.updates.markStepCompletedHandingOver(step, props.seq, props.nextStep);
+  const beginCompensation = props.updates.beginCompensation(step.name, props.firstCompensation);
+  beginCompensation.next(props.onPermanentFailure);
+  callAgent
+    .addCatch(props.fencedOut, { errors: [AgentError.FencedOut], resultPath: WorkflowPath.fencedOut })
+    .addCatch(beginCompensation, { errors: [...PERMANENT_AGENT_ERRORS], resultPath: WorkflowPath.error })
+    .addCatch(props.onAbandoned, { errors: [sfn.Errors.ALL], resultPath: WorkflowPath.abandoned });
+  callAgent.next(markCompleted).next(props.next);
+  return { callAgent, markCompleted, beginCompensation };
+}
+
+/** Whether an earlier attempt completed `step`, as the loaded record says. */
+export function stepCompleted(step: string): sfn.Condition {
+  const status = RecordPath.stepStatus(step);
+  return sfn.Condition.and(
+    sfn.Condition.isPresent(status),
+    sfn.Condition.stringEquals(status, StepStatus.Completed),
+  );
 }
 
 export interface UndoStatesProps extends AgentCallProps {

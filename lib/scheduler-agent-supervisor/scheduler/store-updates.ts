@@ -164,13 +164,23 @@ export class StoreUpdates {
    * names the step's position (`seq`, 1-based), its compensation and the key of the effect.
    */
   markStepCompleted(step: StepDefinition, seq: number): tasks.DynamoUpdateItem {
-    const confirmationId = text(sfn.JsonPath.stringAt(`${stepResultPath(step.name)}.confirmationId`));
-    return this.update(`${step.name}.MarkCompleted`, 'markStepCompleted', step.name, {
-      result: tasks.DynamoAttributeValue.fromMap({ [StepResultAttr.ConfirmationId]: confirmationId }),
-      seq: tasks.DynamoAttributeValue.fromNumber(seq),
-      compensation: text(step.compensation.name),
-      undoes: effectKey(step.name),
-      confirmationId,
+    return this.update(
+      `${step.name}.MarkCompleted`,
+      'markStepCompleted',
+      step.name,
+      completedBindings(step, seq),
+    );
+  }
+
+  /**
+   * `<Step>.MarkCompleted` of a lean execution followed by another step: as markStepCompleted, and
+   * CompleteBy is `nextStep`'s planned deadline (transition markStepCompletedHandingOver), so the
+   * record covers the next request until its agent marks that step Running.
+   */
+  markStepCompletedHandingOver(step: StepDefinition, seq: number, nextStep: string): tasks.DynamoUpdateItem {
+    return this.update(`${step.name}.MarkCompleted`, 'markStepCompletedHandingOver', step.name, {
+      ...completedBindings(step, seq),
+      completeBy: plannedDeadline(nextStep),
     });
   }
 
@@ -267,6 +277,18 @@ export class StoreUpdates {
 }
 
 const text = (value: string) => tasks.DynamoAttributeValue.fromString(value);
+
+/** What MarkCompleted binds: the agent's confirmation, and the compensation log entry of the step. */
+function completedBindings(step: StepDefinition, seq: number): Record<string, tasks.DynamoAttributeValue> {
+  const confirmationId = text(sfn.JsonPath.stringAt(`${stepResultPath(step.name)}.confirmationId`));
+  return {
+    result: tasks.DynamoAttributeValue.fromMap({ [StepResultAttr.ConfirmationId]: confirmationId }),
+    seq: tasks.DynamoAttributeValue.fromNumber(seq),
+    compensation: text(step.compensation.name),
+    undoes: effectKey(step.name),
+    confirmationId,
+  };
+}
 
 /** The string a `{ S }` binding holds, as an attribute name (a JSONPath or intrinsic renders as `.$`). */
 function attributeName(value: tasks.DynamoAttributeValue): string {

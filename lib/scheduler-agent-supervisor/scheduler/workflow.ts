@@ -10,6 +10,7 @@ import {
   type StepDefinition,
   type WorkflowStateMachines,
   type WorkflowTimings,
+  workflowShape,
   workflowSteps,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { grantTableKeyUse } from '../../platform/data-table';
@@ -20,7 +21,7 @@ import { schedulerPaths, stepProblems } from './paths';
 export interface SchedulerWorkflowProps {
   /** State store table (records are read and updated directly by the state machine). */
   readonly stateTable: dynamodb.ITable;
-  /** Business database (the order is read once per execution). */
+  /** Business database (a classic version's execution reads the order once; a lean one gets it in its input). */
   readonly ordersTable: dynamodb.ITable;
   /** The request queue of each step's agent, by step name; one per step, no more. */
   readonly agentQueues: Readonly<Record<string, sqs.IQueue>>;
@@ -62,7 +63,9 @@ export class SchedulerWorkflow extends Construct {
       throw new Error(`SchedulerWorkflow ${this.node.path}: ${problems.join('; ')}`);
     }
 
+    const shape = workflowShape(props.version);
     const definition = schedulerPaths(this, {
+      shape,
       steps,
       agentQueues: props.agentQueues,
       stateTable: props.stateTable,
@@ -95,7 +98,8 @@ export class SchedulerWorkflow extends Construct {
       logs: { destination: this.logGroup, level: sfn.LogLevel.ALL, includeExecutionData: false },
     });
     grantTableKeyUse(props.stateTable, this.stateMachine);
-    grantTableKeyUse(props.ordersTable, this.stateMachine, 'read');
+    // A lean execution never reads the business database: the starter puts the order in its input.
+    if (shape === 'classic') grantTableKeyUse(props.ordersTable, this.stateMachine, 'read');
   }
 }
 

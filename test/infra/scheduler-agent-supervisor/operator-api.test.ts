@@ -95,8 +95,10 @@ describe('operator API (default profile, demo)', () => {
     const table = (construct: IConstruct) => JSON.stringify({ 'Fn::GetAtt': [logicalId(construct), 'Arn'] });
     expect(byAction['dynamodb:GetItem']).toEqual([table(synth.stack.stateStore.table)]);
     expect(byAction['dynamodb:Query']).toEqual([table(synth.stack.operatorApi.alertArchive.table)]);
-    expect(byAction['states:DescribeExecution']).toHaveLength(1);
-    expect(byAction['states:DescribeExecution']?.[0]).toMatch(/:execution:.*:\*"/);
+    // The executions of each live version's state machine (by default v1 and v3).
+    expect(byAction['states:DescribeExecution']).toHaveLength(synth.stack.workflows.size);
+    for (const resource of byAction['states:DescribeExecution'] ?? [])
+      expect(resource).toMatch(/:execution:.*:\*"/);
     // The history of the same executions only (each attempt's step runs), not of every state machine.
     expect(byAction['states:GetExecutionHistory']).toEqual(byAction['states:DescribeExecution']);
     expect(

@@ -194,7 +194,11 @@ describe('SchedulerAgentSupervisor stack (default profile, demo: fake services)'
       ['get-order', [EnvKey.StateTableName, EnvKey.ClientRegistry]],
       // Also the alert outbox relay: the bus, and the table whose delivered entries it removes.
       ['status-notifier', [EnvKey.ClientRegistry, EnvKey.AlertBusName, EnvKey.StateTableName]],
-      ['start-order', [EnvKey.StateTableName, EnvKey.WorkflowStateMachines, EnvKey.WorkflowTimings]],
+      // The orders table: a lean version's execution gets the order in its input.
+      [
+        'start-order',
+        [EnvKey.StateTableName, EnvKey.OrdersTableName, EnvKey.WorkflowStateMachines, EnvKey.WorkflowTimings],
+      ],
       [
         'supervisor',
         [
@@ -458,10 +462,22 @@ describe('SchedulerAgentSupervisor stack (default profile, demo: fake services)'
     it('the starter may start executions of the scheduler and nothing else in Step Functions', () => {
       const statements = statementsOfFunction(template, functionIdByService(template, 'start-order'));
       const states = statements.flatMap(actionsOf).filter((action) => action.startsWith('states:'));
-      expect(states).toEqual(['states:StartExecution']);
-      expect(statementsWithAction(statements, 'states:StartExecution')[0]?.Resource).toEqual({
-        Ref: logicalId(synth.stack.workflow.stateMachine),
-      });
+      // One grant per live version's state machine (by default v1 and v3, current), each by name.
+      expect(new Set(states)).toEqual(new Set(['states:StartExecution']));
+      expect(
+        statementsWithAction(statements, 'states:StartExecution').map((statement) => statement.Resource),
+      ).toEqual(
+        [...synth.stack.workflows.values()].map((workflow) => ({ Ref: logicalId(workflow.stateMachine) })),
+      );
+    });
+
+    it('the starter may read an order (GetItem, for a lean version input) and nothing more in the orders table', () => {
+      const statements = statementsOfFunction(template, functionIdByService(template, 'start-order'));
+      const ordersTable = logicalId(synth.stack.ordersDatabase.table);
+      const onOrders = statements.filter((statement) =>
+        JSON.stringify(statement.Resource).includes(ordersTable),
+      );
+      expect(onOrders.flatMap(actionsOf)).toEqual(['dynamodb:GetItem']);
     });
 
     it('agents may answer the scheduler (SendTask*), invoke the remote function URL and use the idempotency table', () => {

@@ -36,7 +36,8 @@ describe('scheduler state machine, state by state (local profile)', () => {
 
   beforeAll(() => {
     synth = synthesizeStack('local');
-    definition = stateMachineDefinition(synth.template);
+    // The classic shape (v1, still live by default); the lean one: scheduler/lean-paths.test.ts.
+    definition = stateMachineDefinition(synth.template, 1);
     states = allStates(definition);
   });
 
@@ -74,7 +75,7 @@ describe('scheduler state machine, state by state (local profile)', () => {
 
   it('is JSONPath only (no JSONata, no variables) and carries the workflow version', () => {
     expect(definition.QueryLanguage ?? 'JSONPath').toBe('JSONPath');
-    expect(definition.Comment).toContain(`workflow version ${DEFAULT_WORKFLOW_VERSION}`);
+    expect(definition.Comment).toContain('workflow version 1');
     for (const [name, s] of states) {
       for (const field of ['QueryLanguage', 'Arguments', 'Output', 'Assign']) {
         expect({ name, has: field in s }).toEqual({ name, has: false });
@@ -203,6 +204,15 @@ describe('scheduler state machine, state by state (local profile)', () => {
       );
       used.add(transition);
     }
+    // markStepCompletedHandingOver is the lean shape's (v3, live beside v1 in the same template).
+    const lean = allStates(stateMachineDefinition(synth.template, 3));
+    for (const update of lean.values()) {
+      const transition = /\(transition (\w+)\)\.$/.exec(String(update.Comment))?.[1];
+      if (transition !== undefined && !used.has(transition)) {
+        expect(transition).toBe('markStepCompletedHandingOver');
+        used.add(transition);
+      }
+    }
     expect([...used].sort()).toEqual(
       TRANSITION_NAMES.filter((name) => STATE_TRANSITIONS[name].by === 'scheduler').sort(),
     );
@@ -294,8 +304,8 @@ describe('scheduler state machine, state by state (local profile)', () => {
       const fields = Object.keys(body).map((key) => key.replace(/\.\$$/, ''));
       expect(fields.sort()).toEqual(
         Object.keys(AgentRequestSchema.shape)
-          // `undoes` is sent by compensation calls only.
-          .filter((field) => field !== 'undoes')
+          // `undoes` is sent by compensation calls only, `markRunning` by lean versions only (v1 is classic).
+          .filter((field) => field !== 'undoes' && field !== 'markRunning')
           .sort(),
       );
       const { timings } = synth.config;
@@ -427,7 +437,12 @@ describe('scheduler state machine, state by state (local profile)', () => {
           Object.keys(body)
             .map((key) => key.replace(/\.\$$/, ''))
             .sort(),
-        ).toEqual(Object.keys(AgentRequestSchema.shape).sort());
+        ).toEqual(
+          Object.keys(AgentRequestSchema.shape)
+            // A compensation never marks a step Running.
+            .filter((field) => field !== 'markRunning')
+            .sort(),
+        );
         expect(body).toMatchObject({
           step: name,
           action: 'compensate',

@@ -3,6 +3,8 @@
  * from its own steps, and a rollout (`-c workflowVersion=2`) that leaves the live v1 definition
  * byte-identical, so an in-place update never changes what a running or retried v1 order runs.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { EnvKey, StateAttr } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { workflowWithOverrides } from '../../../lib/scheduler-agent-supervisor/config';
 import { environmentOf, resourcesOf, type SynthesizedStack, synthesizeStack } from '../support/synth';
@@ -32,7 +34,7 @@ describe('workflow versions: configuration (CDK context overrides)', () => {
   });
 
   it.each([
-    [{ version: '3' }, 'unknown workflow version(s) 3; known: 1, 2'],
+    [{ version: '5' }, 'unknown workflow version(s) 5; known: 1, 2, 3, 4'],
     [{ version: 'two' }, 'CDK context "workflowVersion" must be a positive integer, got "two"'],
     [{ retireBefore: '2' }, 'no live workflow version'],
     [
@@ -45,7 +47,9 @@ describe('workflow versions: configuration (CDK context overrides)', () => {
 });
 
 describe('workflow versions: the synthesized app', () => {
+  /** The default deployment: v3 current, v1 live (named for the steps it runs, v1's). */
   let v1: SynthesizedStack;
+  /** `-c workflowVersion=2`: v2 current, v1..v3 live. */
   let v2: SynthesizedStack;
   beforeAll(() => {
     v1 = synthesizeStack('local');
@@ -53,8 +57,12 @@ describe('workflow versions: the synthesized app', () => {
   });
 
   it('deploys one state machine per live version, named after it', () => {
-    expect(Object.keys(stateMachines(v1))).toEqual([logicalIdOf(v1, 1)]);
-    expect(Object.keys(stateMachines(v2)).sort()).toEqual([logicalIdOf(v2, 1), logicalIdOf(v2, 2)].sort());
+    // By default v3 (v1's steps, lean shape) is current and v1 stays live for orders in flight.
+    expect(Object.keys(stateMachines(v1)).sort()).toEqual([logicalIdOf(v1, 1), logicalIdOf(v1, 3)].sort());
+    expect(v1.stack.workflow.version).toBe(3);
+    expect(Object.keys(stateMachines(v2)).sort()).toEqual(
+      [logicalIdOf(v2, 1), logicalIdOf(v2, 2), logicalIdOf(v2, 3)].sort(),
+    );
     expect(v2.stack.workflow.version).toBe(2);
   });
 
@@ -100,7 +108,7 @@ describe('workflow versions: the synthesized app', () => {
   });
 
   it('gives new orders the current version and the starter every live version state machine', () => {
-    expect(environmentOf(v1.template, 'submit-order')[EnvKey.CurrentWorkflowVersion]).toBe('1');
+    expect(environmentOf(v1.template, 'submit-order')[EnvKey.CurrentWorkflowVersion]).toBe('3');
     expect(environmentOf(v2.template, 'submit-order')[EnvKey.CurrentWorkflowVersion]).toBe('2');
     const starterMap = JSON.stringify(
       environmentOf(v2.template, 'start-order')[EnvKey.WorkflowStateMachines],
@@ -111,11 +119,30 @@ describe('workflow versions: the synthesized app', () => {
     expect(starterMap).toContain(logicalIdOf(v2, 2));
   });
 
-  it('retires a version: retireWorkflowVersionsBefore=2 deploys v2 alone, and its agents only', () => {
-    const retired = synthesizeStack('local', {
-      context: { workflowVersion: '2', retireWorkflowVersionsBefore: '2' },
-    });
-    expect(Object.keys(stateMachines(retired))).toEqual([logicalIdOf(retired, 2)]);
-    expect(agentSteps(retired)).toEqual(agentSteps(v2));
+  it('never changes the v1 and v2 definitions: both are pinned to their synthesized ASL before v3 and v4 existed', () => {
+    // Synthesized at 459a452 (before the lean versions) with -c workflowVersion=2. A deployed
+    // version's definition is never edited (orders in flight keep their version for life): if this
+    // fails, the change belongs in a new version.
+    const everyVersion = synthesizeStack('local', { context: { workflowVersion: '4' } });
+    for (const version of [1, 2]) {
+      const pinned = JSON.parse(
+        readFileSync(join(__dirname, 'fixtures', `workflow-v${version}-definition.json`), 'utf8'),
+      ) as { logicalId: string; definition: unknown };
+      for (const synth of [v1, v2, everyVersion]) {
+        if (!Object.keys(stateMachines(synth)).some((id) => id.startsWith(`OrderWorkflowV${version}`)))
+          continue;
+        expect(logicalIdOf(synth, version)).toBe(pinned.logicalId);
+        expect(JSON.stringify(stateMachines(synth)[pinned.logicalId])).toBe(
+          JSON.stringify(pinned.definition),
+        );
+      }
+    }
+    expect(Object.keys(stateMachines(everyVersion))).toHaveLength(4);
+  });
+
+  it('retires a version: retireWorkflowVersionsBefore=3 deploys v3 alone, and its agents only', () => {
+    const retired = synthesizeStack('local', { context: { retireWorkflowVersionsBefore: '3' } });
+    expect(Object.keys(stateMachines(retired))).toEqual([logicalIdOf(retired, 3)]);
+    expect(agentSteps(retired)).toEqual(agentSteps(v1));
   });
 });

@@ -71,9 +71,15 @@ export function resourcesOf(template: Template): Resources {
 }
 
 /** The scheduler's definition, intrinsics rendered as `{{Ref:...}}` placeholders. */
-export function stateMachineDefinition(template: Template): AslDefinition {
-  const machines = Object.values(template.findResources('AWS::StepFunctions::StateMachine'));
-  if (machines.length !== 1) throw new Error(`Expected one state machine, found ${machines.length}`);
+export function stateMachineDefinition(template: Template, version?: number): AslDefinition {
+  const machines = Object.entries(template.findResources('AWS::StepFunctions::StateMachine'))
+    .filter(([id]) => version === undefined || id.startsWith(`OrderWorkflowV${version}StateMachine`))
+    .map(([, machine]) => machine);
+  if (machines.length !== 1) {
+    throw new Error(
+      `Expected one state machine${version === undefined ? '' : ` of workflow version ${version}`}, found ${machines.length}`,
+    );
+  }
   return parseDefinition(machines[0]?.Properties.DefinitionString);
 }
 

@@ -37,6 +37,13 @@ import {
 /** The steps of an order on the default workflow version (what these tests deploy). */
 const V1_STEPS = workflowSteps(DEFAULT_WORKFLOW_VERSION);
 
+/** The starter of a classic version never reads the order (its execution loads it): fails if asked. */
+const classicNeverReadsOrders = {
+  get: async (orderId: string): Promise<never> => {
+    throw new Error(`a classic start read order '${orderId}'`);
+  },
+};
+
 const { stepTimeoutSeconds } = config.timings;
 const STEP_NAMES = V1_STEPS.map((step) => step.name);
 const compensationOf = (step: StepName) =>
@@ -193,6 +200,7 @@ describe('compensation in the synthesized scheduler state machine (local runtime
       { orderId, reason: 'supervisor-retry', correlationId: 'corr-retry' },
       {
         states: store,
+        orders: classicNeverReadsOrders,
         workflow: new SfnWorkflowStarter(s.h.client, new Map([[1, s.stateMachineArn]])),
         liveWorkflowVersions: [1],
         clock: { now: () => Date.now() },
@@ -341,6 +349,7 @@ describe('compensation in the synthesized scheduler state machine (local runtime
         { orderId, reason: 'operator-cancel', correlationId: 'corr-cancel' },
         {
           states: store,
+          orders: classicNeverReadsOrders,
           workflow: new SfnWorkflowStarter(s.h.client, new Map([[1, s.stateMachineArn]])),
           liveWorkflowVersions: [1],
           clock: { now: () => Date.now() },

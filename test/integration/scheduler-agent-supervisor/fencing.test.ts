@@ -126,7 +126,8 @@ describe('fenced store updates of the synthesized state machine (DynamoDB Local)
     dynamo = await startDynamoDbLocal();
     client = dynamoClient(dynamo.endpoint);
     const { template, stack } = synthesizeStack('local');
-    const states = allStates(stateMachineDefinition(template));
+    // The classic shape (v1): its updates are a superset of the lean shape's (MarkRunning included).
+    const states = allStates(stateMachineDefinition(template, 1));
     parametersOf = (name) => {
       const parameters = states.get(name)?.Parameters;
       if (!parameters) throw new Error(`No Parameters on state ${name}`);

@@ -131,7 +131,8 @@ export async function startSchedulerHarness(): Promise<SchedulerHarness> {
     },
   });
   const queueUrls = new Map<StepName, string>();
-  const app = new App({ context: { profile: 'local', 'aws:cdk:bundling-stacks': [] } });
+  // Classic v1 current (v3 stays live): these tests drive the classic shape with scripted agents.
+  const app = new App({ context: { profile: 'local', workflowVersion: '1', 'aws:cdk:bundling-stacks': [] } });
   const stack = addSchedulerAgentSupervisor(app, remoteServicesDownstream);
   const template = app.synth().getStackByName(STACK_NAME).template as {
     Resources: Record<string, { Type: string; Properties: Record<string, unknown> }>;

@@ -163,6 +163,21 @@ describe('what figure 2 derives', () => {
     ]);
   });
 
+  it('finds nothing to save in a lean order (no per-step Check, MarkRunning or LoadOrder)', () => {
+    expect(
+      transitionSavings({
+        LoadStateRecord: 1,
+        CheckLock: 1,
+        'Pay.CallAgent': 1,
+        'Pay.MarkCompleted': 1,
+        'Ship.CallAgent': 1,
+        'Ship.MarkCompleted': 1,
+        MarkProcessed: 1,
+        Processed: 1,
+      }),
+    ).toEqual([]);
+  });
+
   it('prices the scheduled functions per month at their rate, reads at the rate of the window', () => {
     const { items, unmeasuredDurations } = monthlyFixedCost(
       fixedShare(usage(), scope),

@@ -455,6 +455,46 @@ describe('callRemoteOperation', () => {
   });
 });
 
+describe('callRemoteOperation: lean requests (markRunning)', () => {
+  const mark = { instanceId: 'order-1--attempt-2', step: 'ChargePayment', completeBy: 60_000 };
+
+  it('asks the budget to mark the step Running with every reservation', async () => {
+    const asked: Parameters<CallBudgetPort['reserve']>[0][] = [];
+    const budget: CallBudgetPort = {
+      reserve: async (call) => {
+        asked.push(call);
+        return { kind: 'reserved' };
+      },
+    };
+    const remote: RemoteServicePort = { post: async () => ok() };
+    await callRemoteOperation(
+      { ...callInput(request, 60_000), markRunning: mark },
+      { remote, budget, backoff, ...fakeTime(0), random: () => 0 },
+    );
+    expect(asked).toEqual([{ orderId: 'order-1', operation: 'ChargePayment', markRunning: mark }]);
+  });
+
+  it('fails when the reservation is fenced: no call, a fenced result the agent answers with Agent.FencedOut', async () => {
+    const posted: string[] = [];
+    const remote: RemoteServicePort = {
+      post: async (call) => {
+        posted.push(call.idempotencyKey);
+        return ok();
+      },
+    };
+    const budget: CallBudgetPort = {
+      reserve: async () => ({ kind: 'fenced', detail: 'locked by another attempt' }),
+    };
+    await expect(
+      callRemoteOperation(
+        { ...callInput(request, 60_000), markRunning: mark },
+        { remote, budget, backoff, ...fakeTime(0), random: () => 0 },
+      ),
+    ).rejects.toMatchObject({ result: { kind: 'fenced', calls: 0, detail: 'locked by another attempt' } });
+    expect(posted).toEqual([]);
+  });
+});
+
 describe('resolveAgentOperation', () => {
   it("resolves a perform request to the step's operation", () => {
     expect(resolveAgentOperation(request)).toEqual({

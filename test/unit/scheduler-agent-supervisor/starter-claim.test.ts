@@ -1,6 +1,5 @@
 import {
   CompensationStatus,
-  DEFAULT_WORKFLOW_VERSION,
   ProcessState,
   StepStatus,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
@@ -204,7 +203,7 @@ describe('decideClaim', () => {
       instanceId: 'order-1--attempt-1',
       claimedAt: NOW,
       claimableUntilCompleteBy: NOW + 60_000 + 15_000,
-      workflowVersion: DEFAULT_WORKFLOW_VERSION,
+      workflowVersion: 1,
       plan: planAttempt(record(), NOW, timings).plan,
       completeBy: NOW + WINDOW,
     });
@@ -302,7 +301,7 @@ describe('decideClaim', () => {
         instanceId: 'order-1--attempt-3',
         claimedAt: NOW,
         claimableUntilCompleteBy: NOW + 60_000 + 15_000,
-        workflowVersion: DEFAULT_WORKFLOW_VERSION,
+        workflowVersion: 1,
         plan: planCompensation(record, NOW, timings).plan,
         completeBy: NOW + WINDOW,
       });

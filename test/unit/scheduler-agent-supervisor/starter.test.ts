@@ -1,7 +1,9 @@
 import { ProcessState } from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import type { StoredOrder } from '../../../lambdas/scheduler-agent-supervisor/domain/order';
 import type {
   ClaimRequest,
   ClaimStore,
+  OrdersReader,
   ReleaseRequest,
   StateRecordReader,
   TransitionResult,
@@ -10,10 +12,13 @@ import type {
 } from '../../../lambdas/scheduler-agent-supervisor/domain/ports';
 import {
   type ClaimTimings,
+  MAX_EXECUTION_INPUT_BYTES,
+  MissingOrderError,
   planAttempt,
   START_RETRY_POLICY,
   type StartDependencies,
   startOrder,
+  workflowExecutionInput,
 } from '../../../lambdas/scheduler-agent-supervisor/domain/starter';
 import {
   buildInitialStateRecord,
@@ -118,6 +123,26 @@ class InMemoryStates implements StateRecordReader, ClaimStore {
 }
 
 /** Answers each StartExecution with the next scripted reply; the last one repeats. */
+/** The business database as the starter reads it; counts reads (a classic start must make none). */
+class InMemoryOrders implements OrdersReader {
+  reads = 0;
+  constructor(private readonly orders: readonly StoredOrder[] = []) {}
+  async get(orderId: string): Promise<StoredOrder | undefined> {
+    this.reads += 1;
+    return this.orders.find((order) => order.orderId === orderId);
+  }
+}
+
+const ORDER_1: StoredOrder = {
+  orderId: 'order-1',
+  customerId: 'customer-1',
+  items: [{ sku: 'BOOK', quantity: 2 }],
+  totalCents: 1999,
+  currency: 'EUR',
+  fingerprint: 'fp',
+  createdAt: '2026-01-01T00:00:00.000Z',
+};
+
 class ScriptedWorkflow implements WorkflowStarter {
   readonly starts: WorkflowExecution[] = [];
   constructor(
@@ -156,16 +181,17 @@ function pendingRecord(overrides: Partial<StateRecord> = {}): StateRecord {
   };
 }
 
-function world(record: StateRecord, workflow: ScriptedWorkflow) {
+function world(record: StateRecord, workflow: ScriptedWorkflow, orders = new InMemoryOrders([ORDER_1])) {
   let now = NOW;
   const sleeps: number[] = [];
   const states = new InMemoryStates(record);
   const deps: StartDependencies = {
     states,
+    orders,
     workflow,
     clock: { now: () => now },
     timings,
-    liveWorkflowVersions: [1],
+    liveWorkflowVersions: [1, 3],
     retry: {
       policy,
       random: () => 0.5,
@@ -320,5 +346,86 @@ describe('startOrder: retrying StartExecution', () => {
     expect(states.claims).toEqual([]);
     expect(states.releases).toEqual([]);
     expect(states.record).toBe(claimed);
+  });
+});
+
+describe('startOrder: the execution input of classic and lean versions', () => {
+  const inputOf = (workflow: ScriptedWorkflow) => JSON.parse(workflow.starts[0]?.input ?? '{}');
+
+  it('gives a lean version (3) the order in its input, read from the business database', async () => {
+    const workflow = new ScriptedWorkflow(['started']);
+    const orders = new InMemoryOrders([ORDER_1]);
+    const { deps } = world(pendingRecord({ workflowVersion: 3 }), workflow, orders);
+
+    expect(await startOrder(message, deps)).toMatchObject({ kind: 'started', claimed: true });
+
+    expect(workflow.starts[0]?.workflowVersion).toBe(3);
+    expect(inputOf(workflow)).toEqual({
+      orderId: 'order-1',
+      instanceId: 'order-1--attempt-1',
+      attempt: 1,
+      correlationId: 'corr-1',
+      workflowVersion: 3,
+      order: {
+        customerId: 'customer-1',
+        items: [{ sku: 'BOOK', quantity: 2 }],
+        totalCents: 1999,
+        currency: 'EUR',
+      },
+    });
+    expect(orders.reads).toBe(1);
+  });
+
+  it('keeps a classic version (1) input as it was, and never reads the order', async () => {
+    const workflow = new ScriptedWorkflow(['started']);
+    const orders = new InMemoryOrders([ORDER_1]);
+    const { deps } = world(pendingRecord(), workflow, orders);
+
+    await startOrder(message, deps);
+
+    expect(workflow.starts[0]?.input).toBe(
+      '{"orderId":"order-1","instanceId":"order-1--attempt-1","attempt":1,"correlationId":"corr-1","workflowVersion":1}',
+    );
+    expect(orders.reads).toBe(0);
+  });
+
+  it('re-issues a lean start of the same claim with byte-identical input (the order is immutable)', async () => {
+    const first = new ScriptedWorkflow(['started']);
+    const { deps, states } = world(pendingRecord({ workflowVersion: 3 }), first);
+    await startOrder(message, deps);
+    const again = new ScriptedWorkflow(['already-started']);
+    const resumed = world(states.record, again);
+    expect(await startOrder(message, resumed.deps)).toMatchObject({ kind: 'started', claimed: false });
+    expect(again.starts[0]?.input).toBe(first.starts[0]?.input);
+  });
+
+  it('fails when a lean version order is missing, before claiming anything', async () => {
+    const workflow = new ScriptedWorkflow(['started']);
+    const record = pendingRecord({ workflowVersion: 3 });
+    const { deps, states } = world(record, workflow, new InMemoryOrders([]));
+
+    await expect(startOrder(message, deps)).rejects.toThrow(MissingOrderError);
+    expect(states.claims).toEqual([]);
+    expect(workflow.starts).toEqual([]);
+    expect(states.record).toBe(record);
+  });
+
+  it('fails when an input would exceed the 256 KiB execution input limit, rather than truncating', () => {
+    const huge = { ...ORDER_1, customerId: 'x'.repeat(MAX_EXECUTION_INPUT_BYTES) };
+    expect(() =>
+      workflowExecutionInput({
+        orderId: 'order-1',
+        instanceId: 'order-1--attempt-1',
+        attempt: 1,
+        correlationId: 'corr-1',
+        workflowVersion: 3,
+        order: {
+          customerId: huge.customerId,
+          items: [{ sku: 'BOOK', quantity: 1 }],
+          totalCents: 1,
+          currency: 'EUR',
+        },
+      }),
+    ).toThrow(/above Step Functions' 262144/);
   });
 });

@@ -75,7 +75,7 @@ describe('buildInitialStateRecord', () => {
   it('carries the schema and workflow versions and timestamps', () => {
     expect(record).toMatchObject({
       schemaVersion: STATE_SCHEMA_VERSION,
-      workflowVersion: DEFAULT_WORKFLOW_VERSION,
+      workflowVersion: 1,
       createdAt: '2030-01-02T03:04:05.000Z',
       updatedAt: '2030-01-02T03:04:05.000Z',
     });

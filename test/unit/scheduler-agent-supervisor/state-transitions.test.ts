@@ -40,6 +40,7 @@ describe('state transitions table', () => {
       releaseCompensation: 'starter',
       markStepRunning: 'scheduler',
       markStepCompleted: 'scheduler',
+      markStepCompletedHandingOver: 'scheduler',
       markProcessed: 'scheduler',
       beginCompensation: 'scheduler',
       markCompensating: 'scheduler',
@@ -325,9 +326,25 @@ describe('state transitions table', () => {
       'markCompensationFailed',
       'markStepCompensated',
       'markStepCompleted',
+      'markStepCompletedHandingOver',
       'markStepRunning',
       'resetExpiredInStep',
     ]);
+  });
+});
+
+describe('markStepCompletedHandingOver (lean shape)', () => {
+  it('is markStepCompleted plus CompleteBy = the next step deadline, same fence and condition', () => {
+    const completed = renderTransition('markStepCompleted', { step: 'Pack' });
+    const handingOver = renderTransition('markStepCompletedHandingOver', { step: 'Pack' });
+    expect(handingOver.conditionExpression).toBe(completed.conditionExpression);
+    expect(handingOver.updateExpression).toBe(
+      completed.updateExpression.replace(' REMOVE ', ', #completeBy = :completeBy REMOVE '),
+    );
+    expect(handingOver.params).toEqual({
+      ...completed.params,
+      ':completeBy': { name: 'completeBy', type: 'N' },
+    });
   });
 });
 

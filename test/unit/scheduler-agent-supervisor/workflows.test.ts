@@ -4,6 +4,7 @@ import {
   ORDER_STEPS,
   stepsOfVersions,
   WORKFLOW_VERSIONS,
+  workflowShape,
   workflowSteps,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import {
@@ -23,6 +24,13 @@ describe('workflow versions (contracts/workflows.ts)', () => {
       operationPath: '/loyalty/awards',
       compensation: { name: 'RevokeLoyaltyPoints', operationPath: '/loyalty/revocations' },
     });
+  });
+
+  it('v3 and v4 are v1 and v2 in the lean shape: a version is its steps and its shape', () => {
+    expect(names(workflowSteps(3))).toEqual(names(workflowSteps(1)));
+    expect(names(workflowSteps(4))).toEqual(names(workflowSteps(2)));
+    expect(KNOWN_WORKFLOW_VERSIONS.map(workflowShape)).toEqual(['classic', 'classic', 'lean', 'lean']);
+    expect(() => workflowShape(5)).toThrow(/Unknown workflow version 5. Known versions: 1, 2, 3, 4/);
   });
 
   it('every version runs step kinds of the catalogue, each once', () => {

@@ -30,6 +30,10 @@ const SEQ = 2;
 const BUILT: Record<string, { state: string; build: (updates: StoreUpdates) => tasks.DynamoUpdateItem }> = {
   markStepRunning: { state: `${STEP}.MarkRunning`, build: (u) => u.markStepRunning(STEP) },
   markStepCompleted: { state: `${STEP}.MarkCompleted`, build: (u) => u.markStepCompleted(STEP_DEF, SEQ) },
+  markStepCompletedHandingOver: {
+    state: `${STEP}.MarkCompleted`,
+    build: (u) => u.markStepCompletedHandingOver(STEP_DEF, SEQ, 'Ship'),
+  },
   markProcessed: { state: 'MarkProcessed', build: (u) => u.markProcessed() },
   beginCompensation: {
     state: `${STEP}.BeginCompensation`,
@@ -84,6 +88,20 @@ const EXPECTED_VALUES: Record<string, Record<string, unknown>> = {
         RecordedAt: { 'S.$': '$$.State.EnteredTime' },
       },
     },
+  },
+  markStepCompletedHandingOver: {
+    ':result': { M: { ConfirmationId: { 'S.$': `$.results.${STEP}.confirmationId` } } },
+    ':compensationEntry': {
+      M: {
+        Seq: { N: String(SEQ) },
+        Compensation: { S: 'Unpack' },
+        Undoes: UNDOES,
+        ConfirmationId: { 'S.$': `$.results.${STEP}.confirmationId` },
+        Status: { S: 'Recorded' },
+        RecordedAt: { 'S.$': '$$.State.EnteredTime' },
+      },
+    },
+    ':completeBy': { 'N.$': '$.record.Item.Plan.M.Ship.N' },
   },
   markProcessed: {},
   beginCompensation: {

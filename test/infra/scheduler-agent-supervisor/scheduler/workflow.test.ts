@@ -5,6 +5,7 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import {
   DEFAULT_WORKFLOW_VERSION,
+  workflowShape,
   workflowSteps,
 } from '../../../../lambdas/scheduler-agent-supervisor/contracts';
 import { parseDefinition } from '../../../../lib/platform/guardrails';
@@ -78,15 +79,17 @@ describe('SchedulerWorkflow (the state machine construct)', () => {
     Template.fromStack(retained).hasResource('AWS::Logs::LogGroup', { DeletionPolicy: 'Retain' });
   });
 
-  it('may use customer-managed table keys: encrypt and decrypt the state, decrypt the orders', () => {
+  it.each([
+    [1, 'classic: decrypt the orders it loads'],
+    [3, 'lean: no use of the orders key (the order is in the input)'],
+  ])('may use customer-managed table keys: encrypt and decrypt the state; version %p is %s', (version) => {
     const stack = probe();
     const stateKey = new kms.Key(stack, 'StateKey');
     const ordersKey = new kms.Key(stack, 'OrdersKey');
-    const workflow = new SchedulerWorkflow(
-      stack,
-      'Scheduler',
-      workflowProps(stack, queues(stack, stepNames), { state: stateKey, orders: ordersKey }),
-    );
+    const workflow = new SchedulerWorkflow(stack, 'Scheduler', {
+      ...workflowProps(stack, queues(stack, stepNames), { state: stateKey, orders: ordersKey }),
+      version,
+    });
     const roleId = stack.resolve(workflow.stateMachine.role.roleName) as { Ref: string };
     const statements = Object.values(Template.fromStack(stack).findResources('AWS::IAM::Policy'))
       .filter((policy) => JSON.stringify(policy.Properties.Roles).includes(roleId.Ref))
@@ -98,7 +101,8 @@ describe('SchedulerWorkflow (the state machine construct)', () => {
         .filter((s) => JSON.stringify(s.Resource) === JSON.stringify(stack.resolve(key.keyArn)))
         .flatMap((s) => s.Action);
     expect(onKey(stateKey)).toEqual(expect.arrayContaining(['kms:Decrypt', 'kms:Encrypt']));
-    expect(onKey(ordersKey)).toContain('kms:Decrypt');
+    if (workflowShape(version) === 'classic') expect(onKey(ordersKey)).toContain('kms:Decrypt');
+    else expect(onKey(ordersKey)).toEqual([]);
     expect(onKey(ordersKey)).not.toContain('kms:Encrypt');
   });
 

@@ -3,8 +3,17 @@
  * (function URL double), de-duplicating through Powertools idempotency on DynamoDB Local, and answering
  * a scripted Step Functions endpoint.
  */
+
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { readLedger } from '../../../../lambdas/fakes/adapters/ledger';
-import { AgentError, EnvKey, OrderMetric } from '../../../../lambdas/scheduler-agent-supervisor/contracts';
+import {
+  AgentError,
+  EnvKey,
+  OrderMetric,
+  StateAttr,
+  StepAttr,
+  StepStatus,
+} from '../../../../lambdas/scheduler-agent-supervisor/contracts';
 import { PowertoolsEnvKey } from '../../../../lambdas/shared/env';
 import {
   type AgentHandler,
@@ -20,6 +29,7 @@ import {
   logMessages,
   metricSum,
   remoteRequestsFor,
+  STATE_TABLE,
   seedStateRecord,
   sfnCallsFor,
   sqsEvent,
@@ -673,6 +683,115 @@ describe('agent handler (integration)', () => {
         ChargePayment: TEST_RETRY_BUDGET,
         RefundPayment: 1,
       });
+    });
+  });
+
+  describe('lean versions: the agent marks its step Running in the reservation (AgentRequest.markRunning)', () => {
+    const STEPS = ['ReserveInventory', 'ChargePayment', 'ScheduleShipping'];
+    const recordOf = async (orderId: string) =>
+      (
+        await h.dynamo.send(
+          new GetItemCommand({
+            TableName: STATE_TABLE,
+            Key: { [StateAttr.OrderId]: { S: orderId } },
+            ConsistentRead: true,
+          }),
+        )
+      ).Item;
+
+    it('marks the step Running exactly as markStepRunning does, in the write that counts the call', async () => {
+      const request = agentRequest({ markRunning: true });
+      await seedStateRecord(request.orderId, { lockedBy: request.instanceId, steps: STEPS });
+      const before = Date.now();
+
+      await invoke(agent, sqsEvent([request]));
+
+      expect(callbacksFor(h.sfn, request.taskToken).map((call) => call.operation)).toEqual([
+        'SendTaskSuccess',
+      ]);
+      const record = await recordOf(request.orderId);
+      const step = record?.[StateAttr.Steps]?.M?.ChargePayment?.M;
+      expect(step?.[StepAttr.Status]?.S).toBe(StepStatus.Running);
+      const startedAt = Date.parse(step?.[StepAttr.StartedAt]?.S ?? '');
+      expect(startedAt).toBeGreaterThanOrEqual(before - 1000);
+      expect(record?.[StateAttr.UpdatedAt]?.S).toBe(step?.[StepAttr.StartedAt]?.S);
+      expect(record?.[StateAttr.RunningStep]?.S).toBe('ChargePayment');
+      expect(record?.[StateAttr.CompleteBy]?.N).toBe(String(request.deadlineEpochMillis));
+      // The other steps are untouched, and the call was counted once.
+      expect(record?.[StateAttr.Steps]?.M?.ScheduleShipping?.M?.[StepAttr.Status]?.S).toBe(
+        StepStatus.NotStarted,
+      );
+      expect(await callsMade(h.dynamo, request.orderId)).toEqual({ ChargePayment: 1 });
+    });
+
+    it('fails when the lock is another attempt: an old attempt cannot mark Running a record re-claimed by a newer one, and calls nothing', async () => {
+      const request = agentRequest({ markRunning: true, skus: ['BOOK'] });
+      // Attempt 2 re-claimed the order; attempt 1's request arrives late.
+      await seedStateRecord(request.orderId, { lockedBy: `${request.orderId}--attempt-2`, steps: STEPS });
+      const before = await recordOf(request.orderId);
+
+      await invoke(agent, sqsEvent([request]));
+
+      expect(remoteRequestsFor(h.remote, request.idempotencyKey)).toEqual([]);
+      expect(callbacksFor(h.sfn, request.taskToken)).toEqual([
+        {
+          operation: 'SendTaskFailure',
+          body: expect.objectContaining({
+            error: AgentError.FencedOut,
+            cause: expect.stringContaining(
+              `locked by '${request.orderId}--attempt-2', not by '${request.instanceId}'`,
+            ),
+          }),
+        },
+      ]);
+      expect(await recordOf(request.orderId)).toEqual(before);
+    });
+
+    it('fails when nobody holds the lock (a finished or released order), changing nothing', async () => {
+      const request = agentRequest({ markRunning: true });
+      await seedStateRecord(request.orderId, { steps: STEPS });
+      const before = await recordOf(request.orderId);
+
+      await invoke(agent, sqsEvent([request]));
+
+      expect(remoteRequestsFor(h.remote, request.idempotencyKey)).toEqual([]);
+      expect(callbacksFor(h.sfn, request.taskToken)[0]?.body.error).toBe(AgentError.FencedOut);
+      expect(await recordOf(request.orderId)).toEqual(before);
+    });
+
+    it('serves a classic request beside a lean one: without markRunning it only counts the call', async () => {
+      const request = agentRequest();
+      await seedStateRecord(request.orderId, { lockedBy: request.instanceId, steps: STEPS });
+
+      await invoke(agent, sqsEvent([request]));
+
+      expect(callbacksFor(h.sfn, request.taskToken).map((call) => call.operation)).toEqual([
+        'SendTaskSuccess',
+      ]);
+      const record = await recordOf(request.orderId);
+      expect(record?.[StateAttr.Steps]?.M?.ChargePayment?.M?.[StepAttr.Status]?.S).toBe(
+        StepStatus.NotStarted,
+      );
+      expect(record?.[StateAttr.RunningStep]).toBeUndefined();
+      expect(await callsMade(h.dynamo, request.orderId)).toEqual({ ChargePayment: 1 });
+    });
+
+    it('still holds a lean request to the budget: a spent budget is RetryBudgetExhausted, not FencedOut', async () => {
+      const request = agentRequest({ markRunning: true });
+      await seedStateRecord(request.orderId, {
+        lockedBy: request.instanceId,
+        steps: STEPS,
+        callsMade: { ChargePayment: TEST_RETRY_BUDGET },
+      });
+
+      await invoke(agent, sqsEvent([request]));
+
+      expect(remoteRequestsFor(h.remote, request.idempotencyKey)).toEqual([]);
+      expect(callbacksFor(h.sfn, request.taskToken)[0]?.body.error).toBe(AgentError.RetryBudgetExhausted);
+      const record = await recordOf(request.orderId);
+      expect(record?.[StateAttr.Steps]?.M?.ChargePayment?.M?.[StepAttr.Status]?.S).toBe(
+        StepStatus.NotStarted,
+      );
     });
   });
 });

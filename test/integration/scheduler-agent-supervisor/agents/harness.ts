@@ -19,6 +19,8 @@ import {
   operationKey,
   STATE_SCHEMA_VERSION,
   StateAttr,
+  StepAttr,
+  StepStatus,
   stepDefinition,
   type WorkflowTimings,
 } from '../../../../lambdas/scheduler-agent-supervisor/contracts';
@@ -250,6 +252,8 @@ export async function seedStateRecord(
     readonly retryBudget?: number;
     readonly callsMade?: Readonly<Record<string, number>>;
     readonly lockedBy?: string;
+    /** The record's Steps, each NotStarted, as the submission creates them. @default - no Steps */
+    readonly steps?: readonly string[];
   },
 ): Promise<void> {
   if (!seedClient) throw new Error('startAgentHarness first');
@@ -264,6 +268,16 @@ export async function seedStateRecord(
           [StateAttr.SchemaVersion]: { N: String(schema) },
           [StateAttr.ProcessState]: { S: 'Processing' },
           ...(options.lockedBy !== undefined && { [StateAttr.LockedBy]: { S: options.lockedBy } }),
+          ...(options.steps !== undefined && {
+            [StateAttr.Steps]: {
+              M: Object.fromEntries(
+                options.steps.map((step) => [
+                  step,
+                  { M: { [StepAttr.Status]: { S: StepStatus.NotStarted } } },
+                ]),
+              ),
+            },
+          }),
           ...(schema !== 2 && {
             [StateAttr.RetryBudget]: { N: String(options.retryBudget ?? TEST_RETRY_BUDGET) },
           }),

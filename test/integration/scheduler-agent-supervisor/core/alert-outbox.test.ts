@@ -16,7 +16,6 @@ import {
   AlertArchiveAttr,
   AlertType,
   alertIdFor,
-  DEFAULT_WORKFLOW_VERSION,
   EnvKey,
   StateAttr,
 } from '../../../../lambdas/scheduler-agent-supervisor/contracts';
@@ -126,7 +125,7 @@ function doomedRecord(orderId: string, attempt = 3): StateRecord {
       timings: { startGraceSeconds: 1 },
       dueShardCount: 4,
       retryBudget: 12,
-      workflowVersion: DEFAULT_WORKFLOW_VERSION,
+      workflowVersion: 1,
     }),
     processState: 'Processing',
     lockedBy: `${orderId}--attempt-${attempt}`,

@@ -425,6 +425,7 @@ export function handlerEnv(resources: CoreResources, settings: HandlerSettings =
     [EnvKey.StartQueueUrl]: resources.startQueueUrl,
     [EnvKey.ConflictQueueUrl]: resources.conflictQueueUrl,
     [EnvKey.AlertBusName]: resources.busName,
+    // These handler tests run a classic v1 deployment (version 1 records, v1's machine only).
     [EnvKey.WorkflowStateMachines]: JSON.stringify({ 1: resources.stateMachineArn }),
     [EnvKey.CurrentWorkflowVersion]: '1',
     [EnvKey.WorkflowTimings]: JSON.stringify({ ...BASE_TIMINGS, ...settings.timings }),

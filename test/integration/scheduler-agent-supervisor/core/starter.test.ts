@@ -3,7 +3,6 @@ import type { Context, SQSEvent } from 'aws-lambda';
 import { DynamoStateStore } from '../../../../lambdas/scheduler-agent-supervisor/adapters/state-store';
 import {
   CompensationStatus,
-  DEFAULT_WORKFLOW_VERSION,
   EnvKey,
   ProcessState,
   StepStatus,
@@ -155,7 +154,7 @@ describe('starter: claiming and starting', () => {
       LockedBy: 'order-start--attempt-1',
       Attempt: 1,
       FailureCount: 0,
-      WorkflowVersion: DEFAULT_WORKFLOW_VERSION,
+      WorkflowVersion: 1,
     });
     const plan = record?.Plan as Record<string, number>;
     const claimedAt = (plan.ReserveInventory ?? 0) - WINDOW;
@@ -183,7 +182,7 @@ describe('starter: claiming and starting', () => {
         instanceId: 'order-start--attempt-1',
         attempt: 1,
         correlationId,
-        workflowVersion: DEFAULT_WORKFLOW_VERSION,
+        workflowVersion: 1,
       }),
     });
   });

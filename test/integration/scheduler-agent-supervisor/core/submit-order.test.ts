@@ -119,7 +119,7 @@ describe('POST /orders: a new order', () => {
       CompensationFailureCount: 0,
       OrderFingerprint: fingerprint,
       SchemaVersion: STATE_SCHEMA_VERSION,
-      WorkflowVersion: DEFAULT_WORKFLOW_VERSION,
+      WorkflowVersion: 1,
       CreatedAt: expect.any(String),
       UpdatedAt: expect.any(String),
       ClientId: TEST_CLIENTS.first.clientId,

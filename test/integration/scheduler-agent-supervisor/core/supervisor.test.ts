@@ -4,7 +4,6 @@ import {
   ALERT_OUTBOX_SHARD,
   AlertType,
   alertIdFor,
-  DEFAULT_WORKFLOW_VERSION,
   DUE_INDEX,
   EnvKey,
   OrderMetric,
@@ -762,7 +761,7 @@ describe('supervisor: metrics and gauges, after each sweep', () => {
         timings: BASE_TIMINGS,
         dueShardCount: SHARDS,
         retryBudget: 12,
-        workflowVersion: DEFAULT_WORKFLOW_VERSION,
+        workflowVersion: 1,
       });
     await putStateRecord(world, resources, { ...base('gauge-error-1'), processState: ProcessState.Error });
     await putStateRecord(world, resources, { ...base('gauge-error-2'), processState: ProcessState.Error });

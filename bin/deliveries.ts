@@ -17,14 +17,11 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import {
-  type DeliveryTables,
-  readDeliveryItems,
-  scanDeliveryRecords,
-} from '../lambdas/choreography/adapters/delivery-trail';
+import { readDeliveryItems, scanDeliveryRecords } from '../lambdas/choreography/adapters/delivery-trail';
 import {
   CORRELATION_ID_HEADER,
   DELIVERY_STATUSES,
+  type DeliveryTables,
   type DeliveryTrailEntry,
   type SubmitDeliveryRequest,
 } from '../lambdas/choreography/contracts';

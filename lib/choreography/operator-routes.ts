@@ -1,10 +1,10 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import { Construct } from 'constructs';
-import type { DeliveryTables } from '../../lambdas/choreography/adapters/delivery-trail';
 import {
   CHOREOGRAPHY_METRICS_NAMESPACE,
   ChoreographyEnvKey,
+  type DeliveryTables,
   OperatorDeliveryRoute,
   ServiceName,
 } from '../../lambdas/choreography/contracts';

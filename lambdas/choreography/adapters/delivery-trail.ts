@@ -4,35 +4,20 @@
  * the CLI (bin/deliveries.ts) and the local console backend alike.
  */
 import { type DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
 import { requireEnv } from '../../shared/env';
 import { jsonParser } from '../../shared/parse';
-import { ChoreographyEnvKey, remediationKeyOf } from '../contracts';
+import {
+  ChoreographyEnvKey,
+  type DeliveryTables,
+  DeliveryTablesSchema,
+  remediationKeyOf,
+} from '../contracts';
 import { deliveryKeyOf } from '../domain/ingestion';
 import { packagesKeyOf } from '../domain/package-service';
 import type { DeliveryItems } from '../domain/trail';
 import { assignmentKeyOf } from './drone-fleet';
 
 type Item = Record<string, unknown>;
-
-/** The table of each service that holds a delivery's items. */
-export interface DeliveryTables {
-  readonly ingestion: string;
-  readonly package: string;
-  readonly droneScheduler: string;
-  readonly delivery: string;
-  readonly remediation: string;
-}
-
-const DeliveryTablesSchema = z
-  .object({
-    ingestion: z.string().min(1),
-    package: z.string().min(1),
-    droneScheduler: z.string().min(1),
-    delivery: z.string().min(1),
-    remediation: z.string().min(1),
-  })
-  .strict();
 
 /** DELIVERY_TABLES, validated: a trail route missing a table must fail at load, not answer half a trail. */
 export function readDeliveryTables(env: NodeJS.ProcessEnv = process.env): DeliveryTables {

@@ -3,7 +3,23 @@
  * operator console's Deliveries tab reads, locally through its backend (bin/console-server.ts) and
  * deployed by signing calls to these routes. The bodies are the same in both places.
  */
+import * as z from 'zod';
 import type { DeliveryStatusBody } from './api';
+
+/**
+ * The trail route's ChoreographyEnvKey.DeliveryTables (JSON): the table of each service that holds a
+ * delivery's items. The construct writes it, the handler validates it at load.
+ */
+export const DeliveryTablesSchema = z
+  .object({
+    ingestion: z.string().min(1),
+    package: z.string().min(1),
+    droneScheduler: z.string().min(1),
+    delivery: z.string().min(1),
+    remediation: z.string().min(1),
+  })
+  .strict();
+export type DeliveryTables = z.infer<typeof DeliveryTablesSchema>;
 
 /** Paths under the stage, as the console calls them. */
 export const OperatorDeliveryRoute = {

@@ -24,8 +24,9 @@
  *                       machine); never changes, so every retry runs on the same version
  *   CreatedAt, UpdatedAt S ISO-8601
  *   LastError        M  { Source: S, Error: S, Cause: S, At: S } when Error (LastErrorAttr)
- *   RunningStep      S  the step the current attempt is running (set by MarkRunning, removed by
- *                       MarkCompleted); projected into the DueIndex so the supervisor can mark
+ *   RunningStep      S  the step the current attempt is running (set by transition markStepRunning:
+ *                       the MarkRunning state of classic versions, the agent's call reservation in
+ *                       lean ones; removed by MarkCompleted); projected into the DueIndex so the supervisor can mark
  *                       exactly that step TimedOut when the attempt expires
  *   CompensationLog  M  { <StepName>: CompensationEntry } the ordered, durable compensation log
  *                       (CompensationAttr). An entry is written in the same UpdateItem that

@@ -143,6 +143,18 @@ export function schedulerPaths(scope: Construct, props: SchedulerPathsProps): sf
   });
   const compensationChain = undoNext;
   const lastStep = props.steps[props.steps.length - 1] as StepDefinition;
+  // What every step's states take, in either shape: its place, its queue, where it goes next and on failure.
+  const stepChain = (step: StepDefinition, seq: number, next: sfn.IChainable) => ({
+    step,
+    seq,
+    firstCompensation: lastStep.compensation.name,
+    queue: props.agentQueues[step.name] as sqs.IQueue,
+    timings: props.timings,
+    updates,
+    next,
+    onPermanentFailure: compensationChain,
+    onAbandoned: attemptAbandoned,
+  });
 
   const markProcessed = updates.markProcessed();
   markProcessed.next(new sfn.Succeed(scope, SchedulerEnd.processed));
@@ -162,15 +174,7 @@ export function schedulerPaths(scope: Construct, props: SchedulerPathsProps): sf
     let leanNext: sfn.IChainable = markProcessed;
     [...props.steps].reverse().forEach((step, reversedIndex) => {
       leanNext = leanStepStates(scope, {
-        step,
-        seq: props.steps.length - reversedIndex,
-        firstCompensation: lastStep.compensation.name,
-        queue: props.agentQueues[step.name] as sqs.IQueue,
-        timings: props.timings,
-        updates,
-        next: leanNext,
-        onPermanentFailure: compensationChain,
-        onAbandoned: attemptAbandoned,
+        ...stepChain(step, props.steps.length - reversedIndex, leanNext),
         fencedOut,
         ...(entries[0] !== undefined && { nextStep: entries[0].step.name }),
       }).callAgent;
@@ -195,17 +199,7 @@ export function schedulerPaths(scope: Construct, props: SchedulerPathsProps): sf
   // Built from the last step backwards so each step knows where a completed (or skipped) step goes.
   let next: sfn.IChainable = markProcessed;
   [...props.steps].reverse().forEach((step, reversedIndex) => {
-    next = stepStates(scope, {
-      step,
-      seq: props.steps.length - reversedIndex,
-      firstCompensation: lastStep.compensation.name,
-      queue: props.agentQueues[step.name] as sqs.IQueue,
-      timings: props.timings,
-      updates,
-      next,
-      onPermanentFailure: compensationChain,
-      onAbandoned: attemptAbandoned,
-    }).check;
+    next = stepStates(scope, stepChain(step, props.steps.length - reversedIndex, next)).check;
   });
 
   const checkLock = new sfn.Choice(scope, 'CheckLock', {

@@ -120,7 +120,11 @@ export const SAS_PROFILES: Readonly<Record<ProfileName, SasSettings>> = {
   local: {
     timings: {
       stepTimeoutSeconds: 6,
-      stepHeartbeatSeconds: 3,
+      // The first heartbeat goes out once the agent's sandbox has started, so this window holds the
+      // queue hop and a cold start. On a loaded 2-core machine (CI runs two test workers, each with
+      // a runtime and a JVM) a cold agent took 3.1 s to answer, and at 3 s attempts were lost to
+      // heartbeat timeouts before any call (restart and retry-budget tests saw an extra attempt).
+      stepHeartbeatSeconds: 5,
       stepDeadlineSlackSeconds: 2,
       startGraceSeconds: 5,
       maxFailures: 3,

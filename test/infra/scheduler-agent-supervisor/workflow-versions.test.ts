@@ -122,7 +122,9 @@ describe('workflow versions: the synthesized app', () => {
   it('never changes the v1 and v2 definitions: both are pinned to their synthesized ASL before v3 and v4 existed', () => {
     // Synthesized at 459a452 (before the lean versions) with -c workflowVersion=2. A deployed
     // version's definition is never edited (orders in flight keep their version for life): if this
-    // fails, the change belongs in a new version.
+    // fails, the change belongs in a new version. One edit since, of the profile and not of any
+    // version: the local profile's heartbeat went from 3 s to 5 s (each agent task's
+    // HeartbeatSeconds and the heartbeatSeconds its message carries, in both files; nothing else).
     const everyVersion = synthesizeStack('local', { context: { workflowVersion: '4' } });
     for (const version of [1, 2]) {
       const pinned = JSON.parse(

@@ -88,7 +88,13 @@ describe('local runtime restart with --data', () => {
       // The tables came back from disk as they were.
       expect(await second.system.state(orderId)).toMatchObject({ processState: 'Processing', attempt: 1 });
       const done = await second.system.waitForState(orderId, ['Processed', 'Error'], 90_000);
-      expect(done).toMatchObject({ processState: 'Processed', failureCount: 1, attempt: 2 });
+      // Attempt 1 died with the runtime and counts as one failure. Attempt 2 normally completes;
+      // on a loaded machine its cold agents can still miss a deadline, and the supervisor then runs
+      // a third (maxFailures is 3 in the local profile): either way each attempt after the first
+      // follows one counted failure, and no effect is made twice (below).
+      expect(done.processState).toBe('Processed');
+      expect(done.attempt).toBeGreaterThanOrEqual(2);
+      expect(done.failureCount).toBe(done.attempt - 1);
       const keys = (await second.system.ledgerEffects(orderId)).map((e) => e.IdempotencyKey?.S).sort();
       expect(keys).toEqual(V1_STEPS.map((step) => `${orderId}:${step.name}`).sort());
     } finally {

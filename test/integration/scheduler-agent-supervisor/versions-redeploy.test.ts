@@ -113,16 +113,18 @@ describe('workflow versions across a local redeploy (v1 -> v2, same data)', () =
     const done = `v1-done-${run}`;
     const stalled = `v1-stalled-${run}`;
 
-    // On v1: one order finishes, another is mid-flight (its payment call stalls once).
+    // On v1: one order finishes, another is mid-flight (its payment call stalls once). The stalled
+    // charge is caught first: its step times out 6 s after it started, and waiting for the other
+    // order before looking can outlast that on a loaded machine (it did in CI).
     expect((await client.submit(order(done))).status).toBe(202);
     expect((await client.submit(order(stalled, 'STALL-ONCE'))).status).toBe(202);
-    expect(await client.waitForState(done, ['Processed', 'Error'], 60_000)).toMatchObject({
-      processState: 'Processed',
-    });
     await until('the stalled charge to be in flight', async () =>
       (await effectKeys(stalled)).includes(`${stalled}:ChargePayment`),
     );
     expect((await client.state(stalled))?.steps.ChargePayment).toBe('Running');
+    expect(await client.waitForState(done, ['Processed', 'Error'], 60_000)).toMatchObject({
+      processState: 'Processed',
+    });
 
     // A record written by a newer deployment (version 99), due now: nobody here may run it.
     const future = `v99-${run}`;

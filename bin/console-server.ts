@@ -26,8 +26,12 @@ import {
   type StateCountsBody,
 } from '../console/src/console-api';
 import { countStates } from '../console/src/state-counts';
-import { readDeliveryItems, scanDeliveryRecords } from '../lambdas/choreography/adapters/delivery-trail';
-import type { DeliveryStatusBody } from '../lambdas/choreography/contracts';
+import { queryDeliveryRecords, readDeliveryItems } from '../lambdas/choreography/adapters/delivery-trail';
+import {
+  DELIVERY_STATUSES,
+  type DeliveryStatusBody,
+  isDeliveryStatus,
+} from '../lambdas/choreography/contracts';
 import { buildTrail, deliveryRowsOf, isUnknownDelivery } from '../lambdas/choreography/domain/trail';
 import { OperatorAction, OperatorActionRequestSchema } from '../lambdas/scheduler-agent-supervisor/contracts';
 import {
@@ -355,9 +359,13 @@ function stateCounts(operator: OperatorClient): Promise<StateCount[]> {
 type Deliveries = NonNullable<ConsoleBackend['deliveries']>;
 
 async function deliveryList(deliveries: Deliveries, status: string | null): Promise<DeliveryListBody> {
+  const wanted = status || undefined;
+  if (wanted !== undefined && !isDeliveryStatus(wanted)) {
+    throw new HttpError(400, `status must be one of ${DELIVERY_STATUSES.join(', ')}`);
+  }
   const tables = deliveryTablesOf(deliveries.outputs);
-  const items = await scanDeliveryRecords(deliveries.documents, tables.ingestion);
-  return { items: deliveryRowsOf(items, status ?? undefined) };
+  const items = await queryDeliveryRecords(deliveries.documents, tables.ingestion, wanted);
+  return { items: deliveryRowsOf(items, wanted) };
 }
 
 async function deliveryDetail(

@@ -17,12 +17,14 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { readDeliveryItems, scanDeliveryRecords } from '../lambdas/choreography/adapters/delivery-trail';
+import { queryDeliveryRecords, readDeliveryItems } from '../lambdas/choreography/adapters/delivery-trail';
 import {
   CORRELATION_ID_HEADER,
   DELIVERY_STATUSES,
+  type DeliveryStatus,
   type DeliveryTables,
   type DeliveryTrailEntry,
+  isDeliveryStatus,
   type SubmitDeliveryRequest,
 } from '../lambdas/choreography/contracts';
 import { buildTrail, type DeliveryItems, isUnknownDelivery } from '../lambdas/choreography/domain/trail';
@@ -47,7 +49,7 @@ export type DeliveriesCommand =
       readonly json: boolean;
       readonly target?: string;
     }
-  | { readonly command: 'list'; readonly status?: string; readonly target?: string };
+  | { readonly command: 'list'; readonly status?: DeliveryStatus; readonly target?: string };
 
 /** Parses the command line; throws an error naming what is wrong (with the usage). */
 export function parseDeliveriesArguments(argv: readonly string[]): DeliveriesCommand {
@@ -93,7 +95,7 @@ export function parseDeliveriesArguments(argv: readonly string[]): DeliveriesCom
     case 'list':
       only(['--status']);
       if (operand !== undefined) throw new Error(`list takes no operand. ${USAGE}`);
-      if (status !== undefined && !(DELIVERY_STATUSES as readonly string[]).includes(status)) {
+      if (status !== undefined && !isDeliveryStatus(status)) {
         throw new Error(`--status must be one of ${DELIVERY_STATUSES.join(', ')}; got '${status}'`);
       }
       return { command, ...(status === undefined ? {} : { status }), ...withTarget };
@@ -205,7 +207,7 @@ async function main(argv: readonly string[]): Promise<void> {
     if (command.command === 'list') {
       console.log(
         formatList(
-          await scanDeliveryRecords(documents, requireOutput(outputs, 'IngestionTableName')),
+          await queryDeliveryRecords(documents, requireOutput(outputs, 'IngestionTableName'), command.status),
           command.status,
         ),
       );

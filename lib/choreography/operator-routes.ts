@@ -4,6 +4,7 @@ import { Construct } from 'constructs';
 import {
   CHOREOGRAPHY_METRICS_NAMESPACE,
   ChoreographyEnvKey,
+  DELIVERIES_BY_STATUS_INDEX,
   type DeliveryTables,
   OperatorDeliveryRoute,
   ServiceName,
@@ -35,8 +36,8 @@ export interface DeliveryOperatorRoutesProps {
  * (the ingestion read model's deliveries, newest first) and `GET /operator/deliveries/{deliveryId}`
  * (status and trail across services, dead letters and remediation decisions included), on the
  * delivery API, authorised by IAM (SigV4), never by the requesters' API key. Each function may read
- * what it answers from and nothing else: the list scans ingestion's table, the trail gets one item
- * of each service's table.
+ * what it answers from and nothing else: the list queries ingestion's deliveries-by-status index,
+ * the trail gets one item of each service's table.
  */
 export class DeliveryOperatorRoutes extends Construct {
   readonly listDeliveries: LambdaFunction;
@@ -63,7 +64,7 @@ export class DeliveryOperatorRoutes extends Construct {
       description: 'GET /operator/deliveries: the deliveries of the ingestion read model, newest first',
       environment: { [ChoreographyEnvKey.TableName]: props.tables.ingestion.tableName },
     });
-    props.tables.ingestion.grant(this.listDeliveries.function, 'dynamodb:Scan');
+    props.tables.ingestion.grantQueryIndex(this.listDeliveries.function, DELIVERIES_BY_STATUS_INDEX.name);
 
     const tableNames: DeliveryTables = {
       ingestion: props.tables.ingestion.tableName,

@@ -1,10 +1,21 @@
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
-import { TABLE_PARTITION_KEY, TABLE_TTL_ATTRIBUTE } from '../../lambdas/choreography/contracts';
+import {
+  type ServiceTableIndex,
+  TABLE_PARTITION_KEY,
+  TABLE_TTL_ATTRIBUTE,
+} from '../../lambdas/choreography/contracts';
 import { DataStore, type DataTableOptions } from '../platform/data-table';
 
-export type ServiceTableProps = DataTableOptions;
+export interface ServiceTableProps extends DataTableOptions {
+  /**
+   * Global secondary indexes (string keys, INCLUDE projection), e.g. the ingestion read model's
+   * DELIVERIES_BY_STATUS_INDEX.
+   * @default - none
+   */
+  readonly indexes?: readonly ServiceTableIndex[];
+}
 
 /**
  * The table of one choreography service, in the layout every service shares
@@ -14,12 +25,22 @@ export type ServiceTableProps = DataTableOptions;
  */
 export class ServiceTable extends DataStore {
   constructor(scope: Construct, id: string, props: ServiceTableProps) {
+    const { indexes = [], ...options } = props;
     super(scope, id, {
-      ...props,
+      ...options,
       partitionKey: { name: TABLE_PARTITION_KEY, type: dynamodb.AttributeType.STRING },
       timeToLiveAttribute: TABLE_TTL_ATTRIBUTE,
       stream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES,
     });
+    for (const index of indexes) {
+      this.table.addGlobalSecondaryIndex({
+        indexName: index.name,
+        partitionKey: { name: index.partitionKey, type: dynamodb.AttributeType.STRING },
+        sortKey: { name: index.sortKey, type: dynamodb.AttributeType.STRING },
+        projectionType: dynamodb.ProjectionType.INCLUDE,
+        nonKeyAttributes: [...index.projectedAttributes],
+      });
+    }
   }
 
   /** Reading the table's stream (the relay). */

@@ -7,6 +7,7 @@ import {
   DELIVERY_ALERT_SOURCE,
   OutboxDestination,
   SERVICE_DESTINATIONS,
+  SERVICE_TABLE_INDEXES,
   ServiceName,
   TOPIC_FILTER_POLICIES,
   type TopicConsumer,
@@ -58,13 +59,13 @@ export const DroneDeliveryOutput = {
   SchemaRegistryName: 'SchemaRegistryName',
 } as const;
 
-/** The services with a table (each has an outbox relay), in the order of the stack's outputs. */
 /**
  * The one message group of the lifecycle events the bus delivers to the ingestion read model's FIFO
  * queue (EventBridge sets a fixed group id per target).
  */
 const LIFECYCLE_MESSAGE_GROUP = 'delivery-lifecycle';
 
+/** The services with a table (each has an outbox relay), in the order of the stack's outputs. */
 const TABLE_SERVICES = [
   ServiceName.Ingestion,
   ServiceName.Package,
@@ -144,7 +145,10 @@ export class DroneDeliveryStack extends Stack {
     const tables = Object.fromEntries(
       TABLE_SERVICES.map((service) => [
         service,
-        new ServiceTable(this, `${PASCAL[service]}Table`, { retainData }),
+        new ServiceTable(this, `${PASCAL[service]}Table`, {
+          retainData,
+          indexes: SERVICE_TABLE_INDEXES[service],
+        }),
       ]),
     ) as Record<TableService, ServiceTable>;
 

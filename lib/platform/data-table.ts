@@ -85,7 +85,7 @@ export function grantTableKeyUse(
 
 /**
  * A construct owning one data table (`<id>/Table`, the application's defaults), through which
- * callers get exactly the item actions they need on it, never on its indexes.
+ * callers get exactly the item actions they need on it, and Query on one named index at most.
  */
 export class DataStore extends Construct {
   readonly table: dynamodb.Table;
@@ -98,6 +98,16 @@ export class DataStore extends Construct {
   /** Grants `actions` on the table's items (table only, no index) and the use of its key. */
   grant(grantee: iam.IGrantable, ...actions: string[]): void {
     grantTableActions(this.table, grantee, ...actions);
+  }
+
+  /** Query on one index of the table (never Scan, never the table itself), and the key to read it. */
+  grantQueryIndex(grantee: iam.IGrantable, indexName: string): void {
+    iam.Grant.addToPrincipal({
+      grantee,
+      actions: ['dynamodb:Query'],
+      resourceArns: [`${this.table.tableArn}/index/${indexName}`],
+    });
+    grantTableKeyUse(this.table, grantee, 'read');
   }
 
   /** Name for CfnOutputs and environment variables. */

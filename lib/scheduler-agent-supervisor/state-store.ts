@@ -83,16 +83,6 @@ export class StateStore extends DataStore {
     this.grantQueryIndex(grantee, STATE_INDEX.name);
   }
 
-  /** Query on one index of the table (never Scan, never the table itself), and the key to read it. */
-  private grantQueryIndex(grantee: iam.IGrantable, indexName: string): void {
-    iam.Grant.addToPrincipal({
-      grantee,
-      actions: ['dynamodb:Query'],
-      resourceArns: [`${this.table.tableArn}/index/${indexName}`],
-    });
-    grantTableKeyUse(this.table, grantee, 'read');
-  }
-
   /**
    * What an agent needs to reserve calls against an order's retry budget (adapters/call-budget.ts):
    * UpdateItem and GetItem on the table, limited by fine-grained access control to the key,

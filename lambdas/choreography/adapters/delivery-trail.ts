@@ -1,13 +1,17 @@
 /**
  * Reads what domain/trail.ts builds an operator's view from: one delivery's item in each service's
- * table, and the delivery items of the ingestion read model. Used by the operator route handlers,
+ * table, and the newest delivery items of the ingestion read model. Used by the operator route handlers,
  * the CLI (bin/deliveries.ts) and the local console backend alike.
  */
-import { type DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { requireEnv } from '../../shared/env';
 import { jsonParser } from '../../shared/parse';
 import {
   ChoreographyEnvKey,
+  DELIVERIES_BY_STATUS_INDEX,
+  DELIVERY_LIST_MAX,
+  DELIVERY_STATUSES,
+  type DeliveryStatus,
   type DeliveryTables,
   DeliveryTablesSchema,
   remediationKeyOf,
@@ -27,28 +31,33 @@ export function readDeliveryTables(env: NodeJS.ProcessEnv = process.env): Delive
 }
 
 /**
- * Every delivery item of the ingestion read model: a scan, filtered to the DELIVERY# items. Cost
- * grows with the table (README, Operator console: what is not built names the index it would need).
+ * The newest delivery items of the ingestion read model, of one status or of every status: a Query
+ * of DELIVERIES_BY_STATUS_INDEX per status, newest accepted first, at most DELIVERY_LIST_MAX each,
+ * so a list reads the same few items whatever the table holds. The index is eventually consistent:
+ * a delivery accepted a moment ago may be missing from the list, never from its trail.
  */
-export async function scanDeliveryRecords(
+export async function queryDeliveryRecords(
   documents: Pick<DynamoDBDocumentClient, 'send'>,
   ingestionTable: string,
+  status?: DeliveryStatus,
 ): Promise<Item[]> {
-  const items: Item[] = [];
-  let exclusiveStartKey: Item | undefined;
-  do {
-    const page = await documents.send(
-      new ScanCommand({
-        TableName: ingestionTable,
-        FilterExpression: 'begins_with(pk, :delivery)',
-        ExpressionAttributeValues: { ':delivery': deliveryKeyOf('') },
-        ExclusiveStartKey: exclusiveStartKey,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    exclusiveStartKey = page.LastEvaluatedKey;
-  } while (exclusiveStartKey);
-  return items;
+  const statuses = status === undefined ? DELIVERY_STATUSES : [status];
+  const pages = await Promise.all(
+    statuses.map((wanted) =>
+      documents.send(
+        new QueryCommand({
+          TableName: ingestionTable,
+          IndexName: DELIVERIES_BY_STATUS_INDEX.name,
+          KeyConditionExpression: '#status = :status',
+          ExpressionAttributeNames: { '#status': DELIVERIES_BY_STATUS_INDEX.partitionKey },
+          ExpressionAttributeValues: { ':status': wanted },
+          ScanIndexForward: false,
+          Limit: DELIVERY_LIST_MAX,
+        }),
+      ),
+    ),
+  );
+  return pages.flatMap((page) => page.Items ?? []);
 }
 
 /** One delivery's item in each service's table, read consistently (what the trail is built from). */

@@ -15,6 +15,11 @@ export const DeliveryStatus = {
 export type DeliveryStatus = (typeof DeliveryStatus)[keyof typeof DeliveryStatus];
 export const DELIVERY_STATUSES = Object.values(DeliveryStatus) as [DeliveryStatus, ...DeliveryStatus[]];
 
+/** Whether a caller's text (a query parameter, a CLI flag) names a delivery status. */
+export function isDeliveryStatus(value: unknown): value is DeliveryStatus {
+  return (DELIVERY_STATUSES as readonly unknown[]).includes(value);
+}
+
 export const TERMINAL_DELIVERY_STATUSES: readonly DeliveryStatus[] = [
   DeliveryStatus.Delivered,
   DeliveryStatus.Failed,

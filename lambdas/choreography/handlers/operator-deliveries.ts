@@ -7,8 +7,8 @@ import { createDocumentClient } from '../../shared/aws-clients/dynamodb';
 import { requireEnv } from '../../shared/env';
 import { apiRequestScope, errorResponse, jsonResponse, unexpectedErrorResponse } from '../../shared/http';
 import { createObservability, instrumentedHandler } from '../../shared/observability';
-import { scanDeliveryRecords } from '../adapters/delivery-trail';
-import { ChoreographyEnvKey, DELIVERY_STATUSES, type DeliveryListBody } from '../contracts';
+import { queryDeliveryRecords } from '../adapters/delivery-trail';
+import { ChoreographyEnvKey, DELIVERY_STATUSES, type DeliveryListBody, isDeliveryStatus } from '../contracts';
 import { deliveryRowsOf } from '../domain/trail';
 
 const observability = createObservability();
@@ -21,12 +21,8 @@ export const handler = instrumentedHandler(
     const scope = apiRequestScope(event, context, observability);
     const { echoHeaders } = scope;
     try {
-      const status = event.queryStringParameters?.status ?? undefined;
-      if (
-        status !== undefined &&
-        status !== '' &&
-        !(DELIVERY_STATUSES as readonly string[]).includes(status)
-      ) {
+      const status = event.queryStringParameters?.status || undefined;
+      if (status !== undefined && !isDeliveryStatus(status)) {
         return errorResponse(
           400,
           'status is not valid',
@@ -34,8 +30,8 @@ export const handler = instrumentedHandler(
           echoHeaders,
         );
       }
-      const items = await scanDeliveryRecords(documents, tableName);
-      const body: DeliveryListBody = { items: deliveryRowsOf(items, status || undefined) };
+      const items = await queryDeliveryRecords(documents, tableName, status);
+      const body: DeliveryListBody = { items: deliveryRowsOf(items, status) };
       return jsonResponse(200, body, echoHeaders);
     } catch (error) {
       return unexpectedErrorResponse(scope, 'Listing deliveries failed unexpectedly', error);

@@ -17,6 +17,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Browser, Page } from 'playwright-core';
 import { buildConsoleAssets } from '../../../bin/console-build';
 import { type ConsoleBackend, type ConsoleServer, startConsoleServer } from '../../../bin/console-server';
+import type { DeliveryListBody } from '../../../console/src/console-api';
 import { PROJECT_ROOT } from '../../../lib/local-runtime';
 import { DeliverySystemClient } from '../choreography/system-client';
 import { awsClientConfig } from '../client-support';
@@ -241,6 +242,19 @@ describe('deliveries', () => {
     for (const decision of ['decided RETRY', 'decided PIVOT', 'decided GIVE_UP'])
       await expectContains(deadLetters, decision);
     await page.screenshot({ path: resolve(SCREENSHOTS, 'delivery-dead-letters.png'), fullPage: true });
+  });
+
+  it('lists the deliveries of one status from the read model, and refuses a status that does not exist in words', async () => {
+    const delivered = await fetch(`${server.url}api/deliveries?status=Delivered`);
+    expect(delivered.status).toBe(200);
+    const { items } = (await delivered.json()) as DeliveryListBody;
+    expect(items.map((row) => row.deliveryId)).toContain(ids.delivery);
+    expect(items.filter((row) => row.status !== 'Delivered')).toEqual([]);
+    const lost = await fetch(`${server.url}api/deliveries?status=Lost`);
+    expect(lost.status).toBe(400);
+    expect(((await lost.json()) as { message: string }).message).toBe(
+      'status must be one of Requested, Correlating, Scheduled, PickedUp, Delivered, Failed, Cancelled',
+    );
   });
 });
 

@@ -2,7 +2,7 @@ import { Stack } from 'aws-cdk-lib';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
-import { ChoreographyEnvKey } from '../../../lambdas/choreography/contracts';
+import { ChoreographyEnvKey, DELIVERIES_BY_STATUS_INDEX } from '../../../lambdas/choreography/contracts';
 import { BROWSER_ORIGIN_ENV } from '../../../lambdas/shared/http';
 import { consoleOriginOf } from '../../../lib/choreography/deployment';
 import { actionsOf, type PolicyStatement, resourcesOf, statementsOfFunction } from '../support/synth';
@@ -62,13 +62,42 @@ describe('delivery operator routes (default profile, demo)', () => {
     }
   });
 
-  it('lists with Scan on the ingestion table only', () => {
+  it("lists with Query on the ingestion table's deliveries-by-status index only (no Scan, no table access)", () => {
     const routes = synth.stack.api.operator;
+    const indexArn = JSON.stringify({
+      'Fn::Join': [
+        '',
+        [
+          { 'Fn::GetAtt': [logicalId(synth.stack.tables.ingestion.table), 'Arn'] },
+          `/index/${DELIVERIES_BY_STATUS_INDEX.name}`,
+        ],
+      ],
+    });
     expect(
       tableGrants(statementsOfFunction(synth.template, logicalId(routes.listDeliveries.function))),
-    ).toEqual({
-      'dynamodb:Scan': [arnOf(synth.stack.tables.ingestion.table)],
-    });
+    ).toEqual({ 'dynamodb:Query': [indexArn] });
+  });
+
+  it('gives the ingestion table its deliveries-by-status index, keyed and projected as the contract says, and no other table an index', () => {
+    const tables = synth.template.findResources('AWS::DynamoDB::Table');
+    const ingestionId = logicalId(synth.stack.tables.ingestion.table);
+    expect(tables[ingestionId]?.Properties.GlobalSecondaryIndexes).toEqual([
+      {
+        IndexName: DELIVERIES_BY_STATUS_INDEX.name,
+        KeySchema: [
+          { AttributeName: DELIVERIES_BY_STATUS_INDEX.partitionKey, KeyType: 'HASH' },
+          { AttributeName: DELIVERIES_BY_STATUS_INDEX.sortKey, KeyType: 'RANGE' },
+        ],
+        Projection: {
+          ProjectionType: 'INCLUDE',
+          NonKeyAttributes: [...DELIVERIES_BY_STATUS_INDEX.projectedAttributes],
+        },
+      },
+    ]);
+    for (const table of Object.values(synth.stack.tables)) {
+      if (table === synth.stack.tables.ingestion) continue;
+      expect(tables[logicalId(table.table)]?.Properties.GlobalSecondaryIndexes).toBeUndefined();
+    }
   });
 
   it('builds the trail with GetItem on each service table, nothing else, and knows their names', () => {

@@ -13,7 +13,9 @@ import {
   ChoreographyEnvKey,
   currentVersion,
   type EventType,
+  SERVICE_TABLE_INDEXES,
   type ServiceName,
+  type ServiceTableIndex,
   TABLE_PARTITION_KEY,
 } from '../../../lambdas/choreography/contracts';
 import { PowertoolsEnvKey } from '../../../lambdas/shared/env';
@@ -33,8 +35,8 @@ export interface ChoreographyWorld {
   readonly sqs: SQSClient;
   readonly dynamoEndpoint: string;
   readonly sqsEndpoint: string;
-  /** A new service table (pk, stream NEW_AND_OLD_IMAGES) with a unique name. */
-  table(): Promise<string>;
+  /** A new service table (pk, stream NEW_AND_OLD_IMAGES, the given indexes) with a unique name. */
+  table(indexes?: readonly ServiceTableIndex[]): Promise<string>;
   /** A new FIFO queue with a unique name. */
   fifoQueue(): Promise<string>;
   getItem(tableName: string, key: string): Promise<Record<string, unknown> | undefined>;
@@ -71,16 +73,30 @@ async function startChoreographyWorld(): Promise<ChoreographyWorld> {
     sqs,
     dynamoEndpoint: dynamoServer.endpoint,
     sqsEndpoint: sqsServer.endpoint,
-    table: async () => {
+    table: async (indexes = []) => {
       counter += 1;
       const TableName = `service-${counter}-${randomUUID().slice(0, 8)}`;
+      const indexKeys = indexes.flatMap((index) => [index.partitionKey, index.sortKey]);
       await dynamo.send(
         new CreateTableCommand({
           TableName,
           BillingMode: 'PAY_PER_REQUEST',
-          AttributeDefinitions: [{ AttributeName: TABLE_PARTITION_KEY, AttributeType: 'S' }],
+          AttributeDefinitions: [...new Set([TABLE_PARTITION_KEY, ...indexKeys])].map((name) => ({
+            AttributeName: name,
+            AttributeType: 'S',
+          })),
           KeySchema: [{ AttributeName: TABLE_PARTITION_KEY, KeyType: 'HASH' }],
           StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' },
+          ...(indexes.length > 0 && {
+            GlobalSecondaryIndexes: indexes.map((index) => ({
+              IndexName: index.name,
+              KeySchema: [
+                { AttributeName: index.partitionKey, KeyType: 'HASH' },
+                { AttributeName: index.sortKey, KeyType: 'RANGE' },
+              ],
+              Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.projectedAttributes] },
+            })),
+          }),
         }),
       );
       return TableName;
@@ -146,15 +162,15 @@ export function useServiceEnvironment(
 }
 
 /**
- * What the stack gives a service: a table and a dead-letter queue of its own on this world, and its
- * environment set to them (useServiceEnvironment), for its handler module to be loaded next.
+ * What the stack gives a service: a table (with its indexes) and a dead-letter queue of its own on
+ * this world, and its environment set to them (useServiceEnvironment), for its handler module to be loaded next.
  */
 export async function provisionService(
   world: ChoreographyWorld,
-  service: string,
+  service: ServiceName,
   settings: Record<string, unknown>,
 ): Promise<{ tableName: string; dlqUrl: string }> {
-  const tableName = await world.table();
+  const tableName = await world.table(SERVICE_TABLE_INDEXES[service]);
   const dlqUrl = await world.fifoQueue();
   useServiceEnvironment(world, service, { tableName, deadLetterQueueUrl: dlqUrl, settings });
   return { tableName, dlqUrl };

@@ -1,6 +1,7 @@
 /** The delivery API's operator route handlers as deployed, against DynamoDB Local. */
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { queryDeliveryRecords } from '../../../lambdas/choreography/adapters/delivery-trail';
 import {
   ChoreographyEnvKey,
   DELIVERY_LIST_MAX,
@@ -141,5 +142,59 @@ describe('operator routes of the delivery API', () => {
     expect(unknown.headers?.['Access-Control-Allow-Origin']).toBe(ORIGIN);
     const bad = await get(show, { pathParameters: { deliveryId: 'no/such' } });
     expect(bad.statusCode).toBe(400);
+  });
+
+  it('reads the newest deliveries of each status from the index: never more than the list shows, whatever the table holds', async () => {
+    // Five more Delivered deliveries than a list shows, accepted a second apart long before op-1/op-2,
+    // and an item that is not a delivery (a processed-message marker: no status, not indexed).
+    const extra = DELIVERY_LIST_MAX + 5;
+    const acceptedAt = (i: number) => new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString();
+    for (let from = 0; from < extra; from += 25) {
+      await Promise.all(
+        Array.from({ length: Math.min(25, extra - from) }, (_, k) => from + k).map((i) =>
+          world.documents.send(
+            new PutCommand({
+              TableName: tables.ingestion,
+              Item: {
+                pk: `DELIVERY#bulk-${i}`,
+                status: 'Delivered',
+                acceptedAt: acceptedAt(i),
+                updatedAt: acceptedAt(i),
+                correlationId: `corr-bulk-${i}`,
+              },
+            }),
+          ),
+        ),
+      );
+    }
+    await world.documents.send(
+      new PutCommand({ TableName: tables.ingestion, Item: { pk: 'MESSAGE#m-1', expiresAt: 1 } }),
+    );
+
+    // What the adapter reads: the newest DELIVERY_LIST_MAX of the status, never the whole table.
+    const read = await queryDeliveryRecords(world.documents, tables.ingestion, 'Delivered');
+    expect(read).toHaveLength(DELIVERY_LIST_MAX);
+    expect(read.map((item) => item.pk)).not.toContain('DELIVERY#bulk-4');
+    const readAll = await queryDeliveryRecords(world.documents, tables.ingestion);
+    expect(readAll).toHaveLength(DELIVERY_LIST_MAX + 2);
+
+    const delivered = JSON.parse(
+      (await get(list, { queryStringParameters: { status: 'Delivered' } })).body,
+    ) as DeliveryListBody;
+    expect(delivered.items).toHaveLength(DELIVERY_LIST_MAX);
+    expect(delivered.items[0]).toEqual({
+      deliveryId: `bulk-${extra - 1}`,
+      status: 'Delivered',
+      correlationId: `corr-bulk-${extra - 1}`,
+      acceptedAt: acceptedAt(extra - 1),
+      updatedAt: acceptedAt(extra - 1),
+    });
+    expect(delivered.items.at(-1)?.deliveryId).toBe('bulk-5');
+
+    // Every status at once: the newest of all (op-2 and op-1, accepted today) come first.
+    const all = JSON.parse((await get(list, {})).body) as DeliveryListBody;
+    expect(all.items).toHaveLength(DELIVERY_LIST_MAX);
+    expect(all.items.slice(0, 3).map((row) => row.deliveryId)).toEqual(['op-2', 'op-1', `bulk-${extra - 1}`]);
+    expect(all.items.map((row) => row.deliveryId)).not.toContain('m-1');
   });
 });

@@ -1,7 +1,7 @@
 /** Ingestion's rules: request validation, conflicts, and the read model's projection. */
 
 import type { DeliveryEvent } from '../../../lambdas/choreography/contracts';
-import { EventType, ServiceName } from '../../../lambdas/choreography/contracts';
+import { DELIVERIES_BY_STATUS_INDEX, EventType, ServiceName } from '../../../lambdas/choreography/contracts';
 import {
   conflictingFields,
   newDelivery,
@@ -72,6 +72,16 @@ describe('ingestion read model', () => {
       occurredAt: new Date(NOW.getTime() + sequence * 1000).toISOString(),
       data: { droneId: 'drone-1' },
     }) as unknown as DeliveryEvent;
+
+  it("carries the deliveries-by-status index's keys and projected attributes as text (the operators' list reads them)", () => {
+    const { partitionKey, sortKey, projectedAttributes } = DELIVERIES_BY_STATUS_INDEX;
+    const fields: Record<string, unknown> = { ...record };
+    for (const name of [partitionKey, sortKey, ...projectedAttributes]) {
+      expect([name, typeof fields[name]]).toEqual([name, 'string']);
+    }
+    expect(fields[partitionKey]).toBe('Requested');
+    expect(fields[sortKey]).toBe(NOW.toISOString());
+  });
 
   it('starts Requested with its own DeliveryRequested in the history', () => {
     expect(record.status).toBe('Requested');

@@ -32,15 +32,7 @@ export class ServiceTable extends DataStore {
       timeToLiveAttribute: TABLE_TTL_ATTRIBUTE,
       stream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES,
     });
-    for (const index of indexes) {
-      this.table.addGlobalSecondaryIndex({
-        indexName: index.name,
-        partitionKey: { name: index.partitionKey, type: dynamodb.AttributeType.STRING },
-        sortKey: { name: index.sortKey, type: dynamodb.AttributeType.STRING },
-        projectionType: dynamodb.ProjectionType.INCLUDE,
-        nonKeyAttributes: [...index.projectedAttributes],
-      });
-    }
+    for (const index of indexes) this.addIncludeIndex(index);
   }
 
   /** Reading the table's stream (the relay). */

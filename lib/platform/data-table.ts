@@ -84,6 +84,17 @@ export function grantTableKeyUse(
 }
 
 /**
+ * A global secondary index that projects only what its readers use besides the keys (INCLUDE): a
+ * write touching none of its attributes costs no index write.
+ */
+export interface IncludeIndexSpec {
+  readonly name: string;
+  readonly partitionKey: string;
+  readonly sortKey: string;
+  readonly projectedAttributes: readonly string[];
+}
+
+/**
  * A construct owning one data table (`<id>/Table`, the application's defaults), through which
  * callers get exactly the item actions they need on it, and Query on one named index at most.
  */
@@ -98,6 +109,20 @@ export class DataStore extends Construct {
   /** Grants `actions` on the table's items (table only, no index) and the use of its key. */
   grant(grantee: iam.IGrantable, ...actions: string[]): void {
     grantTableActions(this.table, grantee, ...actions);
+  }
+
+  /** Adds an IncludeIndexSpec index: a string partition key, a sort key of the given type. */
+  protected addIncludeIndex(
+    index: IncludeIndexSpec,
+    sortKeyType: dynamodb.AttributeType = dynamodb.AttributeType.STRING,
+  ): void {
+    this.table.addGlobalSecondaryIndex({
+      indexName: index.name,
+      partitionKey: { name: index.partitionKey, type: dynamodb.AttributeType.STRING },
+      sortKey: { name: index.sortKey, type: sortKeyType },
+      projectionType: dynamodb.ProjectionType.INCLUDE,
+      nonKeyAttributes: [...index.projectedAttributes],
+    });
   }
 
   /** Query on one index of the table (never Scan, never the table itself), and the key to read it. */

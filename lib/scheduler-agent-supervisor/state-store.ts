@@ -26,41 +26,17 @@ export class StateStore extends DataStore {
       // change?) and the admission release (did the record become terminal?).
       stream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES,
     });
-    this.table.addGlobalSecondaryIndex({
-      indexName: DUE_INDEX.name,
-      partitionKey: { name: DUE_INDEX.partitionKey, type: dynamodb.AttributeType.STRING },
-      sortKey: { name: DUE_INDEX.sortKey, type: dynamodb.AttributeType.NUMBER },
-      // Only what the supervisor decides from (lock, state, counters): the scheduler's step and
-      // plan updates then cost no index write.
-      projectionType: dynamodb.ProjectionType.INCLUDE,
-      nonKeyAttributes: [...DUE_INDEX.projectedAttributes],
-    });
+    // Only what the supervisor decides from (lock, state, counters): the scheduler's step and plan
+    // updates then cost no index write.
+    this.addIncludeIndex(DUE_INDEX, dynamodb.AttributeType.NUMBER);
     // Sparse: only records still holding an admission slot carry AdmissionShard. The reconciler
     // queries it per shard for terminal records whose release was lost.
-    this.table.addGlobalSecondaryIndex({
-      indexName: ADMISSION_INDEX.name,
-      partitionKey: { name: ADMISSION_INDEX.partitionKey, type: dynamodb.AttributeType.STRING },
-      sortKey: { name: ADMISSION_INDEX.sortKey, type: dynamodb.AttributeType.STRING },
-      projectionType: dynamodb.ProjectionType.INCLUDE,
-      nonKeyAttributes: [...ADMISSION_INDEX.projectedAttributes],
-    });
+    this.addIncludeIndex(ADMISSION_INDEX);
     // The operators' list: orders by state, newest first; only what a list row shows.
-    this.table.addGlobalSecondaryIndex({
-      indexName: STATE_INDEX.name,
-      partitionKey: { name: STATE_INDEX.partitionKey, type: dynamodb.AttributeType.STRING },
-      sortKey: { name: STATE_INDEX.sortKey, type: dynamodb.AttributeType.STRING },
-      projectionType: dynamodb.ProjectionType.INCLUDE,
-      nonKeyAttributes: [...STATE_INDEX.projectedAttributes],
-    });
+    this.addIncludeIndex(STATE_INDEX);
     // Sparse: only records whose AlertOutbox may hold an undelivered alert carry AlertOutboxShard.
     // The supervisor re-delivers, through it, what the stream relay gave up on.
-    this.table.addGlobalSecondaryIndex({
-      indexName: ALERT_OUTBOX_INDEX.name,
-      partitionKey: { name: ALERT_OUTBOX_INDEX.partitionKey, type: dynamodb.AttributeType.STRING },
-      sortKey: { name: ALERT_OUTBOX_INDEX.sortKey, type: dynamodb.AttributeType.STRING },
-      projectionType: dynamodb.ProjectionType.INCLUDE,
-      nonKeyAttributes: [...ALERT_OUTBOX_INDEX.projectedAttributes],
-    });
+    this.addIncludeIndex(ALERT_OUTBOX_INDEX);
   }
 
   /** Grants Query on AlertOutboxIndex only (the supervisor's alert backstop). */

@@ -27,7 +27,12 @@ import {
   isDeliveryStatus,
   type SubmitDeliveryRequest,
 } from '../lambdas/choreography/contracts';
-import { buildTrail, type DeliveryItems, isUnknownDelivery } from '../lambdas/choreography/domain/trail';
+import {
+  buildTrail,
+  type DeliveryItems,
+  deliveryRowsOf,
+  isUnknownDelivery,
+} from '../lambdas/choreography/domain/trail';
 import { DEFAULT_TARGET_FILE, outputsOfStack, readTarget } from '../lib/local-runtime';
 import { formatTable } from './text-table';
 
@@ -143,19 +148,19 @@ export function formatTrail(deliveryId: string, items: DeliveryItems, trail: rea
   return `${header}\n${formatTable([['TIME', 'SERVICE', 'KIND', 'WHAT', 'SEQ', 'TO', 'DETAIL'], ...rows])}`;
 }
 
-/** `list`: one row per delivery of the ingestion read model, oldest first. */
+/**
+ * `list`: the console's rows (deliveryRowsOf: delivery items only, of the status, the newest
+ * DELIVERY_LIST_MAX), shown oldest first as a log reads.
+ */
 export function formatList(items: readonly Item[], status?: string): string {
-  const deliveries = items
-    .filter((item) => text(item.pk)?.startsWith('DELIVERY#'))
-    .filter((item) => status === undefined || item.status === status)
-    .sort((left, right) => (text(left.acceptedAt) ?? '').localeCompare(text(right.acceptedAt) ?? ''));
+  const deliveries = deliveryRowsOf(items, status).reverse();
   if (deliveries.length === 0) return status ? `No deliveries in status ${status}.` : 'No deliveries.';
-  const rows = deliveries.map((item) => [
-    (text(item.pk) ?? '').slice('DELIVERY#'.length),
-    text(item.status) ?? '?',
-    text(item.correlationId) ?? '',
-    text(item.acceptedAt) ?? '',
-    text(item.updatedAt) ?? '',
+  const rows = deliveries.map((row) => [
+    row.deliveryId,
+    row.status,
+    row.correlationId ?? '',
+    row.acceptedAt ?? '',
+    row.updatedAt ?? '',
   ]);
   return `${formatTable([['DELIVERY', 'STATUS', 'CORRELATION', 'ACCEPTED', 'UPDATED'], ...rows])}\n${deliveries.length} deliver${deliveries.length === 1 ? 'y' : 'ies'}`;
 }

@@ -96,7 +96,7 @@ export interface IncludeIndexSpec {
 
 /**
  * A construct owning one data table (`<id>/Table`, the application's defaults), through which
- * callers get exactly the item actions they need on it, and Query on one named index at most.
+ * callers get exactly the item actions they need on it, or Query on the one index they read.
  */
 export class DataStore extends Construct {
   readonly table: dynamodb.Table;

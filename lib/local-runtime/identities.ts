@@ -1,15 +1,15 @@
 /**
- * Local IAM identities, and SigV4 verification of the requests they sign: to AWS_IAM methods of the
- * REST API emulator (service `execute-api`) and to the SQS service (service `sqs`, whose queue
- * policies' explicit denies name callers by `aws:PrincipalArn`). An access key id names a local IAM
- * user, `arn:aws:iam::<account>:user/<access key id>`; its secret is random (crypto), generated once
- * per data directory and kept there (like the API keys, ./api-keys.ts), in memory without one. One
- * instance per runtime (the runtime context's `identities`): two would overwrite each other's file.
+ * Local IAM users, and SigV4 verification of the requests any local credential signs. An access key
+ * id of a user names `arn:aws:iam::<account>:user/<access key id>`; its secret is random (crypto),
+ * generated once per data directory and kept there (like the API keys, ./api-keys.ts), in memory
+ * without one. One instance per runtime (the runtime context's `identities`): two would overwrite
+ * each other's file. Which principal a credential stands for, and what it may do, is the IAM
+ * module's (iam/credential-registry.ts, iam/authorizer.ts).
  *
- * What it checks: the signature, recomputed with @smithy/signature-v4 for the given service in the
- * runtime's region, over the request as received (method, path, query, signed headers, body hash),
- * with the secret of the access key it names, within 15 minutes of clock skew. What it does NOT
- * do: evaluate identity policies (none are modelled).
+ * What verifySigV4 checks: the signature, recomputed with @smithy/signature-v4 for the given service
+ * in the runtime's region, over the request as received (method, path, query, signed headers, body
+ * hash), with the secret of the access key it names, within 15 minutes of clock skew, and, for
+ * temporary credentials, the session token (`x-amz-security-token`).
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -104,16 +104,29 @@ export interface ReceivedRequest {
   readonly body: Buffer;
 }
 
-/** Why a signature was refused: each service words its own answer. */
-export type SigV4Refusal = 'missing' | 'mismatch' | 'expired' | 'scope';
+/**
+ * Why a signature was refused: each service words its own answer. `unknown`: the access key names no
+ * credential of the account; `token`: a temporary credential's session token is missing or wrong.
+ */
+export type SigV4Refusal = 'missing' | 'unknown' | 'token' | 'mismatch' | 'expired' | 'scope';
 
-export type SigV4Verdict =
-  | { readonly ok: true; readonly identity: LocalIdentity }
+/** What verifySigV4 needs of a credential. */
+export interface VerifiableCredentials {
+  readonly accessKeyId: string;
+  readonly secretAccessKey: string;
+  /** Temporary credentials only: the token the request must carry. */
+  readonly sessionToken?: string;
+}
+
+export type SigV4Verdict<C extends VerifiableCredentials = LocalIdentity> =
+  | { readonly ok: true; readonly identity: C }
   | { readonly ok: false; readonly reason: SigV4Refusal; readonly message: string };
 
 /** API Gateway's answers (403). */
 export const SIGV4_MESSAGES = {
   missing: 'Missing Authentication Token',
+  unknown: 'The security token included in the request is invalid.',
+  token: 'The security token included in the request is invalid.',
   mismatch:
     'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details.',
   expired: 'Signature expired: the request time is more than 15 minutes from the current time.',
@@ -137,18 +150,18 @@ export function sigV4AccessKeyId(authorization: string | undefined): string | un
  * request as received. Refusals carry API Gateway's messages (SIGV4_MESSAGES; `scope` names the
  * service); other services answer from the reason.
  */
-export async function verifySigV4(
+export async function verifySigV4<C extends VerifiableCredentials = LocalIdentity>(
   request: ReceivedRequest,
-  identities: Pick<LocalIdentities, 'known'>,
+  identities: { known(accessKeyId: string): C | undefined },
   options: {
     readonly region: string;
     /** The signing name the scope must carry. @default 'execute-api' */
     readonly service?: string;
     readonly now?: number;
   },
-): Promise<SigV4Verdict> {
+): Promise<SigV4Verdict<C>> {
   const signingName = options.service ?? 'execute-api';
-  const refuse = (reason: SigV4Refusal): SigV4Verdict => ({
+  const refuse = (reason: SigV4Refusal): SigV4Verdict<C> => ({
     ok: false,
     reason,
     message:
@@ -161,7 +174,9 @@ export async function verifySigV4(
   const [, accessKeyId = '', , region, service, signedHeaderList = '', signature = ''] = match;
   if (region !== options.region || service !== signingName) return refuse('scope');
   const identity = identities.known(accessKeyId);
-  if (identity === undefined) return refuse('mismatch');
+  if (identity === undefined) return refuse('unknown');
+  if ((request.headers['x-amz-security-token'] ?? undefined) !== identity.sessionToken)
+    return refuse('token');
   const amzDate = request.headers['x-amz-date'] ?? '';
   const signedHeaders = signedHeaderList.split(';');
   if (!AMZ_DATE_PATTERN.test(amzDate) || !signedHeaders.includes('host')) return refuse('mismatch');

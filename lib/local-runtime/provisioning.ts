@@ -12,6 +12,7 @@
  * as not run with its reason; a type no provisioner claims is named as not emulated.
  */
 import type { AssemblyStack, CfnResource, CloudAssembly, StackResolver } from './cloud-assembly';
+import type { RuntimeIam } from './iam/runtime-iam';
 import type { LocalIdentities, LocalIdentity } from './identities';
 import type { RuntimeMeter } from './metering';
 import type { LocalRuntimeOptions } from './runtime-options';
@@ -105,7 +106,16 @@ export interface RuntimeContext {
    * an AWS_IAM method or to SQS. Callers with other credentials are the runtime's default principal.
    */
   readonly identities: LocalIdentities;
-  /** SDK client settings for the local emulators (a fresh credentials object each call). */
+  /**
+   * The local account's IAM (iam/): roles, users and their policies, every credential and its
+   * principal, the authorizer every service asks, the KMS keys' policies.
+   */
+  readonly iam: RuntimeIam;
+  /**
+   * SDK client settings for the local emulators, as the account's root (the developer who deploys;
+   * a fresh credentials object each call): for the runtime's own work, never for the app's calls,
+   * which carry their resource's role (iam.credentials.roleSession).
+   */
   clientConfig(): { region: string; credentials: { accessKeyId: string; secretAccessKey: string } };
   /** Stops `item` with the runtime, in its tier. */
   stopWith(item: Stoppable, tier: StopTier): void;

@@ -10,6 +10,7 @@ import type {
   LocalEnvironment,
   StackResolver,
 } from './cloud-assembly';
+import { createRuntimeIam } from './iam/runtime-iam';
 import { LocalIdentities } from './identities';
 import { RuntimeMeter } from './metering';
 import {
@@ -44,6 +45,7 @@ export class RuntimeLifecycle {
   ) {
     const log = options.log ?? ((line: string) => console.log(line));
     const region = options.region ?? 'us-east-1';
+    const identities = new LocalIdentities(options.dataDir, accountId);
     this.context = {
       region,
       accountId,
@@ -51,7 +53,15 @@ export class RuntimeLifecycle {
       assembly,
       log,
       problem: (message) => log(`! ${message}`),
-      identities: new LocalIdentities(options.dataDir, accountId),
+      identities,
+      iam: createRuntimeIam({
+        accountId,
+        region,
+        mode: options.iam ?? 'enforce',
+        log,
+        root: credentials,
+        users: identities,
+      }),
       // A fresh credentials object per client: the SDK annotates the object it is given.
       clientConfig: () => ({ region, credentials: { ...credentials } }),
       stopWith: (item, tier) => this.tiers.get(tier)?.push(item),

@@ -3,6 +3,7 @@
  * can read the options without depending on the composition that runs them).
  */
 import type { FaultHooks } from './fault-hooks';
+import type { IamMode } from './iam/authorizer';
 import type { RuntimeUsage } from './metering';
 import type { LocalServiceName, LocalTarget } from './target';
 
@@ -41,6 +42,25 @@ export interface LocalRuntimeOptions {
    * one more local hop per call, so metering is asked for, not always on. @default false
    */
   readonly metering?: boolean;
+  /**
+   * IAM on every request to a local AWS service (lib/local-runtime/iam): `enforce` refuses what AWS
+   * would refuse, with AWS's access-denied errors; `report` logs each would-be denial once and
+   * allows it. @default 'enforce'
+   */
+  readonly iam?: IamMode;
+  /**
+   * Local IAM users the composition gives identity policies: by user name (= access key id), the
+   * names (ManagedPolicyName) of the templates' AWS::IAM::ManagedPolicy resources attached to it,
+   * e.g. `{ operator: { managedPolicyNames: ['Orders-OperatorAccess'] } }`. A user the runtime
+   * makes on its own (a client a queue policy names) has no identity policy. @default - none
+   */
+  readonly users?: Readonly<Record<string, LocalUserSpec>>;
+}
+
+/** A local IAM user's identity policies. */
+export interface LocalUserSpec {
+  /** ManagedPolicyName of each AWS::IAM::ManagedPolicy of the templates to attach. @default - none */
+  readonly managedPolicyNames?: readonly string[];
 }
 
 export interface LocalRuntime {

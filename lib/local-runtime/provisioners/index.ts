@@ -13,6 +13,7 @@ import { dynamoDbStreams, PipesProvisioner } from './dynamodb-streams';
 import { EventSourceMappingProvisioner, sqsQueues } from './event-source-mappings';
 import { EventBridgeProvisioner } from './eventbridge';
 import { FunctionUrlProvisioner } from './function-urls';
+import { IamProvisioner } from './iam';
 import { LambdaProvisioner } from './lambda';
 import { SnsProvisioner } from './sns';
 import { SqsProvisioner } from './sqs';
@@ -30,6 +31,8 @@ export function standardProvisioners(): ProvisionerRegistry {
   return new ProvisionerRegistry([
     awsOnlyResources,
     new UnsupportedServices(),
+    // First: every later provisioner's resources call with (or are reached through) its roles and keys.
+    new IamProvisioner(),
     dynamodb,
     sqs,
     lambda,

@@ -38,6 +38,10 @@ const credentials = {
   secretAccessKey: operator.secretAccessKey,
   sessionToken: 'session-token-of-the-identity-pool',
 };
+/** The verifier knows the pool's temporary credentials, session token included. */
+const temporaryCredentials = {
+  known: (accessKeyId: string) => (accessKeyId === credentials.accessKeyId ? credentials : undefined),
+};
 
 interface Seen {
   readonly method: string;
@@ -68,7 +72,7 @@ beforeAll(async () => {
     );
     const verdict = await verifySigV4(
       { method: request.method ?? 'GET', rawPath: url.pathname, query: url.searchParams, headers, body },
-      identities,
+      temporaryCredentials,
       { region: REGION },
     );
     const answer = (status: number, value: unknown) => {

@@ -13,6 +13,11 @@ export interface LambdaFunctionSpec {
   readonly logicalId: string;
   readonly functionName: string;
   readonly functionArn: string;
+  /**
+   * The execution role: its session's credentials are in `environment`, and it is who the function
+   * is to IAM. @default - none (a host run outside a runtime's account, as in its own tests)
+   */
+  readonly roleArn?: string;
   /** Directory holding the bundled code (cdk.out/asset.<hash>). */
   readonly codeDirectory: string;
   /** `<file>.<export>`, as in the template. */

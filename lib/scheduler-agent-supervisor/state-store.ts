@@ -7,6 +7,7 @@ import {
   DUE_INDEX,
   STATE_INDEX,
   StateAttr,
+  topLevelAttributesOf,
 } from '../../lambdas/scheduler-agent-supervisor/contracts';
 import { DataStore, type DataTableOptions, grantTableKeyUse } from '../platform/data-table';
 
@@ -61,25 +62,65 @@ export class StateStore extends DataStore {
 
   /**
    * What an agent needs to reserve calls against an order's retry budget (adapters/call-budget.ts):
-   * UpdateItem and GetItem on the table, limited by fine-grained access control to the key,
-   * RetryBudget and CallsMade, so an agent can count calls but never move, lock or rewrite a record.
-   * (The local runtime does not evaluate IAM: this condition is checked by the infra test only.)
+   * UpdateItem and GetItem on the table, limited by fine-grained access control to the attributes
+   * the reservation names. Those are the key, RetryBudget and CallsMade, and, because lean workflow
+   * versions mark the step Running in the same write (transition markStepRunning, fenced on the
+   * lock), the attributes that transition names (derived from the transitions table) too; the
+   * refused reservation's read projects the lock and the state from those. IAM cannot tell an
+   * attribute a request conditions on from one it updates, so the grant also lets an agent write the
+   * lock and the state it may only compare: the fence is in the code (the rendered transition), not
+   * in the grant. Enforced locally as on AWS (lib/local-runtime/iam).
    */
   grantCallReservation(grantee: iam.IGrantable): void {
+    this.grantAttributes(grantee, ['dynamodb:UpdateItem', 'dynamodb:GetItem'], CALL_RESERVATION_ATTRIBUTES);
+  }
+
+  /**
+   * What the supervisor reads before it acts on a due record (adapters/state-store.ts versionsOf):
+   * GetItem of the record's schema and workflow versions, and nothing else of it.
+   */
+  grantReadVersions(grantee: iam.IGrantable): void {
+    this.grantAttributes(
+      grantee,
+      ['dynamodb:GetItem'],
+      [StateAttr.OrderId, StateAttr.SchemaVersion, StateAttr.WorkflowVersion],
+      'read',
+    );
+  }
+
+  /**
+   * `actions` on the table, limited to `attributes` (dynamodb:Attributes), reads to the named
+   * attributes (Select) and writes to returning only what they updated (ReturnValues): the
+   * fine-grained pattern of https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/specifying-conditions.html.
+   */
+  private grantAttributes(
+    grantee: iam.IGrantable,
+    actions: string[],
+    attributes: readonly string[],
+    keyAccess: 'read' | 'readWrite' = 'readWrite',
+  ): void {
     iam.Grant.addToPrincipal({
       grantee,
-      actions: ['dynamodb:UpdateItem', 'dynamodb:GetItem'],
+      actions,
       resourceArns: [this.table.tableArn],
       conditions: {
-        'ForAllValues:StringEquals': {
-          'dynamodb:Attributes': [StateAttr.OrderId, StateAttr.RetryBudget, StateAttr.CallsMade],
-        },
+        'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...attributes] },
         StringEqualsIfExists: {
           'dynamodb:Select': 'SPECIFIC_ATTRIBUTES',
           'dynamodb:ReturnValues': ['NONE', 'UPDATED_OLD', 'UPDATED_NEW'],
         },
       },
     });
-    grantTableKeyUse(this.table, grantee);
+    grantTableKeyUse(this.table, grantee, keyAccess);
   }
 }
+
+/** The attributes a call reservation names, with lean versions' markStepRunning (see grantCallReservation). */
+export const CALL_RESERVATION_ATTRIBUTES: readonly string[] = [
+  ...new Set([
+    StateAttr.OrderId,
+    StateAttr.RetryBudget,
+    StateAttr.CallsMade,
+    ...topLevelAttributesOf('markStepRunning'),
+  ]),
+];

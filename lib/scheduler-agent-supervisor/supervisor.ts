@@ -84,6 +84,8 @@ export class Supervisor extends Construct {
     props.stateStore.grantQueryStateIndex(fn);
     props.stateStore.grantQueryAlertOutboxIndex(fn);
     props.stateStore.grant(fn, 'dynamodb:UpdateItem');
+    // It reads a due record's versions before acting on it (and nothing else of the record).
+    props.stateStore.grantReadVersions(fn);
     props.startQueue.grantSendMessages(fn);
     props.alertBus.grantPutEventsTo(fn);
 

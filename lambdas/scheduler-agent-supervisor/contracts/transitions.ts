@@ -954,6 +954,26 @@ export interface RenderOptions {
   readonly step?: string;
 }
 
+/**
+ * The record's top-level attributes a transition's write names: the lock it is fenced on, what its
+ * condition reads, what it sets and removes. It is what IAM's `dynamodb:Attributes` holds for the
+ * transition's UpdateItem (the key aside), so a fine-grained grant to apply it is derived from the
+ * table rather than written out again.
+ */
+export function topLevelAttributesOf(name: TransitionName): string[] {
+  const transition: StateTransition = STATE_TRANSITIONS[name];
+  const fromCondition = (condition: Condition): string[] =>
+    'anyOf' in condition ? condition.anyOf.flatMap(fromCondition) : [condition.path[0]];
+  return [
+    ...new Set([
+      StateAttr.LockedBy,
+      ...transition.condition.flatMap(fromCondition),
+      ...transition.set.map(([path]) => path[0]),
+      ...transition.remove.map((path) => path[0]),
+    ]),
+  ];
+}
+
 /** Renders an entry of STATE_TRANSITIONS. */
 export function renderTransition(name: TransitionName, options: RenderOptions = {}): RenderedTransition {
   return renderStateTransition(name, STATE_TRANSITIONS[name], options);

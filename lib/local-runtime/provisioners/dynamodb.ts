@@ -1,8 +1,9 @@
 /**
  * DynamoDB: the storage backend (DynamoDB Local through startDynamoDbEmulator, persisted under
  * `<data>/dynamodb` with --data; its Streams API on the same endpoint) and one table per
- * AWS::DynamoDB::Table, with its indexes, its stream and its time to live. When the runtime meters,
- * the functions and Step Functions reach it through the capacity meter (../dynamodb/capacity-meter.ts).
+ * AWS::DynamoDB::Table, with its indexes, its stream and its time to live. Everyone but the runtime
+ * reaches it through the gateway (../dynamodb/gateway.ts), which authenticates and authorizes every
+ * request and meters it when the runtime meters.
  */
 import { join } from 'node:path';
 import {
@@ -13,8 +14,10 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { applyTimeToLive, LocalTableStreams, streamSpecification } from '../dynamodb';
-import { startDynamoDbCapacityMeter } from '../dynamodb/capacity-meter';
+import { startDynamoDbGateway } from '../dynamodb/gateway';
+import type { TableInfo } from '../dynamodb/iam-requests';
 import { startDynamoDbEmulator } from '../emulators';
+import type { SigningCredentials } from '../iam/credential-registry';
 import type { ListenContext, Provisioner, StackContext } from '../provisioning';
 import { asRecord } from './values';
 
@@ -26,8 +29,10 @@ export class DynamoDbProvisioner implements Provisioner {
   private dynamodb: DynamoDBClient | undefined;
   private streamsClient: DynamoDBStreamsClient | undefined;
   private tables: LocalTableStreams | undefined;
-  /** Makes a client of the capacity meter for one caller, when the runtime meters. */
-  private meteredClient: ((caller: string) => DynamoDBClient) | undefined;
+  /** Makes a client of the gateway for one caller, signing with its credentials. */
+  private gatewayClient: ((caller: string, credentials: SigningCredentials) => DynamoDBClient) | undefined;
+  /** What the gateway knows of each table, by name. */
+  private readonly tableInfo = new Map<string, TableInfo>();
 
   /** A client for the backend (once it listens). */
   get client(): DynamoDBClient {
@@ -36,11 +41,13 @@ export class DynamoDbProvisioner implements Provisioner {
   }
 
   /**
-   * A client for the app's calls made by the runtime itself (Step Functions' integration), named
-   * `caller` to the capacity meter when the runtime meters; the backend's client otherwise.
+   * A client for the app's calls made by the runtime on a resource's behalf (Step Functions'
+   * integration as its state machine's role): through the gateway, signed with `credentials`, and
+   * named `caller` to the meter.
    */
-  clientFor(caller: string): DynamoDBClient {
-    return this.meteredClient?.(caller) ?? this.client;
+  clientFor(caller: string, credentials: SigningCredentials): DynamoDBClient {
+    if (!this.gatewayClient) throw new Error('DynamoDB is not listening yet');
+    return this.gatewayClient(caller, credentials);
   }
 
   /** A DynamoDB Streams client for the backend (once it listens). */
@@ -60,27 +67,31 @@ export class DynamoDbProvisioner implements Provisioner {
     const server = await startDynamoDbEmulator(dataDir ? join(dataDir, 'dynamodb') : undefined);
     context.stopWith(server, 'backend');
     const { meter } = context;
-    if (meter) {
-      const capacityMeter = await startDynamoDbCapacityMeter({
-        target: server.endpoint,
-        meter,
-        onProblem: (message) => context.problem(message),
+    const gateway = await startDynamoDbGateway({
+      target: server.endpoint,
+      iam: context.iam,
+      region: context.region,
+      accountId: context.accountId,
+      tableOf: (name) => this.tableInfo.get(name),
+      ...(meter ? { meter } : {}),
+      onProblem: (message) => context.problem(message),
+    });
+    context.stopWith(gateway, 'backend');
+    // Functions name themselves in the path for the meter (callerScoped); tools reach the gateway too.
+    context.endpoints.announce('DYNAMODB', gateway.endpoint, gateway.endpoint, {
+      callerScoped: meter !== undefined,
+    });
+    this.gatewayClient = (caller, credentials) => {
+      const client = new DynamoDBClient({
+        region: context.region,
+        credentials: { ...credentials },
+        endpoint: `${gateway.endpoint}/${encodeURIComponent(caller)}`,
       });
-      context.stopWith(capacityMeter, 'backend');
-      context.endpoints.announce('DYNAMODB', server.endpoint, capacityMeter.endpoint, { callerScoped: true });
-      this.meteredClient = (caller) => {
-        const client = new DynamoDBClient({
-          ...context.clientConfig(),
-          endpoint: `${capacityMeter.endpoint}/${encodeURIComponent(caller)}`,
-        });
-        context.onStop(() => client.destroy());
-        return client;
-      };
-    } else {
-      context.endpoints.announce('DYNAMODB', server.endpoint);
-    }
-    // DynamoDB Local serves the Streams API on the same endpoint.
-    context.endpoints.announce('DYNAMODB_STREAMS', server.endpoint);
+      context.onStop(() => client.destroy());
+      return client;
+    };
+    // DynamoDB Local serves the Streams API on the same endpoint: so does the gateway.
+    context.endpoints.announce('DYNAMODB_STREAMS', gateway.endpoint);
     const client = new DynamoDBClient({ ...context.clientConfig(), endpoint: server.endpoint });
     const streams = new DynamoDBStreamsClient({ ...context.clientConfig(), endpoint: server.endpoint });
     this.dynamodb = client;
@@ -148,6 +159,26 @@ export class DynamoDbProvisioner implements Provisioner {
         throw new Error(`Cannot create table ${logicalId}: ${(error as Error).message}`);
       }
     }
+    const keyOf = (schema: unknown) =>
+      String(
+        (Array.isArray(schema) ? schema : []).find((entry) => asRecord(entry).KeyType === 'HASH')
+          ?.AttributeName ?? '',
+      );
+    const sse = asRecord(properties.SSESpecification);
+    const kmsKey =
+      sse.SSEEnabled === true && typeof sse.KMSMasterKeyId === 'string' ? sse.KMSMasterKeyId : undefined;
+    this.tableInfo.set(String(input.TableName), {
+      name: String(input.TableName),
+      arn: String(context.resolver.context.getAtt(logicalId, 'Arn')),
+      partitionKey: keyOf(properties.KeySchema),
+      indexPartitionKeys: Object.fromEntries(
+        [
+          ...(Array.isArray(properties.GlobalSecondaryIndexes) ? properties.GlobalSecondaryIndexes : []),
+          ...(Array.isArray(properties.LocalSecondaryIndexes) ? properties.LocalSecondaryIndexes : []),
+        ].map((index) => [String(asRecord(index).IndexName), keyOf(asRecord(index).KeySchema)]),
+      ),
+      ...(kmsKey ? { kmsKey } : {}),
+    });
     // DynamoDB Local enforces time to live (within seconds, where AWS may take days).
     context.meter?.describe('tables', String(input.TableName), {
       stackName: context.stack.stackName,

@@ -40,6 +40,8 @@ export class LambdaProvisioner implements Provisioner {
   /** Who reads the functions' output line by line (CloudWatch's EMF metrics). */
   private readonly outputLineListeners: Array<(spec: LambdaFunctionSpec, line: string) => void> = [];
   private readonly invocationEndListeners: InvocationEndListener[] = [];
+  /** Each function's role and where it was declared, checked once IAM has read every stack. */
+  private readonly roles: Array<{ readonly where: string; readonly roleArn: string }> = [];
 
   get host(): LambdaHost {
     if (!this.lambdaHost) throw new Error('The Lambda host is not started yet');
@@ -101,13 +103,14 @@ export class LambdaProvisioner implements Provisioner {
       const retries = asNumber(properties.MaximumRetryAttempts);
       if (retries !== undefined) retriesByFunction.set(arnName(String(properties.FunctionName)), retries);
     }
-    const baseEnvironment = functionBaseEnvironment(context);
     for (const [logicalId] of context.ofType(FUNCTION)) {
-      const spec = functionSpec(context, logicalId, baseEnvironment, retriesByFunction);
+      const spec = functionSpec(context, logicalId, retriesByFunction);
       if (typeof spec === 'string') {
         context.named(logicalId, FUNCTION, spec);
         continue;
       }
+      if (spec.roleArn)
+        this.roles.push({ where: `${context.stack.stackName}/${logicalId}`, roleArn: spec.roleArn });
       const replicas = replicasOf(spec, context);
       for (const registered of [spec, ...replicas]) {
         this.host.register(registered);
@@ -122,6 +125,21 @@ export class LambdaProvisioner implements Provisioner {
   }
 
   async start(context: RuntimeContext): Promise<void> {
+    // Lambda refuses to create a function whose role it cannot assume (CreateFunction:
+    // InvalidParameterValueException, https://docs.aws.amazon.com/lambda/latest/api/API_CreateFunction.html).
+    const untrusted = this.roles.filter(
+      ({ roleArn }) => !context.iam.account.trusts(roleArn, 'lambda.amazonaws.com', context.region),
+    );
+    if (untrusted.length > 0) {
+      throw new Error(
+        untrusted
+          .map(
+            ({ where, roleArn }) =>
+              `${where}: InvalidParameterValueException: The role defined for the function cannot be assumed by Lambda (${roleArn} ${context.iam.account.role(roleArn) ? 'does not trust lambda.amazonaws.com' : 'is not a role of the templates'})`,
+          )
+          .join('\n'),
+      );
+    }
     // Fault hooks naming functions must name functions that exist: a typo would silently test nothing.
     const faults = context.options.faults;
     const named = [
@@ -143,21 +161,37 @@ function runtimeModulesDirectory(): string {
   return sdkEntry.slice(0, sdkEntry.indexOf(marker) + 'node_modules'.length);
 }
 
-/** What every sandbox's environment starts from (the host's own environment is not inherited). */
-function functionBaseEnvironment(context: RuntimeContext): Record<string, string> {
-  return sandboxBaseVariables(context.region, context.clientConfig().credentials);
+/**
+ * What a function's sandbox environment starts from (the host's own environment is not inherited):
+ * the credentials are a session of its execution role, so every call it makes is authorized as the
+ * role's (../iam).
+ */
+function functionBaseEnvironment(
+  context: RuntimeContext,
+  roleArn: string,
+  functionName: string,
+): Record<string, string> {
+  return sandboxBaseVariables(context.region, context.iam.credentials.roleSession(roleArn, functionName));
 }
 
-/** What every sandbox has besides its endpoints: region, credentials, X-Ray, the runtime's own SDK. */
+/**
+ * What every sandbox has besides its endpoints: region, credentials (the function's: its role's
+ * session, with its token, as Lambda sets them), X-Ray, the runtime's own SDK.
+ */
 export function sandboxBaseVariables(
   region: string,
-  credentials: { readonly accessKeyId: string; readonly secretAccessKey: string },
+  credentials: {
+    readonly accessKeyId: string;
+    readonly secretAccessKey: string;
+    readonly sessionToken?: string;
+  },
 ): Record<string, string> {
   return {
     AWS_REGION: region,
     AWS_DEFAULT_REGION: region,
     AWS_ACCESS_KEY_ID: credentials.accessKeyId,
     AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
+    ...(credentials.sessionToken === undefined ? {} : { AWS_SESSION_TOKEN: credentials.sessionToken }),
     AWS_NODEJS_CONNECTION_REUSE_ENABLED: '1',
     AWS_XRAY_CONTEXT_MISSING: 'LOG_ERROR',
     AWS_XRAY_DAEMON_ADDRESS: '127.0.0.1:2000',
@@ -199,7 +233,6 @@ export function lambdaReservedVariables(fn: {
 function functionSpec(
   context: StackContext,
   logicalId: string,
-  baseEnvironment: Readonly<Record<string, string>>,
   retriesByFunction: ReadonlyMap<string, number>,
 ): LambdaFunctionSpec | string {
   const { resolver } = context;
@@ -229,6 +262,8 @@ function functionSpec(
     return 'its code is neither a local asset nor inline (ZipFile)';
   }
   const functionName = resolver.physicalName(logicalId);
+  const roleArn = asString(properties.Role);
+  if (!roleArn) return 'no Role (an execution role ARN)';
   const memorySizeMb = asNumber(properties.MemorySize) ?? 128;
   const reserved = asNumber(properties.ReservedConcurrentExecutions);
   if (reserved === 0) return 'reserved concurrency 0: the function is throttled';
@@ -240,7 +275,7 @@ function functionSpec(
   // A metered DynamoDB's endpoint names the function (the caller of its calls).
   Object.assign(
     environment,
-    baseEnvironment,
+    functionBaseEnvironment(context, roleArn, functionName),
     context.endpoints.functionEnvironment(functionName),
     lambdaReservedVariables({ functionName, memorySizeMb, runtime, codeDirectory, handler }),
   );
@@ -249,6 +284,7 @@ function functionSpec(
     logicalId,
     functionName,
     functionArn: String(resolver.context.getAtt(logicalId, 'Arn')),
+    roleArn,
     codeDirectory,
     handler,
     environment,
@@ -277,6 +313,7 @@ function replicasOf(spec: LambdaFunctionSpec, context: RuntimeContext): LambdaFu
       replicaOf: spec.logicalId,
       environment: {
         ...spec.environment,
+        ...(spec.roleArn ? functionBaseEnvironment(context, spec.roleArn, functionName) : {}),
         ...context.endpoints.functionEnvironment(functionName),
         AWS_LAMBDA_FUNCTION_NAME: functionName,
       },

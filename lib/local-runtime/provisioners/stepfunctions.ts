@@ -39,7 +39,7 @@ export class StepFunctionsProvisioner implements Provisioner {
       region: context.region,
       accountId: context.accountId,
       // Through the capacity meter when the runtime meters: Step Functions' calls are billed too.
-      dynamodb: dynamodb.clientFor(STEP_FUNCTIONS_CALLER),
+      dynamodb: dynamodb.clientFor(STEP_FUNCTIONS_CALLER, context.iam.credentials.rootCredentials),
       sqs: sqs.client,
       putEvents: (entries) => eventBridge.putEvents(entries),
       invokeLambda: async (functionName, payload) => {

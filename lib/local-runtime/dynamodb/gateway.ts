@@ -1,0 +1,215 @@
+/**
+ * The DynamoDB gateway: the one front door of DynamoDB Local (and of its Streams API) for everyone
+ * but the runtime itself: functions, Step Functions' integrations, stream readers and the local tools
+ * (`endpoints.dynamodb` of target.json). For each request it does what AWS's front end does before
+ * the data is touched:
+ *
+ * 1. authenticates the SigV4 signature against the local account's credentials (../iam): an unknown
+ *    key, a wrong signature or a missing token is refused as DynamoDB refuses it;
+ * 2. authorizes every action the request takes (iam-requests.ts) against the caller's identity
+ *    policies, with the fine-grained keys (dynamodb:Attributes, LeadingKeys, Select, ReturnValues...),
+ *    and the KMS key of a table encrypted with a customer-managed key (kms:Decrypt through DynamoDB);
+ *    a denial is DynamoDB's AccessDeniedException, and DynamoDB Local never sees the request;
+ * 3. when the runtime meters, counts the capacity the request used (capacity-meter.ts).
+ *
+ * DynamoDB Local itself listens on a port of its own that only the runtime uses (table creation,
+ * time to live). The caller's path segment (`<gateway>/<function name>`) names the caller to the
+ * meter only; who calls is the signature's business.
+ */
+import { crc32 } from 'node:zlib';
+import { type RunningServer, readBody, startLoopbackServer } from '../http-server';
+import type { Verdict } from '../iam/authorizer';
+import type { RuntimeIam } from '../iam/runtime-iam';
+import { type ReceivedRequest, verifySigV4 } from '../identities';
+import type { RuntimeMeter } from '../metering';
+import { callerOfPath, capacityOfCall, isMeteredOperation } from './capacity-meter';
+import { type DynamoDbRequestScope, dynamoDbChecks, type TableInfo } from './iam-requests';
+
+/** DynamoDB's largest request (a BatchWriteItem) is 16 MB. */
+const MAX_REQUEST_BYTES = 16 * 1024 * 1024;
+const HOP_BY_HOP = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive']);
+/** Shard iterators remembered for GetRecords; an iterator lives 15 minutes on AWS. */
+const MAX_ITERATORS = 10_000;
+
+type Json = Record<string, unknown>;
+
+/** DynamoDB's answers to a refused signature (HTTP 400, the coral error types the SDK maps). */
+const AUTHENTICATION_ERRORS: Readonly<Record<string, { type: string; message?: string }>> = {
+  missing: {
+    type: 'MissingAuthenticationTokenException',
+    message: 'Request is missing Authentication Token',
+  },
+  unknown: {
+    type: 'UnrecognizedClientException',
+    message: 'The security token included in the request is invalid.',
+  },
+  token: {
+    type: 'UnrecognizedClientException',
+    message: 'The security token included in the request is invalid.',
+  },
+  mismatch: { type: 'InvalidSignatureException' },
+  expired: { type: 'InvalidSignatureException' },
+  scope: { type: 'InvalidSignatureException', message: 'Credential should be scoped to a valid region.' },
+};
+
+export interface DynamoDbGatewayOptions {
+  /** DynamoDB Local's endpoint. */
+  readonly target: string;
+  readonly iam: RuntimeIam;
+  readonly region: string;
+  readonly accountId: string;
+  /** What the gateway knows of each table (its key, indexes and KMS key), by name. */
+  tableOf(name: string): TableInfo | undefined;
+  /** Counts capacity when the runtime meters. @default - no metering */
+  readonly meter?: RuntimeMeter;
+  readonly onProblem: (message: string) => void;
+}
+
+class Refusal extends Error {
+  constructor(
+    readonly errorType: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export async function startDynamoDbGateway(options: DynamoDbGatewayOptions): Promise<RunningServer> {
+  const target = `${options.target.replace(/\/+$/, '')}/`;
+  const { iam } = options;
+  const iterators = new Map<string, string>();
+  const remember = (iterator: unknown, streamArn: string) => {
+    if (typeof iterator !== 'string') return;
+    if (iterators.size >= MAX_ITERATORS) {
+      const oldest = iterators.keys().next().value;
+      if (oldest !== undefined) iterators.delete(oldest);
+    }
+    iterators.set(iterator, streamArn);
+  };
+  const scope: DynamoDbRequestScope = {
+    region: options.region,
+    accountId: options.accountId,
+    tableOf: (name) => options.tableOf(name),
+    streamOfIterator: (iterator) => iterators.get(iterator),
+  };
+
+  const authorize = async (operation: string, request: Json, received: ReceivedRequest): Promise<void> => {
+    const verdict = await verifySigV4(received, iam.credentials, {
+      region: options.region,
+      service: 'dynamodb',
+    });
+    if (!verdict.ok) {
+      const error = AUTHENTICATION_ERRORS[verdict.reason] ?? { type: 'InvalidSignatureException' };
+      throw new Refusal(error.type, error.message ?? verdict.message);
+    }
+    const { principal } = verdict.identity;
+    const checks = dynamoDbChecks(operation, request, scope);
+    if (typeof checks === 'string') throw new Refusal('ValidationException', checks);
+    for (const check of checks) {
+      const decided: Verdict = iam.authorizer.authorize({
+        principal,
+        action: check.action,
+        resource: check.resource,
+        context: check.context,
+      });
+      if (!decided.allowed) throw new Refusal('AccessDeniedException', decided.message);
+      const key = check.table?.kmsKey;
+      if (key && check.access) {
+        // DynamoDB decrypts the table key with the caller's permission, through DynamoDB
+        // (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/encryption.howitworks.html).
+        // Which error DynamoDB answers a caller the key refuses is not documented; AccessDeniedException
+        // naming the key is assumed.
+        const keyVerdict = iam.keys.authorizeUse(iam.authorizer, {
+          principal,
+          actions: ['kms:Decrypt'],
+          keyReference: key,
+          viaService: 'dynamodb',
+          encryptionContext: {
+            'aws:dynamodb:tableName': check.table?.name ?? '',
+            'aws:dynamodb:subscriberId': options.accountId,
+          },
+        });
+        if (!keyVerdict.allowed) throw new Refusal('AccessDeniedException', keyVerdict.message);
+      }
+    }
+  };
+
+  return startLoopbackServer((incoming, outgoing) => {
+    void (async () => {
+      const raw = await readBody(incoming, MAX_REQUEST_BYTES);
+      const amzTarget = String(incoming.headers['x-amz-target'] ?? '');
+      const operation = amzTarget.slice(amzTarget.lastIndexOf('.') + 1);
+      const url = new URL(incoming.url ?? '/', 'http://localhost');
+      const headers: Record<string, string> = {};
+      for (const [name, value] of Object.entries(incoming.headers)) {
+        if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : String(value);
+      }
+      let request: Json;
+      try {
+        request = raw.length === 0 ? {} : (JSON.parse(raw.toString('utf8')) as Json);
+      } catch {
+        throw new Refusal('SerializationException', 'Request body is not valid JSON');
+      }
+      await authorize(operation, request, {
+        method: incoming.method ?? 'POST',
+        rawPath: url.pathname,
+        query: url.searchParams,
+        headers,
+        body: raw,
+      });
+      const metered = options.meter !== undefined && isMeteredOperation(operation);
+      const askedForCapacity =
+        request.ReturnConsumedCapacity !== undefined && request.ReturnConsumedCapacity !== 'NONE';
+      const body =
+        metered && !askedForCapacity ? JSON.stringify({ ...request, ReturnConsumedCapacity: 'TOTAL' }) : raw;
+      const forwarded: Record<string, string> = {};
+      for (const [name, value] of Object.entries(headers)) if (!HOP_BY_HOP.has(name)) forwarded[name] = value;
+      const answer = await fetch(target, { method: 'POST', headers: forwarded, body });
+      let text = await answer.text();
+      if (answer.status === 200 && (operation === 'GetShardIterator' || operation === 'GetRecords')) {
+        const response = JSON.parse(text) as Json;
+        const stream =
+          operation === 'GetShardIterator'
+            ? String(request.StreamArn)
+            : iterators.get(String(request.ShardIterator));
+        if (operation === 'GetRecords') iterators.delete(String(request.ShardIterator));
+        if (stream) remember(response.ShardIterator ?? response.NextShardIterator, stream);
+      }
+      if (metered && options.meter) {
+        const response = JSON.parse(text) as Json;
+        const tables = capacityOfCall(operation, request, answer.status, response);
+        if (tables)
+          options.meter.dynamoDbRequest({ operation, caller: callerOfPath(incoming.url ?? '/'), tables });
+        if (!askedForCapacity && 'ConsumedCapacity' in response) {
+          const { ConsumedCapacity: _added, ...asAnswered } = response;
+          text = JSON.stringify(asAnswered);
+        }
+      }
+      const replyHeaders: Record<string, string> = {};
+      answer.headers.forEach((value, name) => {
+        // fetch has decoded the body: its encoding and length no longer apply.
+        if (!HOP_BY_HOP.has(name) && name !== 'content-encoding') replyHeaders[name] = value;
+      });
+      if (replyHeaders['x-amz-crc32'] !== undefined) replyHeaders['x-amz-crc32'] = String(crc32(text));
+      outgoing.writeHead(answer.status, replyHeaders);
+      outgoing.end(text);
+    })().catch((error: Error) => {
+      if (outgoing.headersSent || outgoing.destroyed) return;
+      if (error instanceof Refusal) {
+        const body = JSON.stringify({
+          __type: `com.amazon.coral.service#${error.errorType}`,
+          message: error.message,
+        });
+        outgoing.writeHead(400, {
+          'content-type': 'application/x-amz-json-1.0',
+          'x-amz-crc32': String(crc32(body)),
+        });
+        outgoing.end(body);
+        return;
+      }
+      options.onProblem(`DynamoDB gateway: ${error.message}`);
+      outgoing.writeHead(500, { 'content-type': 'application/x-amz-json-1.0' });
+      outgoing.end(JSON.stringify({ __type: 'InternalServerError', message: error.message }));
+    });
+  });
+}

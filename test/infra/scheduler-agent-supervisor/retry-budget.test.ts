@@ -95,7 +95,7 @@ describe('retry budget guardrail on the stack', () => {
     );
   });
 
-  it('lets each agent reserve calls in the state table and touch nothing but the key, RetryBudget and CallsMade', () => {
+  it('lets each agent reserve calls in the state table and touch nothing but the key, RetryBudget, CallsMade and what markStepRunning names', () => {
     const { stack, template } = synthesizeStack('local');
     const table = stack.resolve(stack.stateStore.table.tableArn);
     const reservation = {
@@ -104,7 +104,19 @@ describe('retry budget guardrail on the stack', () => {
       Resource: table,
       Condition: {
         'ForAllValues:StringEquals': {
-          'dynamodb:Attributes': [StateAttr.OrderId, StateAttr.RetryBudget, StateAttr.CallsMade],
+          // Lean versions mark the step Running in the reservation's write (the lock and state it
+          // is fenced on, the step, RunningStep, CompleteBy, UpdatedAt): no other attribute.
+          'dynamodb:Attributes': [
+            StateAttr.OrderId,
+            StateAttr.RetryBudget,
+            StateAttr.CallsMade,
+            StateAttr.LockedBy,
+            StateAttr.ProcessState,
+            StateAttr.Steps,
+            StateAttr.RunningStep,
+            StateAttr.CompleteBy,
+            StateAttr.UpdatedAt,
+          ],
         },
         StringEqualsIfExists: {
           'dynamodb:Select': 'SPECIFIC_ATTRIBUTES',

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { AwsApiError } from './aws-json-server';
 import { matchesEventPattern } from './event-pattern';
+import { MAX_PUT_EVENTS_BYTES, MAX_PUT_EVENTS_ENTRIES } from './eventbridge-limits';
 
 export interface RuleTarget {
   readonly id: string;
@@ -147,8 +148,9 @@ export interface LocalEventBridgeOptions {
 }
 
 /**
- * An entry's size as EventBridge computes it for billing and its 256 KB limit: Time (14 bytes when
- * given), Source, DetailType, Detail and each Resource, in UTF-8.
+ * An entry's size as EventBridge computes it for billing and its size limit (eventbridge-limits.ts):
+ * Time (14 bytes when given), Source, DetailType, Detail and each Resource, in UTF-8
+ * (https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-putevent-size.html).
  */
 export function eventEntryBytes(entry: Readonly<Record<string, unknown>>): number {
   const text = (value: unknown) => (typeof value === 'string' ? Buffer.byteLength(value) : 0);
@@ -240,8 +242,23 @@ export class LocalEventBridge {
 
   /** PutEvents: validates each entry like EventBridge (per-entry errors), then routes it. */
   async putEvents(entries: readonly Record<string, unknown>[]): Promise<Record<string, unknown>> {
-    if (!Array.isArray(entries) || entries.length === 0 || entries.length > 10) {
-      throw new AwsApiError('ValidationException', 'Entries must hold 1 to 10 entries');
+    // AWS's request validation wording ("1 validation error detected: ...", the service's model
+    // constraint); the size refusal's text is the one AWS answers as observed (not in its docs).
+    if (!Array.isArray(entries) || entries.length === 0 || entries.length > MAX_PUT_EVENTS_ENTRIES) {
+      throw new AwsApiError(
+        'ValidationException',
+        `1 validation error detected: Value at 'entries' failed to satisfy constraint: Member must have length ${
+          Array.isArray(entries) && entries.length > 0
+            ? `less than or equal to ${MAX_PUT_EVENTS_ENTRIES}`
+            : 'greater than or equal to 1'
+        }`,
+      );
+    }
+    if (entries.reduce((sum, entry) => sum + eventEntryBytes(entry), 0) > MAX_PUT_EVENTS_BYTES) {
+      throw new AwsApiError(
+        'ValidationException',
+        'Total size of the entries in the request is over the limit.',
+      );
     }
     let failed = 0;
     const results = entries.map((entry) => {

@@ -7,7 +7,9 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BodyTooLargeError, type RunningServer, readBody, startLoopbackServer } from './http-server';
+import { RequestTooLargeError } from './lambda-errors';
 import type { InvocationResult } from './lambda-host';
+import { MAX_SYNC_REQUEST_BYTES } from './lambda-limits';
 
 export interface FunctionUrlSpec {
   readonly logicalId: string;
@@ -15,8 +17,6 @@ export interface FunctionUrlSpec {
   readonly authType: 'NONE' | 'AWS_IAM';
   readonly accountId: string;
 }
-
-const MAX_PAYLOAD_BYTES = 6 * 1024 * 1024;
 
 const TEXT_TYPES = /^(text\/|application\/(json|xml|x-www-form-urlencoded|javascript)|.*\+json|.*\+xml)/i;
 
@@ -77,13 +77,13 @@ async function handle(
   }
   let body: Buffer;
   try {
-    body = await readBody(request, MAX_PAYLOAD_BYTES);
+    body = await readBody(request, MAX_SYNC_REQUEST_BYTES);
   } catch (error) {
     if (!(error instanceof BodyTooLargeError)) throw error;
     sendJson(
       response,
       413,
-      { Message: `Request must be smaller than ${MAX_PAYLOAD_BYTES} bytes for the InvokeFunction operation` },
+      { Message: new RequestTooLargeError(MAX_SYNC_REQUEST_BYTES).message },
       { connection: 'close' },
     );
     return;

@@ -7,6 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { RequestTooLargeError } from './lambda-errors';
+import { MAX_ASYNC_REQUEST_BYTES, MAX_SYNC_REQUEST_BYTES, MAX_SYNC_RESPONSE_BYTES } from './lambda-limits';
 import { LineSplitter } from './line-splitter';
 
 export interface LambdaFunctionSpec {
@@ -245,8 +247,26 @@ export class LambdaHost {
     return this.pools.get(unqualified);
   }
 
-  /** Synchronous invocation (RequestResponse): resolves with the result or the function error. */
+  /**
+   * Synchronous invocation (RequestResponse): resolves with the result or the function error. An
+   * event over Lambda's synchronous payload quota is refused (RequestTooLargeException), and a
+   * response over it fails the invocation (Function.ResponseSizeTooLarge), as Lambda does
+   * (lambda-limits.ts).
+   */
   async invoke(reference: string, event: unknown): Promise<InvocationResult> {
+    const eventJson = JSON.stringify(event ?? null);
+    if (Buffer.byteLength(eventJson, 'utf8') > MAX_SYNC_REQUEST_BYTES) {
+      throw new RequestTooLargeError(MAX_SYNC_REQUEST_BYTES);
+    }
+    return this.run(reference, event, eventJson, 'RequestResponse');
+  }
+
+  private async run(
+    reference: string,
+    event: unknown,
+    eventJson: string,
+    invocationType: 'RequestResponse' | 'Event',
+  ): Promise<InvocationResult> {
     const pool = this.poolOf(reference);
     if (!pool) {
       throw new Error(
@@ -279,11 +299,12 @@ export class LambdaHost {
         spec.timeoutSeconds * 1000,
       );
     });
-    const reply = await Promise.race([
-      sandbox.invoke({ id: requestId, requestId, eventJson: JSON.stringify(event ?? null), deadline }),
+    const answer = await Promise.race([
+      sandbox.invoke({ id: requestId, requestId, eventJson, deadline }),
       timedOut,
     ]);
     clearTimeout(timer);
+    const reply = invocationType === 'RequestResponse' ? withinResponseQuota(answer) : answer;
     // A timeout or a runtime crash leaves the environment in an unknown state: replace it.
     const reusable =
       reply.ok ||
@@ -308,15 +329,20 @@ export class LambdaHost {
 
   /**
    * Asynchronous invocation (Event), as used by EventBridge and SNS: returns at once; a failed
-   * invocation is retried the function's asyncRetryAttempts times, then dropped (and reported).
+   * invocation is retried the function's asyncRetryAttempts times, then dropped (and reported). An
+   * event over Lambda's asynchronous payload quota is refused at once (RequestTooLargeException).
    */
   invokeAsync(reference: string, event: unknown): void {
     const spec = this.find(reference);
     if (!spec) throw new Error(`No local function ${reference}`);
+    const eventJson = JSON.stringify(event ?? null);
+    if (Buffer.byteLength(eventJson, 'utf8') > MAX_ASYNC_REQUEST_BYTES) {
+      throw new RequestTooLargeError(MAX_ASYNC_REQUEST_BYTES);
+    }
     const delays = this.options.asyncRetryDelaysMillis ?? [60_000, 120_000];
     const attempt = (retry: number) => {
       if (this.stopped) return;
-      void this.invoke(reference, event).then((result) => {
+      void this.run(reference, event, eventJson, 'Event').then((result) => {
         if (result.ok || retry >= spec.asyncRetryAttempts || this.stopped) return;
         const timer = setTimeout(
           () => {
@@ -337,4 +363,22 @@ export class LambdaHost {
     this.retryTimers.clear();
     await Promise.all([...new Set(this.pools.values())].map((pool) => pool.stop()));
   }
+}
+
+/**
+ * A synchronous invocation's reply, failed with Function.ResponseSizeTooLarge when its response is
+ * over Lambda's quota (lambda-limits.ts). The sandbox served it whole, so it stays reusable.
+ */
+function withinResponseQuota(reply: WorkerReply): WorkerReply {
+  if (!reply.ok || Buffer.byteLength(reply.payloadJson ?? 'null', 'utf8') <= MAX_SYNC_RESPONSE_BYTES) {
+    return reply;
+  }
+  return {
+    id: reply.id,
+    ok: false,
+    error: {
+      errorType: 'Function.ResponseSizeTooLarge',
+      errorMessage: `Response payload size exceeded maximum allowed payload size (${MAX_SYNC_RESPONSE_BYTES} bytes).`,
+    },
+  };
 }

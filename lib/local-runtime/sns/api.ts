@@ -14,11 +14,10 @@ import {
   queryString,
 } from '../aws-query-server';
 import { invalidParameter, notFound } from './errors';
+import { BATCH_ENTRY_ID, MAX_BATCH_ENTRIES, MAX_BATCH_PAYLOAD_BYTES } from './limits';
+import { checkSnsMessageAttributes, publishSizeBytes } from './message-attributes';
 import { readSubscriptionAttributes } from './subscription-attributes';
 import type { LocalSns, PublishRequest } from './topics';
-
-/** SNS's limit of entries per PublishBatch. */
-const MAX_BATCH_ENTRIES = 10;
 
 export interface SnsApiOptions {
   readonly accountId: string;
@@ -55,10 +54,24 @@ export function snsApiOperations(sns: LocalSns, options: SnsApiOptions): Record<
         );
       }
       const ids = entries.map((entry) => queryString(entry, 'Id') ?? '');
+      // The model's texts of InvalidBatchEntryIdException and BatchRequestTooLongException
+      // (https://docs.aws.amazon.com/sns/latest/api/API_PublishBatch.html, Errors).
+      if (ids.some((id) => !BATCH_ENTRY_ID.test(id))) {
+        throw new AwsApiError(
+          'InvalidBatchEntryId',
+          "The Id of a batch entry in a batch request doesn't abide by the specification.",
+        );
+      }
       if (new Set(ids).size !== ids.length) {
         throw new AwsApiError(
           'BatchEntryIdsNotDistinct',
           'Two or more batch entries in the request have the same Id.',
+        );
+      }
+      if (entries.reduce((sum, entry) => sum + entrySizeBytes(entry), 0) > MAX_BATCH_PAYLOAD_BYTES) {
+        throw new AwsApiError(
+          'BatchRequestTooLong',
+          'The length of all the batch messages put together is more than the limit.',
         );
       }
       const Successful: object[] = [];
@@ -134,4 +147,20 @@ function publishRequest(topicArn: string, parameters: QueryParameters): PublishR
     ...(messageGroupId !== undefined ? { messageGroupId } : {}),
     ...(messageDeduplicationId !== undefined ? { messageDeduplicationId } : {}),
   };
+}
+
+/**
+ * One batch entry's length towards PublishBatch's total: its message and attributes as a publish
+ * counts them (an entry whose attributes are invalid counts its message; it fails on its own).
+ */
+function entrySizeBytes(entry: QueryParameters): number {
+  const message = queryString(entry, 'Message') ?? '';
+  try {
+    return publishSizeBytes(
+      message,
+      checkSnsMessageAttributes(queryMap(entry, 'MessageAttributes', 'Name', 'Value')),
+    );
+  } catch {
+    return publishSizeBytes(message, {});
+  }
 }

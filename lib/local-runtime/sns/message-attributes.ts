@@ -68,6 +68,23 @@ export function checkSnsMessageAttributes(given: unknown): SnsMessageAttributes 
   return checked;
 }
 
+/**
+ * A publish's size as SNS limits it: the message body and, for each attribute, its name, data type
+ * and value ("All parts of the message attribute, including name, type, and value, are included in
+ * the message size restriction", MessageAttributeValue in the SNS API reference:
+ * https://docs.aws.amazon.com/sns/latest/api/API_MessageAttributeValue.html), in UTF-8 bytes (a
+ * binary value as its decoded bytes).
+ */
+export function publishSizeBytes(message: string, attributes: SnsMessageAttributes): number {
+  let bytes = Buffer.byteLength(message, 'utf8');
+  for (const [name, value] of Object.entries(attributes)) {
+    bytes += Buffer.byteLength(name, 'utf8') + Buffer.byteLength(value.DataType, 'utf8');
+    if (value.StringValue !== undefined) bytes += Buffer.byteLength(value.StringValue, 'utf8');
+    if (value.BinaryValue !== undefined) bytes += Buffer.from(value.BinaryValue, 'base64').length;
+  }
+  return bytes;
+}
+
 function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);

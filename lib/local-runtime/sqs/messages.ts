@@ -3,12 +3,11 @@
  * limits of the SQS quotas page, and the shapes a receive answers with.
  */
 import { SqsErrors } from './errors';
+import { FIFO_ID, MAX_MESSAGE_ATTRIBUTES } from './limits';
 import type { MessageAttributeValue } from './md5';
 
 /** Characters a message may contain (the XML 1.0 character set, as the SQS quotas page states). */
 const INVALID_CHARACTER = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
-const GROUP_OR_DEDUPLICATION_ID = /^[A-Za-z0-9!"#$%&'()*+,\-./:;<=>?@[\\\]^_`{|}~]{1,128}$/;
-const MAX_MESSAGE_ATTRIBUTES = 10;
 const ATTRIBUTE_NAME = /^[A-Za-z0-9_.-]{1,256}$/;
 const DATA_TYPE = /^(String|Number|Binary)(\..+)?$/;
 const NUMBER = /^[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$/;
@@ -37,7 +36,7 @@ export function checkCharacters(text: string, where: string): void {
 }
 
 export function checkFifoId(value: unknown, parameter: 'MessageGroupId' | 'MessageDeduplicationId'): string {
-  if (typeof value !== 'string' || !GROUP_OR_DEDUPLICATION_ID.test(value)) {
+  if (typeof value !== 'string' || !FIFO_ID.test(value)) {
     throw SqsErrors.invalidParameterValue(
       `Value ${String(value)} for parameter ${parameter} is invalid. Reason: ${parameter} can only include alphanumeric and punctuation characters. 1 to 128 in length.`,
     );

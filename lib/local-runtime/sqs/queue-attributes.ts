@@ -3,6 +3,7 @@
  * SQS API reference), validation with the errors AWS answers, and the redrive policy.
  */
 import { SqsErrors } from './errors';
+import { DEFAULT_MAXIMUM_MESSAGE_SIZE, MAX_MESSAGE_BYTES, MIN_MAXIMUM_MESSAGE_SIZE } from './limits';
 
 export const FIFO_SUFFIX = '.fifo';
 
@@ -14,7 +15,11 @@ interface IntegerAttribute {
 
 const INTEGER_ATTRIBUTES: Readonly<Record<string, IntegerAttribute>> = {
   DelaySeconds: { min: 0, max: 900, default: 0 },
-  MaximumMessageSize: { min: 1024, max: 1_048_576, default: 262_144 },
+  MaximumMessageSize: {
+    min: MIN_MAXIMUM_MESSAGE_SIZE,
+    max: MAX_MESSAGE_BYTES,
+    default: DEFAULT_MAXIMUM_MESSAGE_SIZE,
+  },
   MessageRetentionPeriod: { min: 60, max: 1_209_600, default: 345_600 },
   ReceiveMessageWaitTimeSeconds: { min: 0, max: 20, default: 0 },
   VisibilityTimeout: { min: 0, max: 43_200, default: 30 },

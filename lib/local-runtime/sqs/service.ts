@@ -15,6 +15,7 @@ import type { AwsJsonOperation } from '../aws-json-server';
 import { type LocalIdentities, type ReceivedRequest, sigV4AccessKeyId, verifySigV4 } from '../identities';
 import { SqsAuthErrors, SqsErrors } from './errors';
 import { Journal, type JournalRecord } from './journal';
+import { BATCH_ENTRY_ID, MAX_BATCH_ENTRIES, MAX_BATCH_PAYLOAD_BYTES } from './limits';
 import { md5OfBody, md5OfMessageAttributes } from './md5';
 import {
   checkCharacters,
@@ -107,11 +108,8 @@ export function defaultPrincipalArn(accountId: string): string {
 
 type Body = Record<string, unknown>;
 
-const MAX_BATCH_ENTRIES = 10;
-const MAX_BATCH_PAYLOAD_BYTES = 1_048_576;
 const MAX_VISIBILITY_SECONDS = 43_200;
 const PURGE_INTERVAL_MILLIS = 60_000;
-const BATCH_ENTRY_ID = /^[A-Za-z0-9_-]{1,80}$/;
 /** Compact the journal once it holds this many records more than a snapshot would. */
 const COMPACTION_THRESHOLD = 100_000;
 
@@ -637,10 +635,8 @@ export class SqsService {
   private sendMessageBatch(body: Body): Body {
     const queue = this.queueOf(body);
     const entries = this.batchEntries(body);
-    const payload = entries.reduce(
-      (sum, entry) => sum + Buffer.byteLength(String(entry.MessageBody ?? ''), 'utf8'),
-      0,
-    );
+    // The sum of the messages' lengths, each its body and message attributes (limits.ts).
+    const payload = entries.reduce((sum, entry) => sum + messagePayloadBytes(entry), 0);
     if (payload > MAX_BATCH_PAYLOAD_BYTES)
       throw SqsErrors.batchRequestTooLong(payload, MAX_BATCH_PAYLOAD_BYTES);
     return this.eachEntry(entries, (entry) => this.send(queue, entry));

@@ -6,6 +6,7 @@
 import type { AwsJsonOperation } from '../aws-json-server';
 import { SfnApiError } from './errors';
 import { historyEventBody } from './history';
+import { lengthConstraintMessage, MAX_TASK_TOKEN_LENGTH } from './limits';
 import type {
   ExecutionDescription,
   ExecutionStatus,
@@ -84,10 +85,10 @@ function stateMachineBody(machine: StateMachineDescription): Body {
 
 function taskToken(body: Body): string {
   const token = requiredString(body, 'taskToken');
-  if (token.length > 2048) {
+  if (token.length > MAX_TASK_TOKEN_LENGTH) {
     throw new SfnApiError(
       'ValidationException',
-      "1 validation error detected: 'taskToken' is longer than 2048",
+      lengthConstraintMessage('taskToken', token, MAX_TASK_TOKEN_LENGTH),
     );
   }
   return token;

@@ -35,6 +35,16 @@ import {
   taskHistory,
 } from './history';
 import type { ServiceIntegrations } from './integrations';
+import {
+  DATA_LIMIT_EXCEEDED,
+  FORBIDDEN_NAME_CHARACTERS,
+  lengthConstraintMessage,
+  MAX_EXECUTION_NAME_LENGTH,
+  MAX_PAYLOAD_BYTES,
+  payloadBytes,
+  payloadConstraintMessage,
+  taskResultTooLarge,
+} from './limits';
 import { SUPPORTED_RESOURCES } from './resources';
 import { type TaskTimeoutError, TaskTokenRegistry } from './task-tokens';
 
@@ -145,19 +155,15 @@ interface StateTracker {
 
 const STATE_MACHINE_ARN = /^arn:aws[a-z-]*:states:([a-z0-9-]+):(\d{12}):stateMachine:([A-Za-z0-9_-]{1,80})$/;
 const EXECUTION_ARN = /^arn:aws[a-z-]*:states:[a-z0-9-]+:\d{12}:execution:[A-Za-z0-9_-]{1,80}:[^:]{1,80}$/;
-/** AWS execution names: 1-80 characters, none of whitespace, brackets, wildcards or these specials. */
-const FORBIDDEN_NAME_CHARACTERS = /[\s<>{}[\]?*"#%\\^|~`$&,;:/]/;
-
+/** An execution name's characters as AWS allows them (limits.ts); its length is checked apart. */
 function isValidExecutionName(name: string): boolean {
-  if (name.length < 1 || name.length > 80 || FORBIDDEN_NAME_CHARACTERS.test(name)) return false;
+  if (FORBIDDEN_NAME_CHARACTERS.test(name)) return false;
   // Control characters (U+0000-U+001F, U+007F-U+009F) are refused as well.
   return ![...name].some((character) => {
     const code = character.codePointAt(0) ?? 0;
     return code <= 0x1f || (code >= 0x7f && code <= 0x9f);
   });
 }
-/** Step Functions' input and output limit (256 KiB of UTF-8). */
-export const MAX_PAYLOAD_BYTES = 256 * 1024;
 
 export class StepFunctionsRuntime {
   readonly events = new EventEmitter();
@@ -237,10 +243,20 @@ export class StepFunctionsRuntime {
   } {
     const machine = this.machine(request.stateMachineArn);
     const name = request.name ?? randomUUID();
+    // A name past the model's length constraint is refused by AWS's request validation, before the
+    // service's own InvalidName (limits.ts).
+    if (name.length < 1 || name.length > MAX_EXECUTION_NAME_LENGTH) {
+      throw new SfnApiError(
+        'ValidationException',
+        name.length < 1
+          ? "1 validation error detected: Value '' at 'name' failed to satisfy constraint: Member must have length greater than or equal to 1"
+          : lengthConstraintMessage('name', name, MAX_EXECUTION_NAME_LENGTH),
+      );
+    }
     if (!isValidExecutionName(name)) {
       throw new SfnApiError(
         'InvalidName',
-        `Invalid Name: '${name}' (1-80 characters; no whitespace, brackets, wildcards or special characters)`,
+        `Invalid Name: '${name}' (no whitespace, brackets, wildcards, special or control characters)`,
       );
     }
     const inputText = request.input ?? '{}';
@@ -490,6 +506,14 @@ export class StepFunctionsRuntime {
       this.emit({ type: 'TaskFailed', ...base, error: failure.name, cause: failure.message });
       return Promise.reject(failure);
     }
+    // The state's input after Parameters over the quota fails the execution (limits.ts).
+    if (payloadBytes(taskInput) > MAX_PAYLOAD_BYTES) {
+      return Promise.reject(
+        dataLimitExceeded(
+          `The state '${spec.stateName}' has an input, after Parameters, larger than the maximum number of bytes service limit.`,
+        ),
+      );
+    }
     let ticket: { readonly token: string; readonly outcome: Promise<unknown> } | undefined;
     let parameters = taskInput;
     if (integration.pattern === 'wait-for-task-token') {
@@ -505,9 +529,18 @@ export class StepFunctionsRuntime {
     history.started();
     const attempt = async (): Promise<unknown> => {
       try {
+        // The engine may call a task in the same tick as it ends the state before, whose output the
+        // event log (forwardStateEvents) checks against the quota: let the log catch up, so a task
+        // never runs after an execution has failed on a state's output.
+        await new Promise((resolve) => setImmediate(resolve));
+        if (execution.status !== 'RUNNING')
+          throw new TaskFailure('States.Runtime', `Execution ${execution.status}`);
         const response = await this.options.integrations.call(spec.stateName, integration, parameters);
         if (ticket) history.submitted(response);
         const result = ticket ? await ticket.outcome : response;
+        // A connector's output over the quota fails the execution (limits.ts).
+        if (payloadBytes(result) > MAX_PAYLOAD_BYTES)
+          throw dataLimitExceeded(taskResultTooLarge(spec.resource));
         history.succeeded(result);
         this.emit({ type: 'TaskSucceeded', ...base });
         return result;
@@ -539,6 +572,11 @@ export class StepFunctionsRuntime {
       recordEngineEvent(execution.history, log);
       const stateName = log.state?.name;
       if (stateName === undefined) continue;
+      // A state's output over the quota fails the execution (limits.ts).
+      if (log.type === 'StateExited' && payloadBytes(log.state?.output) > MAX_PAYLOAD_BYTES) {
+        this.failOnDataLimit(execution, taskResultTooLarge(stateName));
+        continue;
+      }
       if (log.type === 'StateRetried' || log.type === 'StateCaught') {
         this.emit({ type: log.type, ...this.eventBase(execution), stateName });
       }
@@ -562,6 +600,17 @@ export class StepFunctionsRuntime {
         });
       }
     }
+  }
+
+  /** Ends a running execution with States.DataLimitExceeded, stopping the engine where it is. */
+  private failOnDataLimit(execution: Execution, cause: string): void {
+    if (execution.status !== 'RUNNING') return;
+    const abort = execution.abort;
+    const error = DATA_LIMIT_EXCEEDED;
+    this.close(execution, 'FAILED', { error, cause });
+    abort?.();
+    execution.history.finish('ExecutionFailed', { error, cause });
+    this.emit({ type: 'ExecutionFailed', ...this.eventBase(execution), error, cause });
   }
 
   private onTaskTimeout(executionArn: string, stateName: string, error: TaskTimeoutError): void {
@@ -696,9 +745,14 @@ function describeFailure(failure: unknown): { error: string; cause: string } {
   return { error: 'States.Runtime', cause: String(root) };
 }
 
-function parsePayload(text: string, errorType: string, what: string): unknown {
+/** States.DataLimitExceeded: terminal, so neither Retry nor Catch (States.ALL) takes it (limits.ts). */
+function dataLimitExceeded(cause: string): TaskFailure {
+  return new TaskFailure(DATA_LIMIT_EXCEEDED, cause, { terminal: true });
+}
+
+function parsePayload(text: string, errorType: string, what: 'input' | 'output'): unknown {
   if (Buffer.byteLength(text, 'utf8') > MAX_PAYLOAD_BYTES) {
-    throw new SfnApiError(errorType, `Invalid ${what}: larger than ${MAX_PAYLOAD_BYTES} bytes`);
+    throw new SfnApiError('ValidationException', payloadConstraintMessage(what));
   }
   try {
     return JSON.parse(text);

@@ -1,11 +1,15 @@
 /**
  * The Lambda host's sandboxes run plain node, as Lambda's Node.js runtime does, whatever flags the
  * host process was started with: a host run by tsx (npm start, the bench) must not hand its loader
- * hooks and source maps to every sandbox (they cost ~6x the CPU of a cold start).
+ * hooks and source maps to every sandbox (they cost ~6x the CPU of a cold start). And the host holds
+ * to Lambda's payload quotas, timeout and reserved concurrency.
  */
 import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../../../lib/local-runtime';
+import { type LambdaFunctionSpec, LambdaHost } from '../../../lib/local-runtime/lambda-host';
 
 jest.setTimeout(60_000);
 
@@ -28,4 +32,138 @@ it('runs sandboxes without the host process flags (a host started with --import 
   expect(host.execArgv).toEqual(expect.arrayContaining(['--import', 'tsx']));
   expect(host.sourceMapsEnabled).toBe(true);
   expect(sandbox).toEqual({ execArgv: [], sourceMapsEnabled: false });
+});
+
+/**
+ * Lambda's quotas and settings as the host enforces them, each test naming the AWS page that states
+ * it: payload sizes (lib/local-runtime/lambda-limits.ts), the function timeout (the sandbox killed),
+ * and reserved concurrency (counted by the function itself: each invocation counts the invocations
+ * running beside it).
+ */
+describe('Lambda host: AWS quotas, timeout and reserved concurrency', () => {
+  const codeDirectory = mkdtempSync(join(tmpdir(), 'lambda-limits-'));
+  const scratch = mkdtempSync(join(tmpdir(), 'lambda-limits-scratch-'));
+  writeFileSync(
+    join(codeDirectory, 'index.js'),
+    `const fs = require('node:fs');
+const path = require('node:path');
+const sleep = (millis) => new Promise((resolve) => setTimeout(resolve, millis));
+let serial = 0;
+exports.handler = async (event) => {
+  switch (event.action) {
+    case 'respond': return 'x'.repeat(event.size);
+    case 'mark': fs.writeFileSync(event.marker, 'ran'); return 'marked';
+    case 'sleep-then-mark': await sleep(event.millis); fs.writeFileSync(event.marker, 'ran past the timeout'); return 'late';
+    case 'count': {
+      const mine = path.join(event.dir, require('node:worker_threads').threadId + '-' + (serial += 1));
+      fs.writeFileSync(mine, '');
+      const running = fs.readdirSync(event.dir).length;
+      await sleep(event.millis);
+      fs.rmSync(mine);
+      return running;
+    }
+    default: return null;
+  }
+};
+`,
+  );
+  const host = new LambdaHost();
+  const spec = (functionName: string, settings: Partial<LambdaFunctionSpec>): LambdaFunctionSpec => ({
+    logicalId: functionName,
+    functionName,
+    functionArn: `arn:aws:lambda:us-east-1:000000000000:function:${functionName}`,
+    codeDirectory,
+    handler: 'index.handler',
+    environment: {},
+    timeoutSeconds: 30,
+    memorySizeMb: 256,
+    maxConcurrency: 4,
+    asyncRetryAttempts: 0,
+    ...settings,
+  });
+  host.register(spec('payloads', {}));
+  host.register(spec('short', { timeoutSeconds: 1 }));
+  host.register(spec('reserved', { maxConcurrency: 2 }));
+
+  afterAll(async () => {
+    await host.stop();
+    rmSync(codeDirectory, { recursive: true, force: true });
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  /** An event of exactly `bytes` of JSON: {"action":"mark","marker":"...","pad":"xxx"}. */
+  const eventOf = (bytes: number, fields: Record<string, unknown>) => {
+    const frame = JSON.stringify({ ...fields, pad: '' }).length;
+    return { ...fields, pad: 'x'.repeat(bytes - frame) };
+  };
+  const waitForFile = async (file: string, millis: number) => {
+    const deadline = Date.now() + millis;
+    while (!existsSync(file) && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    return existsSync(file);
+  };
+
+  // https://docs.aws.amazon.com/lambda/latest/api/API_Invoke.html ("For synchronous invocations,
+  // the maximum payload size is 6 MB"; RequestTooLargeException)
+  it('runs a synchronous invocation of 6 MB and refuses one byte more with RequestTooLargeException', async () => {
+    const within = await host.invoke('payloads', eventOf(6_291_456, { action: 'none' }));
+    expect(within.ok).toBe(true);
+    await expect(host.invoke('payloads', eventOf(6_291_457, { action: 'none' }))).rejects.toMatchObject({
+      name: 'RequestTooLargeException',
+      message: 'Request must be smaller than 6291456 bytes for the InvokeFunction operation',
+    });
+  });
+
+  // https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html (invocation payload:
+  // "6 MB each for request and response"; Function.ResponseSizeTooLarge past 6,291,556 bytes)
+  it('fails a synchronous invocation whose response is over 6,291,556 bytes with Function.ResponseSizeTooLarge', async () => {
+    // A string of n characters is n + 2 bytes of JSON.
+    const within = await host.invoke('payloads', { action: 'respond', size: 6_291_556 - 2 });
+    expect(within.ok).toBe(true);
+    expect(await host.invoke('payloads', { action: 'respond', size: 6_291_556 - 1 })).toMatchObject({
+      ok: false,
+      error: {
+        errorType: 'Function.ResponseSizeTooLarge',
+        errorMessage: 'Response payload size exceeded maximum allowed payload size (6291556 bytes).',
+      },
+    });
+  });
+
+  // https://docs.aws.amazon.com/lambda/latest/api/API_Invoke.html ("For asynchronous invocations,
+  // the maximum payload size is 1 MB")
+  it('runs an asynchronous invocation of 1 MB and refuses one byte more with RequestTooLargeException', async () => {
+    const marker = join(scratch, 'async-within');
+    host.invokeAsync('payloads', eventOf(1_048_576, { action: 'mark', marker }));
+    expect(await waitForFile(marker, 10_000)).toBe(true);
+    const refused = join(scratch, 'async-refused');
+    expect(() =>
+      host.invokeAsync('payloads', eventOf(1_048_577, { action: 'mark', marker: refused })),
+    ).toThrow(expect.objectContaining({ name: 'RequestTooLargeException' }));
+  });
+
+  // https://docs.aws.amazon.com/lambda/latest/dg/configuration-timeout.html ("Lambda runs your code
+  // for a set amount of time before timing out"; the invocation ends with "Task timed out after")
+  it('kills a function at its timeout: the invocation fails with Sandbox.Timedout and the code after it never runs', async () => {
+    const marker = join(scratch, 'late');
+    const started = Date.now();
+    const result = await host.invoke('short', { action: 'sleep-then-mark', millis: 3_000, marker });
+    expect(result).toMatchObject({
+      ok: false,
+      error: { errorType: 'Sandbox.Timedout', errorMessage: 'Task timed out after 1.00 seconds' },
+    });
+    // Past the moment the handler would have written the marker, had its sandbox lived on.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + 5_000 - Date.now())));
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  // https://docs.aws.amazon.com/lambda/latest/dg/configuration-concurrency.html (reserved
+  // concurrency: "the maximum number of concurrent instances for your function")
+  it('never runs more invocations of a function at once than its reserved concurrency, as the function counts them', async () => {
+    const dir = mkdtempSync(join(scratch, 'running-'));
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () => host.invoke('reserved', { action: 'count', dir, millis: 300 })),
+    );
+    const seen = results.map((result) => (result.ok ? (result.payload as number) : Number.NaN));
+    expect(Math.max(...seen)).toBe(2);
+  });
 });

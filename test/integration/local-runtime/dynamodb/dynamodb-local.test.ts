@@ -1,13 +1,15 @@
 /**
  * DynamoDB Local, AWS's own emulator, as the local runtime and the tests start it: the features the
  * project relies on, over the real AWS SDK (transactions with cancellation reasons, streams read
- * through the DynamoDB Streams API, time to live, AWS's name validation), persistence in a data
+ * through the DynamoDB Streams API, time to live, AWS's name validation and quotas), persistence in a data
  * directory, a clean stop, and the error a machine without Java gets.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  BatchGetItemCommand,
+  BatchWriteItemCommand,
   CreateTableCommand,
   DeleteItemCommand,
   DescribeTableCommand,
@@ -220,6 +222,95 @@ describe('DynamoDB Local (the emulator behind tests and the local runtime)', () 
         }),
       ),
     ).rejects.toMatchObject({ name: 'ValidationException' });
+  });
+
+  // AWS's DynamoDB quotas are DynamoDB Local's own: the runtime does not re-implement them, and these
+  // tests prove the emulator holds to them, each naming the page that states it.
+
+  // https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ServiceQuotas.html#limits-items
+  // ("The maximum item size in DynamoDB is 400 KB")
+  it('refuses an item over 400 KB (ValidationException) and takes one under it', async () => {
+    const table = await createTable(client);
+    const put = (bytes: number) =>
+      client.send(
+        new PutItemCommand({ TableName: table, Item: { id: { S: 'big' }, v: { S: 'x'.repeat(bytes) } } }),
+      );
+    await put(399 * 1024);
+    await expect(put(400 * 1024)).rejects.toMatchObject({
+      name: 'ValidationException',
+      message: 'Item size has exceeded the maximum allowed size',
+    });
+  });
+
+  // https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ServiceQuotas.html#limits-dynamodb-transactions
+  // ("Transactions can't contain more than 100 unique items")
+  it('refuses a TransactWriteItems of 101 actions and takes 100', async () => {
+    const table = await createTable(client);
+    const transaction = (count: number) =>
+      client.send(
+        new TransactWriteItemsCommand({
+          TransactItems: Array.from({ length: count }, (_, index) => ({
+            Put: { TableName: table, Item: { id: { S: `t${index}` } } },
+          })),
+        }),
+      );
+    await transaction(100);
+    await expect(transaction(101)).rejects.toMatchObject({
+      name: 'ValidationException',
+      message: expect.stringContaining('Member must have length less than or equal to 100'),
+    });
+  });
+
+  // https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ServiceQuotas.html#limits-dynamodb-transactions
+  // ("Transactions can't contain more than 4 MB of data")
+  it('refuses a transaction of more than 4 MB', async () => {
+    const table = await createTable(client);
+    await expect(
+      client.send(
+        new TransactWriteItemsCommand({
+          TransactItems: Array.from({ length: 11 }, (_, index) => ({
+            Put: { TableName: table, Item: { id: { S: `b${index}` }, v: { S: 'x'.repeat(390 * 1024) } } },
+          })),
+        }),
+      ),
+    ).rejects.toMatchObject({
+      name: 'ValidationException',
+      message: expect.stringContaining('Transaction payload size cannot exceed 4MB'),
+    });
+  });
+
+  // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BatchWriteItem.html ("as many
+  // as 25 put or delete requests") and API_BatchGetItem.html ("as many as 100 items")
+  it('refuses a BatchWriteItem of 26 requests and a BatchGetItem of 101 keys, and takes 25 and 100', async () => {
+    const table = await createTable(client);
+    const write = (count: number) =>
+      client.send(
+        new BatchWriteItemCommand({
+          RequestItems: {
+            [table]: Array.from({ length: count }, (_, index) => ({
+              PutRequest: { Item: { id: { S: `w${index}` } } },
+            })),
+          },
+        }),
+      );
+    const read = (count: number) =>
+      client.send(
+        new BatchGetItemCommand({
+          RequestItems: {
+            [table]: { Keys: Array.from({ length: count }, (_, index) => ({ id: { S: `w${index}` } })) },
+          },
+        }),
+      );
+    await write(25);
+    await expect(write(26)).rejects.toMatchObject({
+      name: 'ValidationException',
+      message: 'Too many items requested for the BatchWriteItem call',
+    });
+    expect((await read(100)).Responses?.[table]).toHaveLength(25);
+    await expect(read(101)).rejects.toMatchObject({
+      name: 'ValidationException',
+      message: 'Too many items requested for the BatchGetItem call',
+    });
   });
 });
 

@@ -100,7 +100,7 @@ describe('SQS service: queues and standard queues', () => {
     const QueueUrl = await world.queue('counts');
     expect(await attributesOf(QueueUrl)).toMatchObject({
       DelaySeconds: '0',
-      MaximumMessageSize: '262144',
+      MaximumMessageSize: '1048576',
       MessageRetentionPeriod: '345600',
       ReceiveMessageWaitTimeSeconds: '0',
       VisibilityTimeout: '30',

@@ -1,0 +1,14 @@
+/**
+ * Lambda's Invoke errors the host raises to its callers (an event source, an integration, a
+ * delivery), named as the SDK names them, so a caller's log says what AWS would have answered.
+ */
+
+/** Invoke's RequestTooLargeException (HTTP 413): the payload is over the quota (lambda-limits.ts). */
+export class RequestTooLargeError extends Error {
+  override readonly name = 'RequestTooLargeException';
+  readonly statusCode = 413;
+
+  constructor(limitBytes: number) {
+    super(`Request must be smaller than ${limitBytes} bytes for the InvokeFunction operation`);
+  }
+}

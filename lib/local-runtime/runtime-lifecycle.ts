@@ -3,6 +3,9 @@
  * (provisioning.ts), the endpoints and deliveries they announce, what was named as not run, the
  * observers, and the order in which everything stops.
  */
+
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type {
   AssemblyStack,
   CfnResource,
@@ -11,6 +14,7 @@ import type {
   StackResolver,
 } from './cloud-assembly';
 import { createRuntimeIam } from './iam/runtime-iam';
+import { IAM_RECORD_FILES, type IamUsageRecord } from './iam/usage-record';
 import { LocalIdentities } from './identities';
 import { RuntimeMeter } from './metering';
 import {
@@ -36,6 +40,8 @@ export class RuntimeLifecycle {
   private readonly cleanups: Array<() => void> = [];
   private readonly publishedUrls = new Map<string, string>();
   private tableStreamArn: ((stackName: string, logicalId: string) => string) | undefined;
+  private readonly startedAt = new Date().toISOString();
+  private stopped = false;
 
   constructor(
     private readonly options: LocalRuntimeOptions,
@@ -46,6 +52,11 @@ export class RuntimeLifecycle {
     const log = options.log ?? ((line: string) => console.log(line));
     const region = options.region ?? 'us-east-1';
     const identities = new LocalIdentities(options.dataDir, accountId);
+    const recordDir = options.iamRecordDir;
+    if (recordDir) {
+      mkdirSync(recordDir, { recursive: true });
+      writeFileSync(join(recordDir, IAM_RECORD_FILES.denials), '');
+    }
     this.context = {
       region,
       accountId,
@@ -61,6 +72,12 @@ export class RuntimeLifecycle {
         log,
         root: credentials,
         users: identities,
+        ...(recordDir
+          ? {
+              onDenied: (record) =>
+                appendFileSync(join(recordDir, IAM_RECORD_FILES.denials), `${JSON.stringify(record)}\n`),
+            }
+          : {}),
       }),
       // A fresh credentials object per client: the SDK annotates the object it is given.
       clientConfig: () => ({ region, credentials: { ...credentials } }),
@@ -142,8 +159,27 @@ export class RuntimeLifecycle {
     }
   }
 
+  /** What the account grants and what was used and denied since start. */
+  iamUsage(): IamUsageRecord {
+    const { iam } = this.context;
+    return {
+      mode: iam.authorizer.mode,
+      startedAt: this.startedAt,
+      grants: iam.account.grants(),
+      usage: iam.authorizer.usage.snapshot(),
+    };
+  }
+
   /** Stops observers, then each tier in order; resolves when every port is released. */
   async stop(): Promise<void> {
+    const recordDir = this.options.iamRecordDir;
+    if (recordDir && !this.stopped) {
+      writeFileSync(
+        join(recordDir, IAM_RECORD_FILES.usage),
+        `${JSON.stringify({ ...this.iamUsage(), stoppedAt: new Date().toISOString() })}\n`,
+      );
+    }
+    this.stopped = true;
     const stopEach = (items: readonly Stoppable[]) =>
       Promise.all(
         items.map((item) =>

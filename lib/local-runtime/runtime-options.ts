@@ -4,6 +4,7 @@
  */
 import type { FaultHooks } from './fault-hooks';
 import type { IamMode } from './iam/authorizer';
+import type { IamUsageRecord } from './iam/usage-record';
 import type { RuntimeUsage } from './metering';
 import type { LocalServiceName, LocalTarget } from './target';
 
@@ -55,6 +56,12 @@ export interface LocalRuntimeOptions {
    * makes on its own (a client a queue policy names) has no identity policy. @default - none
    */
   readonly users?: Readonly<Record<string, LocalUserSpec>>;
+  /**
+   * Where the runtime records IAM (iam/usage-record.ts): each denial as it happens
+   * (`denials.jsonl`, emptied at start) and, when it stops, what was granted and used
+   * (`usage.json`, for `npm run iam:report`). @default - not recorded
+   */
+  readonly iamRecordDir?: string;
 }
 
 /** A local IAM user's identity policies. */
@@ -78,6 +85,8 @@ export interface LocalRuntime {
    * `usageSince`. Throws unless the runtime was started with `metering: true`.
    */
   usage(): RuntimeUsage;
+  /** What the account grants and what was used and denied since start (iam/usage-record.ts). */
+  iamUsage(): IamUsageRecord;
   /**
    * Replaces the deployed app with another cloud assembly, keeping the data (a local `cdk deploy`
    * of a new version): this runtime stops, and a new one starts on `assemblyDir` with the same

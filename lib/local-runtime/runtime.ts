@@ -77,6 +77,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
         if (!meter) throw new Error('The local runtime meters only when started with metering: true');
         return meter.snapshot();
       },
+      iamUsage: () => lifecycle.iamUsage(),
       redeploy: (assemblyDir) => redeploy({ options, assembly, target, stop }, assemblyDir),
     };
   } catch (error) {

@@ -254,6 +254,8 @@ export interface CampaignSnapshot {
   readonly calls: readonly LedgerCallsSnapshot[];
   /** The deployment's retry budget (the agents' RETRY_BUDGET), for records without their own. */
   readonly retryBudget: number;
+  /** Requests by the app's own roles (and services) that IAM denied, as messages (iam-denials.ts). */
+  readonly appDenials: readonly string[];
   readonly admission: AdmissionObservation;
   readonly alerts: readonly AlertSnapshot[];
   readonly faults: readonly FaultEvent[];
@@ -283,7 +285,8 @@ export type InvariantId =
   | 'planned-outcomes'
   | 'operator-actions-logged'
   | 'client-messages'
-  | 'calls-within-budget';
+  | 'calls-within-budget'
+  | 'app-not-denied';
 
 export type GuardId =
   | 'orders-accepted'
@@ -337,6 +340,8 @@ export const INVARIANT_TITLES: Readonly<Record<InvariantId, string>> = {
     'each client is told only about its own orders, on its own queue: per order one Received, then one message per terminal state it reached (clientStatusFor), in order, each messageKey delivered once',
   'calls-within-budget':
     "the calls a dependency received per order and operation never exceed the order's RetryBudget, and every one was reserved in the record (CallsMade) before it was made",
+  'app-not-denied':
+    "IAM denied no request of the app's own roles or services: every grant the app needs is in its templates (AWS would refuse the same request)",
 };
 
 export const GUARD_TITLES: Readonly<Record<GuardId, string>> = {
@@ -353,6 +358,13 @@ const LOCKED_STATES: readonly string[] = [ProcessState.Processing, ProcessState.
 const SERVICE_OF_STEP = new Map<string, string>(ORDER_STEPS.map((step) => [step.name, step.service]));
 /** Examples listed per violated invariant; the count is always complete. */
 const MAX_EXAMPLES = 10;
+
+/** Each denial message once, with how many times it was recorded. */
+export function countedDenials(messages: readonly string[]): string[] {
+  const counts = new Map<string, number>();
+  for (const message of messages) counts.set(message, (counts.get(message) ?? 0) + 1);
+  return [...counts].map(([message, count]) => (count > 1 ? `${message} (x${count})` : message));
+}
 
 /** `<orderId>:<step>` is the stable key; anything after a further ':' is not part of it. */
 export function parseIdempotencyKey(
@@ -386,6 +398,7 @@ export function checkCampaign(snapshot: CampaignSnapshot): CheckResult {
     verdict('operator-actions-logged', operatorActionsLogged(snapshot, records)),
     verdict('client-messages', clientMessages(snapshot, records, messagesRedeliveredAfterWindow)),
     verdict('calls-within-budget', callsWithinBudget(snapshot, records)),
+    verdict('app-not-denied', countedDenials(snapshot.appDenials)),
   ];
   const guards: Verdict<GuardId>[] = [
     guard('orders-accepted', ordersAccepted(snapshot)),

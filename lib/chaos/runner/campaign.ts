@@ -44,6 +44,7 @@ import { formatMillis, renderSummary } from '../core/report';
 import { percentile } from '../core/stats';
 import type { AlertBusOutageStats } from './alert-bus';
 import { type AssemblyFacts, PROJECT_ROOT, readAssemblyFacts, synthesizeLocal } from './assembly';
+import { appDenials, iamRecordDirOf } from './iam-denials';
 import { FaultInjector } from './injector';
 import { CampaignTracker, sleep, startSampler, submitUntilAnswered } from './loop';
 import { OperatorActor } from './operator';
@@ -185,6 +186,13 @@ export async function runCampaign(options: CampaignOptions = {}): Promise<Campai
   const dataDir = join(workDir, `data-${runId}`);
   const functionLogDir = join(workDir, `logs-${runId}`);
   const runtimeLog = join(workDir, `runtime-${runId}.log`);
+  // One IAM record per start (a restart must not overwrite the last one's denials).
+  const iamRecordDirs: string[] = [];
+  const nextIamRecordDir = () => {
+    const dir = iamRecordDirOf(workDir, runId, iamRecordDirs.length);
+    iamRecordDirs.push(dir);
+    return dir;
+  };
   writeFileSync(runtimeLog, '');
   const startRuntime = () =>
     startLocalRuntime({
@@ -194,6 +202,7 @@ export async function runCampaign(options: CampaignOptions = {}): Promise<Campai
       targetFile: null,
       functionLogDir,
       faults: injector.hooks(),
+      iamRecordDir: nextIamRecordDir(),
       log: (line) => writeFileSync(runtimeLog, `${new Date().toISOString()} ${line}\n`, { flag: 'a' }),
     });
 
@@ -443,6 +452,7 @@ export async function runCampaign(options: CampaignOptions = {}): Promise<Campai
     undos,
     calls,
     retryBudget: facts.retryBudget,
+    appDenials: appDenials(iamRecordDirs),
     admission: { limit: facts.admission.limit, samples: admissionSamples, refusedAfterAcceptance },
     alerts,
     faults: injector.events,

@@ -13,6 +13,7 @@ import { AccessUsage } from './access-usage';
 import type { LocalAccount } from './local-account';
 import type { CompiledPolicy } from './policy-document';
 import { type AuthorizationRequest, type DenialReason, evaluate } from './policy-evaluation';
+import type { Principal } from './principals';
 
 export type IamMode = 'enforce' | 'report';
 
@@ -32,8 +33,22 @@ export type Verdict =
     }
   | { readonly allowed: false; readonly reason: DenialReason; readonly message: string };
 
+/** One request denied (or, in report mode, that would have been), as the runtime records it. */
+export interface DenialRecord {
+  readonly at: string;
+  readonly mode: IamMode;
+  /** The caller as messages name it (a role session's ARN, a user's, the root's, a service's name). */
+  readonly principal: string;
+  readonly principalKind: Principal['kind'];
+  readonly action: string;
+  readonly resource: string;
+  readonly message: string;
+}
+
 export interface AuthorizerOptions {
   readonly mode: IamMode;
+  /** Hears of every denial (and would-be denial in report mode). @default - none */
+  readonly onDenied?: (record: DenialRecord) => void;
   readonly region: string;
   /** Where report mode writes would-be denials (and enforce mode nothing). */
   readonly log: (line: string) => void;
@@ -70,6 +85,15 @@ export class Authorizer {
     }
     const message = accessDeniedMessage(input.principal, input.action, input.resource, evaluation.reason);
     this.usage.denied(message);
+    this.options.onDenied?.({
+      at: new Date((this.options.clock ?? Date.now)()).toISOString(),
+      mode: this.options.mode,
+      principal: input.principal.arn,
+      principalKind: input.principal.kind,
+      action: input.action,
+      resource: input.resource,
+      message,
+    });
     if (this.options.mode === 'report') {
       if (!this.reported.has(message)) {
         this.reported.add(message);

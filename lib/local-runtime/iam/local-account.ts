@@ -17,6 +17,17 @@ export interface LocalRole {
   readonly declaredAt: string;
 }
 
+/** An Allow statement of an identity policy, as the least-privilege report reads it. */
+export interface GrantedStatement {
+  readonly policy: string;
+  readonly sid: string;
+  readonly actions: readonly string[];
+  readonly notAction: boolean;
+  readonly resources: readonly string[];
+  readonly notResource: boolean;
+  readonly conditional: boolean;
+}
+
 export class LocalAccount {
   private readonly roles = new Map<string, LocalRole>();
   private readonly policies = new Map<string, CompiledPolicy[]>();
@@ -53,6 +64,27 @@ export class LocalAccount {
     if (principal.kind === 'role-session') return this.policiesAttachedTo(principal.roleArn);
     if (principal.kind === 'user') return this.policiesAttachedTo(principal.arn);
     return [];
+  }
+
+  /** Every Allow statement of every role's and user's identity policies: what the account grants. */
+  grants(): Record<string, GrantedStatement[]> {
+    const grants: Record<string, GrantedStatement[]> = {};
+    for (const [principalArn, policies] of this.policies) {
+      grants[principalArn] = policies.flatMap((policy) =>
+        policy.statements
+          .filter((statement) => statement.effect === 'Allow')
+          .map((statement) => ({
+            policy: policy.name,
+            sid: statement.sid,
+            actions: statement.actions,
+            notAction: statement.notAction,
+            resources: statement.resources,
+            notResource: statement.notResource,
+            conditional: statement.conditional,
+          })),
+      );
+    }
+    return grants;
   }
 
   /**

@@ -41,6 +41,8 @@ export interface CompiledStatement {
   /** Resource patterns as written (NotResource when `notResource`); absent: any. */
   readonly resources: readonly string[];
   readonly notResource: boolean;
+  /** Whether the statement has a Condition element. */
+  readonly conditional: boolean;
   matchesAction(action: string): boolean;
   matchesResource(resource: string, context: RequestContext): boolean;
   /** Resource policies only; identity policies apply to their holder. */
@@ -292,6 +294,7 @@ function compileStatement(
     notAction,
     resources: hasResource ? resources : [],
     notResource,
+    conditional: clauses.length > 0,
     matchesAction: (action) => actions.some((pattern) => globMatches(pattern, action, true)) !== notAction,
     matchesResource: (resource, context) => {
       const found = resources.some((pattern) => {

@@ -5,7 +5,7 @@
  */
 import type { LocalIdentities } from '../identities';
 import { LocalKeys } from '../kms/local-keys';
-import { Authorizer, type IamMode } from './authorizer';
+import { Authorizer, type DenialRecord, type IamMode } from './authorizer';
 import { CredentialRegistry, type SigningCredentials } from './credential-registry';
 import { LocalAccount } from './local-account';
 
@@ -24,12 +24,18 @@ export function createRuntimeIam(options: {
   /** The root's credentials (target.json's `credentials`). */
   readonly root: SigningCredentials;
   readonly users: LocalIdentities;
+  readonly onDenied?: (record: DenialRecord) => void;
 }): RuntimeIam {
   const account = new LocalAccount(options.accountId);
   return {
     account,
     credentials: new CredentialRegistry(options.accountId, options.root, options.users),
-    authorizer: new Authorizer(account, { mode: options.mode, region: options.region, log: options.log }),
+    authorizer: new Authorizer(account, {
+      mode: options.mode,
+      region: options.region,
+      log: options.log,
+      ...(options.onDenied ? { onDenied: options.onDenied } : {}),
+    }),
     keys: new LocalKeys(options.region, options.accountId),
   };
 }

@@ -351,6 +351,7 @@ describe('summary', () => {
       enabledKinds: [FaultKind.RemoteTransient],
       restarts: [],
       minProcessedShare: 0,
+      appDenials: [],
       operator: { identity: 'arn:aws:iam::000000000000:user/operator', actions: [] },
       clientMessages: { clients: [], deliveries: [], probes: [], deduplicationWindowMillis: 300_000 },
     };

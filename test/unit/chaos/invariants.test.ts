@@ -95,6 +95,7 @@ function healthy(): CampaignSnapshot {
   return {
     timings,
     terminalBoundMillis: 100_000,
+    appDenials: [],
     orders: [
       { orderId: 'a', acceptedAt: 1_000, terminalAt: 20_000, mustFail: false },
       { orderId: 'b', acceptedAt: 2_000, terminalAt: 30_000, mustFail: false },
@@ -978,6 +979,15 @@ describe('checkCampaign', () => {
     ]);
   });
 
+  it("reports every request of the app's roles IAM denied, once per message with its count", () => {
+    const denied =
+      'User: arn:aws:sts::000000000000:assumed-role/Agent/fn is not authorized to perform: dynamodb:UpdateItem on resource: arn:aws:dynamodb:us-east-1:000000000000:table/State because no identity-based policy allows the dynamodb:UpdateItem action';
+    const result = checkCampaign({ ...healthy(), appDenials: [denied, denied, 'other'] });
+    expect(only(result, 'app-not-denied')).toEqual([`${denied} (x2)`, 'other']);
+    expect(result.passed).toBe(false);
+    expect(checkCampaign(healthy()).passed).toBe(true);
+  });
+
   it('reports calls that were never reserved, summing keys that only differ after the operation', () => {
     const snapshot = healthy();
     const result = checkCampaign({
@@ -1384,6 +1394,7 @@ describe('checkCampaign', () => {
       'operator-actions-logged',
       'client-messages',
       'calls-within-budget',
+      'app-not-denied',
     ]);
     expect(checkCampaign(healthy()).guards.map((entry) => entry.id)).toEqual([
       'orders-accepted',

@@ -16,7 +16,13 @@ import {
   STATUS_AFTER,
   DeliveryStatus as Status,
 } from '../../../../lambdas/choreography/contracts';
-import { countBy, type RestartWindow, restartDowntimeDuring, type Verdict } from '../invariants';
+import {
+  countBy,
+  countedDenials,
+  type RestartWindow,
+  restartDowntimeDuring,
+  type Verdict,
+} from '../invariants';
 import type { DeliveryFaultEvent, DeliveryFaultKind } from './faults';
 import type { Scenario } from './plan';
 
@@ -138,6 +144,8 @@ export interface DeliveryCampaignSnapshot {
   readonly restarts: readonly RestartWindow[];
   /** The run is trivial below this share of happy deliveries Delivered. */
   readonly minDeliveredShare: number;
+  /** Requests by the app's own roles (and services) that IAM denied, as messages (iam-denials.ts). */
+  readonly appDenials: readonly string[];
 }
 
 export type DeliveryInvariantId =
@@ -146,7 +154,8 @@ export type DeliveryInvariantId =
   | 'lifecycle-in-sequence'
   | 'state-matches-events'
   | 'dead-letters-resolved-once'
-  | 'planned-outcomes';
+  | 'planned-outcomes'
+  | 'app-not-denied';
 
 export type DeliveryGuardId = 'deliveries-accepted' | 'delivered-share' | 'every-fault-kind-fired';
 
@@ -166,6 +175,8 @@ export const DELIVERY_INVARIANT_TITLES: Readonly<Record<DeliveryInvariantId, str
     'state and emitted events agree (change logs vs events seen, status vs last event, the read model)',
   'dead-letters-resolved-once': 'every dead letter carries a reason code and is resolved exactly once',
   'planned-outcomes': 'every delivery ends in an outcome its plan allows (too heavy never Delivered, ...)',
+  'app-not-denied':
+    "IAM denied no request of the app's own roles or services: every grant the app needs is in its templates (AWS would refuse the same request)",
 };
 
 export const DELIVERY_GUARD_TITLES: Readonly<Record<DeliveryGuardId, string>> = {
@@ -192,6 +203,7 @@ export function checkDeliveryCampaign(snapshot: DeliveryCampaignSnapshot): Deliv
     verdict('state-matches-events', stateMatchesEvents(snapshot, observed.byDelivery)),
     verdict('dead-letters-resolved-once', deadLettersResolvedOnce(snapshot)),
     verdict('planned-outcomes', plannedOutcomes(snapshot, items)),
+    verdict('app-not-denied', countedDenials(snapshot.appDenials)),
   ];
   const guards: Verdict<DeliveryGuardId>[] = [
     guard('deliveries-accepted', deliveriesAccepted(snapshot)),

@@ -42,6 +42,7 @@ import {
 import { renderDeliverySummary } from '../../core/deliveries/report';
 import { formatMillis } from '../../core/report';
 import { PROJECT_ROOT, synthesizeLocal } from '../assembly';
+import { appDenials, iamRecordDirOf } from '../iam-denials';
 import { CampaignTracker, sleep, startSampler, submitUntilAnswered } from '../loop';
 import { type DeliveryAssemblyFacts, readDeliveryAssemblyFacts } from './assembly';
 import { DeliveryFaultInjector } from './injector';
@@ -157,6 +158,13 @@ export async function runDeliveryCampaign(
   const dataDir = join(workDir, `data-${runId}`);
   const functionLogDir = join(workDir, `logs-${runId}`);
   const runtimeLog = join(workDir, `runtime-${runId}.log`);
+  // One IAM record per start (a restart must not overwrite the last one's denials).
+  const iamRecordDirs: string[] = [];
+  const nextIamRecordDir = () => {
+    const dir = iamRecordDirOf(workDir, runId, iamRecordDirs.length);
+    iamRecordDirs.push(dir);
+    return dir;
+  };
   writeFileSync(runtimeLog, '');
   const startRuntime = async (): Promise<[LocalRuntime, DeliverySystemDriver]> => {
     const started = await startLocalRuntime({
@@ -166,6 +174,7 @@ export async function runDeliveryCampaign(
       targetFile: null,
       functionLogDir,
       faults: injector.hooks(),
+      iamRecordDir: nextIamRecordDir(),
       log: (line) => writeFileSync(runtimeLog, `${new Date().toISOString()} ${line}\n`, { flag: 'a' }),
     });
     const startedDriver = new DeliverySystemDriver(started.target, facts.stackName);
@@ -375,6 +384,7 @@ export async function runDeliveryCampaign(
   });
   const snapshot: DeliveryCampaignSnapshot = {
     terminalBoundMillis: bound.totalMillis,
+    appDenials: appDenials(iamRecordDirs),
     deliveries,
     deliveryItems: deliveryItems.map(({ updatedAt: _updatedAt, ...item }) => item),
     ingestionItems,

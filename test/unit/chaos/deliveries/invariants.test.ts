@@ -24,6 +24,7 @@ const deliveredEvents = (id: string) => [
 function healthy(): DeliveryCampaignSnapshot {
   return {
     terminalBoundMillis: 100_000,
+    appDenials: [],
     deliveries: [
       {
         deliveryId: 'a',
@@ -124,6 +125,17 @@ describe('delivery campaign checker', () => {
     const result = checkDeliveryCampaign(healthy());
     expect(failing(result)).toEqual({});
     expect(result.passed).toBe(true);
+  });
+
+  it("app-not-denied: a request of the app's roles IAM denied fails the run", () => {
+    const result = checkDeliveryCampaign({
+      ...healthy(),
+      appDenials: ['User: x is not authorized to perform: sns:Publish'],
+    });
+    expect(result.invariants.find((entry) => entry.id === 'app-not-denied')?.violations).toEqual([
+      'User: x is not authorized to perform: sns:Publish',
+    ]);
+    expect(result.passed).toBe(false);
   });
 
   it('terminal-within-bound: a delivery still in flight, and one terminal too late', () => {

@@ -161,6 +161,7 @@ describe('delivery summary', () => {
       enabledKinds: ['sqs-duplicate' as const],
       restarts: [],
       minDeliveredShare: 0,
+      appDenials: [],
     };
     const text = renderDeliverySummary({
       snapshot,

@@ -6,34 +6,11 @@
  * API key only; a redeploy keeps every API on its port.
  */
 import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
 import type { LocalTarget } from '../../../lib/local-runtime';
+import { freePortRun, occupy, release } from '../../support/free-ports';
 import { type MessagingRuntime, startMessagingRuntime } from './messaging-runtime';
 
 jest.setTimeout(120_000);
-
-/** Listens on `port` of 127.0.0.1, or resolves undefined when it is taken. */
-function occupy(port: number): Promise<Server | undefined> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(undefined));
-    server.listen(port, '127.0.0.1', () => resolve(server));
-  });
-}
-
-const close = (server: Server | undefined) =>
-  new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-
-/** A port whose next `count` ports are free too (checked, then released). */
-async function freePortRun(count: number): Promise<number> {
-  for (let attempt = 0; attempt < 50; attempt += 1) {
-    const base = 20_000 + Math.floor(Math.random() * 30_000);
-    const held = await Promise.all(Array.from({ length: count }, (_, offset) => occupy(base + offset)));
-    await Promise.all(held.map(close));
-    if (held.every(Boolean)) return base;
-  }
-  throw new Error('no run of free ports found');
-}
 
 const ping = (url: string, apiKey: string) => fetch(`${url}ping`, { headers: { 'x-api-key': apiKey } });
 
@@ -129,7 +106,7 @@ describe('REST APIs of two stacks', () => {
       expect((await ping(second?.url ?? '', second?.apiKeys[0] ?? '')).status).toBe(200);
     } finally {
       await world.stop();
-      await close(blocker);
+      await release(blocker);
     }
   });
 });

@@ -8,6 +8,8 @@
  * stack depends on DroneDelivery; the delivery API cannot read the console's origin back (a
  * dependency cycle CloudFormation refuses), so it is told with `-c consoleOrigin=<ConsoleUrl>`
  * once the console exists, and the console gets the Deliveries tab only when that origin is set.
+ * DroneDelivery is thus the assembly's first stack; the local runtime's API ports do not follow
+ * that order but the app's own (app-api-port-order.ts: orders on the base port).
  */
 import type { App } from 'aws-cdk-lib';
 import { addDroneDelivery } from '../lib/choreography/deployment';

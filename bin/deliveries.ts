@@ -6,7 +6,7 @@
  *   npm run deliveries -- submit FILE | --sample     POST /deliveries (a JSON file, or a sample)
  *   npm run deliveries -- show DELIVERY_ID [--json]  the trail across services, sorted by time
  *   npm run deliveries -- list [--status S]          the deliveries as the read model reports them
- *   [--target FILE]                                  default .local/target.json
+ *   [--target FILE]                                  default $LOCAL_TARGET, else .local/target.json
  *
  * `show` reads every service's item for the delivery (ingestion, package, drone scheduler, delivery,
  * remediation): each change log entry (the events the service emitted, and the operator alerts),
@@ -33,7 +33,7 @@ import {
   deliveryRowsOf,
   isUnknownDelivery,
 } from '../lambdas/choreography/domain/trail';
-import { DEFAULT_TARGET_FILE, outputsOfStack, readTarget } from '../lib/local-runtime';
+import { defaultTargetFile, outputsOfStack, readTarget } from '../lib/local-runtime';
 import { formatTable } from './text-table';
 
 // This machine's tools run on Node 20 while the deployed Lambdas run on nodejs22.x; the SDK's
@@ -187,7 +187,12 @@ export function deliveryTablesOf(outputs: Readonly<Record<string, string>>): Del
 
 async function main(argv: readonly string[]): Promise<void> {
   const command = parseDeliveriesArguments(argv);
-  const target = readTarget(resolve(command.target ?? resolve(__dirname, '..', DEFAULT_TARGET_FILE)));
+  const target = readTarget(
+    resolve(
+      command.target ??
+        defaultTargetFile(process.env, { cwd: process.cwd(), projectRoot: resolve(__dirname, '..') }),
+    ),
+  );
   const { outputs, apiKey } = outputsOfStack(target, DELIVERY_STACK);
   if (command.command === 'submit') {
     const body = command.file ? readFileSync(command.file, 'utf8') : JSON.stringify(sampleDelivery());

@@ -11,6 +11,8 @@
  *   npm run orders -- ops retry ORDER_ID --reason "..."                    [--target FILE | --api URL]
  *   npm run orders -- ops cancel ORDER_ID --reason "..."                   [--target FILE | --api URL]
  *   npm run orders -- metrics [--minutes N]                                [--target FILE | --aws]
+ *
+ * Without --target: $LOCAL_TARGET, else .local/target.json (lib/local-runtime/target.ts).
  */
 import { resolve } from 'node:path';
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
@@ -25,7 +27,7 @@ import {
   StateAttr,
   StepAttr,
 } from '../lambdas/scheduler-agent-supervisor/contracts';
-import { DEFAULT_TARGET_FILE, type LocalTarget, outputsOfStack, readTarget } from '../lib/local-runtime';
+import { defaultTargetFile, type LocalTarget, outputsOfStack, readTarget } from '../lib/local-runtime';
 import { STACK_NAME } from '../lib/scheduler-agent-supervisor/stack';
 import { metricsReport } from './metrics-report';
 import { awsEndpoint, type OperatorClient as Client, OperatorClient } from './operator-client';
@@ -239,7 +241,10 @@ async function metrics(argv: string[], targetFile: string): Promise<void> {
 }
 
 async function main(argv: string[]): Promise<void> {
-  const targetFile = resolve(option(argv, '--target') ?? resolve(__dirname, '..', DEFAULT_TARGET_FILE));
+  const targetFile = resolve(
+    option(argv, '--target') ??
+      defaultTargetFile(process.env, { cwd: process.cwd(), projectRoot: resolve(__dirname, '..') }),
+  );
   if (argv[0] === 'metrics') {
     await metrics(argv.slice(1), targetFile);
     return;

@@ -6,11 +6,14 @@
  *
  *   npm start [-- --port 3000] [--data DIR] [--assembly DIR] [--target FILE] [--context KEY=VALUE ...]
  *
- *   --port N        port of the REST API (default: $PORT, else 3000); the flag wins over PORT
+ *   --port N        port of the orders API (default: $PORT, else 3000); the flag wins over PORT.
+ *                   The delivery API takes N+1 (app-api-port-order.ts: by stack name, whatever
+ *                   the assembly's order of stacks)
  *   --data DIR      persist DynamoDB tables, SQS queues and messages, the generated API key and the
  *                   local identities' secrets in DIR (default: in memory)
  *   --assembly DIR  run an already synthesized assembly instead of synthesizing (cdk synth -c profile=local)
- *   --target FILE   where to write the target description (default .local/target.json)
+ *   --target FILE   where to write the target description (default: $LOCAL_TARGET, else
+ *                   .local/target.json; its apiUrl and apiKey are the orders API's)
  *   --context K=V   CDK context for the synthesis (repeatable), e.g. --context workflowVersion=2
  *
  * Redeploy while running (needs --data, whose tables, queues and messages the new app keeps):
@@ -35,6 +38,7 @@ import {
 import { parseContextEntry, parsePort, parseStartArguments } from '../lib/local-runtime/start-arguments';
 import { orderTransitionLog } from '../lib/scheduler-agent-supervisor/local/transition-log';
 import type { ClientOutput, StackOutput } from '../lib/scheduler-agent-supervisor/stack';
+import { APP_API_PORT_ORDER } from './app-api-port-order';
 import { buildConsoleAssets } from './console-build';
 import {
   type ConsoleBackend,
@@ -66,6 +70,7 @@ async function main(): Promise<void> {
   let runtime: LocalRuntime = await startLocalRuntime({
     assemblyDir,
     port: args.port,
+    apiPortOrder: APP_API_PORT_ORDER,
     targetFile: args.targetFile,
     functionLogDir: resolve(PROJECT_ROOT, '.local', 'logs'),
     observers: [orderTransitionLog()],

@@ -52,9 +52,11 @@ export {
 } from './synthesize';
 export {
   DEFAULT_TARGET_FILE,
+  defaultTargetFile,
   type LocalApi,
   type LocalServiceName,
   type LocalTarget,
   outputsOfStack,
   readTarget,
+  TARGET_FILE_ENV,
 } from './target';

@@ -47,14 +47,19 @@ export interface Provisioner {
   start?(context: RuntimeContext): Promise<void>;
   /** What the provisioner adds to the target description, once every phase ran. */
   describe?(): TargetContribution;
+  /**
+   * Options a redeploy starts the next runtime with, so what clients know of this one stays where
+   * it is (the REST APIs' ports). @default - none
+   */
+  redeployOptions?(): Partial<LocalRuntimeOptions>;
 }
 
 export interface TargetContribution {
-  /** URL of the first REST API's first stage. */
+  /** URL of the first stage of the REST API on the runtime's port (see LocalTarget.apiUrl). */
   readonly apiUrl?: string;
-  /** Value to send as x-api-key where methods require an API key. */
+  /** A key of that API's stack (see LocalTarget.apiKey). */
   readonly apiKey?: string;
-  /** Every stack's REST API, by stack name. */
+  /** Every stack's REST API, by stack name, in API port order. */
   readonly apis?: Readonly<Record<string, LocalApi>>;
   /**
    * Local IAM identities a client may sign with (AWS_IAM methods, SQS requests), by name; the

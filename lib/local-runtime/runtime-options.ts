@@ -11,8 +11,27 @@ import type { LocalServiceName, LocalTarget } from './target';
 export interface LocalRuntimeOptions {
   /** The cloud assembly directory (cdk.out) to run. */
   readonly assemblyDir: string;
-  /** Port of the first REST API. @default 3000 (0 picks a free port) */
+  /**
+   * Port of the first REST API in API port order (apiPortOrder); the next take port+1, port+2... (a
+   * free port, logged, when one is taken). @default 3000 (0: every API on a free port)
+   */
   readonly port?: number;
+  /**
+   * Stack names in the order their REST APIs take ports: the first named stack's API on `port`,
+   * the next on `port + 1`... A named stack the assembly lacks leaves its port free, so each named
+   * stack's port depends on its name alone; stacks not named follow. The API on `port` (the first
+   * of this order; with port 0, on a free port) is the target's `apiUrl` and `apiKey`, and the
+   * target lists `apis` and merges `outputs` in this order.
+   * A name given twice or an empty name is refused. The runtime knows no app: the app's own tooling
+   * names its order. @default - the assembly's order of stacks
+   */
+  readonly apiPortOrder?: readonly string[];
+  /**
+   * The port of a REST API, by `<stack name>/<logical id>`, over `port` and `apiPortOrder` (a taken
+   * one falls back to a free port as they do): what a redeploy starts the next runtime with, so
+   * every API keeps its port. @default - none
+   */
+  readonly restApiPorts?: Readonly<Record<string, number>>;
   /** Persist what can be persisted here (DynamoDB tables, SQS queues and messages, generated API keys). @default - in memory */
   readonly dataDir?: string;
   /** Receives the runtime's own log lines. @default console.log */
@@ -92,8 +111,8 @@ export interface LocalRuntime {
    * of a new version): this runtime stops, and a new one starts on `assemblyDir` with the same
    * options and data directory (DynamoDB Local's tables, the SQS journal, API keys, identities), so
    * tables and queues the new template still has keep their items and messages, and its new ones
-   * are created. The first REST API keeps its port; the other endpoints may move (the target file
-   * is rewritten). Requires `dataDir`. What does not survive, unlike on AWS: Step Functions
+   * are created. Every REST API keeps its port (even one that was given a free port); the other
+   * endpoints may move (the target file is rewritten). Requires `dataDir`. What does not survive, unlike on AWS: Step Functions
    * executions (the engine is in memory) and invocations in progress; their orders are what the
    * app's own recovery (its supervisor) is for. Resources the new template no longer has are
    * named in the log and their data is left in the data directory, not deleted.

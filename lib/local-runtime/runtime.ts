@@ -6,6 +6,7 @@
  */
 import { rmSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
+import { inApiPortOrder } from './api-port-order';
 import { type CloudAssembly, createStackResolver, readCloudAssembly } from './cloud-assembly';
 import { standardProvisioners } from './provisioners';
 import type { ProvisionerRegistry, StackContext, TargetContribution } from './provisioning';
@@ -19,6 +20,11 @@ export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local
 export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<LocalRuntime> {
   const started = Date.now();
   const assembly = readCloudAssembly(resolvePath(options.assemblyDir));
+  // Before anything starts: a bad order is refused and changes nothing.
+  const stackOrder = inApiPortOrder(
+    assembly.stacks.map((stack) => stack.stackName),
+    options.apiPortOrder,
+  );
   const registry = standardProvisioners();
   const lifecycle = new RuntimeLifecycle(options, assembly, LOCAL_ACCOUNT_ID, LOCAL_CREDENTIALS);
   const { context } = lifecycle;
@@ -46,8 +52,13 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       endpoints: context.endpoints.target(),
       ...described,
       ...(Object.keys(identities).length > 0 ? { identities } : {}),
-      // First stack wins a name two stacks share (ApiUrl...), as the first stack's API is `apiUrl`.
-      outputs: Object.assign({}, ...stacks.map((stack) => stack.resolver.outputs()).reverse()),
+      // The first stack in API port order wins a name two stacks share (ApiUrl...), as its API is `apiUrl`.
+      outputs: Object.assign(
+        {},
+        ...stackOrder
+          .map((name) => stacks.find((stack) => stack.stack.stackName === name)?.resolver.outputs())
+          .reverse(),
+      ),
       stackOutputs: Object.fromEntries(
         stacks.map((stack) => [stack.stack.stackName, stack.resolver.outputs()]),
       ),
@@ -78,7 +89,11 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
         return meter.snapshot();
       },
       iamUsage: () => lifecycle.iamUsage(),
-      redeploy: (assemblyDir) => redeploy({ options, assembly, target, stop }, assemblyDir),
+      redeploy: (assemblyDir) => {
+        // What the running provisioners keep across the redeploy (every REST API's port).
+        const kept = registry.provisioners.map((provisioner) => provisioner.redeployOptions?.() ?? {});
+        return redeploy({ options: Object.assign({ ...options }, ...kept), assembly, stop }, assemblyDir);
+      },
     };
   } catch (error) {
     await lifecycle.stop();
@@ -92,9 +107,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
  */
 async function redeploy(
   running: {
+    /** The running runtime's options with what its provisioners keep (redeployOptions). */
     readonly options: LocalRuntimeOptions;
     readonly assembly: CloudAssembly;
-    readonly target: LocalTarget;
     readonly stop: () => Promise<void>;
   },
   assemblyDir: string,
@@ -116,11 +131,7 @@ async function redeploy(
   log(
     'redeploy: Step Functions executions and invocations in progress did not survive (on AWS a deployment leaves running executions alone); the app recovers their work',
   );
-  // Keep the REST API where clients know it: a port picked at start (0) is asked for again.
-  const apiPort =
-    running.target.apiUrl === undefined ? undefined : Number(new URL(running.target.apiUrl).port);
-  const port = options.port === 0 && apiPort !== undefined && apiPort > 0 ? apiPort : options.port;
-  return startLocalRuntime({ ...options, assemblyDir: next.directory, ...(port !== undefined && { port }) });
+  return startLocalRuntime({ ...options, assemblyDir: next.directory });
 }
 
 /** `<stack>/<logicalId> (<type>)` of each resource of `before` that `after` no longer has. */

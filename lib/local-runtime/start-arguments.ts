@@ -1,11 +1,12 @@
 /**
  * The command line of `npm start` (bin/start-local.ts), parsed apart from the entry point so every
  * rule is unit-tested: `--port` or the PORT environment variable (the flag wins), `--data`,
- * `--assembly`, `--target`, and `--context key=value` (repeatable: CDK context for the synthesis,
+ * `--assembly`, `--target` (else the LOCAL_TARGET environment variable, target.ts), and
+ * `--context key=value` (repeatable: CDK context for the synthesis,
  * e.g. `--context workflowVersion=2`; the runtime gives it no meaning).
  */
 import { resolve } from 'node:path';
-import { DEFAULT_TARGET_FILE } from './target';
+import { defaultTargetFile } from './target';
 
 export const DEFAULT_PORT = 3000;
 
@@ -78,7 +79,7 @@ export function parseStartArguments(
     port,
     ...(dataDir ? { dataDir: resolve(paths.cwd, dataDir) } : {}),
     ...(assemblyDir ? { assemblyDir: resolve(paths.cwd, assemblyDir) } : {}),
-    targetFile: targetFile ? resolve(paths.cwd, targetFile) : resolve(paths.projectRoot, DEFAULT_TARGET_FILE),
+    targetFile: targetFile ? resolve(paths.cwd, targetFile) : defaultTargetFile(environment, paths),
     context,
   };
 }

@@ -4,7 +4,7 @@
  * and tools (bin/orders.ts, the acceptance suite) reach it without knowing how it was started.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { LocalIdentity } from './identities';
 
 export type LocalServiceName = 'dynamodb' | 'sqs' | 'sfn' | 'events' | 'sns' | 'cloudwatch';
@@ -25,11 +25,19 @@ export interface LocalTarget {
   /** Credentials the emulators accept (any value works; these are what the functions use). */
   readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: string };
   readonly endpoints: Readonly<Record<LocalServiceName, string>>;
-  /** URL of the first REST API's first stage. */
+  /**
+   * URL of the first stage of the base-port API: the REST API on the runtime's port (the first of
+   * LocalRuntimeOptions.apiPortOrder, else of the assembly's first stack; with port 0, on a free
+   * port). For `npm start` that is the orders API (bin/app-api-port-order.ts). Absent when no API
+   * takes that port. Another stack's API is under `apis`, by stack name.
+   */
   readonly apiUrl?: string;
-  /** Value to send as x-api-key where methods require an API key. */
+  /** The first API key of the base-port API's stack (`apiUrl`'s), to send as x-api-key. */
   readonly apiKey?: string;
-  /** Every stack's REST API (its first one with a stage), by stack name; `apiUrl` is the first's. */
+  /**
+   * Every stack's REST API (its first one with a stage), by stack name, in API port order: the
+   * base-port API's stack first.
+   */
   readonly apis?: Readonly<Record<string, LocalApi>>;
   /**
    * Local IAM identities, by name (= access key id): `operator`, and every IAM user of the local
@@ -40,7 +48,8 @@ export interface LocalTarget {
   readonly identities?: Readonly<Record<string, LocalIdentity>>;
   /**
    * Stack outputs, resolved to local names and URLs, merged across stacks: where two stacks have an
-   * output of the same name (ApiUrl, AlertInboxQueueUrl, ...) the first stack's wins, like `apiUrl`.
+   * output of the same name (ApiUrl, AlertInboxQueueUrl, ...) the first stack's in API port order
+   * wins, like `apiUrl`.
    * Tools that mean one stack read `stackOutputs` (see outputsOfStack).
    */
   readonly outputs: Readonly<Record<string, string>>;
@@ -52,6 +61,22 @@ export interface LocalTarget {
 }
 
 export const DEFAULT_TARGET_FILE = '.local/target.json';
+
+/**
+ * Environment variable naming the target file where no `--target` does: the one `npm start` writes
+ * and the local CLIs (npm run orders, npm run deliveries) read, e.g. for a second runtime beside
+ * the first. A relative path is taken from the working directory (under `npm run`, the project's).
+ */
+export const TARGET_FILE_ENV = 'LOCAL_TARGET';
+
+/** The target file when no `--target` names one: $LOCAL_TARGET, else DEFAULT_TARGET_FILE under `projectRoot`. */
+export function defaultTargetFile(
+  environment: Readonly<Record<string, string | undefined>>,
+  paths: { readonly cwd: string; readonly projectRoot: string },
+): string {
+  const named = environment[TARGET_FILE_ENV];
+  return named ? resolve(paths.cwd, named) : resolve(paths.projectRoot, DEFAULT_TARGET_FILE);
+}
 
 export function writeTarget(file: string, target: LocalTarget): void {
   mkdirSync(dirname(file), { recursive: true });
@@ -76,13 +101,14 @@ export function readTarget(file: string): LocalTarget {
 
 /**
  * One stack's outputs and the API key its API takes: the stack's own when the target lists them,
- * else the merged outputs and the first API's key (a target written before stacks were listed).
+ * else the merged outputs and the base-port API's key (a target written before stacks were listed).
+ * A target that lists APIs by stack gives no other stack's key for a stack whose API takes none.
  */
 export function outputsOfStack(
   target: LocalTarget,
   stackName: string,
 ): { readonly outputs: Readonly<Record<string, string>>; readonly apiKey?: string } {
   const outputs = target.stackOutputs?.[stackName] ?? target.outputs;
-  const apiKey = target.apis?.[stackName]?.apiKeys[0] ?? target.apiKey;
+  const apiKey = target.apis ? target.apis[stackName]?.apiKeys[0] : target.apiKey;
   return { outputs, ...(apiKey === undefined ? {} : { apiKey }) };
 }

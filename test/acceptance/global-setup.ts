@@ -5,6 +5,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { APP_API_PORT_ORDER } from '../../bin/app-api-port-order';
 import {
   type LocalRuntime,
   PROJECT_ROOT,
@@ -29,6 +30,8 @@ export default async function globalSetup(): Promise<void> {
   globalThis.acceptanceRuntime = await startLocalRuntime({
     assemblyDir,
     port: 0,
+    // As npm start: the orders API first, so the target's apiUrl and apiKey are its.
+    apiPortOrder: APP_API_PORT_ORDER,
     targetFile,
     functionLogDir: resolve(WORK_DIR, 'logs'),
     log: () => undefined,

@@ -191,11 +191,17 @@ function ownApiKeysById(raw: Record<string, unknown>, app: AppUnderTest): Record
   );
 }
 
-/** The local runtime's API key for the app's API: its stack's API's key when listed, else the first API's. */
+/**
+ * The local runtime's API key for the app's API: its stack's API's key when the file lists APIs by
+ * stack (never another stack's), else `apiKey` (a file written before, of the base-port API).
+ */
 function ownApiKey(raw: Record<string, unknown>, app: AppUnderTest): string | undefined {
-  const api = isRecord(raw.apis) ? raw.apis[app.stackName] : undefined;
-  if (isRecord(api) && Array.isArray(api.apiKeys) && typeof api.apiKeys[0] === 'string')
-    return api.apiKeys[0];
+  if (isRecord(raw.apis)) {
+    const api = raw.apis[app.stackName];
+    return isRecord(api) && Array.isArray(api.apiKeys) && typeof api.apiKeys[0] === 'string'
+      ? api.apiKeys[0]
+      : undefined;
+  }
   return typeof raw.apiKey === 'string' ? raw.apiKey : undefined;
 }
 

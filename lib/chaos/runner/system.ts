@@ -109,7 +109,8 @@ export function stackView(target: LocalTarget, stackName: string): StackView {
   }
   return {
     apiBase: api.url.replace(/\/+$/, ''),
-    apiKey: api.apiKeys[0] ?? target.apiKey,
+    // The stack's own key (the target's `apiKey` is the base-port API's, another stack's here).
+    apiKey: api.apiKeys[0],
     output: (name) => {
       const value = outputs[name];
       if (!value) throw new Error(`Stack ${stackName} has no ${name} output`);

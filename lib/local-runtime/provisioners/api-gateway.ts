@@ -1,14 +1,17 @@
 /**
- * API Gateway REST APIs: one loopback server per AWS::ApiGateway::RestApi (the first on the
- * runtime's port), listening before the template is resolved because the app builds its API URL
- * from it; routes from the API's Resources, Methods and Stages; API keys enforced, their values
- * generated per data directory where the template leaves them to AWS; AWS_IAM methods require a
- * SigV4 signature of a local identity (../identities.ts; IAM policies are not evaluated).
+ * API Gateway REST APIs: one loopback server per AWS::ApiGateway::RestApi (in API port order,
+ * ../api-port-order.ts: the first on the runtime's port), listening before the template is resolved
+ * because the app builds its API URL from it; routes from the API's Resources, Methods and Stages;
+ * API keys enforced, their values generated per data directory where the template leaves them to
+ * AWS; AWS_IAM methods require a SigV4 signature of a local identity (../identities.ts; IAM policies
+ * are not evaluated).
  */
 import { type RestApiMethod, type RestApiServer, type RestApiSpec, startRestApiServer } from '../api-gateway';
 import { GeneratedApiKeys } from '../api-keys';
+import { apiPortOffsets } from '../api-port-order';
 import type { LocalIdentities, LocalIdentity } from '../identities';
 import type { ListenContext, Provisioner, StackContext, TargetContribution } from '../provisioning';
+import type { LocalRuntimeOptions } from '../runtime-options';
 import type { LocalApi } from '../target';
 import type { LambdaProvisioner } from './lambda';
 import { asRecord, asString } from './values';
@@ -36,12 +39,18 @@ export class ApiGatewayProvisioner implements Provisioner {
       'AWS::ApiGateway::UsagePlanKey': 'usage plans are not enforced locally (API keys are)',
     },
   };
-  private readonly servers = new Map<string, RestApiServer>();
+  /** Each API's server and its port offset (its place in API port order), by `<stack>/<logical id>`. */
+  private readonly servers = new Map<string, { readonly server: RestApiServer; readonly offset: number }>();
   /** API key values by the stack that declares them: a stack's API accepts its own stack's keys. */
   private readonly apiKeys = new Map<string, string[]>();
   /** Each key's id (its Ref) by its value, across stacks. */
   private readonly apiKeyIds: Record<string, string> = {};
-  private readonly apis: Array<{ stackName: string; server: RestApiServer; spec: RestApiSpec }> = [];
+  private readonly apis: Array<{
+    stackName: string;
+    server: RestApiServer;
+    offset: number;
+    spec: RestApiSpec;
+  }> = [];
   private generatedKeys: GeneratedApiKeys | undefined;
   private identities: LocalIdentities | undefined;
   private operator: LocalIdentity | undefined;
@@ -49,18 +58,25 @@ export class ApiGatewayProvisioner implements Provisioner {
   constructor(private readonly lambda: LambdaProvisioner) {}
 
   /**
-   * One server per API, in the order of the assembly's stacks: the first on the runtime's port, the
-   * next on port+1, port+2..., so each stack's API keeps its URL from one start to the next. A later
-   * API whose port is taken listens on a free port instead, and the log says so (the target
-   * description has every URL).
+   * One server per API, in API port order (options.apiPortOrder, else the assembly's order of
+   * stacks): the first on the runtime's port, the next on port+1, port+2..., so each stack's API
+   * keeps its URL from one start to the next; a port kept by a redeploy (options.restApiPorts) wins.
+   * A later API whose port is taken listens on a free port instead, and the log says so (the target
+   * description has every URL); the first API's port taken is an error.
    */
   async listen(context: ListenContext): Promise<void> {
     this.generatedKeys = new GeneratedApiKeys(context.options.dataDir);
     this.identities = context.identities;
     this.operator = this.identities.identity(OPERATOR_IDENTITY);
     const port = context.options.port ?? DEFAULT_PORT;
+    const kept = context.options.restApiPorts ?? {};
     const { meter } = context;
-    for (const [index, { stack, logicalId }] of context.resourcesOfType(REST_API).entries()) {
+    const restApis = context.resourcesOfType(REST_API);
+    const offsets = apiPortOffsets(
+      restApis.map(({ stack }) => stack.stackName),
+      context.options.apiPortOrder,
+    );
+    for (const [index, { stack, logicalId }] of restApis.entries()) {
       const start = (wanted: number) =>
         startRestApiServer({
           port: wanted,
@@ -68,19 +84,21 @@ export class ApiGatewayProvisioner implements Provisioner {
           onProblem: (message) => context.problem(message),
           ...(meter && { onMethodRequest: (api: RestApiSpec) => meter.apiRequest(api.apiId) }),
         });
-      const wanted = port === 0 ? 0 : port + index;
+      const key = `${stack.stackName}/${logicalId}`;
+      const offset = offsets[index] ?? index;
+      const wanted = kept[key] ?? (port === 0 ? 0 : port + offset);
       let server: RestApiServer;
       try {
         server = await start(wanted);
       } catch (error) {
-        if (index === 0 || (error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+        if (offset === 0 || (error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
         server = await start(0);
         context.log(
           `REST API ${logicalId} of ${stack.stackName}: port ${wanted} is taken, listening on ${server.baseUrl} instead`,
         );
       }
       context.stopWith(server, 'producer');
-      this.servers.set(`${stack.stackName}/${logicalId}`, server);
+      this.servers.set(key, { server, offset });
       context.publishUrl(stack, logicalId, server.baseUrl);
     }
   }
@@ -102,20 +120,26 @@ export class ApiGatewayProvisioner implements Provisioner {
   async wire(context: StackContext): Promise<void> {
     const { stackName } = context.stack;
     for (const [logicalId] of context.ofType(REST_API)) {
-      const server = this.servers.get(`${stackName}/${logicalId}`);
-      if (!server) throw new Error(`No local server for ${logicalId} in ${stackName}`);
+      const listening = this.servers.get(`${stackName}/${logicalId}`);
+      if (!listening) throw new Error(`No local server for ${logicalId} in ${stackName}`);
+      const { server, offset } = listening;
       const keys = this.apiKeys.get(stackName) ?? [];
       const ids = Object.fromEntries(keys.map((key) => [key, this.apiKeyIds[key] as string]));
       const spec = { ...restApiSpec(context, logicalId, keys, this.identities), apiKeyIds: ids };
       context.meter?.describe('apis', spec.apiId, { stackName, logicalId });
       server.serve(spec);
-      this.apis.push({ stackName, server, spec });
+      this.apis.push({ stackName, server, offset, spec });
     }
   }
 
+  /**
+   * Each stack's first API with a stage, in API port order; `apiUrl` and `apiKey` are the API's on
+   * the runtime's port (offset 0), absent when no API takes it.
+   */
   describe(): TargetContribution {
     const apis: Record<string, LocalApi> = {};
-    for (const { stackName, server, spec } of this.apis) {
+    const inPortOrder = [...this.apis].sort((left, right) => left.offset - right.offset);
+    for (const { stackName, server, spec } of inPortOrder) {
       const stage = spec.stageNames[0];
       // A stack's first API with a stage: the one its clients are given.
       if (stage === undefined || apis[stackName]) continue;
@@ -125,14 +149,22 @@ export class ApiGatewayProvisioner implements Provisioner {
         apiKeyIds: Object.fromEntries(Object.entries(spec.apiKeyIds ?? {}).map(([key, id]) => [id, key])),
       };
     }
-    const first = Object.values(apis)[0];
-    const apiKey = first?.apiKeys[0] ?? [...this.apiKeys.values()].flat()[0];
+    const base = this.apis.find((api) => api.offset === 0);
+    const baseStage = base?.spec.stageNames[0];
+    const apiKey = base && this.apiKeys.get(base.stackName)?.[0];
     return {
-      ...(first ? { apiUrl: first.url } : {}),
+      ...(base && baseStage !== undefined ? { apiUrl: `${base.server.baseUrl}/${baseStage}/` } : {}),
       ...(apiKey ? { apiKey } : {}),
       ...(Object.keys(apis).length > 0 ? { apis } : {}),
       ...(this.operator ? { identities: { [OPERATOR_IDENTITY]: this.operator } } : {}),
     };
+  }
+
+  /** Every API's port, so a redeploy puts each where its clients know it (even a free port it was given). */
+  redeployOptions(): Partial<LocalRuntimeOptions> {
+    const restApiPorts: Record<string, number> = {};
+    for (const [key, { server }] of this.servers) restApiPorts[key] = Number(new URL(server.baseUrl).port);
+    return { restApiPorts };
   }
 }
 

@@ -17,6 +17,7 @@ import { type LocalRuntime, startLocalRuntime } from '../../../lib/local-runtime
 import { synthesizeMessagingApp } from './fixtures/messaging-app';
 
 export interface MessagingRuntime {
+  /** The running runtime (after `redeploy`, the new one). */
   readonly runtime: LocalRuntime;
   readonly outputs: Readonly<Record<string, string>>;
   readonly sqs: SQSClient;
@@ -31,25 +32,48 @@ export interface MessagingRuntime {
   awsCli(service: 'sns' | 'events', ...args: string[]): Promise<unknown>;
   /** Receives what a queue holds now (short polls until one comes back empty), deleting it. */
   drain(queueUrl: string): Promise<Message[]>;
+  /** Redeploys the same assembly (needs `keepData`); `runtime` is the new runtime from then on. */
+  redeploy(): Promise<LocalRuntime>;
   stop(): Promise<void>;
 }
 
-export async function startMessagingRuntime(options: { port?: number } = {}): Promise<MessagingRuntime> {
+export interface MessagingRuntimeOptions {
+  /** @default 0 */
+  readonly port?: number;
+  /** @default - the assembly's order */
+  readonly apiPortOrder?: readonly string[];
+  /** Keep the data in a directory of the fixture's own, so it can be redeployed. @default false */
+  readonly keepData?: boolean;
+}
+
+export async function startMessagingRuntime(
+  options: MessagingRuntimeOptions = {},
+): Promise<MessagingRuntime> {
   const workDir = mkdtempSync(join(tmpdir(), 'messaging-runtime-'));
   synthesizeMessagingApp(join(workDir, 'cdk.out'));
   const logLines: string[] = [];
   const targetFile = join(workDir, 'target.json');
-  const runtime = await startLocalRuntime({
-    assemblyDir: join(workDir, 'cdk.out'),
-    port: options.port ?? 0,
-    targetFile,
-    log: (line) => logLines.push(line),
-    functionLogDir: join(workDir, 'logs'),
-  });
+  let runtime: LocalRuntime;
+  try {
+    runtime = await startLocalRuntime({
+      assemblyDir: join(workDir, 'cdk.out'),
+      port: options.port ?? 0,
+      targetFile,
+      log: (line) => logLines.push(line),
+      functionLogDir: join(workDir, 'logs'),
+      ...(options.apiPortOrder && { apiPortOrder: options.apiPortOrder }),
+      ...(options.keepData && { dataDir: join(workDir, 'data') }),
+    });
+  } catch (error) {
+    rmSync(workDir, { recursive: true, force: true });
+    throw error;
+  }
   const clientConfig = { region: runtime.target.region, credentials: { ...runtime.target.credentials } };
   const sqs = new SQSClient({ ...clientConfig, endpoint: runtime.target.endpoints.sqs });
   return {
-    runtime,
+    get runtime() {
+      return runtime;
+    },
     outputs: runtime.target.outputs,
     sqs,
     logLines,
@@ -103,6 +127,10 @@ export async function startMessagingRuntime(options: { port?: number } = {}): Pr
           }),
         );
       }
+    },
+    redeploy: async () => {
+      runtime = await runtime.redeploy(join(workDir, 'cdk.out'));
+      return runtime;
     },
     stop: async () => {
       sqs.destroy();

@@ -1,37 +1,16 @@
 /**
  * Two stacks with a REST API each, run by the local runtime: the first API on the runtime's port,
- * the second on port+1 (or a free port when that one is taken, said in the log); the target
- * description lists every API by stack; each API accepts its own stack's API key only.
+ * the second on port+1 (or a free port when that one is taken, said in the log), or in the order the
+ * caller names (apiPortOrder), whatever the assembly's order; the target description lists every
+ * API by stack, and its apiUrl and apiKey are the base-port API's; each API accepts its own stack's
+ * API key only; a redeploy keeps every API on its port.
  */
 import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
 import type { LocalTarget } from '../../../lib/local-runtime';
+import { freePortRun, occupy, release } from '../../support/free-ports';
 import { type MessagingRuntime, startMessagingRuntime } from './messaging-runtime';
 
 jest.setTimeout(120_000);
-
-/** Listens on `port` of 127.0.0.1, or resolves undefined when it is taken. */
-function occupy(port: number): Promise<Server | undefined> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(undefined));
-    server.listen(port, '127.0.0.1', () => resolve(server));
-  });
-}
-
-const close = (server: Server | undefined) =>
-  new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-
-/** A port whose next `count` ports are free too (checked, then released). */
-async function freePortRun(count: number): Promise<number> {
-  for (let attempt = 0; attempt < 50; attempt += 1) {
-    const base = 20_000 + Math.floor(Math.random() * 30_000);
-    const held = await Promise.all(Array.from({ length: count }, (_, offset) => occupy(base + offset)));
-    await Promise.all(held.map(close));
-    if (held.every(Boolean)) return base;
-  }
-  throw new Error('no run of free ports found');
-}
 
 const ping = (url: string, apiKey: string) => fetch(`${url}ping`, { headers: { 'x-api-key': apiKey } });
 
@@ -64,6 +43,52 @@ describe('REST APIs of two stacks', () => {
     }
   });
 
+  it("puts the APIs in the order named, whatever the assembly's, and makes the base-port API the target's apiUrl", async () => {
+    const port = await freePortRun(2);
+    const world = await startMessagingRuntime({ port, apiPortOrder: ['MessagingFixtureSecond'] });
+    try {
+      const { target } = world.runtime;
+      const { apis = {} } = target;
+      // Listed in port order, the named stack first.
+      expect(Object.keys(apis)).toEqual(['MessagingFixtureSecond', 'MessagingFixture']);
+      const named = apis.MessagingFixtureSecond;
+      expect(named?.url).toBe(`http://localhost:${port}/v1/`);
+      expect(apis.MessagingFixture?.url).toBe(`http://localhost:${port + 1}/v1/`);
+      expect(target.apiUrl).toBe(named?.url);
+      expect(target.apiKey).toBe(named?.apiKeys[0]);
+      expect((await ping(target.apiUrl ?? '', target.apiKey ?? '')).status).toBe(200);
+      // Both stacks have the RestApi's endpoint output: the base-port stack's wins the merged outputs.
+      const endpointOutput = Object.keys(target.stackOutputs.MessagingFixtureSecond ?? {}).find((name) =>
+        name.startsWith('ApiEndpoint'),
+      );
+      expect(endpointOutput).toBeDefined();
+      expect(target.outputs[endpointOutput ?? '']).toBe(named?.url);
+    } finally {
+      await world.stop();
+    }
+  });
+
+  it('refuses a stack named twice in the order before starting anything', async () => {
+    await expect(
+      startMessagingRuntime({ apiPortOrder: ['MessagingFixture', 'MessagingFixture'] }),
+    ).rejects.toThrow('apiPortOrder names the stack MessagingFixture twice');
+  });
+
+  it('keeps every API on its port across a redeploy, free ports included', async () => {
+    const world = await startMessagingRuntime({ apiPortOrder: ['MessagingFixtureSecond'], keepData: true });
+    try {
+      const before = world.runtime.target;
+      expect(Object.keys(before.apis ?? {})).toEqual(['MessagingFixtureSecond', 'MessagingFixture']);
+      const after = (await world.redeploy()).target;
+      expect(after.apis).toEqual(before.apis);
+      expect(after.apiUrl).toBe(before.apis?.MessagingFixtureSecond?.url);
+      const moved = after.apis?.MessagingFixture;
+      expect((await ping(moved?.url ?? '', moved?.apiKeys[0] ?? '')).status).toBe(200);
+    } finally {
+      await world.stop();
+    }
+  });
+
   it('falls back to a free port for a later API whose port is taken, and says so', async () => {
     const port = await freePortRun(2);
     const blocker = await occupy(port + 1);
@@ -81,7 +106,7 @@ describe('REST APIs of two stacks', () => {
       expect((await ping(second?.url ?? '', second?.apiKeys[0] ?? '')).status).toBe(200);
     } finally {
       await world.stop();
-      await close(blocker);
+      await release(blocker);
     }
   });
 });

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CloudWatchClient, DescribeAlarmsCommand } from '@aws-sdk/client-cloudwatch';
 import { DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { APP_API_PORT_ORDER } from '../../../bin/app-api-port-order';
 import { workflowSteps } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { ORDER_ALARMS, OrderMetric } from '../../../lambdas/scheduler-agent-supervisor/contracts/metrics';
 import { type LocalRuntime, startLocalRuntime, synthesizeLocalAssembly } from '../../../lib/local-runtime';
@@ -103,12 +104,14 @@ describe('workflow versions across a local redeploy (v1 -> v2, same data)', () =
       assemblyDir: v1Dir(),
       dataDir: join(workDir, 'data'),
       port: 0,
+      apiPortOrder: APP_API_PORT_ORDER,
       targetFile: null,
       functionLogDir: logDir(),
       log: () => undefined,
     });
     let client = connect(runtime);
-    const apiUrl = runtime.target.apiUrl;
+    const apis = runtime.target.apis;
+    expect(runtime.target.apiUrl).toBe(apis?.[ORDERS_APP.stackName]?.url);
     const run = Date.now().toString(36);
     const done = `v1-done-${run}`;
     const stalled = `v1-stalled-${run}`;
@@ -151,7 +154,9 @@ describe('workflow versions across a local redeploy (v1 -> v2, same data)', () =
     // Redeploy v2 on the same data: the stalled execution dies with the old runtime.
     runtime = await runtime.redeploy(v2Dir());
     client = connect(runtime);
-    expect(runtime.target.apiUrl).toBe(apiUrl);
+    // Every API where its clients know it, the orders API on the base port as before.
+    expect(runtime.target.apis).toEqual(apis);
+    expect(runtime.target.apiUrl).toBe(apis?.[ORDERS_APP.stackName]?.url);
     const fresh = `v2-new-${run}`;
     expect((await client.submit(order(fresh))).status).toBe(202);
 

@@ -95,6 +95,21 @@ describe('target description', () => {
       expect(drone.apiKey).toBe('deliveries-key');
     });
 
+    it("gives an app whose API the local file lists without keys no key, not the base-port API's", () => {
+      const raw = {
+        kind: 'local',
+        apiKey: 'orders-key',
+        stackOutputs: { SchedulerAgentSupervisor: outputs, DroneDelivery: deliveries },
+        apis: {
+          SchedulerAgentSupervisor: { url: outputs.ApiUrl, apiKeys: ['orders-key'] },
+          DroneDelivery: { url: 'http://127.0.0.1:3001/d/', apiKeys: [] },
+        },
+      };
+      expect(parseTargetDescription(raw, { kind: 'local' }, DELIVERIES_APP).apiKey).toBeUndefined();
+      const { apis: _apis, ...older } = raw;
+      expect(parseTargetDescription(older, { kind: 'local' }, DELIVERIES_APP).apiKey).toBe('orders-key');
+    });
+
     it('fails naming the missing outputs of the app asked for', () => {
       expect(() =>
         parseTargetDescription({ SchedulerAgentSupervisor: outputs }, { kind: 'aws' }, DELIVERIES_APP),

@@ -44,6 +44,14 @@ describe('npm start arguments', () => {
     expect(() => parse(['--data'])).toThrow('--data needs a value');
   });
 
+  it('writes the target LOCAL_TARGET names (from the working directory), and --target wins', () => {
+    expect(parse([], { LOCAL_TARGET: 'side.json' }).targetFile).toBe('/work/here/side.json');
+    expect(parse([], { LOCAL_TARGET: '/tmp/side.json' }).targetFile).toBe('/tmp/side.json');
+    expect(parse(['--target', 't.json'], { LOCAL_TARGET: '/tmp/side.json' }).targetFile).toBe(
+      '/work/here/t.json',
+    );
+  });
+
   it('collects --context key=value for the synthesis (repeatable, the last value of a key wins)', () => {
     expect(
       parse([

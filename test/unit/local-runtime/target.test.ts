@@ -1,4 +1,10 @@
-import { type LocalTarget, outputsOfStack } from '../../../lib/local-runtime';
+import {
+  DEFAULT_TARGET_FILE,
+  defaultTargetFile,
+  type LocalTarget,
+  outputsOfStack,
+  TARGET_FILE_ENV,
+} from '../../../lib/local-runtime';
 
 describe("the local runtime's target, one stack at a time", () => {
   const target = {
@@ -13,11 +19,32 @@ describe("the local runtime's target, one stack at a time", () => {
     expect(outputsOfStack(target, 'A')).toEqual({ outputs: { ApiUrl: 'a' }, apiKey: 'key-a' });
   });
 
-  it('falls back to the merged outputs and the first key for a target that lists no stacks', () => {
+  it("gives a stack whose API takes no key none, not the base-port API's", () => {
+    const keyless = { ...target, apis: { ...target.apis, B: { url: 'b', apiKeys: [] } } } as LocalTarget;
+    expect(outputsOfStack(keyless, 'B')).toEqual({ outputs: { ApiUrl: 'b', Shared: 'later' } });
+    expect(outputsOfStack(keyless, 'C')).toEqual({ outputs: target.outputs });
+  });
+
+  it('falls back to the merged outputs and the base-port key for a target that lists no stacks', () => {
     const { stackOutputs: _outputs, apis: _apis, ...older } = target;
     expect(outputsOfStack(older as LocalTarget, 'A')).toEqual({
       outputs: { ApiUrl: 'merged', Shared: 'later' },
       apiKey: 'first',
     });
+  });
+});
+
+describe('the target file a local tool uses without --target', () => {
+  const paths = { cwd: '/work/here', projectRoot: '/project' };
+
+  it('is .local/target.json under the project root', () => {
+    expect(defaultTargetFile({}, paths)).toBe(`/project/${DEFAULT_TARGET_FILE}`);
+    expect(defaultTargetFile({ [TARGET_FILE_ENV]: '' }, paths)).toBe(`/project/${DEFAULT_TARGET_FILE}`);
+  });
+
+  it('is the file LOCAL_TARGET names, a relative one from the working directory', () => {
+    expect(TARGET_FILE_ENV).toBe('LOCAL_TARGET');
+    expect(defaultTargetFile({ LOCAL_TARGET: '/tmp/other.json' }, paths)).toBe('/tmp/other.json');
+    expect(defaultTargetFile({ LOCAL_TARGET: 'mine.json' }, paths)).toBe('/work/here/mine.json');
   });
 });

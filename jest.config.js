@@ -28,7 +28,10 @@ module.exports = {
     layer('acceptance', {
       globalSetup: '<rootDir>/test/acceptance/global-setup.ts',
       globalTeardown: '<rootDir>/test/acceptance/global-teardown.ts',
-      setupFilesAfterEnv: ['<rootDir>/test/acceptance/jest-timeouts.ts'],
+      setupFilesAfterEnv: [
+        '<rootDir>/test/acceptance/jest-timeouts.ts',
+        '<rootDir>/test/acceptance/iam-watch-setup.ts',
+      ],
     }),
     // Fault injection on the local runtime: a short seeded campaign and the broken variants the
     // invariant checker must catch (lib/chaos/README.md; the full campaign is `npm run chaos`).

@@ -12,6 +12,8 @@ import {
   startLocalRuntime,
   synthesizeLocalAssembly,
 } from '../../lib/local-runtime';
+import { IAM_RECORD_FILES } from '../../lib/local-runtime/iam/usage-record';
+import { IAM_DENIALS_ENV } from './iam-watch';
 import { TARGET_ENV } from './setup';
 
 const WORK_DIR = resolve(PROJECT_ROOT, '.local/acceptance');
@@ -27,6 +29,7 @@ export default async function globalSetup(): Promise<void> {
   mkdirSync(WORK_DIR, { recursive: true });
   synthesizeLocalAssembly(assemblyDir);
   const targetFile = resolve(WORK_DIR, 'target.json');
+  const iamRecordDir = resolve(WORK_DIR, 'iam');
   globalThis.acceptanceRuntime = await startLocalRuntime({
     assemblyDir,
     port: 0,
@@ -35,7 +38,9 @@ export default async function globalSetup(): Promise<void> {
     targetFile,
     functionLogDir: resolve(WORK_DIR, 'logs'),
     log: () => undefined,
+    iamRecordDir,
   });
+  process.env[IAM_DENIALS_ENV] = resolve(iamRecordDir, IAM_RECORD_FILES.denials);
   process.env[TARGET_ENV] = targetFile;
   process.env.ACCEPTANCE_KIND = 'local';
   process.env.ACCEPTANCE_PROFILE = 'local';

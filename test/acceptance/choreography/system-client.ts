@@ -30,6 +30,7 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import type { DeliveryStatusBody } from '../../../lambdas/choreography/contracts';
 import { sendSigned } from '../../../lambdas/shared/signed-request';
 import { type ApiResponse, apiRequest, awsClientConfig, takeMatching } from '../client-support';
+import { watchAppDenials } from '../iam-watch';
 import type { TargetDescription } from '../target';
 
 /** One change log entry as a service table holds it (contracts/outbox.ts). */
@@ -152,8 +153,10 @@ export class DeliverySystemClient {
     timeoutMs: number,
   ): Promise<DeliveryStatusBody> {
     const deadline = Date.now() + timeoutMs;
+    const denials = watchAppDenials();
     let last: ApiResponse | undefined;
     while (Date.now() < deadline) {
+      denials.check();
       last = await this.getDelivery(deliveryId);
       const body = last.body as Partial<DeliveryStatusBody> | undefined;
       if (last.status === 200 && body?.status && statuses.includes(body.status)) {
@@ -175,8 +178,10 @@ export class DeliverySystemClient {
     pollMillis = 300,
   ): Promise<T> {
     const deadline = Date.now() + timeoutMs;
+    const denials = watchAppDenials();
     let last: T = await read();
     while (!done(last)) {
+      denials.check();
       if (Date.now() > deadline) {
         throw new Error(`${what}: not within ${timeoutMs} ms; last seen: ${JSON.stringify(last)}`);
       }

@@ -9,6 +9,7 @@ import { DynamoDbLedger, type LedgerContents, readLedger } from '../../../lambda
 import { LedgerAttr, LedgerItemKind } from '../../../lambdas/fakes/contracts';
 import type { ServiceName } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { type ApiResponse, apiRequest, awsClientConfig, takeMatching } from '../client-support';
+import { watchAppDenials } from '../iam-watch';
 import type { TargetDescription } from '../target';
 
 export type { ApiResponse };
@@ -187,8 +188,10 @@ export class SystemClient {
   /** Polls the state store until the order is in one of the states, or fails naming what it saw. */
   async waitForState(orderId: string, states: readonly string[], timeoutMs: number): Promise<StateView> {
     const deadline = Date.now() + timeoutMs;
+    const denials = watchAppDenials();
     let last: StateView | undefined;
     while (Date.now() < deadline) {
+      denials.check();
       last = await this.state(orderId);
       if (last && states.includes(last.processState)) return last;
       await new Promise((resolve) => setTimeout(resolve, 250));

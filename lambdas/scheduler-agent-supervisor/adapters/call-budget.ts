@@ -21,6 +21,7 @@
 import {
   type DynamoDBDocumentClient,
   GetCommand,
+  type GetCommandInput,
   UpdateCommand,
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
@@ -121,20 +122,7 @@ export class DynamoCallBudget implements CallBudgetPort {
    * spent, or (never in practice) there is no record.
    */
   private async refusal(call: ReserveCall): Promise<CallReservation> {
-    const { Item: item } = await this.client.send(
-      new GetCommand({
-        TableName: this.tableName,
-        Key: { [StateAttr.OrderId]: call.orderId },
-        ConsistentRead: true,
-        ProjectionExpression: '#orderId, #budget, #calls.#op, #lockedBy, #processState',
-        ExpressionAttributeNames: {
-          ...NAMES,
-          '#op': call.operation,
-          '#lockedBy': StateAttr.LockedBy,
-          '#processState': StateAttr.ProcessState,
-        },
-      }),
-    );
+    const { Item: item } = await this.client.send(new GetCommand(refusalRead(this.tableName, call)));
     if (item === undefined) {
       throw new Error(`No state record '${call.orderId}' to reserve a call of ${call.operation} in`);
     }
@@ -160,6 +148,28 @@ export class DynamoCallBudget implements CallBudgetPort {
 }
 
 type ReserveCall = Parameters<CallBudgetPort['reserve']>[0];
+
+/**
+ * The read that tells why a reservation was refused: the budget, the operation's count and, for a
+ * lean reservation, the lock and state it was fenced on (the agent's grant names exactly these).
+ */
+export function refusalRead(
+  tableName: string,
+  call: Pick<ReserveCall, 'orderId' | 'operation'>,
+): GetCommandInput {
+  return {
+    TableName: tableName,
+    Key: { [StateAttr.OrderId]: call.orderId },
+    ConsistentRead: true,
+    ProjectionExpression: '#orderId, #budget, #calls.#op, #lockedBy, #processState',
+    ExpressionAttributeNames: {
+      ...NAMES,
+      '#op': call.operation,
+      '#lockedBy': StateAttr.LockedBy,
+      '#processState': StateAttr.ProcessState,
+    },
+  };
+}
 
 type ReservationUpdate = Required<
   Pick<

@@ -1,6 +1,7 @@
 import {
   type DynamoDBDocumentClient,
   GetCommand,
+  type GetCommandInput,
   PutCommand,
   QueryCommand,
   UpdateCommand,
@@ -137,15 +138,7 @@ export class DynamoStateStore implements StateRecordReader, StateRecordCreator, 
   }
 
   async versionsOf(orderId: string): Promise<RecordVersions | undefined> {
-    const { Item: item } = await this.client.send(
-      new GetCommand({
-        TableName: this.tableName,
-        Key: { [StateAttr.OrderId]: orderId },
-        ProjectionExpression: '#s, #w',
-        ExpressionAttributeNames: { '#s': StateAttr.SchemaVersion, '#w': StateAttr.WorkflowVersion },
-        ConsistentRead: true,
-      }),
-    );
+    const { Item: item } = await this.client.send(new GetCommand(versionsRead(this.tableName, orderId)));
     if (!item) return undefined;
     return {
       schemaVersion: requireNumber(item, StateAttr.SchemaVersion, orderId),
@@ -658,4 +651,15 @@ function optionalString<K extends string>(item: Item, attribute: string, key: K)
 
 function asMap(value: unknown): Item | undefined {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Item) : undefined;
+}
+
+/** The supervisor's read of a due record's versions, and nothing else of it (its grant names these). */
+export function versionsRead(tableName: string, orderId: string): GetCommandInput {
+  return {
+    TableName: tableName,
+    Key: { [StateAttr.OrderId]: orderId },
+    ProjectionExpression: '#s, #w',
+    ExpressionAttributeNames: { '#s': StateAttr.SchemaVersion, '#w': StateAttr.WorkflowVersion },
+    ConsistentRead: true,
+  };
 }

@@ -63,6 +63,13 @@ export interface DynamoDbGatewayOptions {
   /** Counts capacity when the runtime meters. @default - no metering */
   readonly meter?: RuntimeMeter;
   readonly onProblem: (message: string) => void;
+  /**
+   * The access key DynamoDB Local sees on every forwarded request. DynamoDB Local does not verify
+   * signatures, but without -sharedDb it keeps one database per access key: naming one key puts
+   * every caller of the gateway in one account's database (a test's shared JVM). @default - the
+   * caller's own (the runtime's DynamoDB Local is shared: -sharedDb)
+   */
+  readonly backendAccessKeyId?: string;
 }
 
 class Refusal extends Error {
@@ -164,6 +171,12 @@ export async function startDynamoDbGateway(options: DynamoDbGatewayOptions): Pro
         metered && !askedForCapacity ? JSON.stringify({ ...request, ReturnConsumedCapacity: 'TOTAL' }) : raw;
       const forwarded: Record<string, string> = {};
       for (const [name, value] of Object.entries(headers)) if (!HOP_BY_HOP.has(name)) forwarded[name] = value;
+      if (options.backendAccessKeyId && forwarded.authorization) {
+        forwarded.authorization = forwarded.authorization.replace(
+          /Credential=[^/]+\//,
+          `Credential=${options.backendAccessKeyId}/`,
+        );
+      }
       const answer = await fetch(target, { method: 'POST', headers: forwarded, body });
       let text = await answer.text();
       if (answer.status === 200 && (operation === 'GetShardIterator' || operation === 'GetRecords')) {

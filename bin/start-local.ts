@@ -51,6 +51,9 @@ import {
 /** The order app's Clients output, checked against the stack's name at compile time (a type-only import keeps aws-cdk-lib out of this process). */
 const CLIENTS_OUTPUT: (typeof StackOutput)['Clients'] = 'Clients';
 
+/** Where npm start records IAM denials and, when it stops, what was granted and used (npm run iam:report). */
+const IAM_RECORD_DIR = resolve(PROJECT_ROOT, '.local', 'iam');
+
 // This machine's tools run on Node 20 while the deployed Lambdas run on nodejs22.x; the SDK's
 // Node 20 end-of-support notice says nothing actionable here, so local tools silence it.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -74,11 +77,18 @@ async function main(): Promise<void> {
     targetFile: args.targetFile,
     functionLogDir: resolve(PROJECT_ROOT, '.local', 'logs'),
     observers: [orderTransitionLog()],
+    iam: args.iam,
+    iamRecordDir: IAM_RECORD_DIR,
     ...(args.dataDir ? { dataDir: args.dataDir } : {}),
   });
   console.log(
     `Local runtime ready at ${runtime.target.apiUrl ?? '(no REST API)'} in ${Date.now() - started} ms ` +
       `(runtime ${runtime.startupMillis} ms; target ${args.targetFile}; function logs .local/logs/). Ctrl+C stops.`,
+  );
+  console.log(
+    args.iam === 'enforce'
+      ? `IAM enforced on every request; denials in ${IAM_RECORD_DIR}/denials.jsonl (--iam report only logs them)`
+      : `IAM in report mode: would-be denials are logged and recorded in ${IAM_RECORD_DIR}/denials.jsonl, not refused`,
   );
   // Each API requires its own stack's key locally as on AWS; print them so the first curl works.
   const kept = args.dataDir ? `kept in ${args.dataDir}` : 'new at each start without --data';

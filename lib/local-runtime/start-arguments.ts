@@ -1,28 +1,32 @@
 /**
  * The command line of `npm start` (bin/start-local.ts), parsed apart from the entry point so every
  * rule is unit-tested: `--port` or the PORT environment variable (the flag wins), `--data`,
- * `--assembly`, `--target` (else the LOCAL_TARGET environment variable, target.ts), and
+ * `--assembly`, `--target` (else the LOCAL_TARGET environment variable, target.ts), `--iam
+ * enforce|report` (IAM enforced, the default, or would-be denials only logged), and
  * `--context key=value` (repeatable: CDK context for the synthesis,
  * e.g. `--context workflowVersion=2`; the runtime gives it no meaning).
  */
 import { resolve } from 'node:path';
+import { IAM_MODES, type IamMode } from './iam/authorizer';
 import { defaultTargetFile } from './target';
 
 export const DEFAULT_PORT = 3000;
 
 export const START_USAGE =
-  'Usage: npm start -- [--port N] [--data DIR] [--assembly DIR] [--target FILE] [--context KEY=VALUE ...]';
+  'Usage: npm start -- [--port N] [--data DIR] [--assembly DIR] [--target FILE] [--iam enforce|report] [--context KEY=VALUE ...]';
 
 export interface StartArguments {
   readonly port: number;
   readonly dataDir?: string;
   readonly assemblyDir?: string;
   readonly targetFile: string;
+  /** IAM on every request (`--iam`): enforce (the default) or report. */
+  readonly iam: IamMode;
   /** CDK context for the synthesis (`--context key=value`, repeatable; the last value of a key wins). */
   readonly context: Readonly<Record<string, string>>;
 }
 
-const FLAGS = ['--port', '--data', '--assembly', '--target', '--context'] as const;
+const FLAGS = ['--port', '--data', '--assembly', '--target', '--iam', '--context'] as const;
 
 /** `key=value` of `--context` (also what `r key=value` takes while running). */
 export function parseContextEntry(text: string): readonly [string, string] {
@@ -75,11 +79,16 @@ export function parseStartArguments(
   const dataDir = values.get('--data');
   const assemblyDir = values.get('--assembly');
   const targetFile = values.get('--target');
+  const iam = values.get('--iam') ?? 'enforce';
+  if (!(IAM_MODES as readonly string[]).includes(iam)) {
+    throw new Error(`--iam must be ${IAM_MODES.join(' or ')}, got '${iam}'`);
+  }
   return {
     port,
     ...(dataDir ? { dataDir: resolve(paths.cwd, dataDir) } : {}),
     ...(assemblyDir ? { assemblyDir: resolve(paths.cwd, assemblyDir) } : {}),
     targetFile: targetFile ? resolve(paths.cwd, targetFile) : defaultTargetFile(environment, paths),
+    iam: iam as IamMode,
     context,
   };
 }

@@ -7,7 +7,12 @@ const parse = (argv: string[], environment: Record<string, string | undefined> =
 
 describe('npm start arguments', () => {
   it('defaults to port 3000 and the project target file', () => {
-    expect(parse([])).toEqual({ port: DEFAULT_PORT, targetFile: '/project/.local/target.json', context: {} });
+    expect(parse([])).toEqual({
+      port: DEFAULT_PORT,
+      targetFile: '/project/.local/target.json',
+      iam: 'enforce',
+      context: {},
+    });
     expect(DEFAULT_PORT).toBe(3000);
   });
 
@@ -38,10 +43,17 @@ describe('npm start arguments', () => {
       dataDir: '/work/here/d',
       assemblyDir: '/a',
       targetFile: '/work/here/t.json',
+      iam: 'enforce',
       context: {},
     });
     expect(() => parse(['--verbose'])).toThrow("Unknown argument '--verbose'. Usage: npm start --");
     expect(() => parse(['--data'])).toThrow('--data needs a value');
+  });
+
+  it('takes --iam enforce or report, and names what it takes when given something else', () => {
+    expect(parse(['--iam', 'report']).iam).toBe('report');
+    expect(parse(['--iam', 'enforce']).iam).toBe('enforce');
+    expect(() => parse(['--iam', 'off'])).toThrow("--iam must be enforce or report, got 'off'");
   });
 
   it('writes the target LOCAL_TARGET names (from the working directory), and --target wins', () => {

@@ -38,12 +38,15 @@ describe('provisioner registry', () => {
     });
   });
 
-  it('marks permission, encryption and observability types inert, by family or by type', () => {
-    expect(registry.handling('AWS::IAM::Role')).toMatchObject({
-      kind: 'inert',
-      reason: 'IAM is not enforced locally',
-    });
-    expect(registry.handling('AWS::IAM::ManagedPolicy').kind).toBe('inert');
+  it('runs the account's IAM (roles, policies, keys) and names what of IAM it does not run', () => {
+    for (const type of ['AWS::IAM::Role', 'AWS::IAM::Policy', 'AWS::IAM::ManagedPolicy', 'AWS::KMS::Key', 'AWS::KMS::Alias']) {
+      expect(registry.handling(type)).toEqual({ kind: 'run', provisioner: 'IAM' });
+    }
+    expect(registry.handling('AWS::IAM::User')).toMatchObject({ kind: 'not-run', provisioner: 'IAM' });
+  });
+
+  it('marks observability types inert, by family or by type', () => {
+    expect(registry.handling('AWS::Logs::LogGroup').kind).toBe('inert');
     expect(registry.handling('AWS::Lambda::Permission')).toMatchObject({
       kind: 'inert',
       provisioner: 'Lambda',

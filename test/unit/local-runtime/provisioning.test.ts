@@ -38,8 +38,14 @@ describe('provisioner registry', () => {
     });
   });
 
-  it('runs the account's IAM (roles, policies, keys) and names what of IAM it does not run', () => {
-    for (const type of ['AWS::IAM::Role', 'AWS::IAM::Policy', 'AWS::IAM::ManagedPolicy', 'AWS::KMS::Key', 'AWS::KMS::Alias']) {
+  it("runs the account's IAM (roles, policies, keys) and names what of IAM it does not run", () => {
+    for (const type of [
+      'AWS::IAM::Role',
+      'AWS::IAM::Policy',
+      'AWS::IAM::ManagedPolicy',
+      'AWS::KMS::Key',
+      'AWS::KMS::Alias',
+    ]) {
       expect(registry.handling(type)).toEqual({ kind: 'run', provisioner: 'IAM' });
     }
     expect(registry.handling('AWS::IAM::User')).toMatchObject({ kind: 'not-run', provisioner: 'IAM' });

@@ -10,9 +10,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { APIGatewayClient, GetApiKeyCommand } from '@aws-sdk/client-api-gateway';
+import { DynamoDBClient, GetItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { ListExecutionsCommand, SFNClient } from '@aws-sdk/client-sfn';
+import { ListTopicsCommand, SNSClient } from '@aws-sdk/client-sns';
 import {
   GetQueueAttributesCommand,
   ReceiveMessageCommand,
+  SendMessageCommand,
   SQSClient,
   SQSServiceException,
 } from '@aws-sdk/client-sqs';
@@ -245,5 +249,85 @@ describe('a reply queue read by the wrong client', () => {
     expect((refused as SQSServiceException).name).toBe('AccessDenied');
     expect((refused as SQSServiceException).$metadata.httpStatusCode).toBe(403);
     expect(await statusesOf(a, id, 'Completed', scenarioTimeoutMs.normal)).toEqual(['Received', 'Completed']);
+  });
+});
+
+/**
+ * A client identity carries no identity policy (README, "IAM"): only its reply queues' policies grant
+ * it anything. Locally the runtime enforces IAM as AWS does, so each call below gets the service's
+ * own access-denied error; on AWS the client's principal is whatever role the target lists.
+ */
+describe('a client identity reaches nothing but its own reply queue', () => {
+  /** The error a call ends with: its name and HTTP status. */
+  async function refusalOf(call: Promise<unknown>): Promise<{ name: string; status?: number }> {
+    return call.then(
+      () => ({ name: 'allowed' }),
+      (error: { name: string; $metadata?: { httpStatusCode?: number } }) => ({
+        name: error.name,
+        status: error.$metadata?.httpStatusCode,
+      }),
+    );
+  }
+
+  it('is refused DynamoDB, Step Functions, SNS and the other client’s queue, with each service’s AccessDenied', async () => {
+    const [a, b] = [clientNo(0), clientNo(1)];
+    const credentials = credentialsOf(a);
+    if (!credentials) throw new Error(`The target description must list the identity of ${a.principal}`);
+    const as = <T>(
+      service: 'dynamodb' | 'sfn' | 'sns' | 'sqs',
+      make: (config: ReturnType<typeof awsClientConfig>) => T,
+    ): T => make({ ...awsClientConfig(target, service), credentials });
+    const dynamodb = as('dynamodb', (config) => new DynamoDBClient({ ...config, maxAttempts: 1 }));
+    const sfn = as('sfn', (config) => new SFNClient({ ...config, maxAttempts: 1 }));
+    const sns = as('sns', (config) => new SNSClient({ ...config, maxAttempts: 1 }));
+    const sqsAsA = as('sqs', (config) => new SQSClient({ ...config, maxAttempts: 1 }));
+    try {
+      const stateTable = target.outputs.StateTableName ?? 'missing-StateTableName-output';
+      expect(
+        await refusalOf(
+          dynamodb.send(new GetItemCommand({ TableName: stateTable, Key: { OrderID: { S: 'x' } } })),
+        ),
+      ).toEqual({
+        name: 'AccessDeniedException',
+        status: 400,
+      });
+      expect(await refusalOf(dynamodb.send(new ScanCommand({ TableName: stateTable, Limit: 1 })))).toEqual({
+        name: 'AccessDeniedException',
+        status: 400,
+      });
+      const machine = target.outputs.StateMachineArn ?? 'missing-StateMachineArn-output';
+      expect(await refusalOf(sfn.send(new ListExecutionsCommand({ stateMachineArn: machine })))).toEqual({
+        name: 'AccessDeniedException',
+        status: 400,
+      });
+      expect(await refusalOf(sns.send(new ListTopicsCommand({})))).toEqual({
+        name: 'AuthorizationError',
+        status: 403,
+      });
+      expect(
+        await refusalOf(
+          sqsAsA.send(new ReceiveMessageCommand({ QueueUrl: b.replyQueueUrl, WaitTimeSeconds: 0 })),
+        ),
+      ).toEqual({ name: 'AccessDenied', status: 403 });
+      // Nor may it forge a status into the other client's queue.
+      expect(
+        await refusalOf(
+          sqsAsA.send(
+            new SendMessageCommand({
+              QueueUrl: b.replyQueueUrl,
+              MessageBody: '{}',
+              MessageGroupId: 'forged',
+              MessageDeduplicationId: 'forged',
+            }),
+          ),
+        ),
+      ).toEqual({ name: 'AccessDenied', status: 403 });
+      // Its own queue it may read.
+      await sqsAsA.send(
+        new ReceiveMessageCommand({ QueueUrl: a.replyQueueUrl, WaitTimeSeconds: 0, VisibilityTimeout: 0 }),
+      );
+    } finally {
+      for (const client of [dynamodb, sfn, sns, sqsAsA]) client.destroy();
+    }
   });
 });

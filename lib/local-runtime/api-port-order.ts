@@ -23,11 +23,13 @@ function checkOrder(order: readonly string[]): void {
  * The port offset of each REST API, given as the name of its stack, in the assembly's order (a
  * stack's APIs one after another). A named stack takes one port per API it has, and at least one:
  * a named stack the assembly lacks, or that has no API, leaves its port free, so the stacks after it
- * keep theirs. Stacks not named follow, in the assembly's order. Without an order, offsets are the
- * APIs' positions in the assembly.
+ * keep theirs. Stacks not named follow, in the assembly's order. Without an order, or with one that
+ * names none of the assembly's stacks (another app's assembly run with this app's order), offsets are
+ * the APIs' positions in the assembly.
  */
-export function apiPortOffsets(apiStacks: readonly string[], order: readonly string[] = []): number[] {
-  checkOrder(order);
+export function apiPortOffsets(apiStacks: readonly string[], givenOrder: readonly string[] = []): number[] {
+  checkOrder(givenOrder);
+  const order = givenOrder.some((stack) => apiStacks.includes(stack)) ? givenOrder : [];
   const count = new Map<string, number>();
   for (const stack of apiStacks) count.set(stack, (count.get(stack) ?? 0) + 1);
   const first = new Map<string, number>();

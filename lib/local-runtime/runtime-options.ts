@@ -19,7 +19,8 @@ export interface LocalRuntimeOptions {
   /**
    * Stack names in the order their REST APIs take ports: the first named stack's API on `port`,
    * the next on `port + 1`... A named stack the assembly lacks leaves its port free, so each named
-   * stack's port depends on its name alone; stacks not named follow. The API on `port` (the first
+   * stack's port depends on its name alone; stacks not named follow. An order naming none of the
+   * assembly's stacks (another app's) is ignored. The API on `port` (the first
    * of this order; with port 0, on a free port) is the target's `apiUrl` and `apiKey`, and the
    * target lists `apis` and merges `outputs` in this order.
    * A name given twice or an empty name is refused. The runtime knows no app: the app's own tooling

@@ -17,6 +17,25 @@ export interface AwsManagedPolicy {
 
 export const AWS_MANAGED_POLICIES: readonly AwsManagedPolicy[] = [
   {
+    // Attached by CDK's lambda.Function to the role it creates (unless the function's log group is
+    // CDK-managed, as this app's are): the local runtime's own test fixtures use it.
+    arn: 'arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole',
+    source:
+      'https://docs.aws.amazon.com/aws-managed-policy/latest/reference/AWSLambdaBasicExecutionRole.html',
+    version: 'v1',
+    copied: '2026-12-02',
+    document: {
+      Version: '2012-10-17',
+      Statement: [
+        {
+          Effect: 'Allow',
+          Action: ['logs:CreateLogGroup', 'logs:CreateLogStream', 'logs:PutLogEvents'],
+          Resource: '*',
+        },
+      ],
+    },
+  },
+  {
     // Attached by CDK's apigateway.RestApi to its account-wide CloudWatch role (AWS::ApiGateway::Account).
     arn: 'arn:aws:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs',
     source:

@@ -177,12 +177,12 @@ describe('AWS_IAM methods of the REST API emulator', () => {
     });
   });
 
-  it('refuses an access key that names no local identity', async () => {
+  it('refuses an access key that names no local identity, as API Gateway refuses an unknown key', async () => {
     const response = await send(
       await signed(url('/operator/orders'), { accessKeyId: 'mallory', secretAccessKey: 'guess' }),
     );
     expect(response.status).toBe(403);
-    expect(JSON.parse(response.body)).toEqual({ message: SIGV4_MESSAGES.mismatch });
+    expect(JSON.parse(response.body)).toEqual({ message: SIGV4_MESSAGES.unknown });
   });
 
   it('refuses a signature scoped to another region, and one older than 15 minutes', async () => {

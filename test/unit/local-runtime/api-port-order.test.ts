@@ -27,6 +27,10 @@ describe('REST API port offsets', () => {
     expect(apiPortOffsets(['Orders', 'Other'], ['Orders', 'Gone', 'Deliveries'])).toEqual([0, 3]);
   });
 
+  it("keeps the assembly's order when the order names none of its stacks (another app's assembly)", () => {
+    expect(apiPortOffsets(['Fixture', 'Other'], ['Orders', 'Deliveries'])).toEqual([0, 1]);
+  });
+
   it('refuses a stack named twice or an empty name, naming it', () => {
     expect(() => apiPortOffsets(['A'], ['A', 'B', 'A'])).toThrow('apiPortOrder names the stack A twice');
     expect(() => apiPortOffsets(['A'], ['A', ' '])).toThrow('apiPortOrder names stacks; got " "');

@@ -6,7 +6,8 @@
  *
  * Modes: `enforce` (the default everywhere: `npm start`, every test layer, both campaigns) refuses
  * what AWS would refuse; `report` (`npm start -- --iam report`) logs each would-be denial once and
- * allows the request, to find every missing grant of a change in one run.
+ * allows the request, to find every missing grant of a change in one run. Either way each distinct
+ * denial is written once to the runtime's log.
  */
 import { accessDeniedMessage } from './access-denied-message';
 import { AccessUsage } from './access-usage';
@@ -94,13 +95,13 @@ export class Authorizer {
       resource: input.resource,
       message,
     });
-    if (this.options.mode === 'report') {
-      if (!this.reported.has(message)) {
-        this.reported.add(message);
-        this.options.log(`iam report: would deny: ${message}`);
-      }
-      return { allowed: true, wouldDeny: message };
+    const report = this.options.mode === 'report';
+    // Each distinct denial once in the runtime's log: a missing grant shows where the developer looks.
+    if (!this.reported.has(message)) {
+      this.reported.add(message);
+      this.options.log(report ? `iam report: would deny: ${message}` : `! iam: denied: ${message}`);
     }
+    if (report) return { allowed: true, wouldDeny: message };
     return { allowed: false, reason: evaluation.reason, message };
   }
 

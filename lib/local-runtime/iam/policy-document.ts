@@ -18,6 +18,9 @@
  * condition key, and so is one naming a multivalued key (single-valued keys can be policy variables,
  * multivalued ones cannot: "Key points" of
  * https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_condition-single-vs-multi-valued-context-keys.html).
+ *
+ * NotPrincipal exempts a caller only when it names it the way AWS's page requires (see
+ * CompiledPrincipal.exempts), and goes with Deny only.
  */
 import { arnMatches, globMatches, LITERAL_ASTERISK, LITERAL_QUESTION_MARK } from './arn';
 import { conditionKeyInfo } from './condition-keys';
@@ -159,15 +162,32 @@ function variableProblems(text: string, where: string): string[] {
 
 interface CompiledPrincipal {
   match(principal: Principal): PrincipalMatch;
+  /**
+   * NotPrincipal: does the element exempt the caller? AWS "might validate the account first, then
+   * the role, and then the assumed-role user", so "you must also specify the account ARN of the
+   * not-denied principal" and, for a session, the role too; a session must be named itself ("you
+   * cannot use a wildcard (*) to mean all sessions")
+   * (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements_notprincipal.html).
+   * Where AWS "might" deny, the local evaluator does: a user is exempt only with its account named,
+   * a role session only with its own ARN, its role's and its account's; an account (the root) by
+   * its id or root ARN; a service by its name.
+   */
+  exempts(principal: Principal): boolean;
 }
 
 function compilePrincipalElement(element: unknown, problems: string[]): CompiledPrincipal | undefined {
-  if (element === '*') return { match: () => 'direct' };
+  if (element === '*') return { match: () => 'direct', exempts: () => true };
   if (typeof element !== 'object' || element === null || Array.isArray(element)) {
     problems.push('a Principal that is neither "*" nor an object');
     return undefined;
   }
   const tests: Array<(principal: Principal) => PrincipalMatch> = [];
+  const named = {
+    everyone: false,
+    accounts: new Set<string>(),
+    arns: new Set<string>(),
+    services: new Set<string>(),
+  };
   for (const [type, raw] of Object.entries(element)) {
     const names = stringList(raw);
     if (!names) {
@@ -175,11 +195,18 @@ function compilePrincipalElement(element: unknown, problems: string[]): Compiled
       continue;
     }
     if (type === 'Service') {
+      for (const name of names) named.services.add(name);
       tests.push((principal) =>
         principal.kind === 'service' && names.some((name) => name === principal.service) ? 'direct' : 'none',
       );
     } else if (type === 'AWS') {
-      for (const name of names) tests.push(awsPrincipalTest(name));
+      for (const name of names) {
+        tests.push(awsPrincipalTest(name));
+        const account = accountOfPrincipalName(name);
+        if (name === '*') named.everyone = true;
+        else if (account !== undefined) named.accounts.add(account);
+        else named.arns.add(name);
+      }
     } else {
       problems.push(`a ${type} principal (the local account has IAM principals and service principals only)`);
     }
@@ -194,13 +221,35 @@ function compilePrincipalElement(element: unknown, problems: string[]): Compiled
       }
       return best;
     },
+    exempts: (principal) => {
+      if (named.everyone) return true;
+      switch (principal.kind) {
+        case 'service':
+          return named.services.has(principal.service);
+        case 'root':
+          return named.accounts.has(principal.accountId);
+        case 'user':
+          return named.arns.has(principal.arn) && named.accounts.has(principal.accountId);
+        case 'role-session':
+          return (
+            named.arns.has(principal.arn) &&
+            named.arns.has(principal.roleArn) &&
+            named.accounts.has(principal.accountId)
+          );
+      }
+    },
   };
+}
+
+/** The account an `"AWS"` principal name stands for when it names one (an id or a root ARN). */
+function accountOfPrincipalName(name: string): string | undefined {
+  return /^\d{12}$/.test(name) ? name : /^arn:aws[a-z-]*:iam::(\d{12}):root$/.exec(name)?.[1];
 }
 
 /** One `"AWS"` principal: `*`, an account id or root ARN, a role, a role session or a user ARN. */
 function awsPrincipalTest(name: string): (principal: Principal) => PrincipalMatch {
   if (name === '*') return () => 'direct';
-  const account = /^\d{12}$/.test(name) ? name : /^arn:aws[a-z-]*:iam::(\d{12}):root$/.exec(name)?.[1];
+  const account = accountOfPrincipalName(name);
   if (account !== undefined) {
     return (principal) => {
       if (principal.kind === 'service' || principal.accountId !== account) return 'none';
@@ -345,6 +394,10 @@ function compileStatement(
   } else {
     notPrincipal = fields.NotPrincipal !== undefined;
     principal = compilePrincipalElement(fields.Principal ?? fields.NotPrincipal, local);
+    // "NotPrincipal must be used with "Effect":"Deny". Using it with "Effect":"Allow" is not supported"
+    // (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements_notprincipal.html).
+    if (notPrincipal && effect === 'Allow')
+      local.push('NotPrincipal with Allow (IAM supports it with Deny only)');
   }
   const clauses =
     fields.Condition === undefined ? [] : compileConditionElement(fields.Condition, substitute, local);
@@ -370,9 +423,8 @@ function compileStatement(
     },
     matchesPrincipal: (caller) => {
       if (!principal) return 'direct';
-      const found = principal.match(caller);
-      if (!notPrincipal) return found;
-      return found === 'none' ? 'direct' : 'none';
+      if (notPrincipal) return principal.exempts(caller) ? 'none' : 'direct';
+      return principal.match(caller);
     },
     conditionHolds: (context) => evaluateClauses(clauses, context, substitute),
   };

@@ -373,6 +373,15 @@ describe('policies the evaluator refuses (the local deploy fails naming them)', 
     ).not.toThrow();
   });
 
+  it('refuses NotPrincipal with Allow (IAM supports it with Deny only)', () => {
+    const notPrincipal = (Effect: string) => ({
+      Version: '2012-10-17',
+      Statement: [{ Effect, NotPrincipal: { AWS: ACCOUNT }, Action: 'sqs:*', Resource: '*' }],
+    });
+    expect(refuse(notPrincipal('Allow'), 'resource')[0]).toContain('NotPrincipal with Allow');
+    expect(() => compilePolicy('p', 'resource', notPrincipal('Deny'))).not.toThrow();
+  });
+
   it('refuses an identity statement without a resource, as IAM does', () => {
     expect(refuse({ Statement: [{ Effect: 'Allow', Action: 'sqs:*' }] })[0]).toContain('no Resource');
   });

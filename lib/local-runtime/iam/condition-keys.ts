@@ -49,7 +49,10 @@ const EXACT: Readonly<Record<string, ConditionKeyInfo>> = {
   },
   'dynamodb:leadingkeys': { setBy: 'DynamoDB item requests: the partition key values', multivalued: true },
   'dynamodb:select': { setBy: 'DynamoDB reads: Select as sent, or what the request implies' },
-  'dynamodb:returnvalues': { setBy: 'DynamoDB writes: ReturnValues as sent, else NONE' },
+  'dynamodb:returnvalues': {
+    setBy:
+      'DynamoDB writes: ReturnValues as sent, else NONE; transaction items: ReturnValuesOnConditionCheckFailure, else NONE',
+  },
   'dynamodb:returnconsumedcapacity': {
     setBy: 'DynamoDB item requests: ReturnConsumedCapacity as sent, else NONE',
   },

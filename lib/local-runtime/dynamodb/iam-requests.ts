@@ -17,14 +17,20 @@
  * - `dynamodb:Select`: reads only; the request's, else SPECIFIC_ATTRIBUTES with a projection, else
  *   ALL_PROJECTED_ATTRIBUTES on an index and ALL_ATTRIBUTES on a table (the API's defaults; "the
  *   Select parameter always has a value").
- * - `dynamodb:ReturnValues`: writes only, NONE unless asked ("always has a value").
+ * - `dynamodb:ReturnValues`: writes only, NONE unless asked ("always has a value"). A transaction's
+ *   items (Put, Update, Delete, ConditionCheck) have no ReturnValues: theirs is
+ *   ReturnValuesOnConditionCheckFailure, which the transactions page restricts with this very key
+ *   ("Example 4: Prevent information from being returned on a ConditionCheck failure" allows
+ *   `dynamodb:ConditionCheckItem`... only with `StringEqualsIfExists` `dynamodb:ReturnValues` NONE,
+ *   https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis-iam.html#tx-policy-example-4).
  * - `dynamodb:LeadingKeys`: the partition key value(s) (the index's for a Query on an index).
  * - Streams: DescribeStream, GetShardIterator and GetRecords on the stream's ARN (GetRecords through
  *   the iterator, which the gateway remembers), ListStreams on `*`.
  * - Control-plane operations check `dynamodb:<Operation>` on the table (ListTables on `*`).
  *
- * Not known to AWS's pages and so not claimed here: whether ReturnValuesOnConditionCheckFailure
- * takes part in dynamodb:ReturnValues (it does not here).
+ * Not known to AWS's pages and so not claimed here: whether ReturnValuesOnConditionCheckFailure of a
+ * single PutItem, UpdateItem or DeleteItem takes part in dynamodb:ReturnValues (those requests have
+ * ReturnValues, which is the key's value here).
  */
 import type { RequestContext } from '../iam/policy-document';
 
@@ -184,6 +190,9 @@ function itemCheck(
   };
   if (operation === 'GetItem') {
     context['dynamodb:select'] = projection(request).length > 0 ? 'SPECIFIC_ATTRIBUTES' : 'ALL_ATTRIBUTES';
+  } else if (enclosing) {
+    const onFailure = request.ReturnValuesOnConditionCheckFailure;
+    context['dynamodb:returnvalues'] = typeof onFailure === 'string' ? onFailure : 'NONE';
   } else if (operation !== 'ConditionCheckItem') {
     context['dynamodb:returnvalues'] =
       typeof request.ReturnValues === 'string' ? request.ReturnValues : 'NONE';

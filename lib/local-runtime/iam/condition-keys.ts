@@ -34,7 +34,9 @@ const EXACT: Readonly<Record<string, ConditionKeyInfo>> = {
   'aws:securetransport': {
     setBy: 'every request: true (loopback only; SDKs use HTTPS on AWS, see iam/README.md)',
   },
-  'aws:viaawsservice': { setBy: 'KMS use implied by DynamoDB, SQS or SNS: true' },
+  'aws:viaawsservice': {
+    setBy: 'every request: false, except KMS use implied by DynamoDB, SQS or SNS: true',
+  },
   'aws:calledvia': { setBy: 'KMS use implied by another service: that service', multivalued: true },
   'aws:requestedregion': { setBy: 'every request: the runtime region' },
   'aws:currenttime': { setBy: 'every request: the time of evaluation' },
@@ -47,7 +49,10 @@ const EXACT: Readonly<Record<string, ConditionKeyInfo>> = {
   },
   'dynamodb:leadingkeys': { setBy: 'DynamoDB item requests: the partition key values', multivalued: true },
   'dynamodb:select': { setBy: 'DynamoDB reads: Select as sent, or what the request implies' },
-  'dynamodb:returnvalues': { setBy: 'DynamoDB writes: ReturnValues as sent, else NONE' },
+  'dynamodb:returnvalues': {
+    setBy:
+      'DynamoDB writes: ReturnValues as sent, else NONE; transaction items: ReturnValuesOnConditionCheckFailure, else NONE',
+  },
   'dynamodb:returnconsumedcapacity': {
     setBy: 'DynamoDB item requests: ReturnConsumedCapacity as sent, else NONE',
   },

@@ -19,7 +19,7 @@
  * - A single-valued operator given several request values holds for a positive operator when any of
  *   them matches, for a negated one when none does.
  */
-import { arnMatches, globMatches } from './arn';
+import { arnMatches, globMatches, literalText } from './arn';
 
 /** A request value as conditions see it: absent, one value, or several (a multivalued key). */
 export type ConditionInput = readonly string[] | undefined;
@@ -31,6 +31,11 @@ interface BaseOperator {
   /** Does one request value match one policy value (before negation)? */
   readonly match: (policyValue: string, value: string) => boolean;
   readonly negated: boolean;
+  /**
+   * The policy value is a pattern (wildcards, literal `*` from `${*}`, arn.ts); else it is compared
+   * as the text it stands for.
+   */
+  readonly pattern?: true;
   /** Checks a policy value when the policy is compiled; returns a problem, if any. */
   readonly validate?: (policyValue: string) => string | undefined;
 }
@@ -95,8 +100,8 @@ const BASE_OPERATORS: Readonly<Record<string, BaseOperator>> = {
   StringNotEquals: { negated: true, match: (p, v) => p === v },
   StringEqualsIgnoreCase: { negated: false, match: (p, v) => p.toLowerCase() === v.toLowerCase() },
   StringNotEqualsIgnoreCase: { negated: true, match: (p, v) => p.toLowerCase() === v.toLowerCase() },
-  StringLike: { negated: false, match: (p, v) => globMatches(p, v) },
-  StringNotLike: { negated: true, match: (p, v) => globMatches(p, v) },
+  StringLike: { negated: false, pattern: true, match: (p, v) => globMatches(p, v) },
+  StringNotLike: { negated: true, pattern: true, match: (p, v) => globMatches(p, v) },
   NumericEquals: { negated: false, match: compareNumbers((a, b) => a === b), validate: numberProblem },
   NumericNotEquals: { negated: true, match: compareNumbers((a, b) => a === b), validate: numberProblem },
   NumericLessThan: { negated: false, match: compareNumbers((a, b) => a < b), validate: numberProblem },
@@ -117,10 +122,10 @@ const BASE_OPERATORS: Readonly<Record<string, BaseOperator>> = {
   BinaryEquals: { negated: false, match: (p, v) => p === v },
   IpAddress: { negated: false, match: ipMatches },
   NotIpAddress: { negated: true, match: ipMatches },
-  ArnEquals: { negated: false, match: arnMatches },
-  ArnLike: { negated: false, match: arnMatches },
-  ArnNotEquals: { negated: true, match: arnMatches },
-  ArnNotLike: { negated: true, match: arnMatches },
+  ArnEquals: { negated: false, pattern: true, match: arnMatches },
+  ArnLike: { negated: false, pattern: true, match: arnMatches },
+  ArnNotEquals: { negated: true, pattern: true, match: arnMatches },
+  ArnNotLike: { negated: true, pattern: true, match: arnMatches },
 };
 
 /** The operators IAM defines, without qualifiers: what the evaluator knows. */
@@ -169,7 +174,8 @@ export function compileOperator(written: string, policyValues: readonly string[]
   }
   /** One request value against the policy's values, negation applied. */
   const single = (values: readonly string[], value: string) =>
-    values.some((policyValue) => base.match(policyValue, value)) !== base.negated;
+    values.some((policyValue) => base.match(base.pattern ? policyValue : literalText(policyValue), value)) !==
+    base.negated;
   if (qualifier === 'ForAllValues') {
     return {
       ok: true,

@@ -12,9 +12,17 @@
  * replaced in Resource/NotResource and in condition values when the document's Version is
  * 2012-10-17, as IAM does
  * (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_variables.html); a variable
- * the request does not have makes that one value not match.
+ * the request does not have makes that one value not match. What a variable puts in is literal: `${*}`
+ * is an asterisk, not a wildcard (that is what it is for), and so is any `*` or `?` of a value. A
+ * variable naming a key the evaluator never sets (a web identity key, a tag) is refused like such a
+ * condition key, and so is one naming a multivalued key (single-valued keys can be policy variables,
+ * multivalued ones cannot: "Key points" of
+ * https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_condition-single-vs-multi-valued-context-keys.html).
+ *
+ * NotPrincipal exempts a caller only when it names it the way AWS's page requires (see
+ * CompiledPrincipal.exempts), and goes with Deny only.
  */
-import { arnMatches, globMatches } from './arn';
+import { arnMatches, globMatches, LITERAL_ASTERISK, LITERAL_QUESTION_MARK } from './arn';
 import { conditionKeyInfo } from './condition-keys';
 import { type CompiledOperator, compileOperator } from './condition-operators';
 import { PolicyDocumentError } from './policy-document-error';
@@ -93,35 +101,95 @@ function conditionValues(value: unknown): string[] | undefined {
 
 const VARIABLE = /\$\{([^}]*)\}/g;
 
-/** Replaces policy variables; undefined when one names a key the request does not have. */
+/** The special variables of https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_variables.html#policy-vars-specialchars. */
+const SPECIAL_VARIABLES: Readonly<Record<string, string>> = {
+  '*': LITERAL_ASTERISK,
+  '?': LITERAL_QUESTION_MARK,
+  $: '$',
+};
+
+/** A value put in by a variable: its `*` and `?` match only themselves. */
+function literalValue(value: string): string {
+  return value.replaceAll('*', LITERAL_ASTERISK).replaceAll('?', LITERAL_QUESTION_MARK);
+}
+
+/** The variables a text names (`${aws:username, 'x'}` -> `aws:username`), special ones aside. */
+function variableNames(text: string): string[] {
+  return [...text.matchAll(VARIABLE)]
+    .map(([, inner = '']) => (inner.split(',', 1)[0] ?? '').trim())
+    .filter((name) => SPECIAL_VARIABLES[name] === undefined);
+}
+
+/**
+ * Replaces policy variables; undefined when one names a key the request does not have (and gives
+ * no default). The result is a pattern: what the variables put in is literal (arn.ts).
+ */
 export function substituteVariables(text: string, context: RequestContext): string | undefined {
   if (!text.includes('${')) return text;
   let missing = false;
   const replaced = text.replace(VARIABLE, (_whole, inner: string) => {
     const [rawName = '', rawDefault] = inner.split(',', 2);
     const name = rawName.trim();
-    if (name === '*' || name === '?' || name === '$') return name;
+    const special = SPECIAL_VARIABLES[name];
+    if (special !== undefined) return special;
     const value = context[name.toLowerCase()];
-    if (typeof value === 'string') return value;
+    if (typeof value === 'string') return literalValue(value);
+    // "surround the default value with single quotes, and separate the variable text and the
+    // default value with a comma and space" (#policy-vars-default-values).
     const fallback = rawDefault === undefined ? undefined : /^\s*'(.*)'\s*$/.exec(rawDefault)?.[1];
-    if (fallback !== undefined) return fallback;
+    if (fallback !== undefined) return literalValue(fallback);
     missing = true;
     return '';
   });
   return missing ? undefined : replaced;
 }
 
+/** Problems with the variables of a Resource or condition value (version 2012-10-17 only). */
+function variableProblems(text: string, where: string): string[] {
+  return variableNames(text).flatMap((name) => {
+    const info = conditionKeyInfo(name);
+    if (!info) {
+      return [
+        `policy variable \${${name}} (in ${where}) names a key the local evaluator does not set; see lib/local-runtime/iam/README.md for the keys it does`,
+      ];
+    }
+    if (info.multivalued) {
+      return [
+        `policy variable \${${name}} (in ${where}) names a multivalued key, which IAM does not allow as a variable`,
+      ];
+    }
+    return [];
+  });
+}
+
 interface CompiledPrincipal {
   match(principal: Principal): PrincipalMatch;
+  /**
+   * NotPrincipal: does the element exempt the caller? AWS "might validate the account first, then
+   * the role, and then the assumed-role user", so "you must also specify the account ARN of the
+   * not-denied principal" and, for a session, the role too; a session must be named itself ("you
+   * cannot use a wildcard (*) to mean all sessions")
+   * (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements_notprincipal.html).
+   * Where AWS "might" deny, the local evaluator does: a user is exempt only with its account named,
+   * a role session only with its own ARN, its role's and its account's; an account (the root) by
+   * its id or root ARN; a service by its name.
+   */
+  exempts(principal: Principal): boolean;
 }
 
 function compilePrincipalElement(element: unknown, problems: string[]): CompiledPrincipal | undefined {
-  if (element === '*') return { match: () => 'direct' };
+  if (element === '*') return { match: () => 'direct', exempts: () => true };
   if (typeof element !== 'object' || element === null || Array.isArray(element)) {
     problems.push('a Principal that is neither "*" nor an object');
     return undefined;
   }
   const tests: Array<(principal: Principal) => PrincipalMatch> = [];
+  const named = {
+    everyone: false,
+    accounts: new Set<string>(),
+    arns: new Set<string>(),
+    services: new Set<string>(),
+  };
   for (const [type, raw] of Object.entries(element)) {
     const names = stringList(raw);
     if (!names) {
@@ -129,11 +197,18 @@ function compilePrincipalElement(element: unknown, problems: string[]): Compiled
       continue;
     }
     if (type === 'Service') {
+      for (const name of names) named.services.add(name);
       tests.push((principal) =>
         principal.kind === 'service' && names.some((name) => name === principal.service) ? 'direct' : 'none',
       );
     } else if (type === 'AWS') {
-      for (const name of names) tests.push(awsPrincipalTest(name));
+      for (const name of names) {
+        tests.push(awsPrincipalTest(name));
+        const account = accountOfPrincipalName(name);
+        if (name === '*') named.everyone = true;
+        else if (account !== undefined) named.accounts.add(account);
+        else named.arns.add(name);
+      }
     } else {
       problems.push(`a ${type} principal (the local account has IAM principals and service principals only)`);
     }
@@ -148,13 +223,35 @@ function compilePrincipalElement(element: unknown, problems: string[]): Compiled
       }
       return best;
     },
+    exempts: (principal) => {
+      if (named.everyone) return true;
+      switch (principal.kind) {
+        case 'service':
+          return named.services.has(principal.service);
+        case 'root':
+          return named.accounts.has(principal.accountId);
+        case 'user':
+          return named.arns.has(principal.arn) && named.accounts.has(principal.accountId);
+        case 'role-session':
+          return (
+            named.arns.has(principal.arn) &&
+            named.arns.has(principal.roleArn) &&
+            named.accounts.has(principal.accountId)
+          );
+      }
+    },
   };
+}
+
+/** The account an `"AWS"` principal name stands for when it names one (an id or a root ARN). */
+function accountOfPrincipalName(name: string): string | undefined {
+  return /^\d{12}$/.test(name) ? name : /^arn:aws[a-z-]*:iam::(\d{12}):root$/.exec(name)?.[1];
 }
 
 /** One `"AWS"` principal: `*`, an account id or root ARN, a role, a role session or a user ARN. */
 function awsPrincipalTest(name: string): (principal: Principal) => PrincipalMatch {
   if (name === '*') return () => 'direct';
-  const account = /^\d{12}$/.test(name) ? name : /^arn:aws[a-z-]*:iam::(\d{12}):root$/.exec(name)?.[1];
+  const account = accountOfPrincipalName(name);
   if (account !== undefined) {
     return (principal) => {
       if (principal.kind === 'service' || principal.accountId !== account) return 'none';
@@ -175,7 +272,11 @@ interface CompiledClause {
   readonly operator: CompiledOperator;
 }
 
-function compileConditionElement(element: unknown, problems: string[]): CompiledClause[] | undefined {
+function compileConditionElement(
+  element: unknown,
+  substitute: boolean,
+  problems: string[],
+): CompiledClause[] | undefined {
   if (typeof element !== 'object' || element === null || Array.isArray(element)) {
     problems.push('a Condition that is not an object');
     return undefined;
@@ -198,6 +299,13 @@ function compileConditionElement(element: unknown, problems: string[]): Compiled
           `condition key ${key} (under ${operatorName}) is not one the local evaluator sets; see lib/local-runtime/iam/README.md for the keys it does`,
         );
         continue;
+      }
+      if (substitute) {
+        const found = values.flatMap((value) => variableProblems(value, `${operatorName} on ${key}`));
+        if (found.length > 0) {
+          problems.push(...found);
+          continue;
+        }
       }
       const compiled = compileOperator(operatorName, values);
       if (!compiled.ok) {
@@ -265,6 +373,13 @@ function compileStatement(
   }
   const resources = hasResource ? stringList(fields.Resource ?? fields.NotResource) : ['*'];
   if (!resources) local.push('a Resource that is not a string or a list of strings');
+  if (resources && substitute) {
+    local.push(
+      ...resources.flatMap((pattern) =>
+        variableProblems(pattern, fields.NotResource === undefined ? 'Resource' : 'NotResource'),
+      ),
+    );
+  }
   // IAM refuses an identity policy statement without a resource ("Policy statement must contain resources").
   if (kind === 'identity' && !hasResource) local.push('no Resource or NotResource');
   const notResource = fields.NotResource !== undefined;
@@ -281,8 +396,13 @@ function compileStatement(
   } else {
     notPrincipal = fields.NotPrincipal !== undefined;
     principal = compilePrincipalElement(fields.Principal ?? fields.NotPrincipal, local);
+    // "NotPrincipal must be used with "Effect":"Deny". Using it with "Effect":"Allow" is not supported"
+    // (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements_notprincipal.html).
+    if (notPrincipal && effect === 'Allow')
+      local.push('NotPrincipal with Allow (IAM supports it with Deny only)');
   }
-  const clauses = fields.Condition === undefined ? [] : compileConditionElement(fields.Condition, local);
+  const clauses =
+    fields.Condition === undefined ? [] : compileConditionElement(fields.Condition, substitute, local);
   if (local.length > 0 || !actions || !resources || !clauses) {
     problems.push(...local.map((problem) => `statement ${sid}: ${problem}`));
     return undefined;
@@ -306,9 +426,8 @@ function compileStatement(
     },
     matchesPrincipal: (caller) => {
       if (!principal) return 'direct';
-      const found = principal.match(caller);
-      if (!notPrincipal) return found;
-      return found === 'none' ? 'direct' : 'none';
+      if (notPrincipal) return principal.exempts(caller) ? 'none' : 'direct';
+      return principal.match(caller);
     },
     conditionHolds: (context) => evaluateClauses(clauses, context, substitute),
   };

@@ -69,9 +69,15 @@ export type Evaluation =
     }
   | { readonly allowed: false; readonly reason: DenialReason; readonly deniedBy?: StatementReference };
 
-/** The global keys every request carries, besides the principal's. */
+/**
+ * The global keys every request carries, besides the principal's. `aws:ViaAWSService` is "always
+ * included in the request context": false unless a service calls on the principal's behalf, which
+ * that service's request context says
+ * (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_condition-keys.html#condition-keys-viaawsservice).
+ */
 export function globalContext(region: string, now: number): Record<string, string> {
   return {
+    'aws:viaawsservice': 'false',
     'aws:securetransport': 'true',
     'aws:requestedregion': region,
     'aws:currenttime': new Date(now).toISOString(),

@@ -357,6 +357,31 @@ describe('policies the evaluator refuses (the local deploy fails naming them)', 
     ).toContain('Federated');
   });
 
+  it('refuses a policy variable naming a key the evaluator does not set, or a multivalued key', () => {
+    expect(refuse(statement({ Resource: `arn:aws:s3:::bucket/\${aws:PrincipalTag/team}/*` }))).toEqual([
+      expect.stringContaining(`policy variable \${aws:PrincipalTag/team} (in Resource) names a key`),
+    ]);
+    expect(
+      refuse(statement({ Condition: { StringEquals: { 'aws:username': `\${www.amazon.com:user_id}` } } })),
+    ).toEqual([expect.stringContaining(`policy variable \${www.amazon.com:user_id}`)]);
+    expect(
+      refuse(statement({ Condition: { StringLike: { 'aws:username': `\${dynamodb:LeadingKeys}` } } }))[0],
+    ).toContain('names a multivalued key');
+    // Special variables and keys the evaluator sets are fine.
+    expect(() =>
+      compilePolicy('p', 'identity', statement({ Resource: `arn:aws:s3:::b/\${*}/\${aws:username}` })),
+    ).not.toThrow();
+  });
+
+  it('refuses NotPrincipal with Allow (IAM supports it with Deny only)', () => {
+    const notPrincipal = (Effect: string) => ({
+      Version: '2012-10-17',
+      Statement: [{ Effect, NotPrincipal: { AWS: ACCOUNT }, Action: 'sqs:*', Resource: '*' }],
+    });
+    expect(refuse(notPrincipal('Allow'), 'resource')[0]).toContain('NotPrincipal with Allow');
+    expect(() => compilePolicy('p', 'resource', notPrincipal('Deny'))).not.toThrow();
+  });
+
   it('refuses an identity statement without a resource, as IAM does', () => {
     expect(refuse({ Statement: [{ Effect: 'Allow', Action: 'sqs:*' }] })[0]).toContain('no Resource');
   });

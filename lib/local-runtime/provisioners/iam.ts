@@ -77,6 +77,10 @@ export class IamProvisioner implements Provisioner {
     for (const [logicalId] of context.ofType(ROLE)) {
       const properties = resolver.properties(logicalId);
       const arn = String(resolver.context.getAtt(logicalId, 'Arn'));
+      if (properties.PermissionsBoundary !== undefined) {
+        // A boundary caps what the identity policies allow: ignoring it would allow more than AWS.
+        problems.push(`${where(logicalId)}: PermissionsBoundary is not evaluated by the local account`);
+      }
       const trustPolicy = compile(
         `${where(logicalId)} trust policy`,
         'resource',

@@ -17,9 +17,10 @@
  * The scenarios rely on the drones' limits (5 kg payload, 15 km range in every profile): too heavy
  * is 125 kg, out of range is Seattle to Sydney.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
+import { promisify } from 'node:util';
 import {
   type DeliveryDetailBody,
   type DeliveryListBody,
@@ -477,10 +478,11 @@ describe('a delivery out of every drone’s range', () => {
   const localOnly = ['aws', 'localstack'].includes(process.env.ACCEPTANCE_KIND ?? 'local') ? it.skip : it;
   localOnly('npm run deliveries -- show prints its whole trail across services, in time order', async () => {
     const root = resolve(__dirname, '../../..');
-    const output = execFileSync(
+    // Asynchronously: the runtime (and its DynamoDB gateway, which the CLI calls) runs in this process.
+    const { stdout: output } = await promisify(execFile)(
       resolve(root, 'node_modules/.bin/tsx'),
       [resolve(root, 'bin/deliveries.ts'), 'show', id, '--target', String(process.env[TARGET_ENV])],
-      { cwd: root, encoding: 'utf8' },
+      { cwd: root, encoding: 'utf8', timeout: 60_000 },
     );
     const lines = output.trimEnd().split('\n');
     const ingestion = await system.item(ServiceTable.Ingestion, `DELIVERY#${id}`);

@@ -34,14 +34,17 @@ export {
   type TopicUsage,
   usageSince,
 } from './metering';
+export { OPERATOR_IDENTITY } from './provisioners/api-gateway';
 export { startLocalRuntime } from './runtime';
 export type {
   LocalRuntime,
   LocalRuntimeObserver,
   LocalRuntimeOptions,
+  LocalUserSpec,
   ObservedRuntime,
   UnsupportedResource,
 } from './runtime-options';
+export { DEFAULT_LOCAL_REGION } from './runtime-options';
 export {
   PROJECT_ROOT,
   SYNTH_CACHE_DIR,

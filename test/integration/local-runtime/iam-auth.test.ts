@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { Sha256 } from '@aws-crypto/sha256-js';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { type RestApiServer, startRestApiServer } from '../../../lib/local-runtime/api-gateway';
-import { LocalIdentities, SIGV4_MESSAGES } from '../../../lib/local-runtime/identities';
+import { LocalIdentities, SIGV4_MESSAGES, verifySigV4 } from '../../../lib/local-runtime/identities';
 
 const REGION = 'eu-west-1';
 const ACCOUNT = '000000000000';
@@ -68,6 +68,7 @@ describe('AWS_IAM methods of the REST API emulator', () => {
   let server: RestApiServer;
   let identities: LocalIdentities;
   const events: ProxyEvent[] = [];
+  const methodArns: string[] = [];
 
   beforeAll(async () => {
     identities = new LocalIdentities(undefined, ACCOUNT);
@@ -98,7 +99,14 @@ describe('AWS_IAM methods of the REST API emulator', () => {
         method('/public', 'GET', 'NONE'),
       ],
       apiKeys: [],
-      identities,
+      // The runtime asks IAM after the signature (provisioners/api-gateway.ts); here: the signature.
+      authorizeIam: async (request, methodArn) => {
+        methodArns.push(methodArn);
+        const verdict = await verifySigV4(request, identities, { region: REGION });
+        return verdict.ok
+          ? { ok: true, accessKeyId: verdict.identity.accessKeyId, userArn: verdict.identity.userArn }
+          : { ok: false, message: verdict.message, messageKey: 'message' };
+      },
       region: REGION,
       accountId: ACCOUNT,
     });
@@ -108,6 +116,7 @@ describe('AWS_IAM methods of the REST API emulator', () => {
   });
   beforeEach(() => {
     events.length = 0;
+    methodArns.length = 0;
   });
 
   const url = (path: string) => `${server.baseUrl}/v1${path}`;
@@ -127,6 +136,7 @@ describe('AWS_IAM methods of the REST API emulator', () => {
       accountId: ACCOUNT,
     });
     expect(events[0]?.queryStringParameters).toEqual({ state: 'Error', limit: '5' });
+    expect(methodArns).toEqual([`arn:aws:execute-api:${REGION}:${ACCOUNT}:api/v1/GET/operator/orders`]);
   });
 
   it('verifies a signed POST body and path parameter', async () => {

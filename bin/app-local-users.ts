@@ -9,11 +9,19 @@ import { type LocalUserSpec, OPERATOR_IDENTITY } from '../lib/local-runtime';
 import { operatorAccessPolicyName } from '../lib/platform/operator-access-policy-name';
 import { APP_API_PORT_ORDER } from './app-api-port-order';
 
-/** The users of a runtime of the app's assembly in `region` (the runtime's; DEFAULT_LOCAL_REGION if unset). */
-export function appLocalUsers(region: string): Readonly<Record<string, LocalUserSpec>> {
+/**
+ * The users of a runtime in `region` of an assembly whose stacks are `stackNames`: the operator
+ * holds the OperatorAccess policy of each of the app's stacks the assembly has (npm start also runs
+ * other assemblies, whose stacks have none).
+ */
+export function appLocalUsers(
+  region: string,
+  stackNames: readonly string[] = APP_API_PORT_ORDER,
+): Readonly<Record<string, LocalUserSpec>> {
+  const stacks = APP_API_PORT_ORDER.filter((stack) => stackNames.includes(stack));
   return {
     [OPERATOR_IDENTITY]: {
-      managedPolicyNames: APP_API_PORT_ORDER.map((stack) => operatorAccessPolicyName(stack, region)),
+      managedPolicyNames: stacks.map((stack) => operatorAccessPolicyName(stack, region)),
     },
   };
 }

@@ -33,6 +33,7 @@ import {
   DEFAULT_LOCAL_REGION,
   type LocalRuntime,
   PROJECT_ROOT,
+  readCloudAssembly,
   startLocalRuntime,
   synthesizeLocalAssembly,
 } from '../lib/local-runtime';
@@ -77,7 +78,10 @@ async function main(): Promise<void> {
     port: args.port,
     apiPortOrder: APP_API_PORT_ORDER,
     // The operator user holds each wing's OperatorAccess policy, as operators do on AWS.
-    users: appLocalUsers(DEFAULT_LOCAL_REGION),
+    users: appLocalUsers(
+      DEFAULT_LOCAL_REGION,
+      readCloudAssembly(assemblyDir).stacks.map((stack) => stack.stackName),
+    ),
     targetFile: args.targetFile,
     functionLogDir: resolve(PROJECT_ROOT, '.local', 'logs'),
     observers: [orderTransitionLog()],

@@ -3,6 +3,7 @@
  * See runtime.ts and provisioners/ for what it runs, and README "Local runtime" for usage.
  */
 
+export { readCloudAssembly } from './cloud-assembly';
 export type {
   FaultHooks,
   HttpInterceptor,

@@ -235,3 +235,69 @@ describe('LocalIdentities', () => {
     );
   });
 });
+
+describe('what IAM refuses at the REST API emulator', () => {
+  let server: RestApiServer;
+  const invoked: string[] = [];
+  const problems: string[] = [];
+
+  beforeAll(async () => {
+    server = await startRestApiServer({
+      port: 0,
+      invoke: async (arn) => {
+        invoked.push(arn);
+        return { ok: true, payload: { statusCode: 200, body: 'ok' }, requestId: 'r' };
+      },
+      // The function's policy lets API Gateway invoke it for GET /open only.
+      mayInvoke: (_arn, sourceArn) => sourceArn.endsWith('/GET/open'),
+      onProblem: (message) => problems.push(message),
+    });
+    const method = (resourcePath: string, authorizationType: string) => ({
+      logicalId: resourcePath,
+      resourcePath,
+      resourceId: resourcePath,
+      httpMethod: 'GET',
+      apiKeyRequired: false,
+      authorizationType,
+      integration: { type: 'lambda-proxy' as const, functionArn: ARN },
+    });
+    server.serve({
+      logicalId: 'Api',
+      apiId: 'api',
+      stageNames: ['v1'],
+      methods: [method('/open', 'NONE'), method('/closed', 'NONE'), method('/operator', 'AWS_IAM')],
+      apiKeys: [],
+      // IAM found no allow for the signer: API Gateway's words, under `Message`.
+      authorizeIam: async (_request, methodArn) => ({
+        ok: false,
+        message: `User: arn:aws:iam::${ACCOUNT}:user/someone is not authorized to perform: execute-api:Invoke on resource: ${methodArn}`,
+        messageKey: 'Message',
+      }),
+      region: REGION,
+      accountId: ACCOUNT,
+    });
+  });
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  it('answers 500 and invokes nothing when the function’s policy does not let API Gateway invoke it', async () => {
+    expect((await fetch(`${server.baseUrl}/v1/open`)).status).toBe(200);
+    invoked.length = 0;
+    const refused = await fetch(`${server.baseUrl}/v1/closed`);
+    expect(refused.status).toBe(500);
+    expect(await refused.json()).toEqual({ message: 'Internal server error' });
+    expect(invoked).toEqual([]);
+    expect(problems.at(-1)).toContain(`for arn:aws:execute-api:${REGION}:${ACCOUNT}:api/v1/GET/closed`);
+  });
+
+  it('answers an AWS_IAM denial 403 with IAM’s message under Message, invoking nothing', async () => {
+    invoked.length = 0;
+    const refused = await fetch(`${server.baseUrl}/v1/operator`);
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toEqual({
+      Message: `User: arn:aws:iam::${ACCOUNT}:user/someone is not authorized to perform: execute-api:Invoke on resource: arn:aws:execute-api:${REGION}:${ACCOUNT}:api/v1/GET/operator`,
+    });
+    expect(invoked).toEqual([]);
+  });
+});

@@ -30,8 +30,10 @@
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import {
+  DEFAULT_LOCAL_REGION,
   type LocalRuntime,
   PROJECT_ROOT,
+  readCloudAssembly,
   startLocalRuntime,
   synthesizeLocalAssembly,
 } from '../lib/local-runtime';
@@ -39,6 +41,7 @@ import { parseContextEntry, parsePort, parseStartArguments } from '../lib/local-
 import { orderTransitionLog } from '../lib/scheduler-agent-supervisor/local/transition-log';
 import type { ClientOutput, StackOutput } from '../lib/scheduler-agent-supervisor/stack';
 import { APP_API_PORT_ORDER } from './app-api-port-order';
+import { appLocalUsers } from './app-local-users';
 import { buildConsoleAssets } from './console-build';
 import {
   type ConsoleBackend,
@@ -74,6 +77,11 @@ async function main(): Promise<void> {
     assemblyDir,
     port: args.port,
     apiPortOrder: APP_API_PORT_ORDER,
+    // The operator user holds each wing's OperatorAccess policy, as operators do on AWS.
+    users: appLocalUsers(
+      DEFAULT_LOCAL_REGION,
+      readCloudAssembly(assemblyDir).stacks.map((stack) => stack.stackName),
+    ),
     targetFile: args.targetFile,
     functionLogDir: resolve(PROJECT_ROOT, '.local', 'logs'),
     observers: [orderTransitionLog()],

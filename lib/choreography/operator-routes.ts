@@ -10,6 +10,7 @@ import {
   ServiceName,
 } from '../../lambdas/choreography/contracts';
 import { LambdaFunction } from '../platform/lambda-function';
+import { OperatorAccess } from '../platform/operator-access';
 import {
   acknowledgeIamAuthorization,
   allowBrowserOrigin,
@@ -45,6 +46,8 @@ export class DeliveryOperatorRoutes extends Construct {
   readonly api: apigw.RestApi;
   readonly url: string;
   readonly methods: readonly apigw.Method[];
+  /** The managed policy operators are given to call these routes (execute-api:Invoke on them only). */
+  readonly operatorAccess: OperatorAccess;
   /** What an operator console in another stack needs of these routes. */
   readonly routes: OperatorRoutes;
   private origin?: string;
@@ -102,6 +105,10 @@ export class DeliveryOperatorRoutes extends Construct {
       }),
     ];
     acknowledgeIamAuthorization(this.methods);
+    this.operatorAccess = new OperatorAccess(this, 'OperatorAccess', {
+      methods: this.methods,
+      routesDescription: "the delivery API's operator routes",
+    });
     this.routes = {
       url: this.url,
       restApiId: props.api.restApiId,

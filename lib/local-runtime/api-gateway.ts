@@ -1,14 +1,21 @@
 /**
  * API Gateway REST APIs served on a local port: `/<stage>/<resource path>` routed like API Gateway
  * (literal segments before {param} before {proxy+}), Lambda proxy integrations invoked with the v1
- * proxy event, API keys enforced where methods require them, SigV4 signatures verified for AWS_IAM
- * methods against the local identities (./identities.ts: the signature only, no IAM policy is
- * evaluated), MOCK integrations (CORS preflight) answered from their integration response.
+ * proxy event, API keys enforced where methods require them, AWS_IAM methods authorized by IAM
+ * (the spec's authorizeIam: the caller's SigV4 signature, then execute-api:Invoke on the method's
+ * ARN), a Lambda integration only where the function's policy lets API Gateway invoke it (the
+ * server's mayInvoke), MOCK integrations (CORS preflight) answered from their integration response.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { BodyTooLargeError, type RunningServer, readBody, startLoopbackServer } from './http-server';
-import { type LocalIdentities, type LocalIdentity, verifySigV4 } from './identities';
+import {
+  BodyTooLargeError,
+  lowerCaseHeaders,
+  type RunningServer,
+  readBody,
+  startLoopbackServer,
+} from './http-server';
+import type { ReceivedRequest } from './identities';
 import type { InvocationResult } from './lambda-host';
 
 export interface RestApiMethod {
@@ -20,7 +27,7 @@ export interface RestApiMethod {
   readonly httpMethod: string;
   readonly apiKeyRequired: boolean;
   /**
-   * NONE, AWS_IAM (the SigV4 signature is verified), or an authorizer that is not emulated.
+   * NONE, AWS_IAM (authorized by the spec's authorizeIam), or an authorizer that is not emulated.
    * @default 'NONE'
    */
   readonly authorizationType?: string;
@@ -47,15 +54,21 @@ export interface RestApiSpec {
    */
   readonly apiKeyIds?: Readonly<Record<string, string>>;
   /**
-   * Who may sign requests to AWS_IAM methods.
+   * Authorizes a request to an AWS_IAM method: its signature, then execute-api:Invoke on the
+   * method's ARN (`arn:aws:execute-api:<region>:<account>:<api>/<stage>/<METHOD>/<path>`).
    * @default - none: every AWS_IAM method answers 403
    */
-  readonly identities?: Pick<LocalIdentities, 'known'>;
+  readonly authorizeIam?: (request: ReceivedRequest, methodArn: string) => Promise<IamMethodVerdict>;
   readonly region: string;
   readonly accountId: string;
 }
 
 export type Invoke = (functionArn: string, event: unknown) => Promise<InvocationResult>;
+
+/** An AWS_IAM method's verdict on a request: its caller, or API Gateway's 403 message. */
+export type IamMethodVerdict =
+  | { readonly ok: true; readonly accessKeyId: string; readonly userArn: string }
+  | { readonly ok: false; readonly message: string; readonly messageKey: 'message' | 'Message' };
 
 /** API Gateway's hard integration timeout. */
 const INTEGRATION_TIMEOUT_MILLIS = 29_000;
@@ -149,14 +162,6 @@ function headerMaps(request: IncomingMessage) {
 }
 
 /** Headers by lower-case name, repeated ones joined as Node joins them. */
-function lowerCaseHeaders(request: IncomingMessage): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : value;
-  }
-  return headers;
-}
-
 function queryMaps(url: URL) {
   const single: Record<string, string> = {};
   const multi: Record<string, string[]> = {};
@@ -171,6 +176,12 @@ export interface RestApiServerOptions {
   /** 0 picks a free port. */
   readonly port: number;
   readonly invoke: Invoke;
+  /**
+   * May API Gateway invoke the function for the method whose ARN is `sourceArn`? (The function's
+   * resource policy must allow apigateway.amazonaws.com.) A refusal answers 500, as on AWS.
+   * @default - always
+   */
+  readonly mayInvoke?: (functionArn: string, sourceArn: string) => boolean;
   readonly onProblem: (message: string) => void;
   /**
    * Told of each request that reached a method: routed, its API key and signature accepted (what
@@ -252,10 +263,13 @@ async function handle(
     sendJson(response, 413, { message: 'Request Too Long' }, { connection: 'close' });
     return;
   }
-  let caller: LocalIdentity | undefined;
+  // The ARN API Gateway names the method by: execute-api:Invoke's resource and aws:SourceArn of
+  // its Lambda invocation (https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-control-access-using-iam-policies-to-invoke-api.html).
+  const methodArn = `arn:aws:execute-api:${api.region}:${api.accountId}:${api.apiId}/${stage}/${httpMethod}${path}`;
+  let caller: { readonly accessKeyId: string; readonly userArn: string } | undefined;
   if (route.method.authorizationType === 'AWS_IAM') {
-    const verdict = api.identities
-      ? await verifySigV4(
+    const verdict: IamMethodVerdict = api.authorizeIam
+      ? await api.authorizeIam(
           {
             method: httpMethod,
             rawPath: url.pathname,
@@ -263,15 +277,14 @@ async function handle(
             headers: lowerCaseHeaders(request),
             body,
           },
-          api.identities,
-          { region: api.region },
+          methodArn,
         )
-      : ({ ok: false, message: 'Missing Authentication Token' } as const);
+      : { ok: false, message: 'Missing Authentication Token', messageKey: 'message' };
     if (!verdict.ok) {
-      sendJson(response, 403, { message: verdict.message });
+      sendJson(response, 403, { [verdict.messageKey]: verdict.message });
       return;
     }
-    caller = verdict.identity;
+    caller = verdict;
   }
   options.onMethodRequest?.(api);
   const requestId = randomUUID();
@@ -319,6 +332,20 @@ async function handle(
     body: body.length > 0 ? body.toString('utf8') : null,
     isBase64Encoded: false,
   };
+  if (options.mayInvoke && !options.mayInvoke(integration.functionArn, methodArn)) {
+    // API Gateway's answer when the function's policy refuses it ("Invalid permissions on Lambda
+    // function" in the execution log): https://repost.aws/knowledge-center/api-gateway-rest-api-lambda-integrations
+    options.onProblem(
+      `API ${api.logicalId}: ${httpMethod} ${path}: the policy of ${integration.functionArn} does not let apigateway.amazonaws.com invoke it for ${methodArn} (500 Internal server error)`,
+    );
+    sendJson(
+      response,
+      500,
+      { message: 'Internal server error' },
+      { 'x-amzn-ErrorType': 'InternalServerErrorException' },
+    );
+    return;
+  }
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<'timeout'>((resolve) => {
     timer = setTimeout(() => resolve('timeout'), INTEGRATION_TIMEOUT_MILLIS);

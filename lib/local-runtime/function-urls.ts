@@ -1,12 +1,22 @@
 /**
  * Lambda function URLs on local ports: payload format 2.0 events, the response inferred like
  * Lambda does (a result with statusCode is a full response; anything else is a 200 JSON body).
- * AuthType AWS_IAM requires a SigV4 Authorization header (present, not verified: IAM is not
- * emulated locally).
+ * Who may call is IAM's question (the spec's authorize): AuthType AWS_IAM needs a SigV4 signature
+ * of a credential the local account knows, and the caller's policies or the function's resource
+ * policy must allow lambda:InvokeFunctionUrl and lambda:InvokeFunction; AuthType NONE's caller is
+ * anonymous, which only the function's policy can allow. A refusal is Lambda's: 403 Forbidden
+ * (https://docs.aws.amazon.com/lambda/latest/dg/urls-auth.html).
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { BodyTooLargeError, type RunningServer, readBody, startLoopbackServer } from './http-server';
+import {
+  BodyTooLargeError,
+  lowerCaseHeaders,
+  type RunningServer,
+  readBody,
+  startLoopbackServer,
+} from './http-server';
+import type { ReceivedRequest } from './identities';
 import { RequestTooLargeError } from './lambda-errors';
 import type { InvocationResult } from './lambda-host';
 import { MAX_SYNC_REQUEST_BYTES } from './lambda-limits';
@@ -16,7 +26,21 @@ export interface FunctionUrlSpec {
   readonly functionArn: string;
   readonly authType: 'NONE' | 'AWS_IAM';
   readonly accountId: string;
+  /** May the request's caller invoke the function through its URL? */
+  readonly authorize: (request: ReceivedRequest) => Promise<FunctionUrlCaller | undefined>;
 }
+
+/** Who called, as the event's requestContext.authorizer.iam tells it; `anonymous` for AuthType NONE. */
+export type FunctionUrlCaller =
+  | { readonly kind: 'anonymous' }
+  | {
+      readonly kind: 'iam';
+      readonly accessKey: string;
+      readonly accountId: string;
+      readonly callerId: string;
+      readonly userArn: string;
+      readonly userId: string;
+    };
 
 const TEXT_TYPES = /^(text\/|application\/(json|xml|x-www-form-urlencoded|javascript)|.*\+json|.*\+xml)/i;
 
@@ -70,11 +94,6 @@ async function handle(
   request: IncomingMessage,
   response: ServerResponse,
 ): Promise<void> {
-  const authorization = request.headers.authorization;
-  if (spec.authType === 'AWS_IAM' && !authorization?.startsWith('AWS4-HMAC-SHA256 ')) {
-    sendJson(response, 403, { Message: 'Forbidden' });
-    return;
-  }
   let body: Buffer;
   try {
     body = await readBody(request, MAX_SYNC_REQUEST_BYTES);
@@ -92,6 +111,17 @@ async function handle(
   const queryIndex = rawUrl.indexOf('?');
   const rawPath = queryIndex >= 0 ? rawUrl.slice(0, queryIndex) : rawUrl;
   const rawQueryString = queryIndex >= 0 ? rawUrl.slice(queryIndex + 1) : '';
+  const caller = await spec.authorize({
+    method: (request.method ?? 'GET').toUpperCase(),
+    rawPath,
+    query: new URLSearchParams(rawQueryString),
+    headers: lowerCaseHeaders(request),
+    body,
+  });
+  if (caller === undefined) {
+    sendJson(response, 403, { Message: 'Forbidden' });
+    return;
+  }
   const headers: Record<string, string> = {};
   const cookies: string[] = [];
   for (const [name, value] of Object.entries(request.headers)) {
@@ -121,7 +151,7 @@ async function handle(
     headers,
     ...(Object.keys(queryStringParameters).length > 0 ? { queryStringParameters } : {}),
     requestContext: {
-      accountId: spec.authType === 'AWS_IAM' ? spec.accountId : 'anonymous',
+      accountId: caller.kind === 'iam' ? caller.accountId : 'anonymous',
       apiId: spec.logicalId.toLowerCase(),
       domainName: host,
       domainPrefix: host.split('.')[0],
@@ -137,15 +167,15 @@ async function handle(
       stage: '$default',
       time: now.toUTCString(),
       timeEpoch: now.getTime(),
-      ...(spec.authType === 'AWS_IAM'
+      ...(caller.kind === 'iam'
         ? {
             authorizer: {
               iam: {
-                accessKey: 'local',
-                accountId: spec.accountId,
-                callerId: 'local',
-                userArn: 'local',
-                userId: 'local',
+                accessKey: caller.accessKey,
+                accountId: caller.accountId,
+                callerId: caller.callerId,
+                userArn: caller.userArn,
+                userId: caller.userId,
               },
             },
           }

@@ -147,3 +147,15 @@ export function readBody(request: IncomingMessage, maxBytes: number): Promise<Bu
     request.on('error', reject);
   });
 }
+
+/**
+ * The request's headers with repeated values joined as signers join them (Node already lower-cases
+ * their names): what a SigV4 verifier reads.
+ */
+export function lowerCaseHeaders(request: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : value;
+  }
+  return headers;
+}

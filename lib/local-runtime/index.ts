@@ -3,6 +3,7 @@
  * See runtime.ts and provisioners/ for what it runs, and README "Local runtime" for usage.
  */
 
+export { readCloudAssembly } from './cloud-assembly';
 export type {
   FaultHooks,
   HttpInterceptor,
@@ -34,14 +35,17 @@ export {
   type TopicUsage,
   usageSince,
 } from './metering';
+export { OPERATOR_IDENTITY } from './provisioners/api-gateway';
 export { startLocalRuntime } from './runtime';
 export type {
   LocalRuntime,
   LocalRuntimeObserver,
   LocalRuntimeOptions,
+  LocalUserSpec,
   ObservedRuntime,
   UnsupportedResource,
 } from './runtime-options';
+export { DEFAULT_LOCAL_REGION } from './runtime-options';
 export {
   PROJECT_ROOT,
   SYNTH_CACHE_DIR,

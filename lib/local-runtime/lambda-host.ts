@@ -36,6 +36,8 @@ export interface LambdaFunctionSpec {
   readonly clockOffsetMillis?: number;
   /** Fault hook: logical id of the function this one is an extra copy of. @default - not a copy */
   readonly replicaOf?: string;
+  /** Its log group (LoggingConfig.LogGroup). @default - `/aws/lambda/<function name>`, as Lambda's */
+  readonly logGroupName?: string;
 }
 
 export interface LambdaError {
@@ -104,7 +106,7 @@ class Sandbox {
         functionName: spec.functionName,
         functionArn: spec.functionArn,
         memorySizeMb: spec.memorySizeMb,
-        logGroupName: `/aws/lambda/${spec.functionName}`,
+        logGroupName: spec.logGroupName ?? `/aws/lambda/${spec.functionName}`,
         workerId: randomUUID().replaceAll('-', ''),
         clockOffsetMillis: spec.clockOffsetMillis ?? 0,
       },

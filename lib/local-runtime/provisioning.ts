@@ -71,7 +71,21 @@ export interface TargetContribution {
 /** A delivery to the resource an ARN names (queue, topic, function, state machine). */
 export type Delivery = (arn: string, message: string, options: DeliveryOptions) => Promise<void>;
 
+/**
+ * Who makes a delivery, for IAM: a service acting for a resource (SNS for a topic, EventBridge for
+ * a rule, CloudWatch for an alarm), which the target's resource policy must allow with the resource
+ * as aws:SourceArn; or a session of a role (an EventBridge target's RoleArn, a pipe's role).
+ */
+export type DeliveryPrincipal =
+  | { readonly kind: 'service'; readonly service: string; readonly sourceArn: string }
+  | { readonly kind: 'role'; readonly roleArn: string };
+
 export interface DeliveryOptions {
+  /**
+   * Who delivers, authorized by the target's service as AWS would. @default - the runtime itself
+   * (its own work, e.g. a test's or a fault hook's message): not authorized
+   */
+  readonly deliveredAs?: DeliveryPrincipal;
   /**
    * The service delivering, for metering (who caused a request): e.g. `EventBridge`,
    * `CloudWatch alarm`, or `SNS <- CloudWatch alarm` for a topic's delivery of an alarm's message

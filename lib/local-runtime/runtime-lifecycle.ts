@@ -26,7 +26,7 @@ import {
   type Stoppable,
   type StopTier,
 } from './provisioning';
-import type { LocalRuntimeOptions, UnsupportedResource } from './runtime-options';
+import { DEFAULT_LOCAL_REGION, type LocalRuntimeOptions, type UnsupportedResource } from './runtime-options';
 import type { LocalServiceName, LocalTarget } from './target';
 
 const STOP_ORDER: readonly StopTier[] = ['producer', 'functions', 'backend'];
@@ -50,7 +50,7 @@ export class RuntimeLifecycle {
     credentials: { readonly accessKeyId: string; readonly secretAccessKey: string },
   ) {
     const log = options.log ?? ((line: string) => console.log(line));
-    const region = options.region ?? 'us-east-1';
+    const region = options.region ?? DEFAULT_LOCAL_REGION;
     const identities = new LocalIdentities(options.dataDir, accountId);
     const recordDir = options.iamRecordDir;
     if (recordDir) {

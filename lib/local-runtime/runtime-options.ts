@@ -85,6 +85,9 @@ export interface LocalRuntimeOptions {
 }
 
 /** A local IAM user's identity policies. */
+/** The region a runtime plays when its options name none. */
+export const DEFAULT_LOCAL_REGION = 'us-east-1';
+
 export interface LocalUserSpec {
   /** ManagedPolicyName of each AWS::IAM::ManagedPolicy of the templates to attach. @default - none */
   readonly managedPolicyNames?: readonly string[];

@@ -19,6 +19,7 @@ import {
 } from '../../lambdas/scheduler-agent-supervisor/contracts';
 import { DataStore } from '../platform/data-table';
 import { LambdaFunction } from '../platform/lambda-function';
+import { OperatorAccess } from '../platform/operator-access';
 import { acknowledgeIamAuthorization, allowBrowserOrigin } from '../platform/operator-routes';
 import type { AdmissionStore } from './admission';
 import { validateAdmissionSettings } from './config';
@@ -67,6 +68,8 @@ export class OperatorApi extends Construct {
   readonly act: LambdaFunction;
   /** The IAM-authorised methods, for policies that allow operators to call them (execute-api:Invoke). */
   readonly methods: readonly apigw.Method[];
+  /** The managed policy operators are given to call these routes (execute-api:Invoke on them only). */
+  readonly operatorAccess: OperatorAccess;
   /** The routes' resources, for CORS preflights (allowBrowserOrigin). */
   private readonly resources: readonly apigw.Resource[];
   /** The REST API the routes are on. */
@@ -186,6 +189,10 @@ export class OperatorApi extends Construct {
       ),
     ];
     acknowledgeIamAuthorization(this.methods);
+    this.operatorAccess = new OperatorAccess(this, 'OperatorAccess', {
+      methods: this.methods,
+      routesDescription: "the orders API's operator routes",
+    });
   }
 
   /**

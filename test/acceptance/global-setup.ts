@@ -6,7 +6,9 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { APP_API_PORT_ORDER } from '../../bin/app-api-port-order';
+import { appLocalUsers } from '../../bin/app-local-users';
 import {
+  DEFAULT_LOCAL_REGION,
   type LocalRuntime,
   PROJECT_ROOT,
   startLocalRuntime,
@@ -35,6 +37,8 @@ export default async function globalSetup(): Promise<void> {
     port: 0,
     // As npm start: the orders API first, so the target's apiUrl and apiKey are its.
     apiPortOrder: APP_API_PORT_ORDER,
+    // The operator user holds each wing's OperatorAccess policy, as operators do on AWS.
+    users: appLocalUsers(DEFAULT_LOCAL_REGION),
     targetFile,
     functionLogDir: resolve(WORK_DIR, 'logs'),
     log: () => undefined,

@@ -27,7 +27,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { APP_API_PORT_ORDER } from '../../bin/app-api-port-order';
+import { appLocalUsers } from '../../bin/app-local-users';
 import {
+  DEFAULT_LOCAL_REGION,
   type LocalApi,
   type LocalRuntime,
   PROJECT_ROOT,
@@ -158,6 +160,7 @@ beforeAll(async () => {
     assemblyDir,
     port: basePort,
     apiPortOrder: APP_API_PORT_ORDER,
+    users: appLocalUsers(DEFAULT_LOCAL_REGION),
     targetFile,
     functionLogDir: join(workDir, 'logs'),
     observers: [orderTransitionLog()],

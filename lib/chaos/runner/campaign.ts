@@ -48,6 +48,7 @@ import { appDenials, iamRecordDirOf } from './iam-denials';
 import { FaultInjector } from './injector';
 import { CampaignTracker, sleep, startSampler, submitUntilAnswered } from './loop';
 import { OperatorActor } from './operator';
+import { operatorUserOf } from './operator-user';
 import { SystemDriver, type TimedRecord } from './system';
 
 export interface CampaignOptions {
@@ -203,6 +204,7 @@ export async function runCampaign(options: CampaignOptions = {}): Promise<Campai
       functionLogDir,
       faults: injector.hooks(),
       iamRecordDir: nextIamRecordDir(),
+      users: operatorUserOf(facts.agents[0]?.stackName ?? ''),
       log: (line) => writeFileSync(runtimeLog, `${new Date().toISOString()} ${line}\n`, { flag: 'a' }),
     });
 

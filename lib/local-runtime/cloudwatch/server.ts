@@ -10,10 +10,20 @@
  *
  * Errors carry `x-amzn-query-error: <Code>;Sender`, so Query-compatible clients raise the named
  * exception (ResourceNotFound, InvalidParameterValueException...).
+ *
+ * Every request is first handed to `authorize` (the runtime's IAM: the caller's signature, then the
+ * operation's action on its resources), which throws the CloudWatchError the caller gets.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { cbor, dateToTag } from '@smithy/core/cbor';
-import { BodyTooLargeError, type LoopbackServer, readBody, startLoopbackServer } from '../http-server';
+import {
+  BodyTooLargeError,
+  type LoopbackServer,
+  lowerCaseHeaders,
+  readBody,
+  startLoopbackServer,
+} from '../http-server';
+import type { ReceivedRequest } from '../identities';
 
 export const SERVICE_TARGET = 'GraniteServiceVersion20100801';
 const NAMESPACE = 'com.amazonaws.cloudwatch';
@@ -21,6 +31,12 @@ const MAX_REQUEST_BYTES = 2 * 1024 * 1024;
 
 export type CloudWatchBody = Record<string, unknown>;
 export type CloudWatchOperation = (input: CloudWatchBody) => Promise<CloudWatchBody> | CloudWatchBody;
+/** Decides whether the request may run: throws the CloudWatchError its caller is answered with. */
+export type CloudWatchAuthorizer = (
+  operationName: string,
+  input: CloudWatchBody,
+  request: ReceivedRequest,
+) => Promise<void> | void;
 
 /** An error answered with CloudWatch's error shape and its Query error code. */
 export class CloudWatchError extends Error {
@@ -56,7 +72,11 @@ type Protocol = 'json' | 'cbor';
 
 export async function startCloudWatchServer(
   operations: Readonly<Record<string, CloudWatchOperation>>,
-  options: { readonly onInternalError?: (error: unknown) => void } = {},
+  options: {
+    readonly onInternalError?: (error: unknown) => void;
+    /** @default - every request runs */
+    readonly authorize?: CloudWatchAuthorizer;
+  } = {},
 ): Promise<LoopbackServer> {
   const handler = (request: IncomingMessage, response: ServerResponse) => {
     const cborPath = /^\/service\/([^/]+)\/operation\/([^/?]+)/.exec(request.url ?? '');
@@ -77,7 +97,7 @@ export async function startCloudWatchServer(
     const operationName = cborPath
       ? decodeURIComponent(cborPath[2] ?? '')
       : String(request.headers['x-amz-target'] ?? '').replace(`${SERVICE_TARGET}.`, '');
-    answer(operations, operationName, protocol, request).then(
+    answer(operations, operationName, protocol, request, options.authorize).then(
       (result) => reply(200, result),
       (error: unknown) => {
         const failure =
@@ -105,6 +125,7 @@ async function answer(
   operationName: string,
   protocol: Protocol,
   request: IncomingMessage,
+  authorize: CloudWatchAuthorizer | undefined,
 ): Promise<CloudWatchBody> {
   const operation = Object.hasOwn(operations, operationName) ? operations[operationName] : undefined;
   if (request.method !== 'POST' || !operation) {
@@ -136,7 +157,16 @@ async function answer(
       'The request body is not an object',
     );
   }
-  return operation(fromWire(input) as CloudWatchBody);
+  const body = fromWire(input) as CloudWatchBody;
+  const url = new URL(request.url ?? '/', 'http://localhost');
+  await authorize?.(operationName, body, {
+    method: 'POST',
+    rawPath: url.pathname,
+    query: url.searchParams,
+    headers: lowerCaseHeaders(request),
+    body: raw,
+  });
+  return operation(body);
 }
 
 /** Dates as the protocol writes timestamps; undefined members left out. */

@@ -12,6 +12,7 @@ export { type CompiledPolicy, compilePolicy, type PolicyKind, type RequestContex
 export { PolicyDocumentError } from './policy-document-error';
 export { type AuthorizationRequest, type DenialReason, type Evaluation, evaluate } from './policy-evaluation';
 export {
+  anonymousPrincipal,
   type Principal,
   principalArnOf,
   roleSessionPrincipal,

@@ -238,6 +238,8 @@ function compilePrincipalElement(element: unknown, problems: string[]): Compiled
             named.arns.has(principal.roleArn) &&
             named.accounts.has(principal.accountId)
           );
+        case 'anonymous':
+          return false;
       }
     },
   };
@@ -254,12 +256,13 @@ function awsPrincipalTest(name: string): (principal: Principal) => PrincipalMatc
   const account = accountOfPrincipalName(name);
   if (account !== undefined) {
     return (principal) => {
-      if (principal.kind === 'service' || principal.accountId !== account) return 'none';
+      if (principal.kind === 'service' || principal.kind === 'anonymous') return 'none';
+      if (principal.accountId !== account) return 'none';
       return principal.kind === 'root' ? 'direct' : 'account';
     };
   }
   return (principal) => {
-    if (principal.kind === 'service') return 'none';
+    if (principal.kind === 'service' || principal.kind === 'anonymous') return 'none';
     if (principal.arn === name) return 'direct';
     if (principal.kind === 'role-session' && principal.roleArn === name) return 'direct';
     return 'none';

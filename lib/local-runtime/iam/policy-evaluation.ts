@@ -161,6 +161,9 @@ export function evaluate(
   }
   return {
     allowed: false,
-    reason: principal.kind === 'service' ? 'no-resource-allow' : 'no-identity-allow',
+    reason:
+      principal.kind === 'service' || principal.kind === 'anonymous'
+        ? 'no-resource-allow'
+        : 'no-identity-allow',
   };
 }

@@ -5,7 +5,9 @@
  * machine's integrations as a session of its role, a local tool as a local IAM user or as the
  * account's root (the developer who deploys), and a service acting on a resource's behalf (SNS
  * delivering to a queue, EventBridge to a target) as its service principal, with the resource as
- * `aws:SourceArn`.
+ * `aws:SourceArn`. A request nobody signs (a function URL with AuthType NONE, a REST API method
+ * without authorization under the API's resource policy) is the anonymous principal, which only a
+ * resource policy naming `*` allows.
  *
  * Request-context values per principal type:
  * https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_condition-keys.html#condition-keys-principalarn
@@ -48,10 +50,21 @@ export interface ServicePrincipal {
   readonly arn: string;
 }
 
-export type Principal = RootPrincipal | UserPrincipal | RoleSessionPrincipal | ServicePrincipal;
+/** Whoever sends an unsigned request; AWS's messages name it `anonymous`. */
+export interface AnonymousPrincipal {
+  readonly kind: 'anonymous';
+  readonly arn: 'anonymous';
+}
 
-/** An IAM principal of an account (not a service). */
-export type AccountPrincipal = Exclude<Principal, ServicePrincipal>;
+export type Principal =
+  | RootPrincipal
+  | UserPrincipal
+  | RoleSessionPrincipal
+  | ServicePrincipal
+  | AnonymousPrincipal;
+
+/** An IAM principal of an account (not a service, not anonymous). */
+export type AccountPrincipal = Exclude<Principal, ServicePrincipal | AnonymousPrincipal>;
 
 function stableId(prefix: string, name: string): string {
   return `${prefix}${createHash('sha256').update(name).digest('hex').slice(0, 17).toUpperCase()}`;
@@ -91,6 +104,10 @@ export function servicePrincipal(service: string): ServicePrincipal {
   return { kind: 'service', service, arn: service };
 }
 
+export function anonymousPrincipal(): AnonymousPrincipal {
+  return { kind: 'anonymous', arn: 'anonymous' };
+}
+
 /** `aws:PrincipalArn`: the role for a session, the user, the root, or the service's name. */
 export function principalArnOf(principal: Principal): string {
   return principal.kind === 'role-session' ? principal.roleArn : principal.arn;
@@ -99,6 +116,13 @@ export function principalArnOf(principal: Principal): string {
 /** The request-context keys every request of this principal carries (lower-cased names). */
 export function principalContext(principal: Principal): Record<string, string | readonly string[]> {
   switch (principal.kind) {
+    case 'anonymous':
+      // https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_variables.html#principaltable
+      return {
+        'aws:principaltype': 'Anonymous',
+        'aws:userid': 'anonymous',
+        'aws:principalisawsservice': 'false',
+      };
     case 'service':
       return {
         'aws:principalisawsservice': 'true',

@@ -85,7 +85,7 @@ export class LocalKeys {
       };
     }
     const context: Record<string, string | readonly string[]> = { 'kms:calleraccount': this.accountId };
-    if (use.principal.kind !== 'service') {
+    if (use.principal.kind !== 'service' && use.principal.kind !== 'anonymous') {
       context['kms:viaservice'] = `${use.viaService}.${this.region}.amazonaws.com`;
       context['aws:viaawsservice'] = 'true';
       context['aws:calledvia'] = [`${use.viaService}.amazonaws.com`];

@@ -3,13 +3,22 @@
  * ../api-port-order.ts: the first on the runtime's port), listening before the template is resolved
  * because the app builds its API URL from it; routes from the API's Resources, Methods and Stages;
  * API keys enforced, their values generated per data directory where the template leaves them to
- * AWS; AWS_IAM methods require a SigV4 signature of a local identity (../identities.ts; IAM policies
- * are not evaluated).
+ * AWS; AWS_IAM methods require a SigV4 signature of a credential of the local account and
+ * execute-api:Invoke on the method's ARN from its identity policies or the API's resource policy;
+ * a Lambda proxy integration runs only where the function's policy lets apigateway.amazonaws.com
+ * invoke it for the method (aws:SourceArn), as on AWS.
  */
-import { type RestApiMethod, type RestApiServer, type RestApiSpec, startRestApiServer } from '../api-gateway';
+import {
+  type IamMethodVerdict,
+  type RestApiMethod,
+  type RestApiServer,
+  type RestApiSpec,
+  startRestApiServer,
+} from '../api-gateway';
 import { GeneratedApiKeys } from '../api-keys';
 import { apiPortOffsets } from '../api-port-order';
-import type { LocalIdentities, LocalIdentity } from '../identities';
+import { type CompiledPolicy, compilePolicy } from '../iam/policy-document';
+import { type LocalIdentity, type ReceivedRequest, verifySigV4 } from '../identities';
 import type { ListenContext, Provisioner, StackContext, TargetContribution } from '../provisioning';
 import type { LocalRuntimeOptions } from '../runtime-options';
 import type { LocalApi } from '../target';
@@ -52,7 +61,6 @@ export class ApiGatewayProvisioner implements Provisioner {
     spec: RestApiSpec;
   }> = [];
   private generatedKeys: GeneratedApiKeys | undefined;
-  private identities: LocalIdentities | undefined;
   private operator: LocalIdentity | undefined;
 
   constructor(private readonly lambda: LambdaProvisioner) {}
@@ -66,8 +74,7 @@ export class ApiGatewayProvisioner implements Provisioner {
    */
   async listen(context: ListenContext): Promise<void> {
     this.generatedKeys = new GeneratedApiKeys(context.options.dataDir);
-    this.identities = context.identities;
-    this.operator = this.identities.identity(OPERATOR_IDENTITY);
+    this.operator = context.identities.identity(OPERATOR_IDENTITY);
     const port = context.options.port ?? DEFAULT_PORT;
     const kept = context.options.restApiPorts ?? {};
     const { meter } = context;
@@ -81,6 +88,12 @@ export class ApiGatewayProvisioner implements Provisioner {
         startRestApiServer({
           port: wanted,
           invoke: (functionArn, event) => this.lambda.host.invoke(functionArn, event),
+          mayInvoke: (functionArn, sourceArn) =>
+            this.lambda.authorizeServiceInvoke({
+              service: 'apigateway.amazonaws.com',
+              functionArn,
+              sourceArn,
+            }).allowed,
           onProblem: (message) => context.problem(message),
           ...(meter && { onMethodRequest: (api: RestApiSpec) => meter.apiRequest(api.apiId) }),
         });
@@ -125,7 +138,7 @@ export class ApiGatewayProvisioner implements Provisioner {
       const { server, offset } = listening;
       const keys = this.apiKeys.get(stackName) ?? [];
       const ids = Object.fromEntries(keys.map((key) => [key, this.apiKeyIds[key] as string]));
-      const spec = { ...restApiSpec(context, logicalId, keys, this.identities), apiKeyIds: ids };
+      const spec = { ...restApiSpec(context, logicalId, keys), apiKeyIds: ids };
       context.meter?.describe('apis', spec.apiId, { stackName, logicalId });
       server.serve(spec);
       this.apis.push({ stackName, server, offset, spec });
@@ -172,7 +185,6 @@ function restApiSpec(
   context: StackContext,
   restApiLogicalId: string,
   apiKeys: readonly string[],
-  identities: LocalIdentities | undefined,
 ): RestApiSpec {
   const { resolver } = context;
   const apiId = resolver.physicalName(restApiLogicalId);
@@ -253,8 +265,40 @@ function restApiSpec(
     stageNames,
     methods,
     apiKeys,
-    ...(identities && { identities }),
+    authorizeIam: iamAuthorizer(context, restApiLogicalId),
     region: context.region,
     accountId: context.accountId,
+  };
+}
+
+/**
+ * AWS_IAM methods: the request's SigV4 signature (signing name execute-api) against the local
+ * account's credentials, then execute-api:Invoke on the method's ARN from the caller's policies or
+ * the API's resource policy (RestApi Policy). API Gateway's answers: 403 `{"message": ...}` for a
+ * missing or bad signature, 403 `{"Message": "User: ... is not authorized to perform:
+ * execute-api:Invoke on resource: ..."}` for a denial
+ * (https://repost.aws/knowledge-center/api-gateway-iam-authentication-403).
+ */
+function iamAuthorizer(
+  context: StackContext,
+  restApiLogicalId: string,
+): (request: ReceivedRequest, methodArn: string) => Promise<IamMethodVerdict> {
+  const policy = context.resolver.properties(restApiLogicalId).Policy;
+  const resourcePolicy: CompiledPolicy | undefined =
+    policy === undefined
+      ? undefined
+      : compilePolicy(`${context.stack.stackName}/${restApiLogicalId} resource policy`, 'resource', policy);
+  return async (request, methodArn) => {
+    const signed = await verifySigV4(request, context.iam.credentials, { region: context.region });
+    if (!signed.ok) return { ok: false, message: signed.message, messageKey: 'message' };
+    const { principal, accessKeyId } = signed.identity;
+    const verdict = context.iam.authorizer.authorize({
+      principal,
+      action: 'execute-api:Invoke',
+      resource: methodArn,
+      ...(resourcePolicy ? { resourcePolicy } : {}),
+    });
+    if (!verdict.allowed) return { ok: false, message: verdict.message, messageKey: 'Message' };
+    return { ok: true, accessKeyId, userArn: principal.arn };
   };
 }

@@ -14,13 +14,28 @@ import {
 import { type AlarmDefinition, LocalAlarms } from '../cloudwatch/alarms';
 import { cloudWatchOperations } from '../cloudwatch/api';
 import { EmfReader } from '../cloudwatch/emf';
+import { cloudWatchChecks } from '../cloudwatch/iam-requests';
 import { isStatistic, type MetricIdentity, MetricStore } from '../cloudwatch/metrics';
-import { startCloudWatchServer } from '../cloudwatch/server';
+import { CloudWatchError, startCloudWatchServer } from '../cloudwatch/server';
+import { type SigV4Refusal, verifySigV4 } from '../identities';
 import { CLOUDWATCH_ALARM_DELIVERY } from '../metering';
 import type { ListenContext, Provisioner, RuntimeContext, StackContext } from '../provisioning';
 import type { LambdaProvisioner } from './lambda';
 import type { SqsProvisioner } from './sqs';
 import { asNumber, asRecord, asString } from './values';
+
+/**
+ * CloudWatch's answers to a request it cannot authenticate: shape (= Query code) and HTTP status
+ * (https://docs.aws.amazon.com/AmazonCloudWatch/latest/APIReference/CommonErrors.html).
+ */
+const AUTHENTICATION_ERRORS: Readonly<Record<SigV4Refusal, readonly [string, number]>> = {
+  missing: ['MissingAuthenticationToken', 403],
+  unknown: ['InvalidClientTokenId', 403],
+  token: ['InvalidClientTokenId', 403],
+  mismatch: ['SignatureDoesNotMatch', 403],
+  scope: ['SignatureDoesNotMatch', 403],
+  expired: ['RequestExpired', 400],
+};
 
 const ALARM = 'AWS::CloudWatch::Alarm';
 
@@ -107,7 +122,27 @@ export class CloudWatchProvisioner implements Provisioner {
         store.record(metric('Duration'), 'Milliseconds', now, one(durationMillis));
       }
     });
+    const scope = { region: context.region, accountId: context.accountId };
     const server = await startCloudWatchServer(cloudWatchOperations(store, this.localAlarms), {
+      authorize: async (operationName, input, request) => {
+        const signed = await verifySigV4(request, context.iam.credentials, {
+          region: context.region,
+          service: 'monitoring',
+        });
+        if (!signed.ok) {
+          const [shape, status] = AUTHENTICATION_ERRORS[signed.reason];
+          throw new CloudWatchError(shape, shape, signed.message, status);
+        }
+        const { principal } = signed.identity;
+        const verdict = context.iam.authorizer.authorizeAll(
+          cloudWatchChecks(operationName, input, scope).map((check) => ({ principal, ...check })),
+        );
+        // Users' CLI output shows `(AccessDenied) when calling the PutMetricData operation: User: ...
+        // is not authorized`; the common errors page lists AccessDeniedException, HTTP 400
+        // (https://docs.aws.amazon.com/AmazonCloudWatch/latest/APIReference/CommonErrors.html): the
+        // Query code and 403 of the former are answered.
+        if (!verdict.allowed) throw new CloudWatchError('AccessDenied', 'AccessDenied', verdict.message, 403);
+      },
       onInternalError: (error) => context.problem(`CloudWatch API: ${(error as Error).message}`),
     });
     context.stopWith(server, 'backend');

@@ -13,6 +13,7 @@ import {
   isDynamoDbStreamArn,
   type PipeTargetDelivery,
 } from '../dynamodb';
+import { roleSessionPrincipal } from '../iam/principals';
 import type { Provisioner, RuntimeContext, StackContext } from '../provisioning';
 import type { DynamoDbProvisioner } from './dynamodb';
 import type { EventSourceKind } from './event-source-mappings';
@@ -85,6 +86,15 @@ export function dynamoDbStreams(neighbours: StreamConsumerNeighbours): EventSour
           onProblem: (message) => context.problem(message),
         },
       );
+    },
+    refusal: ({ sourceArn, consumer }, context) => {
+      if (!consumer.roleArn) return undefined;
+      const principal = roleSessionPrincipal(consumer.roleArn, consumer.functionName);
+      const verdict = dynamodb.authorizeStreamRead(context, principal, sourceArn);
+      // Lambda's words (https://docs.aws.amazon.com/lambda/latest/dg/with-ddb.html#services-ddb-eventsourcemapping).
+      return verdict.allowed
+        ? undefined
+        : `InvalidParameterValueException: Cannot access stream ${sourceArn}. Please ensure the role can perform the GetRecords, GetShardIterator, DescribeStream, and ListStreams Actions on your stream in IAM. (${verdict.message})`;
     },
   };
 }

@@ -17,8 +17,10 @@ import { applyTimeToLive, LocalTableStreams, streamSpecification } from '../dyna
 import { startDynamoDbGateway } from '../dynamodb/gateway';
 import type { TableInfo } from '../dynamodb/iam-requests';
 import { startDynamoDbEmulator } from '../emulators';
+import type { Verdict } from '../iam/authorizer';
 import type { SigningCredentials } from '../iam/credential-registry';
-import type { ListenContext, Provisioner, StackContext } from '../provisioning';
+import type { Principal } from '../iam/principals';
+import type { ListenContext, Provisioner, RuntimeContext, StackContext } from '../provisioning';
 import { asRecord } from './values';
 
 const TABLE = 'AWS::DynamoDB::Table';
@@ -112,6 +114,35 @@ export class DynamoDbProvisioner implements Provisioner {
 
   async provision(context: StackContext): Promise<void> {
     for (const [logicalId] of context.ofType(TABLE)) await this.createTable(context, logicalId);
+  }
+
+  /**
+   * May `principal` read the stream (a Lambda event source mapping's function role, a pipe's role)?
+   * What Lambda checks when a mapping is created: DescribeStream, GetRecords and GetShardIterator on
+   * the stream, ListStreams (no resource type: `*`), and for a table encrypted with a
+   * customer-managed key, kms:Decrypt through DynamoDB
+   * (https://docs.aws.amazon.com/lambda/latest/dg/with-ddb.html#events-dynamodb-permissions).
+   */
+  authorizeStreamRead(context: RuntimeContext, principal: Principal, streamArn: string): Verdict {
+    const onStream = ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'];
+    const verdict = context.iam.authorizer.authorizeAll([
+      ...onStream.map((action) => ({ principal, action, resource: streamArn })),
+      { principal, action: 'dynamodb:ListStreams', resource: '*' },
+    ]);
+    if (!verdict.allowed) return verdict;
+    const tableName = /:table\/([^/]+)\/stream\//.exec(streamArn)?.[1] ?? '';
+    const key = this.tableInfo.get(tableName)?.kmsKey;
+    if (!key) return verdict;
+    return context.iam.keys.authorizeUse(context.iam.authorizer, {
+      principal,
+      actions: ['kms:Decrypt'],
+      keyReference: key,
+      viaService: 'dynamodb',
+      encryptionContext: {
+        'aws:dynamodb:tableName': tableName,
+        'aws:dynamodb:subscriberId': context.accountId,
+      },
+    });
   }
 
   private async createTable(context: StackContext, logicalId: string): Promise<void> {

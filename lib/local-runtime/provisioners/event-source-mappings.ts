@@ -37,12 +37,20 @@ export interface EventSourceKind {
   reads(sourceArn: string): boolean;
   /** The running source, or the reason the mapping is not run (named at start). */
   create(mapping: EventSourceMapping, context: RuntimeContext): EventSource | string;
+  /**
+   * Why Lambda would refuse to create the mapping: its function's role may not read the source
+   * (CreateEventSourceMapping's InvalidParameterValueException). Asked at start, once IAM has read
+   * every stack. @default - never refused
+   */
+  refusal?(mapping: EventSourceMapping, context: RuntimeContext): string | undefined;
 }
 
 export class EventSourceMappingProvisioner implements Provisioner {
   readonly name = 'Lambda event source mappings';
   readonly resourceTypes = { runs: [MAPPING] };
   private readonly sources: EventSource[] = [];
+  private readonly created: Array<{ readonly kind: EventSourceKind; readonly mapping: EventSourceMapping }> =
+    [];
 
   constructor(
     private readonly lambda: LambdaProvisioner,
@@ -72,23 +80,30 @@ export class EventSourceMappingProvisioner implements Provisioner {
       }
       for (const [replica, consumer] of [fn, ...this.lambda.replicasOf(fn.functionArn)].entries()) {
         const mappingLogicalId = replica === 0 ? logicalId : `${logicalId}${replicaSuffix(replica)}`;
-        const source = kind.create(
-          {
-            logicalId: mappingLogicalId,
-            stackName: context.stack.stackName,
-            sourceArn,
-            properties,
-            consumer,
-          },
-          context,
-        );
+        const mapping = {
+          logicalId: mappingLogicalId,
+          stackName: context.stack.stackName,
+          sourceArn,
+          properties,
+          consumer,
+        };
+        const source = kind.create(mapping, context);
         if (typeof source === 'string') context.named(mappingLogicalId, MAPPING, source);
-        else this.sources.push(source);
+        else {
+          this.sources.push(source);
+          this.created.push({ kind, mapping });
+        }
       }
     }
   }
 
   async start(context: RuntimeContext): Promise<void> {
+    // What Lambda refuses at creation fails the start, as it fails the deployment on AWS.
+    const refusals = this.created.flatMap(({ kind, mapping }) => {
+      const refusal = kind.refusal?.(mapping, context);
+      return refusal === undefined ? [] : [`${mapping.stackName}/${mapping.logicalId}: ${refusal}`];
+    });
+    if (refusals.length > 0) throw new Error(refusals.join('\n'));
     // Started together, and awaited: the runtime reports ready only once every source is positioned.
     for (const source of this.sources) context.stopWith(source, 'producer');
     await Promise.all(this.sources.map((source) => source.start()));

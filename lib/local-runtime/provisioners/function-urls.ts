@@ -1,10 +1,14 @@
 /**
  * Lambda function URLs: one loopback server per AWS::Lambda::Url, listening before the template is
  * resolved (its URL appears in environment variables and outputs), behind a fault proxy when the
- * functionUrl hook is set.
+ * functionUrl hook is set. Each request is authorized as Lambda does (../function-urls.ts): the
+ * caller's SigV4 signature (signing name `lambda`) against the local account's credentials for
+ * AuthType AWS_IAM, the anonymous principal for NONE, then the caller's and the function's policies.
  */
 import { startInterceptingProxy } from '../fault-hooks';
-import { type FunctionUrlServer, startFunctionUrlServer } from '../function-urls';
+import { type FunctionUrlCaller, type FunctionUrlServer, startFunctionUrlServer } from '../function-urls';
+import { anonymousPrincipal, principalContext } from '../iam/principals';
+import { type ReceivedRequest, verifySigV4 } from '../identities';
 import type { ListenContext, Provisioner, StackContext } from '../provisioning';
 import type { LambdaProvisioner } from './lambda';
 
@@ -46,13 +50,35 @@ export class FunctionUrlProvisioner implements Provisioner {
       } else if (!this.lambda.host.find(functionArn)) {
         context.named(logicalId, URL_TYPE, `its function ${functionArn} does not run locally`);
       } else {
-        server.serve(
-          {
-            logicalId,
-            functionArn,
-            authType: properties.AuthType === 'AWS_IAM' ? 'AWS_IAM' : 'NONE',
+        const authType = properties.AuthType === 'AWS_IAM' ? 'AWS_IAM' : 'NONE';
+        const authorize = async (request: ReceivedRequest): Promise<FunctionUrlCaller | undefined> => {
+          if (authType === 'NONE') {
+            return this.lambda.authorizeUrlInvoke(anonymousPrincipal(), functionArn, authType).allowed
+              ? { kind: 'anonymous' }
+              : undefined;
+          }
+          const signed = await verifySigV4(request, context.iam.credentials, {
+            region: context.region,
+            service: 'lambda',
+          });
+          if (!signed.ok) {
+            context.problem(`function URL ${logicalId} refused a request: ${signed.message}`);
+            return undefined;
+          }
+          const { principal, accessKeyId } = signed.identity;
+          if (!this.lambda.authorizeUrlInvoke(principal, functionArn, authType).allowed) return undefined;
+          const userId = String(principalContext(principal)['aws:userid'] ?? accessKeyId);
+          return {
+            kind: 'iam',
+            accessKey: accessKeyId,
             accountId: context.accountId,
-          },
+            callerId: userId,
+            userArn: principal.arn,
+            userId,
+          };
+        };
+        server.serve(
+          { logicalId, functionArn, authType, accountId: context.accountId, authorize },
           (arn, event) => this.lambda.host.invoke(arn, event),
         );
       }

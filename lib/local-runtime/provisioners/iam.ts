@@ -10,7 +10,8 @@
 import { awsManagedPolicy } from '../iam/aws-managed-policies';
 import { type CompiledPolicy, compilePolicy } from '../iam/policy-document';
 import { PolicyDocumentError } from '../iam/policy-document-error';
-import type { Provisioner, RuntimeContext, StackContext } from '../provisioning';
+import type { LocalIdentity } from '../identities';
+import type { Provisioner, RuntimeContext, StackContext, TargetContribution } from '../provisioning';
 import { asRecord, asString } from './values';
 
 const ROLE = 'AWS::IAM::Role';
@@ -34,6 +35,7 @@ export class IamProvisioner implements Provisioner {
   };
   /** Customer managed policies by ARN and by ManagedPolicyName (for options.users). */
   private readonly managedByArn = new Map<string, CompiledPolicy>();
+  private users: Record<string, LocalIdentity> = {};
   private readonly managedByName = new Map<string, string>();
 
   /**
@@ -149,6 +151,9 @@ export class IamProvisioner implements Provisioner {
 
   /** The composition's users get their managed policies once every stack is read. */
   async start(context: RuntimeContext): Promise<void> {
+    this.users = Object.fromEntries(
+      Object.keys(context.options.users ?? {}).map((user) => [user, context.identities.identity(user)]),
+    );
     const problems: string[] = [];
     for (const [user, spec] of Object.entries(context.options.users ?? {})) {
       const { principal } = context.iam.credentials.user(user);
@@ -160,6 +165,11 @@ export class IamProvisioner implements Provisioner {
       }
     }
     if (problems.length > 0) throw new Error(`options.users: ${problems.join('; ')}`);
+  }
+
+  /** The composition's users are identities its tools sign with (target.json's identities). */
+  describe(): TargetContribution {
+    return Object.keys(this.users).length > 0 ? { identities: this.users } : {};
   }
 
   private managedPolicy(

@@ -3,16 +3,45 @@
  * one spec per AWS::Lambda::Function (environment resolved locally, reserved concurrency, timeout,
  * EventInvokeConfig retries), asynchronous deliveries to function ARNs, and the fault hooks that
  * act on functions (extra copies, clock offsets).
+ *
+ * Who may invoke a function is IAM's question, asked here for every caller: each function's
+ * permissions (AWS::Lambda::Permission) are its resource-based policy (../lambda-permissions.ts),
+ * and authorizeServiceInvoke (a service delivering on a resource's behalf: API Gateway, SNS,
+ * EventBridge), authorizeInvoke (a caller with credentials: a state machine's role) and
+ * authorizeUrlInvoke (a function URL's caller) evaluate it with the caller's identity policies.
+ * A function's output reaches CloudWatch Logs, and so its Embedded Metric Format lines become
+ * metrics, only if its role may write its log group, as on AWS.
  */
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve as resolvePath } from 'node:path';
 import { replicaSuffix } from '../fault-hooks';
+import { accountOfArn } from '../iam/arn';
+import type { Verdict } from '../iam/authorizer';
+import { type CompiledPolicy, compilePolicy } from '../iam/policy-document';
+import { PolicyDocumentError } from '../iam/policy-document-error';
+import { type Principal, roleSessionPrincipal, servicePrincipal } from '../iam/principals';
+import { LambdaAccessDeniedError } from '../lambda-errors';
 import { type InvocationResult, type LambdaFunctionSpec, LambdaHost } from '../lambda-host';
+import { permissionStatement } from '../lambda-permissions';
 import type { ListenContext, Provisioner, RuntimeContext, StackContext } from '../provisioning';
 import { arnName, asNumber, asRecord, asString } from './values';
 
 const FUNCTION = 'AWS::Lambda::Function';
+const PERMISSION = 'AWS::Lambda::Permission';
+/** The log stream every local sandbox writes (AWS_LAMBDA_LOG_STREAM_NAME). */
+const LOG_STREAM_NAME = 'local/[$LATEST]local';
+
+/** A delivery by a service on a resource's behalf (API Gateway's method, SNS's topic, a rule). */
+export interface ServiceInvokeRequest {
+  /** The service principal, e.g. `apigateway.amazonaws.com`. */
+  readonly service: string;
+  readonly functionArn: string;
+  /** The resource the service acts for (`aws:SourceArn`). @default - none */
+  readonly sourceArn?: string;
+  /** `aws:SourceAccount`. @default - the account of sourceArn */
+  readonly sourceAccount?: string;
+}
 
 /** Hears of an invocation's end: its function, result and duration in milliseconds. */
 export type InvocationEndListener = (
@@ -26,8 +55,7 @@ const DEFAULT_FUNCTION_CONCURRENCY = 4;
 export class LambdaProvisioner implements Provisioner {
   readonly name = 'Lambda';
   readonly resourceTypes = {
-    runs: [FUNCTION, EVENT_INVOKE_CONFIG],
-    inert: { 'AWS::Lambda::Permission': 'invoke permissions are not enforced locally' },
+    runs: [FUNCTION, EVENT_INVOKE_CONFIG, PERMISSION],
     notRun: {
       'AWS::Lambda::Alias': 'aliases are not emulated (every invocation runs $LATEST)',
       'AWS::Lambda::Version': 'versions are not emulated (every invocation runs $LATEST)',
@@ -42,6 +70,13 @@ export class LambdaProvisioner implements Provisioner {
   private readonly invocationEndListeners: InvocationEndListener[] = [];
   /** Each function's role and where it was declared, checked once IAM has read every stack. */
   private readonly roles: Array<{ readonly where: string; readonly roleArn: string }> = [];
+  /** Each function's permissions as statements, by the function's ARN (compiled at start). */
+  private readonly permissions = new Map<string, { where: string; statements: unknown[] }>();
+  /** Each function's resource-based policy, by its ARN. */
+  private readonly policies = new Map<string, CompiledPolicy>();
+  /** Whether each function may write its log group (asked once, at its first line), by name. */
+  private readonly logWrites = new Map<string, boolean>();
+  private runtime: RuntimeContext | undefined;
 
   get host(): LambdaHost {
     if (!this.lambdaHost) throw new Error('The Lambda host is not started yet');
@@ -64,6 +99,7 @@ export class LambdaProvisioner implements Provisioner {
   }
 
   async listen(context: ListenContext): Promise<void> {
+    this.runtime = context;
     const listeners = this.outputLineListeners;
     const ended = this.invocationEndListeners;
     const faultObserver = context.options.faults?.onInvocation;
@@ -81,6 +117,8 @@ export class LambdaProvisioner implements Provisioner {
         };
       },
       onOutputLine: (spec, line) => {
+        // What a function's role may not write to its log group never reaches CloudWatch Logs.
+        if (!this.writesLogs(spec)) return;
         for (const listener of listeners) listener(spec, line);
       },
       asyncRetryDelaysMillis: context.options.asyncRetryDelaysMillis,
@@ -90,7 +128,21 @@ export class LambdaProvisioner implements Provisioner {
     });
     this.lambdaHost = host;
     context.stopWith(host, 'functions');
-    context.deliveries.register('lambda', async (functionArn, message) => {
+    context.deliveries.register('lambda', async (functionArn, message, options) => {
+      const deliveredAs = options.deliveredAs;
+      if (deliveredAs) {
+        const verdict =
+          deliveredAs.kind === 'service'
+            ? this.authorizeServiceInvoke({
+                service: deliveredAs.service,
+                functionArn,
+                sourceArn: deliveredAs.sourceArn,
+              })
+            : this.authorizeInvoke(roleSessionPrincipal(deliveredAs.roleArn, 'delivery'), functionArn);
+        // The delivering service sees Lambda's AccessDeniedException and treats it as a failed
+        // delivery (EventBridge retries, then its dead-letter queue).
+        if (!verdict.allowed) throw new LambdaAccessDeniedError(verdict.message);
+      }
       host.invokeAsync(functionArn, JSON.parse(message) as unknown);
     });
   }
@@ -124,7 +176,60 @@ export class LambdaProvisioner implements Provisioner {
     }
   }
 
+  /**
+   * Every permission of the stack becomes a statement of its function's policy. In the wire phase:
+   * a permission may name a function of a stack provisioned after its own.
+   */
+  async wire(context: StackContext): Promise<void> {
+    const problems: string[] = [];
+    for (const [logicalId] of context.ofType(PERMISSION)) {
+      const properties = context.resolver.properties(logicalId);
+      const where = `${context.stack.stackName}/${logicalId}`;
+      const spec = this.host.find(String(properties.FunctionName ?? ''));
+      if (!spec) {
+        context.named(
+          logicalId,
+          PERMISSION,
+          `its function ${String(properties.FunctionName)} does not run locally`,
+        );
+        continue;
+      }
+      const built = permissionStatement(logicalId, spec.functionArn, properties);
+      if (!built.ok) {
+        problems.push(`${where}: ${built.problem}`);
+        continue;
+      }
+      const entry = this.permissions.get(spec.functionArn) ?? {
+        where: `${context.stack.stackName}/${spec.logicalId}`,
+        statements: [],
+      };
+      entry.statements.push(built.statement);
+      this.permissions.set(spec.functionArn, entry);
+    }
+    if (problems.length > 0) {
+      throw new Error(`Lambda permissions the local account cannot evaluate:\n  ${problems.join('\n  ')}`);
+    }
+  }
+
   async start(context: RuntimeContext): Promise<void> {
+    const problems: string[] = [];
+    for (const [functionArn, { where, statements }] of this.permissions) {
+      try {
+        this.policies.set(
+          functionArn,
+          compilePolicy(`${where} resource policy`, 'resource', {
+            Version: '2012-10-17',
+            Statement: statements,
+          }),
+        );
+      } catch (error) {
+        if (!(error instanceof PolicyDocumentError)) throw error;
+        problems.push(error.message);
+      }
+    }
+    if (problems.length > 0) {
+      throw new Error(`Lambda permissions the local account cannot evaluate:\n  ${problems.join('\n  ')}`);
+    }
     // Lambda refuses to create a function whose role it cannot assume (CreateFunction:
     // InvalidParameterValueException, https://docs.aws.amazon.com/lambda/latest/api/API_CreateFunction.html).
     const untrusted = this.roles.filter(
@@ -152,6 +257,116 @@ export class LambdaProvisioner implements Provisioner {
       }
     }
   }
+
+  /** The function's resource-based policy (its permissions), if it has any. */
+  resourcePolicyOf(functionArn: string): CompiledPolicy | undefined {
+    return this.policies.get(this.unreplicated(functionArn));
+  }
+
+  /**
+   * May `service` invoke the function on behalf of `sourceArn` (API Gateway for a method, SNS for a
+   * topic, EventBridge for a rule)? Only the function's policy can allow a service principal
+   * (https://docs.aws.amazon.com/lambda/latest/dg/permissions-function-services.html).
+   */
+  authorizeServiceInvoke(request: ServiceInvokeRequest): Verdict {
+    const sourceAccount =
+      request.sourceAccount ??
+      (request.sourceArn === undefined ? undefined : accountOfArn(request.sourceArn));
+    return this.authorizeFunction(
+      servicePrincipal(request.service),
+      request.functionArn,
+      'lambda:InvokeFunction',
+      {
+        ...(request.sourceArn === undefined ? {} : { 'aws:sourcearn': request.sourceArn }),
+        ...(sourceAccount === undefined ? {} : { 'aws:sourceaccount': sourceAccount }),
+      },
+    );
+  }
+
+  /**
+   * May a caller with credentials (a state machine's role session, a user) invoke the function?
+   * Its identity policies or the function's policy may allow it, in one account
+   * (https://docs.aws.amazon.com/lambda/latest/dg/access-control-resource-based.html).
+   */
+  authorizeInvoke(principal: Principal, functionArn: string): Verdict {
+    return this.authorizeFunction(principal, functionArn, 'lambda:InvokeFunction', {});
+  }
+
+  /**
+   * May `principal` (the anonymous principal for AuthType NONE) invoke the function through its URL?
+   * Lambda requires lambda:InvokeFunctionUrl (with lambda:FunctionUrlAuthType) and, for function URLs
+   * created since October 2025 (every local one is created at start), lambda:InvokeFunction (with
+   * lambda:InvokedViaFunctionUrl): https://docs.aws.amazon.com/lambda/latest/dg/urls-auth.html.
+   */
+  authorizeUrlInvoke(principal: Principal, functionArn: string, authType: 'AWS_IAM' | 'NONE'): Verdict {
+    const url = this.authorizeFunction(principal, functionArn, 'lambda:InvokeFunctionUrl', {
+      'lambda:functionurlauthtype': authType,
+    });
+    if (!url.allowed) return url;
+    const invoke = this.authorizeFunction(principal, functionArn, 'lambda:InvokeFunction', {
+      'lambda:invokedviafunctionurl': 'true',
+    });
+    if (!invoke.allowed) return invoke;
+    const wouldDeny = url.wouldDeny ?? invoke.wouldDeny;
+    return wouldDeny === undefined ? { allowed: true } : { allowed: true, wouldDeny };
+  }
+
+  private authorizeFunction(
+    principal: Principal,
+    functionArn: string,
+    action: string,
+    context: Record<string, string>,
+  ): Verdict {
+    if (!this.runtime) throw new Error('The Lambda provisioner is not listening yet');
+    const resource = this.unreplicated(functionArn);
+    const resourcePolicy = this.policies.get(resource);
+    return this.runtime.iam.authorizer.authorize({
+      principal,
+      action,
+      resource,
+      context,
+      ...(resourcePolicy ? { resourcePolicy } : {}),
+    });
+  }
+
+  /** A fault hook's extra copy is its function to IAM: same ARN, same policy. */
+  private unreplicated(functionArn: string): string {
+    const spec = this.lambdaHost?.find(functionArn);
+    const original = spec?.replicaOf === undefined ? undefined : this.lambdaHost?.find(spec.replicaOf);
+    return original?.functionArn ?? spec?.functionArn ?? functionArn;
+  }
+
+  /**
+   * Whether the function's output reaches CloudWatch Logs: Lambda writes it with the function's
+   * role, which needs logs:CreateLogStream and logs:PutLogEvents on its log group
+   * (https://docs.aws.amazon.com/lambda/latest/dg/monitoring-cloudwatchlogs.html#monitoring-cloudwatchlogs-prereqs);
+   * without them there are no logs, and so no metrics from Embedded Metric Format lines. Asked at
+   * the function's first line, told once.
+   */
+  private writesLogs(spec: LambdaFunctionSpec): boolean {
+    const known = this.logWrites.get(spec.functionName);
+    if (known !== undefined) return known;
+    const runtime = this.runtime;
+    if (!runtime || !spec.roleArn) return true;
+    const principal = roleSessionPrincipal(spec.roleArn, spec.functionName);
+    const logGroupName = spec.logGroupName ?? defaultLogGroupName(spec.functionName);
+    const resource = `arn:aws:logs:${runtime.region}:${runtime.accountId}:log-group:${logGroupName}:log-stream:${LOG_STREAM_NAME}`;
+    const verdict = runtime.iam.authorizer.authorizeAll(
+      ['logs:CreateLogStream', 'logs:PutLogEvents'].map((action) => ({ principal, action, resource })),
+    );
+    this.logWrites.set(spec.functionName, verdict.allowed);
+    if (!verdict.allowed) {
+      runtime.problem(
+        `function ${spec.logicalId} writes no logs to ${logGroupName} (${verdict.message}): its output never reaches CloudWatch Logs, so its Embedded Metric Format lines make no metrics`,
+      );
+    }
+    return verdict.allowed;
+  }
+}
+
+/** The log group Lambda writes to when the function names none (LoggingConfig.LogGroup). */
+function defaultLogGroupName(functionName: string): string {
+  return `/aws/lambda/${functionName}`;
 }
 
 /** Where the Node.js Lambda runtime's own AWS SDK v3 comes from locally (bundles mark it external). */
@@ -216,13 +431,15 @@ export function lambdaReservedVariables(fn: {
   readonly codeDirectory: string;
   /** `<file>.<export>`. */
   readonly handler: string;
+  /** LoggingConfig.LogGroup. @default - `/aws/lambda/<function name>` */
+  readonly logGroupName?: string;
 }): Record<string, string> {
   return {
     AWS_LAMBDA_FUNCTION_NAME: fn.functionName,
     AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
     AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(fn.memorySizeMb),
-    AWS_LAMBDA_LOG_GROUP_NAME: `/aws/lambda/${fn.functionName}`,
-    AWS_LAMBDA_LOG_STREAM_NAME: 'local/[$LATEST]local',
+    AWS_LAMBDA_LOG_GROUP_NAME: fn.logGroupName ?? defaultLogGroupName(fn.functionName),
+    AWS_LAMBDA_LOG_STREAM_NAME: LOG_STREAM_NAME,
     AWS_EXECUTION_ENV: `AWS_Lambda_${fn.runtime}`,
     LAMBDA_TASK_ROOT: fn.codeDirectory,
     _HANDLER: fn.handler,
@@ -265,6 +482,7 @@ function functionSpec(
   const roleArn = asString(properties.Role);
   if (!roleArn) return 'no Role (an execution role ARN)';
   const memorySizeMb = asNumber(properties.MemorySize) ?? 128;
+  const logGroupName = asString(asRecord(properties.LoggingConfig).LogGroup);
   const reserved = asNumber(properties.ReservedConcurrentExecutions);
   if (reserved === 0) return 'reserved concurrency 0: the function is throttled';
   const environment: Record<string, string> = {};
@@ -277,7 +495,14 @@ function functionSpec(
     environment,
     functionBaseEnvironment(context, roleArn, functionName),
     context.endpoints.functionEnvironment(functionName),
-    lambdaReservedVariables({ functionName, memorySizeMb, runtime, codeDirectory, handler }),
+    lambdaReservedVariables({
+      functionName,
+      memorySizeMb,
+      runtime,
+      codeDirectory,
+      handler,
+      ...(logGroupName ? { logGroupName } : {}),
+    }),
   );
   const clockOffsetMillis = context.options.faults?.clockOffsetMillis?.[logicalId];
   return {
@@ -293,6 +518,7 @@ function functionSpec(
     maxConcurrency: reserved ?? context.options.defaultFunctionConcurrency ?? DEFAULT_FUNCTION_CONCURRENCY,
     asyncRetryAttempts: retriesByFunction.get(functionName) ?? 2,
     ...(clockOffsetMillis ? { clockOffsetMillis } : {}),
+    ...(logGroupName ? { logGroupName } : {}),
   };
 }
 

@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
-import type { OperatorClient } from '../../../bin/operator-client';
+import { OperatorClient } from '../../../bin/operator-client';
 import {
   DEFAULT_WORKFLOW_VERSION,
   type OperatorOrderDetailBody,
@@ -117,6 +117,31 @@ describe('authorisation', () => {
       expect({ method, path, status: response.status }).toEqual({ method, path, status: 403 });
     }
   });
+
+  // The local runtime's other users (the clients) hold no OperatorAccess policy: local runs only.
+  const localOnly = ['aws', 'localstack'].includes(process.env.ACCEPTANCE_KIND ?? 'local') ? it.skip : it;
+  localOnly(
+    'refuses a signed request from an identity without the OperatorAccess policy (403, IAM’s words)',
+    async () => {
+      const target = acceptanceTarget();
+      const other = Object.entries(target.identities ?? {}).find(([name]) => name !== 'operator')?.[1];
+      if (!other) throw new Error('The local target lists no identity besides the operator');
+      const stranger = new OperatorClient({
+        apiUrl: target.outputs.ApiUrl ?? '',
+        region: target.region,
+        credentials: { accessKeyId: other.accessKeyId, secretAccessKey: other.secretAccessKey },
+      });
+      const answer = await stranger.show(ids.processed);
+      expect(answer.status).toBe(403);
+      expect(answer.body).toEqual({
+        Message: expect.stringMatching(
+          new RegExp(
+            `^User: ${other.userArn} is not authorized to perform: execute-api:Invoke on resource: arn:aws:execute-api:.*/GET/operator/orders/${ids.processed}`,
+          ),
+        ),
+      });
+    },
+  );
 });
 
 describe('a compensated order (PERM-FAIL: payment refuses for good)', () => {

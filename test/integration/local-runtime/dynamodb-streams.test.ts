@@ -14,6 +14,7 @@ import {
   ScanCommand,
 } from '@aws-sdk/client-dynamodb';
 import { type Message, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { plantBrokenGrant } from '../../../lib/chaos/runner/broken-grants';
 import { type LocalRuntime, startLocalRuntime } from '../../../lib/local-runtime';
 import { synthesizeStreamFixtureApp } from './fixtures/stream-app';
 
@@ -165,5 +166,32 @@ describe('local runtime running an app with a DynamoDB stream', () => {
       eventSourceARN: outputs.SourceStreamArn,
       dynamodb: { Keys: { pk: { S: 'pipe-1' } }, NewImage: { pk: { S: 'pipe-1' } } },
     });
+  });
+});
+
+describe('a stream mapping whose function role may not read the stream', () => {
+  it('fails the start as CreateEventSourceMapping fails on AWS, naming the mapping and the missing action', async () => {
+    const workDir = mkdtempSync(join(tmpdir(), 'stream-grant-it-'));
+    try {
+      synthesizeStreamFixtureApp(join(workDir, 'cdk.out'));
+      plantBrokenGrant(join(workDir, 'cdk.out'), join(workDir, 'broken'), {
+        name: 'consumer-cannot-read-stream',
+        stack: 'StreamFixture',
+        role: 'StreamConsumerServiceRole',
+        action: 'dynamodb:GetRecords',
+      });
+      await expect(
+        startLocalRuntime({
+          assemblyDir: join(workDir, 'broken'),
+          port: 0,
+          targetFile: null,
+          log: () => undefined,
+        }),
+      ).rejects.toThrow(
+        /StreamFixture\/StreamConsumerDynamoDBEventSource\w*: InvalidParameterValueException: Cannot access stream arn:aws:dynamodb:[^ ]+\/stream\/[^ ]+\. Please ensure the role can perform the GetRecords, GetShardIterator, DescribeStream, and ListStreams Actions on your stream in IAM\. \(User: arn:aws:sts::\d+:assumed-role\/[^ ]+ is not authorized to perform: dynamodb:GetRecords/,
+      );
+    } finally {
+      rmSync(workDir, { recursive: true, force: true });
+    }
   });
 });

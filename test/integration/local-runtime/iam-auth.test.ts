@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { Sha256 } from '@aws-crypto/sha256-js';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { type RestApiServer, startRestApiServer } from '../../../lib/local-runtime/api-gateway';
-import { LocalIdentities, SIGV4_MESSAGES } from '../../../lib/local-runtime/identities';
+import { LocalIdentities, SIGV4_MESSAGES, verifySigV4 } from '../../../lib/local-runtime/identities';
 
 const REGION = 'eu-west-1';
 const ACCOUNT = '000000000000';
@@ -68,6 +68,7 @@ describe('AWS_IAM methods of the REST API emulator', () => {
   let server: RestApiServer;
   let identities: LocalIdentities;
   const events: ProxyEvent[] = [];
+  const methodArns: string[] = [];
 
   beforeAll(async () => {
     identities = new LocalIdentities(undefined, ACCOUNT);
@@ -98,7 +99,14 @@ describe('AWS_IAM methods of the REST API emulator', () => {
         method('/public', 'GET', 'NONE'),
       ],
       apiKeys: [],
-      identities,
+      // The runtime asks IAM after the signature (provisioners/api-gateway.ts); here: the signature.
+      authorizeIam: async (request, methodArn) => {
+        methodArns.push(methodArn);
+        const verdict = await verifySigV4(request, identities, { region: REGION });
+        return verdict.ok
+          ? { ok: true, accessKeyId: verdict.identity.accessKeyId, userArn: verdict.identity.userArn }
+          : { ok: false, message: verdict.message, messageKey: 'message' };
+      },
       region: REGION,
       accountId: ACCOUNT,
     });
@@ -108,6 +116,7 @@ describe('AWS_IAM methods of the REST API emulator', () => {
   });
   beforeEach(() => {
     events.length = 0;
+    methodArns.length = 0;
   });
 
   const url = (path: string) => `${server.baseUrl}/v1${path}`;
@@ -127,6 +136,7 @@ describe('AWS_IAM methods of the REST API emulator', () => {
       accountId: ACCOUNT,
     });
     expect(events[0]?.queryStringParameters).toEqual({ state: 'Error', limit: '5' });
+    expect(methodArns).toEqual([`arn:aws:execute-api:${REGION}:${ACCOUNT}:api/v1/GET/operator/orders`]);
   });
 
   it('verifies a signed POST body and path parameter', async () => {
@@ -223,5 +233,71 @@ describe('LocalIdentities', () => {
     expect(() => new LocalIdentities(undefined, ACCOUNT).identity('no spaces')).toThrow(
       'cannot name a local IAM user',
     );
+  });
+});
+
+describe('what IAM refuses at the REST API emulator', () => {
+  let server: RestApiServer;
+  const invoked: string[] = [];
+  const problems: string[] = [];
+
+  beforeAll(async () => {
+    server = await startRestApiServer({
+      port: 0,
+      invoke: async (arn) => {
+        invoked.push(arn);
+        return { ok: true, payload: { statusCode: 200, body: 'ok' }, requestId: 'r' };
+      },
+      // The function's policy lets API Gateway invoke it for GET /open only.
+      mayInvoke: (_arn, sourceArn) => sourceArn.endsWith('/GET/open'),
+      onProblem: (message) => problems.push(message),
+    });
+    const method = (resourcePath: string, authorizationType: string) => ({
+      logicalId: resourcePath,
+      resourcePath,
+      resourceId: resourcePath,
+      httpMethod: 'GET',
+      apiKeyRequired: false,
+      authorizationType,
+      integration: { type: 'lambda-proxy' as const, functionArn: ARN },
+    });
+    server.serve({
+      logicalId: 'Api',
+      apiId: 'api',
+      stageNames: ['v1'],
+      methods: [method('/open', 'NONE'), method('/closed', 'NONE'), method('/operator', 'AWS_IAM')],
+      apiKeys: [],
+      // IAM found no allow for the signer: API Gateway's words, under `Message`.
+      authorizeIam: async (_request, methodArn) => ({
+        ok: false,
+        message: `User: arn:aws:iam::${ACCOUNT}:user/someone is not authorized to perform: execute-api:Invoke on resource: ${methodArn}`,
+        messageKey: 'Message',
+      }),
+      region: REGION,
+      accountId: ACCOUNT,
+    });
+  });
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  it('answers 500 and invokes nothing when the function’s policy does not let API Gateway invoke it', async () => {
+    expect((await fetch(`${server.baseUrl}/v1/open`)).status).toBe(200);
+    invoked.length = 0;
+    const refused = await fetch(`${server.baseUrl}/v1/closed`);
+    expect(refused.status).toBe(500);
+    expect(await refused.json()).toEqual({ message: 'Internal server error' });
+    expect(invoked).toEqual([]);
+    expect(problems.at(-1)).toContain(`for arn:aws:execute-api:${REGION}:${ACCOUNT}:api/v1/GET/closed`);
+  });
+
+  it('answers an AWS_IAM denial 403 with IAM’s message under Message, invoking nothing', async () => {
+    invoked.length = 0;
+    const refused = await fetch(`${server.baseUrl}/v1/operator`);
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toEqual({
+      Message: `User: arn:aws:iam::${ACCOUNT}:user/someone is not authorized to perform: execute-api:Invoke on resource: arn:aws:execute-api:${REGION}:${ACCOUNT}:api/v1/GET/operator`,
+    });
+    expect(invoked).toEqual([]);
   });
 });

@@ -8,8 +8,11 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Sha256 } from '@aws-crypto/sha256-js';
 import { DescribeTableCommand, DynamoDBClient, GetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { SignatureV4 } from '@smithy/signature-v4';
+import { sendSigned } from '../../../lambdas/shared/signed-request';
 import {
   type LocalRuntime,
   type LocalRuntimeObserver,
@@ -336,15 +339,21 @@ describe('local runtime running a synthesized app', () => {
   });
 
   it('caps concurrency at the reserved concurrency and isolates module state per sandbox', async () => {
-    const signed = {
-      authorization: 'AWS4-HMAC-SHA256 Credential=local/20240101/us-east-1/lambda/aws4_request',
-    };
+    // The AWS_IAM URL: unsigned is refused; the account's root (the target's credentials) signs.
     expect((await fetch(`${outputs.SingleFunctionUrl}hold`)).status).toBe(403);
-    const hold = (url: string, headers: Record<string, string> = {}) =>
-      fetch(`${url}hold`, { headers }).then(
-        async (response) => ((await response.json()) as { seen: Seen }).seen,
-      );
-    const single = await Promise.all([1, 2, 3].map(() => hold(outputs.SingleFunctionUrl ?? '', signed)));
+    const signer = new SignatureV4({
+      service: 'lambda',
+      region: runtime.target.region,
+      credentials: runtime.target.credentials,
+      sha256: Sha256,
+    });
+    const seenOf = async (response: Response) => ((await response.json()) as { seen: Seen }).seen;
+    const hold = (url: string) => fetch(`${url}hold`).then(seenOf);
+    const single = await Promise.all(
+      [1, 2, 3].map(() =>
+        sendSigned(signer, { method: 'GET', url: `${outputs.SingleFunctionUrl}hold` }).then(seenOf),
+      ),
+    );
     expect(new Set(single.map((seen) => seen.sandboxId)).size).toBe(1);
     const pooled = await Promise.all([1, 2, 3].map(() => hold(outputs.FunctionUrl ?? '')));
     expect(new Set(pooled.map((seen) => seen.sandboxId)).size).toBeGreaterThan(1);

@@ -151,7 +151,13 @@ describe('loopback servers refuse foreign Host headers', () => {
   it('function URL servers', async () => {
     const server = keep(await startFunctionUrlServer(() => undefined));
     server.serve(
-      { logicalId: 'Url', functionArn: 'arn', authType: 'NONE', accountId: '000000000000' },
+      {
+        logicalId: 'Url',
+        functionArn: 'arn',
+        authType: 'NONE',
+        accountId: '000000000000',
+        authorize: async () => ({ kind: 'anonymous' }),
+      },
       async () => ({ ok: true, payload: { statusCode: 201 }, requestId: 'r' }),
     );
     await expectHostCheck(server.endpoint, { method: 'GET' }, 201);

@@ -44,6 +44,7 @@ import { formatMillis } from '../../core/report';
 import { PROJECT_ROOT, synthesizeLocal } from '../assembly';
 import { appDenials, iamRecordDirOf } from '../iam-denials';
 import { CampaignTracker, sleep, startSampler, submitUntilAnswered } from '../loop';
+import { operatorUserOf } from '../operator-user';
 import { type DeliveryAssemblyFacts, readDeliveryAssemblyFacts } from './assembly';
 import { DeliveryFaultInjector } from './injector';
 import { DeliverySystemDriver } from './system';
@@ -175,6 +176,7 @@ export async function runDeliveryCampaign(
       functionLogDir,
       faults: injector.hooks(),
       iamRecordDir: nextIamRecordDir(),
+      users: operatorUserOf(facts.stackName),
       log: (line) => writeFileSync(runtimeLog, `${new Date().toISOString()} ${line}\n`, { flag: 'a' }),
     });
     const startedDriver = new DeliverySystemDriver(started.target, facts.stackName);

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { promisify } from 'node:util';
+import { Sha256 } from '@aws-crypto/sha256-js';
 import {
   CloudWatchClient,
   DescribeAlarmsCommand,
@@ -29,6 +30,7 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { cbor } from '@smithy/core/cbor';
+import { SignatureV4 } from '@smithy/signature-v4';
 import { metricsReport } from '../../../../bin/metrics-report';
 import { METRICS_NAMESPACE } from '../../../../lambdas/scheduler-agent-supervisor/contracts';
 import { type LocalRuntime, PROJECT_ROOT, startLocalRuntime } from '../../../../lib/local-runtime';
@@ -47,6 +49,8 @@ interface Notification {
   readonly subject?: string;
   readonly body: Record<string, unknown> & { Trigger: Record<string, unknown> };
 }
+
+const NO_POLICY_USER = 'no-policy';
 
 describe('CloudWatch of the local runtime', () => {
   let workDir: string;
@@ -68,6 +72,8 @@ describe('CloudWatch of the local runtime', () => {
       assemblyDir: join(workDir, 'cdk.out'),
       port: 0,
       targetFile: null,
+      // A local user the composition gives no policy: CloudWatch refuses it everything.
+      users: { [NO_POLICY_USER]: {} },
       log: (line) => logLines.push(line),
     });
     const clientConfig = { region: runtime.target.region, credentials: { ...runtime.target.credentials } };
@@ -273,15 +279,60 @@ describe('CloudWatch of the local runtime', () => {
     expect(stdout).toMatch(new RegExp(`${DLQ_ALARM} +(OK|ALARM) `));
   });
 
-  it('answers clients that speak RPC v2 CBOR', async () => {
-    const response = await fetch(
+  /** A DescribeAlarms request in RPC v2 CBOR, as other SDKs send it, signed with `credentials`. */
+  async function cborDescribeAlarms(credentials?: { accessKeyId: string; secretAccessKey: string }) {
+    const url = new URL(
       `${runtime.target.endpoints.cloudwatch}/service/GraniteServiceVersion20100801/operation/DescribeAlarms`,
-      {
-        method: 'POST',
-        headers: { 'content-type': 'application/cbor', 'smithy-protocol': 'rpc-v2-cbor' },
-        body: Buffer.from(cbor.serialize({ AlarmNames: [HEARTBEAT_ALARM] })),
-      },
     );
+    const body = Buffer.from(cbor.serialize({ AlarmNames: [HEARTBEAT_ALARM] }));
+    const headers = { 'content-type': 'application/cbor', 'smithy-protocol': 'rpc-v2-cbor', host: url.host };
+    const signed = credentials
+      ? await new SignatureV4({
+          service: 'monitoring',
+          region: runtime.target.region,
+          credentials,
+          sha256: Sha256,
+        }).sign({
+          method: 'POST',
+          protocol: url.protocol,
+          hostname: url.hostname,
+          port: Number(url.port),
+          path: url.pathname,
+          headers,
+          body,
+        })
+      : { headers };
+    const sent = Object.fromEntries(Object.entries(signed.headers).filter(([name]) => name !== 'host'));
+    return fetch(url, { method: 'POST', headers: sent, body });
+  }
+
+  it('refuses what IAM refuses: no signature, an unknown key, an identity no policy allows', async () => {
+    const error = async (response: Response) => ({
+      status: response.status,
+      code: response.headers.get('x-amzn-query-error'),
+      body: cbor.deserialize(new Uint8Array(await response.arrayBuffer())) as Record<string, unknown>,
+    });
+    expect(await error(await cborDescribeAlarms())).toMatchObject({
+      status: 403,
+      code: 'MissingAuthenticationToken;Sender',
+    });
+    expect(
+      await error(await cborDescribeAlarms({ accessKeyId: 'nobody', secretAccessKey: 'x' })),
+    ).toMatchObject({
+      status: 403,
+      code: 'InvalidClientTokenId;Sender',
+    });
+    const reader = runtime.target.identities?.[NO_POLICY_USER];
+    if (!reader) throw new Error(`the target lists no ${NO_POLICY_USER}`);
+    const denied = await error(await cborDescribeAlarms(reader));
+    expect(denied).toMatchObject({ status: 403, code: 'AccessDenied;Sender' });
+    expect(denied.body.message).toBe(
+      `User: ${reader.userArn} is not authorized to perform: cloudwatch:DescribeAlarms on resource: arn:aws:cloudwatch:${runtime.target.region}:${runtime.target.accountId}:alarm:${HEARTBEAT_ALARM} because no identity-based policy allows the cloudwatch:DescribeAlarms action`,
+    );
+  });
+
+  it('answers clients that speak RPC v2 CBOR', async () => {
+    const response = await cborDescribeAlarms(runtime.target.credentials);
     expect(response.headers.get('smithy-protocol')).toBe('rpc-v2-cbor');
     const answer = cbor.deserialize(new Uint8Array(await response.arrayBuffer())) as {
       MetricAlarms: Array<Record<string, unknown>>;

@@ -1,0 +1,27 @@
+/**
+ * The app's local IAM users (LocalRuntimeOptions.users): the `operator` user every local runtime
+ * offers its tools (target.json's identities) holds each wing's OperatorAccess policy, as an
+ * account's operators do on AWS (lib/platform/operator-access.ts), so the CLI, the console and the
+ * tests call the AWS_IAM operator routes under the policy the app ships. Beside APP_API_PORT_ORDER
+ * for the same reason: a fact of the composition the runtime, which knows no app, is told.
+ */
+import { type LocalUserSpec, OPERATOR_IDENTITY } from '../lib/local-runtime';
+import { operatorAccessPolicyName } from '../lib/platform/operator-access-policy-name';
+import { APP_API_PORT_ORDER } from './app-api-port-order';
+
+/**
+ * The users of a runtime in `region` of an assembly whose stacks are `stackNames`: the operator
+ * holds the OperatorAccess policy of each of the app's stacks the assembly has (npm start also runs
+ * other assemblies, whose stacks have none).
+ */
+export function appLocalUsers(
+  region: string,
+  stackNames: readonly string[] = APP_API_PORT_ORDER,
+): Readonly<Record<string, LocalUserSpec>> {
+  const stacks = APP_API_PORT_ORDER.filter((stack) => stackNames.includes(stack));
+  return {
+    [OPERATOR_IDENTITY]: {
+      managedPolicyNames: stacks.map((stack) => operatorAccessPolicyName(stack, region)),
+    },
+  };
+}

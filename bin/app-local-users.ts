@@ -5,8 +5,9 @@
  * tests call the AWS_IAM operator routes under the policy the app ships. Beside APP_API_PORT_ORDER
  * for the same reason: a fact of the composition the runtime, which knows no app, is told.
  */
+
+import { operatorAccessPolicyName } from '../lambdas/shared/operator-access-policy-name';
 import { type LocalUserSpec, OPERATOR_IDENTITY } from '../lib/local-runtime';
-import { operatorAccessPolicyName } from '../lib/platform/operator-access-policy-name';
 import { APP_API_PORT_ORDER } from './app-api-port-order';
 
 /**

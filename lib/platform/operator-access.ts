@@ -12,7 +12,7 @@ import { Aws, Stack, Validations } from 'aws-cdk-lib';
 import type * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import { operatorAccessPolicyName } from './operator-access-policy-name';
+import { operatorAccessPolicyName } from '../../lambdas/shared/operator-access-policy-name';
 import { nagResourceName } from './scoped-role';
 
 export interface OperatorAccessProps {

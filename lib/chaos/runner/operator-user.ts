@@ -4,8 +4,9 @@
  * it on AWS. The campaign calls the AWS_IAM operator routes as that user; without the policy the
  * runtime refuses them, as API Gateway would.
  */
+
+import { operatorAccessPolicyName } from '../../../lambdas/shared/operator-access-policy-name';
 import { DEFAULT_LOCAL_REGION, type LocalUserSpec, OPERATOR_IDENTITY } from '../../local-runtime';
-import { operatorAccessPolicyName } from '../../platform/operator-access-policy-name';
 
 export function operatorUserOf(stackName: string): Readonly<Record<string, LocalUserSpec>> {
   return {

@@ -51,12 +51,15 @@ describe('provisioner registry', () => {
     expect(registry.handling('AWS::IAM::User')).toMatchObject({ kind: 'not-run', provisioner: 'IAM' });
   });
 
-  it('marks observability types inert, by family or by type', () => {
-    expect(registry.handling('AWS::Logs::LogGroup').kind).toBe('inert');
+  it('runs Lambda permissions: they are the functions’ resource policies, which IAM evaluates', () => {
     expect(registry.handling('AWS::Lambda::Permission')).toMatchObject({
-      kind: 'inert',
+      kind: 'run',
       provisioner: 'Lambda',
     });
+  });
+
+  it('marks observability types inert, by family or by type', () => {
+    expect(registry.handling('AWS::Logs::LogGroup').kind).toBe('inert');
     expect(registry.handling('AWS::CDK::Metadata').kind).toBe('inert');
   });
 

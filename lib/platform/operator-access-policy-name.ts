@@ -1,8 +1,0 @@
-/**
- * The name of a stack's OperatorAccess policy (operator-access.ts), `<stack>-OperatorAccess-<region>`:
- * the construct names the policy by it and the local runtime's `operator` user is given the policy
- * by it (bin/app-local-users.ts). Apart from the construct so a tool reads it without loading the CDK.
- */
-export function operatorAccessPolicyName(stackName: string, region: string): string {
-  return `${stackName}-OperatorAccess-${region}`;
-}

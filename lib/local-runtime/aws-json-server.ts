@@ -53,6 +53,15 @@ export interface AwsJsonServerOptions {
   readonly otherOperation?: (operationName: string, body: AwsJsonBody) => Promise<AwsJsonBody> | AwsJsonBody;
   /** Receives unexpected errors (answered 500 InternalFailure). @default - none */
   readonly onInternalError?: (error: unknown) => void;
+  /**
+   * Decides whether a parsed request may run (the runtime's IAM): throws the AwsApiError its caller
+   * is answered with. @default - every request runs
+   */
+  readonly authorize?: (
+    operationName: string,
+    body: AwsJsonBody,
+    received: ReceivedRequest,
+  ) => Promise<void> | void;
 }
 
 export async function startAwsJsonServer(
@@ -143,6 +152,7 @@ async function answer(
     ),
     body: raw,
   };
+  await options.authorize?.(operationName, body as AwsJsonBody, received);
   return operation
     ? operation(body as AwsJsonBody, { signal, received })
     : (options.otherOperation as NonNullable<AwsJsonServerOptions['otherOperation']>)(

@@ -4,6 +4,7 @@
  * deployment would, without any switch in the handlers. Every hook is off by default, and a
  * runtime started without `faults` behaves exactly as one that never heard of them.
  */
+import { request as httpRequest } from 'node:http';
 import type { Message } from '@aws-sdk/client-sqs';
 import { BodyTooLargeError, type RunningServer, readBody, startLoopbackServer } from './http-server';
 import type { InvocationObserver } from './lambda-host';
@@ -119,18 +120,44 @@ export async function startInterceptingProxy(
         headers,
         body: (await readBody(incoming, MAX_PROXIED_REQUEST_BYTES)).toString('utf8'),
       };
-      const forward = async (): Promise<InterceptedReply> => {
-        const response = await fetch(`${base}${request.path}`, {
-          method: request.method,
-          headers: Object.fromEntries(Object.entries(headers).filter(([name]) => !HOP_BY_HOP.has(name))),
-          ...(request.method === 'GET' || request.method === 'HEAD' ? {} : { body: request.body }),
+      // Host as the caller sent it: the caller signed it (SigV4), and the target verifies it. (fetch
+      // would set the target's own.)
+      const forward = (): Promise<InterceptedReply> =>
+        new Promise((resolve, reject) => {
+          const url = new URL(`${base}${request.path}`);
+          const body =
+            request.method === 'GET' || request.method === 'HEAD' ? undefined : Buffer.from(request.body);
+          const sent = httpRequest(
+            url,
+            {
+              method: request.method,
+              headers: {
+                ...Object.fromEntries(Object.entries(headers).filter(([name]) => !HOP_BY_HOP.has(name))),
+                ...(headers.host ? { host: headers.host } : {}),
+                ...(body ? { 'content-length': String(body.length) } : {}),
+              },
+            },
+            (response) => {
+              const chunks: Buffer[] = [];
+              response.on('data', (chunk: Buffer) => chunks.push(chunk));
+              response.on('error', reject);
+              response.on('end', () => {
+                const replyHeaders: Record<string, string> = {};
+                for (const [name, value] of Object.entries(response.headers)) {
+                  if (value !== undefined && !HOP_BY_HOP.has(name))
+                    replyHeaders[name] = Array.isArray(value) ? value.join(',') : value;
+                }
+                resolve({
+                  status: response.statusCode ?? 502,
+                  headers: replyHeaders,
+                  body: Buffer.concat(chunks).toString('utf8'),
+                });
+              });
+            },
+          );
+          sent.on('error', reject);
+          sent.end(body);
         });
-        const replyHeaders: Record<string, string> = {};
-        response.headers.forEach((value, name) => {
-          if (!HOP_BY_HOP.has(name)) replyHeaders[name] = value;
-        });
-        return { status: response.status, headers: replyHeaders, body: await response.text() };
-      };
       const reply = await interceptor(request, forward);
       if (reply === 'drop') {
         incoming.socket.destroy();

@@ -21,6 +21,7 @@ import { type RunningServer, readBody, startLoopbackServer } from '../http-serve
 import type { Verdict } from '../iam/authorizer';
 import type { RuntimeIam } from '../iam/runtime-iam';
 import { type ReceivedRequest, verifySigV4 } from '../identities';
+import { JSON_AUTHENTICATION_ERRORS } from '../json-authentication-errors';
 import type { RuntimeMeter } from '../metering';
 import { callerOfPath, capacityOfCall, isMeteredOperation } from './capacity-meter';
 import { type DynamoDbRequestScope, dynamoDbChecks, type TableInfo } from './iam-requests';
@@ -32,25 +33,6 @@ const HOP_BY_HOP = new Set(['host', 'connection', 'content-length', 'transfer-en
 const MAX_ITERATORS = 10_000;
 
 type Json = Record<string, unknown>;
-
-/** DynamoDB's answers to a refused signature (HTTP 400, the coral error types the SDK maps). */
-const AUTHENTICATION_ERRORS: Readonly<Record<string, { type: string; message?: string }>> = {
-  missing: {
-    type: 'MissingAuthenticationTokenException',
-    message: 'Request is missing Authentication Token',
-  },
-  unknown: {
-    type: 'UnrecognizedClientException',
-    message: 'The security token included in the request is invalid.',
-  },
-  token: {
-    type: 'UnrecognizedClientException',
-    message: 'The security token included in the request is invalid.',
-  },
-  mismatch: { type: 'InvalidSignatureException' },
-  expired: { type: 'InvalidSignatureException' },
-  scope: { type: 'InvalidSignatureException', message: 'Credential should be scoped to a valid region.' },
-};
 
 export interface DynamoDbGatewayOptions {
   /** DynamoDB Local's endpoint. */
@@ -106,7 +88,7 @@ export async function startDynamoDbGateway(options: DynamoDbGatewayOptions): Pro
       service: 'dynamodb',
     });
     if (!verdict.ok) {
-      const error = AUTHENTICATION_ERRORS[verdict.reason] ?? { type: 'InvalidSignatureException' };
+      const error = JSON_AUTHENTICATION_ERRORS[verdict.reason];
       throw new Refusal(error.type, error.message ?? verdict.message);
     }
     const { principal } = verdict.identity;

@@ -20,11 +20,13 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { type RunningSqsService, startSqsEmulator } from '../emulators';
+import type { SigningCredentials } from '../iam/credential-registry';
 import type { LocalIdentity } from '../identities';
 import type {
   DeliveryOptions,
   ListenContext,
   Provisioner,
+  RuntimeContext,
   StackContext,
   TargetContribution,
 } from '../provisioning';
@@ -60,10 +62,28 @@ export class SqsProvisioner implements Provisioner {
   /** `<queue name>\n<policy>` of each policy the template set: named at provisioning already. */
   private readonly templatePolicies = new Set<string>();
 
+  private sqsEndpoint: string | undefined;
+  private runtime: RuntimeContext | undefined;
+
   /** A client for the backend (once it listens). */
   get client(): SQSClient {
     if (!this.sqs) throw new Error('SQS is not listening yet');
     return this.sqs;
+  }
+
+  /**
+   * A client of the SQS API signing with `credentials` (a state machine's role session): its calls
+   * are authorized as that caller's. Destroyed with the runtime.
+   */
+  clientFor(credentials: SigningCredentials): SQSClient {
+    if (!this.sqsEndpoint || !this.runtime) throw new Error('SQS is not listening yet');
+    const client = new SQSClient({
+      region: this.runtime.region,
+      credentials: { ...credentials },
+      endpoint: this.sqsEndpoint,
+    });
+    this.runtime.onStop(() => client.destroy());
+    return client;
   }
 
   /** Every queue's figures now, for CloudWatch's AWS/SQS metrics (read-only). */
@@ -118,6 +138,8 @@ export class SqsProvisioner implements Provisioner {
     context.endpoints.announce('SQS', server.endpoint);
     const client = new SQSClient({ ...context.clientConfig(), endpoint: server.endpoint });
     this.sqs = client;
+    this.sqsEndpoint = server.endpoint;
+    this.runtime = context;
     context.onStop(() => client.destroy());
     context.deliveries.register('sqs', async (queueArn, message, options) => {
       const queueUrl = this.queueUrlForDelivery(queueArn, server.endpoint);

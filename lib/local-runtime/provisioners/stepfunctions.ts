@@ -4,12 +4,29 @@
  * provisioners; one registered state machine per AWS::StepFunctions::StateMachine; deliveries to
  * state machine ARNs (StartExecution, for EventBridge targets). Functions reach the API through a
  * fault proxy when the stepFunctionsApi hook is set.
+ *
+ * IAM as on AWS: every API request is authenticated (SigV4, signing name `states`) and authorized
+ * (../stepfunctions/iam-requests.ts; a denial is AccessDeniedException); a state machine whose role
+ * does not trust states.amazonaws.com fails the start, as CreateStateMachine fails; every
+ * integration call is made as a session of the state machine's role (DynamoDB and SQS through their
+ * APIs with its credentials; EventBridge PutEvents and Lambda invocations authorized here), and a
+ * refused one fails the task with the service's AccessDeniedException, as the execution sees it on
+ * AWS (`DynamoDB.AccessDeniedException`...).
  */
 import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { startInterceptingProxy } from '../fault-hooks';
+import { roleSessionPrincipal, servicePrincipal } from '../iam/principals';
+import { verifySigV4 } from '../identities';
+import { JSON_AUTHENTICATION_ERRORS } from '../json-authentication-errors';
 import { STEP_FUNCTIONS_CALLER } from '../metering';
-import type { ListenContext, Provisioner, StackContext } from '../provisioning';
-import { type LocalSfnEvent, type LocalStepFunctions, startLocalStepFunctions } from '../stepfunctions';
+import type { ListenContext, Provisioner, RuntimeContext, StackContext } from '../provisioning';
+import {
+  type IntegrationClients,
+  type LocalSfnEvent,
+  type LocalStepFunctions,
+  startLocalStepFunctions,
+} from '../stepfunctions';
+import { SfnApiError } from '../stepfunctions/errors';
 import type { DynamoDbProvisioner } from './dynamodb';
 import type { EventBridgeProvisioner } from './eventbridge';
 import type { LambdaProvisioner } from './lambda';
@@ -29,24 +46,69 @@ export class StepFunctionsProvisioner implements Provisioner {
   readonly name = 'Step Functions';
   readonly resourceTypes = { runs: [STATE_MACHINE] };
   private service: LocalStepFunctions | undefined;
+  /** Each state machine's role and where it was declared, checked once IAM has read every stack. */
+  private readonly roles: Array<{ readonly where: string; readonly roleArn: string }> = [];
+  /** The integrations' clients of each state machine role, made at its first call. */
+  private readonly clientsByRole = new Map<string, IntegrationClients>();
 
   constructor(private readonly dependencies: StepFunctionsDependencies) {}
 
   async listen(context: ListenContext): Promise<void> {
     if (context.resourcesOfType(STATE_MACHINE).length === 0) return;
     const { dynamodb, sqs, eventBridge, lambda } = this.dependencies;
+    const integrationsFor = (roleArn: string): IntegrationClients => {
+      const known = this.clientsByRole.get(roleArn);
+      if (known) return known;
+      const session = context.iam.credentials.roleSession(roleArn, 'states');
+      const { principal } = session;
+      /** An AccessDeniedException as the SDK raises it, for the task's error name. */
+      const denied = (message: string) =>
+        Object.assign(new Error(message), {
+          name: 'AccessDeniedException',
+          $metadata: { httpStatusCode: 400 },
+        });
+      const clients: IntegrationClients = {
+        // Through the capacity meter when the runtime meters: Step Functions' calls are billed too.
+        dynamodb: dynamodb.clientFor(STEP_FUNCTIONS_CALLER, session),
+        sqs: sqs.clientFor(session),
+        putEvents: async (entries) => {
+          const buses = new Set(entries.map((entry) => busArnOf(entry.EventBusName, context)));
+          const verdict = context.iam.authorizer.authorizeAll(
+            [...buses].map((resource) => ({ principal, action: 'events:PutEvents', resource })),
+          );
+          if (!verdict.allowed) throw denied(verdict.message);
+          return eventBridge.putEvents(entries);
+        },
+        invokeLambda: async (functionName, payload) => {
+          const functionArn = lambda.host.find(functionName)?.functionArn ?? functionName;
+          const verdict = lambda.authorizeInvoke(principal, functionArn);
+          if (!verdict.allowed) throw denied(verdict.message);
+          const result = await lambda.host.invoke(functionName, payload);
+          return result.ok
+            ? { payload: result.payload, executedVersion: '$LATEST' }
+            : { payload: result.error, functionError: 'Unhandled', executedVersion: '$LATEST' };
+        },
+      };
+      this.clientsByRole.set(roleArn, clients);
+      return clients;
+    };
     const service = await startLocalStepFunctions({
       region: context.region,
       accountId: context.accountId,
-      // Through the capacity meter when the runtime meters: Step Functions' calls are billed too.
-      dynamodb: dynamodb.clientFor(STEP_FUNCTIONS_CALLER, context.iam.credentials.rootCredentials),
-      sqs: sqs.client,
-      putEvents: (entries) => eventBridge.putEvents(entries),
-      invokeLambda: async (functionName, payload) => {
-        const result = await lambda.host.invoke(functionName, payload);
-        return result.ok
-          ? { payload: result.payload, executedVersion: '$LATEST' }
-          : { payload: result.error, functionError: 'Unhandled', executedVersion: '$LATEST' };
+      integrationsFor,
+      authorize: async (checks, received) => {
+        const signed = await verifySigV4(received, context.iam.credentials, {
+          region: context.region,
+          service: 'states',
+        });
+        if (!signed.ok) {
+          const error = JSON_AUTHENTICATION_ERRORS[signed.reason];
+          throw new SfnApiError(error.type, error.message ?? signed.message);
+        }
+        const { principal } = signed.identity;
+        const verdict = context.iam.authorizer.authorizeAll(checks.map((check) => ({ principal, ...check })));
+        // https://docs.aws.amazon.com/step-functions/latest/apireference/CommonErrors.html
+        if (!verdict.allowed) throw new SfnApiError('AccessDeniedException', verdict.message);
       },
       onInternalError: (error) =>
         context.problem(`local Step Functions: ${(error as Error).message ?? error}`),
@@ -69,7 +131,19 @@ export class StepFunctionsProvisioner implements Provisioner {
     });
     const client = new SFNClient({ ...context.clientConfig(), endpoint: service.endpoint });
     context.onStop(() => client.destroy());
-    context.deliveries.register('states', async (stateMachineArn, input) => {
+    context.deliveries.register('states', async (stateMachineArn, input, options) => {
+      // A delivery (an EventBridge target's role, a pipe's) starts the execution as its principal.
+      const by = options.deliveredAs;
+      if (by) {
+        const verdict = context.iam.authorizer.authorize({
+          principal:
+            by.kind === 'role' ? roleSessionPrincipal(by.roleArn, 'delivery') : servicePrincipal(by.service),
+          action: 'states:StartExecution',
+          resource: stateMachineArn,
+          ...(by.kind === 'service' ? { context: { 'aws:sourcearn': by.sourceArn } } : {}),
+        });
+        if (!verdict.allowed) throw new SfnApiError('AccessDeniedException', verdict.message);
+      }
       await client.send(new StartExecutionCommand({ stateMachineArn, input }));
     });
     let forFunctions = service.endpoint;
@@ -82,6 +156,28 @@ export class StepFunctionsProvisioner implements Provisioner {
       forFunctions = proxy.endpoint;
     }
     context.endpoints.announce('SFN', service.endpoint, forFunctions);
+  }
+
+  /**
+   * Step Functions refuses to create a state machine whose role it cannot assume (CreateStateMachine:
+   * AccessDeniedException "Neither the global service principal states.amazonaws.com, nor the
+   * regional one is authorized to assume the provided role",
+   * https://docs.aws.amazon.com/step-functions/latest/apireference/API_CreateStateMachine.html).
+   */
+  async start(context: RuntimeContext): Promise<void> {
+    const untrusted = this.roles.filter(
+      ({ roleArn }) => !context.iam.account.trusts(roleArn, 'states.amazonaws.com', context.region),
+    );
+    if (untrusted.length > 0) {
+      throw new Error(
+        untrusted
+          .map(
+            ({ where, roleArn }) =>
+              `${where}: AccessDeniedException: Neither the global service principal states.amazonaws.com, nor the regional one is authorized to assume the provided role (${roleArn})`,
+          )
+          .join('\n'),
+      );
+    }
   }
 
   async provision(context: StackContext): Promise<void> {
@@ -113,12 +209,20 @@ export class StepFunctionsProvisioner implements Provisioner {
             type: properties.StateMachineType === 'EXPRESS' ? 'EXPRESS' : 'STANDARD',
           },
         );
+        const roleArn = asString(properties.RoleArn);
+        if (roleArn) this.roles.push({ where: `${context.stack.stackName}/${logicalId}`, roleArn });
         for (const warning of registered.warnings) context.named(logicalId, STATE_MACHINE, warning);
       } catch (error) {
         context.named(logicalId, STATE_MACHINE, (error as Error).message);
       }
     }
   }
+}
+
+/** The ARN of the bus an entry names (by name or ARN; the default bus when it names none). */
+function busArnOf(reference: string | undefined, context: { region: string; accountId: string }): string {
+  if (reference?.startsWith('arn:')) return reference;
+  return `arn:aws:events:${context.region}:${context.accountId}:event-bus/${reference ?? 'default'}`;
 }
 
 /** DefinitionSubstitutions: ${name} placeholders in the definition string. */

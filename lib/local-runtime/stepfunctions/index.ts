@@ -14,8 +14,15 @@ import type { EventEmitter } from 'node:events';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { startAwsJsonServer } from '../aws-json-server';
+import type { ReceivedRequest } from '../identities';
 import { MAX_REQUEST_BYTES, operations, TARGET_PREFIX } from './http-api';
-import { type InvokeLambdaHandler, type PutEventsHandler, ServiceIntegrations } from './integrations';
+import { type StepFunctionsCheck, stepFunctionsChecks } from './iam-requests';
+import {
+  type IntegrationClients,
+  type InvokeLambdaHandler,
+  type PutEventsHandler,
+  ServiceIntegrations,
+} from './integrations';
 import {
   type RegisteredStateMachine,
   type RegisterStateMachineOptions,
@@ -23,7 +30,9 @@ import {
 } from './runtime';
 
 export { InvalidDefinitionError } from './definition';
+export type { StepFunctionsCheck } from './iam-requests';
 export type {
+  IntegrationClients,
   InvokeLambdaHandler,
   LambdaInvocationResult,
   PutEventsEntry,
@@ -60,8 +69,22 @@ export interface LocalStepFunctionsOptions {
    * forgotten (as past maxRememberedExecutions). @default 256 MiB
    */
   readonly maxHistoryBytes?: number;
+  /**
+   * The integrations' clients per state machine role (each call made as the role, as on AWS);
+   * overrides dynamodb, sqs, putEvents and invokeLambda. @default - those, for every state machine
+   */
+  readonly integrationsFor?: (roleArn: string) => IntegrationClients;
   /** Called with unexpected errors of the HTTP layer (answered 500). @default console.error */
   readonly onInternalError?: (error: unknown) => void;
+  /**
+   * Decides whether an API request may run, given what IAM is to be asked (./iam-requests.ts) and
+   * the request as received (its signature): throws the SfnApiError its caller gets.
+   * @default - every request runs
+   */
+  readonly authorize?: (
+    checks: readonly StepFunctionsCheck[],
+    received: ReceivedRequest,
+  ) => Promise<void> | void;
 }
 
 export interface LocalStepFunctions {
@@ -102,12 +125,14 @@ export async function startLocalStepFunctions(
   const runtime = new StepFunctionsRuntime({
     region,
     accountId,
-    integrations: new ServiceIntegrations({
-      ...(options.dynamodb ? { dynamodb: options.dynamodb } : {}),
-      ...(options.sqs ? { sqs: options.sqs } : {}),
-      ...(options.putEvents ? { putEvents: options.putEvents } : {}),
-      ...(options.invokeLambda ? { invokeLambda: options.invokeLambda } : {}),
-    }),
+    integrations: new ServiceIntegrations(
+      options.integrationsFor ?? {
+        ...(options.dynamodb ? { dynamodb: options.dynamodb } : {}),
+        ...(options.sqs ? { sqs: options.sqs } : {}),
+        ...(options.putEvents ? { putEvents: options.putEvents } : {}),
+        ...(options.invokeLambda ? { invokeLambda: options.invokeLambda } : {}),
+      },
+    ),
     maxRememberedExecutions: options.maxRememberedExecutions ?? 50_000,
     maxRememberedTokens: options.maxRememberedTokens ?? 100_000,
     maxHistoryBytes: options.maxHistoryBytes ?? 256 * 1024 * 1024,
@@ -117,6 +142,10 @@ export async function startLocalStepFunctions(
     maxRequestBytes: MAX_REQUEST_BYTES,
     onInternalError:
       options.onInternalError ?? ((error) => console.error('local Step Functions: internal error', error)),
+    ...(options.authorize && {
+      authorize: (operationName: string, body: Record<string, unknown>, received: ReceivedRequest) =>
+        options.authorize?.(stepFunctionsChecks(runtime, operationName, body), received),
+    }),
   });
   return {
     endpoint: server.endpoint,

@@ -119,29 +119,54 @@ function stripMetadata(output: object): Json {
   return rest;
 }
 
-export class ServiceIntegrations {
-  constructor(private readonly clients: IntegrationClients) {}
+/**
+ * The clients an execution's integrations call with: the same for every state machine, or one set
+ * per state machine role (on AWS every integration call is made with the state machine's role).
+ */
+export type IntegrationClientsSource = IntegrationClients | ((roleArn: string) => IntegrationClients);
 
-  /** Runs the integration's request; for .waitForTaskToken the caller then waits on the token. */
-  async call(stateName: string, integration: TaskIntegration, parameters: unknown): Promise<unknown> {
+export class ServiceIntegrations {
+  constructor(private readonly source: IntegrationClientsSource) {}
+
+  /**
+   * Runs the integration's request as the state machine's role `roleArn`; for .waitForTaskToken the
+   * caller then waits on the token.
+   */
+  async call(
+    stateName: string,
+    integration: TaskIntegration,
+    parameters: unknown,
+    roleArn = '',
+  ): Promise<unknown> {
+    const clients = typeof this.source === 'function' ? this.source(roleArn) : this.source;
     switch (integration.service) {
       case 'dynamodb':
-        return this.dynamodb(stateName, integration.action, requireParameters(stateName, parameters));
+        return this.dynamodb(
+          clients,
+          stateName,
+          integration.action,
+          requireParameters(stateName, parameters),
+        );
       case 'sqs':
-        return this.sendMessage(stateName, requireParameters(stateName, parameters));
+        return this.sendMessage(clients, stateName, requireParameters(stateName, parameters));
       case 'events':
-        return this.putEvents(stateName, requireParameters(stateName, parameters));
+        return this.putEvents(clients, stateName, requireParameters(stateName, parameters));
       case 'lambda':
-        return this.lambdaInvoke(stateName, requireParameters(stateName, parameters));
+        return this.lambdaInvoke(clients, stateName, requireParameters(stateName, parameters));
       case 'lambda-function':
-        return (await this.invoke(stateName, integration.functionArn, parameters)).payload;
+        return (await this.invoke(clients, stateName, integration.functionArn, parameters)).payload;
       case 'unsupported':
         throw runtimeFailure(`State '${stateName}': ${integration.reason}`);
     }
   }
 
-  private async dynamodb(stateName: string, action: DynamoDbAction, parameters: Json): Promise<unknown> {
-    const client = this.clients.dynamodb;
+  private async dynamodb(
+    clients: IntegrationClients,
+    stateName: string,
+    action: DynamoDbAction,
+    parameters: Json,
+  ): Promise<unknown> {
+    const client = clients.dynamodb;
     if (!client)
       throw runtimeFailure(`State '${stateName}': no DynamoDB client is configured for this runtime`);
     try {
@@ -152,8 +177,12 @@ export class ServiceIntegrations {
     }
   }
 
-  private async sendMessage(stateName: string, parameters: Json): Promise<unknown> {
-    const client = this.clients.sqs;
+  private async sendMessage(
+    clients: IntegrationClients,
+    stateName: string,
+    parameters: Json,
+  ): Promise<unknown> {
+    const client = clients.sqs;
     if (!client) throw runtimeFailure(`State '${stateName}': no SQS client is configured for this runtime`);
     // Step Functions serializes a JSON MessageBody; the SQS API only takes strings.
     const body = parameters.MessageBody;
@@ -166,8 +195,12 @@ export class ServiceIntegrations {
     }
   }
 
-  private async putEvents(stateName: string, parameters: Json): Promise<unknown> {
-    const handler = this.clients.putEvents;
+  private async putEvents(
+    clients: IntegrationClients,
+    stateName: string,
+    parameters: Json,
+  ): Promise<unknown> {
+    const handler = clients.putEvents;
     if (!handler)
       throw runtimeFailure(`State '${stateName}': no putEvents handler is configured for this runtime`);
     if (!Array.isArray(parameters.Entries) || parameters.Entries.length === 0) {
@@ -205,14 +238,18 @@ export class ServiceIntegrations {
     );
   }
 
-  private async lambdaInvoke(stateName: string, parameters: Json): Promise<unknown> {
+  private async lambdaInvoke(
+    clients: IntegrationClients,
+    stateName: string,
+    parameters: Json,
+  ): Promise<unknown> {
     const functionName = parameters.FunctionName;
     if (typeof functionName !== 'string' || functionName === '') {
       throw runtimeFailure(`State '${stateName}': lambda:invoke needs Parameters.FunctionName`);
     }
     const qualifier = typeof parameters.Qualifier === 'string' ? `:${parameters.Qualifier}` : '';
     const payload = parameters.Payload ?? {};
-    const result = await this.invoke(stateName, `${functionName}${qualifier}`, payload);
+    const result = await this.invoke(clients, stateName, `${functionName}${qualifier}`, payload);
     return withSdkMetadata(
       { ExecutedVersion: result.executedVersion ?? '$LATEST', Payload: result.payload, StatusCode: 200 },
       undefined,
@@ -220,11 +257,12 @@ export class ServiceIntegrations {
   }
 
   private async invoke(
+    clients: IntegrationClients,
     stateName: string,
     functionName: string,
     payload: unknown,
   ): Promise<LambdaInvocationResult> {
-    const handler = this.clients.invokeLambda;
+    const handler = clients.invokeLambda;
     if (!handler)
       throw runtimeFailure(`State '${stateName}': no invokeLambda handler is configured for this runtime`);
     let result: LambdaInvocationResult;

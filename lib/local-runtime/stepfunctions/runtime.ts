@@ -369,6 +369,11 @@ export class StepFunctionsRuntime {
     return this.execution(executionArn).machine;
   }
 
+  /** The execution a task token was issued to, while the runtime remembers it. */
+  executionOfTaskToken(taskToken: string): string | undefined {
+    return this.tokens.executionOf(taskToken);
+  }
+
   sendTaskSuccess(taskToken: string, outputText: string): void {
     const output = parsePayload(outputText, 'InvalidOutput', 'output');
     this.tokens.succeed(taskToken, output);
@@ -535,7 +540,12 @@ export class StepFunctionsRuntime {
         await new Promise((resolve) => setImmediate(resolve));
         if (execution.status !== 'RUNNING')
           throw new TaskFailure('States.Runtime', `Execution ${execution.status}`);
-        const response = await this.options.integrations.call(spec.stateName, integration, parameters);
+        const response = await this.options.integrations.call(
+          spec.stateName,
+          integration,
+          parameters,
+          execution.machine.roleArn,
+        );
         if (ticket) history.submitted(response);
         const result = ticket ? await ticket.outcome : response;
         // A connector's output over the quota fails the execution (limits.ts).

@@ -37,7 +37,8 @@ interface OpenTask {
 
 export class TaskTokenRegistry {
   private readonly open = new Map<string, OpenTask>();
-  private readonly closed = new Map<string, string>();
+  /** Closed tokens: why each closed, and its execution (for IAM: whose state machine it answers). */
+  private readonly closed = new Map<string, { readonly reason: string; readonly executionArn: string }>();
   private readonly byExecution = new Map<string, Set<string>>();
 
   constructor(private readonly options: TaskTokenRegistryOptions) {}
@@ -105,6 +106,11 @@ export class TaskTokenRegistry {
     this.byExecution.delete(executionArn);
   }
 
+  /** The execution a token (open, or closed and remembered) was issued to; undefined if unknown. */
+  executionOf(token: string): string | undefined {
+    return this.open.get(token)?.owner.executionArn ?? this.closed.get(token)?.executionArn;
+  }
+
   openTokenCount(): number {
     return this.open.size;
   }
@@ -131,7 +137,7 @@ export class TaskTokenRegistry {
     if (this.closed.has(token)) {
       throw new SfnApiError(
         'TaskTimedOut',
-        `Task Timed Out: the task of this token has already ended (${this.closed.get(token)})`,
+        `Task Timed Out: the task of this token has already ended (${this.closed.get(token)?.reason})`,
       );
     }
     if (!TOKEN_PATTERN.test(token)) {
@@ -159,7 +165,7 @@ export class TaskTokenRegistry {
     if (task.heartbeatTimer) clearTimeout(task.heartbeatTimer);
     this.open.delete(token);
     this.byExecution.get(task.owner.executionArn)?.delete(token);
-    this.closed.set(token, reason);
+    this.closed.set(token, { reason, executionArn: task.owner.executionArn });
     if (this.closed.size > this.options.maxClosedTokens) {
       const oldest = this.closed.keys().next();
       if (!oldest.done) this.closed.delete(oldest.value);

@@ -13,6 +13,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { startLocalRuntime } from '../../../lib/local-runtime';
 
 const STACK = 'IamFixture';
@@ -179,6 +180,19 @@ describe('what the local start refuses, naming the resource', () => {
     });
     await expect(startOn(assembly)).rejects.toThrow(
       /IamFixture\/Fn: InvalidParameterValueException: The role defined for the function cannot be assumed by Lambda .*does not trust lambda.amazonaws.com/,
+    );
+  });
+
+  it('a state machine whose role does not trust Step Functions, as CreateStateMachine refuses it', async () => {
+    const assembly = assemblyOf('untrusted-states', (stack) => {
+      const role = new iam.CfnRole(stack, 'ForLambda', { assumeRolePolicyDocument: TRUST_LAMBDA });
+      new sfn.CfnStateMachine(stack, 'Machine', {
+        roleArn: role.attrArn,
+        definitionString: JSON.stringify({ StartAt: 'Done', States: { Done: { Type: 'Succeed' } } }),
+      });
+    });
+    await expect(startOn(assembly)).rejects.toThrow(
+      /IamFixture\/Machine: AccessDeniedException: Neither the global service principal states.amazonaws.com, nor the regional one is authorized to assume the provided role/,
     );
   });
 

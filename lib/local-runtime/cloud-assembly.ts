@@ -11,6 +11,7 @@ import {
   CloudAssembly as CdkCloudAssembly,
   type CloudFormationStackArtifact,
 } from 'aws-cdk-lib/cx-api';
+import { ruleArn } from './eventbridge';
 import { type IntrinsicContext, IntrinsicError, resolveIntrinsics } from './intrinsics';
 
 export interface CfnResource {
@@ -304,9 +305,14 @@ export function createStackResolver(stack: AssemblyStack, env: LocalEnvironment)
         if (attribute === 'Arn') return arn('events', `event-bus/${name}`);
         if (attribute === 'Name') return name;
         return fail();
-      case 'AWS::Events::Rule':
-        if (attribute === 'Arn') return arn('events', `rule/${name}`);
-        return fail();
+      case 'AWS::Events::Rule': {
+        if (attribute !== 'Arn') return fail();
+        // `rule/<name>` on the default bus, `rule/<bus>/<name>` on another (the bus by name or ARN).
+        const bus = properties(logicalId).EventBusName;
+        const busName =
+          typeof bus === 'string' ? bus.replace(/^arn:[^:]*:events:[^:]*:[^:]*:event-bus\//, '') : 'default';
+        return ruleArn(env.region, env.accountId, busName, name);
+      }
       case 'AWS::ApiGateway::RestApi':
         if (attribute === 'RootResourceId') return `${name}-root`;
         if (attribute === 'RestApiId') return name;

@@ -19,6 +19,8 @@ export interface RuleTarget {
     readonly InputTemplate: string;
   };
   readonly messageGroupId?: string;
+  /** The role EventBridge delivers with (RoleArn: state machines, other buses). @default - none */
+  readonly roleArn?: string;
 }
 
 export interface EventRule {
@@ -46,6 +48,7 @@ export function ruleTarget(target: Readonly<Record<string, unknown>>): RuleTarge
   const messageGroupId = text(sqsParameters?.MessageGroupId);
   const input = text(target.Input);
   const inputPath = text(target.InputPath);
+  const roleArn = text(target.RoleArn);
   return {
     id: String(target.Id),
     arn: String(target.Arn),
@@ -55,6 +58,7 @@ export function ruleTarget(target: Readonly<Record<string, unknown>>): RuleTarge
       ? { inputTransformer: target.InputTransformer as RuleTarget['inputTransformer'] }
       : {}),
     ...(messageGroupId ? { messageGroupId } : {}),
+    ...(roleArn ? { roleArn } : {}),
   };
 }
 
@@ -64,7 +68,7 @@ export function ruleArn(region: string, accountId: string, busName: string, name
 }
 
 /** How a target receives its input; implemented by the runtime (SQS, SNS, Lambda, Step Functions). */
-export type TargetDelivery = (target: RuleTarget, input: string) => Promise<void>;
+export type TargetDelivery = (target: RuleTarget, input: string, rule: EventRule) => Promise<void>;
 
 export interface CloudWatchEvent {
   readonly version: '0';
@@ -313,7 +317,7 @@ export class LocalEventBridge {
     for (const target of rule.targets) {
       const delivery = (async () => {
         try {
-          await this.options.deliver(target, targetInput(target, event));
+          await this.options.deliver(target, targetInput(target, event), rule);
           this.options.onDelivered?.(rule, target, event);
         } catch (error) {
           this.options.onProblem(`rule ${rule.logicalId} target ${target.id}: ${(error as Error).message}`);

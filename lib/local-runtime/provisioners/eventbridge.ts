@@ -4,10 +4,13 @@
  * Scheduler schedules, delivering to every kind of target the runtime has deliveries for. Rules targeting a function also feed its
  * fault-hook copies.
  */
-import { startAwsJsonServer } from '../aws-json-server';
+import { AwsApiError, startAwsJsonServer } from '../aws-json-server';
 import { type EventRule, LocalEventBridge, parseRateExpression, ruleTarget } from '../eventbridge';
+import { eventBridgeChecks } from '../eventbridge-iam-requests';
 import { eventBridgeRuleOperations } from '../eventbridge-rules';
 import { replicaSuffix } from '../fault-hooks';
+import { verifySigV4 } from '../identities';
+import { JSON_AUTHENTICATION_ERRORS } from '../json-authentication-errors';
 import { EVENTBRIDGE_DELIVERY } from '../metering';
 import type { ListenContext, Provisioner, RuntimeContext, StackContext } from '../provisioning';
 import type { PutEventsOutcome } from '../stepfunctions';
@@ -47,9 +50,15 @@ export class EventBridgeProvisioner implements Provisioner {
     const bus = new LocalEventBridge({
       region: context.region,
       accountId: context.accountId,
-      deliver: (target, input) =>
+      // As its RoleArn, else as events.amazonaws.com for the rule: the target's resource policy
+      // (a function's permissions, a queue's or topic's policy) must allow it, as on AWS
+      // (https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-use-resource-based.html).
+      deliver: (target, input, rule) =>
         context.deliveries.deliver(target.arn, input, {
           deliveredBy: EVENTBRIDGE_DELIVERY,
+          deliveredAs: target.roleArn
+            ? { kind: 'role', roleArn: target.roleArn }
+            : { kind: 'service', service: 'events.amazonaws.com', sourceArn: rule.arn },
           ...(target.messageGroupId ? { messageGroupId: target.messageGroupId } : {}),
         }),
       onProblem: (message) => context.problem(message),
@@ -58,15 +67,38 @@ export class EventBridgeProvisioner implements Provisioner {
       }),
     });
     this.eventBridge = bus;
-    const server = await startAwsJsonServer('EventBridge', {
-      PutEvents: (body) => bus.putEvents((body.Entries ?? []) as Record<string, unknown>[]),
-      ...eventBridgeRuleOperations(bus, {
-        region: context.region,
-        accountId: context.accountId,
-        canDeliver: (arn) => context.deliveries.canDeliver(arn),
-        onProblem: (message) => context.problem(`EventBridge ${message}`),
-      }),
-    });
+    const server = await startAwsJsonServer(
+      'EventBridge',
+      {
+        PutEvents: (body) => bus.putEvents((body.Entries ?? []) as Record<string, unknown>[]),
+        ...eventBridgeRuleOperations(bus, {
+          region: context.region,
+          accountId: context.accountId,
+          canDeliver: (arn) => context.deliveries.canDeliver(arn),
+          onProblem: (message) => context.problem(`EventBridge ${message}`),
+        }),
+      },
+      {
+        // Every request authenticated (SigV4, signing name events) and authorized (../eventbridge-iam-requests.ts).
+        authorize: async (operationName, body, received) => {
+          const signed = await verifySigV4(received, context.iam.credentials, {
+            region: context.region,
+            service: 'events',
+          });
+          if (!signed.ok) {
+            const error = JSON_AUTHENTICATION_ERRORS[signed.reason];
+            throw new AwsApiError(error.type, error.message ?? signed.message);
+          }
+          const { principal } = signed.identity;
+          const checks = eventBridgeChecks(operationName, body, context);
+          const verdict = context.iam.authorizer.authorizeAll(
+            checks.map((check) => ({ principal, ...check })),
+          );
+          // https://docs.aws.amazon.com/eventbridge/latest/APIReference/CommonErrors.html
+          if (!verdict.allowed) throw new AwsApiError('AccessDeniedException', verdict.message);
+        },
+      },
+    );
     context.stopWith(server, 'backend');
     context.endpoints.announce('EVENTBRIDGE', server.endpoint);
   }

@@ -27,13 +27,16 @@ import { type MessagingRuntime, startMessagingRuntime } from './messaging-runtim
 
 jest.setTimeout(120_000);
 
+/** A local user no policy allows anything. */
+const NO_POLICY_USER = 'no-policy';
+
 describe('EventBridge rule management of the local runtime', () => {
   let world: MessagingRuntime;
   let events: EventBridgeClient;
   let bus: string;
 
   beforeAll(async () => {
-    world = await startMessagingRuntime();
+    world = await startMessagingRuntime({ users: { [NO_POLICY_USER]: {} } });
     events = new EventBridgeClient({
       ...world.clientConfig,
       endpoint: world.runtime.target.endpoints.events,
@@ -277,6 +280,36 @@ describe('EventBridge rule management of the local runtime', () => {
         message: `Rule no-such-rule does not exist on EventBus ${bus}.`,
       });
     }
+  });
+
+  it('refuses what IAM refuses: an unknown key, and an identity no policy allows (nothing is put)', async () => {
+    const as = (credentials: { accessKeyId: string; secretAccessKey: string }) =>
+      new EventBridgeClient({
+        ...world.clientConfig,
+        credentials,
+        endpoint: world.runtime.target.endpoints.events,
+        maxAttempts: 1,
+      });
+    const entries = [{ EventBusName: bus, Source: 'drones', DetailType: 'Refused', Detail: '{}' }];
+    const stranger = as({ accessKeyId: 'nobody', secretAccessKey: 'guess' });
+    await expect(stranger.send(new PutEventsCommand({ Entries: entries }))).rejects.toMatchObject({
+      name: 'UnrecognizedClientException',
+    });
+    stranger.destroy();
+    const user = world.runtime.target.identities?.[NO_POLICY_USER];
+    if (!user) throw new Error(`the target lists no ${NO_POLICY_USER}`);
+    const unprivileged = as(user);
+    const refusal = unprivileged.send(new PutEventsCommand({ Entries: entries }));
+    await expect(refusal).rejects.toMatchObject({
+      name: 'AccessDeniedException',
+      message: expect.stringContaining(
+        `User: ${user.userArn} is not authorized to perform: events:PutEvents on resource: arn:aws:events:`,
+      ),
+    });
+    await expect(unprivileged.send(new ListRulesCommand({ EventBusName: bus }))).rejects.toMatchObject({
+      name: 'AccessDeniedException',
+    });
+    unprivileged.destroy();
   });
 });
 

@@ -44,6 +44,8 @@ export interface MessagingRuntimeOptions {
   readonly apiPortOrder?: readonly string[];
   /** Keep the data in a directory of the fixture's own, so it can be redeployed. @default false */
   readonly keepData?: boolean;
+  /** Local IAM users (the runtime's `users`), listed in the target's identities. @default - none */
+  readonly users?: Readonly<Record<string, { readonly managedPolicyNames?: readonly string[] }>>;
 }
 
 export async function startMessagingRuntime(
@@ -63,6 +65,7 @@ export async function startMessagingRuntime(
       functionLogDir: join(workDir, 'logs'),
       ...(options.apiPortOrder && { apiPortOrder: options.apiPortOrder }),
       ...(options.keepData && { dataDir: join(workDir, 'data') }),
+      ...(options.users && { users: options.users }),
     });
   } catch (error) {
     rmSync(workDir, { recursive: true, force: true });

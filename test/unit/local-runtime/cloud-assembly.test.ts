@@ -34,6 +34,13 @@ const stack: AssemblyStack = {
       Stage: { Type: 'AWS::ApiGateway::Stage', Properties: { StageName: 'prod', RestApiId: { Ref: 'Api' } } },
       OnlyInUs: { Type: 'AWS::SQS::Queue', Condition: 'InUs' },
       Bucket: { Type: 'AWS::S3::Bucket' },
+      Bus: { Type: 'AWS::Events::EventBus', Properties: { Name: 'alerts' } },
+      OnDefault: { Type: 'AWS::Events::Rule' },
+      OnBus: { Type: 'AWS::Events::Rule', Properties: { Name: 'archive', EventBusName: { Ref: 'Bus' } } },
+      OnBusArn: {
+        Type: 'AWS::Events::Rule',
+        Properties: { Name: 'by-arn', EventBusName: { 'Fn::GetAtt': ['Bus', 'Arn'] } },
+      },
     },
     Conditions: { InUs: { 'Fn::Equals': [{ Ref: 'AWS::Region' }, 'us-west-2'] } },
     Outputs: {
@@ -91,6 +98,10 @@ describe('createStackResolver', () => {
     expect(getAtt('Url', 'FunctionUrl')).toBe('http://127.0.0.1:4000/');
     expect(getAtt('Url', 'FunctionArn')).toBe('arn:aws:lambda:us-east-1:000000000000:function:Orders-Fn');
     expect(() => getAtt('Queue', 'Nope')).toThrow(/attribute Nope of AWS::SQS::Queue is not supported/);
+    // A rule's ARN names its bus unless it is on the default one, as AWS's does.
+    expect(getAtt('OnDefault', 'Arn')).toBe('arn:aws:events:us-east-1:000000000000:rule/Orders-OnDefault');
+    expect(getAtt('OnBus', 'Arn')).toBe('arn:aws:events:us-east-1:000000000000:rule/alerts/archive');
+    expect(getAtt('OnBusArn', 'Arn')).toBe('arn:aws:events:us-east-1:000000000000:rule/alerts/by-arn');
     expect(() => ref('Ghost')).toThrow(/unknown resource or parameter 'Ghost' in stack Orders/);
   });
 

@@ -11,7 +11,7 @@ import {
   CloudAssembly as CdkCloudAssembly,
   type CloudFormationStackArtifact,
 } from 'aws-cdk-lib/cx-api';
-import { ruleArn } from './eventbridge';
+import { busNameOf, ruleArn } from './eventbridge';
 import { type IntrinsicContext, IntrinsicError, resolveIntrinsics } from './intrinsics';
 
 export interface CfnResource {
@@ -308,10 +308,7 @@ export function createStackResolver(stack: AssemblyStack, env: LocalEnvironment)
       case 'AWS::Events::Rule': {
         if (attribute !== 'Arn') return fail();
         // `rule/<name>` on the default bus, `rule/<bus>/<name>` on another (the bus by name or ARN).
-        const bus = properties(logicalId).EventBusName;
-        const busName =
-          typeof bus === 'string' ? bus.replace(/^arn:[^:]*:events:[^:]*:[^:]*:event-bus\//, '') : 'default';
-        return ruleArn(env.region, env.accountId, busName, name);
+        return ruleArn(env.region, env.accountId, busNameOf(properties(logicalId).EventBusName), name);
       }
       case 'AWS::ApiGateway::RestApi':
         if (attribute === 'RootResourceId') return `${name}-root`;

@@ -7,7 +7,7 @@
  * One refused entry refuses the whole PutEvents request here (AWS's per-entry answer to an
  * unauthorized entry is not documented).
  */
-import { ruleArn } from './eventbridge';
+import { busArn, busNameOf, ruleArn } from './eventbridge';
 import type { RequestContext } from './iam/policy-document';
 
 export interface EventBridgeCheck {
@@ -17,11 +17,6 @@ export interface EventBridgeCheck {
 }
 
 type Body = Record<string, unknown>;
-
-function busNameOf(reference: unknown): string {
-  if (typeof reference !== 'string' || reference === '') return 'default';
-  return reference.replace(/^arn:[^:]*:events:[^:]*:[^:]*:event-bus\//, '');
-}
 
 export function eventBridgeChecks(
   operationName: string,
@@ -33,7 +28,7 @@ export function eventBridgeChecks(
     const entries = Array.isArray(body.Entries) ? (body.Entries as Body[]) : [];
     return entries.map((entry) => ({
       action,
-      resource: `arn:aws:events:${scope.region}:${scope.accountId}:event-bus/${busNameOf(entry.EventBusName)}`,
+      resource: busArn(scope.region, scope.accountId, entry.EventBusName),
       context: {
         'events:source': String(entry.Source ?? ''),
         'events:detail-type': String(entry.DetailType ?? ''),

@@ -62,6 +62,17 @@ export function ruleTarget(target: Readonly<Record<string, unknown>>): RuleTarge
   };
 }
 
+/** The name of a bus an API call or template names by name or ARN (the default bus when none). */
+export function busNameOf(reference: unknown): string {
+  if (typeof reference !== 'string' || reference === '') return 'default';
+  return reference.replace(/^arn:[^:]*:events:[^:]*:[^:]*:event-bus\//, '');
+}
+
+/** A bus's ARN, from its name or ARN (the default bus when none). */
+export function busArn(region: string, accountId: string, reference: unknown): string {
+  return `arn:aws:events:${region}:${accountId}:event-bus/${busNameOf(reference)}`;
+}
+
 /** A rule's ARN: `rule/<name>` on the default bus, `rule/<bus>/<name>` on a custom one. */
 export function ruleArn(region: string, accountId: string, busName: string, name: string): string {
   return `arn:aws:events:${region}:${accountId}:rule/${busName === 'default' ? '' : `${busName}/`}${name}`;

@@ -13,7 +13,10 @@ import {
   isDynamoDbStreamArn,
   type PipeTargetDelivery,
 } from '../dynamodb';
+import { busArn } from '../eventbridge';
+import type { Verdict } from '../iam/authorizer';
 import { roleSessionPrincipal } from '../iam/principals';
+import { LambdaAccessDeniedError } from '../lambda-errors';
 import type { Provisioner, RuntimeContext, StackContext } from '../provisioning';
 import type { DynamoDbProvisioner } from './dynamodb';
 import type { EventSourceKind } from './event-source-mappings';
@@ -104,6 +107,12 @@ export class PipesProvisioner implements Provisioner {
   readonly name = 'EventBridge Pipes';
   readonly resourceTypes = { runs: [PIPE] };
   private readonly pipes: DynamoDbStreamPipe[] = [];
+  /** Each pipe's role and source, checked once IAM has read every stack. */
+  private readonly roles: Array<{
+    readonly where: string;
+    readonly roleArn: string;
+    readonly streamArn: string;
+  }> = [];
 
   constructor(private readonly neighbours: StreamConsumerNeighbours) {}
 
@@ -124,12 +133,18 @@ export class PipesProvisioner implements Provisioner {
         context.named(logicalId, PIPE, spec);
         continue;
       }
+      const roleArn = String(properties.RoleArn ?? '');
+      this.roles.push({
+        where: `${context.stack.stackName}/${logicalId}`,
+        roleArn,
+        streamArn: spec.streamArn,
+      });
       this.pipes.push(
         new DynamoDbStreamPipe(
           { ...spec, ...checkpointFile(context, context.stack.stackName, logicalId) },
           {
             streams: this.neighbours.dynamodb.streams,
-            targets: this.targets(context),
+            targets: this.targets(context, roleArn),
             sendToDestination: sendToDestination(context),
             onProblem: (message) => context.problem(message),
           },
@@ -138,20 +153,60 @@ export class PipesProvisioner implements Provisioner {
     }
   }
 
+  /**
+   * A pipe reads its source and calls its target as its role: one whose role may not read the
+   * stream fails the start (on AWS the pipe fails to start, its StateReason naming the permission,
+   * https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-pipes-permissions.html), and each
+   * target call is authorized as the role (a refused one fails like any failed target call).
+   */
   async start(context: RuntimeContext): Promise<void> {
+    const refused = this.roles.flatMap(({ where, roleArn, streamArn }) => {
+      const verdict = this.neighbours.dynamodb.authorizeStreamRead(
+        context,
+        roleSessionPrincipal(roleArn, 'pipe'),
+        streamArn,
+      );
+      return verdict.allowed
+        ? []
+        : [`${where}: the pipe's role may not read ${streamArn} (${verdict.message})`];
+    });
+    if (refused.length > 0) throw new Error(refused.join('\n'));
     for (const pipe of this.pipes) context.stopWith(pipe, 'producer');
     await Promise.all(this.pipes.map((pipe) => pipe.start()));
   }
 
-  private targets(context: RuntimeContext): PipeTargetDelivery {
+  private targets(context: RuntimeContext, roleArn: string): PipeTargetDelivery {
     const { lambda, eventBridge } = this.neighbours;
+    const deliveredAs = { kind: 'role', roleArn } as const;
+    const principal = roleSessionPrincipal(roleArn, 'pipe');
+    const authorized = (verdict: Verdict) => {
+      if (!verdict.allowed) throw new LambdaAccessDeniedError(verdict.message);
+    };
     return {
-      sendMessage: (queueArn, body, options) => context.deliveries.deliver(queueArn, body, options),
-      publish: (topicArn, message) => context.deliveries.deliver(topicArn, message),
-      putEvents: (entries) => eventBridge.putEvents(entries),
-      invoke: (functionArn, event) => lambda.host.invoke(functionArn, event),
-      invokeAsync: (functionArn, event) => lambda.host.invokeAsync(functionArn, event),
-      startExecution: (stateMachineArn, input) => context.deliveries.deliver(stateMachineArn, input),
+      sendMessage: (queueArn, body, options) =>
+        context.deliveries.deliver(queueArn, body, { ...options, deliveredAs }),
+      publish: (topicArn, message) => context.deliveries.deliver(topicArn, message, { deliveredAs }),
+      putEvents: (entries) => {
+        const buses = new Set(
+          entries.map((entry) => busArn(context.region, context.accountId, entry.EventBusName)),
+        );
+        authorized(
+          context.iam.authorizer.authorizeAll(
+            [...buses].map((resource) => ({ principal, action: 'events:PutEvents', resource })),
+          ),
+        );
+        return eventBridge.putEvents(entries);
+      },
+      invoke: (functionArn, event) => {
+        authorized(lambda.authorizeInvoke(principal, functionArn));
+        return lambda.host.invoke(functionArn, event);
+      },
+      invokeAsync: (functionArn, event) => {
+        authorized(lambda.authorizeInvoke(principal, functionArn));
+        lambda.host.invokeAsync(functionArn, event);
+      },
+      startExecution: (stateMachineArn, input) =>
+        context.deliveries.deliver(stateMachineArn, input, { deliveredAs }),
     };
   }
 }

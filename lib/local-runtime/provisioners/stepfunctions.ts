@@ -14,6 +14,7 @@
  * AWS (`DynamoDB.AccessDeniedException`...).
  */
 import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { busArn } from '../eventbridge';
 import { startInterceptingProxy } from '../fault-hooks';
 import { roleSessionPrincipal, servicePrincipal } from '../iam/principals';
 import { verifySigV4 } from '../identities';
@@ -72,7 +73,9 @@ export class StepFunctionsProvisioner implements Provisioner {
         dynamodb: dynamodb.clientFor(STEP_FUNCTIONS_CALLER, session),
         sqs: sqs.clientFor(session),
         putEvents: async (entries) => {
-          const buses = new Set(entries.map((entry) => busArnOf(entry.EventBusName, context)));
+          const buses = new Set(
+            entries.map((entry) => busArn(context.region, context.accountId, entry.EventBusName)),
+          );
           const verdict = context.iam.authorizer.authorizeAll(
             [...buses].map((resource) => ({ principal, action: 'events:PutEvents', resource })),
           );
@@ -217,12 +220,6 @@ export class StepFunctionsProvisioner implements Provisioner {
       }
     }
   }
-}
-
-/** The ARN of the bus an entry names (by name or ARN; the default bus when it names none). */
-function busArnOf(reference: string | undefined, context: { region: string; accountId: string }): string {
-  if (reference?.startsWith('arn:')) return reference;
-  return `arn:aws:events:${context.region}:${context.accountId}:event-bus/${reference ?? 'default'}`;
 }
 
 /** DefinitionSubstitutions: ${name} placeholders in the definition string. */

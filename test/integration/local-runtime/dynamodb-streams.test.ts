@@ -195,3 +195,30 @@ describe('a stream mapping whose function role may not read the stream', () => {
     }
   });
 });
+
+describe('a pipe whose role may not read the stream', () => {
+  it('fails the start, naming the pipe and the missing action', async () => {
+    const workDir = mkdtempSync(join(tmpdir(), 'pipe-grant-it-'));
+    try {
+      synthesizeStreamFixtureApp(join(workDir, 'cdk.out'));
+      plantBrokenGrant(join(workDir, 'cdk.out'), join(workDir, 'broken'), {
+        name: 'pipe-cannot-read-stream',
+        stack: 'StreamFixture',
+        role: 'PipeRole',
+        action: 'dynamodb:GetRecords',
+      });
+      await expect(
+        startLocalRuntime({
+          assemblyDir: join(workDir, 'broken'),
+          port: 0,
+          targetFile: null,
+          log: () => undefined,
+        }),
+      ).rejects.toThrow(
+        /StreamFixture\/ChangesPipe: the pipe's role may not read arn:aws:dynamodb:[^ ]+\/stream\/[^ ]+ \(User: arn:aws:sts::\d+:assumed-role\/[^ ]+ is not authorized to perform: dynamodb:GetRecords/,
+      );
+    } finally {
+      rmSync(workDir, { recursive: true, force: true });
+    }
+  });
+});

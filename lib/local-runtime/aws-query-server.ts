@@ -7,7 +7,14 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AwsApiError } from './aws-json-server';
-import { BodyTooLargeError, type LoopbackServer, readBody, startLoopbackServer } from './http-server';
+import {
+  BodyTooLargeError,
+  type LoopbackServer,
+  lowerCaseHeaders,
+  readBody,
+  startLoopbackServer,
+} from './http-server';
+import type { ReceivedRequest } from './identities';
 
 /**
  * Request parameters, nested at their dots: `A.entry.1.Name=x` is `{ A: { entry: { 1: { Name: 'x' } } } }`
@@ -27,6 +34,15 @@ export interface AwsQueryServerOptions {
   readonly xmlNamespace: string;
   /** Receives unexpected errors (answered 500 InternalError). @default - none */
   readonly onInternalError?: (error: unknown) => void;
+  /**
+   * Decides whether a request may run (the runtime's IAM): throws the AwsApiError its caller gets.
+   * @default - every request runs
+   */
+  readonly authorize?: (
+    action: string,
+    parameters: QueryParameters,
+    received: ReceivedRequest,
+  ) => Promise<void>;
 }
 
 /** Larger than any Query request SNS accepts (256 KiB messages, 10 to a batch, form-encoded). */
@@ -51,7 +67,7 @@ export async function startAwsQueryServer(
           `<RequestId>${requestId}</RequestId></ErrorResponse>`,
         headers,
       );
-    answer(serviceName, operations, request).then(
+    answer(serviceName, operations, request, options.authorize).then(
       ({ action, result }) =>
         reply(
           200,
@@ -78,8 +94,10 @@ async function answer(
   serviceName: string,
   operations: Readonly<Record<string, QueryOperation>>,
   request: IncomingMessage,
+  authorize: AwsQueryServerOptions['authorize'],
 ): Promise<{ action: string; result: object | undefined }> {
-  const body = (await readBody(request, MAX_REQUEST_BYTES)).toString('utf8');
+  const raw = await readBody(request, MAX_REQUEST_BYTES);
+  const body = raw.toString('utf8');
   const query = request.url?.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '';
   // GET with the parameters in the query string is Query protocol too (the CLI and SDKs POST).
   const flat = new URLSearchParams(request.method === 'POST' ? body : query);
@@ -93,7 +111,16 @@ async function answer(
         `(supported: ${Object.keys(operations).join(', ')})`,
     );
   }
-  return { action, result: await operation(nestParameters(flat)) };
+  const parameters = nestParameters(flat);
+  const url = new URL(request.url ?? '/', 'http://localhost');
+  await authorize?.(action, parameters, {
+    method: request.method ?? 'POST',
+    rawPath: url.pathname,
+    query: url.searchParams,
+    headers: lowerCaseHeaders(request),
+    body: raw,
+  });
+  return { action, result: await operation(parameters) };
 }
 
 /** `A.b.1=x` -> `{ A: { b: { 1: 'x' } } }`. */

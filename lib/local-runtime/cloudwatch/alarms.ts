@@ -39,6 +39,8 @@ export interface AlarmStatus {
 
 export interface AlarmNotification {
   readonly actionArn: string;
+  /** The alarm's ARN: CloudWatch publishes on its behalf (aws:SourceArn). */
+  readonly alarmArn: string;
   readonly subject: string;
   readonly message: string;
 }
@@ -222,7 +224,7 @@ export class LocalAlarms {
     const subject = notificationSubject(definition.alarmName, state, this.options.region);
     for (const actionArn of actions) {
       const pending = this.options
-        .act({ actionArn, subject, message: body })
+        .act({ actionArn, alarmArn: definition.alarmArn, subject, message: body })
         .catch((error: Error) =>
           this.options.onProblem(
             `alarm ${definition.alarmName}: action ${actionArn} failed: ${error.message}`,

@@ -90,8 +90,13 @@ export class CloudWatchProvisioner implements Provisioner {
       store,
       region: context.region,
       accountId: context.accountId,
-      act: ({ actionArn, subject, message }) =>
-        context.deliveries.deliver(actionArn, message, { subject, deliveredBy: CLOUDWATCH_ALARM_DELIVERY }),
+      // As CloudWatch for the alarm: the topic's policy and key policy must let it publish.
+      act: ({ actionArn, alarmArn, subject, message }) =>
+        context.deliveries.deliver(actionArn, message, {
+          subject,
+          deliveredBy: CLOUDWATCH_ALARM_DELIVERY,
+          deliveredAs: { kind: 'service', service: 'cloudwatch.amazonaws.com', sourceArn: alarmArn },
+        }),
       onProblem: (message) => context.problem(`CloudWatch ${message}`),
     });
     const reportedRejections = new Set<string>();

@@ -4,6 +4,7 @@
  * once for the function and once for each of its fault-hook copies.
  */
 import { replicaSuffix } from '../fault-hooks';
+import { roleSessionPrincipal } from '../iam/principals';
 import type { LambdaFunctionSpec } from '../lambda-host';
 import type { Provisioner, RuntimeContext, StackContext, Stoppable } from '../provisioning';
 import { SqsEventSource } from '../sqs-event-source';
@@ -134,7 +135,10 @@ export function sqsQueues(sqs: SqsProvisioner, lambda: LambdaProvisioner): Event
           region: context.region,
         },
         {
-          sqs: sqs.client,
+          // Lambda polls as the function's execution role.
+          sqs: consumer.roleArn
+            ? sqs.clientFor(context.iam.credentials.roleSession(consumer.roleArn, consumer.functionName))
+            : sqs.client,
           invoke: (reference, event) => lambda.host.invoke(reference, event),
           onProblem: (message) => context.problem(message),
           ...(duplicateDelivery
@@ -149,6 +153,25 @@ export function sqsQueues(sqs: SqsProvisioner, lambda: LambdaProvisioner): Event
             : {}),
         },
       );
+    },
+    // What Lambda checks when the mapping is created: its execution role must receive, delete and
+    // read the attributes of the queue (https://docs.aws.amazon.com/lambda/latest/dg/with-sqs.html#events-sqs-permissions).
+    refusal: ({ sourceArn, consumer }, context) => {
+      if (!consumer.roleArn) return undefined;
+      const principal = roleSessionPrincipal(consumer.roleArn, consumer.functionName);
+      for (const action of ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes']) {
+        const verdict = sqs.authorizeQueue(
+          context,
+          principal,
+          action,
+          sourceArn,
+          sqs.queueSecurity(sourceArn),
+        );
+        if (!verdict.allowed) {
+          return `InvalidParameterValueException: The provided execution role does not have permissions to call ${action.slice(4)} on SQS (${verdict.message})`;
+        }
+      }
+      return undefined;
     },
   };
 }

@@ -3,8 +3,14 @@
  * `<dataDir>/sqs` when the runtime has a data directory) and one queue per AWS::SQS::Queue, with its
  * attributes and redrive policy; deliveries to queue ARNs (EventBridge targets, SNS subscriptions).
  *
- * AWS::SQS::QueuePolicy sets each of its queues' `Policy` attribute, as on AWS; the service enforces
- * its explicit denies (../sqs/queue-policy.ts). Every IAM user of the local account a policy names
+ * AWS::SQS::QueuePolicy sets each of its queues' `Policy` attribute, as on AWS. Every request is
+ * authenticated (SigV4, signing name `sqs`) and authorized by the account's IAM (authorizeQueue):
+ * the caller's identity policies and the queue's policy, and for a queue under a customer-managed
+ * key the key's use (kms:GenerateDataKey and kms:Decrypt to send, kms:Decrypt to receive); a
+ * refusal is SQS's AccessDenied (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/CommonErrors.html).
+ * A delivery (an SNS subscription, an EventBridge target, a pipe) is authorized as its principal:
+ * a service for a resource (aws:SourceArn), which only the queue's policy can allow, or a role.
+ * Every IAM user of the local account a policy names
  * (`arn:aws:iam::<account>:user/<name>`, as a principal or in an `aws:PrincipalArn` condition)
  * becomes a local identity with access key id `<name>`, listed in the target description, so a
  * client can sign as the principal the policy lets through. What of a policy is not evaluated is
@@ -20,8 +26,13 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { type RunningSqsService, startSqsEmulator } from '../emulators';
+import { accountOfArn } from '../iam/arn';
+import type { Verdict } from '../iam/authorizer';
 import type { SigningCredentials } from '../iam/credential-registry';
-import type { LocalIdentity } from '../identities';
+import { type CompiledPolicy, compilePolicy, type RequestContext } from '../iam/policy-document';
+import { PolicyDocumentError } from '../iam/policy-document-error';
+import { type Principal, roleSessionPrincipal, servicePrincipal } from '../iam/principals';
+import { type LocalIdentity, verifySigV4 } from '../identities';
 import type {
   DeliveryOptions,
   ListenContext,
@@ -31,7 +42,7 @@ import type {
   TargetContribution,
 } from '../provisioning';
 import { messagePayloadBytes, type QueueFigures } from '../sqs';
-import { compileQueuePolicy } from '../sqs/queue-policy';
+import { SqsAuthErrors } from '../sqs/errors';
 import { asRecord } from './values';
 
 const QUEUE = 'AWS::SQS::Queue';
@@ -59,8 +70,6 @@ export class SqsProvisioner implements Provisioner {
   private readonly queueUrlsByArn = new Map<string, string>();
   /** The identities queue policies name, by user name (= access key id). */
   private readonly identities = new Map<string, LocalIdentity>();
-  /** `<queue name>\n<policy>` of each policy the template set: named at provisioning already. */
-  private readonly templatePolicies = new Set<string>();
 
   private sqsEndpoint: string | undefined;
   private runtime: RuntimeContext | undefined;
@@ -84,6 +93,66 @@ export class SqsProvisioner implements Provisioner {
     });
     this.runtime.onStop(() => client.destroy());
     return client;
+  }
+
+  /**
+   * May `principal` do `action` on the queue? Its identity policies or the queue's policy (a service
+   * principal: the policy only), then the queue's customer-managed key, through SQS
+   * (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-key-management.html).
+   */
+  authorizeQueue(
+    context: RuntimeContext,
+    principal: Principal,
+    action: string,
+    queueArn: string,
+    queue: { readonly policy?: string; readonly kmsMasterKeyId?: string; readonly context?: RequestContext },
+  ): Verdict {
+    let resourcePolicy: CompiledPolicy | undefined;
+    if (queue.policy) {
+      try {
+        resourcePolicy = this.compiledPolicy(queueArn, queue.policy);
+      } catch (error) {
+        if (!(error instanceof PolicyDocumentError)) throw error;
+        return { allowed: false, reason: 'no-resource-allow', message: error.message };
+      }
+    }
+    const verdict = context.iam.authorizer.authorize({
+      principal,
+      action,
+      resource: queueArn,
+      ...(queue.context ? { context: queue.context } : {}),
+      ...(resourcePolicy ? { resourcePolicy } : {}),
+    });
+    const keyActions =
+      action === 'sqs:SendMessage'
+        ? ['kms:GenerateDataKey', 'kms:Decrypt']
+        : action === 'sqs:ReceiveMessage'
+          ? ['kms:Decrypt']
+          : [];
+    if (!verdict.allowed || !queue.kmsMasterKeyId || keyActions.length === 0) return verdict;
+    return context.iam.keys.authorizeUse(context.iam.authorizer, {
+      principal,
+      actions: keyActions,
+      keyReference: queue.kmsMasterKeyId,
+      viaService: 'sqs',
+      encryptionContext: { 'aws:sqs:arn': queueArn },
+    });
+  }
+
+  /** The queue's policy for the evaluator, compiled once per text. */
+  private compiledPolicy(queueArn: string, text: string): CompiledPolicy {
+    const cached = this.policies.get(text);
+    if (cached) return cached;
+    const compiled = compilePolicy(`policy of ${queueArn}`, 'resource', JSON.parse(text) as unknown);
+    this.policies.set(text, compiled);
+    return compiled;
+  }
+
+  private readonly policies = new Map<string, CompiledPolicy>();
+
+  /** A queue's policy and customer-managed key, for IAM (empty for a queue that does not exist). */
+  queueSecurity(queueArn: string): { readonly policy?: string; readonly kmsMasterKeyId?: string } {
+    return this.service?.queueSecurity(queueArn) ?? {};
   }
 
   /** Every queue's figures now, for CloudWatch's AWS/SQS metrics (read-only). */
@@ -122,11 +191,22 @@ export class SqsProvisioner implements Provisioner {
       accountId: context.accountId,
       ...(dataDir ? { dataDirectory: join(dataDir, 'sqs') } : {}),
       identities: context.identities,
-      // A policy set at run time (aws sqs set-queue-attributes): told when it is set.
-      onPolicyProblem: (queueName, problem) => {
-        if (!this.templatePolicies.has(`${queueName}\n${problem}`)) {
-          context.problem(`queue policy of ${queueName}: ${problem}`);
+      authorize: async ({ action, queueArn, received, policy, kmsMasterKeyId }) => {
+        const signed = await verifySigV4(received, context.iam.credentials, {
+          region: context.region,
+          service: 'sqs',
+        });
+        if (!signed.ok) {
+          if (signed.reason === 'missing') throw SqsAuthErrors.missingAuthenticationToken();
+          if (signed.reason === 'unknown' || signed.reason === 'token')
+            throw SqsAuthErrors.invalidClientTokenId();
+          throw SqsAuthErrors.signatureDoesNotMatch(signed.message);
         }
+        const verdict = this.authorizeQueue(context, signed.identity.principal, action, queueArn, {
+          ...(policy ? { policy } : {}),
+          ...(kmsMasterKeyId ? { kmsMasterKeyId } : {}),
+        });
+        if (!verdict.allowed) throw SqsAuthErrors.accessDeniedBy(verdict.message);
       },
       ...(meter && {
         onRequest: ({ queueName, action, payloadBytes, messagesReceived }) =>
@@ -142,6 +222,20 @@ export class SqsProvisioner implements Provisioner {
     this.runtime = context;
     context.onStop(() => client.destroy());
     context.deliveries.register('sqs', async (queueArn, message, options) => {
+      const by = options.deliveredAs;
+      const security = server.queueSecurity(queueArn);
+      // A queue that does not exist is answered by SendMessage itself (QueueDoesNotExist).
+      if (by && security) {
+        const principal =
+          by.kind === 'role' ? roleSessionPrincipal(by.roleArn, 'delivery') : servicePrincipal(by.service);
+        const verdict = this.authorizeQueue(context, principal, 'sqs:SendMessage', queueArn, {
+          ...security,
+          ...(by.kind === 'service' && {
+            context: { 'aws:sourcearn': by.sourceArn, 'aws:sourceaccount': accountOfArn(by.sourceArn) ?? '' },
+          }),
+        });
+        if (!verdict.allowed) throw SqsAuthErrors.accessDeniedBy(verdict.message);
+      }
       const queueUrl = this.queueUrlForDelivery(queueArn, server.endpoint);
       await client.send(
         new SendMessageCommand({
@@ -199,11 +293,14 @@ export class SqsProvisioner implements Provisioner {
       return;
     }
     const policy = JSON.stringify(document);
-    const { unsupported } = compileQueuePolicy(policy);
-    for (const problem of unsupported) context.named(logicalId, QUEUE_POLICY, problem);
+    // What the evaluator cannot evaluate as AWS would fails the start, naming it (../iam/policy-document.ts).
+    try {
+      compilePolicy(`${context.stack.stackName}/${logicalId}`, 'resource', document);
+    } catch (error) {
+      if (!(error instanceof PolicyDocumentError)) throw error;
+      throw new Error(`A queue policy the local account cannot evaluate: ${error.message}`);
+    }
     for (const QueueUrl of queueUrls) {
-      const queueName = QueueUrl.slice(QueueUrl.lastIndexOf('/') + 1);
-      for (const problem of unsupported) this.templatePolicies.add(`${queueName}\n${problem}`);
       await this.client.send(new SetQueueAttributesCommand({ QueueUrl, Attributes: { Policy: policy } }));
     }
     for (const name of localUsersNamedBy(document, context.accountId)) {

@@ -255,6 +255,8 @@ export class LocalSns {
         if (subscription.protocol === 'sqs') {
           await this.delivery.sendToQueue(subscription.endpoint, body, {
             deliveredBy: deliveredVia('SNS', request.publishedBy),
+            // As SNS for the topic: the queue's policy must allow it (aws:SourceArn), as on AWS.
+            deliveredAs: { kind: 'service', service: 'sns.amazonaws.com', sourceArn: topic.arn },
             ...(subscription.endpoint.endsWith('.fifo') ? fifoIds : {}),
             ...(subscription.rawMessageDelivery ? { messageAttributes: attributes } : {}),
           });
@@ -294,6 +296,13 @@ export class LocalSns {
     try {
       await this.delivery.sendToQueue(target, body, {
         ...(target.endsWith('.fifo') ? fifoIds : {}),
+        // A subscription's dead-letter queue must let SNS send for the topic too
+        // (https://docs.aws.amazon.com/sns/latest/dg/sns-configure-dead-letter-queue.html).
+        deliveredAs: {
+          kind: 'service',
+          service: 'sns.amazonaws.com',
+          sourceArn: subscription.subscriptionArn.slice(0, subscription.subscriptionArn.lastIndexOf(':')),
+        },
         messageAttributes: {
           ErrorCode: { DataType: 'String', StringValue: error.name || 'Error' },
           ErrorMessage: { DataType: 'String', StringValue: error.message || 'delivery failed' },

@@ -36,6 +36,27 @@ export const SqsAuthErrors = {
       403,
       'Message',
     ),
+  /** IAM's refusal, in its words (the runtime's authorizer). */
+  accessDeniedBy: (message: string) =>
+    new SqsError('com.amazon.coral.service#AccessDeniedException', 'AccessDenied', message, 403, 'Message'),
+  /** An access key the account does not know, or a wrong session token. */
+  invalidClientTokenId: () =>
+    new SqsError(
+      'com.amazon.coral.service#UnrecognizedClientException',
+      'InvalidClientTokenId',
+      'The security token included in the request is invalid.',
+      403,
+      'Message',
+    ),
+  /** No signature at all. */
+  missingAuthenticationToken: () =>
+    new SqsError(
+      'com.amazon.coral.service#MissingAuthenticationTokenException',
+      'MissingAuthenticationToken',
+      'Request is missing Authentication Token',
+      403,
+      'Message',
+    ),
   signatureDoesNotMatch: (message: string) =>
     new SqsError(
       'com.amazon.coral.service#InvalidSignatureException',

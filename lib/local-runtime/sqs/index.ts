@@ -10,6 +10,7 @@ export {
   defaultPrincipalArn,
   messagePayloadBytes,
   type QueueFigures,
+  type SqsAuthorization,
   type SqsRequestRecord,
   SqsService,
   type SqsServiceOptions,
@@ -18,6 +19,7 @@ export {
 /** The running service, and what CloudWatch's AWS/SQS metrics read of its queues. */
 export interface RunningSqsService extends RunningServer {
   queueFigures(now: number): QueueFigures[];
+  queueSecurity: SqsService['queueSecurity'];
 }
 
 export async function startSqsService(options: SqsServiceOptions): Promise<RunningSqsService> {
@@ -27,6 +29,7 @@ export async function startSqsService(options: SqsServiceOptions): Promise<Runni
   return {
     endpoint: server.endpoint,
     queueFigures: (now) => service.queueFigures(now),
+    queueSecurity: (queueArn) => service.queueSecurity(queueArn),
     stop: async () => {
       // Waiting long polls answer (empty) before the server closes their connections.
       service.stop();

@@ -48,12 +48,32 @@ export interface SqsServiceOptions {
    */
   readonly identities?: Pick<LocalIdentities, 'known'>;
   /**
+   * The account's IAM (the runtime's): authenticates and authorizes every request, given its
+   * action, the queue's ARN (`*` for ListQueues), the queue's `Policy` and `KmsMasterKeyId`; throws
+   * the SqsError its caller gets. When given, the explicit-deny evaluation below is not used.
+   * @default - the explicit denies of queue policies only (a standalone service)
+   */
+  readonly authorize?: (request: SqsAuthorization) => Promise<void>;
+  /**
    * Told once per queue and policy what of a queue policy is not evaluated locally.
    * @default - not told
    */
   readonly onPolicyProblem?: (queueName: string, problem: string) => void;
   /** Told of every call on a queue that succeeded (the runtime's metering). @default - not told */
   readonly onRequest?: (request: SqsRequestRecord) => void;
+}
+
+/** What the account's IAM is asked of one request (SqsServiceOptions.authorize). */
+export interface SqsAuthorization {
+  /** `sqs:<Action>` (a batch is authorized as its single action). */
+  readonly action: string;
+  /** The queue's ARN (for a queue that does not exist, the ARN it would have); `*` for ListQueues. */
+  readonly queueArn: string;
+  readonly received: ReceivedRequest;
+  /** The queue's policy (its `Policy` attribute), if it has one. */
+  readonly policy?: string;
+  /** The queue's customer-managed key (`KmsMasterKeyId`), if any. */
+  readonly kmsMasterKeyId?: string;
 }
 
 /** One successful call on a queue, as metering counts it. */
@@ -171,6 +191,19 @@ export class SqsService {
    * What CloudWatch's AWS/SQS metrics sample, per queue (read-only: expired messages are not
    * dropped here): messages available to a receive, and the age of the oldest message kept.
    */
+  /** A queue's policy and customer-managed key (what IAM reads of it), if the queue exists. */
+  queueSecurity(
+    queueArn: string,
+  ): { readonly policy?: string; readonly kmsMasterKeyId?: string } | undefined {
+    const queue = this.queueByArn(queueArn);
+    if (!queue) return undefined;
+    const { Policy, KmsMasterKeyId } = queue.attributes;
+    return {
+      ...(Policy ? { policy: Policy } : {}),
+      ...(KmsMasterKeyId ? { kmsMasterKeyId: KmsMasterKeyId } : {}),
+    };
+  }
+
   queueFigures(now: number): QueueFigures[] {
     return [...this.queues.values()].map((queue) => {
       let oldest: number | undefined;
@@ -218,7 +251,31 @@ export class SqsService {
       ListQueueTags: sync((body) => ({ Tags: { ...this.queueOf(body).tags } })),
     };
     // Queue-scoped operations are checked against the queue's policy before they run.
-    for (const [name, action] of Object.entries(SQS_ACTION_OF_OPERATION)) {
+    const authorizeIam = this.options.authorize;
+    if (authorizeIam) {
+      const account: Record<string, string> = {
+        CreateQueue: 'sqs:CreateQueue',
+        ListQueues: 'sqs:ListQueues',
+      };
+      for (const [name, action] of Object.entries({ ...SQS_ACTION_OF_OPERATION, ...account })) {
+        const operation = operations[name];
+        if (!operation) continue;
+        operations[name] = async (body, request) => {
+          const queue = name === 'ListQueues' ? undefined : this.queueNamedBy(body);
+          const queueArn =
+            name === 'ListQueues' ? '*' : queue ? this.queueArn(queue) : this.namedQueueArn(body);
+          await authorizeIam({
+            action,
+            queueArn,
+            received: request.received,
+            ...(queue?.attributes.Policy ? { policy: queue.attributes.Policy } : {}),
+            ...(queue?.attributes.KmsMasterKeyId ? { kmsMasterKeyId: queue.attributes.KmsMasterKeyId } : {}),
+          });
+          return operation(body, request);
+        };
+      }
+    }
+    for (const [name, action] of authorizeIam ? [] : Object.entries(SQS_ACTION_OF_OPERATION)) {
       const operation = operations[name];
       if (!operation) continue;
       operations[name] = async (body, request) => {
@@ -285,6 +342,17 @@ export class SqsService {
     }
   }
 
+  /** The ARN of the queue a request names (by QueueUrl or QueueName), whether or not it exists. */
+  private namedQueueArn(body: Body): string {
+    if (typeof body.QueueUrl === 'string') {
+      const [account = this.options.accountId, name = ''] = body.QueueUrl.split('/').slice(-2);
+      return `arn:aws:sqs:${this.options.region}:${account}:${name}`;
+    }
+    const owner =
+      typeof body.QueueOwnerAWSAccountId === 'string' ? body.QueueOwnerAWSAccountId : this.options.accountId;
+    return `arn:aws:sqs:${this.options.region}:${owner}:${String(body.QueueName ?? '')}`;
+  }
+
   /** The queue a request names by QueueUrl (or QueueName, for GetQueueUrl), if it exists. */
   private queueNamedBy(body: Body): Queue | undefined {
     if (typeof body.QueueUrl === 'string') {
@@ -309,6 +377,8 @@ export class SqsService {
    * compiled, which is when the policy is set (at start for a template's queue policies).
    */
   private policyOf(queue: Queue): CompiledQueuePolicy | undefined {
+    // The account's IAM evaluates the whole policy: nothing here to compile or tell.
+    if (this.options.authorize) return undefined;
     const text = queue.attributes.Policy;
     if (text === undefined || text === '') return undefined;
     const cached = this.policies.get(queue.key);

@@ -300,8 +300,9 @@ describe('a client identity reaches nothing but its own reply queue', () => {
         name: 'AccessDeniedException',
         status: 400,
       });
+      // SNS answers the Query code AuthorizationError; the SDK names its exception so.
       expect(await refusalOf(sns.send(new ListTopicsCommand({})))).toEqual({
-        name: 'AuthorizationError',
+        name: 'AuthorizationErrorException',
         status: 403,
       });
       expect(

@@ -15,10 +15,19 @@ import {
   SubscribeCommand,
   UnsubscribeCommand,
 } from '@aws-sdk/client-sns';
-import { CreateQueueCommand, GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
+import {
+  CreateQueueCommand,
+  GetQueueAttributesCommand,
+  SendMessageCommand,
+  SetQueueAttributesCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
 import { type MessagingRuntime, startMessagingRuntime } from './messaging-runtime';
 
 jest.setTimeout(120_000);
+
+/** A local user no policy allows anything. */
+const NO_POLICY_USER = 'no-policy';
 
 describe('SNS API of the local runtime', () => {
   let world: MessagingRuntime;
@@ -27,7 +36,7 @@ describe('SNS API of the local runtime', () => {
   let alerts: string;
 
   beforeAll(async () => {
-    world = await startMessagingRuntime();
+    world = await startMessagingRuntime({ users: { [NO_POLICY_USER]: {} } });
     sns = new SNSClient({ ...world.clientConfig, endpoint: world.runtime.target.endpoints.sns });
     deliveries = world.outputs.DeliveriesTopicArn ?? '';
     alerts = world.outputs.AlertsTopicArn ?? '';
@@ -147,6 +156,26 @@ describe('SNS API of the local runtime', () => {
     const { Attributes = {} } = await world.sqs.send(
       new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['QueueArn'] }),
     );
+    // The queue lets SNS send for the topic, as a subscriber's queue must on AWS.
+    await world.sqs.send(
+      new SetQueueAttributesCommand({
+        QueueUrl,
+        Attributes: {
+          Policy: JSON.stringify({
+            Version: '2012-10-17',
+            Statement: [
+              {
+                Effect: 'Allow',
+                Principal: { Service: 'sns.amazonaws.com' },
+                Action: 'sqs:SendMessage',
+                Resource: Attributes.QueueArn,
+                Condition: { ArnEquals: { 'aws:SourceArn': deliveries } },
+              },
+            ],
+          }),
+        },
+      }),
+    );
     const { SubscriptionArn = '' } = await sns.send(
       new SubscribeCommand({
         TopicArn: deliveries,
@@ -185,6 +214,58 @@ describe('SNS API of the local runtime', () => {
         }),
       ),
     ).rejects.toThrow(InvalidParameterException);
+  });
+
+  it('delivers nothing to a queue whose policy does not let SNS send for the topic, and says so', async () => {
+    const { QueueUrl = '' } = await world.sqs.send(
+      new CreateQueueCommand({ QueueName: 'no-policy.fifo', Attributes: { FifoQueue: 'true' } }),
+    );
+    const { Attributes = {} } = await world.sqs.send(
+      new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['QueueArn'] }),
+    );
+    await sns.send(
+      new SubscribeCommand({ TopicArn: deliveries, Protocol: 'sqs', Endpoint: Attributes.QueueArn }),
+    );
+    await sns.send(new PublishCommand({ TopicArn: deliveries, Message: 'refused', MessageGroupId: 'g' }));
+    expect(await world.drain(QueueUrl)).toEqual([]);
+    expect(
+      world.logLines.some(
+        (line) =>
+          line.includes(`delivery to ${Attributes.QueueArn} failed`) &&
+          line.includes(
+            `sns.amazonaws.com is not authorized to perform: sqs:SendMessage on resource: ${Attributes.QueueArn}`,
+          ),
+      ),
+    ).toBe(true);
+  });
+
+  it('refuses SQS and SNS requests of an identity no policy allows, with each service’s error', async () => {
+    const user = world.runtime.target.identities?.[NO_POLICY_USER];
+    if (!user) throw new Error(`the target lists no ${NO_POLICY_USER}`);
+    const config = { ...world.clientConfig, credentials: user, maxAttempts: 1 };
+    const unprivilegedSns = new SNSClient({ ...config, endpoint: world.runtime.target.endpoints.sns });
+    const unprivilegedSqs = new SQSClient({ ...config, endpoint: world.runtime.target.endpoints.sqs });
+    try {
+      await expect(unprivilegedSns.send(new ListTopicsCommand({}))).rejects.toMatchObject({
+        // SNS's Query code AuthorizationError, as the SDK names its exception.
+        name: 'AuthorizationErrorException',
+        $metadata: { httpStatusCode: 403 },
+      });
+      await expect(
+        unprivilegedSqs.send(
+          new SendMessageCommand({ QueueUrl: world.outputs.AlertsDlqUrl, MessageBody: 'x' }),
+        ),
+      ).rejects.toMatchObject({
+        name: 'AccessDenied',
+        message: expect.stringContaining(
+          `User: ${user.userArn} is not authorized to perform: sqs:SendMessage`,
+        ),
+      });
+      expect(await world.drain(world.outputs.AlertsDlqUrl ?? '')).toEqual([]);
+    } finally {
+      unprivilegedSns.destroy();
+      unprivilegedSqs.destroy();
+    }
   });
 
   it('answers the AWS CLI (aws sns publish --endpoint-url ...)', async () => {

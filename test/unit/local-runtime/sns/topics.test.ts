@@ -142,7 +142,15 @@ describe('SNS FIFO topics', () => {
       messageDeduplicationId: 'd',
     });
     // Only the delivery's origin (for the metering), no FIFO ids: a standard queue refuses them.
-    expect(sent[0]?.options).toEqual({ deliveredBy: 'SNS' });
+    expect(sent[0]?.options).toEqual({
+      deliveredBy: 'SNS',
+      // Who delivers, for the queue's policy: SNS for the topic.
+      deliveredAs: {
+        kind: 'service',
+        service: 'sns.amazonaws.com',
+        sourceArn: expect.stringMatching(/:orders\.fifo$/),
+      },
+    });
     expect(JSON.parse(sent[0]?.body ?? '{}')).toMatchObject({
       Message: 'a',
       SequenceNumber: expect.any(String),
@@ -155,6 +163,8 @@ describe('SNS message attributes', () => {
     kind: { DataType: 'String', StringValue: 'drone' },
     weight: { DataType: 'Number', StringValue: '2.5' },
   };
+
+  const bySns = { kind: 'service', service: 'sns.amazonaws.com', sourceArn: TOPIC };
 
   it('are SQS message attributes with raw delivery, and in the notification JSON otherwise', async () => {
     const { sns, sent, subscribe } = world();
@@ -169,9 +179,9 @@ describe('SNS message attributes', () => {
     expect(sent[0]).toEqual({
       queueArn: QUEUE,
       body: 'hello',
-      options: { deliveredBy: 'SNS', messageAttributes: attributes },
+      options: { deliveredBy: 'SNS', deliveredAs: bySns, messageAttributes: attributes },
     });
-    expect(sent[1]?.options).toEqual({ deliveredBy: 'SNS' });
+    expect(sent[1]?.options).toEqual({ deliveredBy: 'SNS', deliveredAs: bySns });
     expect(JSON.parse(sent[1]?.body ?? '{}')).toMatchObject({
       Type: 'Notification',
       Message: 'hello',

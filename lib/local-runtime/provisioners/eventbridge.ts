@@ -4,13 +4,12 @@
  * Scheduler schedules, delivering to every kind of target the runtime has deliveries for. Rules targeting a function also feed its
  * fault-hook copies.
  */
-import { AwsApiError, startAwsJsonServer } from '../aws-json-server';
+import { authorizeJsonRequest } from '../authorize-json-request';
+import { startAwsJsonServer } from '../aws-json-server';
 import { type EventRule, LocalEventBridge, parseRateExpression, ruleTarget } from '../eventbridge';
 import { eventBridgeChecks } from '../eventbridge-iam-requests';
 import { eventBridgeRuleOperations } from '../eventbridge-rules';
 import { replicaSuffix } from '../fault-hooks';
-import { verifySigV4 } from '../identities';
-import { JSON_AUTHENTICATION_ERRORS } from '../json-authentication-errors';
 import { EVENTBRIDGE_DELIVERY } from '../metering';
 import type { ListenContext, Provisioner, RuntimeContext, StackContext } from '../provisioning';
 import type { PutEventsOutcome } from '../stepfunctions';
@@ -80,23 +79,14 @@ export class EventBridgeProvisioner implements Provisioner {
       },
       {
         // Every request authenticated (SigV4, signing name events) and authorized (../eventbridge-iam-requests.ts).
-        authorize: async (operationName, body, received) => {
-          const signed = await verifySigV4(received, context.iam.credentials, {
-            region: context.region,
-            service: 'events',
-          });
-          if (!signed.ok) {
-            const error = JSON_AUTHENTICATION_ERRORS[signed.reason];
-            throw new AwsApiError(error.type, error.message ?? signed.message);
-          }
-          const { principal } = signed.identity;
-          const checks = eventBridgeChecks(operationName, body, context);
-          const verdict = context.iam.authorizer.authorizeAll(
-            checks.map((check) => ({ principal, ...check })),
-          );
-          // https://docs.aws.amazon.com/eventbridge/latest/APIReference/CommonErrors.html
-          if (!verdict.allowed) throw new AwsApiError('AccessDeniedException', verdict.message);
-        },
+        // https://docs.aws.amazon.com/eventbridge/latest/APIReference/CommonErrors.html
+        authorize: (operationName, body, received) =>
+          authorizeJsonRequest(
+            context.iam,
+            { region: context.region, service: 'events' },
+            received,
+            eventBridgeChecks(operationName, body, context),
+          ),
       },
     );
     context.stopWith(server, 'backend');

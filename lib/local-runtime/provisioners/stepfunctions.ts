@@ -14,11 +14,10 @@
  * AWS (`DynamoDB.AccessDeniedException`...).
  */
 import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { authorizeJsonRequest } from '../authorize-json-request';
 import { busArn } from '../eventbridge';
 import { startInterceptingProxy } from '../fault-hooks';
 import { roleSessionPrincipal, servicePrincipal } from '../iam/principals';
-import { verifySigV4 } from '../identities';
-import { JSON_AUTHENTICATION_ERRORS } from '../json-authentication-errors';
 import { STEP_FUNCTIONS_CALLER } from '../metering';
 import type { ListenContext, Provisioner, RuntimeContext, StackContext } from '../provisioning';
 import {
@@ -99,20 +98,9 @@ export class StepFunctionsProvisioner implements Provisioner {
       region: context.region,
       accountId: context.accountId,
       integrationsFor,
-      authorize: async (checks, received) => {
-        const signed = await verifySigV4(received, context.iam.credentials, {
-          region: context.region,
-          service: 'states',
-        });
-        if (!signed.ok) {
-          const error = JSON_AUTHENTICATION_ERRORS[signed.reason];
-          throw new SfnApiError(error.type, error.message ?? signed.message);
-        }
-        const { principal } = signed.identity;
-        const verdict = context.iam.authorizer.authorizeAll(checks.map((check) => ({ principal, ...check })));
-        // https://docs.aws.amazon.com/step-functions/latest/apireference/CommonErrors.html
-        if (!verdict.allowed) throw new SfnApiError('AccessDeniedException', verdict.message);
-      },
+      // https://docs.aws.amazon.com/step-functions/latest/apireference/CommonErrors.html
+      authorize: (checks, received) =>
+        authorizeJsonRequest(context.iam, { region: context.region, service: 'states' }, received, checks),
       onInternalError: (error) =>
         context.problem(`local Step Functions: ${(error as Error).message ?? error}`),
     });

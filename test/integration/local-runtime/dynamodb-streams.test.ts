@@ -169,15 +169,29 @@ describe('local runtime running an app with a DynamoDB stream', () => {
   });
 });
 
-describe('a stream mapping whose function role may not read the stream', () => {
-  it('fails the start as CreateEventSourceMapping fails on AWS, naming the mapping and the missing action', async () => {
+describe.each([
+  {
+    consumer: 'a stream mapping whose function role',
+    role: 'StreamConsumerServiceRole',
+    // As CreateEventSourceMapping fails on AWS (Lambda's words).
+    refusal:
+      /StreamFixture\/StreamConsumerDynamoDBEventSource\w*: InvalidParameterValueException: Cannot access stream arn:aws:dynamodb:[^ ]+\/stream\/[^ ]+\. Please ensure the role can perform the GetRecords, GetShardIterator, DescribeStream, and ListStreams Actions on your stream in IAM\. \(User: arn:aws:sts::\d+:assumed-role\/[^ ]+ is not authorized to perform: dynamodb:GetRecords/,
+  },
+  {
+    consumer: 'a pipe whose role',
+    role: 'PipeRole',
+    refusal:
+      /StreamFixture\/ChangesPipe: the pipe's role may not read arn:aws:dynamodb:[^ ]+\/stream\/[^ ]+ \(User: arn:aws:sts::\d+:assumed-role\/[^ ]+ is not authorized to perform: dynamodb:GetRecords/,
+  },
+])('$consumer may not read the stream', ({ role, refusal }) => {
+  it('fails the start, naming the consumer and the missing action', async () => {
     const workDir = mkdtempSync(join(tmpdir(), 'stream-grant-it-'));
     try {
       synthesizeStreamFixtureApp(join(workDir, 'cdk.out'));
       plantBrokenGrant(join(workDir, 'cdk.out'), join(workDir, 'broken'), {
-        name: 'consumer-cannot-read-stream',
+        name: `${role}-cannot-read-stream`,
         stack: 'StreamFixture',
-        role: 'StreamConsumerServiceRole',
+        role,
         action: 'dynamodb:GetRecords',
       });
       await expect(
@@ -187,36 +201,7 @@ describe('a stream mapping whose function role may not read the stream', () => {
           targetFile: null,
           log: () => undefined,
         }),
-      ).rejects.toThrow(
-        /StreamFixture\/StreamConsumerDynamoDBEventSource\w*: InvalidParameterValueException: Cannot access stream arn:aws:dynamodb:[^ ]+\/stream\/[^ ]+\. Please ensure the role can perform the GetRecords, GetShardIterator, DescribeStream, and ListStreams Actions on your stream in IAM\. \(User: arn:aws:sts::\d+:assumed-role\/[^ ]+ is not authorized to perform: dynamodb:GetRecords/,
-      );
-    } finally {
-      rmSync(workDir, { recursive: true, force: true });
-    }
-  });
-});
-
-describe('a pipe whose role may not read the stream', () => {
-  it('fails the start, naming the pipe and the missing action', async () => {
-    const workDir = mkdtempSync(join(tmpdir(), 'pipe-grant-it-'));
-    try {
-      synthesizeStreamFixtureApp(join(workDir, 'cdk.out'));
-      plantBrokenGrant(join(workDir, 'cdk.out'), join(workDir, 'broken'), {
-        name: 'pipe-cannot-read-stream',
-        stack: 'StreamFixture',
-        role: 'PipeRole',
-        action: 'dynamodb:GetRecords',
-      });
-      await expect(
-        startLocalRuntime({
-          assemblyDir: join(workDir, 'broken'),
-          port: 0,
-          targetFile: null,
-          log: () => undefined,
-        }),
-      ).rejects.toThrow(
-        /StreamFixture\/ChangesPipe: the pipe's role may not read arn:aws:dynamodb:[^ ]+\/stream\/[^ ]+ \(User: arn:aws:sts::\d+:assumed-role\/[^ ]+ is not authorized to perform: dynamodb:GetRecords/,
-      );
+      ).rejects.toThrow(refusal);
     } finally {
       rmSync(workDir, { recursive: true, force: true });
     }

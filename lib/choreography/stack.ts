@@ -84,13 +84,13 @@ const PASCAL: Readonly<Record<TableService, string>> = {
   [ServiceName.Remediation]: 'Remediation',
 };
 
-/** Item actions of a queue consumer: read its state, commit state and marker in one transaction. */
-const CONSUMER_TABLE_ACTIONS = [
-  'dynamodb:GetItem',
-  'dynamodb:PutItem',
-  'dynamodb:UpdateItem',
-  'dynamodb:ConditionCheckItem',
-];
+/**
+ * Item actions of a queue consumer: read its state, commit state and marker in one transaction (Put
+ * items, or a ConditionCheck for a duplicate: lambdas/choreography/adapters/service-store.ts). No
+ * UpdateItem: no consumer updates in place (the least-privilege report found it granted and never
+ * used, README "Least privilege").
+ */
+const CONSUMER_TABLE_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:ConditionCheckItem'];
 
 export interface DroneDeliveryStackProps extends StackProps {
   /** The deployment profile (lib/choreography/config.ts). */

@@ -4,6 +4,7 @@
  * policies), compiled. Filled from the templates by the IAM provisioner and, for the local tools'
  * users, by the runtime's composition; read by the Authorizer for every request.
  */
+import { accountOfArn } from './arn';
 import type { CompiledPolicy } from './policy-document';
 import { evaluate } from './policy-evaluation';
 import { type Principal, servicePrincipal } from './principals';
@@ -92,11 +93,17 @@ export class LocalAccount {
    * principal), as Lambda, Step Functions, EventBridge and Pipes check when a resource is created
    * with the role.
    */
-  trusts(roleArn: string, service: string, region: string): boolean {
+  trusts(roleArn: string, service: string, region: string, sourceArn?: string): boolean {
     const role = this.roles.get(roleArn);
     if (!role) return false;
+    // The service assumes the role for a resource (a state machine, a function): a trust policy's
+    // confused-deputy conditions (aws:SourceArn, aws:SourceAccount) are judged against it.
+    const context =
+      sourceArn === undefined
+        ? {}
+        : { 'aws:sourcearn': sourceArn, 'aws:sourceaccount': accountOfArn(sourceArn) ?? '' };
     return evaluate(
-      { principal: servicePrincipal(service), action: 'sts:AssumeRole', resource: roleArn },
+      { principal: servicePrincipal(service), action: 'sts:AssumeRole', resource: roleArn, context },
       { identity: [], resource: role.trustPolicy },
       { region, now: Date.now() },
     ).allowed;

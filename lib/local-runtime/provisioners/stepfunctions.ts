@@ -47,7 +47,11 @@ export class StepFunctionsProvisioner implements Provisioner {
   readonly resourceTypes = { runs: [STATE_MACHINE] };
   private service: LocalStepFunctions | undefined;
   /** Each state machine's role and where it was declared, checked once IAM has read every stack. */
-  private readonly roles: Array<{ readonly where: string; readonly roleArn: string }> = [];
+  private readonly roles: Array<{
+    readonly where: string;
+    readonly roleArn: string;
+    readonly machineArn: string;
+  }> = [];
   /** The integrations' clients of each state machine role, made at its first call. */
   private readonly clientsByRole = new Map<string, IntegrationClients>();
 
@@ -157,7 +161,8 @@ export class StepFunctionsProvisioner implements Provisioner {
    */
   async start(context: RuntimeContext): Promise<void> {
     const untrusted = this.roles.filter(
-      ({ roleArn }) => !context.iam.account.trusts(roleArn, 'states.amazonaws.com', context.region),
+      ({ roleArn, machineArn }) =>
+        !context.iam.account.trusts(roleArn, 'states.amazonaws.com', context.region, machineArn),
     );
     if (untrusted.length > 0) {
       throw new Error(
@@ -201,7 +206,10 @@ export class StepFunctionsProvisioner implements Provisioner {
           },
         );
         const roleArn = asString(properties.RoleArn);
-        if (roleArn) this.roles.push({ where: `${context.stack.stackName}/${logicalId}`, roleArn });
+        if (roleArn) {
+          const machineArn = String(resolver.context.ref(logicalId));
+          this.roles.push({ where: `${context.stack.stackName}/${logicalId}`, roleArn, machineArn });
+        }
         for (const warning of registered.warnings) context.named(logicalId, STATE_MACHINE, warning);
       } catch (error) {
         context.named(logicalId, STATE_MACHINE, (error as Error).message);

@@ -77,6 +77,19 @@ describe('DroneDelivery stack (default profile, demo: fake drone fleet)', () => 
     template = synth.template;
   });
 
+  it('lets no role update a service table in place: the services commit whole items in transactions', () => {
+    // Granted and never used until the least-privilege report showed it (README "Least privilege").
+    const tableArns = Object.values(synth.stack.tables).map((table) =>
+      JSON.stringify(Stack.of(table).resolve(table.table.tableArn)),
+    );
+    const updates = Object.values(resources(template, 'AWS::IAM::Policy')).flatMap((policy) =>
+      (policy.Properties.PolicyDocument.Statement as Array<{ Action: string | string[]; Resource: unknown }>)
+        .filter((statement) => [statement.Action].flat().includes('dynamodb:UpdateItem'))
+        .flatMap((statement) => [statement.Resource].flat().map((resource) => JSON.stringify(resource))),
+    );
+    expect(updates.filter((resource) => tableArns.includes(resource))).toEqual([]);
+  });
+
   describe('tables', () => {
     it('one per service: pk, TTL, NEW_AND_OLD_IMAGES stream, PITR, encrypted, on-demand, retained', () => {
       const tables = Object.values(resources(template, 'AWS::DynamoDB::Table'));

@@ -18,7 +18,12 @@ import {
   RemoveTargetsCommand,
   ResourceNotFoundException,
 } from '@aws-sdk/client-eventbridge';
-import { CreateQueueCommand, GetQueueAttributesCommand, type Message } from '@aws-sdk/client-sqs';
+import {
+  CreateQueueCommand,
+  GetQueueAttributesCommand,
+  type Message,
+  SetQueueAttributesCommand,
+} from '@aws-sdk/client-sqs';
 import { startAwsJsonServer } from '../../../lib/local-runtime/aws-json-server';
 import { LocalEventBridge } from '../../../lib/local-runtime/eventbridge';
 import { eventBridgeRuleOperations } from '../../../lib/local-runtime/eventbridge-rules';
@@ -59,6 +64,25 @@ describe('EventBridge rule management of the local runtime', () => {
     );
     const { Attributes = {} } = await world.sqs.send(
       new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['QueueArn'] }),
+    );
+    // The bus may deliver only to a queue whose policy lets EventBridge send, as on AWS.
+    await world.sqs.send(
+      new SetQueueAttributesCommand({
+        QueueUrl,
+        Attributes: {
+          Policy: JSON.stringify({
+            Version: '2012-10-17',
+            Statement: [
+              {
+                Effect: 'Allow',
+                Principal: { Service: 'events.amazonaws.com' },
+                Action: 'sqs:SendMessage',
+                Resource: Attributes.QueueArn,
+              },
+            ],
+          }),
+        },
+      }),
     );
     return { queueUrl: QueueUrl, queueArn: Attributes.QueueArn ?? '' };
   }

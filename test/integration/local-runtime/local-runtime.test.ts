@@ -152,21 +152,10 @@ describe('local runtime running a synthesized app', () => {
     expect(logLines.filter((line) => line.startsWith('not emulated (no effect locally)'))).toHaveLength(1);
   });
 
-  it('enforces a queue policy’s explicit Deny, with an identity for the user it names', async () => {
+  it('enforces a queue policy (the reader it allows reads; its explicit Deny refuses the account’s root), with an identity for the user it names', async () => {
     const reader = runtime.target.identities?.['fixture-reader'];
     expect(reader?.userArn).toBe('arn:aws:iam::000000000000:user/fixture-reader');
     const QueueUrl = outputs.RepliesQueueUrl;
-    // The second Deny's condition key is not evaluated locally: named at start, and it denies nothing.
-    expect(runtime.unsupported).toEqual(
-      expect.arrayContaining([
-        expect.objectContaining({
-          type: 'AWS::SQS::QueuePolicy',
-          reason: expect.stringMatching(
-            /^Deny statement NotFromElsewhere does not apply locally: .*aws:SourceVpc/,
-          ),
-        }),
-      ]),
-    );
     await sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: 'for the reader' }));
     await expect(sqs.send(new ReceiveMessageCommand({ QueueUrl }))).rejects.toMatchObject({
       name: 'AccessDenied',

@@ -11,6 +11,7 @@ import {
   CreateQueueCommand,
   GetQueueAttributesCommand,
   SendMessageCommand,
+  SetQueueAttributesCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, paginateScan } from '@aws-sdk/lib-dynamodb';
@@ -90,11 +91,31 @@ export class DeliverySystemDriver {
       new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['QueueArn'] }),
     );
     const bus = this.output(Output.DeliveryBusName);
-    await this.events.send(
+    const { RuleArn } = await this.events.send(
       new PutRuleCommand({
         Name: 'chaos-lifecycle-observer',
         EventBusName: bus,
         EventPattern: JSON.stringify(lifecyclePattern(LIFECYCLE_EVENT_TYPES)),
+      }),
+    );
+    // The bus may deliver only to a queue whose policy lets EventBridge send for this rule, as on AWS.
+    await this.sqs.send(
+      new SetQueueAttributesCommand({
+        QueueUrl,
+        Attributes: {
+          Policy: JSON.stringify({
+            Version: '2012-10-17',
+            Statement: [
+              {
+                Effect: 'Allow',
+                Principal: { Service: 'events.amazonaws.com' },
+                Action: 'sqs:SendMessage',
+                Resource: Attributes?.QueueArn,
+                Condition: { ArnEquals: { 'aws:SourceArn': RuleArn } },
+              },
+            ],
+          }),
+        },
       }),
     );
     await this.events.send(

@@ -28,6 +28,7 @@ import {
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { DeliveryStatusBody } from '../../../lambdas/choreography/contracts';
+import { serviceSendPolicy } from '../../../lambdas/shared/service-send-policy';
 import { sendSigned } from '../../../lambdas/shared/signed-request';
 import { type ApiResponse, apiRequest, awsClientConfig, takeMatching } from '../client-support';
 import { watchAppDenials } from '../iam-watch';
@@ -325,18 +326,7 @@ export class DeliverySystemClient {
       new SetQueueAttributesCommand({
         QueueUrl,
         Attributes: {
-          Policy: JSON.stringify({
-            Version: '2012-10-17',
-            Statement: [
-              {
-                Effect: 'Allow',
-                Principal: { Service: 'events.amazonaws.com' },
-                Action: 'sqs:SendMessage',
-                Resource: queueArn,
-                ...(RuleArn ? { Condition: { ArnEquals: { 'aws:SourceArn': RuleArn } } } : {}),
-              },
-            ],
-          }),
+          Policy: serviceSendPolicy(queueArn, 'events.amazonaws.com', RuleArn),
         },
       }),
     );

@@ -24,6 +24,7 @@ import {
   type Message,
   SetQueueAttributesCommand,
 } from '@aws-sdk/client-sqs';
+import { serviceSendPolicy } from '../../../lambdas/shared/service-send-policy';
 import { startAwsJsonServer } from '../../../lib/local-runtime/aws-json-server';
 import { LocalEventBridge } from '../../../lib/local-runtime/eventbridge';
 import { eventBridgeRuleOperations } from '../../../lib/local-runtime/eventbridge-rules';
@@ -70,17 +71,7 @@ describe('EventBridge rule management of the local runtime', () => {
       new SetQueueAttributesCommand({
         QueueUrl,
         Attributes: {
-          Policy: JSON.stringify({
-            Version: '2012-10-17',
-            Statement: [
-              {
-                Effect: 'Allow',
-                Principal: { Service: 'events.amazonaws.com' },
-                Action: 'sqs:SendMessage',
-                Resource: Attributes.QueueArn,
-              },
-            ],
-          }),
+          Policy: serviceSendPolicy(Attributes.QueueArn ?? '', 'events.amazonaws.com'),
         },
       }),
     );

@@ -22,6 +22,7 @@ import {
   SetQueueAttributesCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
+import { serviceSendPolicy } from '../../../lambdas/shared/service-send-policy';
 import { type MessagingRuntime, startMessagingRuntime } from './messaging-runtime';
 
 jest.setTimeout(120_000);
@@ -161,18 +162,7 @@ describe('SNS API of the local runtime', () => {
       new SetQueueAttributesCommand({
         QueueUrl,
         Attributes: {
-          Policy: JSON.stringify({
-            Version: '2012-10-17',
-            Statement: [
-              {
-                Effect: 'Allow',
-                Principal: { Service: 'sns.amazonaws.com' },
-                Action: 'sqs:SendMessage',
-                Resource: Attributes.QueueArn,
-                Condition: { ArnEquals: { 'aws:SourceArn': deliveries } },
-              },
-            ],
-          }),
+          Policy: serviceSendPolicy(Attributes.QueueArn ?? '', 'sns.amazonaws.com', deliveries),
         },
       }),
     );

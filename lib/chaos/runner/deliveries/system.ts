@@ -20,6 +20,7 @@ import {
   lifecyclePattern,
   type SubmitDeliveryRequest,
 } from '../../../../lambdas/choreography/contracts';
+import { serviceSendPolicy } from '../../../../lambdas/shared/service-send-policy';
 import type { LocalTarget } from '../../../local-runtime';
 import type {
   AssignmentItem,
@@ -103,18 +104,7 @@ export class DeliverySystemDriver {
       new SetQueueAttributesCommand({
         QueueUrl,
         Attributes: {
-          Policy: JSON.stringify({
-            Version: '2012-10-17',
-            Statement: [
-              {
-                Effect: 'Allow',
-                Principal: { Service: 'events.amazonaws.com' },
-                Action: 'sqs:SendMessage',
-                Resource: Attributes?.QueueArn,
-                Condition: { ArnEquals: { 'aws:SourceArn': RuleArn } },
-              },
-            ],
-          }),
+          Policy: serviceSendPolicy(Attributes?.QueueArn ?? '', 'events.amazonaws.com', RuleArn),
         },
       }),
     );

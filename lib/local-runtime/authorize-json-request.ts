@@ -5,22 +5,16 @@
  * (answering AccessDeniedException, HTTP 400, with IAM's message, as their common errors pages say).
  */
 import { AwsApiError } from './aws-json-server';
-import type { RequestContext } from './iam/policy-document';
+import type { RequestCheck } from './iam/request-check';
 import type { RuntimeIam } from './iam/runtime-iam';
 import { type ReceivedRequest, verifySigV4 } from './identities';
 import { JSON_AUTHENTICATION_ERRORS } from './json-authentication-errors';
-
-export interface JsonRequestCheck {
-  readonly action: string;
-  readonly resource: string;
-  readonly context?: RequestContext;
-}
 
 export async function authorizeJsonRequest(
   iam: RuntimeIam,
   scope: { readonly region: string; readonly service: string },
   received: ReceivedRequest,
-  checks: readonly JsonRequestCheck[],
+  checks: readonly RequestCheck[],
 ): Promise<void> {
   const signed = await verifySigV4(received, iam.credentials, scope);
   if (!signed.ok) {

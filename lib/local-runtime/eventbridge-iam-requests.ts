@@ -8,13 +8,7 @@
  * unauthorized entry is not documented).
  */
 import { busArn, busNameOf, ruleArn } from './eventbridge';
-import type { RequestContext } from './iam/policy-document';
-
-export interface EventBridgeCheck {
-  readonly action: string;
-  readonly resource: string;
-  readonly context?: RequestContext;
-}
+import type { RequestCheck } from './iam/request-check';
 
 type Body = Record<string, unknown>;
 
@@ -22,7 +16,7 @@ export function eventBridgeChecks(
   operationName: string,
   body: Body,
   scope: { readonly region: string; readonly accountId: string },
-): EventBridgeCheck[] {
+): RequestCheck[] {
   const action = `events:${operationName}`;
   if (operationName === 'PutEvents') {
     const entries = Array.isArray(body.Entries) ? (body.Entries as Body[]) : [];

@@ -8,20 +8,14 @@
  * AWS does not document which resource it evaluates a listing against; a policy naming the
  * prefix's alarms, like the deployed console's, is allowed.
  */
-import type { RequestContext } from '../iam/policy-document';
+import type { RequestCheck } from '../iam/request-check';
 import type { CloudWatchBody } from './server';
-
-export interface CloudWatchCheck {
-  readonly action: string;
-  readonly resource: string;
-  readonly context?: RequestContext;
-}
 
 export function cloudWatchChecks(
   operationName: string,
   input: CloudWatchBody,
   scope: { readonly region: string; readonly accountId: string },
-): CloudWatchCheck[] {
+): RequestCheck[] {
   const action = `cloudwatch:${operationName}`;
   const alarm = (name: string) => `arn:aws:cloudwatch:${scope.region}:${scope.accountId}:alarm:${name}`;
   switch (operationName) {

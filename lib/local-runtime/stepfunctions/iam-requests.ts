@@ -14,12 +14,11 @@
  * the runtime does not know (malformed, or forgotten) is not authorized against anything: its answer
  * is InvalidToken, which tells nothing and changes nothing (the caller is still authenticated).
  */
+import type { RequestCheck } from '../iam/request-check';
 import type { StepFunctionsRuntime } from './runtime';
 
-export interface StepFunctionsCheck {
-  readonly action: string;
-  readonly resource: string;
-}
+/** What the Step Functions API asks IAM of one request (the runtime's IAM decides). */
+export type StepFunctionsCheck = RequestCheck;
 
 type Body = Record<string, unknown>;
 

@@ -26,7 +26,7 @@ export function standardProvisioners(): ProvisionerRegistry {
   const sqs = new SqsProvisioner();
   const lambda = new LambdaProvisioner();
   const eventBridge = new EventBridgeProvisioner(lambda);
-  const sns = new SnsProvisioner(lambda);
+  const sns = new SnsProvisioner();
   const streamNeighbours = { dynamodb, sqs, sns, lambda, eventBridge };
   return new ProvisionerRegistry([
     awsOnlyResources,

@@ -12,7 +12,9 @@
  * in: played here as a policy naming the account (their identity policies decide), stricter than
  * AWS's `"AWS": "*"` with an `AWS:SourceOwner` condition only for a principal with no grant at all.
  * A service delivering to a topic (an EventBridge rule, a CloudWatch alarm) must be allowed by the
- * topic's TopicPolicy when it has one (with aws:SourceArn) and by the key's policy.
+ * topic's TopicPolicy when it has one (with aws:SourceArn) and by the key's policy. SNS delivers
+ * to its subscribers as `sns.amazonaws.com` for the topic (aws:SourceArn): a queue's policy, or a
+ * function's AWS::Lambda::Permission, must allow it, or the delivery fails (dead-letter queue).
  */
 import { AwsApiError } from '../aws-json-server';
 import { startAwsQueryServer } from '../aws-query-server';
@@ -25,7 +27,6 @@ import { verifySigV4 } from '../identities';
 import type { ListenContext, Provisioner, RuntimeContext, StackContext } from '../provisioning';
 import { LocalSns, readSubscriptionAttributes } from '../sns';
 import { snsApiOperations } from '../sns/api';
-import type { LambdaProvisioner } from './lambda';
 import { arnName, asRecord } from './values';
 
 const TOPIC = 'AWS::SNS::Topic';
@@ -65,8 +66,6 @@ export class SnsProvisioner implements Provisioner {
   /** Each topic's customer-managed key (KmsMasterKeyId), by ARN. */
   private readonly keys = new Map<string, string>();
 
-  constructor(private readonly lambda: LambdaProvisioner) {}
-
   private get topics(): LocalSns {
     if (!this.sns) throw new Error('SNS is not started yet');
     return this.sns;
@@ -82,7 +81,8 @@ export class SnsProvisioner implements Provisioner {
     const sns = new LocalSns(
       {
         sendToQueue: (queueArn, body, options) => context.deliveries.deliver(queueArn, body, options),
-        invokeAsync: (functionArn, event) => this.lambda.host.invokeAsync(functionArn, event),
+        invokeAsync: (functionArn, event, options) =>
+          context.deliveries.deliver(functionArn, JSON.stringify(event), options),
         onProblem: (message) => context.problem(`SNS ${message}`),
         ...(meter && {
           onPublished: (topicArn: string, payloadBytes: number, publishedBy: string) =>

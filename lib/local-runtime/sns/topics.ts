@@ -57,8 +57,11 @@ export interface PublishResult {
 
 export interface SnsDelivery {
   sendToQueue(queueArn: string, body: string, options: DeliveryOptions): Promise<void>;
-  /** Hands an event to Lambda's asynchronous invocation; throws when Lambda cannot take it. */
-  invokeAsync(functionArn: string, event: unknown): void;
+  /**
+   * Hands an event to Lambda's asynchronous invocation, as the given principal (SNS for the topic,
+   * which the function's resource policy must allow); rejects when Lambda refuses or cannot take it.
+   */
+  invokeAsync(functionArn: string, event: unknown, options: DeliveryOptions): Promise<void>;
   /** A delivery that failed with nowhere to go (no dead-letter queue, or that failed too). */
   onProblem(message: string): void;
   /**
@@ -261,16 +264,24 @@ export class LocalSns {
             ...(subscription.rawMessageDelivery ? { messageAttributes: attributes } : {}),
           });
         } else {
-          this.delivery.invokeAsync(subscription.endpoint, {
-            Records: [
-              {
-                EventSource: 'aws:sns',
-                EventVersion: '1.0',
-                EventSubscriptionArn: subscription.subscriptionArn,
-                Sns: { ...notification, MessageAttributes: messageAttributes, Region: this.region },
-              },
-            ],
-          });
+          await this.delivery.invokeAsync(
+            subscription.endpoint,
+            {
+              Records: [
+                {
+                  EventSource: 'aws:sns',
+                  EventVersion: '1.0',
+                  EventSubscriptionArn: subscription.subscriptionArn,
+                  Sns: { ...notification, MessageAttributes: messageAttributes, Region: this.region },
+                },
+              ],
+            },
+            {
+              deliveredBy: deliveredVia('SNS', request.publishedBy),
+              // As SNS for the topic: the function's resource policy must allow it, as on AWS.
+              deliveredAs: { kind: 'service', service: 'sns.amazonaws.com', sourceArn: topic.arn },
+            },
+          );
         }
       } catch (error) {
         await this.deadLetter(subscription, body, fifoIds, error as Error);

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Sha256 } from '@aws-crypto/sha256-js';
 import { DescribeTableCommand, DynamoDBClient, GetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
+import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { sendSigned } from '../../../lambdas/shared/signed-request';
@@ -256,6 +257,39 @@ describe('local runtime running a synthesized app', () => {
     expect(deadLetter.Body).toBe('fail-1');
     // The successful record was deleted after its batch: never delivered a second time.
     expect(await itemExists('sqs#ok-1#2')).toBeUndefined();
+  });
+
+  it('invokes a function for a topic only where its resource policy lets SNS in for that topic', async () => {
+    const sns = new SNSClient({
+      region: runtime.target.region,
+      credentials: runtime.target.credentials,
+      endpoint: runtime.target.endpoints.sns,
+    });
+    try {
+      await sns.send(new PublishCommand({ TopicArn: outputs.PermittedTopicArn, Message: 'let-in' }));
+      await sns.send(new PublishCommand({ TopicArn: outputs.UnpermittedTopicArn, Message: 'kept-out' }));
+      const notified = await eventually(() => itemExists('sns#let-in'));
+      expect(notified.topicArn?.S).toBe(outputs.PermittedTopicArn);
+      // Lambda refuses SNS for the other topic: the delivery fails to the subscription's DLQ.
+      const refused = await eventually(async () => {
+        const { Messages = [] } = await sqs.send(
+          new ReceiveMessageCommand({
+            QueueUrl: outputs.RefusedNotificationsUrl,
+            WaitTimeSeconds: 1,
+            MessageAttributeNames: ['All'],
+          }),
+        );
+        return Messages[0];
+      });
+      expect(JSON.parse(refused.Body ?? '{}')).toMatchObject({ Message: 'kept-out' });
+      expect(refused.MessageAttributes?.ErrorCode?.StringValue).toBe('AccessDeniedException');
+      expect(refused.MessageAttributes?.ErrorMessage?.StringValue).toContain(
+        'sns.amazonaws.com is not authorized to perform: lambda:InvokeFunction',
+      );
+      expect(await itemExists('sns#kept-out')).toBeUndefined();
+    } finally {
+      sns.destroy();
+    }
   });
 
   it('routes PutEvents from a function through a custom bus rule to an SQS target', async () => {

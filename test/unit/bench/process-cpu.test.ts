@@ -74,13 +74,16 @@ describe('process CPU accounting', () => {
       const childStart = sampleCpu() as CpuSample;
       let seen = childStart;
       const giveUpAt = Date.now() + 30_000;
-      while (seen.otherProcesses - childStart.otherProcesses < 0.05 && Date.now() < giveUpAt) {
+      while (seen.otherProcesses - childStart.otherProcesses < 0.3 && Date.now() < giveUpAt) {
         await new Promise((resolve) => setTimeout(resolve, 100));
         seen = sampleCpu() as CpuSample;
       }
-      expect(seen.otherProcesses - childStart.otherProcesses).toBeGreaterThanOrEqual(0.05);
-      // The child is not DynamoDB Local: only a java descendant is.
-      expect(seen.dynamodbLocal).toBe(childStart.dynamodbLocal);
+      const childCpu = seen.otherProcesses - childStart.otherProcesses;
+      expect(childCpu).toBeGreaterThanOrEqual(0.3);
+      // The child is not DynamoDB Local: only a java descendant is. This worker may still have a
+      // DynamoDB Local of an earlier test file, idling on its own ticks, so its share may move a
+      // little, never by the child's spinning.
+      expect(seen.dynamodbLocal - childStart.dynamodbLocal).toBeLessThan(childCpu / 2);
     } finally {
       child.kill('SIGKILL');
     }

@@ -36,7 +36,7 @@ describe('SNS API: AWS quotas', () => {
         sendToQueue: async (_queueArn, body) => {
           delivered.push(body);
         },
-        invokeAsync: () => undefined,
+        invokeAsync: async () => undefined,
         onProblem: (message) => {
           throw new Error(message);
         },

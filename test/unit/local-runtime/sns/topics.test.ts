@@ -21,7 +21,7 @@ interface Sent {
 
 function world(failing: readonly string[] = []) {
   const sent: Sent[] = [];
-  const invoked: Array<{ functionArn: string; event: unknown }> = [];
+  const invoked: Array<{ functionArn: string; event: unknown; options: DeliveryOptions }> = [];
   const problems: string[] = [];
   let now = 1_000_000;
   const sns = new LocalSns(
@@ -31,9 +31,9 @@ function world(failing: readonly string[] = []) {
           throw Object.assign(new Error('no such queue'), { name: 'QueueDoesNotExist' });
         sent.push({ queueArn, body, options });
       },
-      invokeAsync: (functionArn, event) => {
+      invokeAsync: async (functionArn, event, options) => {
         if (failing.includes(functionArn)) throw new Error(`No local function ${functionArn}`);
-        invoked.push({ functionArn, event });
+        invoked.push({ functionArn, event, options });
       },
       onProblem: (message) => problems.push(message),
     },

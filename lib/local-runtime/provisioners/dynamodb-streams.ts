@@ -2,7 +2,8 @@
  * Consumers of DynamoDB streams: Lambda event source mappings whose source is a table's stream (an
  * event source kind of ./event-source-mappings.ts) and EventBridge Pipes from a stream
  * (AWS::Pipes::Pipe). Both run on the same reading core (../dynamodb/stream-reader.ts); whatever a
- * spec cannot run is named with the reason, never half-run.
+ * spec cannot run is named with the reason, never half-run. Each reads as its role, through the
+ * DynamoDB gateway (every Streams request authorized), and sends its failures as that role.
  */
 import { join } from 'node:path';
 import {
@@ -54,9 +55,33 @@ function isLocalDestination(arn: string, neighbours: StreamConsumerNeighbours, c
   }
 }
 
-/** On-failure destinations and dead-letter queues: an SQS queue or SNS topic by ARN. */
-function sendToDestination(context: RuntimeContext) {
-  return (destinationArn: string, message: string) => context.deliveries.deliver(destinationArn, message);
+/**
+ * On-failure destinations and dead-letter queues (an SQS queue or SNS topic by ARN), sent as the
+ * consumer's role, as on AWS: Lambda sends a mapping's failure record with the function's execution
+ * role, a pipe its dead letters with its own
+ * (https://docs.aws.amazon.com/lambda/latest/dg/invocation-async-retain-records.html#invocation-async-destinations-permissions).
+ */
+function sendToDestination(context: RuntimeContext, roleArn: string | undefined) {
+  const deliveredAs = roleArn ? ({ kind: 'role', roleArn } as const) : undefined;
+  return (destinationArn: string, message: string) =>
+    context.deliveries.deliver(destinationArn, message, deliveredAs ? { deliveredAs } : {});
+}
+
+/**
+ * The Streams client a consumer reads with: through the DynamoDB gateway as a session of its role,
+ * so that each request is authorized (as the root without a role, which only a test makes).
+ */
+function streamsOf(
+  dynamodb: DynamoDbProvisioner,
+  context: RuntimeContext,
+  roleArn: string | undefined,
+  sessionName: string,
+) {
+  return dynamodb.streamsClientFor(
+    roleArn
+      ? context.iam.credentials.roleSession(roleArn, sessionName)
+      : context.iam.credentials.rootCredentials,
+  );
 }
 
 /** A consumer's checkpoints survive a restart with the runtime's data directory. */
@@ -83,9 +108,9 @@ export function dynamoDbStreams(neighbours: StreamConsumerNeighbours): EventSour
       return new DynamoDbStreamEventSource(
         { ...spec, ...checkpointFile(context, stackName, logicalId) },
         {
-          streams: dynamodb.streams,
+          streams: streamsOf(dynamodb, context, consumer.roleArn, consumer.functionName),
           invoke: (reference, event) => lambda.host.invoke(reference, event),
-          sendToDestination: sendToDestination(context),
+          sendToDestination: sendToDestination(context, consumer.roleArn),
           onProblem: (message) => context.problem(message),
         },
       );
@@ -143,9 +168,9 @@ export class PipesProvisioner implements Provisioner {
         new DynamoDbStreamPipe(
           { ...spec, ...checkpointFile(context, context.stack.stackName, logicalId) },
           {
-            streams: this.neighbours.dynamodb.streams,
+            streams: streamsOf(this.neighbours.dynamodb, context, roleArn || undefined, 'pipe'),
             targets: this.targets(context, roleArn),
-            sendToDestination: sendToDestination(context),
+            sendToDestination: sendToDestination(context, roleArn || undefined),
             onProblem: (message) => context.problem(message),
           },
         ),

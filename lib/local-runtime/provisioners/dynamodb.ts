@@ -29,7 +29,8 @@ export class DynamoDbProvisioner implements Provisioner {
   readonly name = 'DynamoDB';
   readonly resourceTypes = { runs: [TABLE] };
   private dynamodb: DynamoDBClient | undefined;
-  private streamsClient: DynamoDBStreamsClient | undefined;
+  /** Makes a Streams client of the gateway, signing with a consumer's credentials. */
+  private gatewayStreamsClient: ((credentials: SigningCredentials) => DynamoDBStreamsClient) | undefined;
   private tables: LocalTableStreams | undefined;
   /** Makes a client of the gateway for one caller, signing with its credentials. */
   private gatewayClient: ((caller: string, credentials: SigningCredentials) => DynamoDBClient) | undefined;
@@ -52,10 +53,15 @@ export class DynamoDbProvisioner implements Provisioner {
     return this.gatewayClient(caller, credentials);
   }
 
-  /** A DynamoDB Streams client for the backend (once it listens). */
-  get streams(): DynamoDBStreamsClient {
-    if (!this.streamsClient) throw new Error('DynamoDB is not listening yet');
-    return this.streamsClient;
+  /**
+   * A DynamoDB Streams client for a stream consumer reading as its role (a Lambda event source
+   * mapping as its function's role, a pipe as its own): through the gateway, signed with
+   * `credentials`, so that every DescribeStream, GetShardIterator and GetRecords is authorized as
+   * on AWS, not only checked when the consumer starts.
+   */
+  streamsClientFor(credentials: SigningCredentials): DynamoDBStreamsClient {
+    if (!this.gatewayStreamsClient) throw new Error('DynamoDB is not listening yet');
+    return this.gatewayStreamsClient(credentials);
   }
 
   /** The streams of the tables this runtime created. */
@@ -94,17 +100,21 @@ export class DynamoDbProvisioner implements Provisioner {
     };
     // DynamoDB Local serves the Streams API on the same endpoint: so does the gateway.
     context.endpoints.announce('DYNAMODB_STREAMS', gateway.endpoint);
+    this.gatewayStreamsClient = (credentials) => {
+      const streams = new DynamoDBStreamsClient({
+        region: context.region,
+        credentials: { ...credentials },
+        endpoint: gateway.endpoint,
+      });
+      context.onStop(() => streams.destroy());
+      return streams;
+    };
     const client = new DynamoDBClient({ ...context.clientConfig(), endpoint: server.endpoint });
-    const streams = new DynamoDBStreamsClient({ ...context.clientConfig(), endpoint: server.endpoint });
     this.dynamodb = client;
-    this.streamsClient = streams;
     const tables = new LocalTableStreams(client);
     this.tables = tables;
     context.publishTableStreams((stackName, logicalId) => tables.streamArn(stackName, logicalId));
-    context.onStop(() => {
-      client.destroy();
-      streams.destroy();
-    });
+    context.onStop(() => client.destroy());
     context.log(
       dataDir
         ? `data: DynamoDB tables persist in ${dataDir}`

@@ -167,6 +167,25 @@ describe('local runtime running an app with a DynamoDB stream', () => {
       dynamodb: { Keys: { pk: { S: 'pipe-1' } }, NewImage: { pk: { S: 'pipe-1' } } },
     });
   });
+
+  it('reads the stream as each consumer’s role, every request authorized, and sends failures as that role', () => {
+    const { actions } = runtime.iamUsage().usage;
+    const usedBy = (role: RegExp) => {
+      const principal = Object.keys(actions).find((arn) => role.test(arn));
+      return principal ? actions[principal] : undefined;
+    };
+    const streamReads = {
+      'dynamodb:describestream': [outputs.SourceStreamArn],
+      'dynamodb:getsharditerator': [outputs.SourceStreamArn],
+      'dynamodb:getrecords': [outputs.SourceStreamArn],
+    };
+    // The mapping polls as its function's role and sends the poison record's failure with it.
+    expect(usedBy(/:role\/StreamFixture-StreamConsumerServiceRole/)).toMatchObject({
+      ...streamReads,
+      'sqs:sendmessage': [expect.stringMatching(/:StreamFixture-StreamFailures/)],
+    });
+    expect(usedBy(/:role\/StreamFixture-PipeRole/)).toMatchObject(streamReads);
+  });
 });
 
 describe.each([

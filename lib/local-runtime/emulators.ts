@@ -17,7 +17,7 @@ export function startDynamoDbEmulator(dataDirectory?: string): Promise<RunningSe
 /**
  * The runtime's own SQS service (lib/local-runtime/sqs): FIFO message groups, deduplication, redrive
  * and long polls as AWS documents them; `dataDirectory` keeps queues and messages across restarts;
- * `identities` are the callers queue policies can tell apart.
+ * `iam` authenticates and authorizes every request (the runtime's account, or a test's).
  */
 export async function startSqsEmulator(options: SqsServiceOptions): Promise<RunningSqsService> {
   return startSqsService(options);

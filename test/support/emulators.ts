@@ -15,7 +15,13 @@ import {
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { startDynamoDbLocal as launchDynamoDbLocal } from '../../lib/local-runtime/dynamodb/dynamodb-local';
-import { type RunningServer, startSqsEmulator } from '../../lib/local-runtime/emulators';
+import {
+  type RunningServer,
+  type RunningSqsService,
+  startSqsEmulator,
+} from '../../lib/local-runtime/emulators';
+import { createRuntimeIam, type RuntimeIam } from '../../lib/local-runtime/iam';
+import { LocalIdentities } from '../../lib/local-runtime/identities';
 
 export const TEST_REGION = 'us-east-1';
 
@@ -53,12 +59,42 @@ export async function startDynamoDbLocal(): Promise<RunningEmulator> {
   return launchDynamoDbLocal({ sharedDb: false });
 }
 
+/** The account of startLocalSqs's queues. */
+export const LOCAL_SQS_ACCOUNT = '123456789012';
+
+/**
+ * An IAM of the local SQS account whose root signs with TEST_CREDENTIALS: what the tests' clients
+ * and handlers sign with is the account's root (the developer), allowed anything no explicit Deny
+ * forbids; any other credential is refused, as the runtime refuses it.
+ */
+export function localSqsIam(
+  root: { accessKeyId: string; secretAccessKey: string } = TEST_CREDENTIALS,
+): RuntimeIam {
+  return createRuntimeIam({
+    accountId: LOCAL_SQS_ACCOUNT,
+    region: TEST_REGION,
+    mode: 'enforce',
+    log: () => undefined,
+    root,
+    users: new LocalIdentities(undefined, LOCAL_SQS_ACCOUNT),
+  });
+}
+
 /**
  * Starts the local runtime's SQS service (JSON protocol, as the current SDK speaks it), as the runtime
- * runs it: in memory, or journaled in `dataDirectory` to test a restart.
+ * runs it: in memory, or journaled in `dataDirectory` to test a restart; IAM enforced, with
+ * TEST_CREDENTIALS as the root unless `iam` is given (pass `accountId` of its account then).
  */
-export function startLocalSqs(options: { dataDirectory?: string } = {}): Promise<RunningEmulator> {
-  return startSqsEmulator({ region: TEST_REGION, accountId: '123456789012', ...options });
+export function startLocalSqs(
+  options: { dataDirectory?: string; iam?: RuntimeIam; accountId?: string } = {},
+): Promise<RunningSqsService> {
+  const { iam, accountId, ...rest } = options;
+  return startSqsEmulator({
+    region: TEST_REGION,
+    accountId: accountId ?? LOCAL_SQS_ACCOUNT,
+    iam: iam ?? localSqsIam(),
+    ...rest,
+  });
 }
 
 export function dynamoClient(endpoint: string): DynamoDBClient {

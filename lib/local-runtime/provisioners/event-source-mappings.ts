@@ -156,17 +156,11 @@ export function sqsQueues(sqs: SqsProvisioner, lambda: LambdaProvisioner): Event
     },
     // What Lambda checks when the mapping is created: its execution role must receive, delete and
     // read the attributes of the queue (https://docs.aws.amazon.com/lambda/latest/dg/with-sqs.html#events-sqs-permissions).
-    refusal: ({ sourceArn, consumer }, context) => {
+    refusal: ({ sourceArn, consumer }) => {
       if (!consumer.roleArn) return undefined;
       const principal = roleSessionPrincipal(consumer.roleArn, consumer.functionName);
       for (const action of ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes']) {
-        const verdict = sqs.authorizeQueue(
-          context,
-          principal,
-          action,
-          sourceArn,
-          sqs.queueSecurity(sourceArn),
-        );
+        const verdict = sqs.authorizeQueue(principal, action, sourceArn, sqs.queueSecurity(sourceArn));
         if (!verdict.allowed) {
           return `InvalidParameterValueException: The provided execution role does not have permissions to call ${action.slice(4)} on SQS (${verdict.message})`;
         }

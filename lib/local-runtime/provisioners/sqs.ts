@@ -4,7 +4,7 @@
  * attributes and redrive policy; deliveries to queue ARNs (EventBridge targets, SNS subscriptions).
  *
  * AWS::SQS::QueuePolicy sets each of its queues' `Policy` attribute, as on AWS. Every request is
- * authenticated (SigV4, signing name `sqs`) and authorized by the account's IAM (authorizeQueue):
+ * authenticated (SigV4, signing name `sqs`) and authorized by the account's IAM (../sqs/queue-authorizer.ts):
  * the caller's identity policies and the queue's policy, and for a queue under a customer-managed
  * key the key's use (kms:GenerateDataKey and kms:Decrypt to send, kms:Decrypt to receive); a
  * refusal is SQS's AccessDenied (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/CommonErrors.html).
@@ -29,10 +29,10 @@ import { type RunningSqsService, startSqsEmulator } from '../emulators';
 import { accountOfArn } from '../iam/arn';
 import type { Verdict } from '../iam/authorizer';
 import type { SigningCredentials } from '../iam/credential-registry';
-import { type CompiledPolicy, compilePolicy, type RequestContext } from '../iam/policy-document';
+import { compilePolicy, type RequestContext } from '../iam/policy-document';
 import { PolicyDocumentError } from '../iam/policy-document-error';
 import { type Principal, roleSessionPrincipal, servicePrincipal } from '../iam/principals';
-import { type LocalIdentity, verifySigV4 } from '../identities';
+import type { LocalIdentity } from '../identities';
 import type {
   DeliveryOptions,
   ListenContext,
@@ -41,7 +41,7 @@ import type {
   StackContext,
   TargetContribution,
 } from '../provisioning';
-import { messagePayloadBytes, type QueueFigures } from '../sqs';
+import { messagePayloadBytes, type QueueFigures, type QueueSecurity } from '../sqs';
 import { SqsAuthErrors } from '../sqs/errors';
 import { asRecord } from './values';
 
@@ -96,59 +96,18 @@ export class SqsProvisioner implements Provisioner {
   }
 
   /**
-   * May `principal` do `action` on the queue? Its identity policies or the queue's policy (a service
-   * principal: the policy only), then the queue's customer-managed key, through SQS
-   * (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-key-management.html).
+   * May `principal` do `action` on the queue? As the SQS service asks it of its own requests
+   * (../sqs/queue-authorizer.ts): for deliveries the runtime makes and mappings it starts.
    */
   authorizeQueue(
-    context: RuntimeContext,
     principal: Principal,
     action: string,
     queueArn: string,
-    queue: { readonly policy?: string; readonly kmsMasterKeyId?: string; readonly context?: RequestContext },
+    queue: QueueSecurity & { readonly context?: RequestContext },
   ): Verdict {
-    let resourcePolicy: CompiledPolicy | undefined;
-    if (queue.policy) {
-      try {
-        resourcePolicy = this.compiledPolicy(queueArn, queue.policy);
-      } catch (error) {
-        if (!(error instanceof PolicyDocumentError)) throw error;
-        return { allowed: false, reason: 'no-resource-allow', message: error.message };
-      }
-    }
-    const verdict = context.iam.authorizer.authorize({
-      principal,
-      action,
-      resource: queueArn,
-      ...(queue.context ? { context: queue.context } : {}),
-      ...(resourcePolicy ? { resourcePolicy } : {}),
-    });
-    const keyActions =
-      action === 'sqs:SendMessage'
-        ? ['kms:GenerateDataKey', 'kms:Decrypt']
-        : action === 'sqs:ReceiveMessage'
-          ? ['kms:Decrypt']
-          : [];
-    if (!verdict.allowed || !queue.kmsMasterKeyId || keyActions.length === 0) return verdict;
-    return context.iam.keys.authorizeUse(context.iam.authorizer, {
-      principal,
-      actions: keyActions,
-      keyReference: queue.kmsMasterKeyId,
-      viaService: 'sqs',
-      encryptionContext: { 'aws:sqs:arn': queueArn },
-    });
+    if (!this.service) throw new Error('SQS is not listening yet');
+    return this.service.queueAuthorizer.authorizeQueue(principal, action, queueArn, queue);
   }
-
-  /** The queue's policy for the evaluator, compiled once per text. */
-  private compiledPolicy(queueArn: string, text: string): CompiledPolicy {
-    const cached = this.policies.get(text);
-    if (cached) return cached;
-    const compiled = compilePolicy(`policy of ${queueArn}`, 'resource', JSON.parse(text) as unknown);
-    this.policies.set(text, compiled);
-    return compiled;
-  }
-
-  private readonly policies = new Map<string, CompiledPolicy>();
 
   /** A queue's policy and customer-managed key, for IAM (empty for a queue that does not exist). */
   queueSecurity(queueArn: string): { readonly policy?: string; readonly kmsMasterKeyId?: string } {
@@ -190,24 +149,7 @@ export class SqsProvisioner implements Provisioner {
       region: context.region,
       accountId: context.accountId,
       ...(dataDir ? { dataDirectory: join(dataDir, 'sqs') } : {}),
-      identities: context.identities,
-      authorize: async ({ action, queueArn, received, policy, kmsMasterKeyId }) => {
-        const signed = await verifySigV4(received, context.iam.credentials, {
-          region: context.region,
-          service: 'sqs',
-        });
-        if (!signed.ok) {
-          if (signed.reason === 'missing') throw SqsAuthErrors.missingAuthenticationToken();
-          if (signed.reason === 'unknown' || signed.reason === 'token')
-            throw SqsAuthErrors.invalidClientTokenId();
-          throw SqsAuthErrors.signatureDoesNotMatch(signed.message);
-        }
-        const verdict = this.authorizeQueue(context, signed.identity.principal, action, queueArn, {
-          ...(policy ? { policy } : {}),
-          ...(kmsMasterKeyId ? { kmsMasterKeyId } : {}),
-        });
-        if (!verdict.allowed) throw SqsAuthErrors.accessDeniedBy(verdict.message);
-      },
+      iam: context.iam,
       ...(meter && {
         onRequest: ({ queueName, action, payloadBytes, messagesReceived }) =>
           meter.sqsRequest(queueName, action, payloadBytes, messagesReceived),
@@ -228,7 +170,7 @@ export class SqsProvisioner implements Provisioner {
       if (by && security) {
         const principal =
           by.kind === 'role' ? roleSessionPrincipal(by.roleArn, 'delivery') : servicePrincipal(by.service);
-        const verdict = this.authorizeQueue(context, principal, 'sqs:SendMessage', queueArn, {
+        const verdict = this.authorizeQueue(principal, 'sqs:SendMessage', queueArn, {
           ...security,
           ...(by.kind === 'service' && {
             context: { 'aws:sourcearn': by.sourceArn, 'aws:sourceaccount': accountOfArn(by.sourceArn) ?? '' },

@@ -118,6 +118,13 @@ export const SqsErrors = {
   invalidAttributeName: (name: string) =>
     modelled('InvalidAttributeName', 'InvalidAttributeName')(`Unknown Attribute ${name}.`),
   invalidAttributeValue: modelled('InvalidAttributeValue', 'InvalidAttributeValue'),
+  /**
+   * A queue encrypted with a customer-managed key the caller may not use: SendMessage and
+   * ReceiveMessage's KmsAccessDenied, "The caller doesn't have the required KMS access"
+   * (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_SendMessage.html, Errors;
+   * the model's query code KMS.AccessDeniedException).
+   */
+  kmsAccessDenied: modelled('KmsAccessDenied', 'KMS.AccessDeniedException'),
   invalidMessageContents: modelled('InvalidMessageContents', 'InvalidMessageContents'),
   purgeQueueInProgress: (queueUrl: string) =>
     modelled(

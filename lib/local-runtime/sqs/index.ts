@@ -4,13 +4,18 @@
  */
 import { startAwsJsonServer } from '../aws-json-server';
 import type { RunningServer } from '../http-server';
+import type { SqsQueueAuthorizer } from './queue-authorizer';
 import { type QueueFigures, SqsService, type SqsServiceOptions } from './service';
 
 export {
-  defaultPrincipalArn,
+  type QueueSecurity,
+  SQS_ACTION_OF_OPERATION,
+  type SqsAuthorization,
+  SqsQueueAuthorizer,
+} from './queue-authorizer';
+export {
   messagePayloadBytes,
   type QueueFigures,
-  type SqsAuthorization,
   type SqsRequestRecord,
   SqsService,
   type SqsServiceOptions,
@@ -20,6 +25,8 @@ export {
 export interface RunningSqsService extends RunningServer {
   queueFigures(now: number): QueueFigures[];
   queueSecurity: SqsService['queueSecurity'];
+  /** How the service authorizes requests to its queues (for deliveries the runtime makes itself). */
+  readonly queueAuthorizer: SqsQueueAuthorizer;
 }
 
 export async function startSqsService(options: SqsServiceOptions): Promise<RunningSqsService> {
@@ -30,6 +37,7 @@ export async function startSqsService(options: SqsServiceOptions): Promise<Runni
     endpoint: server.endpoint,
     queueFigures: (now) => service.queueFigures(now),
     queueSecurity: (queueArn) => service.queueSecurity(queueArn),
+    queueAuthorizer: service.queueAuthorizer,
     stop: async () => {
       // Waiting long polls answer (empty) before the server closes their connections.
       service.stop();

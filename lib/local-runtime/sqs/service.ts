@@ -4,16 +4,14 @@
  * of state goes through `commit` (apply in memory, append to the journal when persisted), so a restart
  * replays exactly what happened.
  *
- * Callers: a request signed by a local identity (../identities.ts) is that identity's user, once its
- * signature checks out; any other request is the runtime's default principal (what functions and
- * tools use: a function's role is not modelled). Each queue-scoped request is checked against the
- * explicit denies of the queue's `Policy` attribute (./queue-policy.ts): denied, it answers
- * AccessDenied as SQS does. Nothing else is checked: identity policies are not modelled.
+ * IAM: every request is authenticated and authorized by the account's IAM before it runs
+ * (./queue-authorizer.ts): the caller's identity policies, the queue's `Policy` attribute as its
+ * resource policy, and the use of its customer-managed key.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { AwsJsonOperation } from '../aws-json-server';
-import { type LocalIdentities, type ReceivedRequest, sigV4AccessKeyId, verifySigV4 } from '../identities';
-import { SqsAuthErrors, SqsErrors } from './errors';
+import type { RuntimeIam } from '../iam/runtime-iam';
+import { SqsErrors } from './errors';
 import { Journal, type JournalRecord } from './journal';
 import { BATCH_ENTRY_ID, MAX_BATCH_ENTRIES, MAX_BATCH_PAYLOAD_BYTES } from './limits';
 import { md5OfBody, md5OfMessageAttributes } from './md5';
@@ -34,7 +32,7 @@ import {
   parseRedrivePolicy,
   validateQueueName,
 } from './queue-attributes';
-import { type CompiledQueuePolicy, compileQueuePolicy, SQS_ACTION_OF_OPERATION } from './queue-policy';
+import { SQS_ACTION_OF_OPERATION, SqsQueueAuthorizer } from './queue-authorizer';
 
 export interface SqsServiceOptions {
   readonly region: string;
@@ -42,38 +40,10 @@ export interface SqsServiceOptions {
   readonly accountId: string;
   /** Keep queues and messages here across restarts (a journal). @default - in memory */
   readonly dataDirectory?: string;
-  /**
-   * Local identities whose signed requests are theirs (verified, service `sqs`).
-   * @default - none: every caller is the default principal
-   */
-  readonly identities?: Pick<LocalIdentities, 'known'>;
-  /**
-   * The account's IAM (the runtime's): authenticates and authorizes every request, given its
-   * action, the queue's ARN (`*` for ListQueues), the queue's `Policy` and `KmsMasterKeyId`; throws
-   * the SqsError its caller gets. When given, the explicit-deny evaluation below is not used.
-   * @default - the explicit denies of queue policies only (a standalone service)
-   */
-  readonly authorize?: (request: SqsAuthorization) => Promise<void>;
-  /**
-   * Told once per queue and policy what of a queue policy is not evaluated locally.
-   * @default - not told
-   */
-  readonly onPolicyProblem?: (queueName: string, problem: string) => void;
+  /** The account's IAM (the runtime's, or a test account's): authenticates and authorizes every request. */
+  readonly iam: RuntimeIam;
   /** Told of every call on a queue that succeeded (the runtime's metering). @default - not told */
   readonly onRequest?: (request: SqsRequestRecord) => void;
-}
-
-/** What the account's IAM is asked of one request (SqsServiceOptions.authorize). */
-export interface SqsAuthorization {
-  /** `sqs:<Action>` (a batch is authorized as its single action). */
-  readonly action: string;
-  /** The queue's ARN (for a queue that does not exist, the ARN it would have); `*` for ListQueues. */
-  readonly queueArn: string;
-  readonly received: ReceivedRequest;
-  /** The queue's policy (its `Policy` attribute), if it has one. */
-  readonly policy?: string;
-  /** The queue's customer-managed key (`KmsMasterKeyId`), if any. */
-  readonly kmsMasterKeyId?: string;
 }
 
 /** One successful call on a queue, as metering counts it. */
@@ -116,14 +86,6 @@ function requestPayloadBytes(action: string, body: Body, result: Body): number {
   if (action === 'SendMessageBatch') return sum(body.Entries);
   if (action === 'ReceiveMessage') return sum(result.Messages);
   return 0;
-}
-
-/**
- * Who a caller without a local identity is: the account itself. A queue policy's explicit Deny of
- * every principal but a client's denies it too, as it denies any other principal of the account.
- */
-export function defaultPrincipalArn(accountId: string): string {
-  return `arn:aws:iam::${accountId}:root`;
 }
 
 type Body = Record<string, unknown>;
@@ -173,7 +135,10 @@ export class SqsService {
   private readonly journal?: Journal;
   private stopped = false;
 
+  private readonly authorizer: SqsQueueAuthorizer;
+
   constructor(private readonly options: SqsServiceOptions) {
+    this.authorizer = new SqsQueueAuthorizer(options.iam, options.region);
     if (options.dataDirectory) {
       const { journal, records } = Journal.open(options.dataDirectory);
       for (const record of records) this.apply(record);
@@ -250,36 +215,21 @@ export class SqsService {
       UntagQueue: sync((body) => this.untagQueue(body)),
       ListQueueTags: sync((body) => ({ Tags: { ...this.queueOf(body).tags } })),
     };
-    // Queue-scoped operations are checked against the queue's policy before they run.
-    const authorizeIam = this.options.authorize;
-    if (authorizeIam) {
-      const account: Record<string, string> = {
-        CreateQueue: 'sqs:CreateQueue',
-        ListQueues: 'sqs:ListQueues',
-      };
-      for (const [name, action] of Object.entries({ ...SQS_ACTION_OF_OPERATION, ...account })) {
-        const operation = operations[name];
-        if (!operation) continue;
-        operations[name] = async (body, request) => {
-          const queue = name === 'ListQueues' ? undefined : this.queueNamedBy(body);
-          const queueArn =
-            name === 'ListQueues' ? '*' : queue ? this.queueArn(queue) : this.namedQueueArn(body);
-          await authorizeIam({
-            action,
-            queueArn,
-            received: request.received,
-            ...(queue?.attributes.Policy ? { policy: queue.attributes.Policy } : {}),
-            ...(queue?.attributes.KmsMasterKeyId ? { kmsMasterKeyId: queue.attributes.KmsMasterKeyId } : {}),
-          });
-          return operation(body, request);
-        };
-      }
-    }
-    for (const [name, action] of authorizeIam ? [] : Object.entries(SQS_ACTION_OF_OPERATION)) {
+    // Every operation is authorized before it runs, on the queue it names.
+    for (const [name, action] of Object.entries(SQS_ACTION_OF_OPERATION)) {
       const operation = operations[name];
       if (!operation) continue;
       operations[name] = async (body, request) => {
-        await this.authorize(action, body, request.received);
+        const queue = name === 'ListQueues' ? undefined : this.queueNamedBy(body);
+        const queueArn =
+          name === 'ListQueues' ? '*' : queue ? this.queueArn(queue) : this.namedQueueArn(body);
+        await this.authorizer.authorizeRequest({
+          action,
+          queueArn,
+          received: request.received,
+          ...(queue?.attributes.Policy ? { policy: queue.attributes.Policy } : {}),
+          ...(queue?.attributes.KmsMasterKeyId ? { kmsMasterKeyId: queue.attributes.KmsMasterKeyId } : {}),
+        });
         return operation(body, request);
       };
     }
@@ -314,33 +264,7 @@ export class SqsService {
     );
   }
 
-  // --- callers and queue policies -------------------------------------------------------------
-
-  private readonly policies = new Map<string, { text: string; compiled: CompiledQueuePolicy }>();
-
-  /** The caller's principal ARN: a local identity's user (signature verified), else the default. */
-  private async callerOf(received: ReceivedRequest): Promise<string> {
-    const { identities } = this.options;
-    const accessKeyId = sigV4AccessKeyId(received.headers.authorization);
-    if (!identities || accessKeyId === undefined || !identities.known(accessKeyId)) {
-      return defaultPrincipalArn(this.options.accountId);
-    }
-    const verdict = await verifySigV4(received, identities, { region: this.options.region, service: 'sqs' });
-    if (!verdict.ok) throw SqsAuthErrors.signatureDoesNotMatch(verdict.message);
-    return verdict.identity.userArn;
-  }
-
-  /** AccessDenied when an explicit Deny of the queue's policy applies to the caller and action. */
-  private async authorize(action: string, body: Body, received: ReceivedRequest): Promise<void> {
-    const principalArn = await this.callerOf(received);
-    // A queue that does not exist (or a request naming none) is answered by the operation itself.
-    const queue = this.queueNamedBy(body);
-    if (!queue) return;
-    const queueArn = this.queueArn(queue);
-    if (this.policyOf(queue)?.deniedBy({ action, principalArn, queueArn }) !== undefined) {
-      throw SqsAuthErrors.accessDenied(principalArn, action, queueArn);
-    }
-  }
+  // --- the queue a request names ------------------------------------------------------------
 
   /** The ARN of the queue a request names (by QueueUrl or QueueName), whether or not it exists. */
   private namedQueueArn(body: Body): string {
@@ -370,23 +294,6 @@ export class SqsService {
       return this.queues.get(queueKey(owner, body.QueueName));
     }
     return undefined;
-  }
-
-  /**
-   * The queue's policy, compiled once per text; what of it is not evaluated is told when it is
-   * compiled, which is when the policy is set (at start for a template's queue policies).
-   */
-  private policyOf(queue: Queue): CompiledQueuePolicy | undefined {
-    // The account's IAM evaluates the whole policy: nothing here to compile or tell.
-    if (this.options.authorize) return undefined;
-    const text = queue.attributes.Policy;
-    if (text === undefined || text === '') return undefined;
-    const cached = this.policies.get(queue.key);
-    if (cached?.text === text) return cached.compiled;
-    const compiled = compileQueuePolicy(text);
-    this.policies.set(queue.key, { text, compiled });
-    for (const problem of compiled.unsupported) this.options.onPolicyProblem?.(queue.name, problem);
-    return compiled;
   }
 
   // --- queues ---------------------------------------------------------------------------------
@@ -419,6 +326,22 @@ export class SqsService {
     if (!queue) throw SqsErrors.queueDoesNotExist();
     queue.expire(Date.now());
     return queue;
+  }
+
+  /**
+   * A queue policy the evaluator cannot evaluate as AWS would is refused, and the queue keeps the
+   * policy it had: AWS refuses a malformed one too (InvalidAttributeValue), and one that AWS takes
+   * but the runtime cannot judge must not decide anything.
+   */
+  private checkPolicy(text: string | undefined): void {
+    if (text === undefined || text === '') return;
+    const problem = this.authorizer.policyProblem(text);
+    if (problem) throw SqsErrors.invalidAttributeValue(`Invalid value for the parameter Policy. ${problem}`);
+  }
+
+  /** What IAM asks of requests to queues: the SQS service's authorizer. */
+  get queueAuthorizer(): SqsQueueAuthorizer {
+    return this.authorizer;
   }
 
   /** A redrive policy must name an existing queue of the same type (FIFO or standard) as its source. */
@@ -466,6 +389,7 @@ export class SqsService {
       return { QueueUrl: this.queueUrl(existing) };
     }
     this.checkRedriveTarget(fifo, attributes);
+    this.checkPolicy(attributes.Policy);
     const now = Date.now();
     this.commit({
       op: 'createQueue',
@@ -476,8 +400,6 @@ export class SqsService {
       modifiedAt: now,
       tags: { ...((body.tags ?? {}) as Record<string, string>) },
     });
-    const created = this.queues.get(queueKey(accountId, name));
-    if (created) this.policyOf(created);
     return { QueueUrl: `${this.endpoint}/${accountId}/${name}` };
   }
 
@@ -547,10 +469,10 @@ export class SqsService {
       creating: false,
     });
     this.checkRedriveTarget(queue.fifo, given);
+    this.checkPolicy(given.Policy);
     const attributes = { ...queue.attributes, ...given };
     if (attributes.RedrivePolicy === '') delete attributes.RedrivePolicy;
     this.commit({ op: 'setAttributes', key: queue.key, attributes, at: Date.now() });
-    this.policyOf(queue);
     return {};
   }
 

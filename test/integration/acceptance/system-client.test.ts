@@ -2,15 +2,22 @@
  * The acceptance client reads a queue that operators share (the alert inbox on AWS): it must take
  * only the messages of the orders it asks about and leave every other message where it was.
  */
-import { CreateQueueCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import {
+  CreateQueueCommand,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
 import { SystemClient } from '../../acceptance/scheduler-agent-supervisor/system-client';
 import { parseTargetDescription } from '../../acceptance/target';
-import { type RunningEmulator, sqsClient, startLocalSqs } from '../../support/emulators';
+import { localSqsIam, type RunningEmulator, startLocalSqs } from '../../support/emulators';
+import { TEST_REGION, TEST_ROOT } from '../../support/local-iam';
 
 describe('acceptance SystemClient on a shared queue', () => {
   let sqs: RunningEmulator;
   beforeAll(async () => {
-    sqs = await startLocalSqs();
+    // A local target's clients sign as the runtime's root (local/local), as the SystemClient does.
+    sqs = await startLocalSqs({ iam: localSqsIam(TEST_ROOT) });
   });
   afterAll(() => sqs.stop());
 
@@ -19,7 +26,7 @@ describe('acceptance SystemClient on a shared queue', () => {
    * bodies the client left on it.
    */
   async function sharedInbox(queueName: string, bodies: readonly string[]) {
-    const client = sqsClient(sqs.endpoint);
+    const client = new SQSClient({ endpoint: sqs.endpoint, region: TEST_REGION, credentials: TEST_ROOT });
     const { QueueUrl } = await client.send(new CreateQueueCommand({ QueueName: queueName }));
     for (const body of bodies) {
       await client.send(new SendMessageCommand({ QueueUrl, MessageBody: body }));

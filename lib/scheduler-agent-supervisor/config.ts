@@ -213,7 +213,7 @@ export function validateWorkflowDeployment(owner: string, workflow: WorkflowDepl
  * - `workflowVersion=<n>`: n becomes current, and every version from 1 to n is live (with those
  *   the profile already had), so a rollout never drops the versions orders may still be on;
  * - `retireWorkflowVersionsBefore=<n>`: versions below n are no longer deployed. Only safe once no
- *   non-terminal order is on them (README: `npm run orders -- ops list --workflow-version <v>`).
+ *   non-terminal order is on them (README: `npm run orders -- list --workflow-version <v>`).
  */
 export function workflowWithOverrides(
   workflow: WorkflowDeployment,

@@ -4,55 +4,25 @@
  * fanning out to queues and functions; deliveries to topic ARNs (EventBridge targets, pipes); and
  * the SNS API (Query protocol) for handlers, announced as AWS_ENDPOINT_URL_SNS.
  *
- * IAM: every API request is authenticated (SigV4, signing name `sns`) and authorized: `sns:<Action>`
- * on the topic (ListTopics on `*`) with the topic's policy (AWS::SNS::TopicPolicy), and a topic
- * under a customer-managed key needs the publisher's kms:GenerateDataKey and kms:Decrypt; a refusal
- * is SNS's AuthorizationError, HTTP 403 (https://docs.aws.amazon.com/sns/latest/api/CommonErrors.html).
- * A topic without a TopicPolicy has SNS's default policy, which lets the account's own principals
- * in: played here as a policy naming the account (their identity policies decide), stricter than
- * AWS's `"AWS": "*"` with an `AWS:SourceOwner` condition only for a principal with no grant at all.
- * A service delivering to a topic (an EventBridge rule, a CloudWatch alarm) must be allowed by the
- * topic's TopicPolicy when it has one (with aws:SourceArn) and by the key's policy. SNS delivers
+ * IAM: every API request is authenticated and authorized, and every delivery to a topic, by
+ * ../sns/topic-authorizer.ts (the topic's policy, SNS's default one, the topic's key). SNS delivers
  * to its subscribers as `sns.amazonaws.com` for the topic (aws:SourceArn): a queue's policy, or a
  * function's AWS::Lambda::Permission, must allow it, or the delivery fails (dead-letter queue).
  */
 import { AwsApiError } from '../aws-json-server';
 import { startAwsQueryServer } from '../aws-query-server';
 import { accountOfArn } from '../iam/arn';
-import type { Verdict } from '../iam/authorizer';
-import { type CompiledPolicy, compilePolicy } from '../iam/policy-document';
+import { compilePolicy } from '../iam/policy-document';
 import { PolicyDocumentError } from '../iam/policy-document-error';
-import { type Principal, roleSessionPrincipal, servicePrincipal } from '../iam/principals';
-import { verifySigV4 } from '../identities';
-import type { ListenContext, Provisioner, RuntimeContext, StackContext } from '../provisioning';
-import { LocalSns, readSubscriptionAttributes } from '../sns';
+import { roleSessionPrincipal, servicePrincipal } from '../iam/principals';
+import type { ListenContext, Provisioner, StackContext } from '../provisioning';
+import { LocalSns, readSubscriptionAttributes, SnsTopicAuthorizer } from '../sns';
 import { snsApiOperations } from '../sns/api';
 import { arnName, asRecord } from './values';
 
 const TOPIC = 'AWS::SNS::Topic';
 const SUBSCRIPTION = 'AWS::SNS::Subscription';
 const TOPIC_POLICY = 'AWS::SNS::TopicPolicy';
-/** The actions SNS's default topic policy covers (the rest need an identity policy). */
-const DEFAULT_POLICY_ACTIONS = [
-  'SNS:GetTopicAttributes',
-  'SNS:SetTopicAttributes',
-  'SNS:AddPermission',
-  'SNS:RemovePermission',
-  'SNS:DeleteTopic',
-  'SNS:Subscribe',
-  'SNS:ListSubscriptionsByTopic',
-  'SNS:Publish',
-];
-/** SNS's answers to a request it cannot authenticate, as the Query protocol gives them (403). */
-const AUTHENTICATION_ERRORS: Readonly<Record<string, string>> = {
-  missing: 'MissingAuthenticationToken',
-  unknown: 'InvalidClientTokenId',
-  token: 'InvalidClientTokenId',
-  mismatch: 'SignatureDoesNotMatch',
-  scope: 'SignatureDoesNotMatch',
-  expired: 'SignatureDoesNotMatch',
-};
-
 const isTrue = (value: unknown) => value === true || value === 'true';
 
 export class SnsProvisioner implements Provisioner {
@@ -61,10 +31,7 @@ export class SnsProvisioner implements Provisioner {
     runs: [TOPIC, SUBSCRIPTION, TOPIC_POLICY],
   };
   private sns: LocalSns | undefined;
-  /** Each topic's TopicPolicy, by ARN. */
-  private readonly policies = new Map<string, CompiledPolicy>();
-  /** Each topic's customer-managed key (KmsMasterKeyId), by ARN. */
-  private readonly keys = new Map<string, string>();
+  private authorizer: SnsTopicAuthorizer | undefined;
 
   private get topics(): LocalSns {
     if (!this.sns) throw new Error('SNS is not started yet');
@@ -92,12 +59,14 @@ export class SnsProvisioner implements Provisioner {
       context.region,
     );
     this.sns = sns;
+    const authorizer = new SnsTopicAuthorizer(context.iam, context.region, context.accountId);
+    this.authorizer = authorizer;
     context.deliveries.register('sns', async (topicArn, message, options) => {
       const by = options.deliveredAs;
       if (by && sns.has(topicArn)) {
         const principal =
           by.kind === 'role' ? roleSessionPrincipal(by.roleArn, 'delivery') : servicePrincipal(by.service);
-        const verdict = this.authorizeTopic(context, principal, 'sns:Publish', topicArn, {
+        const verdict = authorizer.authorizeTopic(principal, 'sns:Publish', topicArn, {
           delivery: true,
           ...(by.kind === 'service' && {
             context: { 'aws:sourcearn': by.sourceArn, 'aws:sourceaccount': accountOfArn(by.sourceArn) ?? '' },
@@ -117,35 +86,7 @@ export class SnsProvisioner implements Provisioner {
     });
     const server = await startAwsQueryServer('SNS', snsApiOperations(sns, { accountId: context.accountId }), {
       xmlNamespace: 'http://sns.amazonaws.com/doc/2010-03-31/',
-      authorize: async (action, parameters, received) => {
-        const signed = await verifySigV4(received, context.iam.credentials, {
-          region: context.region,
-          service: 'sns',
-        });
-        if (!signed.ok) {
-          throw new AwsApiError(
-            AUTHENTICATION_ERRORS[signed.reason] ?? 'SignatureDoesNotMatch',
-            signed.message,
-            {
-              statusCode: 403,
-            },
-          );
-        }
-        const text = (name: string) =>
-          typeof parameters[name] === 'string' ? (parameters[name] as string) : '';
-        const subscription = text('SubscriptionArn');
-        const topicArn =
-          action === 'ListTopics'
-            ? '*'
-            : subscription
-              ? subscription.slice(0, subscription.lastIndexOf(':'))
-              : text('TopicArn') || text('TargetArn');
-        const verdict = this.authorizeTopic(context, signed.identity.principal, `sns:${action}`, topicArn, {
-          delivery: false,
-        });
-        if (!verdict.allowed)
-          throw new AwsApiError('AuthorizationError', verdict.message, { statusCode: 403 });
-      },
+      authorize: (action, parameters, received) => authorizer.authorizeRequest(action, parameters, received),
       onInternalError: (error) => context.problem(`SNS API: ${(error as Error).message}`),
     });
     context.stopWith(server, 'backend');
@@ -157,7 +98,8 @@ export class SnsProvisioner implements Provisioner {
       const properties = context.resolver.properties(logicalId);
       const topicArn = String(context.resolver.context.ref(logicalId));
       context.meter?.describe('topics', arnName(topicArn), { stackName: context.stack.stackName, logicalId });
-      if (typeof properties.KmsMasterKeyId === 'string') this.keys.set(topicArn, properties.KmsMasterKeyId);
+      if (typeof properties.KmsMasterKeyId === 'string')
+        this.topicAuthorizer.setKey(topicArn, properties.KmsMasterKeyId);
       this.topics.addTopic(topicArn, {
         fifo: isTrue(properties.FifoTopic),
         contentBasedDeduplication: isTrue(properties.ContentBasedDeduplication),
@@ -175,7 +117,7 @@ export class SnsProvisioner implements Provisioner {
           properties.PolicyDocument,
         );
         for (const topicArn of Array.isArray(properties.Topics) ? properties.Topics.map(String) : []) {
-          this.policies.set(topicArn, policy);
+          this.topicAuthorizer.setPolicy(topicArn, policy);
         }
       } catch (error) {
         if (!(error instanceof PolicyDocumentError)) throw error;
@@ -195,65 +137,9 @@ export class SnsProvisioner implements Provisioner {
     }
   }
 
-  /**
-   * May `principal` do `action` on the topic? Its identity policies and the topic's policy (SNS's
-   * default one when the topic has none: see the module comment; a service's delivery to such a
-   * topic is not refused by it), then the topic's customer-managed key for a publish, through SNS.
-   */
-  authorizeTopic(
-    context: RuntimeContext,
-    principal: Principal,
-    action: string,
-    topicArn: string,
-    request: { readonly delivery: boolean; readonly context?: Record<string, string> },
-  ): Verdict {
-    const explicit = this.policies.get(topicArn);
-    const resourcePolicy =
-      explicit ??
-      (topicArn === '*' || (request.delivery && principal.kind === 'service')
-        ? undefined
-        : this.defaultPolicy(context, topicArn));
-    const verdict =
-      request.delivery && principal.kind === 'service' && !explicit
-        ? ({ allowed: true } as const)
-        : context.iam.authorizer.authorize({
-            principal,
-            action,
-            resource: topicArn,
-            ...(request.context ? { context: request.context } : {}),
-            ...(resourcePolicy ? { resourcePolicy } : {}),
-          });
-    const key = this.keys.get(topicArn);
-    if (!verdict.allowed || !key || action !== 'sns:Publish') return verdict;
-    return context.iam.keys.authorizeUse(context.iam.authorizer, {
-      principal,
-      actions: ['kms:GenerateDataKey', 'kms:Decrypt'],
-      keyReference: key,
-      viaService: 'sns',
-      encryptionContext: { 'aws:sns:topicArn': topicArn },
-      ...(request.context ? { context: request.context } : {}),
-    });
-  }
-
-  private readonly defaults = new Map<string, CompiledPolicy>();
-
-  /** SNS's default topic policy, as played locally (the module comment). */
-  private defaultPolicy(context: RuntimeContext, topicArn: string): CompiledPolicy {
-    const known = this.defaults.get(topicArn);
-    if (known) return known;
-    const policy = compilePolicy(`default policy of ${topicArn}`, 'resource', {
-      Version: '2012-10-17',
-      Statement: [
-        {
-          Effect: 'Allow',
-          Principal: { AWS: `arn:aws:iam::${context.accountId}:root` },
-          Action: DEFAULT_POLICY_ACTIONS,
-          Resource: topicArn,
-        },
-      ],
-    });
-    this.defaults.set(topicArn, policy);
-    return policy;
+  private get topicAuthorizer(): SnsTopicAuthorizer {
+    if (!this.authorizer) throw new Error('SNS is not started yet');
+    return this.authorizer;
   }
 
   private subscribe(

@@ -1,6 +1,6 @@
 /**
  * The runtime's SNS: topics and their deliveries (topics.ts), message attributes, filter policies,
- * and the SNS API over the AWS Query protocol (api.ts).
+ * the SNS API over the AWS Query protocol (api.ts), and its IAM (topic-authorizer.ts).
  */
 export {
   type FilterPolicy,
@@ -10,6 +10,7 @@ export {
 } from './filter-policy';
 export { checkSnsMessageAttributes, type SnsMessageAttributes } from './message-attributes';
 export { readSubscriptionAttributes, type SubscriptionAttributes } from './subscription-attributes';
+export { SnsTopicAuthorizer, type TopicRequest } from './topic-authorizer';
 export {
   DELIVERABLE_PROTOCOLS,
   LocalSns,

@@ -110,7 +110,7 @@ export class SqsProvisioner implements Provisioner {
   }
 
   /** A queue's policy and customer-managed key, for IAM (empty for a queue that does not exist). */
-  queueSecurity(queueArn: string): { readonly policy?: string; readonly kmsMasterKeyId?: string } {
+  queueSecurity(queueArn: string): QueueSecurity {
     return this.service?.queueSecurity(queueArn) ?? {};
   }
 

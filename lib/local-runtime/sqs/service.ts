@@ -32,7 +32,7 @@ import {
   parseRedrivePolicy,
   validateQueueName,
 } from './queue-attributes';
-import { SQS_ACTION_OF_OPERATION, SqsQueueAuthorizer } from './queue-authorizer';
+import { type QueueSecurity, SQS_ACTION_OF_OPERATION, SqsQueueAuthorizer } from './queue-authorizer';
 
 export interface SqsServiceOptions {
   readonly region: string;
@@ -152,14 +152,8 @@ export class SqsService {
     this.endpoint = endpoint;
   }
 
-  /**
-   * What CloudWatch's AWS/SQS metrics sample, per queue (read-only: expired messages are not
-   * dropped here): messages available to a receive, and the age of the oldest message kept.
-   */
   /** A queue's policy and customer-managed key (what IAM reads of it), if the queue exists. */
-  queueSecurity(
-    queueArn: string,
-  ): { readonly policy?: string; readonly kmsMasterKeyId?: string } | undefined {
+  queueSecurity(queueArn: string): QueueSecurity | undefined {
     const queue = this.queueByArn(queueArn);
     if (!queue) return undefined;
     const { Policy, KmsMasterKeyId } = queue.attributes;
@@ -169,6 +163,10 @@ export class SqsService {
     };
   }
 
+  /**
+   * What CloudWatch's AWS/SQS metrics sample, per queue (read-only: expired messages are not
+   * dropped here): messages available to a receive, and the age of the oldest message kept.
+   */
   queueFigures(now: number): QueueFigures[] {
     return [...this.queues.values()].map((queue) => {
       let oldest: number | undefined;

@@ -3,7 +3,7 @@
  * the JSON `__type`, AWS sends the old query-protocol code in `x-amzn-query-error` (`Code;Sender`),
  * which the SDK v3 and botocore use to pick the modelled exception and to fill `error.Code`.
  */
-import { AwsApiError } from '../aws-json-server';
+import { AwsApiError } from '../protocol/aws-json-server';
 
 export class SqsError extends AwsApiError {
   constructor(

@@ -2,10 +2,11 @@
  * The runtime's own SQS service on a loopback port (AWS JSON protocol): queue URLs are
  * `${endpoint}/${accountId}/${queueName}`, as the runtime's intrinsics resolve them.
  */
-import { startAwsJsonServer } from '../aws-json-server';
-import type { RunningServer } from '../http-server';
+import { startAwsJsonServer } from '../protocol/aws-json-server';
+import type { RunningServer } from '../protocol/http-server';
 import type { SqsQueueAuthorizer } from './queue-authorizer';
-import { type QueueFigures, SqsService, type SqsServiceOptions } from './service';
+import type { QueueFigures } from './queue-store';
+import { SqsService, type SqsServiceOptions } from './service';
 
 export {
   type QueueSecurity,
@@ -13,9 +14,9 @@ export {
   type SqsAuthorization,
   SqsQueueAuthorizer,
 } from './queue-authorizer';
+export type { QueueFigures } from './queue-store';
 export {
   messagePayloadBytes,
-  type QueueFigures,
   type SqsRequestRecord,
   SqsService,
   type SqsServiceOptions,

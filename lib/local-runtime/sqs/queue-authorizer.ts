@@ -9,11 +9,11 @@
  * (SNS for its topic) is a service principal, which only the queue's policy can allow.
  */
 import type { Verdict } from '../iam/authorizer';
+import { type ReceivedRequest, verifySigV4 } from '../iam/identities';
 import { type CompiledPolicy, compilePolicy, type RequestContext } from '../iam/policy-document';
 import { PolicyDocumentError } from '../iam/policy-document-error';
 import type { Principal } from '../iam/principals';
 import type { RuntimeIam } from '../iam/runtime-iam';
-import { type ReceivedRequest, verifySigV4 } from '../identities';
 import { SqsAuthErrors, SqsErrors } from './errors';
 
 /** What IAM reads of a queue (empty for a queue that does not exist). */

@@ -7,8 +7,8 @@
  * e.g. `--context workflowVersion=2`; the runtime gives it no meaning).
  */
 import { resolve } from 'node:path';
-import { IAM_MODES, type IamMode } from './iam/authorizer';
-import { defaultTargetFile } from './target';
+import { IAM_MODES, type IamMode } from '../lib/local-runtime/iam/authorizer';
+import { defaultTargetFile } from '../lib/local-runtime/target';
 
 export const DEFAULT_PORT = 3000;
 

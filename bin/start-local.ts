@@ -37,7 +37,6 @@ import {
   startLocalRuntime,
   synthesizeLocalAssembly,
 } from '../lib/local-runtime';
-import { parseContextEntry, parsePort, parseStartArguments } from '../lib/local-runtime/start-arguments';
 import { orderTransitionLog } from '../lib/scheduler-agent-supervisor/local/transition-log';
 import type { ClientOutput, StackOutput } from '../lib/scheduler-agent-supervisor/stack';
 import { APP_API_PORT_ORDER } from './app-api-port-order';
@@ -50,6 +49,7 @@ import {
   localConsoleBackend,
   startConsoleServer,
 } from './console-server';
+import { parseContextEntry, parsePort, parseStartArguments } from './start-arguments';
 
 /** The order app's Clients output, checked against the stack's name at compile time (a type-only import keeps aws-cdk-lib out of this process). */
 const CLIENTS_OUTPUT: (typeof StackOutput)['Clients'] = 'Clients';

@@ -4,7 +4,7 @@
  * (optionally persisted in a journal).
  */
 import { startDynamoDbLocal } from './dynamodb/dynamodb-local';
-import type { RunningServer } from './http-server';
+import type { RunningServer } from './protocol/http-server';
 import { type RunningSqsService, type SqsServiceOptions, startSqsService } from './sqs';
 
 export type { RunningServer, RunningSqsService };

@@ -6,8 +6,8 @@
  */
 import { request as httpRequest } from 'node:http';
 import type { Message } from '@aws-sdk/client-sqs';
-import { BodyTooLargeError, type RunningServer, readBody, startLoopbackServer } from './http-server';
-import type { InvocationObserver } from './lambda-host';
+import type { InvocationObserver } from './lambda/host';
+import { BodyTooLargeError, type RunningServer, readBody, startLoopbackServer } from './protocol/http-server';
 
 /** An HTTP request as the interceptor sees it (body as text: every intercepted API speaks JSON). */
 export interface InterceptedRequest {

@@ -3,7 +3,15 @@
  * See runtime.ts and provisioners/ for what it runs, and README "Local runtime" for usage.
  */
 
-export { readCloudAssembly } from './cloud-assembly';
+export { readCloudAssembly } from './assembly/cloud-assembly';
+export {
+  PROJECT_ROOT,
+  SYNTH_CACHE_DIR,
+  SYNTH_CACHE_ENV,
+  type SynthesisOutcome,
+  type SynthesizeOptions,
+  synthesizeLocalAssembly,
+} from './assembly/synthesize';
 export type {
   FaultHooks,
   HttpInterceptor,
@@ -11,7 +19,7 @@ export type {
   InterceptedRequest,
   SqsDelivery,
 } from './fault-hooks';
-export type { InvocationResult, InvocationStart, LambdaFunctionSpec } from './lambda-host';
+export type { InvocationResult, InvocationStart, LambdaFunctionSpec } from './lambda/host';
 export {
   type ApiUsage,
   BILLING_CHUNK_BYTES,
@@ -46,14 +54,6 @@ export type {
   UnsupportedResource,
 } from './runtime-options';
 export { DEFAULT_LOCAL_REGION } from './runtime-options';
-export {
-  PROJECT_ROOT,
-  SYNTH_CACHE_DIR,
-  SYNTH_CACHE_ENV,
-  type SynthesisOutcome,
-  type SynthesizeOptions,
-  synthesizeLocalAssembly,
-} from './synthesize';
 export {
   DEFAULT_TARGET_FILE,
   defaultTargetFile,

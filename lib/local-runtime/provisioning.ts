@@ -11,9 +11,9 @@
  * The registry is the one list of what runs, what has no local effect (inert) and what is named
  * as not run with its reason; a type no provisioner claims is named as not emulated.
  */
-import type { AssemblyStack, CfnResource, CloudAssembly, StackResolver } from './cloud-assembly';
+import type { AssemblyStack, CfnResource, CloudAssembly, StackResolver } from './assembly/cloud-assembly';
+import type { LocalIdentities, LocalIdentity } from './iam/identities';
 import type { RuntimeIam } from './iam/runtime-iam';
-import type { LocalIdentities, LocalIdentity } from './identities';
 import type { RuntimeMeter } from './metering';
 import type { LocalRuntimeOptions } from './runtime-options';
 import type { LocalApi, LocalServiceName } from './target';

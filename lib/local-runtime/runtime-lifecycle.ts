@@ -12,10 +12,10 @@ import type {
   CloudAssembly,
   LocalEnvironment,
   StackResolver,
-} from './cloud-assembly';
+} from './assembly/cloud-assembly';
+import { LocalIdentities } from './iam/identities';
 import { createRuntimeIam } from './iam/runtime-iam';
 import { IAM_RECORD_FILES, type IamUsageRecord } from './iam/usage-record';
-import { LocalIdentities } from './identities';
 import { RuntimeMeter } from './metering';
 import {
   Deliveries,

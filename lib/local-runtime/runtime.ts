@@ -6,8 +6,8 @@
  */
 import { rmSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
-import { inApiPortOrder } from './api-port-order';
-import { type CloudAssembly, createStackResolver, readCloudAssembly } from './cloud-assembly';
+import { inApiPortOrder } from './apigateway/port-order';
+import { type CloudAssembly, createStackResolver, readCloudAssembly } from './assembly/cloud-assembly';
 import { standardProvisioners } from './provisioners';
 import type { ProvisionerRegistry, StackContext, TargetContribution } from './provisioning';
 import { RuntimeLifecycle } from './runtime-lifecycle';

@@ -5,7 +5,7 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { LocalIdentity } from './identities';
+import type { LocalIdentity } from './iam/identities';
 
 export type LocalServiceName = 'dynamodb' | 'sqs' | 'sfn' | 'events' | 'sns' | 'cloudwatch';
 

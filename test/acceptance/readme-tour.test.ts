@@ -28,6 +28,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { APP_API_PORT_ORDER } from '../../bin/app-api-port-order';
 import { appLocalUsers } from '../../bin/app-local-users';
+import { DEFAULT_PORT } from '../../bin/start-arguments';
 import {
   DEFAULT_LOCAL_REGION,
   type LocalApi,
@@ -37,7 +38,6 @@ import {
   synthesizeLocalAssembly,
   TARGET_FILE_ENV,
 } from '../../lib/local-runtime';
-import { DEFAULT_PORT } from '../../lib/local-runtime/start-arguments';
 import { orderTransitionLog } from '../../lib/scheduler-agent-supervisor/local/transition-log';
 import { freePortRun } from '../support/free-ports';
 import { scenarioTimeoutMs } from './setup';

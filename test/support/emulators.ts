@@ -21,7 +21,7 @@ import {
   startSqsEmulator,
 } from '../../lib/local-runtime/emulators';
 import { createRuntimeIam, type RuntimeIam } from '../../lib/local-runtime/iam';
-import { LocalIdentities } from '../../lib/local-runtime/identities';
+import { LocalIdentities } from '../../lib/local-runtime/iam/identities';
 
 export const TEST_REGION = 'us-east-1';
 

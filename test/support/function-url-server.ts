@@ -11,7 +11,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Sha256 } from '@aws-crypto/sha256-js';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { Context, LambdaFunctionURLEvent, LambdaFunctionURLResult } from 'aws-lambda';
-import { readBody, startLoopbackServer } from '../../lib/local-runtime/http-server';
+import { readBody, startLoopbackServer } from '../../lib/local-runtime/protocol/http-server';
 
 /** Lambda's invocation payload limit, which a function URL request body counts against. */
 const MAX_REQUEST_BYTES = 6 * 1024 * 1024;

@@ -11,8 +11,8 @@ import {
   type IamMode,
   type RuntimeIam,
 } from '../../lib/local-runtime/iam';
+import { LocalIdentities } from '../../lib/local-runtime/iam/identities';
 import { compilePolicy } from '../../lib/local-runtime/iam/policy-document';
-import { LocalIdentities } from '../../lib/local-runtime/identities';
 
 export const TEST_ACCOUNT = '000000000000';
 export const TEST_REGION = 'us-east-1';

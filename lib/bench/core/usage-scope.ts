@@ -22,7 +22,7 @@ import {
   type RuntimeUsage,
   type TableUsage,
 } from '../../local-runtime';
-import { parseRateExpression } from '../../local-runtime/eventbridge';
+import { parseRateExpression } from '../../local-runtime/eventbridge/event-buses';
 
 export interface AppScope {
   readonly stackName: string;

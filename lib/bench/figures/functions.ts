@@ -19,7 +19,7 @@ import {
   type AssemblyStack,
   createStackResolver,
   readCloudAssembly,
-} from '../../local-runtime/cloud-assembly';
+} from '../../local-runtime/assembly/cloud-assembly';
 import { lambdaReservedVariables, sandboxBaseVariables } from '../../local-runtime/provisioners/lambda';
 import { HANDLER_BUNDLING } from '../../platform/lambda-function';
 import { bundleComposition, type SourceMap } from '../core/bundle-composition';

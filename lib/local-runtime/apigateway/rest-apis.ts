@@ -8,15 +8,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ReceivedRequest } from '../iam/identities';
+import type { InvocationResult } from '../lambda/host';
 import {
   BodyTooLargeError,
   lowerCaseHeaders,
   type RunningServer,
   readBody,
   startLoopbackServer,
-} from './http-server';
-import type { ReceivedRequest } from './identities';
-import type { InvocationResult } from './lambda-host';
+} from '../protocol/http-server';
 
 export interface RestApiMethod {
   readonly logicalId: string;

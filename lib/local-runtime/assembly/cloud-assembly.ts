@@ -11,7 +11,7 @@ import {
   CloudAssembly as CdkCloudAssembly,
   type CloudFormationStackArtifact,
 } from 'aws-cdk-lib/cx-api';
-import { busNameOf, ruleArn } from './eventbridge';
+import { busNameOf, ruleArn } from '../eventbridge/event-buses';
 import { type IntrinsicContext, IntrinsicError, resolveIntrinsics } from './intrinsics';
 
 export interface CfnResource {

@@ -17,7 +17,7 @@ import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { copyEntry, obtainEntry, synthesisKey } from './synth-cache';
 
-export const PROJECT_ROOT = resolve(__dirname, '../..');
+export const PROJECT_ROOT = resolve(__dirname, '../../..');
 
 /** Where cached assemblies live (gitignored with the rest of .local/). */
 export const SYNTH_CACHE_DIR = resolve(PROJECT_ROOT, '.local', 'synth-cache');

@@ -16,14 +16,14 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { cbor, dateToTag } from '@smithy/core/cbor';
+import type { ReceivedRequest } from '../iam/identities';
 import {
   BodyTooLargeError,
   type LoopbackServer,
   lowerCaseHeaders,
   readBody,
   startLoopbackServer,
-} from '../http-server';
-import type { ReceivedRequest } from '../identities';
+} from '../protocol/http-server';
 
 export const SERVICE_TARGET = 'GraniteServiceVersion20100801';
 const NAMESPACE = 'com.amazonaws.cloudwatch';

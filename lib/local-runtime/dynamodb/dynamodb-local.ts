@@ -13,7 +13,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { accessSync, constants, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { delimiter, dirname, join } from 'node:path';
-import type { RunningServer } from '../http-server';
+import type { RunningServer } from '../protocol/http-server';
 
 /** The Debian package that provides a suitable `java` (named in the error when there is none). */
 export const JAVA_DEBIAN_PACKAGE = 'openjdk-17-jre-headless';

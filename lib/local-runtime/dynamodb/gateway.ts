@@ -17,12 +17,12 @@
  * meter only; who calls is the signature's business.
  */
 import { crc32 } from 'node:zlib';
-import { type RunningServer, readBody, startLoopbackServer } from '../http-server';
 import type { Verdict } from '../iam/authorizer';
+import { type ReceivedRequest, verifySigV4 } from '../iam/identities';
 import type { RuntimeIam } from '../iam/runtime-iam';
-import { type ReceivedRequest, verifySigV4 } from '../identities';
-import { JSON_AUTHENTICATION_ERRORS } from '../json-authentication-errors';
 import type { RuntimeMeter } from '../metering';
+import { type RunningServer, readBody, startLoopbackServer } from '../protocol/http-server';
+import { JSON_AUTHENTICATION_ERRORS } from '../protocol/json-authentication-errors';
 import { callerOfPath, capacityOfCall, isMeteredOperation } from './capacity-meter';
 import { type DynamoDbRequestScope, dynamoDbChecks, type TableInfo } from './iam-requests';
 

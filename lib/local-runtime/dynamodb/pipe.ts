@@ -10,8 +10,8 @@
  * other than the five above.
  */
 import type { DynamoDBStreamsClient, _Record as StreamRecord } from '@aws-sdk/client-dynamodb-streams';
-import { selectPath } from '../eventbridge';
-import type { InvocationResult } from '../lambda-host';
+import { selectPath } from '../eventbridge/event-buses';
+import type { InvocationResult } from '../lambda/host';
 import {
   isLocalDestinationArn,
   isStartingPosition,

@@ -6,8 +6,8 @@
  * records are described to DestinationConfig.OnFailure (SQS or SNS) in Lambda's on-failure record.
  */
 import type { DynamoDBStreamsClient, _Record as StreamRecord } from '@aws-sdk/client-dynamodb-streams';
-import { EventPatternError, matchesEventPattern } from '../event-pattern';
-import type { InvocationResult } from '../lambda-host';
+import { EventPatternError, matchesEventPattern } from '../eventbridge/event-pattern';
+import type { InvocationResult } from '../lambda/host';
 import {
   type BatchOutcome,
   DynamoDbStreamReader,

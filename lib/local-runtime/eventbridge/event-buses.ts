@@ -5,9 +5,9 @@
  * PutEvents API for handlers.
  */
 import { randomUUID } from 'node:crypto';
-import { AwsApiError } from './aws-json-server';
+import { AwsApiError } from '../protocol/aws-json-server';
 import { matchesEventPattern } from './event-pattern';
-import { MAX_PUT_EVENTS_BYTES, MAX_PUT_EVENTS_ENTRIES } from './eventbridge-limits';
+import { MAX_PUT_EVENTS_BYTES, MAX_PUT_EVENTS_ENTRIES } from './limits';
 
 export interface RuleTarget {
   readonly id: string;
@@ -163,7 +163,7 @@ export interface LocalEventBridgeOptions {
 }
 
 /**
- * An entry's size as EventBridge computes it for billing and its size limit (eventbridge-limits.ts):
+ * An entry's size as EventBridge computes it for billing and its size limit (limits.ts):
  * Time (14 bytes when given), Source, DetailType, Detail and each Resource, in UTF-8
  * (https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-putevent-size.html).
  */

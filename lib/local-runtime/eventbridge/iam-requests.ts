@@ -7,8 +7,9 @@
  * One refused entry refuses the whole PutEvents request here (AWS's per-entry answer to an
  * unauthorized entry is not documented).
  */
-import { busArn, busNameOf, ruleArn } from './eventbridge';
-import type { RequestCheck } from './iam/request-check';
+
+import type { RequestCheck } from '../iam/request-check';
+import { busArn, busNameOf, ruleArn } from './event-buses';
 
 type Body = Record<string, unknown>;
 

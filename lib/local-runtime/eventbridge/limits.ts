@@ -1,5 +1,5 @@
 /**
- * EventBridge's quotas the runtime's PutEvents enforces (eventbridge.ts), each with the AWS page that
+ * EventBridge's quotas the runtime's PutEvents enforces (event-buses.ts), each with the AWS page that
  * states it.
  */
 

@@ -8,7 +8,7 @@
  * calls.
  */
 import { randomBytes } from 'node:crypto';
-import type { LocalIdentities } from '../identities';
+import type { LocalIdentities } from './identities';
 import {
   type Principal,
   type RoleSessionPrincipal,

@@ -1,7 +1,7 @@
 /**
  * Local IAM users, and SigV4 verification of the requests any local credential signs. An access key
  * id of a user names `arn:aws:iam::<account>:user/<access key id>`; its secret is random (crypto),
- * generated once per data directory and kept there (like the API keys, ./api-keys.ts), in memory
+ * generated once per data directory and kept there (like the API keys, ../apigateway/api-keys.ts), in memory
  * without one. One instance per runtime (the runtime context's `identities`): two would overwrite
  * each other's file. Which principal a credential stands for, and what it may do, is the IAM
  * module's (iam/credential-registry.ts, iam/authorizer.ts).

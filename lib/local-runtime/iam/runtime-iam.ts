@@ -3,10 +3,11 @@
  * context: the account's roles and users and their policies, every credential and whom it stands
  * for, the authorizer every request goes through, and the KMS keys' policies.
  */
-import type { LocalIdentities } from '../identities';
+
 import { LocalKeys } from '../kms/local-keys';
 import { Authorizer, type DenialRecord, type IamMode } from './authorizer';
 import { CredentialRegistry, type SigningCredentials } from './credential-registry';
+import type { LocalIdentities } from './identities';
 import { LocalAccount } from './local-account';
 
 export interface RuntimeIam {

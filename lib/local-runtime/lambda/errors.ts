@@ -3,7 +3,7 @@
  * delivery), named as the SDK names them, so a caller's log says what AWS would have answered.
  */
 
-/** Invoke's RequestTooLargeException (HTTP 413): the payload is over the quota (lambda-limits.ts). */
+/** Invoke's RequestTooLargeException (HTTP 413): the payload is over the quota (limits.ts). */
 export class RequestTooLargeError extends Error {
   override readonly name = 'RequestTooLargeException';
   readonly statusCode = 413;

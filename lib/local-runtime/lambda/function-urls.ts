@@ -9,17 +9,17 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ReceivedRequest } from '../iam/identities';
 import {
   BodyTooLargeError,
   lowerCaseHeaders,
   type RunningServer,
   readBody,
   startLoopbackServer,
-} from './http-server';
-import type { ReceivedRequest } from './identities';
-import { RequestTooLargeError } from './lambda-errors';
-import type { InvocationResult } from './lambda-host';
-import { MAX_SYNC_REQUEST_BYTES } from './lambda-limits';
+} from '../protocol/http-server';
+import { RequestTooLargeError } from './errors';
+import type { InvocationResult } from './host';
+import { MAX_SYNC_REQUEST_BYTES } from './limits';
 
 export interface FunctionUrlSpec {
   readonly logicalId: string;

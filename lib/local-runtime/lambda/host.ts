@@ -7,8 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { RequestTooLargeError } from './lambda-errors';
-import { MAX_ASYNC_REQUEST_BYTES, MAX_SYNC_REQUEST_BYTES, MAX_SYNC_RESPONSE_BYTES } from './lambda-limits';
+import { RequestTooLargeError } from './errors';
+import { MAX_ASYNC_REQUEST_BYTES, MAX_SYNC_REQUEST_BYTES, MAX_SYNC_RESPONSE_BYTES } from './limits';
 import { LineSplitter } from './line-splitter';
 
 export interface LambdaFunctionSpec {
@@ -80,7 +80,7 @@ export interface LambdaHostOptions {
   readonly onInvocation?: InvocationObserver;
 }
 
-const WORKER_SCRIPT = join(__dirname, 'lambda-worker.js');
+const WORKER_SCRIPT = join(__dirname, 'worker.js');
 
 interface WorkerReply {
   readonly id: string;
@@ -253,7 +253,7 @@ export class LambdaHost {
    * Synchronous invocation (RequestResponse): resolves with the result or the function error. An
    * event over Lambda's synchronous payload quota is refused (RequestTooLargeException), and a
    * response over it fails the invocation (Function.ResponseSizeTooLarge), as Lambda does
-   * (lambda-limits.ts).
+   * (limits.ts).
    */
   async invoke(reference: string, event: unknown): Promise<InvocationResult> {
     const eventJson = JSON.stringify(event ?? null);
@@ -369,7 +369,7 @@ export class LambdaHost {
 
 /**
  * A synchronous invocation's reply, failed with Function.ResponseSizeTooLarge when its response is
- * over Lambda's quota (lambda-limits.ts). The sandbox served it whole, so it stays reusable.
+ * over Lambda's quota (limits.ts). The sandbox served it whole, so it stays reusable.
  */
 function withinResponseQuota(reply: WorkerReply): WorkerReply {
   if (!reply.ok || Buffer.byteLength(reply.payloadJson ?? 'null', 'utf8') <= MAX_SYNC_RESPONSE_BYTES) {

@@ -1,5 +1,5 @@
 /**
- * Lambda's invocation payload quotas the Lambda host (lambda-host.ts) and function URLs
+ * Lambda's invocation payload quotas the Lambda host (host.ts) and function URLs
  * (function-urls.ts) enforce, each with the AWS page that states it, and the errors past them.
  */
 

@@ -12,8 +12,8 @@ import {
   ReceiveMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import { sleepUnlessAborted } from './abortable-sleep';
-import type { InvocationResult } from './lambda-host';
+import { sleepUnlessAborted } from '../abortable-sleep';
+import type { InvocationResult } from './host';
 
 /** Long-poll wait of an idle mapping (SQS's maximum): the service answers as soon as a message arrives. */
 const LONG_POLL_SECONDS = 20;

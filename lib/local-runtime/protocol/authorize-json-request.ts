@@ -4,10 +4,11 @@
  * (answering JSON_AUTHENTICATION_ERRORS) and ask IAM for each check the service mapped it to
  * (answering AccessDeniedException, HTTP 400, with IAM's message, as their common errors pages say).
  */
+
+import { type ReceivedRequest, verifySigV4 } from '../iam/identities';
+import type { RequestCheck } from '../iam/request-check';
+import type { RuntimeIam } from '../iam/runtime-iam';
 import { AwsApiError } from './aws-json-server';
-import type { RequestCheck } from './iam/request-check';
-import type { RuntimeIam } from './iam/runtime-iam';
-import { type ReceivedRequest, verifySigV4 } from './identities';
 import { JSON_AUTHENTICATION_ERRORS } from './json-authentication-errors';
 
 export async function authorizeJsonRequest(

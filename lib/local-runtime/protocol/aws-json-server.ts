@@ -5,8 +5,8 @@
  * standard AWS_ENDPOINT_URL_<SERVICE> variables with the real SDK, which raises its typed exceptions.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ReceivedRequest } from '../iam/identities';
 import { BodyTooLargeError, type RunningServer, readBody, startLoopbackServer } from './http-server';
-import type { ReceivedRequest } from './identities';
 
 /** An error answered as `{ __type, message }` with HTTP 400 (or the given status and headers), as AWS does. */
 export class AwsApiError extends Error {

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ReceivedRequest } from '../iam/identities';
 import { AwsApiError } from './aws-json-server';
 import {
   BodyTooLargeError,
@@ -14,7 +15,6 @@ import {
   readBody,
   startLoopbackServer,
 } from './http-server';
-import type { ReceivedRequest } from './identities';
 
 /**
  * Request parameters, nested at their dots: `A.entry.1.Name=x` is `{ A: { entry: { 1: { Name: 'x' } } } }`

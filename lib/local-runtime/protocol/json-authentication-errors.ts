@@ -3,9 +3,9 @@
  * SigV4 signature they refuse: the error type (`__type`) and message, with HTTP 400
  * (https://docs.aws.amazon.com/step-functions/latest/apireference/CommonErrors.html,
  * https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/CommonErrors.html). One table for
- * every such service, keyed by the verifier's reason (identities.ts).
+ * every such service, keyed by the verifier's reason (../iam/identities.ts).
  */
-import type { SigV4Refusal } from './identities';
+import type { SigV4Refusal } from '../iam/identities';
 
 export interface JsonAuthenticationError {
   readonly type: string;

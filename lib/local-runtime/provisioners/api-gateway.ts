@@ -1,6 +1,6 @@
 /**
  * API Gateway REST APIs: one loopback server per AWS::ApiGateway::RestApi (in API port order,
- * ../api-port-order.ts: the first on the runtime's port), listening before the template is resolved
+ * ../apigateway/port-order.ts: the first on the runtime's port), listening before the template is resolved
  * because the app builds its API URL from it; routes from the API's Resources, Methods and Stages;
  * API keys enforced, their values generated per data directory where the template leaves them to
  * AWS; AWS_IAM methods require a SigV4 signature of a credential of the local account and
@@ -8,17 +8,18 @@
  * a Lambda proxy integration runs only where the function's policy lets apigateway.amazonaws.com
  * invoke it for the method (aws:SourceArn), as on AWS.
  */
+
+import { GeneratedApiKeys } from '../apigateway/api-keys';
+import { apiPortOffsets } from '../apigateway/port-order';
 import {
   type IamMethodVerdict,
   type RestApiMethod,
   type RestApiServer,
   type RestApiSpec,
   startRestApiServer,
-} from '../api-gateway';
-import { GeneratedApiKeys } from '../api-keys';
-import { apiPortOffsets } from '../api-port-order';
+} from '../apigateway/rest-apis';
+import { type LocalIdentity, type ReceivedRequest, verifySigV4 } from '../iam/identities';
 import { type CompiledPolicy, compilePolicy } from '../iam/policy-document';
-import { type LocalIdentity, type ReceivedRequest, verifySigV4 } from '../identities';
 import type { ListenContext, Provisioner, StackContext, TargetContribution } from '../provisioning';
 import type { LocalRuntimeOptions } from '../runtime-options';
 import type { LocalApi } from '../target';

@@ -17,7 +17,7 @@ import { EmfReader } from '../cloudwatch/emf';
 import { cloudWatchChecks } from '../cloudwatch/iam-requests';
 import { isStatistic, type MetricIdentity, MetricStore } from '../cloudwatch/metrics';
 import { CloudWatchError, startCloudWatchServer } from '../cloudwatch/server';
-import { type SigV4Refusal, verifySigV4 } from '../identities';
+import { type SigV4Refusal, verifySigV4 } from '../iam/identities';
 import { CLOUDWATCH_ALARM_DELIVERY } from '../metering';
 import type { ListenContext, Provisioner, RuntimeContext, StackContext } from '../provisioning';
 import type { LambdaProvisioner } from './lambda';

@@ -14,10 +14,10 @@ import {
   isDynamoDbStreamArn,
   type PipeTargetDelivery,
 } from '../dynamodb';
-import { busArn } from '../eventbridge';
+import { busArn } from '../eventbridge/event-buses';
 import type { Verdict } from '../iam/authorizer';
 import { roleSessionPrincipal } from '../iam/principals';
-import { LambdaAccessDeniedError } from '../lambda-errors';
+import { LambdaAccessDeniedError } from '../lambda/errors';
 import type { Provisioner, RuntimeContext, StackContext } from '../provisioning';
 import type { DynamoDbProvisioner } from './dynamodb';
 import type { EventSourceKind } from './event-source-mappings';

@@ -5,9 +5,9 @@
  */
 import { replicaSuffix } from '../fault-hooks';
 import { roleSessionPrincipal } from '../iam/principals';
-import type { LambdaFunctionSpec } from '../lambda-host';
+import type { LambdaFunctionSpec } from '../lambda/host';
+import { SqsEventSource } from '../lambda/sqs-event-source';
 import type { Provisioner, RuntimeContext, StackContext, Stoppable } from '../provisioning';
-import { SqsEventSource } from '../sqs-event-source';
 import type { LambdaProvisioner } from './lambda';
 import type { SqsProvisioner } from './sqs';
 import { asNumber, asRecord, asString } from './values';
@@ -111,7 +111,7 @@ export class EventSourceMappingProvisioner implements Provisioner {
   }
 }
 
-/** SQS queues of the app, polled as Lambda does (sqs-event-source.ts). */
+/** SQS queues of the app, polled as Lambda does (../lambda/sqs-event-source.ts). */
 export function sqsQueues(sqs: SqsProvisioner, lambda: LambdaProvisioner): EventSourceKind {
   return {
     description: 'an SQS queue',

@@ -1,16 +1,22 @@
 /**
- * EventBridge: the PutEvents API and rule management (eventbridge-rules.ts) on the runtime's AWS
+ * EventBridge: the PutEvents API and rule management (../eventbridge/rules-api.ts) on the runtime's AWS
  * JSON protocol server, event buses, rules with event patterns or rate schedules, and EventBridge
  * Scheduler schedules, delivering to every kind of target the runtime has deliveries for. Rules targeting a function also feed its
  * fault-hook copies.
  */
-import { authorizeJsonRequest } from '../authorize-json-request';
-import { startAwsJsonServer } from '../aws-json-server';
-import { type EventRule, LocalEventBridge, parseRateExpression, ruleTarget } from '../eventbridge';
-import { eventBridgeChecks } from '../eventbridge-iam-requests';
-import { eventBridgeRuleOperations } from '../eventbridge-rules';
+
+import {
+  type EventRule,
+  LocalEventBridge,
+  parseRateExpression,
+  ruleTarget,
+} from '../eventbridge/event-buses';
+import { eventBridgeChecks } from '../eventbridge/iam-requests';
+import { eventBridgeRuleOperations } from '../eventbridge/rules-api';
 import { replicaSuffix } from '../fault-hooks';
 import { EVENTBRIDGE_DELIVERY } from '../metering';
+import { authorizeJsonRequest } from '../protocol/authorize-json-request';
+import { startAwsJsonServer } from '../protocol/aws-json-server';
 import type { ListenContext, Provisioner, RuntimeContext, StackContext } from '../provisioning';
 import type { PutEventsOutcome } from '../stepfunctions';
 import type { LambdaProvisioner } from './lambda';
@@ -78,7 +84,7 @@ export class EventBridgeProvisioner implements Provisioner {
         }),
       },
       {
-        // Every request authenticated (SigV4, signing name events) and authorized (../eventbridge-iam-requests.ts).
+        // Every request authenticated (SigV4, signing name events) and authorized (../eventbridge/iam-requests.ts).
         // https://docs.aws.amazon.com/eventbridge/latest/APIReference/CommonErrors.html
         authorize: (operationName, body, received) =>
           authorizeJsonRequest(

@@ -6,9 +6,13 @@
  * AuthType AWS_IAM, the anonymous principal for NONE, then the caller's and the function's policies.
  */
 import { startInterceptingProxy } from '../fault-hooks';
-import { type FunctionUrlCaller, type FunctionUrlServer, startFunctionUrlServer } from '../function-urls';
+import { type ReceivedRequest, verifySigV4 } from '../iam/identities';
 import { anonymousPrincipal, principalContext } from '../iam/principals';
-import { type ReceivedRequest, verifySigV4 } from '../identities';
+import {
+  type FunctionUrlCaller,
+  type FunctionUrlServer,
+  startFunctionUrlServer,
+} from '../lambda/function-urls';
 import type { ListenContext, Provisioner, StackContext } from '../provisioning';
 import type { LambdaProvisioner } from './lambda';
 

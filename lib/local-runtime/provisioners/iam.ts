@@ -8,9 +8,9 @@
  * enforced on every request (../iam), so a policy half-understood would be a test that lies.
  */
 import { awsManagedPolicy } from '../iam/aws-managed-policies';
+import type { LocalIdentity } from '../iam/identities';
 import { type CompiledPolicy, compilePolicy } from '../iam/policy-document';
 import { PolicyDocumentError } from '../iam/policy-document-error';
-import type { LocalIdentity } from '../identities';
 import type { Provisioner, RuntimeContext, StackContext, TargetContribution } from '../provisioning';
 import { asRecord, asString } from './values';
 

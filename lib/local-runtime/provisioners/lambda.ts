@@ -5,7 +5,7 @@
  * act on functions (extra copies, clock offsets).
  *
  * Who may invoke a function is IAM's question, asked here for every caller: each function's
- * permissions (AWS::Lambda::Permission) are its resource-based policy (../lambda-permissions.ts),
+ * permissions (AWS::Lambda::Permission) are its resource-based policy (../lambda/permissions.ts),
  * and authorizeServiceInvoke (a service delivering on a resource's behalf: API Gateway, SNS,
  * EventBridge), authorizeInvoke (a caller with credentials: a state machine's role) and
  * authorizeUrlInvoke (a function URL's caller) evaluate it with the caller's identity policies.
@@ -21,9 +21,9 @@ import type { Verdict } from '../iam/authorizer';
 import { type CompiledPolicy, compilePolicy } from '../iam/policy-document';
 import { PolicyDocumentError } from '../iam/policy-document-error';
 import { type Principal, roleSessionPrincipal, servicePrincipal } from '../iam/principals';
-import { LambdaAccessDeniedError } from '../lambda-errors';
-import { type InvocationResult, type LambdaFunctionSpec, LambdaHost } from '../lambda-host';
-import { permissionStatement } from '../lambda-permissions';
+import { LambdaAccessDeniedError } from '../lambda/errors';
+import { type InvocationResult, type LambdaFunctionSpec, LambdaHost } from '../lambda/host';
+import { permissionStatement } from '../lambda/permissions';
 import type { ListenContext, Provisioner, RuntimeContext, StackContext } from '../provisioning';
 import { arnName, asNumber, asRecord, asString } from './values';
 

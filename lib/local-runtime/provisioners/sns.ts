@@ -9,12 +9,13 @@
  * to its subscribers as `sns.amazonaws.com` for the topic (aws:SourceArn): a queue's policy, or a
  * function's AWS::Lambda::Permission, must allow it, or the delivery fails (dead-letter queue).
  */
-import { AwsApiError } from '../aws-json-server';
-import { startAwsQueryServer } from '../aws-query-server';
+
 import { accountOfArn } from '../iam/arn';
 import { compilePolicy } from '../iam/policy-document';
 import { PolicyDocumentError } from '../iam/policy-document-error';
 import { roleSessionPrincipal, servicePrincipal } from '../iam/principals';
+import { AwsApiError } from '../protocol/aws-json-server';
+import { startAwsQueryServer } from '../protocol/aws-query-server';
 import type { ListenContext, Provisioner, StackContext } from '../provisioning';
 import { LocalSns, readSubscriptionAttributes, SnsTopicAuthorizer } from '../sns';
 import { snsApiOperations } from '../sns/api';

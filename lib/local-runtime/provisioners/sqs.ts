@@ -29,10 +29,10 @@ import { type RunningSqsService, startSqsEmulator } from '../emulators';
 import { accountOfArn } from '../iam/arn';
 import type { Verdict } from '../iam/authorizer';
 import type { SigningCredentials } from '../iam/credential-registry';
+import type { LocalIdentity } from '../iam/identities';
 import { compilePolicy, type RequestContext } from '../iam/policy-document';
 import { PolicyDocumentError } from '../iam/policy-document-error';
 import { type Principal, roleSessionPrincipal, servicePrincipal } from '../iam/principals';
-import type { LocalIdentity } from '../identities';
 import type {
   DeliveryOptions,
   ListenContext,
@@ -47,7 +47,7 @@ import { asRecord } from './values';
 
 const QUEUE = 'AWS::SQS::Queue';
 const QUEUE_POLICY = 'AWS::SQS::QueuePolicy';
-/** A user name that can also be an access key id (../identities.ts). */
+/** A user name that can also be an access key id (../iam/identities.ts). */
 const LOCAL_USER_NAME = /^[A-Za-z0-9_+=,.@-]{1,64}$/;
 
 const QUEUE_ATTRIBUTES = [

@@ -14,11 +14,11 @@
  * AWS (`DynamoDB.AccessDeniedException`...).
  */
 import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
-import { authorizeJsonRequest } from '../authorize-json-request';
-import { busArn } from '../eventbridge';
+import { busArn } from '../eventbridge/event-buses';
 import { startInterceptingProxy } from '../fault-hooks';
 import { roleSessionPrincipal, servicePrincipal } from '../iam/principals';
 import { STEP_FUNCTIONS_CALLER } from '../metering';
+import { authorizeJsonRequest } from '../protocol/authorize-json-request';
 import type { ListenContext, Provisioner, RuntimeContext, StackContext } from '../provisioning';
 import {
   type IntegrationClients,

@@ -1,18 +1,18 @@
 /**
- * The SNS API actions the runtime serves over the AWS Query protocol (aws-query-server.ts), for
+ * The SNS API actions the runtime serves over the AWS Query protocol (../protocol/aws-query-server.ts), for
  * handlers (AWS_ENDPOINT_URL_SNS) and tools (`aws sns --endpoint-url`): Publish, PublishBatch,
  * ListTopics, ListSubscriptionsByTopic, Subscribe (sqs and lambda) and Unsubscribe, with SNS's
  * answers and error codes. Topics come from the templates; the API adds subscriptions at run time.
  */
 import { randomUUID } from 'node:crypto';
-import { AwsApiError } from '../aws-json-server';
+import { AwsApiError } from '../protocol/aws-json-server';
 import {
   type QueryOperation,
   type QueryParameters,
   queryList,
   queryMap,
   queryString,
-} from '../aws-query-server';
+} from '../protocol/aws-query-server';
 import { invalidParameter, notFound } from './errors';
 import { BATCH_ENTRY_ID, MAX_BATCH_ENTRIES, MAX_BATCH_PAYLOAD_BYTES } from './limits';
 import { checkSnsMessageAttributes, publishSizeBytes } from './message-attributes';

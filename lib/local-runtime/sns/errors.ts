@@ -3,7 +3,7 @@
  * ParameterValueInvalid, NotFound), and the JSON attribute values (FilterPolicy, RedrivePolicy) that
  * SNS takes as text or, from a template, as objects.
  */
-import { AwsApiError } from '../aws-json-server';
+import { AwsApiError } from '../protocol/aws-json-server';
 
 export function notFound(message: string): AwsApiError {
   return new AwsApiError('NotFound', message, { statusCode: 404 });

@@ -1,12 +1,12 @@
 /**
  * SNS subscription filter policies. Their matching is EventBridge's event-pattern matching
- * (event-pattern.ts: exact values, prefix, suffix, anything-but, numeric, exists, equals-ignore-case,
+ * (../eventbridge/event-pattern.ts: exact values, prefix, suffix, anything-but, numeric, exists, equals-ignore-case,
  * $or), applied to what SNS matches: with FilterPolicyScope MessageAttributes (the default) the
  * message attributes as values (message-attributes.ts: Number attributes as numbers, String.Array
  * attributes by element, Binary ones never), with MessageBody the JSON body. What differs is which
  * policies SNS accepts, checked here when a subscription is made.
  */
-import { matchesEventPattern } from '../event-pattern';
+import { matchesEventPattern } from '../eventbridge/event-pattern';
 import { invalidParameter, parseJsonAttribute } from './errors';
 import { filterValues, type SnsMessageAttributes } from './message-attributes';
 

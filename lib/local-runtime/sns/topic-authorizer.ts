@@ -12,12 +12,13 @@
  * A service delivering to a topic (an EventBridge rule, a CloudWatch alarm) must be allowed by the
  * topic's TopicPolicy when it has one (with aws:SourceArn) and by the key's policy.
  */
-import { AwsApiError } from '../aws-json-server';
+
 import type { Verdict } from '../iam/authorizer';
+import { type ReceivedRequest, verifySigV4 } from '../iam/identities';
 import { type CompiledPolicy, compilePolicy } from '../iam/policy-document';
 import type { Principal } from '../iam/principals';
 import type { RuntimeIam } from '../iam/runtime-iam';
-import { type ReceivedRequest, verifySigV4 } from '../identities';
+import { AwsApiError } from '../protocol/aws-json-server';
 
 /** The actions SNS's default topic policy covers (the rest need an identity policy). */
 const DEFAULT_POLICY_ACTIONS = [

@@ -3,7 +3,7 @@
  * served by the runtime's AWS JSON protocol server. Timestamps are epoch seconds, as the protocol
  * (and the AWS SDK) expect.
  */
-import type { AwsJsonOperation } from '../aws-json-server';
+import type { AwsJsonOperation } from '../protocol/aws-json-server';
 import { SfnApiError } from './errors';
 import { historyEventBody } from './history';
 import { lengthConstraintMessage, MAX_TASK_TOKEN_LENGTH } from './limits';

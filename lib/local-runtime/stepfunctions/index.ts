@@ -13,8 +13,8 @@ import './promise-polyfill';
 import type { EventEmitter } from 'node:events';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { startAwsJsonServer } from '../aws-json-server';
-import type { ReceivedRequest } from '../identities';
+import type { ReceivedRequest } from '../iam/identities';
+import { startAwsJsonServer } from '../protocol/aws-json-server';
 import { MAX_REQUEST_BYTES, operations, TARGET_PREFIX } from './http-api';
 import { type StepFunctionsCheck, stepFunctionsChecks } from './iam-requests';
 import {

@@ -1,5 +1,5 @@
 /** npm start's command line: --port or PORT (the flag wins), paths, and clear errors. */
-import { DEFAULT_PORT, parseStartArguments } from '../../../lib/local-runtime/start-arguments';
+import { DEFAULT_PORT, parseStartArguments } from '../../../bin/start-arguments';
 
 const paths = { cwd: '/work/here', projectRoot: '/project' };
 const parse = (argv: string[], environment: Record<string, string | undefined> = {}) =>

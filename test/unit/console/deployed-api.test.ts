@@ -27,7 +27,7 @@ import {
   OperatorRoute,
   ProcessState,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
-import { LocalIdentities, verifySigV4 } from '../../../lib/local-runtime/identities';
+import { LocalIdentities, verifySigV4 } from '../../../lib/local-runtime/iam/identities';
 
 const REGION = 'eu-west-1';
 const identities = new LocalIdentities(undefined, '123456789012');

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { FaultHooks, InterceptedRequest } from '../../../lib/local-runtime/fault-hooks';
-import { closeServer, listen } from '../../../lib/local-runtime/http-server';
+import { closeServer, listen } from '../../../lib/local-runtime/protocol/http-server';
 import { AwsApiFaultProxies } from '../../../lib/local-runtime/provisioners/aws-api-faults';
 import {
   type ListenContext,

@@ -1,20 +1,24 @@
 /** Pure decisions of the runtime's front doors and event sources. */
 import type { Message } from '@aws-sdk/client-sqs';
-import { matchRoute, parseProxyResult, type RestApiMethod } from '../../../lib/local-runtime/api-gateway';
+import {
+  matchRoute,
+  parseProxyResult,
+  type RestApiMethod,
+} from '../../../lib/local-runtime/apigateway/rest-apis';
 import {
   type CloudWatchEvent,
   LocalEventBridge,
   parseRateExpression,
   type RuleTarget,
   targetInput,
-} from '../../../lib/local-runtime/eventbridge';
-import { inferResponse } from '../../../lib/local-runtime/function-urls';
-import type { InvocationResult } from '../../../lib/local-runtime/lambda-host';
+} from '../../../lib/local-runtime/eventbridge/event-buses';
+import { inferResponse } from '../../../lib/local-runtime/lambda/function-urls';
+import type { InvocationResult } from '../../../lib/local-runtime/lambda/host';
 import {
   keepFifoGroupOrder,
   messagesToDelete,
   toLambdaRecord,
-} from '../../../lib/local-runtime/sqs-event-source';
+} from '../../../lib/local-runtime/lambda/sqs-event-source';
 
 const method = (resourcePath: string, httpMethod: string): RestApiMethod => ({
   logicalId: `${httpMethod}${resourcePath}`,

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { type HttpInterceptor, startInterceptingProxy } from '../../../lib/local-runtime/fault-hooks';
-import { closeServer, listen } from '../../../lib/local-runtime/http-server';
+import { closeServer, listen } from '../../../lib/local-runtime/protocol/http-server';
 
 describe('fault hook: intercepting proxy', () => {
   let target: Server;

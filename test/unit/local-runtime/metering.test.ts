@@ -8,7 +8,7 @@ import {
   capacityOfCall,
   UNNAMED_CALLER,
 } from '../../../lib/local-runtime/dynamodb/capacity-meter';
-import { eventEntryBytes } from '../../../lib/local-runtime/eventbridge';
+import { eventEntryBytes } from '../../../lib/local-runtime/eventbridge/event-buses';
 import * as metering from '../../../lib/local-runtime/metering';
 
 const {

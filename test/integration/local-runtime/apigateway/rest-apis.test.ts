@@ -6,9 +6,9 @@
  * API key only; a redeploy keeps every API on its port.
  */
 import { readFileSync } from 'node:fs';
-import type { LocalTarget } from '../../../lib/local-runtime';
-import { freePortRun, occupy, release } from '../../support/free-ports';
-import { type MessagingRuntime, startMessagingRuntime } from './messaging-runtime';
+import type { LocalTarget } from '../../../../lib/local-runtime';
+import { freePortRun, occupy, release } from '../../../support/free-ports';
+import { type MessagingRuntime, startMessagingRuntime } from '../messaging-runtime';
 
 jest.setTimeout(120_000);
 

@@ -7,7 +7,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
-const CLIENT = resolve(__dirname, 'fixtures/synth-cache-client.ts');
+const CLIENT = resolve(__dirname, '../fixtures/synth-cache-client.ts');
 
 function client(args: string[]): Promise<{ directory: string; hit: boolean }> {
   return new Promise((resolvePromise, reject) => {

@@ -16,9 +16,9 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { startDynamoDbGateway } from '../../../../lib/local-runtime/dynamodb/gateway';
 import type { TableInfo } from '../../../../lib/local-runtime/dynamodb/iam-requests';
-import type { RunningServer } from '../../../../lib/local-runtime/http-server';
 import type { CallerCredentials } from '../../../../lib/local-runtime/iam';
 import { compilePolicy } from '../../../../lib/local-runtime/iam';
+import type { RunningServer } from '../../../../lib/local-runtime/protocol/http-server';
 import {
   dynamoClient,
   type RunningEmulator,

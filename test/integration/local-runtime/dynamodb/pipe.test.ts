@@ -14,8 +14,8 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { DynamoDbStreamPipe, type DynamoDbStreamPipeSpec } from '../../../../lib/local-runtime/dynamodb/pipe';
-import { LocalEventBridge } from '../../../../lib/local-runtime/eventbridge';
-import type { InvocationResult } from '../../../../lib/local-runtime/lambda-host';
+import { LocalEventBridge } from '../../../../lib/local-runtime/eventbridge/event-buses';
+import type { InvocationResult } from '../../../../lib/local-runtime/lambda/host';
 import {
   dynamoClient,
   type RunningEmulator,

@@ -26,7 +26,7 @@ import {
   DynamoDbStreamEventSource,
   type DynamoDbStreamEventSourceSpec,
 } from '../../../../lib/local-runtime/dynamodb/stream-event-source';
-import type { InvocationResult } from '../../../../lib/local-runtime/lambda-host';
+import type { InvocationResult } from '../../../../lib/local-runtime/lambda/host';
 import {
   dynamoClient,
   type RunningEmulator,

@@ -1,13 +1,13 @@
 /**
- * EventBridge's PutEvents quotas as the runtime enforces them (lib/local-runtime/eventbridge-limits.ts),
+ * EventBridge's PutEvents quotas as the runtime enforces them (lib/local-runtime/eventbridge/limits.ts),
  * one test per quota, each naming the AWS page that states it: the real EventBridgeClient against
  * the runtime's PutEvents on its AWS JSON protocol server, on a bus with no rules.
  */
 import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
-import { startAwsJsonServer } from '../../../lib/local-runtime/aws-json-server';
-import { LocalEventBridge } from '../../../lib/local-runtime/eventbridge';
-import type { RunningServer } from '../../../lib/local-runtime/http-server';
-import { TEST_CREDENTIALS, TEST_REGION } from '../../support/emulators';
+import { LocalEventBridge } from '../../../../lib/local-runtime/eventbridge/event-buses';
+import { startAwsJsonServer } from '../../../../lib/local-runtime/protocol/aws-json-server';
+import type { RunningServer } from '../../../../lib/local-runtime/protocol/http-server';
+import { TEST_CREDENTIALS, TEST_REGION } from '../../../support/emulators';
 
 const MIB = 1_048_576;
 

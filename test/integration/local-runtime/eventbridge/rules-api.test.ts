@@ -24,12 +24,12 @@ import {
   type Message,
   SetQueueAttributesCommand,
 } from '@aws-sdk/client-sqs';
-import { serviceSendPolicy } from '../../../lambdas/shared/service-send-policy';
-import { startAwsJsonServer } from '../../../lib/local-runtime/aws-json-server';
-import { LocalEventBridge } from '../../../lib/local-runtime/eventbridge';
-import { eventBridgeRuleOperations } from '../../../lib/local-runtime/eventbridge-rules';
-import type { RunningServer } from '../../../lib/local-runtime/http-server';
-import { type MessagingRuntime, startMessagingRuntime } from './messaging-runtime';
+import { serviceSendPolicy } from '../../../../lambdas/shared/service-send-policy';
+import { LocalEventBridge } from '../../../../lib/local-runtime/eventbridge/event-buses';
+import { eventBridgeRuleOperations } from '../../../../lib/local-runtime/eventbridge/rules-api';
+import { startAwsJsonServer } from '../../../../lib/local-runtime/protocol/aws-json-server';
+import type { RunningServer } from '../../../../lib/local-runtime/protocol/http-server';
+import { type MessagingRuntime, startMessagingRuntime } from '../messaging-runtime';
 
 jest.setTimeout(120_000);
 

@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Sha256 } from '@aws-crypto/sha256-js';
 import { SignatureV4 } from '@smithy/signature-v4';
-import { type RestApiServer, startRestApiServer } from '../../../lib/local-runtime/api-gateway';
-import { LocalIdentities, SIGV4_MESSAGES, verifySigV4 } from '../../../lib/local-runtime/identities';
+import { type RestApiServer, startRestApiServer } from '../../../../lib/local-runtime/apigateway/rest-apis';
+import { LocalIdentities, SIGV4_MESSAGES, verifySigV4 } from '../../../../lib/local-runtime/iam/identities';
 
 const REGION = 'eu-west-1';
 const ACCOUNT = '000000000000';

@@ -8,8 +8,8 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PROJECT_ROOT } from '../../../lib/local-runtime';
-import { type LambdaFunctionSpec, LambdaHost } from '../../../lib/local-runtime/lambda-host';
+import { PROJECT_ROOT } from '../../../../lib/local-runtime';
+import { type LambdaFunctionSpec, LambdaHost } from '../../../../lib/local-runtime/lambda/host';
 
 jest.setTimeout(60_000);
 
@@ -21,7 +21,7 @@ interface Flags {
 it('runs sandboxes without the host process flags (a host started with --import tsx)', () => {
   const output = execFileSync(
     process.execPath,
-    ['--import', 'tsx', join(__dirname, 'fixtures', 'sandbox-flags-host.ts')],
+    ['--import', 'tsx', join(__dirname, '..', 'fixtures', 'sandbox-flags-host.ts')],
     { cwd: PROJECT_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const { host, sandbox } = JSON.parse(output.trim().split('\n').at(-1) ?? '{}') as {
@@ -36,7 +36,7 @@ it('runs sandboxes without the host process flags (a host started with --import 
 
 /**
  * Lambda's quotas and settings as the host enforces them, each test naming the AWS page that states
- * it: payload sizes (lib/local-runtime/lambda-limits.ts), the function timeout (the sandbox killed),
+ * it: payload sizes (lib/local-runtime/lambda/limits.ts), the function timeout (the sandbox killed),
  * and reserved concurrency (counted by the function itself: each invocation counts the invocations
  * running beside it).
  */

@@ -7,9 +7,9 @@
 import { processPartialResponseSync, SqsFifoPartialProcessor } from '@aws-lambda-powertools/batch';
 import { GetQueueAttributesCommand, SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import type { InvocationResult } from '../../../lib/local-runtime/lambda-host';
-import { SqsEventSource } from '../../../lib/local-runtime/sqs-event-source';
-import { type SqsWorld, sleep, startSqsWorld } from './sqs/harness';
+import type { InvocationResult } from '../../../../lib/local-runtime/lambda/host';
+import { SqsEventSource } from '../../../../lib/local-runtime/lambda/sqs-event-source';
+import { type SqsWorld, sleep, startSqsWorld } from '../sqs/harness';
 
 type Handler = (event: SQSEvent) => Promise<SQSBatchResponse | undefined>;
 

@@ -4,15 +4,15 @@
  * them whole.
  */
 import { request as httpRequest } from 'node:http';
-import { startRestApiServer } from '../../../lib/local-runtime/api-gateway';
+import { startRestApiServer } from '../../../../lib/local-runtime/apigateway/rest-apis';
+import { startInterceptingProxy } from '../../../../lib/local-runtime/fault-hooks';
+import { startFunctionUrlServer } from '../../../../lib/local-runtime/lambda/function-urls';
 import {
   startAwsJsonServer,
   startUnsupportedServiceServer,
-} from '../../../lib/local-runtime/aws-json-server';
-import { startInterceptingProxy } from '../../../lib/local-runtime/fault-hooks';
-import { startFunctionUrlServer } from '../../../lib/local-runtime/function-urls';
-import { isLoopbackHost, type RunningServer } from '../../../lib/local-runtime/http-server';
-import { startLocalStepFunctions } from '../../../lib/local-runtime/stepfunctions';
+} from '../../../../lib/local-runtime/protocol/aws-json-server';
+import { isLoopbackHost, type RunningServer } from '../../../../lib/local-runtime/protocol/http-server';
+import { startLocalStepFunctions } from '../../../../lib/local-runtime/stepfunctions';
 
 interface Reply {
   readonly status: number;

@@ -22,8 +22,8 @@ import {
   SetQueueAttributesCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
-import { serviceSendPolicy } from '../../../lambdas/shared/service-send-policy';
-import { type MessagingRuntime, startMessagingRuntime } from './messaging-runtime';
+import { serviceSendPolicy } from '../../../../lambdas/shared/service-send-policy';
+import { type MessagingRuntime, startMessagingRuntime } from '../messaging-runtime';
 
 jest.setTimeout(120_000);
 

@@ -13,8 +13,8 @@ import {
   PublishCommand,
   SNSClient,
 } from '@aws-sdk/client-sns';
-import { startAwsQueryServer } from '../../../../lib/local-runtime/aws-query-server';
-import type { RunningServer } from '../../../../lib/local-runtime/http-server';
+import { startAwsQueryServer } from '../../../../lib/local-runtime/protocol/aws-query-server';
+import type { RunningServer } from '../../../../lib/local-runtime/protocol/http-server';
 import { LocalSns } from '../../../../lib/local-runtime/sns';
 import { snsApiOperations } from '../../../../lib/local-runtime/sns/api';
 import { TEST_CREDENTIALS, TEST_REGION } from '../../../support/emulators';

@@ -2,7 +2,7 @@
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GeneratedApiKeys } from '../../../lib/local-runtime/api-keys';
+import { GeneratedApiKeys } from '../../../../lib/local-runtime/apigateway/api-keys';
 
 describe('generated API keys', () => {
   let dataDir: string;

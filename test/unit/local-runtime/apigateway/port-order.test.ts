@@ -1,9 +1,9 @@
 /**
- * Which port each REST API takes (lib/local-runtime/api-port-order.ts): the assembly's order by
+ * Which port each REST API takes (lib/local-runtime/apigateway/port-order.ts): the assembly's order by
  * default, the named stacks first when an order is given, a stable port per named stack, and a bad
  * order refused with an error naming it.
  */
-import { apiPortOffsets, inApiPortOrder } from '../../../lib/local-runtime/api-port-order';
+import { apiPortOffsets, inApiPortOrder } from '../../../../lib/local-runtime/apigateway/port-order';
 
 describe('REST API port offsets', () => {
   it("keeps the assembly's order without one", () => {

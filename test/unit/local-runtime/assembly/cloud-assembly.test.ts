@@ -8,7 +8,7 @@ import {
   createStackResolver,
   generatedPhysicalName,
   readCloudAssembly,
-} from '../../../lib/local-runtime/cloud-assembly';
+} from '../../../../lib/local-runtime/assembly/cloud-assembly';
 
 const stack: AssemblyStack = {
   stackName: 'Orders',

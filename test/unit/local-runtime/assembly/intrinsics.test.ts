@@ -2,7 +2,7 @@ import {
   evaluateCondition,
   type IntrinsicContext,
   resolveIntrinsics,
-} from '../../../lib/local-runtime/intrinsics';
+} from '../../../../lib/local-runtime/assembly/intrinsics';
 
 const context: IntrinsicContext = {
   region: 'eu-west-1',

@@ -1,5 +1,5 @@
 /**
- * The local synth cache (lib/local-runtime/synth-cache.ts): the key changes whenever an input of
+ * The local synth cache (lib/local-runtime/assembly/synth-cache.ts): the key changes whenever an input of
  * the synthesis changes, every source the app and its handlers import is such an input, a failed
  * producer leaves nothing behind, callers get copies, and old entries are pruned.
  */
@@ -24,9 +24,9 @@ import {
   obtainEntry,
   SYNTH_INPUTS,
   synthesisKey,
-} from '../../../lib/local-runtime/synth-cache';
+} from '../../../../lib/local-runtime/assembly/synth-cache';
 
-const ROOT = resolve(__dirname, '../../..');
+const ROOT = resolve(__dirname, '../../../..');
 const ARGS = ['-c', 'profile=local'];
 
 let work: string;

@@ -5,7 +5,7 @@
  */
 import { EmfReader, type MetricDatum, parseEmfLine } from '../../../../lib/local-runtime/cloudwatch/emf';
 import { MetricStore, statisticOf } from '../../../../lib/local-runtime/cloudwatch/metrics';
-import { LineSplitter } from '../../../../lib/local-runtime/line-splitter';
+import { LineSplitter } from '../../../../lib/local-runtime/lambda/line-splitter';
 
 const NOW = Date.UTC(2026, 0, 1, 12, 0, 0);
 

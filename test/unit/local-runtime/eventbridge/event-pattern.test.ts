@@ -1,4 +1,7 @@
-import { EventPatternError, matchesEventPattern } from '../../../lib/local-runtime/event-pattern';
+import {
+  EventPatternError,
+  matchesEventPattern,
+} from '../../../../lib/local-runtime/eventbridge/event-pattern';
 
 const event = {
   version: '0',

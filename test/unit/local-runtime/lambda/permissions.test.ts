@@ -1,13 +1,13 @@
 /**
- * A function's permissions as its resource policy (lib/local-runtime/lambda-permissions.ts): each
+ * A function's permissions as its resource policy (lib/local-runtime/lambda/permissions.ts): each
  * AWS::Lambda::Permission is the statement Lambda writes for it, and the evaluator reads it as AWS
  * does: API Gateway for the named method only, the account's root as the account.
  */
 
-import { compilePolicy } from '../../../lib/local-runtime/iam/policy-document';
-import { evaluate } from '../../../lib/local-runtime/iam/policy-evaluation';
-import { rootPrincipal, servicePrincipal } from '../../../lib/local-runtime/iam/principals';
-import { permissionStatement } from '../../../lib/local-runtime/lambda-permissions';
+import { compilePolicy } from '../../../../lib/local-runtime/iam/policy-document';
+import { evaluate } from '../../../../lib/local-runtime/iam/policy-evaluation';
+import { rootPrincipal, servicePrincipal } from '../../../../lib/local-runtime/iam/principals';
+import { permissionStatement } from '../../../../lib/local-runtime/lambda/permissions';
 
 const FUNCTION = 'arn:aws:lambda:us-east-1:000000000000:function:orders-submit';
 const OPTIONS = { region: 'us-east-1', now: Date.UTC(2026, 11, 3) };

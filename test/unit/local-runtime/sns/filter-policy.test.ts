@@ -1,5 +1,5 @@
 /** SNS subscription filter policies: which policies SNS accepts, and what they pass, by scope. */
-import type { AwsApiError } from '../../../../lib/local-runtime/aws-json-server';
+import type { AwsApiError } from '../../../../lib/local-runtime/protocol/aws-json-server';
 import {
   matchesFilterPolicy,
   parseFilterPolicy,

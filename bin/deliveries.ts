@@ -1,17 +1,4 @@
 #!/usr/bin/env node
-/**
- * Operator CLI of the drone delivery choreography, against a running local runtime (found through
- * its target description, like bin/orders.ts):
- *
- *   npm run deliveries -- submit FILE | --sample     POST /deliveries (a JSON file, or a sample)
- *   npm run deliveries -- show DELIVERY_ID [--json]  the trail across services, sorted by time
- *   npm run deliveries -- list [--status S]          the deliveries as the read model reports them
- *   [--target FILE]                                  default $LOCAL_TARGET, else .local/target.json
- *
- * `show` reads every service's item for the delivery (ingestion, package, drone scheduler, delivery,
- * remediation): each change log entry (the events the service emitted, and the operator alerts),
- * and each remediation decision with the dead letter it resolved.
- */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -19,7 +6,6 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { queryDeliveryRecords, readDeliveryItems } from '../lambdas/choreography/adapters/delivery-trail';
 import {
-  CORRELATION_ID_HEADER,
   DELIVERY_STATUSES,
   type DeliveryStatus,
   type DeliveryTables,
@@ -33,6 +19,20 @@ import {
   deliveryRowsOf,
   isUnknownDelivery,
 } from '../lambdas/choreography/domain/trail';
+/**
+ * Operator CLI of the drone delivery choreography, against a running local runtime (found through
+ * its target description, like bin/orders.ts):
+ *
+ *   npm run deliveries -- submit FILE | --sample     POST /deliveries (a JSON file, or a sample)
+ *   npm run deliveries -- show DELIVERY_ID [--json]  the trail across services, sorted by time
+ *   npm run deliveries -- list [--status S]          the deliveries as the read model reports them
+ *   [--target FILE]                                  default $LOCAL_TARGET, else .local/target.json
+ *
+ * `show` reads every service's item for the delivery (ingestion, package, drone scheduler, delivery,
+ * remediation): each change log entry (the events the service emitted, and the operator alerts),
+ * and each remediation decision with the dead letter it resolved.
+ */
+import { CORRELATION_ID_HEADER } from '../lambdas/shared/http';
 import { defaultTargetFile, outputsOfStack, readTarget } from '../lib/local-runtime';
 import { formatTable } from './text-table';
 

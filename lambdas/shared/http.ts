@@ -6,7 +6,8 @@ import { type ErrorResponseBody, type FieldError } from './validation';
 
 /** Header a client may set to trace its request through the system. */
 export const CORRELATION_ID_HEADER = 'X-Correlation-Id';
-const CORRELATION_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+/** What a client-supplied correlation id may be (else the system makes its own). */
+export const CORRELATION_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export function jsonResponse(
   statusCode: number,

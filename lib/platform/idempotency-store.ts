@@ -1,11 +1,8 @@
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
-import { IDEMPOTENCY_TABLE_KEY } from '../../lambdas/shared/idempotency';
+import { IDEMPOTENCY_EXPIRY_ATTRIBUTE, IDEMPOTENCY_TABLE_KEY } from '../../lambdas/shared/idempotency';
 import { DataStore, type DataTableOptions } from './data-table';
-
-/** Powertools' default TTL attribute: expired idempotency records are deleted by DynamoDB. */
-export const IDEMPOTENCY_EXPIRY_ATTRIBUTE = 'expiration';
 
 export type IdempotencyStoreProps = DataTableOptions;
 

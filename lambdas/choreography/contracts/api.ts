@@ -8,10 +8,6 @@ import type { DeliveryStatus } from './statuses';
 /** Largest accepted POST /deliveries body, in bytes (checked before parsing): 413 past it. */
 export const MAX_DELIVERY_BODY_BYTES = 8 * 1024;
 
-/** Header a client may send to name the correlation id; ingestion makes one otherwise. */
-export const CORRELATION_ID_HEADER = 'x-correlation-id';
-export const CORRELATION_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
-
 /**
  * POST /deliveries body. Strict, unlike the events: a client's unknown field is a mistake to
  * report, not a newer schema to tolerate. `deadline` must be in the future (checked by the domain,

@@ -8,16 +8,11 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { createDocumentClient } from '../../shared/aws-clients/dynamodb';
 import { requireEnv } from '../../shared/env';
 import { describeError } from '../../shared/errors';
-import { errorResponse, headerValue, jsonResponse } from '../../shared/http';
+import { CORRELATION_ID_HEADER, correlationIdOf, errorResponse, jsonResponse } from '../../shared/http';
 import { annotateTrace, createObservability, instrumentedHandler } from '../../shared/observability';
 import { DeliveryRecords } from '../adapters/delivery-records';
 import { DynamoServiceStore } from '../adapters/service-store';
-import {
-  ChoreographyEnvKey,
-  CORRELATION_ID_HEADER,
-  CORRELATION_ID_PATTERN,
-  DeliveryMetric,
-} from '../contracts';
+import { ChoreographyEnvKey, DeliveryMetric } from '../contracts';
 import { parseDeliveryRequestBody, toDeliveryStatusBody } from '../domain/ingestion';
 
 const observability = createObservability<DeliveryMetric>();
@@ -30,8 +25,7 @@ const records = new DeliveryRecords(
 export const handler = instrumentedHandler(
   observability,
   async (event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> => {
-    const supplied = headerValue(event, CORRELATION_ID_HEADER);
-    const correlationId = supplied && CORRELATION_ID_PATTERN.test(supplied) ? supplied : randomUUID();
+    const correlationId = correlationIdOf(event, randomUUID());
     const echo = { [CORRELATION_ID_HEADER]: correlationId };
     const log = logger.createChild({ persistentKeys: { correlationId } });
     log.addContext(context);

@@ -7,7 +7,6 @@
 import { randomUUID } from 'node:crypto';
 import type { LambdaFunctionURLEvent, LambdaFunctionURLResult } from 'aws-lambda';
 import {
-  CORRELATION_ID_HEADER,
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENCY_KEY_PATTERN,
   type RemoteCompensationRequest,
@@ -19,7 +18,7 @@ import {
 import { createDynamoDbClient } from '../../shared/aws-clients/dynamodb';
 import { sleep } from '../../shared/clock';
 import { requireEnv } from '../../shared/env';
-import { errorResponse, jsonResponse } from '../../shared/http';
+import { CORRELATION_ID_HEADER, errorResponse, headerValue, jsonResponse } from '../../shared/http';
 import { annotateTrace, createObservability, instrumentedHandler } from '../../shared/observability';
 import { jsonParser } from '../../shared/parse';
 import { DynamoDbLedger, type LedgerPort } from '../adapters/ledger';
@@ -143,7 +142,7 @@ async function serve(event: LambdaFunctionURLEvent): Promise<LambdaFunctionURLRe
   if (!validated.ok) return validated.response;
   const { call, operationName, idempotencyKey } = validated;
   const { service, body } = call;
-  const correlationId = event.headers[CORRELATION_ID_HEADER];
+  const correlationId = headerValue(event, CORRELATION_ID_HEADER);
   annotateTrace(tracer, { orderId: body.orderId, correlationId });
   const log = logger.createChild({
     persistentKeys: {

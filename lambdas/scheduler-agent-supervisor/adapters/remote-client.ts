@@ -6,15 +6,12 @@
  * With auth 'iam' each request is signed with SigV4 for service 'lambda' (a Lambda function URL
  * with AuthType AWS_IAM), using the default credential chain (the function's role on AWS).
  */
+
 import { Sha256 } from '@aws-crypto/sha256-js';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { SignatureV4 } from '@smithy/signature-v4';
-import {
-  CORRELATION_ID_HEADER,
-  IDEMPOTENCY_KEY_HEADER,
-  REMOTE_AUTH_MODES,
-  type RemoteAuthMode,
-} from '../contracts';
+import { CORRELATION_ID_HEADER } from '../../shared/http';
+import { IDEMPOTENCY_KEY_HEADER, REMOTE_AUTH_MODES, type RemoteAuthMode } from '../contracts';
 import type { RemoteOutcome, RemoteServicePort } from '../domain/agent';
 
 export function parseRemoteAuth(value: string): RemoteAuthMode {

@@ -31,7 +31,6 @@ import * as z from 'zod';
 import { ORDER_ID_PATTERN } from './api';
 
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
-export const CORRELATION_ID_HEADER = 'x-correlation-id';
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
 /** Body of a remote operation call (what the agent sends, what the service validates). */

@@ -3,8 +3,10 @@
  * profile=local`, through the synth cache) on the local runtime with metering on, its log kept in
  * the figure's work directory; and the waits the figures share.
  */
+
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { sleep } from '../../../lambdas/shared/clock';
 import {
   type LocalRuntime,
   type RuntimeUsage,
@@ -41,8 +43,6 @@ export async function startMeteredApp(
   context.progress(`runtime ready in ${runtime.startupMillis} ms (log: ${runtimeLog})`);
   return { runtime, assemblyDir, readyAt: Date.now() };
 }
-
-export const sleep = (millis: number) => new Promise<void>((resolve) => setTimeout(resolve, millis));
 
 /**
  * Waits until `activity` (a count that grows while work goes on, read from the meter) has not

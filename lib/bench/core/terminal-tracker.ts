@@ -15,13 +15,13 @@ import {
   type SubmitOrderRequest,
   TERMINAL_STATES,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import { sleep } from '../../../lambdas/shared/clock';
 import { forEachLimited } from '../../../lambdas/shared/concurrency';
 import { DeliverySystemDriver } from '../../chaos/runner/deliveries/system';
 import { submitUntilAnswered } from '../../chaos/runner/loop';
 import { consistentBatchGet, type SubmitOutcome, SystemDriver, stackView } from '../../chaos/runner/system';
 import type { DRONE_DELIVERY_STACK_NAME } from '../../choreography/stack';
 import type { LocalTarget } from '../../local-runtime';
-import { sleep } from './metered-app';
 
 /** Where one request ended. */
 export interface Outcome {

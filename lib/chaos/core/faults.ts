@@ -106,13 +106,6 @@ export type FailingFault = keyof typeof PLANNED_OUTCOMES;
 /** Faults after which the order can never be Processed (each has a planned outcome). */
 export const FAILING_FAULTS: readonly FaultKind[] = Object.keys(PLANNED_OUTCOMES) as FailingFault[];
 
-/** Failing faults that end in a compensation: the order's completed steps are undone. */
-export const COMPENSATING_FAULTS: readonly FaultKind[] = [
-  FaultKind.PermanentFailure,
-  FaultKind.CompensationTransient,
-  FaultKind.CompensationRefused,
-];
-
 /**
  * What the campaign plans to do to an order as its operator (operator-actions), on orders with no
  * attempt fault: `cancel-early` cancels it from the first state that allows it (tried at once,

@@ -91,7 +91,8 @@ export interface OrderOutcome {
   readonly reopenedAt?: number;
 }
 
-export interface LedgerEffect {
+/** What the campaign reads of an effect in a downstream's ledger (the fake's LedgerEffect, lambdas/fakes/adapters/ledger.ts). */
+export interface LedgerEffectSnapshot {
   readonly service: string;
   readonly idempotencyKey: string;
   /** The compensation key that undid it; absent while it stands. */
@@ -247,7 +248,7 @@ export interface CampaignSnapshot {
   readonly orders: readonly OrderOutcome[];
   readonly finalRecords: readonly RecordSnapshot[];
   readonly samples: readonly RecordSample[];
-  readonly ledger: readonly LedgerEffect[];
+  readonly ledger: readonly LedgerEffectSnapshot[];
   /** The downstream's compensation answers (undos). */
   readonly undos: readonly LedgerUndoSnapshot[];
   /** The calls the downstream received, per key (every call counted, whatever its answer). */
@@ -524,7 +525,7 @@ function oneEffectPerKey(snapshot: CampaignSnapshot): string[] {
 }
 
 function processedOneEffectPerStep(snapshot: CampaignSnapshot): string[] {
-  const effectsByOrder = new Map<string, LedgerEffect[]>();
+  const effectsByOrder = new Map<string, LedgerEffectSnapshot[]>();
   for (const effect of snapshot.ledger) {
     const parsed = parseIdempotencyKey(effect.idempotencyKey);
     if (!parsed) continue;

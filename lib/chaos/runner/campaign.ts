@@ -17,6 +17,7 @@ import {
   TERMINAL_STATES,
   type WorkflowTimings,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import { sleep } from '../../../lambdas/shared/clock';
 import { type LocalRuntime, startLocalRuntime } from '../../local-runtime';
 import { maxSafeRelativeSkewMillis, type TerminalBound, terminalBound } from '../core/bounds';
 import { FAULT_KINDS, type FaultEvent, FaultKind, OperatorPlanKind } from '../core/faults';
@@ -46,7 +47,7 @@ import type { AlertBusOutageStats } from './alert-bus';
 import { type AssemblyFacts, PROJECT_ROOT, readAssemblyFacts, synthesizeLocal } from './assembly';
 import { appDenials, iamRecordDirOf } from './iam-denials';
 import { FaultInjector } from './injector';
-import { CampaignTracker, sleep, startSampler, submitUntilAnswered } from './loop';
+import { CampaignTracker, startSampler, submitUntilAnswered } from './loop';
 import { OperatorActor } from './operator';
 import { operatorUserOf } from './operator-user';
 import { SystemDriver, type TimedRecord } from './system';

@@ -2,12 +2,10 @@
  * Pieces of a campaign's main loop that every campaign shares: waiting, a submission retried until
  * the API answers for good, and a sampler that ticks while the runtime is up.
  */
+import { sleep } from '../../../lambdas/shared/clock';
 import type { RestartWindow } from '../core/invariants';
 import { formatMillis } from '../core/report';
 import type { SubmitOutcome } from './system';
-
-export const sleep = (millis: number) =>
-  new Promise<void>((resolveSleep) => setTimeout(resolveSleep, millis));
 
 export type SubmissionResult = { readonly acceptedAt: number } | { readonly refused: string };
 

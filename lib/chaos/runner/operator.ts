@@ -22,10 +22,10 @@ import {
   ProcessState,
   TERMINAL_STATES,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import { sleep } from '../../../lambdas/shared/clock';
 import { FaultKind, OperatorPlanKind } from '../core/faults';
 import type { OperatorActionSnapshot } from '../core/invariants';
 import { idempotencyKeyFor, type OrderPlan } from '../core/plan';
-import { sleep } from './loop';
 import type { SystemDriver, TimedRecord } from './system';
 
 export interface OperatorActorSettings {

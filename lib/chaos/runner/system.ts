@@ -38,7 +38,7 @@ import type {
   ClientMessageDelivery,
   CompensationEntrySnapshot,
   LedgerCallsSnapshot,
-  LedgerEffect,
+  LedgerEffectSnapshot,
   LedgerUndoSnapshot,
   OperatorLogEntrySnapshot,
   RecordSnapshot,
@@ -247,7 +247,7 @@ export class SystemDriver {
    * compensations' answers; closed keys are neither (each closing is recorded with its undo).
    */
   async ledgerContents(): Promise<{
-    effects: LedgerEffect[];
+    effects: LedgerEffectSnapshot[];
     undos: LedgerUndoSnapshot[];
     calls: LedgerCallsSnapshot[];
   }> {

@@ -76,8 +76,3 @@ export function accountOfArn(arn: string): string | undefined {
   const account = arnComponents(arn)?.[4];
   return account === '' ? undefined : account;
 }
-
-/** The service an ARN names (its third component), if any. */
-export function serviceOfArn(arn: string): string | undefined {
-  return arnComponents(arn)?.[2];
-}

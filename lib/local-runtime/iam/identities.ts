@@ -139,11 +139,6 @@ const AUTHORIZATION_PATTERN =
   /^AWS4-HMAC-SHA256 Credential=([^/\s,]+)\/(\d{8})\/([^/\s,]+)\/([^/\s,]+)\/aws4_request, ?SignedHeaders=([a-z0-9;_.-]+), ?Signature=([0-9a-f]{64})$/;
 const AMZ_DATE_PATTERN = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/;
 
-/** The access key id a SigV4 `Authorization` header names, if it is one. */
-export function sigV4AccessKeyId(authorization: string | undefined): string | undefined {
-  return authorization === undefined ? undefined : AUTHORIZATION_PATTERN.exec(authorization)?.[1];
-}
-
 /**
  * Verifies the SigV4 signature of a request: the access key must name a known identity, the scope
  * the runtime's region and the service, and the signature must be the one its secret gives for the

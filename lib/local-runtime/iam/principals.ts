@@ -63,9 +63,6 @@ export type Principal =
   | ServicePrincipal
   | AnonymousPrincipal;
 
-/** An IAM principal of an account (not a service, not anonymous). */
-export type AccountPrincipal = Exclude<Principal, ServicePrincipal | AnonymousPrincipal>;
-
 function stableId(prefix: string, name: string): string {
   return `${prefix}${createHash('sha256').update(name).digest('hex').slice(0, 17).toUpperCase()}`;
 }

@@ -42,7 +42,7 @@ describe('ingestion handlers', () => {
   it('accepts a new delivery (202) with its DeliveryRequested in the change log', async () => {
     const response = await post(request, { 'X-Correlation-Id': 'corr-ing-1' });
     expect(response.statusCode).toBe(202);
-    expect(response.headers?.['x-correlation-id']).toBe('corr-ing-1');
+    expect(response.headers?.['X-Correlation-Id']).toBe('corr-ing-1');
     expect(JSON.parse(response.body)).toMatchObject({ deliveryId: 'ing-1', status: 'Requested' });
     const item = await world.getItem(tableName, 'DELIVERY#ing-1');
     expect(item?.outbox).toEqual([

@@ -12,7 +12,7 @@ import {
   type ClientMessageDelivery,
   checkCampaign,
   type InvariantId,
-  type LedgerEffect,
+  type LedgerEffectSnapshot,
   type LedgerUndoSnapshot,
   parseIdempotencyKey,
   type RecordSnapshot,
@@ -30,7 +30,7 @@ function processed(orderId: string): RecordSnapshot {
   return { orderId, processState: ProcessState.Processed, failureCount: 0, attempt: 1, steps: completed };
 }
 
-function effectsFor(orderId: string): LedgerEffect[] {
+function effectsFor(orderId: string): LedgerEffectSnapshot[] {
   return V1_STEPS.map((step) => ({ service: step.service, idempotencyKey: `${orderId}:${step.name}` }));
 }
 
@@ -66,7 +66,7 @@ function compensationFailedE(): RecordSnapshot {
   };
 }
 
-const dEffects: LedgerEffect[] = [
+const dEffects: LedgerEffectSnapshot[] = [
   { service: 'inventory', idempotencyKey: 'd:ReserveInventory', undoneBy: 'd:ReleaseInventory' },
   { service: 'payment', idempotencyKey: 'd:ChargePayment', undoneBy: 'd:RefundPayment' },
 ];

@@ -14,7 +14,6 @@ import { mulberry32, pick, type Random, shuffled } from '../random';
 import { DELIVERY_FAULT_KINDS, DeliveryFaultKind } from './faults';
 
 export type Scenario = 'happy' | 'too-heavy' | 'out-of-range' | 'flight-fail';
-export const SCENARIOS: readonly Scenario[] = ['happy', 'too-heavy', 'out-of-range', 'flight-fail'];
 
 /** The queue consumers the per-delivery faults aim at. */
 export const FAULTED_CONSUMERS = [

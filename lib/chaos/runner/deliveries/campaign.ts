@@ -18,6 +18,7 @@ import {
   isTerminalStatus,
   ServiceName,
 } from '../../../../lambdas/choreography/contracts';
+import { sleep } from '../../../../lambdas/shared/clock';
 import { type LocalRuntime, startLocalRuntime } from '../../../local-runtime';
 import type { TerminalBound } from '../../core/bounds';
 import { deliveryTerminalBound } from '../../core/deliveries/bounds';
@@ -43,7 +44,7 @@ import { renderDeliverySummary } from '../../core/deliveries/report';
 import { formatMillis } from '../../core/report';
 import { PROJECT_ROOT, synthesizeLocal } from '../assembly';
 import { appDenials, iamRecordDirOf } from '../iam-denials';
-import { CampaignTracker, sleep, startSampler, submitUntilAnswered } from '../loop';
+import { CampaignTracker, startSampler, submitUntilAnswered } from '../loop';
 import { operatorUserOf } from '../operator-user';
 import { type DeliveryAssemblyFacts, readDeliveryAssemblyFacts } from './assembly';
 import { DeliveryFaultInjector } from './injector';

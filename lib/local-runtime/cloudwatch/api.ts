@@ -96,6 +96,7 @@ function describeAlarm(
   };
 }
 
+// long-function: a table, one entry per CloudWatch action the runtime serves, each a few lines.
 export function cloudWatchOperations(
   store: MetricStore,
   alarms: LocalAlarms,

@@ -276,6 +276,7 @@ export interface DynamoDbRequestScope {
  * PartiQL statement the gateway does not know: refused rather than let through unchecked). A table
  * the runtime does not know is checked by its ARN all the same (DynamoDB answers that it is not found).
  */
+// long-function: a table, one case per DynamoDB operation and the checks IAM makes of it.
 export function dynamoDbChecks(
   operation: string,
   request: Json,

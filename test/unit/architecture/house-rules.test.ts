@@ -2,19 +2,16 @@
  * The house's rules, read from the code's own imports (README "Repository layout"): which area may
  * import which, and no import cycles. A rule broken here is a layout decision to revisit, not a
  * test to loosen: the local runtime runs any cloud assembly, wings share only the platform and
- * shared code, product code never imports tests.
+ * shared code, product code never imports tests, tooling reaches a wing through its public face,
+ * and no file or function grows past its size without a reason written next to it. The graph and
+ * the sizes are read by scripts/house.ts (`npm run house` prints the measures).
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
-import * as ts from 'typescript';
-
-const ROOT = resolve(__dirname, '../../..');
-const SOURCE_ROOTS = ['bin', 'lib', 'lambdas', 'console/src'];
+import { cycles, functionSpans, importGraph, lineCount } from '../../../scripts/house';
 
 /** An area of the house: the first folder levels that name it. */
 function areaOf(file: string): string {
   const parts = file.split('/');
-  if (parts[0] === 'bin') return 'bin';
+  if (parts[0] === 'bin' || parts[0] === 'scripts') return parts[0];
   if (parts[0] === 'test') return 'test';
   return parts.length > 2 ? `${parts[0]}/${parts[1]}` : (parts[0] ?? file);
 }
@@ -65,6 +62,8 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
     'lambdas/choreography',
     'lambdas/fakes',
   ],
+  // Build scripts: the published event schemas are generated from the choreography's contracts.
+  scripts: ['lib/choreography', 'lambdas/choreography', 'lambdas/shared'],
   // Release tooling (the released templates and the upgrade check) knows CloudFormation, no stack;
   // bin/ synthesizes the stacks it checks.
   'lib/release': [],
@@ -87,63 +86,120 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   ],
 };
 
-function sourceFiles(directory: string): string[] {
-  return readdirSync(join(ROOT, directory)).flatMap((name) => {
-    const path = join(directory, name);
-    if (statSync(join(ROOT, path)).isDirectory()) return sourceFiles(path);
-    return /\.(ts|tsx|js)$/.test(name) ? [path] : [];
-  });
-}
+/** The wings whose inside (adapters, domain, handlers) tooling may not reach. */
+const WING_INSIDE = /^lambdas\/(scheduler-agent-supervisor|choreography|fakes)\/(adapters|domain|handlers)\//;
+/** Tooling: the chaos campaigns, the benchmarks and the commands. */
+const TOOLING = /^(lib\/chaos|lib\/bench|bin)\//;
 
-function resolveImport(from: string, specifier: string): string | undefined {
-  if (!specifier.startsWith('.')) return undefined;
-  const base = join(dirname(from), specifier);
-  for (const candidate of [
-    base,
-    `${base}.ts`,
-    `${base}.tsx`,
-    `${base}.js`,
-    join(base, 'index.ts'),
-    join(base, 'index.js'),
-  ]) {
-    try {
-      if (statSync(join(ROOT, candidate)).isFile()) return relative(ROOT, join(ROOT, candidate));
-    } catch {
-      // not this candidate
-    }
+/**
+ * Tooling imports that still reach inside a wing, each to be replaced by the wing's public face
+ * (its contracts and an exported composition; issue 21). The list may only shrink: a new reach
+ * fails, and so does an entry that no longer reaches (remove it).
+ */
+const KNOWN_REACHES: Readonly<Record<string, readonly string[]>> = {
+  'bin/console-server.ts': [
+    'lambdas/choreography/adapters/delivery-trail.ts',
+    'lambdas/choreography/domain/trail.ts',
+  ],
+  'bin/deliveries.ts': [
+    'lambdas/choreography/adapters/delivery-trail.ts',
+    'lambdas/choreography/domain/trail.ts',
+  ],
+  'lib/bench/figures/order-cost.ts': ['lambdas/fakes/domain/remote-scenarios.ts'],
+  'lib/bench/figures/supervisor-sweep.ts': [
+    'lambdas/scheduler-agent-supervisor/adapters/alert-outbox.ts',
+    'lambdas/scheduler-agent-supervisor/adapters/alert-publisher.ts',
+    'lambdas/scheduler-agent-supervisor/adapters/order-gauges.ts',
+    'lambdas/scheduler-agent-supervisor/adapters/start-queue.ts',
+    'lambdas/scheduler-agent-supervisor/adapters/state-store.ts',
+    'lambdas/scheduler-agent-supervisor/domain/gauges.ts',
+    'lambdas/scheduler-agent-supervisor/domain/order.ts',
+    'lambdas/scheduler-agent-supervisor/domain/ports.ts',
+    'lambdas/scheduler-agent-supervisor/domain/shard.ts',
+    'lambdas/scheduler-agent-supervisor/domain/starter.ts',
+    'lambdas/scheduler-agent-supervisor/domain/state-record.ts',
+    'lambdas/scheduler-agent-supervisor/domain/supervisor.ts',
+  ],
+  'lib/chaos/core/bounds.ts': ['lambdas/scheduler-agent-supervisor/domain/supervisor.ts'],
+  'lib/chaos/core/plan.ts': ['lambdas/fakes/domain/remote-scenarios.ts'],
+  'lib/chaos/runner/deliveries/injector.ts': ['lambdas/choreography/adapters/remediation-consumer.ts'],
+  'lib/chaos/runner/injector.ts': ['lambdas/fakes/domain/remote-scenarios.ts'],
+  'lib/chaos/runner/system.ts': ['lambdas/fakes/adapters/ledger.ts'],
+};
+
+/** Past this many lines a source file is split, unless it is listed below with its reason. */
+const FILE_LINE_LIMIT = 600;
+
+/**
+ * Files still over the limit: each may not grow past its ceiling (its size when listed), and an
+ * entry whose file has come under the limit fails until it is removed.
+ */
+const OVERSIZED_FILES: Readonly<Record<string, { readonly ceiling: number; readonly why: string }>> = {
+  'lib/chaos/core/invariants.ts': { ceiling: 990, why: 'to split per invariant family (issue 21)' },
+  'lib/local-runtime/stepfunctions/runtime.ts': {
+    ceiling: 863,
+    why: 'to split: executions, states and the API (issue 21)',
+  },
+  'lambdas/scheduler-agent-supervisor/domain/agent.ts': {
+    ceiling: 685,
+    why: 'to split: ports per use case (issue 21)',
+  },
+  'lambdas/scheduler-agent-supervisor/adapters/state-store.ts': {
+    ceiling: 665,
+    why: 'to split: record mapping apart from the store (issue 21)',
+  },
+  'lib/bench/figures/supervisor-sweep.ts': {
+    ceiling: 645,
+    why: "to shrink onto the wing's exported composition (issue 21)",
+  },
+  'lib/chaos/runner/campaign.ts': { ceiling: 636, why: 'runCampaign into named parts (issue 21)' },
+  'lambdas/scheduler-agent-supervisor/domain/supervisor.ts': {
+    ceiling: 615,
+    why: 'to split: sweep, record rules, alert re-delivery (issue 21)',
+  },
+  'lambdas/scheduler-agent-supervisor/contracts/transitions/table.ts': {
+    ceiling: 611,
+    why: 'one table of every transition, read as a whole; its shared clauses are builders.ts',
+  },
+};
+
+/** Past this many lines a function is split, unless a `long-function:` comment above it says why. */
+const FUNCTION_LINE_LIMIT = 120;
+
+/**
+ * Functions still over the limit without a written reason, with their ceilings (the same ratchet as
+ * the files): `file:name` -> ceiling.
+ */
+const LONG_FUNCTIONS: Readonly<Record<string, number>> = {
+  'lib/chaos/runner/campaign.ts:runCampaign': 385,
+  'lib/chaos/runner/deliveries/campaign.ts:runDeliveryCampaign': 313,
+  'lib/choreography/stack.ts:DroneDeliveryStack.constructor': 241,
+  'lib/local-runtime/assembly/cloud-assembly.ts:createStackResolver': 222,
+  'lib/scheduler-agent-supervisor/stack.ts:SchedulerAgentSupervisorStack.constructor': 220,
+  'lib/bench/figures/functions.ts:run': 215,
+  'lib/local-runtime/stepfunctions/definition.ts:prepareDefinition': 164,
+  'lambdas/choreography/adapters/fifo-consumer.ts:fifoConsumer': 156,
+  'lib/local-runtime/apigateway/rest-apis.ts:handle': 148,
+  'lambdas/choreography/adapters/remediation-consumer.ts:remediationConsumer': 147,
+  'bin/start-local.ts:main': 146,
+  'lib/local-runtime/dynamodb/gateway.ts:startDynamoDbGateway': 145,
+  'lambdas/scheduler-agent-supervisor/domain/supervisor.ts:superviseRecord': 140,
+  'lambdas/scheduler-agent-supervisor/contracts/transitions/renderer.ts:renderStateTransition': 132,
+  'console/src/OrderView.tsx:OrderView': 125,
+};
+
+/** What a ratchet finds: new breaks, entries past their ceiling, entries that no longer apply. */
+function ratchet(found: ReadonlyMap<string, number>, known: Readonly<Record<string, number>>): string[] {
+  const problems: string[] = [];
+  for (const [key, size] of found) {
+    const ceiling = known[key];
+    if (ceiling === undefined) problems.push(`${key}: ${size} lines (split it, or write why next to it)`);
+    else if (size > ceiling) problems.push(`${key}: ${size} lines, past its ceiling of ${ceiling}`);
   }
-  throw new Error(`${from}: import '${specifier}' names no file`);
-}
-
-/** Every relative import of every product file (type-only imports included: they couple too). */
-function importGraph(): Map<string, string[]> {
-  const graph = new Map<string, string[]>();
-  for (const file of SOURCE_ROOTS.flatMap(sourceFiles)) {
-    const info = ts.preProcessFile(readFileSync(join(ROOT, file), 'utf8'), true, true);
-    const targets = info.importedFiles
-      .map((imported) => resolveImport(file, imported.fileName))
-      .filter((target): target is string => target !== undefined);
-    graph.set(file, targets);
+  for (const key of Object.keys(known)) {
+    if (!found.has(key)) problems.push(`${key}: no longer over the limit; remove it from the list`);
   }
-  return graph;
-}
-
-function cycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
-  const found: string[][] = [];
-  const state = new Map<string, 'visiting' | 'done'>();
-  const stack: string[] = [];
-  const visit = (file: string) => {
-    state.set(file, 'visiting');
-    stack.push(file);
-    for (const next of graph.get(file) ?? []) {
-      if (state.get(next) === 'visiting') found.push([...stack.slice(stack.indexOf(next)), next]);
-      else if (!state.has(next)) visit(next);
-    }
-    stack.pop();
-    state.set(file, 'done');
-  };
-  for (const file of graph.keys()) if (!state.has(file)) visit(file);
-  return found;
+  return problems;
 }
 
 describe('house rules', () => {
@@ -177,6 +233,48 @@ describe('house rules', () => {
     expect(cycles(graph).map((cycle) => cycle.join(' -> '))).toEqual([]);
   });
 
+  it('tooling reaches a wing only through its public face (the known reaches may only shrink)', () => {
+    const reaches = new Map<string, number>();
+    for (const [file, targets] of graph) {
+      if (!TOOLING.test(file)) continue;
+      for (const target of targets) if (WING_INSIDE.test(target)) reaches.set(`${file} -> ${target}`, 1);
+    }
+    const known = Object.fromEntries(
+      Object.entries(KNOWN_REACHES).flatMap(([file, targets]) =>
+        targets.map((target) => [`${file} -> ${target}`, 1]),
+      ),
+    );
+    expect(ratchet(reaches, known)).toEqual([]);
+  });
+
+  it(`no source file is over ${FILE_LINE_LIMIT} lines unless listed with its reason, and none grows`, () => {
+    const oversized = new Map<string, number>();
+    for (const file of graph.keys()) {
+      const lines = lineCount(file);
+      if (lines > FILE_LINE_LIMIT) oversized.set(file, lines);
+    }
+    const ceilings = Object.fromEntries(
+      Object.entries(OVERSIZED_FILES).map(([file, { ceiling }]) => [file, ceiling]),
+    );
+    expect(ratchet(oversized, ceilings)).toEqual([]);
+  });
+
+  it(`no function is over ${FUNCTION_LINE_LIMIT} lines without a written reason, and none grows`, () => {
+    const long = new Map<string, number>();
+    for (const file of graph.keys()) {
+      if (!/\.(ts|tsx)$/.test(file)) continue;
+      for (const span of functionSpans(file)) {
+        if (span.lines > FUNCTION_LINE_LIMIT && span.reason === undefined) {
+          long.set(
+            `${span.file}:${span.name}`,
+            Math.max(span.lines, long.get(`${span.file}:${span.name}`) ?? 0),
+          );
+        }
+      }
+    }
+    expect(ratchet(long, LONG_FUNCTIONS)).toEqual([]);
+  });
+
   it('catches what it claims to catch', () => {
     const planted = new Map<string, string[]>([
       ['lib/local-runtime/a.ts', ['lib/local-runtime/b.ts']],
@@ -187,5 +285,11 @@ describe('house rules', () => {
       'lambdas/scheduler-agent-supervisor',
     );
     expect(ALLOWED['lib/local-runtime']).not.toContain('lambdas/scheduler-agent-supervisor');
+    expect(WING_INSIDE.test('lambdas/scheduler-agent-supervisor/adapters/state-store.ts')).toBe(true);
+    expect(WING_INSIDE.test('lambdas/scheduler-agent-supervisor/contracts/index.ts')).toBe(false);
+    expect(ratchet(new Map([['a', 700]]), {})).toHaveLength(1);
+    expect(ratchet(new Map([['a', 700]]), { a: 650 })).toHaveLength(1);
+    expect(ratchet(new Map(), { a: 650 })).toHaveLength(1);
+    expect(ratchet(new Map([['a', 640]]), { a: 650 })).toEqual([]);
   });
 });

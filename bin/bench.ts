@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- --quick] [--only <figure id>]... [--out DIR] [--keep]`: runs the benchmark
- * figures (lib/bench, README "Performance"), with progress on stderr, then writes results.json and
+ * figures (lib/bench, docs/performance.md), with progress on stderr, then writes results.json and
  * the charts (bench/, or .local/bench/ for --quick so `npm test` leaves the tree clean) and prints
  * the table. A figure that throws is reported and the others still run; the exit code is then 1.
  * Targets not met do not fail the run: they are what the figures report.

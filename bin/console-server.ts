@@ -61,7 +61,7 @@ export interface ConsoleBackend {
     /** The delivery API's stage URL. */
     readonly apiUrl: string;
     readonly apiKey?: string;
-    /** Reads the services' tables for the trail (locally; see README, what is not built). */
+    /** Reads the services' tables for the trail (locally; see docs/known-limits.md). */
     readonly documents: DynamoDBDocumentClient;
     /** The DroneDelivery stack's outputs (the table names). */
     readonly outputs: Readonly<Record<string, string>>;

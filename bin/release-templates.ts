@@ -1,5 +1,5 @@
 /**
- * `npm run release:templates`, run when a release is cut (README, Releasing): synthesizes every
+ * `npm run release:templates`, run when a release is cut (docs/deploy.md, Releasing): synthesizes every
  * released configuration (bin/released-configurations.ts), normalizes the templates and replaces
  * test/infra/upgrade/released/ with them, under a README naming the release (`v` + package.json's
  * version, at the current commit), and empties test/infra/upgrade/acknowledged.json: the losses it

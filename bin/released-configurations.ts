@@ -1,5 +1,5 @@
 /**
- * The deployments whose templates a release is held to (README, Releasing): each configuration a
+ * The deployments whose templates a release is held to (docs/deploy.md, Releasing): each configuration a
  * user deploys that differs from the others in stateful resources, and how to synthesize any
  * configuration the way `cdk deploy` does, in-process and in a second or two.
  *

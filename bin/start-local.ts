@@ -19,12 +19,12 @@
  * Redeploy while running (needs --data, whose tables, queues and messages the new app keeps):
  * type `r` and Enter (or send SIGHUP) to synthesize again with the same context and redeploy;
  * `r key=value ...` adds or changes context first, e.g. `r workflowVersion=2` rolls out workflow
- * version 2 (README, workflow versions). Step Functions executions do not survive a local redeploy;
+ * version 2 (docs/deploy.md, Workflow versions). Step Functions executions do not survive a local redeploy;
  * the app's supervisor recovers their orders.
  *
  * The app's order transition log (lib/scheduler-agent-supervisor/local) is plugged into the runtime
  * here, as an observer: the runtime itself knows no app. So is the operator console
- * (bin/console-server.ts, README "Operator console"): its page and backend listen on
+ * (bin/console-server.ts, console/README.md): its page and backend listen on
  * http://127.0.0.1:$CONSOLE_PORT/console/ (default 3100, clear of the APIs, which take PORT, PORT+1, ...; 0 picks a free port).
  */
 import { resolve } from 'node:path';

@@ -69,7 +69,7 @@ export interface AlarmSpec<Metric extends string = string> {
   readonly treatMissingData: AlarmMissingData;
   /** What happened, in the operator's words: the alarm description their notification carries. */
   readonly description: string;
-  /** What the operator does about it (README's alarm table, and the end of the description). */
+  /** What the operator does about it (the alarm table of docs/operations.md, and the end of the description). */
   readonly action: string;
 }
 

@@ -88,7 +88,7 @@ const PASCAL: Readonly<Record<TableService, string>> = {
  * Item actions of a queue consumer: read its state, commit state and marker in one transaction (Put
  * items, or a ConditionCheck for a duplicate: lambdas/choreography/adapters/service-store.ts). No
  * UpdateItem: no consumer updates in place (the least-privilege report found it granted and never
- * used, README "Least privilege").
+ * used, docs/testing.md "Least privilege").
  */
 const CONSUMER_TABLE_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:ConditionCheckItem'];
 

@@ -1,6 +1,6 @@
 /**
  * The embedded local runtime (npm start): runs any synthesized cloud assembly on local emulators.
- * See runtime.ts and provisioners/ for what it runs, and README "Local runtime" for usage.
+ * See runtime.ts and provisioners/ for what it runs, and README.md here for usage.
  */
 
 export { readCloudAssembly } from './assembly/cloud-assembly';

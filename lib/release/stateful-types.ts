@@ -23,7 +23,7 @@
  *   https://docs.aws.amazon.com/kms/latest/developerguide/deleting-keys.html
  * - a state machine's executions are terminated at their next state transition:
  *   https://docs.aws.amazon.com/step-functions/latest/apireference/API_DeleteStateMachine.html
- * - an API key without a `Value` (every key here) has one API Gateway generated: the README's deploy
+ * - an API key without a `Value` (every key here) has one API Gateway generated: docs/deploy.md's
  *   steps read it back with `aws apigateway get-api-key --include-value`. AWS's reference pages do
  *   not say it in words (not confirmed there).
  */

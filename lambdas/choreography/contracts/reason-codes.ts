@@ -1,6 +1,6 @@
 /**
  * The closed set of reason codes a failure can carry, what each means, who raises it, and what the
- * remediation consumer of the dead-letter queues does with it. The README's table is this data.
+ * remediation consumer of the dead-letter queues does with it. The table in lambdas/choreography/README.md is this data.
  * A code outside this set is itself a defect: parsers reject it.
  */
 import * as z from 'zod';

@@ -1,5 +1,5 @@
 /**
- * What the deployed operator console is told at deploy (README, Operator console): the stack writes
+ * What the deployed operator console is told at deploy (console/README.md): the stack writes
  * it as CONSOLE_CONFIG_FILE next to the page's assets, and the page reads it at start. The local
  * backend answers `{ mode: 'local' }` at the same path, so one page serves both places.
  */

@@ -185,7 +185,7 @@ export const DUE_INDEX = {
  * The operators' index: orders by state (partition ProcessState, sort UpdatedAt), paginated.
  * Keys only plus what a list row shows. ProcessState has few values, so each is one index
  * partition: fine for an operator's reads, and the writes it takes (one per transition) stay far
- * below a partition's 1,000 writes/s at this application's scale (README, known limits).
+ * below a partition's 1,000 writes/s at this application's scale (docs/known-limits.md).
  */
 export const STATE_INDEX = {
   name: 'StateIndex',

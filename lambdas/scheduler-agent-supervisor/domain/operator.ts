@@ -194,7 +194,7 @@ export async function performOperatorAction(
   if (versionProblem !== undefined) {
     return {
       kind: 'unsupported-version',
-      message: `Order '${orderId}' was not changed: its record has ${versionProblem}. Deploy its version again (see README, workflow versions) before acting on it`,
+      message: `Order '${orderId}' was not changed: its record has ${versionProblem}. Deploy its version again (see docs/deploy.md, Workflow versions) before acting on it`,
     };
   }
   const transition = operatorTransitionFor(action, request.expectedState);

@@ -1,5 +1,5 @@
 /**
- * The contract every benchmark figure follows (README "Performance", issue 11). A figure measures
+ * The contract every benchmark figure follows (docs/performance.md, issue 11). A figure measures
  * one question (what a sweep costs, what an order costs, ...) and returns its measurements next to
  * the baseline measured in the same run: absolute times on a shared 2-core machine are noise, so
  * every figure that has a target states it as a ratio or a count.

@@ -11,7 +11,7 @@
  */
 
 export interface ConditionKeyInfo {
-  /** Who sets it, in one line (the README's table of enforced keys is built from these). */
+  /** Who sets it, in one line (iam/README.md's table of enforced keys is built from these). */
   readonly setBy: string;
   /** A multivalued key (use ForAllValues/ForAnyValue). @default false */
   readonly multivalued?: boolean;

@@ -78,7 +78,7 @@ describe('DroneDelivery stack (default profile, demo: fake drone fleet)', () => 
   });
 
   it('lets no role update a service table in place: the services commit whole items in transactions', () => {
-    // Granted and never used until the least-privilege report showed it (README "Least privilege").
+    // Granted and never used until the least-privilege report showed it (docs/testing.md "Least privilege").
     const tableArns = Object.values(synth.stack.tables).map((table) =>
       JSON.stringify(Stack.of(table).resolve(table.table.tableArn)),
     );

@@ -1,6 +1,6 @@
 /**
  * The retry budget's synth guardrail on the real stack: every profile passes with the layers it
- * configures, the products are the README's table, and raising one layer (in the template, or in a
+ * configures, the products are the table in lambdas/scheduler-agent-supervisor/README.md, and raising one layer (in the template, or in a
  * profile) fails the synth with a message naming every factor.
  */
 import { App } from 'aws-cdk-lib';

@@ -19,7 +19,7 @@ import {
 import { runFigures } from '../lib/bench/core/run-figures';
 import { FIGURES } from '../lib/bench/figures';
 import { PROJECT_ROOT } from '../lib/local-runtime';
-import { formatTable } from './text-table';
+import { formatTable } from '../lib/harness/text-table';
 
 const FULL_RUN_DIR = join(PROJECT_ROOT, 'bench');
 const QUICK_RUN_DIR = join(PROJECT_ROOT, '.local', 'bench');

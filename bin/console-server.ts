@@ -43,8 +43,8 @@ import { type LocalTarget, outputsOfStack } from '../lib/local-runtime';
 import type { STACK_NAME } from '../lib/scheduler-agent-supervisor/stack';
 import { CONSOLE_ASSETS_DIR } from './console-build';
 import { deliveryTablesOf } from './deliveries';
-import { everyAlarm } from './metrics-report';
-import { OperatorClient } from './operator-client';
+import { everyAlarm } from '../lib/harness/metrics-report';
+import { OperatorClient } from '../lib/harness/operator-client';
 
 /** The stacks the console reads, checked against their names at compile time (type-only imports keep aws-cdk-lib out). */
 const ORDER_STACK: typeof STACK_NAME = 'SchedulerAgentSupervisor';

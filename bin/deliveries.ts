@@ -34,7 +34,7 @@ import {
  */
 import { CORRELATION_ID_HEADER } from '../lambdas/shared/http';
 import { defaultTargetFile, outputsOfStack, readTarget } from '../lib/local-runtime';
-import { formatTable } from './text-table';
+import { formatTable } from '../lib/harness/text-table';
 
 // This machine's tools run on Node 20 while the deployed Lambdas run on nodejs22.x; the SDK's
 // Node 20 end-of-support notice says nothing actionable here, so local tools silence it.

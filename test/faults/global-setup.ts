@@ -5,7 +5,7 @@
  */
 import { mkdirSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { PROJECT_ROOT, synthesizeLocal } from '../../lib/chaos/runner/assembly';
+import { PROJECT_ROOT, synthesizeLocal } from '../../lib/harness/assembly';
 
 /** Below the order campaign's default maxInFlight (24), so its submissions meet 429s. */
 export const CAMPAIGN_ADMISSION_LIMIT = 16;

@@ -1,6 +1,6 @@
 /** Shared by the campaign tests: where the synthesized assembly is and where scratch files go. */
 import { resolve } from 'node:path';
-import { PROJECT_ROOT } from '../../lib/chaos/runner/assembly';
+import { PROJECT_ROOT } from '../../lib/harness/assembly';
 
 export const TEST_WORK_DIR = resolve(PROJECT_ROOT, '.local/chaos-test');
 

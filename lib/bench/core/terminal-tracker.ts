@@ -17,10 +17,10 @@ import {
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { sleep } from '../../../lambdas/shared/clock';
 import { forEachLimited } from '../../../lambdas/shared/concurrency';
-import { DeliverySystemDriver } from '../../chaos/runner/deliveries/system';
 import { submitUntilAnswered } from '../../chaos/runner/loop';
-import { consistentBatchGet, type SubmitOutcome, SystemDriver, stackView } from '../../chaos/runner/system';
 import type { DRONE_DELIVERY_STACK_NAME } from '../../choreography/stack';
+import { DeliverySystemDriver } from '../../harness/deliveries-driver';
+import { consistentBatchGet, type SubmitOutcome, SystemDriver, stackView } from '../../harness/orders-driver';
 import type { LocalTarget } from '../../local-runtime';
 
 /** Where one request ended. */

@@ -13,7 +13,7 @@
  *   fixed: the scheduled functions' invocations, duration and reads.
  */
 import { FakesEnvKey } from '../../../lambdas/fakes/contracts';
-import { assemblyFunctions, assemblyTemplates } from '../../chaos/runner/assembly';
+import { assemblyFunctions, assemblyTemplates } from '../../harness/assembly';
 import {
   type Billed,
   CLOUDWATCH_ALARM_DELIVERY,

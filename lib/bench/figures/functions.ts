@@ -12,8 +12,8 @@ import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
-import { percentile } from '../../chaos/core/stats';
-import { type AssemblyFunction, assemblyFunctions } from '../../chaos/runner/assembly';
+import { type AssemblyFunction, assemblyFunctions } from '../../harness/assembly';
+import { percentile, ratio } from '../../harness/stats';
 import { PROJECT_ROOT, synthesizeLocalAssembly } from '../../local-runtime';
 import {
   type AssemblyStack,
@@ -32,7 +32,6 @@ import {
   type Measurement,
 } from '../core/figure';
 import { formatNumber } from '../core/results';
-import { ratio } from '../core/stats';
 
 const execFileAsync = promisify(execFile);
 

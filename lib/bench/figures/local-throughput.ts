@@ -10,6 +10,7 @@ import { cpus, loadavg } from 'node:os';
 import type { SubmitDeliveryRequest } from '../../../lambdas/choreography/contracts';
 import type { SubmitOrderRequest } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import type { DroneDeliveryContextKey } from '../../choreography/deployment';
+import { ratio } from '../../harness/stats';
 import { type LocalRuntime, type RuntimeUsage, usageSince } from '../../local-runtime';
 import type { STACK_NAME } from '../../scheduler-agent-supervisor/stack';
 import { measureDynamoDbFloor } from '../core/dynamodb-floor';
@@ -23,7 +24,6 @@ import {
 } from '../core/figure';
 import { startMeteredApp, waitUntilQuiet } from '../core/metered-app';
 import { CPU_PARTS, type CpuPart, type CpuSample, cpuSince, sampleCpu, totalCpu } from '../core/process-cpu';
-import { ratio } from '../core/stats';
 import {
   DELIVERY_STACK,
   deliveriesApp,

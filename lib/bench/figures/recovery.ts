@@ -14,9 +14,9 @@ import type { OrderOutcome } from '../../chaos/core/invariants';
 import { CAMPAIGN_STEPS, DEFAULT_FAULT_RATES, type FaultRates } from '../../chaos/core/plan';
 import { recoveryLatencies } from '../../chaos/core/stats';
 import { type CampaignOptions, runCampaign } from '../../chaos/runner/campaign';
+import { type Distribution, distributionOf } from '../../harness/stats';
 import type { BenchContext, ChartSpec, Figure, FigureResult, Measurement } from '../core/figure';
 import { checkTarget } from '../core/figure';
-import { type Distribution, distributionOf } from '../core/stats';
 
 /**
  * Kinds whose delay is not the system recovering by itself, left out of the figure:
@@ -201,7 +201,7 @@ export async function runRecovery(context: BenchContext): Promise<FigureResult> 
         `fault kinds ${campaign.kinds.join(', ')}; remote 503 rate ${campaign.rates.remoteTransientPerCall} per call. The plan and every fault decision are seeded; ` +
         'timings on a loaded machine still vary from run to run.',
       'Recovery time: from the first fault firing that hit an order to the moment its record was first seen terminal (the campaign samples records every second and ' +
-        'takes the terminal write time), per order, over every order a fault hit; recoveryLatencies of lib/chaos/core/stats.ts, percentiles nearest-rank. ' +
+        'takes the terminal write time), per order, over every order a fault hit; recoveryLatencies of lib/chaos/core/stats.ts, percentiles (lib/harness/stats.ts) nearest-rank. ' +
         "Per kind: from that kind's first firing on an order, so an order several kinds hit counts under each, with whatever else hit it. " +
         'Kinds that hit no order in particular (concurrent copies, clock skew) add no orders of their own.',
       `Bound: the campaign's terminal bound (lib/chaos/core/bounds.ts, from the synthesized WORKFLOW_TIMINGS), counted from acceptance, so it also covers the time ` +

@@ -61,6 +61,7 @@ import {
 } from '../../../lambdas/scheduler-agent-supervisor/domain/supervisor';
 import { SDK_MAX_ATTEMPTS } from '../../../lambdas/shared/aws-clients/options';
 import { isoAt, systemClock, timeBudget } from '../../../lambdas/shared/clock';
+import { ratio } from '../../harness/stats';
 import { type LocalRuntime, startLocalRuntime } from '../../local-runtime';
 import { DEFAULT_PROFILE } from '../../platform/config';
 import { type DeploymentConfig, loadConfig } from '../../scheduler-agent-supervisor/config';
@@ -69,7 +70,6 @@ import { batchWriteAll } from '../core/batch-write';
 import { type CapacityUsage, ConsumedCapacityMeter } from '../core/consumed-capacity';
 import type { BenchContext, ChartSpec, Figure, FigureResult, Measurement } from '../core/figure';
 import { checkTarget } from '../core/figure';
-import { ratio } from '../core/stats';
 
 /** The records of one run: `due` expired ones among `small`, then among `large`, records in other states. */
 export interface SweepSizes {

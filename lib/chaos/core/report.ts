@@ -3,10 +3,12 @@
  * invariants and guards, the terminal bound), readable in a terminal and in CI logs. The table
  * pieces (faults, bound, verdicts) are shared with the delivery campaign (./deliveries/report.ts).
  */
+
+import { type LatencySummary, summarize } from '../../harness/stats';
 import type { TerminalBound } from './bounds';
 import { FAULT_KINDS } from './faults';
 import { alarmsFired, type CampaignSnapshot, type CheckResult, examples, type Verdict } from './invariants';
-import { type Finish, type Hit, type LatencySummary, latenciesFromFirstHit, summarize } from './stats';
+import { type Finish, type Hit, latenciesFromFirstHit } from './stats';
 
 export interface SummaryInput {
   readonly snapshot: CampaignSnapshot;

@@ -1,38 +1,9 @@
 /**
- * Percentiles, and recovery latency: how long an order (or a delivery) took from the first fault
- * that hit it to its terminal state. Shared by every campaign.
+ * Recovery latency: how long an order (or a delivery) took from the first fault that hit it to its
+ * terminal state. Shared by every campaign; percentiles and summaries are the harness's (stats.ts).
  */
 import type { FaultEvent, FaultKind } from './faults';
 import type { OrderOutcome } from './invariants';
-
-/** Nearest-rank percentile (p in (0, 100]) of unsorted values; undefined when there are none. */
-export function percentile(values: readonly number[], p: number): number | undefined {
-  if (!(p > 0 && p <= 100)) throw new Error(`percentile must be within (0, 100], got ${p}`);
-  if (values.length === 0) return undefined;
-  const sorted = [...values].sort((left, right) => left - right);
-  const rank = Math.ceil((p / 100) * sorted.length);
-  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1];
-}
-
-export interface LatencySummary {
-  readonly count: number;
-  readonly p50?: number;
-  readonly p95?: number;
-  readonly p99?: number;
-}
-
-export function summarize(values: readonly number[]): LatencySummary {
-  return {
-    count: values.length,
-    ...optional('p50', percentile(values, 50)),
-    ...optional('p95', percentile(values, 95)),
-    ...optional('p99', percentile(values, 99)),
-  };
-}
-
-function optional<K extends string>(key: K, value: number | undefined): Partial<Record<K, number>> {
-  return value === undefined ? {} : ({ [key]: value } as Record<K, number>);
-}
 
 /** A fault firing as the latency measure sees it: its kind, when, and the ids (orders, deliveries) it hit. */
 export interface Hit {

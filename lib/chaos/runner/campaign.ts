@@ -18,19 +18,21 @@ import {
   type WorkflowTimings,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { sleep } from '../../../lambdas/shared/clock';
+import { type AssemblyFacts, PROJECT_ROOT, readAssemblyFacts, synthesizeLocal } from '../../harness/assembly';
+import { operatorUserOf } from '../../harness/operator-user';
+import { SystemDriver, type TimedRecord } from '../../harness/orders-driver';
+import type { AlertSnapshot, ClientMessageDelivery, ReplyQueueProbe } from '../../harness/snapshots';
+import { percentile } from '../../harness/stats';
 import { type LocalRuntime, startLocalRuntime } from '../../local-runtime';
 import { maxSafeRelativeSkewMillis, type TerminalBound, terminalBound } from '../core/bounds';
 import { FAULT_KINDS, type FaultEvent, FaultKind, OperatorPlanKind } from '../core/faults';
 import {
   type AdmissionSample,
-  type AlertSnapshot,
   type CampaignSnapshot,
   type CheckResult,
-  type ClientMessageDelivery,
   checkCampaign,
   type OrderOutcome,
   type RecordSample,
-  type ReplyQueueProbe,
   terminalVisits,
 } from '../core/invariants';
 import {
@@ -42,15 +44,11 @@ import {
   planCampaign,
 } from '../core/plan';
 import { formatMillis, renderSummary } from '../core/report';
-import { percentile } from '../core/stats';
 import type { AlertBusOutageStats } from './alert-bus';
-import { type AssemblyFacts, PROJECT_ROOT, readAssemblyFacts, synthesizeLocal } from './assembly';
 import { appDenials, iamRecordDirOf } from './iam-denials';
 import { FaultInjector } from './injector';
 import { CampaignTracker, startSampler, submitUntilAnswered } from './loop';
 import { OperatorActor } from './operator';
-import { operatorUserOf } from './operator-user';
-import { SystemDriver, type TimedRecord } from './system';
 
 export interface CampaignOptions {
   /** @default 1000 */

@@ -6,6 +6,7 @@
  * handlers run unmodified.
  */
 import { operationForPath } from '../../../lambdas/fakes/domain/remote-scenarios';
+import type { AssemblyFacts } from '../../harness/assembly';
 import type {
   FaultHooks,
   InterceptedReply,
@@ -19,7 +20,6 @@ import { parseIdempotencyKey } from '../core/invariants';
 import type { CampaignPlan, OrderPlan } from '../core/plan';
 import { seededUnit } from '../core/random';
 import { AlertBusOutages } from './alert-bus';
-import type { AssemblyFacts } from './assembly';
 import { InjectorBase } from './injector-base';
 
 export interface InjectorSettings {

@@ -3,9 +3,9 @@
  * the API answers for good, and a sampler that ticks while the runtime is up.
  */
 import { sleep } from '../../../lambdas/shared/clock';
+import type { SubmitOutcome } from '../../harness/orders-driver';
 import type { RestartWindow } from '../core/invariants';
 import { formatMillis } from '../core/report';
-import type { SubmitOutcome } from './system';
 
 export type SubmissionResult = { readonly acceptedAt: number } | { readonly refused: string };
 

@@ -23,10 +23,10 @@ import {
   TERMINAL_STATES,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { sleep } from '../../../lambdas/shared/clock';
+import type { SystemDriver, TimedRecord } from '../../harness/orders-driver';
 import { FaultKind, OperatorPlanKind } from '../core/faults';
 import type { OperatorActionSnapshot } from '../core/invariants';
 import { idempotencyKeyFor, type OrderPlan } from '../core/plan';
-import type { SystemDriver, TimedRecord } from './system';
 
 export interface OperatorActorSettings {
   readonly orders: readonly OrderPlan[];

@@ -8,7 +8,6 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { OperatorClient } from '../../../bin/operator-client';
 import {
   DEFAULT_WORKFLOW_VERSION,
   type OperatorOrderDetailBody,
@@ -19,6 +18,7 @@ import {
   StepStatus,
   workflowSteps,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import { OperatorClient } from '../../../lib/harness/operator-client';
 import { acceptanceTarget, scenarioTimeoutMs, TARGET_ENV } from '../setup';
 import { SystemClient } from './system-client';
 

@@ -4,10 +4,10 @@
  */
 import { type AttributeValue, DynamoDBClient, GetItemCommand, paginateScan } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { awsEndpoint, OperatorClient } from '../../../bin/operator-client';
 import { DynamoDbLedger, type LedgerContents, readLedger } from '../../../lambdas/fakes/adapters/ledger';
 import { LedgerAttr, LedgerItemKind } from '../../../lambdas/fakes/contracts';
 import type { ServiceName } from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import { awsEndpoint, OperatorClient } from '../../../lib/harness/operator-client';
 import { type ApiResponse, apiRequest, awsClientConfig, takeMatching } from '../client-support';
 import { watchAppDenials } from '../iam-watch';
 import type { TargetDescription } from '../target';
@@ -207,7 +207,7 @@ export class SystemClient {
   }
 
   /**
-   * The operator routes' client (the CLI's own, bin/operator-client.ts), signing with SigV4: the
+   * The operator routes' client (the CLI's own, lib/harness/operator-client.ts), signing with SigV4: the
    * target's `operator` identity (the local runtime's), else on AWS the standard credential chain
    * (whose IAM policy must allow execute-api:Invoke on the /operator routes).
    */

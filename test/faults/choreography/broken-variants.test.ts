@@ -7,8 +7,8 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { DeliveryFaultKind } from '../../../lib/chaos/core/deliveries/faults';
 import { DEFAULT_DELIVERY_FAULT_RATES } from '../../../lib/chaos/core/deliveries/plan';
-import { BROKEN_VARIANTS, plantBrokenVariants } from '../../../lib/chaos/runner/assembly';
 import { runDeliveryCampaign } from '../../../lib/chaos/runner/deliveries/campaign';
+import { BROKEN_VARIANTS, plantBrokenVariants } from '../../../lib/harness/assembly';
 import { assemblyUnderTest, TEST_WORK_DIR, testLog } from '../support';
 
 const CAMPAIGN_TIMEOUT_MILLIS = 6 * 60_000;

@@ -10,8 +10,8 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { FaultKind } from '../../../lib/chaos/core/faults';
 import { DEFAULT_FAULT_RATES } from '../../../lib/chaos/core/plan';
-import { BROKEN_VARIANTS, plantBrokenVariants } from '../../../lib/chaos/runner/assembly';
 import { runCampaign } from '../../../lib/chaos/runner/campaign';
+import { BROKEN_VARIANTS, plantBrokenVariants } from '../../../lib/harness/assembly';
 import { assemblyUnderTest, TEST_WORK_DIR, testLog } from '../support';
 
 const CAMPAIGN_TIMEOUT_MILLIS = 8 * 60_000;

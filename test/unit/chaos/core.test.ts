@@ -21,8 +21,9 @@ import {
 } from '../../../lib/chaos/core/plan';
 import { hashString, mulberry32, seededUnit, shuffled } from '../../../lib/chaos/core/random';
 import { alarmsLine, renderSummary, renderTable } from '../../../lib/chaos/core/report';
-import { percentile, recoveryLatencies, summarize } from '../../../lib/chaos/core/stats';
-import { roleOf } from '../../../lib/chaos/runner/assembly';
+import { recoveryLatencies } from '../../../lib/chaos/core/stats';
+import { roleOf } from '../../../lib/harness/assembly';
+import { percentile, summarize } from '../../../lib/harness/stats';
 import { PINNED_TIMINGS } from './pinned-timings';
 
 /** The steps of an order on the default workflow version (what these tests deploy). */

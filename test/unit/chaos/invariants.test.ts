@@ -5,18 +5,20 @@ import {
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { FAULT_KINDS, FaultKind } from '../../../lib/chaos/core/faults';
 import {
-  type AlertSnapshot,
   alarmsFired,
   type CampaignSnapshot,
   type CheckResult,
-  type ClientMessageDelivery,
   checkCampaign,
   type InvariantId,
-  type LedgerEffectSnapshot,
-  type LedgerUndoSnapshot,
   parseIdempotencyKey,
-  type RecordSnapshot,
 } from '../../../lib/chaos/core/invariants';
+import type {
+  AlertSnapshot,
+  ClientMessageDelivery,
+  LedgerEffectSnapshot,
+  LedgerUndoSnapshot,
+  RecordSnapshot,
+} from '../../../lib/harness/snapshots';
 import { PINNED_TIMINGS } from './pinned-timings';
 
 /** The steps of an order on the default workflow version (what these tests deploy). */

@@ -16,6 +16,16 @@ import {
   STATUS_AFTER,
   DeliveryStatus as Status,
 } from '../../../../lambdas/choreography/contracts';
+import type {
+  AssignmentItem,
+  DeadLetterMarker,
+  DeliveryItem,
+  DroneSample,
+  IngestionItem,
+  ObservedEvent,
+  RemediationDecisionRecord,
+  Window,
+} from '../../../harness/deliveries-snapshots';
 import {
   countBy,
   countedDenials,
@@ -36,65 +46,6 @@ export interface DeliveryOutcome {
   readonly terminalAt?: number;
 }
 
-/** A change log entry as the checker reads it. */
-export interface ChangeLogEntry {
-  readonly id: string;
-  readonly destination: string;
-  readonly type: string;
-  readonly sequence: number;
-}
-
-/** The Delivery service's DELIVERY#<id> item. */
-export interface DeliveryItem {
-  readonly deliveryId: string;
-  readonly status: string;
-  /** The Delivery service's last sequence number for the delivery (its lifecycle events). */
-  readonly sequence: number;
-  readonly outbox: readonly ChangeLogEntry[];
-  /** The drone of its DroneScheduled reply, if it recorded one. */
-  readonly droneId?: string;
-}
-
-/** The ingestion read model's DELIVERY#<id> item. */
-export interface IngestionItem {
-  readonly deliveryId: string;
-  readonly status: string;
-  readonly history: readonly {
-    readonly type: string;
-    readonly sequence: number;
-    readonly producer: string;
-  }[];
-}
-
-/** A lifecycle event as the test subscriber of the delivery bus received it (arrival order). */
-export interface ObservedEvent {
-  readonly deliveryId: string;
-  readonly eventId: string;
-  readonly type: string;
-  readonly sequence: number;
-  readonly producer: string;
-}
-
-export interface Window {
-  readonly start: string;
-  readonly end: string;
-}
-
-/** The drone scheduler's ASSIGNMENT#<deliveryId> item. */
-export interface AssignmentItem {
-  readonly deliveryId: string;
-  readonly status: string;
-  readonly droneId?: string;
-  readonly window?: Window;
-}
-
-/** A DRONE#<droneId> item as read at `at` (sampled while the run went on, and at the end). */
-export interface DroneSample {
-  readonly droneId: string;
-  readonly at: number;
-  readonly assignments: readonly ({ readonly deliveryId: string } & Window)[];
-}
-
 /** A message a consumer sent to its dead-letter queue (seen by the SQS API proxy). */
 export interface DeadLetterSent {
   readonly service: string;
@@ -102,21 +53,6 @@ export interface DeadLetterSent {
   readonly key: string;
   readonly deliveryId?: string;
   readonly reasonCode?: string;
-}
-
-/** Remediation's DEADLETTER#<key> marker. */
-export interface DeadLetterMarker {
-  readonly key: string;
-  readonly deliveryId?: string;
-}
-
-/** One decision in a REMEDIATION#<deliveryId> item. */
-export interface RemediationDecisionRecord {
-  readonly deliveryId: string;
-  readonly deadLetterKey: string;
-  readonly decision: string;
-  readonly reasonCode: string;
-  readonly source: string;
 }
 
 export interface DeliveryCampaignSnapshot {

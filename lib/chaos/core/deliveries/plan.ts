@@ -10,18 +10,11 @@ import {
   DeliveryStatus as Status,
   type SubmitDeliveryRequest,
 } from '../../../../lambdas/choreography/contracts';
+import { FAULTED_CONSUMERS, type FaultedConsumer } from '../../../harness/deliveries-snapshots';
 import { mulberry32, pick, type Random, shuffled } from '../random';
 import { DELIVERY_FAULT_KINDS, DeliveryFaultKind } from './faults';
 
 export type Scenario = 'happy' | 'too-heavy' | 'out-of-range' | 'flight-fail';
-
-/** The queue consumers the per-delivery faults aim at. */
-export const FAULTED_CONSUMERS = [
-  ServiceName.Package,
-  ServiceName.DroneScheduler,
-  ServiceName.Delivery,
-] as const;
-export type FaultedConsumer = (typeof FAULTED_CONSUMERS)[number];
 
 /**
  * The consumers whose SQS event source delivers copies: the services' and the ingestion read

@@ -15,8 +15,8 @@ import {
   ServiceName,
 } from '../../../../lambdas/choreography/contracts';
 import { PowertoolsEnvKey } from '../../../../lambdas/shared/env';
+import { type AssemblyFunction, assemblyFunctions, assemblyTemplates } from '../../../harness/assembly';
 import type { ServiceLimits } from '../../core/deliveries/plan';
-import { type AssemblyFunction, assemblyFunctions, assemblyTemplates } from '../assembly';
 
 export interface DeliveryAssemblyFacts {
   readonly assemblyDir: string;

@@ -19,6 +19,10 @@ import {
   ServiceName,
 } from '../../../../lambdas/choreography/contracts';
 import { sleep } from '../../../../lambdas/shared/clock';
+import { PROJECT_ROOT, synthesizeLocal } from '../../../harness/assembly';
+import { DeliverySystemDriver } from '../../../harness/deliveries-driver';
+import type { DroneSample, ObservedEvent } from '../../../harness/deliveries-snapshots';
+import { operatorUserOf } from '../../../harness/operator-user';
 import { type LocalRuntime, startLocalRuntime } from '../../../local-runtime';
 import type { TerminalBound } from '../../core/bounds';
 import { deliveryTerminalBound } from '../../core/deliveries/bounds';
@@ -28,8 +32,6 @@ import {
   type DeliveryCampaignSnapshot,
   type DeliveryCheckResult,
   type DeliveryOutcome,
-  type DroneSample,
-  type ObservedEvent,
 } from '../../core/deliveries/invariants';
 import {
   DEFAULT_DELIVERY_FAULT_RATES,
@@ -42,13 +44,10 @@ import {
 } from '../../core/deliveries/plan';
 import { renderDeliverySummary } from '../../core/deliveries/report';
 import { formatMillis } from '../../core/report';
-import { PROJECT_ROOT, synthesizeLocal } from '../assembly';
 import { appDenials, iamRecordDirOf } from '../iam-denials';
 import { CampaignTracker, startSampler, submitUntilAnswered } from '../loop';
-import { operatorUserOf } from '../operator-user';
 import { type DeliveryAssemblyFacts, readDeliveryAssemblyFacts } from './assembly';
 import { DeliveryFaultInjector } from './injector';
-import { DeliverySystemDriver } from './system';
 
 export interface DeliveryCampaignOptions {
   /** @default 200 */

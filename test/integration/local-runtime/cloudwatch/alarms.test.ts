@@ -31,8 +31,8 @@ import {
 } from '@aws-sdk/client-sqs';
 import { cbor } from '@smithy/core/cbor';
 import { SignatureV4 } from '@smithy/signature-v4';
-import { metricsReport } from '../../../../bin/metrics-report';
 import { METRICS_NAMESPACE } from '../../../../lambdas/scheduler-agent-supervisor/contracts';
+import { metricsReport } from '../../../../lib/harness/metrics-report';
 import { type LocalRuntime, PROJECT_ROOT, startLocalRuntime } from '../../../../lib/local-runtime';
 import { writeTarget } from '../../../../lib/local-runtime/target';
 import {

@@ -4,8 +4,8 @@ import {
   type DeliveryCampaignSnapshot,
   type DeliveryCheckResult,
   type DeliveryInvariantId,
-  type ObservedEvent,
 } from '../../../../lib/chaos/core/deliveries/invariants';
+import type { ObservedEvent } from '../../../../lib/harness/deliveries-snapshots';
 
 const W1 = { start: '2030-01-01T10:00:00.000Z', end: '2030-01-01T10:10:00.000Z' };
 const W2 = { start: '2030-01-01T10:05:00.000Z', end: '2030-01-01T10:15:00.000Z' };

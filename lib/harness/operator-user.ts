@@ -5,8 +5,8 @@
  * runtime refuses them, as API Gateway would.
  */
 
-import { operatorAccessPolicyName } from '../../../lambdas/shared/operator-access-policy-name';
-import { DEFAULT_LOCAL_REGION, type LocalUserSpec, OPERATOR_IDENTITY } from '../../local-runtime';
+import { operatorAccessPolicyName } from '../../lambdas/shared/operator-access-policy-name';
+import { DEFAULT_LOCAL_REGION, type LocalUserSpec, OPERATOR_IDENTITY } from '../local-runtime';
 
 export function operatorUserOf(stackName: string): Readonly<Record<string, LocalUserSpec>> {
   return {

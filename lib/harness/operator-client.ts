@@ -3,9 +3,7 @@
  * with the local runtime's operator identity (target.json) or, on AWS, the standard credential
  * chain. The API authenticates the signer; on AWS its IAM policy must allow execute-api:Invoke.
  */
-import { Sha256 } from '@aws-crypto/sha256-js';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
-import { SignatureV4 } from '@smithy/signature-v4';
 import {
   type OperatorAction,
   type OperatorActionRequest,
@@ -13,17 +11,14 @@ import {
   type OperatorOrderDetailBody,
   type OperatorOrderListBody,
   OperatorRoute,
-} from '../lambdas/scheduler-agent-supervisor/contracts';
-import { sendSigned } from '../lambdas/shared/signed-request';
-
-/** Credentials, or a provider of them, as the signer takes them. */
-type Credentials = ConstructorParameters<typeof SignatureV4>[0]['credentials'];
+} from '../../lambdas/scheduler-agent-supervisor/contracts';
+import { SignedApi, type SigningCredentials } from './signed-api';
 
 export interface OperatorEndpoint {
   /** The stage URL (ApiUrl output, or the local API's url), with or without a trailing slash. */
   readonly apiUrl: string;
   readonly region: string;
-  readonly credentials: Credentials;
+  readonly credentials: SigningCredentials;
 }
 
 export interface ApiAnswer<T> {
@@ -44,17 +39,10 @@ export function awsEndpoint(apiUrl: string, region = process.env.AWS_REGION): Op
 }
 
 export class OperatorClient {
-  private readonly signer: SignatureV4;
-  private readonly base: string;
+  private readonly api: SignedApi;
 
   constructor(endpoint: OperatorEndpoint) {
-    this.base = endpoint.apiUrl.replace(/\/+$/, '');
-    this.signer = new SignatureV4({
-      service: 'execute-api',
-      region: endpoint.region,
-      credentials: endpoint.credentials,
-      sha256: Sha256,
-    });
+    this.api = new SignedApi(endpoint.apiUrl, endpoint.region, endpoint.credentials);
   }
 
   list(query: { state: string; limit?: number; cursor?: string }): Promise<ApiAnswer<OperatorOrderListBody>> {
@@ -83,19 +71,13 @@ export class OperatorClient {
     query: Record<string, string> = {},
     body?: string,
   ): Promise<ApiAnswer<T>> {
-    const response = await sendSigned(this.signer, {
-      method,
-      url: `${this.base}${route}`,
-      query,
-      ...(body !== undefined && { body }),
-    });
-    const text = await response.text();
-    let parsed: unknown = text;
+    const answer = await this.api.send(method, route, { query, ...(body !== undefined && { body }) });
+    let parsed: unknown = answer.text;
     try {
-      parsed = JSON.parse(text);
+      parsed = JSON.parse(answer.text);
     } catch {
       // Not JSON (a gateway error page): shown as text.
     }
-    return { status: response.status, body: parsed as T };
+    return { status: answer.status, body: parsed as T };
   }
 }

@@ -15,7 +15,7 @@ import {
   SQSClient,
   SQSServiceException,
 } from '@aws-sdk/client-sqs';
-import { DynamoDbLedger, readLedger } from '../../../lambdas/fakes/adapters/ledger';
+import { DynamoDbLedger, readLedger } from '../../lambdas/fakes/adapters/ledger';
 import {
   AdmissionCounterAttr,
   admissionShardKey,
@@ -30,9 +30,10 @@ import {
   StateAttr,
   StepAttr,
   type SubmitOrderRequest,
-} from '../../../lambdas/scheduler-agent-supervisor/contracts';
-import { AlarmNotificationField } from '../../../lambdas/shared/alarm-spec';
-import type { LocalTarget } from '../../local-runtime';
+} from '../../lambdas/scheduler-agent-supervisor/contracts';
+import { AlarmNotificationField } from '../../lambdas/shared/alarm-spec';
+import type { LocalTarget } from '../local-runtime';
+import { SignedApi } from './signed-api';
 import type {
   AlertSnapshot,
   ClientMessageDelivery,
@@ -43,8 +44,7 @@ import type {
   OperatorLogEntrySnapshot,
   RecordSnapshot,
   ReplyQueueProbe,
-} from '../core/invariants';
-import { SignedApi } from './signed-api';
+} from './snapshots';
 
 export type SubmitOutcome =
   | { readonly kind: 'accepted'; readonly status: number }
@@ -156,7 +156,7 @@ export class SystemDriver {
     request: OperatorActionRequest,
   ): Promise<OperatorAnswer> {
     const route = action === 'retry' ? OperatorRoute.retry(orderId) : OperatorRoute.cancel(orderId);
-    const answer = await this.operatorApi.send('POST', route, JSON.stringify(request));
+    const answer = await this.operatorApi.send('POST', route, { body: JSON.stringify(request) });
     const retryAfter = Number(answer.headers.get('retry-after'));
     let body: Record<string, unknown> = {};
     try {

@@ -19,21 +19,21 @@ import {
   LIFECYCLE_EVENT_TYPES,
   lifecyclePattern,
   type SubmitDeliveryRequest,
-} from '../../../../lambdas/choreography/contracts';
-import { serviceSendPolicy } from '../../../../lambdas/shared/service-send-policy';
-import type { LocalTarget } from '../../../local-runtime';
+} from '../../lambdas/choreography/contracts';
+import { serviceSendPolicy } from '../../lambdas/shared/service-send-policy';
+import type { LocalTarget } from '../local-runtime';
 import type {
   AssignmentItem,
   ChangeLogEntry,
   DeadLetterMarker,
   DeliveryItem,
   DroneSample,
+  FaultedConsumer,
   IngestionItem,
   ObservedEvent,
   RemediationDecisionRecord,
-} from '../../core/deliveries/invariants';
-import type { FaultedConsumer } from '../../core/deliveries/plan';
-import { drainQueue, type StackView, type SubmitOutcome, stackView, submitJson } from '../system';
+} from './deliveries-snapshots';
+import { drainQueue, type StackView, type SubmitOutcome, stackView, submitJson } from './orders-driver';
 
 /** Output names of the DroneDelivery stack the campaign reads. */
 const Output = {

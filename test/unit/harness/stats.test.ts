@@ -1,4 +1,4 @@
-import { distributionOf, ratio } from '../../../lib/bench/core/stats';
+import { distributionOf, ratio } from '../../../lib/harness/stats';
 
 describe('ratio', () => {
   it('divides a measurement by its baseline', () => {

@@ -6,8 +6,8 @@
  */
 import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ChoreographyEnvKey } from '../../../lambdas/choreography/contracts';
-import { FakesEnvKey } from '../../../lambdas/fakes/contracts';
+import { ChoreographyEnvKey } from '../../lambdas/choreography/contracts';
+import { FakesEnvKey } from '../../lambdas/fakes/contracts';
 import {
   type AdmissionSettings,
   EnvKey,
@@ -16,11 +16,11 @@ import {
   parseWorkflowTimings,
   RoleServiceName,
   type WorkflowTimings,
-} from '../../../lambdas/scheduler-agent-supervisor/contracts';
-import { PowertoolsEnvKey } from '../../../lambdas/shared/env';
-import { synthesizeLocalAssembly } from '../../local-runtime';
+} from '../../lambdas/scheduler-agent-supervisor/contracts';
+import { PowertoolsEnvKey } from '../../lambdas/shared/env';
+import { synthesizeLocalAssembly } from '../local-runtime';
 
-export { PROJECT_ROOT } from '../../local-runtime';
+export { PROJECT_ROOT } from '../local-runtime';
 
 export type FunctionRole = 'agent' | 'supervisor' | 'starter' | 'remote-service' | 'other';
 

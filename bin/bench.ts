@@ -18,8 +18,8 @@ import {
 } from '../lib/bench/core/results';
 import { runFigures } from '../lib/bench/core/run-figures';
 import { FIGURES } from '../lib/bench/figures';
-import { PROJECT_ROOT } from '../lib/local-runtime';
 import { formatTable } from '../lib/harness/text-table';
+import { PROJECT_ROOT } from '../lib/local-runtime';
 
 const FULL_RUN_DIR = join(PROJECT_ROOT, 'bench');
 const QUICK_RUN_DIR = join(PROJECT_ROOT, '.local', 'bench');

@@ -1,7 +1,8 @@
 /**
  * The operator console's local backend: serves the page (console/, built with Vite) and a small
- * same-origin API under /console/api that calls the operator API signed with SigV4 server-side and
- * the delivery API with its key. The browser never holds the operator's secret or the API key.
+ * same-origin API under /console/api that calls the operator routes of the orders and delivery APIs,
+ * signed with SigV4 server-side as the local operator (the same clients as the CLIs,
+ * lib/harness/operator-client.ts). The browser never holds the operator's secret.
  *
  * It listens on the loopback interface only: whoever can reach it acts as the operator, as whoever
  * can read .local/target.json can. POSTs must be same-origin JSON (a cross-site form or fetch
@@ -12,39 +13,28 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { extname, join, resolve, sep } from 'node:path';
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import {
   type AlarmsBody,
   alarmViewOf,
   CONSOLE_BASE,
   type ConsoleErrorBody,
   ConsoleRoute,
-  type DeliveryDetailBody,
-  type DeliveryListBody,
   type StateCount,
   type StateCountsBody,
 } from '../console/src/console-api';
 import { countStates } from '../console/src/state-counts';
-import { queryDeliveryRecords, readDeliveryItems } from '../lambdas/choreography/adapters/delivery-trail';
-import {
-  DELIVERY_STATUSES,
-  type DeliveryStatusBody,
-  isDeliveryStatus,
-} from '../lambdas/choreography/contracts';
-import { buildTrail, deliveryRowsOf, isUnknownDelivery } from '../lambdas/choreography/domain/trail';
+import { DELIVERY_STATUSES, type DeliveryStatus, isDeliveryStatus } from '../lambdas/choreography/contracts';
 import { OperatorAction, OperatorActionRequestSchema } from '../lambdas/scheduler-agent-supervisor/contracts';
 import {
   CONSOLE_CONFIG_FILE,
   type ConsoleConfig,
 } from '../lambdas/scheduler-agent-supervisor/contracts/console';
 import type { DRONE_DELIVERY_STACK_NAME } from '../lib/choreography/stack';
-import { type LocalTarget, outputsOfStack } from '../lib/local-runtime';
+import { everyAlarm } from '../lib/harness/metrics-report';
+import { DeliveryOperatorClient, OperatorClient } from '../lib/harness/operator-client';
+import type { LocalTarget } from '../lib/local-runtime';
 import type { STACK_NAME } from '../lib/scheduler-agent-supervisor/stack';
 import { CONSOLE_ASSETS_DIR } from './console-build';
-import { deliveryTablesOf } from './deliveries';
-import { everyAlarm } from '../lib/harness/metrics-report';
-import { OperatorClient } from '../lib/harness/operator-client';
 
 /** The stacks the console reads, checked against their names at compile time (type-only imports keep aws-cdk-lib out). */
 const ORDER_STACK: typeof STACK_NAME = 'SchedulerAgentSupervisor';
@@ -57,15 +47,8 @@ export const DEFAULT_CONSOLE_PORT = 3100;
 export interface ConsoleBackend {
   readonly operator: OperatorClient;
   readonly cloudWatch: CloudWatchClient;
-  readonly deliveries?: {
-    /** The delivery API's stage URL. */
-    readonly apiUrl: string;
-    readonly apiKey?: string;
-    /** Reads the services' tables for the trail (locally; see docs/known-limits.md). */
-    readonly documents: DynamoDBDocumentClient;
-    /** The DroneDelivery stack's outputs (the table names). */
-    readonly outputs: Readonly<Record<string, string>>;
-  };
+  /** The delivery API's operator routes, signed as the same operator. @default - no drone delivery app */
+  readonly deliveries?: DeliveryOperatorClient;
   /** Releases the SDK clients. */
   close(): void;
 }
@@ -80,27 +63,18 @@ export function localConsoleBackend(target: LocalTarget): ConsoleBackend | undef
   if (!operator || !apiUrl) return undefined;
   const local = { region: target.region, credentials: { ...target.credentials } };
   const cloudWatch = new CloudWatchClient({ ...local, endpoint: target.endpoints.cloudwatch });
-  const dynamo = new DynamoDBClient({ ...local, endpoint: target.endpoints.dynamodb });
-  const delivery = outputsOfStack(target, DELIVERY_STACK);
+  const signedAs = {
+    region: target.region,
+    credentials: { accessKeyId: operator.accessKeyId, secretAccessKey: operator.secretAccessKey },
+  };
+  const deliveryApiUrl = target.stackOutputs?.[DELIVERY_STACK]?.ApiUrl;
   return {
-    operator: new OperatorClient({
-      apiUrl,
-      region: target.region,
-      credentials: { accessKeyId: operator.accessKeyId, secretAccessKey: operator.secretAccessKey },
-    }),
+    operator: new OperatorClient({ apiUrl, ...signedAs }),
     cloudWatch,
-    ...(target.stackOutputs?.[DELIVERY_STACK]?.ApiUrl && {
-      deliveries: {
-        apiUrl: target.stackOutputs[DELIVERY_STACK].ApiUrl,
-        ...(delivery.apiKey !== undefined && { apiKey: delivery.apiKey }),
-        documents: DynamoDBDocumentClient.from(dynamo),
-        outputs: delivery.outputs,
-      },
+    ...(deliveryApiUrl && {
+      deliveries: new DeliveryOperatorClient({ apiUrl: deliveryApiUrl, ...signedAs }),
     }),
-    close: () => {
-      cloudWatch.destroy();
-      dynamo.destroy();
-    },
+    close: () => cloudWatch.destroy(),
   };
 }
 
@@ -312,16 +286,12 @@ async function handle(
   if (path === ConsoleRoute.deliveries || DELIVERY.test(path)) {
     if (!deliveries) throw new HttpError(404, 'This deployment runs no drone delivery app');
     if (path === ConsoleRoute.deliveries) {
-      sendJson(response, 200, await deliveryList(deliveries, url.searchParams.get('status')));
+      const answer = await deliveries.list(deliveryStatusOf(url.searchParams.get('status')));
+      sendJson(response, answer.status, answer.body);
       return;
     }
-    const deliveryId = decodeURIComponent(DELIVERY.exec(path)?.[1] ?? '');
-    const body = await deliveryDetail(deliveries, deliveryId);
-    sendJson(
-      response,
-      body ? 200 : 404,
-      body ?? { message: `Delivery ${deliveryId} is unknown to every service` },
-    );
+    const answer = await deliveries.show(decodeURIComponent(DELIVERY.exec(path)?.[1] ?? ''));
+    sendJson(response, answer.status, answer.body);
     return;
   }
   throw new HttpError(404, `No console route ${path}`);
@@ -356,37 +326,11 @@ function stateCounts(operator: OperatorClient): Promise<StateCount[]> {
   });
 }
 
-type Deliveries = NonNullable<ConsoleBackend['deliveries']>;
-
-async function deliveryList(deliveries: Deliveries, status: string | null): Promise<DeliveryListBody> {
+/** The status a list asks for, refused in words before it reaches the API when it is none. */
+function deliveryStatusOf(status: string | null): DeliveryStatus | undefined {
   const wanted = status || undefined;
   if (wanted !== undefined && !isDeliveryStatus(wanted)) {
     throw new HttpError(400, `status must be one of ${DELIVERY_STATUSES.join(', ')}`);
   }
-  const tables = deliveryTablesOf(deliveries.outputs);
-  const items = await queryDeliveryRecords(deliveries.documents, tables.ingestion, wanted);
-  return { items: deliveryRowsOf(items, wanted) };
-}
-
-async function deliveryDetail(
-  deliveries: Deliveries,
-  deliveryId: string,
-): Promise<DeliveryDetailBody | undefined> {
-  const statusUrl = `${deliveries.apiUrl.replace(/\/+$/, '')}/deliveries/${encodeURIComponent(deliveryId)}`;
-  const [answer, items] = await Promise.all([
-    fetch(statusUrl, { headers: deliveries.apiKey ? { 'x-api-key': deliveries.apiKey } : {} }),
-    readDeliveryItems(deliveries.documents, deliveryTablesOf(deliveries.outputs), deliveryId),
-  ]);
-  const answerText = await answer.text();
-  if (answer.status === 404 && isUnknownDelivery(items)) return undefined;
-  const trail = buildTrail(items);
-  if (answer.status === 200)
-    return { deliveryId, status: JSON.parse(answerText) as DeliveryStatusBody, trail };
-  let message = answerText;
-  try {
-    message = (JSON.parse(answerText) as { message?: string }).message ?? answerText;
-  } catch {
-    // Not JSON (a gateway error page): shown as text.
-  }
-  return { deliveryId, statusError: `The delivery API answered ${answer.status}: ${message}`, trail };
+  return wanted;
 }

@@ -2,23 +2,14 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { queryDeliveryRecords, readDeliveryItems } from '../lambdas/choreography/adapters/delivery-trail';
 import {
   DELIVERY_STATUSES,
+  type DeliveryDetailBody,
+  type DeliveryRow,
   type DeliveryStatus,
-  type DeliveryTables,
-  type DeliveryTrailEntry,
   isDeliveryStatus,
   type SubmitDeliveryRequest,
 } from '../lambdas/choreography/contracts';
-import {
-  buildTrail,
-  type DeliveryItems,
-  deliveryRowsOf,
-  isUnknownDelivery,
-} from '../lambdas/choreography/domain/trail';
 /**
  * Operator CLI of the drone delivery choreography, against a running local runtime (found through
  * its target description, like bin/orders.ts):
@@ -28,13 +19,15 @@ import {
  *   npm run deliveries -- list [--status S]          the deliveries as the read model reports them
  *   [--target FILE]                                  default $LOCAL_TARGET, else .local/target.json
  *
- * `show` reads every service's item for the delivery (ingestion, package, drone scheduler, delivery,
- * remediation): each change log entry (the events the service emitted, and the operator alerts),
- * and each remediation decision with the dead letter it resolved.
+ * `list` and `show` call the delivery API's operator routes (GET /operator/deliveries and
+ * /operator/deliveries/{id}), signed with SigV4 as the runtime's operator, as `npm run orders -- ops`
+ * does for orders: `show` is every service's change log entry for the delivery (the events it
+ * emitted, and the operator alerts) and each remediation decision with the dead letter it resolved.
  */
 import { CORRELATION_ID_HEADER } from '../lambdas/shared/http';
-import { defaultTargetFile, outputsOfStack, readTarget } from '../lib/local-runtime';
+import { DeliveryOperatorClient } from '../lib/harness/operator-client';
 import { formatTable } from '../lib/harness/text-table';
+import { defaultTargetFile, outputsOfStack, readTarget } from '../lib/local-runtime';
 
 // This machine's tools run on Node 20 while the deployed Lambdas run on nodejs22.x; the SDK's
 // Node 20 end-of-support notice says nothing actionable here, so local tools silence it.
@@ -120,18 +113,12 @@ export function sampleDelivery(id = `sample-${randomUUID().slice(0, 8)}`): Submi
   };
 }
 
-type Item = Record<string, unknown>;
-
-/** One entry of a delivery's trail (the operator routes' contract is its home). */
-export type TrailEntry = DeliveryTrailEntry;
-
-const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
-
 /** `show`: a header (status and correlation id, from the read model) and the trail as a table. */
-export function formatTrail(deliveryId: string, items: DeliveryItems, trail: readonly TrailEntry[]): string {
+export function formatTrail(detail: DeliveryDetailBody): string {
+  const { deliveryId, trail } = detail;
   const correlationId =
-    text(items.ingestion?.correlationId) ?? trail.find((entry) => entry.correlationId)?.correlationId ?? '?';
-  const status = text(items.ingestion?.status) ?? '?';
+    detail.status?.correlationId ?? trail.find((entry) => entry.correlationId)?.correlationId ?? '?';
+  const status = detail.status?.status ?? '?';
   const header = `Delivery ${deliveryId}  status ${status}  correlation ${correlationId}`;
   if (trail.length === 0) return `${header}\n(no change log entries)`;
   const rows = trail.map((entry) => [
@@ -148,21 +135,18 @@ export function formatTrail(deliveryId: string, items: DeliveryItems, trail: rea
   return `${header}\n${formatTable([['TIME', 'SERVICE', 'KIND', 'WHAT', 'SEQ', 'TO', 'DETAIL'], ...rows])}`;
 }
 
-/**
- * `list`: the console's rows (deliveryRowsOf: delivery items only, of the status, the newest
- * DELIVERY_LIST_MAX), shown oldest first as a log reads.
- */
-export function formatList(items: readonly Item[], status?: string): string {
-  const deliveries = deliveryRowsOf(items, status).reverse();
+/** `list`: the operator route's rows (newest first, at most DELIVERY_LIST_MAX), shown oldest first as a log reads. */
+export function formatList(rows: readonly DeliveryRow[], status?: string): string {
+  const deliveries = [...rows].reverse();
   if (deliveries.length === 0) return status ? `No deliveries in status ${status}.` : 'No deliveries.';
-  const rows = deliveries.map((row) => [
+  const lines = deliveries.map((row) => [
     row.deliveryId,
     row.status,
     row.correlationId ?? '',
     row.acceptedAt ?? '',
     row.updatedAt ?? '',
   ]);
-  return `${formatTable([['DELIVERY', 'STATUS', 'CORRELATION', 'ACCEPTED', 'UPDATED'], ...rows])}\n${deliveries.length} deliver${deliveries.length === 1 ? 'y' : 'ies'}`;
+  return `${formatTable([['DELIVERY', 'STATUS', 'CORRELATION', 'ACCEPTED', 'UPDATED'], ...lines])}\n${deliveries.length} deliver${deliveries.length === 1 ? 'y' : 'ies'}`;
 }
 
 function requireOutput(outputs: Readonly<Record<string, string>>, key: string): string {
@@ -172,17 +156,6 @@ function requireOutput(outputs: Readonly<Record<string, string>>, key: string): 
       `The local target has no ${key} output of ${DELIVERY_STACK} (is the drone delivery app running?)`,
     );
   return value;
-}
-
-/** The services' tables, from the stack's outputs (naming a missing one). */
-export function deliveryTablesOf(outputs: Readonly<Record<string, string>>): DeliveryTables {
-  return {
-    ingestion: requireOutput(outputs, 'IngestionTableName'),
-    package: requireOutput(outputs, 'PackageTableName'),
-    droneScheduler: requireOutput(outputs, 'DroneSchedulerTableName'),
-    delivery: requireOutput(outputs, 'DeliveryTableName'),
-    remediation: requireOutput(outputs, 'RemediationTableName'),
-  };
 }
 
 async function main(argv: readonly string[]): Promise<void> {
@@ -207,48 +180,46 @@ async function main(argv: readonly string[]): Promise<void> {
     if (response.status >= 400) process.exitCode = 1;
     return;
   }
-  const client = new DynamoDBClient({
+  const operator = target.identities?.operator;
+  if (!operator)
+    throw new Error('The target description lists no operator identity: restart the local runtime');
+  const deliveries = new DeliveryOperatorClient({
+    apiUrl: requireOutput(outputs, 'ApiUrl'),
     region: target.region,
-    endpoint: target.endpoints.dynamodb,
-    credentials: { ...target.credentials },
+    credentials: { accessKeyId: operator.accessKeyId, secretAccessKey: operator.secretAccessKey },
   });
-  const documents = DynamoDBDocumentClient.from(client);
-  try {
-    if (command.command === 'list') {
-      console.log(
-        formatList(
-          await queryDeliveryRecords(documents, requireOutput(outputs, 'IngestionTableName'), command.status),
-          command.status,
-        ),
-      );
-      return;
-    }
-    const id = command.deliveryId;
-    const items = await readDeliveryItems(documents, deliveryTablesOf(outputs), id);
-    if (isUnknownDelivery(items)) {
-      process.exitCode = 1;
-      console.error(`Delivery ${id} is unknown to every service.`);
-      return;
-    }
-    const trail = buildTrail(items);
-    if (command.json) {
-      console.log(
-        JSON.stringify(
-          {
-            deliveryId: id,
-            status: items.ingestion?.status,
-            correlationId: items.ingestion?.correlationId,
-            trail,
-          },
-          null,
-          2,
-        ),
-      );
-    } else {
-      console.log(formatTrail(id, items, trail));
-    }
-  } finally {
-    client.destroy();
+  if (command.command === 'list') {
+    const answer = await deliveries.list(command.status);
+    if (answer.status !== 200)
+      throw new Error(`Listing deliveries answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+    console.log(formatList(answer.body.items, command.status));
+    return;
+  }
+  const id = command.deliveryId;
+  const answer = await deliveries.show(id);
+  if (answer.status === 404) {
+    process.exitCode = 1;
+    console.error(`Delivery ${id} is unknown to every service.`);
+    return;
+  }
+  if (answer.status !== 200)
+    throw new Error(`Reading delivery ${id} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+  const detail = answer.body;
+  if (command.json) {
+    console.log(
+      JSON.stringify(
+        {
+          deliveryId: id,
+          status: detail.status?.status,
+          correlationId: detail.status?.correlationId,
+          trail: detail.trail,
+        },
+        null,
+        2,
+      ),
+    );
+  } else {
+    console.log(formatTrail(detail));
   }
 }
 

@@ -12,10 +12,10 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { formatTable } from '../lib/harness/text-table';
 import { PROJECT_ROOT } from '../lib/local-runtime';
 import { unusedAccessReport } from '../lib/local-runtime/iam/unused-access';
 import { IAM_RECORD_FILES, type IamUsageRecord } from '../lib/local-runtime/iam/usage-record';
-import { formatTable } from '../lib/harness/text-table';
 
 const DEFAULT_INPUTS = ['.local/acceptance/iam', '.local/chaos-test', '.local/iam'];
 

@@ -27,11 +27,11 @@ import {
   StateAttr,
   StepAttr,
 } from '../lambdas/scheduler-agent-supervisor/contracts';
-import { defaultTargetFile, type LocalTarget, outputsOfStack, readTarget } from '../lib/local-runtime';
-import { STACK_NAME } from '../lib/scheduler-agent-supervisor/stack';
 import { metricsReport } from '../lib/harness/metrics-report';
 import { awsEndpoint, type OperatorClient as Client, OperatorClient } from '../lib/harness/operator-client';
 import { formatTable } from '../lib/harness/text-table';
+import { defaultTargetFile, type LocalTarget, outputsOfStack, readTarget } from '../lib/local-runtime';
+import { STACK_NAME } from '../lib/scheduler-agent-supervisor/stack';
 
 // This machine's tools run on Node 20 while the deployed Lambdas run on nodejs22.x; the SDK's
 // Node 20 end-of-support notice says nothing actionable here, so local tools silence it.

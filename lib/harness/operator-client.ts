@@ -1,9 +1,17 @@
 /**
- * The operator routes' client for the CLI: every request signed with SigV4 (service execute-api),
- * with the local runtime's operator identity (target.json) or, on AWS, the standard credential
- * chain. The API authenticates the signer; on AWS its IAM policy must allow execute-api:Invoke.
+ * The operator routes' typed clients, of the orders API (OperatorClient) and of the delivery API
+ * (DeliveryOperatorClient), for the CLIs, the console's local backend and the tests: every request
+ * signed with SigV4 (service execute-api, signed-api.ts), with the local runtime's operator identity
+ * (target.json) or, on AWS, the standard credential chain. The API authenticates the signer; on AWS
+ * its IAM policy must allow execute-api:Invoke (the stack's OperatorAccess policy).
  */
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
+import {
+  type DeliveryDetailBody,
+  type DeliveryListBody,
+  type DeliveryStatus,
+  OperatorDeliveryRoute,
+} from '../../lambdas/choreography/contracts';
 import {
   type OperatorAction,
   type OperatorActionRequest,
@@ -65,19 +73,49 @@ export class OperatorClient {
     return this.send('POST', path, {}, JSON.stringify(request));
   }
 
-  private async send<T>(
-    method: string,
-    route: string,
-    query: Record<string, string> = {},
-    body?: string,
-  ): Promise<ApiAnswer<T>> {
-    const answer = await this.api.send(method, route, { query, ...(body !== undefined && { body }) });
-    let parsed: unknown = answer.text;
-    try {
-      parsed = JSON.parse(answer.text);
-    } catch {
-      // Not JSON (a gateway error page): shown as text.
-    }
-    return { status: answer.status, body: parsed as T };
+  private send<T>(method: string, route: string, query: Record<string, string> = {}, body?: string) {
+    return jsonAnswer<T>(this.api, method, route, query, body);
   }
+}
+
+/** The delivery API's operator routes: the deliveries of the read model, and one delivery's trail. */
+export class DeliveryOperatorClient {
+  private readonly api: SignedApi;
+
+  constructor(endpoint: OperatorEndpoint) {
+    this.api = new SignedApi(endpoint.apiUrl, endpoint.region, endpoint.credentials);
+  }
+
+  /** Newest first, at most DELIVERY_LIST_MAX, of one status or of all. */
+  list(status?: DeliveryStatus): Promise<ApiAnswer<DeliveryListBody>> {
+    return jsonAnswer(
+      this.api,
+      'GET',
+      OperatorDeliveryRoute.deliveries,
+      status === undefined ? {} : { status },
+    );
+  }
+
+  /** The delivery's status and its trail across services; 404 when no service knows it. */
+  show(deliveryId: string): Promise<ApiAnswer<DeliveryDetailBody>> {
+    return jsonAnswer(this.api, 'GET', OperatorDeliveryRoute.delivery(deliveryId));
+  }
+}
+
+/** Sends one signed request and parses its answer as JSON (or keeps the text: a gateway error page). */
+async function jsonAnswer<T>(
+  api: SignedApi,
+  method: string,
+  route: string,
+  query: Record<string, string> = {},
+  body?: string,
+): Promise<ApiAnswer<T>> {
+  const answer = await api.send(method, route, { query, ...(body !== undefined && { body }) });
+  let parsed: unknown = answer.text;
+  try {
+    parsed = JSON.parse(answer.text);
+  } catch {
+    // Not JSON (a gateway error page): shown as text.
+  }
+  return { status: answer.status, body: parsed as T };
 }

@@ -1,7 +1,7 @@
 /**
  * The delivery API's operator routes (AWS_IAM, SigV4; never the requesters' API key): what the
- * operator console's Deliveries tab reads, locally through its backend (bin/console-server.ts) and
- * deployed by signing calls to these routes. The bodies are the same in both places.
+ * operator console's Deliveries tab and `npm run deliveries` read, all by signed calls to these
+ * routes (locally through the console's backend, bin/console-server.ts).
  */
 import * as z from 'zod';
 import type { DeliveryStatusBody } from './api';

@@ -12,12 +12,11 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Browser, Page } from 'playwright-core';
 import { buildConsoleAssets } from '../../../bin/console-build';
 import { type ConsoleBackend, type ConsoleServer, startConsoleServer } from '../../../bin/console-server';
 import type { DeliveryListBody } from '../../../console/src/console-api';
+import { awsEndpoint, DeliveryOperatorClient } from '../../../lib/harness/operator-client';
 import { PROJECT_ROOT } from '../../../lib/local-runtime';
 import { DeliverySystemClient } from '../choreography/system-client';
 import { awsClientConfig } from '../client-support';
@@ -75,20 +74,23 @@ function backendFor(): ConsoleBackend {
   const target = acceptanceTarget();
   const deliveryTarget = acceptanceTarget(DELIVERIES_APP);
   const cloudWatch = new CloudWatchClient(awsClientConfig(target, 'cloudwatch'));
-  const dynamo = new DynamoDBClient(awsClientConfig(deliveryTarget, 'dynamodb'));
+  // The delivery API's operator routes, signed as the orders' operator is (the local operator, or
+  // on AWS the standard credential chain).
+  const operator = deliveryTarget.identities?.operator;
+  const apiUrl = deliveryTarget.outputs.ApiUrl;
   return {
     operator: orders.operator(),
     cloudWatch,
-    deliveries: {
-      apiUrl: deliveryTarget.outputs.ApiUrl,
-      ...(deliveryTarget.apiKey && { apiKey: deliveryTarget.apiKey }),
-      documents: DynamoDBDocumentClient.from(dynamo),
-      outputs: deliveryTarget.outputs,
-    },
-    close: () => {
-      cloudWatch.destroy();
-      dynamo.destroy();
-    },
+    deliveries: new DeliveryOperatorClient(
+      operator
+        ? {
+            apiUrl,
+            region: deliveryTarget.region,
+            credentials: { accessKeyId: operator.accessKeyId, secretAccessKey: operator.secretAccessKey },
+          }
+        : awsEndpoint(apiUrl, deliveryTarget.region),
+    ),
+    close: () => cloudWatch.destroy(),
   };
 }
 

@@ -167,7 +167,9 @@ describe('the trail of a delivery', () => {
   });
 
   it('is printed under a header with the status and correlation id, naming a differing correlation id', () => {
-    const lines = formatTrail('d-1', items, buildTrail(items)).split('\n');
+    const detail = deliveryDetailOf('d-1', items);
+    if (!detail) throw new Error('d-1 is known to the services');
+    const lines = formatTrail(detail).split('\n');
     expect(lines[0]).toBe('Delivery d-1  status Cancelled  correlation corr-1');
     expect(lines[1]).toMatch(/^TIME\s+SERVICE\s+KIND\s+WHAT\s+SEQ\s+TO\s+DETAIL$/);
     expect(lines[2]).toMatch(
@@ -178,7 +180,9 @@ describe('the trail of a delivery', () => {
   });
 
   it('says so when no service logged anything', () => {
-    expect(formatTrail('d-2', {}, [])).toBe('Delivery d-2  status ?  correlation ?\n(no change log entries)');
+    expect(formatTrail({ deliveryId: 'd-2', trail: [] })).toBe(
+      'Delivery d-2  status ?  correlation ?\n(no change log entries)',
+    );
   });
 });
 
@@ -201,8 +205,11 @@ describe('the list of deliveries', () => {
     { pk: 'MSG#x' },
   ];
 
+  // The operator route answers deliveryRowsOf's rows (newest first, of the status); the CLI prints them.
+  const listed = (status?: string) => formatList(deliveryRowsOf(rows, status), status);
+
   it('lists deliveries oldest first, without the other items of the table', () => {
-    expect(formatList(rows).split('\n')).toEqual([
+    expect(listed().split('\n')).toEqual([
       'DELIVERY  STATUS     CORRELATION  ACCEPTED              UPDATED',
       'a         Delivered  c-a          2026-01-01T10:00:01Z  u',
       'b         Failed     c-b          2026-01-01T10:00:02Z  u',
@@ -211,11 +218,11 @@ describe('the list of deliveries', () => {
   });
 
   it('filters by status', () => {
-    expect(formatList(rows, 'Failed').split('\n').slice(1)).toEqual([
+    expect(listed('Failed').split('\n').slice(1)).toEqual([
       'b         Failed  c-b          2026-01-01T10:00:02Z  u',
       '1 delivery',
     ]);
-    expect(formatList(rows, 'Cancelled')).toBe('No deliveries in status Cancelled.');
+    expect(listed('Cancelled')).toBe('No deliveries in status Cancelled.');
   });
 
   it('are the console rows newest first, filtered by status, without the other items', () => {

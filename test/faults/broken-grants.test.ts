@@ -1,12 +1,12 @@
 /**
  * A missing grant fails loudly (issue 20): the app run from a copy of its assembly with one action
- * removed from one role (lib/chaos/runner/broken-grants.ts) gets AccessDenied from the local
+ * removed from one role (lib/chaos/common/broken-grants.ts) gets AccessDenied from the local
  * runtime, as it would on AWS, and the acceptance suite's own wait for the happy path fails at once
  * naming the denial, not after its timeout. One broken grant per wing.
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { BROKEN_GRANTS, type BrokenGrant, plantBrokenGrant } from '../../lib/chaos/runner/broken-grants';
+import { BROKEN_GRANTS, type BrokenGrant, plantBrokenGrant } from '../../lib/chaos/common/broken-grants';
 import { type LocalRuntime, startLocalRuntime } from '../../lib/local-runtime';
 import { IAM_RECORD_FILES } from '../../lib/local-runtime/iam/usage-record';
 import { DeliverySystemClient } from '../acceptance/choreography/system-client';

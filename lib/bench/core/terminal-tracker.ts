@@ -17,7 +17,7 @@ import {
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { sleep } from '../../../lambdas/shared/clock';
 import { forEachLimited } from '../../../lambdas/shared/concurrency';
-import { submitUntilAnswered } from '../../chaos/runner/loop';
+import { submitUntilAnswered } from '../../chaos/common/loop';
 import type { DRONE_DELIVERY_STACK_NAME } from '../../choreography/stack';
 import { DeliverySystemDriver } from '../../harness/deliveries-driver';
 import { consistentBatchGet, type SubmitOutcome, SystemDriver, stackView } from '../../harness/orders-driver';

@@ -2,18 +2,18 @@
  * Figure 4, recovery (issue 11): how long an order takes from the first fault that hits it to its
  * terminal state, over a fixed, seeded fault set run through the chaos campaign (lib/chaos), next
  * to the bound the configuration promises: the campaign's terminal bound, derived from the
- * workflow timings the assembly was synthesized with (lib/chaos/core/bounds.ts).
+ * workflow timings the assembly was synthesized with (lib/chaos/orders/bounds.ts).
  */
 import {
   inFlightAgeLimitSeconds,
   TERMINAL_STATES,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
-import type { FaultEvent } from '../../chaos/core/faults';
-import { FAULT_KINDS, FaultKind } from '../../chaos/core/faults';
-import type { OrderOutcome } from '../../chaos/core/invariants';
-import { CAMPAIGN_STEPS, DEFAULT_FAULT_RATES, type FaultRates } from '../../chaos/core/plan';
-import { recoveryLatencies } from '../../chaos/core/stats';
-import { type CampaignOptions, runCampaign } from '../../chaos/runner/campaign';
+import { type CampaignOptions, runCampaign } from '../../chaos/orders/campaign';
+import type { FaultEvent } from '../../chaos/orders/faults';
+import { FAULT_KINDS, FaultKind } from '../../chaos/orders/faults';
+import type { OrderOutcome } from '../../chaos/orders/invariants';
+import { CAMPAIGN_STEPS, DEFAULT_FAULT_RATES, type FaultRates } from '../../chaos/orders/plan';
+import { recoveryLatencies } from '../../chaos/orders/recovery';
 import { type Distribution, distributionOf } from '../../harness/stats';
 import type { BenchContext, ChartSpec, Figure, FigureResult, Measurement } from '../core/figure';
 import { checkTarget } from '../core/figure';
@@ -201,10 +201,10 @@ export async function runRecovery(context: BenchContext): Promise<FigureResult> 
         `fault kinds ${campaign.kinds.join(', ')}; remote 503 rate ${campaign.rates.remoteTransientPerCall} per call. The plan and every fault decision are seeded; ` +
         'timings on a loaded machine still vary from run to run.',
       'Recovery time: from the first fault firing that hit an order to the moment its record was first seen terminal (the campaign samples records every second and ' +
-        'takes the terminal write time), per order, over every order a fault hit; recoveryLatencies of lib/chaos/core/stats.ts, percentiles (lib/harness/stats.ts) nearest-rank. ' +
+        'takes the terminal write time), per order, over every order a fault hit; recoveryLatencies of lib/chaos/orders/recovery.ts, percentiles (lib/harness/stats.ts) nearest-rank. ' +
         "Per kind: from that kind's first firing on an order, so an order several kinds hit counts under each, with whatever else hit it. " +
         'Kinds that hit no order in particular (concurrent copies, clock skew) add no orders of their own.',
-      `Bound: the campaign's terminal bound (lib/chaos/core/bounds.ts, from the synthesized WORKFLOW_TIMINGS), counted from acceptance, so it also covers the time ` +
+      `Bound: the campaign's terminal bound (lib/chaos/orders/bounds.ts, from the synthesized WORKFLOW_TIMINGS), counted from acceptance, so it also covers the time ` +
         `before the fault: ${bound.terms.map((term) => `${term.name} ${seconds(term.millis)} s`).join(', ')}. ` +
         `For comparison, the OldestInFlightOrderTooOld alarm's limit (inFlightAgeLimitSeconds, without sweep delays, skew or allowance) is ${alarmLimitSeconds} s.`,
       [

@@ -5,9 +5,9 @@
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { DeliveryFaultKind } from '../../../lib/chaos/core/deliveries/faults';
-import { DEFAULT_DELIVERY_FAULT_RATES } from '../../../lib/chaos/core/deliveries/plan';
-import { runDeliveryCampaign } from '../../../lib/chaos/runner/deliveries/campaign';
+import { runDeliveryCampaign } from '../../../lib/chaos/deliveries/campaign';
+import { DeliveryFaultKind } from '../../../lib/chaos/deliveries/faults';
+import { DEFAULT_DELIVERY_FAULT_RATES } from '../../../lib/chaos/deliveries/plan';
 import { BROKEN_VARIANTS, plantBrokenVariants } from '../../../lib/harness/assembly';
 import { assemblyUnderTest, TEST_WORK_DIR, testLog } from '../support';
 

@@ -5,9 +5,10 @@
  * failing dependency, the runtime restart) cost the queue's visibility timeout (120 s on the local
  * profile) per receive: they run in `npm run chaos:deliveries` (lib/chaos/README.md).
  */
-import { DeliveryFaultKind } from '../../../lib/chaos/core/deliveries/faults';
-import { DEFAULT_DELIVERY_FAULT_RATES } from '../../../lib/chaos/core/deliveries/plan';
-import { runDeliveryCampaign } from '../../../lib/chaos/runner/deliveries/campaign';
+
+import { runDeliveryCampaign } from '../../../lib/chaos/deliveries/campaign';
+import { DeliveryFaultKind } from '../../../lib/chaos/deliveries/faults';
+import { DEFAULT_DELIVERY_FAULT_RATES } from '../../../lib/chaos/deliveries/plan';
 import { assemblyUnderTest, TEST_WORK_DIR, testLog } from '../support';
 
 const CAMPAIGN_TIMEOUT_MILLIS = 4 * 60_000;

@@ -8,9 +8,9 @@
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { FaultKind } from '../../../lib/chaos/core/faults';
-import { DEFAULT_FAULT_RATES } from '../../../lib/chaos/core/plan';
-import { runCampaign } from '../../../lib/chaos/runner/campaign';
+import { runCampaign } from '../../../lib/chaos/orders/campaign';
+import { FaultKind } from '../../../lib/chaos/orders/faults';
+import { DEFAULT_FAULT_RATES } from '../../../lib/chaos/orders/plan';
 import { BROKEN_VARIANTS, plantBrokenVariants } from '../../../lib/harness/assembly';
 import { assemblyUnderTest, TEST_WORK_DIR, testLog } from '../support';
 

@@ -11,7 +11,7 @@
  * (client-messages, reply-queue-isolation). The full campaign (1,000 orders) is `npm run chaos`; see lib/chaos/README.md.
  */
 import { ProcessState } from '../../../lambdas/scheduler-agent-supervisor/contracts';
-import { runCampaign } from '../../../lib/chaos/runner/campaign';
+import { runCampaign } from '../../../lib/chaos/orders/campaign';
 import { assemblyUnderTest, TEST_WORK_DIR, testLog } from '../support';
 
 const CAMPAIGN_TIMEOUT_MILLIS = 12 * 60_000;

@@ -14,7 +14,7 @@ import {
   ScanCommand,
 } from '@aws-sdk/client-dynamodb';
 import { type Message, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { plantBrokenGrant } from '../../../lib/chaos/runner/broken-grants';
+import { plantBrokenGrant } from '../../../lib/chaos/common/broken-grants';
 import { type LocalRuntime, startLocalRuntime } from '../../../lib/local-runtime';
 import { synthesizeStreamFixtureApp } from './fixtures/stream-app';
 

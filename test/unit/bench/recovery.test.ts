@@ -5,9 +5,9 @@ import {
   RECOVERY_KINDS,
   unrecoveredOrders,
 } from '../../../lib/bench/figures/recovery';
-import { FAULT_KINDS, FaultKind } from '../../../lib/chaos/core/faults';
-import type { OrderOutcome } from '../../../lib/chaos/core/invariants';
-import { planCampaign } from '../../../lib/chaos/core/plan';
+import { FAULT_KINDS, FaultKind } from '../../../lib/chaos/orders/faults';
+import type { OrderOutcome } from '../../../lib/chaos/orders/invariants';
+import { planCampaign } from '../../../lib/chaos/orders/plan';
 
 /** Three accepted orders: `a` became terminal, `b` and `c` never did. */
 const ORDERS: readonly OrderOutcome[] = [

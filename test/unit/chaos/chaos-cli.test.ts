@@ -1,7 +1,7 @@
 import { parseChaosArguments } from '../../../bin/chaos';
 import { parseDeliveryChaosArguments } from '../../../bin/chaos-deliveries';
-import { DELIVERY_FAULT_KINDS, DeliveryFaultKind } from '../../../lib/chaos/core/deliveries/faults';
-import { FAULT_KINDS, FaultKind } from '../../../lib/chaos/core/faults';
+import { DELIVERY_FAULT_KINDS, DeliveryFaultKind } from '../../../lib/chaos/deliveries/faults';
+import { FAULT_KINDS, FaultKind } from '../../../lib/chaos/orders/faults';
 
 describe('npm run chaos arguments', () => {
   it('defaults to the campaign defaults when given nothing', () => {

@@ -3,14 +3,16 @@ import {
   RoleServiceName,
   workflowSteps,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
-import { maxSafeRelativeSkewMillis, terminalBound } from '../../../lib/chaos/core/bounds';
+import { hashString, mulberry32, seededUnit, shuffled } from '../../../lib/chaos/common/random';
+import { renderTable } from '../../../lib/chaos/common/report';
+import { maxSafeRelativeSkewMillis, terminalBound } from '../../../lib/chaos/orders/bounds';
 import {
   ATTEMPT_FAULTS,
   COMPENSATION_TARGETED_FAULTS,
   FAULT_KINDS,
   FaultKind,
-} from '../../../lib/chaos/core/faults';
-import { checkCampaign } from '../../../lib/chaos/core/invariants';
+} from '../../../lib/chaos/orders/faults';
+import { checkCampaign } from '../../../lib/chaos/orders/invariants';
 import {
   compensationsRun,
   DEFAULT_FAULT_RATES,
@@ -18,10 +20,9 @@ import {
   type PlanSettings,
   planCampaign,
   plannedAlertCount,
-} from '../../../lib/chaos/core/plan';
-import { hashString, mulberry32, seededUnit, shuffled } from '../../../lib/chaos/core/random';
-import { alarmsLine, renderSummary, renderTable } from '../../../lib/chaos/core/report';
-import { recoveryLatencies } from '../../../lib/chaos/core/stats';
+} from '../../../lib/chaos/orders/plan';
+import { recoveryLatencies } from '../../../lib/chaos/orders/recovery';
+import { alarmsLine, renderSummary } from '../../../lib/chaos/orders/report';
 import { roleOf } from '../../../lib/harness/assembly';
 import { percentile, summarize } from '../../../lib/harness/stats';
 import { PINNED_TIMINGS } from './pinned-timings';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { DELIVERY_FAULT_KINDS } from '../../../../lib/chaos/core/deliveries/faults';
-import type { DeliveryCampaignPlan } from '../../../../lib/chaos/core/deliveries/plan';
-import { commitOf, DeliveryFaultInjector, serviceOf } from '../../../../lib/chaos/runner/deliveries/injector';
+import { DELIVERY_FAULT_KINDS } from '../../../../lib/chaos/deliveries/faults';
+import { commitOf, DeliveryFaultInjector, serviceOf } from '../../../../lib/chaos/deliveries/injector';
+import type { DeliveryCampaignPlan } from '../../../../lib/chaos/deliveries/plan';
 import type { InterceptedReply, InvocationStart } from '../../../../lib/local-runtime';
 
 const ok: InterceptedReply = { status: 200, headers: {}, body: '{}' };

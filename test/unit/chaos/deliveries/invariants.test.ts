@@ -1,10 +1,10 @@
-import { DELIVERY_FAULT_KINDS, DeliveryFaultKind } from '../../../../lib/chaos/core/deliveries/faults';
+import { DELIVERY_FAULT_KINDS, DeliveryFaultKind } from '../../../../lib/chaos/deliveries/faults';
 import {
   checkDeliveryCampaign,
   type DeliveryCampaignSnapshot,
   type DeliveryCheckResult,
   type DeliveryInvariantId,
-} from '../../../../lib/chaos/core/deliveries/invariants';
+} from '../../../../lib/chaos/deliveries/invariants';
 import type { ObservedEvent } from '../../../../lib/harness/deliveries-snapshots';
 
 const W1 = { start: '2030-01-01T10:00:00.000Z', end: '2030-01-01T10:10:00.000Z' };

@@ -1,13 +1,13 @@
-import { deliveryTerminalBound, longestLadderMillis } from '../../../../lib/chaos/core/deliveries/bounds';
-import { DELIVERY_FAULT_KINDS } from '../../../../lib/chaos/core/deliveries/faults';
-import { checkDeliveryCampaign } from '../../../../lib/chaos/core/deliveries/invariants';
+import { deliveryTerminalBound, longestLadderMillis } from '../../../../lib/chaos/deliveries/bounds';
+import { DELIVERY_FAULT_KINDS } from '../../../../lib/chaos/deliveries/faults';
+import { checkDeliveryCampaign } from '../../../../lib/chaos/deliveries/invariants';
 import {
   DEFAULT_DELIVERY_FAULT_RATES,
   DEFAULT_SCENARIO_SHARES,
   type DeliveryPlanSettings,
   planDeliveries,
-} from '../../../../lib/chaos/core/deliveries/plan';
-import { renderDeliverySummary } from '../../../../lib/chaos/core/deliveries/report';
+} from '../../../../lib/chaos/deliveries/plan';
+import { renderDeliverySummary } from '../../../../lib/chaos/deliveries/report';
 
 /** Limits pinned for these tests (not the profile's: the assertions are arithmetic on them). */
 const limits = {

@@ -2,8 +2,8 @@ import {
   DEFAULT_WORKFLOW_VERSION,
   ProcessState,
   workflowSteps,
-} from '../../../lambdas/scheduler-agent-supervisor/contracts';
-import { FAULT_KINDS, FaultKind } from '../../../lib/chaos/core/faults';
+} from '../../../../lambdas/scheduler-agent-supervisor/contracts';
+import { FAULT_KINDS, FaultKind } from '../../../../lib/chaos/orders/faults';
 import {
   alarmsFired,
   type CampaignSnapshot,
@@ -11,15 +11,15 @@ import {
   checkCampaign,
   type InvariantId,
   parseIdempotencyKey,
-} from '../../../lib/chaos/core/invariants';
+} from '../../../../lib/chaos/orders/invariants';
 import type {
   AlertSnapshot,
   ClientMessageDelivery,
   LedgerEffectSnapshot,
   LedgerUndoSnapshot,
   RecordSnapshot,
-} from '../../../lib/harness/snapshots';
-import { PINNED_TIMINGS } from './pinned-timings';
+} from '../../../../lib/harness/snapshots';
+import { PINNED_TIMINGS } from '../pinned-timings';
 
 /** The steps of an order on the default workflow version (what these tests deploy). */
 const V1_STEPS = workflowSteps(DEFAULT_WORKFLOW_VERSION);

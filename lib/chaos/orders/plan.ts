@@ -13,6 +13,7 @@ import {
   type SubmitOrderRequest,
   workflowSteps,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import { mulberry32, pick, type Random, shuffled } from '../common/random';
 import {
   ATTEMPT_FAULTS,
   type AttemptFault,
@@ -27,7 +28,6 @@ import {
   OperatorPlanKind,
   PLANNED_OUTCOMES,
 } from './faults';
-import { mulberry32, pick, type Random, shuffled } from './random';
 
 export interface FaultRates {
   /** Share of orders planned to meet each attempt fault (an order meets at most one). */

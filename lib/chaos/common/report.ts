@@ -1,24 +1,11 @@
-/**
- * The end-of-run summary: plain-text tables (orders, faults with recovery latency, outcomes,
- * invariants and guards, the terminal bound), readable in a terminal and in CI logs. The table
- * pieces (faults, bound, verdicts) are shared with the delivery campaign (./deliveries/report.ts).
- */
-
 import { type LatencySummary, summarize } from '../../harness/stats';
 import type { TerminalBound } from './bounds';
-import { FAULT_KINDS } from './faults';
-import { alarmsFired, type CampaignSnapshot, type CheckResult, examples, type Verdict } from './invariants';
-import { type Finish, type Hit, latenciesFromFirstHit } from './stats';
-
-export interface SummaryInput {
-  readonly snapshot: CampaignSnapshot;
-  readonly result: CheckResult;
-  readonly bound: TerminalBound;
-  readonly seed: number;
-  readonly wallMillis: number;
-  /** Free-form lines printed under the header (settings worth knowing when reading the result). */
-  readonly notes?: readonly string[];
-}
+import { type Finish, type Hit, latenciesFromFirstHit } from './recovery';
+import { examples, type Verdict } from './verdicts';
+/**
+ * The summary's pieces every campaign prints: plain-text tables, durations, the fault table with
+ * recovery latency, the terminal bound term by term, and the verdicts with their examples.
+ */
 
 /** Renders rows as a table with a header rule; every cell is left-aligned except numbers. */
 export function renderTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
@@ -39,64 +26,6 @@ export function renderTable(header: readonly string[], rows: readonly (readonly 
 export function formatMillis(millis: number | undefined): string {
   if (millis === undefined) return '-';
   return millis < 10_000 ? `${Math.round(millis)} ms` : `${(millis / 1000).toFixed(1)} s`;
-}
-
-function latencyCells(summary: LatencySummary): string[] {
-  return [formatMillis(summary.p50), formatMillis(summary.p95), formatMillis(summary.p99)];
-}
-
-export function renderSummary(input: SummaryInput): string {
-  const { snapshot, result, bound } = input;
-  const states = new Map<string, number>();
-  for (const record of snapshot.finalRecords) {
-    states.set(record.processState, (states.get(record.processState) ?? 0) + 1);
-  }
-  const accepted = snapshot.orders.filter((order) => order.acceptedAt !== undefined).length;
-  const terminal = snapshot.orders.filter((order) => order.terminalAt !== undefined).length;
-
-  const orderRows = [
-    ['planned', String(snapshot.orders.length)],
-    ['accepted', String(accepted)],
-    ['terminal', String(terminal)],
-    ...[...states]
-      .sort(([left], [right]) => left.localeCompare(right))
-      .map(([state, count]) => [`  ${state}`, String(count)]),
-  ];
-
-  const { table: verdictTable, details } = verdictSection(result.invariants, result.guards);
-
-  return [
-    `Chaos campaign summary (seed ${input.seed}, wall time ${formatMillis(input.wallMillis)})`,
-    ...(input.notes ?? []).map((note) => `  ${note}`),
-    '',
-    renderTable(['orders', 'count'], orderRows),
-    '',
-    faultTable({
-      kinds: FAULT_KINDS,
-      enabledKinds: snapshot.enabledKinds,
-      subjectLabel: 'orders',
-      hits: snapshot.faults.map((event) => ({ kind: event.kind, at: event.at, ids: event.orderIds })),
-      finishes: snapshot.orders.map((order) => ({ id: order.orderId, terminalAt: order.terminalAt })),
-    }),
-    '',
-    boundTable(bound),
-    '',
-    alarmsLine(snapshot),
-    '',
-    verdictTable,
-    ...(details.length > 0 ? ['', ...details] : []),
-    '',
-    result.passed ? 'RESULT: PASS' : 'RESULT: FAIL',
-  ].join('\n');
-}
-
-/**
- * The alarms the run set off, from their notifications in the alert inbox (not order alerts: no
- * invariant counts them). Faults are meant to fire some (dead letters, admission rejections).
- */
-export function alarmsLine(snapshot: Pick<CampaignSnapshot, 'alerts'>): string {
-  const fired = alarmsFired(snapshot.alerts);
-  return `alarms fired: ${fired.length === 0 ? 'none' : fired.map(([name, count]) => `${name} ${count}`).join(', ')}`;
 }
 
 export interface FaultTableInput {
@@ -128,6 +57,10 @@ export function faultTable(input: FaultTableInput): string {
     ['fault kind', 'enabled', 'fired', input.subjectLabel, 'recovery p50', 'p95', 'p99'],
     rows,
   );
+}
+
+function latencyCells(summary: LatencySummary): string[] {
+  return [formatMillis(summary.p50), formatMillis(summary.p95), formatMillis(summary.p99)];
 }
 
 export function boundTable(bound: TerminalBound): string {

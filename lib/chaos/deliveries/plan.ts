@@ -9,9 +9,9 @@ import {
   ServiceName,
   DeliveryStatus as Status,
   type SubmitDeliveryRequest,
-} from '../../../../lambdas/choreography/contracts';
-import { FAULTED_CONSUMERS, type FaultedConsumer } from '../../../harness/deliveries-snapshots';
-import { mulberry32, pick, type Random, shuffled } from '../random';
+} from '../../../lambdas/choreography/contracts';
+import { FAULTED_CONSUMERS, type FaultedConsumer } from '../../harness/deliveries-snapshots';
+import { mulberry32, pick, type Random, shuffled } from '../common/random';
 import { DELIVERY_FAULT_KINDS, DeliveryFaultKind } from './faults';
 
 export type Scenario = 'happy' | 'too-heavy' | 'out-of-range' | 'flight-fail';

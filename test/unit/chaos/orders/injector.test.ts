@@ -1,9 +1,9 @@
-import { ALERT_EVENT_SOURCE } from '../../../lambdas/scheduler-agent-supervisor/contracts';
-import { FaultKind } from '../../../lib/chaos/core/faults';
-import type { CampaignPlan, OrderPlan } from '../../../lib/chaos/core/plan';
-import { FaultInjector } from '../../../lib/chaos/runner/injector';
-import type { AssemblyFacts, AssemblyFunction } from '../../../lib/harness/assembly';
-import type { InterceptedReply, SqsDelivery } from '../../../lib/local-runtime';
+import { ALERT_EVENT_SOURCE } from '../../../../lambdas/scheduler-agent-supervisor/contracts';
+import { FaultKind } from '../../../../lib/chaos/orders/faults';
+import { FaultInjector } from '../../../../lib/chaos/orders/injector';
+import type { CampaignPlan, OrderPlan } from '../../../../lib/chaos/orders/plan';
+import type { AssemblyFacts, AssemblyFunction } from '../../../../lib/harness/assembly';
+import type { InterceptedReply, SqsDelivery } from '../../../../lib/local-runtime';
 
 const fn = (logicalId: string, role: AssemblyFunction['role']): AssemblyFunction => ({
   logicalId,

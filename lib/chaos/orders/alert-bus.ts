@@ -6,7 +6,7 @@
  */
 import { ALERT_EVENT_SOURCE } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import type { InterceptedReply, InterceptedRequest } from '../../local-runtime';
-import { AlertBusFailure, type AlertBusOutage } from '../core/plan';
+import { AlertBusFailure, type AlertBusOutage } from './plan';
 
 const JSON_REPLY = { 'content-type': 'application/x-amz-json-1.1' };
 

@@ -4,8 +4,8 @@
  */
 import { sleep } from '../../../lambdas/shared/clock';
 import type { SubmitOutcome } from '../../harness/orders-driver';
-import type { RestartWindow } from '../core/invariants';
-import { formatMillis } from '../core/report';
+import { formatMillis } from './report';
+import type { RestartWindow } from './verdicts';
 
 export type SubmissionResult = { readonly acceptedAt: number } | { readonly refused: string };
 

@@ -5,6 +5,7 @@
  */
 import type { WorkflowTimings } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { backoffSecondsFor } from '../../../lambdas/scheduler-agent-supervisor/domain/supervisor';
+import { type BoundTerm, boundOf, type TerminalBound } from '../common/bounds';
 
 export interface TerminalBoundInput {
   readonly timings: WorkflowTimings;
@@ -16,23 +17,6 @@ export interface TerminalBoundInput {
    * Stated in the summary, so a reader sees how much of the bound is not from the configuration.
    */
   readonly schedulingAllowanceMillis: number;
-}
-
-/** A bound named term by term (shared by every campaign: the summary prints the terms). */
-export interface BoundTerm {
-  readonly name: string;
-  readonly millis: number;
-}
-
-export interface TerminalBound {
-  readonly totalMillis: number;
-  /** Each term, named, for the summary. */
-  readonly terms: readonly BoundTerm[];
-}
-
-/** The bound that is the sum of its terms. */
-export function boundOf(terms: readonly BoundTerm[]): TerminalBound {
-  return { totalMillis: terms.reduce((sum, term) => sum + term.millis, 0), terms };
 }
 
 /**

@@ -28,6 +28,13 @@ import type {
   RecordSnapshot,
   ReplyQueueProbe,
 } from '../../harness/snapshots';
+import {
+  countBy,
+  countedDenials,
+  type RestartWindow,
+  restartDowntimeDuring,
+  type Verdict,
+} from '../common/verdicts';
 import { type FaultEvent, type FaultKind } from './faults';
 
 /** A record as seen while the campaign ran (the sampler reads in-flight orders every tick). */
@@ -132,14 +139,6 @@ export interface ClientObservation {
   readonly deduplicationWindowMillis: number;
 }
 
-/** A stop/start of the runtime: work in flight then (an execution, a supervisor run) is cut short. */
-export interface RestartWindow {
-  /** Alerts that reached the inbox before this were drained and kept. */
-  readonly lastDrainAt: number;
-  readonly stoppedAt: number;
-  readonly readyAt: number;
-}
-
 export interface CampaignSnapshot {
   readonly timings: WorkflowTimings;
   readonly terminalBoundMillis: number;
@@ -192,12 +191,6 @@ export type GuardId =
   | 'processed-share'
   | 'every-fault-kind-fired'
   | 'reply-queue-isolation';
-
-export interface Verdict<Id extends string> {
-  readonly id: Id;
-  readonly title: string;
-  readonly violations: readonly string[];
-}
 
 export interface CheckResult {
   readonly invariants: readonly Verdict<InvariantId>[];
@@ -255,16 +248,6 @@ const TERMINAL: readonly string[] = TERMINAL_STATES;
 /** Where a lock may be held: the states an attempt works in. */
 const LOCKED_STATES: readonly string[] = [ProcessState.Processing, ProcessState.CompensationInProgress];
 const SERVICE_OF_STEP = new Map<string, string>(ORDER_STEPS.map((step) => [step.name, step.service]));
-/** Examples listed per violated invariant; the count is always complete. */
-const MAX_EXAMPLES = 10;
-
-/** Each denial message once, with how many times it was recorded. */
-export function countedDenials(messages: readonly string[]): string[] {
-  const counts = new Map<string, number>();
-  for (const message of messages) counts.set(message, (counts.get(message) ?? 0) + 1);
-  return [...counts].map(([message, count]) => (count > 1 ? `${message} (x${count})` : message));
-}
-
 /** `<orderId>:<step>` is the stable key; anything after a further ':' is not part of it. */
 export function parseIdempotencyKey(
   key: string,
@@ -343,21 +326,6 @@ function terminalWithinBound(snapshot: CampaignSnapshot, records: Map<string, Re
     }
   }
   return violations;
-}
-
-/**
- * Time the runtime was down while an order (or a delivery) was in flight: nothing can progress
- * then. Shared by every campaign's terminal bound.
- */
-export function restartDowntimeDuring(
-  restarts: readonly RestartWindow[],
-  subject: { readonly acceptedAt?: number | undefined; readonly terminalAt?: number | undefined },
-): number {
-  const start = subject.acceptedAt ?? 0;
-  const end = subject.terminalAt ?? Number.POSITIVE_INFINITY;
-  return restarts
-    .filter((restart) => restart.readyAt > start && restart.lastDrainAt < end)
-    .reduce((sum, restart) => sum + (restart.readyAt - restart.lastDrainAt), 0);
 }
 
 /**
@@ -874,15 +842,4 @@ function replyQueueIsolation(snapshot: CampaignSnapshot): string[] {
     violations.push("no client was ever denied another client's queue");
   }
   return violations;
-}
-
-export function countBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const item of items) counts.set(keyOf(item), (counts.get(keyOf(item)) ?? 0) + 1);
-  return counts;
-}
-
-/** The first few violations of a verdict, for printing; the full list stays in the result. */
-export function examples(entry: Verdict<string>): readonly string[] {
-  return entry.violations.slice(0, MAX_EXAMPLES);
 }

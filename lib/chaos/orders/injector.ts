@@ -15,12 +15,12 @@ import type {
   InvocationStart,
   SqsDelivery,
 } from '../../local-runtime';
-import { type FaultEvent, FaultKind } from '../core/faults';
-import { parseIdempotencyKey } from '../core/invariants';
-import type { CampaignPlan, OrderPlan } from '../core/plan';
-import { seededUnit } from '../core/random';
+import { InjectorBase } from '../common/injector-base';
+import { seededUnit } from '../common/random';
 import { AlertBusOutages } from './alert-bus';
-import { InjectorBase } from './injector-base';
+import { type FaultEvent, FaultKind } from './faults';
+import { parseIdempotencyKey } from './invariants';
+import type { CampaignPlan, OrderPlan } from './plan';
 
 export interface InjectorSettings {
   readonly plan: CampaignPlan;

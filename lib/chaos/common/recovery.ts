@@ -1,9 +1,7 @@
 /**
- * Recovery latency: how long an order (or a delivery) took from the first fault that hit it to its
- * terminal state. Shared by every campaign; percentiles and summaries are the harness's (stats.ts).
+ * Recovery latency, for every campaign: how long a subject (an order, a delivery) took from the first
+ * fault that hit it to its terminal state.
  */
-import type { FaultEvent, FaultKind } from './faults';
-import type { OrderOutcome } from './invariants';
 
 /** A fault firing as the latency measure sees it: its kind, when, and the ids (orders, deliveries) it hit. */
 export interface Hit {
@@ -43,17 +41,4 @@ export function latenciesFromFirstHit(
     }
   }
   return latencies;
-}
-
-/** latenciesFromFirstHit for the order campaign's fault log and orders. */
-export function recoveryLatencies(
-  faults: readonly FaultEvent[],
-  orders: readonly OrderOutcome[],
-  kind?: FaultKind,
-): number[] {
-  return latenciesFromFirstHit(
-    faults.map((event) => ({ kind: event.kind, at: event.at, ids: event.orderIds })),
-    orders.map((order) => ({ id: order.orderId, terminalAt: order.terminalAt })),
-    kind,
-  );
 }

@@ -17,22 +17,27 @@ import {
   EventType,
   isTerminalStatus,
   ServiceName,
-} from '../../../../lambdas/choreography/contracts';
-import { sleep } from '../../../../lambdas/shared/clock';
-import { PROJECT_ROOT, synthesizeLocal } from '../../../harness/assembly';
-import { DeliverySystemDriver } from '../../../harness/deliveries-driver';
-import type { DroneSample, ObservedEvent } from '../../../harness/deliveries-snapshots';
-import { operatorUserOf } from '../../../harness/operator-user';
-import { type LocalRuntime, startLocalRuntime } from '../../../local-runtime';
-import type { TerminalBound } from '../../core/bounds';
-import { deliveryTerminalBound } from '../../core/deliveries/bounds';
-import { DELIVERY_FAULT_KINDS, DeliveryFaultKind } from '../../core/deliveries/faults';
+} from '../../../lambdas/choreography/contracts';
+import { sleep } from '../../../lambdas/shared/clock';
+import { PROJECT_ROOT, synthesizeLocal } from '../../harness/assembly';
+import { DeliverySystemDriver } from '../../harness/deliveries-driver';
+import type { DroneSample, ObservedEvent } from '../../harness/deliveries-snapshots';
+import { operatorUserOf } from '../../harness/operator-user';
+import { type LocalRuntime, startLocalRuntime } from '../../local-runtime';
+import type { TerminalBound } from '../common/bounds';
+import { appDenials, iamRecordDirOf } from '../common/iam-denials';
+import { CampaignTracker, startSampler, submitUntilAnswered } from '../common/loop';
+import { formatMillis } from '../common/report';
+import { type DeliveryAssemblyFacts, readDeliveryAssemblyFacts } from './assembly';
+import { deliveryTerminalBound } from './bounds';
+import { DELIVERY_FAULT_KINDS, DeliveryFaultKind } from './faults';
+import { DeliveryFaultInjector } from './injector';
 import {
   checkDeliveryCampaign,
   type DeliveryCampaignSnapshot,
   type DeliveryCheckResult,
   type DeliveryOutcome,
-} from '../../core/deliveries/invariants';
+} from './invariants';
 import {
   DEFAULT_DELIVERY_FAULT_RATES,
   DEFAULT_SCENARIO_SHARES,
@@ -41,13 +46,8 @@ import {
   type PlannedFaults,
   planDeliveries,
   type ScenarioShares,
-} from '../../core/deliveries/plan';
-import { renderDeliverySummary } from '../../core/deliveries/report';
-import { formatMillis } from '../../core/report';
-import { appDenials, iamRecordDirOf } from '../iam-denials';
-import { CampaignTracker, startSampler, submitUntilAnswered } from '../loop';
-import { type DeliveryAssemblyFacts, readDeliveryAssemblyFacts } from './assembly';
-import { DeliveryFaultInjector } from './injector';
+} from './plan';
+import { renderDeliverySummary } from './report';
 
 export interface DeliveryCampaignOptions {
   /** @default 200 */

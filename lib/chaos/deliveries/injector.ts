@@ -7,20 +7,20 @@
  */
 
 import type { SQSRecord } from 'aws-lambda';
-import { deadLetterKeyOf } from '../../../../lambdas/choreography/adapters/remediation-consumer';
-import { MessageAttribute, SERVICE_NAMES, ServiceName } from '../../../../lambdas/choreography/contracts';
+import { deadLetterKeyOf } from '../../../lambdas/choreography/adapters/remediation-consumer';
+import { MessageAttribute, SERVICE_NAMES, ServiceName } from '../../../lambdas/choreography/contracts';
 import type {
   FaultHooks,
   InterceptedReply,
   InterceptedRequest,
   InvocationStart,
   SqsDelivery,
-} from '../../../local-runtime';
-import type { DeliveryFaultEvent, DeliveryFaultKind } from '../../core/deliveries/faults';
-import { DeliveryFaultKind as Kind } from '../../core/deliveries/faults';
-import type { DeadLetterSent } from '../../core/deliveries/invariants';
-import type { DeliveryCampaignPlan, DeliveryPlan } from '../../core/deliveries/plan';
-import { InjectorBase } from '../injector-base';
+} from '../../local-runtime';
+import { InjectorBase } from '../common/injector-base';
+import type { DeliveryFaultEvent, DeliveryFaultKind } from './faults';
+import { DeliveryFaultKind as Kind } from './faults';
+import type { DeadLetterSent } from './invariants';
+import type { DeliveryCampaignPlan, DeliveryPlan } from './plan';
 
 export interface DeliveryInjectorSettings {
   readonly plan: DeliveryCampaignPlan;

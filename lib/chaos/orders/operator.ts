@@ -24,9 +24,9 @@ import {
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { sleep } from '../../../lambdas/shared/clock';
 import type { SystemDriver, TimedRecord } from '../../harness/orders-driver';
-import { FaultKind, OperatorPlanKind } from '../core/faults';
-import type { OperatorActionSnapshot } from '../core/invariants';
-import { idempotencyKeyFor, type OrderPlan } from '../core/plan';
+import { FaultKind, OperatorPlanKind } from './faults';
+import type { OperatorActionSnapshot } from './invariants';
+import { idempotencyKeyFor, type OrderPlan } from './plan';
 
 export interface OperatorActorSettings {
   readonly orders: readonly OrderPlan[];

@@ -15,7 +15,7 @@ import {
   ReasonCode,
   STATUS_AFTER,
   DeliveryStatus as Status,
-} from '../../../../lambdas/choreography/contracts';
+} from '../../../lambdas/choreography/contracts';
 import type {
   AssignmentItem,
   DeadLetterMarker,
@@ -25,14 +25,14 @@ import type {
   ObservedEvent,
   RemediationDecisionRecord,
   Window,
-} from '../../../harness/deliveries-snapshots';
+} from '../../harness/deliveries-snapshots';
 import {
   countBy,
   countedDenials,
   type RestartWindow,
   restartDowntimeDuring,
   type Verdict,
-} from '../invariants';
+} from '../common/verdicts';
 import type { DeliveryFaultEvent, DeliveryFaultKind } from './faults';
 import type { Scenario } from './plan';
 

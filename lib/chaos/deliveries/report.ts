@@ -1,6 +1,7 @@
 /** The delivery campaign's summary, built from the shared tables (../report.ts). */
-import type { TerminalBound } from '../bounds';
-import { boundTable, faultTable, formatMillis, renderTable, verdictSection } from '../report';
+
+import type { TerminalBound } from '../common/bounds';
+import { boundTable, faultTable, formatMillis, renderTable, verdictSection } from '../common/report';
 import { DELIVERY_FAULT_KINDS } from './faults';
 import type { DeliveryCampaignSnapshot, DeliveryCheckResult } from './invariants';
 

@@ -24,8 +24,14 @@ import { SystemDriver, type TimedRecord } from '../../harness/orders-driver';
 import type { AlertSnapshot, ClientMessageDelivery, ReplyQueueProbe } from '../../harness/snapshots';
 import { percentile } from '../../harness/stats';
 import { type LocalRuntime, startLocalRuntime } from '../../local-runtime';
-import { maxSafeRelativeSkewMillis, type TerminalBound, terminalBound } from '../core/bounds';
-import { FAULT_KINDS, type FaultEvent, FaultKind, OperatorPlanKind } from '../core/faults';
+import type { TerminalBound } from '../common/bounds';
+import { appDenials, iamRecordDirOf } from '../common/iam-denials';
+import { CampaignTracker, startSampler, submitUntilAnswered } from '../common/loop';
+import { formatMillis } from '../common/report';
+import type { AlertBusOutageStats } from './alert-bus';
+import { maxSafeRelativeSkewMillis, terminalBound } from './bounds';
+import { FAULT_KINDS, type FaultEvent, FaultKind, OperatorPlanKind } from './faults';
+import { FaultInjector } from './injector';
 import {
   type AdmissionSample,
   type CampaignSnapshot,
@@ -34,7 +40,8 @@ import {
   type OrderOutcome,
   type RecordSample,
   terminalVisits,
-} from '../core/invariants';
+} from './invariants';
+import { OperatorActor } from './operator';
 import {
   type AlertBusOutage,
   CAMPAIGN_STEPS,
@@ -42,13 +49,8 @@ import {
   type FaultRates,
   type OrderPlan,
   planCampaign,
-} from '../core/plan';
-import { formatMillis, renderSummary } from '../core/report';
-import type { AlertBusOutageStats } from './alert-bus';
-import { appDenials, iamRecordDirOf } from './iam-denials';
-import { FaultInjector } from './injector';
-import { CampaignTracker, startSampler, submitUntilAnswered } from './loop';
-import { OperatorActor } from './operator';
+} from './plan';
+import { renderSummary } from './report';
 
 export interface CampaignOptions {
   /** @default 1000 */

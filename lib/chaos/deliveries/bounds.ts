@@ -9,8 +9,8 @@ import {
   REASON_CODES,
   RemediationDecision,
   type RemediationSettings,
-} from '../../../../lambdas/choreography/contracts';
-import { boundOf, type TerminalBound } from '../bounds';
+} from '../../../lambdas/choreography/contracts';
+import { boundOf, type TerminalBound } from '../common/bounds';
 
 export interface DeliveryBoundInput {
   readonly remediation: Pick<RemediationSettings, 'retryBaseSeconds' | 'retryMaxSeconds'>;

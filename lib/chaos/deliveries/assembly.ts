@@ -13,10 +13,10 @@ import {
   type RemediationSettings,
   RemediationSettingsSchema,
   ServiceName,
-} from '../../../../lambdas/choreography/contracts';
-import { PowertoolsEnvKey } from '../../../../lambdas/shared/env';
-import { type AssemblyFunction, assemblyFunctions, assemblyTemplates } from '../../../harness/assembly';
-import type { ServiceLimits } from '../../core/deliveries/plan';
+} from '../../../lambdas/choreography/contracts';
+import { PowertoolsEnvKey } from '../../../lambdas/shared/env';
+import { type AssemblyFunction, assemblyFunctions, assemblyTemplates } from '../../harness/assembly';
+import type { ServiceLimits } from './plan';
 
 export interface DeliveryAssemblyFacts {
   readonly assemblyDir: string;

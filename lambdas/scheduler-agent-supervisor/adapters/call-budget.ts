@@ -29,7 +29,7 @@ import type { Clock } from '../../shared/clock';
 import { isConditionalCheckFailed } from '../../shared/dynamodb-errors';
 import { hasErrorName } from '../../shared/errors';
 import { ProcessState, StateAttr } from '../contracts';
-import type { CallBudgetPort, CallReservation, MarkStepRunning } from '../domain/agent';
+import type { CallBudget, CallReservation, MarkStepRunning } from '../domain/ports';
 import { transitionUpdate } from './state-store';
 
 const NAMES = {
@@ -45,7 +45,7 @@ export const RESERVE_CALL = {
     'attribute_exists(#orderId) AND (attribute_not_exists(#calls.#op) OR #calls.#op < #budget OR (attribute_not_exists(#budget) AND #calls.#op < :deploymentBudget))',
 } as const;
 
-export class DynamoCallBudget implements CallBudgetPort {
+export class DynamoCallBudget implements CallBudget {
   /**
    * @param deploymentBudget the deployment's budget (RETRY_BUDGET): what a schema-2 record, created
    *   before records carried their own, is held to.
@@ -147,7 +147,7 @@ export class DynamoCallBudget implements CallBudgetPort {
   }
 }
 
-type ReserveCall = Parameters<CallBudgetPort['reserve']>[0];
+type ReserveCall = Parameters<CallBudget['reserve']>[0];
 
 /**
  * The read that tells why a reservation was refused: the budget, the operation's count and, for a

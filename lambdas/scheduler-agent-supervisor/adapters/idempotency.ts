@@ -17,12 +17,8 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Context } from 'aws-lambda';
 import { hasErrorName } from '../../shared/errors';
 import type { AgentResult } from '../contracts';
-import {
-  type CallObserver,
-  ConcurrentDeliveryError,
-  IdempotencyKeyReusedError,
-  type RemoteCallInput,
-} from '../domain/agent';
+import { type CallObserver, type RemoteCallInput } from '../domain/agent';
+import { ConcurrentDeliveryError, IdempotencyKeyReusedError } from '../domain/errors';
 
 export interface IdempotentRemoteCallOptions {
   readonly tableName: string;

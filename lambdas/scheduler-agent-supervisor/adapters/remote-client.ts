@@ -12,7 +12,7 @@ import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { CORRELATION_ID_HEADER } from '../../shared/http';
 import { IDEMPOTENCY_KEY_HEADER, REMOTE_AUTH_MODES, type RemoteAuthMode } from '../contracts';
-import type { RemoteOutcome, RemoteServicePort } from '../domain/agent';
+import type { RemoteOutcome, RemoteService } from '../domain/ports';
 
 export function parseRemoteAuth(value: string): RemoteAuthMode {
   const mode = REMOTE_AUTH_MODES.find((candidate) => candidate === value);
@@ -28,7 +28,7 @@ export interface HttpRemoteServiceOptions {
   readonly region?: string;
 }
 
-export class HttpRemoteService implements RemoteServicePort {
+export class HttpRemoteService implements RemoteService {
   private readonly baseUrl: URL;
   private readonly signer: SignatureV4 | undefined;
 
@@ -50,7 +50,7 @@ export class HttpRemoteService implements RemoteServicePort {
     }
   }
 
-  async post(request: Parameters<RemoteServicePort['post']>[0]): Promise<RemoteOutcome> {
+  async post(request: Parameters<RemoteService['post']>[0]): Promise<RemoteOutcome> {
     const url = new URL(`${this.baseUrl.pathname.replace(/\/$/, '')}${request.path}`, this.baseUrl);
     const body = JSON.stringify(request.body);
     const headers = await this.headersFor(url, body, {

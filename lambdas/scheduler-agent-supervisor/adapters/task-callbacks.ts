@@ -12,7 +12,7 @@ import {
 } from '@aws-sdk/client-sfn';
 import { hasErrorName } from '../../shared/errors';
 import type { AgentResult } from '../contracts';
-import type { CallbackDelivery, HeartbeatsPort, TaskCallbacksPort } from '../domain/agent';
+import type { CallbackDelivery, Heartbeats, TaskCallbacks } from '../domain/ports';
 
 export const LATE_REPLY_ERRORS: readonly string[] = ['TaskTimedOut', 'InvalidToken', 'TaskDoesNotExist'];
 
@@ -34,7 +34,7 @@ async function deliver(send: () => Promise<unknown>): Promise<CallbackDelivery> 
   }
 }
 
-export class StepFunctionsTaskCallbacks implements TaskCallbacksPort {
+export class StepFunctionsTaskCallbacks implements TaskCallbacks {
   constructor(private readonly sfn: SFNClient) {}
 
   succeed(taskToken: string, result: AgentResult): Promise<CallbackDelivery> {
@@ -74,7 +74,7 @@ export interface HeartbeatListener {
  * the next one is scheduled only once the previous one has answered, so a slow API cannot pile
  * them up.
  */
-export class TimerHeartbeats implements HeartbeatsPort {
+export class TimerHeartbeats implements Heartbeats {
   constructor(
     private readonly callbacks: Pick<StepFunctionsTaskCallbacks, 'heartbeat'>,
     private readonly listener: HeartbeatListener = {},

@@ -25,6 +25,23 @@ import {
   type WorkflowTimings,
   workflowSteps,
 } from '../contracts';
+import type { CallResult } from './call-result';
+import {
+  ConcurrentDeliveryError,
+  IdempotencyKeyReusedError,
+  InvalidAgentRequestError,
+  RemoteCallFailedError,
+} from './errors';
+import type {
+  CallBudget,
+  CallbackDelivery,
+  CallReservation,
+  Heartbeats,
+  MarkStepRunning,
+  RemoteOutcome,
+  RemoteService,
+  TaskCallbacks,
+} from './ports';
 
 /** What a request asks the agent to run: the step itself, or its compensation. */
 export type AgentAction = AgentRequest['action'];
@@ -64,12 +81,6 @@ export function heartbeatIntervalMillis(heartbeatSeconds: number): number {
 // ---------------------------------------------------------------------------------------------
 // Remote outcomes
 // ---------------------------------------------------------------------------------------------
-
-/** What one remote call produced, as seen on the wire. */
-export type RemoteOutcome =
-  | { readonly kind: 'response'; readonly status: number; readonly body: unknown }
-  | { readonly kind: 'network-error'; readonly message: string }
-  | { readonly kind: 'timeout'; readonly afterMillis: number };
 
 export type OutcomeClass = 'success' | 'permanent' | 'transient';
 
@@ -133,72 +144,6 @@ function successOf(
 // ---------------------------------------------------------------------------------------------
 // Calling with retries
 // ---------------------------------------------------------------------------------------------
-
-/** Result of calling the remote service for one request, retries included. */
-export type CallResult =
-  | {
-      readonly kind: 'success';
-      readonly confirmationId: string;
-      /** Compensations only: whether the service had an effect to undo. */
-      readonly undone?: boolean;
-      readonly calls: number;
-    }
-  | { readonly kind: 'permanent'; readonly detail: string; readonly calls: number }
-  | {
-      readonly kind: 'transient';
-      readonly reason: GiveUpReason;
-      readonly detail: string;
-      readonly calls: number;
-    }
-  /** The record refused to reserve another call: the order's budget for the operation is spent. */
-  | { readonly kind: 'budget-exhausted'; readonly detail: string; readonly calls: number }
-  /** A `markRunning` reservation found the lock gone (another attempt, a finished order): no call made. */
-  | { readonly kind: 'fenced'; readonly detail: string; readonly calls: number };
-
-/** What the state record answered when asked to reserve one call (see CallBudgetPort). */
-export type CallReservation =
-  | { readonly kind: 'reserved' }
-  | {
-      readonly kind: 'exhausted';
-      /** The order's RetryBudget (the deployment's for a schema-2 record). */
-      readonly budget: number;
-      /** Calls reserved for the operation so far (CallsMade.<operation>). */
-      readonly callsMade: number;
-    }
-  /**
-   * A reservation that was to mark the step Running (MarkStepRunning) found the record no longer
-   * held by the request's execution, or not Processing: nothing was written, nothing is called.
-   */
-  | { readonly kind: 'fenced'; readonly detail: string };
-
-/**
- * Lean workflow versions (AgentRequest.markRunning): the step is marked Running, as transition
- * markStepRunning says, in the conditional write that reserves the call, fenced on the lock of the
- * request's execution. The values are what a classic `<Step>.MarkRunning` state binds.
- */
-export interface MarkStepRunning {
-  /** The execution's lock (its instance id, which names its attempt). */
-  readonly instanceId: string;
-  /** The step, which becomes RunningStep. */
-  readonly step: string;
-  /** The step's planned deadline (the request's deadlineEpochMillis): CompleteBy. */
-  readonly completeBy: number;
-}
-
-/**
- * The order's end-to-end retry budget (MISSION item 10), kept in its state record: every remote
- * call is reserved there (a conditional counter, one per operation) BEFORE it is made, so calls by
- * duplicate deliveries, redeliveries, stale attempts and operator retries all count. A reservation
- * is never fenced on the lock: it counts calls, it does not decide who may run.
- */
-export interface CallBudgetPort {
-  reserve(call: {
-    readonly orderId: string;
-    readonly operation: string;
-    /** Also mark the step Running, fenced, in the same write (lean versions). @default - count only */
-    readonly markRunning?: MarkStepRunning;
-  }): Promise<CallReservation>;
-}
 
 export interface CallObserver {
   onCall?(callNumber: number): void;
@@ -309,52 +254,6 @@ export interface RemoteCallInput {
   readonly markRunning?: MarkStepRunning;
 }
 
-/** Thrown inside the idempotent call so a failed call leaves no idempotency record behind. */
-export class RemoteCallFailedError extends Error {
-  constructor(readonly result: Exclude<CallResult, { kind: 'success' }>) {
-    super(
-      `remote call failed (${result.kind}${'reason' in result ? `, ${result.reason}` : ''}): ${result.detail}`,
-    );
-    this.name = 'RemoteCallFailedError';
-  }
-}
-
-/** Another delivery of the same key is mid-call: this one must come back later, not answer now. */
-export class ConcurrentDeliveryError extends Error {
-  constructor(idempotencyKey: string) {
-    super(`another delivery for idempotency key '${idempotencyKey}' is calling the remote service`);
-    this.name = 'ConcurrentDeliveryError';
-  }
-}
-
-/** The same key came with different order data: a bug upstream that retrying cannot fix. */
-export class IdempotencyKeyReusedError extends Error {
-  constructor(idempotencyKey: string) {
-    super(`idempotency key '${idempotencyKey}' was used before with different order data`);
-    this.name = 'IdempotencyKeyReusedError';
-  }
-}
-
-export class InvalidAgentRequestError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'InvalidAgentRequestError';
-  }
-}
-
-/** 'late' = the task is gone (TaskTimedOut, InvalidToken, TaskDoesNotExist): nobody is waiting. */
-export type CallbackDelivery = 'delivered' | 'late';
-
-export interface TaskCallbacksPort {
-  succeed(taskToken: string, result: AgentResult): Promise<CallbackDelivery>;
-  fail(taskToken: string, error: string, cause: string): Promise<CallbackDelivery>;
-}
-
-export interface HeartbeatsPort {
-  /** Starts heartbeating this token; the returned function stops it. */
-  start(taskToken: string, intervalMillis: number): () => void;
-}
-
 export type AgentOutcome =
   | { readonly kind: 'succeeded'; readonly result: AgentResult; readonly delivery: CallbackDelivery }
   | {
@@ -427,8 +326,8 @@ export async function handleAgentRequest(
   request: AgentRequest,
   ports: {
     readonly callRemoteIdempotently: (input: RemoteCallInput) => Promise<AgentResult>;
-    readonly callbacks: TaskCallbacksPort;
-    readonly heartbeats: HeartbeatsPort;
+    readonly callbacks: TaskCallbacks;
+    readonly heartbeats: Heartbeats;
     readonly concurrentDeliveryWait: ConcurrentDeliveryWait;
   },
 ): Promise<AgentOutcome> {
@@ -502,17 +401,6 @@ function failureFor(error: unknown): AgentFailure | undefined {
   return undefined;
 }
 
-/** The remote service as the agent sees it: one POST, one outcome (never throws for HTTP errors). */
-export interface RemoteServicePort {
-  post(request: {
-    readonly path: string;
-    readonly idempotencyKey: string;
-    readonly correlationId: string;
-    readonly body: RemoteOperationRequest | RemoteCompensationRequest;
-    readonly timeoutMillis: number;
-  }): Promise<RemoteOutcome>;
-}
-
 /**
  * The function the idempotency layer wraps: calls the step's remote operation (or its compensation)
  * with retries and returns the AgentResult, or throws RemoteCallFailedError so that no idempotency
@@ -522,9 +410,9 @@ export interface RemoteServicePort {
 export async function callRemoteOperation(
   input: RemoteCallInput,
   deps: {
-    readonly remote: RemoteServicePort;
+    readonly remote: RemoteService;
     /** Every call is reserved against the order's retry budget first. */
-    readonly budget: CallBudgetPort;
+    readonly budget: CallBudget;
     readonly backoff: BackoffCurve;
     readonly clock: Clock;
     readonly sleep: Sleep;

@@ -17,6 +17,7 @@ import {
   workflowShape,
   workflowSteps,
 } from '../contracts';
+import { MissingOrderError, UnknownOrderError } from './errors';
 import type {
   ClaimStore,
   OrdersReader,
@@ -42,22 +43,6 @@ import {
  * workflowExecutionInput).
  */
 export const MAX_EXECUTION_INPUT_BYTES = 256 * 1024;
-
-/** A lean version's start finds no order in the business database: it can never succeed. */
-export class MissingOrderError extends Error {
-  constructor(readonly orderId: string) {
-    super(`No order '${orderId}' in the business database to start its lean workflow execution with`);
-    this.name = 'MissingOrderError';
-  }
-}
-
-/** A start message names an order the state store does not know: it can never succeed. */
-export class UnknownOrderError extends Error {
-  constructor(readonly orderId: string) {
-    super(`No state record for order '${orderId}'`);
-    this.name = 'UnknownOrderError';
-  }
-}
 
 export type ClaimTimings = Pick<
   WorkflowTimings,

@@ -34,11 +34,11 @@ import {
   type CallObserver,
   callRemoteOperation,
   handleAgentRequest,
-  InvalidAgentRequestError,
   idempotencyRetentionSeconds,
   remoteOperationFor,
   resolveAgentOperation,
 } from '../domain/agent';
+import { InvalidAgentRequestError } from '../domain/errors';
 
 const stepName = requireEnv(EnvKey.StepName);
 const { service } = remoteOperationFor(stepName);

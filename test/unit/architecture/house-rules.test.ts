@@ -118,7 +118,7 @@ const KNOWN_REACHES: Readonly<Record<string, readonly string[]>> = {
     'lambdas/scheduler-agent-supervisor/adapters/state-store.ts',
     'lambdas/scheduler-agent-supervisor/domain/gauges.ts',
     'lambdas/scheduler-agent-supervisor/domain/order.ts',
-    'lambdas/scheduler-agent-supervisor/domain/ports.ts',
+    'lambdas/scheduler-agent-supervisor/domain/ports/index.ts',
     'lambdas/scheduler-agent-supervisor/domain/shard.ts',
     'lambdas/scheduler-agent-supervisor/domain/starter.ts',
     'lambdas/scheduler-agent-supervisor/domain/state-record.ts',
@@ -143,10 +143,6 @@ const OVERSIZED_FILES: Readonly<Record<string, { readonly ceiling: number; reado
   'lib/local-runtime/stepfunctions/runtime.ts': {
     ceiling: 863,
     why: 'to split: executions, states and the API (issue 21)',
-  },
-  'lambdas/scheduler-agent-supervisor/domain/agent.ts': {
-    ceiling: 685,
-    why: 'to split: ports per use case (issue 21)',
   },
   'lambdas/scheduler-agent-supervisor/adapters/state-store.ts': {
     ceiling: 665,
@@ -193,11 +189,16 @@ const LONG_FUNCTIONS: Readonly<Record<string, number>> = {
 };
 
 /** What a ratchet finds: new breaks, entries past their ceiling, entries that no longer apply. */
-function ratchet(found: ReadonlyMap<string, number>, known: Readonly<Record<string, number>>): string[] {
+function ratchet(
+  found: ReadonlyMap<string, number>,
+  known: Readonly<Record<string, number>>,
+  unlisted: (key: string, size: number) => string = (key, size) =>
+    `${key}: ${size} lines (split it, or write why next to it)`,
+): string[] {
   const problems: string[] = [];
   for (const [key, size] of found) {
     const ceiling = known[key];
-    if (ceiling === undefined) problems.push(`${key}: ${size} lines (split it, or write why next to it)`);
+    if (ceiling === undefined) problems.push(unlisted(key, size));
     else if (size > ceiling) problems.push(`${key}: ${size} lines, past its ceiling of ${ceiling}`);
   }
   for (const key of Object.keys(known)) {
@@ -248,7 +249,9 @@ describe('house rules', () => {
         targets.map((target) => [`${file} -> ${target}`, 1]),
       ),
     );
-    expect(ratchet(reaches, known)).toEqual([]);
+    expect(
+      ratchet(reaches, known, (reach) => `${reach}: a new reach inside a wing (use its public face)`),
+    ).toEqual([]);
   });
 
   it(`no source file is over ${FILE_LINE_LIMIT} lines unless listed with its reason, and none grows`, () => {

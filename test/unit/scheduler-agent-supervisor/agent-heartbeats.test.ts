@@ -2,7 +2,7 @@ import {
   isLateReplyError,
   TimerHeartbeats,
 } from '../../../lambdas/scheduler-agent-supervisor/adapters/task-callbacks';
-import type { CallbackDelivery } from '../../../lambdas/scheduler-agent-supervisor/domain/agent';
+import type { CallbackDelivery } from '../../../lambdas/scheduler-agent-supervisor/domain/ports';
 
 describe('TimerHeartbeats', () => {
   beforeEach(() => jest.useFakeTimers());

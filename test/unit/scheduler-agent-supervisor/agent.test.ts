@@ -4,37 +4,41 @@ import {
   type AgentResult,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import {
-  type CallBudgetPort,
-  type CallbackDelivery,
-  type CallReservation,
-  type CallResult,
-  ConcurrentDeliveryError,
   callRemoteOperation,
   callWithRetries,
   classifyOutcome,
   effectiveDeadline,
   handleAgentRequest,
   heartbeatIntervalMillis,
-  IdempotencyKeyReusedError,
-  InvalidAgentRequestError,
   idempotencyRetentionSeconds,
   perCallTimeoutMillis,
-  RemoteCallFailedError,
-  type RemoteOutcome,
-  type RemoteServicePort,
   remoteOperationFor,
   resolveAgentOperation,
 } from '../../../lambdas/scheduler-agent-supervisor/domain/agent';
+import type { CallResult } from '../../../lambdas/scheduler-agent-supervisor/domain/call-result';
+import {
+  ConcurrentDeliveryError,
+  IdempotencyKeyReusedError,
+  InvalidAgentRequestError,
+  RemoteCallFailedError,
+} from '../../../lambdas/scheduler-agent-supervisor/domain/errors';
+import type {
+  CallBudget,
+  CallbackDelivery,
+  CallReservation,
+  RemoteOutcome,
+  RemoteService,
+} from '../../../lambdas/scheduler-agent-supervisor/domain/ports';
 import { loadConfig } from '../../../lib/scheduler-agent-supervisor/config';
 import { fakeTime as fakeTimeFrom } from '../shared/fake-time';
 
 const backoff = { baseMillis: 100, capMillis: 1_000 };
 
 /** A budget that reserves every call (tests about something else). */
-const unlimitedBudget: CallBudgetPort = { reserve: async () => ({ kind: 'reserved' }) };
+const unlimitedBudget: CallBudget = { reserve: async () => ({ kind: 'reserved' }) };
 
 /** A record's counter: reserves `budget` calls per order and operation, then refuses; keeps what it was asked. */
-function countingBudget(budget: number): CallBudgetPort & { readonly asked: string[] } {
+function countingBudget(budget: number): CallBudget & { readonly asked: string[] } {
   const made = new Map<string, number>();
   const asked: string[] = [];
   return {
@@ -301,8 +305,8 @@ const callInput = (from: AgentRequest, deadline: number) => ({
 
 describe('callRemoteOperation', () => {
   it("posts the step's operation with the stable key and returns the AgentResult", async () => {
-    const posted: Parameters<RemoteServicePort['post']>[0][] = [];
-    const remote: RemoteServicePort = {
+    const posted: Parameters<RemoteService['post']>[0][] = [];
+    const remote: RemoteService = {
       post: async (call) => {
         posted.push(call);
         return ok('pay-1');
@@ -333,7 +337,7 @@ describe('callRemoteOperation', () => {
   });
 
   it('throws RemoteCallFailedError so a failed call is never stored as a result', async () => {
-    const remote: RemoteServicePort = { post: async () => status(422) };
+    const remote: RemoteService = { post: async () => status(422) };
     const time = fakeTime(0);
     await expect(
       callRemoteOperation(callInput(request, 10_000), {
@@ -347,8 +351,8 @@ describe('callRemoteOperation', () => {
   });
 
   it("posts a compensation to the step's compensation path with { orderId, undoes } under its own key", async () => {
-    const posted: Parameters<RemoteServicePort['post']>[0][] = [];
-    const remote: RemoteServicePort = {
+    const posted: Parameters<RemoteService['post']>[0][] = [];
+    const remote: RemoteService = {
       post: async (call) => {
         posted.push(call);
         return posted.length === 1
@@ -388,7 +392,7 @@ describe('callRemoteOperation', () => {
   });
 
   it('reports undone: false when the service had nothing to undo', async () => {
-    const remote: RemoteServicePort = {
+    const remote: RemoteService = {
       post: async () => ({
         kind: 'response',
         status: 200,
@@ -408,7 +412,7 @@ describe('callRemoteOperation', () => {
   });
 
   it('throws RemoteCallFailedError when the compensation is refused for good', async () => {
-    const remote: RemoteServicePort = { post: async () => status(422) };
+    const remote: RemoteService = { post: async () => status(422) };
     const time = fakeTime(0);
     await expect(
       callRemoteOperation(callInput(compensateRequest, 10_000), {
@@ -423,7 +427,7 @@ describe('callRemoteOperation', () => {
 
   it("reserves every call in the order's budget under the operation's name, and stops without calling once it is refused", async () => {
     const posted: string[] = [];
-    const remote: RemoteServicePort = {
+    const remote: RemoteService = {
       post: async (call) => {
         posted.push(call.idempotencyKey);
         return status(503);
@@ -459,14 +463,14 @@ describe('callRemoteOperation: lean requests (markRunning)', () => {
   const mark = { instanceId: 'order-1--attempt-2', step: 'ChargePayment', completeBy: 60_000 };
 
   it('asks the budget to mark the step Running with every reservation', async () => {
-    const asked: Parameters<CallBudgetPort['reserve']>[0][] = [];
-    const budget: CallBudgetPort = {
+    const asked: Parameters<CallBudget['reserve']>[0][] = [];
+    const budget: CallBudget = {
       reserve: async (call) => {
         asked.push(call);
         return { kind: 'reserved' };
       },
     };
-    const remote: RemoteServicePort = { post: async () => ok() };
+    const remote: RemoteService = { post: async () => ok() };
     await callRemoteOperation(
       { ...callInput(request, 60_000), markRunning: mark },
       { remote, budget, backoff, ...fakeTime(0), random: () => 0 },
@@ -476,13 +480,13 @@ describe('callRemoteOperation: lean requests (markRunning)', () => {
 
   it('fails when the reservation is fenced: no call, a fenced result the agent answers with Agent.FencedOut', async () => {
     const posted: string[] = [];
-    const remote: RemoteServicePort = {
+    const remote: RemoteService = {
       post: async (call) => {
         posted.push(call.idempotencyKey);
         return ok();
       },
     };
-    const budget: CallBudgetPort = {
+    const budget: CallBudget = {
       reserve: async () => ({ kind: 'fenced', detail: 'locked by another attempt' }),
     };
     await expect(

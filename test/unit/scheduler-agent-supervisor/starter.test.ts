@@ -1,4 +1,5 @@
 import { ProcessState } from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import { MissingOrderError } from '../../../lambdas/scheduler-agent-supervisor/domain/errors';
 import type { StoredOrder } from '../../../lambdas/scheduler-agent-supervisor/domain/order';
 import type {
   ClaimRequest,
@@ -13,7 +14,6 @@ import type {
 import {
   type ClaimTimings,
   MAX_EXECUTION_INPUT_BYTES,
-  MissingOrderError,
   planAttempt,
   START_RETRY_POLICY,
   type StartDependencies,

@@ -1,0 +1,80 @@
+/**
+ * What an agent needs: the call budget it reserves each remote call in (marking its step Running on
+ * lean versions), the remote service, and the task token's callbacks and heartbeats.
+ */
+import type { AgentResult, RemoteCompensationRequest, RemoteOperationRequest } from '../../contracts';
+
+/** What one remote call produced, as seen on the wire. */
+export type RemoteOutcome =
+  | { readonly kind: 'response'; readonly status: number; readonly body: unknown }
+  | { readonly kind: 'network-error'; readonly message: string }
+  | { readonly kind: 'timeout'; readonly afterMillis: number };
+
+/** What the state record answered when asked to reserve one call (see CallBudget). */
+export type CallReservation =
+  | { readonly kind: 'reserved' }
+  | {
+      readonly kind: 'exhausted';
+      /** The order's RetryBudget (the deployment's for a schema-2 record). */
+      readonly budget: number;
+      /** Calls reserved for the operation so far (CallsMade.<operation>). */
+      readonly callsMade: number;
+    }
+  /**
+   * A reservation that was to mark the step Running (MarkStepRunning) found the record no longer
+   * held by the request's execution, or not Processing: nothing was written, nothing is called.
+   */
+  | { readonly kind: 'fenced'; readonly detail: string };
+
+/**
+ * Lean workflow versions (AgentRequest.markRunning): the step is marked Running, as transition
+ * markStepRunning says, in the conditional write that reserves the call, fenced on the lock of the
+ * request's execution. The values are what a classic `<Step>.MarkRunning` state binds.
+ */
+export interface MarkStepRunning {
+  /** The execution's lock (its instance id, which names its attempt). */
+  readonly instanceId: string;
+  /** The step, which becomes RunningStep. */
+  readonly step: string;
+  /** The step's planned deadline (the request's deadlineEpochMillis): CompleteBy. */
+  readonly completeBy: number;
+}
+
+/**
+ * The order's end-to-end retry budget (MISSION item 10), kept in its state record: every remote
+ * call is reserved there (a conditional counter, one per operation) BEFORE it is made, so calls by
+ * duplicate deliveries, redeliveries, stale attempts and operator retries all count. A reservation
+ * is never fenced on the lock: it counts calls, it does not decide who may run.
+ */
+export interface CallBudget {
+  reserve(call: {
+    readonly orderId: string;
+    readonly operation: string;
+    /** Also mark the step Running, fenced, in the same write (lean versions). @default - count only */
+    readonly markRunning?: MarkStepRunning;
+  }): Promise<CallReservation>;
+}
+
+/** 'late' = the task is gone (TaskTimedOut, InvalidToken, TaskDoesNotExist): nobody is waiting. */
+export type CallbackDelivery = 'delivered' | 'late';
+
+export interface TaskCallbacks {
+  succeed(taskToken: string, result: AgentResult): Promise<CallbackDelivery>;
+  fail(taskToken: string, error: string, cause: string): Promise<CallbackDelivery>;
+}
+
+export interface Heartbeats {
+  /** Starts heartbeating this token; the returned function stops it. */
+  start(taskToken: string, intervalMillis: number): () => void;
+}
+
+/** The remote service as the agent sees it: one POST, one outcome (never throws for HTTP errors). */
+export interface RemoteService {
+  post(request: {
+    readonly path: string;
+    readonly idempotencyKey: string;
+    readonly correlationId: string;
+    readonly body: RemoteOperationRequest | RemoteCompensationRequest;
+    readonly timeoutMillis: number;
+  }): Promise<RemoteOutcome>;
+}

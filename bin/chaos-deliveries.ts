@@ -8,9 +8,9 @@
  *                    [--work DIR] [--without kind,kind] [--only kind,kind] [--min-delivered 0.6]
  *                    [--allowance-seconds 60] [--keep-data]
  */
-import { DELIVERY_FAULT_KINDS } from '../lib/chaos/deliveries/faults';
 import { CampaignArguments, definedOnly, runCampaignCommand } from '../lib/chaos/common/arguments';
 import { type DeliveryCampaignOptions, runDeliveryCampaign } from '../lib/chaos/deliveries/campaign';
+import { DELIVERY_FAULT_KINDS } from '../lib/chaos/deliveries/faults';
 
 const USAGE =
   'Usage: npm run chaos:deliveries -- [--deliveries N] [--seed N] [--max-in-flight N] [--assembly DIR] ' +

@@ -9,10 +9,10 @@
  *                    [--without kind,kind] [--only kind,kind] [--transient-rate 0.05]
  *                    [--min-processed 0.6] [--allowance-seconds 60] [--clock-skew-ms 1000] [--keep-data]
  */
-import { FAULT_KINDS } from '../lib/chaos/orders/faults';
-import { DEFAULT_FAULT_RATES } from '../lib/chaos/orders/plan';
 import { CampaignArguments, definedOnly, runCampaignCommand } from '../lib/chaos/common/arguments';
 import { type CampaignOptions, runCampaign } from '../lib/chaos/orders/campaign';
+import { FAULT_KINDS } from '../lib/chaos/orders/faults';
+import { DEFAULT_FAULT_RATES } from '../lib/chaos/orders/plan';
 
 const USAGE =
   'Usage: npm run chaos -- [--orders N] [--seed N] [--max-in-flight N] [--admission-limit N] [--assembly DIR] [--work DIR] ' +

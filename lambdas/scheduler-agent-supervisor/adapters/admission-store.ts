@@ -37,7 +37,7 @@ import type {
   TransitionResult,
 } from '../domain/ports';
 import { storedOrderToItem } from './orders-repository';
-import { stateRecordToItem } from './state-store';
+import { stateRecordToItem } from './state-record-item';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 

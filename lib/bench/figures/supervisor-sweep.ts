@@ -23,10 +23,8 @@ import { DynamoAlertOutbox } from '../../../lambdas/scheduler-agent-supervisor/a
 import { EventBridgeAlertPublisher } from '../../../lambdas/scheduler-agent-supervisor/adapters/alert-publisher';
 import { DynamoOrderGauges } from '../../../lambdas/scheduler-agent-supervisor/adapters/order-gauges';
 import { SqsStartQueue } from '../../../lambdas/scheduler-agent-supervisor/adapters/start-queue';
-import {
-  DynamoStateStore,
-  stateRecordToItem,
-} from '../../../lambdas/scheduler-agent-supervisor/adapters/state-store';
+import { stateRecordToItem } from '../../../lambdas/scheduler-agent-supervisor/adapters/state-record-item';
+import { DynamoStateStore } from '../../../lambdas/scheduler-agent-supervisor/adapters/state-store';
 import {
   admissionShardKey,
   CompensationStatus,

@@ -1,7 +1,7 @@
 import {
   stateRecordFromItem,
   stateRecordToItem,
-} from '../../../lambdas/scheduler-agent-supervisor/adapters/state-store';
+} from '../../../lambdas/scheduler-agent-supervisor/adapters/state-record-item';
 import { ProcessState, TERMINAL_STATES } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import type { StateRecord } from '../../../lambdas/scheduler-agent-supervisor/domain/state-record';
 import { decideSupervision } from '../../../lambdas/scheduler-agent-supervisor/domain/supervisor';

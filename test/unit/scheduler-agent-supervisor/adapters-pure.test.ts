@@ -6,8 +6,8 @@ import {
 import {
   stateRecordFromItem,
   stateRecordToItem,
-  transitionUpdate,
-} from '../../../lambdas/scheduler-agent-supervisor/adapters/state-store';
+} from '../../../lambdas/scheduler-agent-supervisor/adapters/state-record-item';
+import { transitionUpdate } from '../../../lambdas/scheduler-agent-supervisor/adapters/state-store';
 import {
   CompensationStatus,
   ProcessState,

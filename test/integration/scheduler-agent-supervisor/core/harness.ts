@@ -28,7 +28,7 @@ import type {
   SQSEvent,
   SQSRecord,
 } from 'aws-lambda';
-import { stateRecordToItem } from '../../../../lambdas/scheduler-agent-supervisor/adapters/state-store';
+import { stateRecordToItem } from '../../../../lambdas/scheduler-agent-supervisor/adapters/state-record-item';
 import {
   ADMISSION_INDEX,
   AdmissionCounterAttr,

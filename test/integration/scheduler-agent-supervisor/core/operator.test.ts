@@ -6,10 +6,8 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, Context, DynamoDBStreamEvent, EventBridgeEvent } from 'aws-lambda';
 import { DynamoOperatorStore } from '../../../../lambdas/scheduler-agent-supervisor/adapters/operator-store';
-import {
-  DynamoStateStore,
-  stateRecordToItem,
-} from '../../../../lambdas/scheduler-agent-supervisor/adapters/state-store';
+import { stateRecordToItem } from '../../../../lambdas/scheduler-agent-supervisor/adapters/state-record-item';
+import { DynamoStateStore } from '../../../../lambdas/scheduler-agent-supervisor/adapters/state-store';
 import {
   AdmissionCounterAttr,
   DRAIN_ITEM_KEY,

@@ -48,7 +48,6 @@ import {
   stateRecordToItem,
 } from './state-record-item';
 
-
 /** Exactly what the index holds: the table key, the index keys and its projected attributes. */
 const DUE_PROJECTION = [StateAttr.OrderId, DUE_INDEX.sortKey, ...DUE_INDEX.projectedAttributes];
 

@@ -9,9 +9,9 @@ import {
   TERMINAL_STATES,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { type CampaignOptions, runCampaign } from '../../chaos/orders/campaign';
+import type { OrderOutcome } from '../../chaos/orders/campaign-snapshot';
 import type { FaultEvent } from '../../chaos/orders/faults';
 import { FAULT_KINDS, FaultKind } from '../../chaos/orders/faults';
-import type { OrderOutcome } from '../../chaos/orders/invariants';
 import { CAMPAIGN_STEPS, DEFAULT_FAULT_RATES, type FaultRates } from '../../chaos/orders/plan';
 import { recoveryLatencies } from '../../chaos/orders/recovery';
 import { type Distribution, distributionOf } from '../../harness/stats';

@@ -30,17 +30,10 @@ import { CampaignTracker, startSampler, submitUntilAnswered } from '../common/lo
 import { formatMillis } from '../common/report';
 import type { AlertBusOutageStats } from './alert-bus';
 import { maxSafeRelativeSkewMillis, terminalBound } from './bounds';
+import type { AdmissionSample, CampaignSnapshot, OrderOutcome, RecordSample } from './campaign-snapshot';
 import { FAULT_KINDS, type FaultEvent, FaultKind, OperatorPlanKind } from './faults';
 import { FaultInjector } from './injector';
-import {
-  type AdmissionSample,
-  type CampaignSnapshot,
-  type CheckResult,
-  checkCampaign,
-  type OrderOutcome,
-  type RecordSample,
-  terminalVisits,
-} from './invariants';
+import { type CheckResult, checkCampaign, terminalVisits } from './invariants';
 import { OperatorActor } from './operator';
 import {
   type AlertBusOutage,

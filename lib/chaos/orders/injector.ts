@@ -18,8 +18,8 @@ import type {
 import { InjectorBase } from '../common/injector-base';
 import { seededUnit } from '../common/random';
 import { AlertBusOutages } from './alert-bus';
+import { parseIdempotencyKey } from './effect-checks';
 import { type FaultEvent, FaultKind } from './faults';
-import { parseIdempotencyKey } from './invariants';
 import type { CampaignPlan, OrderPlan } from './plan';
 
 export interface InjectorSettings {

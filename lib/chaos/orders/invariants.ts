@@ -8,83 +8,27 @@ import {
   AlertType,
   ClientStatus,
   type ClientStatusMessage,
-  CompensationStatus,
   clientStatusFor,
-  ORDER_STEPS,
-  operationKey,
   ProcessState,
   StepStatus,
   TERMINAL_STATES,
-  type WorkflowTimings,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { AlarmState } from '../../../lambdas/shared/alarm-spec';
 import type {
   AlertSnapshot,
   ClientMessageDelivery,
-  LedgerCallsSnapshot,
-  LedgerEffectSnapshot,
-  LedgerUndoSnapshot,
   OperatorLogEntrySnapshot,
   RecordSnapshot,
-  ReplyQueueProbe,
 } from '../../harness/snapshots';
+import { countBy, countedDenials, restartDowntimeDuring, type Verdict } from '../common/verdicts';
+import type { CampaignSnapshot } from './campaign-snapshot';
 import {
-  countBy,
-  countedDenials,
-  type RestartWindow,
-  restartDowntimeDuring,
-  type Verdict,
-} from '../common/verdicts';
-import { type FaultEvent, type FaultKind } from './faults';
-
-/** A record as seen while the campaign ran (the sampler reads in-flight orders every tick). */
-export interface RecordSample extends RecordSnapshot {
-  readonly at: number;
-}
-
-export interface OrderOutcome {
-  readonly orderId: string;
-  /** When the API accepted it (202, or 200 for an identical resubmission); absent if never. */
-  readonly acceptedAt?: number;
-  /** When its record was first seen terminal; absent if never. */
-  readonly terminalAt?: number;
-  /** The plan made success impossible (PERM-FAIL, outage): it must not be Processed. */
-  readonly mustFail: boolean;
-  /** How a failing plan must end (Error, Compensated, CompensationFailed). */
-  readonly expectedOutcome?: string;
-  /** The step planned to fail for good (or to be out), for the outcome check. */
-  readonly failingStep?: string;
-  /**
-   * The client whose API key submitted it: its status messages go to that client's queue only.
-   * Absent: submitted with no client's key, so the order's own messages are not judged.
-   */
-  readonly clientId?: string;
-  /**
-   * When an operator action last took it out of a terminal state (a retry of Error, a cancel of
-   * Processed): the bound then counts from here, as for new work.
-   */
-  readonly reopenedAt?: number;
-}
-
-/** One reading of what is in flight: records not terminal, and the admission counters' sum. */
-export interface AdmissionSample {
-  readonly at: number;
-  /** Accepted orders whose record was not terminal at this reading. */
-  readonly nonTerminal: number;
-  /** Sum of InFlight over the admission counter shards. */
-  readonly slotsHeld?: number;
-}
-
-export interface AdmissionObservation {
-  /** The limit the assembly was synthesized with (ADMISSION_SETTINGS). */
-  readonly limit: number;
-  readonly samples: readonly AdmissionSample[];
-  /**
-   * Accepted orders submitted again (identically) while the API was refusing new work, and what
-   * that resubmission got when it was refused (429): accepted work is never refused later.
-   */
-  readonly refusedAfterAcceptance: readonly string[];
-}
+  callsWithinBudget,
+  compensationExact,
+  noProcessedWithCompensation,
+  oneEffectPerKey,
+  processedOneEffectPerStep,
+} from './effect-checks';
 
 /** The inbox's order alerts: everything but the alarm notifications. */
 export function orderAlerts(alerts: readonly AlertSnapshot[]): AlertSnapshot[] {
@@ -100,71 +44,6 @@ export function alarmsFired(alerts: readonly AlertSnapshot[]): [string, number][
   return [...fired].sort(
     ([leftName, left], [rightName, right]) => right - left || leftName.localeCompare(rightName),
   );
-}
-
-/** One retry or cancel the campaign sent as operator, and what became of it. */
-export interface OperatorActionSnapshot {
-  readonly orderId: string;
-  readonly action: string;
-  /** Unique per action (the campaign numbers them), so its OperatorLog entry is found by it. */
-  readonly reason: string;
-  readonly seenState: string;
-  readonly seenUpdatedAt: string;
-  readonly at: number;
-  /**
-   * applied: 200; refused: 409 or 429 (nothing may be written); unknown: no answer (transport
-   * error, 5xx), so the entry may or may not exist.
-   */
-  readonly outcome: 'applied' | 'refused' | 'unknown';
-  readonly status?: number;
-  /** StateChanged or NotAllowed for a 409. */
-  readonly refusal?: string;
-}
-
-export interface OperatorObservation {
-  /** The principal the campaign signs operator requests as (its OperatorLog `By`). */
-  readonly identity: string;
-  readonly actions: readonly OperatorActionSnapshot[];
-}
-
-export interface ClientObservation {
-  /** The clients the campaign submitted as (the Clients output). */
-  readonly clients: readonly string[];
-  readonly deliveries: readonly ClientMessageDelivery[];
-  readonly probes: readonly ReplyQueueProbe[];
-  /**
-   * SQS FIFO's deduplication window: a resend of a messageKey within it must have been dropped;
-   * one later is the redelivery clients de-duplicate on messageKey (listed, not counted).
-   */
-  readonly deduplicationWindowMillis: number;
-}
-
-export interface CampaignSnapshot {
-  readonly timings: WorkflowTimings;
-  readonly terminalBoundMillis: number;
-  readonly orders: readonly OrderOutcome[];
-  readonly finalRecords: readonly RecordSnapshot[];
-  readonly samples: readonly RecordSample[];
-  readonly ledger: readonly LedgerEffectSnapshot[];
-  /** The downstream's compensation answers (undos). */
-  readonly undos: readonly LedgerUndoSnapshot[];
-  /** The calls the downstream received, per key (every call counted, whatever its answer). */
-  readonly calls: readonly LedgerCallsSnapshot[];
-  /** The deployment's retry budget (the agents' RETRY_BUDGET), for records without their own. */
-  readonly retryBudget: number;
-  /** Requests by the app's own roles (and services) that IAM denied, as messages (iam-denials.ts). */
-  readonly appDenials: readonly string[];
-  readonly admission: AdmissionObservation;
-  readonly alerts: readonly AlertSnapshot[];
-  readonly faults: readonly FaultEvent[];
-  readonly enabledKinds: readonly FaultKind[];
-  readonly restarts: readonly RestartWindow[];
-  /** The run is trivial below this share of Processed orders (of all planned orders). */
-  readonly minProcessedShare: number;
-  /** What the campaign did as operator (no actions when operator-actions is off). */
-  readonly operator: OperatorObservation;
-  /** The status messages taken from each client's reply queue, and the cross-client probes. */
-  readonly clientMessages: ClientObservation;
 }
 
 export type InvariantId =
@@ -247,16 +126,6 @@ export const GUARD_TITLES: Readonly<Record<GuardId, string>> = {
 const TERMINAL: readonly string[] = TERMINAL_STATES;
 /** Where a lock may be held: the states an attempt works in. */
 const LOCKED_STATES: readonly string[] = [ProcessState.Processing, ProcessState.CompensationInProgress];
-const SERVICE_OF_STEP = new Map<string, string>(ORDER_STEPS.map((step) => [step.name, step.service]));
-/** `<orderId>:<step>` is the stable key; anything after a further ':' is not part of it. */
-export function parseIdempotencyKey(
-  key: string,
-): { orderId: string; step: string; stable: boolean } | undefined {
-  const [orderId, step, ...rest] = key.split(':');
-  if (!orderId || !step) return undefined;
-  return { orderId, step, stable: rest.length === 0 };
-}
-
 export function checkCampaign(snapshot: CampaignSnapshot): CheckResult {
   const records = new Map(snapshot.finalRecords.map((record) => [record.orderId, record]));
   const messagesRedeliveredAfterWindow: string[] = [];
@@ -323,104 +192,6 @@ function terminalWithinBound(snapshot: CampaignSnapshot, records: Map<string, Re
     const took = order.terminalAt - from;
     if (took > allowed) {
       violations.push(`${order.orderId}: ${record.processState} after ${took} ms, bound ${allowed} ms`);
-    }
-  }
-  return violations;
-}
-
-/**
- * The retry budget, measured at the dependency: the downstream's ledger counts every call per key.
- * Per order and operation (keys that only differ after the stable `<orderId>:<operation>` are one
- * operation), the calls received stay within the order's RetryBudget (the deployment's for a record
- * without one) and within what the agents reserved in CallsMade, since each call is reserved first.
- */
-function callsWithinBudget(snapshot: CampaignSnapshot, records: Map<string, RecordSnapshot>): string[] {
-  const violations: string[] = [];
-  const received = new Map<string, { orderId: string; operation: string; calls: number }>();
-  for (const entry of snapshot.calls) {
-    const parsed = parseIdempotencyKey(entry.idempotencyKey);
-    if (!parsed) continue;
-    const key = `${parsed.orderId}:${parsed.step}`;
-    const sum = received.get(key) ?? { orderId: parsed.orderId, operation: parsed.step, calls: 0 };
-    received.set(key, { ...sum, calls: sum.calls + entry.calls });
-  }
-  for (const [key, { orderId, operation, calls }] of received) {
-    const record = records.get(orderId);
-    if (!record) continue;
-    const budget = record.retryBudget ?? snapshot.retryBudget;
-    const reserved = record.callsMade?.[operation] ?? 0;
-    if (calls > budget) violations.push(`${key}: ${calls} calls received, RetryBudget ${budget}`);
-    if (calls > reserved)
-      violations.push(`${key}: ${calls} calls received, ${reserved} reserved in CallsMade`);
-  }
-  for (const record of snapshot.finalRecords) {
-    const budget = record.retryBudget ?? snapshot.retryBudget;
-    for (const [operation, reserved] of Object.entries(record.callsMade ?? {})) {
-      if (reserved > budget) {
-        violations.push(`${record.orderId}:${operation}: CallsMade ${reserved} > RetryBudget ${budget}`);
-      }
-    }
-  }
-  return violations;
-}
-
-function oneEffectPerKey(snapshot: CampaignSnapshot): string[] {
-  const violations: string[] = [];
-  const byRawKey = countBy(snapshot.ledger, (effect) => `${effect.service} ${effect.idempotencyKey}`);
-  for (const [key, count] of byRawKey) {
-    if (count > 1) violations.push(`${key}: ${count} effects under one ledger key`);
-  }
-  const byOperation = new Map<string, string[]>();
-  for (const effect of snapshot.ledger) {
-    const parsed = parseIdempotencyKey(effect.idempotencyKey);
-    if (!parsed) {
-      violations.push(
-        `${effect.service} ${effect.idempotencyKey}: effect under a key that names no order and step`,
-      );
-      continue;
-    }
-    const operation = `${parsed.orderId}:${parsed.step}`;
-    byOperation.set(operation, [...(byOperation.get(operation) ?? []), effect.idempotencyKey]);
-  }
-  for (const [operation, keys] of byOperation) {
-    if (keys.length > 1) {
-      violations.push(`${operation}: ${keys.length} effects (keys ${[...new Set(keys)].join(', ')})`);
-    }
-  }
-  return violations;
-}
-
-function processedOneEffectPerStep(snapshot: CampaignSnapshot): string[] {
-  const effectsByOrder = new Map<string, LedgerEffectSnapshot[]>();
-  for (const effect of snapshot.ledger) {
-    const parsed = parseIdempotencyKey(effect.idempotencyKey);
-    if (!parsed) continue;
-    effectsByOrder.set(parsed.orderId, [...(effectsByOrder.get(parsed.orderId) ?? []), effect]);
-  }
-  const violations: string[] = [];
-  for (const record of snapshot.finalRecords) {
-    if (record.processState !== ProcessState.Processed) continue;
-    const effects = effectsByOrder.get(record.orderId) ?? [];
-    // The record's Steps map holds exactly the steps of its workflow version.
-    for (const step of ORDER_STEPS.filter((candidate) => record.steps[candidate.name] !== undefined)) {
-      const ofStep = effects.filter(
-        (effect) =>
-          parseIdempotencyKey(effect.idempotencyKey)?.step === step.name && effect.service === step.service,
-      );
-      if (ofStep.length !== 1) {
-        violations.push(
-          `${record.orderId}: Processed with ${ofStep.length} ${step.service} effects for ${step.name}`,
-        );
-      }
-    }
-    const misrouted = effects.filter(
-      (effect) =>
-        SERVICE_OF_STEP.get(parseIdempotencyKey(effect.idempotencyKey)?.step ?? '') !== effect.service,
-    );
-    for (const effect of misrouted) {
-      violations.push(
-        `${record.orderId}: effect ${effect.idempotencyKey} recorded by the wrong service ${effect.service}`,
-      );
     }
   }
   return violations;
@@ -503,112 +274,6 @@ function failureCountWithinThreshold(snapshot: CampaignSnapshot): string[] {
         `${orderId}: CompensationFailureCount ${count} > maxCompensationFailures ${maxCompensationFailures}`,
     ),
   ];
-}
-
-/**
- * Each Compensated order: every step that was done (an effect in the ledger, or Completed in the
- * record, or a log entry written when it completed) is undone exactly once, by the step's own
- * compensation key, the record says so, and the undos ran in reverse step order (the ledger's undo
- * times, else the log's CompensatedAt). Every order: an undo that says `undone: true` undid an
- * effect that exists, and one that says `undone: false` left no effect standing under its key.
- */
-function compensationExact(snapshot: CampaignSnapshot): string[] {
-  const violations: string[] = [];
-  const effectByKey = new Map(
-    snapshot.ledger.map((effect) => [`${effect.service} ${effect.idempotencyKey}`, effect]),
-  );
-  const undosByTarget = new Map<string, LedgerUndoSnapshot[]>();
-  for (const undo of snapshot.undos) {
-    const target = `${undo.service} ${undo.undoes}`;
-    undosByTarget.set(target, [...(undosByTarget.get(target) ?? []), undo]);
-    const effect = effectByKey.get(target);
-    const step = parseIdempotencyKey(undo.undoes);
-    const definition = ORDER_STEPS.find((candidate) => candidate.name === step?.step);
-    if (!step || !definition || definition.service !== undo.service) {
-      violations.push(
-        `${undo.service} ${undo.idempotencyKey}: undoes ${undo.undoes}, which names no step of ${undo.service}`,
-      );
-      continue;
-    }
-    const expectedKey = operationKey(step.orderId, definition.compensation.name);
-    if (undo.idempotencyKey !== expectedKey) {
-      violations.push(
-        `${undo.service} ${undo.idempotencyKey}: undoes ${undo.undoes} under a key other than ${expectedKey}`,
-      );
-    }
-    if (undo.undone && effect?.undoneBy !== undo.idempotencyKey) {
-      violations.push(
-        `${undo.idempotencyKey}: undone: true, but ${undo.undoes} has no ${undo.service} effect it undid (nothing was done)`,
-      );
-    }
-    if (!undo.undone && effect !== undefined && effect.undoneBy === undefined) {
-      violations.push(`${undo.idempotencyKey}: undone: false, yet the effect ${undo.undoes} stands`);
-    }
-  }
-  for (const record of snapshot.finalRecords) {
-    if (record.processState !== ProcessState.Compensated) continue;
-    const undoneSteps: Array<{ step: string; at: number | undefined }> = [];
-    for (const step of ORDER_STEPS.filter((candidate) => record.steps[candidate.name] !== undefined)) {
-      const key = operationKey(record.orderId, step.name);
-      const effect = effectByKey.get(`${step.service} ${key}`);
-      const status = record.steps[step.name];
-      const entry = record.compensationLog?.[step.name];
-      const recordedDone =
-        status === StepStatus.Completed || (entry !== undefined && entry.uncertain !== true);
-      if (entry !== undefined && entry.status !== CompensationStatus.Compensated) {
-        violations.push(
-          `${record.orderId}: Compensated, but the log entry of ${step.name} is ${entry.status}`,
-        );
-      }
-      if (effect === undefined) {
-        if (recordedDone) {
-          violations.push(
-            `${record.orderId}: ${step.name} completed in the record, but no ${step.service} effect is in the ledger`,
-          );
-        }
-        continue;
-      }
-      const undos = (undosByTarget.get(`${step.service} ${key}`) ?? []).filter((undo) => undo.undone);
-      if (undos.length !== 1 || effect.undoneBy === undefined) {
-        violations.push(
-          `${record.orderId}: ${step.name} was done (${step.service} effect) and undone ${effect.undoneBy === undefined ? 0 : undos.length} times`,
-        );
-        continue;
-      }
-      if (status !== StepStatus.Compensated) {
-        violations.push(`${record.orderId}: ${step.name} undone, but the record says ${status ?? 'nothing'}`);
-      }
-      undoneSteps.push({ step: step.name, at: undos[0]?.at ?? entry?.compensatedAt });
-    }
-    for (let later = 1; later < undoneSteps.length; later += 1) {
-      const first = undoneSteps[later - 1];
-      const second = undoneSteps[later];
-      if (first?.at === undefined || second?.at === undefined) continue;
-      if (second.at > first.at) {
-        violations.push(
-          `${record.orderId}: ${first.step} undone before ${second.step} (${second.at - first.at} ms earlier): not in reverse step order`,
-        );
-      }
-    }
-  }
-  return violations;
-}
-
-/** A Processed order never started compensating: no log entry past Recorded, no undo downstream. */
-function noProcessedWithCompensation(snapshot: CampaignSnapshot): string[] {
-  const undoneOrders = countBy(snapshot.undos, (undo) => parseIdempotencyKey(undo.undoes)?.orderId ?? '?');
-  const violations: string[] = [];
-  for (const record of snapshot.finalRecords) {
-    if (record.processState !== ProcessState.Processed) continue;
-    for (const [step, entry] of Object.entries(record.compensationLog ?? {})) {
-      if (entry.status !== CompensationStatus.Recorded) {
-        violations.push(`${record.orderId}: Processed with the log entry of ${step} ${entry.status}`);
-      }
-    }
-    const undos = undoneOrders.get(record.orderId) ?? 0;
-    if (undos > 0) violations.push(`${record.orderId}: Processed with ${undos} undo(s) in the ledger`);
-  }
-  return violations;
 }
 
 /** Every reading of the in-flight count and of the admission counters stays within [0, limit]. */

@@ -24,8 +24,8 @@ import {
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { sleep } from '../../../lambdas/shared/clock';
 import type { SystemDriver, TimedRecord } from '../../harness/orders-driver';
+import type { OperatorActionSnapshot } from './campaign-snapshot';
 import { FaultKind, OperatorPlanKind } from './faults';
-import type { OperatorActionSnapshot } from './invariants';
 import { idempotencyKeyFor, type OrderPlan } from './plan';
 
 export interface OperatorActorSettings {

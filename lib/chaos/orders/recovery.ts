@@ -4,8 +4,8 @@
  */
 
 import { latenciesFromFirstHit } from '../common/recovery';
+import type { OrderOutcome } from './campaign-snapshot';
 import type { FaultEvent, FaultKind } from './faults';
-import type { OrderOutcome } from './invariants';
 
 /** latenciesFromFirstHit for the order campaign's fault log and orders. */
 export function recoveryLatencies(

@@ -6,8 +6,9 @@
 
 import type { TerminalBound } from '../common/bounds';
 import { boundTable, faultTable, formatMillis, renderTable, verdictSection } from '../common/report';
+import type { CampaignSnapshot } from './campaign-snapshot';
 import { FAULT_KINDS } from './faults';
-import { alarmsFired, type CampaignSnapshot, type CheckResult } from './invariants';
+import { alarmsFired, type CheckResult } from './invariants';
 
 export interface SummaryInput {
   readonly snapshot: CampaignSnapshot;

@@ -5,8 +5,8 @@ import {
   RECOVERY_KINDS,
   unrecoveredOrders,
 } from '../../../lib/bench/figures/recovery';
+import type { OrderOutcome } from '../../../lib/chaos/orders/campaign-snapshot';
 import { FAULT_KINDS, FaultKind } from '../../../lib/chaos/orders/faults';
-import type { OrderOutcome } from '../../../lib/chaos/orders/invariants';
 import { planCampaign } from '../../../lib/chaos/orders/plan';
 
 /** Three accepted orders: `a` became terminal, `b` and `c` never did. */

@@ -3,14 +3,14 @@ import {
   ProcessState,
   workflowSteps,
 } from '../../../../lambdas/scheduler-agent-supervisor/contracts';
+import type { CampaignSnapshot } from '../../../../lib/chaos/orders/campaign-snapshot';
+import { parseIdempotencyKey } from '../../../../lib/chaos/orders/effect-checks';
 import { FAULT_KINDS, FaultKind } from '../../../../lib/chaos/orders/faults';
 import {
   alarmsFired,
-  type CampaignSnapshot,
   type CheckResult,
   checkCampaign,
   type InvariantId,
-  parseIdempotencyKey,
 } from '../../../../lib/chaos/orders/invariants';
 import type {
   AlertSnapshot,

@@ -1,8 +1,10 @@
 /**
- * Names of the fake remote services (lambdas/fakes, lib/fakes): their environment and their ledger
- * table. The HTTP contract they serve belongs to the wing that calls them
+ * Names of the fake remote services (lambdas/fakes, lib/fakes): their environment, their ledger
+ * table, the SKUs that choose a scenario (docs/demo-scenarios.md) and the operation each path
+ * serves. The HTTP contract they serve belongs to the wing that calls them
  * (lambdas/scheduler-agent-supervisor/contracts/remote-service.ts).
  */
+import { ORDER_STEPS, type ServiceName } from '../scheduler-agent-supervisor/contracts';
 /** CloudWatch namespace of the fakes' metrics, apart from the wings' own. */
 export const FAKES_METRICS_NAMESPACE = 'FakeRemoteServices';
 
@@ -56,3 +58,53 @@ export const LedgerItemKind = {
   OutageEnded: 'outage-ended',
 } as const;
 export type LedgerItemKind = (typeof LedgerItemKind)[keyof typeof LedgerItemKind];
+
+export const ScenarioSku = {
+  PermanentFailure: 'PERM-FAIL',
+  PermanentFailureInventory: 'PERM-FAIL-INVENTORY',
+  PermanentFailureShipping: 'PERM-FAIL-SHIPPING',
+  PermanentFailureLoyalty: 'PERM-FAIL-LOYALTY',
+  Flaky: 'FLAKY',
+  StallOnce: 'STALL-ONCE',
+  UndoFlaky: 'UNDO-FLAKY',
+  UndoFail: 'UNDO-FAIL',
+  Slow: 'SLOW',
+  Outage: 'OUTAGE',
+} as const;
+
+/** Calls per key that a FLAKY service (or an UNDO-FLAKY compensation) fails before it succeeds. */
+export const FLAKY_FAILURES_PER_KEY = 2;
+
+/** The SKU that makes each service refuse its operation for good. */
+export const PERMANENT_FAILURE_SKU: Readonly<Record<ServiceName, string>> = {
+  inventory: ScenarioSku.PermanentFailureInventory,
+  payment: ScenarioSku.PermanentFailure,
+  shipping: ScenarioSku.PermanentFailureShipping,
+  loyalty: ScenarioSku.PermanentFailureLoyalty,
+};
+
+/** An operation path served by the fakes: a step's operation, or its compensation. */
+export type RemoteOperation =
+  | { readonly kind: 'perform'; readonly service: ServiceName; readonly step: string }
+  | {
+      readonly kind: 'compensate';
+      readonly service: ServiceName;
+      readonly step: string;
+      readonly compensation: string;
+    };
+
+/** The operation served at a path, or undefined for a path no service serves. */
+export function operationForPath(path: string): RemoteOperation | undefined {
+  for (const step of ORDER_STEPS) {
+    if (step.operationPath === path) return { kind: 'perform', service: step.service, step: step.name };
+    if (step.compensation.operationPath === path) {
+      return {
+        kind: 'compensate',
+        service: step.service,
+        step: step.name,
+        compensation: step.compensation.name,
+      };
+    }
+  }
+  return undefined;
+}

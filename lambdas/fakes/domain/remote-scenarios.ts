@@ -45,31 +45,9 @@
  *     undone: false }. A later original call with that key is refused (422), as is any original
  *     call whose effect was undone: an undo is final.
  */
-import { ORDER_STEPS, type ServiceName } from '../../scheduler-agent-supervisor/contracts';
+import { type ServiceName } from '../../scheduler-agent-supervisor/contracts';
+import { FLAKY_FAILURES_PER_KEY, PERMANENT_FAILURE_SKU, ScenarioSku } from '../contracts';
 
-export const ScenarioSku = {
-  PermanentFailure: 'PERM-FAIL',
-  PermanentFailureInventory: 'PERM-FAIL-INVENTORY',
-  PermanentFailureShipping: 'PERM-FAIL-SHIPPING',
-  PermanentFailureLoyalty: 'PERM-FAIL-LOYALTY',
-  Flaky: 'FLAKY',
-  StallOnce: 'STALL-ONCE',
-  UndoFlaky: 'UNDO-FLAKY',
-  UndoFail: 'UNDO-FAIL',
-  Slow: 'SLOW',
-  Outage: 'OUTAGE',
-} as const;
-
-/** Calls per key that a FLAKY service (or an UNDO-FLAKY compensation) fails before it succeeds. */
-export const FLAKY_FAILURES_PER_KEY = 2;
-
-/** The SKU that makes each service refuse its operation for good. */
-export const PERMANENT_FAILURE_SKU: Readonly<Record<ServiceName, string>> = {
-  inventory: ScenarioSku.PermanentFailureInventory,
-  payment: ScenarioSku.PermanentFailure,
-  shipping: ScenarioSku.PermanentFailureShipping,
-  loyalty: ScenarioSku.PermanentFailureLoyalty,
-};
 const STALL_ONCE_SERVICES: readonly ServiceName[] = ['payment'];
 const OUTAGE_SERVICES: readonly ServiceName[] = ['payment'];
 
@@ -81,32 +59,6 @@ export interface ScenarioFlags {
   readonly undoFail: boolean;
   readonly slow: boolean;
   readonly outage: boolean;
-}
-
-/** An operation path served by the fakes: a step's operation, or its compensation. */
-export type RemoteOperation =
-  | { readonly kind: 'perform'; readonly service: ServiceName; readonly step: string }
-  | {
-      readonly kind: 'compensate';
-      readonly service: ServiceName;
-      readonly step: string;
-      readonly compensation: string;
-    };
-
-/** The operation served at a path, or undefined for a path no service serves. */
-export function operationForPath(path: string): RemoteOperation | undefined {
-  for (const step of ORDER_STEPS) {
-    if (step.operationPath === path) return { kind: 'perform', service: step.service, step: step.name };
-    if (step.compensation.operationPath === path) {
-      return {
-        kind: 'compensate',
-        service: step.service,
-        step: step.name,
-        compensation: step.compensation.name,
-      };
-    }
-  }
-  return undefined;
 }
 
 /** Which scenarios this service plays for an order with these SKUs. */

@@ -22,14 +22,12 @@ import { CORRELATION_ID_HEADER, errorResponse, headerValue, jsonResponse } from 
 import { annotateTrace, createObservability, instrumentedHandler } from '../../shared/observability';
 import { jsonParser } from '../../shared/parse';
 import { DynamoDbLedger, type LedgerPort } from '../adapters/ledger';
-import { FakesEnvKey } from '../contracts';
+import { FakesEnvKey, operationForPath, type RemoteOperation } from '../contracts';
 import {
   decideAfterEffect,
   decideAfterUndo,
   decideBeforeEffect,
   decideBeforeUndo,
-  operationForPath,
-  type RemoteOperation,
   type ScenarioFlags,
   scenarioFlags,
 } from '../domain/remote-scenarios';

@@ -18,26 +18,14 @@ import {
   instrumentedHandler,
   publishMetrics,
 } from '../../shared/observability';
-import { DynamoAlertOutbox } from '../adapters/alert-outbox';
-import { EventBridgeAlertPublisher } from '../adapters/alert-publisher';
-import { DynamoOrderGauges } from '../adapters/order-gauges';
 import {
   readDueShardCount,
   readWorkflowStateMachines,
   readWorkflowTimings,
 } from '../adapters/runtime-config';
-import { SqsStartQueue } from '../adapters/start-queue';
-import { DynamoStateStore } from '../adapters/state-store';
-import { compensationStuckAfterSeconds, EnvKey, OrderMetric } from '../contracts';
-import { DEFAULT_GAUGE_CAP, measureOrderGauges } from '../domain/gauges';
+import { composeSupervisor, type SupervisorRunSummary, type SweepSummary } from '../composition/supervisor';
+import { EnvKey, OrderMetric } from '../contracts';
 import type { EventLog } from '../domain/ports';
-import { allDueShards } from '../domain/shard';
-import {
-  runSupervisor,
-  type SupervisorDependencies,
-  type SupervisorRunSummary,
-  type SweepSummary,
-} from '../domain/supervisor';
 
 /** Time kept back from the invocation's remaining time so logs and metrics still get flushed. */
 export const INVOCATION_SAFETY_MARGIN_MILLIS = 1_000;
@@ -45,27 +33,22 @@ export const INVOCATION_SAFETY_MARGIN_MILLIS = 1_000;
 const observability = createObservability<OrderMetric>();
 const { logger, tracer, metrics, count, gauge } = observability;
 const timings = readWorkflowTimings();
-const documentClient = createDocumentClient(tracer);
-const stateTableName = requireEnv(EnvKey.StateTableName);
-const gaugeReader = new DynamoOrderGauges(documentClient, stateTableName);
-const gaugeSettings = {
-  compensationStuckAfterSeconds: compensationStuckAfterSeconds(timings),
-  cap: DEFAULT_GAUGE_CAP,
-};
-
-const dependencies: Omit<SupervisorDependencies, 'log' | 'correlationId'> = {
-  store: new DynamoStateStore(documentClient, stateTableName),
-  startQueue: new SqsStartQueue(createSqsClient(tracer), requireEnv(EnvKey.StartQueueUrl)),
-  alerts: new EventBridgeAlertPublisher(createEventBridgeClient(tracer), requireEnv(EnvKey.AlertBusName)),
-  outbox: new DynamoAlertOutbox(documentClient, stateTableName),
-  ...(timings.alertRedeliveryGraceSeconds !== undefined && {
-    alertRedeliveryGraceSeconds: timings.alertRedeliveryGraceSeconds,
-  }),
-  clock: systemClock,
-  timings,
-  shards: allDueShards(readDueShardCount()),
-  liveWorkflowVersions: [...readWorkflowStateMachines().keys()],
-};
+const supervisor = composeSupervisor(
+  {
+    documents: createDocumentClient(tracer),
+    sqs: createSqsClient(tracer),
+    eventBridge: createEventBridgeClient(tracer),
+  },
+  {
+    stateTableName: requireEnv(EnvKey.StateTableName),
+    startQueueUrl: requireEnv(EnvKey.StartQueueUrl),
+    alertBusName: requireEnv(EnvKey.AlertBusName),
+    timings,
+    dueShardCount: readDueShardCount(),
+    liveWorkflowVersions: [...readWorkflowStateMachines().keys()],
+    clock: systemClock,
+  },
+);
 
 /**
  * The metric each counter of a sweep, or of the alert re-delivery pass, is reported as
@@ -104,14 +87,14 @@ async function reportSweep(sweep: SweepSummary, log: EventLog): Promise<void> {
   count(OrderMetric.SupervisorSweeps);
   countSummary(sweep);
   try {
-    const gauges = await measureOrderGauges(gaugeReader, systemClock.now(), gaugeSettings);
+    const gauges = await supervisor.measureGauges(systemClock.now());
     gauge(OrderMetric.OrdersInError, gauges.ordersInError);
     gauge(OrderMetric.CompensationsStuck, gauges.compensationsStuck);
     gauge(OrderMetric.OldestInFlightAgeSeconds, gauges.oldestInFlightAgeSeconds, MetricUnit.Seconds);
     if (gauges.capped.length > 0) {
       log.warn('Gauges stopped at their cap; their values are lower bounds', {
         capped: gauges.capped,
-        cap: gaugeSettings.cap,
+        cap: supervisor.gaugeCap,
       });
     }
   } catch (error) {
@@ -138,7 +121,7 @@ export const handler = instrumentedHandler(
       safetyMarginMillis: INVOCATION_SAFETY_MARGIN_MILLIS,
     });
     let budgetReported = false;
-    const summary = await runSupervisor({ ...dependencies, log, correlationId }, budget, {
+    const summary = await supervisor.run({ log, correlationId }, budget, {
       sweeps: timings.supervisorSweepsPerRun,
       intervalMillis: timings.supervisorRateSeconds * 1000,
       sleep,

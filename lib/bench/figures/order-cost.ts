@@ -6,7 +6,7 @@
  * and by service; the scheduled functions (supervisor, admission reconciler) apart, per month.
  */
 
-import { ScenarioSku } from '../../../lambdas/fakes/domain/remote-scenarios';
+import { ScenarioSku } from '../../../lambdas/fakes/contracts';
 import {
   DEFAULT_WORKFLOW_VERSION,
   type SubmitOrderRequest,

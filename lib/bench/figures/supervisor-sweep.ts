@@ -7,8 +7,8 @@
  *
  * The tables are the StateStore construct itself (its key schema, indexes and projections),
  * synthesized in a one-stack app and created by the local runtime on DynamoDB Local, as for any
- * stack it runs. The sweep is the supervisor's domain (sweepDueRecords) over its adapters
- * (DynamoStateStore, SqsStartQueue), with the default profile's settings.
+ * stack it runs. The sweep is the supervisor as its handler composes it (the wing's
+ * composition/supervisor.ts) on metered clients, with the default profile's settings.
  */
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,16 +19,17 @@ import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { App, CfnOutput, Stack } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
-import { DynamoAlertOutbox } from '../../../lambdas/scheduler-agent-supervisor/adapters/alert-outbox';
-import { EventBridgeAlertPublisher } from '../../../lambdas/scheduler-agent-supervisor/adapters/alert-publisher';
-import { DynamoOrderGauges } from '../../../lambdas/scheduler-agent-supervisor/adapters/order-gauges';
-import { SqsStartQueue } from '../../../lambdas/scheduler-agent-supervisor/adapters/start-queue';
 import { stateRecordToItem } from '../../../lambdas/scheduler-agent-supervisor/adapters/state-record-item';
 import { DynamoStateStore } from '../../../lambdas/scheduler-agent-supervisor/adapters/state-store';
 import {
+  composeSupervisor,
+  DEFAULT_GAUGE_CAP,
+  type EventLog,
+  type SweepSummary,
+} from '../../../lambdas/scheduler-agent-supervisor/composition/supervisor';
+import {
   admissionShardKey,
   CompensationStatus,
-  compensationStuckAfterSeconds,
   DUE_INDEX,
   ProcessState,
   StateAttr,
@@ -36,13 +37,7 @@ import {
   StepStatus,
   workflowSteps,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
-import {
-  DEFAULT_GAUGE_CAP,
-  measureOrderGauges,
-} from '../../../lambdas/scheduler-agent-supervisor/domain/gauges';
 import { orderFingerprint } from '../../../lambdas/scheduler-agent-supervisor/domain/order';
-import type { EventLog } from '../../../lambdas/scheduler-agent-supervisor/domain/ports';
-import { allDueShards } from '../../../lambdas/scheduler-agent-supervisor/domain/shard';
 import { planAttempt } from '../../../lambdas/scheduler-agent-supervisor/domain/starter';
 import {
   buildInitialStateRecord,
@@ -51,12 +46,6 @@ import {
   type StateRecord,
   type StepState,
 } from '../../../lambdas/scheduler-agent-supervisor/domain/state-record';
-import {
-  redeliverAlerts,
-  type SupervisorDependencies,
-  type SweepSummary,
-  sweepDueRecords,
-} from '../../../lambdas/scheduler-agent-supervisor/domain/supervisor';
 import { SDK_MAX_ATTEMPTS } from '../../../lambdas/shared/aws-clients/options';
 import { isoAt, systemClock, timeBudget } from '../../../lambdas/shared/clock';
 import { ratio } from '../../harness/stats';
@@ -390,31 +379,28 @@ async function superviseOnce(
   errors: string[],
 ): Promise<SupervisorRunCost> {
   const outputs = world.runtime.target.stackOutputs[STACK_NAME] ?? {};
-  const deps: SupervisorDependencies = {
-    store: new DynamoStateStore(world.measured, tableName),
-    startQueue: new SqsStartQueue(world.sqs, String(outputs[START_QUEUE_OUTPUT])),
-    alerts: new EventBridgeAlertPublisher(world.eventBridge, String(outputs[ALERT_BUS_OUTPUT])),
-    outbox: new DynamoAlertOutbox(world.measured, tableName),
-    clock: systemClock,
-    timings: config.timings,
-    shards: allDueShards(config.dueShardCount),
-    log: quietLog(errors),
-    correlationId: 'bench-supervisor-sweep',
-    liveWorkflowVersions: [...config.workflow.live],
-  };
+  // The supervisor as its handler composes it, on the metered clients.
+  const supervisor = composeSupervisor(
+    { documents: world.measured, sqs: world.sqs, eventBridge: world.eventBridge },
+    {
+      stateTableName: tableName,
+      startQueueUrl: String(outputs[START_QUEUE_OUTPUT]),
+      alertBusName: String(outputs[ALERT_BUS_OUTPUT]),
+      timings: config.timings,
+      dueShardCount: config.dueShardCount,
+      liveWorkflowVersions: [...config.workflow.live],
+      clock: systemClock,
+    },
+  );
+  const run = { log: quietLog(errors), correlationId: 'bench-supervisor-sweep' };
   const budget = timeBudget({
     clock: systemClock,
     deadlineEpochMillis: systemClock.now() + config.timings.supervisorBudgetSeconds * 1000,
   });
-  const alertBackstop = await world.meter.measure(() => redeliverAlerts(deps, budget));
-  const sweep = await world.meter.measure(() => sweepDueRecords(deps, budget));
+  const alertBackstop = await world.meter.measure(() => supervisor.redeliverAlerts(run, budget));
+  const sweep = await world.meter.measure(() => supervisor.sweep(run, budget));
   // The handler's gauges after a sweep (handlers/supervisor.ts, reportSweep), with its settings.
-  const gauges = await world.meter.measure(() =>
-    measureOrderGauges(new DynamoOrderGauges(world.measured, tableName), systemClock.now(), {
-      compensationStuckAfterSeconds: compensationStuckAfterSeconds(config.timings),
-      cap: DEFAULT_GAUGE_CAP,
-    }),
-  );
+  const gauges = await world.meter.measure(() => supervisor.measureGauges(systemClock.now()));
   return {
     sweep: sweep.usage,
     summary: sweep.result,

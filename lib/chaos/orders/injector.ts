@@ -5,7 +5,8 @@
  * alert bus outages), around sandboxes, in SQS deliveries, in clocks and function copies. The
  * handlers run unmodified.
  */
-import { operationForPath } from '../../../lambdas/fakes/domain/remote-scenarios';
+
+import { operationForPath } from '../../../lambdas/fakes/contracts';
 import type { AssemblyFacts } from '../../harness/assembly';
 import type {
   FaultHooks,

@@ -3,7 +3,7 @@
  * settings (seed included), so a run can be reproduced and a failing order looked up by index.
  */
 
-import { PERMANENT_FAILURE_SKU, ScenarioSku } from '../../../lambdas/fakes/domain/remote-scenarios';
+import { PERMANENT_FAILURE_SKU, ScenarioSku } from '../../../lambdas/fakes/contracts';
 import {
   type CompensationName,
   DEFAULT_WORKFLOW_VERSION,

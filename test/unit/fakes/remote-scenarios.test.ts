@@ -1,3 +1,4 @@
+import { operationForPath } from '../../../lambdas/fakes/contracts';
 import {
   callCounterKey,
   decideAfterEffect,
@@ -5,7 +6,6 @@ import {
   decideBeforeEffect,
   decideBeforeUndo,
   effectKey,
-  operationForPath,
   scenarioFlags,
 } from '../../../lambdas/fakes/domain/remote-scenarios';
 import {

@@ -7,12 +7,8 @@ import type { AwsJsonOperation } from '../protocol/aws-json-server';
 import { SfnApiError } from './errors';
 import { historyEventBody } from './history';
 import { lengthConstraintMessage, MAX_TASK_TOKEN_LENGTH } from './limits';
-import type {
-  ExecutionDescription,
-  ExecutionStatus,
-  StateMachineDescription,
-  StepFunctionsRuntime,
-} from './runtime';
+import type { StepFunctionsRuntime } from './runtime';
+import type { ExecutionDescription, ExecutionStatus, StateMachineDescription } from './runtime-types';
 
 export const TARGET_PREFIX = 'AWSStepFunctions.';
 /** Requests above this size are refused before parsing (inputs are limited to 256 KiB anyway). */

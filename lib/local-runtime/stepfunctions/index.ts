@@ -23,11 +23,8 @@ import {
   type PutEventsHandler,
   ServiceIntegrations,
 } from './integrations';
-import {
-  type RegisteredStateMachine,
-  type RegisterStateMachineOptions,
-  StepFunctionsRuntime,
-} from './runtime';
+import { StepFunctionsRuntime } from './runtime';
+import type { RegisteredStateMachine, RegisterStateMachineOptions } from './runtime-types';
 
 export { InvalidDefinitionError } from './definition';
 export type { StepFunctionsCheck } from './iam-requests';
@@ -45,7 +42,7 @@ export type {
   LocalSfnEvent,
   RegisteredStateMachine,
   RegisterStateMachineOptions,
-} from './runtime';
+} from './runtime-types';
 
 export interface LocalStepFunctionsOptions {
   /** Region and account used in state machine and execution ARNs. @default 'us-east-1' */

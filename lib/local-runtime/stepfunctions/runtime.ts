@@ -11,12 +11,7 @@
 import './promise-polyfill';
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import {
-  ExecutionError,
-  type RunOptions,
-  StateMachine,
-  type StateMachineDefinition,
-} from 'aws-local-stepfunctions';
+import { type RunOptions, StateMachine, type StateMachineDefinition } from 'aws-local-stepfunctions';
 import {
   InvalidDefinitionError,
   MAX_TIMER_SECONDS,
@@ -27,6 +22,22 @@ import {
 } from './definition';
 import { runtimeFailure, SfnApiError, TaskFailure } from './errors';
 import {
+  dataLimitExceeded,
+  decodeHistoryToken,
+  decodePageToken,
+  describeFailure,
+  EXECUTION_ARN,
+  type Execution,
+  encodeToken,
+  executionDescription,
+  isValidExecutionName,
+  parsePayload,
+  STATE_MACHINE_ARN,
+  type StateTracker,
+  type StoredMachine,
+  settledOrLate,
+} from './execution';
+import {
   type EngineLogEvent,
   ExecutionHistory,
   type HistoryEvent,
@@ -34,136 +45,26 @@ import {
   recordEngineEvent,
   taskHistory,
 } from './history';
-import type { ServiceIntegrations } from './integrations';
 import {
   DATA_LIMIT_EXCEEDED,
-  FORBIDDEN_NAME_CHARACTERS,
   lengthConstraintMessage,
   MAX_EXECUTION_NAME_LENGTH,
   MAX_PAYLOAD_BYTES,
   payloadBytes,
-  payloadConstraintMessage,
   taskResultTooLarge,
 } from './limits';
 import { SUPPORTED_RESOURCES } from './resources';
+import type {
+  ExecutionDescription,
+  ExecutionStatus,
+  LocalSfnEvent,
+  RegisteredStateMachine,
+  RegisterStateMachineOptions,
+  RuntimeOptions,
+  StateMachineDescription,
+} from './runtime-types';
+import { instrumentStates, replaceInStrings, structuredCopy } from './states-copy';
 import { type TaskTimeoutError, TaskTokenRegistry } from './task-tokens';
-
-export type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED';
-
-export interface ExecutionDescription {
-  readonly executionArn: string;
-  readonly stateMachineArn: string;
-  readonly name: string;
-  readonly status: ExecutionStatus;
-  readonly startDate: Date;
-  readonly stopDate?: Date;
-  readonly input: string;
-  readonly output?: string;
-  readonly error?: string;
-  readonly cause?: string;
-}
-
-export interface StateMachineDescription {
-  readonly stateMachineArn: string;
-  readonly name: string;
-  readonly definition: string;
-  readonly roleArn: string;
-  readonly type: 'STANDARD' | 'EXPRESS';
-  readonly creationDate: Date;
-}
-
-export interface RegisterStateMachineOptions {
-  /** @default 'arn:aws:iam::<account>:role/local-step-functions' */
-  readonly roleArn?: string;
-  /** Recorded only; every execution runs with Standard semantics. @default 'STANDARD' */
-  readonly type?: 'STANDARD' | 'EXPRESS';
-}
-
-export interface RegisteredStateMachine {
-  readonly stateMachineArn: string;
-  /** Non-fatal findings, e.g. Tasks whose Resource the local runtime does not support. */
-  readonly warnings: readonly string[];
-}
-
-/** Events for the runtime's live log (emitted on `events` as 'event' and under their own type). */
-export type LocalSfnEvent =
-  | ExecutionEvent<'ExecutionStarted'>
-  | ExecutionEvent<'ExecutionSucceeded'>
-  | (ExecutionEvent<'ExecutionFailed'> & { readonly error: string; readonly cause: string })
-  | (ExecutionEvent<'ExecutionTimedOut'> & { readonly error: string; readonly cause: string })
-  | (ExecutionEvent<'ExecutionAborted'> & { readonly error?: string; readonly cause?: string })
-  | (ExecutionEvent<'StateEntered' | 'StateRetried' | 'StateCaught'> & { readonly stateName: string })
-  | (ExecutionEvent<'TaskScheduled' | 'TaskSucceeded'> & {
-      readonly stateName: string;
-      readonly resource: string;
-    })
-  | (ExecutionEvent<'TaskFailed' | 'TaskTimedOut'> & {
-      readonly stateName: string;
-      readonly resource: string;
-      readonly error: string;
-      readonly cause: string;
-    });
-
-interface ExecutionEvent<T extends string> {
-  readonly type: T;
-  readonly timestamp: Date;
-  readonly executionArn: string;
-  readonly stateMachineArn: string;
-}
-
-export interface RuntimeOptions {
-  readonly region: string;
-  readonly accountId: string;
-  readonly integrations: ServiceIntegrations;
-  /** Executions remembered (for Describe/List and name uniqueness) before the oldest finished ones are dropped. */
-  readonly maxRememberedExecutions: number;
-  /** Closed task tokens remembered so late replies get TaskTimedOut rather than InvalidToken. */
-  readonly maxRememberedTokens: number;
-  /** Approximate bytes of execution histories kept before the oldest finished executions are dropped. */
-  readonly maxHistoryBytes: number;
-}
-
-interface StoredMachine {
-  readonly description: StateMachineDescription;
-  readonly prepared: PreparedDefinition;
-}
-
-interface Execution {
-  readonly executionArn: string;
-  readonly stateMachineArn: string;
-  /** The state machine as it was when the execution started (it may be replaced since). */
-  readonly machine: StateMachineDescription;
-  readonly history: ExecutionHistory;
-  readonly name: string;
-  readonly sequence: number;
-  readonly startDate: Date;
-  readonly input: string;
-  status: ExecutionStatus;
-  stopDate?: Date;
-  output?: string;
-  error?: string;
-  cause?: string;
-  abort?: () => void;
-  timeoutTimer?: NodeJS.Timeout;
-}
-
-/** Which state an execution is in, as the engine reads its States map (feeds $$.State and $$.Task). */
-interface StateTracker {
-  stateName: string;
-  enteredTime: string;
-}
-
-const STATE_MACHINE_ARN = /^arn:aws[a-z-]*:states:([a-z0-9-]+):(\d{12}):stateMachine:([A-Za-z0-9_-]{1,80})$/;
-const EXECUTION_ARN = /^arn:aws[a-z-]*:states:[a-z0-9-]+:\d{12}:execution:[A-Za-z0-9_-]{1,80}:[^:]{1,80}$/;
-/** An execution name's characters as AWS allows them (limits.ts); its length is checked apart. */
-function isValidExecutionName(name: string): boolean {
-  if (FORBIDDEN_NAME_CHARACTERS.test(name)) return false;
-  // Control characters (U+0000-U+001F, U+007F-U+009F) are refused as well.
-  return ![...name].some((character) => {
-    const code = character.codePointAt(0) ?? 0;
-    return code <= 0x1f || (code >= 0x7f && code <= 0x9f);
-  });
-}
 
 export class StepFunctionsRuntime {
   readonly events = new EventEmitter();
@@ -293,7 +194,7 @@ export class StepFunctionsRuntime {
   }
 
   describeExecution(executionArn: string): ExecutionDescription {
-    return describe(this.execution(executionArn));
+    return executionDescription(this.execution(executionArn));
   }
 
   listExecutions(request: {
@@ -320,7 +221,7 @@ export class StepFunctionsRuntime {
     const page = matching.slice(0, pageSize);
     const last = page.at(-1);
     return {
-      executions: page.map(describe),
+      executions: page.map(executionDescription),
       ...(matching.length > pageSize && last ? { nextToken: encodeToken({ before: last.sequence }) } : {}),
     };
   }
@@ -717,147 +618,4 @@ export class StepFunctionsRuntime {
     this.events.emit('event', event);
     this.events.emit(event.type, event);
   }
-}
-
-/**
- * Resolves when the engine's log has been read to its end, or soon after if it never ends (the
- * execution's end must not wait on the log forever).
- */
-function settledOrLate(logRead: Promise<void>): Promise<void> {
-  return new Promise((resolve) => {
-    const late = setTimeout(resolve, 1000);
-    late.unref();
-    void logRead.finally(() => {
-      clearTimeout(late);
-      resolve();
-    });
-  });
-}
-
-function describe(execution: Execution): ExecutionDescription {
-  return {
-    executionArn: execution.executionArn,
-    stateMachineArn: execution.stateMachineArn,
-    name: execution.name,
-    status: execution.status,
-    startDate: execution.startDate,
-    input: execution.input,
-    ...(execution.stopDate ? { stopDate: execution.stopDate } : {}),
-    ...(execution.output === undefined ? {} : { output: execution.output }),
-    ...(execution.error === undefined ? {} : { error: execution.error }),
-    ...(execution.cause === undefined ? {} : { cause: execution.cause }),
-  };
-}
-
-function describeFailure(failure: unknown): { error: string; cause: string } {
-  const root = failure instanceof ExecutionError && failure.cause instanceof Error ? failure.cause : failure;
-  if (root instanceof Error) return { error: root.name, cause: root.message };
-  return { error: 'States.Runtime', cause: String(root) };
-}
-
-/** States.DataLimitExceeded: terminal, so neither Retry nor Catch (States.ALL) takes it (limits.ts). */
-function dataLimitExceeded(cause: string): TaskFailure {
-  return new TaskFailure(DATA_LIMIT_EXCEEDED, cause, { terminal: true });
-}
-
-function parsePayload(text: string, errorType: string, what: 'input' | 'output'): unknown {
-  if (Buffer.byteLength(text, 'utf8') > MAX_PAYLOAD_BYTES) {
-    throw new SfnApiError('ValidationException', payloadConstraintMessage(what));
-  }
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new SfnApiError(errorType, `Invalid ${what}: not JSON (${(error as Error).message})`);
-  }
-}
-
-/** Page tokens: opaque to callers, the position to go on from. */
-function encodeToken(position: Record<string, unknown>): string {
-  return Buffer.from(JSON.stringify(position)).toString('base64url');
-}
-
-function decodeToken(token: string): Record<string, unknown> {
-  try {
-    const parsed: unknown = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
-    if (typeof parsed === 'object' && parsed !== null) return parsed as Record<string, unknown>;
-  } catch {
-    // Falls through: the caller names the operation in its error.
-  }
-  return {};
-}
-
-function decodePageToken(token: string): number {
-  const { before } = decodeToken(token);
-  if (typeof before === 'number') return before;
-  throw new SfnApiError('InvalidToken', 'Invalid Token: nextToken was not returned by ListExecutions');
-}
-
-function decodeHistoryToken(token: string, execution: Execution, reverse: boolean): number {
-  const position = decodeToken(token);
-  if (
-    position.history !== execution.executionArn ||
-    position.reverse !== reverse ||
-    typeof position.from !== 'number' ||
-    !Number.isInteger(position.from) ||
-    position.from < 0
-  ) {
-    throw new SfnApiError(
-      'InvalidToken',
-      'Invalid Token: nextToken was not returned by GetExecutionHistory for this execution and order',
-    );
-  }
-  return position.from;
-}
-
-/** Deep copy of a JSON value with every occurrence of `search` in strings replaced. */
-function replaceInStrings(value: unknown, search: string, replacement: string): unknown {
-  if (typeof value === 'string')
-    return value.includes(search) ? value.split(search).join(replacement) : value;
-  if (Array.isArray(value)) return value.map((item) => replaceInStrings(item, search, replacement));
-  if (typeof value === 'object' && value !== null) {
-    return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [key, replaceInStrings(item, search, replacement)]),
-    );
-  }
-  return value;
-}
-
-type Json = Record<string, unknown>;
-
-/** JSON deep copy (asl-validator annotates the object it checks; the engine copy stays as prepared). */
-function structuredCopy(value: Json): Json {
-  return JSON.parse(JSON.stringify(value)) as Json;
-}
-
-/**
- * A per-execution view of the definition whose States maps report each state the engine enters
- * (it reads `States[name]` right before evaluating that state's paths, synchronously). Inside
- * Parallel/Map branches running side by side, $$.State reflects the state entered last.
- */
-function instrumentStates(machine: Json, onEnter: (stateName: string) => void): Json {
-  const states = machine.States as Record<string, Json>;
-  const copy: Record<string, Json> = {};
-  for (const [name, state] of Object.entries(states)) {
-    if (state.Type === 'Parallel' && Array.isArray(state.Branches)) {
-      copy[name] = {
-        ...state,
-        Branches: (state.Branches as Json[]).map((branch) => instrumentStates(branch, onEnter)),
-      };
-    } else if (state.Type === 'Map') {
-      const key = state.ItemProcessor ? 'ItemProcessor' : 'Iterator';
-      copy[name] = { ...state, [key]: instrumentStates(state[key] as Json, onEnter) };
-    } else {
-      copy[name] = state;
-    }
-  }
-  return {
-    ...machine,
-    States: new Proxy(copy, {
-      get(target, property, receiver) {
-        const value = Reflect.get(target, property, receiver);
-        if (typeof property === 'string' && Object.hasOwn(target, property)) onEnter(property);
-        return value;
-      },
-    }),
-  };
 }

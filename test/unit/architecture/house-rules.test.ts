@@ -131,8 +131,8 @@ const FILE_LINE_LIMIT = 600;
  */
 const OVERSIZED_FILES: Readonly<Record<string, { readonly ceiling: number; readonly why: string }>> = {
   'lib/local-runtime/stepfunctions/runtime.ts': {
-    ceiling: 863,
-    why: 'to split: executions, states and the API (issue 21)',
+    ceiling: 621,
+    why: "the runtime's one class, its API and execution loop; the rest is execution.ts, runtime-types.ts, states-copy.ts",
   },
   'lib/bench/figures/supervisor-sweep.ts': {
     ceiling: 645,

@@ -5,7 +5,9 @@
  * the test scripts. The code under test uses the real AWS SDK client. The local runtime (npm start)
  * has the real services.
  */
-import { AwsApiError, startAwsJsonServer } from '../../lib/local-runtime/protocol/aws-json-server';
+
+import { AwsApiError } from '../../lib/local-runtime/protocol/aws-api-error';
+import { startAwsJsonServer } from '../../lib/local-runtime/protocol/aws-json-server';
 
 export interface RecordedCall {
   /** Operation name, e.g. "PutEvents", "SendTaskSuccess". */

@@ -14,9 +14,11 @@
  * Every request is first handed to `authorize` (the runtime's IAM: the caller's signature, then the
  * operation's action on its resources), which throws the CloudWatchError the caller gets.
  */
+
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { cbor, dateToTag } from '@smithy/core/cbor';
 import type { ReceivedRequest } from '../iam/identities';
+import { AwsApiError } from '../protocol/aws-api-error';
 import {
   BodyTooLargeError,
   type LoopbackServer,
@@ -38,8 +40,11 @@ export type CloudWatchAuthorizer = (
   request: ReceivedRequest,
 ) => Promise<void> | void;
 
-/** An error answered with CloudWatch's error shape and its Query error code. */
-export class CloudWatchError extends Error {
+/**
+ * An error answered with CloudWatch's error shape and its Query error code (the
+ * `x-amzn-query-error` header the SDK reads): the runtime's one protocol error, AwsApiError.
+ */
+export class CloudWatchError extends AwsApiError {
   constructor(
     /** The error shape, e.g. InvalidParameterValueException. */
     readonly shape: string,
@@ -48,7 +53,10 @@ export class CloudWatchError extends Error {
     message: string,
     readonly statusCode = 400,
   ) {
-    super(message);
+    super(`${NAMESPACE}#${shape}`, message, {
+      statusCode,
+      headers: { 'x-amzn-query-error': `${code};${statusCode >= 500 ? 'Receiver' : 'Sender'}` },
+    });
   }
 
   static invalidParameter(message: string): CloudWatchError {
@@ -107,13 +115,14 @@ export async function startCloudWatchServer(
               ? new CloudWatchError('RequestEntityTooLarge', 'RequestEntityTooLarge', error.message, 413)
               : undefined;
         if (!failure) options.onInternalError?.(error);
-        const { shape, code, message, statusCode } =
-          failure ?? new CloudWatchError('InternalServiceFault', 'InternalServiceError', String(error), 500);
-        reply(
+        const {
+          errorType,
+          message,
           statusCode,
-          { __type: `${NAMESPACE}#${shape}`, message },
-          { 'x-amzn-query-error': `${code};${statusCode >= 500 ? 'Receiver' : 'Sender'}` },
-        );
+          reply: answered,
+        } = failure ??
+        new CloudWatchError('InternalServiceFault', 'InternalServiceError', String(error), 500);
+        reply(statusCode, { __type: errorType, message }, { ...answered.headers });
       },
     );
   };

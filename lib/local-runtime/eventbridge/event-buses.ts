@@ -5,7 +5,7 @@
  * PutEvents API for handlers.
  */
 import { randomUUID } from 'node:crypto';
-import { AwsApiError } from '../protocol/aws-json-server';
+import { AwsApiError } from '../protocol/aws-api-error';
 import { matchesEventPattern } from './event-pattern';
 import { MAX_PUT_EVENTS_BYTES, MAX_PUT_EVENTS_ENTRIES } from './limits';
 

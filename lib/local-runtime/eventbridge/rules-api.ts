@@ -6,7 +6,9 @@
  * exceptions. Rules from the templates are listed and may be changed the same way: disabling a
  * schedule rule stops its runs (an operator pausing a scheduled function, a test stopping one).
  */
-import { AwsApiError, type AwsJsonOperation } from '../protocol/aws-json-server';
+
+import { AwsApiError } from '../protocol/aws-api-error';
+import { type AwsJsonOperation } from '../protocol/aws-json-server';
 import type { LocalEventBridge } from './event-buses';
 import { type EventRule, type RuleTarget, ruleArn, ruleTarget } from './event-buses';
 

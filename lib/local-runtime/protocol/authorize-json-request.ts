@@ -8,7 +8,7 @@
 import { type ReceivedRequest, verifySigV4 } from '../iam/identities';
 import type { RequestCheck } from '../iam/request-check';
 import type { RuntimeIam } from '../iam/runtime-iam';
-import { AwsApiError } from './aws-json-server';
+import { AwsApiError } from './aws-api-error';
 import { JSON_AUTHENTICATION_ERRORS } from './json-authentication-errors';
 
 export async function authorizeJsonRequest(

@@ -6,24 +6,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ReceivedRequest } from '../iam/identities';
+import { AwsApiError } from './aws-api-error';
 import { BodyTooLargeError, type RunningServer, readBody, startLoopbackServer } from './http-server';
-
-/** An error answered as `{ __type, message }` with HTTP 400 (or the given status and headers), as AWS does. */
-export class AwsApiError extends Error {
-  constructor(
-    readonly errorType: string,
-    message: string,
-    readonly reply: {
-      readonly statusCode?: number;
-      readonly headers?: Readonly<Record<string, string>>;
-      /** The body's message field: most services write `message`, some errors `Message`. @default 'message' */
-      readonly messageKey?: 'message' | 'Message';
-    } = {},
-  ) {
-    super(message);
-    this.name = errorType;
-  }
-}
 
 export type AwsJsonBody = Record<string, unknown>;
 /**

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ReceivedRequest } from '../iam/identities';
-import { AwsApiError } from './aws-json-server';
+import { AwsApiError } from './aws-api-error';
 import {
   BodyTooLargeError,
   type LoopbackServer,

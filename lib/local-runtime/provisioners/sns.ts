@@ -14,7 +14,7 @@ import { accountOfArn } from '../iam/arn';
 import { compilePolicy } from '../iam/policy-document';
 import { PolicyDocumentError } from '../iam/policy-document-error';
 import { roleSessionPrincipal, servicePrincipal } from '../iam/principals';
-import { AwsApiError } from '../protocol/aws-json-server';
+import { AwsApiError } from '../protocol/aws-api-error';
 import { startAwsQueryServer } from '../protocol/aws-query-server';
 import type { ListenContext, Provisioner, StackContext } from '../provisioning';
 import { LocalSns, readSubscriptionAttributes, SnsTopicAuthorizer } from '../sns';

@@ -5,7 +5,7 @@
  * answers and error codes. Topics come from the templates; the API adds subscriptions at run time.
  */
 import { randomUUID } from 'node:crypto';
-import { AwsApiError } from '../protocol/aws-json-server';
+import { AwsApiError } from '../protocol/aws-api-error';
 import {
   type QueryOperation,
   type QueryParameters,

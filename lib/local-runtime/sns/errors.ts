@@ -1,9 +1,9 @@
+import { AwsApiError } from '../protocol/aws-api-error';
 /**
  * SNS's errors as the SDK and the CLI name them (the Query protocol's Code: InvalidParameter,
  * ParameterValueInvalid, NotFound), and the JSON attribute values (FilterPolicy, RedrivePolicy) that
  * SNS takes as text or, from a template, as objects.
  */
-import { AwsApiError } from '../protocol/aws-json-server';
 
 export function notFound(message: string): AwsApiError {
   return new AwsApiError('NotFound', message, { statusCode: 404 });

@@ -18,7 +18,7 @@ import { type ReceivedRequest, verifySigV4 } from '../iam/identities';
 import { type CompiledPolicy, compilePolicy } from '../iam/policy-document';
 import type { Principal } from '../iam/principals';
 import type { RuntimeIam } from '../iam/runtime-iam';
-import { AwsApiError } from '../protocol/aws-json-server';
+import { AwsApiError } from '../protocol/aws-api-error';
 
 /** The actions SNS's default topic policy covers (the rest need an identity policy). */
 const DEFAULT_POLICY_ACTIONS = [

@@ -1,9 +1,9 @@
+import { AwsApiError } from '../protocol/aws-api-error';
 /**
  * SQS errors as the service answers them over the JSON protocol. SQS is "query compatible": besides
  * the JSON `__type`, AWS sends the old query-protocol code in `x-amzn-query-error` (`Code;Sender`),
  * which the SDK v3 and botocore use to pick the modelled exception and to fill `error.Code`.
  */
-import { AwsApiError } from '../protocol/aws-json-server';
 
 export class SqsError extends AwsApiError {
   constructor(

@@ -1,4 +1,4 @@
-import { AwsApiError } from '../protocol/aws-json-server';
+import { AwsApiError } from '../protocol/aws-api-error';
 
 /**
  * An error raised inside a Task state. The engine matches Retry/Catch on `name` and exposes

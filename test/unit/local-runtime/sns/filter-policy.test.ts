@@ -1,5 +1,6 @@
 /** SNS subscription filter policies: which policies SNS accepts, and what they pass, by scope. */
-import type { AwsApiError } from '../../../../lib/local-runtime/protocol/aws-json-server';
+
+import { AwsApiError } from '../../../../lib/local-runtime/protocol/aws-api-error';
 import {
   matchesFilterPolicy,
   parseFilterPolicy,

@@ -2,7 +2,8 @@
  * SNS topics of the runtime against a recording delivery: FIFO publish rules and deduplication,
  * message attributes in each delivery shape, filter policies, and dead-letter queues.
  */
-import type { AwsApiError } from '../../../../lib/local-runtime/protocol/aws-json-server';
+
+import { AwsApiError } from '../../../../lib/local-runtime/protocol/aws-api-error';
 import type { DeliveryOptions } from '../../../../lib/local-runtime/provisioning';
 import { LocalSns, type TopicSubscription } from '../../../../lib/local-runtime/sns';
 

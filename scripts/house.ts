@@ -127,6 +127,40 @@ function nameOf(node: ts.Node, source: ts.SourceFile): string {
   return '(anonymous)';
 }
 
+/** A construct prop (a member of an exported `*Props` interface) and what its doc comment says. */
+export interface PropDoc {
+  readonly file: string;
+  readonly prop: string;
+  readonly optional: boolean;
+  readonly documented: boolean;
+  readonly hasDefault: boolean;
+}
+
+/** Every member of every exported `*Props` interface of a file (the constructs' props, CDK style). */
+export function constructProps(file: string): PropDoc[] {
+  const text = readFileSync(join(ROOT, file), 'utf8');
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const props: PropDoc[] = [];
+  for (const statement of source.statements) {
+    if (!ts.isInterfaceDeclaration(statement) || !statement.name.text.endsWith('Props')) continue;
+    if (!statement.modifiers?.some((modifier) => modifier.kind === ts.SyntaxKind.ExportKeyword)) continue;
+    for (const member of statement.members) {
+      if (!ts.isPropertySignature(member)) continue;
+      const docs = (ts.getLeadingCommentRanges(text, member.getFullStart()) ?? [])
+        .map((range) => text.slice(range.pos, range.end))
+        .filter((comment) => comment.startsWith('/**'));
+      props.push({
+        file,
+        prop: `${statement.name.text}.${member.name.getText(source)}`,
+        optional: member.questionToken !== undefined,
+        documented: docs.length > 0,
+        hasDefault: docs.some((comment) => comment.includes('@default')),
+      });
+    }
+  }
+  return props;
+}
+
 /** The folder a file lives in, as the measures count folders. */
 export function folderOf(file: string): string {
   return dirname(file);

@@ -24,7 +24,9 @@ export interface DeliveryApiProps {
   readonly throttle: { readonly rateLimit: number; readonly burstLimit: number };
   /** Requests per client IP in 5 minutes (WAF web ACL on the stage). @default - no web ACL */
   readonly rateLimitPerIp?: number;
+  /** Days its functions' log groups keep their logs (the profile's logRetentionDays: 30 by default, 7 locally). */
   readonly logRetentionDays: number;
+  /** Keep its data (tables, queues, logs, keys) when the stack is deleted (the profile's retainData: true by default, false locally). */
   readonly retainData: boolean;
 }
 

@@ -28,7 +28,9 @@ export interface DeliveryOperatorRoutesProps {
   readonly parameterValidator: apigw.IRequestValidator;
   /** The table of each service holding a delivery's items (the trail reads one item of each). */
   readonly tables: { readonly [K in keyof DeliveryTables]: ServiceTable };
+  /** Days its functions' log groups keep their logs (the profile's logRetentionDays: 30 by default, 7 locally). */
   readonly logRetentionDays: number;
+  /** Keep its data (tables, queues, logs, keys) when the stack is deleted (the profile's retainData: true by default, false locally). */
   readonly retainData: boolean;
 }
 

@@ -28,14 +28,19 @@ export interface RelayTargets {
 export interface OutboxRelayProps {
   /** The service whose change log is relayed (the relay's POWERTOOLS_SERVICE_NAME is `<service>-relay`). */
   readonly service: ServiceName;
+  /** The service's table whose outbox the relay reads from its stream. */
   readonly table: ServiceTable;
   /** Where this service's events go (SERVICE_DESTINATIONS of the contracts); at least one. */
   readonly publishTo: readonly OutboxDestination[];
+  /** Where the relay publishes each outbox destination (topic, bus, queues). */
   readonly targets: RelayTargets;
   /** Batches that still fail after the retries land here (record pointers, for an operator). */
   readonly deadLetterQueue: sqs.IQueue;
+  /** Batch sizes, windows and retries of its event source, from the profile. */
   readonly tuning: RelayTuning;
+  /** Days its functions' log groups keep their logs (the profile's logRetentionDays: 30 by default, 7 locally). */
   readonly logRetentionDays: number;
+  /** Keep its data (tables, queues, logs, keys) when the stack is deleted (the profile's retainData: true by default, false locally). */
   readonly retainData: boolean;
 }
 

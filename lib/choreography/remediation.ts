@@ -15,14 +15,19 @@ import type { ServiceTable } from './service-table';
 export interface RemediationProps {
   /** The remediation service's table (decisions, occurrences, dead-letter markers, change log). */
   readonly table: ServiceTable;
+  /** The DynamoDB actions remediation may take on each service's table (its grant, least privilege). */
   readonly tableActions: readonly string[];
   /** The dead-letter queue of each consumer service (FIFO); remediation consumes them all. */
   readonly deadLetterQueues: Readonly<Partial<Record<ServiceName, sqs.IQueue>>>;
   /** Remediation's own dead-letter queue (FIFO, terminal): what it cannot decide on stays there. */
   readonly terminalDeadLetterQueue: sqs.IQueue;
+  /** The settings of this part, from the deployment's profile. */
   readonly settings: RemediationSettings;
+  /** Batch sizes, windows and retries of its event source, from the profile. */
   readonly tuning: ConsumerTuning;
+  /** Days its functions' log groups keep their logs (the profile's logRetentionDays: 30 by default, 7 locally). */
   readonly logRetentionDays: number;
+  /** Keep its data (tables, queues, logs, keys) when the stack is deleted (the profile's retainData: true by default, false locally). */
   readonly retainData: boolean;
 }
 

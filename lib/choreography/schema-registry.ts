@@ -11,6 +11,7 @@ export interface RegistrySchema {
 }
 
 export interface EventSchemaRegistryProps {
+  /** What it is, for the console and the template. */
   readonly description: string;
   /** At least one schema, names unique. */
   readonly schemas: readonly RegistrySchema[];

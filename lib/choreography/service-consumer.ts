@@ -12,9 +12,11 @@ import { type ConsumerTuning, consumerTimeoutSeconds } from './config';
 import type { ServiceTable } from './service-table';
 
 export interface ServiceConsumerProps {
+  /** The service this consumer runs (its name names its queue, function and table). */
   readonly service: ServiceName;
   /** Handler module under lambdas/ (e.g. `choreography/handlers/package-service`). */
   readonly handler: string;
+  /** What it is, for the console and the template. */
   readonly description: string;
   /** The service's own table. */
   readonly table: ServiceTable;
@@ -22,7 +24,9 @@ export interface ServiceConsumerProps {
   readonly tableActions: readonly string[];
   /** The service's settings (SERVICE_SETTINGS); maxReceiveAttempts sets the queue's redrive. */
   readonly settings: ConsumerSettings;
+  /** Batch sizes, windows and retries of its event source, from the profile. */
   readonly tuning: ConsumerTuning;
+  /** How long its queue keeps a message not yet consumed. */
   readonly messageRetention: Duration;
   /** Where the service's dead letters go next (the remediation consumer and its terminal DLQ). */
   readonly deadLetterConsumption: DeadLetterConsumption;
@@ -31,7 +35,9 @@ export interface ServiceConsumerProps {
    * @default false
    */
   readonly contentBasedDeduplication?: boolean;
+  /** Days its functions' log groups keep their logs (the profile's logRetentionDays: 30 by default, 7 locally). */
   readonly logRetentionDays: number;
+  /** Keep its data (tables, queues, logs, keys) when the stack is deleted (the profile's retainData: true by default, false locally). */
   readonly retainData: boolean;
 }
 

@@ -20,10 +20,13 @@ export interface DroneFleetProps {
   readonly fleetQueue: sqs.IQueue;
   /** Where flight progress goes (FIFO: group = deliveryId, dedup id = eventId). */
   readonly deliveryQueue: sqs.IQueue;
+  /** How the fake drones fly: speed, range, payload and failures, from the profile. */
   readonly flight: FlightSettings;
   /** The consumer's timeout: the fleet queue's visibility timeout was sized for it. */
   readonly timeout: Duration;
+  /** Keep its data (tables, queues, logs, keys) when the stack is deleted (the profile's retainData: true by default, false locally). */
   readonly retainData: boolean;
+  /** Days its functions' log groups keep their logs (the profile's logRetentionDays: 30 by default, 7 locally). */
   readonly logRetentionDays: number;
 }
 

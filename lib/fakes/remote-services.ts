@@ -28,6 +28,7 @@ export interface RemoteServicesProps extends DataTableOptions {
    * @default DEFAULT_SLOW_MILLIS
    */
   readonly slowMillis?: number;
+  /** Days its functions' log groups keep their logs (the profile's logRetentionDays: 30 by default, 7 locally). */
   readonly logRetentionDays: number;
   /** @default FAKE_SERVICE_RESERVED_CONCURRENCY */
   readonly reservedConcurrentExecutions?: number;

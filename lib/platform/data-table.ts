@@ -19,6 +19,7 @@ export interface DataTableOptions {
 }
 
 export interface DataTableProps extends DataTableOptions {
+  /** The table's partition key. */
   readonly partitionKey: dynamodb.Attribute;
   /** @default - no sort key */
   readonly sortKey?: dynamodb.Attribute;

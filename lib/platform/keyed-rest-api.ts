@@ -22,7 +22,9 @@ export interface KeyedRestApiProps {
   readonly keyNames?: readonly string[];
   /** Stage throttling, also the usage plan's limits (rateLimit > 0, integer burstLimit >= rateLimit). */
   readonly throttle: { readonly rateLimit: number; readonly burstLimit: number };
+  /** Days its functions' log groups keep their logs (the profile's logRetentionDays: 30 by default, 7 locally). */
   readonly logRetentionDays: number;
+  /** What happens to the API's log group when the stack is deleted. */
   readonly removalPolicy: RemovalPolicy;
   /**
    * Why API Gateway models do not validate request bodies (the handlers validate against the

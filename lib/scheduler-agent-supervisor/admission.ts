@@ -60,10 +60,15 @@ const RECONCILE_RATE = Duration.minutes(1);
 const RECONCILE_TIMEOUT = Duration.seconds(60);
 
 export interface AdmissionReleaseProps {
+  /** The state store: its table, indexes and key, and the grants its readers and writers get. */
   readonly stateStore: StateStore;
+  /** The admission counters' table whose slots the release returns. */
   readonly admissionStore: AdmissionStore;
+  /** The settings of this part, from the deployment's profile. */
   readonly settings: AdmissionSettings;
+  /** Days its functions' log groups keep their logs (the profile's logRetentionDays: 30 by default, 7 locally). */
   readonly logRetentionDays: number;
+  /** Keep its data (tables, queues, logs, keys) when the stack is deleted (the profile's retainData: true by default, false locally). */
   readonly retainData: boolean;
 }
 

@@ -33,6 +33,7 @@ const AGENT_BATCH_SIZE = 5;
 export interface AgentWorkerProps {
   /** The step this agent serves (ORDER_STEPS entry). */
   readonly step: StepDefinition;
+  /** The deployment's workflow timings (step timeouts, heartbeats, supervisor rate), from its profile. */
   readonly timings: WorkflowTimings;
   /** Base URL of the remote service, no trailing slash; the agent appends `step.operationPath`. */
   readonly remoteEndpointUrl: string;
@@ -43,6 +44,7 @@ export interface AgentWorkerProps {
    * @default - none; required with remoteAuth `iam`, refused with `none`
    */
   readonly remoteFunction?: lambda.IFunction;
+  /** The Powertools idempotency table the agents share (keys prefixed by function name). */
   readonly idempotencyStore: IdempotencyStore;
   /** The state store: the agent reserves each call in the order's record (its retry budget). */
   readonly stateStore: StateStore;
@@ -56,7 +58,9 @@ export interface AgentWorkerProps {
    * @default AGENT_MAX_RECEIVE_COUNT
    */
   readonly maxReceiveCount?: number;
+  /** Keep its data (tables, queues, logs, keys) when the stack is deleted (the profile's retainData: true by default, false locally). */
   readonly retainData: boolean;
+  /** Days its functions' log groups keep their logs (the profile's logRetentionDays: 30 by default, 7 locally). */
   readonly logRetentionDays: number;
 }
 

@@ -47,6 +47,7 @@ export interface ClientReplyQueue {
 export interface ClientReplyQueuesProps {
   /** The client applications (config `clients`): at least one, names unique. */
   readonly clients: readonly ClientConfig[];
+  /** Keep its data (tables, queues, logs, keys) when the stack is deleted (the profile's retainData: true by default, false locally). */
   readonly retainData: boolean;
 }
 

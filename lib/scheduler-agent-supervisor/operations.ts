@@ -16,6 +16,7 @@ import type { OperatorAlerts } from '../platform/operator-alerts';
 export interface OrderOperationsProps {
   /** The operator alerts: every alarm notifies their topic. */
   readonly alerts: OperatorAlerts;
+  /** The deployment's workflow timings (step timeouts, heartbeats, supervisor rate), from its profile. */
   readonly timings: WorkflowTimings;
   /** Steps of the longest workflow in service (the oldest-in-flight threshold grows with it). */
   readonly stepCount: number;

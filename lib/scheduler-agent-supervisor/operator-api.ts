@@ -34,6 +34,7 @@ export interface OperatorApiProps {
    * @default - the parameter is validated by the handlers only
    */
   readonly parameterValidator?: apigw.IRequestValidator;
+  /** The state store: its table, indexes and key, and the grants its readers and writers get. */
   readonly stateStore: StateStore;
   /**
    * The state machine of each live workflow version: inspect describes a record's executions (one
@@ -48,9 +49,13 @@ export interface OperatorApiProps {
   readonly admissionSettings: AdmissionSettings;
   /** The operator alert bus: its alerts are archived for inspect. */
   readonly alertBus: events.IEventBus;
+  /** The deployment's workflow timings (step timeouts, heartbeats, supervisor rate), from its profile. */
   readonly timings: WorkflowTimings;
+  /** How many DueShard values the supervisor's index is spread over. */
   readonly dueShardCount: number;
+  /** Days its functions' log groups keep their logs (the profile's logRetentionDays: 30 by default, 7 locally). */
   readonly logRetentionDays: number;
+  /** Keep its data (tables, queues, logs, keys) when the stack is deleted (the profile's retainData: true by default, false locally). */
   readonly retainData: boolean;
 }
 

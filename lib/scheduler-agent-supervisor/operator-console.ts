@@ -30,6 +30,7 @@ export interface OperatorConsoleProps {
    * @default - `orders-console-<account id>`
    */
   readonly signInDomainPrefix?: string;
+  /** Keep its data (tables, queues, logs, keys) when the stack is deleted (the profile's retainData: true by default, false locally). */
   readonly retainData: boolean;
 }
 

@@ -22,13 +22,17 @@ const START_MAX_RECEIVE_COUNT = 5;
 const START_BATCH_SIZE = 10;
 
 export interface OrderStarterProps {
+  /** The state store: its table, indexes and key, and the grants its readers and writers get. */
   readonly stateStore: StateStore;
   /** The business database: a lean workflow version's execution gets the order in its input (GetItem). */
   readonly ordersDatabase: OrdersDatabase;
   /** The state machine of each live workflow version: a record is started on its version's. */
   readonly stateMachines: WorkflowStateMachineMap;
+  /** The deployment's workflow timings (step timeouts, heartbeats, supervisor rate), from its profile. */
   readonly timings: WorkflowTimings;
+  /** Days its functions' log groups keep their logs (the profile's logRetentionDays: 30 by default, 7 locally). */
   readonly logRetentionDays: number;
+  /** Keep its data (tables, queues, logs, keys) when the stack is deleted (the profile's retainData: true by default, false locally). */
   readonly retainData: boolean;
 }
 

@@ -47,7 +47,9 @@ export interface StatusNotifierProps {
   readonly alertBus: events.IEventBus;
   /** @default DEFAULT_NOTIFIER_TUNING */
   readonly tuning?: StatusNotifierTuning;
+  /** Days its functions' log groups keep their logs (the profile's logRetentionDays: 30 by default, 7 locally). */
   readonly logRetentionDays: number;
+  /** Keep its data (tables, queues, logs, keys) when the stack is deleted (the profile's retainData: true by default, false locally). */
   readonly retainData: boolean;
 }
 

@@ -23,16 +23,21 @@ import type { StateStore } from './state-store';
 export { API_STAGE_NAME } from '../platform/keyed-rest-api';
 
 export interface SubmissionApiProps {
+  /** The state store: its table, indexes and key, and the grants its readers and writers get. */
   readonly stateStore: StateStore;
+  /** The business orders table a submission writes. */
   readonly ordersDatabase: OrdersDatabase;
   /** The admission counters a submission takes its slot from, in the transaction that accepts it. */
   readonly admissionStore: AdmissionStore;
+  /** Admission control's settings (in-flight cap, shards) from the profile. */
   readonly admission: AdmissionSettings;
   /** The workflow version new orders get (the deployment's workflow.current). */
   readonly workflowVersion: number;
   /** Where new orders are handed to the starter. */
   readonly startQueue: sqs.IQueue;
+  /** The deployment's workflow timings (step timeouts, heartbeats, supervisor rate), from its profile. */
   readonly timings: WorkflowTimings;
+  /** How many DueShard values the supervisor's index is spread over. */
   readonly dueShardCount: number;
   /** The retry budget (calls per operation) written into every new state record. */
   readonly retryBudget: number;
@@ -42,7 +47,9 @@ export interface SubmissionApiProps {
   readonly rateLimitPerIp?: number;
   /** The client applications: each gets its own API key; their reply queues go into the registry. */
   readonly clients: readonly Pick<ClientReplyQueue, 'name' | 'queue'>[];
+  /** Days its functions' log groups keep their logs (the profile's logRetentionDays: 30 by default, 7 locally). */
   readonly logRetentionDays: number;
+  /** Keep its data (tables, queues, logs, keys) when the stack is deleted (the profile's retainData: true by default, false locally). */
   readonly retainData: boolean;
 }
 

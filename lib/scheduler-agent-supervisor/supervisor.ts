@@ -17,11 +17,13 @@ import type { StateStore } from './state-store';
 const SUPERVISOR_TIMEOUT_MARGIN_SECONDS = 15;
 
 export interface SupervisorProps {
+  /** The state store: its table, indexes and key, and the grants its readers and writers get. */
   readonly stateStore: StateStore;
   /** Where expired and never-started orders are handed back to the starter. */
   readonly startQueue: sqs.IQueue;
   /** Operator alerts: the supervisor re-delivers outbox alerts the stream relay left behind. */
   readonly alertBus: events.IEventBus;
+  /** The deployment's workflow timings (step timeouts, heartbeats, supervisor rate), from its profile. */
   readonly timings: WorkflowTimings;
   /** Partitions of DueIndex the supervisor queries one by one. */
   readonly dueShardCount: number;
@@ -30,7 +32,9 @@ export interface SupervisorProps {
    * (it leaves a record of any other version untouched); it starts nothing and gets no permission.
    */
   readonly stateMachines: WorkflowStateMachineMap;
+  /** Days its functions' log groups keep their logs (the profile's logRetentionDays: 30 by default, 7 locally). */
   readonly logRetentionDays: number;
+  /** Keep its data (tables, queues, logs, keys) when the stack is deleted (the profile's retainData: true by default, false locally). */
   readonly retainData: boolean;
 }
 

@@ -34,8 +34,11 @@ export interface SchedulerPathsProps {
   readonly steps: readonly StepDefinition[];
   /** The request queue of each step's agent, by step name; one per step, no more. */
   readonly agentQueues: Readonly<Record<string, sqs.IQueue>>;
+  /** The state table the scheduler's UpdateItem tasks write. */
   readonly stateTable: dynamodb.ITable;
+  /** The business orders table the scheduler reads. */
   readonly ordersTable: dynamodb.ITable;
+  /** The deployment's workflow timings (step timeouts, heartbeats, supervisor rate), from its profile. */
   readonly timings: WorkflowTimings;
   /**
    * The version's shape (contracts/workflows.ts WorkflowShape): `lean` has no LoadOrder (the order is

@@ -32,6 +32,7 @@ export type CallbackTimings = Pick<
 >;
 
 export interface AgentCallProps {
+  /** The step the agent call is for (its operation, compensation and service). */
   readonly step: StepDefinition;
   /** The request queue of the step's agent. */
   readonly queue: sqs.IQueue;

@@ -25,8 +25,11 @@ export interface SchedulerWorkflowProps {
   readonly ordersTable: dynamodb.ITable;
   /** The request queue of each step's agent, by step name; one per step, no more. */
   readonly agentQueues: Readonly<Record<string, sqs.IQueue>>;
+  /** The deployment's workflow timings (step timeouts, heartbeats, supervisor rate), from its profile. */
   readonly timings: WorkflowTimings;
+  /** Days its functions' log groups keep their logs (the profile's logRetentionDays: 30 by default, 7 locally). */
   readonly logRetentionDays: number;
+  /** Keep its data (tables, queues, logs, keys) when the stack is deleted (the profile's retainData: true by default, false locally). */
   readonly retainData: boolean;
   /**
    * The workflow version this state machine runs (contracts/workflows.ts): records of this version

@@ -6,7 +6,7 @@
  * and no file or function grows past its size without a reason written next to it. The graph and
  * the sizes are read by scripts/house.ts (`npm run house` prints the measures).
  */
-import { cycles, functionSpans, importGraph, lineCount } from '../../../scripts/house';
+import { constructProps, cycles, functionSpans, importGraph, lineCount } from '../../../scripts/house';
 
 /** An area of the house: the first folder levels that name it. */
 function areaOf(file: string): string {
@@ -266,6 +266,20 @@ describe('house rules', () => {
       }
     }
     expect(ratchet(long, LONG_FUNCTIONS)).toEqual([]);
+  });
+
+  it('documents every construct prop, and says what each optional one defaults to (CDK style)', () => {
+    const constructs = [...graph.keys()].filter((file) =>
+      /^lib\/(platform|scheduler-agent-supervisor|choreography|fakes)\//.test(file),
+    );
+    const props = constructs.flatMap(constructProps);
+    expect(props.length).toBeGreaterThan(100);
+    const undocumented = props
+      .filter((prop) => !prop.documented || (prop.optional && !prop.hasDefault))
+      .map(
+        (prop) => `${prop.file}: ${prop.prop} ${prop.documented ? 'has no @default' : 'has no doc comment'}`,
+      );
+    expect(undocumented).toEqual([]);
   });
 
   it('catches what it claims to catch', () => {

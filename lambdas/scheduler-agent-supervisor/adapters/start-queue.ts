@@ -1,7 +1,7 @@
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { type StartOrderMessage, StartOrderMessageSchema } from '../contracts';
 import type { StartQueue } from '../domain/ports';
-import { MAX_SQS_DELAY_SECONDS } from '../domain/supervisor';
+import { MAX_SQS_DELAY_SECONDS } from '../domain/supervision-rules';
 
 /** The start queue: "please claim and start this order" messages for the starter. */
 export class SqsStartQueue implements StartQueue {

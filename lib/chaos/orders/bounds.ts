@@ -4,7 +4,7 @@
  * liveness check moves with the configuration instead of hard-coding seconds.
  */
 import type { WorkflowTimings } from '../../../lambdas/scheduler-agent-supervisor/contracts';
-import { backoffSecondsFor } from '../../../lambdas/scheduler-agent-supervisor/domain/supervisor';
+import { backoffSecondsFor } from '../../../lambdas/scheduler-agent-supervisor/domain/supervision-rules';
 import { type BoundTerm, boundOf, type TerminalBound } from '../common/bounds';
 
 export interface TerminalBoundInput {

@@ -4,7 +4,7 @@ import {
 } from '../../../lambdas/scheduler-agent-supervisor/adapters/state-record-item';
 import { ProcessState, TERMINAL_STATES } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import type { StateRecord } from '../../../lambdas/scheduler-agent-supervisor/domain/state-record';
-import { decideSupervision } from '../../../lambdas/scheduler-agent-supervisor/domain/supervisor';
+import { decideSupervision } from '../../../lambdas/scheduler-agent-supervisor/domain/supervision-rules';
 import {
   expiredAttemptRecord,
   SWEEP_SIZES,

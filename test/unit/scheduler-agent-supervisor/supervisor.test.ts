@@ -5,7 +5,7 @@ import {
   decideSupervision,
   MAX_SQS_DELAY_SECONDS,
   type SupervisionTimings,
-} from '../../../lambdas/scheduler-agent-supervisor/domain/supervisor';
+} from '../../../lambdas/scheduler-agent-supervisor/domain/supervision-rules';
 
 const NOW = 1_900_000_000_000;
 const timings: SupervisionTimings = {

@@ -22,7 +22,11 @@ import { OrderOperations } from './operations';
 import { OperatorApi } from './operator-api';
 import { OperatorConsole, type OperatorConsoleProps } from './operator-console';
 import { OrdersDatabase } from './orders-database';
-import { SchedulerWorkflow, workflowStateMachinesEnv } from './scheduler/workflow';
+import {
+  SchedulerWorkflow,
+  type WorkflowStateMachineMap,
+  workflowStateMachinesEnv,
+} from './scheduler/workflow';
 import { OrderStarter } from './starter';
 import { StateStore } from './state-store';
 import { StatusNotifier } from './status-notifier';
@@ -170,51 +174,86 @@ export class SchedulerAgentSupervisorStack extends Stack {
           })
         : undefined;
 
-    const agents = stepsOfVersions(config.workflow.live).map((step) => {
-      const remote = remoteServices
-        ? { url: remoteServices.endpointUrl, auth: 'iam' as const, function: remoteServices.urlFunction }
-        : this.realService(step.service, props.downstream);
-      return new AgentWorker(this, `${step.name}Agent`, {
-        step,
-        timings,
-        remoteEndpointUrl: remote.url,
-        remoteAuth: remote.auth,
-        ...(remote.function && { remoteFunction: remote.function }),
-        idempotencyStore,
-        stateStore,
-        retryBudget: config.retryBudget.callsPerOperation,
-        retainData,
-        logRetentionDays,
-      });
+    const { agents, workflows, workflow, stateMachines } = this.scheduling(props, {
+      remoteServices,
+      idempotencyStore,
+      stateStore,
+      ordersDatabase,
     });
 
-    // One state machine per live version, each generated from its own steps only: what one version
-    // runs never depends on which version is current, so a deploy leaves live definitions unchanged.
-    const workflows = new Map(
-      config.workflow.live.map((version) => {
-        const steps = new Set<string>(workflowSteps(version).map((step) => step.name));
-        const versionAgents = agents.filter((worker) => steps.has(worker.step.name));
-        const scheduler = new SchedulerWorkflow(this, `OrderWorkflowV${version}`, {
-          version,
-          stateTable: stateStore.table,
-          ordersTable: ordersDatabase.table,
-          agentQueues: Object.fromEntries(
-            versionAgents.map((worker) => [worker.step.name, worker.requestQueue]),
-          ),
-          timings,
-          logRetentionDays,
-          retainData,
-        });
-        for (const worker of versionAgents) scheduler.stateMachine.grantTaskResponse(worker.agent.function);
-        return [version, scheduler] as const;
-      }),
-    );
-    const workflow = workflows.get(config.workflow.current);
-    if (!workflow) throw new Error(`${this.node.path}: the current workflow version is not live`);
-    const stateMachines = new Map(
-      [...workflows].map(([version, scheduler]) => [version, scheduler.stateMachine]),
-    );
+    const { starter, supervisor, clientReplies, submission, statusNotifier, admissionRelease, operatorApi } =
+      this.roles(config, { stateStore, ordersDatabase, admissionStore, alerts, stateMachines });
+    this.stateStore = stateStore;
+    this.clientReplies = clientReplies;
+    this.statusNotifier = statusNotifier;
+    this.ordersDatabase = ordersDatabase;
+    this.idempotencyStore = idempotencyStore;
+    this.alerts = alerts;
+    if (remoteServices) this.remoteServices = remoteServices;
+    this.agents = agents;
+    this.workflow = workflow;
+    this.workflows = workflows;
+    this.starter = starter;
+    this.supervisor = supervisor;
+    this.submission = submission;
+    this.admissionStore = admissionStore;
+    this.admissionRelease = admissionRelease;
+    this.operatorApi = operatorApi;
+    const operatorConsole =
+      props.console &&
+      new OperatorConsole(this, 'OperatorConsole', {
+        ...props.console,
+        operatorApi,
+        apiUrl: submission.url,
+        retainData,
+      });
+    if (operatorConsole) this.operatorConsole = operatorConsole;
 
+    this.publishOutputs({
+      submission,
+      stateStore,
+      ordersDatabase,
+      idempotencyStore,
+      starter,
+      alerts,
+      workflow,
+      stateMachines,
+      clientReplies,
+      admissionStore,
+      operatorApi,
+      operatorConsole,
+      remoteServices,
+    });
+
+    // Last: the alarms find the stack's dead-letter queues among the constructs above.
+    this.operations = new OrderOperations(this, 'Operations', {
+      alerts,
+      timings,
+      // The longest live workflow bounds how long a healthy order stays in flight.
+      stepCount: Math.max(...config.workflow.live.map((version) => workflowSteps(version).length)),
+      periodSeconds: config.alarmPeriodSeconds,
+    });
+
+    applyGuardrails(this);
+    this.node.addValidation(new DeadLetterAlarmsGuardrail(this));
+  }
+
+  /**
+   * The pattern's roles around the scheduler: the starter, the supervisor, the submission API with
+   * the clients' reply queues and the status notifier, admission's release, the operator routes.
+   */
+  private roles(
+    config: DeploymentConfig,
+    parts: {
+      readonly stateStore: StateStore;
+      readonly ordersDatabase: OrdersDatabase;
+      readonly admissionStore: AdmissionStore;
+      readonly alerts: OperatorAlerts;
+      readonly stateMachines: WorkflowStateMachineMap;
+    },
+  ) {
+    const { timings, retainData, logRetentionDays } = config;
+    const { stateStore, ordersDatabase, admissionStore, alerts, stateMachines } = parts;
     const starter = new OrderStarter(this, 'OrderStarter', {
       stateStore,
       ordersDatabase,
@@ -282,32 +321,102 @@ export class SchedulerAgentSupervisorStack extends Stack {
       logRetentionDays,
       retainData,
     });
-    this.stateStore = stateStore;
-    this.clientReplies = clientReplies;
-    this.statusNotifier = statusNotifier;
-    this.ordersDatabase = ordersDatabase;
-    this.idempotencyStore = idempotencyStore;
-    this.alerts = alerts;
-    if (remoteServices) this.remoteServices = remoteServices;
-    this.agents = agents;
-    this.workflow = workflow;
-    this.workflows = workflows;
-    this.starter = starter;
-    this.supervisor = supervisor;
-    this.submission = submission;
-    this.admissionStore = admissionStore;
-    this.admissionRelease = admissionRelease;
-    this.operatorApi = operatorApi;
-    const operatorConsole =
-      props.console &&
-      new OperatorConsole(this, 'OperatorConsole', {
-        ...props.console,
-        operatorApi,
-        apiUrl: submission.url,
-        retainData,
-      });
-    if (operatorConsole) this.operatorConsole = operatorConsole;
+    return { starter, supervisor, clientReplies, submission, statusNotifier, admissionRelease, operatorApi };
+  }
 
+  /**
+   * The agents (one per step of the live versions) and one state machine per live version, each
+   * generated from its own steps only: what one version runs never depends on which version is
+   * current, so a deploy leaves live definitions unchanged.
+   */
+  private scheduling(
+    props: SchedulerAgentSupervisorStackProps,
+    parts: {
+      readonly remoteServices: FakeDownstream | undefined;
+      readonly idempotencyStore: IdempotencyStore;
+      readonly stateStore: StateStore;
+      readonly ordersDatabase: OrdersDatabase;
+    },
+  ) {
+    const { config } = props;
+    const { timings, retainData, logRetentionDays } = config;
+    const { remoteServices, idempotencyStore, stateStore, ordersDatabase } = parts;
+    const agents = stepsOfVersions(config.workflow.live).map((step) => {
+      const remote = remoteServices
+        ? { url: remoteServices.endpointUrl, auth: 'iam' as const, function: remoteServices.urlFunction }
+        : this.realService(step.service, props.downstream);
+      return new AgentWorker(this, `${step.name}Agent`, {
+        step,
+        timings,
+        remoteEndpointUrl: remote.url,
+        remoteAuth: remote.auth,
+        ...(remote.function && { remoteFunction: remote.function }),
+        idempotencyStore,
+        stateStore,
+        retryBudget: config.retryBudget.callsPerOperation,
+        retainData,
+        logRetentionDays,
+      });
+    });
+
+    const workflows = new Map(
+      config.workflow.live.map((version) => {
+        const steps = new Set<string>(workflowSteps(version).map((step) => step.name));
+        const versionAgents = agents.filter((worker) => steps.has(worker.step.name));
+        const scheduler = new SchedulerWorkflow(this, `OrderWorkflowV${version}`, {
+          version,
+          stateTable: stateStore.table,
+          ordersTable: ordersDatabase.table,
+          agentQueues: Object.fromEntries(
+            versionAgents.map((worker) => [worker.step.name, worker.requestQueue]),
+          ),
+          timings,
+          logRetentionDays,
+          retainData,
+        });
+        for (const worker of versionAgents) scheduler.stateMachine.grantTaskResponse(worker.agent.function);
+        return [version, scheduler] as const;
+      }),
+    );
+    const workflow = workflows.get(config.workflow.current);
+    if (!workflow) throw new Error(`${this.node.path}: the current workflow version is not live`);
+    const stateMachines = new Map(
+      [...workflows].map(([version, scheduler]) => [version, scheduler.stateMachine]),
+    );
+    return { agents, workflows, workflow, stateMachines };
+  }
+
+  /** The stack's outputs (StackOutput): what clients, operators, the CLI and the tests read. */
+  private publishOutputs(parts: {
+    readonly submission: SubmissionApi;
+    readonly stateStore: StateStore;
+    readonly ordersDatabase: OrdersDatabase;
+    readonly idempotencyStore: IdempotencyStore;
+    readonly starter: OrderStarter;
+    readonly alerts: OperatorAlerts;
+    readonly workflow: SchedulerWorkflow;
+    readonly stateMachines: WorkflowStateMachineMap;
+    readonly clientReplies: ClientReplyQueues;
+    readonly admissionStore: AdmissionStore;
+    readonly operatorApi: OperatorApi;
+    readonly operatorConsole: OperatorConsole | undefined;
+    readonly remoteServices: FakeDownstream | undefined;
+  }): void {
+    const {
+      submission,
+      stateStore,
+      ordersDatabase,
+      idempotencyStore,
+      starter,
+      alerts,
+      workflow,
+      stateMachines,
+      clientReplies,
+      admissionStore,
+      operatorApi,
+      operatorConsole,
+      remoteServices,
+    } = parts;
     const outputs: Partial<Record<keyof typeof StackOutput, string>> = {
       ApiUrl: submission.url,
       ApiKeyId: submission.apiKey.keyId,
@@ -345,18 +454,6 @@ export class SchedulerAgentSupervisorStack extends Stack {
     for (const [name, value] of Object.entries(outputs)) {
       new CfnOutput(this, name, { value });
     }
-
-    // Last: the alarms find the stack's dead-letter queues among the constructs above.
-    this.operations = new OrderOperations(this, 'Operations', {
-      alerts,
-      timings,
-      // The longest live workflow bounds how long a healthy order stays in flight.
-      stepCount: Math.max(...config.workflow.live.map((version) => workflowSteps(version).length)),
-      periodSeconds: config.alarmPeriodSeconds,
-    });
-
-    applyGuardrails(this);
-    this.node.addValidation(new DeadLetterAlarmsGuardrail(this));
   }
 
   private fakeServices(

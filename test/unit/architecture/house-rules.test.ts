@@ -157,7 +157,6 @@ const LONG_FUNCTIONS: Readonly<Record<string, number>> = {
   'lib/chaos/deliveries/campaign.ts:runDeliveryCampaign': 313,
   'lib/choreography/stack.ts:DroneDeliveryStack.constructor': 241,
   'lib/local-runtime/assembly/cloud-assembly.ts:createStackResolver': 222,
-  'lib/scheduler-agent-supervisor/stack.ts:SchedulerAgentSupervisorStack.constructor': 220,
   'lib/bench/figures/functions.ts:run': 215,
   'lib/local-runtime/stepfunctions/definition.ts:prepareDefinition': 164,
   'lambdas/choreography/adapters/fifo-consumer.ts:fifoConsumer': 156,

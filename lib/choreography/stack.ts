@@ -19,7 +19,7 @@ import { type ChoreographyConfig, consumerTimeoutSeconds } from './config';
 import { DeliveryApi } from './delivery-api';
 import { DeliveryBus } from './delivery-bus';
 import { type FakeDroneFleet, type FakeDroneFleetFactory, fleetTimeoutSeconds } from './drone-fleet';
-import { OutboxRelay } from './outbox-relay';
+import { OutboxRelay, type RelayTargets } from './outbox-relay';
 import { Remediation } from './remediation';
 import { RequestsTopic } from './requests-topic';
 import { EventSchemaRegistry } from './schema-registry';
@@ -161,7 +161,6 @@ export class DroneDeliveryStack extends Stack {
       alertEmail: props.alertEmail,
     });
 
-    // Every consumer's dead-letter queue is consumed by remediation and redriven to its own DLQ.
     const remediationDeadLetterQueue = createTerminalQueue(
       this,
       'RemediationDeadLetterQueue',
@@ -169,6 +168,134 @@ export class DroneDeliveryStack extends Stack {
       'Terminal dead-letter queue of remediation: dead letters it could not decide on wait for an operator (14 days).',
       { fifo: true },
     );
+    const consumers = this.serviceConsumers(config, tables, remediationDeadLetterQueue);
+    for (const consumer of Object.keys(TOPIC_FILTER_POLICIES) as TopicConsumer[]) {
+      const { queue, deadLetterQueue } = consumers[consumer];
+      requests.subscribeQueue(queue, TOPIC_FILTER_POLICIES[consumer], deadLetterQueue);
+    }
+
+    const remediation = new Remediation(this, 'Remediation', {
+      table: tables[ServiceName.Remediation],
+      tableActions: CONSUMER_TABLE_ACTIONS,
+      deadLetterQueues: Object.fromEntries(
+        Object.entries(consumers).map(([service, consumer]) => [service, consumer.deadLetterQueue]),
+      ),
+      terminalDeadLetterQueue: remediationDeadLetterQueue,
+      settings: config.remediation,
+      tuning: config.remediationConsumer,
+      logRetentionDays,
+      retainData,
+    });
+
+    const { relays, relayDeadLetterQueue } = this.outboxRelays(config, tables, {
+      [OutboxDestination.RequestsTopic]: requests.topic,
+      [OutboxDestination.DeliveryQueue]: consumers[ServiceName.Delivery].queue,
+      [OutboxDestination.DeliveryBus]: deliveryBus.bus,
+      [OutboxDestination.AlertBus]: alerts.bus,
+    });
+
+    deliveryBus.route(
+      'IngestionProjectionRule',
+      'Every lifecycle event to the ingestion read model',
+      BUS_RULE_PATTERNS.ingestionProjection,
+      { queue: consumers[ServiceName.Ingestion].queue, messageGroupId: LIFECYCLE_MESSAGE_GROUP },
+    );
+    const { fleetQueue, fakeFleet } = this.droneFleet(
+      props,
+      deliveryBus,
+      consumers[ServiceName.Delivery].queue,
+    );
+
+    const api = new DeliveryApi(this, 'DeliveryApi', {
+      table: tables[ServiceName.Ingestion],
+      serviceTables: {
+        ingestion: tables[ServiceName.Ingestion],
+        package: tables[ServiceName.Package],
+        droneScheduler: tables[ServiceName.DroneScheduler],
+        delivery: tables[ServiceName.Delivery],
+        remediation: tables[ServiceName.Remediation],
+      },
+      settings: config.ingestion,
+      throttle: config.apiThrottle,
+      rateLimitPerIp: config.apiRateLimitPerIp,
+      logRetentionDays,
+      retainData,
+    });
+    if (props.operatorConsoleOrigin !== undefined)
+      api.operator.allowBrowserOrigin(props.operatorConsoleOrigin);
+    const schemaRegistry = new EventSchemaRegistry(this, 'EventSchemas', {
+      description: 'Events of the drone delivery choreography (envelopes, current version of each type)',
+      schemas: eventVersions()
+        .filter((event) => event.version === currentVersion(event.type))
+        .map((event) => ({
+          name: `drone-delivery@${event.type}`,
+          description: `${eventVersionName(event)}: ${event.type} at its current schema version ${event.version}`,
+          content: eventJsonSchema(event),
+        })),
+    });
+
+    this.tables = tables;
+    this.consumers = consumers;
+    this.relays = relays;
+    this.requests = requests;
+    this.deliveryBus = deliveryBus;
+    this.alerts = alerts;
+    this.api = api;
+    this.remediation = remediation;
+    this.remediationDeadLetterQueue = remediationDeadLetterQueue;
+    this.relayDeadLetterQueue = relayDeadLetterQueue;
+    this.fleetQueue = fleetQueue;
+    this.schemaRegistry = schemaRegistry;
+    if (fakeFleet) this.fakeFleet = fakeFleet;
+
+    this.publishOutputs(fakeFleet !== undefined);
+
+    applyGuardrails(this);
+  }
+
+  /**
+   * The drones' side: the fleet queue the bus routes scheduled deliveries to, and the fake fleet
+   * consuming it where the deployment runs one (real drones consume it otherwise).
+   */
+  private droneFleet(props: DroneDeliveryStackProps, deliveryBus: DeliveryBus, deliveryQueue: sqs.IQueue) {
+    const { config } = props;
+    const { retainData, logRetentionDays } = config;
+    const fleetTimeout = Duration.seconds(fleetTimeoutSeconds(config.flight));
+    const fleetQueue = new WorkQueue(this, 'FleetQueue', {
+      retainData,
+      consumerTimeout: fleetTimeout,
+      maxReceiveCount: 3,
+    });
+    deliveryBus.route(
+      'DroneFleetRule',
+      'Scheduled deliveries to the drone fleet',
+      BUS_RULE_PATTERNS.droneFleet,
+      {
+        queue: fleetQueue.queue,
+      },
+    );
+    const fakeFleet = props.fakeFleet?.(this, {
+      fleetQueue: fleetQueue.queue,
+      deliveryQueue,
+      flight: config.flight,
+      timeout: fleetTimeout,
+      retainData,
+      logRetentionDays,
+    });
+    return { fleetQueue, fakeFleet };
+  }
+
+  /**
+   * The services that consume the requests topic or the bus: package, drone scheduler, delivery and
+   * the ingestion read model, each on its FIFO queue, its dead letters consumed by remediation.
+   */
+  private serviceConsumers(
+    config: ChoreographyConfig,
+    tables: Record<TableService, ServiceTable>,
+    remediationDeadLetterQueue: sqs.IQueue,
+  ): Record<TopicConsumer, ServiceConsumer> {
+    const { retainData, logRetentionDays } = config;
+    // Every consumer's dead-letter queue is consumed by remediation and redriven to its own DLQ.
     const deadLetterConsumption = {
       consumerTimeout: Duration.seconds(consumerTimeoutSeconds(config.remediationConsumer)),
       redrive: {
@@ -226,36 +353,22 @@ export class DroneDeliveryStack extends Stack {
         contentBasedDeduplication: true,
       }),
     };
-    for (const consumer of Object.keys(TOPIC_FILTER_POLICIES) as TopicConsumer[]) {
-      const { queue, deadLetterQueue } = consumers[consumer];
-      requests.subscribeQueue(queue, TOPIC_FILTER_POLICIES[consumer], deadLetterQueue);
-    }
+    return consumers;
+  }
 
-    const remediation = new Remediation(this, 'Remediation', {
-      table: tables[ServiceName.Remediation],
-      tableActions: CONSUMER_TABLE_ACTIONS,
-      deadLetterQueues: Object.fromEntries(
-        Object.entries(consumers).map(([service, consumer]) => [service, consumer.deadLetterQueue]),
-      ),
-      terminalDeadLetterQueue: remediationDeadLetterQueue,
-      settings: config.remediation,
-      tuning: config.remediationConsumer,
-      logRetentionDays,
-      retainData,
-    });
-
+  /** One outbox relay per service table, publishing its change log to its destinations. */
+  private outboxRelays(
+    config: ChoreographyConfig,
+    tables: Record<TableService, ServiceTable>,
+    targets: RelayTargets,
+  ) {
+    const { retainData, logRetentionDays } = config;
     const relayDeadLetterQueue = createTerminalQueue(
       this,
       'RelayDeadLetterQueue',
       retainData,
       'Pointers to change log batches a relay could not publish wait here for an operator (14 days).',
     );
-    const targets = {
-      [OutboxDestination.RequestsTopic]: requests.topic,
-      [OutboxDestination.DeliveryQueue]: consumers[ServiceName.Delivery].queue,
-      [OutboxDestination.DeliveryBus]: deliveryBus.bus,
-      [OutboxDestination.AlertBus]: alerts.bus,
-    };
     const relays = Object.fromEntries(
       TABLE_SERVICES.map((service) => [
         service,
@@ -271,111 +384,42 @@ export class DroneDeliveryStack extends Stack {
         }),
       ]),
     ) as Record<TableService, OutboxRelay>;
+    return { relays, relayDeadLetterQueue };
+  }
 
-    deliveryBus.route(
-      'IngestionProjectionRule',
-      'Every lifecycle event to the ingestion read model',
-      BUS_RULE_PATTERNS.ingestionProjection,
-      { queue: consumers[ServiceName.Ingestion].queue, messageGroupId: LIFECYCLE_MESSAGE_GROUP },
-    );
-    const fleetTimeout = Duration.seconds(fleetTimeoutSeconds(config.flight));
-    const fleetQueue = new WorkQueue(this, 'FleetQueue', {
-      retainData,
-      consumerTimeout: fleetTimeout,
-      maxReceiveCount: 3,
-    });
-    deliveryBus.route(
-      'DroneFleetRule',
-      'Scheduled deliveries to the drone fleet',
-      BUS_RULE_PATTERNS.droneFleet,
-      {
-        queue: fleetQueue.queue,
-      },
-    );
-    const fakeFleet = props.fakeFleet?.(this, {
-      fleetQueue: fleetQueue.queue,
-      deliveryQueue: consumers[ServiceName.Delivery].queue,
-      flight: config.flight,
-      timeout: fleetTimeout,
-      retainData,
-      logRetentionDays,
-    });
-
-    const api = new DeliveryApi(this, 'DeliveryApi', {
-      table: tables[ServiceName.Ingestion],
-      serviceTables: {
-        ingestion: tables[ServiceName.Ingestion],
-        package: tables[ServiceName.Package],
-        droneScheduler: tables[ServiceName.DroneScheduler],
-        delivery: tables[ServiceName.Delivery],
-        remediation: tables[ServiceName.Remediation],
-      },
-      settings: config.ingestion,
-      throttle: config.apiThrottle,
-      rateLimitPerIp: config.apiRateLimitPerIp,
-      logRetentionDays,
-      retainData,
-    });
-    if (props.operatorConsoleOrigin !== undefined)
-      api.operator.allowBrowserOrigin(props.operatorConsoleOrigin);
-    const schemaRegistry = new EventSchemaRegistry(this, 'EventSchemas', {
-      description: 'Events of the drone delivery choreography (envelopes, current version of each type)',
-      schemas: eventVersions()
-        .filter((event) => event.version === currentVersion(event.type))
-        .map((event) => ({
-          name: `drone-delivery@${event.type}`,
-          description: `${eventVersionName(event)}: ${event.type} at its current schema version ${event.version}`,
-          content: eventJsonSchema(event),
-        })),
-    });
-
-    this.tables = tables;
-    this.consumers = consumers;
-    this.relays = relays;
-    this.requests = requests;
-    this.deliveryBus = deliveryBus;
-    this.alerts = alerts;
-    this.api = api;
-    this.remediation = remediation;
-    this.remediationDeadLetterQueue = remediationDeadLetterQueue;
-    this.relayDeadLetterQueue = relayDeadLetterQueue;
-    this.fleetQueue = fleetQueue;
-    this.schemaRegistry = schemaRegistry;
-    if (fakeFleet) this.fakeFleet = fakeFleet;
-
+  /** The stack's outputs (DroneDeliveryOutput): what clients, operators, the CLI and the tests read. */
+  private publishOutputs(hasFakeFleet: boolean): void {
     const outputs: Record<keyof typeof DroneDeliveryOutput, string> = {
-      ApiUrl: api.url,
-      ApiKeyId: api.apiKey.keyId,
-      IngestionTableName: tables[ServiceName.Ingestion].tableName,
-      PackageTableName: tables[ServiceName.Package].tableName,
-      DroneSchedulerTableName: tables[ServiceName.DroneScheduler].tableName,
-      DeliveryTableName: tables[ServiceName.Delivery].tableName,
-      RemediationTableName: tables[ServiceName.Remediation].tableName,
-      PackageQueueUrl: consumers[ServiceName.Package].queue.queueUrl,
-      DroneSchedulerQueueUrl: consumers[ServiceName.DroneScheduler].queue.queueUrl,
-      DeliveryQueueUrl: consumers[ServiceName.Delivery].queue.queueUrl,
-      IngestionProjectionQueueUrl: consumers[ServiceName.Ingestion].queue.queueUrl,
-      PackageDeadLetterQueueUrl: consumers[ServiceName.Package].deadLetterQueue.queueUrl,
-      DroneSchedulerDeadLetterQueueUrl: consumers[ServiceName.DroneScheduler].deadLetterQueue.queueUrl,
-      DeliveryDeadLetterQueueUrl: consumers[ServiceName.Delivery].deadLetterQueue.queueUrl,
-      IngestionDeadLetterQueueUrl: consumers[ServiceName.Ingestion].deadLetterQueue.queueUrl,
-      RemediationDeadLetterQueueUrl: remediationDeadLetterQueue.queueUrl,
-      RelayDeadLetterQueueUrl: relayDeadLetterQueue.queueUrl,
-      FleetQueueUrl: fleetQueue.queue.queueUrl,
-      FleetConsumer: fakeFleet
+      ApiUrl: this.api.url,
+      ApiKeyId: this.api.apiKey.keyId,
+      IngestionTableName: this.tables[ServiceName.Ingestion].tableName,
+      PackageTableName: this.tables[ServiceName.Package].tableName,
+      DroneSchedulerTableName: this.tables[ServiceName.DroneScheduler].tableName,
+      DeliveryTableName: this.tables[ServiceName.Delivery].tableName,
+      RemediationTableName: this.tables[ServiceName.Remediation].tableName,
+      PackageQueueUrl: this.consumers[ServiceName.Package].queue.queueUrl,
+      DroneSchedulerQueueUrl: this.consumers[ServiceName.DroneScheduler].queue.queueUrl,
+      DeliveryQueueUrl: this.consumers[ServiceName.Delivery].queue.queueUrl,
+      IngestionProjectionQueueUrl: this.consumers[ServiceName.Ingestion].queue.queueUrl,
+      PackageDeadLetterQueueUrl: this.consumers[ServiceName.Package].deadLetterQueue.queueUrl,
+      DroneSchedulerDeadLetterQueueUrl: this.consumers[ServiceName.DroneScheduler].deadLetterQueue.queueUrl,
+      DeliveryDeadLetterQueueUrl: this.consumers[ServiceName.Delivery].deadLetterQueue.queueUrl,
+      IngestionDeadLetterQueueUrl: this.consumers[ServiceName.Ingestion].deadLetterQueue.queueUrl,
+      RemediationDeadLetterQueueUrl: this.remediationDeadLetterQueue.queueUrl,
+      RelayDeadLetterQueueUrl: this.relayDeadLetterQueue.queueUrl,
+      FleetQueueUrl: this.fleetQueue.queue.queueUrl,
+      FleetConsumer: hasFakeFleet
         ? 'fake drone fleet (lib/fakes/drone-fleet.ts)'
         : 'none: real drones consume FleetQueueUrl and report FlightProgress to DeliveryQueueUrl',
-      DeliveryBusName: deliveryBus.bus.eventBusName,
-      UndeliveredEventsQueueUrl: deliveryBus.undelivered.queueUrl,
-      RequestsTopicArn: requests.topic.topicArn,
-      AlertBusName: alerts.bus.eventBusName,
-      AlertInboxQueueUrl: alerts.inbox.queueUrl,
-      SchemaRegistryName: schemaRegistry.registryName,
+      DeliveryBusName: this.deliveryBus.bus.eventBusName,
+      UndeliveredEventsQueueUrl: this.deliveryBus.undelivered.queueUrl,
+      RequestsTopicArn: this.requests.topic.topicArn,
+      AlertBusName: this.alerts.bus.eventBusName,
+      AlertInboxQueueUrl: this.alerts.inbox.queueUrl,
+      SchemaRegistryName: this.schemaRegistry.registryName,
     };
     for (const [name, value] of Object.entries(outputs)) {
       new CfnOutput(this, name, { value });
     }
-
-    applyGuardrails(this);
   }
 }

@@ -155,7 +155,6 @@ const FUNCTION_LINE_LIMIT = 120;
 const LONG_FUNCTIONS: Readonly<Record<string, number>> = {
   'lib/chaos/orders/campaign.ts:runCampaign': 385,
   'lib/chaos/deliveries/campaign.ts:runDeliveryCampaign': 313,
-  'lib/choreography/stack.ts:DroneDeliveryStack.constructor': 241,
   'lib/local-runtime/assembly/cloud-assembly.ts:createStackResolver': 222,
   'lib/bench/figures/functions.ts:run': 215,
   'lib/local-runtime/stepfunctions/definition.ts:prepareDefinition': 164,

@@ -209,21 +209,7 @@ export class SchedulerAgentSupervisorStack extends Stack {
       });
     if (operatorConsole) this.operatorConsole = operatorConsole;
 
-    this.publishOutputs({
-      submission,
-      stateStore,
-      ordersDatabase,
-      idempotencyStore,
-      starter,
-      alerts,
-      workflow,
-      stateMachines,
-      clientReplies,
-      admissionStore,
-      operatorApi,
-      operatorConsole,
-      remoteServices,
-    });
+    this.publishOutputs(stateMachines);
 
     // Last: the alarms find the stack's dead-letter queues among the constructs above.
     this.operations = new OrderOperations(this, 'Operations', {
@@ -387,36 +373,10 @@ export class SchedulerAgentSupervisorStack extends Stack {
   }
 
   /** The stack's outputs (StackOutput): what clients, operators, the CLI and the tests read. */
-  private publishOutputs(parts: {
-    readonly submission: SubmissionApi;
-    readonly stateStore: StateStore;
-    readonly ordersDatabase: OrdersDatabase;
-    readonly idempotencyStore: IdempotencyStore;
-    readonly starter: OrderStarter;
-    readonly alerts: OperatorAlerts;
-    readonly workflow: SchedulerWorkflow;
-    readonly stateMachines: WorkflowStateMachineMap;
-    readonly clientReplies: ClientReplyQueues;
-    readonly admissionStore: AdmissionStore;
-    readonly operatorApi: OperatorApi;
-    readonly operatorConsole: OperatorConsole | undefined;
-    readonly remoteServices: FakeDownstream | undefined;
-  }): void {
-    const {
-      submission,
-      stateStore,
-      ordersDatabase,
-      idempotencyStore,
-      starter,
-      alerts,
-      workflow,
-      stateMachines,
-      clientReplies,
-      admissionStore,
-      operatorApi,
-      operatorConsole,
-      remoteServices,
-    } = parts;
+  private publishOutputs(stateMachines: WorkflowStateMachineMap): void {
+    // Every part is built and kept on the stack by now (the constructor assigns them first).
+    const { submission, stateStore, ordersDatabase, idempotencyStore, starter, alerts, workflow } = this;
+    const { clientReplies, admissionStore, operatorApi, operatorConsole, remoteServices } = this;
     const outputs: Partial<Record<keyof typeof StackOutput, string>> = {
       ApiUrl: submission.url,
       ApiKeyId: submission.apiKey.keyId,

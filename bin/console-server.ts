@@ -21,8 +21,8 @@ import {
   ConsoleRoute,
   type StateCount,
   type StateCountsBody,
-} from '../console/src/console-api';
-import { countStates } from '../console/src/state-counts';
+} from '../console/contract/console-api';
+import { countStates } from '../console/contract/state-counts';
 import { DELIVERY_STATUSES, type DeliveryStatus, isDeliveryStatus } from '../lambdas/choreography/contracts';
 import { OperatorAction, OperatorActionRequestSchema } from '../lambdas/scheduler-agent-supervisor/contracts';
 import {

@@ -9,7 +9,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import * as ts from 'typescript';
 
 export const ROOT = resolve(__dirname, '..');
-export const SOURCE_ROOTS = ['bin', 'lib', 'lambdas', 'console/src', 'scripts'] as const;
+export const SOURCE_ROOTS = ['bin', 'lib', 'lambdas', 'console/src', 'console/contract', 'scripts'] as const;
 
 export function sourceFiles(directory: string): string[] {
   return readdirSync(join(ROOT, directory)).flatMap((name) => {

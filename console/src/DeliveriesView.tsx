@@ -1,8 +1,8 @@
 import { type FormEvent, useState } from 'react';
 import { DELIVERY_STATUSES } from '../../lambdas/choreography/contracts/statuses';
+import type { DeliveryTrailEntry } from '../contract/console-api';
 import { useConsoleApi } from './api';
 import { DataTable, ErrorNotice, FilterSelect, Freshness, formatTime, Section, StateBadge } from './common';
-import type { DeliveryTrailEntry } from './console-api';
 import { href } from './route';
 import { usePolling } from './use-polling';
 

@@ -22,8 +22,8 @@ import {
   type DeliveryListBody,
   type StateCount,
   type StateCountsBody,
-} from './console-api';
-import type { ListQuery } from './state-counts';
+} from '../contract/console-api';
+import type { ListQuery } from '../contract/state-counts';
 
 export interface Answer<T> {
   readonly status: number;

@@ -24,9 +24,9 @@ import {
 } from '../../lambdas/scheduler-agent-supervisor/contracts/api';
 import type { DeployedConsoleConfig } from '../../lambdas/scheduler-agent-supervisor/contracts/console';
 import { type SignedRequest, sendSigned } from '../../lambdas/shared/signed-request';
+import { type AlarmView, alarmViewOf } from '../contract/console-api';
+import { countStates, type ListQuery } from '../contract/state-counts';
 import { type Answer, type ConsoleApi, messageOf, readJsonBody } from './api';
-import { type AlarmView, alarmViewOf } from './console-api';
-import { countStates, type ListQuery } from './state-counts';
 
 /** The identity pool's credentials (a provider: the SDK refreshes them) or fixed ones. */
 export type OperatorCredentials = ConstructorParameters<typeof SignatureV4>[0]['credentials'];

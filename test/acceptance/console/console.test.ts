@@ -15,7 +15,7 @@ import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import type { Browser, Page } from 'playwright-core';
 import { buildConsoleAssets } from '../../../bin/console-build';
 import { type ConsoleBackend, type ConsoleServer, startConsoleServer } from '../../../bin/console-server';
-import type { DeliveryListBody } from '../../../console/src/console-api';
+import type { DeliveryListBody } from '../../../console/contract/console-api';
 import { awsEndpoint, DeliveryOperatorClient } from '../../../lib/harness/operator-client';
 import { PROJECT_ROOT } from '../../../lib/local-runtime';
 import { DeliverySystemClient } from '../choreography/system-client';

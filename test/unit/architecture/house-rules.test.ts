@@ -80,10 +80,18 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   'lib/release': [],
   // The operator console's page: typed against the wings' contracts (its local backend is in bin);
   // deployed, it signs its calls with the shared SigV4 request (lambdas/shared/signed-request.ts).
-  'console/src': ['lambdas/scheduler-agent-supervisor', 'lambdas/choreography', 'lambdas/shared'],
+  'console/src': [
+    'console/contract',
+    'lambdas/scheduler-agent-supervisor',
+    'lambdas/choreography',
+    'lambdas/shared',
+  ],
+  // The console's contract with its local backend (routes, bodies, state counts): shared by the
+  // page and bin/console-server.ts, so Node code never imports the browser app.
+  'console/contract': ['lambdas/scheduler-agent-supervisor', 'lambdas/choreography', 'lambdas/shared'],
   bin: [
     'lib/harness',
-    'console/src',
+    'console/contract',
     'lib/bench',
     'lib/platform',
     'lib/local-runtime',

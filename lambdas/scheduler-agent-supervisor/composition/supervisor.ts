@@ -31,6 +31,8 @@ import {
 export type { OrderGauges } from '../domain/gauges';
 export { DEFAULT_GAUGE_CAP } from '../domain/gauges';
 export type { EventLog } from '../domain/ports';
+/** The back-off the supervisor gives an order before its next attempt (tooling bounds an order's life with it). */
+export { backoffSecondsFor } from '../domain/supervision-rules';
 export type { SupervisorRunSummary, SweepSummary } from '../domain/supervisor';
 
 /** The SDK clients the supervisor's adapters send through (the handler's are traced). */

@@ -3,8 +3,9 @@
  * system was synthesized with (lib/scheduler-agent-supervisor/config.ts, carried in WORKFLOW_TIMINGS), so the campaign's
  * liveness check moves with the configuration instead of hard-coding seconds.
  */
+
+import { backoffSecondsFor } from '../../../lambdas/scheduler-agent-supervisor/composition/supervisor';
 import type { WorkflowTimings } from '../../../lambdas/scheduler-agent-supervisor/contracts';
-import { backoffSecondsFor } from '../../../lambdas/scheduler-agent-supervisor/domain/supervision-rules';
 import { type BoundTerm, boundOf, type TerminalBound } from '../common/bounds';
 
 export interface TerminalBoundInput {

@@ -125,7 +125,6 @@ const KNOWN_REACHES: Readonly<Record<string, readonly string[]>> = {
     'lambdas/scheduler-agent-supervisor/domain/starter.ts',
     'lambdas/scheduler-agent-supervisor/domain/state-record.ts',
   ],
-  'lib/chaos/orders/bounds.ts': ['lambdas/scheduler-agent-supervisor/domain/supervision-rules.ts'],
   'lib/chaos/deliveries/injector.ts': ['lambdas/choreography/adapters/remediation-consumer.ts'],
   'lib/harness/orders-driver.ts': ['lambdas/fakes/adapters/ledger.ts'],
 };

@@ -29,6 +29,8 @@ export {
   fifoConsumer,
   MAX_COMMIT_ATTEMPTS,
 } from './adapters/fifo-consumer';
+/** A dead letter's identity and its marker: remediation's own derivation, also read by the chaos campaign's injector. */
+export { deadLetterKeyOf, deadLetterMarkerKeyOf } from './adapters/remediation-consumer';
 export {
   type CommitOutcome,
   type CommitRequest,

@@ -15,7 +15,7 @@ import {
   SQSClient,
   SQSServiceException,
 } from '@aws-sdk/client-sqs';
-import { DynamoDbLedger, readLedger } from '../../lambdas/fakes/adapters/ledger';
+import { composeLedger } from '../../lambdas/fakes/composition/ledger';
 import {
   AdmissionCounterAttr,
   admissionShardKey,
@@ -173,7 +173,7 @@ export class SystemDriver {
 
   /** Ends the OUTAGE a service plays for one key (the provider's fix, played by the campaign). */
   endOutage(service: ServiceName, idempotencyKey: string): Promise<void> {
-    return new DynamoDbLedger(this.dynamo, this.output('LedgerTableName')).endOutage(service, idempotencyKey);
+    return composeLedger(this.dynamo, this.output('LedgerTableName')).endOutage(service, idempotencyKey);
   }
 
   /** Takes every status message on a client's reply queue now, read with the client's own identity. */
@@ -251,7 +251,10 @@ export class SystemDriver {
     undos: LedgerUndoSnapshot[];
     calls: LedgerCallsSnapshot[];
   }> {
-    const { effects, undos, calls } = await readLedger(this.dynamo, this.output('LedgerTableName'));
+    const { effects, undos, calls } = await composeLedger(
+      this.dynamo,
+      this.output('LedgerTableName'),
+    ).contents();
     return {
       calls: calls.map(({ service, idempotencyKey, calls: count }) => ({
         service,

@@ -21,7 +21,7 @@ import { requireEnv } from '../../shared/env';
 import { CORRELATION_ID_HEADER, errorResponse, headerValue, jsonResponse } from '../../shared/http';
 import { annotateTrace, createObservability, instrumentedHandler } from '../../shared/observability';
 import { jsonParser } from '../../shared/parse';
-import { DynamoDbLedger, type LedgerPort } from '../adapters/ledger';
+import { composeLedger, type LedgerPort } from '../composition/ledger';
 import { FakesEnvKey, operationForPath, type RemoteOperation } from '../contracts';
 import {
   decideAfterEffect,
@@ -44,7 +44,7 @@ const observability = createObservability();
 const { logger, tracer } = observability;
 const stallMillis = parseMillis(FakesEnvKey.StallMillis, requireEnv(FakesEnvKey.StallMillis));
 const slowMillis = parseMillis(FakesEnvKey.SlowMillis, requireEnv(FakesEnvKey.SlowMillis));
-const ledger: LedgerPort = new DynamoDbLedger(
+const ledger: LedgerPort = composeLedger(
   createDynamoDbClient(tracer),
   requireEnv(FakesEnvKey.LedgerTableName),
 );

@@ -19,8 +19,15 @@ import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { App, CfnOutput, Stack } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
-import { stateRecordToItem } from '../../../lambdas/scheduler-agent-supervisor/adapters/state-record-item';
-import { DynamoStateStore } from '../../../lambdas/scheduler-agent-supervisor/adapters/state-store';
+import {
+  type CompensationEntry,
+  claimedRecord,
+  newOrderRecord,
+  type StateRecord,
+  type StepState,
+  stateRecordItem,
+  stateRecordReader,
+} from '../../../lambdas/scheduler-agent-supervisor/composition/state-records';
 import {
   composeSupervisor,
   DEFAULT_GAUGE_CAP,
@@ -37,15 +44,6 @@ import {
   StepStatus,
   workflowSteps,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
-import { orderFingerprint } from '../../../lambdas/scheduler-agent-supervisor/domain/order';
-import { planAttempt } from '../../../lambdas/scheduler-agent-supervisor/domain/starter';
-import {
-  buildInitialStateRecord,
-  type CompensationEntry,
-  instanceIdFor,
-  type StateRecord,
-  type StepState,
-} from '../../../lambdas/scheduler-agent-supervisor/domain/state-record';
 import { SDK_MAX_ATTEMPTS } from '../../../lambdas/shared/aws-clients/options';
 import { isoAt, systemClock, timeBudget } from '../../../lambdas/shared/clock';
 import { ratio } from '../../harness/stats';
@@ -122,10 +120,7 @@ function submittedRecord(orderId: string, createdAt: number, config: DeploymentC
     totalCents: 4599,
     currency: 'EUR',
   };
-  return buildInitialStateRecord({
-    orderId,
-    orderFingerprint: orderFingerprint(order),
-    now: createdAt,
+  return newOrderRecord(order, createdAt, {
     timings: config.timings,
     dueShardCount: config.dueShardCount,
     clientId: config.clients[0]?.name,
@@ -135,27 +130,17 @@ function submittedRecord(orderId: string, createdAt: number, config: DeploymentC
   });
 }
 
-/** The record once its first attempt is claimed at `claimedAt` (the starter's plan and lock). */
-function claimedRecord(record: StateRecord, claimedAt: number, config: DeploymentConfig): StateRecord {
-  const { plan, completeBy } = planAttempt(record, claimedAt, config.timings);
-  return {
-    ...record,
-    processState: ProcessState.Processing,
-    lockedBy: instanceIdFor(record.orderId, 1),
-    attempt: 1,
-    plan,
-    completeBy,
-    updatedAt: isoAt(claimedAt),
-  };
-}
-
 /**
  * An expired attempt: claimed an hour ago, its first step still Running, its CompleteBy long past.
  * The supervisor resets it to Pending (FailureCount 1) and asks the starter again.
  */
 export function expiredAttemptRecord(orderId: string, now: number, config: DeploymentConfig): StateRecord {
   const claimedAt = now - HOUR_MILLIS;
-  const record = claimedRecord(submittedRecord(orderId, claimedAt - 1_000, config), claimedAt, config);
+  const record = claimedRecord(
+    submittedRecord(orderId, claimedAt - 1_000, config),
+    claimedAt,
+    config.timings,
+  );
   const [first] = workflowSteps(record.workflowVersion);
   if (!first) throw new Error(`workflow version ${record.workflowVersion} has no steps`);
   return {
@@ -179,7 +164,11 @@ export function terminalRecord(
   config: DeploymentConfig,
 ): StateRecord {
   const createdAt = now - DAY_MILLIS;
-  const claimed = claimedRecord(submittedRecord(orderId, createdAt, config), createdAt + 1_000, config);
+  const claimed = claimedRecord(
+    submittedRecord(orderId, createdAt, config),
+    createdAt + 1_000,
+    config.timings,
+  );
   const endedAt = isoAt(createdAt + 60_000);
   const steps = workflowSteps(claimed.workflowVersion);
   const done = state === ProcessState.Processed ? steps : steps.slice(0, -1);
@@ -436,7 +425,7 @@ async function assertSweptTheDueRecords(
   if (scan.dueOrderIds.length !== due.length || !scan.dueOrderIds.every((id) => dueIds.has(id))) {
     problems.push(`the Scan found ${scan.dueOrderIds.length} due records, expected the ${due.length} loaded`);
   }
-  const store = new DynamoStateStore(world.plain, tableName);
+  const store = stateRecordReader(world.plain, tableName);
   for (const record of due) {
     const now = await store.get(record.orderId);
     if (now?.processState !== ProcessState.Pending || now.failureCount !== 1) {
@@ -469,7 +458,7 @@ async function measureSize(
   await batchWriteAll(
     world.plain,
     tableName,
-    [...due, ...others].map((record) => stateRecordToItem(record)),
+    [...due, ...others].map((record) => stateRecordItem(record)),
     LOAD_CONCURRENCY,
   );
   context.progress(

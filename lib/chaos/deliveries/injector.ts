@@ -7,8 +7,8 @@
  */
 
 import type { SQSRecord } from 'aws-lambda';
-import { deadLetterKeyOf } from '../../../lambdas/choreography/adapters/remediation-consumer';
 import { MessageAttribute, SERVICE_NAMES, ServiceName } from '../../../lambdas/choreography/contracts';
+import { deadLetterKeyOf } from '../../../lambdas/choreography/kit';
 import type {
   FaultHooks,
   InterceptedReply,

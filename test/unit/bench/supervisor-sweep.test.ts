@@ -5,12 +5,12 @@ import {
 import { ProcessState, TERMINAL_STATES } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import type { StateRecord } from '../../../lambdas/scheduler-agent-supervisor/domain/state-record';
 import { decideSupervision } from '../../../lambdas/scheduler-agent-supervisor/domain/supervision-rules';
+import { SWEEP_SIZES } from '../../../lib/bench/figures/supervisor-sweep';
 import {
   expiredAttemptRecord,
-  SWEEP_SIZES,
   sweepTableRecords,
   terminalRecord,
-} from '../../../lib/bench/figures/supervisor-sweep';
+} from '../../../lib/bench/figures/supervisor-sweep-records';
 import { DEFAULT_PROFILE } from '../../../lib/platform/config';
 import { loadConfig } from '../../../lib/scheduler-agent-supervisor/config';
 

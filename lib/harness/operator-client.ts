@@ -32,6 +32,8 @@ export interface OperatorEndpoint {
 export interface ApiAnswer<T> {
   readonly status: number;
   readonly body: T;
+  /** The answer's Retry-After (a 409 on an order in flight, a 429), in milliseconds. */
+  readonly retryAfterMillis?: number;
 }
 
 /** The region of an AWS invoke URL (`https://<id>.execute-api.<region>.amazonaws.com/<stage>`). */
@@ -117,5 +119,10 @@ async function jsonAnswer<T>(
   } catch {
     // Not JSON (a gateway error page): shown as text.
   }
-  return { status: answer.status, body: parsed as T };
+  const retryAfter = Number(answer.headers.get('retry-after'));
+  return {
+    status: answer.status,
+    body: parsed as T,
+    ...(Number.isFinite(retryAfter) && retryAfter > 0 && { retryAfterMillis: retryAfter * 1000 }),
+  };
 }

@@ -25,7 +25,6 @@ import {
   type OperatorAction,
   OperatorActionAttr,
   type OperatorActionRequest,
-  OperatorRoute,
   type ServiceName,
   StateAttr,
   StepAttr,
@@ -33,7 +32,7 @@ import {
 } from '../../lambdas/scheduler-agent-supervisor/contracts';
 import { AlarmNotificationField } from '../../lambdas/shared/alarm-spec';
 import type { LocalTarget } from '../local-runtime';
-import { SignedApi } from './signed-api';
+import { OperatorClient } from './operator-client';
 import type {
   AlertSnapshot,
   ClientMessageDelivery,
@@ -126,7 +125,7 @@ export class SystemDriver {
   /** Every configured client, in the Clients output's order. */
   readonly clients: readonly CampaignClient[];
   /** The operator routes, signed as the target's `operator` identity. */
-  private readonly operatorApi: SignedApi;
+  private readonly operator: OperatorClient;
   /** The principal operator actions are logged as (OperatorLog `By`). */
   readonly operatorIdentity: string;
 
@@ -138,7 +137,11 @@ export class SystemDriver {
     const operator = target.identities?.operator;
     if (!operator) throw new Error('The local target lists no operator identity');
     this.operatorIdentity = operator.userArn;
-    this.operatorApi = new SignedApi(this.stack.apiBase, target.region, operator);
+    this.operator = new OperatorClient({
+      apiUrl: this.stack.apiBase,
+      region: target.region,
+      credentials: operator,
+    });
     this.clients = campaignClients(target, this.stack, config);
   }
 
@@ -155,19 +158,15 @@ export class SystemDriver {
     orderId: string,
     request: OperatorActionRequest,
   ): Promise<OperatorAnswer> {
-    const route = action === 'retry' ? OperatorRoute.retry(orderId) : OperatorRoute.cancel(orderId);
-    const answer = await this.operatorApi.send('POST', route, { body: JSON.stringify(request) });
-    const retryAfter = Number(answer.headers.get('retry-after'));
-    let body: Record<string, unknown> = {};
-    try {
-      body = JSON.parse(answer.text) as Record<string, unknown>;
-    } catch {
-      body = { message: answer.text.slice(0, 200) };
-    }
+    const answer = await this.operator.act(action, orderId, request);
+    const body: Record<string, unknown> =
+      typeof answer.body === 'object' && answer.body !== null
+        ? { ...answer.body }
+        : { message: String(answer.body).slice(0, 200) };
     return {
       status: answer.status,
       body,
-      ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { retryAfterMillis: retryAfter * 1000 } : {}),
+      ...(answer.retryAfterMillis !== undefined && { retryAfterMillis: answer.retryAfterMillis }),
     };
   }
 

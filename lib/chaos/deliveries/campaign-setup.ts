@@ -1,0 +1,143 @@
+/**
+ * What a delivery campaign decides before anything runs: its assembly (synthesized, or the one
+ * given) and its facts, the seeded plan, the fault injector, the terminal bound and the run's
+ * files, and how to start the runtime on them (again after the restart, on the same data
+ * directory). Apart from the run itself (campaign-run.ts) so that each reads alone.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { PROJECT_ROOT, synthesizeLocal } from '../../harness/assembly';
+import { DeliverySystemDriver } from '../../harness/deliveries-driver';
+import { operatorUserOf } from '../../harness/operator-user';
+import { type LocalRuntime, startLocalRuntime } from '../../local-runtime';
+import type { TerminalBound } from '../common/bounds';
+import { iamRecordDirOf } from '../common/iam-denials';
+import { type DeliveryAssemblyFacts, readDeliveryAssemblyFacts } from './assembly';
+import { deliveryTerminalBound } from './bounds';
+import type { DeliveryCampaignOptions } from './campaign-options';
+import { DELIVERY_FAULT_KINDS, type DeliveryFaultKind } from './faults';
+import { DeliveryFaultInjector } from './injector';
+import {
+  DEFAULT_DELIVERY_FAULT_RATES,
+  DEFAULT_SCENARIO_SHARES,
+  type DeliveryCampaignPlan,
+  type PlannedFaults,
+  planDeliveries,
+} from './plan';
+
+/** Everything a run starts from. */
+export interface DeliveryCampaignSetup {
+  readonly log: (line: string) => void;
+  readonly workDir: string;
+  readonly facts: DeliveryAssemblyFacts;
+  readonly seed: number;
+  readonly enabledKinds: readonly DeliveryFaultKind[];
+  readonly plan: DeliveryCampaignPlan;
+  readonly maxInFlight: number;
+  readonly fleetReadDelayMillis: number;
+  readonly injector: DeliveryFaultInjector;
+  readonly bound: TerminalBound;
+  /** `s<seed>-<ISO time>`: names the run's data directory, logs and summary. */
+  readonly runId: string;
+  readonly dataDir: string;
+  readonly functionLogDir: string;
+  /** One IAM record directory per start, in order (a restart must not overwrite the last one's denials). */
+  readonly iamRecordDirs: readonly string[];
+  /**
+   * Starts the runtime on the run's assembly, data directory and fault hooks (again after a
+   * restart), with a driver whose observer is subscribed: rules made through the EventBridge API
+   * live as long as the runtime.
+   */
+  startRuntime(): Promise<[LocalRuntime, DeliverySystemDriver]>;
+}
+
+/** Prepares a run from its options: nothing is started yet. */
+export function prepareDeliveryCampaign(
+  options: DeliveryCampaignOptions,
+  log: (line: string) => void,
+): DeliveryCampaignSetup {
+  const enabledKinds = options.enabledKinds ?? DELIVERY_FAULT_KINDS;
+  const workDir = resolve(PROJECT_ROOT, options.workDir ?? '.local/chaos-deliveries');
+  mkdirSync(workDir, { recursive: true });
+  const assemblyDir = options.assemblyDir ?? join(workDir, 'cdk.out');
+  if (!options.assemblyDir) {
+    log(`[chaos] synthesizing with the local profile into ${assemblyDir} ...`);
+    synthesizeLocal(assemblyDir);
+  }
+  const facts = readDeliveryAssemblyFacts(assemblyDir);
+  const seed = options.seed ?? 1;
+  const plan = planDeliveries({
+    deliveries: options.deliveries ?? 200,
+    seed,
+    limits: facts.limits,
+    rates: options.rates ?? DEFAULT_DELIVERY_FAULT_RATES,
+    shares: options.shares ?? DEFAULT_SCENARIO_SHARES,
+    garbageMessages: options.garbageMessages ?? 3,
+    minDeliveriesPerKind: options.minDeliveriesPerKind ?? 2,
+    enabledKinds,
+  });
+  const fleetReadDelayMillis = options.fleetReadDelayMillis ?? 300;
+  const injector = new DeliveryFaultInjector({
+    plan,
+    enabledKinds,
+    hangMillis: (facts.functionTimeoutSeconds + 1) * 1000,
+    fleetReadDelayMillis,
+  });
+  const bound = deliveryTerminalBound({
+    remediation: facts.remediation,
+    maxReceiveAttempts: facts.limits.maxReceiveAttempts,
+    visibilityTimeoutSeconds: facts.visibilityTimeoutSeconds,
+    functionTimeoutSeconds: facts.functionTimeoutSeconds,
+    flight: facts.flight,
+    relayRetryMillis: facts.relayRetryMillis,
+    faultsPerDelivery: Math.max(1, ...plan.deliveries.map((delivery) => costlyFaults(delivery.faults))),
+    schedulingAllowanceMillis: (options.schedulingAllowanceSeconds ?? 60) * 1000,
+  });
+
+  const runId = `s${seed}-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+  const dataDir = join(workDir, `data-${runId}`);
+  const functionLogDir = join(workDir, `logs-${runId}`);
+  const runtimeLog = join(workDir, `runtime-${runId}.log`);
+  const iamRecordDirs: string[] = [];
+  writeFileSync(runtimeLog, '');
+  const startRuntime = async (): Promise<[LocalRuntime, DeliverySystemDriver]> => {
+    const iamRecordDir = iamRecordDirOf(workDir, runId, iamRecordDirs.length);
+    iamRecordDirs.push(iamRecordDir);
+    const runtime = await startLocalRuntime({
+      assemblyDir,
+      port: 0,
+      dataDir,
+      targetFile: null,
+      functionLogDir,
+      faults: injector.hooks(),
+      iamRecordDir,
+      users: operatorUserOf(facts.stackName),
+      log: (line) => writeFileSync(runtimeLog, `${new Date().toISOString()} ${line}\n`, { flag: 'a' }),
+    });
+    const driver = new DeliverySystemDriver(runtime.target, facts.stackName);
+    await driver.subscribeObserver();
+    return [runtime, driver];
+  };
+  return {
+    log,
+    workDir,
+    facts,
+    seed,
+    enabledKinds,
+    plan,
+    maxInFlight: options.maxInFlight ?? 12,
+    fleetReadDelayMillis,
+    injector,
+    bound,
+    runId,
+    dataDir,
+    functionLogDir,
+    iamRecordDirs,
+    startRuntime,
+  };
+}
+
+/** Faults that each may cost a delivery a round of redeliveries or relay retries. */
+function costlyFaults(faults: PlannedFaults): number {
+  return Object.keys(faults).filter((key) => key !== 'sqsDuplicate').length;
+}

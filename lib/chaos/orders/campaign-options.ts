@@ -1,0 +1,55 @@
+/**
+ * What a caller may set of an order campaign (the chaos CLI, the recovery benchmark, the fault
+ * tests), each with its default; read by the setup (campaign-setup.ts) and the run.
+ */
+import type { FaultKind } from './faults';
+import type { FaultRates } from './plan';
+
+export interface CampaignOptions {
+  /** @default 1000 */
+  readonly orders?: number;
+  /** @default 1 */
+  readonly seed?: number;
+  /**
+   * Submissions outstanding at most: orders accepted and not yet terminal, plus submissions still
+   * waiting for admission (429, resubmitted after Retry-After). @default 24
+   */
+  readonly maxInFlight?: number;
+  /**
+   * The admission limit the campaign synthesizes its assembly with when admission-pressure is on
+   * (below maxInFlight, so the API refuses new work). Ignored with `assemblyDir`: that assembly's
+   * own limit applies, and must then be below maxInFlight.
+   * @default 16
+   */
+  readonly admissionLimit?: number;
+  /**
+   * A synthesized local-profile assembly.
+   * @default - synthesized into `<workDir>/cdk.out` (with `-c admissionLimit` when admission-pressure is on)
+   */
+  readonly assemblyDir?: string;
+  /** Scratch space: assembly, data, logs, summary. @default '.local/chaos' */
+  readonly workDir?: string;
+  /** @default every kind */
+  readonly enabledKinds?: readonly FaultKind[];
+  /** @default DEFAULT_FAULT_RATES */
+  readonly rates?: FaultRates;
+  /** @default 2 */
+  readonly minOrdersPerKind?: number;
+  /** Share of the orders submitted before the runtime is restarted. @default 0.5 */
+  readonly restartAfterShare?: number;
+  /** Guard: below this share of Processed orders the run is trivial. @default 0.6 */
+  readonly minProcessedShare?: number;
+  /**
+   * Relative clock skew between the supervisor (ahead, 60%) and the starter (behind, 40%).
+   * @default stepDeadlineSlackSeconds / 2 (maxSafeRelativeSkewMillis)
+   */
+  readonly clockSkewMillis?: number;
+  /** Local machine allowance added to the terminal bound. @default 60 */
+  readonly schedulingAllowanceSeconds?: number;
+  /** Progress and summary lines. @default console.log */
+  readonly log?: (line: string) => void;
+  /** @default 5000 */
+  readonly progressIntervalMillis?: number;
+  /** Keep the DynamoDB data directory after the run. @default false */
+  readonly keepData?: boolean;
+}

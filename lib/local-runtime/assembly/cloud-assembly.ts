@@ -2,33 +2,21 @@
  * Reads a synthesized cloud assembly (cdk.out) and gives each stack LOCAL identities: physical
  * names derived from logical ids (CloudFormation generates names; the app relies on generated names
  * only), ARNs in the local account, and URLs on the local emulators. Intrinsics in the template are
- * resolved against those identities (see intrinsics.ts).
+ * resolved against those identities (see intrinsics.ts); the names and attributes per resource type
+ * are a table of their own (resource-identities.ts).
  */
-import { createHash } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import {
   AssetManifestArtifact,
   CloudAssembly as CdkCloudAssembly,
   type CloudFormationStackArtifact,
 } from 'aws-cdk-lib/cx-api';
-import { busNameOf, ruleArn } from '../eventbridge/event-buses';
 import { type IntrinsicContext, IntrinsicError, resolveIntrinsics } from './intrinsics';
+import { attributeOf, implicitPhysicalName, NAME_PROPERTIES, referenceOf } from './resource-identities';
+import type { CfnResource, CfnTemplate, LocalEnvironment } from './template-types';
 
-export interface CfnResource {
-  readonly Type: string;
-  readonly Properties?: Record<string, unknown>;
-  readonly Metadata?: Record<string, unknown>;
-  readonly Condition?: string;
-  readonly DependsOn?: string | string[];
-}
-
-export interface CfnTemplate {
-  readonly Resources?: Record<string, CfnResource>;
-  readonly Outputs?: Record<string, { readonly Value: unknown; readonly Condition?: string }>;
-  readonly Parameters?: Record<string, { readonly Default?: unknown; readonly Type?: string }>;
-  readonly Conditions?: Record<string, unknown>;
-  readonly Mappings?: Record<string, Record<string, Record<string, unknown>>>;
-}
+export { generatedPhysicalName } from './resource-identities';
+export type { CfnResource, CfnTemplate, LocalEnvironment } from './template-types';
 
 export interface AssemblyStack {
   readonly stackName: string;
@@ -112,60 +100,27 @@ function inCreationOrder(assembly: CdkCloudAssembly): CloudFormationStackArtifac
   return placed;
 }
 
-/** Where things live locally; supplied by the runtime once emulators and servers listen. */
-export interface LocalEnvironment {
-  readonly region: string;
-  readonly accountId: string;
-  /** Base URL of the SQS emulator (queue URLs are `${sqsEndpoint}/${accountId}/${name}`). */
-  readonly sqsEndpoint: string;
-  /** Base URL serving a REST API's stages, e.g. http://localhost:3000 */
-  restApiBaseUrl(logicalId: string): string;
-  /** URL of a Lambda function URL resource, ending with '/' like AWS. */
-  functionUrl(logicalId: string): string;
-  /**
-   * ARN of a table's stream, known once the table exists (DynamoDB Local names streams after
-   * their creation time). @default - a placeholder ARN, for resolution without an emulator
-   */
-  tableStreamArn?(logicalId: string): string;
-}
-
-/** Maximum physical name lengths, so derived names are valid where AWS enforces a limit. */
-const NAME_LIMITS: Record<string, number> = {
-  'AWS::SQS::Queue': 80,
-  'AWS::Lambda::Function': 64,
-  'AWS::DynamoDB::Table': 255,
-  'AWS::SNS::Topic': 256,
-  'AWS::StepFunctions::StateMachine': 80,
-  'AWS::Events::Rule': 64,
-  'AWS::Events::EventBus': 256,
-  'AWS::IAM::Role': 64,
-};
-
-/** Explicit name properties: when the template sets one, that is the physical name. */
-const NAME_PROPERTIES: Record<string, string> = {
-  'AWS::SQS::Queue': 'QueueName',
-  'AWS::Lambda::Function': 'FunctionName',
-  'AWS::DynamoDB::Table': 'TableName',
-  'AWS::SNS::Topic': 'TopicName',
-  'AWS::StepFunctions::StateMachine': 'StateMachineName',
-  'AWS::Events::Rule': 'Name',
-  'AWS::Events::EventBus': 'Name',
-  'AWS::IAM::Role': 'RoleName',
-  'AWS::Logs::LogGroup': 'LogGroupName',
-  'AWS::CloudWatch::Alarm': 'AlarmName',
-};
-
-function shortHash(text: string, length = 8): string {
-  return createHash('sha256').update(text).digest('hex').slice(0, length);
-}
-
-/** `${stackName}-${logicalId}`, shortened with a stable hash when it exceeds the type's limit. */
-export function generatedPhysicalName(stackName: string, logicalId: string, type: string): string {
-  const limit = NAME_LIMITS[type] ?? 128;
-  const base = `${stackName}-${logicalId}`.replace(/[^A-Za-z0-9_-]/g, '-');
-  if (base.length <= limit) return base;
-  const hash = shortHash(base);
-  return `${base.slice(0, limit - hash.length - 1)}-${hash}`;
+/**
+ * `value` with every string's API hosts (host -> the API's logical id) replaced by their local base URLs (the app builds its API
+ * URL from the API id and region; locally that host is a port), through arrays and objects.
+ */
+function replaceHosts(
+  value: unknown,
+  apiOfHost: ReadonlyMap<string, string>,
+  localBase: (logicalId: string) => string,
+): unknown {
+  if (typeof value === 'string') {
+    let text = value;
+    for (const [host, logicalId] of apiOfHost) text = text.split(host).join(localBase(logicalId));
+    return text;
+  }
+  if (Array.isArray(value)) return value.map((item) => replaceHosts(item, apiOfHost, localBase));
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [key, replaceHosts(item, apiOfHost, localBase)]),
+    );
+  }
+  return value;
 }
 
 /** A resolver for one stack: resolves intrinsics and answers Ref/GetAtt with local identities. */
@@ -213,22 +168,10 @@ export function createStackResolver(stack: AssemblyStack, env: LocalEnvironment)
     try {
       const nameProperty = NAME_PROPERTIES[resource.Type];
       const explicit = nameProperty ? resource.Properties?.[nameProperty] : undefined;
-      let name: string;
-      if (explicit !== undefined) {
-        name = String(
-          resolveIntrinsics(explicit, context, `Resources.${logicalId}.Properties.${nameProperty}`),
-        );
-      } else if (resource.Type === 'AWS::SQS::Queue' && resource.Properties?.FifoQueue === true) {
-        name = `${generatedPhysicalName(stack.stackName, logicalId, resource.Type).slice(0, 75)}.fifo`;
-      } else if (resource.Type === 'AWS::SNS::Topic' && resource.Properties?.FifoTopic === true) {
-        // A FIFO topic's name must end with .fifo, as a FIFO queue's does.
-        name = `${generatedPhysicalName(stack.stackName, logicalId, resource.Type).slice(0, 251)}.fifo`;
-      } else if (resource.Type.startsWith('AWS::ApiGateway::') || resource.Type === 'AWS::KMS::Key') {
-        // Ids, not names: short and lower-case like the ones AWS hands out.
-        name = shortHash(`${stack.stackName}/${logicalId}`, 10);
-      } else {
-        name = generatedPhysicalName(stack.stackName, logicalId, resource.Type);
-      }
+      const name =
+        explicit !== undefined
+          ? String(resolveIntrinsics(explicit, context, `Resources.${logicalId}.Properties.${nameProperty}`))
+          : implicitPhysicalName(stack.stackName, logicalId, resource);
       nameCache.set(logicalId, name);
       return name;
     } finally {
@@ -238,106 +181,22 @@ export function createStackResolver(stack: AssemblyStack, env: LocalEnvironment)
 
   const queueUrl = (name: string) => `${env.sqsEndpoint}/${env.accountId}/${name}`;
 
-  const ref = (logicalId: string): unknown => {
-    const resource = resourceOf(logicalId, `Ref ${logicalId}`);
-    const name = physicalName(logicalId);
-    switch (resource.Type) {
-      case 'AWS::SQS::Queue':
-        return queueUrl(name);
-      case 'AWS::SNS::Topic':
-        return arn('sns', name);
-      case 'AWS::StepFunctions::StateMachine':
-        return arn('states', `stateMachine:${name}`);
-      case 'AWS::Lambda::Url':
-        return getAtt(logicalId, 'FunctionArn');
-      case 'AWS::ApiGateway::Stage':
-        return String(properties(logicalId).StageName);
-      case 'AWS::IAM::ManagedPolicy':
-        return arn('iam', `policy/${name}`, '');
-      default:
-        return name;
-    }
-  };
-
-  const getAtt = (logicalId: string, attribute: string): unknown => {
-    const resource = resourceOf(logicalId, `Fn::GetAtt ${logicalId}.${attribute}`);
-    const name = physicalName(logicalId);
-    const fail = (): never => {
-      throw new IntrinsicError(
-        `Fn::GetAtt ${logicalId}.${attribute}`,
-        `attribute ${attribute} of ${resource.Type} is not supported by the local runtime`,
-      );
-    };
-    switch (resource.Type) {
-      case 'AWS::SQS::Queue':
-        if (attribute === 'Arn') return arn('sqs', name);
-        if (attribute === 'QueueUrl') return queueUrl(name);
-        if (attribute === 'QueueName') return name;
-        return fail();
-      case 'AWS::DynamoDB::Table':
-        if (attribute === 'Arn') return arn('dynamodb', `table/${name}`);
-        if (attribute === 'StreamArn') {
-          return env.tableStreamArn?.(logicalId) ?? arn('dynamodb', `table/${name}/stream/local`);
-        }
-        return fail();
-      case 'AWS::Lambda::Function':
-        if (attribute === 'Arn') return arn('lambda', `function:${name}`);
-        return fail();
-      case 'AWS::Lambda::Url': {
-        if (attribute === 'FunctionUrl') return env.functionUrl(logicalId);
-        if (attribute === 'FunctionArn') {
-          const target = properties(logicalId).TargetFunctionArn;
-          return typeof target === 'string' && target.startsWith('arn:')
-            ? target
-            : arn('lambda', `function:${String(target)}`);
-        }
-        return fail();
-      }
-      case 'AWS::SNS::Topic':
-        if (attribute === 'TopicArn') return arn('sns', name);
-        if (attribute === 'TopicName') return name;
-        return fail();
-      case 'AWS::StepFunctions::StateMachine':
-        if (attribute === 'Arn') return arn('states', `stateMachine:${name}`);
-        if (attribute === 'Name') return name;
-        return fail();
-      case 'AWS::Events::EventBus':
-        if (attribute === 'Arn') return arn('events', `event-bus/${name}`);
-        if (attribute === 'Name') return name;
-        return fail();
-      case 'AWS::Events::Rule': {
-        if (attribute !== 'Arn') return fail();
-        // `rule/<name>` on the default bus, `rule/<bus>/<name>` on another (the bus by name or ARN).
-        return ruleArn(env.region, env.accountId, busNameOf(properties(logicalId).EventBusName), name);
-      }
-      case 'AWS::ApiGateway::RestApi':
-        if (attribute === 'RootResourceId') return `${name}-root`;
-        if (attribute === 'RestApiId') return name;
-        return fail();
-      case 'AWS::IAM::Role':
-        if (attribute === 'Arn') return arn('iam', `role/${name}`, '');
-        if (attribute === 'RoleId') return `AROA${shortHash(name, 16).toUpperCase()}`;
-        return fail();
-      case 'AWS::Logs::LogGroup':
-        if (attribute === 'Arn') return arn('logs', `log-group:${name}:*`);
-        return fail();
-      case 'AWS::CloudWatch::Alarm':
-        if (attribute === 'Arn') return arn('cloudwatch', `alarm:${name}`);
-        return fail();
-      case 'AWS::KMS::Key':
-        if (attribute === 'Arn') return arn('kms', `key/${name}`);
-        if (attribute === 'KeyId') return name;
-        return fail();
-      default:
-        // Attributes of resources the runtime does not run (alarms, policies...) only feed other
-        // inert resources; a stable placeholder keeps their resolution from failing.
-        if (attribute === 'Arn') {
-          const service = resource.Type.split('::')[1]?.toLowerCase() ?? 'unknown';
-          return arn(service, name);
-        }
-        return `${name}.${attribute}`;
-    }
-  };
+  const subject = (logicalId: string, type: string) => ({
+    logicalId,
+    type,
+    name: physicalName(logicalId),
+    arn,
+    queueUrl,
+    env,
+    properties,
+  });
+  const ref = (logicalId: string): unknown =>
+    referenceOf(subject(logicalId, resourceOf(logicalId, `Ref ${logicalId}`).Type));
+  const getAtt = (logicalId: string, attribute: string): unknown =>
+    attributeOf(
+      subject(logicalId, resourceOf(logicalId, `Fn::GetAtt ${logicalId}.${attribute}`).Type),
+      attribute,
+    );
 
   const context: IntrinsicContext = {
     region: env.region,
@@ -361,22 +220,8 @@ export function createStackResolver(stack: AssemblyStack, env: LocalEnvironment)
       );
     }
   }
-  /** The app builds its API URL from the API id and region; locally that host is a port. */
-  const localizeUrls = (value: unknown): unknown => {
-    if (typeof value === 'string') {
-      let text = value;
-      for (const [host, logicalId] of restApiHosts) {
-        text = text.split(host).join(env.restApiBaseUrl(logicalId));
-      }
-      return text;
-    }
-    if (Array.isArray(value)) return value.map(localizeUrls);
-    if (typeof value === 'object' && value !== null) {
-      return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, localizeUrls(item)]));
-    }
-    return value;
-  };
-
+  const localizeUrls = (value: unknown) =>
+    replaceHosts(value, restApiHosts, (logicalId) => env.restApiBaseUrl(logicalId));
   const resolve = (value: unknown, path: string) => localizeUrls(resolveIntrinsics(value, context, path));
 
   function properties(logicalId: string): Record<string, unknown> {

@@ -257,8 +257,21 @@ async function bareHandler(
   return { file, bytes: statSync(file).size, environment };
 }
 
-async function run(context: BenchContext): Promise<FigureResult> {
-  const runs = context.quick ? QUICK_RUNS : FULL_RUNS;
+/** What the figure times and compares: the assembly's bundles and the baselines beside them. */
+interface Subjects {
+  readonly bundles: readonly Bundle[];
+  readonly largest: Bundle;
+  readonly functionCount: number;
+  readonly sdkModules: readonly string[];
+  readonly bare: { readonly bytes: number };
+  /** The largest function rebuilt by the bench's esbuild call, and bundled with the SDK. */
+  readonly rebuiltBytes: number;
+  readonly sdkBundledBytes: number;
+  readonly inits: readonly InitSubject[];
+}
+
+/** Synthesizes (synth cache), reads the bundles, and builds the baselines the same esbuild call makes. */
+async function prepareSubjects(context: BenchContext): Promise<Subjects> {
   context.progress('synthesizing the local assembly (cdk synth -c profile=local, synth cache)');
   const assemblyDir = join(context.workDir, 'assembly');
   const synthesis = synthesizeLocalAssembly(assemblyDir);
@@ -280,16 +293,14 @@ async function run(context: BenchContext): Promise<FigureResult> {
   );
   const rebuilt = join(context.workDir, 'rebuilt', 'index.js');
   await bundleLikeLambdaFunction(resolve(PROJECT_ROOT, 'lambdas', `${largest.name}.ts`), rebuilt);
-  const rebuiltBytes = statSync(rebuilt).size;
   const sdkBundled = join(context.workDir, 'sdk-bundled', 'index.js');
   await bundleLikeLambdaFunction(resolve(PROJECT_ROOT, 'lambdas', `${largest.name}.ts`), sdkBundled, {
     bundleSdk: true,
   });
-  const sdkBundledBytes = statSync(sdkBundled).size;
 
   const withoutSourceMaps = { ...largest.environment };
   delete withoutSourceMaps.NODE_OPTIONS;
-  const subjects: InitSubject[] = [
+  const inits: InitSubject[] = [
     ...bundles.map((bundle) => ({
       key: `init.${bundle.name}`,
       label: `Cold init, ${bundle.name}`,
@@ -319,6 +330,30 @@ async function run(context: BenchContext): Promise<FigureResult> {
       environment: largest.environment,
     },
   ];
+  return {
+    bundles,
+    largest,
+    functionCount,
+    sdkModules,
+    bare,
+    rebuiltBytes: statSync(rebuilt).size,
+    sdkBundledBytes: statSync(sdkBundled).size,
+    inits,
+  };
+}
+
+/** Medians of the timed rounds, by subject key, in milliseconds. */
+interface InitMedians {
+  wall(key: string): number;
+  cpu(key: string): number;
+}
+
+/** `runs` rounds, each a fresh process per subject, round-robin so the machine's load hits all alike. */
+async function timeInits(
+  context: BenchContext,
+  subjects: readonly InitSubject[],
+  runs: number,
+): Promise<InitMedians> {
   const samples = new Map<string, InitSample[]>(subjects.map((subject) => [subject.key, []]));
   for (let round = 1; round <= runs; round += 1) {
     context.progress(`cold init, round ${round} of ${runs}: ${subjects.length} fresh processes`);
@@ -333,23 +368,23 @@ async function run(context: BenchContext): Promise<FigureResult> {
         50,
       ) ?? Number.NaN,
     );
-  const initOf = (key: string) => medianOf(key, 'wall');
-  const cpuOf = (key: string) => medianOf(key, 'cpu');
+  return { wall: (key) => medianOf(key, 'wall'), cpu: (key) => medianOf(key, 'cpu') };
+}
+
+async function run(context: BenchContext): Promise<FigureResult> {
+  const runs = context.quick ? QUICK_RUNS : FULL_RUNS;
+  const subjects = await prepareSubjects(context);
+  const { bundles, largest, functionCount, bare, sdkBundledBytes } = subjects;
+  const medians = await timeInits(context, subjects.inits, runs);
+  const initOf = (key: string) => medians.wall(key);
+  const cpuOf = (key: string) => medians.cpu(key);
 
   const sizes = bundles.map((bundle) => ({ bundle, kb: kb(bundle.bytes) }));
   const inits = bundles.map((bundle) => ({ bundle, ms: initOf(`init.${bundle.name}`) }));
   const bareInit = initOf('init.bare');
   const bareDynamoDbInit = initOf('init.bareDynamoDb');
-  const largestWithoutSourceMaps = initOf(`init.${largest.name}.withoutSourceMaps`);
-  const largestInit = initOf(`init.${largest.name}`);
-  const largestSdkBundled = initOf(`init.${largest.name}.sdkBundled`);
-  // The same bundle three ways: compared by CPU time, which the machine's other work inflates less.
-  const largestCpu = cpuOf(`init.${largest.name}`);
-  const largestWithoutSourceMapsCpu = cpuOf(`init.${largest.name}.withoutSourceMaps`);
-  const largestSdkBundledCpu = cpuOf(`init.${largest.name}.sdkBundled`);
   const largestKb = kb(largest.bytes);
   const slowest = inits.reduce((worst, entry) => (entry.ms > worst.ms ? entry : worst));
-  const overBudget = sizes.filter((entry) => entry.kb > MAX_BUNDLE_KB);
 
   const functionsOf = (bundle: Bundle) =>
     bundle.functions.length === 1 ? '1 function' : `${bundle.functions.length} functions`;
@@ -369,13 +404,13 @@ async function run(context: BenchContext): Promise<FigureResult> {
       value: kb(sdkBundledBytes),
       unit: 'KB',
     },
-    ...subjects.map((subject) => ({
+    ...subjects.inits.map((subject) => ({
       key: subject.key,
       label: subject.label,
       value: initOf(subject.key),
       unit: 'ms',
     })),
-    ...subjects
+    ...subjects.inits
       .filter((subject) => subject.key.startsWith(`init.${largest.name}`))
       .map((subject) => ({
         key: `${subject.key}.cpu`,
@@ -396,32 +431,6 @@ async function run(context: BenchContext): Promise<FigureResult> {
       value: Math.round(ratio(slowest.ms, bareInit) * 100) / 100,
       unit: 'ratio',
     },
-  ];
-
-  const clientModules = sdkModules.filter((name) => name.startsWith('@aws-sdk/client-'));
-  const withEveryClient = bundles.filter((bundle) =>
-    clientModules.every((name) => bundle.sdkModules.includes(name)),
-  ).length;
-  const shared = bundles
-    .filter((bundle) => bundle.functions.length > 1)
-    .map((bundle) => `${bundle.name} by ${bundle.functions.length}`);
-  const composition = largest.composition
-    .slice(0, COMPOSITION_SHOWN)
-    .map((part) => `${part.name} ${formatNumber(kb(part.characters))} KB`)
-    .join(', ');
-  const notes = [
-    `Bundles: the assets of the local synthesized assembly (cdk synth -c profile=local: the same esbuild bundling as a deployment, options in lib/platform/lambda-function.ts HANDLER_BUNDLING). Size: index.js, minified, source map excluded; 1 KB = 1,000 bytes. ${functionCount} functions share ${bundles.length} bundles${shared.length > 0 ? ` (shared: ${shared.join(', ')})` : ''}.`,
-    `Cold init: median of ${runs} fresh \`node\` processes (${process.version}) per bundle, run round-robin, each timing require(index.js) with the function's environment: the template's variables (intrinsics resolved to local names, nothing contacted), Lambda's reserved variables and NODE_OPTIONS as deployed, the AWS SDK v3 resolved from node_modules as the runtime resolves its own copy.`,
-    `Baselines: a bare handler that only imports the SDK modules the functions require (${sdkModules.join(', ')}), and one that imports ${DYNAMODB_CLIENT} alone, bundled by the same esbuild call, which rebuilds ${largest.name} to ${formatNumber(rebuiltBytes)} bytes (its asset: ${formatNumber(largest.bytes)}${rebuiltBytes === largest.bytes ? ', identical' : ', NOT the same: the options differ'}).`,
-    `Largest bundle, ${largest.name}, ${formatNumber(largestKb)} KB (from its source map): ${composition}.`,
-    "Bundles were 618-858 KB before two changes: `import * as z from 'zod'` (esbuild cannot tree-shake the `z` namespace re-export of `import { z }`, so every bundle carried all of zod with its locales, ~450 KB; a lint rule keeps the form) and ES module builds first (mainFields module,main: the agent's @smithy/signature-v4 from dist-cjs required all of @smithy/core, ~130 KB).",
-    overBudget.length === 0
-      ? `Every bundle is at most ${MAX_BUNDLE_KB} KB.`
-      : `Over ${MAX_BUNDLE_KB} KB: ${overBudget.map((entry) => `${entry.bundle.name} ${formatNumber(entry.kb)} KB`).join(', ')}.`,
-    `Where init goes on this machine: the bare handler alone takes ${formatNumber(bareInit)} ms and ${DYNAMODB_CLIENT} alone ${formatNumber(bareDynamoDbInit)} ms (node loading the SDK's CommonJS files), so no function that touches a table meets ${MAX_INIT_MS} ms here; the slowest (${slowest.bundle.name}) adds ${formatNumber(ms(slowest.ms - bareInit))} ms of its own. ${withEveryClient} of ${bundles.length} bundles require all ${clientModules.length} SDK clients: each client has its own module (lambdas/shared/aws-clients/), because esbuild keeps an external module's require whether used or not (it cannot know it has no side effects); when one module held every client, every bundle loaded all of them. NODE_OPTIONS=${largest.environment.NODE_OPTIONS ?? '(none)'} costs ${formatNumber(ms(largestCpu - largestWithoutSourceMapsCpu))} ms of ${largest.name}'s init in CPU time (${formatNumber(largestCpu)} ms with, ${formatNumber(largestWithoutSourceMapsCpu)} ms without; wall ${formatNumber(largestInit)} and ${formatNumber(largestWithoutSourceMaps)} ms): the maps carry no sources' text (HANDLER_BUNDLING sourcesContent: false), which it would parse at every cold start (2026-12-02, median of 15: the agent's cost 21 ms of CPU with the text, 8 ms without).`,
-    `The SDK bundled instead of external (the alternative to the runtime's copy): ${largest.name} grows to ${formatNumber(kb(sdkBundledBytes))} KB (${sdkBundledBytes > MAX_BUNDLE_KB * BYTES_PER_KB ? `over the ${MAX_BUNDLE_KB} KB target` : `within ${MAX_BUNDLE_KB} KB`}) and inits in ${formatNumber(largestSdkBundledCpu)} ms of CPU instead of ${formatNumber(largestCpu)} ms (wall ${formatNumber(largestSdkBundled)} and ${formatNumber(largestInit)} ms): one file to compile instead of hundreds to resolve, read and compile, still not ${MAX_INIT_MS} ms.`,
-    "Where the rest goes (measured 2026-12-02 at load 22-28 on this machine's 2 cores, CPU time of require, median of 7-9 processes): @aws-sdk/client-dynamodb alone ~85 ms external, ~58 ms bundled; the Powertools Tracer alone (aws-xray-sdk-core) ~35 ms; Logger and Metrics ~12 ms; zod and a schema ~10 ms; Tracer and a captured DynamoDB client ~97 ms external, ~73 ms bundled, the floor of any traced function that touches a table. V8 compiling the code is most of it: a V8 code cache (what Node 22's module.enableCompileCache() writes; Node 20 here has no such API, so measured with vm.Script cachedData) brought the agent with the SDK bundled from ~130 ms to ~62 ms of CPU, and the agent as deployed only from ~143 to ~125 (it caches the bundle, not the SDK's files it requires). On Lambda that cache would have to ship in the asset, built by the runtime's exact Node version, as every cold sandbox starts with an empty /tmp: not done.",
-    "Not covered: Lambda's own init (the sandbox, the runtime's bootstrap), arm64 (Graviton) instead of this machine's CPU, the CPU share Lambda gives the configured memory (a whole vCPU only from 1,769 MB, so init there takes longer than here), the SDK version the runtime ships, and the work of the first invocation (credentials, connections).",
   ];
 
   const seriesBundle = 'function bundle';
@@ -468,9 +477,59 @@ async function run(context: BenchContext): Promise<FigureResult> {
         MAX_INIT_MS,
       ),
     ],
-    notes,
+    notes: functionNotes(subjects, medians, runs, slowest),
     charts,
   };
+}
+
+/** The figure's notes: how it measures, and what the numbers of this run say. */
+function functionNotes(
+  subjects: Subjects,
+  medians: InitMedians,
+  runs: number,
+  slowest: { readonly bundle: Bundle; readonly ms: number },
+): string[] {
+  const { bundles, largest, functionCount, sdkModules, rebuiltBytes, sdkBundledBytes } = subjects;
+  const initOf = (key: string) => medians.wall(key);
+  const cpuOf = (key: string) => medians.cpu(key);
+  const bareInit = initOf('init.bare');
+  const bareDynamoDbInit = initOf('init.bareDynamoDb');
+  const largestWithoutSourceMaps = initOf(`init.${largest.name}.withoutSourceMaps`);
+  const largestInit = initOf(`init.${largest.name}`);
+  const largestSdkBundled = initOf(`init.${largest.name}.sdkBundled`);
+  // The same bundle three ways: compared by CPU time, which the machine's other work inflates less.
+  const largestCpu = cpuOf(`init.${largest.name}`);
+  const largestWithoutSourceMapsCpu = cpuOf(`init.${largest.name}.withoutSourceMaps`);
+  const largestSdkBundledCpu = cpuOf(`init.${largest.name}.sdkBundled`);
+  const largestKb = kb(largest.bytes);
+  const overBudget = bundles
+    .map((bundle) => ({ bundle, kb: kb(bundle.bytes) }))
+    .filter((entry) => entry.kb > MAX_BUNDLE_KB);
+  const clientModules = sdkModules.filter((name) => name.startsWith('@aws-sdk/client-'));
+  const withEveryClient = bundles.filter((bundle) =>
+    clientModules.every((name) => bundle.sdkModules.includes(name)),
+  ).length;
+  const shared = bundles
+    .filter((bundle) => bundle.functions.length > 1)
+    .map((bundle) => `${bundle.name} by ${bundle.functions.length}`);
+  const composition = largest.composition
+    .slice(0, COMPOSITION_SHOWN)
+    .map((part) => `${part.name} ${formatNumber(kb(part.characters))} KB`)
+    .join(', ');
+  return [
+    `Bundles: the assets of the local synthesized assembly (cdk synth -c profile=local: the same esbuild bundling as a deployment, options in lib/platform/lambda-function.ts HANDLER_BUNDLING). Size: index.js, minified, source map excluded; 1 KB = 1,000 bytes. ${functionCount} functions share ${bundles.length} bundles${shared.length > 0 ? ` (shared: ${shared.join(', ')})` : ''}.`,
+    `Cold init: median of ${runs} fresh \`node\` processes (${process.version}) per bundle, run round-robin, each timing require(index.js) with the function's environment: the template's variables (intrinsics resolved to local names, nothing contacted), Lambda's reserved variables and NODE_OPTIONS as deployed, the AWS SDK v3 resolved from node_modules as the runtime resolves its own copy.`,
+    `Baselines: a bare handler that only imports the SDK modules the functions require (${sdkModules.join(', ')}), and one that imports ${DYNAMODB_CLIENT} alone, bundled by the same esbuild call, which rebuilds ${largest.name} to ${formatNumber(rebuiltBytes)} bytes (its asset: ${formatNumber(largest.bytes)}${rebuiltBytes === largest.bytes ? ', identical' : ', NOT the same: the options differ'}).`,
+    `Largest bundle, ${largest.name}, ${formatNumber(largestKb)} KB (from its source map): ${composition}.`,
+    "Bundles were 618-858 KB before two changes: `import * as z from 'zod'` (esbuild cannot tree-shake the `z` namespace re-export of `import { z }`, so every bundle carried all of zod with its locales, ~450 KB; a lint rule keeps the form) and ES module builds first (mainFields module,main: the agent's @smithy/signature-v4 from dist-cjs required all of @smithy/core, ~130 KB).",
+    overBudget.length === 0
+      ? `Every bundle is at most ${MAX_BUNDLE_KB} KB.`
+      : `Over ${MAX_BUNDLE_KB} KB: ${overBudget.map((entry) => `${entry.bundle.name} ${formatNumber(entry.kb)} KB`).join(', ')}.`,
+    `Where init goes on this machine: the bare handler alone takes ${formatNumber(bareInit)} ms and ${DYNAMODB_CLIENT} alone ${formatNumber(bareDynamoDbInit)} ms (node loading the SDK's CommonJS files), so no function that touches a table meets ${MAX_INIT_MS} ms here; the slowest (${slowest.bundle.name}) adds ${formatNumber(ms(slowest.ms - bareInit))} ms of its own. ${withEveryClient} of ${bundles.length} bundles require all ${clientModules.length} SDK clients: each client has its own module (lambdas/shared/aws-clients/), because esbuild keeps an external module's require whether used or not (it cannot know it has no side effects); when one module held every client, every bundle loaded all of them. NODE_OPTIONS=${largest.environment.NODE_OPTIONS ?? '(none)'} costs ${formatNumber(ms(largestCpu - largestWithoutSourceMapsCpu))} ms of ${largest.name}'s init in CPU time (${formatNumber(largestCpu)} ms with, ${formatNumber(largestWithoutSourceMapsCpu)} ms without; wall ${formatNumber(largestInit)} and ${formatNumber(largestWithoutSourceMaps)} ms): the maps carry no sources' text (HANDLER_BUNDLING sourcesContent: false), which it would parse at every cold start (2026-12-02, median of 15: the agent's cost 21 ms of CPU with the text, 8 ms without).`,
+    `The SDK bundled instead of external (the alternative to the runtime's copy): ${largest.name} grows to ${formatNumber(kb(sdkBundledBytes))} KB (${sdkBundledBytes > MAX_BUNDLE_KB * BYTES_PER_KB ? `over the ${MAX_BUNDLE_KB} KB target` : `within ${MAX_BUNDLE_KB} KB`}) and inits in ${formatNumber(largestSdkBundledCpu)} ms of CPU instead of ${formatNumber(largestCpu)} ms (wall ${formatNumber(largestSdkBundled)} and ${formatNumber(largestInit)} ms): one file to compile instead of hundreds to resolve, read and compile, still not ${MAX_INIT_MS} ms.`,
+    "Where the rest goes (measured 2026-12-02 at load 22-28 on this machine's 2 cores, CPU time of require, median of 7-9 processes): @aws-sdk/client-dynamodb alone ~85 ms external, ~58 ms bundled; the Powertools Tracer alone (aws-xray-sdk-core) ~35 ms; Logger and Metrics ~12 ms; zod and a schema ~10 ms; Tracer and a captured DynamoDB client ~97 ms external, ~73 ms bundled, the floor of any traced function that touches a table. V8 compiling the code is most of it: a V8 code cache (what Node 22's module.enableCompileCache() writes; Node 20 here has no such API, so measured with vm.Script cachedData) brought the agent with the SDK bundled from ~130 ms to ~62 ms of CPU, and the agent as deployed only from ~143 to ~125 (it caches the bundle, not the SDK's files it requires). On Lambda that cache would have to ship in the asset, built by the runtime's exact Node version, as every cold sandbox starts with an empty /tmp: not done.",
+    "Not covered: Lambda's own init (the sandbox, the runtime's bootstrap), arm64 (Graviton) instead of this machine's CPU, the CPU share Lambda gives the configured memory (a whole vCPU only from 1,769 MB, so init there takes longer than here), the SDK version the runtime ships, and the work of the first invocation (credentials, connections).",
+  ];
 }
 
 export const functionsFigure: Figure = {

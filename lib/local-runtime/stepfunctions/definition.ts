@@ -83,139 +83,9 @@ export function prepareDefinition(stateMachineName: string, definitionJson: stri
   // A second parse rather than structuredClone: the engine recognises plain objects by their
   // prototype, and structuredClone may build them in another realm (e.g. under Jest).
   const engineDefinition = JSON.parse(definitionJson) as JsonObject;
-  const problems: string[] = [];
-  const warnings: string[] = [];
-  const tasks = new Map<string, TaskSpec>();
-  const seenStateNames = new Set<string>();
-
-  const checkQueryLanguage = (holder: JsonObject, where: string): void => {
-    const language = holder.QueryLanguage;
-    if (language !== undefined && language !== 'JSONPath') {
-      problems.push(
-        `${where} sets QueryLanguage '${String(language)}': only JSONPath runs locally ` +
-          '(the engine would silently ignore JSONata expressions)',
-      );
-    }
-  };
-
-  const visitTask = (name: string, state: JsonObject): void => {
-    for (const field of ['TimeoutSecondsPath', 'HeartbeatSecondsPath']) {
-      if (field in state) {
-        problems.push(
-          `state '${name}' uses ${field}, which the local runtime does not support; use a fixed value`,
-        );
-      }
-    }
-    const resource = state.Resource;
-    if (typeof resource !== 'string' || resource === '') {
-      problems.push(`state '${name}' is a Task without a Resource string`);
-      return;
-    }
-    if (state.TimeoutSeconds !== undefined && !isPositiveInteger(state.TimeoutSeconds)) {
-      problems.push(
-        `state '${name}' has TimeoutSeconds ${JSON.stringify(state.TimeoutSeconds)}; expected an integer >= 1`,
-      );
-    }
-    if (state.HeartbeatSeconds !== undefined && !isPositiveInteger(state.HeartbeatSeconds)) {
-      problems.push(
-        `state '${name}' has HeartbeatSeconds ${JSON.stringify(state.HeartbeatSeconds)}; expected an integer >= 1`,
-      );
-    }
-    const timeoutSeconds = isPositiveInteger(state.TimeoutSeconds)
-      ? state.TimeoutSeconds
-      : AWS_DEFAULT_TASK_TIMEOUT_SECONDS;
-    const heartbeatSeconds = isPositiveInteger(state.HeartbeatSeconds) ? state.HeartbeatSeconds : undefined;
-    if (heartbeatSeconds !== undefined && heartbeatSeconds >= timeoutSeconds) {
-      problems.push(
-        `state '${name}' has HeartbeatSeconds ${heartbeatSeconds}, which must be below TimeoutSeconds ${timeoutSeconds}`,
-      );
-    }
-    const integration = classifyResource(resource);
-    if (integration.service === 'unsupported') {
-      warnings.push(
-        `state '${name}': Resource '${resource}' is not supported locally (${integration.reason}); ` +
-          `an execution reaching it fails with States.Runtime. Supported: ${SUPPORTED_RESOURCES.join('; ')}`,
-      );
-    } else if (
-      integration.pattern === 'wait-for-task-token' &&
-      !JSON.stringify(state.Parameters ?? null).includes('$$.Task.Token')
-    ) {
-      problems.push(`state '${name}' uses .waitForTaskToken but its Parameters never pass $$.Task.Token`);
-    }
-    const effectiveTimeoutSeconds = Math.min(timeoutSeconds, MAX_TIMER_SECONDS);
-    // The engine's own timer raises the genuine States.Timeout (which States.TaskFailed must not
-    // match); an explicit value keeps its 60 s default from ever applying.
-    state.TimeoutSeconds = effectiveTimeoutSeconds;
-    delete state.HeartbeatSeconds;
-    tasks.set(name, {
-      stateName: name,
-      resource,
-      integration,
-      timeoutSeconds,
-      effectiveTimeoutSeconds,
-      ...(heartbeatSeconds === undefined ? {} : { heartbeatSeconds }),
-    });
-  };
-
-  const visitMachine = (machine: unknown, where: string): void => {
-    if (!isObject(machine)) {
-      problems.push(`${where} must be an object with StartAt and States`);
-      return;
-    }
-    checkQueryLanguage(machine, where);
-    if (typeof machine.StartAt !== 'string') problems.push(`${where} has no StartAt string`);
-    if (!isObject(machine.States)) {
-      problems.push(`${where} has no States object`);
-      return;
-    }
-    for (const [name, state] of Object.entries(machine.States)) {
-      if (!isObject(state)) {
-        problems.push(`state '${name}' must be an object`);
-        continue;
-      }
-      if (seenStateNames.has(name)) {
-        problems.push(
-          `state name '${name}' is used twice; state names must be unique in the whole state machine`,
-        );
-      }
-      seenStateNames.add(name);
-      checkQueryLanguage(state, `state '${name}'`);
-      for (const field of UNSUPPORTED_FIELDS) {
-        if (field in state) {
-          problems.push(
-            `state '${name}' uses '${field}' (JSONata or variables), which the local engine would silently ignore; ` +
-              'use JSONPath Parameters / ResultSelector / ResultPath / OutputPath',
-          );
-        }
-      }
-      switch (state.Type) {
-        case 'Task':
-          visitTask(name, state);
-          break;
-        case 'Parallel':
-          if (!Array.isArray(state.Branches)) {
-            problems.push(`state '${name}' is a Parallel without Branches`);
-            break;
-          }
-          for (const [index, branch] of state.Branches.entries()) {
-            visitMachine(branch, `state '${name}' branch ${index}`);
-          }
-          break;
-        case 'Map':
-          visitMachine(state.ItemProcessor ?? state.Iterator, `state '${name}' ItemProcessor`);
-          if ('ItemReader' in state || 'ResultWriter' in state) {
-            problems.push(
-              `state '${name}' is a distributed Map (ItemReader/ResultWriter), which does not run locally`,
-            );
-          }
-          break;
-        default:
-          break;
-      }
-    }
-  };
-
-  visitMachine(engineDefinition, 'the definition');
+  const findings: Findings = { problems: [], warnings: [], tasks: new Map(), seenStateNames: new Set() };
+  const { problems, warnings, tasks } = findings;
+  visitMachine(engineDefinition, 'the definition', findings);
   const executionTimeout = engineDefinition.TimeoutSeconds;
   if (executionTimeout !== undefined && !isPositiveInteger(executionTimeout)) {
     problems.push(`top-level TimeoutSeconds ${JSON.stringify(executionTimeout)} must be an integer >= 1`);
@@ -231,4 +101,148 @@ export function prepareDefinition(stateMachineName: string, definitionJson: stri
     ...(isPositiveInteger(executionTimeout) ? { executionTimeoutSeconds: executionTimeout } : {}),
     warnings,
   };
+}
+
+/** What visiting a definition finds: problems refuse it, warnings do not; its tasks' specs. */
+interface Findings {
+  readonly problems: string[];
+  readonly warnings: string[];
+  readonly tasks: Map<string, TaskSpec>;
+  /** State names are unique in the whole machine, branches and processors included. */
+  readonly seenStateNames: Set<string>;
+}
+
+/** Only JSONPath runs locally: a QueryLanguage of JSONata is refused, not silently ignored. */
+function checkQueryLanguage(holder: JsonObject, where: string, findings: Findings): void {
+  const language = holder.QueryLanguage;
+  if (language !== undefined && language !== 'JSONPath') {
+    findings.problems.push(
+      `${where} sets QueryLanguage '${String(language)}': only JSONPath runs locally ` +
+        '(the engine would silently ignore JSONata expressions)',
+    );
+  }
+}
+
+/**
+ * A Task state: its timeouts checked and made explicit for the engine (its own timer raises the
+ * genuine States.Timeout), its integration classified, and its spec kept for the runtime.
+ */
+function visitTask(name: string, state: JsonObject, findings: Findings): void {
+  for (const field of ['TimeoutSecondsPath', 'HeartbeatSecondsPath']) {
+    if (field in state) {
+      findings.problems.push(
+        `state '${name}' uses ${field}, which the local runtime does not support; use a fixed value`,
+      );
+    }
+  }
+  const resource = state.Resource;
+  if (typeof resource !== 'string' || resource === '') {
+    findings.problems.push(`state '${name}' is a Task without a Resource string`);
+    return;
+  }
+  if (state.TimeoutSeconds !== undefined && !isPositiveInteger(state.TimeoutSeconds)) {
+    findings.problems.push(
+      `state '${name}' has TimeoutSeconds ${JSON.stringify(state.TimeoutSeconds)}; expected an integer >= 1`,
+    );
+  }
+  if (state.HeartbeatSeconds !== undefined && !isPositiveInteger(state.HeartbeatSeconds)) {
+    findings.problems.push(
+      `state '${name}' has HeartbeatSeconds ${JSON.stringify(state.HeartbeatSeconds)}; expected an integer >= 1`,
+    );
+  }
+  const timeoutSeconds = isPositiveInteger(state.TimeoutSeconds)
+    ? state.TimeoutSeconds
+    : AWS_DEFAULT_TASK_TIMEOUT_SECONDS;
+  const heartbeatSeconds = isPositiveInteger(state.HeartbeatSeconds) ? state.HeartbeatSeconds : undefined;
+  if (heartbeatSeconds !== undefined && heartbeatSeconds >= timeoutSeconds) {
+    findings.problems.push(
+      `state '${name}' has HeartbeatSeconds ${heartbeatSeconds}, which must be below TimeoutSeconds ${timeoutSeconds}`,
+    );
+  }
+  const integration = classifyResource(resource);
+  if (integration.service === 'unsupported') {
+    findings.warnings.push(
+      `state '${name}': Resource '${resource}' is not supported locally (${integration.reason}); ` +
+        `an execution reaching it fails with States.Runtime. Supported: ${SUPPORTED_RESOURCES.join('; ')}`,
+    );
+  } else if (
+    integration.pattern === 'wait-for-task-token' &&
+    !JSON.stringify(state.Parameters ?? null).includes('$$.Task.Token')
+  ) {
+    findings.problems.push(
+      `state '${name}' uses .waitForTaskToken but its Parameters never pass $$.Task.Token`,
+    );
+  }
+  const effectiveTimeoutSeconds = Math.min(timeoutSeconds, MAX_TIMER_SECONDS);
+  // The engine's own timer raises the genuine States.Timeout (which States.TaskFailed must not
+  // match); an explicit value keeps its 60 s default from ever applying.
+  state.TimeoutSeconds = effectiveTimeoutSeconds;
+  delete state.HeartbeatSeconds;
+  findings.tasks.set(name, {
+    stateName: name,
+    resource,
+    integration,
+    timeoutSeconds,
+    effectiveTimeoutSeconds,
+    ...(heartbeatSeconds === undefined ? {} : { heartbeatSeconds }),
+  });
+}
+
+/** A state machine (the definition, a Parallel branch, a Map's processor) and every state in it. */
+function visitMachine(machine: unknown, where: string, findings: Findings): void {
+  if (!isObject(machine)) {
+    findings.problems.push(`${where} must be an object with StartAt and States`);
+    return;
+  }
+  checkQueryLanguage(machine, where, findings);
+  if (typeof machine.StartAt !== 'string') findings.problems.push(`${where} has no StartAt string`);
+  if (!isObject(machine.States)) {
+    findings.problems.push(`${where} has no States object`);
+    return;
+  }
+  for (const [name, state] of Object.entries(machine.States)) {
+    if (!isObject(state)) {
+      findings.problems.push(`state '${name}' must be an object`);
+      continue;
+    }
+    if (findings.seenStateNames.has(name)) {
+      findings.problems.push(
+        `state name '${name}' is used twice; state names must be unique in the whole state machine`,
+      );
+    }
+    findings.seenStateNames.add(name);
+    checkQueryLanguage(state, `state '${name}'`, findings);
+    for (const field of UNSUPPORTED_FIELDS) {
+      if (field in state) {
+        findings.problems.push(
+          `state '${name}' uses '${field}' (JSONata or variables), which the local engine would silently ignore; ` +
+            'use JSONPath Parameters / ResultSelector / ResultPath / OutputPath',
+        );
+      }
+    }
+    switch (state.Type) {
+      case 'Task':
+        visitTask(name, state, findings);
+        break;
+      case 'Parallel':
+        if (!Array.isArray(state.Branches)) {
+          findings.problems.push(`state '${name}' is a Parallel without Branches`);
+          break;
+        }
+        for (const [index, branch] of state.Branches.entries()) {
+          visitMachine(branch, `state '${name}' branch ${index}`, findings);
+        }
+        break;
+      case 'Map':
+        visitMachine(state.ItemProcessor ?? state.Iterator, `state '${name}' ItemProcessor`, findings);
+        if ('ItemReader' in state || 'ResultWriter' in state) {
+          findings.problems.push(
+            `state '${name}' is a distributed Map (ItemReader/ResultWriter), which does not run locally`,
+          );
+        }
+        break;
+      default:
+        break;
+    }
+  }
 }

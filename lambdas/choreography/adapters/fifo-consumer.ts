@@ -26,7 +26,13 @@ import {
 } from '../contracts';
 import type { DeadLetterReason, Reaction, ServiceItem } from '../domain/reaction';
 import type { DeadLetterer } from './dead-letterer';
-import type { CommitOutcome, DynamoServiceStore, ExtraWrite, ProcessedMarker } from './service-store';
+import type {
+  CommitOutcome,
+  CommitRequest,
+  DynamoServiceStore,
+  ExtraWrite,
+  ProcessedMarker,
+} from './service-store';
 
 /** In-process re-reads after a lost version race before the record is failed (and redelivered). */
 export const MAX_COMMIT_ATTEMPTS = 5;
@@ -75,7 +81,7 @@ export function fifoConsumer<T extends EventType>(
 ): (event: SQSEvent, context: Context) => Promise<SQSBatchResponse> {
   const accepts = definition.accepts ?? (CONSUMED_EVENT_TYPES[definition.service] as readonly T[]);
   const { store, deadLetterer, settings, observability } = deps;
-  const { logger, tracer, count } = observability;
+  const { tracer, count } = observability;
   const clock = deps.clock ?? systemClock;
   const now = () => new Date(clock.now());
 
@@ -85,21 +91,10 @@ export function fifoConsumer<T extends EventType>(
   const deadLetter = async (
     record: SQSRecord,
     reason: DeadLetterReason,
-    routing: { deliveryId?: string; correlationId?: string; eventId?: string },
+    routing: DeadLetterRouting,
     log: Logger,
   ) => {
-    await deadLetterer.send(
-      {
-        body: record.body,
-        reasonCode: reason.reasonCode,
-        detail: reason.detail,
-        messageKey: routing.eventId ?? record.messageId,
-        attempt: reason.attempt ?? receiveCountOf(record),
-        ...(routing.deliveryId ? { deliveryId: routing.deliveryId } : {}),
-        ...(routing.correlationId ? { correlationId: routing.correlationId } : {}),
-      },
-      now(),
-    );
+    await deadLetterer.send(deadLetterOf(record, reason, routing), now());
     countDeadLetter(reason.reasonCode);
     log.warn('Message dead-lettered', { reasonCode: reason.reasonCode, detail: reason.detail });
   };
@@ -125,26 +120,7 @@ export function fifoConsumer<T extends EventType>(
       const at = now();
       const reaction = await definition.react(current, event, at);
       const deadLetterReason = reaction.kind === 'change' ? reaction.deadLetter : undefined;
-      const outcome = await store.commit({
-        eventId: event.eventId,
-        ...(deadLetterReason ? { deadLetter: deadLetterReason } : {}),
-        key,
-        read: current,
-        ...(reaction.kind === 'change'
-          ? {
-              change: {
-                state: reaction.state,
-                emissions: reaction.emissions,
-                ...(reaction.alerts ? { alerts: reaction.alerts } : {}),
-                producer: definition.service,
-                deliveryId: event.deliveryId,
-                correlationId: event.correlationId,
-              },
-              ...(reaction.extraWrites ? { extraWrites: reaction.extraWrites } : {}),
-            }
-          : {}),
-        now: at,
-      });
+      const outcome = await store.commit(commitRequestOf(definition, event, key, current, reaction, at));
       switch (outcome.kind) {
         case 'committed':
           count(DeliveryMetric.MessagesProcessed);
@@ -176,36 +152,22 @@ export function fifoConsumer<T extends EventType>(
         correlationId: parsed.correlationId,
         eventId: parsed.eventId,
       };
-      const log = logger.createChild({ persistentKeys: { ...routing, messageId: record.messageId } });
-      annotateTrace(tracer, { deliveryId: parsed.deliveryId, correlationId: parsed.correlationId });
-      return deadLetter(record, parsed, routing, log);
+      return deadLetter(
+        record,
+        parsed,
+        routing,
+        recordLogger(observability, routing, {
+          eventId: parsed.eventId,
+          messageId: record.messageId,
+        }),
+      );
     }
     const { event } = parsed;
-    const log = logger.createChild({
-      persistentKeys: {
-        deliveryId: event.deliveryId,
-        correlationId: event.correlationId,
-        eventId: event.eventId,
-        type: event.type,
-      },
-    });
-    annotateTrace(tracer, { deliveryId: event.deliveryId, correlationId: event.correlationId });
+    const log = recordLogger(observability, event, { eventId: event.eventId, type: event.type });
     try {
       await process(event, record, log);
     } catch (error) {
-      const receiveCount = receiveCountOf(record);
-      if (receiveCount < settings.maxReceiveAttempts) {
-        log.warn('Processing failed; the message will be received again', {
-          error: describeError(error),
-          receiveCount,
-        });
-        throw error;
-      }
-      log.error('Processing failed on the last allowed receive', {
-        error: describeError(error),
-        stack: (error as Error | undefined)?.stack,
-        receiveCount,
-      });
+      if (!isLastReceive(record, settings.maxReceiveAttempts, error, log)) throw error;
       await deadLetter(
         record,
         { reasonCode: ReasonCode.DependencyTimeout, detail: describeError(error) },
@@ -224,6 +186,94 @@ export function fifoConsumer<T extends EventType>(
       new SqsFifoPartialProcessorAsync(),
       { context, throwOnFullBatchFailure: false },
     );
+}
+
+/** The logger of one record, keyed by its delivery and correlation (also the trace's annotations). */
+function recordLogger(
+  observability: Pick<Observability<DeliveryMetric>, 'logger' | 'tracer'>,
+  routing: { readonly deliveryId?: string; readonly correlationId?: string },
+  keys: Record<string, string | undefined>,
+): Logger {
+  const { deliveryId, correlationId } = routing;
+  annotateTrace(observability.tracer, { deliveryId, correlationId });
+  return observability.logger.createChild({ persistentKeys: { deliveryId, correlationId, ...keys } });
+}
+
+/**
+ * A record whose processing failed: false while receives remain (the caller rethrows, and SQS
+ * delivers it again after its visibility timeout), true on the last allowed one (dead-letter it).
+ */
+function isLastReceive(record: SQSRecord, maxReceiveAttempts: number, error: unknown, log: Logger): boolean {
+  const receiveCount = receiveCountOf(record);
+  if (receiveCount < maxReceiveAttempts) {
+    log.warn('Processing failed; the message will be received again', {
+      error: describeError(error),
+      receiveCount,
+    });
+    return false;
+  }
+  log.error('Processing failed on the last allowed receive', {
+    error: describeError(error),
+    stack: (error as Error | undefined)?.stack,
+    receiveCount,
+  });
+  return true;
+}
+
+/** What a dead letter names besides its reason: the delivery, its correlation and the event, when known. */
+interface DeadLetterRouting {
+  readonly deliveryId?: string;
+  readonly correlationId?: string;
+  readonly eventId?: string;
+}
+
+/** The dead letter of one record: its body kept whole, keyed by the event (else the message). */
+function deadLetterOf(record: SQSRecord, reason: DeadLetterReason, routing: DeadLetterRouting) {
+  return {
+    body: record.body,
+    reasonCode: reason.reasonCode,
+    detail: reason.detail,
+    messageKey: routing.eventId ?? record.messageId,
+    attempt: reason.attempt ?? receiveCountOf(record),
+    ...(routing.deliveryId ? { deliveryId: routing.deliveryId } : {}),
+    ...(routing.correlationId ? { correlationId: routing.correlationId } : {}),
+  };
+}
+
+/**
+ * The commit of one reaction, conditional on the item as read: the event's processed marker (with
+ * the dead letter it owes, if any), and for a change the new state, its emissions and alerts in the
+ * outbox, and the reaction's extra writes. An ignored event commits its marker alone.
+ */
+function commitRequestOf<T extends EventType>(
+  definition: ConsumerDefinition<T>,
+  event: DeliveryEvent<T>,
+  key: string,
+  read: ServiceItem | undefined,
+  reaction: Reaction<ExtraWrite>,
+  at: Date,
+): CommitRequest {
+  const deadLetterReason = reaction.kind === 'change' ? reaction.deadLetter : undefined;
+  return {
+    eventId: event.eventId,
+    ...(deadLetterReason ? { deadLetter: deadLetterReason } : {}),
+    key,
+    read,
+    ...(reaction.kind === 'change'
+      ? {
+          change: {
+            state: reaction.state,
+            emissions: reaction.emissions,
+            ...(reaction.alerts ? { alerts: reaction.alerts } : {}),
+            producer: definition.service,
+            deliveryId: event.deliveryId,
+            correlationId: event.correlationId,
+          },
+          ...(reaction.extraWrites ? { extraWrites: reaction.extraWrites } : {}),
+        }
+      : {}),
+    now: at,
+  };
 }
 
 export function receiveCountOf(record: Pick<SQSRecord, 'attributes'>): number {

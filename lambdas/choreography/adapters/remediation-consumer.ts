@@ -69,41 +69,100 @@ export interface RemediationDependencies {
   readonly clock?: Clock;
 }
 
-export function remediationConsumer(
-  deps: RemediationDependencies,
-): (event: SQSEvent, context: Context) => Promise<SQSBatchResponse> {
-  const { store, documents, sqs, queues, settings, observability } = deps;
-  const { logger, tracer } = observability;
-  const clock = deps.clock ?? systemClock;
+/** The logger of one dead letter, with the keys it names (also the trace's annotations). */
+function deadLetterLogger(
+  observability: RemediationDependencies['observability'],
+  keys: { readonly deliveryId?: string; readonly correlationId?: string } & Record<
+    string,
+    string | undefined
+  >,
+): Logger {
+  annotateTrace(observability.tracer, { deliveryId: keys.deliveryId, correlationId: keys.correlationId });
+  const present = Object.entries(keys).filter(([, value]) => value !== undefined && value !== '');
+  return observability.logger.createChild({ persistentKeys: Object.fromEntries(present) });
+}
 
-  const countDecision = (decision: string) =>
-    observability.countBy(DeliveryMetric.RemediationDecisions, { name: 'decision', value: decision });
+/** Whether a dead letter already has its decision marker (read consistently: a redelivery races its first receive). */
+async function isDecided(
+  documents: RemediationDependencies['documents'],
+  tableName: string,
+  deadLetterKey: string,
+): Promise<boolean> {
+  const { Item } = await documents.send(
+    new GetCommand({
+      TableName: tableName,
+      Key: { [TABLE_PARTITION_KEY]: deadLetterMarkerKeyOf(deadLetterKey) },
+      ConsistentRead: true,
+    }),
+  );
+  return Item !== undefined;
+}
 
-  const decided = async (deadLetterKey: string) =>
-    (
-      await documents.send(
-        new GetCommand({
-          TableName: store.tableName,
-          Key: { [TABLE_PARTITION_KEY]: deadLetterMarkerKeyOf(deadLetterKey) },
-          ConsistentRead: true,
-        }),
-      )
-    ).Item !== undefined;
-
-  const markerWrite = (deadLetterKey: string, decision: string, now: Date): ExtraWrite => ({
+/** The dead letter's decision marker, written with the decision: only the first decision of a key commits. */
+function decisionMarkerWrite(
+  tableName: string,
+  ttlSeconds: number,
+  deadLetterKey: string,
+  decision: string,
+  now: Date,
+): ExtraWrite {
+  return {
     Put: {
-      TableName: store.tableName,
+      TableName: tableName,
       Item: {
         [TABLE_PARTITION_KEY]: deadLetterMarkerKeyOf(deadLetterKey),
         decision,
         decidedAt: now.toISOString(),
         // The REMEDIATION# item's decisions still hold the key after the marker expires.
-        [TABLE_TTL_ATTRIBUTE]: Math.floor(now.getTime() / 1000) + settings.processedMessageTtlSeconds,
+        [TABLE_TTL_ATTRIBUTE]: Math.floor(now.getTime() / 1000) + ttlSeconds,
       },
       ConditionExpression: 'attribute_not_exists(#pk)',
       ExpressionAttributeNames: { '#pk': TABLE_PARTITION_KEY },
     },
+  };
+}
+
+/**
+ * A decision that must wait (a back-off): the dead letter stays on its queue, invisible until the
+ * back-off ends (at most SQS's visibility limit, then it is received and deferred again).
+ */
+async function defer(
+  deps: Pick<RemediationDependencies, 'sqs' | 'observability'>,
+  record: SQSRecord,
+  queueUrl: string,
+  delaySeconds: number,
+  log: Logger,
+  outcome: { decision: string; occurrence: number },
+): Promise<void> {
+  const timeout = Math.min(delaySeconds, MAX_VISIBILITY_TIMEOUT_SECONDS);
+  await deps.sqs.send(
+    new ChangeMessageVisibilityCommand({
+      QueueUrl: queueUrl,
+      ReceiptHandle: record.receiptHandle,
+      VisibilityTimeout: timeout,
+    }),
+  );
+  deps.observability.count(DeliveryMetric.RemediationDeferred);
+  log.info('Remediation deferred until the back-off ends', {
+    ...outcome,
+    delaySeconds,
+    visibleIn: timeout,
   });
+}
+
+export function remediationConsumer(
+  deps: RemediationDependencies,
+): (event: SQSEvent, context: Context) => Promise<SQSBatchResponse> {
+  const { store, documents, queues, settings, observability } = deps;
+  const { tracer } = observability;
+  const clock = deps.clock ?? systemClock;
+
+  const countDecision = (decision: string) =>
+    observability.countBy(DeliveryMetric.RemediationDecisions, { name: 'decision', value: decision });
+
+  const decided = (deadLetterKey: string) => isDecided(documents, store.tableName, deadLetterKey);
+  const markerWrite = (deadLetterKey: string, decision: string, now: Date) =>
+    decisionMarkerWrite(store.tableName, settings.processedMessageTtlSeconds, deadLetterKey, decision, now);
 
   const handleRecord = async (record: SQSRecord): Promise<void> => {
     const queue = queues.of(record.eventSourceARN);
@@ -114,17 +173,14 @@ export function remediationConsumer(
     const subject = subjectOf(record.body);
     const correlationId =
       subject.correlationId ?? record.messageAttributes[MessageAttribute.CorrelationId]?.stringValue;
-    const log = logger.createChild({
-      persistentKeys: {
-        deadLetterKey,
-        source: queue.source,
-        messageId: record.messageId,
-        ...(subject.deliveryId ? { deliveryId: subject.deliveryId } : {}),
-        ...(correlationId ? { correlationId } : {}),
-        ...(subject.eventId ? { eventId: subject.eventId } : {}),
-      },
+    const log = deadLetterLogger(observability, {
+      deadLetterKey,
+      source: queue.source,
+      messageId: record.messageId,
+      deliveryId: subject.deliveryId,
+      correlationId,
+      eventId: subject.eventId,
     });
-    annotateTrace(tracer, { deliveryId: subject.deliveryId, correlationId });
     if (await decided(deadLetterKey)) {
       log.info('Dead letter already decided');
       return;
@@ -147,7 +203,7 @@ export function remediationConsumer(
         settings,
       });
       if (outcome.kind === 'defer') {
-        await defer(record, queue.queueUrl, outcome.delaySeconds, log, outcome);
+        await defer(deps, record, queue.queueUrl, outcome.delaySeconds, log, outcome);
         throw new RemediationDeferredError(`${outcome.decision} deferred ${outcome.delaySeconds}s`);
       }
       if (outcome.kind === 'ignore') {
@@ -183,29 +239,6 @@ export function remediationConsumer(
       log.info('Commit lost a race; deciding again from a fresh read', { attempt });
     }
     throw new CommitConflictError(`${key} kept changing: ${MAX_COMMIT_ATTEMPTS} commits lost the race`);
-  };
-
-  const defer = async (
-    record: SQSRecord,
-    queueUrl: string,
-    delaySeconds: number,
-    log: Logger,
-    outcome: { decision: string; occurrence: number },
-  ) => {
-    const timeout = Math.min(delaySeconds, MAX_VISIBILITY_TIMEOUT_SECONDS);
-    await sqs.send(
-      new ChangeMessageVisibilityCommand({
-        QueueUrl: queueUrl,
-        ReceiptHandle: record.receiptHandle,
-        VisibilityTimeout: timeout,
-      }),
-    );
-    observability.count(DeliveryMetric.RemediationDeferred);
-    log.info('Remediation deferred until the back-off ends', {
-      ...outcome,
-      delaySeconds,
-      visibleIn: timeout,
-    });
   };
 
   return (event, context) =>

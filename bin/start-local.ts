@@ -32,6 +32,7 @@ import { createInterface } from 'node:readline';
 import {
   DEFAULT_LOCAL_REGION,
   type LocalRuntime,
+  type LocalTarget,
   PROJECT_ROOT,
   readCloudAssembly,
   startLocalRuntime,
@@ -49,7 +50,7 @@ import {
   localConsoleBackend,
   startConsoleServer,
 } from './console-server';
-import { parseContextEntry, parsePort, parseStartArguments } from './start-arguments';
+import { parseContextEntry, parsePort, parseStartArguments, type StartArguments } from './start-arguments';
 
 /** The order app's Clients output, checked against the stack's name at compile time (a type-only import keeps aws-cdk-lib out of this process). */
 const CLIENTS_OUTPUT: (typeof StackOutput)['Clients'] = 'Clients';
@@ -60,6 +61,52 @@ const IAM_RECORD_DIR = resolve(PROJECT_ROOT, '.local', 'iam');
 // This machine's tools run on Node 20 while the deployed Lambdas run on nodejs22.x; the SDK's
 // Node 20 end-of-support notice says nothing actionable here, so local tools silence it.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+/**
+ * How to reach what just started, printed once: the IAM mode, each API's URL and keys (each API
+ * requires its own stack's key locally as on AWS) with each client's reply queue and the identity
+ * that may read it, and the operator identity the AWS_IAM routes take. So the first curl works.
+ */
+function printAccess(target: LocalTarget, args: Pick<StartArguments, 'iam' | 'dataDir'>): void {
+  console.log(
+    args.iam === 'enforce'
+      ? `IAM enforced on every request; denials in ${IAM_RECORD_DIR}/denials.jsonl (--iam report only logs them)`
+      : `IAM in report mode: would-be denials are logged and recorded in ${IAM_RECORD_DIR}/denials.jsonl, not refused`,
+  );
+  // Each API requires its own stack's key locally as on AWS; print them so the first curl works.
+  const kept = args.dataDir ? `kept in ${args.dataDir}` : 'new at each start without --data';
+  const apis = Object.entries(target.apis ?? {});
+  if (apis.length > 0) {
+    for (const [stackName, api] of apis) {
+      console.log(`${stackName} API ${api.url} (x-api-key; ${kept}): ${api.apiKeys[0] ?? '(none)'}`);
+      for (const client of clientsOf(target.stackOutputs?.[stackName])) {
+        const key = api.apiKeyIds?.[client.apiKeyId] ?? '(unknown key)';
+        // The reply queue's policy denies reading to all but the client's principal, enforced locally.
+        const reader = Object.values(target.identities ?? {}).find(
+          (identity) => identity.userArn === client.principal,
+        );
+        const readAs = reader
+          ? ` (read as AWS_ACCESS_KEY_ID=${reader.accessKeyId} AWS_SECRET_ACCESS_KEY=${reader.secretAccessKey})`
+          : '';
+        console.log(
+          `  client ${client.clientId}: x-api-key ${key}; replies ${client.replyQueueUrl}${readAs}`,
+        );
+      }
+    }
+  } else if (target.apiKey) {
+    console.log(`API key (send as x-api-key; ${kept}): ${target.apiKey}`);
+  }
+  // Methods with AWS_IAM authorization (the operator routes) take a SigV4 signature of a local
+  // identity; the runtime checks the signature only, no IAM policy.
+  const operator = target.identities?.operator;
+  if (operator) {
+    console.log(
+      `Operator identity for AWS_IAM routes (SigV4, service execute-api, region ${target.region}; ${kept}): ` +
+        `AWS_ACCESS_KEY_ID=${operator.accessKeyId} AWS_SECRET_ACCESS_KEY=${operator.secretAccessKey} (${operator.userArn}); ` +
+        'npm run orders -- ops ... signs with it',
+    );
+  }
+}
 
 async function main(): Promise<void> {
   const args = parseStartArguments(process.argv.slice(2), process.env, {
@@ -93,44 +140,7 @@ async function main(): Promise<void> {
     `Local runtime ready at ${runtime.target.apiUrl ?? '(no REST API)'} in ${Date.now() - started} ms ` +
       `(runtime ${runtime.startupMillis} ms; target ${args.targetFile}; function logs .local/logs/). Ctrl+C stops.`,
   );
-  console.log(
-    args.iam === 'enforce'
-      ? `IAM enforced on every request; denials in ${IAM_RECORD_DIR}/denials.jsonl (--iam report only logs them)`
-      : `IAM in report mode: would-be denials are logged and recorded in ${IAM_RECORD_DIR}/denials.jsonl, not refused`,
-  );
-  // Each API requires its own stack's key locally as on AWS; print them so the first curl works.
-  const kept = args.dataDir ? `kept in ${args.dataDir}` : 'new at each start without --data';
-  const apis = Object.entries(runtime.target.apis ?? {});
-  if (apis.length > 0) {
-    for (const [stackName, api] of apis) {
-      console.log(`${stackName} API ${api.url} (x-api-key; ${kept}): ${api.apiKeys[0] ?? '(none)'}`);
-      for (const client of clientsOf(runtime.target.stackOutputs?.[stackName])) {
-        const key = api.apiKeyIds?.[client.apiKeyId] ?? '(unknown key)';
-        // The reply queue's policy denies reading to all but the client's principal, enforced locally.
-        const reader = Object.values(runtime.target.identities ?? {}).find(
-          (identity) => identity.userArn === client.principal,
-        );
-        const readAs = reader
-          ? ` (read as AWS_ACCESS_KEY_ID=${reader.accessKeyId} AWS_SECRET_ACCESS_KEY=${reader.secretAccessKey})`
-          : '';
-        console.log(
-          `  client ${client.clientId}: x-api-key ${key}; replies ${client.replyQueueUrl}${readAs}`,
-        );
-      }
-    }
-  } else if (runtime.target.apiKey) {
-    console.log(`API key (send as x-api-key; ${kept}): ${runtime.target.apiKey}`);
-  }
-  // Methods with AWS_IAM authorization (the operator routes) take a SigV4 signature of a local
-  // identity; the runtime checks the signature only, no IAM policy.
-  const operator = runtime.target.identities?.operator;
-  if (operator) {
-    console.log(
-      `Operator identity for AWS_IAM routes (SigV4, service execute-api, region ${runtime.target.region}; ${kept}): ` +
-        `AWS_ACCESS_KEY_ID=${operator.accessKeyId} AWS_SECRET_ACCESS_KEY=${operator.secretAccessKey} (${operator.userArn}); ` +
-        'npm run orders -- ops ... signs with it',
-    );
-  }
+  printAccess(runtime.target, args);
   // The console signs with the operator identity server-side: the page never sees a secret.
   let consoleBackend = localConsoleBackend(runtime.target);
   const operatorConsole = consoleBackend && (await startOperatorConsole(runtime, () => consoleBackend));

@@ -19,18 +19,22 @@
 import { crc32 } from 'node:zlib';
 import type { Verdict } from '../iam/authorizer';
 import { type ReceivedRequest, verifySigV4 } from '../iam/identities';
+import type { Principal } from '../iam/principals';
 import type { RuntimeIam } from '../iam/runtime-iam';
 import type { RuntimeMeter } from '../metering';
 import { type RunningServer, readBody, startLoopbackServer } from '../protocol/http-server';
 import { JSON_AUTHENTICATION_ERRORS } from '../protocol/json-authentication-errors';
 import { callerOfPath, capacityOfCall, isMeteredOperation } from './capacity-meter';
-import { type DynamoDbRequestScope, dynamoDbChecks, type TableInfo } from './iam-requests';
+import {
+  type DynamoDbCheck,
+  type DynamoDbRequestScope,
+  dynamoDbChecks,
+  type TableInfo,
+} from './iam-requests';
 
 /** DynamoDB's largest request (a BatchWriteItem) is 16 MB. */
 const MAX_REQUEST_BYTES = 16 * 1024 * 1024;
 const HOP_BY_HOP = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive']);
-/** Shard iterators remembered for GetRecords; an iterator lives 15 minutes on AWS. */
-const MAX_ITERATORS = 10_000;
 
 type Json = Record<string, unknown>;
 
@@ -63,23 +67,53 @@ class Refusal extends Error {
   }
 }
 
+/**
+ * The stream a shard iterator reads, from the iterator itself: DynamoDB Local's iterators start with
+ * the stream's ARN and a `|` (the ARN the runtime publishes as the table's StreamArn), as AWS reads
+ * the stream of a GetRecords from its iterator. Stateless on purpose: a map of the iterators handed
+ * out refused live readers once it forgot theirs (two event sources on one table's stream).
+ */
+export function streamOfShardIterator(iterator: string): string | undefined {
+  const arn = iterator.split('|', 1)[0] ?? '';
+  return /^arn:aws:dynamodb:[^:]+:\d{12}:table\/[^/]+\/stream\/[^/|]+$/.test(arn) ? arn : undefined;
+}
+
+/**
+ * A request on a table encrypted with a customer-managed key also needs the caller's kms:Decrypt
+ * of that key, through DynamoDB
+ * (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/encryption.howitworks.html).
+ * Which error DynamoDB answers a caller the key refuses is not documented; AccessDeniedException
+ * naming the key is assumed.
+ */
+function authorizeTableKey(
+  iam: RuntimeIam,
+  principal: Principal,
+  check: DynamoDbCheck,
+  accountId: string,
+): void {
+  const key = check.table?.kmsKey;
+  if (!key || !check.access) return;
+  const verdict = iam.keys.authorizeUse(iam.authorizer, {
+    principal,
+    actions: ['kms:Decrypt'],
+    keyReference: key,
+    viaService: 'dynamodb',
+    encryptionContext: {
+      'aws:dynamodb:tableName': check.table?.name ?? '',
+      'aws:dynamodb:subscriberId': accountId,
+    },
+  });
+  if (!verdict.allowed) throw new Refusal('AccessDeniedException', verdict.message);
+}
+
 export async function startDynamoDbGateway(options: DynamoDbGatewayOptions): Promise<RunningServer> {
   const target = `${options.target.replace(/\/+$/, '')}/`;
   const { iam } = options;
-  const iterators = new Map<string, string>();
-  const remember = (iterator: unknown, streamArn: string) => {
-    if (typeof iterator !== 'string') return;
-    if (iterators.size >= MAX_ITERATORS) {
-      const oldest = iterators.keys().next().value;
-      if (oldest !== undefined) iterators.delete(oldest);
-    }
-    iterators.set(iterator, streamArn);
-  };
   const scope: DynamoDbRequestScope = {
     region: options.region,
     accountId: options.accountId,
     tableOf: (name) => options.tableOf(name),
-    streamOfIterator: (iterator) => iterators.get(iterator),
+    streamOfIterator: streamOfShardIterator,
   };
 
   const authorize = async (operation: string, request: Json, received: ReceivedRequest): Promise<void> => {
@@ -102,24 +136,7 @@ export async function startDynamoDbGateway(options: DynamoDbGatewayOptions): Pro
         context: check.context,
       });
       if (!decided.allowed) throw new Refusal('AccessDeniedException', decided.message);
-      const key = check.table?.kmsKey;
-      if (key && check.access) {
-        // DynamoDB decrypts the table key with the caller's permission, through DynamoDB
-        // (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/encryption.howitworks.html).
-        // Which error DynamoDB answers a caller the key refuses is not documented; AccessDeniedException
-        // naming the key is assumed.
-        const keyVerdict = iam.keys.authorizeUse(iam.authorizer, {
-          principal,
-          actions: ['kms:Decrypt'],
-          keyReference: key,
-          viaService: 'dynamodb',
-          encryptionContext: {
-            'aws:dynamodb:tableName': check.table?.name ?? '',
-            'aws:dynamodb:subscriberId': options.accountId,
-          },
-        });
-        if (!keyVerdict.allowed) throw new Refusal('AccessDeniedException', keyVerdict.message);
-      }
+      authorizeTableKey(iam, principal, check, options.accountId);
     }
   };
 
@@ -161,15 +178,6 @@ export async function startDynamoDbGateway(options: DynamoDbGatewayOptions): Pro
       }
       const answer = await fetch(target, { method: 'POST', headers: forwarded, body });
       let text = await answer.text();
-      if (answer.status === 200 && (operation === 'GetShardIterator' || operation === 'GetRecords')) {
-        const response = JSON.parse(text) as Json;
-        const stream =
-          operation === 'GetShardIterator'
-            ? String(request.StreamArn)
-            : iterators.get(String(request.ShardIterator));
-        if (operation === 'GetRecords') iterators.delete(String(request.ShardIterator));
-        if (stream) remember(response.ShardIterator ?? response.NextShardIterator, stream);
-      }
       if (metered && options.meter) {
         const response = JSON.parse(text) as Json;
         const tables = capacityOfCall(operation, request, answer.status, response);

@@ -267,7 +267,7 @@ export interface DynamoDbRequestScope {
   readonly region: string;
   readonly accountId: string;
   tableOf(name: string): TableInfo | undefined;
-  /** The stream a shard iterator was handed out for (GetShardIterator, GetRecords' next iterator). */
+  /** The stream a shard iterator reads (GetRecords is authorized on that stream). */
   streamOfIterator(iterator: string): string | undefined;
 }
 
@@ -396,7 +396,7 @@ export function dynamoDbChecks(
       return [{ action: `dynamodb:${operation}`, resource: String(request.StreamArn), context: {} }];
     case 'GetRecords': {
       const stream = scope.streamOfIterator(String(request.ShardIterator));
-      if (!stream) return 'GetRecords with a shard iterator the gateway did not hand out';
+      if (!stream) return 'GetRecords with a shard iterator that names no stream';
       return [{ action: 'dynamodb:GetRecords', resource: stream, context: {}, access: 'read' }];
     }
     default:

@@ -138,7 +138,6 @@ const FUNCTION_LINE_LIMIT = 120;
  */
 const LONG_FUNCTIONS: Readonly<Record<string, number>> = {
   'lib/local-runtime/apigateway/rest-apis.ts:handle': 148,
-  'lib/local-runtime/dynamodb/gateway.ts:startDynamoDbGateway': 145,
   'lambdas/scheduler-agent-supervisor/domain/supervisor.ts:superviseRecord': 140,
   'lambdas/scheduler-agent-supervisor/contracts/transitions/renderer.ts:renderStateTransition': 132,
   'console/src/OrderView.tsx:OrderView': 125,

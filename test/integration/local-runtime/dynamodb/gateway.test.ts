@@ -14,6 +14,12 @@ import {
   TransactWriteItemsCommand,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
+import {
+  DescribeStreamCommand,
+  DynamoDBStreamsClient,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+} from '@aws-sdk/client-dynamodb-streams';
 import { startDynamoDbGateway } from '../../../../lib/local-runtime/dynamodb/gateway';
 import type { TableInfo } from '../../../../lib/local-runtime/dynamodb/iam-requests';
 import type { CallerCredentials } from '../../../../lib/local-runtime/iam';
@@ -182,6 +188,93 @@ describe('authentication', () => {
     ).toEqual({
       pk: { S: 'root' },
     });
+  });
+});
+
+describe('stream reads', () => {
+  it('serves every reader of a shard, each reading on from its own iterators, on the stream the iterator names', async () => {
+    // Two event sources on one table's stream (the state store's notifier and admission releaser)
+    // read the same shard from the same checkpoint; the gateway used to refuse one of them once it
+    // lost track of the iterators it had handed out.
+    const direct = dynamoClient(dynamodb.endpoint);
+    const { TableDescription } = await direct.send(
+      new CreateTableCommand({
+        TableName: 'GwStreamed',
+        BillingMode: 'PAY_PER_REQUEST',
+        KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+        AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+        StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_IMAGE' },
+      }),
+    );
+    await direct.send(new PutItemCommand({ TableName: 'GwStreamed', Item: { pk: { S: 'one' } } }));
+    direct.destroy();
+    const streamArn = TableDescription?.LatestStreamArn as string;
+    const readers = [0, 1].map(
+      () =>
+        new DynamoDBStreamsClient({
+          endpoint: gateway.endpoint,
+          region: TEST_REGION,
+          credentials: TEST_ROOT,
+          maxAttempts: 1,
+        }),
+    );
+    const [first, second] = readers as [DynamoDBStreamsClient, DynamoDBStreamsClient];
+    const { StreamDescription } = await first.send(new DescribeStreamCommand({ StreamArn: streamArn }));
+    const shardId = StreamDescription?.Shards?.[0]?.ShardId;
+    const iteratorOf = async (reader: DynamoDBStreamsClient, SequenceNumber?: string) =>
+      (
+        await reader.send(
+          new GetShardIteratorCommand({
+            StreamArn: streamArn,
+            ShardId: shardId,
+            ...(SequenceNumber === undefined
+              ? { ShardIteratorType: 'TRIM_HORIZON' }
+              : { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber }),
+          }),
+        )
+      ).ShardIterator as string;
+    const { Records: before } = await first.send(
+      new GetRecordsCommand({ ShardIterator: await iteratorOf(first) }),
+    );
+    // Both resume after the same record (their checkpoints), as two event sources do at start.
+    const checkpoint = before?.[0]?.dynamodb?.SequenceNumber;
+    const iterators = [await iteratorOf(first, checkpoint), await iteratorOf(second, checkpoint)];
+    const again = dynamoClient(dynamodb.endpoint);
+    await again.send(new PutItemCommand({ TableName: 'GwStreamed', Item: { pk: { S: 'two' } } }));
+    again.destroy();
+    // Each reader reads on, in turn, from the iterator its last read handed it.
+    for (const expected of [['two'], []]) {
+      for (const [index, reader] of readers.entries()) {
+        const { Records, NextShardIterator } = await reader.send(
+          new GetRecordsCommand({ ShardIterator: iterators[index] }),
+        );
+        expect(Records?.map((record) => record.dynamodb?.Keys?.pk?.S)).toEqual(expected);
+        iterators[index] = NextShardIterator as string;
+      }
+    }
+    // GetRecords is authorized on the stream its iterator names; one that names none is refused.
+    expect(
+      (await refusal(first.send(new GetRecordsCommand({ ShardIterator: `forged|${iterators[0]}` })))).message,
+    ).toMatch(/names no stream/);
+    // And on that stream: a role that may read it reads on; one that may read another stream only is denied.
+    const streamsAs = (roleName: string, resource: string) =>
+      new DynamoDBStreamsClient({
+        endpoint: gateway.endpoint,
+        region: TEST_REGION,
+        credentials: account.sdkCredentials(
+          account.role(roleName, [{ Effect: 'Allow', Action: 'dynamodb:GetRecords', Resource: resource }]),
+        ),
+        maxAttempts: 1,
+      });
+    const allowed = streamsAs('gw-this-stream', streamArn);
+    const stranger = streamsAs('gw-other-stream', streamArn.replace('/GwStreamed/', '/GwOther/'));
+    expect((await allowed.send(new GetRecordsCommand({ ShardIterator: iterators[0] }))).Records).toEqual([]);
+    expect((await refusal(stranger.send(new GetRecordsCommand({ ShardIterator: iterators[0] })))).name).toBe(
+      'AccessDeniedException',
+    );
+    allowed.destroy();
+    stranger.destroy();
+    for (const reader of readers) reader.destroy();
   });
 });
 

@@ -222,6 +222,73 @@ export async function startRestApiServer(options: RestApiServerOptions): Promise
   };
 }
 
+/** What the Lambda proxy integration's event is built from: one request, its route and its caller. */
+interface ProxyEventSource {
+  readonly api: RestApiSpec;
+  readonly route: RouteMatch;
+  readonly request: IncomingMessage;
+  readonly url: URL;
+  readonly stage: string;
+  /** The path below the stage. */
+  readonly path: string;
+  readonly httpMethod: string;
+  readonly requestId: string;
+  /** The signer of an AWS_IAM method. */
+  readonly caller: { readonly accessKeyId: string; readonly userArn: string } | undefined;
+  readonly body: Buffer;
+}
+
+/** The event a Lambda proxy integration receives (payload format 1.0), as API Gateway builds it. */
+function lambdaProxyEvent(source: ProxyEventSource) {
+  const { api, route, request, url, stage, path, httpMethod, requestId, caller, body } = source;
+  const { headers, multiValueHeaders } = headerMaps(request);
+  const apiKey = request.headers['x-api-key'];
+  const now = new Date();
+  const query = queryMaps(url);
+  return {
+    resource: route.method.resourcePath,
+    path,
+    httpMethod,
+    headers,
+    multiValueHeaders,
+    queryStringParameters: query.single,
+    multiValueQueryStringParameters: query.multi,
+    pathParameters: Object.keys(route.pathParameters).length > 0 ? route.pathParameters : null,
+    stageVariables: null,
+    requestContext: {
+      accountId: api.accountId,
+      apiId: api.apiId,
+      resourceId: route.method.resourceId,
+      resourcePath: route.method.resourcePath,
+      httpMethod,
+      requestId,
+      extendedRequestId: requestId,
+      path: `/${stage}${path}`,
+      stage,
+      protocol: `HTTP/${request.httpVersion}`,
+      identity: {
+        sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: request.headers['user-agent'] ?? null,
+        apiKey: typeof apiKey === 'string' ? apiKey : null,
+        apiKeyId: (typeof apiKey === 'string' && api.apiKeyIds?.[apiKey]) || null,
+        ...(caller && {
+          accountId: api.accountId,
+          accessKey: caller.accessKeyId,
+          caller: caller.accessKeyId,
+          user: caller.accessKeyId,
+          userArn: caller.userArn,
+        }),
+      },
+      requestTime: now.toUTCString(),
+      requestTimeEpoch: now.getTime(),
+      domainName: request.headers.host ?? 'localhost',
+      domainPrefix: (request.headers.host ?? 'localhost').split('.')[0],
+    },
+    body: body.length > 0 ? body.toString('utf8') : null,
+    isBase64Encoded: false,
+  };
+}
+
 async function handle(
   api: RestApiSpec,
   options: RestApiServerOptions,
@@ -242,7 +309,6 @@ async function handle(
     sendJson(response, 403, { message: 'Missing Authentication Token' });
     return;
   }
-  const { headers, multiValueHeaders } = headerMaps(request);
   const apiKey = request.headers['x-api-key'];
   if (route.method.apiKeyRequired && (typeof apiKey !== 'string' || !api.apiKeys.includes(apiKey))) {
     sendJson(response, 403, { message: 'Forbidden' });
@@ -288,50 +354,18 @@ async function handle(
   }
   options.onMethodRequest?.(api);
   const requestId = randomUUID();
-  const now = new Date();
-  const query = queryMaps(url);
-  const event = {
-    resource: route.method.resourcePath,
+  const event = lambdaProxyEvent({
+    api,
+    route,
+    request,
+    url,
+    stage,
     path,
     httpMethod,
-    headers,
-    multiValueHeaders,
-    queryStringParameters: query.single,
-    multiValueQueryStringParameters: query.multi,
-    pathParameters: Object.keys(route.pathParameters).length > 0 ? route.pathParameters : null,
-    stageVariables: null,
-    requestContext: {
-      accountId: api.accountId,
-      apiId: api.apiId,
-      resourceId: route.method.resourceId,
-      resourcePath: route.method.resourcePath,
-      httpMethod,
-      requestId,
-      extendedRequestId: requestId,
-      path: `/${stage}${path}`,
-      stage,
-      protocol: `HTTP/${request.httpVersion}`,
-      identity: {
-        sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
-        userAgent: request.headers['user-agent'] ?? null,
-        apiKey: typeof apiKey === 'string' ? apiKey : null,
-        apiKeyId: (typeof apiKey === 'string' && api.apiKeyIds?.[apiKey]) || null,
-        ...(caller && {
-          accountId: api.accountId,
-          accessKey: caller.accessKeyId,
-          caller: caller.accessKeyId,
-          user: caller.accessKeyId,
-          userArn: caller.userArn,
-        }),
-      },
-      requestTime: now.toUTCString(),
-      requestTimeEpoch: now.getTime(),
-      domainName: request.headers.host ?? 'localhost',
-      domainPrefix: (request.headers.host ?? 'localhost').split('.')[0],
-    },
-    body: body.length > 0 ? body.toString('utf8') : null,
-    isBase64Encoded: false,
-  };
+    requestId,
+    caller,
+    body,
+  });
   if (options.mayInvoke && !options.mayInvoke(integration.functionArn, methodArn)) {
     // API Gateway's answer when the function's policy refuses it ("Invalid permissions on Lambda
     // function" in the execution log): https://repost.aws/knowledge-center/api-gateway-rest-api-lambda-integrations

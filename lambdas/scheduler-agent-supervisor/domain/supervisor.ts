@@ -21,7 +21,7 @@ import type {
   SupervisionStore,
 } from './ports';
 import { recordVersionProblem } from './state-record';
-import { decideSupervision, type SupervisionTimings } from './supervision-rules';
+import { decideSupervision, type SupervisionDecision, type SupervisionTimings } from './supervision-rules';
 
 export interface SupervisorDependencies {
   readonly store: SupervisionStore;
@@ -146,118 +146,7 @@ async function superviseRecord(
   };
   try {
     if (decision.kind !== 'skip' && !(await mayActOn(record, deps, summary, logContext))) return;
-    switch (decision.kind) {
-      case 'skip':
-        summary.skipped += 1;
-        if (decision.reason === 'inconsistent') {
-          deps.log.error('Supervisor found an inconsistent record; leaving it for an operator', {
-            ...logContext,
-            detail: decision.detail,
-          });
-        }
-        return;
-      case 'reset': {
-        const result = await deps.store.resetExpired(record, {
-          failureCount: decision.failureCount,
-          completeBy: decision.completeBy,
-          at: now,
-        });
-        if (result === 'lost') {
-          return lostRace(deps, summary, logContext, 'reset');
-        }
-        summary.resets += 1;
-        deps.log.warn('Expired attempt reset to Pending', {
-          ...logContext,
-          newFailureCount: decision.failureCount,
-          backoffSeconds: decision.backoffSeconds,
-        });
-        await sendStart(deps, summary, record.orderId, 'supervisor-retry', decision.startDelaySeconds);
-        return;
-      }
-      case 'fail': {
-        const result = await deps.store.failExpired(record, {
-          failureCount: decision.failureCount,
-          lastError: decision.lastError,
-          at: now,
-          correlationId: deps.correlationId,
-        });
-        if (result === 'lost') {
-          return lostRace(deps, summary, logContext, 'fail');
-        }
-        summary.failures += 1;
-        deps.log.error('Order failed: attempts exhausted', {
-          ...logContext,
-          newFailureCount: decision.failureCount,
-        });
-        // The OrderFailed alert was written with the transition (AlertOutbox); the outbox delivers it.
-        return;
-      }
-      case 'restart': {
-        const result = await deps.store.restartPending(record, { completeBy: decision.completeBy, at: now });
-        if (result === 'lost') {
-          return lostRace(deps, summary, logContext, 'restart');
-        }
-        summary.restarts += 1;
-        deps.log.warn('Pending order was not claimed in time; re-queued', {
-          ...logContext,
-          claimBy: isoAt(decision.completeBy),
-        });
-        await sendStart(deps, summary, record.orderId, 'supervisor-restart', 0);
-        return;
-      }
-      case 'reset-compensation': {
-        const result = await deps.store.resetExpiredCompensation(record, {
-          compensationFailureCount: decision.compensationFailureCount,
-          completeBy: decision.completeBy,
-          at: now,
-        });
-        if (result === 'lost') {
-          return lostRace(deps, summary, logContext, 'reset-compensation');
-        }
-        summary.resets += 1;
-        deps.log.warn('Expired compensation attempt unlocked for a new attempt', {
-          ...logContext,
-          newCompensationFailureCount: decision.compensationFailureCount,
-          backoffSeconds: decision.backoffSeconds,
-        });
-        await sendStart(deps, summary, record.orderId, 'supervisor-retry', decision.startDelaySeconds);
-        return;
-      }
-      case 'fail-compensation': {
-        const result = await deps.store.failExpiredCompensation(record, {
-          compensationFailureCount: decision.compensationFailureCount,
-          lastError: decision.lastError,
-          at: now,
-          correlationId: deps.correlationId,
-        });
-        if (result === 'lost') {
-          return lostRace(deps, summary, logContext, 'fail-compensation');
-        }
-        summary.failures += 1;
-        deps.log.error('Compensation failed: compensation attempts exhausted', {
-          ...logContext,
-          newCompensationFailureCount: decision.compensationFailureCount,
-        });
-        // The CompensationFailed alert was written with the transition; the outbox delivers it.
-        return;
-      }
-      case 'restart-compensation': {
-        const result = await deps.store.restartCompensation(record, {
-          completeBy: decision.completeBy,
-          at: now,
-        });
-        if (result === 'lost') {
-          return lostRace(deps, summary, logContext, 'restart-compensation');
-        }
-        summary.restarts += 1;
-        deps.log.warn('Compensation was not claimed in time; re-queued', {
-          ...logContext,
-          claimBy: isoAt(decision.completeBy),
-        });
-        await sendStart(deps, summary, record.orderId, 'supervisor-restart', 0);
-        return;
-      }
-    }
+    await applyDecision(record, decision, now, deps, summary, logContext);
   } catch (error) {
     summary.errors += 1;
     deps.log.error('Supervising a record failed; the next sweep retries it', {
@@ -295,6 +184,121 @@ async function mayActOn(
     detail: problem,
   });
   return false;
+}
+
+/**
+ * Applies one supervision decision to the record as read: each transition is conditional on that
+ * read (a lost race changes nothing), and a reset or restart sends the order to the starter again.
+ * The alerts of fail and fail-compensation were written with their transition (AlertOutbox).
+ */
+async function applyDecision(
+  record: DueRecord,
+  decision: SupervisionDecision,
+  now: number,
+  deps: SupervisorDependencies,
+  summary: SweepSummary,
+  logContext: Record<string, unknown>,
+): Promise<void> {
+  switch (decision.kind) {
+    case 'skip':
+      summary.skipped += 1;
+      if (decision.reason === 'inconsistent') {
+        deps.log.error('Supervisor found an inconsistent record; leaving it for an operator', {
+          ...logContext,
+          detail: decision.detail,
+        });
+      }
+      return;
+    case 'reset': {
+      const result = await deps.store.resetExpired(record, {
+        failureCount: decision.failureCount,
+        completeBy: decision.completeBy,
+        at: now,
+      });
+      if (result === 'lost') return lostRace(deps, summary, logContext, 'reset');
+      summary.resets += 1;
+      deps.log.warn('Expired attempt reset to Pending', {
+        ...logContext,
+        newFailureCount: decision.failureCount,
+        backoffSeconds: decision.backoffSeconds,
+      });
+      await sendStart(deps, summary, record.orderId, 'supervisor-retry', decision.startDelaySeconds);
+      return;
+    }
+    case 'fail': {
+      const result = await deps.store.failExpired(record, {
+        failureCount: decision.failureCount,
+        lastError: decision.lastError,
+        at: now,
+        correlationId: deps.correlationId,
+      });
+      if (result === 'lost') return lostRace(deps, summary, logContext, 'fail');
+      summary.failures += 1;
+      deps.log.error('Order failed: attempts exhausted', {
+        ...logContext,
+        newFailureCount: decision.failureCount,
+      });
+      // The OrderFailed alert was written with the transition (AlertOutbox); the outbox delivers it.
+      return;
+    }
+    case 'restart': {
+      const result = await deps.store.restartPending(record, { completeBy: decision.completeBy, at: now });
+      if (result === 'lost') return lostRace(deps, summary, logContext, 'restart');
+      summary.restarts += 1;
+      deps.log.warn('Pending order was not claimed in time; re-queued', {
+        ...logContext,
+        claimBy: isoAt(decision.completeBy),
+      });
+      await sendStart(deps, summary, record.orderId, 'supervisor-restart', 0);
+      return;
+    }
+    case 'reset-compensation': {
+      const result = await deps.store.resetExpiredCompensation(record, {
+        compensationFailureCount: decision.compensationFailureCount,
+        completeBy: decision.completeBy,
+        at: now,
+      });
+      if (result === 'lost') return lostRace(deps, summary, logContext, 'reset-compensation');
+      summary.resets += 1;
+      deps.log.warn('Expired compensation attempt unlocked for a new attempt', {
+        ...logContext,
+        newCompensationFailureCount: decision.compensationFailureCount,
+        backoffSeconds: decision.backoffSeconds,
+      });
+      await sendStart(deps, summary, record.orderId, 'supervisor-retry', decision.startDelaySeconds);
+      return;
+    }
+    case 'fail-compensation': {
+      const result = await deps.store.failExpiredCompensation(record, {
+        compensationFailureCount: decision.compensationFailureCount,
+        lastError: decision.lastError,
+        at: now,
+        correlationId: deps.correlationId,
+      });
+      if (result === 'lost') return lostRace(deps, summary, logContext, 'fail-compensation');
+      summary.failures += 1;
+      deps.log.error('Compensation failed: compensation attempts exhausted', {
+        ...logContext,
+        newCompensationFailureCount: decision.compensationFailureCount,
+      });
+      // The CompensationFailed alert was written with the transition; the outbox delivers it.
+      return;
+    }
+    case 'restart-compensation': {
+      const result = await deps.store.restartCompensation(record, {
+        completeBy: decision.completeBy,
+        at: now,
+      });
+      if (result === 'lost') return lostRace(deps, summary, logContext, 'restart-compensation');
+      summary.restarts += 1;
+      deps.log.warn('Compensation was not claimed in time; re-queued', {
+        ...logContext,
+        claimBy: isoAt(decision.completeBy),
+      });
+      await sendStart(deps, summary, record.orderId, 'supervisor-restart', 0);
+      return;
+    }
+  }
 }
 
 function lostRace(

@@ -73,111 +73,22 @@ export function renderStateTransition(
   if (!stepBound && options.step !== undefined) {
     fail(`it applies to no step, but was rendered for step '${options.step}'`);
   }
-
-  const names: Record<string, string> = {};
-  const constants: Record<string, string | number | boolean> = {};
-  const params: Record<string, { name: string; type: ParamType }> = {};
-  const maps: Record<string, Record<string, RenderedMapEntry>> = {};
-  const nameParams: Record<string, { name: string; type: ParamType }> = {};
-  /** Parameters used only inside map values (they have no placeholder of their own). */
-  const mapParams = new Set<string>();
-  const declaredType = (name: string): ParamType => {
-    const type = transition.params[name];
-    if (type === undefined) fail(`parameter '${name}' is used but not declared in params`);
-    return type as ParamType;
-  };
-
-  const nameOf = (placeholder: string, value: string): string => {
-    const existing = names[placeholder];
-    if (existing !== undefined && existing !== value) {
-      fail(`placeholder ${placeholder} would name both '${existing}' and '${value}'`);
-    }
-    names[placeholder] = value;
-    return placeholder;
-  };
-  const pathOf = (path: AttributePath): string =>
-    path
-      .map((segment) => {
-        if (segment === THIS_STEP) return nameOf('#step', options.step ?? '');
-        if (segment === THIS_ALERT) {
-          if (declaredType(ALERT_ID_PARAM) !== 'S')
-            fail(`parameter '${ALERT_ID_PARAM}' must be declared 'S'`);
-          nameParams[ALERT_NAME_PLACEHOLDER] = { name: ALERT_ID_PARAM, type: 'S' };
-          return ALERT_NAME_PLACEHOLDER;
-        }
-        return nameOf(`#${lowerFirst(segment)}`, segment);
-      })
-      .join('.');
-  const operandOf = (operand: Operand | MapOperand): string => {
-    if ('map' in operand) {
-      const placeholder = `:${operand.placeholder}`;
-      if (!/^:[A-Za-z][A-Za-z0-9]*$/.test(placeholder)) {
-        fail(`map placeholder ${JSON.stringify(operand.placeholder)} must be letters and digits`);
-      }
-      if (placeholder in maps) fail(`placeholder ${placeholder} would hold two maps`);
-      const entries: Record<string, RenderedMapEntry> = {};
-      for (const [key, value] of Object.entries(operand.map)) {
-        if ('param' in value) {
-          entries[key] = { param: value.param, type: declaredType(value.param) };
-          mapParams.add(value.param);
-        } else {
-          entries[key] = { constant: value.constant };
-        }
-      }
-      if (Object.keys(entries).length === 0) fail(`map ${placeholder} is empty`);
-      maps[placeholder] = entries;
-      return placeholder;
-    }
-    if ('param' in operand) {
-      const placeholder = `:${operand.param}`;
-      params[placeholder] = { name: operand.param, type: declaredType(operand.param) };
-      return placeholder;
-    }
-    const placeholder = `:${operand.placeholder ?? lowerFirst(String(operand.constant))}`;
-    if (!/^:[A-Za-z][A-Za-z0-9]*$/.test(placeholder)) {
-      fail(`constant ${JSON.stringify(operand.constant)} needs a placeholder name (letters and digits)`);
-    }
-    if (placeholder in constants && constants[placeholder] !== operand.constant) {
-      fail(`placeholder ${placeholder} would hold both ${constants[placeholder]} and ${operand.constant}`);
-    }
-    constants[placeholder] = operand.constant;
-    return placeholder;
-  };
-  const conditionOf = (condition: Condition): string => {
-    if ('anyOf' in condition) return `(${condition.anyOf.map(conditionOf).join(' OR ')})`;
-    if ('exists' in condition) {
-      return `${condition.exists ? 'attribute_exists' : 'attribute_not_exists'}(${pathOf(condition.path)})`;
-    }
-    if ('equals' in condition) return `${pathOf(condition.path)} = ${operandOf(condition.equals)}`;
-    return `${pathOf(condition.path)} <= ${operandOf(condition.atMost)}`;
-  };
-
+  const tables = new PlaceholderTables(transition, options.step ?? '', fail);
   const fence =
     transition.fence.lockedBy === 'absent'
-      ? `attribute_not_exists(${pathOf([StateAttr.LockedBy])})`
-      : `${pathOf([StateAttr.LockedBy])} = ${operandOf(transition.fence.lockedBy)}`;
-  // Set by setValueOf while the SET clause is rendered (a closure: TypeScript cannot narrow it).
-  let appends = false as boolean;
-  let ensuresMap = false as boolean;
-  const setValueOf = (path: AttributePath, value: SetValue): string => {
-    if ('ensureMap' in value) {
-      ensuresMap = true;
-      return `if_not_exists(${pathOf(path)}, ${EMPTY_MAP_PLACEHOLDER})`;
-    }
-    if (!('appendList' in value)) return operandOf(value);
-    if (transition.params[value.appendList.param] !== 'L') {
-      fail(`parameter '${value.appendList.param}' is appended to a list, so it must be declared 'L'`);
-    }
-    appends = true;
-    return `list_append(if_not_exists(${pathOf(path)}, ${EMPTY_LIST_PLACEHOLDER}), ${operandOf(value.appendList)})`;
-  };
-  const conditionExpression = [fence, ...transition.condition.map(conditionOf)].join(' AND ');
+      ? `attribute_not_exists(${tables.pathOf([StateAttr.LockedBy])})`
+      : `${tables.pathOf([StateAttr.LockedBy])} = ${tables.operandOf(transition.fence.lockedBy)}`;
+  const conditionExpression = [fence, ...transition.condition.map((c) => tables.conditionOf(c))].join(
+    ' AND ',
+  );
   if (transition.set.length === 0) fail('it sets nothing');
   const clauses = [
-    `SET ${transition.set.map(([path, value]) => `${pathOf(path)} = ${setValueOf(path, value)}`).join(', ')}`,
+    `SET ${transition.set.map(([path, value]) => `${tables.pathOf(path)} = ${tables.setValueOf(path, value)}`).join(', ')}`,
   ];
-  if (transition.remove.length > 0) clauses.push(`REMOVE ${transition.remove.map(pathOf).join(', ')}`);
-
+  if (transition.remove.length > 0) {
+    clauses.push(`REMOVE ${transition.remove.map((path) => tables.pathOf(path)).join(', ')}`);
+  }
+  const { names, constants, params, maps, nameParams } = tables;
   const rendered: RenderedTransition = {
     updateExpression: clauses.join(' '),
     conditionExpression,
@@ -185,12 +96,129 @@ export function renderStateTransition(
     constants,
     params,
     maps,
-    ...(appends && { emptyLists: [EMPTY_LIST_PLACEHOLDER] }),
-    ...(ensuresMap && { emptyMaps: [EMPTY_MAP_PLACEHOLDER] }),
+    ...(tables.appends && { emptyLists: [EMPTY_LIST_PLACEHOLDER] }),
+    ...(tables.ensuresMap && { emptyMaps: [EMPTY_MAP_PLACEHOLDER] }),
     ...(Object.keys(nameParams).length > 0 && { nameParams }),
   };
-  checkPlaceholders(rendered, transition, mapParams, fail);
+  checkPlaceholders(rendered, transition, tables.mapParams, fail);
   return rendered;
+}
+
+/**
+ * The placeholder tables of one rendering, filled as its clauses are written: each path segment,
+ * operand, condition and SET value becomes an expression over placeholders, and the tables record
+ * what each placeholder holds (refusing one that would hold two values).
+ */
+class PlaceholderTables {
+  readonly names: Record<string, string> = {};
+  readonly constants: Record<string, string | number | boolean> = {};
+  readonly params: Record<string, { name: string; type: ParamType }> = {};
+  readonly maps: Record<string, Record<string, RenderedMapEntry>> = {};
+  readonly nameParams: Record<string, { name: string; type: ParamType }> = {};
+  /** Parameters used only inside map values (they have no placeholder of their own). */
+  readonly mapParams = new Set<string>();
+  /** Whether a SET appends to a list (its empty list placeholder is then needed). */
+  appends = false;
+  /** Whether a SET ensures a map exists (its empty map placeholder is then needed). */
+  ensuresMap = false;
+
+  constructor(
+    private readonly transition: StateTransition,
+    private readonly step: string,
+    private readonly fail: (problem: string) => never,
+  ) {}
+
+  pathOf(path: AttributePath): string {
+    return path
+      .map((segment) => {
+        if (segment === THIS_STEP) return this.nameOf('#step', this.step);
+        if (segment === THIS_ALERT) {
+          if (this.declaredType(ALERT_ID_PARAM) !== 'S')
+            this.fail(`parameter '${ALERT_ID_PARAM}' must be declared 'S'`);
+          this.nameParams[ALERT_NAME_PLACEHOLDER] = { name: ALERT_ID_PARAM, type: 'S' };
+          return ALERT_NAME_PLACEHOLDER;
+        }
+        return this.nameOf(`#${lowerFirst(segment)}`, segment);
+      })
+      .join('.');
+  }
+
+  operandOf(operand: Operand | MapOperand): string {
+    if ('map' in operand) return this.mapOf(operand);
+    if ('param' in operand) {
+      const placeholder = `:${operand.param}`;
+      this.params[placeholder] = { name: operand.param, type: this.declaredType(operand.param) };
+      return placeholder;
+    }
+    const placeholder = `:${operand.placeholder ?? lowerFirst(String(operand.constant))}`;
+    if (!/^:[A-Za-z][A-Za-z0-9]*$/.test(placeholder)) {
+      this.fail(`constant ${JSON.stringify(operand.constant)} needs a placeholder name (letters and digits)`);
+    }
+    if (placeholder in this.constants && this.constants[placeholder] !== operand.constant) {
+      this.fail(
+        `placeholder ${placeholder} would hold both ${this.constants[placeholder]} and ${operand.constant}`,
+      );
+    }
+    this.constants[placeholder] = operand.constant;
+    return placeholder;
+  }
+
+  conditionOf(condition: Condition): string {
+    if ('anyOf' in condition) return `(${condition.anyOf.map((c) => this.conditionOf(c)).join(' OR ')})`;
+    if ('exists' in condition) {
+      return `${condition.exists ? 'attribute_exists' : 'attribute_not_exists'}(${this.pathOf(condition.path)})`;
+    }
+    if ('equals' in condition) return `${this.pathOf(condition.path)} = ${this.operandOf(condition.equals)}`;
+    return `${this.pathOf(condition.path)} <= ${this.operandOf(condition.atMost)}`;
+  }
+
+  setValueOf(path: AttributePath, value: SetValue): string {
+    if ('ensureMap' in value) {
+      this.ensuresMap = true;
+      return `if_not_exists(${this.pathOf(path)}, ${EMPTY_MAP_PLACEHOLDER})`;
+    }
+    if (!('appendList' in value)) return this.operandOf(value);
+    if (this.transition.params[value.appendList.param] !== 'L') {
+      this.fail(`parameter '${value.appendList.param}' is appended to a list, so it must be declared 'L'`);
+    }
+    this.appends = true;
+    return `list_append(if_not_exists(${this.pathOf(path)}, ${EMPTY_LIST_PLACEHOLDER}), ${this.operandOf(value.appendList)})`;
+  }
+
+  private mapOf(operand: MapOperand): string {
+    const placeholder = `:${operand.placeholder}`;
+    if (!/^:[A-Za-z][A-Za-z0-9]*$/.test(placeholder)) {
+      this.fail(`map placeholder ${JSON.stringify(operand.placeholder)} must be letters and digits`);
+    }
+    if (placeholder in this.maps) this.fail(`placeholder ${placeholder} would hold two maps`);
+    const entries: Record<string, RenderedMapEntry> = {};
+    for (const [key, value] of Object.entries(operand.map)) {
+      if ('param' in value) {
+        entries[key] = { param: value.param, type: this.declaredType(value.param) };
+        this.mapParams.add(value.param);
+      } else {
+        entries[key] = { constant: value.constant };
+      }
+    }
+    if (Object.keys(entries).length === 0) this.fail(`map ${placeholder} is empty`);
+    this.maps[placeholder] = entries;
+    return placeholder;
+  }
+
+  private nameOf(placeholder: string, value: string): string {
+    const existing = this.names[placeholder];
+    if (existing !== undefined && existing !== value) {
+      this.fail(`placeholder ${placeholder} would name both '${existing}' and '${value}'`);
+    }
+    this.names[placeholder] = value;
+    return placeholder;
+  }
+
+  private declaredType(name: string): ParamType {
+    const type = this.transition.params[name];
+    if (type === undefined) this.fail(`parameter '${name}' is used but not declared in params`);
+    return type as ParamType;
+  }
 }
 
 /**

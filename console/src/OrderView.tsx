@@ -27,32 +27,7 @@ export function OrderView({ orderId }: { readonly orderId: string }) {
       <ErrorNotice error={detail.error} />
       {order && (
         <>
-          <dl className="facts">
-            <dt>State</dt>
-            <dd data-testid="order-state">{order.processState}</dd>
-            <dt>Failures</dt>
-            <dd data-testid="failure-count">{order.failureCount}</dd>
-            <dt>Attempt</dt>
-            <dd>{order.attempt}</dd>
-            <dt>Compensation failures</dt>
-            <dd>{order.compensationFailureCount}</dd>
-            <dt>Workflow version</dt>
-            <dd>{order.workflowVersion}</dd>
-            <dt>Locked by</dt>
-            <dd>{order.lockedBy ?? '—'}</dd>
-            <dt>Client</dt>
-            <dd>{order.clientId ?? '—'}</dd>
-            <dt>Created</dt>
-            <dd>{formatTime(order.createdAt)}</dd>
-            <dt>Updated</dt>
-            <dd>{formatTime(order.updatedAt)}</dd>
-          </dl>
-          {order.lastError && (
-            <p className="notice warning">
-              Last error from {order.lastError.source} at {formatTime(order.lastError.at)}:{' '}
-              {order.lastError.error} — {order.lastError.cause}
-            </p>
-          )}
+          <OrderFacts order={order} />
           <Actions key={order.orderId} order={order} onDone={detail.refresh} />
           <Section title="Timeline">
             <ol className="timeline">
@@ -89,48 +64,7 @@ export function OrderView({ orderId }: { readonly orderId: string }) {
               ))}
             </ul>
           </Section>
-          <Section title="Compensation log">
-            {order.compensationLog.length === 0 ? (
-              <p>Nothing to undo.</p>
-            ) : (
-              <ul>
-                {order.compensationLog.map((entry) => (
-                  <li key={`${entry.step}-${entry.seq}`}>
-                    {entry.seq}. {entry.compensation ?? entry.step} undoes {entry.undoes ?? entry.step}:{' '}
-                    {entry.status ?? '?'}
-                    {entry.uncertain ? ' (effect uncertain)' : ''}
-                  </li>
-                ))}
-              </ul>
-            )}
-          </Section>
-          <Section title="Alerts">
-            {order.alerts.length === 0 ? (
-              <p>No alerts.</p>
-            ) : (
-              <ul>
-                {order.alerts.map((alert) => (
-                  <li key={alert.eventId}>
-                    {formatTime(alert.at)} {alert.type}
-                  </li>
-                ))}
-              </ul>
-            )}
-          </Section>
-          <Section title="Operator log">
-            {order.operatorLog.length === 0 ? (
-              <p>No operator actions.</p>
-            ) : (
-              <ul>
-                {order.operatorLog.map((entry) => (
-                  <li key={entry.at}>
-                    {formatTime(entry.at)} {entry.by} {entry.action}: {entry.seenState} → {entry.newState} (“
-                    {entry.reason}”)
-                  </li>
-                ))}
-              </ul>
-            )}
-          </Section>
+          <RecordLogs order={order} />
         </>
       )}
     </>
@@ -242,5 +176,91 @@ function Actions({
         </form>
       </dialog>
     </section>
+  );
+}
+
+type Order = OperatorOrderDetailBody;
+
+/** The record's counters, lock, client and times, and its last error when it has one. */
+function OrderFacts({ order }: { readonly order: Order }) {
+  return (
+    <>
+      <dl className="facts">
+        <dt>State</dt>
+        <dd data-testid="order-state">{order.processState}</dd>
+        <dt>Failures</dt>
+        <dd data-testid="failure-count">{order.failureCount}</dd>
+        <dt>Attempt</dt>
+        <dd>{order.attempt}</dd>
+        <dt>Compensation failures</dt>
+        <dd>{order.compensationFailureCount}</dd>
+        <dt>Workflow version</dt>
+        <dd>{order.workflowVersion}</dd>
+        <dt>Locked by</dt>
+        <dd>{order.lockedBy ?? '—'}</dd>
+        <dt>Client</dt>
+        <dd>{order.clientId ?? '—'}</dd>
+        <dt>Created</dt>
+        <dd>{formatTime(order.createdAt)}</dd>
+        <dt>Updated</dt>
+        <dd>{formatTime(order.updatedAt)}</dd>
+      </dl>
+      {order.lastError && (
+        <p className="notice warning">
+          Last error from {order.lastError.source} at {formatTime(order.lastError.at)}:{' '}
+          {order.lastError.error} — {order.lastError.cause}
+        </p>
+      )}
+    </>
+  );
+}
+
+/** What the record logs beside its steps: the compensation's undos, the alerts raised, the operators' actions. */
+function RecordLogs({ order }: { readonly order: Order }) {
+  return (
+    <>
+      <Section title="Compensation log">
+        {order.compensationLog.length === 0 ? (
+          <p>Nothing to undo.</p>
+        ) : (
+          <ul>
+            {order.compensationLog.map((entry) => (
+              <li key={`${entry.step}-${entry.seq}`}>
+                {entry.seq}. {entry.compensation ?? entry.step} undoes {entry.undoes ?? entry.step}:{' '}
+                {entry.status ?? '?'}
+                {entry.uncertain ? ' (effect uncertain)' : ''}
+              </li>
+            ))}
+          </ul>
+        )}
+      </Section>
+      <Section title="Alerts">
+        {order.alerts.length === 0 ? (
+          <p>No alerts.</p>
+        ) : (
+          <ul>
+            {order.alerts.map((alert) => (
+              <li key={alert.eventId}>
+                {formatTime(alert.at)} {alert.type}
+              </li>
+            ))}
+          </ul>
+        )}
+      </Section>
+      <Section title="Operator log">
+        {order.operatorLog.length === 0 ? (
+          <p>No operator actions.</p>
+        ) : (
+          <ul>
+            {order.operatorLog.map((entry) => (
+              <li key={entry.at}>
+                {formatTime(entry.at)} {entry.by} {entry.action}: {entry.seenState} → {entry.newState} (“
+                {entry.reason}”)
+              </li>
+            ))}
+          </ul>
+        )}
+      </Section>
+    </>
   );
 }

@@ -1,4 +1,3 @@
-import { RemovalPolicy } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import { Construct } from 'constructs';
 import {
@@ -24,10 +23,6 @@ export interface DeliveryApiProps {
   readonly throttle: { readonly rateLimit: number; readonly burstLimit: number };
   /** Requests per client IP in 5 minutes (WAF web ACL on the stage). @default - no web ACL */
   readonly rateLimitPerIp?: number;
-  /** Days its functions' log groups keep their logs (the profile's logRetentionDays: 30 by default, 7 locally). */
-  readonly logRetentionDays: number;
-  /** Keep its data (tables, queues, logs, keys) when the stack is deleted (the profile's retainData: true by default, false locally). */
-  readonly retainData: boolean;
 }
 
 /**
@@ -48,11 +43,8 @@ export class DeliveryApi extends Construct {
 
   constructor(scope: Construct, id: string, props: DeliveryApiProps) {
     super(scope, id);
-    const removalPolicy = props.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
     const common = {
       metricsNamespace: CHOREOGRAPHY_METRICS_NAMESPACE,
-      logRetentionDays: props.logRetentionDays,
-      removalPolicy,
     };
     this.submitDelivery = new LambdaFunction(this, 'SubmitDelivery', {
       ...common,
@@ -81,8 +73,6 @@ export class DeliveryApi extends Construct {
       clients: 'Delivery requesters',
       throttle: props.throttle,
       rateLimitPerIp: props.rateLimitPerIp,
-      logRetentionDays: props.logRetentionDays,
-      removalPolicy,
       bodyValidation:
         'POST bodies are validated by submit-delivery against the shared strict zod contract (field-level 400 errors, 413 past the size limit); an API Gateway model would duplicate it and drift. Path parameters are validated by the gateway.',
     });
@@ -102,8 +92,6 @@ export class DeliveryApi extends Construct {
       url,
       parameterValidator,
       tables: props.serviceTables,
-      logRetentionDays: props.logRetentionDays,
-      retainData: props.retainData,
     });
   }
 }

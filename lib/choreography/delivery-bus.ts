@@ -6,8 +6,6 @@ import { Construct } from 'constructs';
 import { createTerminalQueue } from '../platform/work-queue';
 
 export interface DeliveryBusProps {
-  /** Whether the undelivered-events queue survives stack deletion. */
-  readonly retainData: boolean;
   /**
    * How long the bus archive keeps events (for replay).
    * @default Duration.days(30)
@@ -42,7 +40,7 @@ export class DeliveryBus extends Construct {
   readonly undelivered: sqs.Queue;
   private readonly retryAttempts: number;
 
-  constructor(scope: Construct, id: string, props: DeliveryBusProps) {
+  constructor(scope: Construct, id: string, props: DeliveryBusProps = {}) {
     super(scope, id);
     this.retryAttempts = props.targetRetryAttempts ?? 8;
     if (!Number.isInteger(this.retryAttempts) || this.retryAttempts < 0 || this.retryAttempts > 185) {
@@ -59,7 +57,6 @@ export class DeliveryBus extends Construct {
     this.undelivered = createTerminalQueue(
       this,
       'UndeliveredEvents',
-      props.retainData,
       'Events a bus rule could not deliver after its retries wait here for an operator (14 days).',
     );
   }

@@ -23,8 +23,6 @@ export interface FakeDroneFleetSettings {
   readonly flight: FlightSettings;
   /** The consumer's timeout: the fleet queue's visibility timeout was sized for it. */
   readonly timeout: Duration;
-  readonly retainData: boolean;
-  readonly logRetentionDays: number;
 }
 
 /** Builds the fake drone fleet inside the wing's stack (passed in by the composition root). */

@@ -1,4 +1,3 @@
-import { RemovalPolicy } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import { Construct } from 'constructs';
 import {
@@ -9,6 +8,7 @@ import {
   OperatorDeliveryRoute,
   ServiceName,
 } from '../../lambdas/choreography/contracts';
+import { DataSettings } from '../platform/data-settings';
 import { LambdaFunction } from '../platform/lambda-function';
 import { OperatorAccess } from '../platform/operator-access';
 import {
@@ -28,10 +28,6 @@ export interface DeliveryOperatorRoutesProps {
   readonly parameterValidator: apigw.IRequestValidator;
   /** The table of each service holding a delivery's items (the trail reads one item of each). */
   readonly tables: { readonly [K in keyof DeliveryTables]: ServiceTable };
-  /** Days its functions' log groups keep their logs (the profile's logRetentionDays: 30 by default, 7 locally). */
-  readonly logRetentionDays: number;
-  /** Keep its data (tables, queues, logs, keys) when the stack is deleted (the profile's retainData: true by default, false locally). */
-  readonly retainData: boolean;
 }
 
 /**
@@ -59,8 +55,7 @@ export class DeliveryOperatorRoutes extends Construct {
     super(scope, id);
     const common = {
       metricsNamespace: CHOREOGRAPHY_METRICS_NAMESPACE,
-      logRetentionDays: props.logRetentionDays,
-      removalPolicy: props.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+      removalPolicy: DataSettings.of(this).removalPolicy,
       serviceName: ServiceName.Ingestion,
     };
     this.listDeliveries = new LambdaFunction(this, 'ListDeliveries', {

@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import type * as events from 'aws-cdk-lib/aws-events';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as eventSources from 'aws-cdk-lib/aws-lambda-event-sources';
@@ -38,10 +38,6 @@ export interface OutboxRelayProps {
   readonly deadLetterQueue: sqs.IQueue;
   /** Batch sizes, windows and retries of its event source, from the profile. */
   readonly tuning: RelayTuning;
-  /** Days its functions' log groups keep their logs (the profile's logRetentionDays: 30 by default, 7 locally). */
-  readonly logRetentionDays: number;
-  /** Keep its data (tables, queues, logs, keys) when the stack is deleted (the profile's retainData: true by default, false locally). */
-  readonly retainData: boolean;
 }
 
 /**
@@ -76,8 +72,6 @@ export class OutboxRelay extends Construct {
       metricsNamespace: CHOREOGRAPHY_METRICS_NAMESPACE,
       description: `Outbox relay of the ${props.service} table: publishes its change log to ${destinations.join(', ')}`,
       serviceName: `${props.service}-relay`,
-      logRetentionDays: props.logRetentionDays,
-      removalPolicy: props.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
       timeout: Duration.seconds(props.tuning.timeoutSeconds),
       environment,
     });

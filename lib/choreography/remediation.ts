@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Duration, Stack } from 'aws-cdk-lib';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import {
@@ -25,10 +25,6 @@ export interface RemediationProps {
   readonly settings: RemediationSettings;
   /** Batch sizes, windows and retries of its event source, from the profile. */
   readonly tuning: ConsumerTuning;
-  /** Days its functions' log groups keep their logs (the profile's logRetentionDays: 30 by default, 7 locally). */
-  readonly logRetentionDays: number;
-  /** Keep its data (tables, queues, logs, keys) when the stack is deleted (the profile's retainData: true by default, false locally). */
-  readonly retainData: boolean;
 }
 
 /**
@@ -57,8 +53,6 @@ export class Remediation extends Construct {
       metricsNamespace: CHOREOGRAPHY_METRICS_NAMESPACE,
       description: `Remediation of the dead letters of ${sources.map(([service]) => service).join(', ')}: retry, pivot, compensate, give up or alert`,
       serviceName: ServiceName.Remediation,
-      logRetentionDays: props.logRetentionDays,
-      removalPolicy: props.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
       timeout: Duration.seconds(consumerTimeoutSeconds(props.tuning)),
       environment: {
         [ChoreographyEnvKey.TableName]: props.table.tableName,

@@ -1,14 +1,9 @@
-import { RemovalPolicy } from 'aws-cdk-lib';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-
-export interface RequestsTopicProps {
-  /** Whether the topic's key survives stack deletion. */
-  readonly retainData: boolean;
-}
+import { DataSettings } from '../platform/data-settings';
 
 /**
  * The SNS FIFO topic of delivery requests and remediation decisions. Publishers set the
@@ -18,12 +13,12 @@ export interface RequestsTopicProps {
 export class RequestsTopic extends Construct {
   readonly topic: sns.Topic;
 
-  constructor(scope: Construct, id: string, props: RequestsTopicProps) {
+  constructor(scope: Construct, id: string) {
     super(scope, id);
     const key = new kms.Key(this, 'Key', {
       description: 'Encrypts the delivery requests topic',
       enableKeyRotation: true,
-      removalPolicy: props.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+      removalPolicy: DataSettings.of(this).removalPolicy,
     });
     this.topic = new sns.Topic(this, 'Topic', {
       fifo: true,

@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
 import {
   CHOREOGRAPHY_METRICS_NAMESPACE,
@@ -35,10 +35,6 @@ export interface ServiceConsumerProps {
    * @default false
    */
   readonly contentBasedDeduplication?: boolean;
-  /** Days its functions' log groups keep their logs (the profile's logRetentionDays: 30 by default, 7 locally). */
-  readonly logRetentionDays: number;
-  /** Keep its data (tables, queues, logs, keys) when the stack is deleted (the profile's retainData: true by default, false locally). */
-  readonly retainData: boolean;
 }
 
 /**
@@ -55,7 +51,6 @@ export class ServiceConsumer extends Construct {
     super(scope, id);
     const timeout = Duration.seconds(consumerTimeoutSeconds(props.tuning));
     this.work = new FifoWorkQueue(this, 'Work', {
-      retainData: props.retainData,
       consumerTimeout: timeout,
       maxReceiveCount: props.settings.maxReceiveAttempts + 1,
       retentionPeriod: props.messageRetention,
@@ -67,8 +62,6 @@ export class ServiceConsumer extends Construct {
       metricsNamespace: CHOREOGRAPHY_METRICS_NAMESPACE,
       description: props.description,
       serviceName: props.service,
-      logRetentionDays: props.logRetentionDays,
-      removalPolicy: props.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
       timeout,
       environment: {
         [ChoreographyEnvKey.TableName]: props.table.tableName,

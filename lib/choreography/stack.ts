@@ -12,6 +12,7 @@ import {
   TOPIC_FILTER_POLICIES,
   type TopicConsumer,
 } from '../../lambdas/choreography/contracts';
+import { DataSettings } from '../platform/data-settings';
 import { applyGuardrails } from '../platform/guardrails';
 import { OperatorAlerts } from '../platform/operator-alerts';
 import { createTerminalQueue, WorkQueue } from '../platform/work-queue';
@@ -140,31 +141,28 @@ export class DroneDeliveryStack extends Stack {
   constructor(scope: Construct, id: string, props: DroneDeliveryStackProps) {
     super(scope, id, props);
     const { config } = props;
-    const { retainData, logRetentionDays } = config;
+    DataSettings.forStack(this, config);
 
     const tables = Object.fromEntries(
       TABLE_SERVICES.map((service) => [
         service,
         new ServiceTable(this, `${PASCAL[service]}Table`, {
-          retainData,
           indexes: SERVICE_TABLE_INDEXES[service],
         }),
       ]),
     ) as Record<TableService, ServiceTable>;
 
-    const requests = new RequestsTopic(this, 'Requests', { retainData });
-    const deliveryBus = new DeliveryBus(this, 'DeliveryBus', { retainData });
+    const requests = new RequestsTopic(this, 'Requests');
+    const deliveryBus = new DeliveryBus(this, 'DeliveryBus');
     const alerts = new OperatorAlerts(this, 'OperatorAlerts', {
       sources: [DELIVERY_ALERT_SOURCE],
       description: 'Operator alerts of the drone delivery choreography',
-      retainData,
       alertEmail: props.alertEmail,
     });
 
     const remediationDeadLetterQueue = createTerminalQueue(
       this,
       'RemediationDeadLetterQueue',
-      retainData,
       'Terminal dead-letter queue of remediation: dead letters it could not decide on wait for an operator (14 days).',
       { fifo: true },
     );
@@ -183,8 +181,6 @@ export class DroneDeliveryStack extends Stack {
       terminalDeadLetterQueue: remediationDeadLetterQueue,
       settings: config.remediation,
       tuning: config.remediationConsumer,
-      logRetentionDays,
-      retainData,
     });
 
     const { relays, relayDeadLetterQueue } = this.outboxRelays(config, tables, {
@@ -218,8 +214,6 @@ export class DroneDeliveryStack extends Stack {
       settings: config.ingestion,
       throttle: config.apiThrottle,
       rateLimitPerIp: config.apiRateLimitPerIp,
-      logRetentionDays,
-      retainData,
     });
     if (props.operatorConsoleOrigin !== undefined)
       api.operator.allowBrowserOrigin(props.operatorConsoleOrigin);
@@ -259,10 +253,8 @@ export class DroneDeliveryStack extends Stack {
    */
   private droneFleet(props: DroneDeliveryStackProps, deliveryBus: DeliveryBus, deliveryQueue: sqs.IQueue) {
     const { config } = props;
-    const { retainData, logRetentionDays } = config;
     const fleetTimeout = Duration.seconds(fleetTimeoutSeconds(config.flight));
     const fleetQueue = new WorkQueue(this, 'FleetQueue', {
-      retainData,
       consumerTimeout: fleetTimeout,
       maxReceiveCount: 3,
     });
@@ -279,8 +271,6 @@ export class DroneDeliveryStack extends Stack {
       deliveryQueue,
       flight: config.flight,
       timeout: fleetTimeout,
-      retainData,
-      logRetentionDays,
     });
     return { fleetQueue, fakeFleet };
   }
@@ -294,7 +284,6 @@ export class DroneDeliveryStack extends Stack {
     tables: Record<TableService, ServiceTable>,
     remediationDeadLetterQueue: sqs.IQueue,
   ): Record<TopicConsumer, ServiceConsumer> {
-    const { retainData, logRetentionDays } = config;
     // Every consumer's dead-letter queue is consumed by remediation and redriven to its own DLQ.
     const deadLetterConsumption = {
       consumerTimeout: Duration.seconds(consumerTimeoutSeconds(config.remediationConsumer)),
@@ -307,8 +296,6 @@ export class DroneDeliveryStack extends Stack {
       tuning: config.consumer,
       messageRetention: Duration.seconds(config.messageRetentionSeconds),
       deadLetterConsumption,
-      logRetentionDays,
-      retainData,
     };
     const consumers: Record<TopicConsumer, ServiceConsumer> = {
       [ServiceName.Package]: new ServiceConsumer(this, 'PackageService', {
@@ -362,11 +349,9 @@ export class DroneDeliveryStack extends Stack {
     tables: Record<TableService, ServiceTable>,
     targets: RelayTargets,
   ) {
-    const { retainData, logRetentionDays } = config;
     const relayDeadLetterQueue = createTerminalQueue(
       this,
       'RelayDeadLetterQueue',
-      retainData,
       'Pointers to change log batches a relay could not publish wait here for an operator (14 days).',
     );
     const relays = Object.fromEntries(
@@ -379,8 +364,6 @@ export class DroneDeliveryStack extends Stack {
           targets,
           deadLetterQueue: relayDeadLetterQueue,
           tuning: config.relay,
-          logRetentionDays,
-          retainData,
         }),
       ]),
     ) as Record<TableService, OutboxRelay>;

@@ -1,4 +1,4 @@
-import { type Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { type Duration } from 'aws-cdk-lib';
 import * as eventSources from 'aws-cdk-lib/aws-lambda-event-sources';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -24,10 +24,6 @@ export interface DroneFleetProps {
   readonly flight: FlightSettings;
   /** The consumer's timeout: the fleet queue's visibility timeout was sized for it. */
   readonly timeout: Duration;
-  /** Keep its data (tables, queues, logs, keys) when the stack is deleted (the profile's retainData: true by default, false locally). */
-  readonly retainData: boolean;
-  /** Days its functions' log groups keep their logs (the profile's logRetentionDays: 30 by default, 7 locally). */
-  readonly logRetentionDays: number;
 }
 
 /**
@@ -49,8 +45,6 @@ export class DroneFleet extends Construct {
       metricsNamespace: FAKES_METRICS_NAMESPACE,
       description: 'Fake drone fleet: flies each scheduled delivery and reports its progress',
       serviceName: ServiceName.DroneFleet,
-      logRetentionDays: props.logRetentionDays,
-      removalPolicy: props.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
       timeout: props.timeout,
       environment: {
         [ChoreographyEnvKey.DeliveryQueueUrl]: props.deliveryQueue.queueUrl,

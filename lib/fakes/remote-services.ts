@@ -1,4 +1,4 @@
-import { Duration, Fn, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, Fn } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
@@ -28,8 +28,6 @@ export interface RemoteServicesProps extends DataTableOptions {
    * @default DEFAULT_SLOW_MILLIS
    */
   readonly slowMillis?: number;
-  /** Days its functions' log groups keep their logs (the profile's logRetentionDays: 30 by default, 7 locally). */
-  readonly logRetentionDays: number;
   /** @default FAKE_SERVICE_RESERVED_CONCURRENCY */
   readonly reservedConcurrentExecutions?: number;
 }
@@ -78,8 +76,6 @@ export class RemoteServices extends Construct {
       metricsNamespace: FAKES_METRICS_NAMESPACE,
       description: 'Fake downstream services (inventory, payment, shipping) with scripted failure scenarios',
       serviceName: 'remote-service',
-      logRetentionDays: props.logRetentionDays,
-      removalPolicy: props.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
       // A SLOW and STALL-ONCE order waits for both.
       timeout: Duration.seconds(Math.ceil((props.stallMillis + slowMillis) / 1000) + STALL_MARGIN_SECONDS),
       reservedConcurrentExecutions: props.reservedConcurrentExecutions ?? FAKE_SERVICE_RESERVED_CONCURRENCY,
@@ -110,7 +106,7 @@ export class RemoteServices extends Construct {
  */
 export function remoteServicesDownstream(
   scope: Construct,
-  settings: Pick<RemoteServicesProps, 'retainData' | 'logRetentionDays' | 'stallMillis'>,
+  settings: Pick<RemoteServicesProps, 'stallMillis'>,
 ): RemoteServices {
   return new RemoteServices(scope, 'RemoteServices', settings);
 }

@@ -1,13 +1,11 @@
-import { RemovalPolicy } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
+import { DataSettings } from './data-settings';
 
 /** Settings every table of this application shares. */
 export interface DataTableOptions {
-  /** Whether the table survives stack deletion (config.retainData). */
-  readonly retainData: boolean;
   /**
    * Customer-managed key for encryption at rest.
    * @default - the AWS managed key `aws/dynamodb`. Encryption at rest is always on; a customer
@@ -48,7 +46,7 @@ export function createDataTable(scope: Construct, id: string, props: DataTablePr
     pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
     timeToLiveAttribute: props.timeToLiveAttribute,
     stream: props.stream,
-    removalPolicy: props.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    removalPolicy: DataSettings.of(scope).removalPolicy,
   });
 }
 

@@ -65,8 +65,6 @@ export interface DeadLetterConsumption {
 }
 
 export interface FifoWorkQueueProps {
-  /** Whether the queues survive stack deletion. */
-  readonly retainData: boolean;
   /**
    * Timeout of the function that consumes the queue: the visibility timeout is
    * VISIBILITY_TO_TIMEOUT_RATIO times it (checked again at synth by lib/platform/guardrails).
@@ -122,7 +120,6 @@ export class FifoWorkQueue extends Construct {
     const consumed = props.deadLetterConsumption;
     this.deadLetterQueue = consumed
       ? createSecureQueue(this, 'DeadLetterQueue', {
-          retainData: props.retainData,
           fifo: true,
           retentionPeriod: DEAD_LETTER_RETENTION,
           visibilityTimeout: visibilityOf(consumed.consumerTimeout),
@@ -131,12 +128,10 @@ export class FifoWorkQueue extends Construct {
       : createTerminalQueue(
           this,
           'DeadLetterQueue',
-          props.retainData,
           'This is the dead-letter queue of the FIFO work queue next to it.',
           { fifo: true },
         );
     this.queue = createSecureQueue(this, 'Queue', {
-      retainData: props.retainData,
       fifo: true,
       contentBasedDeduplication: props.contentBasedDeduplication ?? false,
       visibilityTimeout: visibilityOf(props.consumerTimeout),

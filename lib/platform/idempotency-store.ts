@@ -11,7 +11,7 @@ export type IdempotencyStoreProps = DataTableOptions;
  * Powertools prefixes every key with the function name).
  */
 export class IdempotencyStore extends DataStore {
-  constructor(scope: Construct, id: string, props: IdempotencyStoreProps) {
+  constructor(scope: Construct, id: string, props: IdempotencyStoreProps = {}) {
     super(scope, id, {
       ...props,
       partitionKey: { name: IDEMPOTENCY_TABLE_KEY, type: dynamodb.AttributeType.STRING },

@@ -1,8 +1,9 @@
-import { Aws, Fn, Names, type RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Aws, Fn, Names, Validations } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
+import { DataSettings } from './data-settings';
 
 /** Stage name of every REST API of this application. */
 export const API_STAGE_NAME = 'v1';
@@ -22,10 +23,6 @@ export interface KeyedRestApiProps {
   readonly keyNames?: readonly string[];
   /** Stage throttling, also the usage plan's limits (rateLimit > 0, integer burstLimit >= rateLimit). */
   readonly throttle: { readonly rateLimit: number; readonly burstLimit: number };
-  /** Days its functions' log groups keep their logs (the profile's logRetentionDays: 30 by default, 7 locally). */
-  readonly logRetentionDays: number;
-  /** What happens to the API's log group when the stack is deleted. */
-  readonly removalPolicy: RemovalPolicy;
   /**
    * Why API Gateway models do not validate request bodies (the handlers validate against the
    * shared contracts), for the AwsSolutions-APIG2 acknowledgment.
@@ -83,8 +80,8 @@ export function createKeyedRestApi(scope: Construct, props: KeyedRestApiProps): 
     );
   }
   const accessLogs = new logs.LogGroup(scope, 'AccessLogs', {
-    retention: props.logRetentionDays as logs.RetentionDays,
-    removalPolicy: props.removalPolicy,
+    retention: DataSettings.of(scope).logRetention,
+    removalPolicy: DataSettings.of(scope).removalPolicy,
   });
   const api = new apigw.RestApi(scope, 'Api', {
     description: props.description,

@@ -1,12 +1,13 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { PowertoolsEnvKey } from '../../lambdas/shared/env';
+import { DataSettings } from './data-settings';
 import { ScopedRole } from './scoped-role';
 
 /** Repository root: handler entries and the lock file are resolved from here, not from the caller's cwd. */
@@ -75,10 +76,6 @@ export interface LambdaFunctionProps {
   readonly serviceName: string;
   /** POWERTOOLS_METRICS_NAMESPACE: the CloudWatch namespace of the function's custom metrics (one per wing). */
   readonly metricsNamespace: string;
-  /** CloudWatch Logs retention in days; must be a value CloudWatch accepts (see RetentionDays). */
-  readonly logRetentionDays: number;
-  /** Whether the log group is kept when the stack is deleted. */
-  readonly removalPolicy: RemovalPolicy;
   /**
    * Handler-specific environment (EnvKey names). Keys managed by this construct are rejected.
    * @default - none
@@ -110,8 +107,8 @@ export class LambdaFunction extends Construct {
     validateProps(this.node.path, props, timeout, memorySize);
 
     this.logGroup = new logs.LogGroup(this, 'LogGroup', {
-      retention: props.logRetentionDays as logs.RetentionDays,
-      removalPolicy: props.removalPolicy,
+      retention: DataSettings.of(this).logRetention,
+      removalPolicy: DataSettings.of(this).removalPolicy,
     });
 
     // An explicit role instead of AWSLambdaBasicExecutionRole: it may write to its own log group only.
@@ -184,9 +181,6 @@ function validateProps(
     problems.push(
       `memorySize ${memorySize} MB is too small for a ${seconds} s timeout: functions running longer than ${LONG_RUNNING_SECONDS} s need more than ${MIN_MEMORY_MB} MB (CPU scales with memory)`,
     );
-  }
-  if (!(Object.values(logs.RetentionDays) as unknown[]).includes(props.logRetentionDays)) {
-    problems.push(`logRetentionDays ${props.logRetentionDays} is not a CloudWatch Logs retention period`);
   }
   const overridden = Object.keys(props.environment ?? {}).filter((key) =>
     MANAGED_ENVIRONMENT_KEYS.includes(key),

@@ -1,4 +1,4 @@
-import { ArnFormat, Aws, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { ArnFormat, Aws, Stack } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -8,6 +8,7 @@ import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { AlarmNotificationField } from '../../lambdas/shared/alarm-spec';
+import { DataSettings } from './data-settings';
 import { createTerminalQueue } from './work-queue';
 
 export interface OperatorAlertsProps {
@@ -15,8 +16,6 @@ export interface OperatorAlertsProps {
   readonly sources: readonly string[];
   /** What raises the alerts, shown as the bus description (e.g. `Operator alerts of the order scheduler`). */
   readonly description: string;
-  /** Whether the alert inbox and the topic key survive stack deletion. */
-  readonly retainData: boolean;
   /**
    * Operator address subscribed to the alert topic (CDK context `alertEmail`).
    * @default - no email subscription
@@ -56,7 +55,7 @@ export class OperatorAlerts extends Construct {
     const topicKey = new kms.Key(this, 'TopicKey', {
       description: 'Encrypts the operator alert topic',
       enableKeyRotation: true,
-      removalPolicy: props.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+      removalPolicy: DataSettings.of(this).removalPolicy,
     });
     // Confused deputy: EventBridge may use the key only for rules of this account on this bus. The
     // rule's own ARN cannot be named here (rule -> topic -> key -> rule would be a cycle), so the
@@ -84,7 +83,6 @@ export class OperatorAlerts extends Construct {
     this.inbox = createTerminalQueue(
       this,
       'Inbox',
-      props.retainData,
       'The alert inbox is read by operators and tests; an alert that cannot be read stays here for 14 days.',
     );
 

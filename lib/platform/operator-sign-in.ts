@@ -1,7 +1,8 @@
-import { Duration, RemovalPolicy, Token } from 'aws-cdk-lib';
+import { Duration, Token } from 'aws-cdk-lib';
 import * as cognito from 'aws-cdk-lib/aws-cognito';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
+import { DataSettings } from './data-settings';
 
 export interface OperatorSignInProps {
   /**
@@ -14,8 +15,6 @@ export interface OperatorSignInProps {
    * region, lowercase letters, digits and hyphens (Cognito refuses `aws`, `amazon` and `cognito` in it).
    */
   readonly domainPrefix: string;
-  /** Keep the user pool (the operators' accounts) when the stack is deleted. */
-  readonly retainData: boolean;
 }
 
 /** Cognito's own bounds of a domain prefix (a deploy-time token is checked by Cognito instead). */
@@ -70,8 +69,8 @@ export class OperatorSignIn extends Construct {
       accountRecovery: cognito.AccountRecovery.EMAIL_ONLY,
       featurePlan: cognito.FeaturePlan.PLUS,
       standardThreatProtectionMode: cognito.StandardThreatProtectionMode.FULL_FUNCTION,
-      deletionProtection: props.retainData,
-      removalPolicy: props.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+      deletionProtection: DataSettings.of(this).retainData,
+      removalPolicy: DataSettings.of(this).removalPolicy,
     });
     this.domain = this.userPool.addDomain('SignInPage', {
       cognitoDomain: { domainPrefix: props.domainPrefix },

@@ -6,6 +6,7 @@ import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
+import { DataSettings } from './data-settings';
 import { acknowledgeOnDefaultPolicy, nagResourceName } from './scoped-role';
 
 /** The page every path without a file falls back to (the page routes with the URL's hash). */
@@ -19,8 +20,6 @@ export interface StaticSiteProps {
    * (`connect-src`), since the page is served from the distribution's own origin.
    */
   readonly contentSecurityPolicy: string;
-  /** Keep the buckets (and their logs) when the stack is deleted. */
-  readonly retainData: boolean;
   /**
    * Days the access logs (S3 server access logs and CloudFront's standard logs) are kept.
    * @default 90
@@ -61,7 +60,7 @@ export class StaticSite extends Construct {
         `StaticSite ${this.node.path}: logRetentionDays must be a positive integer, got ${logRetentionDays}`,
       );
     }
-    const removal = props.retainData
+    const removal = DataSettings.of(this).retainData
       ? { removalPolicy: RemovalPolicy.RETAIN }
       : { removalPolicy: RemovalPolicy.DESTROY, autoDeleteObjects: true };
     const expireLogs = [{ expiration: Duration.days(logRetentionDays) }];

@@ -1,8 +1,9 @@
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, Validations } from 'aws-cdk-lib';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as eventSources from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { DataSettings } from './data-settings';
 
 /**
  * AWS guidance for queues consumed by Lambda: a visibility timeout of at least six times the
@@ -15,8 +16,6 @@ export const VISIBILITY_TO_TIMEOUT_RATIO = 6;
 export const DEAD_LETTER_RETENTION = Duration.days(14);
 
 export interface SecureQueueProps {
-  /** Whether the queue (and its messages) survives stack deletion. */
-  readonly retainData: boolean;
   /** @default Duration.seconds(30) */
   readonly visibilityTimeout?: Duration;
   /** @default Duration.days(4) */
@@ -41,7 +40,7 @@ export function createSecureQueue(scope: Construct, id: string, props: SecureQue
     retentionPeriod: props.retentionPeriod,
     deadLetterQueue: props.deadLetterQueue,
     ...(props.fifo && { fifo: true, contentBasedDeduplication: props.contentBasedDeduplication ?? false }),
-    removalPolicy: props.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    removalPolicy: DataSettings.of(scope).removalPolicy,
   });
 }
 
@@ -52,12 +51,10 @@ export function createSecureQueue(scope: Construct, id: string, props: SecureQue
 export function createTerminalQueue(
   scope: Construct,
   id: string,
-  retainData: boolean,
   why: string,
   options: Pick<SecureQueueProps, 'fifo'> = {},
 ): sqs.Queue {
   const queue = createSecureQueue(scope, id, {
-    retainData,
     retentionPeriod: DEAD_LETTER_RETENTION,
     ...options,
   });
@@ -66,8 +63,6 @@ export function createTerminalQueue(
 }
 
 export interface WorkQueueProps {
-  /** Whether the queues survive stack deletion. */
-  readonly retainData: boolean;
   /**
    * Timeout of the function that consumes the queue: the visibility timeout is
    * VISIBILITY_TO_TIMEOUT_RATIO times it (checked again at synth by lib/platform/guardrails).
@@ -95,11 +90,9 @@ export class WorkQueue extends Construct {
     this.deadLetterQueue = createTerminalQueue(
       this,
       'DeadLetterQueue',
-      props.retainData,
       'This is the dead-letter queue of the work queue next to it.',
     );
     this.queue = createSecureQueue(this, 'Queue', {
-      retainData: props.retainData,
       visibilityTimeout: Duration.seconds(props.consumerTimeout.toSeconds() * VISIBILITY_TO_TIMEOUT_RATIO),
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: props.maxReceiveCount },
     });

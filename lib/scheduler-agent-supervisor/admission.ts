@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
@@ -31,7 +31,7 @@ export type AdmissionStoreProps = DataTableOptions;
  * reads the drain, a releaser gives slots back and writes the drain.
  */
 export class AdmissionStore extends DataStore {
-  constructor(scope: Construct, id: string, props: AdmissionStoreProps) {
+  constructor(scope: Construct, id: string, props: AdmissionStoreProps = {}) {
     super(scope, id, {
       ...props,
       partitionKey: { name: AdmissionCounterAttr.Pk, type: dynamodb.AttributeType.STRING },
@@ -66,10 +66,6 @@ export interface AdmissionReleaseProps {
   readonly admissionStore: AdmissionStore;
   /** The settings of this part, from the deployment's profile. */
   readonly settings: AdmissionSettings;
-  /** Days its functions' log groups keep their logs (the profile's logRetentionDays: 30 by default, 7 locally). */
-  readonly logRetentionDays: number;
-  /** Keep its data (tables, queues, logs, keys) when the stack is deleted (the profile's retainData: true by default, false locally). */
-  readonly retainData: boolean;
 }
 
 /**
@@ -92,7 +88,6 @@ export class AdmissionRelease extends Construct {
     if (stateStore.table.tableStreamArn === undefined) {
       throw new Error(`AdmissionRelease ${this.node.path}: the state table has no stream to release from`);
     }
-    const removalPolicy = props.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
     const environment = {
       [EnvKey.StateTableName]: stateStore.tableName,
       [EnvKey.AdmissionTableName]: admissionStore.tableName,
@@ -102,7 +97,6 @@ export class AdmissionRelease extends Construct {
     this.deadLetterQueue = createTerminalQueue(
       this,
       'ReleaseDeadLetterQueue',
-      props.retainData,
       'On-failure destination of the admission release consumer: stream batch pointers for an operator; the reconciler releases their slots.',
     );
     this.releaser = new LambdaFunction(this, 'Releaser', {
@@ -111,8 +105,6 @@ export class AdmissionRelease extends Construct {
       description:
         'State table stream: gives the admission slot of each order reaching a terminal state back, once',
       serviceName: 'admission-release',
-      logRetentionDays: props.logRetentionDays,
-      removalPolicy,
       timeout: RELEASE_TIMEOUT,
       environment,
     });
@@ -139,8 +131,6 @@ export class AdmissionRelease extends Construct {
       metricsNamespace: METRICS_NAMESPACE,
       description: 'Releases the admission slots of terminal orders whose release was lost (AdmissionIndex)',
       serviceName: RoleServiceName.AdmissionReconciler,
-      logRetentionDays: props.logRetentionDays,
-      removalPolicy,
       timeout: RECONCILE_TIMEOUT,
       reservedConcurrentExecutions: 1,
       environment,

@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy, Token } from 'aws-cdk-lib';
+import { Duration, Token } from 'aws-cdk-lib';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -58,10 +58,6 @@ export interface AgentWorkerProps {
    * @default AGENT_MAX_RECEIVE_COUNT
    */
   readonly maxReceiveCount?: number;
-  /** Keep its data (tables, queues, logs, keys) when the stack is deleted (the profile's retainData: true by default, false locally). */
-  readonly retainData: boolean;
-  /** Days its functions' log groups keep their logs (the profile's logRetentionDays: 30 by default, 7 locally). */
-  readonly logRetentionDays: number;
 }
 
 /**
@@ -79,7 +75,6 @@ export class AgentWorker extends Construct {
     this.step = props.step;
     const timeout = Duration.seconds(props.timings.stepTimeoutSeconds + AGENT_TIMEOUT_MARGIN_SECONDS);
     this.requests = new WorkQueue(this, 'Requests', {
-      retainData: props.retainData,
       consumerTimeout: timeout,
       maxReceiveCount: props.maxReceiveCount ?? AGENT_MAX_RECEIVE_COUNT,
     });
@@ -88,8 +83,6 @@ export class AgentWorker extends Construct {
       metricsNamespace: METRICS_NAMESPACE,
       description: `Agent of step ${props.step.name}: calls the ${props.step.service} service and answers the scheduler`,
       serviceName: `agent-${props.step.service}`,
-      logRetentionDays: props.logRetentionDays,
-      removalPolicy: props.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
       timeout,
       environment: {
         [EnvKey.StepName]: props.step.name,

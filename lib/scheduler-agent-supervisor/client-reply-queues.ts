@@ -47,8 +47,6 @@ export interface ClientReplyQueue {
 export interface ClientReplyQueuesProps {
   /** The client applications (config `clients`): at least one, names unique. */
   readonly clients: readonly ClientConfig[];
-  /** Keep its data (tables, queues, logs, keys) when the stack is deleted (the profile's retainData: true by default, false locally). */
-  readonly retainData: boolean;
 }
 
 /**
@@ -71,12 +69,10 @@ export class ClientReplyQueues extends Construct {
       const deadLetterQueue = createTerminalQueue(
         group,
         'DeadLetterQueue',
-        props.retainData,
         `Dead-letter queue of the ${client.name} reply queue: read by that client, nothing consumes it automatically.`,
         { fifo: true },
       );
       const queue = createSecureQueue(group, 'Queue', {
-        retainData: props.retainData,
         fifo: true,
         retentionPeriod: REPLY_RETENTION,
         // Clients set their own visibility per receive; this is the default for one that does not.

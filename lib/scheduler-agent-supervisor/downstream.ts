@@ -43,8 +43,6 @@ export interface FakeDownstream {
 
 /** What a fake downstream needs from the deployment. */
 export interface FakeDownstreamSettings {
-  readonly retainData: boolean;
-  readonly logRetentionDays: number;
   /** How long a STALL-ONCE call is held before it fails (the wing's remoteStallMillis). */
   readonly stallMillis: number;
 }

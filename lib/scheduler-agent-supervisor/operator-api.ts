@@ -1,4 +1,4 @@
-import { Fn, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Fn, Stack, Validations } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
@@ -53,10 +53,6 @@ export interface OperatorApiProps {
   readonly timings: WorkflowTimings;
   /** How many DueShard values the supervisor's index is spread over. */
   readonly dueShardCount: number;
-  /** Days its functions' log groups keep their logs (the profile's logRetentionDays: 30 by default, 7 locally). */
-  readonly logRetentionDays: number;
-  /** Keep its data (tables, queues, logs, keys) when the stack is deleted (the profile's retainData: true by default, false locally). */
-  readonly retainData: boolean;
 }
 
 /**
@@ -89,15 +85,11 @@ export class OperatorApi extends Construct {
       );
     }
     validateAdmissionSettings(`OperatorApi ${this.node.path}`, props.admissionSettings);
-    const removalPolicy = props.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
     const common = {
       metricsNamespace: METRICS_NAMESPACE,
-      logRetentionDays: props.logRetentionDays,
-      removalPolicy,
     };
 
     this.alertArchive = new DataStore(this, 'AlertArchive', {
-      retainData: props.retainData,
       partitionKey: { name: AlertArchiveAttr.OrderId, type: dynamodb.AttributeType.STRING },
       sortKey: { name: AlertArchiveAttr.AlertKey, type: dynamodb.AttributeType.STRING },
     });

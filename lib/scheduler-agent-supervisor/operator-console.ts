@@ -30,8 +30,6 @@ export interface OperatorConsoleProps {
    * @default - `orders-console-<account id>`
    */
   readonly signInDomainPrefix?: string;
-  /** Keep its data (tables, queues, logs, keys) when the stack is deleted (the profile's retainData: true by default, false locally). */
-  readonly retainData: boolean;
 }
 
 /**
@@ -71,12 +69,10 @@ export class OperatorConsole extends Construct {
         "base-uri 'none'",
         "form-action 'none'",
       ].join('; '),
-      retainData: props.retainData,
     });
     this.signIn = new OperatorSignIn(this, 'SignIn', {
       callbackUrl: `${this.site.origin}/`,
       domainPrefix: signInDomainPrefix,
-      retainData: props.retainData,
     });
     const alarmNamePrefix = `${stack.stackName}-`;
     const config: DeployedConsoleConfig = {

@@ -11,7 +11,7 @@ export type OrdersDatabaseProps = DataTableOptions;
  * different owners and lifecycles, and the submission writes both without a transaction.
  */
 export class OrdersDatabase extends DataStore {
-  constructor(scope: Construct, id: string, props: OrdersDatabaseProps) {
+  constructor(scope: Construct, id: string, props: OrdersDatabaseProps = {}) {
     super(scope, id, {
       ...props,
       partitionKey: { name: OrderAttr.OrderId, type: dynamodb.AttributeType.STRING },

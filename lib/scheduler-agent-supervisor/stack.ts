@@ -1,4 +1,4 @@
-import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
@@ -10,6 +10,7 @@ import {
   workflowSteps,
 } from '../../lambdas/scheduler-agent-supervisor/contracts';
 import { DeadLetterAlarmsGuardrail } from '../platform/alarms';
+import { DataSettings } from '../platform/data-settings';
 import { applyGuardrails } from '../platform/guardrails';
 import { IdempotencyStore } from '../platform/idempotency-store';
 import { OperatorAlerts } from '../platform/operator-alerts';
@@ -145,7 +146,8 @@ export class SchedulerAgentSupervisorStack extends Stack {
   constructor(scope: Construct, id: string, props: SchedulerAgentSupervisorStackProps) {
     super(scope, id, props);
     const { config } = props;
-    const { timings, retainData, logRetentionDays } = config;
+    const { timings } = config;
+    DataSettings.forStack(this, config);
 
     // The state record holds the compensation log (what it takes to undo each charge, reservation
     // and shipment): it gets a customer-managed key, so its key policy and CloudTrail trail are the
@@ -153,23 +155,20 @@ export class SchedulerAgentSupervisorStack extends Stack {
     const stateDataKey = new kms.Key(this, 'StateDataKey', {
       description: 'Encrypts the order state store (state records and their compensation logs)',
       enableKeyRotation: true,
-      removalPolicy: retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+      removalPolicy: DataSettings.of(this).removalPolicy,
     });
-    const stateStore = new StateStore(this, 'StateStore', { retainData, encryptionKey: stateDataKey });
-    const ordersDatabase = new OrdersDatabase(this, 'OrdersDatabase', { retainData });
-    const admissionStore = new AdmissionStore(this, 'AdmissionStore', { retainData });
-    const idempotencyStore = new IdempotencyStore(this, 'IdempotencyStore', { retainData });
+    const stateStore = new StateStore(this, 'StateStore', { encryptionKey: stateDataKey });
+    const ordersDatabase = new OrdersDatabase(this, 'OrdersDatabase');
+    const admissionStore = new AdmissionStore(this, 'AdmissionStore');
+    const idempotencyStore = new IdempotencyStore(this, 'IdempotencyStore');
     const alerts = new OperatorAlerts(this, 'OperatorAlerts', {
       sources: [ALERT_EVENT_SOURCE],
       description: 'Operator alerts of the order scheduler',
-      retainData,
       alertEmail: props.alertEmail,
     });
     const remoteServices =
       props.downstream.kind === 'fakes'
         ? this.fakeServices(props.fakeDownstream, {
-            retainData,
-            logRetentionDays,
             stallMillis: config.remoteStallMillis,
           })
         : undefined;
@@ -205,7 +204,6 @@ export class SchedulerAgentSupervisorStack extends Stack {
         ...props.console,
         operatorApi,
         apiUrl: submission.url,
-        retainData,
       });
     if (operatorConsole) this.operatorConsole = operatorConsole;
 
@@ -238,15 +236,13 @@ export class SchedulerAgentSupervisorStack extends Stack {
       readonly stateMachines: WorkflowStateMachineMap;
     },
   ) {
-    const { timings, retainData, logRetentionDays } = config;
+    const { timings } = config;
     const { stateStore, ordersDatabase, admissionStore, alerts, stateMachines } = parts;
     const starter = new OrderStarter(this, 'OrderStarter', {
       stateStore,
       ordersDatabase,
       stateMachines,
       timings,
-      logRetentionDays,
-      retainData,
     });
     const supervisor = new Supervisor(this, 'Supervisor', {
       stateStore,
@@ -255,12 +251,9 @@ export class SchedulerAgentSupervisorStack extends Stack {
       timings,
       dueShardCount: config.dueShardCount,
       stateMachines,
-      logRetentionDays,
-      retainData,
     });
     const clientReplies = new ClientReplyQueues(this, 'ClientReplies', {
       clients: config.clients,
-      retainData,
     });
     const submission = new SubmissionApi(this, 'Submission', {
       clients: clientReplies.clients,
@@ -275,23 +268,17 @@ export class SchedulerAgentSupervisorStack extends Stack {
       retryBudget: config.retryBudget.callsPerOperation,
       throttle: config.apiThrottle,
       rateLimitPerIp: config.apiRateLimitPerIp,
-      logRetentionDays,
-      retainData,
     });
     const statusNotifier = new StatusNotifier(this, 'StatusNotifier', {
       stateStore,
       replyQueues: clientReplies.clients.map((client) => client.queue),
       clientRegistry: submission.clientRegistry,
       alertBus: alerts.bus,
-      logRetentionDays,
-      retainData,
     });
     const admissionRelease = new AdmissionRelease(this, 'AdmissionRelease', {
       stateStore,
       admissionStore,
       settings: config.admission,
-      logRetentionDays,
-      retainData,
     });
     const operatorApi = new OperatorApi(this, 'Operator', {
       api: submission.api,
@@ -304,8 +291,6 @@ export class SchedulerAgentSupervisorStack extends Stack {
       alertBus: alerts.bus,
       timings,
       dueShardCount: config.dueShardCount,
-      logRetentionDays,
-      retainData,
     });
     return { starter, supervisor, clientReplies, submission, statusNotifier, admissionRelease, operatorApi };
   }
@@ -325,7 +310,7 @@ export class SchedulerAgentSupervisorStack extends Stack {
     },
   ) {
     const { config } = props;
-    const { timings, retainData, logRetentionDays } = config;
+    const { timings } = config;
     const { remoteServices, idempotencyStore, stateStore, ordersDatabase } = parts;
     const agents = stepsOfVersions(config.workflow.live).map((step) => {
       const remote = remoteServices
@@ -340,8 +325,6 @@ export class SchedulerAgentSupervisorStack extends Stack {
         idempotencyStore,
         stateStore,
         retryBudget: config.retryBudget.callsPerOperation,
-        retainData,
-        logRetentionDays,
       });
     });
 
@@ -357,8 +340,6 @@ export class SchedulerAgentSupervisorStack extends Stack {
             versionAgents.map((worker) => [worker.step.name, worker.requestQueue]),
           ),
           timings,
-          logRetentionDays,
-          retainData,
         });
         for (const worker of versionAgents) scheduler.stateMachine.grantTaskResponse(worker.agent.function);
         return [version, scheduler] as const;

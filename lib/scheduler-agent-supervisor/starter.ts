@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import {
@@ -30,10 +30,6 @@ export interface OrderStarterProps {
   readonly stateMachines: WorkflowStateMachineMap;
   /** The deployment's workflow timings (step timeouts, heartbeats, supervisor rate), from its profile. */
   readonly timings: WorkflowTimings;
-  /** Days its functions' log groups keep their logs (the profile's logRetentionDays: 30 by default, 7 locally). */
-  readonly logRetentionDays: number;
-  /** Keep its data (tables, queues, logs, keys) when the stack is deleted (the profile's retainData: true by default, false locally). */
-  readonly retainData: boolean;
 }
 
 /**
@@ -47,7 +43,6 @@ export class OrderStarter extends Construct {
   constructor(scope: Construct, id: string, props: OrderStarterProps) {
     super(scope, id);
     this.startRequests = new WorkQueue(this, 'StartRequests', {
-      retainData: props.retainData,
       consumerTimeout: STARTER_TIMEOUT,
       maxReceiveCount: START_MAX_RECEIVE_COUNT,
     });
@@ -56,8 +51,6 @@ export class OrderStarter extends Construct {
       metricsNamespace: METRICS_NAMESPACE,
       description: 'Claims Pending orders (conditional update) and starts their scheduler execution',
       serviceName: RoleServiceName.Starter,
-      logRetentionDays: props.logRetentionDays,
-      removalPolicy: props.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
       timeout: STARTER_TIMEOUT,
       environment: {
         [EnvKey.StateTableName]: props.stateStore.tableName,

@@ -19,7 +19,7 @@ export type StateStoreProps = DataTableOptions;
  * Pending and Processing records carry DueShard, so the index holds exactly what can expire.
  */
 export class StateStore extends DataStore {
-  constructor(scope: Construct, id: string, props: StateStoreProps) {
+  constructor(scope: Construct, id: string, props: StateStoreProps = {}) {
     super(scope, id, {
       ...props,
       partitionKey: { name: StateAttr.OrderId, type: dynamodb.AttributeType.STRING },

@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import type * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -47,10 +47,6 @@ export interface StatusNotifierProps {
   readonly alertBus: events.IEventBus;
   /** @default DEFAULT_NOTIFIER_TUNING */
   readonly tuning?: StatusNotifierTuning;
-  /** Days its functions' log groups keep their logs (the profile's logRetentionDays: 30 by default, 7 locally). */
-  readonly logRetentionDays: number;
-  /** Keep its data (tables, queues, logs, keys) when the stack is deleted (the profile's retainData: true by default, false locally). */
-  readonly retainData: boolean;
 }
 
 /**
@@ -81,7 +77,6 @@ export class StatusNotifier extends Construct {
     this.failureQueue = createTerminalQueue(
       this,
       'FailureQueue',
-      props.retainData,
       'On-failure destination of the status notifier: an operator reads it; nothing consumes it automatically.',
     );
     this.notifier = new LambdaFunction(this, 'Notifier', {
@@ -89,8 +84,6 @@ export class StatusNotifier extends Construct {
       metricsNamespace: METRICS_NAMESPACE,
       description: "Tells each order's client its status changes on the client's reply queue",
       serviceName: RoleServiceName.StatusNotifier,
-      logRetentionDays: props.logRetentionDays,
-      removalPolicy: props.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
       timeout: Duration.seconds(30),
       environment: {
         [EnvKey.ClientRegistry]: props.clientRegistry,

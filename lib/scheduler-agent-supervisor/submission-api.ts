@@ -1,4 +1,4 @@
-import { RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Stack } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -47,10 +47,6 @@ export interface SubmissionApiProps {
   readonly rateLimitPerIp?: number;
   /** The client applications: each gets its own API key; their reply queues go into the registry. */
   readonly clients: readonly Pick<ClientReplyQueue, 'name' | 'queue'>[];
-  /** Days its functions' log groups keep their logs (the profile's logRetentionDays: 30 by default, 7 locally). */
-  readonly logRetentionDays: number;
-  /** Keep its data (tables, queues, logs, keys) when the stack is deleted (the profile's retainData: true by default, false locally). */
-  readonly retainData: boolean;
 }
 
 /**
@@ -77,12 +73,10 @@ export class SubmissionApi extends Construct {
   constructor(scope: Construct, id: string, props: SubmissionApiProps) {
     super(scope, id);
     validateAdmissionSettings(`SubmissionApi ${this.node.path}`, props.admission);
-    const removalPolicy = props.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
 
     this.conflictQueue = createTerminalQueue(
       this,
       'ConflictDeadLetterQueue',
-      props.retainData,
       'Dead-letter queue of conflicting resubmissions: an operator reads it; nothing consumes it automatically.',
     );
 
@@ -92,8 +86,6 @@ export class SubmissionApi extends Construct {
       description:
         'POST /orders: validates, takes an admission slot with the order and its state record, queues its start',
       serviceName: RoleServiceName.Submission,
-      logRetentionDays: props.logRetentionDays,
-      removalPolicy,
       environment: {
         [EnvKey.StateTableName]: props.stateStore.tableName,
         [EnvKey.OrdersTableName]: props.ordersDatabase.table.tableName,
@@ -121,8 +113,6 @@ export class SubmissionApi extends Construct {
       metricsNamespace: METRICS_NAMESPACE,
       description: 'GET /orders/{orderId}: the current state of an order',
       serviceName: 'get-order',
-      logRetentionDays: props.logRetentionDays,
-      removalPolicy,
       environment: { [EnvKey.StateTableName]: props.stateStore.tableName },
     });
     props.stateStore.grant(this.getOrder.function, 'dynamodb:GetItem');
@@ -133,8 +123,6 @@ export class SubmissionApi extends Construct {
       keyNames: props.clients.map((client) => client.name),
       throttle: props.throttle,
       rateLimitPerIp: props.rateLimitPerIp,
-      logRetentionDays: props.logRetentionDays,
-      removalPolicy,
       bodyValidation:
         'POST bodies are validated by submit-order against the shared strict zod contract (field-level 400 errors); an API Gateway model would duplicate it and drift. Path parameters are validated by the gateway.',
     });

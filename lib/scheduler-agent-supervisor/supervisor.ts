@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -32,10 +32,6 @@ export interface SupervisorProps {
    * (it leaves a record of any other version untouched); it starts nothing and gets no permission.
    */
   readonly stateMachines: WorkflowStateMachineMap;
-  /** Days its functions' log groups keep their logs (the profile's logRetentionDays: 30 by default, 7 locally). */
-  readonly logRetentionDays: number;
-  /** Keep its data (tables, queues, logs, keys) when the stack is deleted (the profile's retainData: true by default, false locally). */
-  readonly retainData: boolean;
 }
 
 /**
@@ -64,8 +60,6 @@ export class Supervisor extends Construct {
       metricsNamespace: METRICS_NAMESPACE,
       description: 'Finds expired or never-started orders in DueIndex and retries or fails them',
       serviceName: RoleServiceName.Supervisor,
-      logRetentionDays: props.logRetentionDays,
-      removalPolicy: props.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
       timeout,
       reservedConcurrentExecutions: 1,
       environment: {

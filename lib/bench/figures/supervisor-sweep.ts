@@ -36,6 +36,7 @@ import { systemClock, timeBudget } from '../../../lambdas/shared/clock';
 import { ratio } from '../../harness/stats';
 import { type LocalRuntime, startLocalRuntime } from '../../local-runtime';
 import { DEFAULT_PROFILE } from '../../platform/config';
+import { DataSettings } from '../../platform/data-settings';
 import { type DeploymentConfig, loadConfig } from '../../scheduler-agent-supervisor/config';
 import { StateStore } from '../../scheduler-agent-supervisor/state-store';
 import { batchWriteAll } from '../core/batch-write';
@@ -72,8 +73,9 @@ function tableOutputOf(size: number): string {
 function synthesizeSweepTables(outdir: string, sizes: readonly number[]): void {
   const app = new App({ outdir });
   const stack = new Stack(app, STACK_NAME);
+  DataSettings.forStack(stack, { retainData: false, logRetentionDays: 1 });
   for (const size of sizes) {
-    const store = new StateStore(stack, `State${size}`, { retainData: false });
+    const store = new StateStore(stack, `State${size}`);
     new CfnOutput(stack, tableOutputOf(size), { value: store.tableName });
   }
   const startQueue = new sqs.Queue(stack, 'StartQueue');

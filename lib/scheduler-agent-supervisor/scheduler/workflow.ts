@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Duration, Stack } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -13,6 +13,7 @@ import {
   workflowShape,
   workflowSteps,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import { DataSettings } from '../../platform/data-settings';
 import { grantTableKeyUse } from '../../platform/data-table';
 import { ScopedRole } from '../../platform/scoped-role';
 import { DATA_TASK_TIMEOUT_SECONDS } from './data-tasks';
@@ -27,10 +28,6 @@ export interface SchedulerWorkflowProps {
   readonly agentQueues: Readonly<Record<string, sqs.IQueue>>;
   /** The deployment's workflow timings (step timeouts, heartbeats, supervisor rate), from its profile. */
   readonly timings: WorkflowTimings;
-  /** Days its functions' log groups keep their logs (the profile's logRetentionDays: 30 by default, 7 locally). */
-  readonly logRetentionDays: number;
-  /** Keep its data (tables, queues, logs, keys) when the stack is deleted (the profile's retainData: true by default, false locally). */
-  readonly retainData: boolean;
   /**
    * The workflow version this state machine runs (contracts/workflows.ts): records of this version
    * are started on it. Its definition depends on the version's steps only, never on which version is
@@ -77,8 +74,8 @@ export class SchedulerWorkflow extends Construct {
     });
 
     this.logGroup = new logs.LogGroup(this, 'Logs', {
-      retention: props.logRetentionDays as logs.RetentionDays,
-      removalPolicy: props.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+      retention: DataSettings.of(this).logRetention,
+      removalPolicy: DataSettings.of(this).removalPolicy,
     });
     const stepWindowSeconds = props.timings.stepTimeoutSeconds + props.timings.stepDeadlineSlackSeconds;
     // Every step and every compensation may use its window; the data tasks around them (two loads,

@@ -2,12 +2,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Stack } from 'aws-cdk-lib';
 import { OperatorSignIn } from '../../../lib/platform/operator-sign-in';
 import { StaticSite } from '../../../lib/platform/static-site';
-import { testApp } from '../support/synth';
+import { probeStack } from '../support/synth';
 
-const probe = () => new Stack(testApp(), 'Probe');
+const probe = () => probeStack();
 const CSP = "default-src 'self'; connect-src 'self'";
 let assetsDir: string;
 
@@ -26,7 +25,6 @@ describe('StaticSite', () => {
           new StaticSite(probe(), 'Site', {
             assetsDir: empty,
             contentSecurityPolicy: CSP,
-            retainData: false,
           }),
       ).toThrow(`StaticSite Probe/Site: no index.html in ${empty}: build the page first`);
     } finally {
@@ -37,7 +35,6 @@ describe('StaticSite', () => {
         new StaticSite(probe(), 'Site', {
           assetsDir,
           contentSecurityPolicy: "default-src 'self'",
-          retainData: false,
         }),
     ).toThrow('StaticSite Probe/Site: the Content-Security-Policy must name connect-src');
     expect(
@@ -45,7 +42,6 @@ describe('StaticSite', () => {
         new StaticSite(probe(), 'Site', {
           assetsDir,
           contentSecurityPolicy: CSP,
-          retainData: false,
           logRetentionDays: 0,
         }),
     ).toThrow('StaticSite Probe/Site: logRetentionDays must be a positive integer, got 0');
@@ -55,7 +51,6 @@ describe('StaticSite', () => {
     const site = new StaticSite(probe(), 'Site', {
       assetsDir,
       contentSecurityPolicy: CSP,
-      retainData: false,
     });
     expect(() => site.addJsonFile('../index.html', {})).toThrow(
       "StaticSite Probe/Site: '../index.html' is not a plain .json file name",
@@ -68,7 +63,6 @@ describe('OperatorSignIn', () => {
   const props = {
     callbackUrl: 'https://d1.cloudfront.net/',
     domainPrefix: 'orders-console-1',
-    retainData: false,
   };
 
   it.each(['Orders', 'my-aws-console', 'cognito-ops', '-ops', 'ops-'])(

@@ -1,19 +1,17 @@
-import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { LambdaFunction, type LambdaFunctionProps } from '../../../lib/platform/lambda-function';
-import { testApp } from '../support/synth';
+import { probeStack, testApp } from '../support/synth';
 
 const valid: LambdaFunctionProps = {
   handler: 'scheduler-agent-supervisor/handlers/get-order',
   metricsNamespace: 'SchedulerAgentSupervisor',
   description: 'probe',
   serviceName: 'probe',
-  logRetentionDays: 14,
-  removalPolicy: RemovalPolicy.DESTROY,
 };
 
 const build = (overrides: Partial<LambdaFunctionProps>) => {
-  const stack = new Stack(testApp(), 'Probe');
+  const stack = probeStack(testApp(), 'Probe', { retainData: false, logRetentionDays: 14 });
   const fn = new LambdaFunction(stack, 'Fn', { ...valid, ...overrides });
   return { stack, fn };
 };
@@ -60,11 +58,6 @@ describe('LambdaFunction', () => {
       'a long timeout runs on minimum memory',
       { timeout: Duration.seconds(120), memorySize: 128 },
       /memorySize 128 MB is too small for a 120 s timeout/,
-    ],
-    [
-      'retention is not a CloudWatch period',
-      { logRetentionDays: 8 },
-      /logRetentionDays 8 is not a CloudWatch Logs retention period/,
     ],
     [
       'environment overrides a managed key',

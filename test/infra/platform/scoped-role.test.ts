@@ -3,7 +3,7 @@
  * without resource-level permissions (ScopedRole), never on a role, so a wildcard added to any role
  * of either stack later is reported by cdk-nag instead of passing under it.
  */
-import { type App, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { type App, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { addDroneDelivery } from '../../../lib/choreography/deployment';
@@ -12,7 +12,7 @@ import { remoteServicesDownstream } from '../../../lib/fakes/remote-services';
 import { LambdaFunction } from '../../../lib/platform/lambda-function';
 import { ACTIONS_WITHOUT_RESOURCE_LEVEL_PERMISSIONS, ScopedRole } from '../../../lib/platform/scoped-role';
 import { addSchedulerAgentSupervisor } from '../../../lib/scheduler-agent-supervisor/deployment';
-import { DEMO_CONTEXT, testApp } from '../support/synth';
+import { DEMO_CONTEXT, probeStack, testApp } from '../support/synth';
 
 const wildcardFindings = (app: App) =>
   new AwsSolutionsChecks()
@@ -24,14 +24,12 @@ const wildcard = (actions: string[]) => new iam.PolicyStatement({ actions, resou
 
 function probeFunction(): { app: App; fn: LambdaFunction } {
   const app = testApp();
-  const stack = new Stack(app, 'Probe');
+  const stack = probeStack(app);
   const fn = new LambdaFunction(stack, 'Fn', {
     handler: 'scheduler-agent-supervisor/handlers/get-order',
     description: 'probe',
     serviceName: 'probe',
     metricsNamespace: 'Probe',
-    logRetentionDays: 7,
-    removalPolicy: RemovalPolicy.DESTROY,
   });
   return { app, fn };
 }

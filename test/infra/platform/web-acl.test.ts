@@ -2,13 +2,13 @@
  * The API stages' WAF web ACL: a rate-based rule per client IP, on in the `default` profile, off
  * in `local` (WAF is not emulated; the runtime lists WAFv2 resources as inert), in both wings.
  */
-import { RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Validations } from 'aws-cdk-lib';
 import type { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { PLATFORM_PROFILES } from '../../../lib/platform/config';
 import { API_STAGE_NAME, createKeyedRestApi } from '../../../lib/platform/keyed-rest-api';
 import { synthesizeDroneDelivery } from '../choreography/synth';
-import { synthesizeStack, testApp } from '../support/synth';
+import { probeStack, synthesizeStack } from '../support/synth';
 
 type Resources = Record<
   string,
@@ -82,14 +82,12 @@ describe.each(STACKS)('%s', (_stack, synth) => {
 
 describe('createKeyedRestApi rateLimitPerIp', () => {
   it.each([0, 9, 10.5, 2_000_000_001])('refuses %p, naming WAF bounds', (rateLimitPerIp) => {
-    const stack = new Stack(testApp(), 'Probe');
+    const stack = probeStack();
     expect(() =>
       createKeyedRestApi(stack, {
         description: 'probe',
         clients: 'probe',
         throttle: { rateLimit: 1, burstLimit: 1 },
-        logRetentionDays: 7,
-        removalPolicy: RemovalPolicy.DESTROY,
         bodyValidation: 'probe',
         rateLimitPerIp,
       }),

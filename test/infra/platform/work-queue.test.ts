@@ -1,17 +1,16 @@
-import { Duration, Stack } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { WorkQueue } from '../../../lib/platform/work-queue';
-import { testApp } from '../support/synth';
+import { probeStack } from '../support/synth';
 
-const probe = () => new Stack(testApp(), 'Probe');
+const probe = () => probeStack();
 
 describe('WorkQueue', () => {
   it('WorkQueue fails when maxReceiveCount is out of 1..10', () => {
     expect(
       () =>
         new WorkQueue(probe(), 'Work', {
-          retainData: false,
           consumerTimeout: Duration.seconds(10),
           maxReceiveCount: 0,
         }),
@@ -21,7 +20,6 @@ describe('WorkQueue', () => {
   it('WorkQueue fails when a consumer asks for a batch Lambda cannot take without a batching window', () => {
     const stack = probe();
     const queue = new WorkQueue(stack, 'Work', {
-      retainData: false,
       consumerTimeout: Duration.seconds(10),
       maxReceiveCount: 3,
     });
@@ -38,7 +36,6 @@ describe('WorkQueue', () => {
   it('WorkQueue sets the visibility timeout to 6x its consumer timeout', () => {
     const stack = probe();
     const queue = new WorkQueue(stack, 'Work', {
-      retainData: false,
       consumerTimeout: Duration.seconds(25),
       maxReceiveCount: 3,
     });

@@ -18,11 +18,11 @@ import {
   actionsOf,
   DEMO_CONTEXT,
   functionIdByService,
+  probeStack,
   resourcesOf,
   type SynthesizedStack,
   statementsOfFunction,
   synthesizeStack,
-  testApp,
 } from '../support/synth';
 
 const logicalId = (construct: IConstruct): string =>
@@ -245,7 +245,7 @@ describe('client reply queues and status notifier (default profile)', () => {
 
 describe('ClientReplyQueues validation', () => {
   const build = (clients: { name: string; principal: string }[]) => () =>
-    new ClientReplyQueues(new Stack(testApp(), 'Probe'), 'Clients', { clients, retainData: false });
+    new ClientReplyQueues(probeStack(), 'Clients', { clients });
   const ok = 'arn:aws:iam::{account}:role/orders-client';
 
   it('accepts role and user ARNs, with {account} or a literal account', () => {

@@ -1,4 +1,3 @@
-import { Stack } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -16,41 +15,38 @@ import { OrdersDatabase } from '../../../lib/scheduler-agent-supervisor/orders-d
 import { StateStore } from '../../../lib/scheduler-agent-supervisor/state-store';
 import { SubmissionApi } from '../../../lib/scheduler-agent-supervisor/submission-api';
 import { Supervisor } from '../../../lib/scheduler-agent-supervisor/supervisor';
-import { testApp } from '../support/synth';
+import { probeStack } from '../support/synth';
 
 /** The steps of an order on the default workflow version (what these tests deploy). */
 const V1_STEPS = workflowSteps(DEFAULT_WORKFLOW_VERSION);
 
 const { timings, apiThrottle } = loadConfig('local');
-const probe = () => new Stack(testApp(), 'Probe');
+const probe = () => probeStack();
 
 describe('construct props are validated with errors naming the construct', () => {
   it('OperatorAlerts fails when alertEmail is not an email address', () => {
-    const alerts = { sources: ['order-processing'], description: 'Probe alerts', retainData: false };
+    const alerts = { sources: ['order-processing'], description: 'Probe alerts' };
     expect(() => new OperatorAlerts(probe(), 'Alerts', { ...alerts, alertEmail: 'ops' })).toThrow(
       "OperatorAlerts Probe/Alerts: alertEmail 'ops' is not an email address",
     );
   });
 
   it('OperatorAlerts fails when no event source is named', () => {
-    expect(
-      () => new OperatorAlerts(probe(), 'Alerts', { sources: [], description: 'Probe', retainData: false }),
-    ).toThrow('OperatorAlerts Probe/Alerts: sources must be one or more EventBridge sources');
+    expect(() => new OperatorAlerts(probe(), 'Alerts', { sources: [], description: 'Probe' })).toThrow(
+      'OperatorAlerts Probe/Alerts: sources must be one or more EventBridge sources',
+    );
   });
 
   it('RemoteServices fails when stallMillis is negative', () => {
-    expect(
-      () =>
-        new RemoteServices(probe(), 'Remote', { retainData: false, logRetentionDays: 7, stallMillis: -1 }),
-    ).toThrow('RemoteServices Probe/Remote: stallMillis must be a non-negative integer, got -1');
+    expect(() => new RemoteServices(probe(), 'Remote', { stallMillis: -1 })).toThrow(
+      'RemoteServices Probe/Remote: stallMillis must be a non-negative integer, got -1',
+    );
   });
 
   it('RemoteServices fails when slowMillis is not a whole number of milliseconds', () => {
     expect(
       () =>
         new RemoteServices(probe(), 'Remote', {
-          retainData: false,
-          logRetentionDays: 7,
           stallMillis: 0,
           slowMillis: 1.5,
         }),
@@ -59,7 +55,7 @@ describe('construct props are validated with errors naming the construct', () =>
 
   it('AgentWorker fails when the remote endpoint ends with a slash', () => {
     const stack = probe();
-    const idempotencyStore = new IdempotencyStore(stack, 'Idempotency', { retainData: false });
+    const idempotencyStore = new IdempotencyStore(stack, 'Idempotency');
     expect(
       () =>
         new AgentWorker(stack, 'Agent', {
@@ -68,10 +64,8 @@ describe('construct props are validated with errors naming the construct', () =>
           remoteEndpointUrl: 'https://remote.example/',
           remoteAuth: 'iam',
           idempotencyStore,
-          stateStore: new StateStore(stack, 'State', { retainData: false }),
+          stateStore: new StateStore(stack, 'State'),
           retryBudget: 36,
-          retainData: false,
-          logRetentionDays: 7,
         }),
     ).toThrow("AgentWorker Probe/Agent: remoteEndpointUrl must not end with '/'");
   });
@@ -89,11 +83,9 @@ describe('construct props are validated with errors naming the construct', () =>
         remoteEndpointUrl: remote.url,
         remoteAuth: remote.auth,
         ...(remote.withFunction && { remoteFunction }),
-        idempotencyStore: new IdempotencyStore(stack, 'Idempotency', { retainData: false }),
-        stateStore: new StateStore(stack, 'State', { retainData: false }),
+        idempotencyStore: new IdempotencyStore(stack, 'Idempotency'),
+        stateStore: new StateStore(stack, 'State'),
         retryBudget: 36,
-        retainData: false,
-        logRetentionDays: 7,
       });
     };
 
@@ -120,8 +112,6 @@ describe('construct props are validated with errors naming the construct', () =>
     expect(
       () =>
         new RemoteServices(probe(), 'Remote', {
-          retainData: false,
-          logRetentionDays: 7,
           stallMillis: 1000,
           reservedConcurrentExecutions: 0,
         }),
@@ -133,14 +123,12 @@ describe('construct props are validated with errors naming the construct', () =>
     expect(
       () =>
         new Supervisor(stack, 'Supervisor', {
-          stateStore: new StateStore(stack, 'State', { retainData: false }),
+          stateStore: new StateStore(stack, 'State'),
           startQueue: new sqs.Queue(stack, 'Start'),
           alertBus: new events.EventBus(stack, 'Bus'),
           timings: { ...timings, supervisorRateSeconds: 90 },
           dueShardCount: 4,
           stateMachines: new Map(),
-          logRetentionDays: 7,
-          retainData: false,
         }),
     ).toThrow(
       /Supervisor Probe\/Supervisor: supervisorRateSeconds must be a whole number of minutes .* got 90/,
@@ -152,9 +140,9 @@ describe('construct props are validated with errors naming the construct', () =>
     expect(
       () =>
         new SubmissionApi(stack, 'Submission', {
-          stateStore: new StateStore(stack, 'State', { retainData: false }),
-          ordersDatabase: new OrdersDatabase(stack, 'Orders', { retainData: false }),
-          admissionStore: new AdmissionStore(stack, 'Admission', { retainData: false }),
+          stateStore: new StateStore(stack, 'State'),
+          ordersDatabase: new OrdersDatabase(stack, 'Orders'),
+          admissionStore: new AdmissionStore(stack, 'Admission'),
           admission: { limit: 10, shards: 2, reconcileGraceSeconds: 5 },
           workflowVersion: 1,
           startQueue: new sqs.Queue(stack, 'Start'),
@@ -163,8 +151,6 @@ describe('construct props are validated with errors naming the construct', () =>
           retryBudget: 36,
           throttle: { rateLimit: apiThrottle.rateLimit, burstLimit: apiThrottle.rateLimit - 1 },
           clients: [{ name: 'web-shop', queue: new sqs.Queue(stack, 'Replies') }],
-          logRetentionDays: 7,
-          retainData: false,
         }),
     ).toThrow(
       /SubmissionApi Probe\/Submission: throttle needs rateLimit > 0 and an integer burstLimit >= rateLimit/,

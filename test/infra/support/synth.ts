@@ -1,6 +1,7 @@
-import { App } from 'aws-cdk-lib';
+import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { remoteServicesDownstream } from '../../../lib/fakes/remote-services';
+import { DataSettings, type DataSettingsProps } from '../../../lib/platform/data-settings';
 import { type AslDefinition, parseDefinition } from '../../../lib/platform/guardrails';
 import { type DeploymentConfig, loadConfig } from '../../../lib/scheduler-agent-supervisor/config';
 import { addSchedulerAgentSupervisor } from '../../../lib/scheduler-agent-supervisor/deployment';
@@ -23,6 +24,20 @@ export function testApp(context: Readonly<Record<string, unknown>> = {}): App {
     context: { ...context, 'aws:cdk:bundling-stacks': [] },
     builtinCloudFormationValidation: false,
   });
+}
+
+/** The local profile's data settings: nothing kept, logs 7 days. */
+export const PROBE_DATA_SETTINGS: DataSettingsProps = { retainData: false, logRetentionDays: 7 };
+
+/** A stack for constructs tested alone, with the data settings a wing's stack gives its own. */
+export function probeStack(
+  app: App = testApp(),
+  id = 'Probe',
+  settings: DataSettingsProps = PROBE_DATA_SETTINGS,
+): Stack {
+  const stack = new Stack(app, id);
+  DataSettings.forStack(stack, settings);
+  return stack;
 }
 
 /** Context of a default-profile deployment that runs the fake services (the demo choice). */

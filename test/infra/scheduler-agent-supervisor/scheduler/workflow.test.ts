@@ -14,13 +14,13 @@ import {
   SchedulerWorkflow,
   type SchedulerWorkflowProps,
 } from '../../../../lib/scheduler-agent-supervisor/scheduler/workflow';
-import { testApp } from '../../support/synth';
+import { PROBE_DATA_SETTINGS, probeStack, testApp } from '../../support/synth';
 
 /** The steps of an order on the default workflow version (what these tests deploy). */
 const V1_STEPS = workflowSteps(DEFAULT_WORKFLOW_VERSION);
 
 const { timings } = loadConfig('local');
-const probe = () => new Stack(testApp(), 'Probe');
+const probe = () => probeStack();
 const table = (stack: Stack, id: string, encryptionKey?: kms.IKey) =>
   new dynamodb.Table(stack, id, {
     partitionKey: { name: 'OrderID', type: dynamodb.AttributeType.STRING },
@@ -38,8 +38,6 @@ const workflowProps = (
   ordersTable: table(stack, 'Orders', keys.orders),
   agentQueues,
   timings,
-  logRetentionDays: 7,
-  retainData: false,
 });
 const stepNames = V1_STEPS.map((s) => s.name);
 
@@ -71,11 +69,8 @@ describe('SchedulerWorkflow (the state machine construct)', () => {
       Properties: { RetentionInDays: 7 },
       DeletionPolicy: 'Delete',
     });
-    const retained = probe();
-    new SchedulerWorkflow(retained, 'Scheduler', {
-      ...workflowProps(retained, queues(retained, stepNames)),
-      retainData: true,
-    });
+    const retained = probeStack(testApp(), 'Probe', { ...PROBE_DATA_SETTINGS, retainData: true });
+    new SchedulerWorkflow(retained, 'Scheduler', workflowProps(retained, queues(retained, stepNames)));
     Template.fromStack(retained).hasResource('AWS::Logs::LogGroup', { DeletionPolicy: 'Retain' });
   });
 

@@ -11,11 +11,11 @@
  * hash), with the secret of the access key it names, within 15 minutes of clock skew, and, for
  * temporary credentials, the session token (`x-amz-security-token`).
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { join } from 'node:path';
 import { Sha256 } from '@aws-crypto/sha256-js';
 import { SignatureV4 } from '@smithy/signature-v4';
+import { PersistedSecrets } from './persisted-secrets';
 
 /** An identity's credentials and the principal it stands for. */
 export interface LocalIdentity {
@@ -27,22 +27,18 @@ export interface LocalIdentity {
 
 const ACCESS_KEY_ID_PATTERN = /^[A-Za-z0-9_+=,.@-]{1,64}$/;
 
-/** 30 random bytes: 40 characters, as long as an AWS secret access key. */
-function generateSecret(): string {
-  return randomBytes(30).toString('base64url');
-}
-
 export class LocalIdentities {
-  private readonly secrets: Record<string, string>;
-  private readonly file: string | undefined;
+  private readonly secrets: PersistedSecrets;
 
   /** `dataDir` keeps the secrets in `<dataDir>/iam/identities.json`; without it they live in memory. */
   constructor(
     dataDir: string | undefined,
     private readonly accountId: string,
   ) {
-    this.file = dataDir ? join(dataDir, 'iam', 'identities.json') : undefined;
-    this.secrets = this.file ? readSecrets(this.file) : {};
+    this.secrets = new PersistedSecrets(
+      dataDir ? join(dataDir, 'iam', 'identities.json') : undefined,
+      'local identities',
+    );
   }
 
   /** The identity of an access key id, created (with a new secret) the first time it is asked for. */
@@ -50,22 +46,13 @@ export class LocalIdentities {
     if (!ACCESS_KEY_ID_PATTERN.test(accessKeyId)) {
       throw new Error(`'${accessKeyId}' cannot name a local IAM user (1-64 of A-Z a-z 0-9 _+=,.@-)`);
     }
-    let secret = this.secrets[accessKeyId];
-    if (secret === undefined) {
-      secret = generateSecret();
-      this.secrets[accessKeyId] = secret;
-      if (this.file) {
-        mkdirSync(dirname(this.file), { recursive: true });
-        // Readable by the developer only: the secrets guard the local IAM methods like real ones.
-        writeFileSync(this.file, `${JSON.stringify(this.secrets, null, 2)}\n`, { mode: 0o600 });
-      }
-    }
+    const secret = this.secrets.of(accessKeyId);
     return { accessKeyId, secretAccessKey: secret, userArn: this.userArnOf(accessKeyId) };
   }
 
   /** The identity of a known access key id only. */
   known(accessKeyId: string): LocalIdentity | undefined {
-    const secret = this.secrets[accessKeyId];
+    const secret = this.secrets.known(accessKeyId);
     return secret === undefined
       ? undefined
       : { accessKeyId, secretAccessKey: secret, userArn: this.userArnOf(accessKeyId) };
@@ -74,23 +61,6 @@ export class LocalIdentities {
   private userArnOf(accessKeyId: string): string {
     return `arn:aws:iam::${this.accountId}:user/${accessKeyId}`;
   }
-}
-
-function readSecrets(file: string): Record<string, string> {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    throw error;
-  }
-  const parsed: unknown = JSON.parse(text);
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new Error(`${file} is not a JSON object of local identities; delete it to generate new ones`);
-  }
-  return Object.fromEntries(
-    Object.entries(parsed).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
-  );
 }
 
 /** A request as the emulator received it. */

@@ -4,6 +4,14 @@
  * store and the alarms. Metric math, percentiles and alarm management (PutMetricAlarm...) are not
  * served: alarms come from the template.
  */
+import type {
+  DescribeAlarmsInput,
+  GetMetricDataInput,
+  GetMetricStatisticsInput,
+  ListMetricsInput,
+  PutMetricDataInput,
+  SetAlarmStateInput,
+} from '@aws-sdk/client-cloudwatch';
 import { ALARM_STATES, type AlarmState } from './alarm-evaluation';
 import type { AlarmDefinition, AlarmStatus, LocalAlarms } from './alarms';
 import {
@@ -14,7 +22,13 @@ import {
   STATISTICS,
   statisticOf,
 } from './metrics';
-import { type CloudWatchBody, CloudWatchError, type CloudWatchOperation, timestampParameter } from './server';
+import {
+  type CloudWatchBody,
+  CloudWatchError,
+  type CloudWatchOperation,
+  timestampParameter,
+  typedCloudWatchOperation,
+} from './server';
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -102,7 +116,7 @@ export function cloudWatchOperations(
   alarms: LocalAlarms,
 ): Record<string, CloudWatchOperation> {
   return {
-    DescribeAlarms: (input) => {
+    DescribeAlarms: typedCloudWatchOperation<DescribeAlarmsInput>((input) => {
       const names = list(input.AlarmNames).map(String);
       const prefix = typeof input.AlarmNamePrefix === 'string' ? input.AlarmNamePrefix : undefined;
       const state = input.StateValue;
@@ -137,9 +151,9 @@ export function cloudWatchOperations(
         CompositeAlarms: [],
         NextToken: first + max < matching.length ? String(first + max) : undefined,
       };
-    },
+    }),
 
-    SetAlarmState: (input) => {
+    SetAlarmState: typedCloudWatchOperation<SetAlarmStateInput>((input) => {
       const name = requiredString(input, 'AlarmName');
       const state = requiredString(input, 'StateValue');
       const reason = requiredString(input, 'StateReason');
@@ -158,9 +172,9 @@ export function cloudWatchOperations(
         throw CloudWatchError.notFound(`Alarm ${name} not found`);
       }
       return {};
-    },
+    }),
 
-    GetMetricData: (input) => {
+    GetMetricData: typedCloudWatchOperation<GetMetricDataInput>((input) => {
       const start = timestampParameter(input, 'StartTime') as number;
       const end = timestampParameter(input, 'EndTime') as number;
       const ascending = input.ScanBy === 'TimestampAscending';
@@ -213,9 +227,9 @@ export function cloudWatchOperations(
         ];
       });
       return { MetricDataResults: results, Messages: [] };
-    },
+    }),
 
-    GetMetricStatistics: (input) => {
+    GetMetricStatistics: typedCloudWatchOperation<GetMetricStatisticsInput>((input) => {
       const metric = metricOf(input);
       const statistics = list(input.Statistics);
       if (list(input.ExtendedStatistics).length > 0) {
@@ -248,9 +262,9 @@ export function cloudWatchOperations(
           Unit: periodUnit,
         })),
       };
-    },
+    }),
 
-    ListMetrics: (input) => {
+    ListMetrics: typedCloudWatchOperation<ListMetricsInput>((input) => {
       const filters = list(input.Dimensions).filter(isRecord);
       const metrics = store
         .list({
@@ -272,9 +286,9 @@ export function cloudWatchOperations(
           Dimensions: dimensionList(metric.dimensions),
         })),
       };
-    },
+    }),
 
-    PutMetricData: (input) => {
+    PutMetricData: typedCloudWatchOperation<PutMetricDataInput>((input) => {
       const namespace = requiredString(input, 'Namespace');
       if (namespace.startsWith('AWS/')) {
         throw CloudWatchError.invalidParameter(`The value ${namespace} for parameter Namespace is invalid.`);
@@ -294,7 +308,7 @@ export function cloudWatchOperations(
         for (const aggregate of aggregatesOf(datum)) store.record(identity, unit, timestamp, aggregate);
       }
       return {};
-    },
+    }),
   };
 }
 

@@ -19,6 +19,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { cbor, dateToTag } from '@smithy/core/cbor';
 import type { ReceivedRequest } from '../iam/identities';
 import { AwsApiError } from '../protocol/aws-api-error';
+import type { WireRequest } from '../protocol/aws-json-server';
 import {
   BodyTooLargeError,
   type LoopbackServer,
@@ -33,6 +34,16 @@ const MAX_REQUEST_BYTES = 2 * 1024 * 1024;
 
 export type CloudWatchBody = Record<string, unknown>;
 export type CloudWatchOperation = (input: CloudWatchBody) => Promise<CloudWatchBody> | CloudWatchBody;
+
+/**
+ * An operation whose input is read by the SDK's field names (WireRequest: a field the SDK does not
+ * have does not compile); its answer stays the wire's (timestamps as the protocol carries them).
+ */
+export function typedCloudWatchOperation<Input>(
+  run: (input: WireRequest<Input>) => Promise<CloudWatchBody> | CloudWatchBody,
+): CloudWatchOperation {
+  return (input) => run(input as WireRequest<Input>);
+}
 /** Decides whether the request may run: throws the CloudWatchError its caller is answered with. */
 export type CloudWatchAuthorizer = (
   operationName: string,

@@ -4,7 +4,9 @@
  * timers (fired once at start, then at the rate, skipped while the rule is disabled); and the
  * PutEvents API for handlers.
  */
+
 import { randomUUID } from 'node:crypto';
+import type { PutEventsResponse } from '@aws-sdk/client-eventbridge';
 import { AwsApiError } from '../protocol/aws-api-error';
 import { matchesEventPattern } from './event-pattern';
 import { MAX_PUT_EVENTS_BYTES, MAX_PUT_EVENTS_ENTRIES } from './limits';
@@ -256,7 +258,7 @@ export class LocalEventBridge {
   }
 
   /** PutEvents: validates each entry like EventBridge (per-entry errors), then routes it. */
-  async putEvents(entries: readonly Record<string, unknown>[]): Promise<Record<string, unknown>> {
+  async putEvents(entries: readonly Record<string, unknown>[]): Promise<PutEventsResponse> {
     // AWS's request validation wording ("1 validation error detected: ...", the service's model
     // constraint); the size refusal's text is the one AWS answers as observed (not in its docs).
     if (!Array.isArray(entries) || entries.length === 0 || entries.length > MAX_PUT_EVENTS_ENTRIES) {

@@ -7,8 +7,26 @@
  * schedule rule stops its runs (an operator pausing a scheduled function, a test stopping one).
  */
 
+import type {
+  DeleteRuleRequest,
+  DescribeRuleRequest,
+  DescribeRuleResponse,
+  DisableRuleRequest,
+  EnableRuleRequest,
+  ListRulesRequest,
+  ListRulesResponse,
+  ListTargetsByRuleRequest,
+  ListTargetsByRuleResponse,
+  PutRuleRequest,
+  PutRuleResponse,
+  PutTargetsRequest,
+  PutTargetsResponse,
+  RemoveTargetsRequest,
+  RemoveTargetsResponse,
+  Target,
+} from '@aws-sdk/client-eventbridge';
 import { AwsApiError } from '../protocol/aws-api-error';
-import { type AwsJsonOperation } from '../protocol/aws-json-server';
+import { type AwsJsonOperation, typedOperation } from '../protocol/aws-json-server';
 import type { LocalEventBridge } from './event-buses';
 import { type EventRule, type RuleTarget, ruleArn, ruleTarget } from './event-buses';
 
@@ -50,7 +68,7 @@ export function eventBridgeRuleOperations(
     return rule;
   };
   return {
-    PutRule: (body) => {
+    PutRule: typedOperation<PutRuleRequest, PutRuleResponse>((body) => {
       const busName = busOf(body);
       const name = String(body.Name ?? '');
       if (!RULE_NAME.test(name))
@@ -75,8 +93,8 @@ export function eventBridgeRuleOperations(
         targets: existing?.targets ?? [],
       });
       return { RuleArn: arn };
-    },
-    PutTargets: (body) => {
+    }),
+    PutTargets: typedOperation<PutTargetsRequest, PutTargetsResponse>((body) => {
       const rule = ruleOf(body);
       const given = Array.isArray(body.Targets) ? (body.Targets as Record<string, unknown>[]) : [];
       if (given.length === 0 || given.length > 10) throw validation('Targets must hold 1 to 10 targets');
@@ -98,14 +116,14 @@ export function eventBridgeRuleOperations(
       }
       bridge.setRule({ ...rule, targets: merged });
       return { FailedEntryCount: 0, FailedEntries: [] };
-    },
-    RemoveTargets: (body) => {
+    }),
+    RemoveTargets: typedOperation<RemoveTargetsRequest, RemoveTargetsResponse>((body) => {
       const rule = ruleOf(body);
       const ids = Array.isArray(body.Ids) ? body.Ids.map(String) : [];
       bridge.setRule({ ...rule, targets: rule.targets.filter((target) => !ids.includes(target.id)) });
       return { FailedEntryCount: 0, FailedEntries: [] };
-    },
-    DeleteRule: (body) => {
+    }),
+    DeleteRule: typedOperation<DeleteRuleRequest, object>((body) => {
       const busName = busOf(body);
       const rule = bridge.rulesOn(busName).find((known) => known.name === body.Name);
       // Deleting a rule that is not there succeeds, as on AWS.
@@ -113,9 +131,11 @@ export function eventBridgeRuleOperations(
       if (rule.targets.length > 0) throw validation("Rule can't be deleted since it has targets.");
       bridge.removeRule(busName, rule.name);
       return {};
-    },
-    DescribeRule: (body) => describeRule(ruleOf(body, 'Name')),
-    ListRules: (body) => {
+    }),
+    DescribeRule: typedOperation<DescribeRuleRequest, DescribeRuleResponse>((body) =>
+      describeRule(ruleOf(body, 'Name')),
+    ),
+    ListRules: typedOperation<ListRulesRequest, ListRulesResponse>((body) => {
       const prefix = typeof body.NamePrefix === 'string' ? body.NamePrefix : '';
       return {
         Rules: bridge
@@ -123,18 +143,20 @@ export function eventBridgeRuleOperations(
           .filter((rule) => rule.name.startsWith(prefix))
           .map(describeRule),
       };
-    },
-    ListTargetsByRule: (body) => ({ Targets: ruleOf(body).targets.map(describeTarget) }),
-    DisableRule: (body) => {
+    }),
+    ListTargetsByRule: typedOperation<ListTargetsByRuleRequest, ListTargetsByRuleResponse>((body) => ({
+      Targets: ruleOf(body).targets.map(describeTarget),
+    })),
+    DisableRule: typedOperation<DisableRuleRequest, object>((body) => {
       const { disabled: _state, ...rule } = ruleOf(body, 'Name');
       bridge.setRule({ ...rule, disabled: true });
       return {};
-    },
-    EnableRule: (body) => {
+    }),
+    EnableRule: typedOperation<EnableRuleRequest, object>((body) => {
       const { disabled: _state, ...rule } = ruleOf(body, 'Name');
       bridge.setRule(rule);
       return {};
-    },
+    }),
   };
 }
 
@@ -167,7 +189,7 @@ function checkedTarget(target: RuleTarget): RuleTarget {
   return target;
 }
 
-function describeRule(rule: EventRule): Record<string, unknown> {
+function describeRule(rule: EventRule): DescribeRuleResponse {
   return {
     Name: rule.name,
     Arn: rule.arn,
@@ -178,7 +200,7 @@ function describeRule(rule: EventRule): Record<string, unknown> {
   };
 }
 
-function describeTarget(target: RuleTarget): Record<string, unknown> {
+function describeTarget(target: RuleTarget): Target {
   return {
     Id: target.id,
     Arn: target.arn,

@@ -14,10 +14,40 @@ export type AwsJsonBody = Record<string, unknown>;
  * `signal` aborts when the client goes away before the answer (a long poll given up, say);
  * `received` is the request as it arrived, for a service that checks its signature.
  */
+export interface AwsJsonRequest {
+  readonly signal: AbortSignal;
+  readonly received: ReceivedRequest;
+}
 export type AwsJsonOperation = (
   body: AwsJsonBody,
-  request: { readonly signal: AbortSignal; readonly received: ReceivedRequest },
+  request: AwsJsonRequest,
 ) => Promise<AwsJsonBody> | AwsJsonBody;
+
+/**
+ * A request body as it arrives, named as the SDK names the request's fields: each may be missing or
+ * of any type until the operation validates it, and a field the SDK does not have does not compile.
+ */
+export type WireRequest<T> = { readonly [K in keyof T]?: unknown };
+
+/**
+ * An operation typed with the SDK's own request and response types (type-only imports of
+ * `@aws-sdk/client-*`): it reads the request by the SDK's field names and answers the SDK's output.
+ */
+export function typedOperation<Input, Output extends object>(
+  run: (body: WireRequest<Input>, request: AwsJsonRequest) => Output | Promise<Output>,
+): AwsJsonOperation {
+  return async (body, request) => (await run(body as WireRequest<Input>, request)) as AwsJsonBody;
+}
+
+/**
+ * An operation whose request is read by the SDK's field names, for a service whose answer on the
+ * wire is not the SDK's output type (timestamps in epoch seconds, which the SDK turns into Dates).
+ */
+export function typedRequest<Input>(
+  run: (body: WireRequest<Input>, request: AwsJsonRequest) => Promise<AwsJsonBody> | AwsJsonBody,
+): AwsJsonOperation {
+  return (body, request) => run(body as WireRequest<Input>, request);
+}
 
 /**
  * Above the largest request any of the runtime's JSON services accepts (AWS's own limits top out at

@@ -5,6 +5,7 @@
  * fault-hook copies.
  */
 
+import type { PutEventsRequest, PutEventsResponse } from '@aws-sdk/client-eventbridge';
 import {
   type EventRule,
   LocalEventBridge,
@@ -16,7 +17,7 @@ import { eventBridgeRuleOperations } from '../eventbridge/rules-api';
 import { replicaSuffix } from '../fault-hooks';
 import { EVENTBRIDGE_DELIVERY } from '../metering';
 import { authorizeJsonRequest } from '../protocol/authorize-json-request';
-import { startAwsJsonServer } from '../protocol/aws-json-server';
+import { startAwsJsonServer, typedOperation } from '../protocol/aws-json-server';
 import type { ListenContext, Provisioner, RuntimeContext, StackContext } from '../provisioning';
 import type { PutEventsOutcome } from '../stepfunctions';
 import type { LambdaProvisioner } from './lambda';
@@ -75,7 +76,9 @@ export class EventBridgeProvisioner implements Provisioner {
     const server = await startAwsJsonServer(
       'EventBridge',
       {
-        PutEvents: (body) => bus.putEvents((body.Entries ?? []) as Record<string, unknown>[]),
+        PutEvents: typedOperation<PutEventsRequest, PutEventsResponse>((body) =>
+          bus.putEvents((body.Entries ?? []) as Record<string, unknown>[]),
+        ),
         ...eventBridgeRuleOperations(bus, {
           region: context.region,
           accountId: context.accountId,

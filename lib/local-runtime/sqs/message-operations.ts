@@ -4,7 +4,25 @@
  * guide states them. The service (service.ts) names the queue and authorizes the request first;
  * every change of state is a record committed to the store (queue-store.ts).
  */
+
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type {
+  BatchResultErrorEntry,
+  ChangeMessageVisibilityBatchRequest,
+  ChangeMessageVisibilityBatchResult,
+  ChangeMessageVisibilityRequest,
+  DeleteMessageBatchRequest,
+  DeleteMessageBatchResult,
+  DeleteMessageRequest,
+  ReceiveMessageRequest,
+  ReceiveMessageResult,
+  SendMessageBatchRequest,
+  SendMessageBatchResult,
+  SendMessageBatchResultEntry,
+  SendMessageRequest,
+  SendMessageResult,
+} from '@aws-sdk/client-sqs';
+import type { WireRequest } from '../protocol/aws-json-server';
 import { SqsErrors } from './errors';
 import { BATCH_ENTRY_ID, MAX_BATCH_ENTRIES, MAX_BATCH_PAYLOAD_BYTES } from './limits';
 import { md5OfBody, md5OfMessageAttributes } from './md5';
@@ -37,7 +55,7 @@ export class SqsMessageOperations {
   ) {}
 
   /** Validates one message of a send and stores it (or recognises a FIFO duplicate). */
-  private send(queue: Queue, entry: Body): Body {
+  private send(queue: Queue, entry: Body): Omit<SendMessageBatchResultEntry, 'Id'> {
     const messageBody = entry.MessageBody;
     if (typeof messageBody !== 'string' || messageBody === '')
       throw SqsErrors.missingParameter('MessageBody');
@@ -134,11 +152,11 @@ export class SqsMessageOperations {
     return { ...digests, MessageId: messageId, ...optional('SequenceNumber', sequenceNumber) };
   }
 
-  sendMessage(body: Body): Body {
+  sendMessage(body: WireRequest<SendMessageRequest>): SendMessageResult {
     return this.send(this.queues.queueOf(body), body);
   }
 
-  sendMessageBatch(body: Body): Body {
+  sendMessageBatch(body: WireRequest<SendMessageBatchRequest>): SendMessageBatchResult {
     const queue = this.queues.queueOf(body);
     const entries = this.batchEntries(body);
     // The sum of the messages' lengths, each its body and message attributes (limits.ts).
@@ -150,7 +168,10 @@ export class SqsMessageOperations {
 
   // --- receiving ------------------------------------------------------------------------------
 
-  async receiveMessage(body: Body, clientGone?: AbortSignal): Promise<Body> {
+  async receiveMessage(
+    body: WireRequest<ReceiveMessageRequest>,
+    clientGone?: AbortSignal,
+  ): Promise<ReceiveMessageResult> {
     let queue = this.queues.queueOf(body);
     const maxMessages =
       integerParameter(body, 'MaxNumberOfMessages', 1, 10, 'Must be between 1 and 10, if provided.') ?? 1;
@@ -294,12 +315,12 @@ export class SqsMessageOperations {
     this.store.commit({ op: 'delete', key: queue.key, messageId: message.messageId });
   }
 
-  deleteMessage(body: Body): Body {
+  deleteMessage(body: WireRequest<DeleteMessageRequest>): object {
     this.deleteOne(this.queues.queueOf(body), body.ReceiptHandle);
     return {};
   }
 
-  deleteMessageBatch(body: Body): Body {
+  deleteMessageBatch(body: WireRequest<DeleteMessageBatchRequest>): DeleteMessageBatchResult {
     const queue = this.queues.queueOf(body);
     return this.eachEntry(this.batchEntries(body), (entry) => {
       this.deleteOne(queue, entry.ReceiptHandle);
@@ -343,12 +364,14 @@ export class SqsMessageOperations {
     });
   }
 
-  changeMessageVisibility(body: Body): Body {
+  changeMessageVisibility(body: WireRequest<ChangeMessageVisibilityRequest>): object {
     this.changeVisibilityOne(this.queues.queueOf(body), body);
     return {};
   }
 
-  changeMessageVisibilityBatch(body: Body): Body {
+  changeMessageVisibilityBatch(
+    body: WireRequest<ChangeMessageVisibilityBatchRequest>,
+  ): ChangeMessageVisibilityBatchResult {
     const queue = this.queues.queueOf(body);
     return this.eachEntry(this.batchEntries(body), (entry) => {
       this.changeVisibilityOne(queue, entry);
@@ -373,16 +396,19 @@ export class SqsMessageOperations {
   }
 
   /** Runs each entry on its own: failures are reported per entry, as batch actions do. */
-  private eachEntry(entries: readonly Body[], run: (entry: Body) => Body): Body {
-    const successful: Body[] = [];
-    const failed: Body[] = [];
+  private eachEntry<Success extends object>(
+    entries: readonly Body[],
+    run: (entry: Body) => Success,
+  ): { Successful: (Success & { Id: string })[]; Failed: BatchResultErrorEntry[] } {
+    const successful: (Success & { Id: string })[] = [];
+    const failed: BatchResultErrorEntry[] = [];
     for (const entry of entries) {
       try {
-        successful.push({ Id: entry.Id, ...run(entry) });
+        successful.push({ Id: String(entry.Id), ...run(entry) });
       } catch (error) {
         if (!(error instanceof Error && 'queryCode' in error)) throw error;
         failed.push({
-          Id: entry.Id,
+          Id: String(entry.Id),
           SenderFault: true,
           Code: (error as Error & { queryCode: string }).queryCode,
           Message: error.message,

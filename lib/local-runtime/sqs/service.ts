@@ -8,8 +8,39 @@
  * (./queue-authorizer.ts): the caller's identity policies, the queue's `Policy` attribute as its
  * resource policy, and the use of its customer-managed key.
  */
+import type {
+  ChangeMessageVisibilityBatchRequest,
+  ChangeMessageVisibilityBatchResult,
+  ChangeMessageVisibilityRequest,
+  CreateQueueRequest,
+  CreateQueueResult,
+  DeleteMessageBatchRequest,
+  DeleteMessageBatchResult,
+  DeleteMessageRequest,
+  DeleteQueueRequest,
+  GetQueueAttributesRequest,
+  GetQueueAttributesResult,
+  GetQueueUrlRequest,
+  GetQueueUrlResult,
+  ListDeadLetterSourceQueuesRequest,
+  ListDeadLetterSourceQueuesResult,
+  ListQueuesRequest,
+  ListQueuesResult,
+  ListQueueTagsRequest,
+  ListQueueTagsResult,
+  PurgeQueueRequest,
+  ReceiveMessageRequest,
+  ReceiveMessageResult,
+  SendMessageBatchRequest,
+  SendMessageBatchResult,
+  SendMessageRequest,
+  SendMessageResult,
+  SetQueueAttributesRequest,
+  TagQueueRequest,
+  UntagQueueRequest,
+} from '@aws-sdk/client-sqs';
 import type { RuntimeIam } from '../iam/runtime-iam';
-import type { AwsJsonOperation } from '../protocol/aws-json-server';
+import { type AwsJsonOperation, typedOperation, type WireRequest } from '../protocol/aws-json-server';
 import { SqsErrors } from './errors';
 import { type QueueLookup, SqsMessageOperations } from './message-operations';
 import { Queue, queueKey } from './queue';
@@ -104,29 +135,49 @@ export class SqsService implements QueueLookup {
   }
 
   operations(): Readonly<Record<string, AwsJsonOperation>> {
-    const sync =
-      (operation: (body: Body) => Body): AwsJsonOperation =>
-      async (body) =>
-        operation(body);
     const operations: Record<string, AwsJsonOperation> = {
-      CreateQueue: sync((body) => this.createQueue(body)),
-      GetQueueUrl: sync((body) => this.getQueueUrl(body)),
-      DeleteQueue: sync((body) => this.deleteQueue(body)),
-      ListQueues: sync((body) => this.listQueues(body)),
-      GetQueueAttributes: sync((body) => this.getQueueAttributes(body)),
-      SetQueueAttributes: sync((body) => this.setQueueAttributes(body)),
-      SendMessage: sync((body) => this.messages.sendMessage(body)),
-      SendMessageBatch: sync((body) => this.messages.sendMessageBatch(body)),
-      ReceiveMessage: (body, request) => this.messages.receiveMessage(body, request.signal),
-      DeleteMessage: sync((body) => this.messages.deleteMessage(body)),
-      DeleteMessageBatch: sync((body) => this.messages.deleteMessageBatch(body)),
-      ChangeMessageVisibility: sync((body) => this.messages.changeMessageVisibility(body)),
-      ChangeMessageVisibilityBatch: sync((body) => this.messages.changeMessageVisibilityBatch(body)),
-      PurgeQueue: sync((body) => this.purgeQueue(body)),
-      ListDeadLetterSourceQueues: sync((body) => this.listDeadLetterSourceQueues(body)),
-      TagQueue: sync((body) => this.tagQueue(body)),
-      UntagQueue: sync((body) => this.untagQueue(body)),
-      ListQueueTags: sync((body) => ({ Tags: { ...this.queueOf(body).tags } })),
+      CreateQueue: typedOperation<CreateQueueRequest, CreateQueueResult>((body) => this.createQueue(body)),
+      GetQueueUrl: typedOperation<GetQueueUrlRequest, GetQueueUrlResult>((body) => this.getQueueUrl(body)),
+      DeleteQueue: typedOperation<DeleteQueueRequest, object>((body) => this.deleteQueue(body)),
+      ListQueues: typedOperation<ListQueuesRequest, ListQueuesResult>((body) => this.listQueues(body)),
+      GetQueueAttributes: typedOperation<GetQueueAttributesRequest, GetQueueAttributesResult>((body) =>
+        this.getQueueAttributes(body),
+      ),
+      SetQueueAttributes: typedOperation<SetQueueAttributesRequest, object>((body) =>
+        this.setQueueAttributes(body),
+      ),
+      SendMessage: typedOperation<SendMessageRequest, SendMessageResult>((body) =>
+        this.messages.sendMessage(body),
+      ),
+      SendMessageBatch: typedOperation<SendMessageBatchRequest, SendMessageBatchResult>((body) =>
+        this.messages.sendMessageBatch(body),
+      ),
+      ReceiveMessage: typedOperation<ReceiveMessageRequest, ReceiveMessageResult>((body, request) =>
+        this.messages.receiveMessage(body, request.signal),
+      ),
+      DeleteMessage: typedOperation<DeleteMessageRequest, object>((body) =>
+        this.messages.deleteMessage(body),
+      ),
+      DeleteMessageBatch: typedOperation<DeleteMessageBatchRequest, DeleteMessageBatchResult>((body) =>
+        this.messages.deleteMessageBatch(body),
+      ),
+      ChangeMessageVisibility: typedOperation<ChangeMessageVisibilityRequest, object>((body) =>
+        this.messages.changeMessageVisibility(body),
+      ),
+      ChangeMessageVisibilityBatch: typedOperation<
+        ChangeMessageVisibilityBatchRequest,
+        ChangeMessageVisibilityBatchResult
+      >((body) => this.messages.changeMessageVisibilityBatch(body)),
+      PurgeQueue: typedOperation<PurgeQueueRequest, object>((body) => this.purgeQueue(body)),
+      ListDeadLetterSourceQueues: typedOperation<
+        ListDeadLetterSourceQueuesRequest,
+        ListDeadLetterSourceQueuesResult
+      >((body) => this.listDeadLetterSourceQueues(body)),
+      TagQueue: typedOperation<TagQueueRequest, object>((body) => this.tagQueue(body)),
+      UntagQueue: typedOperation<UntagQueueRequest, object>((body) => this.untagQueue(body)),
+      ListQueueTags: typedOperation<ListQueueTagsRequest, ListQueueTagsResult>((body) => ({
+        Tags: { ...this.queueOf(body).tags },
+      })),
     };
     // Every operation is authorized before it runs, on the queue it names.
     for (const [name, action] of Object.entries(SQS_ACTION_OF_OPERATION)) {
@@ -266,7 +317,7 @@ export class SqsService implements QueueLookup {
     if (target.fifo !== fifo) throw invalid('Dead-letter queue must be same type of queue as the source.');
   }
 
-  private createQueue(body: Body): Body {
+  private createQueue(body: WireRequest<CreateQueueRequest>): CreateQueueResult {
     const name = validateQueueName(body.QueueName);
     const given = (body.Attributes ?? {}) as Record<string, unknown>;
     const fifo = isFifoName(name);
@@ -311,7 +362,7 @@ export class SqsService implements QueueLookup {
     return { QueueUrl: `${this.endpoint}/${accountId}/${name}` };
   }
 
-  private getQueueUrl(body: Body): Body {
+  private getQueueUrl(body: WireRequest<GetQueueUrlRequest>): GetQueueUrlResult {
     const name = body.QueueName;
     if (typeof name !== 'string' || name === '') throw SqsErrors.missingParameter('QueueName');
     const owner =
@@ -321,13 +372,13 @@ export class SqsService implements QueueLookup {
     return { QueueUrl: this.queueUrl(queue) };
   }
 
-  private deleteQueue(body: Body): Body {
+  private deleteQueue(body: WireRequest<DeleteQueueRequest>): object {
     const queue = this.queueOf(body);
     this.store.commit({ op: 'deleteQueue', key: queue.key });
     return {};
   }
 
-  private listQueues(body: Body): Body {
+  private listQueues(body: WireRequest<ListQueuesRequest>): ListQueuesResult {
     const prefix = typeof body.QueueNamePrefix === 'string' ? body.QueueNamePrefix : '';
     const maxResults = integerParameter(
       body,
@@ -350,7 +401,7 @@ export class SqsService implements QueueLookup {
     };
   }
 
-  private getQueueAttributes(body: Body): Body {
+  private getQueueAttributes(body: WireRequest<GetQueueAttributesRequest>): GetQueueAttributesResult {
     const queue = this.queueOf(body);
     const requested = stringList(body.AttributeNames);
     for (const name of requested) {
@@ -371,7 +422,7 @@ export class SqsService implements QueueLookup {
     return Object.keys(attributes).length > 0 ? { Attributes: attributes } : {};
   }
 
-  private setQueueAttributes(body: Body): Body {
+  private setQueueAttributes(body: WireRequest<SetQueueAttributesRequest>): object {
     const queue = this.queueOf(body);
     const given = normalizeAttributes((body.Attributes ?? {}) as Record<string, unknown>, {
       fifo: queue.fifo,
@@ -385,7 +436,7 @@ export class SqsService implements QueueLookup {
     return {};
   }
 
-  private purgeQueue(body: Body): Body {
+  private purgeQueue(body: WireRequest<PurgeQueueRequest>): object {
     const queue = this.queueOf(body);
     const now = Date.now();
     // "Only one PurgeQueue operation on a queue is allowed every 60 seconds" (PurgeQueue, API reference).
@@ -396,14 +447,16 @@ export class SqsService implements QueueLookup {
     return {};
   }
 
-  private listDeadLetterSourceQueues(body: Body): Body {
+  private listDeadLetterSourceQueues(
+    body: WireRequest<ListDeadLetterSourceQueuesRequest>,
+  ): ListDeadLetterSourceQueuesResult {
     const queue = this.queueOf(body);
     const arn = this.queueArn(queue);
     const sources = this.store.all().filter((source) => source.redrivePolicy()?.deadLetterTargetArn === arn);
     return { queueUrls: sources.map((source) => this.queueUrl(source)) };
   }
 
-  private tagQueue(body: Body): Body {
+  private tagQueue(body: WireRequest<TagQueueRequest>): object {
     const queue = this.queueOf(body);
     this.store.commit({
       op: 'setTags',
@@ -413,7 +466,7 @@ export class SqsService implements QueueLookup {
     return {};
   }
 
-  private untagQueue(body: Body): Body {
+  private untagQueue(body: WireRequest<UntagQueueRequest>): object {
     const queue = this.queueOf(body);
     const tags = { ...queue.tags };
     for (const key of stringList(body.TagKeys)) delete tags[key];

@@ -3,7 +3,20 @@
  * served by the runtime's AWS JSON protocol server. Timestamps are epoch seconds, as the protocol
  * (and the AWS SDK) expect.
  */
-import type { AwsJsonOperation } from '../protocol/aws-json-server';
+import type {
+  DescribeExecutionInput,
+  DescribeStateMachineForExecutionInput,
+  DescribeStateMachineInput,
+  GetExecutionHistoryInput,
+  ListExecutionsInput,
+  ListStateMachinesInput,
+  SendTaskFailureInput,
+  SendTaskHeartbeatInput,
+  SendTaskSuccessInput,
+  StartExecutionInput,
+  StopExecutionInput,
+} from '@aws-sdk/client-sfn';
+import { type AwsJsonOperation, typedRequest, type WireRequest } from '../protocol/aws-json-server';
 import { SfnApiError } from './errors';
 import { historyEventBody } from './history';
 import { lengthConstraintMessage, MAX_TASK_TOKEN_LENGTH } from './limits';
@@ -27,7 +40,7 @@ function epochSeconds(date: Date): number {
   return date.getTime() / 1000;
 }
 
-function requiredString(body: Body, field: string): string {
+function requiredString<T>(body: WireRequest<T>, field: keyof T & string): string {
   const value = body[field];
   if (typeof value !== 'string' || value === '') {
     throw new SfnApiError(
@@ -38,7 +51,7 @@ function requiredString(body: Body, field: string): string {
   return value;
 }
 
-function optionalString(body: Body, field: string): string | undefined {
+function optionalString<T>(body: WireRequest<T>, field: keyof T & string): string | undefined {
   const value = body[field];
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'string') {
@@ -47,7 +60,7 @@ function optionalString(body: Body, field: string): string | undefined {
   return value;
 }
 
-function optionalBoolean(body: Body, field: string): boolean | undefined {
+function optionalBoolean<T>(body: WireRequest<T>, field: keyof T & string): boolean | undefined {
   const value = body[field];
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'boolean') {
@@ -57,7 +70,7 @@ function optionalBoolean(body: Body, field: string): boolean | undefined {
 }
 
 /** maxResults as the SFN API takes it: an integer from 0 to 1000 (0 or absent: the default page). */
-function maxResults(body: Body): number | undefined {
+function maxResults(body: WireRequest<{ maxResults?: number }>): number | undefined {
   const value = body.maxResults;
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 1000) {
@@ -79,7 +92,7 @@ function stateMachineBody(machine: StateMachineDescription): Body {
   };
 }
 
-function taskToken(body: Body): string {
+function taskToken(body: WireRequest<{ taskToken: string }>): string {
   const token = requiredString(body, 'taskToken');
   if (token.length > MAX_TASK_TOKEN_LENGTH) {
     throw new SfnApiError(
@@ -114,7 +127,7 @@ function executionBody(execution: ExecutionDescription, full: boolean): Body {
 
 export function operations(runtime: StepFunctionsRuntime): Readonly<Record<string, AwsJsonOperation>> {
   return {
-    StartExecution: (body) => {
+    StartExecution: typedRequest<StartExecutionInput>((body) => {
       const name = optionalString(body, 'name');
       const input = optionalString(body, 'input');
       const started = runtime.startExecution({
@@ -123,10 +136,11 @@ export function operations(runtime: StepFunctionsRuntime): Readonly<Record<strin
         ...(input === undefined ? {} : { input }),
       });
       return { executionArn: started.executionArn, startDate: epochSeconds(started.startDate) };
-    },
-    DescribeExecution: (body) =>
+    }),
+    DescribeExecution: typedRequest<DescribeExecutionInput>((body) =>
       executionBody(runtime.describeExecution(requiredString(body, 'executionArn')), true),
-    ListExecutions: (body) => {
+    ),
+    ListExecutions: typedRequest<ListExecutionsInput>((body) => {
       const statusFilter = optionalString(body, 'statusFilter');
       if (statusFilter !== undefined && !EXECUTION_STATUSES.includes(statusFilter as ExecutionStatus)) {
         throw new SfnApiError(
@@ -146,8 +160,8 @@ export function operations(runtime: StepFunctionsRuntime): Readonly<Record<strin
         executions: page.executions.map((execution) => executionBody(execution, false)),
         ...(page.nextToken === undefined ? {} : { nextToken: page.nextToken }),
       };
-    },
-    StopExecution: (body) => {
+    }),
+    StopExecution: typedRequest<StopExecutionInput>((body) => {
       const error = optionalString(body, 'error');
       const cause = optionalString(body, 'cause');
       const stopped = runtime.stopExecution({
@@ -156,20 +170,20 @@ export function operations(runtime: StepFunctionsRuntime): Readonly<Record<strin
         ...(cause === undefined ? {} : { cause }),
       });
       return { stopDate: epochSeconds(stopped.stopDate) };
-    },
-    SendTaskSuccess: (body) => {
+    }),
+    SendTaskSuccess: typedRequest<SendTaskSuccessInput>((body) => {
       runtime.sendTaskSuccess(taskToken(body), requiredString(body, 'output'));
       return {};
-    },
-    SendTaskFailure: (body) => {
+    }),
+    SendTaskFailure: typedRequest<SendTaskFailureInput>((body) => {
       runtime.sendTaskFailure(taskToken(body), optionalString(body, 'error'), optionalString(body, 'cause'));
       return {};
-    },
-    SendTaskHeartbeat: (body) => {
+    }),
+    SendTaskHeartbeat: typedRequest<SendTaskHeartbeatInput>((body) => {
       runtime.sendTaskHeartbeat(taskToken(body));
       return {};
-    },
-    GetExecutionHistory: (body) => {
+    }),
+    GetExecutionHistory: typedRequest<GetExecutionHistoryInput>((body) => {
       const pageSize = maxResults(body);
       const reverseOrder = optionalBoolean(body, 'reverseOrder');
       const nextToken = optionalString(body, 'nextToken');
@@ -184,8 +198,8 @@ export function operations(runtime: StepFunctionsRuntime): Readonly<Record<strin
         events: page.events.map((event) => historyEventBody(event, includeExecutionData)),
         ...(page.nextToken === undefined ? {} : { nextToken: page.nextToken }),
       };
-    },
-    ListStateMachines: (body) => {
+    }),
+    ListStateMachines: typedRequest<ListStateMachinesInput>((body) => {
       const pageSize = maxResults(body) || 100;
       const nextToken = optionalString(body, 'nextToken');
       const machines = runtime.listStateMachines();
@@ -207,8 +221,8 @@ export function operations(runtime: StepFunctionsRuntime): Readonly<Record<strin
         })),
         ...(next < machines.length ? { nextToken: Buffer.from(String(next)).toString('base64url') } : {}),
       };
-    },
-    DescribeStateMachine: (body) => {
+    }),
+    DescribeStateMachine: typedRequest<DescribeStateMachineInput>((body) => {
       const machine = runtime.describeStateMachine(requiredString(body, 'stateMachineArn'));
       return {
         ...stateMachineBody(machine),
@@ -216,10 +230,10 @@ export function operations(runtime: StepFunctionsRuntime): Readonly<Record<strin
         type: machine.type,
         creationDate: epochSeconds(machine.creationDate),
       };
-    },
-    DescribeStateMachineForExecution: (body) => {
+    }),
+    DescribeStateMachineForExecution: typedRequest<DescribeStateMachineForExecutionInput>((body) => {
       const machine = runtime.describeStateMachineForExecution(requiredString(body, 'executionArn'));
       return { ...stateMachineBody(machine), updateDate: epochSeconds(machine.creationDate) };
-    },
+    }),
   };
 }

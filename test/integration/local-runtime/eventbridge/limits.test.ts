@@ -3,9 +3,15 @@
  * one test per quota, each naming the AWS page that states it: the real EventBridgeClient against
  * the runtime's PutEvents on its AWS JSON protocol server, on a bus with no rules.
  */
-import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
+import {
+  EventBridgeClient,
+  PutEventsCommand,
+  type PutEventsRequest,
+  type PutEventsRequestEntry,
+  type PutEventsResponse,
+} from '@aws-sdk/client-eventbridge';
 import { LocalEventBridge } from '../../../../lib/local-runtime/eventbridge/event-buses';
-import { startAwsJsonServer } from '../../../../lib/local-runtime/protocol/aws-json-server';
+import { startAwsJsonServer, typedOperation } from '../../../../lib/local-runtime/protocol/aws-json-server';
 import type { RunningServer } from '../../../../lib/local-runtime/protocol/http-server';
 import { TEST_CREDENTIALS, TEST_REGION } from '../../../support/emulators';
 
@@ -25,7 +31,9 @@ describe('EventBridge PutEvents: AWS quotas', () => {
       },
     });
     server = await startAwsJsonServer('EventBridge', {
-      PutEvents: (body) => bus.putEvents((body.Entries ?? []) as Record<string, unknown>[]),
+      PutEvents: typedOperation<PutEventsRequest, PutEventsResponse>((body) =>
+        bus.putEvents((body.Entries ?? []) as Record<string, unknown>[]),
+      ),
     });
     events = new EventBridgeClient({
       endpoint: server.endpoint,

@@ -29,6 +29,17 @@ export type QueryOperation = (
   parameters: QueryParameters,
 ) => Promise<object | undefined> | object | undefined;
 
+/**
+ * An operation whose answer is the SDK's output type (a type-only import of `@aws-sdk/client-*`):
+ * a member the SDK does not have, or one of the wrong type, does not compile. Its parameters stay
+ * the protocol's flattened names (`Attributes.entry.1.key`), which the SDK's input types do not name.
+ */
+export function typedQueryOperation<Output extends object | undefined>(
+  run: (parameters: QueryParameters) => Promise<Output> | Output,
+): QueryOperation {
+  return run;
+}
+
 export interface AwsQueryServerOptions {
   /** The XML namespace of the service's answers, e.g. http://sns.amazonaws.com/doc/2010-03-31/. */
   readonly xmlNamespace: string;

@@ -5,6 +5,16 @@
  * answers and error codes. Topics come from the templates; the API adds subscriptions at run time.
  */
 import { randomUUID } from 'node:crypto';
+import type {
+  BatchResultErrorEntry,
+  ListSubscriptionsByTopicResponse,
+  ListTopicsResponse,
+  PublishBatchResponse,
+  PublishBatchResultEntry,
+  PublishResponse,
+  SubscribeResponse,
+} from '@aws-sdk/client-sns';
+
 import { AwsApiError } from '../protocol/aws-api-error';
 import {
   type QueryOperation,
@@ -12,6 +22,7 @@ import {
   queryList,
   queryMap,
   queryString,
+  typedQueryOperation,
 } from '../protocol/aws-query-server';
 import { invalidParameter, notFound } from './errors';
 import { BATCH_ENTRY_ID, MAX_BATCH_ENTRIES, MAX_BATCH_PAYLOAD_BYTES } from './limits';
@@ -36,12 +47,12 @@ export function snsApiOperations(sns: LocalSns, options: SnsApiOptions): Record<
     return topicArn;
   };
   return {
-    Publish: async (parameters) => {
+    Publish: typedQueryOperation<PublishResponse>(async (parameters) => {
       const topicArn = topicArnOf(parameters);
       const { messageId, sequenceNumber } = await sns.publish(publishRequest(topicArn, parameters));
       return { MessageId: messageId, SequenceNumber: sequenceNumber };
-    },
-    PublishBatch: async (parameters) => {
+    }),
+    PublishBatch: typedQueryOperation<PublishBatchResponse>(async (parameters) => {
       const topicArn = topicArnOf(parameters);
       const entries = queryList(parameters, 'PublishBatchRequestEntries');
       if (entries.length === 0) {
@@ -74,8 +85,8 @@ export function snsApiOperations(sns: LocalSns, options: SnsApiOptions): Record<
           'The length of all the batch messages put together is more than the limit.',
         );
       }
-      const Successful: object[] = [];
-      const Failed: object[] = [];
+      const Successful: PublishBatchResultEntry[] = [];
+      const Failed: BatchResultErrorEntry[] = [];
       // One after the other: a FIFO topic keeps the batch's order within each group.
       for (const [index, entry] of entries.entries()) {
         const Id = ids[index];
@@ -88,9 +99,11 @@ export function snsApiOperations(sns: LocalSns, options: SnsApiOptions): Record<
         }
       }
       return { Successful, Failed };
-    },
-    ListTopics: () => ({ Topics: sns.topicArns().map((TopicArn) => ({ TopicArn })) }),
-    ListSubscriptionsByTopic: (parameters) => {
+    }),
+    ListTopics: typedQueryOperation<ListTopicsResponse>(() => ({
+      Topics: sns.topicArns().map((TopicArn) => ({ TopicArn })),
+    })),
+    ListSubscriptionsByTopic: typedQueryOperation<ListSubscriptionsByTopicResponse>((parameters) => {
       const topicArn = topicArnOf(parameters);
       return {
         Subscriptions: sns.subscriptionsOf(topicArn).map((subscription) => ({
@@ -101,8 +114,8 @@ export function snsApiOperations(sns: LocalSns, options: SnsApiOptions): Record<
           TopicArn: topicArn,
         })),
       };
-    },
-    Subscribe: (parameters) => {
+    }),
+    Subscribe: typedQueryOperation<SubscribeResponse>((parameters) => {
       const topicArn = topicArnOf(parameters);
       const protocol = required(parameters, 'Protocol');
       const endpoint = required(parameters, 'Endpoint');
@@ -119,8 +132,8 @@ export function snsApiOperations(sns: LocalSns, options: SnsApiOptions): Record<
       const subscriptionArn = `${topicArn}:${randomUUID()}`;
       sns.subscribe(topicArn, { subscriptionArn, protocol, endpoint, ...attributes });
       return { SubscriptionArn: subscriptionArn };
-    },
-    Unsubscribe: (parameters) => {
+    }),
+    Unsubscribe: typedQueryOperation<undefined>((parameters) => {
       const subscriptionArn = required(parameters, 'SubscriptionArn');
       const topicArn = subscriptionArn.slice(0, subscriptionArn.lastIndexOf(':'));
       if (!subscriptionArn.startsWith('arn:aws:sns:') || !sns.has(topicArn)) {
@@ -129,7 +142,7 @@ export function snsApiOperations(sns: LocalSns, options: SnsApiOptions): Record<
       // Unsubscribing a subscription that is already gone succeeds, as on AWS.
       sns.unsubscribe(subscriptionArn);
       return undefined;
-    },
+    }),
   };
 }
 

@@ -3,7 +3,7 @@
  * emulators listen and the stack outputs resolved locally (same keys as the CfnOutputs), so tests
  * and tools (bin/orders.ts, the acceptance suite) reach it without knowing how it was started.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { LocalIdentity } from './iam/identities';
 
@@ -78,9 +78,14 @@ export function defaultTargetFile(
   return named ? resolve(paths.cwd, named) : resolve(paths.projectRoot, DEFAULT_TARGET_FILE);
 }
 
+/**
+ * Writes the target readable by the developer only (mode 0600): it holds the APIs' keys and the
+ * local identities' secrets. A file an earlier start left with a wider mode is narrowed too.
+ */
 export function writeTarget(file: string, target: LocalTarget): void {
   mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, `${JSON.stringify(target, null, 2)}\n`);
+  writeFileSync(file, `${JSON.stringify(target, null, 2)}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
 }
 
 export function readTarget(file: string): LocalTarget {

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   DEFAULT_TARGET_FILE,
   defaultTargetFile,
@@ -5,6 +8,7 @@ import {
   outputsOfStack,
   TARGET_FILE_ENV,
 } from '../../../lib/local-runtime';
+import { readTarget, writeTarget } from '../../../lib/local-runtime/target';
 
 describe("the local runtime's target, one stack at a time", () => {
   const target = {
@@ -46,5 +50,29 @@ describe('the target file a local tool uses without --target', () => {
     expect(TARGET_FILE_ENV).toBe('LOCAL_TARGET');
     expect(defaultTargetFile({ LOCAL_TARGET: '/tmp/other.json' }, paths)).toBe('/tmp/other.json');
     expect(defaultTargetFile({ LOCAL_TARGET: 'mine.json' }, paths)).toBe('/work/here/mine.json');
+  });
+});
+
+describe('the target file', () => {
+  it('is readable by the developer only (it holds API keys and secrets), even one an older start left open', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'target-'));
+    try {
+      const file = join(dir, 'nested', 'target.json');
+      const target = {
+        kind: 'local',
+        endpoints: { dynamodb: 'http://127.0.0.1:1' },
+        outputs: {},
+        apiKey: 'k',
+      } as unknown as LocalTarget;
+      writeTarget(file, target);
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      expect(readTarget(file)).toMatchObject({ apiKey: 'k' });
+      const older = join(dir, 'older.json');
+      writeFileSync(older, '{}', { mode: 0o644 });
+      writeTarget(older, target);
+      expect(statSync(older).mode & 0o777).toBe(0o600);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

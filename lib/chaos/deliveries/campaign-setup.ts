@@ -4,14 +4,13 @@
  * files, and how to start the runtime on them (again after the restart, on the same data
  * directory). Apart from the run itself (campaign-run.ts) so that each reads alone.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { PROJECT_ROOT, synthesizeLocal } from '../../harness/assembly';
 import { DeliverySystemDriver } from '../../harness/deliveries-driver';
-import { operatorUserOf } from '../../harness/operator-user';
-import { type LocalRuntime, startLocalRuntime } from '../../local-runtime';
+import { type LocalRuntime } from '../../local-runtime';
 import type { TerminalBound } from '../common/bounds';
-import { iamRecordDirOf } from '../common/iam-denials';
+import { campaignFiles } from '../common/campaign-files';
 import { type DeliveryAssemblyFacts, readDeliveryAssemblyFacts } from './assembly';
 import { deliveryTerminalBound } from './bounds';
 import type { DeliveryCampaignOptions } from './campaign-options';
@@ -94,26 +93,9 @@ export function prepareDeliveryCampaign(
     schedulingAllowanceMillis: (options.schedulingAllowanceSeconds ?? 60) * 1000,
   });
 
-  const runId = `s${seed}-${new Date().toISOString().replace(/[:.]/g, '-')}`;
-  const dataDir = join(workDir, `data-${runId}`);
-  const functionLogDir = join(workDir, `logs-${runId}`);
-  const runtimeLog = join(workDir, `runtime-${runId}.log`);
-  const iamRecordDirs: string[] = [];
-  writeFileSync(runtimeLog, '');
+  const files = campaignFiles(workDir, seed);
   const startRuntime = async (): Promise<[LocalRuntime, DeliverySystemDriver]> => {
-    const iamRecordDir = iamRecordDirOf(workDir, runId, iamRecordDirs.length);
-    iamRecordDirs.push(iamRecordDir);
-    const runtime = await startLocalRuntime({
-      assemblyDir,
-      port: 0,
-      dataDir,
-      targetFile: null,
-      functionLogDir,
-      faults: injector.hooks(),
-      iamRecordDir,
-      users: operatorUserOf(facts.stackName),
-      log: (line) => writeFileSync(runtimeLog, `${new Date().toISOString()} ${line}\n`, { flag: 'a' }),
-    });
+    const runtime = await files.startRuntime(assemblyDir, injector.hooks(), facts.stackName);
     const driver = new DeliverySystemDriver(runtime.target, facts.stackName);
     await driver.subscribeObserver();
     return [runtime, driver];
@@ -129,10 +111,10 @@ export function prepareDeliveryCampaign(
     fleetReadDelayMillis,
     injector,
     bound,
-    runId,
-    dataDir,
-    functionLogDir,
-    iamRecordDirs,
+    runId: files.runId,
+    dataDir: files.dataDir,
+    functionLogDir: files.functionLogDir,
+    iamRecordDirs: files.iamRecordDirs,
     startRuntime,
   };
 }

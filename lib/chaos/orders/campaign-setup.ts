@@ -4,14 +4,13 @@
  * terminal bound and the run's files, and how to start the runtime on them (again after a restart,
  * on the same data directory). Apart from the run itself (campaign-run.ts) so that each reads alone.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { WorkflowTimings } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { type AssemblyFacts, PROJECT_ROOT, readAssemblyFacts, synthesizeLocal } from '../../harness/assembly';
-import { operatorUserOf } from '../../harness/operator-user';
-import { type LocalRuntime, startLocalRuntime } from '../../local-runtime';
+import { type LocalRuntime } from '../../local-runtime';
 import type { TerminalBound } from '../common/bounds';
-import { iamRecordDirOf } from '../common/iam-denials';
+import { campaignFiles } from '../common/campaign-files';
 import { maxSafeRelativeSkewMillis, terminalBound } from './bounds';
 import type { CampaignOptions } from './campaign-options';
 import { FAULT_KINDS, FaultKind } from './faults';
@@ -131,27 +130,8 @@ export function prepareCampaign(options: CampaignOptions, log: (line: string) =>
     schedulingAllowanceMillis: (options.schedulingAllowanceSeconds ?? 60) * 1000,
   });
 
-  const runId = `s${seed}-${new Date().toISOString().replace(/[:.]/g, '-')}`;
-  const dataDir = join(workDir, `data-${runId}`);
-  const functionLogDir = join(workDir, `logs-${runId}`);
-  const runtimeLog = join(workDir, `runtime-${runId}.log`);
-  const iamRecordDirs: string[] = [];
-  writeFileSync(runtimeLog, '');
-  const startRuntime = () => {
-    const iamRecordDir = iamRecordDirOf(workDir, runId, iamRecordDirs.length);
-    iamRecordDirs.push(iamRecordDir);
-    return startLocalRuntime({
-      assemblyDir,
-      port: 0,
-      dataDir,
-      targetFile: null,
-      functionLogDir,
-      faults: injector.hooks(),
-      iamRecordDir,
-      users: operatorUserOf(facts.agents[0]?.stackName ?? ''),
-      log: (line) => writeFileSync(runtimeLog, `${new Date().toISOString()} ${line}\n`, { flag: 'a' }),
-    });
-  };
+  const files = campaignFiles(workDir, seed);
+  const stackName = facts.agents[0]?.stackName ?? '';
   return {
     log,
     workDir,
@@ -166,10 +146,10 @@ export function prepareCampaign(options: CampaignOptions, log: (line: string) =>
     skew,
     injector,
     bound,
-    runId,
-    dataDir,
-    functionLogDir,
-    iamRecordDirs,
-    startRuntime,
+    runId: files.runId,
+    dataDir: files.dataDir,
+    functionLogDir: files.functionLogDir,
+    iamRecordDirs: files.iamRecordDirs,
+    startRuntime: () => files.startRuntime(assemblyDir, injector.hooks(), stackName),
   };
 }

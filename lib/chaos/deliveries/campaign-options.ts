@@ -42,8 +42,9 @@ export interface DeliveryCampaignOptions {
   /** @default 5000 */
   readonly progressIntervalMillis?: number;
   /**
-   * Contention: the drone scheduler's fleet reads answer this much later, so a burst's bookings
-   * overlap and race on the DRONE# version condition. @default 300
+   * Contention: a drone scheduler's fleet read is answered with the next one, or alone after this
+   * many milliseconds, so a burst's bookings in flight together read the same fleet and race on
+   * the DRONE# version condition. @default 300
    */
   readonly fleetReadDelayMillis?: number;
   /** Keep the data directory after the run. @default false */

@@ -71,7 +71,7 @@ function deliveryNotes(setup: DeliveryCampaignSetup, options: DeliveryCampaignOp
     `consumer timeout ${facts.functionTimeoutSeconds} s, visibility timeout ${facts.visibilityTimeoutSeconds} s ` +
       `(a failed receive comes back after it), relay retry budget ${formatMillis(facts.relayRetryMillis)}`,
     `flight ${facts.flight.pickupMillis} + ${facts.flight.flightMillis} ms; ${plan.garbage.length} garbage messages; ` +
-      `drone scheduler fleet reads answered ${fleetReadDelayMillis} ms late (contention)`,
+      `drone scheduler fleet reads answered in pairs, or alone after ${fleetReadDelayMillis} ms (contention)`,
     ...(options.maxWaitAfterLastMillis !== undefined
       ? [`waited at most ${formatMillis(options.maxWaitAfterLastMillis)} after the last acceptance`]
       : []),

@@ -29,8 +29,10 @@ export interface DeliveryInjectorSettings {
   readonly hangMillis: number;
   /**
    * Contention: the drone scheduler's reads of the fleet (BatchGetItem of DRONE# items) are read at
-   * once and answered this much later, so the bookings of a burst decide on the same fleet and race
-   * on the DRONE# version condition.
+   * once and answered together with the next fleet read (a rendezvous), or alone after this many
+   * milliseconds when none comes, so the bookings of a burst decide on the same fleet and race on
+   * the DRONE# version condition whenever two of them are in flight at once (a fixed delay only
+   * made that likely: on a busy machine the second read could come after the first had booked).
    * Not a fault kind (nothing fails): it raises the odds of the race the condition exists for.
    * @default 0
    */
@@ -169,9 +171,9 @@ export class DeliveryFaultInjector extends InjectorBase<DeliveryFaultKind, Deliv
   ): Promise<InterceptedReply | 'drop'> {
     const target = request.headers['x-amz-target'] ?? '';
     if (target.endsWith('.BatchGetItem') && this.isFleetRead(request.body)) {
-      // Read now, answer later: what the scheduler decides on is already stale when it arrives.
+      // Read now, answer with the next read: what the scheduler decides on is stale when it arrives.
       const reply = await forward();
-      await this.hold(this.settings.fleetReadDelayMillis ?? 0);
+      await this.meetNextFleetRead(this.settings.fleetReadDelayMillis ?? 0);
       return reply;
     }
     if (!target.endsWith('.TransactWriteItems')) return forward();
@@ -223,6 +225,26 @@ export class DeliveryFaultInjector extends InjectorBase<DeliveryFaultKind, Deliv
     return Object.keys(requested).some(
       (table) => this.serviceOfTable.get(table) === ServiceName.DroneScheduler,
     );
+  }
+
+  /** A fleet read held for a partner: released by the next fleet read, or by its own timer. */
+  private waitingFleetRead: (() => void) | undefined;
+
+  private async meetNextFleetRead(limitMillis: number): Promise<void> {
+    const partner = this.waitingFleetRead;
+    if (partner) {
+      this.waitingFleetRead = undefined;
+      partner();
+      return;
+    }
+    await new Promise<void>((resolve) => {
+      const release = () => {
+        if (this.waitingFleetRead === release) this.waitingFleetRead = undefined;
+        resolve();
+      };
+      this.waitingFleetRead = release;
+      void this.hold(limitMillis).then(release);
+    });
   }
 
   private readonly markers = new Map<string, string>();

@@ -30,7 +30,7 @@ describe('delivery chaos checker against broken variants', () => {
         BROKEN_VARIANTS.deliveryTerminalStatusChanges,
         BROKEN_VARIANTS.projectionTakesDuplicates,
       ]);
-      // Bursts (one delivery more than drones, all at once) with the fleet's reads answered late
+      // Bursts (one delivery more than drones, all at once) with the fleet's reads answered in pairs
       // make the drone scheduler book concurrently; poison naming too-heavy, out-of-range and failing deliveries brings them a
       // second terminal decision; duplicates reach the read model's projection.
       const report = await runDeliveryCampaign({
@@ -45,7 +45,7 @@ describe('delivery chaos checker against broken variants', () => {
         minDeliveriesPerKind: 3,
         minDeliveredShare: 0,
         maxWaitAfterLastMillis: 60_000,
-        fleetReadDelayMillis: 600,
+        fleetReadDelayMillis: 2_000,
         log: testLog,
       });
       console.log(report.summary);

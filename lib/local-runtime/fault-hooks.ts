@@ -4,8 +4,10 @@
  * deployment would, without any switch in the handlers. Every hook is off by default, and a
  * runtime started without `faults` behaves exactly as one that never heard of them.
  */
+
 import { request as httpRequest } from 'node:http';
 import type { Message } from '@aws-sdk/client-sqs';
+import type { RuntimeClock } from './clock';
 import type { InvocationObserver } from './lambda/host';
 import { BodyTooLargeError, type RunningServer, readBody, startLoopbackServer } from './protocol/http-server';
 
@@ -106,78 +108,82 @@ export async function startInterceptingProxy(
   targetBaseUrl: string,
   interceptor: HttpInterceptor,
   onProblem: (message: string) => void,
+  clock?: RuntimeClock,
 ): Promise<RunningServer> {
   const base = targetBaseUrl.replace(/\/+$/, '');
-  return startLoopbackServer((incoming, outgoing) => {
-    void (async () => {
-      const headers: Record<string, string> = {};
-      for (const [name, value] of Object.entries(incoming.headers)) {
-        if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : value;
-      }
-      const request: InterceptedRequest = {
-        method: incoming.method ?? 'GET',
-        path: incoming.url ?? '/',
-        headers,
-        body: (await readBody(incoming, MAX_PROXIED_REQUEST_BYTES)).toString('utf8'),
-      };
-      // Host as the caller sent it: the caller signed it (SigV4), and the target verifies it. (fetch
-      // would set the target's own.)
-      const forward = (): Promise<InterceptedReply> =>
-        new Promise((resolve, reject) => {
-          const url = new URL(`${base}${request.path}`);
-          const body =
-            request.method === 'GET' || request.method === 'HEAD' ? undefined : Buffer.from(request.body);
-          const sent = httpRequest(
-            url,
-            {
-              method: request.method,
-              headers: {
-                ...Object.fromEntries(Object.entries(headers).filter(([name]) => !HOP_BY_HOP.has(name))),
-                ...(headers.host ? { host: headers.host } : {}),
-                ...(body ? { 'content-length': String(body.length) } : {}),
+  return startLoopbackServer(
+    (incoming, outgoing) => {
+      void (async () => {
+        const headers: Record<string, string> = {};
+        for (const [name, value] of Object.entries(incoming.headers)) {
+          if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : value;
+        }
+        const request: InterceptedRequest = {
+          method: incoming.method ?? 'GET',
+          path: incoming.url ?? '/',
+          headers,
+          body: (await readBody(incoming, MAX_PROXIED_REQUEST_BYTES)).toString('utf8'),
+        };
+        // Host as the caller sent it: the caller signed it (SigV4), and the target verifies it. (fetch
+        // would set the target's own.)
+        const forward = (): Promise<InterceptedReply> =>
+          new Promise((resolve, reject) => {
+            const url = new URL(`${base}${request.path}`);
+            const body =
+              request.method === 'GET' || request.method === 'HEAD' ? undefined : Buffer.from(request.body);
+            const sent = httpRequest(
+              url,
+              {
+                method: request.method,
+                headers: {
+                  ...Object.fromEntries(Object.entries(headers).filter(([name]) => !HOP_BY_HOP.has(name))),
+                  ...(headers.host ? { host: headers.host } : {}),
+                  ...(body ? { 'content-length': String(body.length) } : {}),
+                },
               },
-            },
-            (response) => {
-              const chunks: Buffer[] = [];
-              response.on('data', (chunk: Buffer) => chunks.push(chunk));
-              response.on('error', reject);
-              response.on('end', () => {
-                const replyHeaders: Record<string, string> = {};
-                for (const [name, value] of Object.entries(response.headers)) {
-                  if (value !== undefined && !HOP_BY_HOP.has(name))
-                    replyHeaders[name] = Array.isArray(value) ? value.join(',') : value;
-                }
-                resolve({
-                  status: response.statusCode ?? 502,
-                  headers: replyHeaders,
-                  body: Buffer.concat(chunks).toString('utf8'),
+              (response) => {
+                const chunks: Buffer[] = [];
+                response.on('data', (chunk: Buffer) => chunks.push(chunk));
+                response.on('error', reject);
+                response.on('end', () => {
+                  const replyHeaders: Record<string, string> = {};
+                  for (const [name, value] of Object.entries(response.headers)) {
+                    if (value !== undefined && !HOP_BY_HOP.has(name))
+                      replyHeaders[name] = Array.isArray(value) ? value.join(',') : value;
+                  }
+                  resolve({
+                    status: response.statusCode ?? 502,
+                    headers: replyHeaders,
+                    body: Buffer.concat(chunks).toString('utf8'),
+                  });
                 });
-              });
-            },
-          );
-          sent.on('error', reject);
-          sent.end(body);
+              },
+            );
+            sent.on('error', reject);
+            sent.end(body);
+          });
+        const reply = await interceptor(request, forward);
+        if (reply === 'drop') {
+          incoming.socket.destroy();
+          return;
+        }
+        // The caller may have given up meanwhile (its own timeout): nothing left to answer.
+        if (outgoing.destroyed) return;
+        outgoing.writeHead(reply.status, reply.headers);
+        outgoing.end(reply.body);
+      })().catch((error: Error) => {
+        const tooLarge = error instanceof BodyTooLargeError;
+        if (!tooLarge) onProblem(`fault proxy for ${base}: ${error.message}`);
+        if (outgoing.headersSent || outgoing.destroyed) return;
+        outgoing.writeHead(tooLarge ? 413 : 502, {
+          'content-type': 'application/json',
+          ...(tooLarge ? { connection: 'close' } : {}),
         });
-      const reply = await interceptor(request, forward);
-      if (reply === 'drop') {
-        incoming.socket.destroy();
-        return;
-      }
-      // The caller may have given up meanwhile (its own timeout): nothing left to answer.
-      if (outgoing.destroyed) return;
-      outgoing.writeHead(reply.status, reply.headers);
-      outgoing.end(reply.body);
-    })().catch((error: Error) => {
-      const tooLarge = error instanceof BodyTooLargeError;
-      if (!tooLarge) onProblem(`fault proxy for ${base}: ${error.message}`);
-      if (outgoing.headersSent || outgoing.destroyed) return;
-      outgoing.writeHead(tooLarge ? 413 : 502, {
-        'content-type': 'application/json',
-        ...(tooLarge ? { connection: 'close' } : {}),
+        outgoing.end(
+          JSON.stringify({ message: tooLarge ? error.message : 'fault proxy could not reach the target' }),
+        );
       });
-      outgoing.end(
-        JSON.stringify({ message: tooLarge ? error.message : 'fault proxy could not reach the target' }),
-      );
-    });
-  });
+    },
+    { ...(clock && { clock }) },
+  );
 }

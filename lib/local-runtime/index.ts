@@ -12,6 +12,7 @@ export {
   type SynthesizeOptions,
   synthesizeLocalAssembly,
 } from './assembly/synthesize';
+export { type RuntimeClock, VirtualClock, type VirtualClockOptions, WallClock } from './clock';
 export type {
   FaultHooks,
   HttpInterceptor,

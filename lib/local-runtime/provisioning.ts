@@ -11,7 +11,9 @@
  * The registry is the one list of what runs, what has no local effect (inert) and what is named
  * as not run with its reason; a type no provisioner claims is named as not emulated.
  */
+
 import type { AssemblyStack, CfnResource, CloudAssembly, StackResolver } from './assembly/cloud-assembly';
+import type { RuntimeClock } from './clock';
 import type { LocalIdentities, LocalIdentity } from './iam/identities';
 import type { RuntimeIam } from './iam/runtime-iam';
 import type { RuntimeMeter } from './metering';
@@ -116,6 +118,8 @@ export interface RuntimeContext {
   readonly accountId: string;
   readonly options: LocalRuntimeOptions;
   readonly assembly: CloudAssembly;
+  /** The one clock every timer of the runtime reads (options.clock, or the wall clock). */
+  readonly clock: RuntimeClock;
   /** The runtime's own log. */
   log(line: string): void;
   /** Logs something that went wrong without stopping the runtime. */

@@ -13,6 +13,7 @@ import type {
   LocalEnvironment,
   StackResolver,
 } from './assembly/cloud-assembly';
+import { WallClock } from './clock';
 import { LocalIdentities } from './iam/identities';
 import { createRuntimeIam } from './iam/runtime-iam';
 import { IAM_RECORD_FILES, type IamUsageRecord } from './iam/usage-record';
@@ -40,7 +41,7 @@ export class RuntimeLifecycle {
   private readonly cleanups: Array<() => void> = [];
   private readonly publishedUrls = new Map<string, string>();
   private tableStreamArn: ((stackName: string, logicalId: string) => string) | undefined;
-  private readonly startedAt = new Date().toISOString();
+  private readonly startedAt: string;
   private stopped = false;
 
   constructor(
@@ -51,6 +52,8 @@ export class RuntimeLifecycle {
   ) {
     const log = options.log ?? ((line: string) => console.log(line));
     const region = options.region ?? DEFAULT_LOCAL_REGION;
+    const clock = options.clock ?? new WallClock();
+    this.startedAt = clock.date().toISOString();
     const identities = new LocalIdentities(options.dataDir, accountId);
     const recordDir = options.iamRecordDir;
     if (recordDir) {
@@ -62,6 +65,7 @@ export class RuntimeLifecycle {
       accountId,
       options,
       assembly,
+      clock,
       log,
       problem: (message) => log(`! ${message}`),
       identities,
@@ -72,6 +76,7 @@ export class RuntimeLifecycle {
         log,
         root: credentials,
         users: identities,
+        clock,
         ...(recordDir
           ? {
               onDenied: (record) =>
@@ -176,7 +181,7 @@ export class RuntimeLifecycle {
     if (recordDir && !this.stopped) {
       writeFileSync(
         join(recordDir, IAM_RECORD_FILES.usage),
-        `${JSON.stringify({ ...this.iamUsage(), stoppedAt: new Date().toISOString() })}\n`,
+        `${JSON.stringify({ ...this.iamUsage(), stoppedAt: this.context.clock.date().toISOString() })}\n`,
       );
     }
     this.stopped = true;

@@ -2,6 +2,7 @@
  * What a caller gives the local runtime and gets back (kept apart from runtime.ts so provisioners
  * can read the options without depending on the composition that runs them).
  */
+import type { RuntimeClock } from './clock';
 import type { FaultHooks } from './fault-hooks';
 import type { IamMode } from './iam/authorizer';
 import type { IamUsageRecord } from './iam/usage-record';
@@ -43,6 +44,12 @@ export interface LocalRuntimeOptions {
   readonly functionLogDir?: string;
   /** @default 'us-east-1' */
   readonly region?: string;
+  /**
+   * The clock every timer of the runtime reads (clock/): a WallClock runs as AWS does; a
+   * VirtualClock moves only when the system is quiet, then jumps to the next due timer. A redeploy
+   * keeps it. @default - a WallClock
+   */
+  readonly clock?: RuntimeClock;
   /** Sandboxes per function without reserved concurrency. @default 4 */
   readonly defaultFunctionConcurrency?: number;
   /** Delays before retrying failed asynchronous invocations. @default [60000, 120000] (Lambda's) */

@@ -18,6 +18,7 @@ export const LOCAL_ACCOUNT_ID = '000000000000';
 export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' } as const;
 
 export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<LocalRuntime> {
+  // wall clock: measuring how long start-up took
   const started = Date.now();
   const assembly = readCloudAssembly(resolvePath(options.assemblyDir));
   // Before anything starts: a bad order is refused and changes nothing.
@@ -63,7 +64,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
         stacks.map((stack) => [stack.stack.stackName, stack.resolver.outputs()]),
       ),
       pid: process.pid,
-      startedAt: new Date().toISOString(),
+      startedAt: context.clock.date().toISOString(),
     };
     await lifecycle.startObservers(target);
     const targetFile = options.targetFile === undefined ? DEFAULT_TARGET_FILE : options.targetFile;
@@ -75,6 +76,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       context.log(`not run locally: ${logicalId} (${type}) in ${stackName}: ${reason}`);
     }
     if (inert.length > 0) context.log(`not emulated (no effect locally): ${inert.join(', ')}`);
+    // wall clock: measuring how long start-up took
     const startupMillis = Date.now() - started;
     const stop = () => lifecycle.stop();
     const { meter } = context;

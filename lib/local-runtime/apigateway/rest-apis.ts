@@ -6,8 +6,10 @@
  * ARN), a Lambda integration only where the function's policy lets API Gateway invoke it (the
  * server's mayInvoke), MOCK integrations (CORS preflight) answered from their integration response.
  */
+
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RuntimeClock } from '../clock';
 import type { ReceivedRequest } from '../iam/identities';
 import type { InvocationResult } from '../lambda/host';
 import {
@@ -173,6 +175,8 @@ function queryMaps(url: URL) {
 }
 
 export interface RestApiServerOptions {
+  /** The runtime's clock: a request holds it while it is served. @default - none (as on the wall clock) */
+  readonly clock?: RuntimeClock;
   /** 0 picks a free port. */
   readonly port: number;
   readonly invoke: Invoke;
@@ -211,7 +215,11 @@ export async function startRestApiServer(options: RestApiServerOptions): Promise
     });
   };
   // `localhost` may resolve to ::1 first: serve the IPv6 loopback too where the host has one.
-  const server = await startLoopbackServer(onRequest, { port: options.port, dualStack: true });
+  const server = await startLoopbackServer(onRequest, {
+    port: options.port,
+    dualStack: true,
+    ...(options.clock && { clock: options.clock }),
+  });
   return {
     endpoint: server.endpoint,
     baseUrl: `http://localhost:${server.port}`,
@@ -243,6 +251,7 @@ function lambdaProxyEvent(source: ProxyEventSource) {
   const { api, route, request, url, stage, path, httpMethod, requestId, caller, body } = source;
   const { headers, multiValueHeaders } = headerMaps(request);
   const apiKey = request.headers['x-api-key'];
+  // wall clock: not yet on the runtime's clock (request time of a proxy event)
   const now = new Date();
   const query = queryMaps(url);
   return {
@@ -382,6 +391,7 @@ async function handle(
   }
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<'timeout'>((resolve) => {
+    // wall clock: an integration's own running time, as a function's timeout (lambda/host.ts)
     timer = setTimeout(() => resolve('timeout'), INTEGRATION_TIMEOUT_MILLIS);
   });
   const result = await Promise.race([options.invoke(integration.functionArn, event), timeout]);

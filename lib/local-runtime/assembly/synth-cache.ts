@@ -137,6 +137,7 @@ export function obtainEntry(cacheDir: string, key: string, produce: (tempDir: st
   mkdirSync(cacheDir, { recursive: true });
   const entry = join(cacheDir, key);
   const lock = join(cacheDir, `${key}.lock`);
+  // wall clock: files and processes of the synthesis cache
   const deadline = Date.now() + WAIT_FOR_PRODUCER_MS;
   for (;;) {
     if (existsSync(entry)) {
@@ -144,6 +145,7 @@ export function obtainEntry(cacheDir: string, key: string, produce: (tempDir: st
       return { directory: entry, hit: true };
     }
     if (tryLock(lock)) break;
+    // wall clock: files and processes of the synthesis cache
     if (Date.now() > deadline) {
       throw new Error(`Gave up waiting for another process to synthesize ${entry} (lock ${lock})`);
     }
@@ -155,6 +157,7 @@ export function obtainEntry(cacheDir: string, key: string, produce: (tempDir: st
       touch(entry);
       return { directory: entry, hit: true };
     }
+    // wall clock: files and processes of the synthesis cache
     const temp = join(cacheDir, `.tmp-${key}-${process.pid}-${Date.now()}`);
     rmSync(temp, { recursive: true, force: true });
     try {
@@ -176,6 +179,7 @@ export function obtainEntry(cacheDir: string, key: string, produce: (tempDir: st
  */
 export function copyEntry(entry: string, target: string): void {
   const absolute = resolve(target);
+  // wall clock: files and processes of the synthesis cache
   const temp = `${absolute}.tmp-${process.pid}-${Date.now()}`;
   rmSync(temp, { recursive: true, force: true });
   cpSync(entry, temp, { recursive: true, mode: constants.COPYFILE_FICLONE });
@@ -221,6 +225,7 @@ function alive(pid: number): boolean {
 }
 
 function touch(path: string): void {
+  // wall clock: files and processes of the synthesis cache
   const now = new Date();
   try {
     utimesSync(path, now, now);
@@ -234,6 +239,7 @@ function touch(path: string): void {
  * the grace period; drops temporary directories of producers long gone.
  */
 function prune(cacheDir: string, keep: string): void {
+  // wall clock: files and processes of the synthesis cache
   const now = Date.now();
   const entries: { name: string; used: number }[] = [];
   for (const name of readdirSync(cacheDir)) {

@@ -3,6 +3,7 @@
  * aligned to the clock), over the metric store; a state change runs the alarm's actions for the new
  * state with the notification body CloudWatch sends to SNS. Every alarm starts INSUFFICIENT_DATA.
  */
+import { type ClockTimer, type RuntimeClock, WallClock } from '../clock';
 import {
   type AlarmCriteria,
   type AlarmState,
@@ -52,8 +53,11 @@ export interface LocalAlarmsOptions {
   /** Runs one action (an SNS publish); a rejection is reported, never retried. */
   readonly act: (notification: AlarmNotification) => Promise<void>;
   readonly onProblem: (message: string) => void;
-  /** @default Date.now */
-  readonly clock?: () => number;
+  /**
+   * The runtime's clock (evaluation timers and now), or only a source of now (tests; timers then on
+   * the wall clock). @default - the wall clock
+   */
+  readonly clock?: RuntimeClock | (() => number);
   /**
    * How long after a period ends it is evaluated, so values written at its very end are in.
    * @default 1000 ms
@@ -65,17 +69,20 @@ interface RunningAlarm {
   readonly definition: AlarmDefinition;
   readonly createdAt: number;
   status: AlarmStatus;
-  timer?: NodeJS.Timeout;
+  timer?: ClockTimer;
 }
 
 export class LocalAlarms {
   private readonly alarms = new Map<string, RunningAlarm>();
   private readonly clock: () => number;
+  private readonly timers: RuntimeClock;
   private started = false;
   private readonly pendingActions = new Set<Promise<void>>();
 
   constructor(private readonly options: LocalAlarmsOptions) {
-    this.clock = options.clock ?? Date.now;
+    const given = options.clock;
+    this.timers = given && typeof given !== 'function' ? given : new WallClock();
+    this.clock = typeof given === 'function' ? given : () => this.timers.now();
   }
 
   add(definition: AlarmDefinition): void {
@@ -124,7 +131,7 @@ export class LocalAlarms {
 
   async stop(): Promise<void> {
     this.started = false;
-    for (const alarm of this.alarms.values()) clearTimeout(alarm.timer);
+    for (const alarm of this.alarms.values()) alarm.timer?.cancel();
     await Promise.allSettled([...this.pendingActions]);
   }
 
@@ -185,7 +192,7 @@ export class LocalAlarms {
     const periodMillis = alarm.definition.periodSeconds * 1000;
     const now = this.clock();
     const nextEnd = (Math.floor(now / periodMillis) + 1) * periodMillis;
-    alarm.timer = setTimeout(
+    alarm.timer = this.timers.setTimer(
       () => {
         if (!this.started) return;
         try {
@@ -197,7 +204,6 @@ export class LocalAlarms {
       },
       nextEnd - now + (this.options.settleMillis ?? 1000),
     );
-    alarm.timer.unref?.();
   }
 
   private transition(alarm: RunningAlarm, state: AlarmState, reason: string, data?: string): void {

@@ -295,7 +295,7 @@ export function cloudWatchOperations(
       }
       const data = list(input.MetricData);
       if (data.length === 0) throw CloudWatchError.missingParameter('MetricData');
-      const now = Date.now();
+      const now = store.now();
       for (const datum of data) {
         if (!isRecord(datum)) continue;
         const identity = {

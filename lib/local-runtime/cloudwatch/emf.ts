@@ -143,6 +143,7 @@ export class EmfReader {
   private rejected = 0;
 
   /** Records the line's metrics; answers why a line that claims to be EMF was rejected. */
+  // wall clock: a default only; the runtime passes its clock's now
   read(line: string, store: { put(datum: MetricDatum): void }, now = Date.now()): string | undefined {
     const parsed = parseEmfLine(line, now);
     if (parsed.kind === 'not-emf') return undefined;

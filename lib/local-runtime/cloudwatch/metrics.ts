@@ -93,6 +93,11 @@ export class MetricStore {
     this.retentionMillis = options.retentionMillis ?? 60 * 60 * 1000;
   }
 
+  /** The store's time (epoch millis): what a value without a timestamp is stamped with. */
+  now(): number {
+    return this.clock();
+  }
+
   /** Keeps values at least this long (an alarm's evaluation range may need more than the default). */
   retainAtLeast(millis: number): void {
     this.retentionMillis = Math.max(this.retentionMillis, millis);

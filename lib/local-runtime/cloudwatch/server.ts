@@ -17,6 +17,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { cbor, dateToTag } from '@smithy/core/cbor';
+import type { RuntimeClock } from '../clock';
 import type { ReceivedRequest } from '../iam/identities';
 import { AwsApiError } from '../protocol/aws-api-error';
 import type { WireRequest } from '../protocol/aws-json-server';
@@ -95,6 +96,8 @@ export async function startCloudWatchServer(
     readonly onInternalError?: (error: unknown) => void;
     /** @default - every request runs */
     readonly authorize?: CloudWatchAuthorizer;
+    /** The runtime's clock: a request holds it while it is served. @default - none */
+    readonly clock?: RuntimeClock;
   } = {},
 ): Promise<LoopbackServer> {
   const handler = (request: IncomingMessage, response: ServerResponse) => {
@@ -137,7 +140,7 @@ export async function startCloudWatchServer(
       },
     );
   };
-  return startLoopbackServer(handler);
+  return startLoopbackServer(handler, { ...(options.clock && { clock: options.clock }) });
 }
 
 async function answer(

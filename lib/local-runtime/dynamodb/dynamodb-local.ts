@@ -179,6 +179,7 @@ function launch(java: string, port: number, options: DynamoDbLocalOptions): Prom
   child.stderr?.on('data', (chunk: Buffer) => output.add('stderr', chunk));
   return new Promise((resolve, reject) => {
     const timeoutMillis = options.startTimeoutMillis ?? 60_000;
+    // wall clock: managing the DynamoDB Local process
     const timer = setTimeout(() => {
       finish();
       killGroup(child, 'SIGKILL');
@@ -234,15 +235,18 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
 
 /** Resolves once the emulator answers an HTTP request (any answer: DynamoDB errors are answers too). */
 async function waitUntilAnswering(endpoint: string, child: ChildProcess, timeoutMillis: number) {
+  // wall clock: managing the DynamoDB Local process
   const deadline = Date.now() + timeoutMillis;
   for (;;) {
     try {
       await fetch(endpoint, { method: 'GET', signal: AbortSignal.timeout(2_000) });
       return;
     } catch (error) {
+      // wall clock: managing the DynamoDB Local process
       if (child.exitCode !== null || Date.now() > deadline) {
         throw new Error(`DynamoDB Local at ${endpoint} does not answer: ${(error as Error).message}`);
       }
+      // wall clock: managing the DynamoDB Local process
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
@@ -288,6 +292,7 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
     stopping = true;
     // End of file on the watchdog's pipe: it sends the JVM SIGTERM (a clean shutdown of -dbPath).
     child.stdin?.end();
+    // wall clock: managing the DynamoDB Local process
     const timer = setTimeout(() => killGroup(child, 'SIGKILL'), STOP_GRACE_MILLIS);
     await exited;
     clearTimeout(timer);

@@ -16,7 +16,9 @@
  * time to live). The caller's path segment (`<gateway>/<function name>`) names the caller to the
  * meter only; who calls is the signature's business.
  */
+
 import { crc32 } from 'node:zlib';
+import type { RuntimeClock } from '../clock';
 import type { Verdict } from '../iam/authorizer';
 import { type ReceivedRequest, verifySigV4 } from '../iam/identities';
 import type { Principal } from '../iam/principals';
@@ -39,6 +41,8 @@ const HOP_BY_HOP = new Set(['host', 'connection', 'content-length', 'transfer-en
 type Json = Record<string, unknown>;
 
 export interface DynamoDbGatewayOptions {
+  /** The runtime's clock: a request holds it while it is served. @default - none (as on the wall clock) */
+  readonly clock?: RuntimeClock;
   /** DynamoDB Local's endpoint. */
   readonly target: string;
   readonly iam: RuntimeIam;
@@ -140,79 +144,85 @@ export async function startDynamoDbGateway(options: DynamoDbGatewayOptions): Pro
     }
   };
 
-  return startLoopbackServer((incoming, outgoing) => {
-    void (async () => {
-      const raw = await readBody(incoming, MAX_REQUEST_BYTES);
-      const amzTarget = String(incoming.headers['x-amz-target'] ?? '');
-      const operation = amzTarget.slice(amzTarget.lastIndexOf('.') + 1);
-      const url = new URL(incoming.url ?? '/', 'http://localhost');
-      const headers: Record<string, string> = {};
-      for (const [name, value] of Object.entries(incoming.headers)) {
-        if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : String(value);
-      }
-      let request: Json;
-      try {
-        request = raw.length === 0 ? {} : (JSON.parse(raw.toString('utf8')) as Json);
-      } catch {
-        throw new Refusal('SerializationException', 'Request body is not valid JSON');
-      }
-      await authorize(operation, request, {
-        method: incoming.method ?? 'POST',
-        rawPath: url.pathname,
-        query: url.searchParams,
-        headers,
-        body: raw,
-      });
-      const metered = options.meter !== undefined && isMeteredOperation(operation);
-      const askedForCapacity =
-        request.ReturnConsumedCapacity !== undefined && request.ReturnConsumedCapacity !== 'NONE';
-      const body =
-        metered && !askedForCapacity ? JSON.stringify({ ...request, ReturnConsumedCapacity: 'TOTAL' }) : raw;
-      const forwarded: Record<string, string> = {};
-      for (const [name, value] of Object.entries(headers)) if (!HOP_BY_HOP.has(name)) forwarded[name] = value;
-      if (options.backendAccessKeyId && forwarded.authorization) {
-        forwarded.authorization = forwarded.authorization.replace(
-          /Credential=[^/]+\//,
-          `Credential=${options.backendAccessKeyId}/`,
-        );
-      }
-      const answer = await fetch(target, { method: 'POST', headers: forwarded, body });
-      let text = await answer.text();
-      if (metered && options.meter) {
-        const response = JSON.parse(text) as Json;
-        const tables = capacityOfCall(operation, request, answer.status, response);
-        if (tables)
-          options.meter.dynamoDbRequest({ operation, caller: callerOfPath(incoming.url ?? '/'), tables });
-        if (!askedForCapacity && 'ConsumedCapacity' in response) {
-          const { ConsumedCapacity: _added, ...asAnswered } = response;
-          text = JSON.stringify(asAnswered);
+  return startLoopbackServer(
+    (incoming, outgoing) => {
+      void (async () => {
+        const raw = await readBody(incoming, MAX_REQUEST_BYTES);
+        const amzTarget = String(incoming.headers['x-amz-target'] ?? '');
+        const operation = amzTarget.slice(amzTarget.lastIndexOf('.') + 1);
+        const url = new URL(incoming.url ?? '/', 'http://localhost');
+        const headers: Record<string, string> = {};
+        for (const [name, value] of Object.entries(incoming.headers)) {
+          if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : String(value);
         }
-      }
-      const replyHeaders: Record<string, string> = {};
-      answer.headers.forEach((value, name) => {
-        // fetch has decoded the body: its encoding and length no longer apply.
-        if (!HOP_BY_HOP.has(name) && name !== 'content-encoding') replyHeaders[name] = value;
+        let request: Json;
+        try {
+          request = raw.length === 0 ? {} : (JSON.parse(raw.toString('utf8')) as Json);
+        } catch {
+          throw new Refusal('SerializationException', 'Request body is not valid JSON');
+        }
+        await authorize(operation, request, {
+          method: incoming.method ?? 'POST',
+          rawPath: url.pathname,
+          query: url.searchParams,
+          headers,
+          body: raw,
+        });
+        const metered = options.meter !== undefined && isMeteredOperation(operation);
+        const askedForCapacity =
+          request.ReturnConsumedCapacity !== undefined && request.ReturnConsumedCapacity !== 'NONE';
+        const body =
+          metered && !askedForCapacity
+            ? JSON.stringify({ ...request, ReturnConsumedCapacity: 'TOTAL' })
+            : raw;
+        const forwarded: Record<string, string> = {};
+        for (const [name, value] of Object.entries(headers))
+          if (!HOP_BY_HOP.has(name)) forwarded[name] = value;
+        if (options.backendAccessKeyId && forwarded.authorization) {
+          forwarded.authorization = forwarded.authorization.replace(
+            /Credential=[^/]+\//,
+            `Credential=${options.backendAccessKeyId}/`,
+          );
+        }
+        const answer = await fetch(target, { method: 'POST', headers: forwarded, body });
+        let text = await answer.text();
+        if (metered && options.meter) {
+          const response = JSON.parse(text) as Json;
+          const tables = capacityOfCall(operation, request, answer.status, response);
+          if (tables)
+            options.meter.dynamoDbRequest({ operation, caller: callerOfPath(incoming.url ?? '/'), tables });
+          if (!askedForCapacity && 'ConsumedCapacity' in response) {
+            const { ConsumedCapacity: _added, ...asAnswered } = response;
+            text = JSON.stringify(asAnswered);
+          }
+        }
+        const replyHeaders: Record<string, string> = {};
+        answer.headers.forEach((value, name) => {
+          // fetch has decoded the body: its encoding and length no longer apply.
+          if (!HOP_BY_HOP.has(name) && name !== 'content-encoding') replyHeaders[name] = value;
+        });
+        if (replyHeaders['x-amz-crc32'] !== undefined) replyHeaders['x-amz-crc32'] = String(crc32(text));
+        outgoing.writeHead(answer.status, replyHeaders);
+        outgoing.end(text);
+      })().catch((error: Error) => {
+        if (outgoing.headersSent || outgoing.destroyed) return;
+        if (error instanceof Refusal) {
+          const body = JSON.stringify({
+            __type: `com.amazon.coral.service#${error.errorType}`,
+            message: error.message,
+          });
+          outgoing.writeHead(400, {
+            'content-type': 'application/x-amz-json-1.0',
+            'x-amz-crc32': String(crc32(body)),
+          });
+          outgoing.end(body);
+          return;
+        }
+        options.onProblem(`DynamoDB gateway: ${error.message}`);
+        outgoing.writeHead(500, { 'content-type': 'application/x-amz-json-1.0' });
+        outgoing.end(JSON.stringify({ __type: 'InternalServerError', message: error.message }));
       });
-      if (replyHeaders['x-amz-crc32'] !== undefined) replyHeaders['x-amz-crc32'] = String(crc32(text));
-      outgoing.writeHead(answer.status, replyHeaders);
-      outgoing.end(text);
-    })().catch((error: Error) => {
-      if (outgoing.headersSent || outgoing.destroyed) return;
-      if (error instanceof Refusal) {
-        const body = JSON.stringify({
-          __type: `com.amazon.coral.service#${error.errorType}`,
-          message: error.message,
-        });
-        outgoing.writeHead(400, {
-          'content-type': 'application/x-amz-json-1.0',
-          'x-amz-crc32': String(crc32(body)),
-        });
-        outgoing.end(body);
-        return;
-      }
-      options.onProblem(`DynamoDB gateway: ${error.message}`);
-      outgoing.writeHead(500, { 'content-type': 'application/x-amz-json-1.0' });
-      outgoing.end(JSON.stringify({ __type: 'InternalServerError', message: error.message }));
-    });
-  });
+    },
+    { ...(options.clock && { clock: options.clock }) },
+  );
 }

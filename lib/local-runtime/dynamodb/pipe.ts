@@ -9,7 +9,9 @@
  * Not run (the pipe is named instead): enrichment, input templates (InputTemplate), and targets
  * other than the five above.
  */
+
 import type { DynamoDBStreamsClient, _Record as StreamRecord } from '@aws-sdk/client-dynamodb-streams';
+import { type RuntimeClock, WallClock } from '../clock';
 import { selectPath } from '../eventbridge/event-buses';
 import type { InvocationResult } from '../lambda/host';
 import {
@@ -72,12 +74,16 @@ export interface PipeTargetDelivery {
   startExecution(stateMachineArn: string, input: string): Promise<void>;
 }
 
+const WALL = new WallClock();
+
 export interface DynamoDbStreamPipeDependencies {
   readonly streams: DynamoDBStreamsClient;
   readonly targets: PipeTargetDelivery;
   /** Sends a message to an SQS queue or SNS topic by ARN (the dead-letter queue). */
   readonly sendToDestination: (destinationArn: string, message: string) => Promise<void>;
   readonly onProblem: (message: string) => void;
+  /** Its windows, back-offs and dates run on it. @default - the wall clock */
+  readonly clock?: RuntimeClock;
 }
 
 /** Why a failed delivery is being retried (kept for problems; Pipes' DLQ record carries no detail). */
@@ -233,6 +239,7 @@ export class DynamoDbStreamPipe {
       {
         streams: dependencies.streams,
         onProblem: dependencies.onProblem,
+        ...(dependencies.clock && { clock: dependencies.clock }),
         deliver: async (records) => {
           const outcome = await this.deliver(records.map(toRecord));
           if (!outcome.ok && outcome.detail) {
@@ -252,7 +259,7 @@ export class DynamoDbStreamPipe {
             records: discarded.records,
             shardId: discarded.shardId,
             streamArn: discarded.streamArn,
-            now: new Date(),
+            now: (dependencies.clock ?? WALL).date(),
           });
           await dependencies.sendToDestination(spec.deadLetterArn, JSON.stringify(record));
         },

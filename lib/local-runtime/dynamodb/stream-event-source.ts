@@ -5,7 +5,9 @@
  * at the lowest failed sequence number; an invalid answer fails the whole batch), and given-up
  * records are described to DestinationConfig.OnFailure (SQS or SNS) in Lambda's on-failure record.
  */
+
 import type { DynamoDBStreamsClient, _Record as StreamRecord } from '@aws-sdk/client-dynamodb-streams';
+import { type RuntimeClock, WallClock } from '../clock';
 import { EventPatternError, matchesEventPattern } from '../eventbridge/event-pattern';
 import type { InvocationResult } from '../lambda/host';
 import {
@@ -30,12 +32,16 @@ export interface DynamoDbStreamEventSourceSpec
   readonly region: string;
 }
 
+const WALL = new WallClock();
+
 export interface DynamoDbStreamEventSourceDependencies {
   readonly streams: DynamoDBStreamsClient;
   readonly invoke: (functionReference: string, event: unknown) => Promise<InvocationResult>;
   /** Sends a message to an SQS queue or SNS topic by ARN (the on-failure destination). */
   readonly sendToDestination: (destinationArn: string, message: string) => Promise<void>;
   readonly onProblem: (message: string) => void;
+  /** Its windows, back-offs and dates run on it. @default - the wall clock */
+  readonly clock?: RuntimeClock;
 }
 
 /**
@@ -197,6 +203,7 @@ export class DynamoDbStreamEventSource {
       {
         streams: dependencies.streams,
         onProblem: dependencies.onProblem,
+        ...(dependencies.clock && { clock: dependencies.clock }),
         deliver: (records) => this.deliver(records, toRecord),
         discard: async (discarded) => {
           dependencies.onProblem(
@@ -212,7 +219,7 @@ export class DynamoDbStreamEventSource {
             records: discarded.records,
             shardId: discarded.shardId,
             streamArn: discarded.streamArn,
-            now: new Date(),
+            now: (dependencies.clock ?? WALL).date(),
           });
           await dependencies.sendToDestination(spec.onFailureDestination, JSON.stringify(record));
         },

@@ -8,6 +8,7 @@
  * shard moves on. With bisection a failing batch is split in two, which costs no retry; a partial
  * failure resumes at the first failed record.
  */
+
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import {
@@ -21,7 +22,7 @@ import {
   type _Record as StreamRecord,
   TrimmedDataAccessException,
 } from '@aws-sdk/client-dynamodb-streams';
-import { sleepUnlessAborted } from '../abortable-sleep';
+import { type ClockTimer, type RuntimeClock, WallClock } from '../clock';
 import type { DiscardCondition } from './stream-records';
 
 /** DynamoDB Streams keep records for 24 hours: "until the record expires" means this. */
@@ -94,6 +95,8 @@ export interface StreamReaderDependencies<Detail> {
   /** Sends the failure record of given-up records. A throw is retried until it succeeds. */
   readonly discard: (batch: DiscardedBatch<Detail>) => Promise<void>;
   readonly onProblem: (message: string) => void;
+  /** Its windows, back-offs and dates run on it. @default - the wall clock */
+  readonly clock?: RuntimeClock;
 }
 
 interface ShardState {
@@ -175,13 +178,15 @@ export class DynamoDbStreamReader<Detail> {
   private readonly running = new Set<Promise<void>>();
   private readonly firstReadAt = new WeakMap<StreamRecord, number>();
   private discovery: Promise<void> | undefined;
-  private discoveryTimer: NodeJS.Timeout | undefined;
+  private discoveryTimer: ClockTimer | undefined;
   private readonly checkpoints: Checkpoints;
+  private readonly clock: RuntimeClock;
 
   constructor(
     readonly spec: StreamReaderSpec,
     private readonly dependencies: StreamReaderDependencies<Detail>,
   ) {
+    this.clock = dependencies.clock ?? new WallClock();
     this.checkpoints = new Checkpoints(spec.checkpointFile, spec.streamArn, (message) =>
       this.problem(message),
     );
@@ -199,14 +204,14 @@ export class DynamoDbStreamReader<Detail> {
 
   async stop(): Promise<void> {
     this.abort.abort();
-    clearTimeout(this.discoveryTimer);
+    this.discoveryTimer?.cancel();
     await this.discovery?.catch(() => undefined);
     await Promise.allSettled([...this.running]);
   }
 
   private scheduleDiscovery(): void {
     if (this.stopped) return;
-    this.discoveryTimer = setTimeout(() => {
+    this.discoveryTimer = this.clock.setTimer(() => {
       this.discovery = this.discover(false)
         .catch((error: Error) => this.problem(`cannot describe the stream: ${error.name}: ${error.message}`))
         .finally(() => this.scheduleDiscovery());
@@ -308,12 +313,12 @@ export class DynamoDbStreamReader<Detail> {
             const record = buffer.shift() as StreamRecord;
             if (this.spec.filter && !this.spec.filter(record)) continue;
             if (batch.length === 0) {
-              windowEnds = Date.now() + this.spec.maximumBatchingWindowSeconds * 1000;
+              windowEnds = this.clock.now() + this.spec.maximumBatchingWindowSeconds * 1000;
             }
             batch.push(record);
           }
           if (batch.length >= this.spec.batchSize || iterator === undefined) break;
-          if (batch.length > 0 && Date.now() >= windowEnds) break;
+          if (batch.length > 0 && this.clock.now() >= windowEnds) break;
           const { Records = [], NextShardIterator } = await this.dependencies.streams.send(
             new GetRecordsCommand({
               ShardIterator: iterator,
@@ -322,7 +327,7 @@ export class DynamoDbStreamReader<Detail> {
             { abortSignal: this.abort.signal },
           );
           iterator = NextShardIterator;
-          const now = Date.now();
+          const now = this.clock.now();
           for (const record of Records) this.firstReadAt.set(record, now);
           buffer.push(...Records);
           const last = Records.at(-1)?.dynamodb?.SequenceNumber;
@@ -330,7 +335,7 @@ export class DynamoDbStreamReader<Detail> {
           if (Records.length > 0) {
             pause = MIN_POLL_MILLIS;
           } else if (iterator !== undefined) {
-            await this.idle(Math.max(1, Math.min(pause, windowEnds - Date.now())));
+            await this.idle(Math.max(1, Math.min(pause, windowEnds - this.clock.now())));
             pause = Math.min(MAX_POLL_MILLIS, pause * 2);
           }
         }
@@ -354,7 +359,7 @@ export class DynamoDbStreamReader<Detail> {
         // A closed shard, read to its end: its children may start now.
         state.finished = true;
         this.checkpoints.finish(shardId);
-        clearTimeout(this.discoveryTimer);
+        this.discoveryTimer?.cancel();
         this.scheduleDiscoveryNow();
         return;
       }
@@ -370,7 +375,7 @@ export class DynamoDbStreamReader<Detail> {
 
   /** Estimated creation time: DynamoDB Local rounds it down to the minute, and we read it no earlier. */
   private createdAt(record: StreamRecord): number {
-    const readAt = this.firstReadAt.get(record) ?? Date.now();
+    const readAt = this.firstReadAt.get(record) ?? this.clock.now();
     const stamped = record.dynamodb?.ApproximateCreationDateTime?.getTime();
     return stamped === undefined ? readAt : Math.min(readAt, stamped + CREATION_TIME_GRANULARITY_MILLIS - 1);
   }
@@ -386,7 +391,7 @@ export class DynamoDbStreamReader<Detail> {
     let lastFailure: Detail | undefined;
     while (queue.length > 0 && !this.stopped) {
       const pending = queue[0] as PendingBatch;
-      const now = Date.now();
+      const now = this.clock.now();
       const expired = pending.records.findIndex((record) => now - this.createdAt(record) <= maxAgeMillis);
       const expiredCount = expired === -1 ? pending.records.length : expired;
       if (expiredCount > 0) {
@@ -472,6 +477,6 @@ export class DynamoDbStreamReader<Detail> {
   }
 
   private idle(millis: number): Promise<void> {
-    return sleepUnlessAborted(millis, this.abort.signal);
+    return this.clock.sleep(millis, this.abort.signal);
   }
 }

@@ -7,6 +7,7 @@
 
 import { randomUUID } from 'node:crypto';
 import type { PutEventsResponse } from '@aws-sdk/client-eventbridge';
+import { type ClockTimer, type RuntimeClock, WallClock } from '../clock';
 import { AwsApiError } from '../protocol/aws-api-error';
 import { matchesEventPattern } from './event-pattern';
 import { MAX_PUT_EVENTS_BYTES, MAX_PUT_EVENTS_ENTRIES } from './limits';
@@ -162,6 +163,8 @@ export interface LocalEventBridgeOptions {
    * metering). @default - not told
    */
   readonly onEventAccepted?: (busName: string, entryBytes: number) => void;
+  /** Schedules and event times run on it. @default - the wall clock */
+  readonly clock?: RuntimeClock;
 }
 
 /**
@@ -184,10 +187,14 @@ export function eventEntryBytes(entry: Readonly<Record<string, unknown>>): numbe
 export class LocalEventBridge {
   private readonly buses = new Set<string>(['default']);
   private readonly rules: EventRule[] = [];
-  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly timers = new Set<ClockTimer>();
   private readonly inFlight = new Set<Promise<void>>();
+  private readonly clock: RuntimeClock;
+  private stopped = false;
 
-  constructor(private readonly options: LocalEventBridgeOptions) {}
+  constructor(private readonly options: LocalEventBridgeOptions) {
+    this.clock = options.clock ?? new WallClock();
+  }
 
   addBus(name: string): void {
     this.buses.add(name);
@@ -231,9 +238,22 @@ export class LocalEventBridge {
         if (current && !current.disabled) this.fireSchedule(current);
       };
       fire();
-      const timer = setInterval(fire, rateMillis);
-      this.timers.add(timer);
+      this.every(rateMillis, fire);
     }
+  }
+
+  /** Calls `tick` every `periodMillis` on the clock until stopped. */
+  private every(periodMillis: number, tick: () => void): void {
+    const arm = () => {
+      const timer = this.clock.setTimer(() => {
+        this.timers.delete(timer);
+        if (this.stopped) return;
+        arm();
+        tick();
+      }, periodMillis);
+      this.timers.add(timer);
+    };
+    arm();
   }
 
   private fireSchedule(rule: EventRule): void {
@@ -243,7 +263,7 @@ export class LocalEventBridge {
       'detail-type': 'Scheduled Event',
       source: 'aws.events',
       account: this.options.accountId,
-      time: isoSeconds(new Date()),
+      time: isoSeconds(this.clock.date()),
       region: this.options.region,
       resources: [rule.arn],
       detail: {},
@@ -280,7 +300,7 @@ export class LocalEventBridge {
     let failed = 0;
     const results = entries.map((entry) => {
       const bus = this.busName(entry.EventBusName);
-      const time = entryTime(entry.Time);
+      const time = entryTime(entry.Time, this.clock);
       const problem = !this.buses.has(bus)
         ? `Event bus ${bus} does not exist.`
         : typeof entry.Source !== 'string' || entry.Source === ''
@@ -305,7 +325,7 @@ export class LocalEventBridge {
         'detail-type': String(entry.DetailType),
         source: String(entry.Source),
         account: this.options.accountId,
-        time: isoSeconds(time ?? new Date()),
+        time: isoSeconds(time ?? this.clock.date()),
         region: this.options.region,
         resources: Array.isArray(entry.Resources) ? entry.Resources.map(String) : [],
         detail: JSON.parse(String(entry.Detail)) as unknown,
@@ -342,7 +362,8 @@ export class LocalEventBridge {
   }
 
   async stop(): Promise<void> {
-    for (const timer of this.timers) clearInterval(timer);
+    this.stopped = true;
+    for (const timer of this.timers) timer.cancel();
     this.timers.clear();
     await Promise.allSettled([...this.inFlight]);
   }
@@ -361,8 +382,8 @@ function isJsonObject(text: string): boolean {
  * An entry's Time: absent is now; the SDKs send epoch seconds (a number, the JSON protocol's
  * timestamp), the CLI may send those as text or an ISO date. Undefined when it is none of these.
  */
-function entryTime(value: unknown): Date | undefined {
-  if (value === undefined || value === null || value === '') return new Date();
+function entryTime(value: unknown, clock: RuntimeClock): Date | undefined {
+  if (value === undefined || value === null || value === '') return clock.date();
   const seconds = typeof value === 'number' ? value : typeof value === 'string' ? Number(value) : Number.NaN;
   const date = Number.isFinite(seconds)
     ? new Date(seconds * 1000)

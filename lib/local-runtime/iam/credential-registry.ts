@@ -7,7 +7,9 @@
  * emulators verify each request's SigV4 signature against this registry (sigv4.ts) and learn who
  * calls.
  */
+
 import { randomBytes } from 'node:crypto';
+import type { RuntimeClock } from '../clock';
 import type { LocalIdentities } from './identities';
 import {
   type Principal,
@@ -42,7 +44,19 @@ export class CredentialRegistry {
     /** The root's access key (the developer's credentials in target.json). */
     private readonly root: SigningCredentials,
     private readonly users: Pick<LocalIdentities, 'known' | 'identity'>,
+    private readonly clock?: RuntimeClock,
   ) {}
+
+  /**
+   * The times a signature may be judged against (SigV4's 15-minute skew): the runtime's clock,
+   * which the sandboxes sign with, and, on a virtual clock, the machine's too, which the
+   * developer's own tools sign with.
+   */
+  signingTimes(): readonly number[] {
+    // wall clock: the developer's tools sign with it
+    if (!this.clock || this.clock.mode === 'wall') return [Date.now()];
+    return [this.clock.now(), Date.now()]; // wall clock: the developer's tools sign with it
+  }
 
   get rootCredentials(): CallerCredentials {
     return { ...this.root, principal: rootPrincipal(this.accountId) };

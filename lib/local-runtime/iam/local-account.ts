@@ -105,6 +105,7 @@ export class LocalAccount {
     return evaluate(
       { principal: servicePrincipal(service), action: 'sts:AssumeRole', resource: roleArn, context },
       { identity: [], resource: role.trustPolicy },
+      // wall clock: not yet on the runtime's clock (aws:CurrentTime of an internal check)
       { region, now: Date.now() },
     ).allowed;
   }

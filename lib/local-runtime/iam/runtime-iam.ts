@@ -4,6 +4,7 @@
  * for, the authorizer every request goes through, and the KMS keys' policies.
  */
 
+import type { RuntimeClock } from '../clock';
 import { LocalKeys } from '../kms/local-keys';
 import { Authorizer, type DenialRecord, type IamMode } from './authorizer';
 import { CredentialRegistry, type SigningCredentials } from './credential-registry';
@@ -26,11 +27,13 @@ export function createRuntimeIam(options: {
   readonly root: SigningCredentials;
   readonly users: LocalIdentities;
   readonly onDenied?: (record: DenialRecord) => void;
+  /** What signatures are judged by (credential-registry.ts signingTimes). @default - the wall clock */
+  readonly clock?: RuntimeClock;
 }): RuntimeIam {
   const account = new LocalAccount(options.accountId);
   return {
     account,
-    credentials: new CredentialRegistry(options.accountId, options.root, options.users),
+    credentials: new CredentialRegistry(options.accountId, options.root, options.users, options.clock),
     authorizer: new Authorizer(account, {
       mode: options.mode,
       region: options.region,

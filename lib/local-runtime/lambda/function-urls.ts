@@ -7,8 +7,10 @@
  * anonymous, which only the function's policy can allow. A refusal is Lambda's: 403 Forbidden
  * (https://docs.aws.amazon.com/lambda/latest/dg/urls-auth.html).
  */
+
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RuntimeClock } from '../clock';
 import type { ReceivedRequest } from '../iam/identities';
 import {
   BodyTooLargeError,
@@ -53,21 +55,25 @@ export interface FunctionUrlServer extends RunningServer {
 
 export async function startFunctionUrlServer(
   onProblem: (message: string) => void,
+  clock?: RuntimeClock,
 ): Promise<FunctionUrlServer> {
   let route:
     | { spec: FunctionUrlSpec; invoke: (arn: string, event: unknown) => Promise<InvocationResult> }
     | undefined;
-  const server = await startLoopbackServer((request, response) => {
-    if (!route) {
-      sendJson(response, 503, { Message: 'Function URL not ready' });
-      return;
-    }
-    const { spec, invoke } = route;
-    handle(spec, invoke, request, response).catch((error: Error) => {
-      onProblem(`function URL ${spec.logicalId}: ${error.message}`);
-      if (!response.headersSent) sendJson(response, 502, { Message: 'Internal Server Error' });
-    });
-  });
+  const server = await startLoopbackServer(
+    (request, response) => {
+      if (!route) {
+        sendJson(response, 503, { Message: 'Function URL not ready' });
+        return;
+      }
+      const { spec, invoke } = route;
+      handle(spec, invoke, request, response).catch((error: Error) => {
+        onProblem(`function URL ${spec.logicalId}: ${error.message}`);
+        if (!response.headersSent) sendJson(response, 502, { Message: 'Internal Server Error' });
+      });
+    },
+    { ...(clock && { clock }) },
+  );
   return {
     endpoint: server.endpoint,
     url: `${server.endpoint}/`,
@@ -139,6 +145,7 @@ async function handle(
   }
   const contentType = String(request.headers['content-type'] ?? '');
   const isText = body.length === 0 || contentType === '' || TEXT_TYPES.test(contentType);
+  // wall clock: not yet on the runtime's clock (request time of a function URL event)
   const now = new Date();
   const requestId = randomUUID();
   const host = String(request.headers.host ?? 'localhost');

@@ -4,9 +4,11 @@
  * time, reused while warm, killed when the function timeout passes (as Lambda kills the sandbox).
  * Concurrency per function is capped at its reserved concurrency, else at a small pool.
  */
+
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { type ClockTimer, type RuntimeClock, WallClock } from '../clock';
 import { RequestTooLargeError } from './errors';
 import { MAX_ASYNC_REQUEST_BYTES, MAX_SYNC_REQUEST_BYTES, MAX_SYNC_RESPONSE_BYTES } from './limits';
 import { LineSplitter } from './line-splitter';
@@ -78,6 +80,11 @@ export interface LambdaHostOptions {
   readonly asyncRetryDelaysMillis?: readonly number[];
   /** Fault hook (see fault-hooks.ts): sees each invocation start, may kill its sandbox. */
   readonly onInvocation?: InvocationObserver;
+  /**
+   * Timeouts, retry delays and the sandboxes' Date run on it; an invocation holds it while it
+   * runs. @default - the wall clock
+   */
+  readonly clock?: RuntimeClock;
 }
 
 const WORKER_SCRIPT = join(__dirname, 'worker.js');
@@ -109,6 +116,7 @@ class Sandbox {
         logGroupName: spec.logGroupName ?? `/aws/lambda/${spec.functionName}`,
         workerId: randomUUID().replaceAll('-', ''),
         clockOffsetMillis: spec.clockOffsetMillis ?? 0,
+        ...(options.clock?.sharedTime && { sharedTime: options.clock.sharedTime }),
       },
       resourceLimits: { maxOldGenerationSizeMb: Math.max(64, spec.memorySizeMb) },
       // Lambda's Node.js runtime is plain node. A worker inherits the host's flags by default, so
@@ -222,10 +230,13 @@ class FunctionPool {
 
 export class LambdaHost {
   private readonly pools = new Map<string, FunctionPool>();
-  private readonly retryTimers = new Set<NodeJS.Timeout>();
+  private readonly retryTimers = new Set<ClockTimer>();
   private stopped = false;
+  private readonly clock: RuntimeClock;
 
-  constructor(private readonly options: LambdaHostOptions = {}) {}
+  constructor(private readonly options: LambdaHostOptions = {}) {
+    this.clock = options.clock ?? new WallClock();
+  }
 
   register(spec: LambdaFunctionSpec): void {
     if (spec.maxConcurrency < 1) {
@@ -279,16 +290,39 @@ export class LambdaHost {
     const spec = pool.spec;
     const requestId = randomUUID();
     const sandbox = await pool.acquire();
+    // Time stands still on a virtual clock while a function runs.
+    const running = this.clock.hold(`invoke ${spec.functionName}`);
+    try {
+      return await this.runIn(sandbox, pool, requestId, event, eventJson, invocationType);
+    } finally {
+      running.release();
+    }
+  }
+
+  private async runIn(
+    sandbox: Sandbox,
+    pool: FunctionPool,
+    requestId: string,
+    event: unknown,
+    eventJson: string,
+    invocationType: 'RequestResponse' | 'Event',
+  ): Promise<InvocationResult> {
+    const spec = pool.spec;
     const finished = this.options.onInvocation?.({
       spec,
       requestId,
       event,
       terminate: () => sandbox.terminate(),
     });
-    const deadline = Date.now() + spec.timeoutSeconds * 1000;
+    // The deadline the sandbox reads (getRemainingTimeInMillis) is on the runtime's clock; the
+    // timeout itself on the wall clock: a virtual clock stands still while the function runs, so
+    // the time a function takes is the machine's (wall clock: a function hung on a fault times out).
+    const deadline = this.clock.now() + spec.timeoutSeconds * 1000;
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<WorkerReply>((settle) => {
+      // wall clock: a function's own running time
       timer = setTimeout(
+        // wall clock: a function's own running time
         () =>
           settle({
             id: requestId,
@@ -346,7 +380,7 @@ export class LambdaHost {
       if (this.stopped) return;
       void this.run(reference, event, eventJson, 'Event').then((result) => {
         if (result.ok || retry >= spec.asyncRetryAttempts || this.stopped) return;
-        const timer = setTimeout(
+        const timer = this.clock.setTimer(
           () => {
             this.retryTimers.delete(timer);
             attempt(retry + 1);
@@ -361,7 +395,7 @@ export class LambdaHost {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const timer of this.retryTimers) clearTimeout(timer);
+    for (const timer of this.retryTimers) timer.cancel();
     this.retryTimers.clear();
     await Promise.all([...new Set(this.pools.values())].map((pool) => pool.stop()));
   }

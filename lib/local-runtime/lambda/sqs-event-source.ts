@@ -12,7 +12,7 @@ import {
   ReceiveMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import { sleepUnlessAborted } from '../abortable-sleep';
+import { type RuntimeClock, WallClock } from '../clock';
 import type { InvocationResult } from './host';
 
 /** Long-poll wait of an idle mapping (SQS's maximum): the service answers as soon as a message arrives. */
@@ -37,6 +37,8 @@ export interface SqsEventSourceDependencies {
   readonly sqs: SQSClient;
   readonly invoke: (functionReference: string, event: unknown) => Promise<InvocationResult>;
   readonly onProblem: (message: string) => void;
+  /** Its windows, back-offs and dates run on it. @default - the wall clock */
+  readonly clock?: RuntimeClock;
   /**
    * Fault hook: milliseconds after which a received message is delivered once more in its own
    * invocation (at-least-once delivery); undefined delivers it once. @default - never
@@ -147,11 +149,13 @@ export class SqsEventSource {
   private readonly fifo: boolean;
   private readonly batchSize: number;
   private readonly batchingWindowMillis: number;
+  private readonly clock: RuntimeClock;
 
   constructor(
     readonly spec: SqsEventSourceSpec,
     private readonly dependencies: SqsEventSourceDependencies,
   ) {
+    this.clock = dependencies.clock ?? new WallClock();
     this.fifo = spec.queueArn.endsWith('.fifo');
     this.batchSize = this.fifo ? Math.min(FIFO_MAX_BATCH_SIZE, spec.batchSize) : spec.batchSize;
     this.batchingWindowMillis = this.fifo ? 0 : spec.maximumBatchingWindowSeconds * 1000;
@@ -186,7 +190,7 @@ export class SqsEventSource {
       const waitSeconds =
         batch.length === 0
           ? LONG_POLL_SECONDS
-          : Math.min(LONG_POLL_SECONDS, Math.max(0, Math.ceil((windowEnds - Date.now()) / 1000)));
+          : Math.min(LONG_POLL_SECONDS, Math.max(0, Math.ceil((windowEnds - this.clock.now()) / 1000)));
       const { Messages = [] } = await this.dependencies.sqs.send(
         new ReceiveMessageCommand({
           QueueUrl: this.spec.queueUrl,
@@ -197,7 +201,7 @@ export class SqsEventSource {
         }),
         { abortSignal: this.abort.signal },
       );
-      if (batch.length === 0) windowEnds = Date.now() + this.batchingWindowMillis;
+      if (batch.length === 0) windowEnds = this.clock.now() + this.batchingWindowMillis;
       batch.push(...Messages);
       if (Messages.length === 0 && batch.length > 0) break;
     }
@@ -205,7 +209,7 @@ export class SqsEventSource {
   }
 
   private idle(millis: number): Promise<void> {
-    return sleepUnlessAborted(millis, this.abort.signal);
+    return this.clock.sleep(millis, this.abort.signal);
   }
 
   /**

@@ -13,23 +13,31 @@ const { parentPort, workerData } = require('node:worker_threads');
 let handlerPromise;
 
 /**
- * Fault hook (fault-hooks.ts clockOffsetMillis): this sandbox's clock runs offset from the host's,
- * as a machine with a skewed clock would. Date.now() and `new Date()` shift; timers do not.
+ * The sandbox's clock. On the runtime's virtual clock (../clock/virtual-clock.ts) Date reads the
+ * runtime's time from shared memory (`sharedTime`: Float64 epoch millis), so a function signs
+ * requests, computes expiries and reads its deadline on the runtime's time; timers inside the
+ * sandbox stay Node's (an invocation holds the virtual clock still while it runs). Fault hook
+ * (fault-hooks.ts clockOffsetMillis): this sandbox's clock runs offset from the host's, as a
+ * machine with a skewed clock would. Date.now() and `new Date()` shift; timers do not.
  */
-function offsetClock(offsetMillis) {
+function sandboxClock(offsetMillis, sharedTime) {
   const HostDate = Date;
-  class OffsetDate extends HostDate {
+  const shared = sharedTime ? new Float64Array(sharedTime) : undefined;
+  const base = shared ? () => shared[0] : () => HostDate.now();
+  class SandboxDate extends HostDate {
     constructor(...args) {
-      if (args.length === 0) super(HostDate.now() + offsetMillis);
+      if (args.length === 0) super(base() + offsetMillis);
       else super(...args);
     }
     static now() {
-      return HostDate.now() + offsetMillis;
+      return base() + offsetMillis;
     }
   }
-  globalThis.Date = OffsetDate;
+  globalThis.Date = SandboxDate;
 }
-if (workerData.clockOffsetMillis) offsetClock(workerData.clockOffsetMillis);
+if (workerData.clockOffsetMillis || workerData.sharedTime) {
+  sandboxClock(workerData.clockOffsetMillis ?? 0, workerData.sharedTime);
+}
 
 async function loadHandler() {
   const { codeDirectory, handler } = workerData;

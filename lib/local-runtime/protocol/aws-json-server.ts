@@ -4,7 +4,9 @@
  * implements itself (EventBridge PutEvents, the Step Functions API). Handlers reach it through the
  * standard AWS_ENDPOINT_URL_<SERVICE> variables with the real SDK, which raises its typed exceptions.
  */
+
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RuntimeClock } from '../clock';
 import type { ReceivedRequest } from '../iam/identities';
 import { AwsApiError } from './aws-api-error';
 import { BodyTooLargeError, type RunningServer, readBody, startLoopbackServer } from './http-server';
@@ -56,6 +58,8 @@ export function typedRequest<Input>(
 const DEFAULT_MAX_REQUEST_BYTES = 2 * 1024 * 1024;
 
 export interface AwsJsonServerOptions {
+  /** The runtime's clock: a request holds it while it is served. @default - none (as on the wall clock) */
+  readonly clock?: RuntimeClock;
   /** Larger requests are refused before parsing. @default 2 MiB */
   readonly maxRequestBytes?: number;
   /** The X-Amz-Target prefix the service answers to, e.g. 'AWSStepFunctions.'. @default - any */
@@ -112,7 +116,7 @@ export async function startAwsJsonServer(
       },
     );
   };
-  return startLoopbackServer(handler);
+  return startLoopbackServer(handler, { ...(options.clock && { clock: options.clock }) });
 }
 
 async function answer(
@@ -179,16 +183,19 @@ async function answer(
  * Endpoint for every AWS service the runtime does not emulate (AWS_ENDPOINT_URL): a handler calling
  * one gets a clear error naming the service, and nothing ever reaches a real account.
  */
-export async function startUnsupportedServiceServer(): Promise<RunningServer> {
-  return startLoopbackServer((request, response) => {
-    request.resume();
-    request.on('end', () => {
-      const target = String(request.headers['x-amz-target'] ?? '');
-      const authorization = String(request.headers.authorization ?? '');
-      const service = /Credential=[^/]+\/[^/]+\/[^/]+\/([^/]+)\//.exec(authorization)?.[1] ?? 'unknown';
-      const message = `The local runtime does not emulate the AWS service '${service}'${target ? ` (${target})` : ''}`;
-      response.writeHead(400, { 'content-type': 'application/x-amz-json-1.1' });
-      response.end(JSON.stringify({ __type: 'UnsupportedOperation', message, Message: message }));
-    });
-  });
+export async function startUnsupportedServiceServer(clock?: RuntimeClock): Promise<RunningServer> {
+  return startLoopbackServer(
+    (request, response) => {
+      request.resume();
+      request.on('end', () => {
+        const target = String(request.headers['x-amz-target'] ?? '');
+        const authorization = String(request.headers.authorization ?? '');
+        const service = /Credential=[^/]+\/[^/]+\/[^/]+\/([^/]+)\//.exec(authorization)?.[1] ?? 'unknown';
+        const message = `The local runtime does not emulate the AWS service '${service}'${target ? ` (${target})` : ''}`;
+        response.writeHead(400, { 'content-type': 'application/x-amz-json-1.1' });
+        response.end(JSON.stringify({ __type: 'UnsupportedOperation', message, Message: message }));
+      });
+    },
+    { ...(clock && { clock }) },
+  );
 }

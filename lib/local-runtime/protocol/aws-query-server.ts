@@ -4,8 +4,10 @@
  * `<ErrorResponse><Error><Type/><Code/><Message/></Error>`), for the services whose SDK clients
  * still speak it (SNS). The SDK and the AWS CLI parse its errors into their named exceptions by Code.
  */
+
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RuntimeClock } from '../clock';
 import type { ReceivedRequest } from '../iam/identities';
 import { AwsApiError } from './aws-api-error';
 import {
@@ -41,6 +43,8 @@ export function typedQueryOperation<Output extends object | undefined>(
 }
 
 export interface AwsQueryServerOptions {
+  /** The runtime's clock: a request holds it while it is served. @default - none (as on the wall clock) */
+  readonly clock?: RuntimeClock;
   /** The XML namespace of the service's answers, e.g. http://sns.amazonaws.com/doc/2010-03-31/. */
   readonly xmlNamespace: string;
   /** Receives unexpected errors (answered 500 InternalError). @default - none */
@@ -98,7 +102,7 @@ export async function startAwsQueryServer(
       },
     );
   };
-  return startLoopbackServer(handler);
+  return startLoopbackServer(handler, { ...(options.clock && { clock: options.clock }) });
 }
 
 async function answer(

@@ -12,6 +12,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { ACTIVITY_HEADER, type RuntimeClock } from '../clock';
 
 export interface RunningServer {
   readonly endpoint: string;
@@ -41,8 +42,11 @@ function refuseForeignHost(request: IncomingMessage, response: ServerResponse): 
   response.end(JSON.stringify({ message }));
 }
 
-/** Puts the Host check in front of every request listener the server has. */
-function guardHost(server: Server): void {
+/**
+ * Puts the Host check in front of every request listener the server has, and holds the clock while
+ * a request is served (as part of the caller's activity when the runtime's own client names one).
+ */
+function guardHost(server: Server, clock: RuntimeClock | undefined): void {
   const listeners = server.listeners('request') as RequestListener[];
   server.removeAllListeners('request');
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
@@ -50,13 +54,27 @@ function guardHost(server: Server): void {
       refuseForeignHost(request, response);
       return;
     }
-    for (const listener of listeners) listener(request, response);
+    const serve = () => {
+      for (const listener of listeners) listener(request, response);
+    };
+    if (!clock || clock.mode === 'wall') {
+      serve();
+      return;
+    }
+    const named = request.headers[ACTIVITY_HEADER];
+    const joined = clock.activityOf(typeof named === 'string' ? named : undefined);
+    const activity = joined ?? clock.hold(`request ${request.method ?? ''} ${request.url ?? ''}`);
+    if (!joined) response.once('close', () => activity.release());
+    clock.within(activity, serve);
   });
 }
 
-/** Listens on a loopback address (refusing requests addressed to other hosts); resolves with the base URL. */
-export function listen(server: Server, port = 0, host = '127.0.0.1'): Promise<string> {
-  guardHost(server);
+/**
+ * Listens on a loopback address (refusing requests addressed to other hosts); resolves with the
+ * base URL. With a clock, each request holds it while served.
+ */
+export function listen(server: Server, port = 0, host = '127.0.0.1', clock?: RuntimeClock): Promise<string> {
+  guardHost(server, clock);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -86,6 +104,8 @@ export interface LoopbackServerOptions {
    * resolve to ::1 first. @default false
    */
   readonly dualStack?: boolean;
+  /** The runtime's clock: a request holds it while it is served. @default - none (the wall clock's behaviour) */
+  readonly clock?: RuntimeClock;
 }
 
 export interface LoopbackServer extends RunningServer {
@@ -98,12 +118,12 @@ export async function startLoopbackServer(
   options: LoopbackServerOptions = {},
 ): Promise<LoopbackServer> {
   const server = createServer(handler);
-  const endpoint = await listen(server, options.port ?? 0);
+  const endpoint = await listen(server, options.port ?? 0, '127.0.0.1', options.clock);
   const port = Number(new URL(endpoint).port);
   let serverV6: Server | undefined;
   if (options.dualStack) {
     const candidate = createServer(handler);
-    serverV6 = await listen(candidate, port, '::1').then(
+    serverV6 = await listen(candidate, port, '::1', options.clock).then(
       () => candidate,
       () => undefined,
     );

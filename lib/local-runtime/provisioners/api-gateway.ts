@@ -96,6 +96,7 @@ export class ApiGatewayProvisioner implements Provisioner {
               sourceArn,
             }).allowed,
           onProblem: (message) => context.problem(message),
+          clock: context.clock,
           ...(meter && { onMethodRequest: (api: RestApiSpec) => meter.apiRequest(api.apiId) }),
         });
       const key = `${stack.stackName}/${logicalId}`;

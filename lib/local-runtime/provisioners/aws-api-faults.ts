@@ -21,8 +21,11 @@ export class AwsApiFaultProxies implements Provisioner {
       if (!sdkServiceId || !endpoint) {
         throw new Error(`faults.awsApi names ${service}, which is not a service the runtime serves`);
       }
-      const proxy = await startInterceptingProxy(endpoint, interceptor, (message) =>
-        context.problem(message),
+      const proxy = await startInterceptingProxy(
+        endpoint,
+        interceptor,
+        (message) => context.problem(message),
+        context.clock,
       );
       context.stopWith(proxy, 'producer');
       context.endpoints.redirectForFunctions(sdkServiceId, proxy.endpoint);

@@ -84,10 +84,11 @@ export class CloudWatchProvisioner implements Provisioner {
   }
 
   async listen(context: ListenContext): Promise<void> {
-    const store = new MetricStore();
+    const store = new MetricStore({ clock: () => context.clock.now() });
     this.metrics = store;
     this.localAlarms = new LocalAlarms({
       store,
+      clock: context.clock,
       region: context.region,
       accountId: context.accountId,
       // As CloudWatch for the alarm: the topic's policy and key policy must let it publish.
@@ -101,7 +102,7 @@ export class CloudWatchProvisioner implements Provisioner {
     });
     const reportedRejections = new Set<string>();
     this.lambda.onOutputLine((spec, line) => {
-      const rejected = this.emf.read(line, store);
+      const rejected = this.emf.read(line, store, store.now());
       // Counted every time, told once per function: a broken emitter repeats itself.
       if (rejected && !reportedRejections.has(spec.functionName)) {
         reportedRejections.add(spec.functionName);
@@ -113,7 +114,7 @@ export class CloudWatchProvisioner implements Provisioner {
     });
     // AWS/Lambda: per function (FunctionName) and across functions (no dimension), as Lambda sends them.
     this.lambda.onInvocationEnd((spec, result, durationMillis) => {
-      const now = Date.now();
+      const now = context.clock.now();
       const one = (value: number) => ({ sum: value, count: 1, min: value, max: value });
       const perFunction: Record<string, string> = { FunctionName: spec.functionName };
       for (const dimensions of [perFunction, {}]) {
@@ -129,6 +130,7 @@ export class CloudWatchProvisioner implements Provisioner {
     });
     const scope = { region: context.region, accountId: context.accountId };
     const server = await startCloudWatchServer(cloudWatchOperations(store, this.localAlarms), {
+      clock: context.clock,
       authorize: async (operationName, input, request) => {
         const signed = await verifySigV4(request, context.iam.credentials, {
           region: context.region,
@@ -193,7 +195,7 @@ export class CloudWatchProvisioner implements Provisioner {
   async start(context: RuntimeContext): Promise<void> {
     const store = this.store;
     const sample = () => {
-      const now = Date.now();
+      const now = context.clock.now();
       for (const figures of this.sqs.queueFigures(now)) {
         if (figures.accountId !== context.accountId) continue;
         const metric = (metricName: string): MetricIdentity => ({
@@ -217,14 +219,16 @@ export class CloudWatchProvisioner implements Provisioner {
       }
     };
     sample();
-    const sampler = setInterval(sample, SQS_SAMPLE_MILLIS);
-    sampler.unref();
+    let sampler = context.clock.setTimer(function tick() {
+      sample();
+      sampler = context.clock.setTimer(tick, SQS_SAMPLE_MILLIS);
+    }, SQS_SAMPLE_MILLIS);
     const alarms = this.alarms;
     alarms.start();
     context.stopWith(
       {
         stop: async () => {
-          clearInterval(sampler);
+          sampler.cancel();
           await alarms.stop();
         },
       },

@@ -112,6 +112,7 @@ export function dynamoDbStreams(neighbours: StreamConsumerNeighbours): EventSour
           invoke: (reference, event) => lambda.host.invoke(reference, event),
           sendToDestination: sendToDestination(context, consumer.roleArn),
           onProblem: (message) => context.problem(message),
+          clock: context.clock,
         },
       );
     },
@@ -172,6 +173,7 @@ export class PipesProvisioner implements Provisioner {
             targets: this.targets(context, roleArn),
             sendToDestination: sendToDestination(context, roleArn || undefined),
             onProblem: (message) => context.problem(message),
+            clock: context.clock,
           },
         ),
       );

@@ -5,6 +5,7 @@
  * reaches it through the gateway (../dynamodb/gateway.ts), which authenticates and authorizes every
  * request and meters it when the runtime meters.
  */
+
 import { join } from 'node:path';
 import {
   CreateTableCommand,
@@ -13,6 +14,7 @@ import {
   ResourceInUseException,
 } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import { holdDuringCalls } from '../clock';
 import { applyTimeToLive, LocalTableStreams, streamSpecification } from '../dynamodb';
 import { startDynamoDbGateway } from '../dynamodb/gateway';
 import type { TableInfo } from '../dynamodb/iam-requests';
@@ -81,6 +83,7 @@ export class DynamoDbProvisioner implements Provisioner {
       region: context.region,
       accountId: context.accountId,
       tableOf: (name) => this.tableInfo.get(name),
+      clock: context.clock,
       ...(meter ? { meter } : {}),
       onProblem: (message) => context.problem(message),
     });
@@ -90,26 +93,35 @@ export class DynamoDbProvisioner implements Provisioner {
       callerScoped: meter !== undefined,
     });
     this.gatewayClient = (caller, credentials) => {
-      const client = new DynamoDBClient({
-        region: context.region,
-        credentials: { ...credentials },
-        endpoint: `${gateway.endpoint}/${encodeURIComponent(caller)}`,
-      });
+      const client = holdDuringCalls(
+        new DynamoDBClient({
+          region: context.region,
+          credentials: { ...credentials },
+          endpoint: `${gateway.endpoint}/${encodeURIComponent(caller)}`,
+        }),
+        context.clock,
+      );
       context.onStop(() => client.destroy());
       return client;
     };
     // DynamoDB Local serves the Streams API on the same endpoint: so does the gateway.
     context.endpoints.announce('DYNAMODB_STREAMS', gateway.endpoint);
     this.gatewayStreamsClient = (credentials) => {
-      const streams = new DynamoDBStreamsClient({
-        region: context.region,
-        credentials: { ...credentials },
-        endpoint: gateway.endpoint,
-      });
+      const streams = holdDuringCalls(
+        new DynamoDBStreamsClient({
+          region: context.region,
+          credentials: { ...credentials },
+          endpoint: gateway.endpoint,
+        }),
+        context.clock,
+      );
       context.onStop(() => streams.destroy());
       return streams;
     };
-    const client = new DynamoDBClient({ ...context.clientConfig(), endpoint: server.endpoint });
+    const client = holdDuringCalls(
+      new DynamoDBClient({ ...context.clientConfig(), endpoint: server.endpoint }),
+      context.clock,
+    );
     this.dynamodb = client;
     const tables = new LocalTableStreams(client);
     this.tables = tables;

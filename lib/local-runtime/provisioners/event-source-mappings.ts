@@ -141,6 +141,7 @@ export function sqsQueues(sqs: SqsProvisioner, lambda: LambdaProvisioner): Event
             : sqs.client,
           invoke: (reference, event) => lambda.host.invoke(reference, event),
           onProblem: (message) => context.problem(message),
+          clock: context.clock,
           ...(duplicateDelivery
             ? {
                 duplicateDelivery: (message) =>

@@ -56,6 +56,7 @@ export class EventBridgeProvisioner implements Provisioner {
     const bus = new LocalEventBridge({
       region: context.region,
       accountId: context.accountId,
+      clock: context.clock,
       // As its RoleArn, else as events.amazonaws.com for the rule: the target's resource policy
       // (a function's permissions, a queue's or topic's policy) must allow it, as on AWS
       // (https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-use-resource-based.html).
@@ -87,6 +88,7 @@ export class EventBridgeProvisioner implements Provisioner {
         }),
       },
       {
+        clock: context.clock,
         // Every request authenticated (SigV4, signing name events) and authorized (../eventbridge/iam-requests.ts).
         // https://docs.aws.amazon.com/eventbridge/latest/APIReference/CommonErrors.html
         authorize: (operationName, body, received) =>

@@ -28,13 +28,16 @@ export class FunctionUrlProvisioner implements Provisioner {
   async listen(context: ListenContext): Promise<void> {
     const interceptor = context.options.faults?.functionUrl;
     for (const { stack, logicalId } of context.resourcesOfType(URL_TYPE)) {
-      const server = await startFunctionUrlServer((message) => context.problem(message));
+      const server = await startFunctionUrlServer((message) => context.problem(message), context.clock);
       context.stopWith(server, 'producer');
       this.servers.set(`${stack.stackName}/${logicalId}`, server);
       let url = server.url;
       if (interceptor) {
-        const proxy = await startInterceptingProxy(server.endpoint, interceptor, (message) =>
-          context.problem(message),
+        const proxy = await startInterceptingProxy(
+          server.endpoint,
+          interceptor,
+          (message) => context.problem(message),
+          context.clock,
         );
         context.stopWith(proxy, 'producer');
         url = `${proxy.endpoint}/`;

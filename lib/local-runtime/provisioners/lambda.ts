@@ -122,6 +122,7 @@ export class LambdaProvisioner implements Provisioner {
         for (const listener of listeners) listener(spec, line);
       },
       asyncRetryDelaysMillis: context.options.asyncRetryDelaysMillis,
+      clock: context.clock,
       onOutput: functionOutputSink(context.options.functionLogDir),
       onError: (spec, error) =>
         context.problem(`function ${spec.logicalId} failed: ${error.errorType}: ${error.errorMessage}`),

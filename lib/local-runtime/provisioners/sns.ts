@@ -87,6 +87,7 @@ export class SnsProvisioner implements Provisioner {
     });
     const server = await startAwsQueryServer('SNS', snsApiOperations(sns, { accountId: context.accountId }), {
       xmlNamespace: 'http://sns.amazonaws.com/doc/2010-03-31/',
+      clock: context.clock,
       authorize: (action, parameters, received) => authorizer.authorizeRequest(action, parameters, received),
       onInternalError: (error) => context.problem(`SNS API: ${(error as Error).message}`),
     });

@@ -16,6 +16,7 @@
  * client can sign as the principal the policy lets through. What of a policy is not evaluated is
  * named at start.
  */
+
 import { join } from 'node:path';
 import {
   CreateQueueCommand,
@@ -25,6 +26,7 @@ import {
   SetQueueAttributesCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
+import { holdDuringCalls } from '../clock';
 import { type RunningSqsService, startSqsEmulator } from '../emulators';
 import { accountOfArn } from '../iam/arn';
 import type { Verdict } from '../iam/authorizer';
@@ -86,11 +88,14 @@ export class SqsProvisioner implements Provisioner {
    */
   clientFor(credentials: SigningCredentials): SQSClient {
     if (!this.sqsEndpoint || !this.runtime) throw new Error('SQS is not listening yet');
-    const client = new SQSClient({
-      region: this.runtime.region,
-      credentials: { ...credentials },
-      endpoint: this.sqsEndpoint,
-    });
+    const client = holdDuringCalls(
+      new SQSClient({
+        region: this.runtime.region,
+        credentials: { ...credentials },
+        endpoint: this.sqsEndpoint,
+      }),
+      this.runtime.clock,
+    );
     this.runtime.onStop(() => client.destroy());
     return client;
   }
@@ -150,6 +155,7 @@ export class SqsProvisioner implements Provisioner {
       accountId: context.accountId,
       ...(dataDir ? { dataDirectory: join(dataDir, 'sqs') } : {}),
       iam: context.iam,
+      clock: context.clock,
       ...(meter && {
         onRequest: ({ queueName, action, payloadBytes, messagesReceived }) =>
           meter.sqsRequest(queueName, action, payloadBytes, messagesReceived),
@@ -158,7 +164,10 @@ export class SqsProvisioner implements Provisioner {
     this.service = server;
     context.stopWith(server, 'backend');
     context.endpoints.announce('SQS', server.endpoint);
-    const client = new SQSClient({ ...context.clientConfig(), endpoint: server.endpoint });
+    const client = holdDuringCalls(
+      new SQSClient({ ...context.clientConfig(), endpoint: server.endpoint }),
+      context.clock,
+    );
     this.sqs = client;
     this.sqsEndpoint = server.endpoint;
     this.runtime = context;

@@ -13,7 +13,9 @@
  * refused one fails the task with the service's AccessDeniedException, as the execution sees it on
  * AWS (`DynamoDB.AccessDeniedException`...).
  */
+
 import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { holdDuringCalls } from '../clock';
 import { busArn } from '../eventbridge/event-buses';
 import { startInterceptingProxy } from '../fault-hooks';
 import { roleSessionPrincipal, servicePrincipal } from '../iam/principals';
@@ -101,6 +103,7 @@ export class StepFunctionsProvisioner implements Provisioner {
     const service = await startLocalStepFunctions({
       region: context.region,
       accountId: context.accountId,
+      clock: context.clock,
       integrationsFor,
       // https://docs.aws.amazon.com/step-functions/latest/apireference/CommonErrors.html
       authorize: (checks, received) =>
@@ -124,7 +127,10 @@ export class StepFunctionsProvisioner implements Provisioner {
         context.log(`execution ${arnName(event.executionArn)} ${outcome}: ${event.error}${cause}`);
       }
     });
-    const client = new SFNClient({ ...context.clientConfig(), endpoint: service.endpoint });
+    const client = holdDuringCalls(
+      new SFNClient({ ...context.clientConfig(), endpoint: service.endpoint }),
+      context.clock,
+    );
     context.onStop(() => client.destroy());
     context.deliveries.register('states', async (stateMachineArn, input, options) => {
       // A delivery (an EventBridge target's role, a pipe's) starts the execution as its principal.
@@ -144,8 +150,11 @@ export class StepFunctionsProvisioner implements Provisioner {
     let forFunctions = service.endpoint;
     const interceptor = context.options.faults?.stepFunctionsApi;
     if (interceptor) {
-      const proxy = await startInterceptingProxy(service.endpoint, interceptor, (message) =>
-        context.problem(message),
+      const proxy = await startInterceptingProxy(
+        service.endpoint,
+        interceptor,
+        (message) => context.problem(message),
+        context.clock,
       );
       context.stopWith(proxy, 'producer');
       forFunctions = proxy.endpoint;

@@ -10,7 +10,7 @@ export class UnsupportedServices implements Provisioner {
   readonly resourceTypes = {};
 
   async listen(context: ListenContext): Promise<void> {
-    const server = await startUnsupportedServiceServer();
+    const server = await startUnsupportedServiceServer(context.clock);
     context.stopWith(server, 'backend');
     context.endpoints.announceFallback(server.endpoint);
   }

@@ -32,7 +32,9 @@ export interface RunningSqsService extends RunningServer {
 
 export async function startSqsService(options: SqsServiceOptions): Promise<RunningSqsService> {
   const service = new SqsService(options);
-  const server = await startAwsJsonServer('SQS', service.operations());
+  const server = await startAwsJsonServer('SQS', service.operations(), {
+    ...(options.clock && { clock: options.clock }),
+  });
   service.setEndpoint(server.endpoint);
   return {
     endpoint: server.endpoint,

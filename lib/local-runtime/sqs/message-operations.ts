@@ -22,6 +22,7 @@ import type {
   SendMessageRequest,
   SendMessageResult,
 } from '@aws-sdk/client-sqs';
+import type { RuntimeClock } from '../clock';
 import type { WireRequest } from '../protocol/aws-json-server';
 import { SqsErrors } from './errors';
 import { BATCH_ENTRY_ID, MAX_BATCH_ENTRIES, MAX_BATCH_PAYLOAD_BYTES } from './limits';
@@ -52,6 +53,7 @@ export class SqsMessageOperations {
     private readonly store: SqsQueueStore,
     private readonly queues: QueueLookup,
     private readonly accountId: string,
+    private readonly clock: RuntimeClock,
   ) {}
 
   /** Validates one message of a send and stores it (or recognises a FIFO duplicate). */
@@ -112,7 +114,7 @@ export class SqsMessageOperations {
       ...optional('MD5OfMessageAttributes', md5OfMessageAttributes(attributes)),
       ...optional('MD5OfMessageSystemAttributes', md5OfMessageAttributes(systemAttributes)),
     };
-    const now = Date.now();
+    const now = this.clock.now();
     if (deduplicationId !== undefined) {
       const scope = queue.deduplicationScope(groupId, deduplicationId);
       const earlier = queue.deduplication.get(scope);
@@ -194,7 +196,7 @@ export class SqsMessageOperations {
     // AttributeNames is the older name of the same parameter; it also accepts queue attribute names.
     const requestedSystem = new Set([...systemNames, ...stringList(body.AttributeNames)]);
     const requestedAttributes = stringList(body.MessageAttributeNames);
-    const deadline = Date.now() + waitSeconds * 1000;
+    const deadline = this.clock.now() + waitSeconds * 1000;
     for (;;) {
       // A long poll whose client went away takes nothing: its messages would stay hidden for the
       // visibility timeout with nobody to process them.
@@ -207,18 +209,22 @@ export class SqsMessageOperations {
           ),
         };
       }
-      const now = Date.now();
+      const now = this.clock.now();
       if (this.store.stopped || now >= deadline) return {};
       // A long poll answers as soon as a message is available: a send, a deletion (FIFO groups),
       // a visibility change wakes it, and so does the end of a delay or of a visibility timeout.
-      await queue.waitForChange(Math.min(deadline, queue.nextChangeAt(now) ?? deadline), clientGone);
+      await queue.waitForChange(
+        Math.min(deadline, queue.nextChangeAt(now) ?? deadline),
+        this.clock,
+        clientGone,
+      );
       queue = this.queues.queueOf(body);
     }
   }
 
   /** Takes up to `max` deliverable messages, moving those past maxReceiveCount to the dead-letter queue. */
   private receiveNow(queue: Queue, max: number, visibilityTimeout: number | undefined): StoredMessage[] {
-    const now = Date.now();
+    const now = this.clock.now();
     const policy = queue.redrivePolicy();
     const deadLetters = policy ? this.store.byArn(policy.deadLetterTargetArn) : undefined;
     const taken: StoredMessage[] = [];
@@ -309,7 +315,7 @@ export class SqsMessageOperations {
     if (!message) return; // already deleted: DeleteMessage is idempotent
     // FIFO: a receipt handle expires with its visibility timeout. Standard queues: "older receipt
     // handles might succeed" (knowledge center, receipt handle errors); deleting it is what they do.
-    if (queue.fifo && (!current || queue.stateOf(message, Date.now()) !== 'inflight')) {
+    if (queue.fifo && (!current || queue.stateOf(message, this.clock.now()) !== 'inflight')) {
       throw this.expired(String(handle));
     }
     this.store.commit({ op: 'delete', key: queue.key, messageId: message.messageId });
@@ -344,7 +350,7 @@ export class SqsMessageOperations {
         `Value ${handle} for parameter ReceiptHandle is invalid. Reason: Message does not exist or is not available for visibility timeout change.`,
       );
     }
-    const now = Date.now();
+    const now = this.clock.now();
     if (queue.stateOf(message, now) !== 'inflight') {
       if (queue.fifo) throw this.expired(handle);
       throw SqsErrors.messageNotInflight();

@@ -5,6 +5,7 @@
  * state changes, from a live request or from the journal at start, so a restart replays exactly
  * what happened.
  */
+import type { RuntimeClock } from '../clock';
 import { Journal, type JournalRecord } from './journal';
 import { Queue, queueKey } from './queue';
 
@@ -23,12 +24,16 @@ export interface QueueFigures {
 
 export class SqsQueueStore {
   private readonly queues = new Map<string, Queue>();
-  private nextSequence = BigInt(Date.now()) * 10_000_000n;
+  private nextSequence: bigint;
   private readonly journal?: Journal;
   private stopping = false;
 
   /** @param dataDirectory keep queues and messages here across restarts (a journal); in memory without it. */
-  constructor(dataDirectory?: string) {
+  constructor(
+    dataDirectory: string | undefined,
+    private readonly clock: RuntimeClock,
+  ) {
+    this.nextSequence = BigInt(clock.now()) * 10_000_000n;
     if (dataDirectory) {
       const { journal, records } = Journal.open(dataDirectory);
       for (const record of records) this.apply(record);
@@ -184,7 +189,7 @@ export class SqsQueueStore {
   /** Rewrites the journal as the records that recreate the current state. */
   private compact(): void {
     if (!this.journal) return;
-    const now = Date.now();
+    const now = this.clock.now();
     const records: JournalRecord[] = [{ op: 'sequence', next: this.nextSequence.toString() }];
     for (const queue of this.queues.values()) {
       queue.expire(now);

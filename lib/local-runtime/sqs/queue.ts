@@ -3,6 +3,7 @@
  * may hand out (delays, visibility, retention, and FIFO message groups). Pure in-memory state; the
  * service changes it only through journal records (see journal.ts), so a replay rebuilds it.
  */
+import type { RuntimeClock } from '../clock';
 import type { MessageAttributeValue } from './md5';
 import { isFifoName, parseRedrivePolicy, type RedrivePolicy } from './queue-attributes';
 
@@ -152,16 +153,22 @@ export class Queue {
     for (const wake of [...this.waiters]) wake();
   }
 
-  /** Resolves on the next change of this queue, at `until` (epoch millis), or on `signal`, whichever comes first. */
-  waitForChange(until: number, signal?: AbortSignal): Promise<void> {
+  /**
+   * Resolves on the next change of this queue, at `until` (epoch millis on `clock`), or on
+   * `signal`, whichever comes first. The waiting request parks on the clock meanwhile (a virtual
+   * clock may move), and is resumed before it wakes.
+   */
+  waitForChange(until: number, clock: RuntimeClock, signal?: AbortSignal): Promise<void> {
     return new Promise((resolve) => {
+      const parked = clock.park();
       const wake = () => {
-        clearTimeout(timer);
+        timer.cancel();
         this.waiters.delete(wake);
         signal?.removeEventListener('abort', wake);
+        parked.resume();
         resolve();
       };
-      const timer = setTimeout(wake, Math.max(0, until - Date.now()));
+      const timer = clock.setTimer(wake, until - clock.now());
       this.waiters.add(wake);
       signal?.addEventListener('abort', wake, { once: true });
     });

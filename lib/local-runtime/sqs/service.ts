@@ -39,6 +39,7 @@ import type {
   TagQueueRequest,
   UntagQueueRequest,
 } from '@aws-sdk/client-sqs';
+import { type RuntimeClock, WallClock } from '../clock';
 import type { RuntimeIam } from '../iam/runtime-iam';
 import { type AwsJsonOperation, typedOperation, type WireRequest } from '../protocol/aws-json-server';
 import { SqsErrors } from './errors';
@@ -66,6 +67,8 @@ export interface SqsServiceOptions {
   readonly iam: RuntimeIam;
   /** Told of every call on a queue that succeeded (the runtime's metering). @default - not told */
   readonly onRequest?: (request: SqsRequestRecord) => void;
+  /** Delays, visibility timeouts, retention and long polls run on it. @default - the wall clock */
+  readonly clock?: RuntimeClock;
 }
 
 /** One successful call on a queue, as metering counts it. */
@@ -99,11 +102,13 @@ export class SqsService implements QueueLookup {
   private readonly store: SqsQueueStore;
   private readonly messages: SqsMessageOperations;
   private readonly authorizer: SqsQueueAuthorizer;
+  private readonly clock: RuntimeClock;
 
   constructor(private readonly options: SqsServiceOptions) {
     this.authorizer = new SqsQueueAuthorizer(options.iam, options.region);
-    this.store = new SqsQueueStore(options.dataDirectory);
-    this.messages = new SqsMessageOperations(this.store, this, options.accountId);
+    this.clock = options.clock ?? new WallClock();
+    this.store = new SqsQueueStore(options.dataDirectory, this.clock);
+    this.messages = new SqsMessageOperations(this.store, this, options.accountId, this.clock);
   }
 
   /** The base URL queue URLs start with (known once the server listens). */
@@ -283,7 +288,7 @@ export class SqsService implements QueueLookup {
     if (segments.length !== 2) throw SqsErrors.invalidAddress(url);
     const queue = this.store.get(queueKey(segments[0] as string, segments[1] as string));
     if (!queue) throw SqsErrors.queueDoesNotExist();
-    queue.expire(Date.now());
+    queue.expire(this.clock.now());
     return queue;
   }
 
@@ -349,7 +354,7 @@ export class SqsService implements QueueLookup {
     }
     this.checkRedriveTarget(fifo, attributes);
     this.checkPolicy(attributes.Policy);
-    const now = Date.now();
+    const now = this.clock.now();
     this.store.commit({
       op: 'createQueue',
       accountId,
@@ -408,7 +413,7 @@ export class SqsService implements QueueLookup {
       if (name !== 'All' && !ALL_ATTRIBUTE_NAMES.includes(name)) throw SqsErrors.invalidAttributeName(name);
     }
     const wanted = (name: string) => requested.includes('All') || requested.includes(name);
-    const counts = queue.counts(Date.now());
+    const counts = queue.counts(this.clock.now());
     const all: Record<string, string> = {
       ...queue.attributes,
       ApproximateNumberOfMessages: String(counts.available),
@@ -432,13 +437,13 @@ export class SqsService implements QueueLookup {
     this.checkPolicy(given.Policy);
     const attributes = { ...queue.attributes, ...given };
     if (attributes.RedrivePolicy === '') delete attributes.RedrivePolicy;
-    this.store.commit({ op: 'setAttributes', key: queue.key, attributes, at: Date.now() });
+    this.store.commit({ op: 'setAttributes', key: queue.key, attributes, at: this.clock.now() });
     return {};
   }
 
   private purgeQueue(body: WireRequest<PurgeQueueRequest>): object {
     const queue = this.queueOf(body);
-    const now = Date.now();
+    const now = this.clock.now();
     // "Only one PurgeQueue operation on a queue is allowed every 60 seconds" (PurgeQueue, API reference).
     if (queue.lastPurgeAt !== undefined && now - queue.lastPurgeAt < PURGE_INTERVAL_MILLIS) {
       throw SqsErrors.purgeQueueInProgress(this.queueUrl(queue));

@@ -8,10 +8,17 @@ import { AwsApiError } from '../protocol/aws-api-error';
 export class TaskFailure extends Error {
   readonly isRetryable: boolean;
   readonly isCatchable: boolean;
+  /** A token timeout the token registry has reported (TaskTimedOut): not a TaskFailed. */
+  readonly timedOut: boolean;
 
-  constructor(errorName: string, cause: string, options: { readonly terminal?: boolean } = {}) {
+  constructor(
+    errorName: string,
+    cause: string,
+    options: { readonly terminal?: boolean; readonly timedOut?: boolean } = {},
+  ) {
     super(cause);
     this.name = errorName;
+    this.timedOut = options.timedOut ?? false;
     // A terminal failure (the runtime cannot run this task at all) ends the execution the way
     // States.Runtime does on AWS: no Retry or Catch may swallow a configuration mistake.
     this.isRetryable = !options.terminal;

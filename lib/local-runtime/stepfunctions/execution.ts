@@ -2,7 +2,9 @@
  * An execution as the local Step Functions runtime (runtime.ts) keeps it, and the pure pieces of its
  * API around it: ARN and name checks, descriptions, payload parsing, page tokens.
  */
+
 import { ExecutionError } from 'aws-local-stepfunctions';
+import type { ClockTimer } from '../clock';
 import type { PreparedDefinition } from './definition';
 import { SfnApiError, TaskFailure } from './errors';
 import type { ExecutionHistory } from './history';
@@ -35,7 +37,7 @@ export interface Execution {
   error?: string;
   cause?: string;
   abort?: () => void;
-  timeoutTimer?: NodeJS.Timeout;
+  timeoutTimer?: ClockTimer;
 }
 
 /** Which state an execution is in, as the engine reads its States map (feeds $$.State and $$.Task). */
@@ -64,6 +66,7 @@ export function isValidExecutionName(name: string): boolean {
  */
 export function settledOrLate(logRead: Promise<void>): Promise<void> {
   return new Promise((resolve) => {
+    // wall clock: how long the engine's log may take to drain
     const late = setTimeout(resolve, 1000);
     late.unref();
     void logRead.finally(() => {

@@ -12,6 +12,7 @@
  * the number of state entries the engine had made when it happened (counted synchronously as the
  * engine looks each state up) and joins the history once that many entries have been read.
  */
+import type { RuntimeClock } from '../clock';
 import { AWS_DEFAULT_TASK_TIMEOUT_SECONDS, type TaskSpec } from './definition';
 import { historyResource } from './resources';
 
@@ -45,6 +46,8 @@ export function payload(field: 'input' | 'output', value: string): Record<string
 }
 
 export class ExecutionHistory {
+  constructor(private readonly clock: RuntimeClock) {}
+
   private readonly events: HistoryEvent[] = [];
   private readonly waiting: Array<{
     readonly gate: number;
@@ -111,7 +114,7 @@ export class ExecutionHistory {
     this.events.push({
       id,
       previousEventId: id - 1,
-      timestamp: new Date(),
+      timestamp: this.clock.date(),
       type,
       ...(detailsKey && details ? { detailsKey, details: details as Record<string, unknown> } : {}),
     });

@@ -9,6 +9,7 @@
  *   sfn.events.on('event', (event: LocalSfnEvent) => log(event));
  *   await sfn.stop();
  */
+import { type RuntimeClock, WallClock } from '../clock';
 import './promise-polyfill';
 import type { EventEmitter } from 'node:events';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -71,6 +72,11 @@ export interface LocalStepFunctionsOptions {
    * overrides dynamodb, sqs, putEvents and invokeLambda. @default - those, for every state machine
    */
   readonly integrationsFor?: (roleArn: string) => IntegrationClients;
+  /**
+   * Task timeouts, heartbeats, execution timeouts and every date the service answers run on it.
+   * @default - the wall clock
+   */
+  readonly clock?: RuntimeClock;
   /** Called with unexpected errors of the HTTP layer (answered 500). @default console.error */
   readonly onInternalError?: (error: unknown) => void;
   /**
@@ -130,12 +136,14 @@ export async function startLocalStepFunctions(
         ...(options.invokeLambda ? { invokeLambda: options.invokeLambda } : {}),
       },
     ),
+    clock: options.clock ?? new WallClock(),
     maxRememberedExecutions: options.maxRememberedExecutions ?? 50_000,
     maxRememberedTokens: options.maxRememberedTokens ?? 100_000,
     maxHistoryBytes: options.maxHistoryBytes ?? 256 * 1024 * 1024,
   });
   const server = await startAwsJsonServer('Step Functions', operations(runtime), {
     targetPrefix: TARGET_PREFIX,
+    ...(options.clock && { clock: options.clock }),
     maxRequestBytes: MAX_REQUEST_BYTES,
     onInternalError:
       options.onInternalError ?? ((error) => console.error('local Step Functions: internal error', error)),

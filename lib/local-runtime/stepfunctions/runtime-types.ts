@@ -2,6 +2,7 @@
  * What the local Step Functions runtime (runtime.ts) takes and gives: its options, the descriptions
  * of state machines and executions its API answers with, and the events it tells its observers.
  */
+import type { RuntimeClock } from '../clock';
 import type { ServiceIntegrations } from './integrations';
 
 export type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED';
@@ -77,4 +78,6 @@ export interface RuntimeOptions {
   readonly maxRememberedTokens: number;
   /** Approximate bytes of execution histories kept before the oldest finished executions are dropped. */
   readonly maxHistoryBytes: number;
+  /** Task token timeouts and heartbeats, execution timeouts and every date run on it. */
+  readonly clock: RuntimeClock;
 }

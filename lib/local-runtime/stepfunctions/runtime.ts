@@ -79,6 +79,7 @@ export class StepFunctionsRuntime {
     this.tokens = new TaskTokenRegistry({
       maxClosedTokens: options.maxRememberedTokens,
       onTimeout: (owner, error) => this.onTaskTimeout(owner.executionArn, owner.stateName, error),
+      clock: options.clock,
     });
   }
 
@@ -124,7 +125,7 @@ export class StepFunctionsRuntime {
         definition: definitionJson,
         roleArn: options.roleArn ?? `arn:aws:iam::${this.options.accountId}:role/local-step-functions`,
         type: options.type ?? 'STANDARD',
-        creationDate: new Date(),
+        creationDate: this.options.clock.date(),
       },
     });
     return { stateMachineArn, warnings: prepared.warnings };
@@ -175,10 +176,10 @@ export class StepFunctionsRuntime {
       executionArn,
       stateMachineArn: request.stateMachineArn,
       machine: machine.description,
-      history: new ExecutionHistory(),
+      history: new ExecutionHistory(this.options.clock),
       name,
       sequence: ++this.sequence,
-      startDate: new Date(),
+      startDate: this.options.clock.date(),
       input: inputText,
       status: 'RUNNING',
     };
@@ -241,7 +242,7 @@ export class StepFunctionsRuntime {
         ...(request.cause === undefined ? {} : { cause: request.cause }),
       });
     }
-    return { stopDate: execution.stopDate ?? new Date() };
+    return { stopDate: execution.stopDate ?? this.options.clock.date() };
   }
 
   /** The execution's events, a page at a time (`from` is a position in the chosen order). */
@@ -305,7 +306,7 @@ export class StepFunctionsRuntime {
     const engine = new StateMachine(
       instrumentStates(prepared.engineDefinition, (stateName) => {
         tracker.stateName = stateName;
-        tracker.enteredTime = new Date().toISOString();
+        tracker.enteredTime = this.options.clock.date().toISOString();
         execution.history.entering();
         // Emitted here, not from the engine's (asynchronous) event log, so the live log keeps order.
         this.emit({ type: 'StateEntered', ...this.eventBase(execution), stateName });
@@ -356,7 +357,7 @@ export class StepFunctionsRuntime {
     execution.abort = run.abort;
     if (prepared.executionTimeoutSeconds !== undefined) {
       const seconds = prepared.executionTimeoutSeconds;
-      execution.timeoutTimer = setTimeout(() => {
+      execution.timeoutTimer = this.options.clock.setTimer(() => {
         const cause = `Execution timed out after ${seconds} s (TimeoutSeconds)`;
         this.close(execution, 'TIMED_OUT', { error: 'States.Timeout', cause });
         execution.history.finish('ExecutionTimedOut', { error: 'States.Timeout', cause });
@@ -461,9 +462,9 @@ export class StepFunctionsRuntime {
           error instanceof TaskFailure
             ? error
             : new TaskFailure('States.TaskFailed', (error as Error).message ?? String(error));
-        // Heartbeat timeouts are reported as TaskTimedOut by the token registry; after a stop the
+        // Token timeouts are reported as TaskTimedOut by the token registry; after a stop the
         // execution is over and a task failure would only be noise.
-        if (execution.status === 'RUNNING' && failure.name !== 'States.HeartbeatTimeout') {
+        if (execution.status === 'RUNNING' && !failure.timedOut) {
           history.failed(failure.name, failure.message);
           this.emit({ type: 'TaskFailed', ...base, error: failure.name, cause: failure.message });
         }
@@ -551,18 +552,15 @@ export class StepFunctionsRuntime {
     details: { output?: string; error?: string | undefined; cause?: string | undefined },
   ): void {
     execution.status = status;
-    execution.stopDate = new Date();
+    execution.stopDate = this.options.clock.date();
     if (details.output !== undefined) execution.output = details.output;
     if (details.error !== undefined) execution.error = details.error;
     if (details.cause !== undefined) execution.cause = details.cause;
-    if (execution.timeoutTimer) clearTimeout(execution.timeoutTimer);
+    execution.timeoutTimer?.cancel();
     if (status === 'ABORTED' || status === 'TIMED_OUT') execution.abort?.();
     // Waiting tasks end with the execution: late answers get TaskTimedOut, and the engine's
     // pending task settles so its own timers are released.
-    this.tokens.abortExecution(
-      execution.executionArn,
-      new TaskFailure('States.Runtime', `Execution ${status}`, { terminal: true }),
-    );
+    this.tokens.abortExecution(execution.executionArn, runtimeFailure(`Execution ${status}`));
     execution.abort = undefined;
   }
 
@@ -608,7 +606,7 @@ export class StepFunctionsRuntime {
 
   private eventBase(execution: Execution) {
     return {
-      timestamp: new Date(),
+      timestamp: this.options.clock.date(),
       executionArn: execution.executionArn,
       stateMachineArn: execution.stateMachineArn,
     };

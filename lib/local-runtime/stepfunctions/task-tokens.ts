@@ -4,7 +4,9 @@
  * the task ends any other way (timeout, heartbeat timeout, stopped execution). A closed token
  * answers TaskTimedOut, as on AWS; a token this runtime never issued answers InvalidToken.
  */
+
 import { randomBytes } from 'node:crypto';
+import { type ClockTimer, type RuntimeClock, WallClock } from '../clock';
 import { SfnApiError, TaskFailure } from './errors';
 
 const TOKEN_PREFIX = 'lsfn1.';
@@ -25,14 +27,20 @@ export interface TaskTokenRegistryOptions {
   readonly maxClosedTokens: number;
   /** Called when a waiting task times out (after its token is closed). */
   readonly onTimeout: (owner: TaskTokenOwner, error: TaskTimeoutError) => void;
+  /**
+   * The timers' clock. On a virtual clock the engine's own task timer (a wall-clock timer inside
+   * aws-local-stepfunctions) would come late, so the token's timeout fails the task itself with
+   * States.Timeout. @default - the wall clock
+   */
+  readonly clock?: RuntimeClock;
 }
 
 interface OpenTask {
   readonly owner: TaskTokenOwner;
   readonly resolve: (output: unknown) => void;
   readonly reject: (error: Error) => void;
-  readonly timeoutTimer: NodeJS.Timeout;
-  heartbeatTimer: NodeJS.Timeout | undefined;
+  readonly timeoutTimer: ClockTimer;
+  heartbeatTimer: ClockTimer | undefined;
 }
 
 export class TaskTokenRegistry {
@@ -41,7 +49,11 @@ export class TaskTokenRegistry {
   private readonly closed = new Map<string, { readonly reason: string; readonly executionArn: string }>();
   private readonly byExecution = new Map<string, Set<string>>();
 
-  constructor(private readonly options: TaskTokenRegistryOptions) {}
+  private readonly clock: RuntimeClock;
+
+  constructor(private readonly options: TaskTokenRegistryOptions) {
+    this.clock = options.clock ?? new WallClock();
+  }
 
   /**
    * Mints a token and arms its timers. Synchronous on purpose: it runs before the engine arms its
@@ -58,8 +70,17 @@ export class TaskTokenRegistry {
     });
     // The outcome may be rejected (heartbeat timeout, stop) before the task awaits it.
     promise.catch(() => undefined);
-    const timeoutTimer = setTimeout(() => {
+    const timeoutTimer = this.clock.setTimer(() => {
       this.closeToken(token, 'timed out');
+      if (this.clock.mode === 'virtual') {
+        reject(
+          new TaskFailure(
+            'States.Timeout',
+            `Task timed out after ${owner.timeoutSeconds} s (TimeoutSeconds)`,
+            { timedOut: true },
+          ),
+        );
+      }
       this.options.onTimeout(owner, 'States.Timeout');
     }, owner.timeoutSeconds * 1000);
     const task: OpenTask = { owner, resolve, reject, timeoutTimer, heartbeatTimer: undefined };
@@ -116,15 +137,16 @@ export class TaskTokenRegistry {
   }
 
   private armHeartbeat(token: string, task: OpenTask): void {
-    if (task.heartbeatTimer) clearTimeout(task.heartbeatTimer);
+    task.heartbeatTimer?.cancel();
     const seconds = task.owner.heartbeatSeconds;
     if (seconds === undefined) return;
-    task.heartbeatTimer = setTimeout(() => {
+    task.heartbeatTimer = this.clock.setTimer(() => {
       this.closeToken(token, 'heartbeat timed out');
       task.reject(
         new TaskFailure(
           'States.HeartbeatTimeout',
           `No heartbeat for ${seconds} s (HeartbeatSeconds ${seconds})`,
+          { timedOut: true },
         ),
       );
       this.options.onTimeout(task.owner, 'States.HeartbeatTimeout');
@@ -161,8 +183,8 @@ export class TaskTokenRegistry {
   private closeToken(token: string, reason: string): void {
     const task = this.open.get(token);
     if (!task) return;
-    clearTimeout(task.timeoutTimer);
-    if (task.heartbeatTimer) clearTimeout(task.heartbeatTimer);
+    task.timeoutTimer.cancel();
+    task.heartbeatTimer?.cancel();
     this.open.delete(token);
     this.byExecution.get(task.owner.executionArn)?.delete(token);
     this.closed.set(token, { reason, executionArn: task.owner.executionArn });

@@ -1,3 +1,4 @@
+import { VirtualClock } from '../../../../lib/local-runtime/clock';
 import { SfnApiError, TaskFailure } from '../../../../lib/local-runtime/stepfunctions/errors';
 import {
   type TaskTimeoutError,
@@ -119,5 +120,33 @@ describe('TaskTokenRegistry', () => {
     tokens.release(second.token);
     expect(apiError(() => tokens.succeed(first.token, {}))).toBe('InvalidToken');
     expect(apiError(() => tokens.succeed(second.token, {}))).toBe('TaskTimedOut');
+  });
+});
+
+describe('TaskTokenRegistry on a virtual clock', () => {
+  it("fails the waiting task with States.Timeout at its deadline, the engine's wall-clock timer being too late", async () => {
+    const clock = new VirtualClock({ startMillis: 0 });
+    const timeouts: TaskTimeoutError[] = [];
+    const tokens = new TaskTokenRegistry({
+      maxClosedTokens: 10,
+      onTimeout: (_, error) => timeouts.push(error),
+      clock,
+    });
+    const { token, outcome } = tokens.issue({ ...owner, timeoutSeconds: 300 });
+    await expect(outcome).rejects.toMatchObject({ name: 'States.Timeout' });
+    expect(clock.now()).toBe(300_000);
+    expect(timeouts).toEqual(['States.Timeout']);
+    expect(apiError(() => tokens.succeed(token, {}))).toBe('TaskTimedOut');
+  });
+
+  it('times out a task without heartbeats at HeartbeatSeconds, and a heartbeat moves the deadline', async () => {
+    const clock = new VirtualClock({ startMillis: 0 });
+    const tokens = new TaskTokenRegistry({ maxClosedTokens: 10, onTimeout: () => undefined, clock });
+    const { token, outcome } = tokens.issue({ ...owner, timeoutSeconds: 600, heartbeatSeconds: 60 });
+    const beat = clock.hold('agent');
+    clock.setTimer(() => tokens.heartbeat(token), 45_000);
+    beat.release();
+    await expect(outcome).rejects.toMatchObject({ name: 'States.HeartbeatTimeout' });
+    expect(clock.now()).toBe(105_000);
   });
 });

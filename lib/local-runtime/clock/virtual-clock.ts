@@ -1,0 +1,273 @@
+/**
+ * A clock the runtime controls (Temporal's time-skipping test server, discrete-event simulators):
+ * time stands still while anything is in progress (a request being served, an invocation running,
+ * the runtime's own SDK call in flight: each holds an activity), and once nothing has been held for
+ * `settleMillis` of wall time it jumps to the earliest due timer and fires it (timers due at the
+ * same instant fire in the order they were armed). A step timeout of 5 minutes, a 15-minute SQS
+ * delay or a day of hourly schedules then take as long as the work they trigger, not as the time
+ * they name, and a machine too busy to keep a wall-clock deadline cannot miss a virtual one.
+ *
+ * A wait inside an activity (a long poll, a back-off) parks it: the activity stops holding the
+ * clock until its waker resumes it, synchronously, before waking it. Activities are found through
+ * AsyncLocalStorage, so a request handler parks without being handed its activity.
+ *
+ * The sandboxes read the same time through `sharedTime` (a SharedArrayBuffer the worker's Date
+ * reads), so functions sign requests, compute expiries and read deadlines on this clock.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { ClockActivity, ClockTimer, RuntimeClock } from './runtime-clock';
+
+export interface VirtualClockOptions {
+  /** Epoch milliseconds the clock starts at. @default the wall clock's time at construction */
+  readonly startMillis?: number;
+  /**
+   * Wall milliseconds without any activity held before time jumps: covers the hand-offs nothing
+   * holds (bytes on a loopback socket between a reply and its reader). @default 3
+   */
+  readonly settleMillis?: number;
+  /** Called after each jump, with the time before and after. @default - none */
+  readonly onAdvance?: (fromMillis: number, toMillis: number) => void;
+}
+
+interface PendingTimer {
+  readonly due: number;
+  readonly sequence: number;
+  readonly callback: () => void;
+  cancelled: boolean;
+}
+
+class Activity implements ClockActivity {
+  released = false;
+  parks = 0;
+
+  constructor(
+    private readonly clock: VirtualClock,
+    readonly id: string,
+    readonly label: string,
+  ) {}
+
+  get holding(): boolean {
+    return !this.released && this.parks === 0;
+  }
+
+  release(): void {
+    if (this.released) return;
+    const wasHolding = this.holding;
+    this.released = true;
+    if (wasHolding) this.clock.changeHeld(-1);
+    this.clock.forget(this.id);
+  }
+
+  park(): void {
+    const wasHolding = this.holding;
+    this.parks += 1;
+    if (wasHolding) this.clock.changeHeld(-1);
+  }
+
+  resume(): void {
+    if (this.parks === 0) return;
+    this.parks -= 1;
+    if (this.holding) this.clock.changeHeld(1);
+  }
+}
+
+const wallTimeout = setTimeout;
+
+export class VirtualClock implements RuntimeClock {
+  readonly mode = 'virtual' as const;
+  /** The current time, for the sandboxes (Float64 epoch millis at index 0). */
+  readonly sharedTime = new SharedArrayBuffer(8);
+  private readonly sharedView = new Float64Array(this.sharedTime);
+  private readonly settleMillis: number;
+  private readonly timers: PendingTimer[] = [];
+  private readonly context = new AsyncLocalStorage<Activity>();
+  private current: number;
+  private sequence = 0;
+  private held = 0;
+  private generation = 0;
+  private checkScheduled = false;
+  private stopped = false;
+  private jumps = 0;
+  private nextActivity = 0;
+  private readonly activities = new Map<string, Activity>();
+
+  constructor(private readonly options: VirtualClockOptions = {}) {
+    this.current = options.startMillis ?? Date.now();
+    this.sharedView[0] = this.current;
+    this.settleMillis = options.settleMillis ?? 3;
+  }
+
+  now(): number {
+    return this.current;
+  }
+
+  date(): Date {
+    return new Date(this.current);
+  }
+
+  /** Jumps made so far (each to the next due timer). */
+  get advances(): number {
+    return this.jumps;
+  }
+
+  /** Activities holding the clock now. */
+  get heldCount(): number {
+    return this.held;
+  }
+
+  /** Timers armed and not yet fired or cancelled. */
+  get pendingTimers(): number {
+    return this.timers.filter((timer) => !timer.cancelled).length;
+  }
+
+  setTimer(callback: () => void, delayMillis: number): ClockTimer {
+    const timer: PendingTimer = {
+      due: this.current + Math.max(0, delayMillis),
+      sequence: this.sequence++,
+      callback,
+      cancelled: false,
+    };
+    this.insert(timer);
+    this.touch();
+    return {
+      cancel: () => {
+        timer.cancelled = true;
+      },
+    };
+  }
+
+  sleep(millis: number, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      if (signal?.aborted) {
+        resolve();
+        return;
+      }
+      const parked = this.park();
+      const done = () => {
+        timer.cancel();
+        signal?.removeEventListener('abort', done);
+        parked.resume();
+        resolve();
+      };
+      const timer = this.setTimer(done, millis);
+      signal?.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  hold(label: string): ClockActivity {
+    const activity = new Activity(this, `a${this.nextActivity++}`, label);
+    this.activities.set(activity.id, activity);
+    this.changeHeld(1);
+    return activity;
+  }
+
+  activityOf(id: string | undefined): ClockActivity | undefined {
+    return id === undefined ? undefined : this.activities.get(id);
+  }
+
+  /** Labels of the activities holding the clock now (what a stuck run waits for). */
+  holding(): string[] {
+    return [...this.activities.values()]
+      .filter((activity) => activity.holding)
+      .map((activity) => activity.label);
+  }
+
+  within<T>(activity: ClockActivity, work: () => T): T {
+    if (!(activity instanceof Activity)) return work();
+    return this.context.run(activity, work);
+  }
+
+  park(): { resume(): void } {
+    const activity = this.context.getStore();
+    if (!activity || activity.released) return { resume: () => undefined };
+    activity.park();
+    let resumed = false;
+    return {
+      resume: () => {
+        if (resumed) return;
+        resumed = true;
+        activity.resume();
+      },
+    };
+  }
+
+  /** Stops jumping (the runtime stopped); armed timers never fire. */
+  stop(): void {
+    this.stopped = true;
+  }
+
+  /** @internal a released activity. */
+  forget(id: string): void {
+    this.activities.delete(id);
+  }
+
+  /** @internal activities report here. */
+  changeHeld(delta: number): void {
+    this.held += delta;
+    this.touch();
+  }
+
+  private insert(timer: PendingTimer): void {
+    let low = 0;
+    let high = this.timers.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      const other = this.timers[middle] as PendingTimer;
+      if (other.due < timer.due || (other.due === timer.due && other.sequence < timer.sequence)) {
+        low = middle + 1;
+      } else {
+        high = middle;
+      }
+    }
+    this.timers.splice(low, 0, timer);
+  }
+
+  /** Something changed: once nothing is held, check again after the settle time. */
+  private touch(): void {
+    this.generation += 1;
+    if (this.held > 0 || this.checkScheduled || this.stopped) return;
+    this.checkScheduled = true;
+    const seen = this.generation;
+    wallTimeout(() => this.check(seen), this.settleMillis).unref();
+  }
+
+  private check(seen: number): void {
+    this.checkScheduled = false;
+    if (this.stopped || this.held > 0) return;
+    if (seen !== this.generation) {
+      this.touch();
+      return;
+    }
+    this.advance();
+  }
+
+  /** Fires every timer due at the earliest due time, after moving the time there. */
+  private advance(): void {
+    while (this.timers.length > 0 && (this.timers[0] as PendingTimer).cancelled) this.timers.shift();
+    const first = this.timers[0];
+    if (!first) return;
+    const from = this.current;
+    if (first.due > this.current) {
+      this.current = first.due;
+      this.sharedView[0] = this.current;
+      this.jumps += 1;
+    }
+    const due: PendingTimer[] = [];
+    while (this.timers.length > 0 && (this.timers[0] as PendingTimer).due <= this.current) {
+      const timer = this.timers.shift() as PendingTimer;
+      if (!timer.cancelled) due.push(timer);
+    }
+    if (from !== this.current) this.options.onAdvance?.(from, this.current);
+    // The callbacks start work that holds the clock once it reaches a request or an invocation;
+    // a hold across this turn covers what they start synchronously.
+    const firing = this.hold('timers');
+    for (const timer of due) {
+      try {
+        timer.callback();
+      } catch {
+        // A timer's failure is its owner's to report; the clock keeps going.
+      }
+    }
+    setImmediate(() => firing.release());
+  }
+}

@@ -3,6 +3,11 @@
  * e.g. `npx jest --selectProjects unit`. `npm test` runs them all after lint, type-check and synth.
  * TypeScript is transpiled by SWC; type errors are caught by `tsc --noEmit` in `npm test`.
  */
+// The runtimes the tests start (test/support/test-clock.ts) run on the virtual clock unless
+// LOCAL_CLOCK names another (lib/local-runtime/clock/README.md): `npm run test:wall` runs them on
+// the wall clock. The README tour and the faults layer run their own runtimes on the wall clock.
+process.env.LOCAL_CLOCK ??= 'virtual';
+
 const transform = { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] };
 const layer = (name, extra = {}) => ({
   displayName: name,

@@ -2,18 +2,20 @@
  * The command line of `npm start` (bin/start-local.ts), parsed apart from the entry point so every
  * rule is unit-tested: `--port` or the PORT environment variable (the flag wins), `--data`,
  * `--assembly`, `--target` (else the LOCAL_TARGET environment variable, target.ts), `--iam
- * enforce|report` (IAM enforced, the default, or would-be denials only logged), and
+ * enforce|report` (IAM enforced, the default, or would-be denials only logged), `--clock
+ * wall|virtual` (else the LOCAL_CLOCK environment variable; the runtime's clock, clock/), and
  * `--context key=value` (repeatable: CDK context for the synthesis,
  * e.g. `--context workflowVersion=2`; the runtime gives it no meaning).
  */
 import { resolve } from 'node:path';
+import { CLOCK_MODES, type ClockMode, isClockMode } from '../lib/local-runtime/clock';
 import { IAM_MODES, type IamMode } from '../lib/local-runtime/iam/authorizer';
 import { defaultTargetFile } from '../lib/local-runtime/target';
 
 export const DEFAULT_PORT = 3000;
 
 export const START_USAGE =
-  'Usage: npm start -- [--port N] [--data DIR] [--assembly DIR] [--target FILE] [--iam enforce|report] [--context KEY=VALUE ...]';
+  'Usage: npm start -- [--port N] [--data DIR] [--assembly DIR] [--target FILE] [--iam enforce|report] [--clock wall|virtual] [--context KEY=VALUE ...]';
 
 export interface StartArguments {
   readonly port: number;
@@ -22,11 +24,13 @@ export interface StartArguments {
   readonly targetFile: string;
   /** IAM on every request (`--iam`): enforce (the default) or report. */
   readonly iam: IamMode;
+  /** The runtime's clock (`--clock`, else LOCAL_CLOCK): wall (the default) or virtual. */
+  readonly clock: ClockMode;
   /** CDK context for the synthesis (`--context key=value`, repeatable; the last value of a key wins). */
   readonly context: Readonly<Record<string, string>>;
 }
 
-const FLAGS = ['--port', '--data', '--assembly', '--target', '--iam', '--context'] as const;
+const FLAGS = ['--port', '--data', '--assembly', '--target', '--iam', '--clock', '--context'] as const;
 
 /** `key=value` of `--context` (also what `r key=value` takes while running). */
 export function parseContextEntry(text: string): readonly [string, string] {
@@ -83,8 +87,16 @@ export function parseStartArguments(
   if (!(IAM_MODES as readonly string[]).includes(iam)) {
     throw new Error(`--iam must be ${IAM_MODES.join(' or ')}, got '${iam}'`);
   }
+  const clockFlag = values.get('--clock');
+  const clock = clockFlag ?? (environment.LOCAL_CLOCK || 'wall');
+  if (!isClockMode(clock)) {
+    throw new Error(
+      `${clockFlag !== undefined ? '--clock' : 'LOCAL_CLOCK'} must be ${CLOCK_MODES.join(' or ')}, got '${clock}'`,
+    );
+  }
   return {
     port,
+    clock,
     ...(dataDir ? { dataDir: resolve(paths.cwd, dataDir) } : {}),
     ...(assemblyDir ? { assemblyDir: resolve(paths.cwd, assemblyDir) } : {}),
     targetFile: targetFile ? resolve(paths.cwd, targetFile) : defaultTargetFile(environment, paths),

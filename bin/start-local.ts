@@ -14,6 +14,8 @@
  *   --assembly DIR  run an already synthesized assembly instead of synthesizing (cdk synth -c profile=local)
  *   --target FILE   where to write the target description (default: $LOCAL_TARGET, else
  *                   .local/target.json; its apiUrl and apiKey are the orders API's)
+ *   --clock MODE    wall (default; else $LOCAL_CLOCK) or virtual: time moves only when the system
+ *                   is quiet, then jumps to the next due timer (lib/local-runtime/clock/README.md)
  *   --context K=V   CDK context for the synthesis (repeatable), e.g. --context workflowVersion=2
  *
  * Redeploy while running (needs --data, whose tables, queues and messages the new app keeps):
@@ -30,6 +32,7 @@
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import {
+  createClock,
   DEFAULT_LOCAL_REGION,
   type LocalRuntime,
   type LocalTarget,
@@ -133,6 +136,7 @@ async function main(): Promise<void> {
     functionLogDir: resolve(PROJECT_ROOT, '.local', 'logs'),
     observers: [orderTransitionLog()],
     iam: args.iam,
+    clock: createClock(args.clock, '--clock'),
     iamRecordDir: IAM_RECORD_DIR,
     ...(args.dataDir ? { dataDir: args.dataDir } : {}),
   });

@@ -12,7 +12,14 @@ export {
   type SynthesizeOptions,
   synthesizeLocalAssembly,
 } from './assembly/synthesize';
-export { type RuntimeClock, VirtualClock, type VirtualClockOptions, WallClock } from './clock';
+export {
+  CLOCK_MODES,
+  createClock,
+  type RuntimeClock,
+  VirtualClock,
+  type VirtualClockOptions,
+  WallClock,
+} from './clock';
 export type {
   FaultHooks,
   HttpInterceptor,

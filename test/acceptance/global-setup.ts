@@ -3,7 +3,7 @@
  * `cdk synth` path as a deployment) and runs its cloud assembly on the embedded local runtime. When
  * ACCEPTANCE_TARGET is already set (LocalStack, AWS), it starts nothing.
  */
-import { mkdirSync } from 'node:fs';
+import { appendFileSync, mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { APP_API_PORT_ORDER } from '../../bin/app-api-port-order';
 import { appLocalUsers } from '../../bin/app-local-users';
@@ -13,8 +13,10 @@ import {
   PROJECT_ROOT,
   startLocalRuntime,
   synthesizeLocalAssembly,
+  VirtualClock,
 } from '../../lib/local-runtime';
 import { IAM_RECORD_FILES } from '../../lib/local-runtime/iam/usage-record';
+import { testClock } from '../support/test-clock';
 import { IAM_DENIALS_ENV } from './iam-watch';
 import { TARGET_ENV } from './setup';
 
@@ -32,6 +34,8 @@ export default async function globalSetup(): Promise<void> {
   synthesizeLocalAssembly(assemblyDir);
   const targetFile = resolve(WORK_DIR, 'target.json');
   const iamRecordDir = resolve(WORK_DIR, 'iam');
+  // LOCAL_CLOCK=virtual runs the suite on the runtime's virtual clock (lib/local-runtime/clock).
+  const clock = testClock();
   globalThis.acceptanceRuntime = await startLocalRuntime({
     assemblyDir,
     port: 0,
@@ -43,7 +47,16 @@ export default async function globalSetup(): Promise<void> {
     functionLogDir: resolve(WORK_DIR, 'logs'),
     log: () => undefined,
     iamRecordDir,
+    clock,
   });
+  if (clock instanceof VirtualClock && process.env.LOCAL_CLOCK_TRACE) {
+    // What holds the clock, every 2 s of wall time: a run that stalls names what it waits for.
+    setInterval(() => {
+      const held = JSON.stringify(clock.holding());
+      const line = `${new Date().toISOString()} clock ${clock.date().toISOString()} held ${held} next in ${clock.nextDueIn()} ms`;
+      appendFileSync(process.env.LOCAL_CLOCK_TRACE as string, `${line}\n`);
+    }, 2000).unref();
+  }
   process.env[IAM_DENIALS_ENV] = resolve(iamRecordDir, IAM_RECORD_FILES.denials);
   process.env[TARGET_ENV] = targetFile;
   process.env.ACCEPTANCE_KIND = 'local';

@@ -1,9 +1,9 @@
 /**
  * The runtime's own SDK clients (event-source pollers, Step Functions integrations, stream
  * readers) hold the clock for each call, from before it is signed until its answer is read, and
- * name their activity in a header (ACTIVITY_HEADER): the local server that serves the call works
- * as part of it, so a long poll parks the caller's activity rather than holding the clock still,
- * and nothing is left unheld while an answer is on its way back.
+ * name their activity in a header (ACTIVITY_HEADER): the local server that serves the call holds
+ * the clock instead while it serves (a long poll parks that hold, so the clock may move), and hands
+ * it back before its answer leaves, so nothing is left unheld while an answer is on its way back.
  */
 import { ACTIVITY_HEADER, type RuntimeClock } from './runtime-clock';
 

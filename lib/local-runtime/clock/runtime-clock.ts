@@ -45,6 +45,12 @@ export interface RuntimeClock {
   setTimer(callback: () => void, delayMillis: number): ClockTimer;
   /** Resolves after `millis` on this clock, or as soon as `signal` aborts; never rejects. */
   sleep(millis: number, signal?: AbortSignal): Promise<void>;
+  /**
+   * Moves a virtual clock on by `millis` now, without waiting to be quiet (a no-op on the wall
+   * clock): each invocation starts a millisecond after the one before at the earliest, so the
+   * times causally ordered calls record keep their order, as on AWS where every call takes time.
+   */
+  elapse(millis: number): void;
   /** Marks work in progress until released (a no-op on the wall clock). */
   hold(label: string): ClockActivity;
   /** The activity an id names, while it is not released (never on the wall clock). */
@@ -55,9 +61,9 @@ export interface RuntimeClock {
    */
   within<T>(activity: ClockActivity, work: () => T): T;
   /**
-   * The work running now (see `within`) is about to wait for something only time or another actor
-   * can bring: it stops holding the clock until `resume` is called, which the waker calls
-   * synchronously before it wakes the waiter. Outside any activity, a no-op.
+   * `activity`, or the work running now (see `within`), is about to wait for something only time
+   * or another actor can bring: it stops holding the clock until `resume` is called, which the
+   * waker calls synchronously before it wakes the waiter. Outside any activity, a no-op.
    */
-  park(): { resume(): void };
+  park(activity?: ClockActivity): { resume(): void };
 }

@@ -154,6 +154,13 @@ export class VirtualClock implements RuntimeClock {
     });
   }
 
+  elapse(millis: number): void {
+    if (millis <= 0) return;
+    this.current += millis;
+    this.sharedView[0] = this.current;
+    this.touch();
+  }
+
   hold(label: string): ClockActivity {
     const activity = new Activity(this, `a${this.nextActivity++}`, label);
     this.activities.set(activity.id, activity);
@@ -163,6 +170,12 @@ export class VirtualClock implements RuntimeClock {
 
   activityOf(id: string | undefined): ClockActivity | undefined {
     return id === undefined ? undefined : this.activities.get(id);
+  }
+
+  /** The next due timer, in milliseconds from now (undefined without one). */
+  nextDueIn(): number | undefined {
+    const next = this.timers.find((timer) => !timer.cancelled);
+    return next === undefined ? undefined : next.due - this.current;
   }
 
   /** Labels of the activities holding the clock now (what a stuck run waits for). */
@@ -177,8 +190,8 @@ export class VirtualClock implements RuntimeClock {
     return this.context.run(activity, work);
   }
 
-  park(): { resume(): void } {
-    const activity = this.context.getStore();
+  park(given?: ClockActivity): { resume(): void } {
+    const activity = given instanceof Activity ? given : this.context.getStore();
     if (!activity || activity.released) return { resume: () => undefined };
     activity.park();
     let resumed = false;

@@ -39,6 +39,10 @@ export class WallClock implements RuntimeClock {
     });
   }
 
+  elapse(_millis: number): void {
+    // The machine's time moves on its own.
+  }
+
   hold(_label: string): ClockActivity {
     return NO_ACTIVITY;
   }
@@ -51,7 +55,7 @@ export class WallClock implements RuntimeClock {
     return work();
   }
 
-  park(): { resume(): void } {
+  park(_activity?: ClockActivity): { resume(): void } {
     return NOT_PARKED;
   }
 }

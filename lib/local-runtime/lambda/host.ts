@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { type ClockTimer, type RuntimeClock, WallClock } from '../clock';
+import { type ClockActivity, type ClockTimer, type RuntimeClock, WallClock } from '../clock';
 import { RequestTooLargeError } from './errors';
 import { MAX_ASYNC_REQUEST_BYTES, MAX_SYNC_REQUEST_BYTES, MAX_SYNC_RESPONSE_BYTES } from './limits';
 import { LineSplitter } from './line-splitter';
@@ -89,7 +89,14 @@ export interface LambdaHostOptions {
 
 const WORKER_SCRIPT = join(__dirname, 'worker.js');
 
+/** A sandbox's timer on the runtime's virtual clock (worker.js virtualTimers). */
+type WorkerTimerMessage =
+  | { readonly kind: 'timer'; readonly timerId: number; readonly delayMillis: number }
+  | { readonly kind: 'cancel'; readonly timerId: number }
+  | { readonly kind: 'waiting'; readonly waiting: boolean };
+
 interface WorkerReply {
+  readonly kind?: undefined;
   readonly id: string;
   readonly ok: boolean;
   readonly payloadJson?: string;
@@ -101,6 +108,12 @@ class Sandbox {
   private readonly worker: Worker;
   private pending: { id: string; settle: (reply: WorkerReply) => void } | undefined;
   private alive = true;
+  private readonly clock: RuntimeClock;
+  /** The running invocation's hold on the clock, which the sandbox's timers park. */
+  private activity: ClockActivity | undefined;
+  private readonly timers = new Map<number, ClockTimer>();
+  /** Set while the sandbox waits only on its timers: the invocation's hold parked. */
+  private waiting: { resume(): void } | undefined;
 
   constructor(spec: LambdaFunctionSpec, options: LambdaHostOptions) {
     this.worker = new Worker(WORKER_SCRIPT, {
@@ -134,7 +147,12 @@ class Sandbox {
         lines?.write(text);
       });
     }
-    this.worker.on('message', (reply: WorkerReply) => {
+    this.clock = options.clock ?? new WallClock();
+    this.worker.on('message', (reply: WorkerReply | WorkerTimerMessage) => {
+      if (reply.kind !== undefined) {
+        this.onTimer(reply);
+        return;
+      }
       if (this.pending?.id === reply.id) {
         const { settle } = this.pending;
         this.pending = undefined;
@@ -150,16 +168,53 @@ class Sandbox {
     return this.alive;
   }
 
-  invoke(invocation: {
-    id: string;
-    requestId: string;
-    eventJson: string;
-    deadline: number;
-  }): Promise<WorkerReply> {
-    return new Promise((settle) => {
+  invoke(
+    invocation: {
+      id: string;
+      requestId: string;
+      eventJson: string;
+      deadline: number;
+    },
+    activity: ClockActivity,
+  ): Promise<WorkerReply> {
+    this.activity = activity;
+    return new Promise<WorkerReply>((settle) => {
       this.pending = { id: invocation.id, settle };
-      this.worker.postMessage(invocation);
+      this.worker.postMessage({ ...invocation, ...(activity.id && { activityId: activity.id }) });
+    }).finally(() => {
+      this.stopWaiting();
+      this.activity = undefined;
     });
+  }
+
+  private stopWaiting(): void {
+    this.waiting?.resume();
+    this.waiting = undefined;
+  }
+
+  /**
+   * A timer the sandbox set while invoked, armed on the clock; and whether the sandbox waits only
+   * on its timers (worker.js reportWaiting), the invocation's hold parked meanwhile. A timer that
+   * fires resumes the hold before the sandbox runs its callback.
+   */
+  private onTimer(message: WorkerTimerMessage): void {
+    if (message.kind === 'waiting') {
+      this.stopWaiting();
+      if (message.waiting && this.activity) this.waiting = this.clock.park(this.activity);
+      return;
+    }
+    const { timerId } = message;
+    if (message.kind === 'cancel') {
+      this.timers.get(timerId)?.cancel();
+      this.timers.delete(timerId);
+      return;
+    }
+    const timer = this.clock.setTimer(() => {
+      this.timers.delete(timerId);
+      this.stopWaiting();
+      if (this.alive) this.worker.postMessage({ kind: 'fire', timerId });
+    }, message.delayMillis);
+    this.timers.set(timerId, timer);
   }
 
   private die(errorType: string, errorMessage: string): void {
@@ -290,11 +345,15 @@ export class LambdaHost {
     const spec = pool.spec;
     const requestId = randomUUID();
     const sandbox = await pool.acquire();
-    // Time stands still on a virtual clock while a function runs.
+    // Time stands still on a virtual clock while a function runs; its caller (a request, another
+    // invocation) waits for it meanwhile, parked.
     const running = this.clock.hold(`invoke ${spec.functionName}`);
+    this.clock.elapse(1);
+    const caller = this.clock.park();
     try {
-      return await this.runIn(sandbox, pool, requestId, event, eventJson, invocationType);
+      return await this.runIn(sandbox, pool, { requestId, event, eventJson, invocationType, running });
     } finally {
+      caller.resume();
       running.release();
     }
   }
@@ -302,11 +361,15 @@ export class LambdaHost {
   private async runIn(
     sandbox: Sandbox,
     pool: FunctionPool,
-    requestId: string,
-    event: unknown,
-    eventJson: string,
-    invocationType: 'RequestResponse' | 'Event',
+    call: {
+      readonly requestId: string;
+      readonly event: unknown;
+      readonly eventJson: string;
+      readonly invocationType: 'RequestResponse' | 'Event';
+      readonly running: ClockActivity;
+    },
   ): Promise<InvocationResult> {
+    const { requestId, event, eventJson, invocationType, running } = call;
     const spec = pool.spec;
     const finished = this.options.onInvocation?.({
       spec,
@@ -319,27 +382,29 @@ export class LambdaHost {
     // the time a function takes is the machine's (wall clock: a function hung on a fault times out).
     const deadline = this.clock.now() + spec.timeoutSeconds * 1000;
     let timer: NodeJS.Timeout | undefined;
+    const timeout: WorkerReply = {
+      id: requestId,
+      ok: false,
+      error: {
+        errorType: 'Sandbox.Timedout',
+        errorMessage: `Task timed out after ${spec.timeoutSeconds.toFixed(2)} seconds`,
+      },
+    };
+    let virtualTimer: ClockTimer | undefined;
     const timedOut = new Promise<WorkerReply>((settle) => {
       // wall clock: a function's own running time
-      timer = setTimeout(
-        // wall clock: a function's own running time
-        () =>
-          settle({
-            id: requestId,
-            ok: false,
-            error: {
-              errorType: 'Sandbox.Timedout',
-              errorMessage: `Task timed out after ${spec.timeoutSeconds.toFixed(2)} seconds`,
-            },
-          }),
-        spec.timeoutSeconds * 1000,
-      );
+      timer = setTimeout(() => settle(timeout), spec.timeoutSeconds * 1000);
+      // On a virtual clock also its deadline there: reached while the function waits on a timer.
+      if (this.clock.mode === 'virtual') {
+        virtualTimer = this.clock.setTimer(() => settle(timeout), spec.timeoutSeconds * 1000);
+      }
     });
     const answer = await Promise.race([
-      sandbox.invoke({ id: requestId, requestId, eventJson, deadline }),
+      sandbox.invoke({ id: requestId, requestId, eventJson, deadline }, running),
       timedOut,
     ]);
     clearTimeout(timer);
+    virtualTimer?.cancel();
     const reply = invocationType === 'RequestResponse' ? withinResponseQuota(answer) : answer;
     // A timeout or a runtime crash leaves the environment in an unknown state: replace it.
     const reusable =

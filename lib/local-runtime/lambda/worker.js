@@ -39,6 +39,135 @@ if (workerData.clockOffsetMillis || workerData.sharedTime) {
   sandboxClock(workerData.clockOffsetMillis ?? 0, workerData.sharedTime);
 }
 
+/** Whether an invocation is running (its timers are the runtime's, see virtualTimers). */
+let invoking = false;
+const pendingTimers = new Map();
+let nextTimerId = 1;
+/** The invocation's requests to the runtime not answered yet. */
+let requestsInFlight = 0;
+let reportedWaiting = false;
+
+/**
+ * Tells the host whether the invocation only waits on its timers (some pending, no request of its
+ * own in flight): the host then parks the invocation's hold on the virtual clock, so time moves
+ * to the first of them. A request in flight is held by the server that serves it.
+ */
+function reportWaiting() {
+  const waiting = invoking && pendingTimers.size > 0 && requestsInFlight === 0;
+  if (waiting === reportedWaiting) return;
+  reportedWaiting = waiting;
+  parentPort.postMessage({ kind: 'waiting', waiting });
+}
+
+/**
+ * On the runtime's virtual clock, a timer set during an invocation (a back-off, a pause between a
+ * supervisor's sweeps, AbortSignal.timeout) is armed on that clock by the host and fired at its
+ * virtual time; while the sandbox waits only on such timers, the clock may move. Timers set outside
+ * an invocation (module initialisation) and zero delays stay Node's.
+ */
+function virtualTimers() {
+  const hostSetTimeout = globalThis.setTimeout;
+  const hostClearTimeout = globalThis.clearTimeout;
+  globalThis.setTimeout = function setTimeout(callback, delay, ...args) {
+    const millis = Number(delay) || 0;
+    if (!invoking || millis <= 0 || typeof callback !== 'function') {
+      return hostSetTimeout(callback, delay, ...args);
+    }
+    const timerId = nextTimerId++;
+    pendingTimers.set(timerId, () => callback(...args));
+    parentPort.postMessage({ kind: 'timer', timerId, delayMillis: millis });
+    reportWaiting();
+    const handle = {
+      timerId,
+      ref: () => handle,
+      unref: () => handle,
+      hasRef: () => true,
+      refresh: () => handle,
+      close: () => {
+        globalThis.clearTimeout(handle);
+        return handle;
+      },
+      [Symbol.toPrimitive]: () => timerId,
+    };
+    return handle;
+  };
+  globalThis.clearTimeout = function clearTimeout(handle) {
+    if (handle && typeof handle === 'object' && 'timerId' in handle) {
+      if (pendingTimers.delete(handle.timerId)) {
+        parentPort.postMessage({ kind: 'cancel', timerId: handle.timerId });
+        reportWaiting();
+      }
+      return;
+    }
+    hostClearTimeout(handle);
+  };
+  AbortSignal.timeout = function timeout(millis) {
+    const controller = new AbortController();
+    globalThis.setTimeout(
+      () => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
+      millis,
+    );
+    return controller.signal;
+  };
+}
+if (workerData.sharedTime) virtualTimers();
+
+/** The running invocation's activity on the runtime's clock (named in its requests to the runtime). */
+let activityId;
+
+/** Counts a request of the invocation in flight until it settles. */
+function inFlight(settled) {
+  requestsInFlight += 1;
+  reportWaiting();
+  let done = false;
+  return (value) => {
+    if (!done) {
+      done = true;
+      requestsInFlight -= 1;
+      reportWaiting();
+    }
+    return settled?.(value) ?? value;
+  };
+}
+
+/**
+ * On the virtual clock, the sandbox's requests name its invocation's activity in a header
+ * (ACTIVITY_HEADER of ../clock): the runtime's server that serves one holds the clock instead and
+ * parks the invocation meanwhile, so while it waits (a long poll, a function it invokes) time may
+ * move. fetch and node:http(s) requests both carry it, and are counted while in flight.
+ */
+function nameActivityInRequests() {
+  const header = 'x-local-runtime-activity';
+  const hostFetch = globalThis.fetch;
+  if (typeof hostFetch === 'function') {
+    globalThis.fetch = function fetch(input, init) {
+      if (!activityId) return hostFetch(input, init);
+      const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
+      headers.set(header, activityId);
+      const settle = inFlight();
+      return hostFetch(input, { ...init, headers }).then(settle, (error) => {
+        settle();
+        throw error;
+      });
+    };
+  }
+  for (const name of ['node:http', 'node:https']) {
+    const module = require(name);
+    const hostRequest = module.request;
+    module.request = function request(...args) {
+      const outgoing = hostRequest.apply(this, args);
+      if (activityId && !outgoing.headersSent) {
+        outgoing.setHeader(header, activityId);
+        const settle = inFlight();
+        outgoing.once('response', (response) => response.once('end', () => settle()));
+        outgoing.once('close', () => settle());
+      }
+      return outgoing;
+    };
+  }
+}
+if (workerData.sharedTime) nameActivityInRequests();
+
 async function loadHandler() {
   const { codeDirectory, handler } = workerData;
   const separator = handler.lastIndexOf('.');
@@ -109,14 +238,29 @@ function run(fn, event, context) {
 }
 
 parentPort.on('message', async (invocation) => {
+  if (invocation.kind === 'fire') {
+    const callback = pendingTimers.get(invocation.timerId);
+    pendingTimers.delete(invocation.timerId);
+    callback?.();
+    reportWaiting();
+    return;
+  }
+  invoking = true;
+  activityId = invocation.activityId;
   process.env._X_AMZN_TRACE_ID = `Root=1-${invocation.requestId.slice(0, 8)}-local`;
   try {
     handlerPromise ??= loadHandler();
     const fn = await handlerPromise;
     const payload = await run(fn, JSON.parse(invocation.eventJson), contextFor(invocation));
     // Lambda returns the handler's result as JSON: undefined becomes null, class instances plain data.
+    invoking = false;
+    activityId = undefined;
+    reportWaiting();
     parentPort.postMessage({ id: invocation.id, ok: true, payloadJson: JSON.stringify(payload ?? null) });
   } catch (error) {
+    invoking = false;
+    activityId = undefined;
+    reportWaiting();
     parentPort.postMessage({ id: invocation.id, ok: false, error: describeError(error) });
   }
 });

@@ -44,7 +44,9 @@ function refuseForeignHost(request: IncomingMessage, response: ServerResponse): 
 
 /**
  * Puts the Host check in front of every request listener the server has, and holds the clock while
- * a request is served (as part of the caller's activity when the runtime's own client names one).
+ * a request is served. A caller that names its activity (the runtime's own SDK clients, a sandbox's
+ * invocation) is parked meanwhile, and resumed before the request stops holding: no moment between
+ * the two holds nothing.
  */
 function guardHost(server: Server, clock: RuntimeClock | undefined): void {
   const listeners = server.listeners('request') as RequestListener[];
@@ -62,9 +64,13 @@ function guardHost(server: Server, clock: RuntimeClock | undefined): void {
       return;
     }
     const named = request.headers[ACTIVITY_HEADER];
-    const joined = clock.activityOf(typeof named === 'string' ? named : undefined);
-    const activity = joined ?? clock.hold(`request ${request.method ?? ''} ${request.url ?? ''}`);
-    if (!joined) response.once('close', () => activity.release());
+    const caller = clock.activityOf(typeof named === 'string' ? named : undefined);
+    const activity = clock.hold(`request ${request.method ?? ''} ${request.url ?? ''}`);
+    const callerParked = caller ? clock.park(caller) : undefined;
+    response.once('close', () => {
+      callerParked?.resume();
+      activity.release();
+    });
     clock.within(activity, serve);
   });
 }

@@ -67,8 +67,16 @@ function isPositiveInteger(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 1;
 }
 
-/** Parses and checks a definition; throws InvalidDefinitionError listing every problem found. */
-export function prepareDefinition(stateMachineName: string, definitionJson: string): PreparedDefinition {
+/**
+ * Parses and checks a definition; throws InvalidDefinitionError listing every problem found. With
+ * `runtimeTaskTimeouts` (a virtual clock) the engine's own task timers, which are Node's, never
+ * fire: the runtime times every task out on its clock instead (execution.ts taskWithinTimeout).
+ */
+export function prepareDefinition(
+  stateMachineName: string,
+  definitionJson: string,
+  runtimeTaskTimeouts = false,
+): PreparedDefinition {
   let parsed: unknown;
   try {
     parsed = JSON.parse(definitionJson);
@@ -83,7 +91,13 @@ export function prepareDefinition(stateMachineName: string, definitionJson: stri
   // A second parse rather than structuredClone: the engine recognises plain objects by their
   // prototype, and structuredClone may build them in another realm (e.g. under Jest).
   const engineDefinition = JSON.parse(definitionJson) as JsonObject;
-  const findings: Findings = { problems: [], warnings: [], tasks: new Map(), seenStateNames: new Set() };
+  const findings: Findings = {
+    problems: [],
+    warnings: [],
+    tasks: new Map(),
+    seenStateNames: new Set(),
+    runtimeTaskTimeouts,
+  };
   const { problems, warnings, tasks } = findings;
   visitMachine(engineDefinition, 'the definition', findings);
   const executionTimeout = engineDefinition.TimeoutSeconds;
@@ -110,6 +124,8 @@ interface Findings {
   readonly tasks: Map<string, TaskSpec>;
   /** State names are unique in the whole machine, branches and processors included. */
   readonly seenStateNames: Set<string>;
+  /** The runtime, not the engine, times tasks out (prepareDefinition). */
+  readonly runtimeTaskTimeouts: boolean;
 }
 
 /** Only JSONPath runs locally: a QueryLanguage of JSONata is refused, not silently ignored. */
@@ -176,7 +192,7 @@ function visitTask(name: string, state: JsonObject, findings: Findings): void {
   const effectiveTimeoutSeconds = Math.min(timeoutSeconds, MAX_TIMER_SECONDS);
   // The engine's own timer raises the genuine States.Timeout (which States.TaskFailed must not
   // match); an explicit value keeps its 60 s default from ever applying.
-  state.TimeoutSeconds = effectiveTimeoutSeconds;
+  state.TimeoutSeconds = findings.runtimeTaskTimeouts ? MAX_TIMER_SECONDS : effectiveTimeoutSeconds;
   delete state.HeartbeatSeconds;
   findings.tasks.set(name, {
     stateName: name,

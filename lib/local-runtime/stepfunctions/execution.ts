@@ -4,8 +4,8 @@
  */
 
 import { ExecutionError } from 'aws-local-stepfunctions';
-import type { ClockTimer } from '../clock';
-import type { PreparedDefinition } from './definition';
+import type { ClockTimer, RuntimeClock } from '../clock';
+import type { PreparedDefinition, TaskSpec } from './definition';
 import { SfnApiError, TaskFailure } from './errors';
 import type { ExecutionHistory } from './history';
 import {
@@ -149,4 +149,24 @@ export function decodeHistoryToken(token: string, execution: Execution, reverse:
     );
   }
   return position.from;
+}
+
+/**
+ * A request-response task's call, timed out on a virtual clock by the runtime (whose engine then
+ * sees the genuine States.Timeout), as the engine's own Node timer does on the wall clock. A
+ * callback task (`spec` undefined) is timed out by its token instead.
+ */
+export function taskWithinTimeout<T>(
+  call: Promise<T>,
+  spec: TaskSpec | undefined,
+  clock: RuntimeClock,
+): Promise<T> {
+  if (!spec || clock.mode !== 'virtual') return call;
+  let timer: ClockTimer | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    const cause = `Task did not finish within ${spec.effectiveTimeoutSeconds} s`;
+    const failure = new TaskFailure('States.Timeout', cause, { timedOut: true });
+    timer = clock.setTimer(() => reject(failure), spec.effectiveTimeoutSeconds * 1000);
+  });
+  return Promise.race([call, timedOut]).finally(() => timer?.cancel());
 }

@@ -36,6 +36,7 @@ import {
   type StateTracker,
   type StoredMachine,
   settledOrLate,
+  taskWithinTimeout,
 } from './execution';
 import {
   type EngineLogEvent,
@@ -106,7 +107,7 @@ export class StepFunctionsRuntime {
     if (match[3] !== name) {
       throw new Error(`State machine name '${name}' does not match the name in its ARN '${stateMachineArn}'`);
     }
-    const prepared = prepareDefinition(name, definitionJson);
+    const prepared = prepareDefinition(name, definitionJson, this.options.clock.mode === 'virtual');
     // The engine's own ASL validation (asl-validator) costs about a second, so it runs once per
     // distinct definition and executions skip it.
     if (!this.validatedDefinitions.has(definitionJson)) {
@@ -442,12 +443,9 @@ export class StepFunctionsRuntime {
         await new Promise((resolve) => setImmediate(resolve));
         if (execution.status !== 'RUNNING')
           throw new TaskFailure('States.Runtime', `Execution ${execution.status}`);
-        const response = await this.options.integrations.call(
-          spec.stateName,
-          integration,
-          parameters,
-          execution.machine.roleArn,
-        );
+        const roleArn = execution.machine.roleArn;
+        const call = this.options.integrations.call(spec.stateName, integration, parameters, roleArn);
+        const response = await taskWithinTimeout(call, ticket ? undefined : spec, this.options.clock);
         if (ticket) history.submitted(response);
         const result = ticket ? await ticket.outcome : response;
         // A connector's output over the quota fails the execution (limits.ts).

@@ -14,6 +14,7 @@ import {
 import { type LocalRuntime, startLocalRuntime, synthesizeLocalAssembly } from '../../../lib/local-runtime';
 import { SystemClient } from '../../acceptance/scheduler-agent-supervisor/system-client';
 import { parseTargetDescription } from '../../acceptance/target';
+import { testClock } from '../../support/test-clock';
 
 /** The steps of an order on the default workflow version (what these tests deploy). */
 const V1_STEPS = workflowSteps(DEFAULT_WORKFLOW_VERSION);
@@ -33,6 +34,7 @@ describe('local runtime restart with --data', () => {
       port: 0,
       targetFile: null,
       log: () => undefined,
+      clock: testClock(),
     });
     running.push(runtime);
     const system = new SystemClient(parseTargetDescription(runtime.target, { kind: 'local' }));

@@ -19,6 +19,7 @@ import { type LocalRuntime, startLocalRuntime, synthesizeLocalAssembly } from '.
 import { awsClientConfig } from '../../acceptance/client-support';
 import { SystemClient } from '../../acceptance/scheduler-agent-supervisor/system-client';
 import { parseTargetDescription } from '../../acceptance/target';
+import { testClock } from '../../support/test-clock';
 
 jest.setTimeout(240_000);
 
@@ -47,6 +48,7 @@ describe('retry budget, end to end on the local runtime', () => {
       port: 0,
       targetFile: null,
       log: () => undefined,
+      clock: testClock(),
       faults: {
         // Every agent request of the test's orders comes twice, the copy 20 ms after the original.
         duplicateDelivery: ({ message }) => {

@@ -21,6 +21,7 @@ import { SAS_PROFILES } from '../../../lib/scheduler-agent-supervisor/config';
 import { awsClientConfig } from '../../acceptance/client-support';
 import { SystemClient } from '../../acceptance/scheduler-agent-supervisor/system-client';
 import { ORDERS_APP, parseTargetDescription, type TargetDescription } from '../../acceptance/target';
+import { testClock } from '../../support/test-clock';
 
 jest.setTimeout(300_000);
 
@@ -108,6 +109,7 @@ describe('workflow versions across a local redeploy (v1 -> v2, same data)', () =
       targetFile: null,
       functionLogDir: logDir(),
       log: () => undefined,
+      clock: testClock(),
     });
     let client = connect(runtime);
     const apis = runtime.target.apis;

@@ -11,6 +11,7 @@ describe('npm start arguments', () => {
       port: DEFAULT_PORT,
       targetFile: '/project/.local/target.json',
       iam: 'enforce',
+      clock: 'wall',
       context: {},
     });
     expect(DEFAULT_PORT).toBe(3000);
@@ -44,6 +45,7 @@ describe('npm start arguments', () => {
       assemblyDir: '/a',
       targetFile: '/work/here/t.json',
       iam: 'enforce',
+      clock: 'wall',
       context: {},
     });
     expect(() => parse(['--verbose'])).toThrow("Unknown argument '--verbose'. Usage: npm start --");
@@ -54,6 +56,17 @@ describe('npm start arguments', () => {
     expect(parse(['--iam', 'report']).iam).toBe('report');
     expect(parse(['--iam', 'enforce']).iam).toBe('enforce');
     expect(() => parse(['--iam', 'off'])).toThrow("--iam must be enforce or report, got 'off'");
+  });
+
+  it('takes --clock wall or virtual (else LOCAL_CLOCK; the flag wins), and names what it takes otherwise', () => {
+    expect(parse(['--clock', 'virtual']).clock).toBe('virtual');
+    expect(parse([], { LOCAL_CLOCK: 'virtual' }).clock).toBe('virtual');
+    expect(parse(['--clock', 'wall'], { LOCAL_CLOCK: 'virtual' }).clock).toBe('wall');
+    expect(parse([], { LOCAL_CLOCK: '' }).clock).toBe('wall');
+    expect(() => parse(['--clock', 'fast'])).toThrow("--clock must be wall or virtual, got 'fast'");
+    expect(() => parse([], { LOCAL_CLOCK: 'slow' })).toThrow(
+      "LOCAL_CLOCK must be wall or virtual, got 'slow'",
+    );
   });
 
   it('writes the target LOCAL_TARGET names (from the working directory), and --target wins', () => {

@@ -124,3 +124,21 @@ describe('VirtualClock', () => {
     expect(seen).toBe(START + 90_000);
   });
 });
+
+describe('VirtualClock.elapse', () => {
+  it('moves the time on at once, and a timer it passes fires once the clock is quiet', async () => {
+    const clock = new VirtualClock({ startMillis: START });
+    const work = clock.hold('invocations');
+    let firedAt = 0;
+    clock.setTimer(() => {
+      firedAt = clock.now();
+    }, 1);
+    clock.elapse(1);
+    clock.elapse(1);
+    expect(clock.now()).toBe(START + 2);
+    expect(new Float64Array(clock.sharedTime)[0]).toBe(START + 2);
+    work.release();
+    await until(() => firedAt !== 0, 'the passed timer fired');
+    expect(firedAt).toBe(START + 2);
+  });
+});

@@ -1,0 +1,10 @@
+/**
+ * The clock the runtimes of the tests run on, one home for the choice: LOCAL_CLOCK names it
+ * (`npm test` runs on the virtual clock; `npm run test:wall` on the wall clock; unset: the wall
+ * clock), see lib/local-runtime/clock/README.md.
+ */
+import { createClock, type RuntimeClock } from '../../lib/local-runtime';
+
+export function testClock(): RuntimeClock {
+  return createClock(process.env.LOCAL_CLOCK, 'LOCAL_CLOCK');
+}

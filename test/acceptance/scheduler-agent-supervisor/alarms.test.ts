@@ -123,12 +123,17 @@ const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 const pollMs = (alarm: MetricAlarm) => ((alarm.Period ?? 10) * 1000) / 5;
 
 /** Polls DescribeAlarms until the alarm is in `state`; fails naming the state it stayed in. */
-async function untilState(alarm: MetricAlarm, state: AlarmState, withinMs: number): Promise<void> {
+/**
+ * Waits until the alarm is in `state`; resolves with when it entered it, on CloudWatch's clock (not
+ * the test's: the system's clock may be another, the local runtime's virtual clock for one).
+ */
+async function untilState(alarm: MetricAlarm, state: AlarmState, withinMs: number): Promise<number> {
   const deadline = Date.now() + withinMs;
   let seen = alarm.StateValue;
   while (Date.now() < deadline) {
-    seen = (await describeAlarm(alarm.AlarmName ?? '')).StateValue;
-    if (seen === state) return;
+    const described = await describeAlarm(alarm.AlarmName ?? '');
+    seen = described.StateValue;
+    if (seen === state) return described.StateUpdatedTimestamp?.getTime() ?? 0;
     await sleep(pollMs(alarm));
   }
   throw new Error(`${alarm.AlarmName} stayed ${seen}, not ${state}, for ${withinMs} ms`);
@@ -255,10 +260,9 @@ describe('a dead-letter queue fills', () => {
       const { alarm, queueName, queueUrl } = chosen;
       // An empty queue's alarm is OK once a period has been evaluated (a new deployment starts
       // INSUFFICIENT_DATA).
-      await untilState(alarm, AlarmState.Ok, stateChangeBoundMs(alarm, AlarmState.Ok));
+      const since = await untilState(alarm, AlarmState.Ok, stateChangeBoundMs(alarm, AlarmState.Ok));
 
       const marker = `alarms-acceptance-${Date.now()}`;
-      const since = Date.now();
       await sqs.send(
         new SendMessageCommand({
           QueueUrl: queueUrl,
@@ -287,7 +291,7 @@ describe('a dead-letter queue fills', () => {
         },
       });
 
-      const takenAt = Date.now();
+      const takenAt = Date.parse(fired.StateChangeTime);
       expect(await takeOurs()).toBe(1);
       cleanUp = undefined;
       const cleared = await notification(
@@ -354,10 +358,10 @@ describe('the supervisor stops', () => {
       // A run under way when the rule is disabled goes on sweeping until it ends (at most its rate);
       // enabled again, the next run starts at the rule's next tick (at most its rate).
       const rate = rateMillis(rule.ScheduleExpression);
-      await untilState(alarm, AlarmState.Ok, rate + stateChangeBoundMs(alarm, AlarmState.Ok));
+      const since = await untilState(alarm, AlarmState.Ok, rate + stateChangeBoundMs(alarm, AlarmState.Ok));
 
-      const since = Date.now();
       disabled = rule;
+      let firedAt = since;
       try {
         await eventBridge.send(new DisableRuleCommand({ Name: rule.Name, EventBusName: rule.EventBusName }));
         const fired = await notification(
@@ -372,14 +376,14 @@ describe('the supervisor stops', () => {
           OldStateValue: AlarmState.Ok,
           Trigger: { MetricName: OrderMetric.SupervisorSweeps },
         });
+        firedAt = Date.parse(fired.StateChangeTime);
       } finally {
         await enable();
       }
-      const enabledAt = Date.now();
       const cleared = await notification(
         alarm,
         AlarmState.Ok,
-        enabledAt,
+        firedAt,
         rate + stateChangeBoundMs(alarm, AlarmState.Ok),
       );
       expect(cleared).toMatchObject({ NewStateValue: AlarmState.Ok, OldStateValue: AlarmState.Alarm });

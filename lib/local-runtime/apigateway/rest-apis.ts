@@ -244,15 +244,27 @@ interface ProxyEventSource {
   /** The signer of an AWS_IAM method. */
   readonly caller: { readonly accessKeyId: string; readonly userArn: string } | undefined;
   readonly body: Buffer;
+  /** When the request was received, on the runtime's clock. */
+  readonly receivedAt: Date;
 }
 
 /** The event a Lambda proxy integration receives (payload format 1.0), as API Gateway builds it. */
 function lambdaProxyEvent(source: ProxyEventSource) {
-  const { api, route, request, url, stage, path, httpMethod, requestId, caller, body } = source;
+  const {
+    api,
+    route,
+    request,
+    url,
+    stage,
+    path,
+    httpMethod,
+    requestId,
+    caller,
+    body,
+    receivedAt: now,
+  } = source;
   const { headers, multiValueHeaders } = headerMaps(request);
   const apiKey = request.headers['x-api-key'];
-  // wall clock: not yet on the runtime's clock (request time of a proxy event)
-  const now = new Date();
   const query = queryMaps(url);
   return {
     resource: route.method.resourcePath,
@@ -374,6 +386,7 @@ async function handle(
     requestId,
     caller,
     body,
+    receivedAt: options.clock?.date() ?? new Date(), // wall clock: a server started without the runtime's
   });
   if (options.mayInvoke && !options.mayInvoke(integration.functionArn, methodArn)) {
     // API Gateway's answer when the function's policy refuses it ("Invalid permissions on Lambda

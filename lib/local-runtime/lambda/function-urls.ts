@@ -67,7 +67,8 @@ export async function startFunctionUrlServer(
         return;
       }
       const { spec, invoke } = route;
-      handle(spec, invoke, request, response).catch((error: Error) => {
+      // wall clock: a server started without the runtime's
+      handle(spec, invoke, request, response, clock?.date() ?? new Date()).catch((error: Error) => {
         onProblem(`function URL ${spec.logicalId}: ${error.message}`);
         if (!response.headersSent) sendJson(response, 502, { Message: 'Internal Server Error' });
       });
@@ -99,6 +100,7 @@ async function handle(
   invoke: (arn: string, event: unknown) => Promise<InvocationResult>,
   request: IncomingMessage,
   response: ServerResponse,
+  now: Date,
 ): Promise<void> {
   let body: Buffer;
   try {
@@ -145,8 +147,6 @@ async function handle(
   }
   const contentType = String(request.headers['content-type'] ?? '');
   const isText = body.length === 0 || contentType === '' || TEXT_TYPES.test(contentType);
-  // wall clock: not yet on the runtime's clock (request time of a function URL event)
-  const now = new Date();
   const requestId = randomUUID();
   const host = String(request.headers.host ?? 'localhost');
   const event = {

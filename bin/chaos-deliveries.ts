@@ -6,7 +6,7 @@
  *
  *   npm run chaos:deliveries -- [--deliveries 200] [--seed 1] [--max-in-flight 12] [--assembly DIR]
  *                    [--work DIR] [--without kind,kind] [--only kind,kind] [--min-delivered 0.6]
- *                    [--allowance-seconds 60] [--keep-data]
+ *                    [--allowance-seconds 60] [--keep-data] [--clock wall|virtual]
  */
 import { CampaignArguments, definedOnly, runCampaignCommand } from '../lib/chaos/common/arguments';
 import { type DeliveryCampaignOptions, runDeliveryCampaign } from '../lib/chaos/deliveries/campaign';
@@ -14,9 +14,10 @@ import { DELIVERY_FAULT_KINDS } from '../lib/chaos/deliveries/faults';
 
 const USAGE =
   'Usage: npm run chaos:deliveries -- [--deliveries N] [--seed N] [--max-in-flight N] [--assembly DIR] ' +
-  '[--work DIR] [--without kinds] [--only kinds] [--min-delivered R] [--allowance-seconds S] [--keep-data]';
+  '[--work DIR] [--without kinds] [--only kinds] [--min-delivered R] [--allowance-seconds S] [--keep-data] [--clock wall|virtual]';
 
 const VALUE_FLAGS = [
+  '--clock',
   '--deliveries',
   '--seed',
   '--max-in-flight',
@@ -40,6 +41,7 @@ export function parseDeliveryChaosArguments(argv: readonly string[]): DeliveryCa
     minDeliveredShare: args.share('--min-delivered'),
     schedulingAllowanceSeconds: args.integer('--allowance-seconds', 0),
     keepData: args.has('--keep-data'),
+    clock: args.clock('--clock'),
   });
 }
 

@@ -8,6 +8,7 @@
  *                    [--assembly DIR] [--work DIR]
  *                    [--without kind,kind] [--only kind,kind] [--transient-rate 0.05]
  *                    [--min-processed 0.6] [--allowance-seconds 60] [--clock-skew-ms 1000] [--keep-data]
+ *                    [--clock wall|virtual]
  */
 import { CampaignArguments, definedOnly, runCampaignCommand } from '../lib/chaos/common/arguments';
 import { type CampaignOptions, runCampaign } from '../lib/chaos/orders/campaign';
@@ -17,7 +18,7 @@ import { DEFAULT_FAULT_RATES } from '../lib/chaos/orders/plan';
 const USAGE =
   'Usage: npm run chaos -- [--orders N] [--seed N] [--max-in-flight N] [--admission-limit N] [--assembly DIR] [--work DIR] ' +
   '[--without kinds] [--only kinds] [--transient-rate R] [--min-processed R] [--allowance-seconds S] ' +
-  '[--clock-skew-ms MS] [--keep-data]';
+  '[--clock-skew-ms MS] [--keep-data] [--clock wall|virtual]';
 
 const VALUE_FLAGS = [
   '--orders',
@@ -32,6 +33,7 @@ const VALUE_FLAGS = [
   '--min-processed',
   '--allowance-seconds',
   '--clock-skew-ms',
+  '--clock',
 ];
 
 export function parseChaosArguments(argv: readonly string[]): CampaignOptions {
@@ -54,6 +56,7 @@ export function parseChaosArguments(argv: readonly string[]): CampaignOptions {
     schedulingAllowanceSeconds: args.integer('--allowance-seconds', 0),
     clockSkewMillis: args.integer('--clock-skew-ms', 0),
     keepData: args.has('--keep-data'),
+    clock: args.clock('--clock'),
   });
 }
 

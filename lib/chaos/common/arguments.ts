@@ -2,6 +2,7 @@
  * Command-line flags of the campaign commands (`npm run chaos`, `npm run chaos:deliveries`): every
  * flag takes a value except the switches named; a bad value throws a message naming the flag.
  */
+import { CLOCK_MODES, type ClockMode, isClockMode } from '../../local-runtime/clock';
 export class CampaignArguments {
   private readonly values = new Map<string, string>();
   private readonly switches = new Set<string>();
@@ -36,6 +37,14 @@ export class CampaignArguments {
 
   integer(flag: string, min: number): number | undefined {
     return this.number(flag, (value) => Number.isInteger(value) && value >= min, `an integer >= ${min}`);
+  }
+
+  /** `--clock wall|virtual`: the runtime's clock (lib/local-runtime/clock). */
+  clock(flag: string): ClockMode | undefined {
+    const text = this.values.get(flag);
+    if (text === undefined) return undefined;
+    if (!isClockMode(text)) throw new Error(`${flag} must be ${CLOCK_MODES.join(' or ')}, got '${text}'`);
+    return text;
   }
 
   share(flag: string): number | undefined {

@@ -7,7 +7,12 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { operatorUserOf } from '../../harness/operator-user';
-import { type FaultHooks, type LocalRuntime, startLocalRuntime } from '../../local-runtime';
+import {
+  type FaultHooks,
+  type LocalRuntime,
+  type RuntimeClock,
+  startLocalRuntime,
+} from '../../local-runtime';
 import { iamRecordDirOf } from './iam-denials';
 
 export interface CampaignFiles {
@@ -24,7 +29,8 @@ export interface CampaignFiles {
 }
 
 /** The files of a new run of `seed` under `workDir` (its runtime log created empty). */
-export function campaignFiles(workDir: string, seed: number): CampaignFiles {
+/** `clock`: the one clock of every start of the run (time never goes back at a restart). */
+export function campaignFiles(workDir: string, seed: number, clock?: RuntimeClock): CampaignFiles {
   const runId = `s${seed}-${new Date().toISOString().replace(/[:.]/g, '-')}`;
   const dataDir = join(workDir, `data-${runId}`);
   const functionLogDir = join(workDir, `logs-${runId}`);
@@ -46,6 +52,7 @@ export function campaignFiles(workDir: string, seed: number): CampaignFiles {
         targetFile: null,
         functionLogDir,
         faults,
+        ...(clock && { clock }),
         iamRecordDir,
         users: operatorUserOf(stackName),
         log: (line) => writeFileSync(runtimeLog, `${new Date().toISOString()} ${line}\n`, { flag: 'a' }),

@@ -2,6 +2,7 @@
  * What a caller may set of a delivery campaign (the chaos CLI, the fault tests), each with its
  * default; read by the setup (campaign-setup.ts) and the run (campaign-run.ts).
  */
+import type { ClockMode } from '../../local-runtime/clock';
 import type { DeliveryFaultKind } from './faults';
 import type { DeliveryFaultRates, ScenarioShares } from './plan';
 
@@ -49,4 +50,9 @@ export interface DeliveryCampaignOptions {
   readonly fleetReadDelayMillis?: number;
   /** Keep the data directory after the run. @default false */
   readonly keepData?: boolean;
+  /**
+   * The runtime's clock: wall, or virtual (time moves only when the system is quiet, then jumps to
+   * the next due timer; one clock across the run's restarts). @default 'wall'
+   */
+  readonly clock?: ClockMode;
 }

@@ -4,11 +4,13 @@
  * files, and how to start the runtime on them (again after the restart, on the same data
  * directory). Apart from the run itself (campaign-run.ts) so that each reads alone.
  */
+
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { PROJECT_ROOT, synthesizeLocal } from '../../harness/assembly';
 import { DeliverySystemDriver } from '../../harness/deliveries-driver';
 import { type LocalRuntime } from '../../local-runtime';
+import { createClock } from '../../local-runtime/clock';
 import type { TerminalBound } from '../common/bounds';
 import { campaignFiles } from '../common/campaign-files';
 import { type DeliveryAssemblyFacts, readDeliveryAssemblyFacts } from './assembly';
@@ -93,7 +95,7 @@ export function prepareDeliveryCampaign(
     schedulingAllowanceMillis: (options.schedulingAllowanceSeconds ?? 60) * 1000,
   });
 
-  const files = campaignFiles(workDir, seed);
+  const files = campaignFiles(workDir, seed, createClock(options.clock, '--clock'));
   const startRuntime = async (): Promise<[LocalRuntime, DeliverySystemDriver]> => {
     const runtime = await files.startRuntime(assemblyDir, injector.hooks(), facts.stackName);
     const driver = new DeliverySystemDriver(runtime.target, facts.stackName);

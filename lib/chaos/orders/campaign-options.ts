@@ -2,6 +2,7 @@
  * What a caller may set of an order campaign (the chaos CLI, the recovery benchmark, the fault
  * tests), each with its default; read by the setup (campaign-setup.ts) and the run.
  */
+import type { ClockMode } from '../../local-runtime/clock';
 import type { FaultKind } from './faults';
 import type { FaultRates } from './plan';
 
@@ -52,4 +53,9 @@ export interface CampaignOptions {
   readonly progressIntervalMillis?: number;
   /** Keep the DynamoDB data directory after the run. @default false */
   readonly keepData?: boolean;
+  /**
+   * The runtime's clock: wall, or virtual (time moves only when the system is quiet, then jumps to
+   * the next due timer; one clock across the run's restarts). @default 'wall'
+   */
+  readonly clock?: ClockMode;
 }

@@ -4,11 +4,13 @@
  * terminal bound and the run's files, and how to start the runtime on them (again after a restart,
  * on the same data directory). Apart from the run itself (campaign-run.ts) so that each reads alone.
  */
+
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { WorkflowTimings } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { type AssemblyFacts, PROJECT_ROOT, readAssemblyFacts, synthesizeLocal } from '../../harness/assembly';
 import { type LocalRuntime } from '../../local-runtime';
+import { createClock } from '../../local-runtime/clock';
 import type { TerminalBound } from '../common/bounds';
 import { campaignFiles } from '../common/campaign-files';
 import { maxSafeRelativeSkewMillis, terminalBound } from './bounds';
@@ -130,7 +132,7 @@ export function prepareCampaign(options: CampaignOptions, log: (line: string) =>
     schedulingAllowanceMillis: (options.schedulingAllowanceSeconds ?? 60) * 1000,
   });
 
-  const files = campaignFiles(workDir, seed);
+  const files = campaignFiles(workDir, seed, createClock(options.clock, '--clock'));
   const stackName = facts.agents[0]?.stackName ?? '';
   return {
     log,

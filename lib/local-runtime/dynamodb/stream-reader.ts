@@ -373,9 +373,14 @@ export class DynamoDbStreamReader<Detail> {
       .finally(() => this.scheduleDiscovery());
   }
 
-  /** Estimated creation time: DynamoDB Local rounds it down to the minute, and we read it no earlier. */
+  /**
+   * Estimated creation time: DynamoDB Local rounds it down to the minute, and we read it no earlier.
+   * On a virtual clock, DynamoDB Local's stamp is the machine's time, another clock: a record is as
+   * old as the time since the runtime first read it.
+   */
   private createdAt(record: StreamRecord): number {
     const readAt = this.firstReadAt.get(record) ?? this.clock.now();
+    if (this.clock.mode === 'virtual') return readAt;
     const stamped = record.dynamodb?.ApproximateCreationDateTime?.getTime();
     return stamped === undefined ? readAt : Math.min(readAt, stamped + CREATION_TIME_GRANULARITY_MILLIS - 1);
   }

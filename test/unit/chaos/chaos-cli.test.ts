@@ -35,6 +35,17 @@ describe('npm run chaos arguments', () => {
     expect(options.keepData).toBe(true);
   });
 
+  it('takes the runtime clock, wall or virtual, and names what it takes otherwise', () => {
+    expect(parseChaosArguments(['--clock', 'virtual']).clock).toBe('virtual');
+    expect(parseDeliveryChaosArguments(['--clock', 'wall']).clock).toBe('wall');
+    expect(() => parseChaosArguments(['--clock', 'fast'])).toThrow(
+      "--clock must be wall or virtual, got 'fast'",
+    );
+    expect(() => parseDeliveryChaosArguments(['--clock', 'x'])).toThrow(
+      "--clock must be wall or virtual, got 'x'",
+    );
+  });
+
   it('refuses bad input with a message naming it', () => {
     expect(() => parseChaosArguments(['--orders', '0'])).toThrow("--orders must be an integer >= 1, got '0'");
     expect(() => parseChaosArguments(['--admission-limit', '0'])).toThrow(

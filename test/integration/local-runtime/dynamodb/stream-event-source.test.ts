@@ -22,6 +22,7 @@ import {
   SendMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
+import { type RuntimeClock, VirtualClock } from '../../../../lib/local-runtime/clock';
 import {
   DynamoDbStreamEventSource,
   type DynamoDbStreamEventSourceSpec,
@@ -108,6 +109,7 @@ describe('DynamoDB stream event source (Lambda event source mapping)', () => {
     streamArn: string,
     spec: Partial<DynamoDbStreamEventSourceSpec>,
     answer: Answer = () => ok(),
+    clock?: RuntimeClock,
   ): Promise<{ calls: LambdaRecord[][]; events: unknown[]; source: DynamoDbStreamEventSource }> {
     const calls: LambdaRecord[][] = [];
     const events: unknown[] = [];
@@ -140,6 +142,7 @@ describe('DynamoDB stream event source (Lambda event source mapping)', () => {
           await sqs.send(new SendMessageCommand({ QueueUrl: queueUrlOf(queueArn), MessageBody: message }));
         },
         onProblem: (message) => problems.push(message),
+        ...(clock && { clock }),
       },
     );
     running.push(source);
@@ -300,6 +303,18 @@ describe('DynamoDB stream event source (Lambda event source mapping)', () => {
     await put(table, 'fresh');
     await until(() => (keysOf(calls).flat().includes('fresh') ? true : undefined));
     expect(keysOf(calls).slice(invocations).flat().includes('stale')).toBe(false);
+  });
+
+  it("on a virtual clock ahead of the machine, ages a record from when it was read, not from DynamoDB Local's stamp", async () => {
+    const { table, streamArn } = await streamTable();
+    // A day ahead: DynamoDB Local stamps records with the machine's time, another clock.
+    const clock = new VirtualClock({ startMillis: Date.now() + 86_400_000 });
+    const problemsBefore = problems.length;
+    await put(table, 'written-now');
+    const { calls } = await start(streamArn, { maximumRecordAgeSeconds: 60 }, () => ok(), clock);
+    await until(() => (keysOf(calls).flat().includes('written-now') ? true : undefined));
+    expect(problems.slice(problemsBefore).filter((problem) => problem.includes('given up'))).toEqual([]);
+    clock.stop();
   });
 
   it('bisects a failing batch until the poison record is alone, and delivers every other record', async () => {

@@ -8,7 +8,7 @@
  * e.g. `--context workflowVersion=2`; the runtime gives it no meaning).
  */
 import { resolve } from 'node:path';
-import { CLOCK_MODES, type ClockMode, isClockMode } from '../lib/local-runtime/clock';
+import { type ClockMode, clockModeOf } from '../lib/local-runtime/clock';
 import { IAM_MODES, type IamMode } from '../lib/local-runtime/iam/authorizer';
 import { defaultTargetFile } from '../lib/local-runtime/target';
 
@@ -88,12 +88,10 @@ export function parseStartArguments(
     throw new Error(`--iam must be ${IAM_MODES.join(' or ')}, got '${iam}'`);
   }
   const clockFlag = values.get('--clock');
-  const clock = clockFlag ?? (environment.LOCAL_CLOCK || 'wall');
-  if (!isClockMode(clock)) {
-    throw new Error(
-      `${clockFlag !== undefined ? '--clock' : 'LOCAL_CLOCK'} must be ${CLOCK_MODES.join(' or ')}, got '${clock}'`,
-    );
-  }
+  const clock =
+    clockFlag !== undefined
+      ? clockModeOf(clockFlag, '--clock')
+      : clockModeOf(environment.LOCAL_CLOCK, 'LOCAL_CLOCK');
   return {
     port,
     clock,

@@ -14,6 +14,8 @@ export {
 } from './assembly/synthesize';
 export {
   CLOCK_MODES,
+  type ClockMode,
+  clockModeOf,
   createClock,
   type RuntimeClock,
   VirtualClock,

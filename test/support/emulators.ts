@@ -14,6 +14,7 @@ import {
 } from '@aws-sdk/client-dynamodb-streams';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBRecord } from 'aws-lambda';
+import type { RuntimeClock } from '../../lib/local-runtime/clock';
 import { startDynamoDbLocal as launchDynamoDbLocal } from '../../lib/local-runtime/dynamodb/dynamodb-local';
 import {
   type RunningServer,
@@ -82,11 +83,12 @@ export function localSqsIam(
 
 /**
  * Starts the local runtime's SQS service (JSON protocol, as the current SDK speaks it), as the runtime
- * runs it: in memory, or journaled in `dataDirectory` to test a restart; IAM enforced, with
+ * runs it (on `clock`, the wall clock by default): in memory, or journaled in `dataDirectory` to
+ * test a restart; IAM enforced, with
  * TEST_CREDENTIALS as the root unless `iam` is given (pass `accountId` of its account then).
  */
 export function startLocalSqs(
-  options: { dataDirectory?: string; iam?: RuntimeIam; accountId?: string } = {},
+  options: { dataDirectory?: string; iam?: RuntimeIam; accountId?: string; clock?: RuntimeClock } = {},
 ): Promise<RunningSqsService> {
   const { iam, accountId, ...rest } = options;
   return startSqsEmulator({

@@ -2,7 +2,7 @@
  * Command-line flags of the campaign commands (`npm run chaos`, `npm run chaos:deliveries`): every
  * flag takes a value except the switches named; a bad value throws a message naming the flag.
  */
-import { CLOCK_MODES, type ClockMode, isClockMode } from '../../local-runtime/clock';
+import { type ClockMode, clockModeOf } from '../../local-runtime';
 export class CampaignArguments {
   private readonly values = new Map<string, string>();
   private readonly switches = new Set<string>();
@@ -42,9 +42,7 @@ export class CampaignArguments {
   /** `--clock wall|virtual`: the runtime's clock (lib/local-runtime/clock). */
   clock(flag: string): ClockMode | undefined {
     const text = this.values.get(flag);
-    if (text === undefined) return undefined;
-    if (!isClockMode(text)) throw new Error(`${flag} must be ${CLOCK_MODES.join(' or ')}, got '${text}'`);
-    return text;
+    return text === undefined ? undefined : clockModeOf(text, flag);
   }
 
   share(flag: string): number | undefined {

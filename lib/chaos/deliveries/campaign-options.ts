@@ -2,7 +2,7 @@
  * What a caller may set of a delivery campaign (the chaos CLI, the fault tests), each with its
  * default; read by the setup (campaign-setup.ts) and the run (campaign-run.ts).
  */
-import type { ClockMode } from '../../local-runtime/clock';
+import type { ClockMode } from '../../local-runtime';
 import type { DeliveryFaultKind } from './faults';
 import type { DeliveryFaultRates, ScenarioShares } from './plan';
 

@@ -2,7 +2,7 @@
  * What a caller may set of an order campaign (the chaos CLI, the recovery benchmark, the fault
  * tests), each with its default; read by the setup (campaign-setup.ts) and the run.
  */
-import type { ClockMode } from '../../local-runtime/clock';
+import type { ClockMode } from '../../local-runtime';
 import type { FaultKind } from './faults';
 import type { FaultRates } from './plan';
 

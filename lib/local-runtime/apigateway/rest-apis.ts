@@ -250,19 +250,7 @@ interface ProxyEventSource {
 
 /** The event a Lambda proxy integration receives (payload format 1.0), as API Gateway builds it. */
 function lambdaProxyEvent(source: ProxyEventSource) {
-  const {
-    api,
-    route,
-    request,
-    url,
-    stage,
-    path,
-    httpMethod,
-    requestId,
-    caller,
-    body,
-    receivedAt: now,
-  } = source;
+  const { api, route, request, url, stage, path, httpMethod, requestId, caller, body } = source;
   const { headers, multiValueHeaders } = headerMaps(request);
   const apiKey = request.headers['x-api-key'];
   const query = queryMaps(url);
@@ -300,8 +288,8 @@ function lambdaProxyEvent(source: ProxyEventSource) {
           userArn: caller.userArn,
         }),
       },
-      requestTime: now.toUTCString(),
-      requestTimeEpoch: now.getTime(),
+      requestTime: source.receivedAt.toUTCString(),
+      requestTimeEpoch: source.receivedAt.getTime(),
       domainName: request.headers.host ?? 'localhost',
       domainPrefix: (request.headers.host ?? 'localhost').split('.')[0],
     },

@@ -8,17 +8,19 @@ import { WallClock } from './wall-clock';
 
 export const CLOCK_MODES: readonly ClockMode[] = ['wall', 'virtual'];
 
-/** Whether `text` names a clock mode. */
-export function isClockMode(text: string): text is ClockMode {
-  return (CLOCK_MODES as readonly string[]).includes(text);
+/**
+ * The clock mode `text` names (undefined or empty: the wall clock); another value is refused,
+ * naming `source` (the flag or variable it came from).
+ */
+export function clockModeOf(text: string | undefined, source: string): ClockMode {
+  if (text === undefined || text === '') return 'wall';
+  if (!(CLOCK_MODES as readonly string[]).includes(text)) {
+    throw new Error(`${source} must be ${CLOCK_MODES.join(' or ')}, got '${text}'`);
+  }
+  return text as ClockMode;
 }
 
-/**
- * The clock `mode` names (undefined or empty: the wall clock); another value is refused, naming
- * `source` (the flag or variable it came from).
- */
+/** The clock `mode` names, read as clockModeOf reads it. */
 export function createClock(mode: string | undefined, source: string): RuntimeClock {
-  if (mode === undefined || mode === '') return new WallClock();
-  if (!isClockMode(mode)) throw new Error(`${source} must be ${CLOCK_MODES.join(' or ')}, got '${mode}'`);
-  return mode === 'virtual' ? new VirtualClock() : new WallClock();
+  return clockModeOf(mode, source) === 'virtual' ? new VirtualClock() : new WallClock();
 }

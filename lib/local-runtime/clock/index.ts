@@ -1,6 +1,6 @@
 /** The local runtime's clock: one interface, the wall clock and the virtual clock. */
 
-export { CLOCK_MODES, createClock, isClockMode } from './create-clock';
+export { CLOCK_MODES, clockModeOf, createClock } from './create-clock';
 export { holdDuringCalls } from './hold-during-calls';
 export {
   ACTIVITY_HEADER,

@@ -25,8 +25,6 @@ export interface VirtualClockOptions {
    * holds (bytes on a loopback socket between a reply and its reader). @default 3
    */
   readonly settleMillis?: number;
-  /** Called after each jump, with the time before and after. @default - none */
-  readonly onAdvance?: (fromMillis: number, toMillis: number) => void;
 }
 
 interface PendingTimer {
@@ -91,7 +89,7 @@ export class VirtualClock implements RuntimeClock {
   private nextActivity = 0;
   private readonly activities = new Map<string, Activity>();
 
-  constructor(private readonly options: VirtualClockOptions = {}) {
+  constructor(options: VirtualClockOptions = {}) {
     this.current = options.startMillis ?? Date.now();
     this.sharedView[0] = this.current;
     this.settleMillis = options.settleMillis ?? 3;
@@ -108,16 +106,6 @@ export class VirtualClock implements RuntimeClock {
   /** Jumps made so far (each to the next due timer). */
   get advances(): number {
     return this.jumps;
-  }
-
-  /** Activities holding the clock now. */
-  get heldCount(): number {
-    return this.held;
-  }
-
-  /** Timers armed and not yet fired or cancelled. */
-  get pendingTimers(): number {
-    return this.timers.filter((timer) => !timer.cancelled).length;
   }
 
   setTimer(callback: () => void, delayMillis: number): ClockTimer {
@@ -259,7 +247,6 @@ export class VirtualClock implements RuntimeClock {
     while (this.timers.length > 0 && (this.timers[0] as PendingTimer).cancelled) this.timers.shift();
     const first = this.timers[0];
     if (!first) return;
-    const from = this.current;
     if (first.due > this.current) {
       this.current = first.due;
       this.sharedView[0] = this.current;
@@ -270,7 +257,6 @@ export class VirtualClock implements RuntimeClock {
       const timer = this.timers.shift() as PendingTimer;
       if (!timer.cancelled) due.push(timer);
     }
-    if (from !== this.current) this.options.onAdvance?.(from, this.current);
     // The callbacks start work that holds the clock once it reaches a request or an invocation;
     // a hold across this turn covers what they start synchronously.
     const firing = this.hold('timers');

@@ -54,8 +54,8 @@ export class CredentialRegistry {
    */
   signingTimes(): readonly number[] {
     // wall clock: the developer's tools sign with it
-    if (!this.clock || this.clock.mode === 'wall') return [Date.now()];
-    return [this.clock.now(), Date.now()]; // wall clock: the developer's tools sign with it
+    const machine = Date.now();
+    return !this.clock || this.clock.mode === 'wall' ? [machine] : [this.clock.now(), machine];
   }
 
   get rootCredentials(): CallerCredentials {

@@ -4,11 +4,10 @@
  * time, reused while warm, killed when the function timeout passes (as Lambda kills the sandbox).
  * Concurrency per function is capped at its reserved concurrency, else at a small pool.
  */
-
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { type ClockActivity, type ClockTimer, type RuntimeClock, WallClock } from '../clock';
+import { ACTIVITY_HEADER, type ClockActivity, type ClockTimer, type RuntimeClock, WallClock } from '../clock';
 import { RequestTooLargeError } from './errors';
 import { MAX_ASYNC_REQUEST_BYTES, MAX_SYNC_REQUEST_BYTES, MAX_SYNC_RESPONSE_BYTES } from './limits';
 import { LineSplitter } from './line-splitter';
@@ -129,7 +128,10 @@ class Sandbox {
         logGroupName: spec.logGroupName ?? `/aws/lambda/${spec.functionName}`,
         workerId: randomUUID().replaceAll('-', ''),
         clockOffsetMillis: spec.clockOffsetMillis ?? 0,
-        ...(options.clock?.sharedTime && { sharedTime: options.clock.sharedTime }),
+        ...(options.clock?.sharedTime && {
+          sharedTime: options.clock.sharedTime,
+          activityHeader: ACTIVITY_HEADER,
+        }),
       },
       resourceLimits: { maxOldGenerationSizeMb: Math.max(64, spec.memorySizeMb) },
       // Lambda's Node.js runtime is plain node. A worker inherits the host's flags by default, so

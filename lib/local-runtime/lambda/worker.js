@@ -15,8 +15,8 @@ let handlerPromise;
 /**
  * The sandbox's clock. On the runtime's virtual clock (../clock/virtual-clock.ts) Date reads the
  * runtime's time from shared memory (`sharedTime`: Float64 epoch millis), so a function signs
- * requests, computes expiries and reads its deadline on the runtime's time; timers inside the
- * sandbox stay Node's (an invocation holds the virtual clock still while it runs). Fault hook
+ * requests, computes expiries and reads its deadline on the runtime's time (its timers: see
+ * virtualTimers). Fault hook
  * (fault-hooks.ts clockOffsetMillis): this sandbox's clock runs offset from the host's, as a
  * machine with a skewed clock would. Date.now() and `new Date()` shift; timers do not.
  */
@@ -115,18 +115,16 @@ if (workerData.sharedTime) virtualTimers();
 /** The running invocation's activity on the runtime's clock (named in its requests to the runtime). */
 let activityId;
 
-/** Counts a request of the invocation in flight until it settles. */
-function inFlight(settled) {
+/** Counts a request of the invocation in flight; the function returned ends it (once). */
+function inFlight() {
   requestsInFlight += 1;
   reportWaiting();
   let done = false;
-  return (value) => {
-    if (!done) {
-      done = true;
-      requestsInFlight -= 1;
-      reportWaiting();
-    }
-    return settled?.(value) ?? value;
+  return () => {
+    if (done) return;
+    done = true;
+    requestsInFlight -= 1;
+    reportWaiting();
   };
 }
 
@@ -137,7 +135,7 @@ function inFlight(settled) {
  * move. fetch and node:http(s) requests both carry it, and are counted while in flight.
  */
 function nameActivityInRequests() {
-  const header = 'x-local-runtime-activity';
+  const header = workerData.activityHeader;
   const hostFetch = globalThis.fetch;
   if (typeof hostFetch === 'function') {
     globalThis.fetch = function fetch(input, init) {
@@ -145,10 +143,7 @@ function nameActivityInRequests() {
       const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
       headers.set(header, activityId);
       const settle = inFlight();
-      return hostFetch(input, { ...init, headers }).then(settle, (error) => {
-        settle();
-        throw error;
-      });
+      return hostFetch(input, { ...init, headers }).finally(settle);
     };
   }
   for (const name of ['node:http', 'node:https']) {
@@ -159,8 +154,8 @@ function nameActivityInRequests() {
       if (activityId && !outgoing.headersSent) {
         outgoing.setHeader(header, activityId);
         const settle = inFlight();
-        outgoing.once('response', (response) => response.once('end', () => settle()));
-        outgoing.once('close', () => settle());
+        outgoing.once('response', (response) => response.once('end', settle));
+        outgoing.once('close', settle);
       }
       return outgoing;
     };

@@ -8,12 +8,11 @@ import {
   CreateQueueCommand,
   ReceiveMessageCommand,
   SendMessageCommand,
-  SQSClient,
+  type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { VirtualClock } from '../../../../lib/local-runtime/clock';
-import { startSqsEmulator } from '../../../../lib/local-runtime/emulators';
 import type { RunningSqsService } from '../../../../lib/local-runtime/sqs';
-import { TEST_ACCOUNT, TEST_REGION, TEST_ROOT, testAccount } from '../../../support/local-iam';
+import { sqsClient, startLocalSqs } from '../../../support/emulators';
 
 const START = Date.UTC(2026, 0, 1);
 
@@ -24,18 +23,8 @@ describe('SQS service on a virtual clock', () => {
 
   beforeAll(async () => {
     clock = new VirtualClock({ startMillis: START });
-    server = await startSqsEmulator({
-      region: TEST_REGION,
-      accountId: TEST_ACCOUNT,
-      iam: testAccount().iam,
-      clock,
-    });
-    sqs = new SQSClient({
-      endpoint: server.endpoint,
-      region: TEST_REGION,
-      credentials: TEST_ROOT,
-      maxAttempts: 1,
-    });
+    server = await startLocalSqs({ clock });
+    sqs = sqsClient(server.endpoint);
   });
   afterAll(async () => {
     sqs.destroy();

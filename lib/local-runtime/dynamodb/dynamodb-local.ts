@@ -14,13 +14,15 @@ import { accessSync, constants, mkdirSync, readdirSync, statSync } from 'node:fs
 import { createServer } from 'node:net';
 import { delimiter, dirname, join } from 'node:path';
 import type { RunningServer } from '../protocol/http-server';
+import { resumeStreamSequence } from './stream-sequence';
 
 /** The Debian package that provides a suitable `java` (named in the error when there is none). */
 export const JAVA_DEBIAN_PACKAGE = 'openjdk-17-jre-headless';
 
 export interface DynamoDbLocalOptions {
   /**
-   * Keep tables in this directory (`-dbPath`); they survive a restart on the same directory.
+   * Keep tables in this directory (`-dbPath`); they survive a restart on the same directory, and
+   * so do their streams (the sequence of their records resumed past every shard, ./stream-sequence.ts).
    * @default - in memory
    */
   readonly dataDirectory?: string;
@@ -299,6 +301,8 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
   };
   try {
     await waitUntilAnswering(endpoint, child, options.startTimeoutMillis ?? 60_000);
+    // Kept tables: the stream sequence must not go back behind their shards (./stream-sequence.ts).
+    if (options.dataDirectory && options.sharedDb !== false) await resumeStreamSequence(endpoint);
   } catch (error) {
     await stop();
     throw error;

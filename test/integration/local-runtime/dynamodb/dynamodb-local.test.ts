@@ -15,6 +15,7 @@ import {
   DescribeTableCommand,
   type DynamoDBClient,
   GetItemCommand,
+  ListTablesCommand,
   PutItemCommand,
   TransactionCanceledException,
   TransactWriteItemsCommand,
@@ -25,8 +26,10 @@ import {
   DescribeStreamCommand,
   DynamoDBStreamsClient,
   GetRecordsCommand,
+  type GetRecordsCommandOutput,
   GetShardIteratorCommand,
   type _Record as StreamRecord,
+  TrimmedDataAccessException,
 } from '@aws-sdk/client-dynamodb-streams';
 import {
   JAVA_DEBIAN_PACKAGE,
@@ -60,6 +63,19 @@ async function createTable(client: DynamoDBClient, stream = false): Promise<stri
     }),
   );
   return name;
+}
+
+/** A TRIM_HORIZON iterator on the first shard of a stream. */
+async function trimHorizon(streams: DynamoDBStreamsClient, streamArn: string): Promise<string | undefined> {
+  const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
+  const { ShardIterator } = await streams.send(
+    new GetShardIteratorCommand({
+      StreamArn: streamArn,
+      ShardId: StreamDescription?.Shards?.[0]?.ShardId,
+      ShardIteratorType: 'TRIM_HORIZON',
+    }),
+  );
+  return ShardIterator;
 }
 
 /** Every record of a single-shard stream so far, through the DynamoDB Streams API. */
@@ -355,6 +371,73 @@ describe('DynamoDB Local process', () => {
       await second.stop();
     }
     expect(groupIsGone(second.pid)).toBe(true);
+  });
+
+  it('reads from TRIM_HORIZON the first records written after a restart into streams that were empty', async () => {
+    // DynamoDB Local numbers stream records with one counter that a new JVM resumes from the records
+    // it finds, while each shard keeps the number it started at: with streams still empty, the
+    // numbers went backwards and TRIM_HORIZON skipped the first records (the chaos campaign's
+    // missing Received statuses after its runtime restart).
+    const dataDirectory = join(workDir, 'empty-streams');
+    const first = await launchDynamoDbLocal({ dataDirectory });
+    const firstClient = dynamoClient(first.endpoint);
+    const tables: string[] = [];
+    const firstStreams = new DynamoDBStreamsClient({
+      endpoint: first.endpoint,
+      region: TEST_REGION,
+      credentials: TEST_CREDENTIALS,
+    });
+    for (let index = 0; index < 4; index += 1) {
+      const table = await createTable(firstClient, true);
+      tables.push(table);
+      // Read as a consumer does (nothing yet): the shard is opened at the counter's number.
+      const { Table } = await firstClient.send(new DescribeTableCommand({ TableName: table }));
+      expect(await streamRecords(firstStreams, Table?.LatestStreamArn ?? '')).toEqual([]);
+    }
+    firstClient.destroy();
+    firstStreams.destroy();
+    await first.stop();
+
+    const second = await launchDynamoDbLocal({ dataDirectory });
+    const secondClient = dynamoClient(second.endpoint);
+    const secondStreams = new DynamoDBStreamsClient({
+      endpoint: second.endpoint,
+      region: TEST_REGION,
+      credentials: TEST_CREDENTIALS,
+    });
+    try {
+      // A consumer positions itself before anything is written, as the runtime's readers do.
+      const positioned = new Map<string, { streamArn: string; iterator: string | undefined }>();
+      for (const table of tables) {
+        const { Table } = await secondClient.send(new DescribeTableCommand({ TableName: table }));
+        const streamArn = Table?.LatestStreamArn ?? '';
+        positioned.set(table, { streamArn, iterator: await trimHorizon(secondStreams, streamArn) });
+      }
+      // Last table first: on the resumed counter its record got a number below its shard's start.
+      for (const table of [...tables].reverse()) {
+        await secondClient.send(new PutItemCommand({ TableName: table, Item: { id: { S: `in-${table}` } } }));
+      }
+      for (const table of tables) {
+        const { streamArn, iterator } = positioned.get(table) ?? { streamArn: '', iterator: undefined };
+        let page: GetRecordsCommandOutput;
+        try {
+          page = await secondStreams.send(new GetRecordsCommand({ ShardIterator: iterator }));
+        } catch (error) {
+          // An iterator taken on an empty shard: DynamoDB Local says trimmed; read from the start again.
+          expect(error).toBeInstanceOf(TrimmedDataAccessException);
+          const again = await trimHorizon(secondStreams, streamArn);
+          page = await secondStreams.send(new GetRecordsCommand({ ShardIterator: again }));
+        }
+        expect((page.Records ?? []).map((record) => record.dynamodb?.Keys?.id?.S)).toEqual([`in-${table}`]);
+      }
+      // The runtime's own table for this is gone: a user's listing holds only the user's tables.
+      const { TableNames } = await secondClient.send(new ListTablesCommand({}));
+      expect(TableNames).toEqual([...tables].sort());
+    } finally {
+      secondClient.destroy();
+      secondStreams.destroy();
+      await second.stop();
+    }
   });
 
   it('names the Debian package to install when there is no java on PATH', async () => {

@@ -67,16 +67,8 @@ function isPositiveInteger(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 1;
 }
 
-/**
- * Parses and checks a definition; throws InvalidDefinitionError listing every problem found. With
- * `runtimeTaskTimeouts` (a virtual clock) the engine's own task timers, which are Node's, never
- * fire: the runtime times every task out on its clock instead (execution.ts taskWithinTimeout).
- */
-export function prepareDefinition(
-  stateMachineName: string,
-  definitionJson: string,
-  runtimeTaskTimeouts = false,
-): PreparedDefinition {
+/** Parses and checks a definition; throws InvalidDefinitionError listing every problem found. */
+export function prepareDefinition(stateMachineName: string, definitionJson: string): PreparedDefinition {
   let parsed: unknown;
   try {
     parsed = JSON.parse(definitionJson);
@@ -96,7 +88,6 @@ export function prepareDefinition(
     warnings: [],
     tasks: new Map(),
     seenStateNames: new Set(),
-    runtimeTaskTimeouts,
   };
   const { problems, warnings, tasks } = findings;
   visitMachine(engineDefinition, 'the definition', findings);
@@ -124,8 +115,6 @@ interface Findings {
   readonly tasks: Map<string, TaskSpec>;
   /** State names are unique in the whole machine, branches and processors included. */
   readonly seenStateNames: Set<string>;
-  /** The runtime, not the engine, times tasks out (prepareDefinition). */
-  readonly runtimeTaskTimeouts: boolean;
 }
 
 /** Only JSONPath runs locally: a QueryLanguage of JSONata is refused, not silently ignored. */
@@ -190,9 +179,9 @@ function visitTask(name: string, state: JsonObject, findings: Findings): void {
     );
   }
   const effectiveTimeoutSeconds = Math.min(timeoutSeconds, MAX_TIMER_SECONDS);
-  // The engine's own timer raises the genuine States.Timeout (which States.TaskFailed must not
-  // match); an explicit value keeps its 60 s default from ever applying.
-  state.TimeoutSeconds = findings.runtimeTaskTimeouts ? MAX_TIMER_SECONDS : effectiveTimeoutSeconds;
+  // The engine's own timer (on the runtime's clock, ./engine.ts) raises the genuine States.Timeout,
+  // which States.TaskFailed must not match; an explicit value keeps its 60 s default from applying.
+  state.TimeoutSeconds = effectiveTimeoutSeconds;
   delete state.HeartbeatSeconds;
   findings.tasks.set(name, {
     stateName: name,

@@ -3,9 +3,8 @@
  * API around it: ARN and name checks, descriptions, payload parsing, page tokens.
  */
 
-import { ExecutionError } from 'aws-local-stepfunctions';
-import type { ClockTimer, RuntimeClock } from '../clock';
-import type { PreparedDefinition, TaskSpec } from './definition';
+import type { ClockTimer } from '../clock';
+import type { PreparedDefinition } from './definition';
 import { SfnApiError, TaskFailure } from './errors';
 import type { ExecutionHistory } from './history';
 import {
@@ -92,7 +91,9 @@ export function executionDescription(execution: Execution): ExecutionDescription
 }
 
 export function describeFailure(failure: unknown): { error: string; cause: string } {
-  const root = failure instanceof ExecutionError && failure.cause instanceof Error ? failure.cause : failure;
+  // By name: the engine's copy on a virtual clock has its own ExecutionError class (./engine.ts).
+  const wrapped = failure instanceof Error && failure.name === 'ExecutionError';
+  const root = wrapped && failure.cause instanceof Error ? failure.cause : failure;
   if (root instanceof Error) return { error: root.name, cause: root.message };
   return { error: 'States.Runtime', cause: String(root) };
 }
@@ -149,24 +150,4 @@ export function decodeHistoryToken(token: string, execution: Execution, reverse:
     );
   }
   return position.from;
-}
-
-/**
- * A request-response task's call, timed out on a virtual clock by the runtime (whose engine then
- * sees the genuine States.Timeout), as the engine's own Node timer does on the wall clock. A
- * callback task (`spec` undefined) is timed out by its token instead.
- */
-export function taskWithinTimeout<T>(
-  call: Promise<T>,
-  spec: TaskSpec | undefined,
-  clock: RuntimeClock,
-): Promise<T> {
-  if (!spec || clock.mode !== 'virtual') return call;
-  let timer: ClockTimer | undefined;
-  const timedOut = new Promise<never>((_, reject) => {
-    const cause = `Task did not finish within ${spec.effectiveTimeoutSeconds} s`;
-    const failure = new TaskFailure('States.Timeout', cause, { timedOut: true });
-    timer = clock.setTimer(() => reject(failure), spec.effectiveTimeoutSeconds * 1000);
-  });
-  return Promise.race([call, timedOut]).finally(() => timer?.cancel());
 }

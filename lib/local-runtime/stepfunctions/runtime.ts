@@ -20,6 +20,7 @@ import {
   TASK_TOKEN_PLACEHOLDER,
   type TaskSpec,
 } from './definition';
+import { engineOn } from './engine';
 import { runtimeFailure, SfnApiError, TaskFailure } from './errors';
 import {
   dataLimitExceeded,
@@ -36,7 +37,6 @@ import {
   type StateTracker,
   type StoredMachine,
   settledOrLate,
-  taskWithinTimeout,
 } from './execution';
 import {
   type EngineLogEvent,
@@ -107,7 +107,7 @@ export class StepFunctionsRuntime {
     if (match[3] !== name) {
       throw new Error(`State machine name '${name}' does not match the name in its ARN '${stateMachineArn}'`);
     }
-    const prepared = prepareDefinition(name, definitionJson, this.options.clock.mode === 'virtual');
+    const prepared = prepareDefinition(name, definitionJson);
     // The engine's own ASL validation (asl-validator) costs about a second, so it runs once per
     // distinct definition and executions skip it.
     if (!this.validatedDefinitions.has(definitionJson)) {
@@ -304,7 +304,7 @@ export class StepFunctionsRuntime {
   private run(machine: StoredMachine, execution: Execution, input: unknown): void {
     const { prepared, description } = machine;
     const tracker: StateTracker = { stateName: '', enteredTime: execution.startDate.toISOString() };
-    const engine = new StateMachine(
+    const engine = new (engineOn(this.options.clock).StateMachine)(
       instrumentStates(prepared.engineDefinition, (stateName) => {
         tracker.stateName = stateName;
         tracker.enteredTime = this.options.clock.date().toISOString();
@@ -445,7 +445,7 @@ export class StepFunctionsRuntime {
           throw new TaskFailure('States.Runtime', `Execution ${execution.status}`);
         const roleArn = execution.machine.roleArn;
         const call = this.options.integrations.call(spec.stateName, integration, parameters, roleArn);
-        const response = await taskWithinTimeout(call, ticket ? undefined : spec, this.options.clock);
+        const response = await call;
         if (ticket) history.submitted(response);
         const result = ticket ? await ticket.outcome : response;
         // A connector's output over the quota fails the execution (limits.ts).

@@ -40,7 +40,7 @@ export interface SfnHarness {
 }
 
 export async function startSfnHarness(
-  extra: Pick<LocalStepFunctionsOptions, 'putEvents' | 'invokeLambda'> = {},
+  extra: Pick<LocalStepFunctionsOptions, 'putEvents' | 'invokeLambda' | 'clock'> = {},
 ): Promise<SfnHarness> {
   const [dynamoEmulator, sqsEmulator]: RunningEmulator[] = await Promise.all([
     startDynamoDbLocal(),

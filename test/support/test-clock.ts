@@ -3,8 +3,13 @@
  * (`npm test` runs on the virtual clock; `npm run test:wall` on the wall clock; unset: the wall
  * clock), see lib/local-runtime/clock/README.md.
  */
-import { createClock, type RuntimeClock } from '../../lib/local-runtime';
+import { type ClockMode, createClock, type RuntimeClock } from '../../lib/local-runtime';
 
 export function testClock(): RuntimeClock {
   return createClock(process.env.LOCAL_CLOCK, 'LOCAL_CLOCK');
+}
+
+/** The mode of testClock(), for what takes a mode and makes its own clock (the campaigns). */
+export function testClockMode(): ClockMode {
+  return testClock().mode;
 }

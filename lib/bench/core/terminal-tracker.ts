@@ -74,6 +74,7 @@ export class TerminalTracker<R> {
       () => this.app.submit(request),
       () => false,
       SUBMIT_GIVE_UP_MILLIS,
+      Date.now,
     );
     if ('refused' in submitted) throw new Error(`${id} refused: ${submitted.refused}`);
     const outcome = new Promise<Outcome>((settle, fail) =>

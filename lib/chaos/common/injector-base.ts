@@ -1,15 +1,19 @@
 /**
  * What every campaign's fault injector shares: the log of firings (with the campaign's own faults,
- * e.g. a restart, recorded alongside), and replies held back on timers that the campaign cancels
- * when it stops the runtime or finishes.
+ * e.g. a restart, recorded alongside), and replies held back on the runtime's clock, which the
+ * campaign cancels when it stops the runtime or finishes. On a virtual clock a held reply parks the
+ * request it holds, so the clock moves on to the caller's deadline as the wall clock would.
  */
+import { type RuntimeClock, WallClock } from '../../local-runtime';
+
 export abstract class InjectorBase<Kind extends string, Event extends { readonly kind: Kind }> {
   readonly events: Event[] = [];
-  private readonly pendingTimers = new Set<NodeJS.Timeout>();
+  private cancelling = new AbortController();
 
   protected constructor(
     private readonly eventOf: (kind: Kind, at: number, ids: readonly string[]) => Event,
     protected readonly now: () => number,
+    private readonly clock: RuntimeClock = new WallClock(),
   ) {}
 
   /** Records one firing that hit these ids (a fault the campaign performs itself too). */
@@ -23,17 +27,17 @@ export abstract class InjectorBase<Kind extends string, Event extends { readonly
 
   /** Cancels held replies still waiting (the campaign is over or the runtime is going down). */
   cancelHeldReplies(): void {
-    for (const timer of this.pendingTimers) clearTimeout(timer);
-    this.pendingTimers.clear();
+    this.cancelling.abort();
+    this.cancelling = new AbortController();
   }
 
+  /** Resolves after `millis` on the runtime's clock; never, once cancelled (no reply is sent). */
   protected hold(millis: number): Promise<void> {
+    const { signal } = this.cancelling;
     return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.pendingTimers.delete(timer);
-        resolve();
-      }, millis);
-      this.pendingTimers.add(timer);
+      void this.clock.sleep(millis, signal).then(() => {
+        if (!signal.aborted) resolve();
+      });
     });
   }
 }

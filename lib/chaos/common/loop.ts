@@ -11,13 +11,16 @@ export type SubmissionResult = { readonly acceptedAt: number } | { readonly refu
 
 /**
  * Submits until accepted or refused: transport errors, 429 and 5xx are retried (after Retry-After),
- * nothing is sent while `paused()` (the runtime is restarting), and after `giveUpMillis` it stops.
- * `onRetry` hears of each answer that is retried (e.g. to count admission's 429s).
+ * nothing is sent while `paused()` (the runtime is restarting), and after `giveUpMillis` (of the wall
+ * clock: the campaign's patience) it stops. `onRetry` hears of each answer that is retried (e.g. to
+ * count admission's 429s). `acceptedAt` is read from `now`, the run's clock, which the system's own
+ * times and the terminal bound are on.
  */
 export async function submitUntilAnswered(
   submit: () => Promise<SubmitOutcome>,
   paused: () => boolean,
   giveUpMillis: number,
+  now: () => number,
   onRetry?: (outcome: Extract<SubmitOutcome, { kind: 'retry' }>) => void,
 ): Promise<SubmissionResult> {
   const giveUpAt = Date.now() + giveUpMillis;
@@ -27,7 +30,7 @@ export async function submitUntilAnswered(
       continue;
     }
     const outcome = await submit();
-    if (outcome.kind === 'accepted') return { acceptedAt: Date.now() };
+    if (outcome.kind === 'accepted') return { acceptedAt: now() };
     if (outcome.kind === 'refused') {
       return { refused: `HTTP ${outcome.status}: ${outcome.body.slice(0, 200)}` };
     }
@@ -88,6 +91,8 @@ export class CampaignTracker {
     ids: readonly string[],
     private readonly settings: {
       readonly boundMillis: number;
+      /** The run's clock, which acceptance times are on (submitUntilAnswered). */
+      readonly now: () => number;
       readonly startedAt: number;
       readonly intervalMillis: number;
       readonly log: (line: string) => void;
@@ -119,7 +124,7 @@ export class CampaignTracker {
    * slot, or a system that strands its subjects would stall the campaign instead of failing it.
    */
   occupying(): number {
-    const overdueBefore = Date.now() - this.settings.boundMillis - this.downtimeMillis();
+    const overdueBefore = this.settings.now() - this.settings.boundMillis - this.downtimeMillis();
     return this.inFlightIds().filter((id) => (this.subjects.get(id)?.acceptedAt ?? 0) >= overdueBefore)
       .length;
   }

@@ -55,6 +55,7 @@ export class DeliveryCampaignRun {
       plan.deliveries.map((delivery) => delivery.deliveryId),
       {
         boundMillis: bound.totalMillis,
+        now: setup.now,
         startedAt: started,
         intervalMillis: options.progressIntervalMillis ?? 5000,
         log,
@@ -147,7 +148,7 @@ export class DeliveryCampaignRun {
       this.options.maxWaitAfterLastMillis ?? Infinity,
     );
     const waitUntil = this.tracker.lastAcceptedAt() + waitFor + SAMPLE_INTERVAL_MILLIS * 2;
-    while (this.tracker.inFlightIds().length > 0 && Date.now() < waitUntil) {
+    while (this.tracker.inFlightIds().length > 0 && this.setup.now() < waitUntil) {
       this.tracker.printProgress();
       await sleep(500);
     }
@@ -163,7 +164,7 @@ export class DeliveryCampaignRun {
   /** The final reads (every service's table, the observer, remediation), the runtime stopped, and the snapshot. */
   async finish(): Promise<DeliveryCampaignSnapshot> {
     const { driver, setup } = this;
-    const finishedAt = Date.now();
+    const finishedAt = setup.now();
     this.observed.push(...(await driver.drainObserved()));
     await this.observeDeliveries(finishedAt);
     await this.sampleDrones(finishedAt);
@@ -239,7 +240,7 @@ export class DeliveryCampaignRun {
 
   /** One tick of the sampler: deliveries, drones, the observer. */
   private async sampleOnce(): Promise<void> {
-    const now = Date.now();
+    const now = this.setup.now();
     await this.observeDeliveries(now);
     await this.sampleDrones(now);
     this.observed.push(...(await this.driver.drainObserved()));
@@ -251,17 +252,19 @@ export class DeliveryCampaignRun {
     this.restarting = true;
     const hit = this.tracker.inFlightIds();
     this.observed.push(...(await this.driver.drainObserved()));
-    const lastDrainAt = Date.now();
+    const lastDrainAt = this.setup.now();
+    // wall clock: how long the restart took, as the log tells it
+    const restartStarted = Date.now();
     log(`[chaos] restarting the runtime with ${hit.length} deliveries in flight (same data directory) ...`);
     injector.cancelHeldReplies();
     await this.runtime.stop();
-    const stoppedAt = Date.now();
+    const stoppedAt = this.setup.now();
     this.driver.close();
     injector.record(DeliveryFaultKind.RuntimeRestart, hit);
     [this.runtime, this.driver] = await this.setup.startRuntime();
-    const readyAt = Date.now();
+    const readyAt = this.setup.now();
     this.tracker.restarts.push({ lastDrainAt, stoppedAt, readyAt });
-    log(`[chaos] runtime back after ${formatMillis(readyAt - lastDrainAt)}`);
+    log(`[chaos] runtime back after ${formatMillis(Date.now() - restartStarted)}`);
     this.restarting = false;
   }
 
@@ -285,6 +288,7 @@ export class DeliveryCampaignRun {
       () => this.driver.submit(delivery.request),
       () => this.restarting,
       SUBMIT_GIVE_UP_MILLIS,
+      this.setup.now,
     );
     if ('refused' in result) {
       state.refused = result.refused;

@@ -28,6 +28,11 @@ import {
 /** Everything a run starts from. */
 export interface DeliveryCampaignSetup {
   readonly log: (line: string) => void;
+  /**
+   * The run's clock (its runtimes' clock, `--clock`): acceptance, terminal and fault times are read
+   * from it, as the system's own times and the terminal bound are on it.
+   */
+  readonly now: () => number;
   readonly workDir: string;
   readonly facts: DeliveryAssemblyFacts;
   readonly seed: number;
@@ -77,7 +82,11 @@ export function prepareDeliveryCampaign(
     enabledKinds,
   });
   const fleetReadDelayMillis = options.fleetReadDelayMillis ?? 300;
+  // One clock for the run: its runtimes (across the restart) and the injector's held replies.
+  const clock = createClock(options.clock, '--clock');
   const injector = new DeliveryFaultInjector({
+    clock,
+    now: () => clock.now(),
     plan,
     enabledKinds,
     hangMillis: (facts.functionTimeoutSeconds + 1) * 1000,
@@ -94,7 +103,7 @@ export function prepareDeliveryCampaign(
     schedulingAllowanceMillis: (options.schedulingAllowanceSeconds ?? 60) * 1000,
   });
 
-  const files = campaignFiles(workDir, seed, createClock(options.clock, '--clock'));
+  const files = campaignFiles(workDir, seed, clock);
   const startRuntime = async (): Promise<[LocalRuntime, DeliverySystemDriver]> => {
     const runtime = await files.startRuntime(assemblyDir, injector.hooks(), facts.stackName);
     const driver = new DeliverySystemDriver(runtime.target, facts.stackName);
@@ -103,6 +112,7 @@ export function prepareDeliveryCampaign(
   };
   return {
     log,
+    now: () => clock.now(),
     workDir,
     facts,
     seed,

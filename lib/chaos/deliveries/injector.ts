@@ -14,6 +14,7 @@ import type {
   InterceptedReply,
   InterceptedRequest,
   InvocationStart,
+  RuntimeClock,
   SqsDelivery,
 } from '../../local-runtime';
 import { InjectorBase } from '../common/injector-base';
@@ -38,6 +39,8 @@ export interface DeliveryInjectorSettings {
    */
   readonly fleetReadDelayMillis?: number;
   readonly now?: () => number;
+  /** Replies are held on it (InjectorBase). @default - the wall clock */
+  readonly clock?: RuntimeClock;
 }
 
 interface Running {
@@ -59,7 +62,7 @@ export class DeliveryFaultInjector extends InjectorBase<DeliveryFaultKind, Deliv
   private readonly deadLetterKeys = new Set<string>();
 
   constructor(private readonly settings: DeliveryInjectorSettings) {
-    super((kind, at, deliveryIds) => ({ kind, at, deliveryIds }), settings.now ?? Date.now);
+    super((kind, at, deliveryIds) => ({ kind, at, deliveryIds }), settings.now ?? Date.now, settings.clock);
     this.enabled = new Set(settings.enabledKinds);
     this.byId = new Map(settings.plan.deliveries.map((delivery) => [delivery.deliveryId, delivery]));
   }

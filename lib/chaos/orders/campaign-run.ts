@@ -66,6 +66,7 @@ export class OrderCampaignRun {
       plan.orders.map((order) => order.orderId),
       {
         boundMillis: bound.totalMillis,
+        now: setup.now,
         startedAt: started,
         intervalMillis: options.progressIntervalMillis ?? 5000,
         log,
@@ -82,7 +83,7 @@ export class OrderCampaignRun {
         injector.record(FaultKind.OperatorActions, [orderId]);
         if (!fromTerminal) return;
         // Out of a terminal state: in flight again, and the bound counts from here.
-        this.reopenedAt.set(orderId, Date.now());
+        this.reopenedAt.set(orderId, this.setup.now());
         this.tracker.of(orderId).terminalAt = undefined;
       },
       log,
@@ -159,7 +160,7 @@ export class OrderCampaignRun {
       SAMPLE_INTERVAL_MILLIS * 2;
     while (
       (this.tracker.inFlightIds().length > 0 || this.operator.working > 0) &&
-      Date.now() < Math.max(waitUntil, Math.max(0, ...this.reopenedAt.values()) + bound.totalMillis)
+      this.setup.now() < Math.max(waitUntil, Math.max(0, ...this.reopenedAt.values()) + bound.totalMillis)
     ) {
       this.tracker.printProgress();
       await sleep(500);
@@ -191,7 +192,7 @@ export class OrderCampaignRun {
     );
     await probeReplyQueues(driver, this.clientIds, this.probes);
     const { effects: ledger, undos, calls } = await driver.ledgerContents();
-    const finishedAt = Date.now();
+    const finishedAt = setup.now();
     for (const record of finalRecords) this.observe(record, finishedAt);
     this.tracker.printProgress(true);
     driver.close();
@@ -273,7 +274,7 @@ export class OrderCampaignRun {
 
   /** One tick of the sampler: the records in flight, the admission slots, alerts and replies. */
   private async sampleOnce(): Promise<void> {
-    const now = Date.now();
+    const now = this.setup.now();
     const records = await this.driver.records(this.tracker.inFlightIds());
     for (const record of records) {
       this.observe(record, now);
@@ -326,17 +327,19 @@ export class OrderCampaignRun {
     const hit = this.tracker.inFlightIds();
     this.alerts.push(...(await this.driver.drainAlerts()));
     await this.drainReplies();
-    const lastDrainAt = Date.now();
+    const lastDrainAt = this.setup.now();
+    // wall clock: how long the restart took, as the log tells it
+    const restartStarted = Date.now();
     log(`[chaos] restarting the runtime with ${hit.length} orders in flight (same data directory) ...`);
     await this.runtime.stop();
-    const stoppedAt = Date.now();
+    const stoppedAt = this.setup.now();
     this.driver.close();
     injector.record(FaultKind.RuntimeRestart, hit);
     this.runtime = await this.setup.startRuntime();
     this.driver = new SystemDriver(this.runtime.target);
-    const readyAt = Date.now();
+    const readyAt = this.setup.now();
     this.tracker.restarts.push({ lastDrainAt, stoppedAt, readyAt });
-    log(`[chaos] runtime back after ${formatMillis(readyAt - lastDrainAt)}`);
+    log(`[chaos] runtime back after ${formatMillis(Date.now() - restartStarted)}`);
     this.restarting = false;
   }
 
@@ -348,6 +351,7 @@ export class OrderCampaignRun {
       () => this.driver.submit(order.request, this.clientOf(order)),
       () => this.restarting,
       SUBMIT_GIVE_UP_MILLIS,
+      this.setup.now,
       (outcome) => {
         if (outcome.status === HTTP_TOO_MANY_REQUESTS) refusals.push(this.admissionRefused(order));
       },

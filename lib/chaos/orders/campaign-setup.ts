@@ -30,6 +30,11 @@ export const DEFAULT_MAX_IN_FLIGHT = 24;
 /** Everything a run starts from. */
 export interface CampaignSetup {
   readonly log: (line: string) => void;
+  /**
+   * The run's clock (its runtimes' clock, `--clock`): acceptance, terminal and fault times are read
+   * from it, as the system's own times and the terminal bound are on it.
+   */
+  readonly now: () => number;
   readonly workDir: string;
   readonly facts: AssemblyFacts;
   readonly timings: WorkflowTimings;
@@ -115,7 +120,11 @@ export function prepareCampaign(options: CampaignOptions, log: (line: string) =>
     supervisorMillis: Math.round(skewBudget * 0.6),
     starterMillis: Math.round(skewBudget * 0.4),
   };
+  // One clock for the run: its runtimes (across the restart) and the injector's held replies.
+  const clock = createClock(options.clock, '--clock');
   const injector = new FaultInjector({
+    clock,
+    now: () => clock.now(),
     plan,
     facts,
     enabledKinds,
@@ -131,10 +140,11 @@ export function prepareCampaign(options: CampaignOptions, log: (line: string) =>
     schedulingAllowanceMillis: (options.schedulingAllowanceSeconds ?? 60) * 1000,
   });
 
-  const files = campaignFiles(workDir, seed, createClock(options.clock, '--clock'));
+  const files = campaignFiles(workDir, seed, clock);
   const stackName = facts.agents[0]?.stackName ?? '';
   return {
     log,
+    now: () => clock.now(),
     workDir,
     facts,
     timings,

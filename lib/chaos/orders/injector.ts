@@ -14,6 +14,7 @@ import type {
   InterceptedRequest,
   InvocationResult,
   InvocationStart,
+  RuntimeClock,
   SqsDelivery,
 } from '../../local-runtime';
 import { InjectorBase } from '../common/injector-base';
@@ -34,6 +35,8 @@ export interface InjectorSettings {
   readonly supervisorClockOffsetMillis: number;
   readonly starterClockOffsetMillis: number;
   readonly now?: () => number;
+  /** Replies are held on it (InjectorBase). @default - the wall clock */
+  readonly clock?: RuntimeClock;
 }
 
 interface RunningInvocation {
@@ -58,7 +61,7 @@ export class FaultInjector extends InjectorBase<FaultKind, FaultEvent> {
   readonly alertBus?: AlertBusOutages;
 
   constructor(private readonly settings: InjectorSettings) {
-    super((kind, at, orderIds) => ({ kind, at, orderIds }), settings.now ?? Date.now);
+    super((kind, at, orderIds) => ({ kind, at, orderIds }), settings.now ?? Date.now, settings.clock);
     this.enabled = new Set(settings.enabledKinds);
     this.ordersById = new Map(settings.plan.orders.map((order) => [order.orderId, order]));
     for (const agent of settings.facts.agents) this.roleOfFunction.set(agent.logicalId, 'agent');

@@ -9,6 +9,7 @@ import { runDeliveryCampaign } from '../../../lib/chaos/deliveries/campaign';
 import { DeliveryFaultKind } from '../../../lib/chaos/deliveries/faults';
 import { DEFAULT_DELIVERY_FAULT_RATES } from '../../../lib/chaos/deliveries/plan';
 import { BROKEN_VARIANTS, plantBrokenVariants } from '../../../lib/harness/assembly';
+import { testClockMode } from '../../support/test-clock';
 import { assemblyUnderTest, TEST_WORK_DIR, testLog } from '../support';
 
 const CAMPAIGN_TIMEOUT_MILLIS = 6 * 60_000;
@@ -37,6 +38,7 @@ describe('delivery chaos checker against broken variants', () => {
         deliveries: 14,
         seed: 4,
         assemblyDir: brokenDir,
+        clock: testClockMode(),
         workDir: TEST_WORK_DIR,
         enabledKinds: [DeliveryFaultKind.SqsDuplicate, DeliveryFaultKind.PoisonMessage],
         rates: { ...DEFAULT_DELIVERY_FAULT_RATES, sqsDuplicate: 0.6, poisonForDelivery: 0.4 },

@@ -9,6 +9,7 @@
 import { runDeliveryCampaign } from '../../../lib/chaos/deliveries/campaign';
 import { DeliveryFaultKind } from '../../../lib/chaos/deliveries/faults';
 import { DEFAULT_DELIVERY_FAULT_RATES } from '../../../lib/chaos/deliveries/plan';
+import { testClockMode } from '../../support/test-clock';
 import { assemblyUnderTest, TEST_WORK_DIR, testLog } from '../support';
 
 const CAMPAIGN_TIMEOUT_MILLIS = 4 * 60_000;
@@ -21,6 +22,7 @@ describe('delivery chaos campaign (short)', () => {
         deliveries: Number(process.env.CHAOS_DELIVERIES ?? 8),
         seed: Number(process.env.CHAOS_SEED ?? 1),
         assemblyDir: assemblyUnderTest(),
+        clock: testClockMode(),
         workDir: TEST_WORK_DIR,
         enabledKinds: [
           DeliveryFaultKind.SqsDuplicate,

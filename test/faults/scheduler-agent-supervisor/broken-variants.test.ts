@@ -12,6 +12,7 @@ import { runCampaign } from '../../../lib/chaos/orders/campaign';
 import { FaultKind } from '../../../lib/chaos/orders/faults';
 import { DEFAULT_FAULT_RATES } from '../../../lib/chaos/orders/plan';
 import { BROKEN_VARIANTS, plantBrokenVariants } from '../../../lib/harness/assembly';
+import { testClockMode } from '../../support/test-clock';
 import { assemblyUnderTest, TEST_WORK_DIR, testLog } from '../support';
 
 const CAMPAIGN_TIMEOUT_MILLIS = 8 * 60_000;
@@ -48,6 +49,7 @@ describe('chaos checker against broken variants', () => {
         orders: 12,
         seed: 3,
         assemblyDir: brokenDir,
+        clock: testClockMode(),
         workDir: TEST_WORK_DIR,
         enabledKinds,
         minOrdersPerKind: 3,
@@ -106,6 +108,7 @@ describe('chaos checker against broken variants', () => {
         orders: 6,
         seed: 5,
         assemblyDir: brokenDir,
+        clock: testClockMode(),
         workDir: TEST_WORK_DIR,
         enabledKinds: [FaultKind.PermanentFailure, FaultKind.CompensationTransient],
         minOrdersPerKind: 3,

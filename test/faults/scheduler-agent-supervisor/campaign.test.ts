@@ -12,6 +12,7 @@
  */
 import { ProcessState } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { runCampaign } from '../../../lib/chaos/orders/campaign';
+import { testClockMode } from '../../support/test-clock';
 import { assemblyUnderTest, TEST_WORK_DIR, testLog } from '../support';
 
 const CAMPAIGN_TIMEOUT_MILLIS = 12 * 60_000;
@@ -24,6 +25,7 @@ describe('chaos campaign (short)', () => {
         orders: Number(process.env.CHAOS_ORDERS ?? 60),
         seed: Number(process.env.CHAOS_SEED ?? 1),
         assemblyDir: assemblyUnderTest(),
+        clock: testClockMode(),
         workDir: TEST_WORK_DIR,
         log: testLog,
       });

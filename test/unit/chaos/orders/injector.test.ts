@@ -3,7 +3,7 @@ import { FaultKind } from '../../../../lib/chaos/orders/faults';
 import { FaultInjector } from '../../../../lib/chaos/orders/injector';
 import type { CampaignPlan, OrderPlan } from '../../../../lib/chaos/orders/plan';
 import type { AssemblyFacts, AssemblyFunction } from '../../../../lib/harness/assembly';
-import type { InterceptedReply, SqsDelivery } from '../../../../lib/local-runtime';
+import { type InterceptedReply, type SqsDelivery, VirtualClock } from '../../../../lib/local-runtime';
 
 const fn = (logicalId: string, role: AssemblyFunction['role']): AssemblyFunction => ({
   logicalId,
@@ -226,5 +226,49 @@ describe('alert bus outages (alert-bus-outage)', () => {
     const target = withOutages([FaultKind.RemoteOutage]);
     expect(target.hooks().awsApi).toBeUndefined();
     expect(target.alertBus).toBeUndefined();
+  });
+});
+
+describe('held replies on the run clock', () => {
+  const outagePlan: CampaignPlan = {
+    seed: 1,
+    orders: [order('o-out', { attemptFault: { kind: FaultKind.RemoteOutage, step: 'ChargePayment' } })],
+    alertBusOutages: [],
+    attemptFaultsByKey: new Map([['o-out:ChargePayment', FaultKind.RemoteOutage]]),
+  };
+  const START = Date.parse('2030-01-01T00:00:00Z');
+  const outageInjector = (clock: VirtualClock) =>
+    new FaultInjector({
+      plan: outagePlan,
+      facts,
+      enabledKinds: [FaultKind.RemoteOutage],
+      remoteTransientPerCall: 0,
+      holdMillis: 120_000,
+      supervisorClockOffsetMillis: 0,
+      starterClockOffsetMillis: 0,
+      clock,
+      now: () => clock.now(),
+    });
+
+  it('answers a held call once the hold has passed on the clock, and records the firing at its time', async () => {
+    const clock = new VirtualClock({ startMillis: START });
+    const target = outageInjector(clock);
+    const answer = await remoteCall(target, '/payments/charges', 'o-out:ChargePayment', 200);
+    expect(answer).toMatchObject({ status: 504 });
+    expect(clock.now() - START).toBe(120_000);
+    expect(target.events).toEqual([{ kind: FaultKind.RemoteOutage, at: START, orderIds: ['o-out'] }]);
+  });
+
+  it('never answers a held call once the held replies are cancelled (the runtime is going down)', async () => {
+    const clock = new VirtualClock({ startMillis: START });
+    const target = outageInjector(clock);
+    let answered = false;
+    void remoteCall(target, '/payments/charges', 'o-out:ChargePayment', 200).then(() => {
+      answered = true;
+    });
+    await clock.sleep(1_000);
+    target.cancelHeldReplies();
+    await clock.sleep(600_000);
+    expect(answered).toBe(false);
   });
 });

@@ -60,7 +60,21 @@ export interface DynamoDbGatewayOptions {
    * caller's own (the runtime's DynamoDB Local is shared: -sharedDb)
    */
   readonly backendAccessKeyId?: string;
+  /** Called once DynamoDB Local has answered a write (WRITE_OPERATIONS) with success. @default - none */
+  readonly onWrite?: () => void;
 }
+
+/** The operations that may change items, and so add stream records. */
+const WRITE_OPERATIONS = new Set([
+  'PutItem',
+  'UpdateItem',
+  'DeleteItem',
+  'BatchWriteItem',
+  'TransactWriteItems',
+  'ExecuteStatement',
+  'BatchExecuteStatement',
+  'ExecuteTransaction',
+]);
 
 class Refusal extends Error {
   constructor(
@@ -186,6 +200,7 @@ export async function startDynamoDbGateway(options: DynamoDbGatewayOptions): Pro
         }
         const answer = await fetch(target, { method: 'POST', headers: forwarded, body });
         let text = await answer.text();
+        if (answer.ok && WRITE_OPERATIONS.has(operation)) options.onWrite?.();
         if (metered && options.meter) {
           const response = JSON.parse(text) as Json;
           const tables = capacityOfCall(operation, request, answer.status, response);

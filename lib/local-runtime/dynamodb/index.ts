@@ -24,6 +24,11 @@ export {
   dynamoDbStreamEventSourceSpec,
   firstFailedRecord,
 } from './stream-event-source';
-export { type BatchOutcome, DynamoDbStreamReader, type StreamReaderSpec } from './stream-reader';
+export {
+  type BatchOutcome,
+  DynamoDbStreamReader,
+  type StreamReaderSpec,
+  type TableWrites,
+} from './stream-reader';
 export { lambdaOnFailureRecord, pipeDeadLetterRecord, toLambdaDynamoDbRecord } from './stream-records';
 export { applyTimeToLive, isDynamoDbStreamArn, LocalTableStreams, streamSpecification } from './tables';

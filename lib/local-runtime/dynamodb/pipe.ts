@@ -20,7 +20,12 @@ import {
   parseFilterCriteria,
   recordFilter,
 } from './stream-event-source';
-import { type BatchOutcome, DynamoDbStreamReader, type StreamReaderSpec } from './stream-reader';
+import {
+  type BatchOutcome,
+  DynamoDbStreamReader,
+  type StreamReaderSpec,
+  type TableWrites,
+} from './stream-reader';
 import { pipeDeadLetterRecord, toLambdaDynamoDbRecord } from './stream-records';
 
 export type PipeTarget =
@@ -84,6 +89,8 @@ export interface DynamoDbStreamPipeDependencies {
   readonly onProblem: (message: string) => void;
   /** Its windows, back-offs and dates run on it. @default - the wall clock */
   readonly clock?: RuntimeClock;
+  /** Writes to the tables: on a virtual clock idle shards wait for them (stream-reader.ts). @default - none */
+  readonly writes?: TableWrites;
 }
 
 /** Why a failed delivery is being retried (kept for problems; Pipes' DLQ record carries no detail). */
@@ -240,6 +247,7 @@ export class DynamoDbStreamPipe {
         streams: dependencies.streams,
         onProblem: dependencies.onProblem,
         ...(dependencies.clock && { clock: dependencies.clock }),
+        ...(dependencies.writes && { writes: dependencies.writes }),
         deliver: async (records) => {
           const outcome = await this.deliver(records.map(toRecord));
           if (!outcome.ok && outcome.detail) {

@@ -15,6 +15,7 @@ import {
   DynamoDbStreamReader,
   type StartingPosition,
   type StreamReaderSpec,
+  type TableWrites,
 } from './stream-reader';
 import { type LastInvocation, lambdaOnFailureRecord, toLambdaDynamoDbRecord } from './stream-records';
 
@@ -42,6 +43,8 @@ export interface DynamoDbStreamEventSourceDependencies {
   readonly onProblem: (message: string) => void;
   /** Its windows, back-offs and dates run on it. @default - the wall clock */
   readonly clock?: RuntimeClock;
+  /** Writes to the tables: on a virtual clock idle shards wait for them (stream-reader.ts). @default - none */
+  readonly writes?: TableWrites;
 }
 
 /**
@@ -204,6 +207,7 @@ export class DynamoDbStreamEventSource {
         streams: dependencies.streams,
         onProblem: dependencies.onProblem,
         ...(dependencies.clock && { clock: dependencies.clock }),
+        ...(dependencies.writes && { writes: dependencies.writes }),
         deliver: (records) => this.deliver(records, toRecord),
         discard: async (discarded) => {
           dependencies.onProblem(

@@ -33,6 +33,16 @@ const MAX_RECORDS_PER_READ = 1000;
 const MIN_POLL_MILLIS = 50;
 const MAX_POLL_MILLIS = 250;
 const DISCOVERY_INTERVAL_MILLIS = 2_000;
+/**
+ * On a virtual clock with `writes`, an idle shard waits for a write instead of polling, and polls at
+ * least this often for what no write announces (DynamoDB Local's own TTL deletions).
+ */
+const IDLE_POLL_ON_WRITES_MILLIS = 5_000;
+/**
+ * And lists the stream's shards this often (a parent read to its end lists them at once, so a child
+ * shard is not waited for).
+ */
+const DISCOVERY_ON_WRITES_MILLIS = 60_000;
 /** DynamoDB Local stamps ApproximateCreationDateTime to the minute; a record is at most this much younger. */
 const CREATION_TIME_GRANULARITY_MILLIS = 60_000;
 
@@ -97,6 +107,18 @@ export interface StreamReaderDependencies<Detail> {
   readonly onProblem: (message: string) => void;
   /** Its windows, back-offs and dates run on it. @default - the wall clock */
   readonly clock?: RuntimeClock;
+  /**
+   * Tells of writes to the tables (the DynamoDB gateway's): on a virtual clock an idle shard waits
+   * for one (or IDLE_POLL_ON_WRITES_MILLIS) instead of polling every 50-250 ms, each poll a jump of
+   * the clock that costs real time while nothing happens. @default - polls as Lambda does
+   */
+  readonly writes?: TableWrites;
+}
+
+/** Writes to DynamoDB tables as they are answered (a listener is called after each). */
+export interface TableWrites {
+  /** Returns the unsubscribe function. */
+  subscribe(listener: () => void): () => void;
 }
 
 interface ShardState {
@@ -181,12 +203,23 @@ export class DynamoDbStreamReader<Detail> {
   private discoveryTimer: ClockTimer | undefined;
   private readonly checkpoints: Checkpoints;
   private readonly clock: RuntimeClock;
+  /** Writes seen so far (with `writes` on a virtual clock), and the idle shards they wake. */
+  private writesSeen = 0;
+  private readonly wakers = new Set<() => void>();
+  private readonly unsubscribe: (() => void) | undefined;
 
   constructor(
     readonly spec: StreamReaderSpec,
     private readonly dependencies: StreamReaderDependencies<Detail>,
   ) {
     this.clock = dependencies.clock ?? new WallClock();
+    this.unsubscribe =
+      this.clock.mode === 'virtual'
+        ? dependencies.writes?.subscribe(() => {
+            this.writesSeen += 1;
+            for (const wake of [...this.wakers]) wake();
+          })
+        : undefined;
     this.checkpoints = new Checkpoints(spec.checkpointFile, spec.streamArn, (message) =>
       this.problem(message),
     );
@@ -203,6 +236,7 @@ export class DynamoDbStreamReader<Detail> {
   }
 
   async stop(): Promise<void> {
+    this.unsubscribe?.();
     this.abort.abort();
     this.discoveryTimer?.cancel();
     await this.discovery?.catch(() => undefined);
@@ -211,11 +245,16 @@ export class DynamoDbStreamReader<Detail> {
 
   private scheduleDiscovery(): void {
     if (this.stopped) return;
-    this.discoveryTimer = this.clock.setTimer(() => {
-      this.discovery = this.discover(false)
-        .catch((error: Error) => this.problem(`cannot describe the stream: ${error.name}: ${error.message}`))
-        .finally(() => this.scheduleDiscovery());
-    }, DISCOVERY_INTERVAL_MILLIS);
+    this.discoveryTimer = this.clock.setTimer(
+      () => {
+        this.discovery = this.discover(false)
+          .catch((error: Error) =>
+            this.problem(`cannot describe the stream: ${error.name}: ${error.message}`),
+          )
+          .finally(() => this.scheduleDiscovery());
+      },
+      this.unsubscribe ? DISCOVERY_ON_WRITES_MILLIS : DISCOVERY_INTERVAL_MILLIS,
+    );
   }
 
   private problem(message: string): void {
@@ -306,6 +345,7 @@ export class DynamoDbStreamReader<Detail> {
     while (!this.stopped) {
       const batch: StreamRecord[] = [];
       let windowEnds = Number.POSITIVE_INFINITY;
+      let writesBefore = this.writesSeen;
       try {
         // Fill a batch: BatchSize records, or what the batching window gathered, or the end of a closed shard.
         while (!this.stopped) {
@@ -319,6 +359,7 @@ export class DynamoDbStreamReader<Detail> {
           }
           if (batch.length >= this.spec.batchSize || iterator === undefined) break;
           if (batch.length > 0 && this.clock.now() >= windowEnds) break;
+          writesBefore = this.writesSeen;
           const { Records = [], NextShardIterator } = await this.dependencies.streams.send(
             new GetRecordsCommand({
               ShardIterator: iterator,
@@ -335,7 +376,8 @@ export class DynamoDbStreamReader<Detail> {
           if (Records.length > 0) {
             pause = MIN_POLL_MILLIS;
           } else if (iterator !== undefined) {
-            await this.idle(Math.max(1, Math.min(pause, windowEnds - this.clock.now())));
+            if (batch.length === 0) await this.awaitRecords(pause, writesBefore);
+            else await this.idle(Math.max(1, Math.min(pause, windowEnds - this.clock.now())));
             pause = Math.min(MAX_POLL_MILLIS, pause * 2);
           }
         }
@@ -344,7 +386,7 @@ export class DynamoDbStreamReader<Detail> {
         // DynamoDB Local answers GetRecords on a TRIM_HORIZON iterator of a shard that has no
         // record yet with TrimmedDataAccessException; nothing was missed, so start again quietly.
         const emptyShard = error instanceof TrimmedDataAccessException && state.start.type === 'TRIM_HORIZON';
-        if (emptyShard) await this.idle(pause);
+        if (emptyShard) await this.awaitRecords(pause, writesBefore);
         else if (!(error instanceof ExpiredIteratorException)) {
           this.problem(`reading shard ${shardId}: ${(error as Error).name}: ${(error as Error).message}`);
           await this.idle(1_000);
@@ -483,5 +525,25 @@ export class DynamoDbStreamReader<Detail> {
 
   private idle(millis: number): Promise<void> {
     return this.clock.sleep(millis, this.abort.signal);
+  }
+
+  /**
+   * An idle shard's wait before it polls again: `pollMillis`, as Lambda polls; or, when writes are
+   * told (a virtual clock), until the next write (none missed since `writesBefore`, read before the
+   * poll that found nothing) or IDLE_POLL_ON_WRITES_MILLIS.
+   */
+  private async awaitRecords(pollMillis: number, writesBefore: number): Promise<void> {
+    if (this.unsubscribe === undefined) return this.idle(pollMillis);
+    if (this.writesSeen !== writesBefore || this.stopped) return;
+    const woken = new AbortController();
+    const wake = () => woken.abort();
+    this.wakers.add(wake);
+    this.abort.signal.addEventListener('abort', wake, { once: true });
+    try {
+      await this.clock.sleep(IDLE_POLL_ON_WRITES_MILLIS, woken.signal);
+    } finally {
+      this.wakers.delete(wake);
+      this.abort.signal.removeEventListener('abort', wake);
+    }
   }
 }

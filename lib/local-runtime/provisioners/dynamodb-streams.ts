@@ -113,6 +113,7 @@ export function dynamoDbStreams(neighbours: StreamConsumerNeighbours): EventSour
           sendToDestination: sendToDestination(context, consumer.roleArn),
           onProblem: (message) => context.problem(message),
           clock: context.clock,
+          writes: dynamodb.tableWrites,
         },
       );
     },
@@ -174,6 +175,7 @@ export class PipesProvisioner implements Provisioner {
             sendToDestination: sendToDestination(context, roleArn || undefined),
             onProblem: (message) => context.problem(message),
             clock: context.clock,
+            writes: this.neighbours.dynamodb.tableWrites,
           },
         ),
       );

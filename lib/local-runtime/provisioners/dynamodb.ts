@@ -18,6 +18,7 @@ import { holdDuringCalls } from '../clock';
 import { applyTimeToLive, LocalTableStreams, streamSpecification } from '../dynamodb';
 import { startDynamoDbGateway } from '../dynamodb/gateway';
 import type { TableInfo } from '../dynamodb/iam-requests';
+import { TableWriteSignal } from '../dynamodb/table-write-signal';
 import { startDynamoDbEmulator } from '../emulators';
 import type { Verdict } from '../iam/authorizer';
 import type { SigningCredentials } from '../iam/credential-registry';
@@ -38,6 +39,8 @@ export class DynamoDbProvisioner implements Provisioner {
   private gatewayClient: ((caller: string, credentials: SigningCredentials) => DynamoDBClient) | undefined;
   /** What the gateway knows of each table, by name. */
   private readonly tableInfo = new Map<string, TableInfo>();
+  /** Writes answered by the gateway: stream consumers on a virtual clock wait for them. */
+  readonly tableWrites = new TableWriteSignal();
 
   /** A client for the backend (once it listens). */
   get client(): DynamoDBClient {
@@ -84,6 +87,7 @@ export class DynamoDbProvisioner implements Provisioner {
       accountId: context.accountId,
       tableOf: (name) => this.tableInfo.get(name),
       clock: context.clock,
+      onWrite: () => this.tableWrites.notify(),
       ...(meter ? { meter } : {}),
       onProblem: (message) => context.problem(message),
     });

@@ -22,11 +22,13 @@ import {
   SendMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import { type RuntimeClock, VirtualClock } from '../../../../lib/local-runtime/clock';
+import { holdDuringCalls, type RuntimeClock, VirtualClock } from '../../../../lib/local-runtime/clock';
 import {
   DynamoDbStreamEventSource,
   type DynamoDbStreamEventSourceSpec,
 } from '../../../../lib/local-runtime/dynamodb/stream-event-source';
+import type { TableWrites } from '../../../../lib/local-runtime/dynamodb/stream-reader';
+import { TableWriteSignal } from '../../../../lib/local-runtime/dynamodb/table-write-signal';
 import type { InvocationResult } from '../../../../lib/local-runtime/lambda/host';
 import {
   dynamoClient,
@@ -110,6 +112,7 @@ describe('DynamoDB stream event source (Lambda event source mapping)', () => {
     spec: Partial<DynamoDbStreamEventSourceSpec>,
     answer: Answer = () => ok(),
     clock?: RuntimeClock,
+    extra: { readonly streams?: DynamoDBStreamsClient; readonly writes?: TableWrites } = {},
   ): Promise<{ calls: LambdaRecord[][]; events: unknown[]; source: DynamoDbStreamEventSource }> {
     const calls: LambdaRecord[][] = [];
     const events: unknown[] = [];
@@ -131,7 +134,8 @@ describe('DynamoDB stream event source (Lambda event source mapping)', () => {
         ...spec,
       },
       {
-        streams,
+        streams: extra.streams ?? streams,
+        ...(extra.writes && { writes: extra.writes }),
         invoke: async (_reference, event) => {
           events.push(event);
           const records = (event as { Records: LambdaRecord[] }).Records;
@@ -315,6 +319,41 @@ describe('DynamoDB stream event source (Lambda event source mapping)', () => {
     await until(() => (keysOf(calls).flat().includes('written-now') ? true : undefined));
     expect(problems.slice(problemsBefore).filter((problem) => problem.includes('given up'))).toEqual([]);
     clock.stop();
+  });
+
+  it('on a virtual clock told of writes, waits for one instead of polling, and reads at once when told', async () => {
+    const { table, streamArn } = await streamTable();
+    const clock = new VirtualClock();
+    const writes = new TableWriteSignal();
+    let reads = 0;
+    const reader = streamsClient(dynamoEmulator.endpoint);
+    reader.middlewareStack.add(
+      (next, context) => (args) => {
+        if (context.commandName === 'GetRecordsCommand') reads += 1;
+        return next(args);
+      },
+      { step: 'initialize' },
+    );
+    // Held for each call, as the runtime's readers are (the clock moves only while they wait).
+    const counting = holdDuringCalls(reader, clock);
+    let deliveredAt: number | undefined;
+    const answer: Answer = (records) => {
+      if (records.some((record) => record.dynamodb.Keys.id.S === 'told')) deliveredAt ??= clock.now();
+      return ok();
+    };
+    await start(streamArn, {}, answer, clock, { streams: counting, writes });
+    const readsBefore = reads;
+    await clock.sleep(60_000);
+    // Polling as Lambda does (every 50-250 ms) would read about 240 times in a minute; this waits.
+    expect(reads - readsBefore).toBeLessThanOrEqual(60_000 / 5_000 + 2);
+    await put(table, 'told');
+    const toldAt = clock.now();
+    writes.notify();
+    const delivered = await until(() => deliveredAt);
+    // Without the write told, the shard would have waited up to 5 s of the clock.
+    expect(delivered - toldAt).toBeLessThan(1_000);
+    clock.stop();
+    reader.destroy();
   });
 
   it('bisects a failing batch until the poison record is alone, and delivers every other record', async () => {

@@ -9,7 +9,7 @@ import {
   type WorkflowTimings,
   WorkflowTimingsSchema,
 } from '../../lambdas/scheduler-agent-supervisor/contracts';
-import { loadPlatformConfig, type PlatformConfig, type ProfileName } from '../platform/config';
+import { loadPlatformConfig, type PlatformConfig, PROFILE_NAMES, type ProfileName } from '../platform/config';
 
 /**
  * This wing's settings per deployment profile (the profiles and the settings every wing shares
@@ -206,6 +206,27 @@ export function validateWorkflowDeployment(owner: string, workflow: WorkflowDepl
       `${owner}: the current workflow version ${workflow.current} must be live (live: ${workflow.live.join(', ')}); new orders would have no state machine`,
     );
   }
+}
+
+/** What follows a profile's timings, taken together by the `timings` override. */
+type TimingSettings = Pick<SasSettings, 'timings' | 'retryBudget' | 'remoteStallMillis'>;
+
+/**
+ * The timings with the CDK context's override: `timings=<profile>` takes that profile's workflow
+ * timings and what follows from them (the retry budget, sized on maxFailures; the STALL-ONCE hold,
+ * past the step timeout). The tests run the local profile with `timings=default` on the runtime's
+ * virtual clock: the step timeouts, heartbeats, back-offs and supervisor rate that are deployed, at
+ * the speed of the work (lib/local-runtime/clock).
+ */
+export function timingsWithOverride(settings: TimingSettings, timings: string | undefined): TimingSettings {
+  if (timings === undefined) return settings;
+  if (!(PROFILE_NAMES as readonly string[]).includes(timings)) {
+    throw new Error(
+      `CDK context "timings" must name a profile (${PROFILE_NAMES.join(', ')}), got ${JSON.stringify(timings)}`,
+    );
+  }
+  const { timings: profileTimings, retryBudget, remoteStallMillis } = SAS_PROFILES[timings as ProfileName];
+  return { timings: profileTimings, retryBudget, remoteStallMillis };
 }
 
 /**

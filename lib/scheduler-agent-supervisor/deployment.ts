@@ -2,7 +2,7 @@ import type { App } from 'aws-cdk-lib';
 import { stepsOfVersions } from '../../lambdas/scheduler-agent-supervisor/contracts';
 import { type ContextReader, contextOf, PlatformContextKey, readFlag, readText } from '../platform/config';
 import type { OperatorRoutes } from '../platform/operator-routes';
-import { admissionWithOverrides, loadConfig, workflowWithOverrides } from './config';
+import { admissionWithOverrides, loadConfig, timingsWithOverride, workflowWithOverrides } from './config';
 import { type FakeDownstreamFactory, resolveDownstream } from './downstream';
 import { SchedulerAgentSupervisorStack, type SchedulerAgentSupervisorStackProps, STACK_NAME } from './stack';
 
@@ -17,6 +17,8 @@ export const SasContextKey = {
   WorkflowVersion: 'workflowVersion',
   /** Stop deploying workflow versions below this one (once no order is left on them). */
   RetireWorkflowVersionsBefore: 'retireWorkflowVersionsBefore',
+  /** Another profile's workflow timings (the tests' `timings=default` on the virtual clock). */
+  Timings: 'timings',
   /** `true` deploys the operator console (S3 + CloudFront + Cognito); off by default. */
   Console: 'console',
   /** The console sign-in page's domain prefix (default `orders-console-<account id>`). */
@@ -39,8 +41,8 @@ export interface DeploymentAssets {
 
 /**
  * Adds this wing's stack to an app, configured from the app's CDK context: `profile`, `demo`,
- * the downstream endpoints (./downstream.ts), `alertEmail`, and `admissionLimit` /
- * `admissionShards` (override the profile's admission settings). The fake downstream services come
+ * the downstream endpoints (./downstream.ts), `alertEmail`, `admissionLimit` /
+ * `admissionShards` (override the profile's admission settings), and `timings` (another profile's). The fake downstream services come
  * from the caller (lib/fakes), so the wing itself never imports them. bin/app.ts and the tests build the
  * deployment through this one function, so what is tested is what `cdk deploy` runs.
  */
@@ -53,6 +55,7 @@ export function addSchedulerAgentSupervisor(
   const profile = loadConfig(context(PlatformContextKey.Profile));
   const config = {
     ...profile,
+    ...timingsWithOverride(profile, readText(context, SasContextKey.Timings)),
     admission: admissionWithOverrides(profile.admission, {
       limit: readText(context, SasContextKey.AdmissionLimit),
       shards: readText(context, SasContextKey.AdmissionShards),

@@ -30,6 +30,7 @@ describe('local Step Functions on a virtual clock (real SFN client)', () => {
   });
   afterAll(async () => {
     await h.stop();
+    clock.stop();
   });
 
   async function run(definition: object, input: object = {}) {

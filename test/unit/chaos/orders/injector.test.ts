@@ -257,6 +257,7 @@ describe('held replies on the run clock', () => {
     expect(answer).toMatchObject({ status: 504 });
     expect(clock.now() - START).toBe(120_000);
     expect(target.events).toEqual([{ kind: FaultKind.RemoteOutage, at: START, orderIds: ['o-out'] }]);
+    clock.stop();
   });
 
   it('never answers a held call once the held replies are cancelled (the runtime is going down)', async () => {
@@ -270,5 +271,6 @@ describe('held replies on the run clock', () => {
     target.cancelHeldReplies();
     await clock.sleep(600_000);
     expect(answered).toBe(false);
+    clock.stop();
   });
 });

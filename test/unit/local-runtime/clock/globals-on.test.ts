@@ -20,6 +20,7 @@ describe('globalsOn', () => {
     expect(ClockDate()).toBe(new Date(START + 1_500).toString());
     expect(new ClockDate()).toBeInstanceOf(Date);
     expect(new Date(0)).toBeInstanceOf(ClockDate);
+    clock.stop();
   });
 
   it('arms setTimeout on the clock, with its arguments, and clearTimeout disarms it', async () => {
@@ -32,5 +33,6 @@ describe('globalsOn', () => {
     clockClear(undefined);
     await clock.sleep(120_000);
     expect(fired).toEqual([['minute', 60_000]]);
+    clock.stop();
   });
 });

@@ -346,12 +346,19 @@ export class LambdaHost {
     if (this.stopped) throw new Error('The local runtime is stopped');
     const spec = pool.spec;
     const requestId = randomUUID();
-    const sandbox = await pool.acquire();
     // Time stands still on a virtual clock while a function runs; its caller (a request, another
-    // invocation) waits for it meanwhile, parked.
+    // invocation) waits for it meanwhile, parked: from before it waits for a free sandbox, which
+    // may be held by invocations that themselves wait on the clock (a sleep, a stalled call).
+    const caller = this.clock.park();
+    let sandbox: Sandbox;
+    try {
+      sandbox = await pool.acquire();
+    } catch (error) {
+      caller.resume();
+      throw error;
+    }
     const running = this.clock.hold(`invoke ${spec.functionName}`);
     this.clock.elapse(1);
-    const caller = this.clock.park();
     try {
       return await this.runIn(sandbox, pool, { requestId, event, eventJson, invocationType, running });
     } finally {

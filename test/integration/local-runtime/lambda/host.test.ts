@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../../../../lib/local-runtime';
+import { VirtualClock } from '../../../../lib/local-runtime/clock';
 import { type LambdaFunctionSpec, LambdaHost } from '../../../../lib/local-runtime/lambda/host';
 
 jest.setTimeout(60_000);
@@ -165,5 +166,59 @@ exports.handler = async (event) => {
     );
     const seen = results.map((result) => (result.ok ? (result.payload as number) : Number.NaN));
     expect(Math.max(...seen)).toBe(2);
+  });
+});
+
+/**
+ * On a virtual clock a caller waiting for a free sandbox is parked: the invocations that hold the
+ * sandboxes may themselves be waiting on the clock (a sleep, a stalled call), and a held caller
+ * would keep the clock from ever reaching their timers (found with the deployed timings: an agent
+ * queued behind stalled calls froze the clock until a function's wall-clock timeout).
+ */
+describe('Lambda host on a virtual clock', () => {
+  const codeDirectory = mkdtempSync(join(tmpdir(), 'lambda-virtual-'));
+  writeFileSync(
+    join(codeDirectory, 'index.js'),
+    'exports.handler = async (event) => { await new Promise((resolve) => setTimeout(resolve, event.millis)); return Date.now(); };\n',
+  );
+  const clock = new VirtualClock({ startMillis: Date.parse('2030-01-01T00:00:00Z') });
+  const host = new LambdaHost({ clock });
+  host.register({
+    logicalId: 'single',
+    functionName: 'single',
+    functionArn: 'arn:aws:lambda:us-east-1:000000000000:function:single',
+    codeDirectory,
+    handler: 'index.handler',
+    environment: {},
+    // Wall-clock timeout: without parking, the second call would wait for it (a whole minute).
+    timeoutSeconds: 900,
+    memorySizeMb: 256,
+    maxConcurrency: 1,
+    asyncRetryAttempts: 0,
+  });
+
+  afterAll(async () => {
+    await host.stop();
+    clock.stop();
+    rmSync(codeDirectory, { recursive: true, force: true });
+  });
+
+  it('parks a caller queued for the one sandbox, so the clock reaches the running sleep and then its own', async () => {
+    const start = clock.now();
+    const first = host.invoke('single', { millis: 60_000 });
+    // A caller that holds the clock (a request being served) and then waits for the function.
+    const caller = clock.hold('caller');
+    const second = clock.within(caller, () => host.invoke('single', { millis: 60_000 }));
+    const [firstResult, secondResult] = await Promise.all([first, second]);
+    caller.release();
+    expect(firstResult).toMatchObject({ ok: true });
+    expect(secondResult).toMatchObject({ ok: true });
+    const ends = [firstResult, secondResult].map((result) =>
+      result.ok ? Number(result.payload) - start : 0,
+    );
+    // One after the other on the one sandbox: a minute each, on the clock.
+    expect(ends[0]).toBeGreaterThanOrEqual(60_000);
+    expect(ends[1]).toBeGreaterThanOrEqual(120_000);
+    expect(ends[1]).toBeLessThan(121_000);
   });
 });

@@ -197,7 +197,8 @@ class Sandbox {
   /**
    * A timer the sandbox set while invoked, armed on the clock; and whether the sandbox waits only
    * on its timers (worker.js reportWaiting), the invocation's hold parked meanwhile. A timer that
-   * fires resumes the hold before the sandbox runs its callback.
+   * fires resumes the hold before the sandbox runs its callback; the sandbox then tells again
+   * whether it waits (it may still wait on others).
    */
   private onTimer(message: WorkerTimerMessage): void {
     if (message.kind === 'waiting') {

@@ -234,10 +234,14 @@ function run(fn, event, context) {
 
 parentPort.on('message', async (invocation) => {
   if (invocation.kind === 'fire') {
+    // The host resumed the invocation's hold to fire the timer (host.ts onTimer): it waits again
+    // only once told, even when the sandbox still waits on other timers. Told once the callback's
+    // continuations have run (they may send a request or arm the next timer).
+    reportedWaiting = false;
     const callback = pendingTimers.get(invocation.timerId);
     pendingTimers.delete(invocation.timerId);
     callback?.();
-    reportWaiting();
+    setImmediate(reportWaiting);
     return;
   }
   invoking = true;

@@ -179,7 +179,12 @@ describe('Lambda host on a virtual clock', () => {
   const codeDirectory = mkdtempSync(join(tmpdir(), 'lambda-virtual-'));
   writeFileSync(
     join(codeDirectory, 'index.js'),
-    'exports.handler = async (event) => { await new Promise((resolve) => setTimeout(resolve, event.millis)); return Date.now(); };\n',
+    [
+      'exports.handler = async (event) => { await new Promise((resolve) => setTimeout(resolve, event.millis)); return Date.now(); };',
+      // A timer that fires while another is pending (a heartbeat during a back-off).
+      'exports.twoTimers = async () => { setTimeout(() => undefined, 1000); await new Promise((resolve) => setTimeout(resolve, 60000)); return Date.now(); };',
+      '',
+    ].join('\n'),
   );
   const clock = new VirtualClock({ startMillis: Date.parse('2030-01-01T00:00:00Z') });
   const host = new LambdaHost({ clock });
@@ -191,6 +196,18 @@ describe('Lambda host on a virtual clock', () => {
     handler: 'index.handler',
     environment: {},
     // Wall-clock timeout: without parking, the second call would wait for it (a whole minute).
+    timeoutSeconds: 900,
+    memorySizeMb: 256,
+    maxConcurrency: 1,
+    asyncRetryAttempts: 0,
+  });
+  host.register({
+    logicalId: 'twoTimers',
+    functionName: 'twoTimers',
+    functionArn: 'arn:aws:lambda:us-east-1:000000000000:function:twoTimers',
+    codeDirectory,
+    handler: 'index.twoTimers',
+    environment: {},
     timeoutSeconds: 900,
     memorySizeMb: 256,
     maxConcurrency: 1,
@@ -220,5 +237,17 @@ describe('Lambda host on a virtual clock', () => {
     expect(ends[0]).toBeGreaterThanOrEqual(60_000);
     expect(ends[1]).toBeGreaterThanOrEqual(120_000);
     expect(ends[1]).toBeLessThan(121_000);
+  });
+
+  it('parks an invocation again after one of its timers fires while it still waits on another', async () => {
+    // Found with the deployed timings: an agent's timer fired during its back-off, the host resumed
+    // its hold to run the callback and was never told it waited again, so the clock stood still
+    // until the function's wall-clock timeout. Without the fix this call never returns.
+    const start = clock.now();
+    const result = await host.invoke('twoTimers', {});
+    expect(result).toMatchObject({ ok: true });
+    const ended = result.ok ? Number(result.payload) - start : 0;
+    expect(ended).toBeGreaterThanOrEqual(60_000);
+    expect(ended).toBeLessThan(61_000);
   });
 });

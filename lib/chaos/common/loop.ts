@@ -40,6 +40,43 @@ export async function submitUntilAnswered(
   return { refused: 'gave up retrying the submission' };
 }
 
+/** Wall time a campaign's end waits beyond twice what the run's clock still has to run. */
+export const END_WALL_PATIENCE_MILLIS = 5 * 60_000;
+
+/** What a campaign logs when the wall-clock cap ended its wait (waitOnTheRunsClock). */
+export const CLOCK_STOOD_STILL =
+  "[chaos] the run's clock stood still: stopped waiting for the end on the wall clock's cap (the verdicts show what was left)";
+
+/**
+ * Waits while `going()` and the run's clock (`now`) is before `deadline()` (which may move later:
+ * an operator's action reopens an order), calling `onPoll` every `pollMillis`. On the virtual clock
+ * the wait is also capped on the wall clock, so a clock that stands still (something holding it)
+ * ends the campaign with its verdicts instead of hanging: the cap is twice the clock's remaining
+ * wait plus `patienceMillis`, as a busy run's clock may move slower than the wall. On the wall
+ * clock the cap never binds first. Resolves true when the cap ended the wait.
+ */
+export async function waitOnTheRunsClock(
+  going: () => boolean,
+  now: () => number,
+  deadline: () => number,
+  onPoll: () => void,
+  pollMillis = 500,
+  patienceMillis = END_WALL_PATIENCE_MILLIS,
+): Promise<boolean> {
+  let seenDeadline = Number.NEGATIVE_INFINITY;
+  let wallCap = Number.POSITIVE_INFINITY;
+  while (going() && now() < deadline()) {
+    if (deadline() > seenDeadline) {
+      seenDeadline = deadline();
+      wallCap = Date.now() + 2 * (seenDeadline - now()) + patienceMillis;
+    }
+    if (Date.now() >= wallCap) return true;
+    onPoll();
+    await sleep(pollMillis);
+  }
+  return false;
+}
+
 /**
  * Runs `tick` every `intervalMillis` until stopped, skipping ticks while `paused()`; a failed tick is
  * logged (unless paused meanwhile) and the next one tries again. `stop` resolves after the last tick.

@@ -13,7 +13,13 @@ import type { DeliverySystemDriver } from '../../harness/deliveries-driver';
 import type { DroneSample, ObservedEvent } from '../../harness/deliveries-snapshots';
 import type { LocalRuntime } from '../../local-runtime';
 import { appDenials } from '../common/iam-denials';
-import { CampaignTracker, startSampler, submitUntilAnswered } from '../common/loop';
+import {
+  CampaignTracker,
+  CLOCK_STOOD_STILL,
+  startSampler,
+  submitUntilAnswered,
+  waitOnTheRunsClock,
+} from '../common/loop';
 import { formatMillis } from '../common/report';
 import type { DeliveryCampaignOptions } from './campaign-options';
 import { settleDeliveries } from './campaign-settle';
@@ -148,10 +154,13 @@ export class DeliveryCampaignRun {
       this.options.maxWaitAfterLastMillis ?? Infinity,
     );
     const waitUntil = this.tracker.lastAcceptedAt() + waitFor + SAMPLE_INTERVAL_MILLIS * 2;
-    while (this.tracker.inFlightIds().length > 0 && this.setup.now() < waitUntil) {
-      this.tracker.printProgress();
-      await sleep(500);
-    }
+    const cappedByWall = await waitOnTheRunsClock(
+      () => this.tracker.inFlightIds().length > 0,
+      this.setup.now,
+      () => waitUntil,
+      () => this.tracker.printProgress(),
+    );
+    if (cappedByWall) this.setup.log(CLOCK_STOOD_STILL);
     await settleDeliveries(this.driver, this.setup.injector, this.observed);
   }
 

@@ -12,7 +12,13 @@ import { SystemDriver, type TimedRecord } from '../../harness/orders-driver';
 import type { AlertSnapshot, ClientMessageDelivery, ReplyQueueProbe } from '../../harness/snapshots';
 import type { LocalRuntime } from '../../local-runtime';
 import { appDenials } from '../common/iam-denials';
-import { CampaignTracker, startSampler, submitUntilAnswered } from '../common/loop';
+import {
+  CampaignTracker,
+  CLOCK_STOOD_STILL,
+  startSampler,
+  submitUntilAnswered,
+  waitOnTheRunsClock,
+} from '../common/loop';
 import { formatMillis } from '../common/report';
 import type { CampaignOptions } from './campaign-options';
 import { outboxSettleMillis, settleOutbox, settleReplies } from './campaign-settle';
@@ -158,13 +164,13 @@ export class OrderCampaignRun {
       bound.totalMillis +
       this.tracker.downtimeMillis() +
       SAMPLE_INTERVAL_MILLIS * 2;
-    while (
-      (this.tracker.inFlightIds().length > 0 || this.operator.working > 0) &&
-      this.setup.now() < Math.max(waitUntil, Math.max(0, ...this.reopenedAt.values()) + bound.totalMillis)
-    ) {
-      this.tracker.printProgress();
-      await sleep(500);
-    }
+    const cappedByWall = await waitOnTheRunsClock(
+      () => this.tracker.inFlightIds().length > 0 || this.operator.working > 0,
+      this.setup.now,
+      () => Math.max(waitUntil, Math.max(0, ...this.reopenedAt.values()) + bound.totalMillis),
+      () => this.tracker.printProgress(),
+    );
+    if (cappedByWall) this.setup.log(CLOCK_STOOD_STILL);
     const settleStarted = Date.now();
     this.undeliveredAtEnd = await settleOutbox(
       () => this.driver.ordersWithUndeliveredAlerts(),

@@ -7,7 +7,7 @@
 
 import { request as httpRequest } from 'node:http';
 import type { Message } from '@aws-sdk/client-sqs';
-import type { RuntimeClock } from './clock';
+import { ACTIVITY_HEADER, type RuntimeClock } from './clock';
 import type { InvocationObserver } from './lambda/host';
 import { BodyTooLargeError, type RunningServer, readBody, startLoopbackServer } from './protocol/http-server';
 
@@ -126,6 +126,7 @@ export async function startInterceptingProxy(
         };
         // Host as the caller sent it: the caller signed it (SigV4), and the target verifies it. (fetch
         // would set the target's own.)
+        const forwarding = clock?.currentActivity();
         const forward = (): Promise<InterceptedReply> =>
           new Promise((resolve, reject) => {
             const url = new URL(`${base}${request.path}`);
@@ -139,6 +140,9 @@ export async function startInterceptingProxy(
                   ...Object.fromEntries(Object.entries(headers).filter(([name]) => !HOP_BY_HOP.has(name))),
                   ...(headers.host ? { host: headers.host } : {}),
                   ...(body ? { 'content-length': String(body.length) } : {}),
+                  // The proxy's own hold is the caller now: the target parks it while it serves (a
+                  // function that waits on the clock), as the proxy parked the original caller.
+                  ...(forwarding && { [ACTIVITY_HEADER]: forwarding.id }),
                 },
               },
               (response) => {

@@ -56,6 +56,11 @@ export interface RuntimeClock {
   /** The activity an id names, while it is not released (never on the wall clock). */
   activityOf(id: string | undefined): ClockActivity | undefined;
   /**
+   * The activity the work running now is part of (see `within`), while it is not released: what
+   * a hop names in ACTIVITY_HEADER when it forwards a request (never on the wall clock).
+   */
+  currentActivity(): ClockActivity | undefined;
+  /**
    * Runs `work` as part of `activity`: a wait inside it (sleep, or a wait that called `park`) lets
    * the clock move while it waits, instead of holding it still.
    */

@@ -160,6 +160,11 @@ export class VirtualClock implements RuntimeClock {
     return id === undefined ? undefined : this.activities.get(id);
   }
 
+  currentActivity(): ClockActivity | undefined {
+    const activity = this.context.getStore();
+    return activity && !activity.released ? activity : undefined;
+  }
+
   /** The next due timer, in milliseconds from now (undefined without one). */
   nextDueIn(): number | undefined {
     const next = this.timers.find((timer) => !timer.cancelled);

@@ -51,6 +51,10 @@ export class WallClock implements RuntimeClock {
     return undefined;
   }
 
+  currentActivity(): ClockActivity | undefined {
+    return undefined;
+  }
+
   within<T>(_activity: ClockActivity, work: () => T): T {
     return work();
   }

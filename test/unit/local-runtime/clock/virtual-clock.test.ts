@@ -112,6 +112,20 @@ describe('VirtualClock', () => {
     expect(clock.activityOf(undefined)).toBeUndefined();
   });
 
+  it('names the activity the running work is part of, and none outside or once released', async () => {
+    const clock = new VirtualClock({ startMillis: START });
+    const activity = clock.hold('request POST /');
+    expect(clock.currentActivity()).toBeUndefined();
+    const seen = await clock.within(activity, async () => {
+      await Promise.resolve();
+      return clock.currentActivity();
+    });
+    expect(seen).toBe(activity);
+    activity.release();
+    expect(clock.within(activity, () => clock.currentActivity())).toBeUndefined();
+    clock.stop();
+  });
+
   it('shows the sandboxes its time through shared memory', async () => {
     const clock = new VirtualClock({ startMillis: START });
     const shared = new Float64Array(clock.sharedTime);

@@ -8,7 +8,7 @@
  *                    [--assembly DIR] [--work DIR]
  *                    [--without kind,kind] [--only kind,kind] [--transient-rate 0.05]
  *                    [--min-processed 0.6] [--allowance-seconds 60] [--clock-skew-ms 1000] [--keep-data]
- *                    [--clock wall|virtual]
+ *                    [--clock wall|virtual] [--timings default]
  */
 import { CampaignArguments, definedOnly, runCampaignCommand } from '../lib/chaos/common/arguments';
 import { type CampaignOptions, runCampaign } from '../lib/chaos/orders/campaign';
@@ -18,7 +18,7 @@ import { DEFAULT_FAULT_RATES } from '../lib/chaos/orders/plan';
 const USAGE =
   'Usage: npm run chaos -- [--orders N] [--seed N] [--max-in-flight N] [--admission-limit N] [--assembly DIR] [--work DIR] ' +
   '[--without kinds] [--only kinds] [--transient-rate R] [--min-processed R] [--allowance-seconds S] ' +
-  '[--clock-skew-ms MS] [--keep-data] [--clock wall|virtual]';
+  '[--clock-skew-ms MS] [--keep-data] [--clock wall|virtual] [--timings PROFILE]';
 
 const VALUE_FLAGS = [
   '--orders',
@@ -34,6 +34,7 @@ const VALUE_FLAGS = [
   '--allowance-seconds',
   '--clock-skew-ms',
   '--clock',
+  '--timings',
 ];
 
 export function parseChaosArguments(argv: readonly string[]): CampaignOptions {
@@ -57,6 +58,7 @@ export function parseChaosArguments(argv: readonly string[]): CampaignOptions {
     clockSkewMillis: args.integer('--clock-skew-ms', 0),
     keepData: args.has('--keep-data'),
     clock: args.clock('--clock'),
+    timings: args.profile('--timings'),
   });
 }
 

@@ -52,15 +52,21 @@ const ADMISSION_LIMIT_CONTEXT = 'admissionLimit';
 
 /**
  * `cdk synth -c profile=local -o DIR`, as the local runtime's own synthesis does it; with
- * `admissionLimit`, `-c admissionLimit=N` overrides the profile's limit (admission-pressure).
+ * `admissionLimit`, `-c admissionLimit=N` overrides the profile's limit (admission-pressure), and
+ * `context` adds other `-c key=value` (e.g. `timings=default`).
  */
-export function synthesizeLocal(outputDir: string, options: { readonly admissionLimit?: number } = {}): void {
-  synthesizeLocalAssembly(
-    outputDir,
-    options.admissionLimit === undefined
-      ? {}
-      : { context: { [ADMISSION_LIMIT_CONTEXT]: String(options.admissionLimit) } },
-  );
+export function synthesizeLocal(
+  outputDir: string,
+  options: { readonly admissionLimit?: number; readonly context?: Readonly<Record<string, string>> } = {},
+): void {
+  synthesizeLocalAssembly(outputDir, {
+    context: {
+      ...options.context,
+      ...(options.admissionLimit !== undefined && {
+        [ADMISSION_LIMIT_CONTEXT]: String(options.admissionLimit),
+      }),
+    },
+  });
 }
 
 /**

@@ -9,18 +9,27 @@ import type { RestartWindow } from './verdicts';
 
 export type SubmissionResult = { readonly acceptedAt: number } | { readonly refused: string };
 
+/** The run's clock as a campaign's loop reads and waits on it (its runtimes' clock, `--clock`). */
+export interface RunClock {
+  readonly now: () => number;
+  /** Resolves once the run's clock has moved `millis` on. */
+  readonly sleep: (millis: number) => Promise<void>;
+}
+
 /**
  * Submits until accepted or refused: transport errors, 429 and 5xx are retried (after Retry-After),
  * nothing is sent while `paused()` (the runtime is restarting), and after `giveUpMillis` (of the wall
  * clock: the campaign's patience) it stops. `onRetry` hears of each answer that is retried (e.g. to
- * count admission's 429s). `acceptedAt` is read from `now`, the run's clock, which the system's own
- * times and the terminal bound are on.
+ * count admission's 429s). `acceptedAt` is read from the run's clock, which the system's own times
+ * and the terminal bound are on, and Retry-After is waited on it: the system names a time of its
+ * own (admission's drain rate, which on the virtual clock may be minutes of it that pass in
+ * seconds).
  */
 export async function submitUntilAnswered(
   submit: () => Promise<SubmitOutcome>,
   paused: () => boolean,
   giveUpMillis: number,
-  now: () => number,
+  clock: RunClock,
   onRetry?: (outcome: Extract<SubmitOutcome, { kind: 'retry' }>) => void,
 ): Promise<SubmissionResult> {
   const giveUpAt = Date.now() + giveUpMillis;
@@ -30,12 +39,12 @@ export async function submitUntilAnswered(
       continue;
     }
     const outcome = await submit();
-    if (outcome.kind === 'accepted') return { acceptedAt: now() };
+    if (outcome.kind === 'accepted') return { acceptedAt: clock.now() };
     if (outcome.kind === 'refused') {
       return { refused: `HTTP ${outcome.status}: ${outcome.body.slice(0, 200)}` };
     }
     onRetry?.(outcome);
-    await sleep(outcome.afterMillis);
+    await clock.sleep(outcome.afterMillis);
   }
   return { refused: 'gave up retrying the submission' };
 }

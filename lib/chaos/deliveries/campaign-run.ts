@@ -297,7 +297,7 @@ export class DeliveryCampaignRun {
       () => this.driver.submit(delivery.request),
       () => this.restarting,
       SUBMIT_GIVE_UP_MILLIS,
-      this.setup.now,
+      this.setup,
     );
     if ('refused' in result) {
       state.refused = result.refused;

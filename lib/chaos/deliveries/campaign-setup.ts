@@ -12,6 +12,7 @@ import { DeliverySystemDriver } from '../../harness/deliveries-driver';
 import { createClock, type LocalRuntime } from '../../local-runtime';
 import type { TerminalBound } from '../common/bounds';
 import { campaignFiles } from '../common/campaign-files';
+import type { RunClock } from '../common/loop';
 import { type DeliveryAssemblyFacts, readDeliveryAssemblyFacts } from './assembly';
 import { deliveryTerminalBound } from './bounds';
 import type { DeliveryCampaignOptions } from './campaign-options';
@@ -25,14 +26,13 @@ import {
   planDeliveries,
 } from './plan';
 
-/** Everything a run starts from. */
-export interface DeliveryCampaignSetup {
+/**
+ * Everything a run starts from; as a RunClock, the run's clock (its runtimes' clock, `--clock`):
+ * acceptance, terminal and fault times are read from it, as the system's own times and the terminal
+ * bound are on it.
+ */
+export interface DeliveryCampaignSetup extends RunClock {
   readonly log: (line: string) => void;
-  /**
-   * The run's clock (its runtimes' clock, `--clock`): acceptance, terminal and fault times are read
-   * from it, as the system's own times and the terminal bound are on it.
-   */
-  readonly now: () => number;
   readonly workDir: string;
   readonly facts: DeliveryAssemblyFacts;
   readonly seed: number;
@@ -113,6 +113,7 @@ export function prepareDeliveryCampaign(
   return {
     log,
     now: () => clock.now(),
+    sleep: (millis: number) => clock.sleep(millis),
     workDir,
     facts,
     seed,

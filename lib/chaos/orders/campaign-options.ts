@@ -3,6 +3,7 @@
  * tests), each with its default; read by the setup (campaign-setup.ts) and the run.
  */
 import type { ClockMode } from '../../local-runtime';
+import type { ProfileName } from '../../platform/config';
 import type { FaultKind } from './faults';
 import type { FaultRates } from './plan';
 
@@ -28,6 +29,13 @@ export interface CampaignOptions {
    * @default - synthesized into `<workDir>/cdk.out` (with `-c admissionLimit` when admission-pressure is on)
    */
   readonly assemblyDir?: string;
+  /**
+   * Another profile's workflow timings for the assembly the campaign synthesizes (CDK context
+   * `timings`, docs/configuration.md): `default` runs the deployed step timeouts, back-offs and
+   * supervisor rate, at the speed of the work on the virtual clock. Ignored with `assemblyDir`.
+   * @default - the local profile's own
+   */
+  readonly timings?: ProfileName;
   /** Scratch space: assembly, data, logs, summary. @default '.local/chaos' */
   readonly workDir?: string;
   /** @default every kind */

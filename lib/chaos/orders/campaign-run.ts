@@ -357,7 +357,7 @@ export class OrderCampaignRun {
       () => this.driver.submit(order.request, this.clientOf(order)),
       () => this.restarting,
       SUBMIT_GIVE_UP_MILLIS,
-      this.setup.now,
+      this.setup,
       (outcome) => {
         if (outcome.status === HTTP_TOO_MANY_REQUESTS) refusals.push(this.admissionRefused(order));
       },

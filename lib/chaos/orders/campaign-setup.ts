@@ -12,6 +12,7 @@ import { type AssemblyFacts, PROJECT_ROOT, readAssemblyFacts, synthesizeLocal } 
 import { createClock, type LocalRuntime } from '../../local-runtime';
 import type { TerminalBound } from '../common/bounds';
 import { campaignFiles } from '../common/campaign-files';
+import type { RunClock } from '../common/loop';
 import { maxSafeRelativeSkewMillis, terminalBound } from './bounds';
 import type { CampaignOptions } from './campaign-options';
 import { FAULT_KINDS, FaultKind } from './faults';
@@ -27,14 +28,13 @@ import {
 export const DEFAULT_ADMISSION_LIMIT = 16;
 export const DEFAULT_MAX_IN_FLIGHT = 24;
 
-/** Everything a run starts from. */
-export interface CampaignSetup {
+/**
+ * Everything a run starts from; as a RunClock, the run's clock (its runtimes' clock, `--clock`):
+ * acceptance, terminal and fault times are read from it, as the system's own times and the terminal
+ * bound are on it.
+ */
+export interface CampaignSetup extends RunClock {
   readonly log: (line: string) => void;
-  /**
-   * The run's clock (its runtimes' clock, `--clock`): acceptance, terminal and fault times are read
-   * from it, as the system's own times and the terminal bound are on it.
-   */
-  readonly now: () => number;
   readonly workDir: string;
   readonly facts: AssemblyFacts;
   readonly timings: WorkflowTimings;
@@ -73,10 +73,14 @@ function campaignAssembly(
     const admissionLimit = admissionPressure
       ? (options.admissionLimit ?? DEFAULT_ADMISSION_LIMIT)
       : undefined;
+    const timings = options.timings === undefined ? '' : ` and the ${options.timings} profile's timings`;
     log(
-      `[chaos] synthesizing with the local profile${admissionLimit ? ` and admission limit ${admissionLimit}` : ''} into ${assemblyDir} ...`,
+      `[chaos] synthesizing with the local profile${timings}${admissionLimit ? ` and admission limit ${admissionLimit}` : ''} into ${assemblyDir} ...`,
     );
-    synthesizeLocal(assemblyDir, admissionLimit === undefined ? {} : { admissionLimit });
+    synthesizeLocal(assemblyDir, {
+      ...(admissionLimit !== undefined && { admissionLimit }),
+      ...(options.timings !== undefined && { context: { timings: options.timings } }),
+    });
   }
   return assemblyDir;
 }
@@ -145,6 +149,7 @@ export function prepareCampaign(options: CampaignOptions, log: (line: string) =>
   return {
     log,
     now: () => clock.now(),
+    sleep: (millis: number) => clock.sleep(millis),
     workDir,
     facts,
     timings,

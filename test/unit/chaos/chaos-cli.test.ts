@@ -46,6 +46,14 @@ describe('npm run chaos arguments', () => {
     );
   });
 
+  it("takes another profile's workflow timings for the orders campaign, and names a bad one", () => {
+    expect(parseChaosArguments(['--timings', 'default']).timings).toBe('default');
+    expect(parseChaosArguments([]).timings).toBeUndefined();
+    expect(() => parseChaosArguments(['--timings', 'prod'])).toThrow(
+      "--timings must name a profile (default, local), got 'prod'",
+    );
+  });
+
   it('refuses bad input with a message naming it', () => {
     expect(() => parseChaosArguments(['--orders', '0'])).toThrow("--orders must be an integer >= 1, got '0'");
     expect(() => parseChaosArguments(['--admission-limit', '0'])).toThrow(

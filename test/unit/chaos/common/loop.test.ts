@@ -1,8 +1,10 @@
 /**
- * The end of a campaign waits on the run's clock, capped on the wall clock: a virtual clock that
- * stood still (something holding it) must end the wait with the verdicts, not hang the campaign.
+ * A campaign's loop on the run's clock: Retry-After is waited on it (the system's time), and the end
+ * waits on it with a cap on the wall clock (a virtual clock that stood still must end the wait with
+ * the verdicts, not hang the campaign).
  */
-import { waitOnTheRunsClock } from '../../../../lib/chaos/common/loop';
+import { submitUntilAnswered, waitOnTheRunsClock } from '../../../../lib/chaos/common/loop';
+import type { SubmitOutcome } from '../../../../lib/harness/orders-driver';
 
 describe('waitOnTheRunsClock', () => {
   it('ends when the run clock reaches the deadline, without the cap', async () => {
@@ -68,5 +70,45 @@ describe('waitOnTheRunsClock', () => {
     expect(capped).toBe(true);
     // The cap moved to twice the new 100 ms plus 50 ms, counted from the poll that saw it.
     expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+  });
+});
+
+describe('submitUntilAnswered', () => {
+  it("waits each Retry-After on the run's clock and reads the acceptance time from it", async () => {
+    let runMillis = 1_000;
+    const waits: number[] = [];
+    const answers: SubmitOutcome[] = [
+      { kind: 'retry', reason: 'HTTP 429', status: 429, afterMillis: 60_000 },
+      { kind: 'retry', reason: 'socket hang up', afterMillis: 500 },
+      { kind: 'accepted', status: 202 },
+    ];
+    const retried: number[] = [];
+    const result = await submitUntilAnswered(
+      async () => answers.shift() as SubmitOutcome,
+      () => false,
+      60_000,
+      {
+        now: () => runMillis,
+        sleep: async (millis) => {
+          waits.push(millis);
+          runMillis += millis;
+        },
+      },
+      (outcome) => retried.push(outcome.status ?? 0),
+    );
+    // A minute's Retry-After on a virtual clock passes as fast as the system lets it, not in a minute.
+    expect(waits).toEqual([60_000, 500]);
+    expect(retried).toEqual([429, 0]);
+    expect(result).toEqual({ acceptedAt: 61_500 });
+  });
+
+  it('returns a refusal as it came', async () => {
+    const result = await submitUntilAnswered(
+      async () => ({ kind: 'refused', status: 400, body: 'orderId is missing' }),
+      () => false,
+      60_000,
+      { now: () => 0, sleep: async () => undefined },
+    );
+    expect(result).toEqual({ refused: 'HTTP 400: orderId is missing' });
   });
 });

@@ -66,14 +66,17 @@ export async function apiRequest(
  * predicate matches and returning their bodies. The others stay invisible during the rounds (so
  * paging moves on) and are made visible again at the end. On AWS a receive waits up to a second:
  * a short poll samples only part of the servers and can miss messages. A predicate that throws
- * (a body that is not JSON) does not match.
+ * (a body that is not JSON) does not match. The default reaches 1,000 messages deep: the alert
+ * inbox is shared by every file and gathers the whole run's alerts and alarm notifications (on the
+ * virtual clock with the deployed timings, hours of alarm periods), and at 10 rounds an order's
+ * alert behind 100 others was never seen.
  */
 export async function takeMatching(
   sqs: SQSClient,
   target: TargetDescription,
   queueUrl: string,
   matches: (body: string) => boolean,
-  rounds = 10,
+  rounds = 100,
 ): Promise<string[]> {
   const taken: string[] = [];
   const others: string[] = [];

@@ -1,6 +1,7 @@
 /**
  * Starts the system under test for `npm test`: synthesizes the app with the local profile (the same
- * `cdk synth` path as a deployment) and runs its cloud assembly on the embedded local runtime. When
+ * `cdk synth` path as a deployment; on the virtual clock with the deployed workflow timings) and
+ * runs its cloud assembly on the embedded local runtime. When
  * ACCEPTANCE_TARGET is already set (LocalStack, AWS), it starts nothing.
  */
 import { appendFileSync, mkdirSync } from 'node:fs';
@@ -16,7 +17,7 @@ import {
   VirtualClock,
 } from '../../lib/local-runtime';
 import { IAM_RECORD_FILES } from '../../lib/local-runtime/iam/usage-record';
-import { testClock } from '../support/test-clock';
+import { testClock, testTimingsContext } from '../support/test-clock';
 import { IAM_DENIALS_ENV } from './iam-watch';
 import { TARGET_ENV } from './setup';
 
@@ -31,7 +32,8 @@ export default async function globalSetup(): Promise<void> {
   if (process.env[TARGET_ENV]) return;
   const assemblyDir = resolve(WORK_DIR, 'cdk.out');
   mkdirSync(WORK_DIR, { recursive: true });
-  synthesizeLocalAssembly(assemblyDir);
+  // On the virtual clock, with the deployed workflow timings (test/support/test-clock.ts).
+  synthesizeLocalAssembly(assemblyDir, { context: testTimingsContext() });
   const targetFile = resolve(WORK_DIR, 'target.json');
   const iamRecordDir = resolve(WORK_DIR, 'iam');
   // LOCAL_CLOCK=virtual runs the suite on the runtime's virtual clock (lib/local-runtime/clock).

@@ -13,3 +13,13 @@ export function testClock(): RuntimeClock {
 export function testClockMode(): ClockMode {
   return testClock().mode;
 }
+
+/**
+ * The CDK context the tests synthesize the app with (as `-c key=value`): on the virtual clock the
+ * deployed workflow timings (`timings=default`: step timeouts, heartbeats, back-offs, supervisor
+ * rate; lib/scheduler-agent-supervisor/config.ts), which pass there at the speed of the work; on
+ * the wall clock the local profile's own short ones, or a recovery would take minutes.
+ */
+export function testTimingsContext(): Readonly<Record<string, string>> {
+  return testClockMode() === 'virtual' ? { timings: 'default' } : {};
+}

@@ -171,8 +171,6 @@ async function notification(
       target.outputs.AlertInboxQueueUrl,
       (body) =>
         (JSON.parse(body) as Record<string, unknown>)[AlarmNotificationField.AlarmName] === alarm.AlarmName,
-      // Every other file's alerts and the other alarms' notifications may be ahead of it.
-      30,
     );
     seen.push(...bodies.map((body) => JSON.parse(body) as AlarmNotification));
     // The notification's clock is CloudWatch's: a second of skew is allowed.

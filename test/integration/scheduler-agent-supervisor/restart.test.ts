@@ -14,7 +14,7 @@ import {
 import { type LocalRuntime, startLocalRuntime, synthesizeLocalAssembly } from '../../../lib/local-runtime';
 import { SystemClient } from '../../acceptance/scheduler-agent-supervisor/system-client';
 import { parseTargetDescription } from '../../acceptance/target';
-import { testClock } from '../../support/test-clock';
+import { testClock, testTimingsContext } from '../../support/test-clock';
 
 /** The steps of an order on the default workflow version (what these tests deploy). */
 const V1_STEPS = workflowSteps(DEFAULT_WORKFLOW_VERSION);
@@ -45,7 +45,7 @@ describe('local runtime restart with --data', () => {
     workDir = mkdtempSync(join(tmpdir(), 'restart-it-'));
     assemblyDir = join(workDir, 'cdk.out');
     dataDir = join(workDir, 'data');
-    synthesizeLocalAssembly(assemblyDir);
+    synthesizeLocalAssembly(assemblyDir, { context: testTimingsContext() });
   });
 
   afterAll(async () => {

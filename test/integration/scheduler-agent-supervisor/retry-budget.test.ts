@@ -19,7 +19,7 @@ import { type LocalRuntime, startLocalRuntime, synthesizeLocalAssembly } from '.
 import { awsClientConfig } from '../../acceptance/client-support';
 import { SystemClient } from '../../acceptance/scheduler-agent-supervisor/system-client';
 import { parseTargetDescription } from '../../acceptance/target';
-import { testClock } from '../../support/test-clock';
+import { testClock, testTimingsContext } from '../../support/test-clock';
 
 jest.setTimeout(240_000);
 
@@ -42,7 +42,7 @@ describe('retry budget, end to end on the local runtime', () => {
   beforeAll(async () => {
     workDir = mkdtempSync(join(tmpdir(), 'retry-budget-it-'));
     const assemblyDir = join(workDir, 'cdk.out');
-    synthesizeLocalAssembly(assemblyDir);
+    synthesizeLocalAssembly(assemblyDir, { context: testTimingsContext() });
     runtime = await startLocalRuntime({
       assemblyDir,
       port: 0,

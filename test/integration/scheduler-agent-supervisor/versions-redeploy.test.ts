@@ -21,7 +21,7 @@ import { SAS_PROFILES } from '../../../lib/scheduler-agent-supervisor/config';
 import { awsClientConfig } from '../../acceptance/client-support';
 import { SystemClient } from '../../acceptance/scheduler-agent-supervisor/system-client';
 import { ORDERS_APP, parseTargetDescription, type TargetDescription } from '../../acceptance/target';
-import { testClock } from '../../support/test-clock';
+import { testClock, testTimingsContext } from '../../support/test-clock';
 
 jest.setTimeout(300_000);
 
@@ -29,12 +29,14 @@ const V1 = workflowSteps(1).map((step) => step.name);
 const V2 = workflowSteps(2).map((step) => step.name);
 
 /**
- * The v1 assembly's context: none while v1 is the local profile's current version, so it is the
- * very assembly the acceptance setup and npm start synthesize (same context, same sources), which
- * synthesizeLocalAssembly can reuse instead of running cdk again.
+ * The v1 assembly's context: the tests' timings only while v1 is the local profile's current
+ * version, so it is the very assembly the acceptance setup synthesizes (same context, same
+ * sources), which synthesizeLocalAssembly can reuse instead of running cdk again.
  */
-const V1_CONTEXT: Readonly<Record<string, string>> =
-  SAS_PROFILES.local.workflow.current === 1 ? {} : { workflowVersion: '1' };
+const V1_CONTEXT: Readonly<Record<string, string>> = {
+  ...testTimingsContext(),
+  ...(SAS_PROFILES.local.workflow.current === 1 ? {} : { workflowVersion: '1' }),
+};
 
 const order = (orderId: string, sku = 'SKU-1') => ({
   orderId,
@@ -91,7 +93,7 @@ describe('workflow versions across a local redeploy (v1 -> v2, same data)', () =
   beforeAll(() => {
     workDir = mkdtempSync(join(tmpdir(), 'versions-it-'));
     synthesizeLocalAssembly(v1Dir(), { context: V1_CONTEXT });
-    synthesizeLocalAssembly(v2Dir(), { context: { workflowVersion: '2' } });
+    synthesizeLocalAssembly(v2Dir(), { context: { ...testTimingsContext(), workflowVersion: '2' } });
   });
 
   afterAll(async () => {

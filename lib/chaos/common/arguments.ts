@@ -3,7 +3,6 @@
  * flag takes a value except the switches named; a bad value throws a message naming the flag.
  */
 import { type ClockMode, clockModeOf } from '../../local-runtime';
-import { PROFILE_NAMES, type ProfileName } from '../../platform/config';
 export class CampaignArguments {
   private readonly values = new Map<string, string>();
   private readonly switches = new Set<string>();
@@ -44,16 +43,6 @@ export class CampaignArguments {
   clock(flag: string): ClockMode | undefined {
     const text = this.values.get(flag);
     return text === undefined ? undefined : clockModeOf(text, flag);
-  }
-
-  /** A profile's name (PROFILE_NAMES), e.g. `--timings default`. */
-  profile(flag: string): ProfileName | undefined {
-    const text = this.values.get(flag);
-    if (text === undefined) return undefined;
-    if (!(PROFILE_NAMES as readonly string[]).includes(text)) {
-      throw new Error(`${flag} must name a profile (${PROFILE_NAMES.join(', ')}), got '${text}'`);
-    }
-    return text as ProfileName;
   }
 
   share(flag: string): number | undefined {

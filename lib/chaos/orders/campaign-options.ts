@@ -3,7 +3,6 @@
  * tests), each with its default; read by the setup (campaign-setup.ts) and the run.
  */
 import type { ClockMode } from '../../local-runtime';
-import type { ProfileName } from '../../platform/config';
 import type { FaultKind } from './faults';
 import type { FaultRates } from './plan';
 
@@ -32,10 +31,11 @@ export interface CampaignOptions {
   /**
    * Another profile's workflow timings for the assembly the campaign synthesizes (CDK context
    * `timings`, docs/configuration.md): `default` runs the deployed step timeouts, back-offs and
-   * supervisor rate, at the speed of the work on the virtual clock. Ignored with `assemblyDir`.
+   * supervisor rate, at the speed of the work on the virtual clock. A profile's name (the command
+   * checks it; the synthesis refuses an unknown one). Ignored with `assemblyDir`.
    * @default - the local profile's own
    */
-  readonly timings?: ProfileName;
+  readonly timings?: string;
   /** Scratch space: assembly, data, logs, summary. @default '.local/chaos' */
   readonly workDir?: string;
   /** @default every kind */

@@ -9,6 +9,7 @@
 import type { SQSRecord } from 'aws-lambda';
 import { MessageAttribute, SERVICE_NAMES, ServiceName } from '../../../lambdas/choreography/contracts';
 import { deadLetterKeyOf } from '../../../lambdas/choreography/kit';
+import { sleep } from '../../../lambdas/shared/clock';
 import type {
   FaultHooks,
   InterceptedReply,
@@ -34,7 +35,8 @@ export interface DeliveryInjectorSettings {
    * milliseconds when none comes, so the bookings of a burst decide on the same fleet and race on
    * the DRONE# version condition whenever two of them are in flight at once (a fixed delay only
    * made that likely: on a busy machine the second read could come after the first had booked).
-   * Not a fault kind (nothing fails): it raises the odds of the race the condition exists for.
+   * Not a fault kind (nothing fails): it raises the odds of the race the condition exists for. The
+   * wait for a partner counts on both the run's clock and the machine's (meetNextFleetRead).
    * @default 0
    */
   readonly fleetReadDelayMillis?: number;
@@ -246,7 +248,11 @@ export class DeliveryFaultInjector extends InjectorBase<DeliveryFaultKind, Deliv
         resolve();
       };
       this.waitingFleetRead = release;
-      void this.hold(limitMillis).then(release);
+      // Alone once the limit has passed on the run's clock and on the machine's: the partner is
+      // another consumer's invocation, whose coming is a matter of threads, and a virtual clock
+      // jumps the limit as soon as the system is quiet, before that invocation has even started
+      // (a broken variant's double booking then went unseen in some runs).
+      void Promise.all([this.hold(limitMillis), sleep(limitMillis)]).then(release);
     });
   }
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { DELIVERY_FAULT_KINDS } from '../../../../lib/chaos/deliveries/faults';
 import { commitOf, DeliveryFaultInjector, serviceOf } from '../../../../lib/chaos/deliveries/injector';
 import type { DeliveryCampaignPlan } from '../../../../lib/chaos/deliveries/plan';
-import type { InterceptedReply, InvocationStart } from '../../../../lib/local-runtime';
+import { type InterceptedReply, type InvocationStart, VirtualClock } from '../../../../lib/local-runtime';
 
 const ok: InterceptedReply = { status: 200, headers: {}, body: '{}' };
 
@@ -179,5 +179,40 @@ describe('delivery fault injector', () => {
     expect(await timed('drone-table')).toBeGreaterThanOrEqual(45);
     expect(await timed('pkg-table')).toBeLessThan(45);
     expect(injector.events).toEqual([]);
+  });
+
+  it('waits for a fleet read partner on the machine too when the run is on a virtual clock', async () => {
+    // The clock jumps the limit as soon as nothing holds it; the partner (another consumer's
+    // invocation) comes in real time, so a lone read waits the limit of wall time as well.
+    const clock = new VirtualClock();
+    const injector = new DeliveryFaultInjector({
+      plan: planWith({}),
+      enabledKinds: DELIVERY_FAULT_KINDS,
+      hangMillis: 10,
+      fleetReadDelayMillis: 200,
+      clock,
+    });
+    const read = {
+      method: 'POST',
+      path: '/',
+      headers: { 'x-amz-target': 'DynamoDB_20120810.BatchGetItem' },
+      body: JSON.stringify({ RequestItems: { 'drone-table': { Keys: [{ pk: { S: 'DRONE#drone-1' } }] } } }),
+    };
+    const hooks = injector.hooks();
+    hooks.onInvocation?.({
+      spec: {
+        logicalId: 'DroneSchedulerFn',
+        environment: { TABLE_NAME: 'drone-table', POWERTOOLS_SERVICE_NAME: 'drone-scheduler' },
+      },
+      requestId: 'r9',
+      event: { Records: [] },
+      terminate: async () => {},
+    } as unknown as InvocationStart);
+    const started = Date.now();
+    const clockStarted = clock.now();
+    await hooks.awsApi?.dynamodb?.(read, async () => ok);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(190);
+    expect(clock.now() - clockStarted).toBeGreaterThanOrEqual(200);
+    clock.stop();
   });
 });

@@ -46,6 +46,9 @@ export interface AlarmNotification {
   readonly message: string;
 }
 
+/** How long after a period ends it is evaluated, by default. */
+export const ALARM_SETTLE_MILLIS = 1000;
+
 export interface LocalAlarmsOptions {
   readonly store: MetricStore;
   readonly region: string;
@@ -60,7 +63,7 @@ export interface LocalAlarmsOptions {
   readonly clock?: RuntimeClock | (() => number);
   /**
    * How long after a period ends it is evaluated, so values written at its very end are in.
-   * @default 1000 ms
+   * @default ALARM_SETTLE_MILLIS
    */
   readonly settleMillis?: number;
 }
@@ -202,7 +205,7 @@ export class LocalAlarms {
         }
         this.schedule(alarm);
       },
-      nextEnd - now + (this.options.settleMillis ?? 1000),
+      nextEnd - now + (this.options.settleMillis ?? ALARM_SETTLE_MILLIS),
     );
   }
 

@@ -35,12 +35,15 @@ const MAX_POLL_MILLIS = 250;
 const DISCOVERY_INTERVAL_MILLIS = 2_000;
 /**
  * On a virtual clock with `writes`, an idle shard waits for a write instead of polling, and polls at
- * least this often for what no write announces (DynamoDB Local's own TTL deletions).
+ * least this often of the machine's time for what no write announces: DynamoDB Local's own TTL
+ * deletions, which it makes on the machine's time too. A timer of the virtual clock would be a jump
+ * every few seconds of it, each costing real time while nothing happens (measured with the whole app
+ * idle: the shards' wake-ups were half of the clock's real time).
  */
 const IDLE_POLL_ON_WRITES_MILLIS = 5_000;
 /**
- * And lists the stream's shards this often (a parent read to its end lists them at once, so a child
- * shard is not waited for).
+ * And lists the stream's shards this often, of the machine's time too (a parent read to its end lists
+ * them at once, so a child shard is not waited for; DynamoDB Local rolls its shards on its own time).
  */
 const DISCOVERY_ON_WRITES_MILLIS = 60_000;
 /** DynamoDB Local stamps ApproximateCreationDateTime to the minute; a record is at most this much younger. */
@@ -109,8 +112,9 @@ export interface StreamReaderDependencies<Detail> {
   readonly clock?: RuntimeClock;
   /**
    * Tells of writes to the tables (the DynamoDB gateway's): on a virtual clock an idle shard waits
-   * for one (or IDLE_POLL_ON_WRITES_MILLIS) instead of polling every 50-250 ms, each poll a jump of
-   * the clock that costs real time while nothing happens. @default - polls as Lambda does
+   * for one (or IDLE_POLL_ON_WRITES_MILLIS of the machine's time) instead of polling every
+   * 50-250 ms, each poll a jump of the clock that costs real time while nothing happens.
+   * @default - polls as Lambda does
    */
   readonly writes?: TableWrites;
 }
@@ -207,6 +211,8 @@ export class DynamoDbStreamReader<Detail> {
   private writesSeen = 0;
   private readonly wakers = new Set<() => void>();
   private readonly unsubscribe: (() => void) | undefined;
+  /** What an idle shard on a virtual clock polls by, for what no write announces (see IDLE_POLL_ON_WRITES_MILLIS). */
+  private readonly machineClock = new WallClock();
 
   constructor(
     readonly spec: StreamReaderSpec,
@@ -245,7 +251,8 @@ export class DynamoDbStreamReader<Detail> {
 
   private scheduleDiscovery(): void {
     if (this.stopped) return;
-    this.discoveryTimer = this.clock.setTimer(
+    const timers = this.unsubscribe ? this.machineClock : this.clock;
+    this.discoveryTimer = timers.setTimer(
       () => {
         this.discovery = this.discover(false)
           .catch((error: Error) =>
@@ -530,7 +537,7 @@ export class DynamoDbStreamReader<Detail> {
   /**
    * An idle shard's wait before it polls again: `pollMillis`, as Lambda polls; or, when writes are
    * told (a virtual clock), until the next write (none missed since `writesBefore`, read before the
-   * poll that found nothing) or IDLE_POLL_ON_WRITES_MILLIS.
+   * poll that found nothing) or IDLE_POLL_ON_WRITES_MILLIS of the machine's time.
    */
   private async awaitRecords(pollMillis: number, writesBefore: number): Promise<void> {
     if (this.unsubscribe === undefined) return this.idle(pollMillis);
@@ -540,7 +547,7 @@ export class DynamoDbStreamReader<Detail> {
     this.wakers.add(wake);
     this.abort.signal.addEventListener('abort', wake, { once: true });
     try {
-      await this.clock.sleep(IDLE_POLL_ON_WRITES_MILLIS, woken.signal);
+      await this.machineClock.sleep(IDLE_POLL_ON_WRITES_MILLIS, woken.signal);
     } finally {
       this.wakers.delete(wake);
       this.abort.signal.removeEventListener('abort', wake);

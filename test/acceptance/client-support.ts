@@ -69,8 +69,14 @@ export async function apiRequest(
  * (a body that is not JSON) does not match. The default reaches 1,000 messages deep: the alert
  * inbox is shared by every file and gathers the whole run's alerts and alarm notifications (on the
  * virtual clock with the deployed timings, hours of alarm periods), and at 10 rounds an order's
- * alert behind 100 others was never seen.
+ * alert behind 100 others was never seen. The others are hidden for SQS's longest visibility
+ * timeout: on the virtual clock an idle system moves minutes of time between two of this client's
+ * calls (it holds no activity), and with 30 s the first pages were visible again (and their handles
+ * stale) before the last was read.
  */
+/** SQS's longest visibility timeout (12 hours). */
+const MAX_VISIBILITY_TIMEOUT_SECONDS = 43_200;
+
 export async function takeMatching(
   sqs: SQSClient,
   target: TargetDescription,
@@ -87,7 +93,7 @@ export async function takeMatching(
           QueueUrl: queueUrl,
           MaxNumberOfMessages: 10,
           WaitTimeSeconds: target.kind === 'local' ? 0 : 1,
-          VisibilityTimeout: 30,
+          VisibilityTimeout: MAX_VISIBILITY_TIMEOUT_SECONDS,
         }),
       );
       if (!Messages || Messages.length === 0) break;

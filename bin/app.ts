@@ -2,7 +2,7 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { contextOf, readFlag } from '../lib/platform/config';
-import { SasContextKey } from '../lib/scheduler-agent-supervisor/deployment';
+import { SasContextKey } from '../lib/scheduler-agent-supervisor/sas-context-key';
 import { composeApp } from './compose';
 import { buildDeployedConsoleAssets } from './console-build';
 

@@ -14,7 +14,7 @@ import { CampaignArguments, definedOnly, runCampaignCommand } from '../lib/chaos
 import { type CampaignOptions, runCampaign } from '../lib/chaos/orders/campaign';
 import { FAULT_KINDS } from '../lib/chaos/orders/faults';
 import { DEFAULT_FAULT_RATES } from '../lib/chaos/orders/plan';
-import { PROFILE_NAMES } from '../lib/platform/config';
+import { profileNamed } from '../lib/platform/config';
 
 const USAGE =
   'Usage: npm run chaos -- [--orders N] [--seed N] [--max-in-flight N] [--admission-limit N] [--assembly DIR] [--work DIR] ' +
@@ -38,18 +38,11 @@ const VALUE_FLAGS = [
   '--timings',
 ];
 
-/** A profile's name (PROFILE_NAMES), or a message naming the flag. */
-function profileNamed(flag: string, text: string | undefined): string | undefined {
-  if (text !== undefined && !(PROFILE_NAMES as readonly string[]).includes(text)) {
-    throw new Error(`${flag} must name a profile (${PROFILE_NAMES.join(', ')}), got '${text}'`);
-  }
-  return text;
-}
-
 export function parseChaosArguments(argv: readonly string[]): CampaignOptions {
   const args = new CampaignArguments(argv, VALUE_FLAGS, ['--keep-data'], USAGE);
   const enabledKinds = args.kinds(FAULT_KINDS);
   const transientRate = args.share('--transient-rate');
+  const timingsFlag = args.text('--timings');
   return definedOnly<CampaignOptions>({
     orders: args.integer('--orders', 1),
     seed: args.integer('--seed', 0),
@@ -67,7 +60,7 @@ export function parseChaosArguments(argv: readonly string[]): CampaignOptions {
     clockSkewMillis: args.integer('--clock-skew-ms', 0),
     keepData: args.has('--keep-data'),
     clock: args.clock('--clock'),
-    timings: profileNamed('--timings', args.text('--timings')),
+    timings: timingsFlag === undefined ? undefined : profileNamed(timingsFlag, '--timings'),
   });
 }
 

@@ -24,8 +24,8 @@ import {
 } from 'aws-cdk-lib/cx-api';
 import { contextOf, PlatformContextKey, readFlag } from '../lib/platform/config';
 import type { CfnTemplate } from '../lib/release';
-import { SasContextKey } from '../lib/scheduler-agent-supervisor/deployment';
 import { DownstreamContextKey } from '../lib/scheduler-agent-supervisor/downstream';
+import { SasContextKey } from '../lib/scheduler-agent-supervisor/sas-context-key';
 import { composeApp } from './compose';
 
 export interface ReleasedConfiguration {

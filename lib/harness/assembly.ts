@@ -47,24 +47,31 @@ export interface AssemblyFacts {
   readonly retryBudget: number;
 }
 
-/** CDK context key of the admission limit override (lib/scheduler-agent-supervisor/deployment.ts). */
-const ADMISSION_LIMIT_CONTEXT = 'admissionLimit';
-
 /**
- * `cdk synth -c profile=local -o DIR`, as the local runtime's own synthesis does it; with
- * `admissionLimit`, `-c admissionLimit=N` overrides the profile's limit (admission-pressure), and
- * `context` adds other `-c key=value` (e.g. `timings=default`).
+ * CDK context keys of the orders wing's overrides (SasContextKey, lib/scheduler-agent-supervisor/
+ * sas-context-key.ts; the harness reaches the wing only through what it deploys).
  */
-export function synthesizeLocal(
-  outputDir: string,
-  options: { readonly admissionLimit?: number; readonly context?: Readonly<Record<string, string>> } = {},
-): void {
+const ADMISSION_LIMIT_CONTEXT = 'admissionLimit';
+const TIMINGS_CONTEXT = 'timings';
+
+export interface SynthesizeLocalOptions {
+  /** `-c admissionLimit=N`: overrides the profile's admission limit. @default - the profile's */
+  readonly admissionLimit?: number;
+  /** `-c timings=<profile>`: that profile's workflow timings (`default`: the deployed ones). @default - the local profile's */
+  readonly timings?: string;
+  /** Other `-c key=value`. @default - none */
+  readonly context?: Readonly<Record<string, string>>;
+}
+
+/** `cdk synth -c profile=local -o DIR`, as the local runtime's own synthesis does it, with `options`. */
+export function synthesizeLocal(outputDir: string, options: SynthesizeLocalOptions = {}): void {
   synthesizeLocalAssembly(outputDir, {
     context: {
       ...options.context,
       ...(options.admissionLimit !== undefined && {
         [ADMISSION_LIMIT_CONTEXT]: String(options.admissionLimit),
       }),
+      ...(options.timings !== undefined && { [TIMINGS_CONTEXT]: options.timings }),
     },
   });
 }

@@ -85,6 +85,12 @@ export function resolveProfileName(name: unknown): ProfileName {
   );
 }
 
+/** `text` as a profile's name; throws naming `what` (a flag, a context key) and the known names. */
+export function profileNamed(text: string, what: string): ProfileName {
+  if ((PROFILE_NAMES as readonly string[]).includes(text)) return text as ProfileName;
+  throw new Error(`${what} must name a profile (${PROFILE_NAMES.join(', ')}), got ${JSON.stringify(text)}`);
+}
+
 export function loadPlatformConfig(profileName: unknown): PlatformConfig {
   const profile = resolveProfileName(profileName);
   return { profile, ...PLATFORM_PROFILES[profile] };

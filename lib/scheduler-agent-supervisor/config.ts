@@ -9,7 +9,8 @@ import {
   type WorkflowTimings,
   WorkflowTimingsSchema,
 } from '../../lambdas/scheduler-agent-supervisor/contracts';
-import { loadPlatformConfig, type PlatformConfig, PROFILE_NAMES, type ProfileName } from '../platform/config';
+import { loadPlatformConfig, type PlatformConfig, type ProfileName, profileNamed } from '../platform/config';
+import { SasContextKey } from './sas-context-key';
 
 /**
  * This wing's settings per deployment profile (the profiles and the settings every wing shares
@@ -220,12 +221,8 @@ type TimingSettings = Pick<SasSettings, 'timings' | 'retryBudget' | 'remoteStall
  */
 export function timingsWithOverride(settings: TimingSettings, timings: string | undefined): TimingSettings {
   if (timings === undefined) return settings;
-  if (!(PROFILE_NAMES as readonly string[]).includes(timings)) {
-    throw new Error(
-      `CDK context "timings" must name a profile (${PROFILE_NAMES.join(', ')}), got ${JSON.stringify(timings)}`,
-    );
-  }
-  const { timings: profileTimings, retryBudget, remoteStallMillis } = SAS_PROFILES[timings as ProfileName];
+  const profile = profileNamed(timings, `CDK context "${SasContextKey.Timings}"`);
+  const { timings: profileTimings, retryBudget, remoteStallMillis } = SAS_PROFILES[profile];
   return { timings: profileTimings, retryBudget, remoteStallMillis };
 }
 

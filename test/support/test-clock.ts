@@ -4,6 +4,7 @@
  * clock), see lib/local-runtime/clock/README.md.
  */
 import { type ClockMode, createClock, type RuntimeClock } from '../../lib/local-runtime';
+import { SasContextKey } from '../../lib/scheduler-agent-supervisor/sas-context-key';
 
 export function testClock(): RuntimeClock {
   return createClock(process.env.LOCAL_CLOCK, 'LOCAL_CLOCK');
@@ -21,5 +22,5 @@ export function testClockMode(): ClockMode {
  * the wall clock the local profile's own short ones, or a recovery would take minutes.
  */
 export function testTimingsContext(): Readonly<Record<string, string>> {
-  return testClockMode() === 'virtual' ? { timings: 'default' } : {};
+  return testClockMode() === 'virtual' ? { [SasContextKey.Timings]: 'default' } : {};
 }

@@ -79,7 +79,7 @@ function campaignAssembly(
     );
     synthesizeLocal(assemblyDir, {
       ...(admissionLimit !== undefined && { admissionLimit }),
-      ...(options.timings !== undefined && { context: { timings: options.timings } }),
+      ...(options.timings !== undefined && { timings: options.timings }),
     });
   }
   return assemblyDir;

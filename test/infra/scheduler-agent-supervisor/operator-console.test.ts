@@ -15,10 +15,8 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { CONSOLE_CONFIG_FILE } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { BROWSER_ORIGIN_ENV } from '../../../lambdas/shared/http';
 import { remoteServicesDownstream } from '../../../lib/fakes/remote-services';
-import {
-  addSchedulerAgentSupervisor,
-  SasContextKey,
-} from '../../../lib/scheduler-agent-supervisor/deployment';
+import { addSchedulerAgentSupervisor } from '../../../lib/scheduler-agent-supervisor/deployment';
+import { SasContextKey } from '../../../lib/scheduler-agent-supervisor/sas-context-key';
 import {
   CONSOLE_OUTPUTS,
   type SchedulerAgentSupervisorStack,

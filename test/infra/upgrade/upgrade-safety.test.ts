@@ -21,7 +21,7 @@ import {
   readReleasedTemplate,
   type UpgradeReport,
 } from '../../../lib/release';
-import { SasContextKey } from '../../../lib/scheduler-agent-supervisor/deployment';
+import { SasContextKey } from '../../../lib/scheduler-agent-supervisor/sas-context-key';
 import { IAM_ENDPOINTS_CONTEXT } from '../support/synth';
 
 interface StackUpgrade {

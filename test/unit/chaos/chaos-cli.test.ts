@@ -50,7 +50,7 @@ describe('npm run chaos arguments', () => {
     expect(parseChaosArguments(['--timings', 'default']).timings).toBe('default');
     expect(parseChaosArguments([]).timings).toBeUndefined();
     expect(() => parseChaosArguments(['--timings', 'prod'])).toThrow(
-      "--timings must name a profile (default, local), got 'prod'",
+      '--timings must name a profile (default, local), got "prod"',
     );
   });
 

@@ -57,6 +57,27 @@ function invocation(terminated: string[]): InvocationStart {
   } as unknown as InvocationStart;
 }
 
+/** A drone scheduler invocation starts (its fleet reads are the contended ones). */
+function droneSchedulerStarts(hooks: ReturnType<DeliveryFaultInjector['hooks']>): void {
+  hooks.onInvocation?.({
+    spec: {
+      logicalId: 'DroneSchedulerFn',
+      environment: { TABLE_NAME: 'drone-table', POWERTOOLS_SERVICE_NAME: 'drone-scheduler' },
+    },
+    requestId: 'r9',
+    event: { Records: [] },
+    terminate: async () => {},
+  } as unknown as InvocationStart);
+}
+
+/** A fleet read of one drone from `table`. */
+const fleetRead = (table: string) => ({
+  method: 'POST',
+  path: '/',
+  headers: { 'x-amz-target': 'DynamoDB_20120810.BatchGetItem' },
+  body: JSON.stringify({ RequestItems: { [table]: { Keys: [{ pk: { S: 'DRONE#drone-1' } }] } } }),
+});
+
 describe('delivery fault injector', () => {
   it('reads the table, delivery and marker of a commit, and the service of a function', () => {
     expect(commitOf(commit('ingestion:d1:1'))).toEqual({
@@ -156,24 +177,10 @@ describe('delivery fault injector', () => {
       fleetReadDelayMillis: 50,
     });
     const hooks = injector.hooks();
-    hooks.onInvocation?.({
-      spec: {
-        logicalId: 'DroneSchedulerFn',
-        environment: { TABLE_NAME: 'drone-table', POWERTOOLS_SERVICE_NAME: 'drone-scheduler' },
-      },
-      requestId: 'r9',
-      event: { Records: [] },
-      terminate: async () => {},
-    } as unknown as InvocationStart);
-    const batchGet = (table: string) => ({
-      method: 'POST',
-      path: '/',
-      headers: { 'x-amz-target': 'DynamoDB_20120810.BatchGetItem' },
-      body: JSON.stringify({ RequestItems: { [table]: { Keys: [{ pk: { S: 'DRONE#drone-1' } }] } } }),
-    });
+    droneSchedulerStarts(hooks);
     const timed = async (table: string) => {
       const started = Date.now();
-      await hooks.awsApi?.dynamodb?.(batchGet(table), async () => ok);
+      await hooks.awsApi?.dynamodb?.(fleetRead(table), async () => ok);
       return Date.now() - started;
     };
     expect(await timed('drone-table')).toBeGreaterThanOrEqual(45);
@@ -192,25 +199,11 @@ describe('delivery fault injector', () => {
       fleetReadDelayMillis: 200,
       clock,
     });
-    const read = {
-      method: 'POST',
-      path: '/',
-      headers: { 'x-amz-target': 'DynamoDB_20120810.BatchGetItem' },
-      body: JSON.stringify({ RequestItems: { 'drone-table': { Keys: [{ pk: { S: 'DRONE#drone-1' } }] } } }),
-    };
     const hooks = injector.hooks();
-    hooks.onInvocation?.({
-      spec: {
-        logicalId: 'DroneSchedulerFn',
-        environment: { TABLE_NAME: 'drone-table', POWERTOOLS_SERVICE_NAME: 'drone-scheduler' },
-      },
-      requestId: 'r9',
-      event: { Records: [] },
-      terminate: async () => {},
-    } as unknown as InvocationStart);
+    droneSchedulerStarts(hooks);
     const started = Date.now();
     const clockStarted = clock.now();
-    await hooks.awsApi?.dynamodb?.(read, async () => ok);
+    await hooks.awsApi?.dynamodb?.(fleetRead('drone-table'), async () => ok);
     expect(Date.now() - started).toBeGreaterThanOrEqual(190);
     expect(clock.now() - clockStarted).toBeGreaterThanOrEqual(200);
     clock.stop();

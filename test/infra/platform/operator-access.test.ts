@@ -9,6 +9,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import { appLocalUsers } from '../../../bin/app-local-users';
 import { OperatorAccess } from '../../../lib/platform/operator-access';
+import { testOutdir } from '../../support/cdk-outdir';
 import { synthesizeDroneDelivery } from '../choreography/synth';
 import { synthesizeStack } from '../support/synth';
 
@@ -61,7 +62,7 @@ describe('OperatorAccess', () => {
   });
 
   it('refuses to be made for no method', () => {
-    const stack = new Stack(new App(), 'Empty');
+    const stack = new Stack(new App({ outdir: testOutdir() }), 'Empty');
     expect(() => new OperatorAccess(stack, 'Access', { methods: [], routesDescription: 'nothing' })).toThrow(
       'OperatorAccess Empty/Access: methods must name at least one operator method',
     );

@@ -13,6 +13,7 @@ import { RetryPath } from '../../../lib/platform/retry-path';
 import { AGENT_MAX_RECEIVE_COUNT } from '../../../lib/scheduler-agent-supervisor/agent';
 import { loadConfig } from '../../../lib/scheduler-agent-supervisor/config';
 import { SchedulerAgentSupervisorStack, STACK_NAME } from '../../../lib/scheduler-agent-supervisor/stack';
+import { testOutdir } from '../../support/cdk-outdir';
 import { DEMO_CONTEXT, ENDPOINTS_CONTEXT, synthesizeStack, testApp } from '../support/synth';
 
 /** Each declared path of the stack: its operation, its product and its budget. */
@@ -84,7 +85,7 @@ describe('retry budget guardrail on the stack', () => {
 
   it('fails the synth when a profile raises a layer past its budget (maxFailures 4 in local)', () => {
     const local = loadConfig('local');
-    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const app = new App({ outdir: testOutdir(), context: { 'aws:cdk:bundling-stacks': [] } });
     new SchedulerAgentSupervisorStack(app, STACK_NAME, {
       config: { ...local, timings: { ...local.timings, maxFailures: 4 } },
       downstream: { kind: 'fakes' },

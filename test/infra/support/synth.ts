@@ -1,11 +1,13 @@
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { DISABLE_ASSET_STAGING_CONTEXT } from 'aws-cdk-lib/cx-api';
 import { remoteServicesDownstream } from '../../../lib/fakes/remote-services';
 import { DataSettings, type DataSettingsProps } from '../../../lib/platform/data-settings';
 import { type AslDefinition, parseDefinition } from '../../../lib/platform/guardrails';
 import { type DeploymentConfig, loadConfig } from '../../../lib/scheduler-agent-supervisor/config';
 import { addSchedulerAgentSupervisor } from '../../../lib/scheduler-agent-supervisor/deployment';
 import type { SchedulerAgentSupervisorStack } from '../../../lib/scheduler-agent-supervisor/stack';
+import { testOutdir } from '../../support/cdk-outdir';
 
 export interface SynthesizedStack {
   readonly app: App;
@@ -15,13 +17,16 @@ export interface SynthesizedStack {
 }
 
 /**
- * A test app with the given CDK context: asset bundling skipped (no esbuild run) and the built-in
- * CloudFormation schema validation off (slow; `cdk synth` in `npm test` still runs it). Guardrails
- * still run.
+ * A test app with the given CDK context: asset bundling skipped (no esbuild run), assets not copied
+ * into the assembly (the console deployment's AWS CLI layer alone is 22 MB; templates name assets by
+ * the same hashes either way), the assembly in a directory the tests clean (testOutdir), and the
+ * built-in CloudFormation schema validation off (slow; `cdk synth` in `npm test` still runs it).
+ * Guardrails still run.
  */
 export function testApp(context: Readonly<Record<string, unknown>> = {}): App {
   return new App({
-    context: { ...context, 'aws:cdk:bundling-stacks': [] },
+    outdir: testOutdir(),
+    context: { ...context, 'aws:cdk:bundling-stacks': [], [DISABLE_ASSET_STAGING_CONTEXT]: true },
     builtinCloudFormationValidation: false,
   });
 }

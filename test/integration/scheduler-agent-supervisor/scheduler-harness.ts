@@ -27,6 +27,7 @@ import type { PutEventsEntry } from '../../../lib/local-runtime/stepfunctions';
 import { loadConfig } from '../../../lib/scheduler-agent-supervisor/config';
 import { addSchedulerAgentSupervisor } from '../../../lib/scheduler-agent-supervisor/deployment';
 import { STACK_NAME } from '../../../lib/scheduler-agent-supervisor/stack';
+import { testOutdir } from '../../support/cdk-outdir';
 import { TEST_REGION } from '../../support/emulators';
 import {
   createQueue,
@@ -132,7 +133,10 @@ export async function startSchedulerHarness(): Promise<SchedulerHarness> {
   });
   const queueUrls = new Map<StepName, string>();
   // Classic v1 current (v3 stays live): these tests drive the classic shape with scripted agents.
-  const app = new App({ context: { profile: 'local', workflowVersion: '1', 'aws:cdk:bundling-stacks': [] } });
+  const app = new App({
+    outdir: testOutdir(),
+    context: { profile: 'local', workflowVersion: '1', 'aws:cdk:bundling-stacks': [] },
+  });
   const stack = addSchedulerAgentSupervisor(app, remoteServicesDownstream);
   const template = app.synth().getStackByName(STACK_NAME).template as {
     Resources: Record<string, { Type: string; Properties: Record<string, unknown> }>;

@@ -3,8 +3,11 @@
  * is synthesized with `-c admissionLimit=4 -c admissionShards=2` (CDK context overriding the local
  * profile, read by lib/scheduler-agent-supervisor/deployment.ts) into an assembly of its own and run
  * on a runtime of its own, so the shared runtime's limit (the local profile's) stays as the other
- * scenarios need it. Slow orders (STALL-ONCE: the payment call is held ~10 s, the supervisor resets
- * the attempt, attempt 2 completes) keep the slots taken long enough to see refusals.
+ * scenarios need it. Slow orders (STALL-ONCE: the payment call is held past the step timeout, the
+ * supervisor resets the attempt, attempt 2 completes) keep the slots taken long enough to see
+ * refusals. Like the shared runtime, it runs on the tests' clock with their timings (virtual, the
+ * deployed ones: test/support/test-clock.ts): the slow orders' minutes pass once nothing else is in
+ * progress, instead of a minute of wall time with the local profile's seconds.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +15,7 @@ import { join } from 'node:path';
 import { DynamoDBClient, paginateScan } from '@aws-sdk/client-dynamodb';
 import { TERMINAL_STATES } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { type LocalRuntime, startLocalRuntime, synthesizeLocalAssembly } from '../../../lib/local-runtime';
+import { testClock, testTimingsContext } from '../../support/test-clock';
 import { awsClientConfig } from '../client-support';
 import { parseTargetDescription, type TargetDescription } from '../target';
 import { SystemClient } from './system-client';
@@ -31,9 +35,15 @@ beforeAll(async () => {
   workDir = mkdtempSync(join(tmpdir(), 'admission-acceptance-'));
   const assemblyDir = join(workDir, 'cdk.out');
   synthesizeLocalAssembly(assemblyDir, {
-    context: { admissionLimit: String(LIMIT), admissionShards: String(SHARDS) },
+    context: { ...testTimingsContext(), admissionLimit: String(LIMIT), admissionShards: String(SHARDS) },
   });
-  runtime = await startLocalRuntime({ assemblyDir, port: 0, targetFile: null, log: () => undefined });
+  runtime = await startLocalRuntime({
+    assemblyDir,
+    port: 0,
+    targetFile: null,
+    clock: testClock(),
+    log: () => undefined,
+  });
   target = parseTargetDescription(runtime.target, { kind: 'local' });
   system = new SystemClient(target);
   dynamo = new DynamoDBClient(awsClientConfig(target, 'dynamodb'));

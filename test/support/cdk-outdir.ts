@@ -9,17 +9,9 @@
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { processAlive } from '../../lib/local-runtime/process-alive';
 
 const ROOT = join(tmpdir(), 'cdk-test-apps');
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 let swept = false;
 
@@ -31,7 +23,7 @@ export function testOutdir(): string {
     mkdirSync(ROOT, { recursive: true });
     for (const name of readdirSync(ROOT)) {
       const pid = Number(name);
-      if (pid !== process.pid && (!Number.isInteger(pid) || !isRunning(pid))) {
+      if (pid !== process.pid && (!Number.isInteger(pid) || !processAlive(pid))) {
         rmSync(join(ROOT, name), { recursive: true, force: true });
       }
     }

@@ -35,6 +35,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
+import { processAlive } from '../process-alive';
 
 /**
  * What an assembly is made of, relative to the project root: the app's code (bin/, lib/, the
@@ -200,7 +201,7 @@ function tryLock(lock: string): boolean {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     const holder = Number(readOrEmpty(lock));
-    if (Number.isInteger(holder) && holder > 0 && !alive(holder)) rmSync(lock, { force: true });
+    if (Number.isInteger(holder) && holder > 0 && !processAlive(holder)) rmSync(lock, { force: true });
     return false;
   } finally {
     unlinkSync(mine);
@@ -212,15 +213,6 @@ function readOrEmpty(file: string): string {
     return readFileSync(file, 'utf8');
   } catch {
     return '';
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
-import { Duration, Validations } from 'aws-cdk-lib';
+import { AssetHashType, Duration, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -8,6 +8,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { PowertoolsEnvKey } from '../../lambdas/shared/env';
 import { DataSettings } from './data-settings';
+import { HandlerBundles } from './handler-bundles';
 import { ScopedRole } from './scoped-role';
 
 /** Repository root: handler entries and the lock file are resolved from here, not from the caller's cwd. */
@@ -19,28 +20,6 @@ const HANDLER_PATTERN = /^[a-z0-9][a-z0-9-]*(\/[a-z0-9][a-z0-9-]*)*$/;
 function handlerEntry(handler: string): string {
   return path.join(PROJECT_ROOT, 'lambdas', `${handler}.ts`);
 }
-
-/**
- * How every handler is bundled (esbuild, run locally by NodejsFunction). The bench (figure
- * `functions`) bundles its bare handler with the same options, so both are built alike.
- */
-export const HANDLER_BUNDLING = {
-  minify: true,
-  sourceMap: true,
-  // The map without the sources' text: NODE_OPTIONS=--enable-source-maps parses the whole map at
-  // load, and the text is 70% of it (agent: 1,954 KB with, 537 KB without). Stack traces still name
-  // lambdas/**/*.ts lines; only an uncaught error's echo of its source line is lost. Measured (CPU
-  // time of require, median of 15 processes): the option cost the agent's init 21 ms with the text,
-  // 8 ms without; outbox-relay's 14 and 1 ms.
-  sourcesContent: false,
-  target: 'node22',
-  // The nodejs22.x runtime ships AWS SDK v3; everything else (Powertools, zod) is bundled.
-  externalModules: ['@aws-sdk/*'],
-  // ES module builds first (esbuild's default for Node is `main`, often CommonJS): esbuild
-  // tree-shakes ES modules only. The agent's @smithy/signature-v4 from dist-cjs requires all of
-  // @smithy/core (~130 KB of its bundle); from dist-es only what signing uses.
-  mainFields: ['module', 'main'],
-} satisfies nodejs.BundlingOptions;
 
 /** Variables this construct owns; callers may not override them. */
 const MANAGED_ENVIRONMENT_KEYS: readonly string[] = [
@@ -92,7 +71,7 @@ export interface LambdaFunctionProps {
 /**
  * THE Lambda function of this application: every runtime default lives here (Node.js 22 on
  * Graviton, active tracing, an explicit log group with retention, a role with no managed policy,
- * local esbuild bundling with source maps, Powertools environment), so no handler differs from
+ * one local esbuild build of all handlers with source maps, Powertools environment), so no handler differs from
  * another by accident.
  */
 export class LambdaFunction extends Construct {
@@ -121,10 +100,16 @@ export class LambdaFunction extends Construct {
     this.logGroup.grantWrite(this.role);
 
     this.function = new nodejs.NodejsFunction(this, 'Function', {
-      entry: handlerEntry(props.handler),
-      handler: 'handler',
-      projectRoot: PROJECT_ROOT,
-      depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),
+      // Bundled with every other handler in one esbuild build (HandlerBundles), options in
+      // handler-bundling.ts; CDK hashes and stages the output as it does NodejsFunction's own.
+      code: lambda.Code.fromAsset(path.dirname(handlerEntry(props.handler)), {
+        assetHashType: AssetHashType.OUTPUT,
+        bundling: {
+          image: lambda.Runtime.NODEJS_22_X.bundlingImage,
+          local: HandlerBundles.of(PROJECT_ROOT).localBundling(props.handler),
+        },
+      }),
+      handler: 'index.handler',
       description: props.description,
       runtime: lambda.Runtime.NODEJS_22_X,
       architecture: lambda.Architecture.ARM_64,
@@ -140,7 +125,6 @@ export class LambdaFunction extends Construct {
         [PowertoolsEnvKey.MetricsNamespace]: props.metricsNamespace,
         NODE_OPTIONS: '--enable-source-maps',
       },
-      bundling: { forceDockerBundling: false, ...HANDLER_BUNDLING },
     });
 
     Validations.of(this.function).acknowledge({

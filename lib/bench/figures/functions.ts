@@ -21,7 +21,7 @@ import {
   readCloudAssembly,
 } from '../../local-runtime/assembly/cloud-assembly';
 import { lambdaReservedVariables, sandboxBaseVariables } from '../../local-runtime/provisioners/lambda';
-import { HANDLER_BUNDLING } from '../../platform/lambda-function';
+import { HANDLER_BUNDLING } from '../../platform/handler-bundling';
 import { bundleComposition, type SourceMap } from '../core/bundle-composition';
 import {
   type BenchContext,
@@ -113,7 +113,7 @@ export function bareHandlerSource(sdkModules: readonly string[]): string {
 }
 
 /**
- * esbuild with LambdaFunction's options, as NodejsFunction runs it (always bundling, for Node, CommonJS).
+ * esbuild with the handlers' options (HANDLER_BUNDLING, as the synthesis builds them).
  * `bundleSdk`: the one alternative the figure compares, the AWS SDK inside the bundle instead of
  * the runtime's copy (every other option as deployed).
  */
@@ -123,17 +123,10 @@ export async function bundleLikeLambdaFunction(
   { bundleSdk = false }: { readonly bundleSdk?: boolean } = {},
 ): Promise<void> {
   await build({
+    ...HANDLER_BUNDLING,
     entryPoints: [entry],
     outfile,
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    minify: HANDLER_BUNDLING.minify,
-    sourcemap: HANDLER_BUNDLING.sourceMap,
-    sourcesContent: HANDLER_BUNDLING.sourcesContent,
-    target: HANDLER_BUNDLING.target,
-    external: bundleSdk ? [] : HANDLER_BUNDLING.externalModules,
-    mainFields: HANDLER_BUNDLING.mainFields,
+    external: bundleSdk ? [] : [...HANDLER_BUNDLING.external],
     logLevel: 'silent',
   });
 }
@@ -517,7 +510,7 @@ function functionNotes(
     .map((part) => `${part.name} ${formatNumber(kb(part.characters))} KB`)
     .join(', ');
   return [
-    `Bundles: the assets of the local synthesized assembly (cdk synth -c profile=local: the same esbuild bundling as a deployment, options in lib/platform/lambda-function.ts HANDLER_BUNDLING). Size: index.js, minified, source map excluded; 1 KB = 1,000 bytes. ${functionCount} functions share ${bundles.length} bundles${shared.length > 0 ? ` (shared: ${shared.join(', ')})` : ''}.`,
+    `Bundles: the assets of the local synthesized assembly (cdk synth -c profile=local: the same esbuild bundling as a deployment, options in lib/platform/handler-bundling.ts HANDLER_BUNDLING). Size: index.js, minified, source map excluded; 1 KB = 1,000 bytes. ${functionCount} functions share ${bundles.length} bundles${shared.length > 0 ? ` (shared: ${shared.join(', ')})` : ''}.`,
     `Cold init: median of ${runs} fresh \`node\` processes (${process.version}) per bundle, run round-robin, each timing require(index.js) with the function's environment: the template's variables (intrinsics resolved to local names, nothing contacted), Lambda's reserved variables and NODE_OPTIONS as deployed, the AWS SDK v3 resolved from node_modules as the runtime resolves its own copy.`,
     `Baselines: a bare handler that only imports the SDK modules the functions require (${sdkModules.join(', ')}), and one that imports ${DYNAMODB_CLIENT} alone, bundled by the same esbuild call, which rebuilds ${largest.name} to ${formatNumber(rebuiltBytes)} bytes (its asset: ${formatNumber(largest.bytes)}${rebuiltBytes === largest.bytes ? ', identical' : ', NOT the same: the options differ'}).`,
     `Largest bundle, ${largest.name}, ${formatNumber(largestKb)} KB (from its source map): ${composition}.`,

@@ -11,7 +11,7 @@
  *
  * A synthesis is reused when nothing it reads has changed (synth-cache.ts: the key hashes the
  * context and every app source, dependency and CDK setting): the second `npm start` and every test
- * asking for an assembly it already has skip ~25 s of CPU. LOCAL_SYNTH_CACHE=off always synthesizes.
+ * asking for an assembly it already has skip ~9 s of CPU. LOCAL_SYNTH_CACHE=off always synthesizes.
  */
 import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';

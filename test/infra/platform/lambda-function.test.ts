@@ -1,7 +1,12 @@
-import { Duration } from 'aws-cdk-lib';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { App, Duration } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import type { Asset } from 'aws-cdk-lib/aws-s3-assets';
+import { HandlerBundles } from '../../../lib/platform/handler-bundles';
 import { LambdaFunction, type LambdaFunctionProps } from '../../../lib/platform/lambda-function';
-import { probeStack, testApp } from '../support/synth';
+import { testOutdir } from '../../support/cdk-outdir';
+import { PROBE_DATA_SETTINGS, probeStack, testApp } from '../support/synth';
 
 const valid: LambdaFunctionProps = {
   handler: 'scheduler-agent-supervisor/handlers/get-order',
@@ -87,5 +92,41 @@ describe('LambdaFunction', () => {
   ])('fails when %s, naming the construct', (_case, overrides, message) => {
     expect(() => build(overrides)).toThrow(message);
     expect(() => build(overrides)).toThrow(/^LambdaFunction Probe\/Fn: /);
+  });
+
+  describe('bundling', () => {
+    const projectRoot = resolve(__dirname, '../../..');
+
+    it('builds nothing where the stack skips bundling', () => {
+      build({});
+      expect(HandlerBundles.of(projectRoot).builds).toBe(0);
+    });
+
+    it('gives each function its own handler, from one build of them all', () => {
+      // Bundling on (no aws:cdk:bundling-stacks): what cdk synth and cdk deploy do.
+      const app = new App({ outdir: testOutdir(), builtinCloudFormationValidation: false });
+      const stack = probeStack(app, 'Probe', PROBE_DATA_SETTINGS);
+      // Two handlers of one directory: CDK's asset cache must not take one for the other.
+      const getOrder = new LambdaFunction(stack, 'GetOrder', valid);
+      const submitOrder = new LambdaFunction(stack, 'SubmitOrder', {
+        ...valid,
+        handler: 'scheduler-agent-supervisor/handlers/submit-order',
+      });
+      const template = Template.fromStack(stack);
+      const keys = Object.values(template.findResources('AWS::Lambda::Function')).map(
+        (resource) => (resource.Properties.Code as { S3Key: unknown }).S3Key,
+      );
+
+      expect(new Set(keys).size).toBe(2);
+      expect(HandlerBundles.of(projectRoot).builds).toBe(1);
+      for (const [fn, entry] of [
+        [getOrder, 'lambdas/scheduler-agent-supervisor/handlers/get-order.ts'],
+        [submitOrder, 'lambdas/scheduler-agent-supervisor/handlers/submit-order.ts'],
+      ] as const) {
+        const asset = fn.function.node.findChild('Code') as Asset;
+        const map = JSON.parse(readFileSync(join(app.outdir, asset.assetPath, 'index.js.map'), 'utf8'));
+        expect(map.sources).toContain(entry);
+      }
+    });
   });
 });

@@ -60,8 +60,12 @@ export interface DynamoDbGatewayOptions {
    * caller's own (the runtime's DynamoDB Local is shared: -sharedDb)
    */
   readonly backendAccessKeyId?: string;
-  /** Called once DynamoDB Local has answered a write (WRITE_OPERATIONS) with success. @default - none */
-  readonly onWrite?: () => void;
+  /**
+   * Called once DynamoDB Local has answered a write (WRITE_OPERATIONS) with success, with the
+   * tables it wrote to (by name; `undefined` when the request names none the gateway could read).
+   * @default - none
+   */
+  readonly onWrite?: (tables: readonly string[] | undefined) => void;
 }
 
 /** The operations that may change items, and so add stream records. */
@@ -124,6 +128,15 @@ function authorizeTableKey(
   if (!verdict.allowed) throw new Refusal('AccessDeniedException', verdict.message);
 }
 
+/** The tables a write request's checks write to, or `undefined` if none names its table. */
+function tablesWritten(checks: readonly DynamoDbCheck[]): readonly string[] | undefined {
+  const tables = new Set<string>();
+  for (const check of checks) {
+    if (check.access === 'write' && check.table?.name) tables.add(check.table.name);
+  }
+  return tables.size > 0 ? [...tables] : undefined;
+}
+
 export async function startDynamoDbGateway(options: DynamoDbGatewayOptions): Promise<RunningServer> {
   const target = `${options.target.replace(/\/+$/, '')}/`;
   const { iam } = options;
@@ -134,7 +147,12 @@ export async function startDynamoDbGateway(options: DynamoDbGatewayOptions): Pro
     streamOfIterator: streamOfShardIterator,
   };
 
-  const authorize = async (operation: string, request: Json, received: ReceivedRequest): Promise<void> => {
+  /** Verifies the caller and authorizes each check of the request; returns the checks. */
+  const authorize = async (
+    operation: string,
+    request: Json,
+    received: ReceivedRequest,
+  ): Promise<readonly DynamoDbCheck[]> => {
     const verdict = await verifySigV4(received, iam.credentials, {
       region: options.region,
       service: 'dynamodb',
@@ -156,6 +174,7 @@ export async function startDynamoDbGateway(options: DynamoDbGatewayOptions): Pro
       if (!decided.allowed) throw new Refusal('AccessDeniedException', decided.message);
       authorizeTableKey(iam, principal, check, options.accountId);
     }
+    return checks;
   };
 
   return startLoopbackServer(
@@ -175,7 +194,7 @@ export async function startDynamoDbGateway(options: DynamoDbGatewayOptions): Pro
         } catch {
           throw new Refusal('SerializationException', 'Request body is not valid JSON');
         }
-        await authorize(operation, request, {
+        const checks = await authorize(operation, request, {
           method: incoming.method ?? 'POST',
           rawPath: url.pathname,
           query: url.searchParams,
@@ -200,7 +219,7 @@ export async function startDynamoDbGateway(options: DynamoDbGatewayOptions): Pro
         }
         const answer = await fetch(target, { method: 'POST', headers: forwarded, body });
         let text = await answer.text();
-        if (answer.ok && WRITE_OPERATIONS.has(operation)) options.onWrite?.();
+        if (answer.ok && WRITE_OPERATIONS.has(operation)) options.onWrite?.(tablesWritten(checks));
         if (metered && options.meter) {
           const response = JSON.parse(text) as Json;
           const tables = capacityOfCall(operation, request, answer.status, response);

@@ -119,10 +119,10 @@ export interface StreamReaderDependencies<Detail> {
   readonly writes?: TableWrites;
 }
 
-/** Writes to DynamoDB tables as they are answered (a listener is called after each). */
+/** Writes to DynamoDB tables as they are answered (a listener is called after each to its table). */
 export interface TableWrites {
-  /** Returns the unsubscribe function. */
-  subscribe(listener: () => void): () => void;
+  /** Listens to the writes to one table (by name). Returns the unsubscribe function. */
+  subscribe(table: string, listener: () => void): () => void;
 }
 
 interface ShardState {
@@ -221,7 +221,7 @@ export class DynamoDbStreamReader<Detail> {
     this.clock = dependencies.clock ?? new WallClock();
     this.unsubscribe =
       this.clock.mode === 'virtual'
-        ? dependencies.writes?.subscribe(() => {
+        ? dependencies.writes?.subscribe(tableOfStream(spec.streamArn), () => {
             this.writesSeen += 1;
             for (const wake of [...this.wakers]) wake();
           })
@@ -553,4 +553,11 @@ export class DynamoDbStreamReader<Detail> {
       this.abort.signal.removeEventListener('abort', wake);
     }
   }
+}
+
+/** The table a stream belongs to, by name, from the stream's ARN (`…:table/<name>/stream/<label>`). */
+function tableOfStream(streamArn: string): string {
+  const name = /:table\/([^/]+)\/stream\//.exec(streamArn)?.[1];
+  if (name === undefined) throw new Error(`'${streamArn}' is not a DynamoDB stream ARN`);
+  return name;
 }

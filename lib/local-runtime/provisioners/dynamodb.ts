@@ -87,7 +87,7 @@ export class DynamoDbProvisioner implements Provisioner {
       accountId: context.accountId,
       tableOf: (name) => this.tableInfo.get(name),
       clock: context.clock,
-      onWrite: () => this.tableWrites.notify(),
+      onWrite: (tables) => this.tableWrites.notify(tables),
       ...(meter ? { meter } : {}),
       onProblem: (message) => context.problem(message),
     });

@@ -6,8 +6,10 @@
  * never reaches DynamoDB Local.
  */
 import {
+  BatchWriteItemCommand,
   CreateTableCommand,
   DynamoDBClient,
+  ExecuteStatementCommand,
   GetItemCommand,
   PutItemCommand,
   QueryCommand,
@@ -62,6 +64,8 @@ let dynamodb: RunningEmulator;
 let account: TestAccount;
 let gateway: RunningServer;
 const problems: string[] = [];
+/** What the gateway told of each successful write: the tables written to. */
+const written: Array<readonly string[] | undefined> = [];
 
 function clientAs(caller: {
   accessKeyId: string;
@@ -144,6 +148,7 @@ beforeAll(async () => {
     tableOf: (name) => TABLES[name],
     onProblem: (message) => problems.push(message),
     backendAccessKeyId: TEST_CREDENTIALS.accessKeyId,
+    onWrite: (tables) => written.push(tables),
   });
 });
 
@@ -431,6 +436,49 @@ describe('authorization', () => {
       ]),
     );
     await withKey.send(put);
+  });
+});
+
+describe('writes told', () => {
+  it('tells each successful write with the tables it wrote to, and no read or refused write', async () => {
+    const root = clientAs(TEST_ROOT);
+    written.length = 0;
+    await root.send(new PutItemCommand({ TableName: 'GwOther', Item: { pk: { S: 'w-1' } } }));
+    await root.send(new GetItemCommand({ TableName: 'GwOther', Key: { pk: { S: 'w-1' } } }));
+    await root.send(
+      new BatchWriteItemCommand({
+        RequestItems: {
+          GwOther: [{ PutRequest: { Item: { pk: { S: 'w-2' } } } }],
+          [arn('GwState')]: [{ DeleteRequest: { Key: { OrderID: { S: 'w-3' } } } }],
+        },
+      }),
+    );
+    await root.send(
+      new TransactWriteItemsCommand({
+        TransactItems: [
+          {
+            ConditionCheck: {
+              TableName: 'GwOther',
+              Key: { pk: { S: 'w-1' } },
+              ConditionExpression: 'attribute_exists(pk)',
+            },
+          },
+          { Put: { TableName: 'GwState', Item: { OrderID: { S: 'w-4' } } } },
+        ],
+      }),
+    );
+    await root.send(new ExecuteStatementCommand({ Statement: `INSERT INTO "GwOther" VALUE {'pk': 'w-5'}` }));
+    const refused = root.send(
+      new PutItemCommand({
+        TableName: 'GwOther',
+        Item: { pk: { S: 'w-1' } },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+    expect((await refusal(refused)).name).toBe('ConditionalCheckFailedException');
+
+    expect(written).toEqual([['GwOther'], ['GwOther', 'GwState'], ['GwState'], ['GwOther']]);
+    root.destroy();
   });
 });
 

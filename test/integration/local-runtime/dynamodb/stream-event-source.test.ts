@@ -351,7 +351,7 @@ describe('DynamoDB stream event source (Lambda event source mapping)', () => {
     expect(reads - readsBefore).toBeLessThanOrEqual(2);
     await put(table, 'told');
     const toldAt = clock.now();
-    writes.notify();
+    writes.notify([table]);
     const delivered = await until(() => deliveredAt);
     // Without the write told, the shard would have waited up to 5 s of the machine's time.
     expect(delivered - toldAt).toBeLessThan(1_000);

@@ -147,12 +147,8 @@ export async function startDynamoDbGateway(options: DynamoDbGatewayOptions): Pro
     streamOfIterator: streamOfShardIterator,
   };
 
-  /** Verifies the caller and authorizes each check of the request; returns the checks. */
-  const authorize = async (
-    operation: string,
-    request: Json,
-    received: ReceivedRequest,
-  ): Promise<readonly DynamoDbCheck[]> => {
+  // Verifies the caller and authorizes each check of the request; returns the checks.
+  const authorize = async (operation: string, request: Json, received: ReceivedRequest) => {
     const verdict = await verifySigV4(received, iam.credentials, {
       region: options.region,
       service: 'dynamodb',

@@ -12,6 +12,7 @@ export const FIGURE_IDS = [
   'local-throughput',
   'recovery',
   'functions',
+  'campaign-speed',
 ] as const;
 export type FigureId = (typeof FIGURE_IDS)[number];
 

@@ -14,6 +14,8 @@ export const CPU_PARTS = {
   runtimeOtherThreads: 'runtime other threads (function sandboxes, V8 GC, libuv)',
   dynamodbLocal: 'DynamoDB Local JVM',
   otherProcesses: 'other child processes',
+  endedProcesses:
+    'child processes that ended (as the kernel counts them once reaped: a DynamoDB Local stopped with its runtime)',
 } as const;
 export type CpuPart = keyof typeof CPU_PARTS;
 
@@ -38,6 +40,23 @@ export function statCpuTicks(stat: string): number {
     throw new Error(`statCpuTicks: no utime/stime in: ${stat.slice(0, 120)}`);
   }
   return utime + stime;
+}
+
+/**
+ * cutime + cstime of a /proc/<pid>/stat line, in clock ticks: the CPU of the process's children
+ * that ended and were waited for, theirs included (a shell's JVM counts once the shell is reaped).
+ */
+export function statEndedChildrenTicks(stat: string): number {
+  const fields = stat
+    .slice(stat.lastIndexOf(')') + 2)
+    .trim()
+    .split(' ');
+  const cutime = Number(fields[13]);
+  const cstime = Number(fields[14]);
+  if (!Number.isFinite(cutime) || !Number.isFinite(cstime)) {
+    throw new Error(`statEndedChildrenTicks: no cutime/cstime in: ${stat.slice(0, 120)}`);
+  }
+  return cutime + cstime;
 }
 
 /** The parent pid of a /proc/<pid>/stat line. */
@@ -107,14 +126,16 @@ function descendants(root: number): Array<{ comm: string; stat: string }> {
 /**
  * CPU-seconds of this process (the runtime and the bench driving it) split into its main thread
  * and every other thread, and of its live descendants (a `java` one is DynamoDB Local). The
- * process total counts threads that have ended too; a child process that ended is not counted.
+ * process total counts threads that have ended too; child processes that ended count apart, once
+ * reaped (endedProcesses).
  * @returns undefined where /proc is not there to read (not Linux)
  */
 export function sampleCpu(): CpuSample | undefined {
   const self = process.pid;
   if (!existsSync(`/proc/${self}/task/${self}/stat`)) return undefined;
   const ticks = clockTicks();
-  const processTicks = statCpuTicks(readFileSync(`/proc/${self}/stat`, 'utf8'));
+  const processStat = readFileSync(`/proc/${self}/stat`, 'utf8');
+  const processTicks = statCpuTicks(processStat);
   const mainTicks = statCpuTicks(readFileSync(`/proc/${self}/task/${self}/stat`, 'utf8'));
   let dynamodbLocal = 0;
   let otherProcesses = 0;
@@ -127,5 +148,6 @@ export function sampleCpu(): CpuSample | undefined {
     runtimeOtherThreads: (processTicks - mainTicks) / ticks,
     dynamodbLocal: dynamodbLocal / ticks,
     otherProcesses: otherProcesses / ticks,
+    endedProcesses: statEndedChildrenTicks(processStat) / ticks,
   };
 }

@@ -3,6 +3,7 @@
  * built is absent: the runner says so instead of printing a number.
  */
 import type { Figure, FigureId } from '../core/figure';
+import { campaignSpeedFigure } from './campaign-speed';
 import { functionsFigure } from './functions';
 import { localThroughputFigure } from './local-throughput';
 import { orderCostFigure } from './order-cost';
@@ -15,4 +16,5 @@ export const FIGURES: Partial<Record<FigureId, Figure>> = {
   'local-throughput': localThroughputFigure,
   recovery: recoveryFigure,
   functions: functionsFigure,
+  'campaign-speed': campaignSpeedFigure,
 };

@@ -81,6 +81,7 @@ describe("the local-throughput figure's CPU accounting", () => {
     runtimeOtherThreads: threads,
     dynamodbLocal: java,
     otherProcesses: 0,
+    endedProcesses: 0,
   });
 
   it('gives CPU-seconds per request by process at the highest level measured, and the ceiling they allow', () => {

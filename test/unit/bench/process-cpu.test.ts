@@ -10,6 +10,7 @@ import {
   cpuSince,
   sampleCpu,
   statCpuTicks,
+  statEndedChildrenTicks,
   statParentPid,
   totalCpu,
 } from '../../../lib/bench/core/process-cpu';
@@ -19,6 +20,7 @@ const sample = (values: Partial<CpuSample>): CpuSample => ({
   runtimeOtherThreads: 0,
   dynamodbLocal: 0,
   otherProcesses: 0,
+  endedProcesses: 0,
   ...values,
 });
 
@@ -37,6 +39,10 @@ describe('process CPU accounting', () => {
     const stat = '4242 (node (worker) x) S 17 4242 4242 0 -1 4194560 1200 0 3 0 250 75 0 0 20 0 12 0 900 0 0';
     expect(statCpuTicks(stat)).toBe(325);
     expect(statParentPid(stat)).toBe(17);
+    // cutime and cstime: the reaped children's.
+    expect(statEndedChildrenTicks(stat)).toBe(0);
+    const withChildren = '4242 (node (worker) x) S 17 4242 4242 0 -1 4194560 1200 0 3 0 250 75 40 8 20 0 12';
+    expect(statEndedChildrenTicks(withChildren)).toBe(48);
   });
 
   it('fails on a line that is not a stat line', () => {
@@ -87,5 +93,22 @@ describe('process CPU accounting', () => {
     } finally {
       child.kill('SIGKILL');
     }
+  });
+
+  it('counts the CPU of a child process that ended, once it is reaped', async () => {
+    if (!existsSync('/proc/self/stat')) return;
+    const before = sampleCpu() as CpuSample;
+    const child = spawn(
+      process.execPath,
+      ['-e', 'const end = Date.now() + 400; while (Date.now() < end) {}'],
+      {
+        stdio: 'ignore',
+      },
+    );
+    await new Promise((resolve) => child.on('exit', resolve));
+    // Node reaps the child before it emits 'exit'.
+    const after = sampleCpu() as CpuSample;
+    expect(after.endedProcesses - before.endedProcesses).toBeGreaterThanOrEqual(0.2);
+    expect(after.otherProcesses - before.otherProcesses).toBeLessThan(0.2);
   });
 });

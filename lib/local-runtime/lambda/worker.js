@@ -63,7 +63,9 @@ function reportWaiting() {
  * On the runtime's virtual clock, a timer set during an invocation (a back-off, a pause between a
  * supervisor's sweeps, AbortSignal.timeout) is armed on that clock by the host and fired at its
  * virtual time; while the sandbox waits only on such timers, the clock may move. Timers set outside
- * an invocation (module initialisation) and zero delays stay Node's.
+ * an invocation (module initialisation) and zero delays stay Node's. setInterval and
+ * `node:timers/promises` setTimeout are built on it (below); `node:timers`' own exports, the
+ * promises module's setInterval and setImmediate stay Node's.
  */
 function virtualTimers() {
   const hostSetTimeout = globalThis.setTimeout;
@@ -108,6 +110,94 @@ function virtualTimers() {
       millis,
     );
     return controller.signal;
+  };
+  virtualIntervals();
+  virtualTimerPromises();
+}
+
+/**
+ * setInterval during an invocation: a chain of the virtual setTimeout above, re-armed before each
+ * callback (a poll loop's interval fires on the clock, and the sandbox waits while it is pending).
+ * clearInterval and clearTimeout both stop it, as in Node.
+ */
+function virtualIntervals() {
+  const hostSetInterval = globalThis.setInterval;
+  const hostClearInterval = globalThis.clearInterval;
+  const clearTimeout = globalThis.clearTimeout;
+  const stop = (handle) => {
+    handle.stopped = true;
+    clearTimeout(handle.current);
+  };
+  globalThis.setInterval = function setInterval(callback, delay, ...args) {
+    const millis = Number(delay) || 0;
+    if (!invoking || millis <= 0 || typeof callback !== 'function') {
+      return hostSetInterval(callback, delay, ...args);
+    }
+    const handle = {
+      virtualInterval: true,
+      stopped: false,
+      current: undefined,
+      ref: () => handle,
+      unref: () => handle,
+      hasRef: () => true,
+      refresh: () => handle,
+      close: () => {
+        stop(handle);
+        return handle;
+      },
+    };
+    const arm = () => {
+      handle.current = globalThis.setTimeout(() => {
+        if (handle.stopped) return;
+        arm();
+        callback(...args);
+      }, millis);
+    };
+    arm();
+    return handle;
+  };
+  globalThis.clearInterval = function clearInterval(handle) {
+    if (handle?.virtualInterval) stop(handle);
+    else hostClearInterval(handle);
+  };
+  globalThis.clearTimeout = function clearTimeoutOrInterval(handle) {
+    if (handle?.virtualInterval) stop(handle);
+    else clearTimeout(handle);
+  };
+}
+
+/**
+ * `node:timers/promises` setTimeout during an invocation (`await setTimeout(ms)`, a common
+ * back-off): on the virtual setTimeout, with its AbortSignal. Bundles require the module at call
+ * time or after this ran (the handler loads later), so they get this one.
+ */
+function virtualTimerPromises() {
+  const timersPromises = require('node:timers/promises');
+  const hostSleep = timersPromises.setTimeout;
+  timersPromises.setTimeout = function setTimeout(delay, value, options = {}) {
+    if (!invoking || !(Number(delay) > 0)) return hostSleep(delay, value, options);
+    const signal = options?.signal;
+    const aborted = () =>
+      Object.assign(new Error('The operation was aborted'), {
+        name: 'AbortError',
+        code: 'ABORT_ERR',
+        cause: signal?.reason,
+      });
+    return new Promise((resolve, reject) => {
+      if (signal?.aborted) {
+        reject(aborted());
+        return;
+      }
+      const onAbort = () => {
+        globalThis.clearTimeout(timer);
+        reject(aborted());
+      };
+      const timer = globalThis.setTimeout(() => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve(value);
+      }, delay);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
   };
 }
 if (workerData.sharedTime) virtualTimers();

@@ -183,6 +183,11 @@ describe('Lambda host on a virtual clock', () => {
       'exports.handler = async (event) => { await new Promise((resolve) => setTimeout(resolve, event.millis)); return Date.now(); };',
       // A timer that fires while another is pending (a heartbeat during a back-off).
       'exports.twoTimers = async () => { setTimeout(() => undefined, 1000); await new Promise((resolve) => setTimeout(resolve, 60000)); return Date.now(); };',
+      // A poll loop on setInterval: ten one-minute ticks (within the 900 s timeout, on the clock).
+      'exports.interval = async () => { let ticks = 0; await new Promise((resolve) => { const id = setInterval(() => { ticks += 1; if (ticks === 10) { clearInterval(id); resolve(); } }, 60000); }); return [ticks, Date.now()]; };',
+      // A back-off written with node:timers/promises, and one cut short by its signal.
+      "exports.promiseSleep = async () => { const { setTimeout: sleep } = require('node:timers/promises'); return [await sleep(600000, 'slept'), Date.now()]; };",
+      "exports.abortedSleep = async () => { const { setTimeout: sleep } = require('node:timers/promises'); const controller = new AbortController(); setTimeout(() => controller.abort(), 1000); try { await sleep(600000, 'slept', { signal: controller.signal }); return ['slept', Date.now()]; } catch (error) { return [error.name, Date.now()]; } };",
       '',
     ].join('\n'),
   );
@@ -214,10 +219,52 @@ describe('Lambda host on a virtual clock', () => {
     asyncRetryAttempts: 0,
   });
 
+  for (const name of ['interval', 'promiseSleep', 'abortedSleep']) {
+    host.register({
+      logicalId: name,
+      functionName: name,
+      functionArn: `arn:aws:lambda:us-east-1:000000000000:function:${name}`,
+      codeDirectory,
+      handler: `index.${name}`,
+      environment: {},
+      // On the wall clock these would wait 10 minutes: the test's own timeout fails them first.
+      timeoutSeconds: 900,
+      memorySizeMb: 256,
+      maxConcurrency: 1,
+      asyncRetryAttempts: 0,
+    });
+  }
+
   afterAll(async () => {
     await host.stop();
     clock.stop();
     rmSync(codeDirectory, { recursive: true, force: true });
+  });
+
+  /** The handler's `[value, Date.now()]`, with the time made relative to `start`. */
+  const valueAndElapsed = async (name: string, start: number) => {
+    const result = await host.invoke(name, {});
+    expect(result).toMatchObject({ ok: true });
+    const [value, now] = (result.ok ? result.payload : []) as [unknown, number];
+    return [value, now - start] as const;
+  };
+
+  it('fires a setInterval on the clock: ten one-minute ticks without ten minutes of waiting', async () => {
+    const [ticks, elapsed] = await valueAndElapsed('interval', clock.now());
+    expect(ticks).toBe(10);
+    expect(elapsed).toBeGreaterThanOrEqual(600_000);
+    expect(elapsed).toBeLessThan(601_000);
+  });
+
+  it('sleeps with node:timers/promises on the clock, and its AbortSignal cuts the sleep short', async () => {
+    const [value, elapsed] = await valueAndElapsed('promiseSleep', clock.now());
+    expect(value).toBe('slept');
+    expect(elapsed).toBeGreaterThanOrEqual(600_000);
+    expect(elapsed).toBeLessThan(601_000);
+    const [outcome, abortedAfter] = await valueAndElapsed('abortedSleep', clock.now());
+    expect(outcome).toBe('AbortError');
+    expect(abortedAfter).toBeGreaterThanOrEqual(1_000);
+    expect(abortedAfter).toBeLessThan(2_000);
   });
 
   it('parks a caller queued for the one sandbox, so the clock reaches the running sleep and then its own', async () => {

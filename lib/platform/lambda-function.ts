@@ -71,8 +71,8 @@ export interface LambdaFunctionProps {
 /**
  * THE Lambda function of this application: every runtime default lives here (Node.js 22 on
  * Graviton, active tracing, an explicit log group with retention, a role with no managed policy,
- * one local esbuild build of all handlers with source maps, Powertools environment), so no handler differs from
- * another by accident.
+ * one local esbuild build of all handlers with source maps, Powertools environment), so no handler
+ * differs from another by accident.
  */
 export class LambdaFunction extends Construct {
   readonly function: nodejs.NodejsFunction;

@@ -23,40 +23,37 @@ export type CpuPart = keyof typeof CPU_PARTS;
 export type CpuSample = Readonly<Record<CpuPart, number>>;
 
 /**
- * utime + stime of a /proc/<pid>/stat (or task/<tid>/stat) line, in clock ticks. The command name
- * (field 2) may hold spaces and parentheses, so fields are counted after its last ')'.
+ * The sum of two adjacent tick fields of a /proc/<pid>/stat (or task/<tid>/stat) line. The command
+ * name (field 2) may hold spaces and parentheses, so fields are counted after its last ')':
+ * state(3) ppid(4) pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt utime(14)
+ * stime(15) cutime(16) cstime(17).
  */
-export function statCpuTicks(stat: string): number {
+function tickPair(stat: string, caller: string, index: number, names: string): number {
   const close = stat.lastIndexOf(')');
-  if (close < 0) throw new Error(`statCpuTicks: not a /proc stat line: ${stat.slice(0, 80)}`);
-  // After ')': state(3) ppid(4) pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt utime(14) stime(15).
+  if (close < 0) throw new Error(`${caller}: not a /proc stat line: ${stat.slice(0, 80)}`);
   const fields = stat
     .slice(close + 2)
     .trim()
     .split(' ');
-  const utime = Number(fields[11]);
-  const stime = Number(fields[12]);
-  if (!Number.isFinite(utime) || !Number.isFinite(stime)) {
-    throw new Error(`statCpuTicks: no utime/stime in: ${stat.slice(0, 120)}`);
+  const first = Number(fields[index]);
+  const second = Number(fields[index + 1]);
+  if (!Number.isFinite(first) || !Number.isFinite(second)) {
+    throw new Error(`${caller}: no ${names} in: ${stat.slice(0, 120)}`);
   }
-  return utime + stime;
+  return first + second;
+}
+
+/** utime + stime of a /proc stat line, in clock ticks. */
+export function statCpuTicks(stat: string): number {
+  return tickPair(stat, 'statCpuTicks', 11, 'utime/stime');
 }
 
 /**
- * cutime + cstime of a /proc/<pid>/stat line, in clock ticks: the CPU of the process's children
- * that ended and were waited for, theirs included (a shell's JVM counts once the shell is reaped).
+ * cutime + cstime of a /proc stat line, in clock ticks: the CPU of the process's children that
+ * ended and were waited for, theirs included (a shell's JVM counts once the shell is reaped).
  */
 export function statEndedChildrenTicks(stat: string): number {
-  const fields = stat
-    .slice(stat.lastIndexOf(')') + 2)
-    .trim()
-    .split(' ');
-  const cutime = Number(fields[13]);
-  const cstime = Number(fields[14]);
-  if (!Number.isFinite(cutime) || !Number.isFinite(cstime)) {
-    throw new Error(`statEndedChildrenTicks: no cutime/cstime in: ${stat.slice(0, 120)}`);
-  }
-  return cutime + cstime;
+  return tickPair(stat, 'statEndedChildrenTicks', 13, 'cutime/cstime');
 }
 
 /** The parent pid of a /proc/<pid>/stat line. */

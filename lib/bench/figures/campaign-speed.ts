@@ -161,7 +161,8 @@ export async function runCampaignSpeed(context: BenchContext): Promise<FigureRes
       `The chaos campaign's own runner (runCampaign) on the virtual clock with the deployed timings (timings=default: real step timeouts, heartbeats and supervisor rate): ${run.orders} orders, seed ${campaign.seed}, ${campaign.kinds ? `fault kinds ${campaign.kinds.only.join(', ')}` : 'every fault kind, the runtime restarted half way'}, default rates. ` +
         'Wall time from the start of the campaign (the runtime starting on an assembly synthesized before) to its verdict; orders per second over that whole time.',
       cpu
-        ? "CPU from /proc (lib/bench/core/process-cpu.ts): this process (the runtime and the campaign driving it, main thread apart from the sandboxes' worker threads) and DynamoDB Local, over the campaign. " +
+        ? "CPU from /proc (lib/bench/core/process-cpu.ts): this process (the runtime and the campaign driving it, main thread apart from the sandboxes' worker threads) and its child processes, over the campaign. " +
+          "DynamoDB Local's CPU is under the child processes that ended: the runtime stops its JVM (at the restart and at the end) before the last sample. " +
           "Per order it includes what the faults add (retries, recoveries, compensations, the restart), unlike the local-throughput figure's healthy orders."
         : 'CPU not measured: no /proc on this system.',
       `The projection assumes the rate holds over ${GOAL_ORDERS.toLocaleString('en-US')} orders. Measured 2026-12-04 with the local profile's timings: 1,000 orders in 730 s, between 0.96 and 1.72 orders per second in each minute of the run and no trend down (before stream readers woke only for writes to their own table, the rate fell from 0.84 to 0.21 per second, 368 orders done by the 875th second).`,

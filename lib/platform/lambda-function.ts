@@ -3,7 +3,6 @@ import * as path from 'node:path';
 import { AssetHashType, Duration, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { PowertoolsEnvKey } from '../../lambdas/shared/env';
@@ -11,7 +10,7 @@ import { DataSettings } from './data-settings';
 import { HandlerBundles } from './handler-bundles';
 import { ScopedRole } from './scoped-role';
 
-/** Repository root: handler entries and the lock file are resolved from here, not from the caller's cwd. */
+/** Repository root: handler entries are resolved from here, not from the caller's cwd. */
 const PROJECT_ROOT = path.resolve(__dirname, '..', '..');
 
 /** `wing/handlers/name`: kebab-case segments, no `..`, no extension. */
@@ -75,7 +74,7 @@ export interface LambdaFunctionProps {
  * differs from another by accident.
  */
 export class LambdaFunction extends Construct {
-  readonly function: nodejs.NodejsFunction;
+  readonly function: lambda.Function;
   readonly logGroup: logs.LogGroup;
   readonly role: iam.Role;
 
@@ -99,9 +98,10 @@ export class LambdaFunction extends Construct {
     });
     this.logGroup.grantWrite(this.role);
 
-    this.function = new nodejs.NodejsFunction(this, 'Function', {
-      // Bundled with every other handler in one esbuild build (HandlerBundles), options in
-      // handler-bundling.ts; CDK hashes and stages the output as it does NodejsFunction's own.
+    this.function = new lambda.Function(this, 'Function', {
+      // Bundled with every other handler in one esbuild build (HandlerBundles, options in
+      // handler-bundling.ts) instead of NodejsFunction's esbuild process per function; CDK hashes
+      // and stages the output as it did NodejsFunction's.
       code: lambda.Code.fromAsset(path.dirname(handlerEntry(props.handler)), {
         assetHashType: AssetHashType.OUTPUT,
         bundling: {

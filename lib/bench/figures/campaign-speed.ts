@@ -6,11 +6,12 @@
  * rate (a 1,000-order run kept its rate from start to end: notes).
  */
 
-import { join } from 'node:path';
+import { ProcessState } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { runCampaign } from '../../chaos/orders/campaign';
-import { DEFAULT_ADMISSION_LIMIT } from '../../chaos/orders/campaign-setup';
+import type { CampaignOptions } from '../../chaos/orders/campaign-options';
+import { campaignAssembly } from '../../chaos/orders/campaign-setup';
 import { FaultKind } from '../../chaos/orders/faults';
-import { synthesizeLocal } from '../../harness/assembly';
+import { violatedChecks } from '../../chaos/orders/invariants';
 import { ratio } from '../../harness/stats';
 import type { BenchContext, ChartSpec, Figure, FigureResult, Measurement, TargetCheck } from '../core/figure';
 import { checkTarget } from '../core/figure';
@@ -102,36 +103,29 @@ export function speedFigures(run: SpeedRun): { measurements: Measurement[]; targ
 
 export async function runCampaignSpeed(context: BenchContext): Promise<FigureResult> {
   const campaign = context.quick ? SPEED_CAMPAIGNS.quick : SPEED_CAMPAIGNS.full;
-  // Synthesized first, as the campaign would (admission-pressure needs a limit below the orders
-  // in flight), so that neither its time nor its CPU counts as the campaign's.
-  const assemblyDir = join(context.workDir, 'cdk.out');
-  const admissionPressure = campaign.kinds?.only.includes(FaultKind.AdmissionPressure) ?? true;
-  context.progress('synthesizing (the synth cache reuses an assembly of the same sources and context)');
-  synthesizeLocal(assemblyDir, {
-    timings: 'default',
-    ...(admissionPressure && { admissionLimit: DEFAULT_ADMISSION_LIMIT }),
-  });
-  const before = sampleCpu();
-  const report = await runCampaign({
+  const options: CampaignOptions = {
     seed: campaign.seed,
     orders: campaign.orders,
     clock: 'virtual',
-    assemblyDir,
+    timings: 'default',
     ...(campaign.kinds && {
       enabledKinds: campaign.kinds.only,
       minOrdersPerKind: campaign.kinds.minOrdersPerKind,
     }),
     workDir: context.workDir,
     log: (line) => context.progress(line),
-  });
+  };
+  // Synthesized first, as the campaign would, so that neither its time nor its CPU counts as the run's.
+  const assemblyDir = campaignAssembly(options, (line) => context.progress(line));
+  const before = sampleCpu();
+  const report = await runCampaign({ ...options, assemblyDir });
   const after = sampleCpu();
   const cpu = before && after ? cpuSince(before, after) : undefined;
-  const violated = [...report.result.invariants, ...report.result.guards].filter(
-    (verdict) => verdict.violations.length > 0,
-  );
+  const violated = violatedChecks(report.result);
   const run: SpeedRun = {
     orders: report.snapshot.orders.length,
-    processed: report.snapshot.finalRecords.filter((record) => record.processState === 'Processed').length,
+    processed: report.snapshot.finalRecords.filter((record) => record.processState === ProcessState.Processed)
+      .length,
     wallSeconds: report.wallMillis / 1000,
     cpu,
     violations: violated.length,

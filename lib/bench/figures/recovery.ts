@@ -12,6 +12,7 @@ import { type CampaignOptions, runCampaign } from '../../chaos/orders/campaign';
 import type { OrderOutcome } from '../../chaos/orders/campaign-snapshot';
 import type { FaultEvent } from '../../chaos/orders/faults';
 import { FAULT_KINDS, FaultKind } from '../../chaos/orders/faults';
+import { violatedChecks } from '../../chaos/orders/invariants';
 import { CAMPAIGN_STEPS, DEFAULT_FAULT_RATES, type FaultRates } from '../../chaos/orders/plan';
 import { recoveryLatencies } from '../../chaos/orders/recovery';
 import { type Distribution, distributionOf } from '../../harness/stats';
@@ -129,9 +130,7 @@ export async function runRecovery(context: BenchContext): Promise<FigureResult> 
     );
     return distribution === undefined ? [] : [{ kind, distribution }];
   });
-  const violated = [...result.invariants, ...result.guards].filter(
-    (verdict) => verdict.violations.length > 0,
-  );
+  const violated = violatedChecks(result);
   const chart: ChartSpec = {
     kind: 'line',
     title: `Fault to terminal state: ${overall.count} orders hit by a fault (seed ${campaign.seed}), and the promised bound`,

@@ -61,13 +61,26 @@ export interface CampaignSetup extends RunClock {
   startRuntime(): Promise<LocalRuntime>;
 }
 
-/** The assembly the campaign runs: the one given, or one synthesized into the work directory. */
-function campaignAssembly(
-  options: CampaignOptions,
-  workDir: string,
-  admissionPressure: boolean,
-  log: (line: string) => void,
-): string {
+/** The campaign's scratch space (created): options.workDir, from the project root. */
+function campaignWorkDir(options: CampaignOptions): string {
+  const workDir = resolve(PROJECT_ROOT, options.workDir ?? '.local/chaos');
+  mkdirSync(workDir, { recursive: true });
+  return workDir;
+}
+
+/** Whether the campaign's kinds include admission-pressure (its assembly then needs a lower limit). */
+function admissionPressureOf(options: CampaignOptions): boolean {
+  return (options.enabledKinds ?? FAULT_KINDS).includes(FaultKind.AdmissionPressure);
+}
+
+/**
+ * The assembly a campaign with these options runs: the one given, or one synthesized into its work
+ * directory (with the admission limit admission-pressure needs). A caller that must not count the
+ * synthesis as the run's (the bench) calls it first and passes the result as `assemblyDir`.
+ */
+export function campaignAssembly(options: CampaignOptions, log: (line: string) => void): string {
+  const workDir = campaignWorkDir(options);
+  const admissionPressure = admissionPressureOf(options);
   const assemblyDir = options.assemblyDir ?? join(workDir, 'cdk.out');
   if (!options.assemblyDir) {
     const admissionLimit = admissionPressure
@@ -101,11 +114,10 @@ function checkedFacts(assemblyDir: string, admissionPressure: boolean, maxInFlig
 /** Prepares a run from its options: nothing is started yet. */
 export function prepareCampaign(options: CampaignOptions, log: (line: string) => void): CampaignSetup {
   const enabledKinds = options.enabledKinds ?? FAULT_KINDS;
-  const workDir = resolve(PROJECT_ROOT, options.workDir ?? '.local/chaos');
-  mkdirSync(workDir, { recursive: true });
+  const workDir = campaignWorkDir(options);
   const maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
-  const admissionPressure = enabledKinds.includes(FaultKind.AdmissionPressure);
-  const assemblyDir = campaignAssembly(options, workDir, admissionPressure, log);
+  const admissionPressure = admissionPressureOf(options);
+  const assemblyDir = campaignAssembly(options, log);
   const facts = checkedFacts(assemblyDir, admissionPressure, maxInFlight);
   const { timings } = facts;
   const seed = options.seed ?? 1;

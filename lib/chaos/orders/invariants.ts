@@ -157,8 +157,15 @@ export function checkCampaign(snapshot: CampaignSnapshot): CheckResult {
     guard('every-fault-kind-fired', everyFaultKindFired(snapshot)),
     guard('reply-queue-isolation', replyQueueIsolation(snapshot)),
   ];
-  const passed = [...invariants, ...guards].every((entry) => entry.violations.length === 0);
+  const passed = violatedChecks({ invariants, guards }).length === 0;
   return { invariants, guards, messagesRedeliveredAfterWindow, passed };
+}
+
+/** The invariants and guards of a check that found violations (none: the campaign passed). */
+export function violatedChecks(
+  result: Pick<CheckResult, 'invariants' | 'guards'>,
+): Verdict<InvariantId | GuardId>[] {
+  return [...result.invariants, ...result.guards].filter((verdict) => verdict.violations.length > 0);
 }
 
 function verdict(id: InvariantId, violations: string[]): Verdict<InvariantId> {

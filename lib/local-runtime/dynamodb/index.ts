@@ -31,4 +31,10 @@ export {
   type TableWrites,
 } from './stream-reader';
 export { lambdaOnFailureRecord, pipeDeadLetterRecord, toLambdaDynamoDbRecord } from './stream-records';
-export { applyTimeToLive, isDynamoDbStreamArn, LocalTableStreams, streamSpecification } from './tables';
+export {
+  applyTimeToLive,
+  isDynamoDbStreamArn,
+  LocalTableStreams,
+  streamSpecification,
+  tableOfStreamArn,
+} from './tables';

@@ -24,6 +24,7 @@ import {
 } from '@aws-sdk/client-dynamodb-streams';
 import { type ClockTimer, type RuntimeClock, WallClock } from '../clock';
 import type { DiscardCondition } from './stream-records';
+import { tableOfStreamArn } from './tables';
 
 /** DynamoDB Streams keep records for 24 hours: "until the record expires" means this. */
 export const STREAM_RETENTION_SECONDS = 24 * 60 * 60;
@@ -555,9 +556,9 @@ export class DynamoDbStreamReader<Detail> {
   }
 }
 
-/** The table a stream belongs to, by name, from the stream's ARN (`…:table/<name>/stream/<label>`). */
+/** The table a stream belongs to, by name: whose writes wake its readers. */
 function tableOfStream(streamArn: string): string {
-  const name = /:table\/([^/]+)\/stream\//.exec(streamArn)?.[1];
+  const name = tableOfStreamArn(streamArn);
   if (name === undefined) throw new Error(`'${streamArn}' is not a DynamoDB stream ARN`);
   return name;
 }

@@ -68,6 +68,11 @@ export function isDynamoDbStreamArn(arn: string): boolean {
   return /^arn:aws[a-z-]*:dynamodb:[^:]*:[^:]*:table\/[^/]+\/stream\/.+$/.test(arn);
 }
 
+/** The name of the table a stream belongs to (`…:table/<name>/stream/<label>`), if it is a stream ARN. */
+export function tableOfStreamArn(streamArn: string): string | undefined {
+  return /:table\/([^/]+)\/stream\//.exec(streamArn)?.[1];
+}
+
 export class LocalTableStreams {
   private readonly byTable = new Map<string, string>();
   private readonly arns = new Set<string>();

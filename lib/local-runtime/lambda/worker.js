@@ -79,29 +79,17 @@ function virtualTimers() {
     pendingTimers.set(timerId, () => callback(...args));
     parentPort.postMessage({ kind: 'timer', timerId, delayMillis: millis });
     reportWaiting();
-    const handle = {
-      timerId,
-      ref: () => handle,
-      unref: () => handle,
-      hasRef: () => true,
-      refresh: () => handle,
-      close: () => {
-        globalThis.clearTimeout(handle);
-        return handle;
-      },
-      [Symbol.toPrimitive]: () => timerId,
-    };
-    return handle;
-  };
-  globalThis.clearTimeout = function clearTimeout(handle) {
-    if (handle && typeof handle === 'object' && 'timerId' in handle) {
-      if (pendingTimers.delete(handle.timerId)) {
-        parentPort.postMessage({ kind: 'cancel', timerId: handle.timerId });
+    const cancel = () => {
+      if (pendingTimers.delete(timerId)) {
+        parentPort.postMessage({ kind: 'cancel', timerId });
         reportWaiting();
       }
-      return;
-    }
-    hostClearTimeout(handle);
+    };
+    return timerHandle(cancel, { timerId, [Symbol.toPrimitive]: () => timerId });
+  };
+  globalThis.clearTimeout = function clearTimeout(handle) {
+    if (handle?.[CANCEL_VIRTUAL]) handle[CANCEL_VIRTUAL]();
+    else hostClearTimeout(handle);
   };
   AbortSignal.timeout = function timeout(millis) {
     const controller = new AbortController();
@@ -115,6 +103,26 @@ function virtualTimers() {
   virtualTimerPromises();
 }
 
+/** How clearTimeout and clearInterval cancel a timer of the virtual clock (its handle holds it). */
+const CANCEL_VIRTUAL = Symbol('cancel a virtual timer');
+
+/** A handle shaped like Node's Timeout for a virtual timer; clearing or closing it calls `cancel`. */
+function timerHandle(cancel, fields) {
+  const handle = {
+    ...fields,
+    [CANCEL_VIRTUAL]: cancel,
+    ref: () => handle,
+    unref: () => handle,
+    hasRef: () => true,
+    refresh: () => handle,
+    close: () => {
+      cancel();
+      return handle;
+    },
+  };
+  return handle;
+}
+
 /**
  * setInterval during an invocation: a chain of the virtual setTimeout above, re-armed before each
  * callback (a poll loop's interval fires on the clock, and the sandbox waits while it is pending).
@@ -123,46 +131,29 @@ function virtualTimers() {
 function virtualIntervals() {
   const hostSetInterval = globalThis.setInterval;
   const hostClearInterval = globalThis.clearInterval;
-  const clearTimeout = globalThis.clearTimeout;
-  const stop = (handle) => {
-    handle.stopped = true;
-    clearTimeout(handle.current);
-  };
   globalThis.setInterval = function setInterval(callback, delay, ...args) {
     const millis = Number(delay) || 0;
     if (!invoking || millis <= 0 || typeof callback !== 'function') {
       return hostSetInterval(callback, delay, ...args);
     }
-    const handle = {
-      virtualInterval: true,
-      stopped: false,
-      current: undefined,
-      ref: () => handle,
-      unref: () => handle,
-      hasRef: () => true,
-      refresh: () => handle,
-      close: () => {
-        stop(handle);
-        return handle;
-      },
-    };
+    let stopped = false;
+    let current;
     const arm = () => {
-      handle.current = globalThis.setTimeout(() => {
-        if (handle.stopped) return;
+      current = globalThis.setTimeout(() => {
+        if (stopped) return;
         arm();
         callback(...args);
       }, millis);
     };
     arm();
-    return handle;
+    return timerHandle(() => {
+      stopped = true;
+      globalThis.clearTimeout(current);
+    }, {});
   };
   globalThis.clearInterval = function clearInterval(handle) {
-    if (handle?.virtualInterval) stop(handle);
+    if (handle?.[CANCEL_VIRTUAL]) handle[CANCEL_VIRTUAL]();
     else hostClearInterval(handle);
-  };
-  globalThis.clearTimeout = function clearTimeoutOrInterval(handle) {
-    if (handle?.virtualInterval) stop(handle);
-    else clearTimeout(handle);
   };
 }
 

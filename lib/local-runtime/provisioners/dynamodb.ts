@@ -15,7 +15,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { holdDuringCalls } from '../clock';
-import { applyTimeToLive, LocalTableStreams, streamSpecification } from '../dynamodb';
+import { applyTimeToLive, LocalTableStreams, streamSpecification, tableOfStreamArn } from '../dynamodb';
 import { startDynamoDbGateway } from '../dynamodb/gateway';
 import type { TableInfo } from '../dynamodb/iam-requests';
 import { TableWriteSignal } from '../dynamodb/table-write-signal';
@@ -156,7 +156,7 @@ export class DynamoDbProvisioner implements Provisioner {
       { principal, action: 'dynamodb:ListStreams', resource: '*' },
     ]);
     if (!verdict.allowed) return verdict;
-    const tableName = /:table\/([^/]+)\/stream\//.exec(streamArn)?.[1] ?? '';
+    const tableName = tableOfStreamArn(streamArn) ?? '';
     const key = this.tableInfo.get(tableName)?.kmsKey;
     if (!key) return verdict;
     return context.iam.keys.authorizeUse(context.iam.authorizer, {

@@ -13,11 +13,18 @@ export {
   synthesizeLocalAssembly,
 } from './assembly/synthesize';
 export {
+  ACTIVITY_HEADER,
+  admitted,
   CLOCK_MODES,
+  type ClockActivity,
   type ClockMode,
   clockModeOf,
   createClock,
+  hashString,
+  mulberry32,
+  type Random,
   type RuntimeClock,
+  SEEDED_START_MILLIS,
   VirtualClock,
   type VirtualClockOptions,
   WallClock,

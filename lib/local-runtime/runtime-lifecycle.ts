@@ -18,6 +18,7 @@ import { LocalIdentities } from './iam/identities';
 import { createRuntimeIam } from './iam/runtime-iam';
 import { IAM_RECORD_FILES, type IamUsageRecord } from './iam/usage-record';
 import { RuntimeMeter } from './metering';
+import { mintIdsFor } from './minted-ids';
 import {
   Deliveries,
   type ListenContext,
@@ -53,6 +54,7 @@ export class RuntimeLifecycle {
     const log = options.log ?? ((line: string) => console.log(line));
     const region = options.region ?? DEFAULT_LOCAL_REGION;
     const clock = options.clock ?? new WallClock();
+    mintIdsFor(clock);
     this.startedAt = clock.date().toISOString();
     const identities = new LocalIdentities(options.dataDir, accountId);
     const recordDir = options.iamRecordDir;

@@ -7,11 +7,11 @@
  * server's mayInvoke), MOCK integrations (CORS preflight) answered from their integration response.
  */
 
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RuntimeClock } from '../clock';
 import type { ReceivedRequest } from '../iam/identities';
 import type { InvocationResult } from '../lambda/host';
+import { mintUuid } from '../minted-ids';
 import {
   BodyTooLargeError,
   lowerCaseHeaders,
@@ -362,7 +362,7 @@ async function handle(
     caller = verdict;
   }
   options.onMethodRequest?.(api);
-  const requestId = randomUUID();
+  const requestId = mintUuid();
   const event = lambdaProxyEvent({
     api,
     route,

@@ -19,6 +19,8 @@ export interface ClockTimer {
 export interface ClockActivity {
   /** Names the activity across a hop (ACTIVITY_HEADER): '' on the wall clock. */
   readonly id: string;
+  /** What holds (a seeded clock's trace names a request's caller by it): '' on the wall clock. */
+  readonly label: string;
   release(): void;
 }
 
@@ -28,10 +30,21 @@ export interface ClockActivity {
  */
 export const ACTIVITY_HEADER = 'x-local-runtime-activity';
 
+/**
+ * The header a sandbox's request names its number in among its invocation's requests (1, 2, ...,
+ * in the order the code sent them): a seeded clock tells requests sent together apart by it.
+ */
+export const CALL_HEADER = 'x-local-runtime-call';
+
 export type ClockMode = 'wall' | 'virtual';
 
 export interface RuntimeClock {
   readonly mode: ClockMode;
+  /**
+   * The seed a virtual clock orders concurrent work by (`admit`), when it has one: what the
+   * machine's time would start (a poll on it) cannot be replayed then. @default - none
+   */
+  readonly seed?: number;
   /**
    * Where the sandboxes read the time (Float64 epoch millis at index 0), when it is not the
    * machine's: a virtual clock's. @default - none (the sandboxes read their own Date)
@@ -41,8 +54,11 @@ export interface RuntimeClock {
   now(): number;
   /** `new Date(now())`. */
   date(): Date;
-  /** Calls `callback` once `delayMillis` have passed on this clock (at least 0). */
-  setTimer(callback: () => void, delayMillis: number): ClockTimer;
+  /**
+   * Calls `callback` once `delayMillis` have passed on this clock (at least 0). `label` names the
+   * timer in a seeded clock's trace. @default label 'timer'
+   */
+  setTimer(callback: () => void, delayMillis: number, label?: string): ClockTimer;
   /** Resolves after `millis` on this clock, or as soon as `signal` aborts; never rejects. */
   sleep(millis: number, signal?: AbortSignal): Promise<void>;
   /**
@@ -51,8 +67,25 @@ export interface RuntimeClock {
    * times causally ordered calls record keep their order, as on AWS where every call takes time.
    */
   elapse(millis: number): void;
+  /**
+   * `activity` sends requests to the runtime's servers from elsewhere (a sandbox's thread):
+   * `sent()` counts them; a seeded clock counts one in progress from when it is sent until it
+   * arrives (`arrived`), so requests sent together are all waiting their turn before one is picked.
+   * A no-op elsewhere.
+   */
+  expectCalls(activity: ClockActivity, sent: () => number): void;
+  /** A request that names `activity` as its sender arrived (see `expectCalls`). */
+  arrived(activity: ClockActivity): void;
   /** Marks work in progress until released (a no-op on the wall clock). */
   hold(label: string): ClockActivity;
+  /**
+   * Starts work that begins on its own (a request arriving, an invocation, the runtime's own SDK
+   * call), holding the clock as `hold(label)` does: at once, and `true`; on a seeded virtual clock
+   * it waits to be admitted, one at a time once nothing is in progress, in the order the seed
+   * picks among the labels waiting, and `false` (`start` runs later). `label` is what the seeded
+   * order sorts by and the trace shows: it names the work without the run's random parts.
+   */
+  admit(label: string, start: (activity: ClockActivity) => void): boolean;
   /** The activity an id names, while it is not released (never on the wall clock). */
   activityOf(id: string | undefined): ClockActivity | undefined;
   /**

@@ -16,6 +16,14 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ClockActivity, ClockTimer, RuntimeClock } from './runtime-clock';
+import { SeededSchedule } from './seeded-schedule';
+
+/**
+ * Where a seeded clock starts: a fixed instant, so a replay reads the same times; ahead of any
+ * machine's time, so DynamoDB Local (which expires TTL items on the machine's time) never expires
+ * an item whose expiry was computed on this clock during the run.
+ */
+export const SEEDED_START_MILLIS = Date.parse('2050-01-01T00:00:00.000Z');
 
 export interface VirtualClockOptions {
   /** Epoch milliseconds the clock starts at. @default the wall clock's time at construction */
@@ -25,18 +33,34 @@ export interface VirtualClockOptions {
    * holds (bytes on a loopback socket between a reply and its reader). @default 3
    */
   readonly settleMillis?: number;
+  /**
+   * Seeded scheduling: work that starts on its own waits to be admitted (`admit`), one at a time
+   * once nothing is in progress, in an order the seed picks; of timers due together one fires at a
+   * time, the seed's pick (seeded-schedule.ts). @default - none (admitted at once; timers due
+   * together fire together, in the order they were armed)
+   */
+  readonly seed?: number;
+  /**
+   * Receives the trace, one line per admission and per timer fired: the clock's time (ISO) and
+   * what started. @default - no trace
+   */
+  readonly trace?: (line: string) => void;
 }
 
 interface PendingTimer {
   readonly due: number;
   readonly sequence: number;
   readonly callback: () => void;
+  readonly label: string;
   cancelled: boolean;
 }
 
 class Activity implements ClockActivity {
   released = false;
   parks = 0;
+  /** Requests it sent from elsewhere so far (expectCalls), and how many of them arrived. */
+  sent: (() => number) | undefined;
+  arrivals = 0;
 
   constructor(
     private readonly clock: VirtualClock,
@@ -88,11 +112,20 @@ export class VirtualClock implements RuntimeClock {
   private jumps = 0;
   private nextActivity = 0;
   private readonly activities = new Map<string, Activity>();
+  private readonly schedule: SeededSchedule | undefined;
+  private readonly trace: ((line: string) => void) | undefined;
 
   constructor(options: VirtualClockOptions = {}) {
-    this.current = options.startMillis ?? Date.now();
+    this.schedule = options.seed === undefined ? undefined : new SeededSchedule(options.seed);
+    this.current = options.startMillis ?? (this.schedule ? SEEDED_START_MILLIS : Date.now());
     this.sharedView[0] = this.current;
     this.settleMillis = options.settleMillis ?? 3;
+    this.trace = options.trace;
+  }
+
+  /** The seed the clock schedules concurrent work by (undefined: not seeded). */
+  get seed(): number | undefined {
+    return this.schedule?.seed;
   }
 
   now(): number {
@@ -108,11 +141,12 @@ export class VirtualClock implements RuntimeClock {
     return this.jumps;
   }
 
-  setTimer(callback: () => void, delayMillis: number): ClockTimer {
+  setTimer(callback: () => void, delayMillis: number, label = 'timer'): ClockTimer {
     const timer: PendingTimer = {
       due: this.current + Math.max(0, delayMillis),
       sequence: this.sequence++,
       callback,
+      label,
       cancelled: false,
     };
     this.insert(timer);
@@ -149,11 +183,33 @@ export class VirtualClock implements RuntimeClock {
     this.touch();
   }
 
+  admit(label: string, start: (activity: ClockActivity) => void): boolean {
+    if (!this.schedule) {
+      start(this.hold(label));
+      return true;
+    }
+    // Numbered in admission order among its label's: a request it sends names it apart from
+    // another of the same label (two invocations of one function).
+    this.schedule.enqueue({ label, start: () => start(this.hold(this.schedule?.numbered(label) ?? label)) });
+    this.touch();
+    return false;
+  }
+
   hold(label: string): ClockActivity {
     const activity = new Activity(this, `a${this.nextActivity++}`, label);
     this.activities.set(activity.id, activity);
     this.changeHeld(1);
     return activity;
+  }
+
+  expectCalls(activity: ClockActivity, sent: () => number): void {
+    if (!this.schedule || !(activity instanceof Activity)) return;
+    activity.sent = sent;
+    activity.arrivals = 0;
+  }
+
+  arrived(activity: ClockActivity): void {
+    if (activity instanceof Activity) activity.arrivals += 1;
   }
 
   activityOf(id: string | undefined): ClockActivity | undefined {
@@ -244,7 +300,41 @@ export class VirtualClock implements RuntimeClock {
       this.touch();
       return;
     }
+    if (this.schedule && this.callsInTransit()) {
+      // Not quiet yet: a request is on its way from a sandbox.
+      this.touch();
+      return;
+    }
+    if (this.schedule && this.schedule.pending > 0) {
+      this.admitNext(this.schedule);
+      return;
+    }
     this.advance();
+  }
+
+  private callsInTransit(): boolean {
+    for (const activity of this.activities.values()) {
+      if (activity.sent && activity.sent() > activity.arrivals) return true;
+    }
+    return false;
+  }
+
+  /** Starts the seed's pick among the work waiting to be admitted. */
+  private admitNext(schedule: SeededSchedule): void {
+    const picked = schedule.next();
+    if (!picked) return;
+    const { admission, ties } = picked;
+    this.record(`${admission.label}${ties > 0 ? ` (tie of ${ties + 1})` : ''}`);
+    try {
+      admission.start();
+    } catch {
+      // Its owner reports its failure; the clock keeps going.
+    }
+    this.touch();
+  }
+
+  private record(what: string): void {
+    this.trace?.(`${new Date(this.current).toISOString()} ${what}`);
   }
 
   /** Fires every timer due at the earliest due time, after moving the time there. */
@@ -257,11 +347,7 @@ export class VirtualClock implements RuntimeClock {
       this.sharedView[0] = this.current;
       this.jumps += 1;
     }
-    const due: PendingTimer[] = [];
-    while (this.timers.length > 0 && (this.timers[0] as PendingTimer).due <= this.current) {
-      const timer = this.timers.shift() as PendingTimer;
-      if (!timer.cancelled) due.push(timer);
-    }
+    const due = this.schedule ? this.takeOneDue(this.schedule) : this.takeAllDue();
     // The callbacks start work that holds the clock once it reaches a request or an invocation;
     // a hold across this turn covers what they start synchronously.
     const firing = this.hold('timers');
@@ -273,5 +359,25 @@ export class VirtualClock implements RuntimeClock {
       }
     }
     setImmediate(() => firing.release());
+  }
+
+  /** Every timer due now, in arming order. */
+  private takeAllDue(): PendingTimer[] {
+    const due: PendingTimer[] = [];
+    while (this.timers.length > 0 && (this.timers[0] as PendingTimer).due <= this.current) {
+      const timer = this.timers.shift() as PendingTimer;
+      if (!timer.cancelled) due.push(timer);
+    }
+    return due;
+  }
+
+  /** Seeded: one of the timers due now, the seed's pick (the others fire at later turns). */
+  private takeOneDue(schedule: SeededSchedule): PendingTimer[] {
+    const due = this.timers.filter((timer) => !timer.cancelled && timer.due <= this.current);
+    const chosen = due[schedule.choose(due.length)];
+    if (!chosen) return [];
+    this.timers.splice(this.timers.indexOf(chosen), 1);
+    this.record(chosen.label);
+    return [chosen];
   }
 }

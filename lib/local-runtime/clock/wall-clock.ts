@@ -4,7 +4,7 @@
  */
 import type { ClockActivity, ClockTimer, RuntimeClock } from './runtime-clock';
 
-const NO_ACTIVITY: ClockActivity = { id: '', release: () => undefined };
+const NO_ACTIVITY: ClockActivity = { id: '', label: '', release: () => undefined };
 const NOT_PARKED = { resume: () => undefined };
 
 export class WallClock implements RuntimeClock {
@@ -18,7 +18,7 @@ export class WallClock implements RuntimeClock {
     return new Date();
   }
 
-  setTimer(callback: () => void, delayMillis: number): ClockTimer {
+  setTimer(callback: () => void, delayMillis: number, _label?: string): ClockTimer {
     const timer = setTimeout(callback, Math.max(0, delayMillis));
     return { cancel: () => clearTimeout(timer) };
   }
@@ -45,6 +45,19 @@ export class WallClock implements RuntimeClock {
 
   hold(_label: string): ClockActivity {
     return NO_ACTIVITY;
+  }
+
+  expectCalls(_activity: ClockActivity, _sent: () => number): void {
+    // Nothing waits for quiet on the wall clock.
+  }
+
+  arrived(_activity: ClockActivity): void {
+    // Nothing waits for quiet on the wall clock.
+  }
+
+  admit(_label: string, start: (activity: ClockActivity) => void): boolean {
+    start(NO_ACTIVITY);
+    return true;
   }
 
   activityOf(_id: string | undefined): ClockActivity | undefined {

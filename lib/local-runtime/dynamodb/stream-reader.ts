@@ -47,6 +47,12 @@ const IDLE_POLL_ON_WRITES_MILLIS = 5_000;
  * them at once, so a child shard is not waited for; DynamoDB Local rolls its shards on its own time).
  */
 const DISCOVERY_ON_WRITES_MILLIS = 60_000;
+/**
+ * On a seeded clock neither: what the machine's time would start could not be replayed. An idle
+ * shard waits for a write alone, and the shards are listed on the clock (DynamoDB Local's TTL
+ * deletions are not read then: a seeded clock starts ahead of the machine's time, so none is due).
+ */
+const WAIT_FOR_A_WRITE_MILLIS = 2 ** 31 - 1;
 /** DynamoDB Local stamps ApproximateCreationDateTime to the minute; a record is at most this much younger. */
 const CREATION_TIME_GRANULARITY_MILLIS = 60_000;
 
@@ -252,7 +258,7 @@ export class DynamoDbStreamReader<Detail> {
 
   private scheduleDiscovery(): void {
     if (this.stopped) return;
-    const timers = this.unsubscribe ? this.machineClock : this.clock;
+    const timers = this.unsubscribe && this.clock.seed === undefined ? this.machineClock : this.clock;
     this.discoveryTimer = timers.setTimer(
       () => {
         this.discovery = this.discover(false)
@@ -548,7 +554,8 @@ export class DynamoDbStreamReader<Detail> {
     this.wakers.add(wake);
     this.abort.signal.addEventListener('abort', wake, { once: true });
     try {
-      await this.machineClock.sleep(IDLE_POLL_ON_WRITES_MILLIS, woken.signal);
+      const millis = this.clock.seed === undefined ? IDLE_POLL_ON_WRITES_MILLIS : WAIT_FOR_A_WRITE_MILLIS;
+      await this.machineClock.sleep(millis, woken.signal);
     } finally {
       this.wakers.delete(wake);
       this.abort.signal.removeEventListener('abort', wake);

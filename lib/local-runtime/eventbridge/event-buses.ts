@@ -5,9 +5,9 @@
  * PutEvents API for handlers.
  */
 
-import { randomUUID } from 'node:crypto';
 import type { PutEventsResponse } from '@aws-sdk/client-eventbridge';
 import { type ClockTimer, type RuntimeClock, WallClock } from '../clock';
+import { mintUuid } from '../minted-ids';
 import { AwsApiError } from '../protocol/aws-api-error';
 import { matchesEventPattern } from './event-pattern';
 import { MAX_PUT_EVENTS_BYTES, MAX_PUT_EVENTS_ENTRIES } from './limits';
@@ -259,7 +259,7 @@ export class LocalEventBridge {
   private fireSchedule(rule: EventRule): void {
     const event: CloudWatchEvent = {
       version: '0',
-      id: randomUUID(),
+      id: mintUuid(),
       'detail-type': 'Scheduled Event',
       source: 'aws.events',
       account: this.options.accountId,
@@ -321,7 +321,7 @@ export class LocalEventBridge {
       }
       const event: CloudWatchEvent = {
         version: '0',
-        id: randomUUID(),
+        id: mintUuid(),
         'detail-type': String(entry.DetailType),
         source: String(entry.Source),
         account: this.options.accountId,

@@ -8,10 +8,10 @@
  * (https://docs.aws.amazon.com/lambda/latest/dg/urls-auth.html).
  */
 
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RuntimeClock } from '../clock';
 import type { ReceivedRequest } from '../iam/identities';
+import { mintUuid } from '../minted-ids';
 import {
   BodyTooLargeError,
   lowerCaseHeaders,
@@ -147,7 +147,7 @@ async function handle(
   }
   const contentType = String(request.headers['content-type'] ?? '');
   const isText = body.length === 0 || contentType === '' || TEXT_TYPES.test(contentType);
-  const requestId = randomUUID();
+  const requestId = mintUuid();
   const host = String(request.headers.host ?? 'localhost');
   const event = {
     version: '2.0',

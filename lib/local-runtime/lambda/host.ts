@@ -4,10 +4,19 @@
  * time, reused while warm, killed when the function timeout passes (as Lambda kills the sandbox).
  * Concurrency per function is capped at its reserved concurrency, else at a small pool.
  */
-import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { ACTIVITY_HEADER, type ClockActivity, type ClockTimer, type RuntimeClock, WallClock } from '../clock';
+import {
+  ACTIVITY_HEADER,
+  admitted,
+  CALL_HEADER,
+  type ClockActivity,
+  type ClockTimer,
+  hashString,
+  type RuntimeClock,
+  WallClock,
+} from '../clock';
+import { mintUuid } from '../minted-ids';
 import { RequestTooLargeError } from './errors';
 import { MAX_ASYNC_REQUEST_BYTES, MAX_SYNC_REQUEST_BYTES, MAX_SYNC_RESPONSE_BYTES } from './limits';
 import { LineSplitter } from './line-splitter';
@@ -113,8 +122,12 @@ class Sandbox {
   private readonly timers = new Map<number, ClockTimer>();
   /** Set while the sandbox waits only on its timers: the invocation's hold parked. */
   private waiting: { resume(): void } | undefined;
+  /** Requests the sandbox has sent to the runtime in its life (worker.js counts them). */
+  private readonly callsSent = new Int32Array(new SharedArrayBuffer(4));
 
-  constructor(spec: LambdaFunctionSpec, options: LambdaHostOptions) {
+  /** `ordinal`: the how-manyth sandbox of its function (a seeded clock seeds its randomness by it). */
+  constructor(spec: LambdaFunctionSpec, options: LambdaHostOptions, ordinal: number) {
+    const seed = options.clock?.seed;
     this.worker = new Worker(WORKER_SCRIPT, {
       env: { ...spec.environment },
       stdout: true,
@@ -126,11 +139,14 @@ class Sandbox {
         functionArn: spec.functionArn,
         memorySizeMb: spec.memorySizeMb,
         logGroupName: spec.logGroupName ?? `/aws/lambda/${spec.functionName}`,
-        workerId: randomUUID().replaceAll('-', ''),
+        workerId: mintUuid().replaceAll('-', ''),
+        ...(seed !== undefined && { randomSeed: hashString(`${seed}|${spec.functionName}|${ordinal}`) }),
         clockOffsetMillis: spec.clockOffsetMillis ?? 0,
         ...(options.clock?.sharedTime && {
           sharedTime: options.clock.sharedTime,
           activityHeader: ACTIVITY_HEADER,
+          callHeader: CALL_HEADER,
+          callsSent: this.callsSent.buffer,
         }),
       },
       resourceLimits: { maxOldGenerationSizeMb: Math.max(64, spec.memorySizeMb) },
@@ -180,6 +196,9 @@ class Sandbox {
     activity: ClockActivity,
   ): Promise<WorkerReply> {
     this.activity = activity;
+    // A request on its way to the runtime's server is part of the invocation until it arrives.
+    const before = Atomics.load(this.callsSent, 0);
+    this.clock.expectCalls(activity, () => Atomics.load(this.callsSent, 0) - before);
     return new Promise<WorkerReply>((settle) => {
       this.pending = { id: invocation.id, settle };
       this.worker.postMessage({ ...invocation, ...(activity.id && { activityId: activity.id }) });
@@ -239,6 +258,7 @@ class Sandbox {
 class FunctionPool {
   private readonly idle: Sandbox[] = [];
   private readonly all = new Set<Sandbox>();
+  private created = 0;
   private readonly waiting: Array<() => void> = [];
   private stopped = false;
 
@@ -257,7 +277,7 @@ class FunctionPool {
         continue;
       }
       if (this.all.size < this.spec.maxConcurrency) {
-        const sandbox = new Sandbox(this.spec, this.options);
+        const sandbox = new Sandbox(this.spec, this.options, this.created++);
         this.all.add(sandbox);
         return sandbox;
       }
@@ -346,19 +366,25 @@ export class LambdaHost {
     }
     if (this.stopped) throw new Error('The local runtime is stopped');
     const spec = pool.spec;
-    const requestId = randomUUID();
+    const requestId = mintUuid();
     // Time stands still on a virtual clock while a function runs; its caller (a request, another
     // invocation) waits for it meanwhile, parked: from before it waits for a free sandbox, which
     // may be held by invocations that themselves wait on the clock (a sleep, a stalled call).
     const caller = this.clock.park();
+    // Admitted before it takes a sandbox (on a seeded clock, the order of admissions decides which
+    // invocation gets a warm sandbox); parked while it waits for one.
+    const running = await admitted(this.clock, `invoke ${spec.functionName}`);
+    const acquiring = this.clock.park(running);
     let sandbox: Sandbox;
     try {
       sandbox = await pool.acquire();
     } catch (error) {
+      acquiring.resume();
+      running.release();
       caller.resume();
       throw error;
     }
-    const running = this.clock.hold(`invoke ${spec.functionName}`);
+    acquiring.resume();
     this.clock.elapse(1);
     try {
       return await this.runIn(sandbox, pool, { requestId, event, eventJson, invocationType, running });

@@ -39,6 +39,57 @@ if (workerData.clockOffsetMillis || workerData.sharedTime) {
   sandboxClock(workerData.clockOffsetMillis ?? 0, workerData.sharedTime);
 }
 
+/**
+ * On a seeded clock the sandbox's randomness is the seed's (`randomSeed`: the run's seed, the
+ * function and the sandbox's ordinal): Math.random, and node:crypto's and Web Crypto's random
+ * bytes and UUIDs, so that what a function mints (a confirmation id, an idempotency token, the
+ * SDK's invocation ids and retry jitter) is the same in a replay. mulberry32, as
+ * ../clock/seeded-random.ts (this file is plain CommonJS).
+ */
+function seededRandomness(seed) {
+  let state = seed >>> 0;
+  const next = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return (t ^ (t >>> 14)) >>> 0;
+  };
+  const fill = (view, offset = 0, size = view.byteLength - offset) => {
+    const bytes = new Uint8Array(view.buffer, view.byteOffset + offset, size);
+    for (let index = 0; index < bytes.length; index += 1) bytes[index] = next() & 0xff;
+    return view;
+  };
+  const uuid = () => {
+    const bytes = fill(new Uint8Array(16));
+    bytes[6] = (bytes[6] & 0x0f) | 0x40;
+    bytes[8] = (bytes[8] & 0x3f) | 0x80;
+    const hex = Buffer.from(bytes).toString('hex');
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  };
+  Math.random = () => next() / 4_294_967_296;
+  const crypto = require('node:crypto');
+  crypto.randomUUID = uuid;
+  crypto.randomBytes = (size, callback) => {
+    const bytes = fill(Buffer.alloc(size));
+    if (typeof callback !== 'function') return bytes;
+    process.nextTick(callback, null, bytes);
+    return undefined;
+  };
+  crypto.randomFillSync = (buffer, offset, size) => fill(buffer, offset, size);
+  crypto.getRandomValues = (array) => fill(array);
+  for (const web of [globalThis.crypto, crypto.webcrypto]) {
+    if (!web) continue;
+    Object.defineProperty(web, 'randomUUID', { value: uuid, configurable: true, writable: true });
+    Object.defineProperty(web, 'getRandomValues', {
+      value: (array) => fill(array),
+      configurable: true,
+      writable: true,
+    });
+  }
+}
+if (workerData.randomSeed !== undefined) seededRandomness(workerData.randomSeed);
+
 /** Whether an invocation is running (its timers are the runtime's, see virtualTimers). */
 let invoking = false;
 const pendingTimers = new Map();
@@ -193,8 +244,12 @@ function virtualTimerPromises() {
 }
 if (workerData.sharedTime) virtualTimers();
 
+const LOOPBACK_HOST = /^(localhost|127\.0\.0\.1|\[::1\]|::1)$/i;
+
 /** The running invocation's activity on the runtime's clock (named in its requests to the runtime). */
 let activityId;
+/** Requests the running invocation has sent so far: each names its number (callHeader). */
+let callsSent = 0;
 
 /** Counts a request of the invocation in flight; the function returned ends it (once). */
 function inFlight() {
@@ -213,16 +268,36 @@ function inFlight() {
  * On the virtual clock, the sandbox's requests name its invocation's activity in a header
  * (ACTIVITY_HEADER of ../clock): the runtime's server that serves one holds the clock instead and
  * parks the invocation meanwhile, so while it waits (a long poll, a function it invokes) time may
- * move. fetch and node:http(s) requests both carry it, and are counted while in flight.
+ * move. fetch and node:http(s) requests both carry it, and are counted while in flight. Each also
+ * carries its number among the invocation's requests (`callHeader`), in the order the code sent
+ * them: a seeded clock orders requests sent together by it, not by the order they arrive in.
  */
 function nameActivityInRequests() {
   const header = workerData.activityHeader;
+  const callHeader = workerData.callHeader;
+  const sentInLife = new Int32Array(workerData.callsSent);
+  /**
+   * The next call's number; a call to a loopback server (the runtime's: only these arrive where the
+   * host counts them) is also counted where the host sees it at once (shared memory).
+   */
+  const nextCall = (host) => {
+    if (LOOPBACK_HOST.test(host ?? '')) Atomics.add(sentInLife, 0, 1);
+    return String(++callsSent);
+  };
+  const hostOf = (input) => {
+    try {
+      return new URL(input instanceof Request ? input.url : String(input)).hostname;
+    } catch {
+      return undefined;
+    }
+  };
   const hostFetch = globalThis.fetch;
   if (typeof hostFetch === 'function') {
     globalThis.fetch = function fetch(input, init) {
       if (!activityId) return hostFetch(input, init);
       const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
       headers.set(header, activityId);
+      headers.set(callHeader, nextCall(hostOf(input)));
       const settle = inFlight();
       return hostFetch(input, { ...init, headers }).finally(settle);
     };
@@ -234,6 +309,7 @@ function nameActivityInRequests() {
       const outgoing = hostRequest.apply(this, args);
       if (activityId && !outgoing.headersSent) {
         outgoing.setHeader(header, activityId);
+        outgoing.setHeader(callHeader, nextCall(outgoing.host));
         const settle = inFlight();
         outgoing.once('response', (response) => response.once('end', settle));
         outgoing.once('close', settle);
@@ -327,6 +403,7 @@ parentPort.on('message', async (invocation) => {
   }
   invoking = true;
   activityId = invocation.activityId;
+  callsSent = 0;
   process.env._X_AMZN_TRACE_ID = `Root=1-${invocation.requestId.slice(0, 8)}-local`;
   try {
     handlerPromise ??= loadHandler();

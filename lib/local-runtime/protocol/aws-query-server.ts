@@ -5,10 +5,10 @@
  * still speak it (SNS). The SDK and the AWS CLI parse its errors into their named exceptions by Code.
  */
 
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RuntimeClock } from '../clock';
 import type { ReceivedRequest } from '../iam/identities';
+import { mintUuid } from '../minted-ids';
 import { AwsApiError } from './aws-api-error';
 import {
   BodyTooLargeError,
@@ -69,7 +69,7 @@ export async function startAwsQueryServer(
   options: AwsQueryServerOptions,
 ): Promise<LoopbackServer> {
   const handler = (request: IncomingMessage, response: ServerResponse) => {
-    const requestId = randomUUID();
+    const requestId = mintUuid();
     const reply = (status: number, xml: string, headers: Readonly<Record<string, string>> = {}) => {
       response.writeHead(status, { ...headers, 'content-type': 'text/xml', 'x-amzn-requestid': requestId });
       response.end(`<?xml version="1.0"?>\n${xml}`);

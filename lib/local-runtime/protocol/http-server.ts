@@ -12,7 +12,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ACTIVITY_HEADER, type RuntimeClock } from '../clock';
+import { ACTIVITY_HEADER, CALL_HEADER, type ClockActivity, type RuntimeClock } from '../clock';
 
 export interface RunningServer {
   readonly endpoint: string;
@@ -65,14 +65,41 @@ function guardHost(server: Server, clock: RuntimeClock | undefined): void {
     }
     const named = request.headers[ACTIVITY_HEADER];
     const caller = clock.activityOf(typeof named === 'string' ? named : undefined);
-    const activity = clock.hold(`request ${request.method ?? ''} ${request.url ?? ''}`);
-    const callerParked = caller ? clock.park(caller) : undefined;
+    if (caller) clock.arrived(caller);
+    let activity: ClockActivity | undefined;
+    let callerParked: { resume(): void } | undefined;
+    let closed = false;
     response.once('close', () => {
+      closed = true;
       callerParked?.resume();
-      activity.release();
+      activity?.release();
     });
-    clock.within(activity, serve);
+    const started = clock.admit(requestLabel(request, caller), (admitted) => {
+      activity = admitted;
+      callerParked ??= caller ? clock.park(caller) : undefined;
+      if (closed) {
+        // Its client went away while it waited its turn (a seeded clock).
+        callerParked?.resume();
+        admitted.release();
+        return;
+      }
+      clock.within(admitted, serve);
+    });
+    // Waiting its turn, the caller waits on it.
+    if (!started) callerParked = caller ? clock.park(caller) : undefined;
   });
+}
+
+/**
+ * What a seeded clock's order and trace call a request: method, path, for the AWS JSON protocol
+ * its operation, and the activity that sent it, when it names one.
+ */
+function requestLabel(request: IncomingMessage, caller: ClockActivity | undefined): string {
+  const target = request.headers['x-amz-target'];
+  const operation = typeof target === 'string' ? ` ${target}` : '';
+  const call = request.headers[CALL_HEADER];
+  const from = caller ? ` from ${caller.label}${typeof call === 'string' ? ` call ${call}` : ''}` : '';
+  return `request ${request.method ?? ''} ${request.url ?? ''}${operation}${from}`;
 }
 
 /**

@@ -81,6 +81,7 @@ function streamsOf(
     roleArn
       ? context.iam.credentials.roleSession(roleArn, sessionName)
       : context.iam.credentials.rootCredentials,
+    sessionName,
   );
 }
 

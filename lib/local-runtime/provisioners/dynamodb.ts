@@ -33,7 +33,9 @@ export class DynamoDbProvisioner implements Provisioner {
   readonly resourceTypes = { runs: [TABLE] };
   private dynamodb: DynamoDBClient | undefined;
   /** Makes a Streams client of the gateway, signing with a consumer's credentials. */
-  private gatewayStreamsClient: ((credentials: SigningCredentials) => DynamoDBStreamsClient) | undefined;
+  private gatewayStreamsClient:
+    | ((credentials: SigningCredentials, consumer: string) => DynamoDBStreamsClient)
+    | undefined;
   private tables: LocalTableStreams | undefined;
   /** Makes a client of the gateway for one caller, signing with its credentials. */
   private gatewayClient: ((caller: string, credentials: SigningCredentials) => DynamoDBClient) | undefined;
@@ -64,9 +66,9 @@ export class DynamoDbProvisioner implements Provisioner {
    * `credentials`, so that every DescribeStream, GetShardIterator and GetRecords is authorized as
    * on AWS, not only checked when the consumer starts.
    */
-  streamsClientFor(credentials: SigningCredentials): DynamoDBStreamsClient {
+  streamsClientFor(credentials: SigningCredentials, consumer: string): DynamoDBStreamsClient {
     if (!this.gatewayStreamsClient) throw new Error('DynamoDB is not listening yet');
-    return this.gatewayStreamsClient(credentials);
+    return this.gatewayStreamsClient(credentials, consumer);
   }
 
   /** The streams of the tables this runtime created. */
@@ -104,13 +106,14 @@ export class DynamoDbProvisioner implements Provisioner {
           endpoint: `${gateway.endpoint}/${encodeURIComponent(caller)}`,
         }),
         context.clock,
+        caller,
       );
       context.onStop(() => client.destroy());
       return client;
     };
     // DynamoDB Local serves the Streams API on the same endpoint: so does the gateway.
     context.endpoints.announce('DYNAMODB_STREAMS', gateway.endpoint);
-    this.gatewayStreamsClient = (credentials) => {
+    this.gatewayStreamsClient = (credentials, consumer) => {
       const streams = holdDuringCalls(
         new DynamoDBStreamsClient({
           region: context.region,
@@ -118,6 +121,7 @@ export class DynamoDbProvisioner implements Provisioner {
           endpoint: gateway.endpoint,
         }),
         context.clock,
+        consumer,
       );
       context.onStop(() => streams.destroy());
       return streams;

@@ -4,7 +4,6 @@
  * ListTopics, ListSubscriptionsByTopic, Subscribe (sqs and lambda) and Unsubscribe, with SNS's
  * answers and error codes. Topics come from the templates; the API adds subscriptions at run time.
  */
-import { randomUUID } from 'node:crypto';
 import type {
   BatchResultErrorEntry,
   ListSubscriptionsByTopicResponse,
@@ -14,7 +13,7 @@ import type {
   PublishResponse,
   SubscribeResponse,
 } from '@aws-sdk/client-sns';
-
+import { mintUuid } from '../minted-ids';
 import { AwsApiError } from '../protocol/aws-api-error';
 import {
   type QueryOperation,
@@ -129,7 +128,7 @@ export function snsApiOperations(sns: LocalSns, options: SnsApiOptions): Record<
         .subscriptionsOf(topicArn)
         .find((subscription) => subscription.protocol === protocol && subscription.endpoint === endpoint);
       if (existing) return { SubscriptionArn: existing.subscriptionArn };
-      const subscriptionArn = `${topicArn}:${randomUUID()}`;
+      const subscriptionArn = `${topicArn}:${mintUuid()}`;
       sns.subscribe(topicArn, { subscriptionArn, protocol, endpoint, ...attributes });
       return { SubscriptionArn: subscriptionArn };
     }),

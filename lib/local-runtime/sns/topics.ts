@@ -9,8 +9,9 @@
  * deduplication id was seen in the last 5 minutes is accepted and not delivered again; deliveries
  * to FIFO queues carry the group and deduplication ids, and go out in publish order per topic.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { deliveredVia, PUBLISHED_BY_API } from '../metering';
+import { mintUuid } from '../minted-ids';
 import type { DeliveryOptions } from '../provisioning';
 import { invalidParameter, notFound } from './errors';
 import { type FilterPolicy, matchesFilterPolicy } from './filter-policy';
@@ -176,7 +177,7 @@ export class LocalSns {
         );
       }
       this.delivery.onPublished?.(topic.arn, payloadBytes, request.publishedBy ?? PUBLISHED_BY_API);
-      const result = { messageId: randomUUID() };
+      const result = { messageId: mintUuid() };
       await this.fanOut(topic, request, attributes, result);
       return result;
     }
@@ -201,7 +202,7 @@ export class LocalSns {
     const duplicate = topic.deduplication.get(deduplicationId);
     if (duplicate) return duplicate.result;
     topic.sequence += 1n;
-    const result = { messageId: randomUUID(), sequenceNumber: topic.sequence.toString().padStart(20, '0') };
+    const result = { messageId: mintUuid(), sequenceNumber: topic.sequence.toString().padStart(20, '0') };
     topic.deduplication.set(deduplicationId, { result, at: now });
     // Chained per topic: a later publish's deliveries never overtake an earlier one's.
     const delivered = topic.lastDelivery.then(() =>
@@ -317,7 +318,7 @@ export class LocalSns {
         messageAttributes: {
           ErrorCode: { DataType: 'String', StringValue: error.name || 'Error' },
           ErrorMessage: { DataType: 'String', StringValue: error.message || 'delivery failed' },
-          RequestID: { DataType: 'String', StringValue: randomUUID() },
+          RequestID: { DataType: 'String', StringValue: mintUuid() },
         },
       });
     } catch (deadLetterError) {

@@ -5,7 +5,7 @@
  * every change of state is a record committed to the store (queue-store.ts).
  */
 
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type {
   BatchResultErrorEntry,
   ChangeMessageVisibilityBatchRequest,
@@ -23,6 +23,7 @@ import type {
   SendMessageResult,
 } from '@aws-sdk/client-sqs';
 import type { RuntimeClock } from '../clock';
+import { mintBytes, mintUuid } from '../minted-ids';
 import type { WireRequest } from '../protocol/aws-json-server';
 import { SqsErrors } from './errors';
 import { BATCH_ENTRY_ID, MAX_BATCH_ENTRIES, MAX_BATCH_PAYLOAD_BYTES } from './limits';
@@ -124,7 +125,7 @@ export class SqsMessageOperations {
         return { ...digests, MessageId: earlier.messageId, SequenceNumber: earlier.sequenceNumber };
       }
     }
-    const messageId = randomUUID();
+    const messageId = mintUuid();
     const sequenceNumber = queue.fifo ? this.store.takeSequenceNumber() : undefined;
     const message: StoredMessage = {
       messageId,
@@ -248,7 +249,7 @@ export class SqsMessageOperations {
         op: 'receive',
         key: queue.key,
         messageId: message.messageId,
-        receipt: randomBytes(12).toString('base64url'),
+        receipt: mintBytes(12).toString('base64url'),
         at: now,
         visibleAt: now + seconds * 1000,
       });

@@ -8,7 +8,6 @@
  * EventBridge and Lambda are delegated to injected handlers, because the local runtime emulates
  * them itself.
  */
-import { randomUUID } from 'node:crypto';
 import {
   DeleteItemCommand,
   type DeleteItemCommandInput,
@@ -21,6 +20,7 @@ import {
   type UpdateItemCommandInput,
 } from '@aws-sdk/client-dynamodb';
 import { SendMessageCommand, type SendMessageCommandInput, type SQSClient } from '@aws-sdk/client-sqs';
+import { mintUuid } from '../minted-ids';
 import { runtimeFailure, TaskFailure } from './errors';
 import type { DynamoDbAction, TaskIntegration } from './resources';
 
@@ -78,7 +78,7 @@ function withSdkMetadata(result: Json, requestId: string | undefined): Json {
   return {
     ...result,
     SdkHttpMetadata: { HttpStatusCode: 200 },
-    SdkResponseMetadata: { RequestId: requestId ?? randomUUID() },
+    SdkResponseMetadata: { RequestId: requestId ?? mintUuid() },
   };
 }
 

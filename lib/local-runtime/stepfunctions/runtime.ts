@@ -9,9 +9,9 @@
  * supervisor hands them back to the starter.
  */
 import './promise-polyfill';
-import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { type RunOptions, StateMachine, type StateMachineDefinition } from 'aws-local-stepfunctions';
+import { mintUuid } from '../minted-ids';
 import {
   InvalidDefinitionError,
   MAX_TIMER_SECONDS,
@@ -145,7 +145,7 @@ export class StepFunctionsRuntime {
     startDate: Date;
   } {
     const machine = this.machine(request.stateMachineArn);
-    const name = request.name ?? randomUUID();
+    const name = request.name ?? mintUuid();
     // A name past the model's length constraint is refused by AWS's request validation, before the
     // service's own InvalidName (limits.ts).
     if (name.length < 1 || name.length > MAX_EXECUTION_NAME_LENGTH) {

@@ -5,8 +5,8 @@
  * answers TaskTimedOut, as on AWS; a token this runtime never issued answers InvalidToken.
  */
 
-import { randomBytes } from 'node:crypto';
 import { type ClockTimer, type RuntimeClock, WallClock } from '../clock';
+import { mintBytes } from '../minted-ids';
 import { SfnApiError, TaskFailure } from './errors';
 
 const TOKEN_PREFIX = 'lsfn1.';
@@ -61,7 +61,7 @@ export class TaskTokenRegistry {
    * engine then raises the genuine States.Timeout (the outcome promise is left unsettled for it).
    */
   issue(owner: TaskTokenOwner): { readonly token: string; readonly outcome: Promise<unknown> } {
-    const token = `${TOKEN_PREFIX}${randomBytes(48).toString('base64url')}`;
+    const token = `${TOKEN_PREFIX}${mintBytes(48).toString('base64url')}`;
     let resolve!: (output: unknown) => void;
     let reject!: (error: Error) => void;
     const promise = new Promise<unknown>((onResolve, onReject) => {

@@ -298,3 +298,61 @@ describe('Lambda host on a virtual clock', () => {
     expect(ended).toBeLessThan(61_000);
   });
 });
+
+/**
+ * On a seeded clock a sandbox's randomness is the seed's (issue 22, item 4): what a function mints
+ * (Math.random, node:crypto's and Web Crypto's UUIDs and random bytes) is the same in a replay, and
+ * differs with another seed; without a seed it is random.
+ */
+describe('Lambda host: a sandbox on a seeded clock', () => {
+  const codeDirectory = mkdtempSync(join(tmpdir(), 'lambda-seeded-'));
+  writeFileSync(
+    join(codeDirectory, 'index.js'),
+    `const crypto = require('node:crypto');
+exports.handler = async () => [
+  Math.random(),
+  crypto.randomUUID(),
+  crypto.randomBytes(6).toString('hex'),
+  Buffer.from(crypto.randomFillSync(Buffer.alloc(4))).toString('hex'),
+  globalThis.crypto.randomUUID(),
+  Buffer.from(globalThis.crypto.getRandomValues(new Uint8Array(4))).toString('hex'),
+];
+`,
+  );
+  afterAll(() => rmSync(codeDirectory, { recursive: true, force: true }));
+
+  /** What the function mints in two invocations on a new host whose clock is seeded `seed`. */
+  const minted = async (seed: number | undefined) => {
+    const clock = new VirtualClock(seed === undefined ? {} : { seed });
+    const host = new LambdaHost({ clock });
+    host.register({
+      logicalId: 'mint',
+      functionName: 'mint',
+      functionArn: 'arn:aws:lambda:us-east-1:000000000000:function:mint',
+      codeDirectory,
+      handler: 'index.handler',
+      environment: {},
+      timeoutSeconds: 30,
+      memorySizeMb: 128,
+      maxConcurrency: 1,
+      asyncRetryAttempts: 0,
+    });
+    try {
+      const results = [await host.invoke('mint', {}), await host.invoke('mint', {})];
+      return results.map((result) => (result.ok ? result.payload : result));
+    } finally {
+      await host.stop();
+      clock.stop();
+    }
+  };
+
+  it('mints the same for the same seed, else otherwise', async () => {
+    const first = await minted(4);
+    expect(first[0]).toHaveLength(6);
+    expect(first[0]).not.toEqual(first[1]);
+    expect(await minted(4)).toEqual(first);
+    expect(await minted(5)).not.toEqual(first);
+    const unseeded = await minted(undefined);
+    expect(await minted(undefined)).not.toEqual(unseeded);
+  });
+});

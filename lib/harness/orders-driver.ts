@@ -31,7 +31,7 @@ import {
   type SubmitOrderRequest,
 } from '../../lambdas/scheduler-agent-supervisor/contracts';
 import { AlarmNotificationField } from '../../lambdas/shared/alarm-spec';
-import type { LocalTarget } from '../local-runtime';
+import { ACTIVITY_HEADER, type ClockActivity, type LocalTarget } from '../local-runtime';
 import { OperatorClient } from './operator-client';
 import type {
   AlertSnapshot,
@@ -220,11 +220,13 @@ export class SystemDriver {
 
   /**
    * POST /orders once with a client's API key (the stack's first key without one); what to do
-   * next is the caller's (retry on transport errors, 5xx and 429).
+   * next is the caller's (retry on transport errors, 5xx and 429). `activity`: the client's own on
+   * a seeded clock, named in the request (it waits its turn as the client's part).
    */
-  submit(order: SubmitOrderRequest, clientId?: string): Promise<SubmitOutcome> {
+  submit(order: SubmitOrderRequest, clientId?: string, activity?: ClockActivity): Promise<SubmitOutcome> {
     const apiKey = clientId === undefined ? this.stack.apiKey : this.client(clientId).apiKey;
-    return submitJson(`${this.stack.apiBase}/orders`, order, apiKey);
+    const headers: Record<string, string> = activity ? { [ACTIVITY_HEADER]: activity.id } : {};
+    return submitJson(`${this.stack.apiBase}/orders`, order, apiKey, headers);
   }
 
   /** Consistent reads of some records (absent ones are left out). */
@@ -503,12 +505,17 @@ export async function submitJson(
   url: string,
   payload: unknown,
   apiKey: string | undefined,
+  headers: Readonly<Record<string, string>> = {},
 ): Promise<SubmitOutcome> {
   let response: Response;
   try {
     response = await fetch(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...(apiKey ? { 'x-api-key': apiKey } : {}) },
+      headers: {
+        'content-type': 'application/json',
+        ...(apiKey ? { 'x-api-key': apiKey } : {}),
+        ...headers,
+      },
       body: JSON.stringify(payload),
       signal: AbortSignal.timeout(30_000),
     });

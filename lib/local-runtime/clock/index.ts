@@ -11,6 +11,7 @@ export {
   type ClockMode,
   type ClockTimer,
   type RuntimeClock,
+  type SandboxCalls,
 } from './runtime-clock';
 export { hashString, mulberry32, type Random } from './seeded-random';
 export { SEEDED_START_MILLIS, VirtualClock, type VirtualClockOptions } from './virtual-clock';

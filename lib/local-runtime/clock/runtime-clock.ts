@@ -38,6 +38,14 @@ export const CALL_HEADER = 'x-local-runtime-call';
 
 export type ClockMode = 'wall' | 'virtual';
 
+/** What a sandbox counts of its requests to the runtime, during one invocation (expectCalls). */
+export interface SandboxCalls {
+  /** Requests sent so far. */
+  sent(): number;
+  /** Answers handled so far (the code ran on for a while after each). */
+  handled(): number;
+}
+
 export interface RuntimeClock {
   readonly mode: ClockMode;
   /**
@@ -68,14 +76,18 @@ export interface RuntimeClock {
    */
   elapse(millis: number): void;
   /**
-   * `activity` sends requests to the runtime's servers from elsewhere (a sandbox's thread):
-   * `sent()` counts them; a seeded clock counts one in progress from when it is sent until it
-   * arrives (`arrived`), so requests sent together are all waiting their turn before one is picked.
-   * A no-op elsewhere.
+   * `activity` sends requests to the runtime's servers from elsewhere (a sandbox's thread), which
+   * counts what it sent and what answers it has handled (`calls`). A seeded clock counts a request
+   * in progress from when it is sent until it arrives (`arrived`), and an answer from when it is
+   * sent (`answered`) until the sandbox has handled it: requests sent together are all waiting
+   * their turn before one is picked, and code that runs on after an answer sends its next request
+   * before the next pick. A no-op elsewhere.
    */
-  expectCalls(activity: ClockActivity, sent: () => number): void;
+  expectCalls(activity: ClockActivity, calls: SandboxCalls): void;
   /** A request that names `activity` as its sender arrived (see `expectCalls`). */
   arrived(activity: ClockActivity): void;
+  /** The answer to a request that named `activity` left (see `expectCalls`). */
+  answered(activity: ClockActivity): void;
   /** Marks work in progress until released (a no-op on the wall clock). */
   hold(label: string): ClockActivity;
   /**

@@ -15,7 +15,7 @@
  * reads), so functions sign requests, compute expiries and read deadlines on this clock.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { ClockActivity, ClockTimer, RuntimeClock } from './runtime-clock';
+import type { ClockActivity, ClockTimer, RuntimeClock, SandboxCalls } from './runtime-clock';
 import { SeededSchedule } from './seeded-schedule';
 
 /**
@@ -58,9 +58,17 @@ interface PendingTimer {
 class Activity implements ClockActivity {
   released = false;
   parks = 0;
-  /** Requests it sent from elsewhere so far (expectCalls), and how many of them arrived. */
-  sent: (() => number) | undefined;
+  /** Its requests from elsewhere (expectCalls): what the sandbox counts, what the servers count. */
+  calls: SandboxCalls | undefined;
   arrivals = 0;
+  answers = 0;
+
+  /** A request of its own is on its way, or an answer not handled yet. */
+  get callsUnsettled(): boolean {
+    return (
+      this.calls !== undefined && (this.calls.sent() > this.arrivals || this.answers > this.calls.handled())
+    );
+  }
 
   constructor(
     private readonly clock: VirtualClock,
@@ -202,14 +210,17 @@ export class VirtualClock implements RuntimeClock {
     return activity;
   }
 
-  expectCalls(activity: ClockActivity, sent: () => number): void {
+  expectCalls(activity: ClockActivity, calls: SandboxCalls): void {
     if (!this.schedule || !(activity instanceof Activity)) return;
-    activity.sent = sent;
-    activity.arrivals = 0;
+    activity.calls = calls;
   }
 
   arrived(activity: ClockActivity): void {
     if (activity instanceof Activity) activity.arrivals += 1;
+  }
+
+  answered(activity: ClockActivity): void {
+    if (activity instanceof Activity) activity.answers += 1;
   }
 
   activityOf(id: string | undefined): ClockActivity | undefined {
@@ -313,9 +324,7 @@ export class VirtualClock implements RuntimeClock {
   }
 
   private callsInTransit(): boolean {
-    for (const activity of this.activities.values()) {
-      if (activity.sent && activity.sent() > activity.arrivals) return true;
-    }
+    for (const activity of this.activities.values()) if (activity.callsUnsettled) return true;
     return false;
   }
 

@@ -2,7 +2,7 @@
  * The wall clock, as AWS runs: Date.now and Node's timers. Holding and parking are no-ops (time
  * moves regardless of what the system does).
  */
-import type { ClockActivity, ClockTimer, RuntimeClock } from './runtime-clock';
+import type { ClockActivity, ClockTimer, RuntimeClock, SandboxCalls } from './runtime-clock';
 
 const NO_ACTIVITY: ClockActivity = { id: '', label: '', release: () => undefined };
 const NOT_PARKED = { resume: () => undefined };
@@ -47,11 +47,15 @@ export class WallClock implements RuntimeClock {
     return NO_ACTIVITY;
   }
 
-  expectCalls(_activity: ClockActivity, _sent: () => number): void {
+  expectCalls(_activity: ClockActivity, _calls: SandboxCalls): void {
     // Nothing waits for quiet on the wall clock.
   }
 
   arrived(_activity: ClockActivity): void {
+    // Nothing waits for quiet on the wall clock.
+  }
+
+  answered(_activity: ClockActivity): void {
     // Nothing waits for quiet on the wall clock.
   }
 

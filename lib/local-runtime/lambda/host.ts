@@ -122,8 +122,11 @@ class Sandbox {
   private readonly timers = new Map<number, ClockTimer>();
   /** Set while the sandbox waits only on its timers: the invocation's hold parked. */
   private waiting: { resume(): void } | undefined;
-  /** Requests the sandbox has sent to the runtime in its life (worker.js counts them). */
-  private readonly callsSent = new Int32Array(new SharedArrayBuffer(4));
+  /**
+   * Requests the sandbox has sent to the runtime in its life, and answers it has handled
+   * (worker.js counts both).
+   */
+  private readonly calls = new Int32Array(new SharedArrayBuffer(8));
 
   /** `ordinal`: the how-manyth sandbox of its function (a seeded clock seeds its randomness by it). */
   constructor(spec: LambdaFunctionSpec, options: LambdaHostOptions, ordinal: number) {
@@ -146,7 +149,7 @@ class Sandbox {
           sharedTime: options.clock.sharedTime,
           activityHeader: ACTIVITY_HEADER,
           callHeader: CALL_HEADER,
-          callsSent: this.callsSent.buffer,
+          calls: this.calls.buffer,
         }),
       },
       resourceLimits: { maxOldGenerationSizeMb: Math.max(64, spec.memorySizeMb) },
@@ -197,8 +200,11 @@ class Sandbox {
   ): Promise<WorkerReply> {
     this.activity = activity;
     // A request on its way to the runtime's server is part of the invocation until it arrives.
-    const before = Atomics.load(this.callsSent, 0);
-    this.clock.expectCalls(activity, () => Atomics.load(this.callsSent, 0) - before);
+    const [sentBefore, handledBefore] = [Atomics.load(this.calls, 0), Atomics.load(this.calls, 1)];
+    this.clock.expectCalls(activity, {
+      sent: () => Atomics.load(this.calls, 0) - sentBefore,
+      handled: () => Atomics.load(this.calls, 1) - handledBefore,
+    });
     return new Promise<WorkerReply>((settle) => {
       this.pending = { id: invocation.id, settle };
       this.worker.postMessage({ ...invocation, ...(activity.id && { activityId: activity.id }) });

@@ -104,10 +104,38 @@ let reportedWaiting = false;
  * to the first of them. A request in flight is held by the server that serves it.
  */
 function reportWaiting() {
-  const waiting = invoking && pendingTimers.size > 0 && requestsInFlight === 0;
+  const waiting = waitsOnTimersOnly();
   if (waiting === reportedWaiting) return;
+  if (waiting && workerData.randomSeed !== undefined) {
+    confirmWaiting();
+    return;
+  }
   reportedWaiting = waiting;
   parentPort.postMessage({ kind: 'waiting', waiting });
+}
+
+function waitsOnTimersOnly() {
+  return invoking && pendingTimers.size > 0 && requestsInFlight === 0;
+}
+
+/**
+ * On a seeded clock, waiting is told only once the code has run on for two turns of the event
+ * loop and still waits on its timers alone: code that arms a timer and then sends a request
+ * (AbortSignal.timeout, then fetch) is not waiting, and telling it would let the clock pick the
+ * next work at a moment the machine decides.
+ */
+let confirming = false;
+function confirmWaiting() {
+  if (confirming) return;
+  confirming = true;
+  setImmediate(() =>
+    setImmediate(() => {
+      confirming = false;
+      if (reportedWaiting || !waitsOnTimersOnly()) return;
+      reportedWaiting = true;
+      parentPort.postMessage({ kind: 'waiting', waiting: true });
+    }),
+  );
 }
 
 /**
@@ -251,6 +279,9 @@ let activityId;
 /** Requests the running invocation has sent so far: each names its number (callHeader). */
 let callsSent = 0;
 
+/** Waiting for the invocation's requests in flight to end (settledBeforeAnswer). */
+const drainWaiters = [];
+
 /** Counts a request of the invocation in flight; the function returned ends it (once). */
 function inFlight() {
   requestsInFlight += 1;
@@ -261,7 +292,19 @@ function inFlight() {
     done = true;
     requestsInFlight -= 1;
     reportWaiting();
+    if (requestsInFlight === 0) for (const wake of drainWaiters.splice(0)) wake();
   };
+}
+
+/**
+ * On a seeded clock an invocation answers once its requests have ended and its code has run on for
+ * two turns of the event loop: what it leaves behind (a request not awaited, the SDK clearing its
+ * timers after a response) is done before the clock moves on, not at a moment the machine decides.
+ */
+async function settledBeforeAnswer() {
+  if (workerData.randomSeed === undefined) return;
+  if (requestsInFlight > 0) await new Promise((resolve) => drainWaiters.push(resolve));
+  await new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
 }
 
 /**
@@ -275,14 +318,20 @@ function inFlight() {
 function nameActivityInRequests() {
   const header = workerData.activityHeader;
   const callHeader = workerData.callHeader;
-  const sentInLife = new Int32Array(workerData.callsSent);
+  /** Sent [0] and answers handled [1] in the sandbox's life, where the host reads them at once. */
+  const counted = new Int32Array(workerData.calls);
   /**
    * The next call's number; a call to a loopback server (the runtime's: only these arrive where the
-   * host counts them) is also counted where the host sees it at once (shared memory).
+   * host counts them) is also counted as sent, and its answer as handled once the code has run on
+   * for two turns of the event loop after it (its next request sent by then).
    */
   const nextCall = (host) => {
-    if (LOOPBACK_HOST.test(host ?? '')) Atomics.add(sentInLife, 0, 1);
-    return String(++callsSent);
+    const loopback = LOOPBACK_HOST.test(host ?? '');
+    if (loopback) Atomics.add(counted, 0, 1);
+    const handled = () => {
+      if (loopback) setImmediate(() => setImmediate(() => Atomics.add(counted, 1, 1)));
+    };
+    return { number: String(++callsSent), handled };
   };
   const hostOf = (input) => {
     try {
@@ -297,9 +346,13 @@ function nameActivityInRequests() {
       if (!activityId) return hostFetch(input, init);
       const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
       headers.set(header, activityId);
-      headers.set(callHeader, nextCall(hostOf(input)));
+      const call = nextCall(hostOf(input));
+      headers.set(callHeader, call.number);
       const settle = inFlight();
-      return hostFetch(input, { ...init, headers }).finally(settle);
+      return hostFetch(input, { ...init, headers }).finally(() => {
+        settle();
+        call.handled();
+      });
     };
   }
   for (const name of ['node:http', 'node:https']) {
@@ -309,10 +362,18 @@ function nameActivityInRequests() {
       const outgoing = hostRequest.apply(this, args);
       if (activityId && !outgoing.headersSent) {
         outgoing.setHeader(header, activityId);
-        outgoing.setHeader(callHeader, nextCall(outgoing.host));
+        const call = nextCall(outgoing.host);
+        outgoing.setHeader(callHeader, call.number);
         const settle = inFlight();
-        outgoing.once('response', (response) => response.once('end', settle));
-        outgoing.once('close', settle);
+        let answered = false;
+        const end = () => {
+          settle();
+          if (answered) return;
+          answered = true;
+          call.handled();
+        };
+        outgoing.once('response', (response) => response.once('end', end));
+        outgoing.once('close', end);
       }
       return outgoing;
     };
@@ -409,12 +470,14 @@ parentPort.on('message', async (invocation) => {
     handlerPromise ??= loadHandler();
     const fn = await handlerPromise;
     const payload = await run(fn, JSON.parse(invocation.eventJson), contextFor(invocation));
+    await settledBeforeAnswer();
     // Lambda returns the handler's result as JSON: undefined becomes null, class instances plain data.
     invoking = false;
     activityId = undefined;
     reportWaiting();
     parentPort.postMessage({ id: invocation.id, ok: true, payloadJson: JSON.stringify(payload ?? null) });
   } catch (error) {
+    await settledBeforeAnswer();
     invoking = false;
     activityId = undefined;
     reportWaiting();

@@ -71,6 +71,7 @@ function guardHost(server: Server, clock: RuntimeClock | undefined): void {
     let closed = false;
     response.once('close', () => {
       closed = true;
+      if (caller) clock.answered(caller);
       callerParked?.resume();
       activity?.release();
     });

@@ -1,5 +1,6 @@
 import { parseChaosArguments } from '../../../bin/chaos';
 import { parseDeliveryChaosArguments } from '../../../bin/chaos-deliveries';
+import { parseSeededRunArguments } from '../../../bin/seeded-run';
 import { DELIVERY_FAULT_KINDS, DeliveryFaultKind } from '../../../lib/chaos/deliveries/faults';
 import { FAULT_KINDS, FaultKind } from '../../../lib/chaos/orders/faults';
 
@@ -101,5 +102,35 @@ describe('npm run chaos:deliveries arguments', () => {
       "unknown fault kind 'clock-skew'",
     );
     expect(() => parseDeliveryChaosArguments(['--orders', '3'])).toThrow("Unknown argument '--orders'");
+  });
+});
+
+describe('npm run seeded-run arguments', () => {
+  it('defaults to seed 1, 3 orders, 20 minutes and a trace file named by the seed', () => {
+    expect(parseSeededRunArguments([])).toEqual({
+      seed: 1,
+      orders: 3,
+      clockMinutes: 20,
+      traceFile: '.local/seeded-run/trace-1.txt',
+    });
+  });
+
+  it('reads the seed, orders, minutes, trace file and assembly, and refuses what it does not know', () => {
+    expect(
+      parseSeededRunArguments([
+        '--seed',
+        '7',
+        '--orders',
+        '2',
+        '--minutes',
+        '5',
+        '--trace',
+        't.txt',
+        '--assembly',
+        'a',
+      ]),
+    ).toEqual({ seed: 7, orders: 2, clockMinutes: 5, traceFile: 't.txt', assemblyDir: 'a' });
+    expect(() => parseSeededRunArguments(['--orders', '0'])).toThrow(/--orders/);
+    expect(() => parseSeededRunArguments(['--clock', 'wall'])).toThrow(/Unknown argument '--clock'/);
   });
 });

@@ -154,7 +154,7 @@ describe('VirtualClock with a seed', () => {
     const clock = new VirtualClock({ seed: 2 });
     const invocation = await new Promise<ClockActivity>((resolve) => clock.admit('invoke F', resolve));
     const sent = 2;
-    clock.expectCalls(invocation, () => sent);
+    clock.expectCalls(invocation, { sent: () => sent, handled: () => 0 });
     // The first of two requests sent together arrives: it parks the invocation and waits its turn.
     const admitted: string[] = [];
     const request = (label: string) => {
@@ -172,6 +172,35 @@ describe('VirtualClock with a seed', () => {
     request('request call 1');
     await until(() => admitted.length === 2, 'both requests admitted');
     expect([...admitted].sort()).toEqual(['request call 1', 'request call 2']);
+    parked.resume();
+    invocation.release();
+    clock.stop();
+  });
+});
+
+describe('VirtualClock with a seed, a sandbox answered', () => {
+  it('waits until the sandbox has handled an answer before it picks (its next request may follow)', async () => {
+    const clock = new VirtualClock({ seed: 3 });
+    const invocation = await new Promise<ClockActivity>((resolve) => clock.admit('invoke G', resolve));
+    let handled = 0;
+    clock.expectCalls(invocation, { sent: () => 2, handled: () => handled });
+    const admitted: string[] = [];
+    const admit = (label: string) =>
+      clock.admit(label, (activity) => {
+        admitted.push(label);
+        activity.release();
+      });
+    // Both requests arrived; the first is answered while the second still waits its turn.
+    clock.arrived(invocation);
+    clock.arrived(invocation);
+    const parked = clock.park(invocation);
+    clock.answered(invocation);
+    admit('request call 2');
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(admitted).toEqual([]);
+    // Handled: the sandbox ran on and sent nothing more; the waiting request is picked.
+    handled = 1;
+    await until(() => admitted.length === 1, 'the waiting request admitted');
     parked.resume();
     invocation.release();
     clock.stop();

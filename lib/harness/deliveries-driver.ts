@@ -21,7 +21,7 @@ import {
   type SubmitDeliveryRequest,
 } from '../../lambdas/choreography/contracts';
 import { serviceSendPolicy } from '../../lambdas/shared/service-send-policy';
-import type { LocalTarget } from '../local-runtime';
+import { ACTIVITY_HEADER, type ClockActivity, type LocalTarget } from '../local-runtime';
 import type {
   AssignmentItem,
   ChangeLogEntry,
@@ -140,9 +140,13 @@ export class DeliverySystemDriver {
     });
   }
 
-  /** POST /deliveries once; the caller retries on transport errors, 5xx and 429. */
-  submit(request: SubmitDeliveryRequest): Promise<SubmitOutcome> {
-    return submitJson(`${this.stack.apiBase}/deliveries`, request, this.stack.apiKey);
+  /**
+   * POST /deliveries once; the caller retries on transport errors, 5xx and 429. `activity`: the
+   * client's own on a seeded clock, named in the request (it waits its turn as the client's part).
+   */
+  submit(request: SubmitDeliveryRequest, activity?: ClockActivity): Promise<SubmitOutcome> {
+    const headers: Record<string, string> = activity ? { [ACTIVITY_HEADER]: activity.id } : {};
+    return submitJson(`${this.stack.apiBase}/deliveries`, request, this.stack.apiKey, headers);
   }
 
   /** A poison message straight onto a consumer's FIFO queue. */

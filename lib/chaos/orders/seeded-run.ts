@@ -7,14 +7,12 @@
  * on one commit give the same trace. The campaign's faults do not replay yet: its driver submits,
  * samples and acts on the machine's time.
  */
-import { writeFileSync } from 'node:fs';
-import { TERMINAL_STATES } from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import { DeliverySystemDriver } from '../../harness/deliveries-driver';
 import { SystemDriver } from '../../harness/orders-driver';
-import { admitted, startLocalRuntime, VirtualClock } from '../../local-runtime';
-import { campaignAssembly } from './campaign-setup';
+import { admitted, type LocalTarget, startLocalRuntime, VirtualClock } from '../../local-runtime';
+import { readDeliveryAssemblyFacts } from '../deliveries/assembly';
+import { DEFAULT_DELIVERY_FAULT_RATES, DEFAULT_SCENARIO_SHARES, planDeliveries } from '../deliveries/plan';
 import { DEFAULT_FAULT_RATES, planCampaign } from './plan';
-
-const TERMINAL: readonly string[] = TERMINAL_STATES;
 
 export interface SeededRunOptions {
   /** A synthesized assembly of the app (the local profile). */
@@ -22,6 +20,8 @@ export interface SeededRunOptions {
   readonly seed: number;
   /** Orders submitted. @default 3 */
   readonly orders?: number;
+  /** Deliveries submitted (after the orders), as the delivery campaign plans them without faults. @default 0 */
+  readonly deliveries?: number;
   /** Minutes of the clock the run goes on for after the last submission. @default 20 */
   readonly clockMinutes?: number;
 }
@@ -31,6 +31,8 @@ export interface SeededRunResult {
   readonly trace: readonly string[];
   /** Each order's process state at the end, in submission order (undefined: no record). */
   readonly outcomes: ReadonlyArray<{ readonly orderId: string; readonly processState: string | undefined }>;
+  /** Each delivery's status at the end, in submission order (undefined: no record). */
+  readonly deliveries: ReadonlyArray<{ readonly deliveryId: string; readonly status: string | undefined }>;
 }
 
 export async function runSeededOrders(options: SeededRunOptions): Promise<SeededRunResult> {
@@ -66,13 +68,17 @@ export async function runSeededOrders(options: SeededRunOptions): Promise<Seeded
         submitting.release();
       }
     }
+    const deliveries = await submitDeliveries(options, runtime.target, clock);
     await clock.sleep((options.clockMinutes ?? 20) * 60_000);
     tracing = false;
     const records = await driver.records(plan.orders.map((order) => order.orderId));
     const states = new Map(records.map((record) => [record.orderId, record.processState]));
+    const items = deliveries.length === 0 ? [] : await deliveries.driver.deliveryItems();
+    const statuses = new Map(items.map((item) => [item.deliveryId, item.status]));
     return {
       trace,
       outcomes: plan.orders.map(({ orderId }) => ({ orderId, processState: states.get(orderId) })),
+      deliveries: deliveries.ids.map((deliveryId) => ({ deliveryId, status: statuses.get(deliveryId) })),
     };
   } finally {
     await runtime.stop();
@@ -80,44 +86,40 @@ export async function runSeededOrders(options: SeededRunOptions): Promise<Seeded
   }
 }
 
-export interface SeededRunCommandOptions {
-  readonly seed: number;
-  readonly orders: number;
-  readonly clockMinutes: number;
-  /** Where the trace is written. */
-  readonly traceFile: string;
-  /** @default - synthesized with the deployed timings under .local/seeded-run */
-  readonly assemblyDir?: string;
-}
-
-/**
- * `npm run seeded-run`: one seeded run, its trace written to a file; passed when every order ended
- * in a terminal state. The summary names the command that runs it again (the same trace, byte for
- * byte, on the same commit).
- */
-export async function seededRunCommand(
-  options: SeededRunCommandOptions,
-): Promise<{ readonly summary: string; readonly result: { readonly passed: boolean } }> {
-  const assemblyDir =
-    options.assemblyDir ??
-    campaignAssembly({ workDir: '.local/seeded-run', timings: 'default', enabledKinds: [] }, (line) =>
-      console.log(line),
-    );
-  const { trace, outcomes } = await runSeededOrders({
-    assemblyDir,
+/** Submits the run's deliveries one by one, each as the client's activity on the clock. */
+async function submitDeliveries(
+  options: SeededRunOptions,
+  target: LocalTarget,
+  clock: VirtualClock,
+): Promise<{
+  readonly ids: readonly string[];
+  readonly driver: DeliverySystemDriver;
+  readonly length: number;
+}> {
+  const count = options.deliveries ?? 0;
+  const facts = readDeliveryAssemblyFacts(options.assemblyDir);
+  const driver = new DeliverySystemDriver(target, facts.stackName);
+  if (count === 0) return { ids: [], driver, length: 0 };
+  const plan = planDeliveries({
+    deliveries: count,
     seed: options.seed,
-    orders: options.orders,
-    clockMinutes: options.clockMinutes,
+    limits: facts.limits,
+    rates: DEFAULT_DELIVERY_FAULT_RATES,
+    shares: DEFAULT_SCENARIO_SHARES,
+    garbageMessages: 0,
+    minDeliveriesPerKind: 0,
+    enabledKinds: [],
   });
-  writeFileSync(options.traceFile, `${trace.join('\n')}\n`);
-  const passed = outcomes.every(({ processState }) => TERMINAL.includes(processState ?? ''));
-  const again =
-    `npm run seeded-run -- --seed ${options.seed} --orders ${options.orders} ` +
-    `--minutes ${options.clockMinutes} --trace ${options.traceFile}`;
-  const summary = [
-    `[seeded-run] seed ${options.seed}: ${outcomes.map((o) => `${o.orderId} ${o.processState ?? 'no record'}`).join(', ')}`,
-    `[seeded-run] ${trace.length} trace lines in ${options.traceFile}; ${passed ? 'every order terminal' : 'NOT every order terminal'}`,
-    `[seeded-run] the same run again (the same trace on this commit): ${again}`,
-  ].join('\n');
-  return { summary, result: { passed } };
+  for (const delivery of plan.deliveries) {
+    const submitting = await admitted(clock, `client submit ${delivery.deliveryId}`);
+    try {
+      const outcome = await driver.submit(delivery.request, submitting);
+      if (outcome.kind !== 'accepted') {
+        throw new Error(`delivery ${delivery.deliveryId} was not accepted: ${JSON.stringify(outcome)}`);
+      }
+    } finally {
+      submitting.release();
+    }
+  }
+  return { ids: plan.deliveries.map((delivery) => delivery.deliveryId), driver, length: count };
 }

@@ -311,8 +311,8 @@ export class VirtualClock implements RuntimeClock {
       this.touch();
       return;
     }
-    if (this.schedule && this.callsInTransit()) {
-      // Not quiet yet: a request is on its way from a sandbox.
+    if (this.schedule && this.sandboxCallsUnsettled()) {
+      // Not quiet yet: a sandbox's request is on its way, or it is handling an answer.
       this.touch();
       return;
     }
@@ -323,7 +323,7 @@ export class VirtualClock implements RuntimeClock {
     this.advance();
   }
 
-  private callsInTransit(): boolean {
+  private sandboxCallsUnsettled(): boolean {
     for (const activity of this.activities.values()) if (activity.callsUnsettled) return true;
     return false;
   }

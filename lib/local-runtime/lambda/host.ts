@@ -117,6 +117,7 @@ class Sandbox {
   private pending: { id: string; settle: (reply: WorkerReply) => void } | undefined;
   private alive = true;
   private readonly clock: RuntimeClock;
+  private readonly functionName: string;
   /** The running invocation's hold on the clock, which the sandbox's timers park. */
   private activity: ClockActivity | undefined;
   private readonly timers = new Map<number, ClockTimer>();
@@ -131,6 +132,7 @@ class Sandbox {
   /** `ordinal`: the how-manyth sandbox of its function (a seeded clock seeds its randomness by it). */
   constructor(spec: LambdaFunctionSpec, options: LambdaHostOptions, ordinal: number) {
     const seed = options.clock?.seed;
+    this.functionName = spec.functionName;
     this.worker = new Worker(WORKER_SCRIPT, {
       env: { ...spec.environment },
       stdout: true,
@@ -199,7 +201,8 @@ class Sandbox {
     activity: ClockActivity,
   ): Promise<WorkerReply> {
     this.activity = activity;
-    // A request on its way to the runtime's server is part of the invocation until it arrives.
+    // A request on its way to the runtime's server is part of the invocation until it arrives, and
+    // an answer until the sandbox has handled it (a seeded clock waits for both: expectCalls).
     const [sentBefore, handledBefore] = [Atomics.load(this.calls, 0), Atomics.load(this.calls, 1)];
     this.clock.expectCalls(activity, {
       sent: () => Atomics.load(this.calls, 0) - sentBefore,
@@ -211,7 +214,18 @@ class Sandbox {
     }).finally(() => {
       this.stopWaiting();
       this.activity = undefined;
+      if (this.clock.seed !== undefined) this.dropTimers();
     });
+  }
+
+  /**
+   * On a seeded clock a sandbox's timers still pending when its invocation answers never fire (its
+   * worker drops them too, before it answers): as a frozen Lambda sandbox's, they do not run between
+   * invocations, and a cancel the SDK sends after its last response cannot race the clock.
+   */
+  private dropTimers(): void {
+    for (const timer of this.timers.values()) timer.cancel();
+    this.timers.clear();
   }
 
   private stopWaiting(): void {
@@ -237,11 +251,15 @@ class Sandbox {
       this.timers.delete(timerId);
       return;
     }
-    const timer = this.clock.setTimer(() => {
-      this.timers.delete(timerId);
-      this.stopWaiting();
-      if (this.alive) this.worker.postMessage({ kind: 'fire', timerId });
-    }, message.delayMillis);
+    const timer = this.clock.setTimer(
+      () => {
+        this.timers.delete(timerId);
+        this.stopWaiting();
+        if (this.alive) this.worker.postMessage({ kind: 'fire', timerId });
+      },
+      message.delayMillis,
+      `timer ${this.functionName} ${message.delayMillis} ms`,
+    );
     this.timers.set(timerId, timer);
   }
 
@@ -372,7 +390,6 @@ export class LambdaHost {
     }
     if (this.stopped) throw new Error('The local runtime is stopped');
     const spec = pool.spec;
-    const requestId = mintUuid();
     // Time stands still on a virtual clock while a function runs; its caller (a request, another
     // invocation) waits for it meanwhile, parked: from before it waits for a free sandbox, which
     // may be held by invocations that themselves wait on the clock (a sleep, a stalled call).
@@ -380,6 +397,8 @@ export class LambdaHost {
     // Admitted before it takes a sandbox (on a seeded clock, the order of admissions decides which
     // invocation gets a warm sandbox); parked while it waits for one.
     const running = await admitted(this.clock, `invoke ${spec.functionName}`);
+    // Minted once admitted: in the seeded order, not in the order invocations arrived in.
+    const requestId = mintUuid();
     const acquiring = this.clock.park(running);
     let sandbox: Sandbox;
     try {

@@ -305,6 +305,8 @@ async function settledBeforeAnswer() {
   if (workerData.randomSeed === undefined) return;
   if (requestsInFlight > 0) await new Promise((resolve) => drainWaiters.push(resolve));
   await new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+  // Timers still pending never fire: the host drops them at the answer (host.ts dropTimers).
+  pendingTimers.clear();
 }
 
 /**
@@ -326,10 +328,11 @@ function nameActivityInRequests() {
    * for two turns of the event loop after it (its next request sent by then).
    */
   const nextCall = (host) => {
-    const loopback = LOOPBACK_HOST.test(host ?? '');
-    if (loopback) Atomics.add(counted, 0, 1);
+    // Read only on a seeded clock (the host's expectCalls).
+    const counts = workerData.randomSeed !== undefined && LOOPBACK_HOST.test(host ?? '');
+    if (counts) Atomics.add(counted, 0, 1);
     const handled = () => {
-      if (loopback) setImmediate(() => setImmediate(() => Atomics.add(counted, 1, 1)));
+      if (counts) setImmediate(() => setImmediate(() => Atomics.add(counted, 1, 1)));
     };
     return { number: String(++callsSent), handled };
   };

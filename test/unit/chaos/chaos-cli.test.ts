@@ -106,10 +106,11 @@ describe('npm run chaos:deliveries arguments', () => {
 });
 
 describe('npm run seeded-run arguments', () => {
-  it('defaults to seed 1, 3 orders, 20 minutes and a trace file named by the seed', () => {
+  it('defaults to seed 1, 3 orders, no delivery, 20 minutes and a trace file named by the seed', () => {
     expect(parseSeededRunArguments([])).toEqual({
       seed: 1,
       orders: 3,
+      deliveries: 0,
       clockMinutes: 20,
       traceFile: '.local/seeded-run/trace-1.txt',
     });
@@ -129,7 +130,8 @@ describe('npm run seeded-run arguments', () => {
         '--assembly',
         'a',
       ]),
-    ).toEqual({ seed: 7, orders: 2, clockMinutes: 5, traceFile: 't.txt', assemblyDir: 'a' });
+    ).toEqual({ seed: 7, orders: 2, deliveries: 0, clockMinutes: 5, traceFile: 't.txt', assemblyDir: 'a' });
+    expect(parseSeededRunArguments(['--deliveries', '2']).deliveries).toBe(2);
     expect(() => parseSeededRunArguments(['--orders', '0'])).toThrow(/--orders/);
     expect(() => parseSeededRunArguments(['--clock', 'wall'])).toThrow(/Unknown argument '--clock'/);
   });

@@ -317,20 +317,29 @@ exports.handler = async () => [
   globalThis.crypto.randomUUID(),
   Buffer.from(globalThis.crypto.getRandomValues(new Uint8Array(4))).toString('hex'),
 ];
+// Leaves a timer pending when it answers (an AbortSignal.timeout never cleared, say).
+exports.leave = async () => {
+  setTimeout(() => undefined, 60000);
+  return 'left';
+};
 `,
   );
   afterAll(() => rmSync(codeDirectory, { recursive: true, force: true }));
 
-  /** What the function mints in two invocations on a new host whose clock is seeded `seed`. */
-  const minted = async (seed: number | undefined) => {
+  /** Runs `work` on a new host whose clock is seeded `seed`, with `handler` as function 'fn'. */
+  const onHost = async <T>(
+    seed: number | undefined,
+    handler: string,
+    work: (host: LambdaHost, clock: VirtualClock) => Promise<T>,
+  ): Promise<T> => {
     const clock = new VirtualClock(seed === undefined ? {} : { seed });
     const host = new LambdaHost({ clock });
     host.register({
-      logicalId: 'mint',
-      functionName: 'mint',
-      functionArn: 'arn:aws:lambda:us-east-1:000000000000:function:mint',
+      logicalId: 'fn',
+      functionName: 'fn',
+      functionArn: 'arn:aws:lambda:us-east-1:000000000000:function:fn',
       codeDirectory,
-      handler: 'index.handler',
+      handler,
       environment: {},
       timeoutSeconds: 30,
       memorySizeMb: 128,
@@ -338,13 +347,19 @@ exports.handler = async () => [
       asyncRetryAttempts: 0,
     });
     try {
-      const results = [await host.invoke('mint', {}), await host.invoke('mint', {})];
-      return results.map((result) => (result.ok ? result.payload : result));
+      return await work(host, clock);
     } finally {
       await host.stop();
       clock.stop();
     }
   };
+
+  /** What the function mints in two invocations on a new host whose clock is seeded `seed`. */
+  const minted = (seed: number | undefined) =>
+    onHost(seed, 'index.handler', async (host) => {
+      const results = [await host.invoke('fn', {}), await host.invoke('fn', {})];
+      return results.map((result) => (result.ok ? result.payload : result));
+    });
 
   it('mints the same for the same seed, else otherwise', async () => {
     const first = await minted(4);
@@ -354,5 +369,16 @@ exports.handler = async () => [
     expect(await minted(5)).not.toEqual(first);
     const unseeded = await minted(undefined);
     expect(await minted(undefined)).not.toEqual(unseeded);
+  });
+
+  it('drops the timers a sandbox leaves pending when it answers, as a frozen sandbox does not run them', async () => {
+    const pendingAfter = (seed: number | undefined) =>
+      onHost(seed, 'index.leave', async (host, clock) => {
+        expect(await host.invoke('fn', {})).toMatchObject({ ok: true, payload: 'left' });
+        return clock.nextDueIn();
+      });
+    expect(await pendingAfter(4)).toBeUndefined();
+    // Without a seed the timer stays armed on the clock, as before.
+    expect(await pendingAfter(undefined)).toBe(60_000);
   });
 });

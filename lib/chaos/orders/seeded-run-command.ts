@@ -8,7 +8,7 @@ import { dirname } from 'node:path';
 import { TERMINAL_DELIVERY_STATUSES } from '../../../lambdas/choreography/contracts';
 import { TERMINAL_STATES } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { campaignAssembly } from './campaign-setup';
-import { runSeededOrders } from './seeded-run';
+import { runSeededApp } from './seeded-run';
 
 const TERMINAL: readonly string[] = [...TERMINAL_STATES, ...TERMINAL_DELIVERY_STATUSES];
 
@@ -32,7 +32,7 @@ export async function seededRunCommand(
       console.log(line),
     );
   const { seed, orders, deliveries, clockMinutes, traceFile } = options;
-  const run = await runSeededOrders({ assemblyDir, seed, orders, deliveries, clockMinutes });
+  const run = await runSeededApp({ assemblyDir, seed, orders, deliveries, clockMinutes });
   mkdirSync(dirname(traceFile), { recursive: true });
   writeFileSync(traceFile, `${run.trace.join('\n')}\n`);
   const ends = [

@@ -1,11 +1,11 @@
 /**
- * A seeded run of the orders app (issue 22, item 4): the whole app on a seeded virtual clock
- * (lib/local-runtime/clock/README.md), plain orders submitted one by one by a client that holds
- * the clock while it sends (so each submission starts when the schedule says, not when the machine
- * gets to it), then minutes of the clock for them to run; what it returns is the clock's trace
- * (every admission and timer fired, with its time) and each order's end state. Two runs of a seed
- * on one commit give the same trace. The campaign's faults do not replay yet: its driver submits,
- * samples and acts on the machine's time.
+ * A seeded run of the app (issue 22, item 4): both stacks on a seeded virtual clock
+ * (lib/local-runtime/clock/README.md), plain orders and then deliveries submitted one by one by a
+ * client that holds the clock while it sends (so each submission starts when the schedule says, not
+ * when the machine gets to it), then minutes of the clock for them to run; what it returns is the
+ * clock's trace (every admission and timer fired, with its time) and each order's and delivery's end
+ * state. Two runs of a seed on one commit give the same trace. The campaigns' faults do not replay
+ * yet: their drivers submit, sample and act on the machine's time.
  */
 import { DeliverySystemDriver } from '../../harness/deliveries-driver';
 import { SystemDriver } from '../../harness/orders-driver';
@@ -35,7 +35,7 @@ export interface SeededRunResult {
   readonly deliveries: ReadonlyArray<{ readonly deliveryId: string; readonly status: string | undefined }>;
 }
 
-export async function runSeededOrders(options: SeededRunOptions): Promise<SeededRunResult> {
+export async function runSeededApp(options: SeededRunOptions): Promise<SeededRunResult> {
   const trace: string[] = [];
   let tracing = true;
   const clock = new VirtualClock({ seed: options.seed, trace: (line) => tracing && trace.push(line) });
@@ -73,7 +73,7 @@ export async function runSeededOrders(options: SeededRunOptions): Promise<Seeded
     tracing = false;
     const records = await driver.records(plan.orders.map((order) => order.orderId));
     const states = new Map(records.map((record) => [record.orderId, record.processState]));
-    const items = deliveries.length === 0 ? [] : await deliveries.driver.deliveryItems();
+    const items = deliveries.ids.length === 0 ? [] : await deliveries.driver.deliveryItems();
     const statuses = new Map(items.map((item) => [item.deliveryId, item.status]));
     return {
       trace,
@@ -91,15 +91,11 @@ async function submitDeliveries(
   options: SeededRunOptions,
   target: LocalTarget,
   clock: VirtualClock,
-): Promise<{
-  readonly ids: readonly string[];
-  readonly driver: DeliverySystemDriver;
-  readonly length: number;
-}> {
+): Promise<{ readonly ids: readonly string[]; readonly driver: DeliverySystemDriver }> {
   const count = options.deliveries ?? 0;
   const facts = readDeliveryAssemblyFacts(options.assemblyDir);
   const driver = new DeliverySystemDriver(target, facts.stackName);
-  if (count === 0) return { ids: [], driver, length: 0 };
+  if (count === 0) return { ids: [], driver };
   const plan = planDeliveries({
     deliveries: count,
     seed: options.seed,
@@ -121,5 +117,5 @@ async function submitDeliveries(
       submitting.release();
     }
   }
-  return { ids: plan.deliveries.map((delivery) => delivery.deliveryId), driver, length: count };
+  return { ids: plan.deliveries.map((delivery) => delivery.deliveryId), driver };
 }

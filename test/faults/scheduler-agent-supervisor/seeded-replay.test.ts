@@ -4,15 +4,15 @@
  * invocation, SDK call of the runtime's own and timer, in the same order at the same time of the
  * clock; and both orders end Processed. On a difference the test names the first line that differs.
  */
-import { runSeededOrders } from '../../../lib/chaos/orders/seeded-run';
+import { runSeededApp } from '../../../lib/chaos/orders/seeded-run';
 import { assemblyUnderTest } from '../support';
 
 jest.setTimeout(600_000);
 
 it('gives the same trace twice for a seed, and the orders are processed', async () => {
   const options = { assemblyDir: assemblyUnderTest(), seed: 7, orders: 2, clockMinutes: 5 };
-  const first = await runSeededOrders(options);
-  const second = await runSeededOrders(options);
+  const first = await runSeededApp(options);
+  const second = await runSeededApp(options);
   expect(first.outcomes.map((outcome) => outcome.processState)).toEqual(['Processed', 'Processed']);
   expect(second.outcomes).toEqual(first.outcomes);
   // Not a trivial trace: the start-up, both orders' requests and invocations, the clock's timers.

@@ -5,8 +5,7 @@
  * request addresses) is the same too. The credentials' secrets stay random (iam/).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { RuntimeClock } from './clock';
-import { mulberry32, type Random } from './clock/seeded-random';
+import { mulberry32, type Random, type RuntimeClock } from './clock';
 
 let seeded: { readonly clock: RuntimeClock; readonly random: Random } | undefined;
 

@@ -192,13 +192,14 @@ export class VirtualClock implements RuntimeClock {
   }
 
   admit(label: string, start: (activity: ClockActivity) => void): boolean {
-    if (!this.schedule) {
+    const schedule = this.schedule;
+    if (!schedule) {
       start(this.hold(label));
       return true;
     }
     // Numbered in admission order among its label's: a request it sends names it apart from
     // another of the same label (two invocations of one function).
-    this.schedule.enqueue({ label, start: () => start(this.hold(this.schedule?.numbered(label) ?? label)) });
+    schedule.enqueue({ label, start: () => start(this.hold(schedule.numbered(label))) });
     this.touch();
     return false;
   }

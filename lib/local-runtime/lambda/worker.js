@@ -128,14 +128,21 @@ let confirming = false;
 function confirmWaiting() {
   if (confirming) return;
   confirming = true;
-  setImmediate(() =>
-    setImmediate(() => {
-      confirming = false;
-      if (reportedWaiting || !waitsOnTimersOnly()) return;
-      reportedWaiting = true;
-      parentPort.postMessage({ kind: 'waiting', waiting: true });
-    }),
-  );
+  afterTwoTurns(() => {
+    confirming = false;
+    if (reportedWaiting || !waitsOnTimersOnly()) return;
+    reportedWaiting = true;
+    parentPort.postMessage({ kind: 'waiting', waiting: true });
+  });
+}
+
+/**
+ * Calls `callback` once the code has run on for two turns of the event loop: a seeded clock's
+ * measure of "the sandbox went on from here" (an answer handled, a wait confirmed, an invocation
+ * settled), long enough for what follows on microtasks and an I/O callback.
+ */
+function afterTwoTurns(callback) {
+  setImmediate(() => setImmediate(callback));
 }
 
 /**
@@ -304,7 +311,7 @@ function inFlight() {
 async function settledBeforeAnswer() {
   if (workerData.randomSeed === undefined) return;
   if (requestsInFlight > 0) await new Promise((resolve) => drainWaiters.push(resolve));
-  await new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+  await new Promise((resolve) => afterTwoTurns(resolve));
   // Timers still pending never fire: the host drops them at the answer (host.ts dropTimers).
   pendingTimers.clear();
 }
@@ -332,7 +339,7 @@ function nameActivityInRequests() {
     const counts = workerData.randomSeed !== undefined && LOOPBACK_HOST.test(host ?? '');
     if (counts) Atomics.add(counted, 0, 1);
     const handled = () => {
-      if (counts) setImmediate(() => setImmediate(() => Atomics.add(counted, 1, 1)));
+      if (counts) afterTwoTurns(() => Atomics.add(counted, 1, 1));
     };
     return { number: String(++callsSent), handled };
   };

@@ -8,7 +8,11 @@
  *                    [--assembly DIR] [--work DIR]
  *                    [--without kind,kind] [--only kind,kind] [--transient-rate 0.05]
  *                    [--min-processed 0.6] [--allowance-seconds 60] [--clock-skew-ms 1000] [--keep-data]
- *                    [--clock wall|virtual] [--timings default]
+ *                    [--clock wall|virtual] [--timings default] [--trace FILE]
+ *
+ * With --trace FILE the run is on a virtual clock seeded by --seed and writes the clock's trace
+ * there; the same command on the same commit writes the same file (a replay). The command that
+ * replays a run is printed after its summary.
  */
 import { CampaignArguments, definedOnly, runCampaignCommand } from '../lib/chaos/common/arguments';
 import { type CampaignOptions, runCampaign } from '../lib/chaos/orders/campaign';
@@ -19,7 +23,7 @@ import { profileNamed } from '../lib/platform/config';
 const USAGE =
   'Usage: npm run chaos -- [--orders N] [--seed N] [--max-in-flight N] [--admission-limit N] [--assembly DIR] [--work DIR] ' +
   '[--without kinds] [--only kinds] [--transient-rate R] [--min-processed R] [--allowance-seconds S] ' +
-  '[--clock-skew-ms MS] [--keep-data] [--clock wall|virtual] [--timings PROFILE]';
+  '[--clock-skew-ms MS] [--keep-data] [--clock wall|virtual] [--timings PROFILE] [--trace FILE]';
 
 const VALUE_FLAGS = [
   '--orders',
@@ -36,6 +40,7 @@ const VALUE_FLAGS = [
   '--clock-skew-ms',
   '--clock',
   '--timings',
+  '--trace',
 ];
 
 export function parseChaosArguments(argv: readonly string[]): CampaignOptions {
@@ -61,7 +66,22 @@ export function parseChaosArguments(argv: readonly string[]): CampaignOptions {
     keepData: args.has('--keep-data'),
     clock: args.clock('--clock'),
     timings: timingsFlag === undefined ? undefined : profileNamed(timingsFlag, '--timings'),
+    trace: args.text('--trace'),
   });
 }
 
-if (require.main === module) runCampaignCommand(parseChaosArguments, runCampaign);
+/** The line after the summary: the command that replays the run, or how to make one that does. */
+export function replayLine(argv: readonly string[], options: CampaignOptions): string {
+  const command = `npm run chaos -- ${argv.join(' ')}`.trimEnd();
+  return options.trace === undefined
+    ? `not replayable (no --trace): ${command} --trace FILE runs on a seeded clock and replays (lib/chaos/README.md, Replay)`
+    : `replay (the same trace on this commit): ${command}`;
+}
+
+if (require.main === module) {
+  const argv = process.argv.slice(2);
+  runCampaignCommand(parseChaosArguments, async (options) => {
+    const report = await runCampaign(options);
+    return { ...report, summary: `${report.summary}\n${replayLine(argv, options)}` };
+  });
+}

@@ -12,6 +12,8 @@ export interface SignedRequest {
   readonly body?: string;
   /** @default - no timeout */
   readonly timeoutMillis?: number;
+  /** Sent as they are, not signed (the local runtime's clock activity). @default - none */
+  readonly unsignedHeaders?: Readonly<Record<string, string>>;
 }
 
 export async function sendSigned(signer: SignatureV4, request: SignedRequest): Promise<Response> {
@@ -34,7 +36,10 @@ export async function sendSigned(signer: SignatureV4, request: SignedRequest): P
     ...(body !== undefined && { body }),
   });
   // fetch sets Host itself, from the URL: the one signed.
-  const headers = Object.fromEntries(Object.entries(signed.headers).filter(([name]) => name !== 'host'));
+  const headers = {
+    ...Object.fromEntries(Object.entries(signed.headers).filter(([name]) => name !== 'host')),
+    ...request.unsignedHeaders,
+  };
   return fetch(url, {
     method: request.method,
     headers,

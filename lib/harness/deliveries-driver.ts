@@ -21,7 +21,7 @@ import {
   type SubmitDeliveryRequest,
 } from '../../lambdas/choreography/contracts';
 import { serviceSendPolicy } from '../../lambdas/shared/service-send-policy';
-import { ACTIVITY_HEADER, type ClockActivity, type LocalTarget } from '../local-runtime';
+import { asActivity, type LocalTarget, type RuntimeClock } from '../local-runtime';
 import type {
   AssignmentItem,
   ChangeLogEntry,
@@ -33,6 +33,7 @@ import type {
   ObservedEvent,
   RemediationDecisionRecord,
 } from './deliveries-snapshots';
+import { harnessClient } from './harness-client';
 import { drainQueue, type StackView, type SubmitOutcome, stackView, submitJson } from './orders-driver';
 
 /** Output names of the DroneDelivery stack the campaign reads. */
@@ -66,12 +67,26 @@ export class DeliverySystemDriver {
   private readonly stack: StackView;
   private observerUrl: string | undefined;
 
-  constructor(target: LocalTarget, stackName: string) {
+  /**
+   * `clock`: the run's, when the driver is one of its actors: on a seeded clock every request it
+   * sends waits its turn there (harnessClient, asActivity). @default - requests go at once
+   */
+  constructor(
+    target: LocalTarget,
+    stackName: string,
+    private readonly clock?: RuntimeClock,
+  ) {
     const config = { region: target.region, credentials: { ...target.credentials } };
-    this.dynamo = new DynamoDBClient({ ...config, endpoint: target.endpoints.dynamodb });
+    this.dynamo = harnessClient(
+      new DynamoDBClient({ ...config, endpoint: target.endpoints.dynamodb }),
+      clock,
+    );
     this.documents = DynamoDBDocumentClient.from(this.dynamo);
-    this.sqs = new SQSClient({ ...config, endpoint: target.endpoints.sqs });
-    this.events = new EventBridgeClient({ ...config, endpoint: target.endpoints.events });
+    this.sqs = harnessClient(new SQSClient({ ...config, endpoint: target.endpoints.sqs }), clock);
+    this.events = harnessClient(
+      new EventBridgeClient({ ...config, endpoint: target.endpoints.events }),
+      clock,
+    );
     this.stack = stackView(target, stackName);
   }
 
@@ -141,12 +156,12 @@ export class DeliverySystemDriver {
   }
 
   /**
-   * POST /deliveries once; the caller retries on transport errors, 5xx and 429. `activity`: the
-   * client's own on a seeded clock, named in the request (it waits its turn as the client's part).
+   * POST /deliveries once; the caller retries on transport errors, 5xx and 429.
    */
-  submit(request: SubmitDeliveryRequest, activity?: ClockActivity): Promise<SubmitOutcome> {
-    const headers: Record<string, string> = activity ? { [ACTIVITY_HEADER]: activity.id } : {};
-    return submitJson(`${this.stack.apiBase}/deliveries`, request, this.stack.apiKey, headers);
+  submit(request: SubmitDeliveryRequest): Promise<SubmitOutcome> {
+    return asActivity(this.clock, `client submit ${request.deliveryId}`, (headers) =>
+      submitJson(`${this.stack.apiBase}/deliveries`, request, this.stack.apiKey, headers),
+    );
   }
 
   /** A poison message straight onto a consumer's FIFO queue. */

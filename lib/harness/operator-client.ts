@@ -20,6 +20,7 @@ import {
   type OperatorOrderListBody,
   OperatorRoute,
 } from '../../lambdas/scheduler-agent-supervisor/contracts';
+import type { RuntimeClock } from '../local-runtime';
 import { SignedApi, type SigningCredentials } from './signed-api';
 
 export interface OperatorEndpoint {
@@ -27,6 +28,11 @@ export interface OperatorEndpoint {
   readonly apiUrl: string;
   readonly region: string;
   readonly credentials: SigningCredentials;
+  /**
+   * The run's clock when the caller is one of its actors (the campaign's operator): on a seeded
+   * clock each request waits its turn there (SignedApi). @default - requests go at once
+   */
+  readonly clock?: RuntimeClock;
 }
 
 export interface ApiAnswer<T> {
@@ -52,7 +58,7 @@ export class OperatorClient {
   private readonly api: SignedApi;
 
   constructor(endpoint: OperatorEndpoint) {
-    this.api = new SignedApi(endpoint.apiUrl, endpoint.region, endpoint.credentials);
+    this.api = new SignedApi(endpoint.apiUrl, endpoint.region, endpoint.credentials, endpoint.clock);
   }
 
   list(query: { state: string; limit?: number; cursor?: string }): Promise<ApiAnswer<OperatorOrderListBody>> {
@@ -85,7 +91,7 @@ export class DeliveryOperatorClient {
   private readonly api: SignedApi;
 
   constructor(endpoint: OperatorEndpoint) {
-    this.api = new SignedApi(endpoint.apiUrl, endpoint.region, endpoint.credentials);
+    this.api = new SignedApi(endpoint.apiUrl, endpoint.region, endpoint.credentials, endpoint.clock);
   }
 
   /** Newest first, at most DELIVERY_LIST_MAX, of one status or of all. */

@@ -31,7 +31,8 @@ import {
   type SubmitOrderRequest,
 } from '../../lambdas/scheduler-agent-supervisor/contracts';
 import { AlarmNotificationField } from '../../lambdas/shared/alarm-spec';
-import { ACTIVITY_HEADER, type ClockActivity, type LocalTarget } from '../local-runtime';
+import { asActivity, type LocalTarget, type RuntimeClock } from '../local-runtime';
+import { harnessClient } from './harness-client';
 import { OperatorClient } from './operator-client';
 import type {
   AlertSnapshot,
@@ -129,10 +130,21 @@ export class SystemDriver {
   /** The principal operator actions are logged as (OperatorLog `By`). */
   readonly operatorIdentity: string;
 
-  constructor(target: LocalTarget) {
+  /**
+   * `clock`: the run's, when the driver is one of its actors: on a seeded clock every request it
+   * sends waits its turn there (harnessClient, asActivity), and a reply's receipt time is read from
+   * it. @default - requests go at once; receipt times are the machine's
+   */
+  constructor(
+    target: LocalTarget,
+    private readonly clock?: RuntimeClock,
+  ) {
     const config = { region: target.region, credentials: { ...target.credentials } };
-    this.dynamo = new DynamoDBClient({ ...config, endpoint: target.endpoints.dynamodb });
-    this.sqs = new SQSClient({ ...config, endpoint: target.endpoints.sqs });
+    this.dynamo = harnessClient(
+      new DynamoDBClient({ ...config, endpoint: target.endpoints.dynamodb }),
+      clock,
+    );
+    this.sqs = harnessClient(new SQSClient({ ...config, endpoint: target.endpoints.sqs }), clock);
     this.stack = stackView(target, ORDER_STACK);
     const operator = target.identities?.operator;
     if (!operator) throw new Error('The local target lists no operator identity');
@@ -141,8 +153,9 @@ export class SystemDriver {
       apiUrl: this.stack.apiBase,
       region: target.region,
       credentials: operator,
+      ...(clock && { clock }),
     });
-    this.clients = campaignClients(target, this.stack, config);
+    this.clients = campaignClients(target, this.stack, config, clock);
   }
 
   client(clientId: string): CampaignClient {
@@ -172,14 +185,19 @@ export class SystemDriver {
 
   /** Ends the OUTAGE a service plays for one key (the provider's fix, played by the campaign). */
   endOutage(service: ServiceName, idempotencyKey: string): Promise<void> {
-    return composeLedger(this.dynamo, this.output('LedgerTableName')).endOutage(service, idempotencyKey);
+    const clock = this.clock;
+    return composeLedger(
+      this.dynamo,
+      this.output('LedgerTableName'),
+      clock && (() => clock.date()),
+    ).endOutage(service, idempotencyKey);
   }
 
   /** Takes every status message on a client's reply queue now, read with the client's own identity. */
   drainReplies(clientId: string): Promise<ClientMessageDelivery[]> {
     const client = this.client(clientId);
     return drainQueue(client.reader, client.replyQueueUrl, (body): ClientMessageDelivery => {
-      const receivedAt = Date.now();
+      const receivedAt = this.clock?.now() ?? Date.now();
       let parsed: unknown;
       try {
         parsed = JSON.parse(body);
@@ -220,13 +238,13 @@ export class SystemDriver {
 
   /**
    * POST /orders once with a client's API key (the stack's first key without one); what to do
-   * next is the caller's (retry on transport errors, 5xx and 429). `activity`: the client's own on
-   * a seeded clock, named in the request (it waits its turn as the client's part).
+   * next is the caller's (retry on transport errors, 5xx and 429).
    */
-  submit(order: SubmitOrderRequest, clientId?: string, activity?: ClockActivity): Promise<SubmitOutcome> {
+  submit(order: SubmitOrderRequest, clientId?: string): Promise<SubmitOutcome> {
     const apiKey = clientId === undefined ? this.stack.apiKey : this.client(clientId).apiKey;
-    const headers: Record<string, string> = activity ? { [ACTIVITY_HEADER]: activity.id } : {};
-    return submitJson(`${this.stack.apiBase}/orders`, order, apiKey, headers);
+    return asActivity(this.clock, `client submit ${order.orderId}`, (headers) =>
+      submitJson(`${this.stack.apiBase}/orders`, order, apiKey, headers),
+    );
   }
 
   /** Consistent reads of some records (absent ones are left out). */
@@ -353,6 +371,7 @@ function campaignClients(
   target: LocalTarget,
   stack: StackView,
   config: { readonly region: string },
+  clock: RuntimeClock | undefined,
 ): CampaignClient[] {
   const listed = JSON.parse(stack.output('Clients')) as Array<{
     clientId: string;
@@ -373,12 +392,15 @@ function campaignClients(
       clientId: client.clientId,
       apiKey,
       replyQueueUrl: client.replyQueueUrl,
-      reader: new SQSClient({
-        region: config.region,
-        endpoint: target.endpoints.sqs,
-        credentials: { accessKeyId: identity.accessKeyId, secretAccessKey: identity.secretAccessKey },
-        maxAttempts: 1,
-      }),
+      reader: harnessClient(
+        new SQSClient({
+          region: config.region,
+          endpoint: target.endpoints.sqs,
+          credentials: { accessKeyId: identity.accessKeyId, secretAccessKey: identity.secretAccessKey },
+          maxAttempts: 1,
+        }),
+        clock,
+      ),
     };
   });
 }

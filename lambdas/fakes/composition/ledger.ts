@@ -25,8 +25,11 @@ export interface ComposedLedger extends LedgerPort {
   contents(): Promise<LedgerContents>;
 }
 
-/** The ledger on `tableName` through `client` (the handler's is traced; the tooling's is plain). */
-export function composeLedger(client: DynamoDBClient, tableName: string): ComposedLedger {
-  const ledger = new DynamoDbLedger(client, tableName);
+/**
+ * The ledger on `tableName` through `client` (the handler's is traced; the tooling's is plain);
+ * `now` stamps what it writes (a campaign's: its run's clock). @default the machine's time
+ */
+export function composeLedger(client: DynamoDBClient, tableName: string, now?: () => Date): ComposedLedger {
+  const ledger = new DynamoDbLedger(client, tableName, now);
   return Object.assign(ledger, { contents: () => readLedger(client, tableName) });
 }

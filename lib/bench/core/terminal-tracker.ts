@@ -17,7 +17,7 @@ import {
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { sleep } from '../../../lambdas/shared/clock';
 import { forEachLimited } from '../../../lambdas/shared/concurrency';
-import { submitUntilAnswered } from '../../chaos/common/loop';
+import { MACHINE_PACE, submitUntilAnswered } from '../../chaos/common/loop';
 import type { DRONE_DELIVERY_STACK_NAME } from '../../choreography/stack';
 import { DeliverySystemDriver } from '../../harness/deliveries-driver';
 import { consistentBatchGet, type SubmitOutcome, SystemDriver, stackView } from '../../harness/orders-driver';
@@ -75,7 +75,7 @@ export class TerminalTracker<R> {
       () => false,
       SUBMIT_GIVE_UP_MILLIS,
       // The bench runs on the wall clock.
-      { now: Date.now, sleep },
+      { ...MACHINE_PACE, pace: MACHINE_PACE },
     );
     if ('refused' in submitted) throw new Error(`${id} refused: ${submitted.refused}`);
     const outcome = new Promise<Outcome>((settle, fail) =>

@@ -4,22 +4,43 @@
  */
 import { sleep } from '../../../lambdas/shared/clock';
 import type { SubmitOutcome } from '../../harness/orders-driver';
+import type { RuntimeClock } from '../../local-runtime';
 import { formatMillis } from './report';
 import type { RestartWindow } from './verdicts';
 
 export type SubmissionResult = { readonly acceptedAt: number } | { readonly refused: string };
 
-/** The run's clock as a campaign's loop reads and waits on it (its runtimes' clock, `--clock`). */
-export interface RunClock {
+/** A time to read and to wait on. */
+export interface Pace {
   readonly now: () => number;
-  /** Resolves once the run's clock has moved `millis` on. */
+  /** Resolves once `millis` have passed. */
   readonly sleep: (millis: number) => Promise<void>;
+}
+
+/** The machine's time. */
+export const MACHINE_PACE: Pace = { now: () => Date.now(), sleep };
+
+/** The run's clock as a campaign's loop reads and waits on it (its runtimes' clock, `--clock`). */
+export interface RunClock extends Pace {
+  /**
+   * The harness's own pace: how long it waits between its polls, submissions and samples, and its
+   * patience. On a seeded clock, the run's clock: the harness is then one of the run's actors (its
+   * requests wait their turn too: harnessClient), so a replay polls, samples and gives up at the
+   * same points of the schedule. Otherwise the machine's time, as a poll's pace.
+   */
+  readonly pace: Pace;
+}
+
+/** The run's clock as a RunClock. */
+export function runClockOf(clock: RuntimeClock): RunClock {
+  const run: Pace = { now: () => clock.now(), sleep: (millis) => clock.sleep(millis) };
+  return { ...run, pace: clock.seed === undefined ? MACHINE_PACE : run };
 }
 
 /**
  * Submits until accepted or refused: transport errors, 429 and 5xx are retried (after Retry-After),
- * nothing is sent while `paused()` (the runtime is restarting), and after `giveUpMillis` (of the wall
- * clock: the campaign's patience) it stops. `onRetry` hears of each answer that is retried (e.g. to
+ * nothing is sent while `paused()` (the runtime is restarting), and after `giveUpMillis` (of the
+ * harness's pace: the campaign's patience) it stops. `onRetry` hears of each answer that is retried (e.g. to
  * count admission's 429s). `acceptedAt` is read from the run's clock, which the system's own times
  * and the terminal bound are on, and Retry-After is waited on it: the system names a time of its
  * own (admission's drain rate, which on the virtual clock may be minutes of it that pass in
@@ -32,10 +53,10 @@ export async function submitUntilAnswered(
   clock: RunClock,
   onRetry?: (outcome: Extract<SubmitOutcome, { kind: 'retry' }>) => void,
 ): Promise<SubmissionResult> {
-  const giveUpAt = Date.now() + giveUpMillis;
-  while (Date.now() < giveUpAt) {
+  const giveUpAt = clock.pace.now() + giveUpMillis;
+  while (clock.pace.now() < giveUpAt) {
     if (paused()) {
-      await sleep(200);
+      await clock.pace.sleep(200);
       continue;
     }
     const outcome = await submit();
@@ -57,16 +78,16 @@ export const CLOCK_STOOD_STILL =
   "[chaos] the run's clock stood still: stopped waiting for the end on the wall clock's cap (the verdicts show what was left)";
 
 /**
- * Waits while `going()` and the run's clock (`now`) is before `deadline()` (which may move later:
- * an operator's action reopens an order), calling `onPoll` every `pollMillis`. On the virtual clock
- * the wait is also capped on the wall clock, so a clock that stands still (something holding it)
- * ends the campaign with its verdicts instead of hanging: the cap is twice the clock's remaining
- * wait plus `patienceMillis`, as a busy run's clock may move slower than the wall. On the wall
- * clock the cap never binds first. Resolves true when the cap ended the wait.
+ * Waits while `going()` and the run's clock is before `deadline()` (which may move later: an
+ * operator's action reopens an order), calling `onPoll` every `pollMillis` of the harness's pace.
+ * On the virtual clock the wait is also capped on the wall clock, so a clock that stands still
+ * (something holding it) ends the campaign with its verdicts instead of hanging: the cap is twice
+ * the clock's remaining wait plus `patienceMillis`, as a busy run's clock may move slower than the
+ * wall. On the wall clock the cap never binds first. Resolves true when the cap ended the wait.
  */
 export async function waitOnTheRunsClock(
   going: () => boolean,
-  now: () => number,
+  clock: RunClock,
   deadline: () => number,
   onPoll: () => void,
   pollMillis = 500,
@@ -74,27 +95,39 @@ export async function waitOnTheRunsClock(
 ): Promise<boolean> {
   let seenDeadline = Number.NEGATIVE_INFINITY;
   let wallCap = Number.POSITIVE_INFINITY;
-  while (going() && now() < deadline()) {
+  let capReached: Promise<void> = new Promise(() => undefined);
+  while (going() && clock.now() < deadline()) {
     if (deadline() > seenDeadline) {
       seenDeadline = deadline();
-      wallCap = Date.now() + 2 * (seenDeadline - now()) + patienceMillis;
+      wallCap = Date.now() + 2 * (seenDeadline - clock.now()) + patienceMillis;
+      capReached = wallTimeout(wallCap - Date.now());
     }
     if (Date.now() >= wallCap) return true;
     onPoll();
-    await sleep(pollMillis);
+    // On a seeded clock the poll waits on it: a clock that stands still would never end it.
+    await Promise.race([clock.pace.sleep(pollMillis), capReached]);
   }
   return false;
 }
 
+/** Resolves after `millis` of the machine's time, without keeping the process alive. */
+function wallTimeout(millis: number): Promise<void> {
+  return new Promise((resolve) => {
+    setTimeout(resolve, Math.max(0, millis)).unref();
+  });
+}
+
 /**
- * Runs `tick` every `intervalMillis` until stopped, skipping ticks while `paused()`; a failed tick is
- * logged (unless paused meanwhile) and the next one tries again. `stop` resolves after the last tick.
+ * Runs `tick` every `intervalMillis` of `pace` until stopped, skipping ticks while `paused()`; a
+ * failed tick is logged (unless paused meanwhile) and the next one tries again. `stop` resolves
+ * after the last tick.
  */
 export function startSampler(
   tick: () => Promise<void>,
   paused: () => boolean,
   intervalMillis: number,
   log: (line: string) => void,
+  pace: Pace = MACHINE_PACE,
 ): { stop(): Promise<void> } {
   let running = true;
   const loop = (async () => {
@@ -106,7 +139,7 @@ export function startSampler(
           if (!paused()) log(`[chaos] sampling failed (will retry): ${(error as Error).message}`);
         }
       }
-      await sleep(intervalMillis);
+      await pace.sleep(intervalMillis);
     }
   })();
   return {

@@ -156,7 +156,7 @@ export class DeliveryCampaignRun {
     const waitUntil = this.tracker.lastAcceptedAt() + waitFor + SAMPLE_INTERVAL_MILLIS * 2;
     const cappedByWall = await waitOnTheRunsClock(
       () => this.tracker.inFlightIds().length > 0,
-      this.setup.now,
+      this.setup,
       () => waitUntil,
       () => this.tracker.printProgress(),
     );

@@ -12,7 +12,7 @@ import { DeliverySystemDriver } from '../../harness/deliveries-driver';
 import { createClock, type LocalRuntime } from '../../local-runtime';
 import type { TerminalBound } from '../common/bounds';
 import { campaignFiles } from '../common/campaign-files';
-import type { RunClock } from '../common/loop';
+import { type RunClock, runClockOf } from '../common/loop';
 import { type DeliveryAssemblyFacts, readDeliveryAssemblyFacts } from './assembly';
 import { deliveryTerminalBound } from './bounds';
 import type { DeliveryCampaignOptions } from './campaign-options';
@@ -111,9 +111,8 @@ export function prepareDeliveryCampaign(
     return [runtime, driver];
   };
   return {
+    ...runClockOf(clock),
     log,
-    now: () => clock.now(),
-    sleep: (millis: number) => clock.sleep(millis),
     workDir,
     facts,
     seed,

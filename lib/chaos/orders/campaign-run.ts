@@ -7,7 +7,6 @@
  */
 import { rmSync } from 'node:fs';
 import { TERMINAL_STATES } from '../../../lambdas/scheduler-agent-supervisor/contracts';
-import { sleep } from '../../../lambdas/shared/clock';
 import { SystemDriver, type TimedRecord } from '../../harness/orders-driver';
 import type { AlertSnapshot, ClientMessageDelivery, ReplyQueueProbe } from '../../harness/snapshots';
 import type { LocalRuntime } from '../../local-runtime';
@@ -94,12 +93,14 @@ export class OrderCampaignRun {
       },
       log,
       giveUpMillis: bound.totalMillis,
+      pace: setup.pace,
     });
     this.sampler = startSampler(
       () => this.sampleOnce(),
       () => this.restarting,
       SAMPLE_INTERVAL_MILLIS,
       log,
+      setup.pace,
     );
   }
 
@@ -116,7 +117,7 @@ export class OrderCampaignRun {
         `terminal bound ${formatMillis(bound.totalMillis)}; logs in ${functionLogDir}`,
     );
     const runtime = await setup.startRuntime();
-    const driver = new SystemDriver(runtime.target);
+    const driver = new SystemDriver(runtime.target, setup.clock);
     const clientIds = driver.clients.map((client) => client.clientId);
     const probes: ReplyQueueProbe[] = [];
     await probeReplyQueues(driver, clientIds, probes);
@@ -141,7 +142,7 @@ export class OrderCampaignRun {
       this.tracker.printProgress();
       if (next >= restartAt && this.tracker.restarts.length === 0) await this.restart();
       if (this.tracker.occupying() + submitting.size >= maxInFlight) {
-        await sleep(100);
+        await this.setup.pace.sleep(100);
         continue;
       }
       const order = plan.orders[next] as OrderPlan;
@@ -166,7 +167,7 @@ export class OrderCampaignRun {
       SAMPLE_INTERVAL_MILLIS * 2;
     const cappedByWall = await waitOnTheRunsClock(
       () => this.tracker.inFlightIds().length > 0 || this.operator.working > 0,
-      this.setup.now,
+      this.setup,
       () => Math.max(waitUntil, Math.max(0, ...this.reopenedAt.values()) + bound.totalMillis),
       () => this.tracker.printProgress(),
     );
@@ -175,9 +176,10 @@ export class OrderCampaignRun {
     this.undeliveredAtEnd = await settleOutbox(
       () => this.driver.ordersWithUndeliveredAlerts(),
       outboxSettleMillis(timings, plan.alertBusOutages),
+      this.setup.pace,
     );
     this.outboxSettleWaitMillis = Date.now() - settleStarted;
-    await sleep(ALERT_SETTLE_MILLIS);
+    await this.setup.pace.sleep(ALERT_SETTLE_MILLIS);
   }
 
   /** Stops the sampler and lets go of every reply the injector still holds. */
@@ -195,12 +197,14 @@ export class OrderCampaignRun {
       finalRecords,
       () => this.drainReplies(),
       () => this.replies,
+      setup.pace,
     );
     await probeReplyQueues(driver, this.clientIds, this.probes);
     const { effects: ledger, undos, calls } = await driver.ledgerContents();
     const finishedAt = setup.now();
     for (const record of finalRecords) this.observe(record, finishedAt);
     this.tracker.printProgress(true);
+    setup.endTrace();
     driver.close();
     await this.runtime.stop();
     if (!this.options.keepData) rmSync(setup.dataDir, { recursive: true, force: true });
@@ -342,7 +346,7 @@ export class OrderCampaignRun {
     this.driver.close();
     injector.record(FaultKind.RuntimeRestart, hit);
     this.runtime = await this.setup.startRuntime();
-    this.driver = new SystemDriver(this.runtime.target);
+    this.driver = new SystemDriver(this.runtime.target, this.setup.clock);
     const readyAt = this.setup.now();
     this.tracker.restarts.push({ lastDrainAt, stoppedAt, readyAt });
     log(`[chaos] runtime back after ${formatMillis(Date.now() - restartStarted)}`);

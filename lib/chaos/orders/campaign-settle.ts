@@ -9,9 +9,9 @@ import {
   TERMINAL_STATES,
   type WorkflowTimings,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
-import { sleep } from '../../../lambdas/shared/clock';
 import type { TimedRecord } from '../../harness/orders-driver';
 import type { ClientMessageDelivery } from '../../harness/snapshots';
+import { MACHINE_PACE, type Pace } from '../common/loop';
 import { terminalVisits } from './invariants';
 import type { AlertBusOutage } from './plan';
 
@@ -31,13 +31,14 @@ export async function settleReplies(
   finalRecords: readonly TimedRecord[],
   drain: () => Promise<void>,
   taken: () => readonly ClientMessageDelivery[],
+  pace: Pace = MACHINE_PACE,
 ): Promise<void> {
   const expected = new Map(
     finalRecords
       .filter((record) => TERMINAL.includes(record.processState))
       .map((record) => [record.orderId, 1 + terminalVisits(record).length]),
   );
-  const giveUpAt = Date.now() + REPLY_SETTLE_MAX_MILLIS;
+  const giveUpAt = pace.now() + REPLY_SETTLE_MAX_MILLIS;
   for (;;) {
     await drain();
     const keys = new Map<string, Set<string>>();
@@ -46,8 +47,8 @@ export async function settleReplies(
         keys.set(message.orderId, (keys.get(message.orderId) ?? new Set()).add(message.messageKey));
     }
     const missing = [...expected].some(([orderId, count]) => (keys.get(orderId)?.size ?? 0) < count);
-    if (!missing || Date.now() >= giveUpAt) return;
-    await sleep(1_000);
+    if (!missing || pace.now() >= giveUpAt) return;
+    await pace.sleep(1_000);
   }
 }
 
@@ -62,11 +63,12 @@ export function outboxSettleMillis(timings: WorkflowTimings, outages: readonly A
 export async function settleOutbox(
   pending: () => Promise<readonly string[]>,
   maxMillis: number,
+  pace: Pace = MACHINE_PACE,
 ): Promise<readonly string[]> {
-  const giveUpAt = Date.now() + maxMillis;
+  const giveUpAt = pace.now() + maxMillis;
   for (;;) {
     const orderIds = await pending();
-    if (orderIds.length === 0 || Date.now() >= giveUpAt) return orderIds;
-    await sleep(1_000);
+    if (orderIds.length === 0 || pace.now() >= giveUpAt) return orderIds;
+    await pace.sleep(1_000);
   }
 }

@@ -9,10 +9,11 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { WorkflowTimings } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { type AssemblyFacts, PROJECT_ROOT, readAssemblyFacts, synthesizeLocal } from '../../harness/assembly';
-import { createClock, type LocalRuntime } from '../../local-runtime';
+import type { LocalRuntime, RuntimeClock } from '../../local-runtime';
 import type { TerminalBound } from '../common/bounds';
+import { type CampaignClock, campaignClock } from '../common/campaign-clock';
 import { campaignFiles } from '../common/campaign-files';
-import type { RunClock } from '../common/loop';
+import { type RunClock, runClockOf } from '../common/loop';
 import { maxSafeRelativeSkewMillis, terminalBound } from './bounds';
 import type { CampaignOptions } from './campaign-options';
 import { FAULT_KINDS, FaultKind } from './faults';
@@ -33,7 +34,9 @@ export const DEFAULT_MAX_IN_FLIGHT = 24;
  * acceptance, terminal and fault times are read from it, as the system's own times and the terminal
  * bound are on it.
  */
-export interface CampaignSetup extends RunClock {
+export interface CampaignSetup extends RunClock, Omit<CampaignClock, 'clock'> {
+  /** The run's clock itself: the drivers are its actors (on a seeded one, their calls wait their turn). */
+  readonly clock: RuntimeClock;
   readonly log: (line: string) => void;
   readonly workDir: string;
   readonly facts: AssemblyFacts;
@@ -136,8 +139,9 @@ export function prepareCampaign(options: CampaignOptions, log: (line: string) =>
     supervisorMillis: Math.round(skewBudget * 0.6),
     starterMillis: Math.round(skewBudget * 0.4),
   };
-  // One clock for the run: its runtimes (across the restart) and the injector's held replies.
-  const clock = createClock(options.clock, '--clock');
+  // One clock for the run: its runtimes (across the restart), the injector's held replies, the harness.
+  const runClock = campaignClock(options.clock, seed, options.trace);
+  const { clock } = runClock;
   const injector = new FaultInjector({
     clock,
     now: () => clock.now(),
@@ -159,9 +163,11 @@ export function prepareCampaign(options: CampaignOptions, log: (line: string) =>
   const files = campaignFiles(workDir, seed, clock);
   const stackName = facts.agents[0]?.stackName ?? '';
   return {
+    ...runClockOf(clock),
+    clock,
+    endTrace: () => runClock.endTrace(),
+    traceFile: runClock.traceFile,
     log,
-    now: () => clock.now(),
-    sleep: (millis: number) => clock.sleep(millis),
     workDir,
     facts,
     timings,

@@ -6,9 +6,10 @@
  * Its phases live apart: what is decided before anything runs (campaign-setup.ts), the run
  * (campaign-run.ts), its last waits (campaign-settle.ts) and the summary's notes (campaign-notes.ts).
  *
- * Deterministic given the seed: the plan and every fault decision are seeded. Timing (which
- * message is picked first, how long a loaded CPU takes) still varies, so counts of collateral
- * effects (lost races, redeliveries) and latencies differ between runs of the same seed.
+ * Deterministic given the seed: the plan and every fault decision are seeded. Without a trace,
+ * timing (which message is picked first, how long a loaded CPU takes) still varies, so counts of
+ * collateral effects (lost races, redeliveries) and latencies differ between runs of the same seed.
+ * With one (`trace`), the run is on a clock seeded by the seed and replays (campaign-clock.ts).
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -39,14 +40,20 @@ export async function runCampaign(options: CampaignOptions = {}): Promise<Campai
   const started = Date.now();
   const log = options.log ?? ((line: string) => console.log(line));
   const setup = prepareCampaign(options, log);
-  const run = await OrderCampaignRun.start(setup, options, started);
+  let snapshot: CampaignSnapshot;
+  let run: OrderCampaignRun;
   try {
-    await run.submitAll();
-    await run.awaitTheEnd();
+    run = await OrderCampaignRun.start(setup, options, started);
+    try {
+      await run.submitAll();
+      await run.awaitTheEnd();
+    } finally {
+      await run.stopSampling();
+    }
+    snapshot = await run.finish();
   } finally {
-    await run.stopSampling();
+    setup.endTrace();
   }
-  const snapshot = await run.finish();
   const result = checkCampaign(snapshot);
   const wallMillis = Date.now() - started;
   const compensationFaultsFired = compensationFaultFirings(setup.plan.orders, setup.injector.events);

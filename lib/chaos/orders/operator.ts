@@ -22,8 +22,8 @@ import {
   ProcessState,
   TERMINAL_STATES,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
-import { sleep } from '../../../lambdas/shared/clock';
 import type { SystemDriver, TimedRecord } from '../../harness/orders-driver';
+import type { Pace } from '../common/loop';
 import type { OperatorActionSnapshot } from './campaign-snapshot';
 import { FaultKind, OperatorPlanKind } from './faults';
 import { idempotencyKeyFor, type OrderPlan } from './plan';
@@ -39,6 +39,8 @@ export interface OperatorActorSettings {
   readonly log: (line: string) => void;
   /** A task gives up after this long (the order is then judged as it stands). */
   readonly giveUpMillis: number;
+  /** The harness's pace (RunClock.pace): its polls, waits and patience, and its actions' times. */
+  readonly pace: Pace;
 }
 
 const MAX_RETRIES_PER_ORDER = 2;
@@ -130,14 +132,14 @@ export class OperatorActor {
   private async read(orderId: string): Promise<TimedRecord | undefined> {
     for (;;) {
       if (this.settings.paused()) {
-        await sleep(200);
+        await this.settings.pace.sleep(200);
         continue;
       }
       try {
         return (await this.settings.driver().records([orderId]))[0];
       } catch {
         // The runtime may be going down for a restart: read again once it is back.
-        await sleep(POLL_MILLIS);
+        await this.settings.pace.sleep(POLL_MILLIS);
       }
     }
   }
@@ -150,25 +152,25 @@ export class OperatorActor {
         this.settings.driver().endOutage(OUTAGE_STEP.service, idempotencyKeyFor(orderId, OUTAGE_STEP.name)),
       );
     }
-    const giveUpAt = Date.now() + this.settings.giveUpMillis;
-    while (Date.now() < giveUpAt) {
+    const giveUpAt = this.settings.pace.now() + this.settings.giveUpMillis;
+    while (this.settings.pace.now() < giveUpAt) {
       const record = await this.read(orderId);
       if (record?.processState !== ProcessState.Error) return;
       const answer = await this.send('retry', record, 'the failing downstream is back');
       if (answer === 'applied' || answer === OperatorRefusal.NotAllowed) return;
-      if (typeof answer === 'number') await sleep(answer);
-      else await sleep(answer === OperatorRefusal.StateChanged ? 0 : POLL_MILLIS);
+      if (typeof answer === 'number') await this.settings.pace.sleep(answer);
+      else await this.settings.pace.sleep(answer === OperatorRefusal.StateChanged ? 0 : POLL_MILLIS);
     }
     this.settings.log(`[chaos] gave up retrying ${orderId}`);
   }
 
   private async cancel(orderId: string, early: boolean): Promise<void> {
     let notAllowedProbes = 0;
-    const giveUpAt = Date.now() + this.settings.giveUpMillis;
-    while (Date.now() < giveUpAt) {
+    const giveUpAt = this.settings.pace.now() + this.settings.giveUpMillis;
+    while (this.settings.pace.now() < giveUpAt) {
       const record = await this.read(orderId);
       if (!record) {
-        await sleep(POLL_MILLIS);
+        await this.settings.pace.sleep(POLL_MILLIS);
         continue;
       }
       const state = record.processState;
@@ -180,7 +182,7 @@ export class OperatorActor {
       if (!allowed && !probe) {
         // Rolled back (or rolling back) already, e.g. after an answer that never came: done.
         if (TERMINAL.includes(state) || state === ProcessState.CompensationInProgress) return;
-        await sleep(POLL_MILLIS);
+        await this.settings.pace.sleep(POLL_MILLIS);
         continue;
       }
       if (probe) notAllowedProbes += 1;
@@ -190,7 +192,7 @@ export class OperatorActor {
         early ? 'customer withdrew the order' : 'order cancelled after delivery',
       );
       if (answer === 'applied') return;
-      await sleep(answer === OperatorRefusal.StateChanged ? 0 : POLL_MILLIS);
+      await this.settings.pace.sleep(answer === OperatorRefusal.StateChanged ? 0 : POLL_MILLIS);
     }
     this.settings.log(`[chaos] gave up cancelling ${orderId}`);
   }
@@ -207,7 +209,7 @@ export class OperatorActor {
     this.sequence += 1;
     const reason = `chaos operator #${this.sequence}: ${why}`;
     const seen = { seenState: record.processState, seenUpdatedAt: record.updatedAtText ?? '?' };
-    const base = { orderId: record.orderId, action, reason, ...seen, at: Date.now() };
+    const base = { orderId: record.orderId, action, reason, ...seen, at: this.settings.pace.now() };
     if (this.settings.paused()) return 'unknown';
     let status: number;
     let body: Record<string, unknown>;
@@ -258,7 +260,7 @@ export class OperatorActor {
           // a restart under way: try again once it is back
         }
       }
-      await sleep(200);
+      await this.settings.pace.sleep(200);
     }
   }
 }

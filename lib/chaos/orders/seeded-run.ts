@@ -1,15 +1,15 @@
 /**
  * A seeded run of the app (issue 22, item 4): both stacks on a seeded virtual clock
  * (lib/local-runtime/clock/README.md), plain orders and then deliveries submitted one by one by a
- * client that holds the clock while it sends (so each submission starts when the schedule says, not
- * when the machine gets to it), then minutes of the clock for them to run; what it returns is the
+ * client that is one of the clock's actors (each submission starts when the schedule says, not when
+ * the machine gets to it), then minutes of the clock for them to run; what it returns is the
  * clock's trace (every admission and timer fired, with its time) and each order's and delivery's end
- * state. Two runs of a seed on one commit give the same trace. The campaigns' faults do not replay
- * yet: their drivers submit, sample and act on the machine's time.
+ * state. Two runs of a seed on one commit give the same trace. With faults: the order campaign with
+ * `--trace` (campaign-clock.ts).
  */
 import { DeliverySystemDriver } from '../../harness/deliveries-driver';
 import { SystemDriver } from '../../harness/orders-driver';
-import { admitted, type LocalTarget, startLocalRuntime, VirtualClock } from '../../local-runtime';
+import { type LocalTarget, startLocalRuntime, VirtualClock } from '../../local-runtime';
 import { readDeliveryAssemblyFacts } from '../deliveries/assembly';
 import { DEFAULT_DELIVERY_FAULT_RATES, DEFAULT_SCENARIO_SHARES, planDeliveries } from '../deliveries/plan';
 import { DEFAULT_FAULT_RATES, planCampaign } from './plan';
@@ -47,7 +47,8 @@ export async function runSeededApp(options: SeededRunOptions): Promise<SeededRun
     log: () => undefined,
   });
   try {
-    const driver = new SystemDriver(runtime.target);
+    // The client is one of the run's actors: each submission waits its turn on the clock.
+    const driver = new SystemDriver(runtime.target, clock);
     const plan = planCampaign({
       orders: options.orders ?? 3,
       seed: options.seed,
@@ -57,15 +58,9 @@ export async function runSeededApp(options: SeededRunOptions): Promise<SeededRun
     });
     for (const order of plan.orders) {
       const client = driver.clients[order.index % driver.clients.length];
-      // The client's request names its activity: it waits its turn like any other.
-      const submitting = await admitted(clock, `client submit ${order.orderId}`);
-      try {
-        const outcome = await driver.submit(order.request, client?.clientId, submitting);
-        if (outcome.kind !== 'accepted') {
-          throw new Error(`order ${order.orderId} was not accepted: ${JSON.stringify(outcome)}`);
-        }
-      } finally {
-        submitting.release();
+      const outcome = await driver.submit(order.request, client?.clientId);
+      if (outcome.kind !== 'accepted') {
+        throw new Error(`order ${order.orderId} was not accepted: ${JSON.stringify(outcome)}`);
       }
     }
     const deliveries = await submitDeliveries(options, runtime.target, clock);
@@ -94,7 +89,7 @@ async function submitDeliveries(
 ): Promise<{ readonly ids: readonly string[]; readonly driver: DeliverySystemDriver }> {
   const count = options.deliveries ?? 0;
   const facts = readDeliveryAssemblyFacts(options.assemblyDir);
-  const driver = new DeliverySystemDriver(target, facts.stackName);
+  const driver = new DeliverySystemDriver(target, facts.stackName, clock);
   if (count === 0) return { ids: [], driver };
   const plan = planDeliveries({
     deliveries: count,
@@ -107,14 +102,9 @@ async function submitDeliveries(
     enabledKinds: [],
   });
   for (const delivery of plan.deliveries) {
-    const submitting = await admitted(clock, `client submit ${delivery.deliveryId}`);
-    try {
-      const outcome = await driver.submit(delivery.request, submitting);
-      if (outcome.kind !== 'accepted') {
-        throw new Error(`delivery ${delivery.deliveryId} was not accepted: ${JSON.stringify(outcome)}`);
-      }
-    } finally {
-      submitting.release();
+    const outcome = await driver.submit(delivery.request);
+    if (outcome.kind !== 'accepted') {
+      throw new Error(`delivery ${delivery.deliveryId} was not accepted: ${JSON.stringify(outcome)}`);
     }
   }
   return { ids: plan.deliveries.map((delivery) => delivery.deliveryId), driver };

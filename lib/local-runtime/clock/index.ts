@@ -1,6 +1,7 @@
 /** The local runtime's clock: one interface, the wall clock and the virtual clock. */
 
 export { admitted } from './admitted';
+export { asActivity } from './as-activity';
 export { CLOCK_MODES, clockModeOf, createClock } from './create-clock';
 export { type ClockGlobals, globalsOn } from './globals-on';
 export { holdDuringCalls } from './hold-during-calls';

@@ -45,6 +45,12 @@ export interface VirtualClockOptions {
    * what started. @default - no trace
    */
   readonly trace?: (line: string) => void;
+  /**
+   * Seeded: how long (the machine's time) the clock waits on a sandbox's request on its way or
+   * answer not handled before it picks anyway, with a line in the trace (a sandbox that died with
+   * an answer unhandled must not hold it for ever). @default 10,000
+   */
+  readonly unsettledPatienceMillis?: number;
 }
 
 interface PendingTimer {
@@ -122,12 +128,16 @@ export class VirtualClock implements RuntimeClock {
   private readonly activities = new Map<string, Activity>();
   private readonly schedule: SeededSchedule | undefined;
   private readonly trace: ((line: string) => void) | undefined;
+  /** Since when (the machine's time) a sandbox's call has kept the clock from picking. */
+  private unsettledSince: number | undefined;
+  private readonly unsettledPatienceMillis: number;
 
   constructor(options: VirtualClockOptions = {}) {
     this.schedule = options.seed === undefined ? undefined : new SeededSchedule(options.seed);
     this.current = options.startMillis ?? (this.schedule ? SEEDED_START_MILLIS : Date.now());
     this.sharedView[0] = this.current;
     this.settleMillis = options.settleMillis ?? 3;
+    this.unsettledPatienceMillis = options.unsettledPatienceMillis ?? 10_000;
     this.trace = options.trace;
   }
 
@@ -313,15 +323,32 @@ export class VirtualClock implements RuntimeClock {
       return;
     }
     if (this.schedule && this.sandboxCallsUnsettled()) {
-      // Not quiet yet: a sandbox's request is on its way, or it is handling an answer.
-      this.touch();
-      return;
+      // Not quiet yet: a sandbox's request is on its way, or it is handling an answer. Waited for
+      // a while of the machine's time at most (unsettledPatienceMillis); giving up is a line of
+      // the trace, where a replay may part.
+      // wall clock: a patience, not a time of the system's
+      this.unsettledSince ??= Date.now();
+      // wall clock: as above
+      if (Date.now() - this.unsettledSince < this.unsettledPatienceMillis) {
+        this.touch();
+        return;
+      }
+      this.record(`gave up waiting on ${this.unsettledLabels().join(', ')}`);
+      for (const activity of this.activities.values()) activity.calls = undefined;
     }
-    if (this.schedule && this.schedule.pending > 0) {
+    this.unsettledSince = undefined;
+    // A timer already due (the time moved on as work ran: elapse) fires before more work is
+    // admitted: a steady stream of admissions must not starve it (an SDK's retry back-off would
+    // wait until the function's own timeout on the machine's time).
+    if (this.schedule && this.schedule.pending > 0 && !this.dueNow()) {
       this.admitNext(this.schedule);
       return;
     }
     this.advance();
+  }
+
+  private unsettledLabels(): string[] {
+    return [...this.activities.values()].filter((activity) => activity.callsUnsettled).map((a) => a.label);
   }
 
   private sandboxCallsUnsettled(): boolean {
@@ -369,6 +396,13 @@ export class VirtualClock implements RuntimeClock {
       }
     }
     setImmediate(() => firing.release());
+  }
+
+  /** Whether a timer is due at the current time (no jump needed). */
+  private dueNow(): boolean {
+    while (this.timers.length > 0 && (this.timers[0] as PendingTimer).cancelled) this.timers.shift();
+    const first = this.timers[0];
+    return first !== undefined && first.due <= this.current;
   }
 
   /** Every timer due now, in arming order. */

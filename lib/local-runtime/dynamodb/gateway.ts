@@ -137,6 +137,27 @@ function tablesWritten(checks: readonly DynamoDbCheck[]): readonly string[] | un
   return tables.size > 0 ? [...tables] : undefined;
 }
 
+/**
+ * One request forwarded to DynamoDB Local. On a seeded clock its work there holds the clock too: a
+ * caller that went away (a sandbox killed mid-call) releases its request's hold, and the next
+ * request must not reach DynamoDB Local while this one is still in it (a transaction conflict, or
+ * not, as the machine goes).
+ */
+async function askDynamoDbLocal(
+  target: string,
+  headers: Record<string, string>,
+  body: string | Buffer,
+  clock: RuntimeClock | undefined,
+): Promise<{ readonly answer: Response; readonly text: string }> {
+  const backend = clock?.seed === undefined ? undefined : clock.hold('dynamodb-local');
+  try {
+    const answer = await fetch(target, { method: 'POST', headers, body });
+    return { answer, text: await answer.text() };
+  } finally {
+    backend?.release();
+  }
+}
+
 export async function startDynamoDbGateway(options: DynamoDbGatewayOptions): Promise<RunningServer> {
   const target = `${options.target.replace(/\/+$/, '')}/`;
   const { iam } = options;
@@ -213,8 +234,8 @@ export async function startDynamoDbGateway(options: DynamoDbGatewayOptions): Pro
             `Credential=${options.backendAccessKeyId}/`,
           );
         }
-        const answer = await fetch(target, { method: 'POST', headers: forwarded, body });
-        let text = await answer.text();
+        const { answer, text: answered } = await askDynamoDbLocal(target, forwarded, body, options.clock);
+        let text = answered;
         if (answer.ok && WRITE_OPERATIONS.has(operation)) options.onWrite?.(tablesWritten(checks));
         if (metered && options.meter) {
           const response = JSON.parse(text) as Json;

@@ -255,7 +255,11 @@ class Sandbox {
       () => {
         this.timers.delete(timerId);
         this.stopWaiting();
-        if (this.alive) this.worker.postMessage({ kind: 'fire', timerId });
+        if (!this.alive) return;
+        // Counted as an answer the sandbox handles (worker.js firingHandled): the invocation's hold
+        // may be parked on a request of its own, and the callback may send another.
+        if (this.activity) this.clock.answered(this.activity);
+        this.worker.postMessage({ kind: 'fire', timerId });
       },
       message.delayMillis,
       `timer ${this.functionName} ${message.delayMillis} ms`,
@@ -453,8 +457,13 @@ export class LambdaHost {
     };
     let virtualTimer: ClockTimer | undefined;
     const timedOut = new Promise<WorkerReply>((settle) => {
-      // wall clock: a function's own running time
-      timer = setTimeout(() => settle(timeout), spec.timeoutSeconds * 1000);
+      // Not on a seeded clock: the machine would decide which run times out (a busy machine runs
+      // the same clock time slower); there a function that holds the clock for ever is what the
+      // caller's own cap on the wall clock ends.
+      if (this.clock.seed === undefined) {
+        // wall clock: a function's own running time
+        timer = setTimeout(() => settle(timeout), spec.timeoutSeconds * 1000);
+      }
       // On a virtual clock also its deadline there: reached while the function waits on a timer.
       if (this.clock.mode === 'virtual') {
         virtualTimer = this.clock.setTimer(() => settle(timeout), spec.timeoutSeconds * 1000);

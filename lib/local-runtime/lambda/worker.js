@@ -92,6 +92,8 @@ if (workerData.randomSeed !== undefined) seededRandomness(workerData.randomSeed)
 
 /** Whether an invocation is running (its timers are the runtime's, see virtualTimers). */
 let invoking = false;
+/** Its handler has returned (or thrown): it runs on to its answer, never waiting (settledBeforeAnswer). */
+let settling = false;
 const pendingTimers = new Map();
 let nextTimerId = 1;
 /** The invocation's requests to the runtime not answered yet. */
@@ -115,7 +117,7 @@ function reportWaiting() {
 }
 
 function waitsOnTimersOnly() {
-  return invoking && pendingTimers.size > 0 && requestsInFlight === 0;
+  return invoking && !settling && pendingTimers.size > 0 && requestsInFlight === 0;
 }
 
 /**
@@ -125,15 +127,41 @@ function waitsOnTimersOnly() {
  * next work at a moment the machine decides.
  */
 let confirming = false;
-function confirmWaiting() {
+/** Asks again while busy, at most this many times (a resource that never ends must not hold the clock). */
+const MAX_BUSY_ASKS = 100;
+function confirmWaiting(asked = 0) {
   if (confirming) return;
   confirming = true;
   afterTwoTurns(() => {
     confirming = false;
     if (reportedWaiting || !waitsOnTimersOnly()) return;
+    // Still at work on something else (an immediate queued, a file or name lookup under way): it
+    // goes on from there at a moment the machine decides; ask again once that is done.
+    if (asked < MAX_BUSY_ASKS && busyBesidesTimers()) {
+      confirmWaiting(asked + 1);
+      return;
+    }
     reportedWaiting = true;
     parentPort.postMessage({ kind: 'waiting', waiting: true });
   });
+}
+
+/**
+ * On a seeded clock the host counts a timer's firing as an answer (host.ts): handled once its
+ * callback's continuations have run for two turns, so a request the callback sends (a heartbeat
+ * while another request of the invocation is on its way) is on its way before the clock moves on.
+ */
+function firingHandled() {
+  if (workerData.randomSeed === undefined || !workerData.calls) return;
+  afterTwoTurns(() => Atomics.add(new Int32Array(workerData.calls), 1, 1));
+}
+
+/** What an idle sandbox keeps open: its ports to the host, sockets kept alive, its own timers. */
+const IDLE_RESOURCES = new Set(['MessagePort', 'TCPSocketWrap', 'TTYWrap', 'PipeWrap', 'Timeout']);
+
+/** Whether the event loop has work queued besides timers (an immediate, I/O under way). */
+function busyBesidesTimers() {
+  return process.getActiveResourcesInfo().some((resource) => !IDLE_RESOURCES.has(resource));
 }
 
 /**
@@ -310,6 +338,10 @@ function inFlight() {
  */
 async function settledBeforeAnswer() {
   if (workerData.randomSeed === undefined) return;
+  // Its pending timers (the SDK's socket timeouts) are not what it waits on now: told waiting, the
+  // clock would pick the next work while the answer is on its way, at a moment the machine decides.
+  settling = true;
+  reportWaiting();
   if (requestsInFlight > 0) await new Promise((resolve) => drainWaiters.push(resolve));
   await new Promise((resolve) => afterTwoTurns(resolve));
   // Timers still pending never fire: the host drops them at the answer (host.ts dropTimers).
@@ -468,11 +500,15 @@ parentPort.on('message', async (invocation) => {
     reportedWaiting = false;
     const callback = pendingTimers.get(invocation.timerId);
     pendingTimers.delete(invocation.timerId);
-    callback?.();
+    // Counted from here (two turns on), whatever the callback does: a callback that throws must not
+    // leave the firing unhandled.
+    firingHandled();
     setImmediate(reportWaiting);
+    callback?.();
     return;
   }
   invoking = true;
+  settling = false;
   activityId = invocation.activityId;
   callsSent = 0;
   process.env._X_AMZN_TRACE_ID = `Root=1-${invocation.requestId.slice(0, 8)}-local`;

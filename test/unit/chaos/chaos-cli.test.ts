@@ -1,4 +1,4 @@
-import { parseChaosArguments } from '../../../bin/chaos';
+import { parseChaosArguments, replayLine } from '../../../bin/chaos';
 import { parseDeliveryChaosArguments } from '../../../bin/chaos-deliveries';
 import { parseSeededRunArguments } from '../../../bin/seeded-run';
 import { DELIVERY_FAULT_KINDS, DeliveryFaultKind } from '../../../lib/chaos/deliveries/faults';
@@ -7,6 +7,25 @@ import { FAULT_KINDS, FaultKind } from '../../../lib/chaos/orders/faults';
 describe('npm run chaos arguments', () => {
   it('defaults to the campaign defaults when given nothing', () => {
     expect(parseChaosArguments([])).toEqual({ keepData: false });
+  });
+
+  it('reads the trace file that makes the run replayable', () => {
+    expect(parseChaosArguments(['--seed', '4', '--trace', 'run.trace'])).toEqual({
+      seed: 4,
+      trace: 'run.trace',
+      keepData: false,
+    });
+    expect(() => parseChaosArguments(['--trace'])).toThrow('--trace needs a value');
+  });
+
+  it('prints the command that replays a traced run, and how to get one otherwise', () => {
+    const traced = ['--seed', '4', '--trace', 'run.trace'];
+    expect(replayLine(traced, parseChaosArguments(traced))).toBe(
+      'replay (the same trace on this commit): npm run chaos -- --seed 4 --trace run.trace',
+    );
+    expect(replayLine(['--seed', '4'], parseChaosArguments(['--seed', '4']))).toMatch(
+      /^not replayable \(no --trace\): npm run chaos -- --seed 4 --trace FILE/,
+    );
   });
 
   it('reads numbers, kinds and flags', () => {

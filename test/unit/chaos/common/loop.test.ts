@@ -3,15 +3,26 @@
  * waits on it with a cap on the wall clock (a virtual clock that stood still must end the wait with
  * the verdicts, not hang the campaign).
  */
-import { submitUntilAnswered, waitOnTheRunsClock } from '../../../../lib/chaos/common/loop';
+import {
+  MACHINE_PACE,
+  type Pace,
+  type RunClock,
+  submitUntilAnswered,
+  waitOnTheRunsClock,
+} from '../../../../lib/chaos/common/loop';
 import type { SubmitOutcome } from '../../../../lib/harness/orders-driver';
+
+/** A run's clock read from `now`, the harness on the machine's pace (an unseeded run). */
+function runClock(now: () => number, pace: Pace = MACHINE_PACE): RunClock {
+  return { now, sleep: async () => undefined, pace };
+}
 
 describe('waitOnTheRunsClock', () => {
   it('ends when the run clock reaches the deadline, without the cap', async () => {
     let clock = 0;
     const capped = await waitOnTheRunsClock(
       () => true,
-      () => clock,
+      runClock(() => clock),
       () => 1_000,
       () => {
         clock += 400;
@@ -27,7 +38,7 @@ describe('waitOnTheRunsClock', () => {
     let polls = 0;
     const capped = await waitOnTheRunsClock(
       () => false,
-      () => 0,
+      runClock(() => 0),
       () => 1_000,
       () => {
         polls += 1;
@@ -41,7 +52,7 @@ describe('waitOnTheRunsClock', () => {
     const started = Date.now();
     const capped = await waitOnTheRunsClock(
       () => true,
-      () => 0,
+      runClock(() => 0),
       () => 20,
       () => undefined,
       5,
@@ -58,7 +69,7 @@ describe('waitOnTheRunsClock', () => {
     let polls = 0;
     const capped = await waitOnTheRunsClock(
       () => true,
-      () => 0,
+      runClock(() => 0),
       () => deadline,
       () => {
         polls += 1;
@@ -70,6 +81,43 @@ describe('waitOnTheRunsClock', () => {
     expect(capped).toBe(true);
     // The cap moved to twice the new 100 ms plus 50 ms, counted from the poll that saw it.
     expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+  });
+
+  it("polls on the harness's pace (a seeded run's clock), which alone moves the run on", async () => {
+    let runMillis = 0;
+    const waits: number[] = [];
+    const seededPace: Pace = {
+      now: () => runMillis,
+      sleep: async (millis) => {
+        waits.push(millis);
+        runMillis += millis;
+      },
+    };
+    const capped = await waitOnTheRunsClock(
+      () => true,
+      runClock(() => runMillis, seededPace),
+      () => 2_000,
+      () => undefined,
+      500,
+      60_000,
+    );
+    expect(capped).toBe(false);
+    expect(waits).toEqual([500, 500, 500, 500]);
+  });
+
+  it('ends on the wall-clock cap when the pace it polls on never moves (a seeded clock held)', async () => {
+    const stoodStill: Pace = { now: () => 0, sleep: () => new Promise(() => undefined) };
+    const started = Date.now();
+    const capped = await waitOnTheRunsClock(
+      () => true,
+      runClock(() => 0, stoodStill),
+      () => 20,
+      () => undefined,
+      5,
+      50,
+    );
+    expect(capped).toBe(true);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(90);
   });
 });
 
@@ -93,6 +141,7 @@ describe('submitUntilAnswered', () => {
           waits.push(millis);
           runMillis += millis;
         },
+        pace: MACHINE_PACE,
       },
       (outcome) => retried.push(outcome.status ?? 0),
     );
@@ -107,7 +156,7 @@ describe('submitUntilAnswered', () => {
       async () => ({ kind: 'refused', status: 400, body: 'orderId is missing' }),
       () => false,
       60_000,
-      { now: () => 0, sleep: async () => undefined },
+      runClock(() => 0),
     );
     expect(result).toEqual({ refused: 'HTTP 400: orderId is missing' });
   });

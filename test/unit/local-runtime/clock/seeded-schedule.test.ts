@@ -206,3 +206,55 @@ describe('VirtualClock with a seed, a sandbox answered', () => {
     clock.stop();
   });
 });
+
+describe('VirtualClock with a seed, a timer the time has reached', () => {
+  it('fires it before it admits more work: a stream of work does not starve it', async () => {
+    const lines: string[] = [];
+    const clock = new VirtualClock({ seed: 5, trace: (line) => lines.push(line) });
+    clock.setTimer(() => undefined, 5, 'timer back-off');
+    // Each piece of work moves the time on by a millisecond (an invocation does) and queues the next.
+    let admittedCount = 0;
+    const next = (): void => {
+      clock.admit(`work ${admittedCount}`, (activity) => {
+        admittedCount += 1;
+        clock.elapse(1);
+        if (admittedCount < 20) next();
+        activity.release();
+      });
+    };
+    next();
+    await until(() => admittedCount === 20 && lines.some((line) => line.endsWith('timer back-off')), 'all');
+    clock.stop();
+    // Due after the fifth piece of work: it fires before the sixth is admitted, not after the last.
+    expect(lines.findIndex((line) => line.endsWith('timer back-off'))).toBe(5);
+    expect(lines[5]).toBe('2050-01-01T00:00:00.005Z timer back-off');
+  });
+});
+
+describe('VirtualClock with a seed, a sandbox that never handles its answer', () => {
+  it('picks anyway after its patience, and says so in the trace', async () => {
+    const lines: string[] = [];
+    const clock = new VirtualClock({
+      seed: 3,
+      trace: (line) => lines.push(line),
+      unsettledPatienceMillis: 50,
+    });
+    const invocation = await new Promise<ClockActivity>((resolve) => clock.admit('invoke H', resolve));
+    // An answer came back and is never handled (the sandbox died before it ran on).
+    clock.expectCalls(invocation, { sent: () => 1, handled: () => 0 });
+    clock.arrived(invocation);
+    clock.answered(invocation);
+    clock.park(invocation);
+    let admitted = false;
+    clock.admit('request next', (activity) => {
+      admitted = true;
+      activity.release();
+    });
+    await until(() => admitted, 'the waiting request admitted after the patience');
+    clock.stop();
+    expect(lines.slice(1)).toEqual([
+      '2050-01-01T00:00:00.000Z gave up waiting on invoke H #1',
+      '2050-01-01T00:00:00.000Z request next',
+    ]);
+  });
+});

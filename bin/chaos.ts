@@ -11,8 +11,8 @@
  *                    [--clock wall|virtual] [--timings default] [--trace FILE]
  *
  * With --trace FILE the run is on a virtual clock seeded by --seed and writes the clock's trace
- * there; the same command on the same commit writes the same file (a replay). The command that
- * replays a run is printed after its summary.
+ * there; the same command on the same commit is meant to write the same file (a replay; not yet
+ * always, lib/chaos/README.md). The command that replays a run is printed after its summary.
  */
 import { CampaignArguments, definedOnly, runCampaignCommand } from '../lib/chaos/common/arguments';
 import { type CampaignOptions, runCampaign } from '../lib/chaos/orders/campaign';
@@ -74,8 +74,8 @@ export function parseChaosArguments(argv: readonly string[]): CampaignOptions {
 export function replayLine(argv: readonly string[], options: CampaignOptions): string {
   const command = `npm run chaos -- ${argv.join(' ')}`.trimEnd();
   return options.trace === undefined
-    ? `not replayable (no --trace): ${command} --trace FILE runs on a seeded clock and replays (lib/chaos/README.md, Replay)`
-    : `replay (the same trace on this commit): ${command}`;
+    ? `not replayable (no --trace): ${command} --trace FILE runs on a seeded clock (lib/chaos/README.md, Replay)`
+    : `replay on this commit (not yet always the same trace: lib/chaos/README.md, Replay): ${command}`;
 }
 
 if (require.main === module) {

@@ -2,11 +2,11 @@
  * The one clock of a campaign's run (its runtimes across a restart, the injector's held replies,
  * the harness's pace): `--clock` as given; with `--trace FILE`, a virtual clock seeded by the
  * campaign's seed (lib/local-runtime/clock/README.md), whose trace, every admission and timer fired
- * with its time, the run writes to FILE. A run of the same seed, options and commit writes the same
- * file: the replay.
+ * with its time, the run writes to FILE. A run of the same seed, options and commit is meant to
+ * write the same file: the replay (not yet always: lib/local-runtime/clock/README.md).
  */
-import { closeSync, openSync, writeSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { PROJECT_ROOT } from '../../harness/assembly';
 import { type ClockMode, createClock, type RuntimeClock, VirtualClock } from '../../local-runtime';
 
@@ -35,6 +35,7 @@ export function campaignClock(
   }
   const file = resolve(PROJECT_ROOT, traceFile);
   // Written as it goes: a run that hangs or crashes leaves its trace up to there.
+  mkdirSync(dirname(file), { recursive: true });
   const descriptor = openSync(file, 'w');
   let open = true;
   const clock = new VirtualClock({

@@ -34,7 +34,7 @@ export const DEFAULT_MAX_IN_FLIGHT = 24;
  * acceptance, terminal and fault times are read from it, as the system's own times and the terminal
  * bound are on it.
  */
-export interface CampaignSetup extends RunClock, Omit<CampaignClock, 'clock'> {
+export interface CampaignSetup extends RunClock, Pick<CampaignClock, 'endTrace'> {
   /** The run's clock itself: the drivers are its actors (on a seeded one, their calls wait their turn). */
   readonly clock: RuntimeClock;
   readonly log: (line: string) => void;
@@ -166,7 +166,6 @@ export function prepareCampaign(options: CampaignOptions, log: (line: string) =>
     ...runClockOf(clock),
     clock,
     endTrace: () => runClock.endTrace(),
-    traceFile: runClock.traceFile,
     log,
     workDir,
     facts,

@@ -21,7 +21,7 @@ describe('npm run chaos arguments', () => {
   it('prints the command that replays a traced run, and how to get one otherwise', () => {
     const traced = ['--seed', '4', '--trace', 'run.trace'];
     expect(replayLine(traced, parseChaosArguments(traced))).toBe(
-      'replay (the same trace on this commit): npm run chaos -- --seed 4 --trace run.trace',
+      'replay on this commit (not yet always the same trace: lib/chaos/README.md, Replay): npm run chaos -- --seed 4 --trace run.trace',
     );
     expect(replayLine(['--seed', '4'], parseChaosArguments(['--seed', '4']))).toMatch(
       /^not replayable \(no --trace\): npm run chaos -- --seed 4 --trace FILE/,

@@ -17,7 +17,8 @@ describe('campaignClock', () => {
   });
 
   it('with a trace, is a virtual clock seeded by the seed, written as it goes until ended', async () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'campaign-clock-')), 'run.trace');
+    // Its directory is made if missing.
+    const file = join(mkdtempSync(join(tmpdir(), 'campaign-clock-')), 'traces', 'run.trace');
     const traced = campaignClock(undefined, 9, file);
     expect(traced.clock.mode).toBe('virtual');
     expect(traced.clock.seed).toBe(9);

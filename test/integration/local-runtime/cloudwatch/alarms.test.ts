@@ -26,6 +26,7 @@ import {
   DeleteMessageCommand,
   PurgeQueueCommand,
   ReceiveMessageCommand,
+  SendMessageBatchCommand,
   SendMessageCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
@@ -154,9 +155,13 @@ describe('CloudWatch of the local runtime', () => {
   });
 
   it('raises the dead-letter alarm when its queue fills, with the notification AWS sends, and sends OK once drained', async () => {
-    for (const body of ['lost-1', 'lost-2']) {
-      await sqs.send(new SendMessageCommand({ QueueUrl: outputs.DeadLettersUrl, MessageBody: body }));
-    }
+    // Both in one request: an evaluation between two sends would see one message, not two.
+    await sqs.send(
+      new SendMessageBatchCommand({
+        QueueUrl: outputs.DeadLettersUrl,
+        Entries: ['lost-1', 'lost-2'].map((body) => ({ Id: body, MessageBody: body })),
+      }),
+    );
     const raised = await waitForNotification(of(DLQ_ALARM, 'ALARM'));
     const { body } = notifications[raised] as Notification;
     expect(body).toMatchObject({

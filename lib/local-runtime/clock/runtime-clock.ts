@@ -44,6 +44,11 @@ export interface SandboxCalls {
   sent(): number;
   /** Answers handled so far (the code ran on for a while after each). */
   handled(): number;
+  /**
+   * Messages about its timers (armed, cancelled, waiting) the sandbox has posted and the runtime
+   * has not applied yet. @default - none counted
+   */
+  timerMessagesUnhandled?(): number;
 }
 
 export interface RuntimeClock {

@@ -69,10 +69,14 @@ class Activity implements ClockActivity {
   arrivals = 0;
   answers = 0;
 
-  /** A request of its own is on its way, or an answer not handled yet. */
+  /** A request of its own is on its way, an answer not handled yet, or a timer not on the clock yet. */
   get callsUnsettled(): boolean {
+    const calls = this.calls;
     return (
-      this.calls !== undefined && (this.calls.sent() > this.arrivals || this.answers > this.calls.handled())
+      calls !== undefined &&
+      (calls.sent() > this.arrivals ||
+        this.answers > calls.handled() ||
+        (calls.timerMessagesUnhandled?.() ?? 0) > 0)
     );
   }
 

@@ -124,10 +124,12 @@ class Sandbox {
   /** Set while the sandbox waits only on its timers: the invocation's hold parked. */
   private waiting: { resume(): void } | undefined;
   /**
-   * Requests the sandbox has sent to the runtime in its life, and answers it has handled
-   * (worker.js counts both).
+   * Requests the sandbox has sent to the runtime in its life, answers it has handled, and messages
+   * about its timers it has posted (worker.js counts them).
    */
-  private readonly calls = new Int32Array(new SharedArrayBuffer(8));
+  private readonly calls = new Int32Array(new SharedArrayBuffer(12));
+  /** The sandbox's messages about its timers handled here (onTimer). */
+  private timerMessagesHandled = 0;
 
   /** `ordinal`: the how-manyth sandbox of its function (a seeded clock seeds its randomness by it). */
   constructor(spec: LambdaFunctionSpec, options: LambdaHostOptions, ordinal: number) {
@@ -207,6 +209,7 @@ class Sandbox {
     this.clock.expectCalls(activity, {
       sent: () => Atomics.load(this.calls, 0) - sentBefore,
       handled: () => Atomics.load(this.calls, 1) - handledBefore,
+      timerMessagesUnhandled: () => Atomics.load(this.calls, 2) - this.timerMessagesHandled,
     });
     return new Promise<WorkerReply>((settle) => {
       this.pending = { id: invocation.id, settle };
@@ -240,6 +243,12 @@ class Sandbox {
    * whether it waits (it may still wait on others).
    */
   private onTimer(message: WorkerTimerMessage): void {
+    this.applyTimerMessage(message);
+    // Counted once applied: until then a seeded clock does not pick (worker.js postTimerMessage).
+    this.timerMessagesHandled += 1;
+  }
+
+  private applyTimerMessage(message: WorkerTimerMessage): void {
     if (message.kind === 'waiting') {
       this.stopWaiting();
       if (message.waiting && this.activity) this.waiting = this.clock.park(this.activity);

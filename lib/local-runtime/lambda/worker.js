@@ -90,6 +90,25 @@ function seededRandomness(seed) {
 }
 if (workerData.randomSeed !== undefined) seededRandomness(workerData.randomSeed);
 
+/**
+ * Counted in shared memory, where the host reads them at once (a seeded clock's measure of a
+ * sandbox at rest, host.ts expectCalls): [0] requests sent to the runtime's servers, [1] answers
+ * handled, [2] messages about its timers posted to the host (armed, cancelled, waiting).
+ */
+const counted = workerData.calls ? new Int32Array(workerData.calls) : undefined;
+const seeded = workerData.randomSeed !== undefined && counted !== undefined;
+
+/**
+ * Tells the host about the sandbox's timers. On a seeded clock each message is counted as posted
+ * until the host has handled it: a timer armed while the invocation is parked on a request of its
+ * own (the SDK arms its socket timers as the request goes) is on the clock before the clock picks
+ * the next work, at the time it was armed, not at a moment the machine decides.
+ */
+function postTimerMessage(message) {
+  if (seeded) Atomics.add(counted, 2, 1);
+  parentPort.postMessage(message);
+}
+
 /** Whether an invocation is running (its timers are the runtime's, see virtualTimers). */
 let invoking = false;
 /** Its handler has returned (or thrown): it runs on to its answer, never waiting (settledBeforeAnswer). */
@@ -113,7 +132,7 @@ function reportWaiting() {
     return;
   }
   reportedWaiting = waiting;
-  parentPort.postMessage({ kind: 'waiting', waiting });
+  postTimerMessage({ kind: 'waiting', waiting });
 }
 
 function waitsOnTimersOnly() {
@@ -142,7 +161,7 @@ function confirmWaiting(asked = 0) {
       return;
     }
     reportedWaiting = true;
-    parentPort.postMessage({ kind: 'waiting', waiting: true });
+    postTimerMessage({ kind: 'waiting', waiting: true });
   });
 }
 
@@ -152,8 +171,7 @@ function confirmWaiting(asked = 0) {
  * while another request of the invocation is on its way) is on its way before the clock moves on.
  */
 function firingHandled() {
-  if (workerData.randomSeed === undefined || !workerData.calls) return;
-  afterTwoTurns(() => Atomics.add(new Int32Array(workerData.calls), 1, 1));
+  if (seeded) afterTwoTurns(() => Atomics.add(counted, 1, 1));
 }
 
 /** What an idle sandbox keeps open: its ports to the host, sockets kept alive, its own timers. */
@@ -191,11 +209,11 @@ function virtualTimers() {
     }
     const timerId = nextTimerId++;
     pendingTimers.set(timerId, () => callback(...args));
-    parentPort.postMessage({ kind: 'timer', timerId, delayMillis: millis });
+    postTimerMessage({ kind: 'timer', timerId, delayMillis: millis });
     reportWaiting();
     const cancel = () => {
       if (pendingTimers.delete(timerId)) {
-        parentPort.postMessage({ kind: 'cancel', timerId });
+        postTimerMessage({ kind: 'cancel', timerId });
         reportWaiting();
       }
     };
@@ -359,8 +377,6 @@ async function settledBeforeAnswer() {
 function nameActivityInRequests() {
   const header = workerData.activityHeader;
   const callHeader = workerData.callHeader;
-  /** Sent [0] and answers handled [1] in the sandbox's life, where the host reads them at once. */
-  const counted = new Int32Array(workerData.calls);
   /**
    * The next call's number; a call to a loopback server (the runtime's: only these arrive where the
    * host counts them) is also counted as sent, and its answer as handled once the code has run on
@@ -368,7 +384,7 @@ function nameActivityInRequests() {
    */
   const nextCall = (host) => {
     // Read only on a seeded clock (the host's expectCalls).
-    const counts = workerData.randomSeed !== undefined && LOOPBACK_HOST.test(host ?? '');
+    const counts = seeded && LOOPBACK_HOST.test(host ?? '');
     if (counts) Atomics.add(counted, 0, 1);
     const handled = () => {
       if (counts) afterTwoTurns(() => Atomics.add(counted, 1, 1));

@@ -207,6 +207,35 @@ describe('VirtualClock with a seed, a sandbox answered', () => {
   });
 });
 
+describe('VirtualClock with a seed, a sandbox arming a timer', () => {
+  it('waits until the timers a sandbox armed are on the clock before it picks', async () => {
+    const clock = new VirtualClock({ seed: 4 });
+    const invocation = await new Promise<ClockActivity>((resolve) => clock.admit('invoke T', resolve));
+    // The request arrived and the invocation is parked on it; the socket timer the SDK armed as the
+    // request went is still on its way to the host.
+    let unhandled = 1;
+    clock.expectCalls(invocation, {
+      sent: () => 1,
+      handled: () => 0,
+      timerMessagesUnhandled: () => unhandled,
+    });
+    clock.arrived(invocation);
+    const parked = clock.park(invocation);
+    const admitted: string[] = [];
+    clock.admit('request next', (activity) => {
+      admitted.push(activity.label);
+      activity.release();
+    });
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(admitted).toEqual([]);
+    unhandled = 0;
+    await until(() => admitted.length === 1, 'the waiting request admitted');
+    parked.resume();
+    invocation.release();
+    clock.stop();
+  });
+});
+
 describe('VirtualClock with a seed, a timer the time has reached', () => {
   it('fires it before it admits more work: a stream of work does not starve it', async () => {
     const lines: string[] = [];

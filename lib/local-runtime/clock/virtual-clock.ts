@@ -80,6 +80,14 @@ class Activity implements ClockActivity {
     );
   }
 
+  /** What it waits on, for the trace: requests sent and arrived, answers given and handled, timers. */
+  get unsettledCounts(): string {
+    const calls = this.calls;
+    if (calls === undefined) return '';
+    const timers = calls.timerMessagesUnhandled?.() ?? 0;
+    return `sent ${calls.sent()} arrived ${this.arrivals} answered ${this.answers} handled ${calls.handled()} timer messages ${timers}`;
+  }
+
   constructor(
     private readonly clock: VirtualClock,
     readonly id: string,
@@ -352,7 +360,9 @@ export class VirtualClock implements RuntimeClock {
   }
 
   private unsettledLabels(): string[] {
-    return [...this.activities.values()].filter((activity) => activity.callsUnsettled).map((a) => a.label);
+    return [...this.activities.values()]
+      .filter((activity) => activity.callsUnsettled)
+      .map((activity) => `${activity.label} (${activity.unsettledCounts})`);
   }
 
   private sandboxCallsUnsettled(): boolean {

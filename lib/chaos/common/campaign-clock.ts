@@ -2,8 +2,9 @@
  * The one clock of a campaign's run (its runtimes across a restart, the injector's held replies,
  * the harness's pace): `--clock` as given; with `--trace FILE`, a virtual clock seeded by the
  * campaign's seed (lib/local-runtime/clock/README.md), whose trace, every admission and timer fired
- * with its time, the run writes to FILE. A run of the same seed, options and commit is meant to
- * write the same file: the replay (not yet always: lib/local-runtime/clock/README.md).
+ * with its time, the run writes to FILE. A run of the same seed, options and commit writes the
+ * same file: the replay (nearly always, and not yet with every fault kind:
+ * lib/local-runtime/clock/README.md).
  */
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';

@@ -42,8 +42,13 @@ export type ClockMode = 'wall' | 'virtual';
 export interface SandboxCalls {
   /** Requests sent so far. */
   sent(): number;
-  /** Answers handled so far (the code ran on for a while after each). */
+  /**
+   * Answers handled so far (the code ran on for a while after each), and requests that ended with
+   * no answer (one that never arrived: a connection refused or reset).
+   */
   handled(): number;
+  /** Requests sent so far that the code has run on from for a while. @default - as `sent` */
+  goneOn?(): number;
   /**
    * Messages about its timers (armed, cancelled, waiting) the sandbox has posted and the runtime
    * has not applied yet. @default - none counted

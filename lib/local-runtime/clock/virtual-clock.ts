@@ -69,14 +69,20 @@ class Activity implements ClockActivity {
   arrivals = 0;
   answers = 0;
 
-  /** A request of its own is on its way, an answer not handled yet, or a timer not on the clock yet. */
+  /**
+   * A request of its own is on its way (more open in the sandbox than at the servers), or just sent
+   * and the code not run on from it yet, an answer not handled yet, or a timer not on the clock yet.
+   */
   get callsUnsettled(): boolean {
     const calls = this.calls;
+    if (calls === undefined) return false;
+    const sent = calls.sent();
+    const handled = calls.handled();
     return (
-      calls !== undefined &&
-      (calls.sent() > this.arrivals ||
-        this.answers > calls.handled() ||
-        (calls.timerMessagesUnhandled?.() ?? 0) > 0)
+      sent - handled > this.arrivals - this.answers ||
+      this.answers > handled ||
+      (calls.goneOn?.() ?? sent) < sent ||
+      (calls.timerMessagesUnhandled?.() ?? 0) > 0
     );
   }
 
@@ -85,7 +91,8 @@ class Activity implements ClockActivity {
     const calls = this.calls;
     if (calls === undefined) return '';
     const timers = calls.timerMessagesUnhandled?.() ?? 0;
-    return `sent ${calls.sent()} arrived ${this.arrivals} answered ${this.answers} handled ${calls.handled()} timer messages ${timers}`;
+    const goneOn = calls.goneOn?.() ?? calls.sent();
+    return `sent ${calls.sent()} gone on ${goneOn} arrived ${this.arrivals} answered ${this.answers} handled ${calls.handled()} timer messages ${timers}`;
   }
 
   constructor(

@@ -124,10 +124,10 @@ class Sandbox {
   /** Set while the sandbox waits only on its timers: the invocation's hold parked. */
   private waiting: { resume(): void } | undefined;
   /**
-   * Requests the sandbox has sent to the runtime in its life, answers it has handled, and messages
-   * about its timers it has posted (worker.js counts them).
+   * Requests the sandbox has sent to the runtime in its life, answers it has handled, messages
+   * about its timers it has posted, and requests it has run on from (worker.js counts them).
    */
-  private readonly calls = new Int32Array(new SharedArrayBuffer(12));
+  private readonly calls = new Int32Array(new SharedArrayBuffer(16));
   /** The sandbox's messages about its timers handled here (onTimer). */
   private timerMessagesHandled = 0;
 
@@ -205,10 +205,13 @@ class Sandbox {
     this.activity = activity;
     // A request on its way to the runtime's server is part of the invocation until it arrives, and
     // an answer until the sandbox has handled it (a seeded clock waits for both: expectCalls).
-    const [sentBefore, handledBefore] = [Atomics.load(this.calls, 0), Atomics.load(this.calls, 1)];
+    const [sentBefore, handledBefore, goneOnBefore] = [0, 1, 3].map((index) =>
+      Atomics.load(this.calls, index),
+    );
     this.clock.expectCalls(activity, {
-      sent: () => Atomics.load(this.calls, 0) - sentBefore,
-      handled: () => Atomics.load(this.calls, 1) - handledBefore,
+      sent: () => Atomics.load(this.calls, 0) - (sentBefore ?? 0),
+      handled: () => Atomics.load(this.calls, 1) - (handledBefore ?? 0),
+      goneOn: () => Atomics.load(this.calls, 3) - (goneOnBefore ?? 0),
       timerMessagesUnhandled: () => Atomics.load(this.calls, 2) - this.timerMessagesHandled,
     });
     return new Promise<WorkerReply>((settle) => {

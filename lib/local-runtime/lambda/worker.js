@@ -93,7 +93,8 @@ if (workerData.randomSeed !== undefined) seededRandomness(workerData.randomSeed)
 /**
  * Counted in shared memory, where the host reads them at once (a seeded clock's measure of a
  * sandbox at rest, host.ts expectCalls): [0] requests sent to the runtime's servers, [1] answers
- * handled, [2] messages about its timers posted to the host (armed, cancelled, waiting).
+ * handled, [2] messages about its timers posted to the host (armed, cancelled, waiting), [3]
+ * requests the code has run on from for two turns of its event loop after sending them.
  */
 const counted = workerData.calls ? new Int32Array(workerData.calls) : undefined;
 const seeded = workerData.randomSeed !== undefined && counted !== undefined;
@@ -385,7 +386,12 @@ function nameActivityInRequests() {
   const nextCall = (host) => {
     // Read only on a seeded clock (the host's expectCalls).
     const counts = seeded && LOOPBACK_HOST.test(host ?? '');
-    if (counts) Atomics.add(counted, 0, 1);
+    if (counts) {
+      Atomics.add(counted, 0, 1);
+      // The code runs on after a send (the next of requests sent together may still be on its way
+      // through the SDK's middleware) while the request parks the invocation at its server.
+      afterTwoTurns(() => Atomics.add(counted, 3, 1));
+    }
     const handled = () => {
       if (counts) afterTwoTurns(() => Atomics.add(counted, 1, 1));
     };

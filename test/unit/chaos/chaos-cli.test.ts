@@ -21,7 +21,11 @@ describe('npm run chaos arguments', () => {
   it('prints the command that replays a traced run, and how to get one otherwise', () => {
     const traced = ['--seed', '4', '--trace', 'run.trace'];
     expect(replayLine(traced, parseChaosArguments(traced))).toBe(
-      'replay on this commit (not yet always the same trace: lib/chaos/README.md, Replay): npm run chaos -- --seed 4 --trace run.trace',
+      'replay on this commit (not the same trace with runtime-restart or admission-pressure, which do not replay yet: lib/chaos/README.md, Replay): npm run chaos -- --seed 4 --trace run.trace',
+    );
+    const replayed = [...traced, '--without', 'runtime-restart,admission-pressure'];
+    expect(replayLine(replayed, parseChaosArguments(replayed))).toBe(
+      'replay on this commit (the same trace in 10 runs of 11 measured: lib/chaos/README.md, Replay): npm run chaos -- --seed 4 --trace run.trace --without runtime-restart,admission-pressure',
     );
     expect(replayLine(['--seed', '4'], parseChaosArguments(['--seed', '4']))).toMatch(
       /^not replayable \(no --trace\): npm run chaos -- --seed 4 --trace FILE/,

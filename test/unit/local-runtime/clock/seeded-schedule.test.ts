@@ -236,6 +236,44 @@ describe('VirtualClock with a seed, a sandbox arming a timer', () => {
   });
 });
 
+describe('VirtualClock with a seed, a sandbox sending', () => {
+  /** An invocation parked on its first request, and whether work waiting is admitted meanwhile. */
+  const admittedWhile = async (counts: { sent: number; goneOn: number; handled: number }) => {
+    const clock = new VirtualClock({ seed: 6 });
+    const invocation = await new Promise<ClockActivity>((resolve) => clock.admit('invoke S', resolve));
+    clock.expectCalls(invocation, {
+      sent: () => counts.sent,
+      goneOn: () => counts.goneOn,
+      handled: () => counts.handled,
+    });
+    clock.arrived(invocation);
+    const parked = clock.park(invocation);
+    let admitted = false;
+    clock.admit('request next', (activity) => {
+      admitted = true;
+      activity.release();
+    });
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    const before = admitted;
+    parked.resume();
+    invocation.release();
+    clock.stop();
+    return before;
+  };
+
+  it('waits until the code has run on from a request it sent (the next may be on its way)', async () => {
+    expect(await admittedWhile({ sent: 1, goneOn: 0, handled: 0 })).toBe(false);
+    expect(await admittedWhile({ sent: 1, goneOn: 1, handled: 0 })).toBe(true);
+  });
+
+  it('does not wait for a request that ended without arriving (a connection reset)', async () => {
+    // The first arrived and is being served; the second failed before it reached its server.
+    expect(await admittedWhile({ sent: 2, goneOn: 2, handled: 1 })).toBe(true);
+    // Still open in the sandbox: on its way.
+    expect(await admittedWhile({ sent: 2, goneOn: 2, handled: 0 })).toBe(false);
+  });
+});
+
 describe('VirtualClock with a seed, a timer the time has reached', () => {
   it('fires it before it admits more work: a stream of work does not starve it', async () => {
     const lines: string[] = [];
@@ -282,7 +320,7 @@ describe('VirtualClock with a seed, a sandbox that never handles its answer', ()
     await until(() => admitted, 'the waiting request admitted after the patience');
     clock.stop();
     expect(lines.slice(1)).toEqual([
-      '2050-01-01T00:00:00.000Z gave up waiting on invoke H #1 (sent 1 arrived 1 answered 1 handled 0 timer messages 0)',
+      '2050-01-01T00:00:00.000Z gave up waiting on invoke H #1 (sent 1 gone on 1 arrived 1 answered 1 handled 0 timer messages 0)',
       '2050-01-01T00:00:00.000Z request next',
     ]);
   });

@@ -205,13 +205,14 @@ class Sandbox {
     this.activity = activity;
     // A request on its way to the runtime's server is part of the invocation until it arrives, and
     // an answer until the sandbox has handled it (a seeded clock waits for both: expectCalls).
-    const [sentBefore, handledBefore, goneOnBefore] = [0, 1, 3].map((index) =>
-      Atomics.load(this.calls, index),
-    );
+    const since = (index: number) => {
+      const before = Atomics.load(this.calls, index);
+      return () => Atomics.load(this.calls, index) - before;
+    };
     this.clock.expectCalls(activity, {
-      sent: () => Atomics.load(this.calls, 0) - (sentBefore ?? 0),
-      handled: () => Atomics.load(this.calls, 1) - (handledBefore ?? 0),
-      goneOn: () => Atomics.load(this.calls, 3) - (goneOnBefore ?? 0),
+      sent: since(0),
+      handled: since(1),
+      goneOn: since(3),
       timerMessagesUnhandled: () => Atomics.load(this.calls, 2) - this.timerMessagesHandled,
     });
     return new Promise<WorkerReply>((settle) => {

@@ -11,7 +11,7 @@
  *                    [--clock wall|virtual] [--timings default] [--trace FILE]
  *
  * With --trace FILE the run is on a virtual clock seeded by --seed and writes the clock's trace
- * there; the same command on the same commit writes the same file (a replay) nearly always, and not
+ * there; the same command on the same commit writes the same file (a replay) most times, and not
  * with a kind that does not replay yet (KINDS_NOT_REPLAYED; lib/chaos/README.md, Replay). The
  * command that replays a run is printed after its summary.
  */
@@ -81,7 +81,7 @@ export function replayLine(argv: readonly string[], options: CampaignOptions): s
     KINDS_NOT_REPLAYED.includes(kind),
   );
   return unreplayed.length === 0
-    ? `replay on this commit (the same trace in 10 runs of 11 measured: lib/chaos/README.md, Replay): ${command}`
+    ? `replay on this commit (the same trace in 13 runs of 17 measured: lib/chaos/README.md, Replay): ${command}`
     : `replay on this commit (not the same trace with ${unreplayed.join(' or ')}, which do not replay yet: lib/chaos/README.md, Replay): ${command}`;
 }
 

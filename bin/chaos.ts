@@ -81,7 +81,7 @@ export function replayLine(argv: readonly string[], options: CampaignOptions): s
     KINDS_NOT_REPLAYED.includes(kind),
   );
   return unreplayed.length === 0
-    ? `replay on this commit (the same trace in 13 runs of 17 measured: lib/chaos/README.md, Replay): ${command}`
+    ? `replay on this commit (not yet always the same trace: lib/chaos/README.md, Replay): ${command}`
     : `replay on this commit (not the same trace with ${unreplayed.join(' or ')}, which do not replay yet: lib/chaos/README.md, Replay): ${command}`;
 }
 

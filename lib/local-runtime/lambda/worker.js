@@ -423,8 +423,19 @@ function nameActivityInRequests() {
     const module = require(name);
     const hostRequest = module.request;
     module.request = function request(...args) {
+      // The caller's response callback (the SDK passes one) listens before any listener added here.
+      let fromSandbox = false;
+      const last = args.length - 1;
+      if (typeof args[last] === 'function') {
+        const callback = args[last];
+        args[last] = function onResponse(response) {
+          if (fromSandbox) withoutServerDate(response);
+          return callback.call(this, response);
+        };
+      }
       const outgoing = hostRequest.apply(this, args);
       if (activityId && !outgoing.headersSent) {
+        fromSandbox = LOOPBACK_HOST.test(outgoing.host ?? '');
         outgoing.setHeader(header, activityId);
         const call = nextCall(outgoing.host);
         outgoing.setHeader(callHeader, call.number);
@@ -436,7 +447,10 @@ function nameActivityInRequests() {
           answered = true;
           call.handled();
         };
-        outgoing.once('response', (response) => response.once('end', end));
+        outgoing.once('response', (response) => {
+          if (fromSandbox) withoutServerDate(response);
+          response.once('end', end);
+        });
         outgoing.once('close', end);
       }
       return outgoing;
@@ -444,6 +458,21 @@ function nameActivityInRequests() {
   }
 }
 if (workerData.sharedTime) nameActivityInRequests();
+
+/**
+ * The runtime's servers answer with the machine's Date, and a sandbox's time is the virtual clock's:
+ * the AWS SDK takes the difference as the machine's clock skew and corrects its own clock by it, and
+ * it marks an error answered across a correction over 4 minutes as retryable ('clock skew
+ * corrected'). On a clock ahead of the machine's (years ahead on a seeded one) that skew moved with
+ * the machine's seconds, so one run retried a ConditionalCheckFailed three times and another did
+ * not: a claim lost a millisecond later, a supervisor's sweep one request short, a replay that
+ * parted. A Lambda's clock is synchronised, so the SDK never corrects it on AWS: on the virtual
+ * clock a sandbox does not see the Date of the runtime's answers (before the response callback or
+ * any listener the code adds reads the headers).
+ */
+function withoutServerDate(response) {
+  delete response.headers.date;
+}
 
 async function loadHandler() {
   const { codeDirectory, handler } = workerData;

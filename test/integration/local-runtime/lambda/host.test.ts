@@ -6,6 +6,8 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../../../../lib/local-runtime';
@@ -188,6 +190,9 @@ describe('Lambda host on a virtual clock', () => {
       // A back-off written with node:timers/promises, and one cut short by its signal.
       "exports.promiseSleep = async () => { const { setTimeout: sleep } = require('node:timers/promises'); return [await sleep(600000, 'slept'), Date.now()]; };",
       "exports.abortedSleep = async () => { const { setTimeout: sleep } = require('node:timers/promises'); const controller = new AbortController(); setTimeout(() => controller.abort(), 1000); try { await sleep(600000, 'slept', { signal: controller.signal }); return ['slept', Date.now()]; } catch (error) { return [error.name, Date.now()]; } };",
+      // The Date header of a loopback server's answer, as the AWS SDK reads it: the response callback
+      // first, then a listener added after.
+      "exports.serverDate = async (event) => new Promise((resolve, reject) => { const sent = require('node:http').request(event.url, (response) => { const inCallback = response.headers.date ?? null; sent.on('response', () => undefined); response.resume(); response.on('end', () => resolve([inCallback, response.headers.date ?? null])); }); sent.on('error', reject); sent.end(); });",
       '',
     ].join('\n'),
   );
@@ -219,7 +224,7 @@ describe('Lambda host on a virtual clock', () => {
     asyncRetryAttempts: 0,
   });
 
-  for (const name of ['interval', 'promiseSleep', 'abortedSleep']) {
+  for (const name of ['interval', 'promiseSleep', 'abortedSleep', 'serverDate']) {
     host.register({
       logicalId: name,
       functionName: name,
@@ -284,6 +289,21 @@ describe('Lambda host on a virtual clock', () => {
     expect(ends[0]).toBeGreaterThanOrEqual(60_000);
     expect(ends[1]).toBeGreaterThanOrEqual(120_000);
     expect(ends[1]).toBeLessThan(121_000);
+  });
+
+  it("hides the machine's Date of a loopback server's answer from the sandbox, whose time is the clock's", async () => {
+    // The AWS SDK corrects its clock by the Date of an answer and retries an error it answered
+    // across a correction over 4 minutes: with the machine's Date and a clock ahead of it, an error
+    // was retried or not as the machine's seconds went.
+    const server = createServer((_request, response) => response.end('ok'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+      const result = await host.invoke('serverDate', { url });
+      expect(result).toMatchObject({ ok: true, payload: [null, null] });
+    } finally {
+      server.close();
+    }
   });
 
   it('parks an invocation again after one of its timers fires while it still waits on another', async () => {

@@ -52,6 +52,14 @@ export class SnsProvisioner implements Provisioner {
         invokeAsync: (functionArn, event, options) =>
           context.deliveries.deliver(functionArn, JSON.stringify(event), options),
         onProblem: (message) => context.problem(`SNS ${message}`),
+        whileWaiting: async (wait) => {
+          const parked = context.clock.park();
+          try {
+            await wait();
+          } finally {
+            parked.resume();
+          }
+        },
         ...(meter && {
           onPublished: (topicArn: string, payloadBytes: number, publishedBy: string) =>
             meter.published(arnName(topicArn), payloadBytes, publishedBy),

@@ -70,6 +70,13 @@ export interface SnsDelivery {
    * and attributes' size (the runtime's metering). @default - not told
    */
   onPublished?(topicArn: string, payloadBytes: number, publishedBy: string): void;
+  /**
+   * Runs `wait` (a publish waiting on its deliveries, and on a FIFO topic on the previous publish's
+   * first) with the publish's caller parked on the runtime's clock, as a caller waiting on a function
+   * is. On a seeded clock a delivery's SQS call waits its turn, which never came while the publish
+   * held the clock. @default - runs it as it is
+   */
+  whileWaiting?(wait: () => Promise<void>): Promise<void>;
 }
 
 export const DELIVERABLE_PROTOCOLS: readonly string[] = ['sqs', 'lambda'];
@@ -178,7 +185,7 @@ export class LocalSns {
       }
       this.delivery.onPublished?.(topic.arn, payloadBytes, request.publishedBy ?? PUBLISHED_BY_API);
       const result = { messageId: mintUuid() };
-      await this.fanOut(topic, request, attributes, result);
+      await this.waiting(() => this.fanOut(topic, request, attributes, result));
       return result;
     }
     if (!request.messageGroupId) {
@@ -209,8 +216,12 @@ export class LocalSns {
       this.fanOut(topic, { ...request, messageDeduplicationId: deduplicationId }, attributes, result),
     );
     topic.lastDelivery = delivered.catch(() => undefined);
-    await delivered;
+    await this.waiting(() => delivered);
     return result;
+  }
+
+  private waiting(wait: () => Promise<void>): Promise<void> {
+    return this.delivery.whileWaiting ? this.delivery.whileWaiting(wait) : wait();
   }
 
   private async fanOut(

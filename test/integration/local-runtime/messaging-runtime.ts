@@ -13,7 +13,7 @@ import {
   ReceiveMessageCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
-import { type LocalRuntime, startLocalRuntime } from '../../../lib/local-runtime';
+import { type LocalRuntime, type RuntimeClock, startLocalRuntime } from '../../../lib/local-runtime';
 import { synthesizeMessagingApp } from './fixtures/messaging-app';
 
 export interface MessagingRuntime {
@@ -46,6 +46,8 @@ export interface MessagingRuntimeOptions {
   readonly keepData?: boolean;
   /** Local IAM users (the runtime's `users`), listed in the target's identities. @default - none */
   readonly users?: Readonly<Record<string, { readonly managedPolicyNames?: readonly string[] }>>;
+  /** The runtime's clock. @default - the runtime's default */
+  readonly clock?: RuntimeClock;
 }
 
 export async function startMessagingRuntime(
@@ -66,6 +68,7 @@ export async function startMessagingRuntime(
       ...(options.apiPortOrder && { apiPortOrder: options.apiPortOrder }),
       ...(options.keepData && { dataDir: join(workDir, 'data') }),
       ...(options.users && { users: options.users }),
+      ...(options.clock && { clock: options.clock }),
     });
   } catch (error) {
     rmSync(workDir, { recursive: true, force: true });

@@ -6,15 +6,20 @@
  *
  *   npm run chaos:deliveries -- [--deliveries 200] [--seed 1] [--max-in-flight 12] [--assembly DIR]
  *                    [--work DIR] [--without kind,kind] [--only kind,kind] [--min-delivered 0.6]
- *                    [--allowance-seconds 60] [--keep-data] [--clock wall|virtual]
+ *                    [--allowance-seconds 60] [--keep-data] [--clock wall|virtual] [--trace FILE]
+ *
+ * With --trace FILE the run is on a virtual clock seeded by --seed and writes the clock's trace
+ * there, as npm run chaos does (bin/chaos.ts); the command that replays a run is printed after
+ * its summary, naming the kinds that do not replay yet (DELIVERY_KINDS_NOT_REPLAYED).
  */
 import { CampaignArguments, definedOnly, runCampaignCommand } from '../lib/chaos/common/arguments';
+import { replayLine } from '../lib/chaos/common/replay-line';
 import { type DeliveryCampaignOptions, runDeliveryCampaign } from '../lib/chaos/deliveries/campaign';
-import { DELIVERY_FAULT_KINDS } from '../lib/chaos/deliveries/faults';
+import { DELIVERY_FAULT_KINDS, DELIVERY_KINDS_NOT_REPLAYED } from '../lib/chaos/deliveries/faults';
 
 const USAGE =
   'Usage: npm run chaos:deliveries -- [--deliveries N] [--seed N] [--max-in-flight N] [--assembly DIR] ' +
-  '[--work DIR] [--without kinds] [--only kinds] [--min-delivered R] [--allowance-seconds S] [--keep-data] [--clock wall|virtual]';
+  '[--work DIR] [--without kinds] [--only kinds] [--min-delivered R] [--allowance-seconds S] [--keep-data] [--clock wall|virtual] [--trace FILE]';
 
 const VALUE_FLAGS = [
   '--clock',
@@ -27,6 +32,7 @@ const VALUE_FLAGS = [
   '--only',
   '--min-delivered',
   '--allowance-seconds',
+  '--trace',
 ];
 
 export function parseDeliveryChaosArguments(argv: readonly string[]): DeliveryCampaignOptions {
@@ -42,7 +48,25 @@ export function parseDeliveryChaosArguments(argv: readonly string[]): DeliveryCa
     schedulingAllowanceSeconds: args.integer('--allowance-seconds', 0),
     keepData: args.has('--keep-data'),
     clock: args.clock('--clock'),
+    trace: args.text('--trace'),
   });
 }
 
-if (require.main === module) runCampaignCommand(parseDeliveryChaosArguments, runDeliveryCampaign);
+/** The line after the summary: the command that replays the run, or how to make one that does. */
+export function deliveryReplayLine(argv: readonly string[], options: DeliveryCampaignOptions): string {
+  return replayLine({
+    script: 'chaos:deliveries',
+    argv,
+    traced: options.trace !== undefined,
+    enabledKinds: options.enabledKinds ?? DELIVERY_FAULT_KINDS,
+    notReplayed: DELIVERY_KINDS_NOT_REPLAYED,
+  });
+}
+
+if (require.main === module) {
+  const argv = process.argv.slice(2);
+  runCampaignCommand(parseDeliveryChaosArguments, async (options) => {
+    const report = await runDeliveryCampaign(options);
+    return { ...report, summary: `${report.summary}\n${deliveryReplayLine(argv, options)}` };
+  });
+}

@@ -16,6 +16,7 @@
  * command that replays a run is printed after its summary.
  */
 import { CampaignArguments, definedOnly, runCampaignCommand } from '../lib/chaos/common/arguments';
+import { replayLine } from '../lib/chaos/common/replay-line';
 import { type CampaignOptions, runCampaign } from '../lib/chaos/orders/campaign';
 import { FAULT_KINDS, KINDS_NOT_REPLAYED } from '../lib/chaos/orders/faults';
 import { DEFAULT_FAULT_RATES } from '../lib/chaos/orders/plan';
@@ -72,23 +73,20 @@ export function parseChaosArguments(argv: readonly string[]): CampaignOptions {
 }
 
 /** The line after the summary: the command that replays the run, or how to make one that does. */
-export function replayLine(argv: readonly string[], options: CampaignOptions): string {
-  const command = `npm run chaos -- ${argv.join(' ')}`.trimEnd();
-  if (options.trace === undefined) {
-    return `not replayable (no --trace): ${command} --trace FILE runs on a seeded clock (lib/chaos/README.md, Replay)`;
-  }
-  const unreplayed = (options.enabledKinds ?? FAULT_KINDS).filter((kind) =>
-    KINDS_NOT_REPLAYED.includes(kind),
-  );
-  return unreplayed.length === 0
-    ? `replay on this commit (not yet always the same trace: lib/chaos/README.md, Replay): ${command}`
-    : `replay on this commit (not the same trace with ${unreplayed.join(' or ')}, which do not replay yet: lib/chaos/README.md, Replay): ${command}`;
+export function chaosReplayLine(argv: readonly string[], options: CampaignOptions): string {
+  return replayLine({
+    script: 'chaos',
+    argv,
+    traced: options.trace !== undefined,
+    enabledKinds: options.enabledKinds ?? FAULT_KINDS,
+    notReplayed: KINDS_NOT_REPLAYED,
+  });
 }
 
 if (require.main === module) {
   const argv = process.argv.slice(2);
   runCampaignCommand(parseChaosArguments, async (options) => {
     const report = await runCampaign(options);
-    return { ...report, summary: `${report.summary}\n${replayLine(argv, options)}` };
+    return { ...report, summary: `${report.summary}\n${chaosReplayLine(argv, options)}` };
   });
 }

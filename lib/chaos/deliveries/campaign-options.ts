@@ -52,7 +52,13 @@ export interface DeliveryCampaignOptions {
   readonly keepData?: boolean;
   /**
    * The runtime's clock: wall, or virtual (time moves only when the system is quiet, then jumps to
-   * the next due timer; one clock across the run's restarts). @default 'wall'
+   * the next due timer; one clock across the run's restarts). @default 'wall' ('virtual' with `trace`)
    */
   readonly clock?: ClockMode;
+  /**
+   * Runs on a virtual clock seeded by `seed` and writes its trace to this file (from the project
+   * root): a run of the same seed, options and commit is meant to write the same file
+   * (../common/campaign-clock.ts). @default - no trace, and the clock as `clock` says
+   */
+  readonly trace?: string;
 }

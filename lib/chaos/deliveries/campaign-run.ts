@@ -8,7 +8,6 @@
  */
 import { rmSync } from 'node:fs';
 import { type DeliveryStatus, isTerminalStatus } from '../../../lambdas/choreography/contracts';
-import { sleep } from '../../../lambdas/shared/clock';
 import type { DeliverySystemDriver } from '../../harness/deliveries-driver';
 import type { DroneSample, ObservedEvent } from '../../harness/deliveries-snapshots';
 import type { LocalRuntime } from '../../local-runtime';
@@ -69,12 +68,13 @@ export class DeliveryCampaignRun {
         firedCount: (kind) => injector.firedCount(kind as DeliveryFaultKind),
       },
     );
-    this.fleet = new FleetPace(facts.limits.drones, facts.assignmentMillis);
+    this.fleet = new FleetPace(facts.limits.drones, facts.assignmentMillis, setup.pace);
     this.sampler = startSampler(
       () => this.sampleOnce(),
       () => this.restarting,
       SAMPLE_INTERVAL_MILLIS,
       log,
+      setup.pace,
     );
   }
 
@@ -129,7 +129,7 @@ export class DeliveryCampaignRun {
         );
       const wantDrones = group.filter(needsDrone).length;
       if (this.tracker.occupying() + submitting.size >= maxInFlight || !this.fleet.allows(wantDrones)) {
-        await sleep(100);
+        await this.setup.pace.sleep(100);
         continue;
       }
       next += group.length;
@@ -161,7 +161,7 @@ export class DeliveryCampaignRun {
       () => this.tracker.printProgress(),
     );
     if (cappedByWall) this.setup.log(CLOCK_STOOD_STILL);
-    await settleDeliveries(this.driver, this.setup.injector, this.observed);
+    await settleDeliveries(this.driver, this.setup.injector, this.observed, this.setup.pace);
   }
 
   /** Stops the sampler and lets go of every reply the injector still holds. */
@@ -182,6 +182,7 @@ export class DeliveryCampaignRun {
     const { assignments } = await driver.droneScheduler(finishedAt);
     const { markers, decisions } = await driver.remediation();
     this.tracker.printProgress(true);
+    setup.endTrace();
     driver.close();
     await this.runtime.stop();
     if (!this.options.keepData) rmSync(setup.dataDir, { recursive: true, force: true });
@@ -283,7 +284,7 @@ export class DeliveryCampaignRun {
     if (!poison || !this.setup.enabledKinds.includes(DeliveryFaultKind.PoisonMessage)) return;
     await this.driver.sendPoison(
       poison.service,
-      poisonEnvelope(delivery.deliveryId, poison.service, poison.kind),
+      poisonEnvelope(delivery.deliveryId, poison.service, poison.kind, this.setup.now()),
       delivery.deliveryId,
       `chaos-poison-${delivery.deliveryId}`,
     );

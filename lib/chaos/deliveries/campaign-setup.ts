@@ -9,8 +9,9 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { PROJECT_ROOT, synthesizeLocal } from '../../harness/assembly';
 import { DeliverySystemDriver } from '../../harness/deliveries-driver';
-import { createClock, type LocalRuntime } from '../../local-runtime';
+import type { LocalRuntime, RuntimeClock } from '../../local-runtime';
 import type { TerminalBound } from '../common/bounds';
+import { type CampaignClock, campaignClock } from '../common/campaign-clock';
 import { campaignFiles } from '../common/campaign-files';
 import { type RunClock, runClockOf } from '../common/loop';
 import { type DeliveryAssemblyFacts, readDeliveryAssemblyFacts } from './assembly';
@@ -31,7 +32,9 @@ import {
  * acceptance, terminal and fault times are read from it, as the system's own times and the terminal
  * bound are on it.
  */
-export interface DeliveryCampaignSetup extends RunClock {
+export interface DeliveryCampaignSetup extends RunClock, Omit<CampaignClock, 'clock'> {
+  /** The run's clock itself: the driver is its actor (on a seeded one, its calls wait their turn). */
+  readonly clock: RuntimeClock;
   readonly log: (line: string) => void;
   readonly workDir: string;
   readonly facts: DeliveryAssemblyFacts;
@@ -82,8 +85,9 @@ export function prepareDeliveryCampaign(
     enabledKinds,
   });
   const fleetReadDelayMillis = options.fleetReadDelayMillis ?? 300;
-  // One clock for the run: its runtimes (across the restart) and the injector's held replies.
-  const clock = createClock(options.clock, '--clock');
+  // One clock for the run: its runtimes (across the restart), the injector's held replies, the harness.
+  const runClock = campaignClock(options.clock, seed, options.trace);
+  const { clock } = runClock;
   const injector = new DeliveryFaultInjector({
     clock,
     now: () => clock.now(),
@@ -106,12 +110,15 @@ export function prepareDeliveryCampaign(
   const files = campaignFiles(workDir, seed, clock);
   const startRuntime = async (): Promise<[LocalRuntime, DeliverySystemDriver]> => {
     const runtime = await files.startRuntime(assemblyDir, injector.hooks(), facts.stackName);
-    const driver = new DeliverySystemDriver(runtime.target, facts.stackName);
+    const driver = new DeliverySystemDriver(runtime.target, facts.stackName, clock);
     await driver.subscribeObserver();
     return [runtime, driver];
   };
   return {
     ...runClockOf(clock),
+    clock,
+    endTrace: () => runClock.endTrace(),
+    traceFile: runClock.traceFile,
     log,
     workDir,
     facts,

@@ -8,8 +8,10 @@
  * Its phases live apart: what is decided before anything runs (campaign-setup.ts), the run
  * (campaign-run.ts, pacing submissions with fleet-pace.ts) and its last wait (campaign-settle.ts).
  *
- * Deterministic given the seed: the plan and every fault decision are seeded. Timing (which message
- * a poller takes first, how long a loaded CPU takes) still varies between runs of one seed.
+ * Deterministic given the seed: the plan and every fault decision are seeded. Without a trace,
+ * timing (which message a poller takes first, how long a loaded CPU takes) still varies between
+ * runs of one seed. With one (`trace`), the run is on a clock seeded by the seed and is meant to
+ * replay (../common/campaign-clock.ts; lib/chaos/README.md, Replay, says how often it does).
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -39,15 +41,20 @@ export async function runDeliveryCampaign(
   const started = Date.now();
   const log = options.log ?? ((line: string) => console.log(line));
   const setup = prepareDeliveryCampaign(options, log);
-  const run = await DeliveryCampaignRun.start(setup, options, started);
+  let snapshot: DeliveryCampaignSnapshot;
   try {
-    await run.sendGarbage();
-    await run.submitAll();
-    await run.awaitTheEnd();
+    const run = await DeliveryCampaignRun.start(setup, options, started);
+    try {
+      await run.sendGarbage();
+      await run.submitAll();
+      await run.awaitTheEnd();
+    } finally {
+      await run.stopSampling();
+    }
+    snapshot = await run.finish();
   } finally {
-    await run.stopSampling();
+    setup.endTrace();
   }
-  const snapshot = await run.finish();
   const result = checkDeliveryCampaign(snapshot);
   const wallMillis = Date.now() - started;
   const summary = renderDeliverySummary({

@@ -36,7 +36,8 @@ export interface DeliveryInjectorSettings {
    * the DRONE# version condition whenever two of them are in flight at once (a fixed delay only
    * made that likely: on a busy machine the second read could come after the first had booked).
    * Not a fault kind (nothing fails): it raises the odds of the race the condition exists for. The
-   * wait for a partner counts on both the run's clock and the machine's (meetNextFleetRead).
+   * wait for a partner counts on both the run's clock and the machine's, on the run's alone when it
+   * is seeded (meetNextFleetRead).
    * @default 0
    */
   readonly fleetReadDelayMillis?: number;
@@ -251,8 +252,13 @@ export class DeliveryFaultInjector extends InjectorBase<DeliveryFaultKind, Deliv
       // Alone once the limit has passed on the run's clock and on the machine's: the partner is
       // another consumer's invocation, whose coming is a matter of threads, and a virtual clock
       // jumps the limit as soon as the system is quiet, before that invocation has even started
-      // (a broken variant's double booking then went unseen in some runs).
-      void Promise.all([this.hold(limitMillis), sleep(limitMillis)]).then(release);
+      // (a broken variant's double booking then went unseen in some runs). On a seeded clock the
+      // partner's invocation is on the clock too (it waits its turn, and the clock jumps only once
+      // nothing waits), and the machine's time would decide which read goes alone: the clock's alone.
+      const seeded = this.settings.clock?.seed !== undefined;
+      void (seeded ? this.hold(limitMillis) : Promise.all([this.hold(limitMillis), sleep(limitMillis)])).then(
+        release,
+      );
     });
   }
 

@@ -5,11 +5,15 @@
  */
 import { currentVersion, EventType, ServiceName } from '../../../lambdas/choreography/contracts';
 
-/** The envelope of one planned poison message for `service`'s queue. */
+/**
+ * The envelope of one planned poison message for `service`'s queue, stamped `at` (epoch millis on
+ * the run's clock: on a seeded one the same body in a replay).
+ */
 export function poisonEnvelope(
   deliveryId: string,
   service: string,
   kind: 'unknown-version' | 'schema-invalid',
+  at: number,
 ): string {
   const [type, producer] =
     service === ServiceName.Delivery
@@ -22,7 +26,7 @@ export function poisonEnvelope(
     correlationId: `chaos-poison-${deliveryId}`,
     sequence: 900,
     producer,
-    occurredAt: new Date().toISOString(),
+    occurredAt: new Date(at).toISOString(),
     type,
     data: kind === 'unknown-version' ? {} : { unexpected: true },
   });

@@ -70,13 +70,10 @@ export const FAULT_KINDS: readonly FaultKind[] = Object.values(FaultKind);
 
 /**
  * Kinds with which a traced campaign (`--trace`, a seeded clock) does not replay yet: the runtime's
- * stop and start, and 24 submissions at once against a full admission counter, interleave with the
- * clock as the machine goes (lib/local-runtime/clock/README.md, Not replayed).
+ * stop and start interleave with the clock as the machine goes (lib/local-runtime/clock/README.md,
+ * Not replayed).
  */
-export const KINDS_NOT_REPLAYED: readonly FaultKind[] = [
-  FaultKind.RuntimeRestart,
-  FaultKind.AdmissionPressure,
-];
+export const KINDS_NOT_REPLAYED: readonly FaultKind[] = [FaultKind.RuntimeRestart];
 
 /** Faults planned per order; at most one of these per order, since each costs the order an attempt. */
 export const ATTEMPT_FAULTS = [

@@ -1,5 +1,5 @@
-import { parseChaosArguments, replayLine } from '../../../bin/chaos';
-import { parseDeliveryChaosArguments } from '../../../bin/chaos-deliveries';
+import { chaosReplayLine, parseChaosArguments } from '../../../bin/chaos';
+import { deliveryReplayLine, parseDeliveryChaosArguments } from '../../../bin/chaos-deliveries';
 import { parseSeededRunArguments } from '../../../bin/seeded-run';
 import { DELIVERY_FAULT_KINDS, DeliveryFaultKind } from '../../../lib/chaos/deliveries/faults';
 import { FAULT_KINDS, FaultKind } from '../../../lib/chaos/orders/faults';
@@ -20,14 +20,14 @@ describe('npm run chaos arguments', () => {
 
   it('prints the command that replays a traced run, and how to get one otherwise', () => {
     const traced = ['--seed', '4', '--trace', 'run.trace'];
-    expect(replayLine(traced, parseChaosArguments(traced))).toBe(
-      'replay on this commit (not the same trace with runtime-restart or admission-pressure, which do not replay yet: lib/chaos/README.md, Replay): npm run chaos -- --seed 4 --trace run.trace',
+    expect(chaosReplayLine(traced, parseChaosArguments(traced))).toBe(
+      'replay on this commit (not the same trace with runtime-restart, not replayed yet: lib/chaos/README.md, Replay): npm run chaos -- --seed 4 --trace run.trace',
     );
-    const replayed = [...traced, '--without', 'runtime-restart,admission-pressure'];
-    expect(replayLine(replayed, parseChaosArguments(replayed))).toBe(
-      'replay on this commit (not yet always the same trace: lib/chaos/README.md, Replay): npm run chaos -- --seed 4 --trace run.trace --without runtime-restart,admission-pressure',
+    const replayed = [...traced, '--without', 'runtime-restart'];
+    expect(chaosReplayLine(replayed, parseChaosArguments(replayed))).toBe(
+      'replay (the same trace on this commit: lib/chaos/README.md, Replay): npm run chaos -- --seed 4 --trace run.trace --without runtime-restart',
     );
-    expect(replayLine(['--seed', '4'], parseChaosArguments(['--seed', '4']))).toMatch(
+    expect(chaosReplayLine(['--seed', '4'], parseChaosArguments(['--seed', '4']))).toMatch(
       /^not replayable \(no --trace\): npm run chaos -- --seed 4 --trace FILE/,
     );
   });
@@ -115,6 +115,22 @@ describe('npm run chaos:deliveries arguments', () => {
       minDeliveredShare: 0.5,
       keepData: true,
     });
+  });
+
+  it('reads the trace file, and prints the command that replays a traced run or how to get one', () => {
+    const traced = ['--seed', '5', '--trace', 'd.trace'];
+    expect(parseDeliveryChaosArguments(traced)).toEqual({ seed: 5, trace: 'd.trace', keepData: false });
+    expect(() => parseDeliveryChaosArguments(['--trace'])).toThrow('--trace needs a value');
+    expect(deliveryReplayLine(traced, parseDeliveryChaosArguments(traced))).toBe(
+      'replay on this commit (not the same trace with runtime-restart, not replayed yet: lib/chaos/README.md, Replay): npm run chaos:deliveries -- --seed 5 --trace d.trace',
+    );
+    const replayed = [...traced, '--without', 'runtime-restart'];
+    expect(deliveryReplayLine(replayed, parseDeliveryChaosArguments(replayed))).toBe(
+      'replay (the same trace on this commit: lib/chaos/README.md, Replay): npm run chaos:deliveries -- --seed 5 --trace d.trace --without runtime-restart',
+    );
+    expect(deliveryReplayLine(['--seed', '5'], parseDeliveryChaosArguments(['--seed', '5']))).toMatch(
+      /^not replayable \(no --trace\): npm run chaos:deliveries -- --seed 5 --trace FILE/,
+    );
   });
 
   it('refuses bad input with a message naming it', () => {

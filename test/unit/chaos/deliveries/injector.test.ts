@@ -208,4 +208,22 @@ describe('delivery fault injector', () => {
     expect(clock.now() - clockStarted).toBeGreaterThanOrEqual(200);
     clock.stop();
   });
+
+  it("waits for a fleet read partner on the run's clock alone when it is seeded (a replay decides the same)", async () => {
+    // A minute of the clock: waited on the machine too, the read would outlast the test's timeout.
+    const clock = new VirtualClock({ seed: 3 });
+    const injector = new DeliveryFaultInjector({
+      plan: planWith({}),
+      enabledKinds: DELIVERY_FAULT_KINDS,
+      hangMillis: 10,
+      fleetReadDelayMillis: 60_000,
+      clock,
+    });
+    const hooks = injector.hooks();
+    droneSchedulerStarts(hooks);
+    const clockStarted = clock.now();
+    await hooks.awsApi?.dynamodb?.(fleetRead('drone-table'), async () => ok);
+    expect(clock.now() - clockStarted).toBe(60_000);
+    clock.stop();
+  });
 });

@@ -11,8 +11,8 @@
  *                    [--clock wall|virtual] [--timings default] [--trace FILE]
  *
  * With --trace FILE the run is on a virtual clock seeded by --seed and writes the clock's trace
- * there; the same command on the same commit writes the same file (a replay) most times, and not
- * with a kind that does not replay yet (KINDS_NOT_REPLAYED; lib/chaos/README.md, Replay). The
+ * there; the same command on the same commit writes the same file (a replay), but with a kind that
+ * does not replay yet (KINDS_NOT_REPLAYED; lib/chaos/README.md, Replay). The
  * command that replays a run is printed after its summary.
  */
 import { CampaignArguments, definedOnly, runCampaignCommand } from '../lib/chaos/common/arguments';

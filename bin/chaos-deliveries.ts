@@ -10,12 +10,12 @@
  *
  * With --trace FILE the run is on a virtual clock seeded by --seed and writes the clock's trace
  * there, as npm run chaos does (bin/chaos.ts); the command that replays a run is printed after
- * its summary, naming the kinds that do not replay yet (DELIVERY_KINDS_NOT_REPLAYED).
+ * its summary.
  */
 import { CampaignArguments, definedOnly, runCampaignCommand } from '../lib/chaos/common/arguments';
 import { replayLine } from '../lib/chaos/common/replay-line';
 import { type DeliveryCampaignOptions, runDeliveryCampaign } from '../lib/chaos/deliveries/campaign';
-import { DELIVERY_FAULT_KINDS, DELIVERY_KINDS_NOT_REPLAYED } from '../lib/chaos/deliveries/faults';
+import { DELIVERY_FAULT_KINDS } from '../lib/chaos/deliveries/faults';
 
 const USAGE =
   'Usage: npm run chaos:deliveries -- [--deliveries N] [--seed N] [--max-in-flight N] [--assembly DIR] ' +
@@ -54,13 +54,7 @@ export function parseDeliveryChaosArguments(argv: readonly string[]): DeliveryCa
 
 /** The line after the summary: the command that replays the run, or how to make one that does. */
 export function deliveryReplayLine(argv: readonly string[], options: DeliveryCampaignOptions): string {
-  return replayLine({
-    script: 'chaos:deliveries',
-    argv,
-    traced: options.trace !== undefined,
-    enabledKinds: options.enabledKinds ?? DELIVERY_FAULT_KINDS,
-    notReplayed: DELIVERY_KINDS_NOT_REPLAYED,
-  });
+  return replayLine('chaos:deliveries', argv, options.trace !== undefined);
 }
 
 if (require.main === module) {

@@ -11,14 +11,13 @@
  *                    [--clock wall|virtual] [--timings default] [--trace FILE]
  *
  * With --trace FILE the run is on a virtual clock seeded by --seed and writes the clock's trace
- * there; the same command on the same commit writes the same file (a replay), but with a kind that
- * does not replay yet (KINDS_NOT_REPLAYED; lib/chaos/README.md, Replay). The
- * command that replays a run is printed after its summary.
+ * there; the same command on the same commit writes the same file (a replay; lib/chaos/README.md,
+ * Replay). The command that replays a run is printed after its summary.
  */
 import { CampaignArguments, definedOnly, runCampaignCommand } from '../lib/chaos/common/arguments';
 import { replayLine } from '../lib/chaos/common/replay-line';
 import { type CampaignOptions, runCampaign } from '../lib/chaos/orders/campaign';
-import { FAULT_KINDS, KINDS_NOT_REPLAYED } from '../lib/chaos/orders/faults';
+import { FAULT_KINDS } from '../lib/chaos/orders/faults';
 import { DEFAULT_FAULT_RATES } from '../lib/chaos/orders/plan';
 import { profileNamed } from '../lib/platform/config';
 
@@ -74,13 +73,7 @@ export function parseChaosArguments(argv: readonly string[]): CampaignOptions {
 
 /** The line after the summary: the command that replays the run, or how to make one that does. */
 export function chaosReplayLine(argv: readonly string[], options: CampaignOptions): string {
-  return replayLine({
-    script: 'chaos',
-    argv,
-    traced: options.trace !== undefined,
-    enabledKinds: options.enabledKinds ?? FAULT_KINDS,
-    notReplayed: KINDS_NOT_REPLAYED,
-  });
+  return replayLine('chaos', argv, options.trace !== undefined);
 }
 
 if (require.main === module) {

@@ -20,6 +20,7 @@ import {
   waitOnTheRunsClock,
 } from '../common/loop';
 import { formatMillis } from '../common/report';
+import { restartOnTheClock } from '../common/restart-on-the-clock';
 import type { DeliveryCampaignOptions } from './campaign-options';
 import { settleDeliveries } from './campaign-settle';
 import type { DeliveryCampaignSetup } from './campaign-setup';
@@ -267,11 +268,17 @@ export class DeliveryCampaignRun {
     const restartStarted = Date.now();
     log(`[chaos] restarting the runtime with ${hit.length} deliveries in flight (same data directory) ...`);
     injector.cancelHeldReplies();
-    await this.runtime.stop();
-    const stoppedAt = this.setup.now();
-    this.driver.close();
-    injector.record(DeliveryFaultKind.RuntimeRestart, hit);
-    [this.runtime, this.driver] = await this.setup.startRuntime();
+    let stoppedAt = lastDrainAt;
+    await restartOnTheClock(
+      this.setup.clock,
+      () => this.runtime.stop(),
+      async () => {
+        stoppedAt = this.setup.now();
+        this.driver.close();
+        injector.record(DeliveryFaultKind.RuntimeRestart, hit);
+        [this.runtime, this.driver] = await this.setup.startRuntime();
+      },
+    );
     const readyAt = this.setup.now();
     this.tracker.restarts.push({ lastDrainAt, stoppedAt, readyAt });
     log(`[chaos] runtime back after ${formatMillis(Date.now() - restartStarted)}`);

@@ -24,13 +24,6 @@ export const DeliveryFaultKind = {
 export type DeliveryFaultKind = (typeof DeliveryFaultKind)[keyof typeof DeliveryFaultKind];
 export const DELIVERY_FAULT_KINDS: readonly DeliveryFaultKind[] = Object.values(DeliveryFaultKind);
 
-/**
- * Kinds with which a traced delivery campaign (`--trace`, a seeded clock) does not replay yet: the
- * runtime's stop and start interleave with the clock as the machine goes, as in the order campaign
- * (../orders/faults.ts KINDS_NOT_REPLAYED; lib/chaos/README.md, Replay).
- */
-export const DELIVERY_KINDS_NOT_REPLAYED: readonly DeliveryFaultKind[] = [DeliveryFaultKind.RuntimeRestart];
-
 /** One firing of a fault, as the injector (or the campaign, for poison and restarts) records it. */
 export interface DeliveryFaultEvent {
   readonly kind: DeliveryFaultKind;

@@ -19,6 +19,7 @@ import {
   waitOnTheRunsClock,
 } from '../common/loop';
 import { formatMillis } from '../common/report';
+import { restartOnTheClock } from '../common/restart-on-the-clock';
 import type { CampaignOptions } from './campaign-options';
 import { outboxSettleMillis, settleOutbox, settleReplies } from './campaign-settle';
 import type { CampaignSetup } from './campaign-setup';
@@ -341,12 +342,18 @@ export class OrderCampaignRun {
     // wall clock: how long the restart took, as the log tells it
     const restartStarted = Date.now();
     log(`[chaos] restarting the runtime with ${hit.length} orders in flight (same data directory) ...`);
-    await this.runtime.stop();
-    const stoppedAt = this.setup.now();
-    this.driver.close();
-    injector.record(FaultKind.RuntimeRestart, hit);
-    this.runtime = await this.setup.startRuntime();
-    this.driver = new SystemDriver(this.runtime.target, this.setup.clock);
+    let stoppedAt = lastDrainAt;
+    await restartOnTheClock(
+      this.setup.clock,
+      () => this.runtime.stop(),
+      async () => {
+        stoppedAt = this.setup.now();
+        this.driver.close();
+        injector.record(FaultKind.RuntimeRestart, hit);
+        this.runtime = await this.setup.startRuntime();
+        this.driver = new SystemDriver(this.runtime.target, this.setup.clock);
+      },
+    );
     const readyAt = this.setup.now();
     this.tracker.restarts.push({ lastDrainAt, stoppedAt, readyAt });
     log(`[chaos] runtime back after ${formatMillis(Date.now() - restartStarted)}`);

@@ -68,13 +68,6 @@ export type FaultKind = (typeof FaultKind)[keyof typeof FaultKind];
 
 export const FAULT_KINDS: readonly FaultKind[] = Object.values(FaultKind);
 
-/**
- * Kinds with which a traced campaign (`--trace`, a seeded clock) does not replay yet: the runtime's
- * stop and start interleave with the clock as the machine goes (lib/local-runtime/clock/README.md,
- * Not replayed).
- */
-export const KINDS_NOT_REPLAYED: readonly FaultKind[] = [FaultKind.RuntimeRestart];
-
 /** Faults planned per order; at most one of these per order, since each costs the order an attempt. */
 export const ATTEMPT_FAULTS = [
   FaultKind.RemoteLatency,

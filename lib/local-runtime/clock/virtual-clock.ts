@@ -142,6 +142,8 @@ export class VirtualClock implements RuntimeClock {
   private generation = 0;
   private checkScheduled = false;
   private stopped = false;
+  /** Freezes not thawed yet: no timer fires meanwhile. */
+  private frozen = 0;
   private jumps = 0;
   private nextActivity = 0;
   private readonly activities = new Map<string, Activity>();
@@ -294,6 +296,23 @@ export class VirtualClock implements RuntimeClock {
     };
   }
 
+  /**
+   * Fires no timer until thawed (a campaign's runtime restart: ../../chaos/common/restart-on-the-clock.ts);
+   * work waiting is still admitted, in the seed's order.
+   */
+  freeze(): { thaw(): void } {
+    this.frozen += 1;
+    let thawed = false;
+    return {
+      thaw: () => {
+        if (thawed) return;
+        thawed = true;
+        this.frozen -= 1;
+        this.touch();
+      },
+    };
+  }
+
   /** Stops jumping (the runtime stopped); armed timers never fire. */
   stop(): void {
     this.stopped = true;
@@ -359,10 +378,11 @@ export class VirtualClock implements RuntimeClock {
     // A timer already due (the time moved on as work ran: elapse) fires before more work is
     // admitted: a steady stream of admissions must not starve it (an SDK's retry back-off would
     // wait until the function's own timeout on the machine's time).
-    if (this.schedule && this.schedule.pending > 0 && !this.dueNow()) {
+    if (this.schedule && this.schedule.pending > 0 && (this.frozen > 0 || !this.dueNow())) {
       this.admitNext(this.schedule);
       return;
     }
+    if (this.frozen > 0) return;
     this.advance();
   }
 

@@ -21,11 +21,7 @@ describe('npm run chaos arguments', () => {
   it('prints the command that replays a traced run, and how to get one otherwise', () => {
     const traced = ['--seed', '4', '--trace', 'run.trace'];
     expect(chaosReplayLine(traced, parseChaosArguments(traced))).toBe(
-      'replay on this commit (not the same trace with runtime-restart, not replayed yet: lib/chaos/README.md, Replay): npm run chaos -- --seed 4 --trace run.trace',
-    );
-    const replayed = [...traced, '--without', 'runtime-restart'];
-    expect(chaosReplayLine(replayed, parseChaosArguments(replayed))).toBe(
-      'replay (the same trace on this commit: lib/chaos/README.md, Replay): npm run chaos -- --seed 4 --trace run.trace --without runtime-restart',
+      'replay (the same trace on this commit: lib/chaos/README.md, Replay): npm run chaos -- --seed 4 --trace run.trace',
     );
     expect(chaosReplayLine(['--seed', '4'], parseChaosArguments(['--seed', '4']))).toMatch(
       /^not replayable \(no --trace\): npm run chaos -- --seed 4 --trace FILE/,
@@ -122,11 +118,7 @@ describe('npm run chaos:deliveries arguments', () => {
     expect(parseDeliveryChaosArguments(traced)).toEqual({ seed: 5, trace: 'd.trace', keepData: false });
     expect(() => parseDeliveryChaosArguments(['--trace'])).toThrow('--trace needs a value');
     expect(deliveryReplayLine(traced, parseDeliveryChaosArguments(traced))).toBe(
-      'replay on this commit (not the same trace with runtime-restart, not replayed yet: lib/chaos/README.md, Replay): npm run chaos:deliveries -- --seed 5 --trace d.trace',
-    );
-    const replayed = [...traced, '--without', 'runtime-restart'];
-    expect(deliveryReplayLine(replayed, parseDeliveryChaosArguments(replayed))).toBe(
-      'replay (the same trace on this commit: lib/chaos/README.md, Replay): npm run chaos:deliveries -- --seed 5 --trace d.trace --without runtime-restart',
+      'replay (the same trace on this commit: lib/chaos/README.md, Replay): npm run chaos:deliveries -- --seed 5 --trace d.trace',
     );
     expect(deliveryReplayLine(['--seed', '5'], parseDeliveryChaosArguments(['--seed', '5']))).toMatch(
       /^not replayable \(no --trace\): npm run chaos:deliveries -- --seed 5 --trace FILE/,

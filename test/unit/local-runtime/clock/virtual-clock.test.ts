@@ -159,3 +159,32 @@ describe('VirtualClock.elapse', () => {
     expect(firedAt).toBe(START + 2);
   });
 });
+
+describe('VirtualClock.freeze', () => {
+  it('fires no timer while frozen, admits the work waiting meanwhile, and fires once thawed', async () => {
+    // A campaign's runtime restart: the new runtime's start-up is admitted in the seed's order while
+    // the harness's timers wait (they fired as many times as the start-up took of the machine's time).
+    const clock = new VirtualClock({ seed: 4, startMillis: START });
+    let fired = false;
+    clock.setTimer(() => {
+      fired = true;
+    }, 1_000);
+    const frozen = clock.freeze();
+    const started: string[] = [];
+    for (const label of ['start-up call B', 'start-up call A']) {
+      clock.admit(label, (activity) => {
+        started.push(label);
+        activity.release();
+      });
+    }
+    await until(() => started.length === 2, 'both admitted while frozen');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(fired).toBe(false);
+    expect(clock.now()).toBe(START);
+    frozen.thaw();
+    frozen.thaw();
+    await until(() => fired, 'the timer fired once thawed');
+    expect(clock.now()).toBe(START + 1_000);
+    clock.stop();
+  });
+});

@@ -297,8 +297,9 @@ export class VirtualClock implements RuntimeClock {
   }
 
   /**
-   * Fires no timer until thawed (a campaign's runtime restart: ../../chaos/common/restart-on-the-clock.ts);
-   * work waiting is still admitted, in the seed's order.
+   * Fires no timer until thawed; work waiting is still admitted, in the seed's order. For a caller
+   * that stops and starts the runtime on the same clock (a chaos campaign's restart): the new
+   * runtime's start-up is admitted while the timers of those that outlive it wait.
    */
   freeze(): { thaw(): void } {
     this.frozen += 1;

@@ -5,7 +5,7 @@
  * start-up calls are still admitted, in the seed's order. Without it the harness's and the
  * injector's timers fired as many times as the start-up took of the machine's time, and two runs of
  * a campaign with runtime-restart parted there (lib/chaos/README.md, Replay). On any other clock it
- * just stops and starts.
+ * just stops and starts. Resolves with the run clock's time once the runtime had stopped.
  */
 import { admitted, type RuntimeClock, VirtualClock } from '../../local-runtime';
 
@@ -13,12 +13,13 @@ export async function restartOnTheClock(
   clock: RuntimeClock,
   stop: () => Promise<void>,
   start: () => Promise<void>,
-): Promise<void> {
+): Promise<number> {
   const seeded = clock instanceof VirtualClock && clock.seed !== undefined ? clock : undefined;
   if (!seeded) {
     await stop();
+    const stoppedAt = clock.now();
     await start();
-    return;
+    return stoppedAt;
   }
   const held = await admitted(seeded, 'harness restart');
   const frozen = seeded.freeze();
@@ -28,7 +29,9 @@ export async function restartOnTheClock(
     } finally {
       held.release();
     }
+    const stoppedAt = seeded.now();
     await start();
+    return stoppedAt;
   } finally {
     frozen.thaw();
   }

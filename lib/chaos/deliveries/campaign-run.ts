@@ -268,12 +268,10 @@ export class DeliveryCampaignRun {
     const restartStarted = Date.now();
     log(`[chaos] restarting the runtime with ${hit.length} deliveries in flight (same data directory) ...`);
     injector.cancelHeldReplies();
-    let stoppedAt = lastDrainAt;
-    await restartOnTheClock(
+    const stoppedAt = await restartOnTheClock(
       this.setup.clock,
       () => this.runtime.stop(),
       async () => {
-        stoppedAt = this.setup.now();
         this.driver.close();
         injector.record(DeliveryFaultKind.RuntimeRestart, hit);
         [this.runtime, this.driver] = await this.setup.startRuntime();

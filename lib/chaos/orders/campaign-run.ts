@@ -342,12 +342,10 @@ export class OrderCampaignRun {
     // wall clock: how long the restart took, as the log tells it
     const restartStarted = Date.now();
     log(`[chaos] restarting the runtime with ${hit.length} orders in flight (same data directory) ...`);
-    let stoppedAt = lastDrainAt;
-    await restartOnTheClock(
+    const stoppedAt = await restartOnTheClock(
       this.setup.clock,
       () => this.runtime.stop(),
       async () => {
-        stoppedAt = this.setup.now();
         this.driver.close();
         injector.record(FaultKind.RuntimeRestart, hit);
         this.runtime = await this.setup.startRuntime();

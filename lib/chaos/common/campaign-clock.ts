@@ -3,7 +3,7 @@
  * the harness's pace): `--clock` as given; with `--trace FILE`, a virtual clock seeded by the
  * campaign's seed (lib/local-runtime/clock/README.md), whose trace, every admission and timer fired
  * with its time, the run writes to FILE. A run of the same seed, options and commit writes the
- * same file: the replay (not yet with every fault kind: lib/chaos/README.md, Replay).
+ * same file: the replay (lib/chaos/README.md, Replay, says what is measured).
  */
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';

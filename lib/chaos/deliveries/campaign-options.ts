@@ -57,8 +57,9 @@ export interface DeliveryCampaignOptions {
   readonly clock?: ClockMode;
   /**
    * Runs on a virtual clock seeded by `seed` and writes its trace to this file (from the project
-   * root): a run of the same seed, options and commit writes the same file, not yet with every
-   * fault kind (DELIVERY_KINDS_NOT_REPLAYED; ../common/campaign-clock.ts). @default - no trace, and the clock as `clock` says
+   * root): a run of the same seed, options and commit writes the same file (the replay:
+   * ../common/campaign-clock.ts).
+   * @default - no trace, and the clock as `clock` says
    */
   readonly trace?: string;
 }

@@ -32,7 +32,7 @@ import {
  * acceptance, terminal and fault times are read from it, as the system's own times and the terminal
  * bound are on it.
  */
-export interface DeliveryCampaignSetup extends RunClock, Omit<CampaignClock, 'clock'> {
+export interface DeliveryCampaignSetup extends RunClock, Pick<CampaignClock, 'endTrace'> {
   /** The run's clock itself: the driver is its actor (on a seeded one, its calls wait their turn). */
   readonly clock: RuntimeClock;
   readonly log: (line: string) => void;
@@ -118,7 +118,6 @@ export function prepareDeliveryCampaign(
     ...runClockOf(clock),
     clock,
     endTrace: () => runClock.endTrace(),
-    traceFile: runClock.traceFile,
     log,
     workDir,
     facts,

@@ -10,8 +10,8 @@
  *
  * Deterministic given the seed: the plan and every fault decision are seeded. Without a trace,
  * timing (which message a poller takes first, how long a loaded CPU takes) still varies between
- * runs of one seed. With one (`trace`), the run is on a clock seeded by the seed and replays, not
- * yet with every fault kind (../common/campaign-clock.ts).
+ * runs of one seed. With one (`trace`), the run is on a clock seeded by the seed and replays
+ * (../common/campaign-clock.ts).
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';

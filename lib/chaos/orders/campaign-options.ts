@@ -68,8 +68,8 @@ export interface CampaignOptions {
   readonly clock?: ClockMode;
   /**
    * Runs on a virtual clock seeded by `seed` and writes its trace to this file (from the project
-   * root): a run of the same seed, options and commit writes the same file, not yet with every
-   * fault kind (KINDS_NOT_REPLAYED; ../common/campaign-clock.ts).
+   * root): a run of the same seed, options and commit writes the same file (the replay:
+   * ../common/campaign-clock.ts).
    * @default - no trace, and the clock as `clock` says
    */
   readonly trace?: string;

@@ -9,8 +9,8 @@
  * Deterministic given the seed: the plan and every fault decision are seeded. Without a trace,
  * timing (which message is picked first, how long a loaded CPU takes) still varies, so counts of
  * collateral effects (lost races, redeliveries) and latencies differ between runs of the same seed.
- * With one (`trace`), the run is on a clock seeded by the seed and replays, not yet with every
- * fault kind (../common/campaign-clock.ts).
+ * With one (`trace`), the run is on a clock seeded by the seed and replays
+ * (../common/campaign-clock.ts).
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,6 +1,7 @@
 /** Shared by the campaign tests: where the synthesized assembly is, where scratch files go, how two traced runs compare. */
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { Verdict } from '../../lib/chaos/common/verdicts';
 import { PROJECT_ROOT } from '../../lib/harness/assembly';
 
 export const TEST_WORK_DIR = resolve(PROJECT_ROOT, '.local/chaos-test');
@@ -20,10 +21,10 @@ export function testLog(line: string): void {
   if (process.env.CHAOS_VERBOSE === '1') console.log(line);
 }
 
-/** Each invariant's and guard's violation count: what two runs of a campaign must agree on. */
+/** A campaign's checks: each invariant's and guard's violation count is what two runs must agree on. */
 interface CampaignVerdicts {
-  readonly invariants: ReadonlyArray<{ readonly id: string; readonly violations: readonly unknown[] }>;
-  readonly guards: ReadonlyArray<{ readonly id: string; readonly violations: readonly unknown[] }>;
+  readonly invariants: readonly Verdict<string>[];
+  readonly guards: readonly Verdict<string>[];
 }
 
 /** One traced run of a campaign: its trace's lines and each check's violation count. */

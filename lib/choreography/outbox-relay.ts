@@ -1,5 +1,6 @@
 import { Duration } from 'aws-cdk-lib';
 import type * as events from 'aws-cdk-lib/aws-events';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as eventSources from 'aws-cdk-lib/aws-lambda-event-sources';
 import type * as sns from 'aws-cdk-lib/aws-sns';
@@ -12,8 +13,8 @@ import {
   SEQUENCE_ATTRIBUTE,
   type ServiceName,
 } from '../../lambdas/choreography/contracts';
+import { addTableStreamSource, grantKeyViaService } from '../platform/data-table';
 import { LambdaFunction } from '../platform/lambda-function';
-import { acknowledgeOnDefaultPolicy } from '../platform/scoped-role';
 import type { RelayTuning } from './config';
 import type { ServiceTable } from './service-table';
 
@@ -78,31 +79,23 @@ export class OutboxRelay extends Construct {
     const fn = this.relay.function;
     for (const destination of destinations) {
       if (destination === OutboxDestination.RequestsTopic) {
-        targets[destination].grantPublish(fn);
-        acknowledgeOnDefaultPolicy(this.relay.role, {
-          id: 'AwsSolutions-IAM5[Action::kms:GenerateDataKey*]',
-          reason:
-            "Publishing to the KMS-encrypted requests topic needs GenerateDataKey* on the topic's own key only (the resource is that key).",
-        });
+        grantTopicPublish(targets[destination], fn);
       }
       if (destination === OutboxDestination.DeliveryQueue) targets[destination].grantSendMessages(fn);
       if (destination === OutboxDestination.DeliveryBus) targets[destination].grantPutEventsTo(fn);
       if (destination === OutboxDestination.AlertBus) targets[destination].grantPutEventsTo(fn);
     }
-    props.table.grantStreamRead(fn);
-    fn.addEventSource(
-      new eventSources.DynamoEventSource(props.table.table, {
-        startingPosition: lambda.StartingPosition.TRIM_HORIZON,
-        batchSize: props.tuning.batchSize,
-        bisectBatchOnError: true,
-        retryAttempts: props.tuning.retryAttempts,
-        maxRecordAge: Duration.seconds(props.tuning.maxRecordAgeSeconds),
-        parallelizationFactor: 1,
-        reportBatchItemFailures: true,
-        onFailure: new eventSources.SqsDlq(props.deadLetterQueue),
-        filters: [lambda.FilterCriteria.filter(OUTBOX_STREAM_FILTER)],
-      }),
-    );
+    addTableStreamSource(fn, props.table.table, {
+      startingPosition: lambda.StartingPosition.TRIM_HORIZON,
+      batchSize: props.tuning.batchSize,
+      bisectBatchOnError: true,
+      retryAttempts: props.tuning.retryAttempts,
+      maxRecordAge: Duration.seconds(props.tuning.maxRecordAgeSeconds),
+      parallelizationFactor: 1,
+      reportBatchItemFailures: true,
+      onFailure: new eventSources.SqsDlq(props.deadLetterQueue),
+      filters: [lambda.FilterCriteria.filter(OUTBOX_STREAM_FILTER)],
+    });
   }
 }
 
@@ -114,3 +107,15 @@ export class OutboxRelay extends Construct {
 export const OUTBOX_STREAM_FILTER = {
   dynamodb: { NewImage: { [SEQUENCE_ATTRIBUTE]: { N: lambda.FilterRule.exists() } } },
 };
+
+/**
+ * Publish on the topic and, if it is encrypted, what SNS needs of the publisher on its key
+ * (kms:GenerateDataKey and kms:Decrypt) only through SNS (`kms:ViaService`). `grantPublish` would
+ * grant `kms:GenerateDataKey*` usable directly against KMS.
+ */
+function grantTopicPublish(topic: sns.ITopic, grantee: iam.IGrantable): void {
+  iam.Grant.addToPrincipal({ grantee, actions: ['sns:Publish'], resourceArns: [topic.topicArn] });
+  if (topic.masterKey) {
+    grantKeyViaService(topic.masterKey, grantee, 'sns', ['kms:GenerateDataKey', 'kms:Decrypt']);
+  }
+}

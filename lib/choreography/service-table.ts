@@ -1,5 +1,4 @@
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
-import type * as iam from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import {
   type ServiceTableIndex,
@@ -33,10 +32,5 @@ export class ServiceTable extends DataStore {
       stream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES,
     });
     for (const index of indexes) this.addIncludeIndex(index);
-  }
-
-  /** Reading the table's stream (the relay). */
-  grantStreamRead(grantee: iam.IGrantable): void {
-    this.table.grantStreamRead(grantee);
   }
 }

@@ -1,4 +1,5 @@
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import * as kms from 'aws-cdk-lib/aws-kms';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import {
@@ -148,6 +149,7 @@ export class DroneDeliveryStack extends Stack {
         service,
         new ServiceTable(this, `${PASCAL[service]}Table`, {
           indexes: SERVICE_TABLE_INDEXES[service],
+          ...(service === ServiceName.Ingestion && { encryptionKey: this.ingestionDataKey() }),
         }),
       ]),
     ) as Record<TableService, ServiceTable>;
@@ -251,6 +253,20 @@ export class DroneDeliveryStack extends Stack {
    * The drones' side: the fleet queue the bus routes scheduled deliveries to, and the fake fleet
    * consuming it where the deployment runs one (real drones consume it otherwise).
    */
+  /**
+   * The ingestion table is the read model of every delivery (who asked, from where to where, its
+   * status history): a customer-managed key, so its key policy and CloudTrail trail are the
+   * operator's to control and audit, as the order wing's state and orders tables have. Its readers
+   * and writers are granted the key's use through DynamoDB only (lib/platform/data-table.ts).
+   */
+  private ingestionDataKey(): kms.Key {
+    return new kms.Key(this, 'IngestionDataKey', {
+      description: 'Encrypts the delivery ingestion table (the deliveries read model)',
+      enableKeyRotation: true,
+      removalPolicy: DataSettings.of(this).removalPolicy,
+    });
+  }
+
   private droneFleet(props: DroneDeliveryStackProps, deliveryBus: DeliveryBus, deliveryQueue: sqs.IQueue) {
     const { config } = props;
     const fleetTimeout = Duration.seconds(fleetTimeoutSeconds(config.flight));

@@ -93,6 +93,13 @@ export class OperatorSignIn extends Construct {
       refreshTokenValidity: Duration.hours(12),
       enableTokenRevocation: true,
     });
+    // Only the hosted UI signs operators in (the code flow above). CDK renders `authFlows: {}` as no
+    // ExplicitAuthFlows, which Cognito reads as ALLOW_USER_SRP_AUTH + ALLOW_CUSTOM_AUTH +
+    // ALLOW_REFRESH_TOKEN_AUTH: name the one flow kept, refresh (Cognito requires it with any list;
+    // the console never sends a refresh token, it signs in again after the hour).
+    (this.client.node.defaultChild as cognito.CfnUserPoolClient).explicitAuthFlows = [
+      'ALLOW_REFRESH_TOKEN_AUTH',
+    ];
     this.signInUrl = this.domain.baseUrl();
 
     this.identityPool = new cognito.CfnIdentityPool(this, 'Identities', {

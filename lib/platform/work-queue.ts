@@ -100,16 +100,35 @@ export class WorkQueue extends Construct {
 
   /**
    * Makes `consumer` the queue's consumer: batches of `batchSize` messages, each failed message
-   * reported on its own (partial batch failures) so one bad message never redelivers the batch.
+   * reported on its own (partial batch failures) so one bad message never redelivers the batch,
+   * and at most `options.maxConcurrency` invocations at once when given (MaximumConcurrency, 2 to
+   * 1000; without it, the function's own concurrency is the only bound).
    */
-  consumeWith(consumer: lambda.IFunction, batchSize: number): void {
+  consumeWith(
+    consumer: lambda.IFunction,
+    batchSize: number,
+    options: { readonly maxConcurrency?: number } = {},
+  ): void {
     if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > MAX_BATCH_SIZE) {
       throw new Error(
         `WorkQueue ${this.node.path}: batchSize must be an integer from 1 to ${MAX_BATCH_SIZE}, got ${batchSize}`,
       );
     }
+    const { maxConcurrency } = options;
+    if (
+      maxConcurrency !== undefined &&
+      (!Number.isInteger(maxConcurrency) || maxConcurrency < 2 || maxConcurrency > 1000)
+    ) {
+      throw new Error(
+        `WorkQueue ${this.node.path}: maxConcurrency must be an integer from 2 to 1000, got ${maxConcurrency}`,
+      );
+    }
     consumer.addEventSource(
-      new eventSources.SqsEventSource(this.queue, { batchSize, reportBatchItemFailures: true }),
+      new eventSources.SqsEventSource(this.queue, {
+        batchSize,
+        reportBatchItemFailures: true,
+        maxConcurrency,
+      }),
     );
   }
 }

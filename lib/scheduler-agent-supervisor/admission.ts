@@ -16,7 +16,7 @@ import {
   StateAttr,
   TERMINAL_STATES,
 } from '../../lambdas/scheduler-agent-supervisor/contracts';
-import { DataStore, type DataTableOptions } from '../platform/data-table';
+import { addTableStreamSource, DataStore, type DataTableOptions } from '../platform/data-table';
 import { LambdaFunction } from '../platform/lambda-function';
 import { createTerminalQueue } from '../platform/work-queue';
 import { validateAdmissionSettings } from './config';
@@ -111,20 +111,17 @@ export class AdmissionRelease extends Construct {
     const releaser = this.releaser.function;
     stateStore.grant(releaser, 'dynamodb:UpdateItem');
     admissionStore.grantReleaseSlots(releaser);
-    stateStore.table.grantStreamRead(releaser);
-    releaser.addEventSource(
-      new eventSources.DynamoEventSource(stateStore.table, {
-        startingPosition: lambda.StartingPosition.TRIM_HORIZON,
-        batchSize: RELEASE_BATCH_SIZE,
-        bisectBatchOnError: true,
-        retryAttempts: RELEASE_RETRY_ATTEMPTS,
-        maxRecordAge: RELEASE_MAX_RECORD_AGE,
-        parallelizationFactor: 1,
-        reportBatchItemFailures: true,
-        onFailure: new eventSources.SqsDlq(this.deadLetterQueue),
-        filters: [lambda.FilterCriteria.filter(ADMISSION_RELEASE_STREAM_FILTER)],
-      }),
-    );
+    addTableStreamSource(releaser, stateStore.table, {
+      startingPosition: lambda.StartingPosition.TRIM_HORIZON,
+      batchSize: RELEASE_BATCH_SIZE,
+      bisectBatchOnError: true,
+      retryAttempts: RELEASE_RETRY_ATTEMPTS,
+      maxRecordAge: RELEASE_MAX_RECORD_AGE,
+      parallelizationFactor: 1,
+      reportBatchItemFailures: true,
+      onFailure: new eventSources.SqsDlq(this.deadLetterQueue),
+      filters: [lambda.FilterCriteria.filter(ADMISSION_RELEASE_STREAM_FILTER)],
+    });
 
     this.reconciler = new LambdaFunction(this, 'Reconciler', {
       handler: 'scheduler-agent-supervisor/handlers/admission-reconciler',

@@ -58,7 +58,16 @@ export interface AgentWorkerProps {
    * @default AGENT_MAX_RECEIVE_COUNT
    */
   readonly maxReceiveCount?: number;
+  /**
+   * Most concurrent invocations of the request queue's event source (MaximumConcurrency, 2 to 1000;
+   * the profile's agentMaxConcurrency).
+   * @default DEFAULT_AGENT_MAX_CONCURRENCY
+   */
+  readonly maxConcurrency?: number;
 }
+
+/** The agents' event source concurrency when none is given: the default profile's. */
+export const DEFAULT_AGENT_MAX_CONCURRENCY = 20;
 
 /**
  * One agent of the pattern: the step's request queue (with its dead-letter queue), consumed by
@@ -94,7 +103,9 @@ export class AgentWorker extends Construct {
         [EnvKey.RetryBudget]: String(props.retryBudget),
       },
     });
-    this.requests.consumeWith(this.agent.function, AGENT_BATCH_SIZE);
+    this.requests.consumeWith(this.agent.function, AGENT_BATCH_SIZE, {
+      maxConcurrency: props.maxConcurrency ?? DEFAULT_AGENT_MAX_CONCURRENCY,
+    });
     props.idempotencyStore.grantPersistence(this.agent.function);
     props.stateStore.grantCallReservation(this.agent.function);
     props.remoteFunction?.grantInvokeUrl(this.agent.function);

@@ -38,6 +38,12 @@ export interface SasSettings {
   readonly retryBudget: RetryBudgetConfig;
   /** Workflow versions (MISSION item 12): which one new orders get, and which are still deployed. */
   readonly workflow: WorkflowDeployment;
+  /**
+   * Most concurrent invocations of each agent's queue event source (its ScalingConfig
+   * MaximumConcurrency, 2 to 1000): a backlog of requests (a redrive, a burst of orders) reaches a
+   * remote service at most this many batches at a time, and cannot take the account's concurrency.
+   */
+  readonly agentMaxConcurrency: number;
 }
 
 export interface RetryBudgetConfig {
@@ -117,6 +123,8 @@ export const SAS_PROFILES: Readonly<Record<ProfileName, SasSettings>> = {
     // Steps: 5 attempts (maxFailures) x 3 receives x 4 calls x 1 = 60; compensations 3 x 3 x 4 = 36.
     retryBudget: { callsPerOperation: 60 },
     workflow: { current: DEFAULT_WORKFLOW_VERSION, live: [...DEFAULT_LIVE_WORKFLOW_VERSIONS] },
+    // 20 batches of 5 (AGENT_BATCH_SIZE): at most 100 calls in flight to one service from one agent.
+    agentMaxConcurrency: 20,
   },
   local: {
     timings: {
@@ -152,6 +160,8 @@ export const SAS_PROFILES: Readonly<Record<ProfileName, SasSettings>> = {
     // Steps: 3 attempts x 3 receives x 4 calls x 1 = 36; compensations 3 x 3 x 4 = 36.
     retryBudget: { callsPerOperation: 36 },
     workflow: { current: DEFAULT_WORKFLOW_VERSION, live: [...DEFAULT_LIVE_WORKFLOW_VERSIONS] },
+    // The local runtime's own default function concurrency (4): the cap it already ran under.
+    agentMaxConcurrency: 4,
   },
 };
 
@@ -187,6 +197,12 @@ export function validateSasSettings(profile: string, settings: SasSettings): voi
   validateAdmissionSettings(`Profile '${profile}'`, settings.admission);
   validateRetryBudget(`Profile '${profile}'`, settings.retryBudget.callsPerOperation);
   validateWorkflowDeployment(`Profile '${profile}'`, settings.workflow);
+  const { agentMaxConcurrency } = settings;
+  if (!Number.isInteger(agentMaxConcurrency) || agentMaxConcurrency < 2 || agentMaxConcurrency > 1000) {
+    throw new Error(
+      `Profile '${profile}': agentMaxConcurrency must be an integer from 2 to 1000 (SQS event source MaximumConcurrency), got ${agentMaxConcurrency}`,
+    );
+  }
 }
 
 /** Throws naming `owner` and the problem: an unknown version, an empty live list, current not live. */

@@ -158,7 +158,14 @@ export class SchedulerAgentSupervisorStack extends Stack {
       removalPolicy: DataSettings.of(this).removalPolicy,
     });
     const stateStore = new StateStore(this, 'StateStore', { encryptionKey: stateDataKey });
-    const ordersDatabase = new OrdersDatabase(this, 'OrdersDatabase');
+    // The orders hold customers' data (customer id, items, totals): the same operator-controlled key
+    // policy and per-key audit as the state records, with a key of their own (separate owners).
+    const ordersDataKey = new kms.Key(this, 'OrdersDataKey', {
+      description: 'Encrypts the orders table (the business database: orders as submitted)',
+      enableKeyRotation: true,
+      removalPolicy: DataSettings.of(this).removalPolicy,
+    });
+    const ordersDatabase = new OrdersDatabase(this, 'OrdersDatabase', { encryptionKey: ordersDataKey });
     const admissionStore = new AdmissionStore(this, 'AdmissionStore');
     const idempotencyStore = new IdempotencyStore(this, 'IdempotencyStore');
     const alerts = new OperatorAlerts(this, 'OperatorAlerts', {
@@ -325,6 +332,7 @@ export class SchedulerAgentSupervisorStack extends Stack {
         idempotencyStore,
         stateStore,
         retryBudget: config.retryBudget.callsPerOperation,
+        maxConcurrency: config.agentMaxConcurrency,
       });
     });
 

@@ -9,7 +9,7 @@ import {
   StateAttr,
   topLevelAttributesOf,
 } from '../../lambdas/scheduler-agent-supervisor/contracts';
-import { DataStore, type DataTableOptions, grantTableKeyUse } from '../platform/data-table';
+import { DataStore, type DataTableOptions, grantTableKeyUse, keyAccessOf } from '../platform/data-table';
 
 export type StateStoreProps = DataTableOptions;
 
@@ -84,7 +84,6 @@ export class StateStore extends DataStore {
       grantee,
       ['dynamodb:GetItem'],
       [StateAttr.OrderId, StateAttr.SchemaVersion, StateAttr.WorkflowVersion],
-      'read',
     );
   }
 
@@ -93,12 +92,7 @@ export class StateStore extends DataStore {
    * attributes (Select) and writes to returning only what they updated (ReturnValues): the
    * fine-grained pattern of https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/specifying-conditions.html.
    */
-  private grantAttributes(
-    grantee: iam.IGrantable,
-    actions: string[],
-    attributes: readonly string[],
-    keyAccess: 'read' | 'readWrite' = 'readWrite',
-  ): void {
+  private grantAttributes(grantee: iam.IGrantable, actions: string[], attributes: readonly string[]): void {
     iam.Grant.addToPrincipal({
       grantee,
       actions,
@@ -111,7 +105,7 @@ export class StateStore extends DataStore {
         },
       },
     });
-    grantTableKeyUse(this.table, grantee, keyAccess);
+    grantTableKeyUse(this.table, grantee, keyAccessOf(actions));
   }
 }
 

@@ -13,6 +13,7 @@ import {
   RoleServiceName,
   StateAttr,
 } from '../../lambdas/scheduler-agent-supervisor/contracts';
+import { addTableStreamSource } from '../platform/data-table';
 import { LambdaFunction } from '../platform/lambda-function';
 import { createTerminalQueue } from '../platform/work-queue';
 import type { StateStore } from './state-store';
@@ -99,25 +100,22 @@ export class StatusNotifier extends Construct {
       actions: ['sqs:SendMessage'],
       resourceArns: props.replyQueues.map((queue) => queue.queueArn),
     });
-    props.stateStore.table.grantStreamRead(fn);
     // The outbox relay: publish each alert, then remove its entry (a conditional UpdateItem).
     props.alertBus.grantPutEventsTo(fn);
     props.stateStore.grant(fn, 'dynamodb:UpdateItem');
-    fn.addEventSource(
-      new eventSources.DynamoEventSource(props.stateStore.table, {
-        // From the oldest record kept: a status changed while the notifier was being deployed is told.
-        startingPosition: lambda.StartingPosition.TRIM_HORIZON,
-        batchSize: tuning.batchSize,
-        bisectBatchOnError: true,
-        retryAttempts: tuning.retryAttempts,
-        maxRecordAge: Duration.seconds(tuning.maxRecordAgeSeconds),
-        // One batch per shard at a time: an order's statuses reach its queue in order.
-        parallelizationFactor: 1,
-        reportBatchItemFailures: true,
-        onFailure: new eventSources.SqsDlq(this.failureQueue),
-        filters: STATUS_STREAM_FILTERS.map((pattern) => lambda.FilterCriteria.filter(pattern)),
-      }),
-    );
+    addTableStreamSource(fn, props.stateStore.table, {
+      // From the oldest record kept: a status changed while the notifier was being deployed is told.
+      startingPosition: lambda.StartingPosition.TRIM_HORIZON,
+      batchSize: tuning.batchSize,
+      bisectBatchOnError: true,
+      retryAttempts: tuning.retryAttempts,
+      maxRecordAge: Duration.seconds(tuning.maxRecordAgeSeconds),
+      // One batch per shard at a time: an order's statuses reach its queue in order.
+      parallelizationFactor: 1,
+      reportBatchItemFailures: true,
+      onFailure: new eventSources.SqsDlq(this.failureQueue),
+      filters: STATUS_STREAM_FILTERS.map((pattern) => lambda.FilterCriteria.filter(pattern)),
+    });
   }
 }
 

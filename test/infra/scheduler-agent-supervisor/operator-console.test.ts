@@ -204,6 +204,9 @@ describe('the deployed operator console', () => {
     template.hasResourceProperties('AWS::Cognito::UserPoolClient', {
       GenerateSecret: false,
       AllowedOAuthFlows: ['code'],
+      // The hosted UI's code flow only: no SRP or custom auth from any other page (none named means
+      // Cognito's default, which allows both).
+      ExplicitAuthFlows: ['ALLOW_REFRESH_TOKEN_AUTH'],
       CallbackURLs: [{ 'Fn::Join': ['', ['https://', distributionDomain(), '/']] }],
       // The page's sign-out (Cognito's /logout) names the console itself as logout_uri: registered.
       LogoutURLs: [{ 'Fn::Join': ['', ['https://', distributionDomain(), '/']] }],

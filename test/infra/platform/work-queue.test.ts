@@ -33,6 +33,24 @@ describe('WorkQueue', () => {
     );
   });
 
+  it('WorkQueue fails when a consumer asks for a maximum concurrency Lambda does not take (2 to 1000)', () => {
+    const stack = probe();
+    const queue = new WorkQueue(stack, 'Work', {
+      consumerTimeout: Duration.seconds(10),
+      maxReceiveCount: 3,
+    });
+    const consumer = new lambda.Function(stack, 'Consumer', {
+      runtime: lambda.Runtime.NODEJS_22_X,
+      handler: 'index.handler',
+      code: lambda.Code.fromInline('exports.handler = async () => ({})'),
+    });
+    for (const maxConcurrency of [1, 1001]) {
+      expect(() => queue.consumeWith(consumer, 5, { maxConcurrency })).toThrow(
+        `WorkQueue Probe/Work: maxConcurrency must be an integer from 2 to 1000, got ${maxConcurrency}`,
+      );
+    }
+  });
+
   it('WorkQueue sets the visibility timeout to 6x its consumer timeout', () => {
     const stack = probe();
     const queue = new WorkQueue(stack, 'Work', {

@@ -66,6 +66,17 @@ describe('loadConfig (the platform profile and this wing’s settings)', () => {
     );
   });
 
+  it.each([1, 1001, 2.5])(
+    'fails when agentMaxConcurrency is %p (MaximumConcurrency is 2 to 1000)',
+    (value) => {
+      expect(() =>
+        validateSasSettings('broken', { ...loadConfig('default'), agentMaxConcurrency: value }),
+      ).toThrow(
+        `Profile 'broken': agentMaxConcurrency must be an integer from 2 to 1000 (SQS event source MaximumConcurrency), got ${value}`,
+      );
+    },
+  );
+
   it('fails when a supervisor run could outlast its schedule', () => {
     expect(() =>
       validateSasSettings(

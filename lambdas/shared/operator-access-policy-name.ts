@@ -7,3 +7,11 @@
 export function operatorAccessPolicyName(stackName: string, region: string): string {
   return `${stackName}-OperatorAccess-${region}`;
 }
+
+/**
+ * The name of a stack's read-only operator policy (OperatorAccess.readOnlyPolicy),
+ * `<stack>-OperatorReadOnly-<region>`: the read routes (GET: list, show) only, no retry or cancel.
+ */
+export function operatorReadOnlyPolicyName(stackName: string, region: string): string {
+  return `${stackName}-OperatorReadOnly-${region}`;
+}

@@ -7,12 +7,18 @@
  * An account attaches it to its operators' group, role or permission set; the local runtime to its
  * `operator` user (bin/app-local-users.ts). Named per stack and region (IAM names are account-wide,
  * a stack's name is only per region), so the same stack deploys to two regions of one account.
+ * Beside it, a read-only policy (`<stack>-OperatorReadOnly-<region>`): the read methods (GET: list,
+ * show) only, for operators who watch but may not retry or cancel; API Gateway refuses them the
+ * POST routes with 403 naming execute-api:Invoke and the method.
  */
 import { Aws, Stack, Validations } from 'aws-cdk-lib';
 import type * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import { operatorAccessPolicyName } from '../../lambdas/shared/operator-access-policy-name';
+import {
+  operatorAccessPolicyName,
+  operatorReadOnlyPolicyName,
+} from '../../lambdas/shared/operator-access-policy-name';
 import { nagResourceName } from './scoped-role';
 
 export interface OperatorAccessProps {
@@ -23,27 +29,57 @@ export interface OperatorAccessProps {
 }
 
 export class OperatorAccess extends Construct {
+  /** Every operator method: reads, retry and cancel. */
   readonly policy: iam.ManagedPolicy;
+  /** The read (GET) methods only. */
+  readonly readOnlyPolicy: iam.ManagedPolicy;
 
   constructor(scope: Construct, id: string, props: OperatorAccessProps) {
     super(scope, id);
     if (props.methods.length === 0) {
       throw new Error(`OperatorAccess ${this.node.path}: methods must name at least one operator method`);
     }
+    const reads = props.methods.filter((method) => method.httpMethod === 'GET');
+    if (reads.length === 0) {
+      throw new Error(
+        `OperatorAccess ${this.node.path}: methods must include a read (GET) method for the read-only policy`,
+      );
+    }
     const stack = Stack.of(this);
-    const resources = props.methods.map((method) => method.methodArn);
-    this.policy = new iam.ManagedPolicy(this, 'Policy', {
-      managedPolicyName: operatorAccessPolicyName(stack.stackName, Aws.REGION),
-      description: `Lets an operator call ${props.routesDescription} (execute-api:Invoke on those methods only).`,
+    this.policy = this.invokePolicy(
+      'Policy',
+      operatorAccessPolicyName(stack.stackName, Aws.REGION),
+      `Lets an operator call ${props.routesDescription} (execute-api:Invoke on those methods only).`,
+      props.methods,
+    );
+    this.readOnlyPolicy = this.invokePolicy(
+      'ReadOnlyPolicy',
+      operatorReadOnlyPolicyName(stack.stackName, Aws.REGION),
+      `Lets a read-only operator call the read (GET) methods of ${props.routesDescription}, not retry or cancel.`,
+      reads,
+    );
+  }
+
+  private invokePolicy(
+    id: string,
+    name: string,
+    description: string,
+    methods: readonly apigw.Method[],
+  ): iam.ManagedPolicy {
+    const resources = methods.map((method) => method.methodArn);
+    const policy = new iam.ManagedPolicy(this, id, {
+      managedPolicyName: name,
+      description,
       statements: [new iam.PolicyStatement({ actions: ['execute-api:Invoke'], resources })],
     });
-    for (const name of resources
-      .map((arn) => nagResourceName(this, arn))
-      .filter((arn) => arn.includes('*'))) {
-      Validations.of(this.policy).acknowledge({
-        id: `AwsSolutions-IAM5[Resource::${name}]`,
+    for (const arn of resources
+      .map((resource) => nagResourceName(this, resource))
+      .filter((r) => r.includes('*'))) {
+      Validations.of(policy).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::${arn}]`,
         reason: `An operator route with an id path parameter (any id): that one method on that one route.`,
       });
     }
+    return policy;
   }
 }

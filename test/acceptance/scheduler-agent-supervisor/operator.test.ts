@@ -8,6 +8,7 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { READ_ONLY_OPERATOR_IDENTITY } from '../../../bin/app-local-users';
 import {
   DEFAULT_WORKFLOW_VERSION,
   type OperatorOrderDetailBody,
@@ -124,7 +125,9 @@ describe('authorisation', () => {
     'refuses a signed request from an identity without the OperatorAccess policy (403, IAM’s words)',
     async () => {
       const target = acceptanceTarget();
-      const other = Object.entries(target.identities ?? {}).find(([name]) => name !== 'operator')?.[1];
+      const other = Object.entries(target.identities ?? {}).find(
+        ([name]) => name !== 'operator' && name !== READ_ONLY_OPERATOR_IDENTITY,
+      )?.[1];
       if (!other) throw new Error('The local target lists no identity besides the operator');
       const stranger = new OperatorClient({
         apiUrl: target.outputs.ApiUrl ?? '',
@@ -140,6 +143,42 @@ describe('authorisation', () => {
           ),
         ),
       });
+    },
+  );
+
+  // The local runtime's `operator-readonly` user holds the OperatorReadOnly policies
+  // (bin/app-local-users.ts); on AWS the target would need such an identity: local runs only.
+  localOnly(
+    'lets a read-only operator list and show, and refuses it retry and cancel (403, IAM’s words)',
+    async () => {
+      const target = acceptanceTarget();
+      const identity = target.identities?.[READ_ONLY_OPERATOR_IDENTITY];
+      if (!identity) throw new Error(`The local target lists no ${READ_ONLY_OPERATOR_IDENTITY} identity`);
+      const reader = new OperatorClient({
+        apiUrl: target.outputs.ApiUrl ?? '',
+        region: target.region,
+        credentials: { accessKeyId: identity.accessKeyId, secretAccessKey: identity.secretAccessKey },
+      });
+      expect((await reader.list({ state: ProcessState.Processed })).status).toBe(200);
+      const shown = await reader.show(ids.processed);
+      expect(shown.status).toBe(200);
+      // Refused by API Gateway before any handler runs, whatever the order's state.
+      const request = {
+        reason: 'a read-only operator tries',
+        expectedState: shown.body.processState,
+        expectedUpdatedAt: shown.body.updatedAt,
+      };
+      for (const action of ['retry', 'cancel'] as const) {
+        const refused = await reader.act(action, ids.processed, request);
+        expect({ action, status: refused.status }).toEqual({ action, status: 403 });
+        expect(refused.body).toEqual({
+          Message: expect.stringMatching(
+            new RegExp(
+              `^User: ${identity.userArn} is not authorized to perform: execute-api:Invoke on resource: arn:aws:execute-api:.*/POST/operator/orders/${ids.processed}/${action}`,
+            ),
+          ),
+        });
+      }
     },
   );
 });

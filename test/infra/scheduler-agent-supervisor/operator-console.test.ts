@@ -248,12 +248,16 @@ describe('the deployed operator console', () => {
     const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((policy) =>
       JSON.stringify(policy.Properties.Roles).includes(JSON.stringify(roleRef)),
     );
-    // The one managed policy is the operators' OperatorAccess, which the console's role does not hold.
+    // The managed policies are the operators' OperatorAccess and OperatorReadOnly, which the
+    // console's role does not hold.
     const managed = Object.values(template.findResources('AWS::IAM::ManagedPolicy'));
     expect(managed.map((policy) => policy.Properties.Description)).toEqual([
       expect.stringContaining("the orders API's operator routes"),
+      expect.stringContaining("read (GET) methods of the orders API's operator routes"),
     ]);
-    expect(JSON.stringify(managed[0]?.Properties.Roles ?? [])).not.toContain(JSON.stringify(roleRef));
+    for (const policy of managed) {
+      expect(JSON.stringify(policy.Properties.Roles ?? [])).not.toContain(JSON.stringify(roleRef));
+    }
     expect(resourcesOf(template)[roleRef.Ref]?.Properties?.ManagedPolicyArns).toBeUndefined();
     const statements = policies.flatMap((policy) => policy.Properties.PolicyDocument.Statement);
     expect(statements.map((statement) => statement.Action)).toEqual([

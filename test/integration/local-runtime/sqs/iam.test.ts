@@ -354,7 +354,7 @@ describe('SQS service: IAM', () => {
       const sender = roleWith([{ Effect: 'Allow', Action: 'sqs:SendMessage', Resource: '*' }]);
       const administrator = roleWith(everything);
       const { url, arn } = await queue({
-        policy: senderAndAdministrator(sender.caller.principal.arn, administrator.caller.principal.arn),
+        policy: senderAndAdministrator(roleArnOf(sender.caller), roleArnOf(administrator.caller)),
       });
       const other = roleWith(everything);
       for (const [sqs, callerArn] of [
@@ -391,7 +391,7 @@ describe('SQS service: IAM', () => {
       const sender = roleWith([{ Effect: 'Allow', Action: 'sqs:SendMessage', Resource: '*' }]);
       const administrator = roleWith(everything);
       const { url, arn } = await queue({
-        policy: senderAndAdministrator(sender.caller.principal.arn, administrator.caller.principal.arn),
+        policy: senderAndAdministrator(roleArnOf(sender.caller), roleArnOf(administrator.caller)),
       });
       await sender.sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'status' }));
       const policyOf = async () =>

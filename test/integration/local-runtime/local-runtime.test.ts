@@ -11,7 +11,13 @@ import { join } from 'node:path';
 import { Sha256 } from '@aws-crypto/sha256-js';
 import { DescribeTableCommand, DynamoDBClient, GetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
-import { ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import {
+  PurgeQueueCommand,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+  SetQueueAttributesCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { sendSigned } from '../../../lambdas/shared/signed-request';
 import {
@@ -170,6 +176,21 @@ describe('local runtime running a synthesized app', () => {
     const { Messages = [] } = await asReader.send(new ReceiveMessageCommand({ QueueUrl }));
     asReader.destroy();
     expect(Messages.map((message) => message.Body)).toEqual(['for the reader']);
+  });
+
+  it('provisions as the stack’s CloudFormation execution role: a policy denying administration to every other principal refuses the root', async () => {
+    const QueueUrl = outputs.RepliesQueueUrl;
+    for (const call of [
+      () => sqs.send(new PurgeQueueCommand({ QueueUrl })),
+      () => sqs.send(new SetQueueAttributesCommand({ QueueUrl, Attributes: { Policy: '' } })),
+    ]) {
+      await expect(call()).rejects.toMatchObject({
+        name: 'AccessDenied',
+        message: expect.stringContaining('with an explicit deny in a resource-based policy'),
+      });
+    }
+    // The runtime set that policy as the execution role; the restart on a data directory below
+    // sets it again over the one kept.
   });
 
   it('routes an API Gateway request to the Lambda as a v1 proxy event, with the env resolved locally', async () => {

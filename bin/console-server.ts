@@ -4,9 +4,13 @@
  * signed with SigV4 server-side as the local operator (the same clients as the CLIs,
  * lib/harness/operator-client.ts). The browser never holds the operator's secret.
  *
- * It listens on the loopback interface only: whoever can reach it acts as the operator, as whoever
- * can read .local/target.json can. POSTs must be same-origin JSON (a cross-site form or fetch
- * cannot send one without a CORS preflight, which this server never grants).
+ * It listens on the loopback interface only, through the runtime's loopback listener
+ * (lib/local-runtime/protocol/http-server.ts): a request whose Host is not localhost, 127.0.0.1 or
+ * [::1] is refused, so a DNS-rebinding page (its own name resolved to 127.0.0.1) can neither read
+ * operator data nor act. Whoever can reach it acts as the operator, as whoever can read
+ * .local/target.json can. POSTs must be JSON from this server's own origin (a loopback name at its
+ * port; the Origin is compared with that, never with the Host the request names), and a cross-site
+ * form or fetch cannot send JSON without a CORS preflight, which this server never grants.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -32,7 +36,7 @@ import {
 import type { DRONE_DELIVERY_STACK_NAME } from '../lib/choreography/stack';
 import { everyAlarm } from '../lib/harness/metrics-report';
 import { DeliveryOperatorClient, OperatorClient } from '../lib/harness/operator-client';
-import type { LocalTarget } from '../lib/local-runtime';
+import { type LocalTarget, listenOnLoopback } from '../lib/local-runtime';
 import type { STACK_NAME } from '../lib/scheduler-agent-supervisor/stack';
 import { CONSOLE_ASSETS_DIR } from './console-build';
 
@@ -128,8 +132,10 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
   const assetsDir = resolve(options.assetsDir ?? CONSOLE_ASSETS_DIR);
   if (!existsSync(join(assetsDir, 'index.html')))
     throw new Error(`The console page is not built in ${assetsDir}: call buildConsoleAssets first`);
+  /** The origins of this server: each loopback name at its port (known once it listens). */
+  let ownOrigins: ReadonlySet<string> = new Set();
   const server = createServer((request, response) => {
-    handle(request, response, options.backend, assetsDir).catch((error: Error) => {
+    handle(request, response, options.backend, assetsDir, ownOrigins).catch((error: Error) => {
       const status = error instanceof HttpError ? error.status : 502;
       const message =
         error instanceof HttpError
@@ -139,21 +145,14 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
       else response.end();
     });
   });
-  const listen = (port: number) =>
-    new Promise<void>((resolveListen, reject) => {
-      server.once('error', reject);
-      server.listen(port, '127.0.0.1', () => {
-        server.off('error', reject);
-        resolveListen();
-      });
-    });
   try {
-    await listen(options.port ?? DEFAULT_CONSOLE_PORT);
+    await listenOnLoopback(server, options.port ?? DEFAULT_CONSOLE_PORT);
   } catch (error) {
     if (!options.orFreePort || (error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
-    await listen(0);
+    await listenOnLoopback(server, 0);
   }
   const { port } = server.address() as AddressInfo;
+  ownOrigins = new Set(['127.0.0.1', 'localhost', '[::1]'].map((host) => `http://${host}:${port}`));
   return {
     url: `http://127.0.0.1:${port}${CONSOLE_BASE}/`,
     stop: () =>
@@ -193,11 +192,16 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** A POST must come from this page: JSON, and from this origin when the browser names one. */
-function assertSameOriginJson(request: IncomingMessage): void {
+/**
+ * A POST must come from this page: JSON, and from one of this server's own origins when the browser
+ * names one (Origin is compared with those, not with the request's Host, which the page's URL sets).
+ */
+function assertSameOriginJson(request: IncomingMessage, ownOrigins: ReadonlySet<string>): void {
   const origin = request.headers.origin;
-  if (origin !== undefined && origin !== `http://${request.headers.host}`)
+  if (origin !== undefined && !ownOrigins.has(origin.toLowerCase()))
     throw new HttpError(403, `Requests from ${origin} are not accepted: open the console itself`);
+  if (request.headers['sec-fetch-site'] === 'cross-site')
+    throw new HttpError(403, 'Cross-site requests are not accepted: open the console itself');
   if (!(request.headers['content-type'] ?? '').startsWith('application/json'))
     throw new HttpError(415, 'Send the action as application/json');
 }
@@ -214,6 +218,7 @@ async function handle(
   response: ServerResponse,
   backendNow: () => ConsoleBackend | undefined,
   assetsDir: string,
+  ownOrigins: ReadonlySet<string>,
 ): Promise<void> {
   const url = new URL(request.url ?? '/', 'http://console.invalid');
   const path = url.pathname;
@@ -238,7 +243,7 @@ async function handle(
   const action = ACTION.exec(path);
   if (action) {
     if (method !== 'POST') throw new HttpError(405, 'Actions are POSTed');
-    assertSameOriginJson(request);
+    assertSameOriginJson(request, ownOrigins);
     const parsed = OperatorActionRequestSchema.safeParse(parseJson(await readBody(request)));
     if (!parsed.success)
       throw new HttpError(

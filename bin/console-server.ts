@@ -36,7 +36,7 @@ import {
 import type { DRONE_DELIVERY_STACK_NAME } from '../lib/choreography/stack';
 import { everyAlarm } from '../lib/harness/metrics-report';
 import { DeliveryOperatorClient, OperatorClient } from '../lib/harness/operator-client';
-import { type LocalTarget, listenOnLoopback } from '../lib/local-runtime';
+import { crossSiteReason, type LocalTarget, listenOnLoopback } from '../lib/local-runtime';
 import type { STACK_NAME } from '../lib/scheduler-agent-supervisor/stack';
 import { CONSOLE_ASSETS_DIR } from './console-build';
 
@@ -132,10 +132,8 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
   const assetsDir = resolve(options.assetsDir ?? CONSOLE_ASSETS_DIR);
   if (!existsSync(join(assetsDir, 'index.html')))
     throw new Error(`The console page is not built in ${assetsDir}: call buildConsoleAssets first`);
-  /** The origins of this server: each loopback name at its port (known once it listens). */
-  let ownOrigins: ReadonlySet<string> = new Set();
   const server = createServer((request, response) => {
-    handle(request, response, options.backend, assetsDir, ownOrigins).catch((error: Error) => {
+    handle(request, response, options.backend, assetsDir).catch((error: Error) => {
       const status = error instanceof HttpError ? error.status : 502;
       const message =
         error instanceof HttpError
@@ -152,7 +150,6 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
     await listenOnLoopback(server, 0);
   }
   const { port } = server.address() as AddressInfo;
-  ownOrigins = new Set(['127.0.0.1', 'localhost', '[::1]'].map((host) => `http://${host}:${port}`));
   return {
     url: `http://127.0.0.1:${port}${CONSOLE_BASE}/`,
     stop: () =>
@@ -193,15 +190,13 @@ function parseJson(text: string): unknown {
 }
 
 /**
- * A POST must come from this page: JSON, and from one of this server's own origins when the browser
- * names one (Origin is compared with those, not with the request's Host, which the page's URL sets).
+ * A POST must come from this page: JSON, and from this server's own origin when the browser names
+ * one (a loopback name at its port: crossSiteReason, never the Host the request names).
  */
-function assertSameOriginJson(request: IncomingMessage, ownOrigins: ReadonlySet<string>): void {
-  const origin = request.headers.origin;
-  if (origin !== undefined && !ownOrigins.has(origin.toLowerCase()))
-    throw new HttpError(403, `Requests from ${origin} are not accepted: open the console itself`);
-  if (request.headers['sec-fetch-site'] === 'cross-site')
-    throw new HttpError(403, 'Cross-site requests are not accepted: open the console itself');
+function assertSameOriginJson(request: IncomingMessage): void {
+  const crossSite = crossSiteReason(request);
+  if (crossSite !== undefined)
+    throw new HttpError(403, `Requests with ${crossSite} are not accepted: open the console itself`);
   if (!(request.headers['content-type'] ?? '').startsWith('application/json'))
     throw new HttpError(415, 'Send the action as application/json');
 }
@@ -218,7 +213,6 @@ async function handle(
   response: ServerResponse,
   backendNow: () => ConsoleBackend | undefined,
   assetsDir: string,
-  ownOrigins: ReadonlySet<string>,
 ): Promise<void> {
   const url = new URL(request.url ?? '/', 'http://console.invalid');
   const path = url.pathname;
@@ -243,7 +237,7 @@ async function handle(
   const action = ACTION.exec(path);
   if (action) {
     if (method !== 'POST') throw new HttpError(405, 'Actions are POSTed');
-    assertSameOriginJson(request, ownOrigins);
+    assertSameOriginJson(request);
     const parsed = OperatorActionRequestSchema.safeParse(parseJson(await readBody(request)));
     if (!parsed.success)
       throw new HttpError(

@@ -62,7 +62,7 @@ export {
   type TopicUsage,
   usageSince,
 } from './metering';
-export { isLoopbackHost, listen as listenOnLoopback } from './protocol/http-server';
+export { crossSiteReason, isLoopbackHost, listen as listenOnLoopback } from './protocol/http-server';
 export { OPERATOR_IDENTITY } from './provisioners/api-gateway';
 export { startLocalRuntime } from './runtime';
 export type {

@@ -116,7 +116,9 @@ describe('the console backend', () => {
       expect([origin, answer.status, answer.body]).toEqual([
         origin,
         403,
-        JSON.stringify({ message: `Requests from ${origin} are not accepted: open the console itself` }),
+        JSON.stringify({
+          message: `Requests with Origin '${origin}' are not accepted: open the console itself`,
+        }),
       ]);
     }
     const crossSite = await send(

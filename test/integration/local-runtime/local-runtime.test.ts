@@ -180,6 +180,16 @@ describe('local runtime running a synthesized app', () => {
     expect(Messages.map((message) => message.Body)).toEqual(['for the reader']);
   });
 
+  it('warns at start that DynamoDB Local listens on every interface (no option of it or its JVM binds it to loopback)', () => {
+    expect(
+      logLines.filter((line) => line.includes('DynamoDB Local listens on every network interface')),
+    ).toEqual([
+      expect.stringMatching(
+        /^! DynamoDB Local listens on every network interface \(port \d+\): neither it nor its JVM/,
+      ),
+    ]);
+  });
+
   it('provisions as the stack’s CloudFormation execution role: a policy denying administration to every other principal refuses the root', async () => {
     const QueueUrl = outputs.RepliesQueueUrl;
     for (const call of [

@@ -4,9 +4,13 @@
  * signed with SigV4 server-side as the local operator (the same clients as the CLIs,
  * lib/harness/operator-client.ts). The browser never holds the operator's secret.
  *
- * It listens on the loopback interface only: whoever can reach it acts as the operator, as whoever
- * can read .local/target.json can. POSTs must be same-origin JSON (a cross-site form or fetch
- * cannot send one without a CORS preflight, which this server never grants).
+ * It listens on the loopback interface only, through the runtime's loopback listener
+ * (lib/local-runtime/protocol/http-server.ts): a request whose Host is not localhost, 127.0.0.1 or
+ * [::1] is refused, so a DNS-rebinding page (its own name resolved to 127.0.0.1) can neither read
+ * operator data nor act. Whoever can reach it acts as the operator, as whoever can read
+ * .local/target.json can. POSTs must be JSON from this server's own origin (a loopback name at its
+ * port; the Origin is compared with that, never with the Host the request names), and a cross-site
+ * form or fetch cannot send JSON without a CORS preflight, which this server never grants.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -32,7 +36,7 @@ import {
 import type { DRONE_DELIVERY_STACK_NAME } from '../lib/choreography/stack';
 import { everyAlarm } from '../lib/harness/metrics-report';
 import { DeliveryOperatorClient, OperatorClient } from '../lib/harness/operator-client';
-import type { LocalTarget } from '../lib/local-runtime';
+import { crossSiteReason, type LocalTarget, listenOnLoopback } from '../lib/local-runtime';
 import type { STACK_NAME } from '../lib/scheduler-agent-supervisor/stack';
 import { CONSOLE_ASSETS_DIR } from './console-build';
 
@@ -139,19 +143,11 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
       else response.end();
     });
   });
-  const listen = (port: number) =>
-    new Promise<void>((resolveListen, reject) => {
-      server.once('error', reject);
-      server.listen(port, '127.0.0.1', () => {
-        server.off('error', reject);
-        resolveListen();
-      });
-    });
   try {
-    await listen(options.port ?? DEFAULT_CONSOLE_PORT);
+    await listenOnLoopback(server, options.port ?? DEFAULT_CONSOLE_PORT);
   } catch (error) {
     if (!options.orFreePort || (error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
-    await listen(0);
+    await listenOnLoopback(server, 0);
   }
   const { port } = server.address() as AddressInfo;
   return {
@@ -193,11 +189,14 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** A POST must come from this page: JSON, and from this origin when the browser names one. */
+/**
+ * A POST must come from this page: JSON, and from this server's own origin when the browser names
+ * one (a loopback name at its port: crossSiteReason, never the Host the request names).
+ */
 function assertSameOriginJson(request: IncomingMessage): void {
-  const origin = request.headers.origin;
-  if (origin !== undefined && origin !== `http://${request.headers.host}`)
-    throw new HttpError(403, `Requests from ${origin} are not accepted: open the console itself`);
+  const crossSite = crossSiteReason(request);
+  if (crossSite !== undefined)
+    throw new HttpError(403, `Requests with ${crossSite} are not accepted: open the console itself`);
   if (!(request.headers['content-type'] ?? '').startsWith('application/json'))
     throw new HttpError(415, 'Send the action as application/json');
 }

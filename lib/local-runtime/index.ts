@@ -62,6 +62,7 @@ export {
   type TopicUsage,
   usageSince,
 } from './metering';
+export { crossSiteReason, isLoopbackHost, listen as listenOnLoopback } from './protocol/http-server';
 export { OPERATOR_IDENTITY } from './provisioners/api-gateway';
 export { startLocalRuntime } from './runtime';
 export type {

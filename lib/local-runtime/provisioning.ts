@@ -14,6 +14,7 @@
 
 import type { AssemblyStack, CfnResource, CloudAssembly, StackResolver } from './assembly/cloud-assembly';
 import type { RuntimeClock } from './clock';
+import type { SigningCredentials } from './iam/credential-registry';
 import type { LocalIdentities, LocalIdentity } from './iam/identities';
 import type { RuntimeIam } from './iam/runtime-iam';
 import type { RuntimeMeter } from './metering';
@@ -167,6 +168,11 @@ export interface ListenContext extends RuntimeContext {
 export interface StackContext extends RuntimeContext {
   readonly stack: AssemblyStack;
   readonly resolver: StackResolver;
+  /**
+   * The credentials the stack's resources are created and changed with, as CloudFormation does: a
+   * session of the stack's execution role, or the root's when it names none (iam/deploying-role.ts).
+   */
+  readonly deployer: SigningCredentials;
   /** Created resources (Condition true) of a type in this stack. */
   ofType(type: string): ReadonlyArray<readonly [logicalId: string, resource: CfnResource]>;
   /** Names a resource (or a feature of it) that is not run locally, with the reason. */

@@ -14,6 +14,7 @@ import type {
   StackResolver,
 } from './assembly/cloud-assembly';
 import { WallClock } from './clock';
+import { deployingCredentials } from './iam/deploying-role';
 import { LocalIdentities } from './iam/identities';
 import { createRuntimeIam } from './iam/runtime-iam';
 import { IAM_RECORD_FILES, type IamUsageRecord } from './iam/usage-record';
@@ -139,6 +140,7 @@ export class RuntimeLifecycle {
       ...this.context,
       stack,
       resolver,
+      deployer: deployingCredentials(this.context.iam, this.context, stack.executionRoleArn),
       ofType: (type) => created.filter(([, resource]) => resource.Type === type),
       named: (logicalId, type, reason) =>
         this.unsupported.push({ stackName: stack.stackName, logicalId, type, reason }),

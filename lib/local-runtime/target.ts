@@ -3,9 +3,10 @@
  * emulators listen and the stack outputs resolved locally (same keys as the CfnOutputs), so tests
  * and tools (bin/orders.ts, the acceptance suite) reach it without knowing how it was started.
  */
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
 import type { LocalIdentity } from './iam/identities';
+import { writePrivateFile } from './private-files';
 
 export type LocalServiceName = 'dynamodb' | 'sqs' | 'sfn' | 'events' | 'sns' | 'cloudwatch';
 
@@ -79,13 +80,15 @@ export function defaultTargetFile(
 }
 
 /**
- * Writes the target readable by the developer only (mode 0600): it holds the APIs' keys and the
- * local identities' secrets. A file an earlier start left with a wider mode is narrowed too.
+ * Writes the target readable by the developer only (mode 0600, ./private-files.ts): it holds the
+ * APIs' keys and the local identities' secrets. A file an earlier start left with a wider mode is
+ * narrowed too. Its folder is made 0700 when created, and narrowed when it is the runtime's own
+ * (`.local`, DEFAULT_TARGET_FILE's); a folder the developer named with `--target` is left as it is.
  */
 export function writeTarget(file: string, target: LocalTarget): void {
-  mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, `${JSON.stringify(target, null, 2)}\n`, { mode: 0o600 });
-  chmodSync(file, 0o600);
+  writePrivateFile(file, `${JSON.stringify(target, null, 2)}\n`, {
+    narrowFolder: basename(dirname(file)) === basename(dirname(DEFAULT_TARGET_FILE)),
+  });
 }
 
 export function readTarget(file: string): LocalTarget {

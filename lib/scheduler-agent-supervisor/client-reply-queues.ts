@@ -1,4 +1,4 @@
-import { Duration, Stack } from 'aws-cdk-lib';
+import { Annotations, DefaultStackSynthesizer, Duration, Fn, Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -34,6 +34,22 @@ export const CLIENT_ONLY_ACTIONS = [
   'sqs:ChangeMessageVisibility',
 ] as const;
 
+/**
+ * What only the deploying role may do on the queues: empty them, change their attributes or policy,
+ * delete them. CloudFormation needs SetQueueAttributes (updates, the QueuePolicy resource) and
+ * DeleteQueue (stack deletion); nobody else needs any of them.
+ */
+export const DEPLOYER_ONLY_ACTIONS = [
+  'sqs:PurgeQueue',
+  'sqs:SetQueueAttributes',
+  'sqs:AddPermission',
+  'sqs:RemovePermission',
+  'sqs:DeleteQueue',
+] as const;
+
+/** Id of the synth-time warning when no deploying role is known. */
+export const NO_DEPLOYING_ROLE_WARNING = 'scheduler-agent-supervisor:replyQueuesWithoutDeployingRole';
+
 export interface ClientReplyQueue {
   /** The client's name: its ClientId. */
   readonly name: string;
@@ -47,22 +63,53 @@ export interface ClientReplyQueue {
 export interface ClientReplyQueuesProps {
   /** The client applications (config `clients`): at least one, names unique. */
   readonly clients: readonly ClientConfig[];
+  /**
+   * The role that deploys the stack, the only principal allowed DEPLOYER_ONLY_ACTIONS on the queues
+   * (an ARN; `${AWS::Partition}`, `${AWS::AccountId}` and `${AWS::Region}` are substituted).
+   * @default - the CloudFormation execution role the stack's synthesizer names (a
+   * DefaultStackSynthesizer's, qualifier included); with a synthesizer that names none (CLI
+   * credentials), the actions are not limited and synthesis warns
+   */
+  readonly deployingRoleArn?: string;
 }
 
 /**
  * One FIFO reply queue per client (and its FIFO dead-letter queue), SSE-SQS and TLS-only, whose
- * resource policy denies receive, delete and change-visibility to every principal but the client's
- * (an explicit Deny, so no identity policy in the account can grant them) and allows them to the
- * client's principal (which may live in another account). Senders (the status notifier) are granted
- * SendMessage by their own identity policy.
+ * resource policy, by explicit Denies no identity policy in the account can override:
+ * - denies receive, delete and change-visibility to every principal but the client's, and allows
+ *   them to the client's principal (which may live in another account);
+ * - denies SendMessage to every principal but the one sender (`onlySender`, the status notifier's
+ *   role), which is granted SendMessage by its own identity policy: nobody can forge a status;
+ * - denies purge, attribute and policy changes and deletion to every principal but the deploying
+ *   role (CloudFormation's, which must keep updating and deleting the queues).
+ * Its validation fails synthesis until `onlySender` names the sender.
  */
 export class ClientReplyQueues extends Construct {
   readonly clients: readonly ClientReplyQueue[];
+  /** The deploying role's ARN (tokens or Fn::Sub), if known. */
+  readonly deployingRoleArn: string | undefined;
+  private sender: iam.IRole | undefined;
 
   constructor(scope: Construct, id: string, props: ClientReplyQueuesProps) {
     super(scope, id);
     validateClients(this.node.path, props.clients);
-    const account = Stack.of(this).account;
+    const stack = Stack.of(this);
+    const account = stack.account;
+    const deployingRole = props.deployingRoleArn ?? synthesizerExecutionRole(stack);
+    this.deployingRoleArn = deployingRole === undefined ? undefined : Fn.sub(deployingRole);
+    if (this.deployingRoleArn === undefined) {
+      Annotations.of(this).addWarningV2(
+        NO_DEPLOYING_ROLE_WARNING,
+        'The stack synthesizer names no CloudFormation execution role and no deployingRoleArn is given: ' +
+          `any principal an identity policy allows may ${DEPLOYER_ONLY_ACTIONS.join(', ')} on the reply queues.`,
+      );
+    }
+    this.node.addValidation({
+      validate: () =>
+        this.sender
+          ? []
+          : ['onlySender was never called: the reply queues would take SendMessage from anyone'],
+    });
     this.clients = props.clients.map((client) => {
       const principal = client.principal.replace('{account}', account);
       const group = new Construct(this, client.name);
@@ -79,23 +126,56 @@ export class ClientReplyQueues extends Construct {
         visibilityTimeout: Duration.seconds(30),
         deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: REPLY_MAX_RECEIVE_COUNT },
       });
-      for (const target of [queue, deadLetterQueue]) restrictToClient(target, principal);
+      for (const target of [queue, deadLetterQueue]) {
+        restrictToClient(target, principal);
+        if (this.deployingRoleArn !== undefined) {
+          denyAllBut(target, 'OnlyTheDeployerAdministers', DEPLOYER_ONLY_ACTIONS, this.deployingRoleArn);
+        }
+      }
       return { name: client.name, principal, queue, deadLetterQueue };
     });
   }
+
+  /**
+   * Makes `role` the only principal that may send to the reply queues (and their dead-letter
+   * queues, where only SQS's redrive puts messages). It still needs its own grant (an identity
+   * policy allowing sqs:SendMessage). Called once.
+   */
+  onlySender(role: iam.IRole): void {
+    if (this.sender) throw new Error(`ClientReplyQueues ${this.node.path}: onlySender is already set`);
+    this.sender = role;
+    for (const client of this.clients) {
+      for (const target of [client.queue, client.deadLetterQueue]) {
+        denyAllBut(target, 'OnlyTheNotifierSends', ['sqs:SendMessage'], role.roleArn);
+      }
+    }
+  }
+}
+
+/** The CloudFormation execution role of a DefaultStackSynthesizer (or a subclass), with placeholders. */
+function synthesizerExecutionRole(stack: Stack): string | undefined {
+  const { synthesizer } = stack;
+  return synthesizer instanceof DefaultStackSynthesizer
+    ? synthesizer.cloudFormationExecutionRoleArn
+    : undefined;
+}
+
+/** An explicit Deny of `actions` to every principal whose aws:PrincipalArn is not `principalArn`. */
+function denyAllBut(queue: sqs.Queue, sid: string, actions: readonly string[], principalArn: string): void {
+  queue.addToResourcePolicy(
+    new iam.PolicyStatement({
+      sid,
+      effect: iam.Effect.DENY,
+      principals: [new iam.AnyPrincipal()],
+      actions: [...actions],
+      resources: [queue.queueArn],
+      conditions: { ArnNotEquals: { 'aws:PrincipalArn': principalArn } },
+    }),
+  );
 }
 
 function restrictToClient(queue: sqs.Queue, principal: string): void {
-  queue.addToResourcePolicy(
-    new iam.PolicyStatement({
-      sid: 'OnlyTheClientConsumes',
-      effect: iam.Effect.DENY,
-      principals: [new iam.AnyPrincipal()],
-      actions: [...CLIENT_ONLY_ACTIONS],
-      resources: [queue.queueArn],
-      conditions: { ArnNotEquals: { 'aws:PrincipalArn': principal } },
-    }),
-  );
+  denyAllBut(queue, 'OnlyTheClientConsumes', CLIENT_ONLY_ACTIONS, principal);
   queue.addToResourcePolicy(
     new iam.PolicyStatement({
       sid: 'TheClientConsumes',

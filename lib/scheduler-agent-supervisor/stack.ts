@@ -282,6 +282,7 @@ export class SchedulerAgentSupervisorStack extends Stack {
       clientRegistry: submission.clientRegistry,
       alertBus: alerts.bus,
     });
+    clientReplies.onlySender(statusNotifier.notifier.role);
     const admissionRelease = new AdmissionRelease(this, 'AdmissionRelease', {
       stateStore,
       admissionStore,

@@ -26,6 +26,11 @@ export interface AssemblyStack {
   readonly templatePath: string;
   /** File assets of the stack by S3 object key (e.g. `<hash>.zip`): absolute local directory or file. */
   readonly fileAssets: ReadonlyMap<string, string>;
+  /**
+   * The role CloudFormation deploys the stack as (the synthesizer's, with `${AWS::AccountId}`-style
+   * placeholders), if the synthesizer names one; absent, the deployer's own credentials are used.
+   */
+  readonly executionRoleArn?: string;
 }
 
 export interface CloudAssembly {
@@ -70,6 +75,9 @@ export function readCloudAssembly(directory: string): CloudAssembly {
       template: stack.template as CfnTemplate,
       templatePath: stack.templateFullPath,
       fileAssets: fileAssetsOf(stack),
+      ...(stack.cloudFormationExecutionRoleArn
+        ? { executionRoleArn: stack.cloudFormationExecutionRoleArn }
+        : {}),
     }),
   );
   if (stacks.length === 0) {

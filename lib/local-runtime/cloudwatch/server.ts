@@ -140,7 +140,11 @@ export async function startCloudWatchServer(
       },
     );
   };
-  return startLoopbackServer(handler, { ...(options.clock && { clock: options.clock }) });
+  // Its CBOR path takes any content type: refuse what another site's page sends (http-server.ts).
+  return startLoopbackServer(handler, {
+    ...(options.clock && { clock: options.clock }),
+    refusesCrossSite: true,
+  });
 }
 
 async function answer(

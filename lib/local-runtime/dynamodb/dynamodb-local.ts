@@ -54,6 +54,31 @@ export class JavaNotFoundError extends Error {
 }
 
 /**
+ * DynamoDB Local's CORS allow-list (`-cors`, default `*`): a value no browser's Origin can equal
+ * (an origin has a scheme), so no page is ever granted a preflight or an Access-Control-Allow-Origin.
+ * The runtime's own clients are not browsers.
+ */
+export const DYNAMODB_LOCAL_CORS = 'no-browser-origin';
+
+/**
+ * What DynamoDB Local cannot be told: where to listen. Its jar (`-help`: -port, -inMemory, -dbPath,
+ * -sharedDb, -cors, -delayTransientStatuses, -optimizeDbBeforeStartup, -disableTelemetry) builds
+ * Jetty's server from a port alone (`new Server(port)`, DynamoDBProxyServer), which binds every
+ * interface, and neither Jetty (configured in code, not by jetty.xml properties) nor the JVM has a
+ * system property that changes it (measured with `ss -ltnp`: `*:<port>` with -Djetty.http.host and
+ * -Djetty.host). So the runtime says so at start.
+ */
+export function dynamoDbLocalBindingWarning(port: number): string {
+  return (
+    `DynamoDB Local listens on every network interface (port ${port}): neither it nor its JVM has an ` +
+    'option to bind it to 127.0.0.1. Any machine that can reach this one on that port can read and ' +
+    "change the local tables without IAM (the runtime's own DynamoDB endpoint, on 127.0.0.1, checks " +
+    'every request); its CORS is closed to every web page. Block the port with a firewall on a ' +
+    'shared network.'
+  );
+}
+
+/**
  * JIT tier 1 and the serial collector start the JVM about 40% faster and keep it smaller; the
  * emulator is short-lived and serves one machine, so peak throughput matters less than start time.
  */
@@ -165,6 +190,8 @@ function launch(java: string, port: number, options: DynamoDbLocalOptions): Prom
     '-port',
     String(port),
     '-disableTelemetry',
+    '-cors',
+    DYNAMODB_LOCAL_CORS,
     ...(options.sharedDb === false ? [] : ['-sharedDb']),
     ...(options.dataDirectory ? ['-dbPath', options.dataDirectory] : ['-inMemory']),
   ];

@@ -1,12 +1,12 @@
 /**
  * Random secrets a local runtime hands out by name (API key values, local IAM users' secret access
  * keys), generated once per data directory and kept there in a JSON file readable by the developer
- * only, so a restart on the same --data keeps every one; without a data directory they live in
+ * only (../private-files.ts), so a restart on the same --data keeps every one; without a data directory they live in
  * memory and each start gets fresh ones.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { narrowPrivateFile, writePrivateFile } from '../private-files';
 
 /** 30 random bytes: 40 characters, as long as an AWS secret access key or a generated API key. */
 function generateSecret(): string {
@@ -25,6 +25,7 @@ export class PersistedSecrets {
     what: string,
   ) {
     this.secrets = file ? readSecrets(file, what) : {};
+    if (file) narrowPrivateFile(file, { narrowFolder: true });
   }
 
   /** The secret of `name`, if one was made. */
@@ -38,11 +39,11 @@ export class PersistedSecrets {
     if (existing !== undefined) return existing;
     const secret = generateSecret();
     this.secrets[name] = secret;
-    if (this.file) {
-      mkdirSync(dirname(this.file), { recursive: true });
-      // Readable by the developer only: the secrets guard the local APIs like real ones.
-      writeFileSync(this.file, `${JSON.stringify(this.secrets, null, 2)}\n`, { mode: 0o600 });
-    }
+    // Readable by the developer only (0600, its folder 0700, narrowed if an earlier start left them
+    // wider): the secrets guard the local APIs like real ones. The folder is the runtime's own
+    // (`<dataDir>/iam`, `<dataDir>/api-gateway`).
+    if (this.file)
+      writePrivateFile(this.file, `${JSON.stringify(this.secrets, null, 2)}\n`, { narrowFolder: true });
     return secret;
   }
 }

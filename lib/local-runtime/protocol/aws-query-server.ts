@@ -3,6 +3,10 @@
  * XML answers `<OpResponse><OpResult>...</OpResult><ResponseMetadata/></OpResponse>`, errors as
  * `<ErrorResponse><Error><Type/><Code/><Message/></Error>`), for the services whose SDK clients
  * still speak it (SNS). The SDK and the AWS CLI parse its errors into their named exceptions by Code.
+ *
+ * A form-encoded POST is what a web page's form can send anywhere without a CORS preflight, so a
+ * request from another site's page (its Origin or Sec-Fetch-Site, http-server.ts crossSiteReason)
+ * is refused (403) before it is read; the SDKs and the CLI send neither header.
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -102,7 +106,11 @@ export async function startAwsQueryServer(
       },
     );
   };
-  return startLoopbackServer(handler, { ...(options.clock && { clock: options.clock }) });
+  // A browser form can POST form-encoded bodies to any site without a preflight: refused.
+  return startLoopbackServer(handler, {
+    ...(options.clock && { clock: options.clock }),
+    refusesCrossSite: true,
+  });
 }
 
 async function answer(

@@ -31,6 +31,35 @@ export function isLoopbackHost(host: string | undefined): boolean {
   return host !== undefined && LOOPBACK_HOST.test(host);
 }
 
+/** The names of the loopback interface, as a Host or an Origin may carry them. */
+const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'] as const;
+
+/**
+ * Why a request comes from another site's page, if it does: a browser names the page's origin
+ * (Origin) and, in modern browsers, how it relates to the target (Sec-Fetch-Site). A request is
+ * same-origin only when its Origin is a loopback name at the port the request arrived on; one with
+ * no Origin and no Sec-Fetch-Site is not a browser's cross-site request (the SDKs and the AWS CLI
+ * send neither). A page cannot forge these headers.
+ */
+export function crossSiteReason(request: IncomingMessage): string | undefined {
+  const site = request.headers['sec-fetch-site'];
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') return `Sec-Fetch-Site '${site}'`;
+  const origin = request.headers.origin;
+  if (origin === undefined) return undefined;
+  const port = request.socket.localPort;
+  const own = LOOPBACK_NAMES.some((name) => origin.toLowerCase() === `http://${name}:${port}`);
+  return own ? undefined : `Origin '${origin}'`;
+}
+
+function refuseCrossSite(request: IncomingMessage, response: ServerResponse, reason: string): void {
+  const message =
+    `The local runtime refuses requests from another site's page (${reason}): ` +
+    'a web page may not call its emulators (protection against cross-site form posts)';
+  request.resume();
+  response.writeHead(403, { 'content-type': 'application/json', connection: 'close' });
+  response.end(JSON.stringify({ message }));
+}
+
 function refuseForeignHost(request: IncomingMessage, response: ServerResponse): void {
   const host = request.headers.host;
   const message =
@@ -48,7 +77,7 @@ function refuseForeignHost(request: IncomingMessage, response: ServerResponse): 
  * invocation) is parked meanwhile, and resumed before the request stops holding: no moment between
  * the two holds nothing.
  */
-function guardHost(server: Server, clock: RuntimeClock | undefined): void {
+function guardHost(server: Server, clock: RuntimeClock | undefined, refusesCrossSite: boolean): void {
   // On a seeded clock an idle connection is never closed on the machine's time (Node's 5 s): a
   // client reusing one the server closed meanwhile fails its request before it arrives (ECONNRESET)
   // and retries it, in one run and not in another. Stopping closes them all (closeServer).
@@ -58,6 +87,11 @@ function guardHost(server: Server, clock: RuntimeClock | undefined): void {
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     if (!isLoopbackHost(request.headers.host)) {
       refuseForeignHost(request, response);
+      return;
+    }
+    const crossSite = refusesCrossSite ? crossSiteReason(request) : undefined;
+    if (crossSite !== undefined) {
+      refuseCrossSite(request, response, crossSite);
       return;
     }
     const serve = () => {
@@ -108,11 +142,18 @@ function requestLabel(request: IncomingMessage, caller: ClockActivity | undefine
 }
 
 /**
- * Listens on a loopback address (refusing requests addressed to other hosts); resolves with the
- * base URL. With a clock, each request holds it while served.
+ * Listens on a loopback address (refusing requests addressed to other hosts, and with
+ * `refusesCrossSite` those from another site's page: crossSiteReason); resolves with the base URL.
+ * With a clock, each request holds it while served.
  */
-export function listen(server: Server, port = 0, host = '127.0.0.1', clock?: RuntimeClock): Promise<string> {
-  guardHost(server, clock);
+export function listen(
+  server: Server,
+  port = 0,
+  host = '127.0.0.1',
+  clock?: RuntimeClock,
+  refusesCrossSite = false,
+): Promise<string> {
+  guardHost(server, clock, refusesCrossSite);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -144,6 +185,11 @@ export interface LoopbackServerOptions {
   readonly dualStack?: boolean;
   /** The runtime's clock: a request holds it while it is served. @default - none (the wall clock's behaviour) */
   readonly clock?: RuntimeClock;
+  /**
+   * Refuse requests from another site's page (crossSiteReason): for servers whose requests a
+   * browser form can send without a preflight (the Query protocol's form-encoded POST). @default false
+   */
+  readonly refusesCrossSite?: boolean;
 }
 
 export interface LoopbackServer extends RunningServer {
@@ -156,12 +202,13 @@ export async function startLoopbackServer(
   options: LoopbackServerOptions = {},
 ): Promise<LoopbackServer> {
   const server = createServer(handler);
-  const endpoint = await listen(server, options.port ?? 0, '127.0.0.1', options.clock);
+  const refusesCrossSite = options.refusesCrossSite ?? false;
+  const endpoint = await listen(server, options.port ?? 0, '127.0.0.1', options.clock, refusesCrossSite);
   const port = Number(new URL(endpoint).port);
   let serverV6: Server | undefined;
   if (options.dualStack) {
     const candidate = createServer(handler);
-    serverV6 = await listen(candidate, port, '::1', options.clock).then(
+    serverV6 = await listen(candidate, port, '::1', options.clock, refusesCrossSite).then(
       () => candidate,
       () => undefined,
     );

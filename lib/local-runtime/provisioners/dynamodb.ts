@@ -16,6 +16,7 @@ import {
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { holdDuringCalls } from '../clock';
 import { applyTimeToLive, LocalTableStreams, streamSpecification, tableOfStreamArn } from '../dynamodb';
+import { dynamoDbLocalBindingWarning } from '../dynamodb/dynamodb-local';
 import { startDynamoDbGateway } from '../dynamodb/gateway';
 import type { TableInfo } from '../dynamodb/iam-requests';
 import { TableWriteSignal } from '../dynamodb/table-write-signal';
@@ -81,6 +82,7 @@ export class DynamoDbProvisioner implements Provisioner {
     const dataDir = context.options.dataDir;
     const server = await startDynamoDbEmulator(dataDir ? join(dataDir, 'dynamodb') : undefined);
     context.stopWith(server, 'backend');
+    context.problem(dynamoDbLocalBindingWarning(Number(new URL(server.endpoint).port)));
     const { meter } = context;
     const gateway = await startDynamoDbGateway({
       target: server.endpoint,

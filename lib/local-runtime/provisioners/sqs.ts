@@ -211,6 +211,9 @@ export class SqsProvisioner implements Provisioner {
   }
 
   async provision(context: StackContext): Promise<void> {
+    // As CloudFormation: the stack's deploying identity creates and changes its queues (a queue
+    // policy may deny administration to every other principal).
+    const deployer = this.clientFor(context.deployer);
     // Dead-letter queues first: a redrive policy must name an existing queue.
     const queues = [...context.ofType(QUEUE)].sort(
       ([, left], [, right]) =>
@@ -220,10 +223,11 @@ export class SqsProvisioner implements Provisioner {
     for (const [logicalId] of queues) {
       this.queueUrlsByArn.set(
         String(context.resolver.context.getAtt(logicalId, 'Arn')),
-        await this.createQueue(context, logicalId),
+        await this.createQueue(context, deployer, logicalId),
       );
     }
-    for (const [logicalId] of context.ofType(QUEUE_POLICY)) await this.applyPolicy(context, logicalId);
+    for (const [logicalId] of context.ofType(QUEUE_POLICY))
+      await this.applyPolicy(context, deployer, logicalId);
   }
 
   /** The identities the queue policies name (see the module comment). */
@@ -235,7 +239,7 @@ export class SqsProvisioner implements Provisioner {
    * Sets the policy on each of its queues (a later policy on the same queue replaces it, as on AWS),
    * names what of it does not apply locally, and makes an identity of each local user it names.
    */
-  private async applyPolicy(context: StackContext, logicalId: string): Promise<void> {
+  private async applyPolicy(context: StackContext, deployer: SQSClient, logicalId: string): Promise<void> {
     const properties = context.resolver.properties(logicalId);
     const document = asRecord(properties.PolicyDocument);
     const queueUrls = Array.isArray(properties.Queues) ? properties.Queues.map(String) : [];
@@ -252,14 +256,14 @@ export class SqsProvisioner implements Provisioner {
       throw new Error(`A queue policy the local account cannot evaluate: ${error.message}`);
     }
     for (const QueueUrl of queueUrls) {
-      await this.client.send(new SetQueueAttributesCommand({ QueueUrl, Attributes: { Policy: policy } }));
+      await deployer.send(new SetQueueAttributesCommand({ QueueUrl, Attributes: { Policy: policy } }));
     }
     for (const name of localUsersNamedBy(document, context.accountId)) {
       this.identities.set(name, context.identities.identity(name));
     }
   }
 
-  private async createQueue(context: StackContext, logicalId: string): Promise<string> {
+  private async createQueue(context: StackContext, deployer: SQSClient, logicalId: string): Promise<string> {
     const { resolver } = context;
     const properties = resolver.properties(logicalId);
     const attributes: Record<string, string> = {};
@@ -277,7 +281,7 @@ export class SqsProvisioner implements Provisioner {
     const expected = String(resolver.context.ref(logicalId));
     let QueueUrl: string | undefined;
     try {
-      ({ QueueUrl } = await this.client.send(
+      ({ QueueUrl } = await deployer.send(
         new CreateQueueCommand({ QueueName: queueName, Attributes: attributes }),
       ));
     } catch (error) {
@@ -285,7 +289,7 @@ export class SqsProvisioner implements Provisioner {
       // update it in place, as a stack update does (FifoQueue cannot change; the name says which).
       if (!(error instanceof QueueNameExists)) throw error;
       const { FifoQueue: _fixed, ...changeable } = attributes;
-      await this.client.send(
+      await deployer.send(
         new SetQueueAttributesCommand({
           QueueUrl: expected,
           // An empty RedrivePolicy removes one the earlier template had; the template's queue

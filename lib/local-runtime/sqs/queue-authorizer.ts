@@ -52,6 +52,8 @@ export const SQS_ACTION_OF_OPERATION: Readonly<Record<string, string>> = {
   ChangeMessageVisibility: 'sqs:ChangeMessageVisibility',
   ChangeMessageVisibilityBatch: 'sqs:ChangeMessageVisibility',
   PurgeQueue: 'sqs:PurgeQueue',
+  AddPermission: 'sqs:AddPermission',
+  RemovePermission: 'sqs:RemovePermission',
   ListDeadLetterSourceQueues: 'sqs:ListDeadLetterSourceQueues',
   TagQueue: 'sqs:TagQueue',
   UntagQueue: 'sqs:UntagQueue',

@@ -9,6 +9,7 @@
  * resource policy, and the use of its customer-managed key.
  */
 import type {
+  AddPermissionRequest,
   ChangeMessageVisibilityBatchRequest,
   ChangeMessageVisibilityBatchResult,
   ChangeMessageVisibilityRequest,
@@ -31,6 +32,7 @@ import type {
   PurgeQueueRequest,
   ReceiveMessageRequest,
   ReceiveMessageResult,
+  RemovePermissionRequest,
   SendMessageBatchRequest,
   SendMessageBatchResult,
   SendMessageRequest,
@@ -54,6 +56,7 @@ import {
   validateQueueName,
 } from './queue-attributes';
 import { type QueueSecurity, SQS_ACTION_OF_OPERATION, SqsQueueAuthorizer } from './queue-authorizer';
+import { policyWithoutPermission, policyWithPermission } from './queue-permissions';
 import { type QueueFigures, SqsQueueStore } from './queue-store';
 import { type Body, integerParameter, messagePayloadBytes, stringList } from './request-values';
 
@@ -174,6 +177,12 @@ export class SqsService implements QueueLookup {
         ChangeMessageVisibilityBatchResult
       >((body) => this.messages.changeMessageVisibilityBatch(body)),
       PurgeQueue: typedOperation<PurgeQueueRequest, object>((body) => this.purgeQueue(body)),
+      AddPermission: typedOperation<AddPermissionRequest, object>((body) =>
+        this.changePolicy(body, policyWithPermission),
+      ),
+      RemovePermission: typedOperation<RemovePermissionRequest, object>((body) =>
+        this.changePolicy(body, policyWithoutPermission),
+      ),
       ListDeadLetterSourceQueues: typedOperation<
         ListDeadLetterSourceQueuesRequest,
         ListDeadLetterSourceQueuesResult
@@ -437,6 +446,20 @@ export class SqsService implements QueueLookup {
     this.checkPolicy(given.Policy);
     const attributes = { ...queue.attributes, ...given };
     if (attributes.RedrivePolicy === '') delete attributes.RedrivePolicy;
+    this.store.commit({ op: 'setAttributes', key: queue.key, attributes, at: this.clock.now() });
+    return {};
+  }
+
+  /** AddPermission and RemovePermission: the queue's policy edited (./queue-permissions.ts). */
+  private changePolicy(
+    body: Body,
+    edit: (policy: string | undefined, queueArn: string, body: Body) => string,
+  ): object {
+    const queue = this.queueOf(body);
+    const policy = edit(queue.attributes.Policy, this.queueArn(queue), body);
+    this.checkPolicy(policy);
+    // An empty Policy is no policy, as SetQueueAttributes leaves it.
+    const attributes = { ...queue.attributes, Policy: policy };
     this.store.commit({ op: 'setAttributes', key: queue.key, attributes, at: this.clock.now() });
     return {};
   }

@@ -15,8 +15,10 @@ import { ListExecutionsCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { ListTopicsCommand, SNSClient } from '@aws-sdk/client-sns';
 import {
   GetQueueAttributesCommand,
+  PurgeQueueCommand,
   ReceiveMessageCommand,
   SendMessageCommand,
+  SetQueueAttributesCommand,
   SQSClient,
   SQSServiceException,
 } from '@aws-sdk/client-sqs';
@@ -330,5 +332,51 @@ describe('a client identity reaches nothing but its own reply queue', () => {
     } finally {
       for (const client of [dynamodb, sfn, sns, sqsAsA]) client.destroy();
     }
+  });
+});
+
+/**
+ * The suite's own credentials (the local account's root; on AWS whoever runs the suite, usually an
+ * administrator): an identity that may do anything on SQS, yet no status notifier and no deploying
+ * role, so each reply queue's explicit Denies refuse it, while the notifier keeps telling statuses
+ * (every scenario above).
+ */
+describe('a reply queue refuses forging, purging and reconfiguring to every other identity', () => {
+  it('refuses SendMessage, PurgeQueue and SetQueueAttributes to an identity its policies allow (AccessDenied), and keeps what is queued', async () => {
+    const a = clientNo(0);
+    const id = orderId('untouched');
+    expect((await as(a, 'POST', '/orders', order(id))).status).toBe(202);
+    expect(
+      (await system.waitForState(id, ['Processed', 'Error'], scenarioTimeoutMs.normal)).processState,
+    ).toBe('Processed');
+    const refusalOf = (call: Promise<unknown>) =>
+      call.then(
+        () => 'allowed',
+        (error: SQSServiceException) => `${error.name} ${error.$metadata.httpStatusCode}`,
+      );
+    for (const queueUrl of [a.replyQueueUrl, a.replyDeadLetterQueueUrl]) {
+      expect(
+        await refusalOf(
+          sqs.send(
+            new SendMessageCommand({
+              QueueUrl: queueUrl,
+              MessageBody: JSON.stringify({ orderId: id, status: 'Completed' }),
+              MessageGroupId: id,
+              MessageDeduplicationId: `forged-${runId}`,
+            }),
+          ),
+        ),
+      ).toBe('AccessDenied 403');
+      expect(await refusalOf(sqs.send(new PurgeQueueCommand({ QueueUrl: queueUrl })))).toBe(
+        'AccessDenied 403',
+      );
+      expect(
+        await refusalOf(
+          sqs.send(new SetQueueAttributesCommand({ QueueUrl: queueUrl, Attributes: { Policy: '' } })),
+        ),
+      ).toBe('AccessDenied 403');
+    }
+    // Nothing was purged or forged: the client reads exactly what the notifier told.
+    expect(await statusesOf(a, id, 'Completed', scenarioTimeoutMs.normal)).toEqual(['Received', 'Completed']);
   });
 });

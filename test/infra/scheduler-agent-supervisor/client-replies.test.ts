@@ -3,13 +3,23 @@
  * its FIFO dead-letter queue) per configured client, queue policies that let only the client's
  * principal consume, a notifier that may only send to those queues, and its stream event source.
  */
-import { type CfnElement, Stack } from 'aws-cdk-lib';
-import { Match, type Template } from 'aws-cdk-lib/assertions';
+import {
+  type CfnElement,
+  CliCredentialsStackSynthesizer,
+  DefaultStackSynthesizer,
+  Stack,
+  type StackProps,
+} from 'aws-cdk-lib';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import type { IConstruct } from 'constructs';
 import { EnvKey, ProcessState, StateAttr } from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import { DataSettings } from '../../../lib/platform/data-settings';
 import {
   CLIENT_ONLY_ACTIONS,
   ClientReplyQueues,
+  DEPLOYER_ONLY_ACTIONS,
+  NO_DEPLOYING_ROLE_WARNING,
   REPLY_MAX_RECEIVE_COUNT,
 } from '../../../lib/scheduler-agent-supervisor/client-reply-queues';
 import { StackOutput } from '../../../lib/scheduler-agent-supervisor/stack';
@@ -18,11 +28,13 @@ import {
   actionsOf,
   DEMO_CONTEXT,
   functionIdByService,
+  PROBE_DATA_SETTINGS,
   probeStack,
   resourcesOf,
   type SynthesizedStack,
   statementsOfFunction,
   synthesizeStack,
+  testApp,
 } from '../support/synth';
 
 const logicalId = (construct: IConstruct): string =>
@@ -126,6 +138,42 @@ describe('client reply queues and status notifier (default profile)', () => {
         // Nothing else in any queue policy allows consuming these queues.
         const otherAllows = statements.filter((s) => s.Effect === 'Allow' && s.Sid !== 'TheClientConsumes');
         expect(otherAllows).toEqual([]);
+      }
+    }
+  });
+
+  it("lets only the status notifier's role send, and only CloudFormation's execution role purge, reconfigure or delete, on every reply queue", () => {
+    const notifierRole = logicalId(synth.stack.statusNotifier.notifier.role);
+    for (const client of synth.stack.clientReplies.clients) {
+      for (const queue of [client.queue, client.deadLetterQueue]) {
+        const statements = policyStatementsOf(template, logicalId(queue));
+        const resource = { 'Fn::GetAtt': [logicalId(queue), 'Arn'] };
+        const sends = statements.find((s) => s.Sid === 'OnlyTheNotifierSends');
+        expect(sends).toEqual({
+          Sid: 'OnlyTheNotifierSends',
+          Effect: 'Deny',
+          Principal: { AWS: '*' },
+          Action: 'sqs:SendMessage',
+          Resource: resource,
+          Condition: { ArnNotEquals: { 'aws:PrincipalArn': { 'Fn::GetAtt': [notifierRole, 'Arn'] } } },
+        });
+        const administers = statements.find((s) => s.Sid === 'OnlyTheDeployerAdministers');
+        expect(administers).toMatchObject({
+          Effect: 'Deny',
+          Principal: { AWS: '*' },
+          Resource: resource,
+          // The CDK bootstrap's role (default qualifier), as the CLI's deployments use it.
+          Condition: {
+            ArnNotEquals: {
+              'aws:PrincipalArn': {
+                'Fn::Sub':
+                  // biome-ignore lint/suspicious/noTemplateCurlyInString: CloudFormation's Fn::Sub placeholders
+                  'arn:${AWS::Partition}:iam::${AWS::AccountId}:role/cdk-hnb659fds-cfn-exec-role-${AWS::AccountId}-${AWS::Region}',
+              },
+            },
+          },
+        });
+        expect(asList(administers?.Action ?? []).sort()).toEqual([...DEPLOYER_ONLY_ACTIONS].sort());
       }
     }
   });
@@ -240,6 +288,80 @@ describe('client reply queues and status notifier (default profile)', () => {
         ]),
       },
     });
+  });
+});
+
+describe('ClientReplyQueues deploying role and sender', () => {
+  const clients = [{ name: 'web-shop', principal: 'arn:aws:iam::{account}:role/orders-client' }];
+  /** A stack with its own props (a synthesizer, an environment), data settings as probeStack's. */
+  const stackWith = (id: string, props: StackProps = {}): Stack => {
+    const stack = new Stack(testApp(), id, props);
+    DataSettings.forStack(stack, PROBE_DATA_SETTINGS);
+    return stack;
+  };
+  /** The queue policy statements of a ClientReplyQueues in a stack of its own, the sender named. */
+  function synthesized(stack: Stack, deployingRoleArn?: string) {
+    const replies = new ClientReplyQueues(stack, 'Clients', {
+      clients,
+      ...(deployingRoleArn ? { deployingRoleArn } : {}),
+    });
+    replies.onlySender(
+      new iam.Role(stack, 'Sender', { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') }),
+    );
+    const template = Template.fromStack(stack);
+    const queue = replies.clients[0]?.queue;
+    if (!queue) throw new Error('no queue');
+    return { template, statements: policyStatementsOf(template, logicalId(queue)) };
+  }
+  const administeredBy = (statements: Statement[]) =>
+    statements.find((s) => s.Sid === 'OnlyTheDeployerAdministers')?.Condition?.ArnNotEquals?.[
+      'aws:PrincipalArn'
+    ];
+
+  it("reads the execution role from the stack's synthesizer: a custom qualifier and an explicit account", () => {
+    const stack = stackWith('Qualified', {
+      env: { account: '111122223333', region: 'eu-west-1' },
+      synthesizer: new DefaultStackSynthesizer({ qualifier: 'team42' }),
+    });
+    expect(administeredBy(synthesized(stack).statements)).toEqual({
+      'Fn::Sub':
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: CloudFormation's Fn::Sub placeholders
+        'arn:${AWS::Partition}:iam::111122223333:role/cdk-team42-cfn-exec-role-111122223333-eu-west-1',
+    });
+  });
+
+  it('takes a deploying role given as a prop over the synthesizer', () => {
+    const role = 'arn:aws:iam::111122223333:role/deployer';
+    expect(administeredBy(synthesized(stackWith('Given'), role).statements)).toEqual({
+      'Fn::Sub': role,
+    });
+  });
+
+  it('with a synthesizer that names no execution role (CLI credentials), limits no administration and warns', () => {
+    const stack = stackWith('Cli', { synthesizer: new CliCredentialsStackSynthesizer() });
+    const { statements } = synthesized(stack);
+    expect(statements.map((s) => s.Sid).sort()).toEqual([
+      'OnlyTheClientConsumes',
+      'OnlyTheNotifierSends',
+      'TheClientConsumes',
+    ]);
+    const warnings = Annotations.fromStack(stack).findWarning(
+      '*',
+      Match.stringLikeRegexp('no CloudFormation execution role'),
+    );
+    expect(warnings).toHaveLength(1);
+    expect(JSON.stringify(warnings[0]?.entry.data)).toContain(NO_DEPLOYING_ROLE_WARNING);
+  });
+
+  it('fails synthesis until onlySender names the sender, and takes one sender only', () => {
+    const stack = stackWith('NoSender');
+    const replies = new ClientReplyQueues(stack, 'Clients', { clients });
+    expect(() => Template.fromStack(stack)).toThrow(/onlySender was never called/);
+    const role = new iam.Role(stack, 'Sender', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+    });
+    replies.onlySender(role);
+    expect(() => replies.onlySender(role)).toThrow(/onlySender is already set/);
   });
 });
 

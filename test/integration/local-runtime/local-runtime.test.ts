@@ -4,14 +4,20 @@
  * front door (HTTP, SQS, schedule, PutEvents) and checked by its effect on the emulators.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Sha256 } from '@aws-crypto/sha256-js';
 import { DescribeTableCommand, DynamoDBClient, GetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
-import { ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import {
+  PurgeQueueCommand,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+  SetQueueAttributesCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { sendSigned } from '../../../lambdas/shared/signed-request';
 import {
@@ -118,6 +124,8 @@ describe('local runtime running a synthesized app', () => {
   it('writes a target description with the outputs resolved to local names and URLs', () => {
     const written = JSON.parse(readFileSync(targetFile, 'utf8')) as Record<string, unknown>;
     expect(written).toMatchObject({ kind: 'local', region: 'us-east-1', outputs: runtime.target.outputs });
+    // It holds secrets: readable by the developer only.
+    expect(statSync(targetFile).mode & 0o777).toBe(0o600);
     expect(outputs.ApiUrl).toMatch(/^http:\/\/localhost:\d+\/test\/$/);
     expect(outputs.TableName).toBe('LocalRuntimeFixture-TableCD117FA1');
     expect(outputs.QueueUrl).toBe(
@@ -170,6 +178,31 @@ describe('local runtime running a synthesized app', () => {
     const { Messages = [] } = await asReader.send(new ReceiveMessageCommand({ QueueUrl }));
     asReader.destroy();
     expect(Messages.map((message) => message.Body)).toEqual(['for the reader']);
+  });
+
+  it('warns at start that DynamoDB Local listens on every interface (no option of it or its JVM binds it to loopback)', () => {
+    expect(
+      logLines.filter((line) => line.includes('DynamoDB Local listens on every network interface')),
+    ).toEqual([
+      expect.stringMatching(
+        /^! DynamoDB Local listens on every network interface \(port \d+\): neither it nor its JVM/,
+      ),
+    ]);
+  });
+
+  it('provisions as the stack’s CloudFormation execution role: a policy denying administration to every other principal refuses the root', async () => {
+    const QueueUrl = outputs.RepliesQueueUrl;
+    for (const call of [
+      () => sqs.send(new PurgeQueueCommand({ QueueUrl })),
+      () => sqs.send(new SetQueueAttributesCommand({ QueueUrl, Attributes: { Policy: '' } })),
+    ]) {
+      await expect(call()).rejects.toMatchObject({
+        name: 'AccessDenied',
+        message: expect.stringContaining('with an explicit deny in a resource-based policy'),
+      });
+    }
+    // The runtime set that policy as the execution role; the restart on a data directory below
+    // sets it again over the one kept.
   });
 
   it('routes an API Gateway request to the Lambda as a v1 proxy event, with the env resolved locally', async () => {
@@ -456,7 +489,28 @@ describe('local runtime running a synthesized app', () => {
       expect(first.output).toContain('transition log: no StateTableName output in this assembly');
       const key = apiKeyOf(first.output);
       expect(key).toMatch(/^[A-Za-z0-9_-]{40}$/);
+      // The secrets an earlier start kept, widened (0644 in 0755 folders): the next start narrows them.
+      const secretFiles = [
+        join(dataDir, 'iam', 'identities.json'),
+        join(dataDir, 'api-gateway', 'api-keys.json'),
+      ];
+      for (const file of secretFiles) {
+        expect([file, statSync(file).mode & 0o777, statSync(dirname(file)).mode & 0o777]).toEqual([
+          file,
+          0o600,
+          0o700,
+        ]);
+        chmodSync(file, 0o644);
+        chmodSync(dirname(file), 0o755);
+      }
       const again = await npmStart([...common, '--data', dataDir, '--port', '0'], { PORT: String(port) });
+      for (const file of secretFiles) {
+        expect([file, statSync(file).mode & 0o777, statSync(dirname(file)).mode & 0o777]).toEqual([
+          file,
+          0o600,
+          0o700,
+        ]);
+      }
       expect(again.output).not.toContain(`http://localhost:${port}/`);
       expect(apiKeyOf(again.output)).toBe(key);
       const inMemory = await npmStart([...common, '--port', '0'], {});

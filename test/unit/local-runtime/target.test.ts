@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -71,6 +71,18 @@ describe('the target file', () => {
       writeFileSync(older, '{}', { mode: 0o644 });
       writeTarget(older, target);
       expect(statSync(older).mode & 0o777).toBe(0o600);
+      // The runtime's own folder (.local) is narrowed to 0700, created or found wider; a folder the
+      // developer named is made 0700 when created, and left as it was when it existed.
+      const local = join(dir, '.local');
+      mkdirSync(local, { mode: 0o755 });
+      chmodSync(local, 0o755);
+      writeTarget(join(local, 'target.json'), target);
+      expect(statSync(local).mode & 0o777).toBe(0o700);
+      writeTarget(join(dir, 'new', 'nested', 'target.json'), target);
+      expect(statSync(join(dir, 'new', 'nested')).mode & 0o777).toBe(0o700);
+      chmodSync(dir, 0o755);
+      writeTarget(join(dir, 'mine.json'), target);
+      expect(statSync(dir).mode & 0o777).toBe(0o755);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

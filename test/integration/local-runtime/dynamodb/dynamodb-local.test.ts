@@ -5,7 +5,8 @@
  * directory, a clean stop, and the error a machine without Java gets.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { connect } from 'node:net';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   BatchGetItemCommand,
@@ -32,6 +33,7 @@ import {
   TrimmedDataAccessException,
 } from '@aws-sdk/client-dynamodb-streams';
 import {
+  dynamoDbLocalBindingWarning,
   JAVA_DEBIAN_PACKAGE,
   JavaNotFoundError,
   startDynamoDbLocal as launchDynamoDbLocal,
@@ -123,6 +125,59 @@ describe('DynamoDB Local (the emulator behind tests and the local runtime)', () 
 
   const item = (table: string, id: string) =>
     client.send(new GetItemCommand({ TableName: table, Key: { id: { S: id } }, ConsistentRead: true }));
+
+  it('grants no web page CORS, its own origin included (a preflight and a request get no Access-Control-Allow-Origin)', async () => {
+    const port = new URL(emulator.endpoint).port;
+    for (const origin of [
+      'https://evil.example',
+      `http://127.0.0.1:${port}`,
+      `http://localhost:${port}`,
+      'null',
+    ]) {
+      const preflight = await fetch(emulator.endpoint, {
+        method: 'OPTIONS',
+        headers: {
+          origin,
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'x-amz-target,content-type',
+        },
+      });
+      expect([origin, preflight.headers.get('access-control-allow-origin')]).toEqual([origin, null]);
+      const request = await fetch(emulator.endpoint, {
+        method: 'POST',
+        headers: {
+          origin,
+          'content-type': 'application/x-amz-json-1.0',
+          'x-amz-target': 'DynamoDB_20120810.ListTables',
+          authorization: `AWS4-HMAC-SHA256 Credential=${TEST_CREDENTIALS.accessKeyId}/20260101/${TEST_REGION}/dynamodb/aws4_request, SignedHeaders=host, Signature=0`,
+        },
+        body: '{}',
+      });
+      expect([origin, request.headers.get('access-control-allow-origin')]).toEqual([origin, null]);
+    }
+  });
+
+  it('listens on every interface, as the start warning says (no option binds it to loopback)', async () => {
+    const port = Number(new URL(emulator.endpoint).port);
+    // This machine's addresses that are not loopback: DynamoDB Local answers on them too.
+    const external = Object.values(networkInterfaces())
+      .flat()
+      .filter((address) => address !== undefined && !address.internal && address.family === 'IPv4')
+      .map((address) => address?.address as string);
+    for (const host of [...external, '127.0.0.1']) {
+      const reached = await new Promise<boolean>((resolve) => {
+        const socket = connect({ host, port }, () => {
+          socket.destroy();
+          resolve(true);
+        });
+        socket.on('error', () => resolve(false));
+      });
+      expect([host, reached]).toEqual([host, true]);
+    }
+    expect(dynamoDbLocalBindingWarning(port)).toContain(
+      `DynamoDB Local listens on every network interface (port ${port}): neither it nor its JVM has an option to bind it to 127.0.0.1`,
+    );
+  });
 
   it('commits two items atomically with TransactWriteItems', async () => {
     const table = await createTable(client);

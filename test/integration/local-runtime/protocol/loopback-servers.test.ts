@@ -5,12 +5,14 @@
  */
 import { request as httpRequest } from 'node:http';
 import { startRestApiServer } from '../../../../lib/local-runtime/apigateway/rest-apis';
+import { SERVICE_TARGET, startCloudWatchServer } from '../../../../lib/local-runtime/cloudwatch/server';
 import { startInterceptingProxy } from '../../../../lib/local-runtime/fault-hooks';
 import { startFunctionUrlServer } from '../../../../lib/local-runtime/lambda/function-urls';
 import {
   startAwsJsonServer,
   startUnsupportedServiceServer,
 } from '../../../../lib/local-runtime/protocol/aws-json-server';
+import { startAwsQueryServer } from '../../../../lib/local-runtime/protocol/aws-query-server';
 import { isLoopbackHost, type RunningServer } from '../../../../lib/local-runtime/protocol/http-server';
 import { startLocalStepFunctions } from '../../../../lib/local-runtime/stepfunctions';
 
@@ -177,6 +179,93 @@ describe('loopback servers refuse foreign Host headers', () => {
       { headers: { ...json, 'x-amz-target': 'Probe.Ping' }, body: '{}' },
       200,
     );
+  });
+});
+
+describe('servers a browser form can reach refuse another site’s page', () => {
+  const started: RunningServer[] = [];
+  afterAll(async () => {
+    await Promise.all(started.map((server) => server.stop()));
+  });
+  const form = { 'content-type': 'application/x-www-form-urlencoded' };
+
+  /** Refused with an Origin not its own or a cross-site Sec-Fetch-Site; answered `accepted` without. */
+  async function expectCrossSiteRefused(
+    endpoint: string,
+    request: Parameters<typeof send>[2],
+    accepted: number,
+  ) {
+    const host = `127.0.0.1:${port(endpoint)}`;
+    for (const browser of <Record<string, string>[]>[
+      { origin: 'https://evil.example' },
+      { origin: 'null' },
+      { origin: `http://127.0.0.1:${Number(port(endpoint)) + 1}` },
+      { 'sec-fetch-site': 'cross-site' },
+      { 'sec-fetch-site': 'same-site' },
+    ]) {
+      const refused = await send(endpoint, host, {
+        ...request,
+        headers: { ...request?.headers, ...browser },
+      });
+      expect([browser, refused.status]).toEqual([browser, 403]);
+      expect(JSON.parse(refused.body).message).toContain("refuses requests from another site's page");
+    }
+    for (const own of <Record<string, string>[]>[
+      {},
+      { origin: `http://localhost:${port(endpoint)}`, 'sec-fetch-site': 'same-origin' },
+    ]) {
+      const answered = await send(endpoint, host, { ...request, headers: { ...request?.headers, ...own } });
+      expect([own, answered.status]).toEqual([own, accepted]);
+    }
+  }
+
+  it('the Query protocol server (SNS): a form post', async () => {
+    let calls = 0;
+    const server = await startAwsQueryServer(
+      'Probe',
+      {
+        Ping: () => {
+          calls += 1;
+          return { Pong: 'yes' };
+        },
+      },
+      { xmlNamespace: 'urn:probe' },
+    );
+    started.push(server);
+    await expectCrossSiteRefused(server.endpoint, { headers: form, body: 'Action=Ping' }, 200);
+    expect(calls).toBe(2);
+  });
+
+  it('the CloudWatch server: a form post to its CBOR path, and its JSON protocol', async () => {
+    let calls = 0;
+    const server = await startCloudWatchServer({
+      ListDashboards: () => {
+        calls += 1;
+        return { DashboardEntries: [] };
+      },
+    });
+    started.push(server);
+    await expectCrossSiteRefused(
+      server.endpoint,
+      {
+        path: `/service/${SERVICE_TARGET}/operation/ListDashboards`,
+        headers: { ...form, 'smithy-protocol': 'rpc-v2-cbor' },
+        body: '',
+      },
+      200,
+    );
+    await expectCrossSiteRefused(
+      server.endpoint,
+      {
+        headers: {
+          'content-type': 'application/x-amz-json-1.0',
+          'x-amz-target': `${SERVICE_TARGET}.ListDashboards`,
+        },
+        body: '{}',
+      },
+      200,
+    );
+    expect(calls).toBe(4);
   });
 });
 

@@ -4,6 +4,8 @@
  * SQS service: FIFO topics, message attributes, filter policies, dead-letter queues, subscriptions
  * made at run time, and SNS's named errors.
  */
+
+import { Sha256 } from '@aws-crypto/sha256-js';
 import {
   InvalidParameterException,
   ListSubscriptionsByTopicCommand,
@@ -22,6 +24,7 @@ import {
   SetQueueAttributesCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
+import { SignatureV4 } from '@smithy/signature-v4';
 import { serviceSendPolicy } from '../../../../lambdas/shared/service-send-policy';
 import { type MessagingRuntime, startMessagingRuntime } from '../messaging-runtime';
 
@@ -256,6 +259,67 @@ describe('SNS API of the local runtime', () => {
       unprivilegedSns.destroy();
       unprivilegedSqs.destroy();
     }
+  });
+
+  it('refuses a form post from another site’s page (Origin, Sec-Fetch-Site) at the door, signed or not, and publishes nothing', async () => {
+    const endpoint = new URL(world.runtime.target.endpoints.sns);
+    // What earlier scenarios left there.
+    await world.drain(world.outputs.AllInboxUrl ?? '');
+    const body = new URLSearchParams({
+      Action: 'Publish',
+      Version: '2010-03-31',
+      TopicArn: deliveries,
+      Message: 'forged by a web page',
+      MessageGroupId: 'page',
+      MessageDeduplicationId: 'page-1',
+    }).toString();
+    /** The form post, SigV4-signed as the runtime's root (what a page could never do) when asked. */
+    const post = async (browserHeaders: Record<string, string>, signed: boolean) => {
+      const headers = {
+        host: endpoint.host,
+        'content-type': 'application/x-www-form-urlencoded',
+      };
+      const signing = signed
+        ? await new SignatureV4({
+            service: 'sns',
+            region: world.clientConfig.region,
+            credentials: world.clientConfig.credentials,
+            sha256: Sha256,
+          }).sign({
+            method: 'POST',
+            protocol: 'http:',
+            hostname: endpoint.hostname,
+            port: Number(endpoint.port),
+            path: '/',
+            headers,
+            body,
+          })
+        : { headers };
+      const answer = await fetch(endpoint, {
+        method: 'POST',
+        headers: { ...signing.headers, ...browserHeaders },
+        body,
+      });
+      return { status: answer.status, text: await answer.text() };
+    };
+    for (const browserHeaders of <Record<string, string>[]>[
+      { origin: 'https://evil.example' },
+      { origin: 'null' },
+      { origin: `http://localhost:${Number(endpoint.port) + 1}` },
+      { 'sec-fetch-site': 'cross-site' },
+      { 'sec-fetch-site': 'same-site' },
+    ]) {
+      for (const signed of [false, true]) {
+        const refused = await post(browserHeaders, signed);
+        expect([browserHeaders, signed, refused.status]).toEqual([browserHeaders, signed, 403]);
+        expect(refused.text).toContain("refuses requests from another site's page");
+      }
+    }
+    // The same signed post from no page (as the SDK and the CLI send it) publishes.
+    const plain = await post({}, true);
+    expect([plain.status, plain.text]).toEqual([200, expect.stringContaining('<PublishResponse')]);
+    const received = await world.drain(world.outputs.AllInboxUrl ?? '');
+    expect(received.map(({ Body }) => Body)).toEqual([expect.stringContaining('forged by a web page')]);
   });
 
   it('answers the AWS CLI (aws sns publish --endpoint-url ...)', async () => {

@@ -9,12 +9,17 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import {
+  AddPermissionCommand,
   ChangeMessageVisibilityCommand,
   CreateQueueCommand,
   DeleteMessageBatchCommand,
   DeleteMessageCommand,
+  DeleteQueueCommand,
+  GetQueueAttributesCommand,
   ListQueuesCommand,
+  PurgeQueueCommand,
   ReceiveMessageCommand,
+  RemovePermissionCommand,
   SendMessageBatchCommand,
   SendMessageCommand,
   SetQueueAttributesCommand,
@@ -279,6 +284,168 @@ describe('SQS service: IAM', () => {
       expect((JSON.parse(stdout) as { Messages: Array<{ Body: string }> }).Messages[0]?.Body).toBe(
         'for the CLI',
       );
+    });
+  });
+
+  describe('a queue only one sender sends to and only one administrator administers', () => {
+    /** The app's reply-queue statements on sending and administration (ClientReplyQueues). */
+    const senderAndAdministrator = (sender: string, administrator: string) => (arn: string) => ({
+      Version: '2012-10-17',
+      Statement: [
+        {
+          Sid: 'OnlyTheNotifierSends',
+          Effect: 'Deny',
+          Principal: { AWS: '*' },
+          Action: 'sqs:SendMessage',
+          Resource: arn,
+          Condition: { ArnNotEquals: { 'aws:PrincipalArn': sender } },
+        },
+        {
+          Sid: 'OnlyTheDeployerAdministers',
+          Effect: 'Deny',
+          Principal: { AWS: '*' },
+          Action: [
+            'sqs:PurgeQueue',
+            'sqs:SetQueueAttributes',
+            'sqs:AddPermission',
+            'sqs:RemovePermission',
+            'sqs:DeleteQueue',
+          ],
+          Resource: arn,
+          Condition: { ArnNotEquals: { 'aws:PrincipalArn': administrator } },
+        },
+      ],
+    });
+    const everything = [{ Effect: 'Allow', Action: 'sqs:*', Resource: '*' }];
+    /** The role of a session (what aws:PrincipalArn holds for it). */
+    const roleArnOf = (caller: CallerCredentials): string => {
+      if (caller.principal.kind !== 'role-session')
+        throw new Error(`${caller.principal.arn} is no role session`);
+      return caller.principal.roleArn;
+    };
+    /** Every administrative call on the queue, as `sqs` makes it. */
+    const administrations = (sqs: SQSClient, QueueUrl: string) =>
+      [
+        ['sqs:PurgeQueue', () => sqs.send(new PurgeQueueCommand({ QueueUrl }))],
+        [
+          'sqs:SetQueueAttributes',
+          () => sqs.send(new SetQueueAttributesCommand({ QueueUrl, Attributes: { Policy: '' } })),
+        ],
+        [
+          'sqs:AddPermission',
+          () =>
+            sqs.send(
+              new AddPermissionCommand({
+                QueueUrl,
+                Label: 'open',
+                AWSAccountIds: [TEST_ACCOUNT],
+                Actions: ['SendMessage'],
+              }),
+            ),
+        ],
+        [
+          'sqs:RemovePermission',
+          () => sqs.send(new RemovePermissionCommand({ QueueUrl, Label: 'OnlyTheNotifierSends' })),
+        ],
+        ['sqs:DeleteQueue', () => sqs.send(new DeleteQueueCommand({ QueueUrl }))],
+      ] as const;
+
+    it('refuses SendMessage and every administration to a role its identity policy allows sqs:*, and to the root, by the explicit Deny', async () => {
+      const sender = roleWith([{ Effect: 'Allow', Action: 'sqs:SendMessage', Resource: '*' }]);
+      const administrator = roleWith(everything);
+      const { url, arn } = await queue({
+        policy: senderAndAdministrator(roleArnOf(sender.caller), roleArnOf(administrator.caller)),
+      });
+      const other = roleWith(everything);
+      for (const [sqs, callerArn] of [
+        [other.sqs, other.caller.principal.arn],
+        [asRoot, `arn:aws:iam::${TEST_ACCOUNT}:root`],
+      ] as const) {
+        const forged = await refusal(
+          sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'forged' })),
+        );
+        expect(forged.name).toBe('AccessDenied');
+        expect(forged.message).toBe(
+          `User: ${callerArn} is not authorized to perform: sqs:SendMessage on resource: ${arn} with an explicit deny in a resource-based policy`,
+        );
+        for (const [action, call] of administrations(sqs, url)) {
+          const error = await refusal(call());
+          expect([action, error.name, error.$metadata.httpStatusCode]).toEqual([action, 'AccessDenied', 403]);
+          expect(error.message).toContain(`perform: ${action} on resource: ${arn} with an explicit deny`);
+        }
+      }
+      // Nothing changed: the queue, its policy and its (empty) contents are as they were.
+      const { Attributes } = await administrator.sqs.send(
+        new GetQueueAttributesCommand({
+          QueueUrl: url,
+          AttributeNames: ['Policy', 'ApproximateNumberOfMessages'],
+        }),
+      );
+      expect(JSON.parse(Attributes?.Policy ?? '{}')).toEqual(
+        senderAndAdministrator(roleArnOf(sender.caller), roleArnOf(administrator.caller))(arn),
+      );
+      expect(Attributes?.ApproximateNumberOfMessages).toBe('0');
+    });
+
+    it('lets the named sender send and the named administrator purge, edit the policy and delete', async () => {
+      const sender = roleWith([{ Effect: 'Allow', Action: 'sqs:SendMessage', Resource: '*' }]);
+      const administrator = roleWith(everything);
+      const { url, arn } = await queue({
+        policy: senderAndAdministrator(roleArnOf(sender.caller), roleArnOf(administrator.caller)),
+      });
+      await sender.sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'status' }));
+      const policyOf = async () =>
+        (
+          await administrator.sqs.send(
+            new GetQueueAttributesCommand({
+              QueueUrl: url,
+              AttributeNames: ['Policy', 'ApproximateNumberOfMessages'],
+            }),
+          )
+        ).Attributes ?? {};
+      expect((await policyOf()).ApproximateNumberOfMessages).toBe('1');
+      await administrator.sqs.send(new PurgeQueueCommand({ QueueUrl: url }));
+      expect((await policyOf()).ApproximateNumberOfMessages).toBe('0');
+      await administrator.sqs.send(
+        new AddPermissionCommand({
+          QueueUrl: url,
+          Label: 'partner',
+          AWSAccountIds: ['111122223333'],
+          Actions: ['SendMessage', 'GetQueueUrl'],
+        }),
+      );
+      const added = JSON.parse((await policyOf()).Policy ?? '{}') as { Statement: unknown[] };
+      expect(added.Statement.at(-1)).toEqual({
+        Sid: 'partner',
+        Effect: 'Allow',
+        Principal: { AWS: 'arn:aws:iam::111122223333:root' },
+        Action: ['SQS:SendMessage', 'SQS:GetQueueUrl'],
+        Resource: arn,
+      });
+      const twice = await refusal(
+        administrator.sqs.send(
+          new AddPermissionCommand({
+            QueueUrl: url,
+            Label: 'partner',
+            AWSAccountIds: ['111122223333'],
+            Actions: ['SendMessage'],
+          }),
+        ),
+      );
+      expect([twice.name, twice.message]).toEqual([
+        'InvalidParameterValue',
+        'Value partner for parameter Label is invalid. Reason: Already exists.',
+      ]);
+      await administrator.sqs.send(new RemovePermissionCommand({ QueueUrl: url, Label: 'partner' }));
+      expect(JSON.parse((await policyOf()).Policy ?? '{}')).toEqual(
+        senderAndAdministrator(roleArnOf(sender.caller), roleArnOf(administrator.caller))(arn),
+      );
+      const unknown = await refusal(
+        administrator.sqs.send(new RemovePermissionCommand({ QueueUrl: url, Label: 'partner' })),
+      );
+      expect(unknown.name).toBe('InvalidParameterValue');
+      await administrator.sqs.send(new DeleteQueueCommand({ QueueUrl: url }));
+      expect((await refusal(policyOf())).name).toBe('QueueDoesNotExist');
     });
   });
 

@@ -1,5 +1,5 @@
 /** Secrets kept per data directory (lib/local-runtime/iam/persisted-secrets.ts): API keys and local IAM users' secrets. */
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PersistedSecrets } from '../../../../lib/local-runtime/iam/persisted-secrets';
@@ -23,6 +23,31 @@ describe('PersistedSecrets', () => {
     const again = new PersistedSecrets(file, 'probe secrets');
     expect(again.known('web-shop')).toBe(secret);
     expect(again.known('nobody')).toBeUndefined();
+  });
+
+  it('makes the folders it creates 0700', () => {
+    const file = join(dir, 'data', 'iam', 'secrets.json');
+    new PersistedSecrets(file, 'probe secrets').of('web-shop');
+    expect(statSync(join(dir, 'data', 'iam')).mode & 0o777).toBe(0o700);
+    expect(statSync(join(dir, 'data')).mode & 0o777).toBe(0o700);
+  });
+
+  it('narrows a file an earlier start left 0644 in a 0755 folder, when it writes and when it only reads', () => {
+    const folder = join(dir, 'iam');
+    const file = join(folder, 'secrets.json');
+    const widen = () => {
+      chmodSync(folder, 0o755);
+      chmodSync(file, 0o644);
+    };
+    mkdirSync(folder, { mode: 0o755 });
+    writeFileSync(file, JSON.stringify({ 'web-shop': 'kept-secret' }), { mode: 0o644 });
+    widen();
+    // Only read: every secret asked for is known.
+    expect(new PersistedSecrets(file, 'probe secrets').of('web-shop')).toBe('kept-secret');
+    expect([statSync(file).mode & 0o777, statSync(folder).mode & 0o777]).toEqual([0o600, 0o700]);
+    widen();
+    new PersistedSecrets(file, 'probe secrets').of('call-center');
+    expect([statSync(file).mode & 0o777, statSync(folder).mode & 0o777]).toEqual([0o600, 0o700]);
   });
 
   it('keeps secrets in memory only without a file: each start gets fresh ones', () => {

@@ -43,7 +43,7 @@ export type SubmissionOutcome =
       readonly startQueued: boolean;
     }
   | { readonly kind: 'duplicate'; readonly status: OrderStatusBody }
-  /** The orderId is another client's order: nothing is written, and that order is not shown. */
+  /** The orderId is another client's order: nothing is written, and nothing of that order is told (otherClientRefusal). */
   | { readonly kind: 'other-client'; readonly orderId: string }
   | {
       readonly kind: 'conflict';

@@ -1,7 +1,7 @@
 /**
  * POST /orders (API Gateway proxy integration). Validates the body, then runs the submission use
  * case and maps its outcome to HTTP: 202 new, 200 identical resubmission, 409 conflict (different
- * data, or an orderId another client holds), 429 every admission slot taken (Retry-After, nothing
+ * data, or an orderId another client holds: a refusal that reveals nothing of that order), 429 every admission slot taken (Retry-After, nothing
  * written), 400 bad input (nothing written), 403 an API key of no registered client, 500
  * unexpected (logged with the correlation id, no internals returned).
  */
@@ -33,6 +33,7 @@ import { SqsStartQueue } from '../adapters/start-queue';
 import { DynamoStateStore } from '../adapters/state-store';
 import { type AcceptedOrderBody, ApiRoute, EnvKey, OrderMetric, ProcessState } from '../contracts';
 import { clientOfApiKey } from '../domain/clients';
+import { otherClientRefusal } from '../domain/other-client-refusal';
 import { type SubmissionDependencies, submitOrder } from '../domain/submission';
 import { parseOrderRequestBody } from '../domain/validation';
 
@@ -114,13 +115,8 @@ export const handler = instrumentedHandler(
           return jsonResponse(200, outcome.status, echoHeaders);
         case 'other-client':
           count(OrderMetric.SubmissionConflicts);
-          log.warn('Resubmission of an orderId another client holds; refused');
-          return errorResponse(
-            409,
-            `Order '${orderId}' belongs to another client; choose another orderId`,
-            undefined,
-            echoHeaders,
-          );
+          log.warn('Submission of an orderId another client holds; refused');
+          return errorResponse(409, otherClientRefusal(orderId), undefined, echoHeaders);
         case 'conflict':
           count(OrderMetric.SubmissionConflicts);
           log.warn('Conflicting resubmission sent to the conflict queue', {

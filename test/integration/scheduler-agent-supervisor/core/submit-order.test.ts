@@ -1,4 +1,4 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import {
   DEFAULT_WORKFLOW_VERSION,
@@ -455,7 +455,7 @@ describe('clients: the API key id decides who submits and who may read', () => {
     const response = await post(validOrder('order-owned'), { apiKeyId: TEST_CLIENTS.second.apiKeyId });
     expect(response.statusCode).toBe(409);
     expect(json(response)).toEqual({
-      message: "Order 'order-owned' belongs to another client; choose another orderId",
+      message: "Order id 'order-owned' is not available; choose another orderId",
     });
     // Not the owner's status: nothing of the order is shown to the other client.
     expect(response.body).not.toContain('Pending');
@@ -483,13 +483,34 @@ describe('clients: the API key id decides who submits and who may read', () => {
     });
     expect(response.statusCode).toBe(409);
     expect(json(response)).toEqual({
-      message: "Order 'order-taken' belongs to another client; choose another orderId",
+      message: "Order id 'order-taken' is not available; choose another orderId",
     });
     expect(await stateItem(world, resources, 'order-taken')).toEqual(recordBefore);
     expect(await inFlight()).toBe(1);
     expect(await drainQueue(world, resources.startQueueUrl)).toEqual([]);
     expect(await drainQueue(world, resources.conflictQueueUrl)).toEqual([]);
     expect(world.events.callsTo('PutEvents')).toEqual([]);
+    // The same answer whatever the other order holds: identical data, or the order once it is
+    // terminal, reveal nothing more (headers included, but the correlation id).
+    const identical = await post(validOrder('order-taken'), { apiKeyId: TEST_CLIENTS.second.apiKeyId });
+    await world.doc.send(
+      new UpdateCommand({
+        TableName: resources.stateTable,
+        Key: { OrderID: 'order-taken' },
+        UpdateExpression: 'SET ProcessState = :state',
+        ExpressionAttributeValues: { ':state': 'Processed' },
+      }),
+    );
+    const afterTerminal = await post(validOrder('order-taken', { totalCents: 7 }), {
+      apiKeyId: TEST_CLIENTS.second.apiKeyId,
+    });
+    const shape = (answer: typeof response) => ({
+      statusCode: answer.statusCode,
+      body: answer.body,
+      headers: Object.keys(answer.headers ?? {}).sort(),
+    });
+    expect(shape(identical)).toEqual(shape(response));
+    expect(shape(afterTerminal)).toEqual(shape(response));
   });
 
   it("answers another client's GET with 404, exactly as for a missing order; a key of no client with 403", async () => {

@@ -4,6 +4,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
 import { DataSettings } from './data-settings';
+import { throttleShareOf, validateShares } from './throttle-shares';
 
 /** Stage name of every REST API of this application. */
 export const API_STAGE_NAME = 'v1';
@@ -23,6 +24,14 @@ export interface KeyedRestApiProps {
   readonly keyNames?: readonly string[];
   /** Stage throttling, also the usage plan's limits (rateLimit > 0, integer burstLimit >= rateLimit). */
   readonly throttle: { readonly rateLimit: number; readonly burstLimit: number };
+  /**
+   * Each named key's share of the stage throttle, in percent, by key name (every name of keyNames,
+   * each > 0, together at most 100): each key then gets a usage plan of its own (`UsagePlan-<name>`)
+   * whose rate and burst are that share of the stage's (throttleShareOf), so no key holder can take
+   * the whole stage limit from the others. Only with keyNames.
+   * @default - one usage plan with the whole stage limits, per key
+   */
+  readonly keyShares?: Readonly<Record<string, number>>;
   /**
    * Why API Gateway models do not validate request bodies (the handlers validate against the
    * shared contracts), for the AwsSolutions-APIG2 acknowledgment.
@@ -108,25 +117,41 @@ export function createKeyedRestApi(scope: Construct, props: KeyedRestApiProps): 
   const parameterValidator = api.addRequestValidator('ParameterValidator', {
     validateRequestParameters: true,
   });
-  const usagePlan = api.addUsagePlan('UsagePlan', {
-    description: `${props.clients}: the stage limits, per key`,
-    throttle: { rateLimit, burstLimit },
-    apiStages: [{ api, stage: api.deploymentStage }],
-  });
+  const owner = `${scope.constructor.name} ${scope.node.path}`;
+  if (props.keyShares !== undefined && props.keyNames === undefined) {
+    throw new Error(`${owner}: keyShares needs keyNames (a share is a named key's)`);
+  }
+  const sharedPlan =
+    props.keyShares === undefined
+      ? api.addUsagePlan('UsagePlan', {
+          description: `${props.clients}: the stage limits, per key`,
+          throttle: { rateLimit, burstLimit },
+          apiStages: [{ api, stage: api.deploymentStage }],
+        })
+      : undefined;
   const namedKeys = new Map<string, apigw.IApiKey>();
   let apiKey: apigw.IApiKey;
   if (props.keyNames === undefined) {
     apiKey = api.addApiKey('ApiKey', { description: props.clients });
-    usagePlan.addApiKey(apiKey);
+    sharedPlan?.addApiKey(apiKey);
   } else {
     if (props.keyNames.length === 0 || new Set(props.keyNames).size !== props.keyNames.length) {
       throw new Error(
-        `${scope.constructor.name} ${scope.node.path}: keyNames must name one or more distinct clients, got ${JSON.stringify(props.keyNames)}`,
+        `${owner}: keyNames must name one or more distinct clients, got ${JSON.stringify(props.keyNames)}`,
       );
     }
+    if (props.keyShares !== undefined) validateShares(owner, props.keyNames, props.keyShares);
     for (const name of props.keyNames) {
       const key = new apigw.ApiKey(api, `ApiKey-${name}`, { description: `${props.clients}: ${name}` });
-      usagePlan.addApiKey(key);
+      const share = props.keyShares?.[name];
+      const plan =
+        sharedPlan ??
+        api.addUsagePlan(`UsagePlan-${name}`, {
+          description: `${props.clients}: ${name}, ${share} % of the stage limits`,
+          throttle: throttleShareOf(props.throttle, share as number),
+          apiStages: [{ api, stage: api.deploymentStage }],
+        });
+      plan.addApiKey(key);
       namedKeys.set(name, key);
     }
     apiKey = namedKeys.get(props.keyNames[0] as string) as apigw.IApiKey;

@@ -17,6 +17,7 @@ import { OperatorAlerts } from '../platform/operator-alerts';
 import { AdmissionRelease, AdmissionStore } from './admission';
 import { AgentWorker } from './agent';
 import { ClientReplyQueues } from './client-reply-queues';
+import { clientAdmissionCaps, clientShares } from './client-shares';
 import type { DeploymentConfig } from './config';
 import type { Downstream, FakeDownstream, FakeDownstreamFactory } from './downstream';
 import { OrderOperations } from './operations';
@@ -255,12 +256,21 @@ export class SchedulerAgentSupervisorStack extends Stack {
     const clientReplies = new ClientReplyQueues(this, 'ClientReplies', {
       clients: config.clients,
     });
+    const owner = `${this.constructor.name} ${this.node.path}`;
     const submission = new SubmissionApi(this, 'Submission', {
       clients: clientReplies.clients,
       stateStore,
       ordersDatabase,
       admissionStore,
-      admission: config.admission,
+      admission: {
+        ...config.admission,
+        clientCaps: clientAdmissionCaps(
+          owner,
+          config.admission.limit,
+          clientShares(owner, config.clients, 'admissionShare'),
+        ),
+      },
+      throttleShares: clientShares(owner, config.clients, 'throttleShare'),
       workflowVersion: config.workflow.current,
       startQueue: starter.startQueue,
       timings,

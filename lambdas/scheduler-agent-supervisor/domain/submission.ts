@@ -26,8 +26,15 @@ export interface SubmissionDependencies {
   readonly dueShardCount: number;
   /** The workflow version new orders get (the deployment's workflow.current); never changes after. */
   readonly workflowVersion: number;
-  /** Admission control: at most `limit` in-flight orders over `shards` counters. */
-  readonly admission: { readonly limit: number; readonly shards: number };
+  /**
+   * Admission control: at most `limit` in-flight orders over `shards` counters, and at most
+   * `clientCaps[clientId]` of one client's (its share; none listed: only the limit).
+   */
+  readonly admission: {
+    readonly limit: number;
+    readonly shards: number;
+    readonly clientCaps?: Readonly<Record<string, number>>;
+  };
   /** The deployment's retry budget (calls per operation), written into each new record. */
   readonly retryBudget: number;
   readonly log: EventLog;
@@ -51,8 +58,17 @@ export type SubmissionOutcome =
       readonly storedFingerprint: string;
       readonly submittedFingerprint: string;
     }
-  /** Every admission counter is at its cap: nothing was stored; the client should retry later. */
-  | { readonly kind: 'rejected'; readonly orderId: string; readonly retryAfterSeconds: number };
+  /**
+   * No slot: every admission counter tried is at its cap (`limit`), or every try was refused by the
+   * client's own counters (`client-share`: the client holds its whole share). Nothing was stored;
+   * the client should retry later.
+   */
+  | {
+      readonly kind: 'rejected';
+      readonly orderId: string;
+      readonly retryAfterSeconds: number;
+      readonly reason: 'limit' | 'client-share';
+    };
 
 /**
  * Accepts an order. The order, its state record and an admission slot are written in one
@@ -80,6 +96,7 @@ export async function submitOrder(
   const storedOrder = { ...order, fingerprint, createdAt: isoAt(now) };
   const recordHolding = (slot: AdmissionSlot) =>
     buildInitialStateRecord({
+      ...(slot.client !== undefined && { admissionClientShard: slot.client.key }),
       orderId: order.orderId,
       orderFingerprint: fingerprint,
       now,
@@ -91,8 +108,15 @@ export async function submitOrder(
       retryBudget: deps.retryBudget,
     });
 
-  const slots = admissionSlotOrder(order.orderId, deps.admission.limit, deps.admission.shards);
+  const clientCap = deps.admission.clientCaps?.[context.clientId];
+  const slots = admissionSlotOrder(
+    order.orderId,
+    deps.admission.limit,
+    deps.admission.shards,
+    clientCap === undefined ? undefined : { clientId: context.clientId, cap: clientCap },
+  );
   let orderAlreadyStored = false;
+  let refusedByShareOnly = true;
   for (let index = 0; index < slots.length; ) {
     const slot = slots[index] as AdmissionSlot;
     const result = await deps.acceptance.accept({
@@ -104,7 +128,8 @@ export async function submitOrder(
     if (result === 'accepted') {
       return { ...(await queueStart(order.orderId, context, deps)), admissionShard: slot.key };
     }
-    if (result === 'shard-full') {
+    if (result === 'shard-full' || result === 'client-share-full') {
+      if (result === 'shard-full') refusedByShareOnly = false;
       index += 1;
       continue;
     }
@@ -121,6 +146,7 @@ export async function submitOrder(
     kind: 'rejected',
     orderId: order.orderId,
     retryAfterSeconds: retryAfterSeconds(await deps.drain.read(), deps.clock.now()),
+    reason: clientCap !== undefined && slots.length > 0 && refusedByShareOnly ? 'client-share' : 'limit',
   };
 }
 

@@ -2,7 +2,7 @@
  * POST /orders (API Gateway proxy integration). Validates the body, then runs the submission use
  * case and maps its outcome to HTTP: 202 new, 200 identical resubmission, 409 conflict (different
  * data, or an orderId another client holds: a refusal that reveals nothing of that order), 429 every admission slot taken (Retry-After, nothing
- * written), 400 bad input (nothing written), 403 an API key of no registered client, 500
+ * written; the message says when it is the client's own share that is taken), 400 bad input (nothing written), 403 an API key of no registered client, 500
  * unexpected (logged with the correlation id, no internals returned).
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
@@ -131,12 +131,17 @@ export const handler = instrumentedHandler(
           );
         case 'rejected':
           count(OrderMetric.AdmissionRejected);
-          log.info('Order refused: every admission slot is taken', {
-            retryAfterSeconds: outcome.retryAfterSeconds,
-          });
+          log.info(
+            outcome.reason === 'client-share'
+              ? "Order refused: the client's share of the admission slots is taken"
+              : 'Order refused: every admission slot is taken',
+            { retryAfterSeconds: outcome.retryAfterSeconds, reason: outcome.reason },
+          );
           return errorResponse(
             429,
-            `Too many orders in progress; order '${orderId}' was not accepted. Retry after ${outcome.retryAfterSeconds} s`,
+            outcome.reason === 'client-share'
+              ? `Too many orders in progress for client '${client.clientId}' (its share of the limit); order '${orderId}' was not accepted. Retry after ${outcome.retryAfterSeconds} s`
+              : `Too many orders in progress; order '${orderId}' was not accepted. Retry after ${outcome.retryAfterSeconds} s`,
             undefined,
             { ...echoHeaders, 'Retry-After': String(outcome.retryAfterSeconds) },
           );

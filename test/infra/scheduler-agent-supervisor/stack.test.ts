@@ -400,12 +400,22 @@ describe('SchedulerAgentSupervisor stack (default profile, demo: fake services)'
       for (const method of methods) expect(method.Properties.ApiKeyRequired).toBe(true);
     });
 
-    it('has a usage plan holding the key, with the profile throttling, and throttles the stage', () => {
+    it("gives each client's key a usage plan of its own with its share of the stage throttling, and throttles the stage", () => {
       const { rateLimit, burstLimit } = synth.config.apiThrottle;
-      template.hasResourceProperties('AWS::ApiGateway::UsagePlan', {
-        Throttle: { RateLimit: rateLimit, BurstLimit: burstLimit },
-        ApiStages: [Match.objectLike({ ApiId: { Ref: Match.anyValue() } })],
-      });
+      // The profile states no shares: an equal share each.
+      const share = 100 / synth.config.clients.length;
+      const plans = template.findResources('AWS::ApiGateway::UsagePlan');
+      expect(Object.keys(plans)).toHaveLength(synth.config.clients.length);
+      for (const client of synth.config.clients) {
+        template.hasResourceProperties('AWS::ApiGateway::UsagePlan', {
+          Description: Match.stringLikeRegexp(`: ${client.name}, `),
+          Throttle: {
+            RateLimit: Math.round(rateLimit * share) / 100,
+            BurstLimit: Math.floor((burstLimit * share) / 100),
+          },
+          ApiStages: [Match.objectLike({ ApiId: { Ref: Match.anyValue() } })],
+        });
+      }
       template.resourceCountIs('AWS::ApiGateway::UsagePlanKey', synth.config.clients.length);
       template.hasResourceProperties('AWS::ApiGateway::Stage', {
         AccessLogSetting: { DestinationArn: Match.anyValue(), Format: Match.anyValue() },

@@ -45,7 +45,8 @@ describe('createKeyedRestApi keyShares', () => {
       const planKey = planKeys.find(
         (candidate) => JSON.stringify(candidate.Properties.KeyId) === JSON.stringify(keyId),
       );
-      const planId = (planKey?.Properties.UsagePlanId as { Ref: string }).Ref;
+      if (!planKey) throw new Error(`no usage plan key for ${name}`);
+      const planId = (planKey.Properties.UsagePlanId as { Ref: string }).Ref;
       expect(plans[planId]?.Properties.Throttle).toEqual({
         RateLimit: throttleShareOf({ rateLimit: 50, burstLimit: 100 }, share).rateLimit,
         BurstLimit: throttleShareOf({ rateLimit: 50, burstLimit: 100 }, share).burstLimit,

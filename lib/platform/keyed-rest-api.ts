@@ -117,45 +117,7 @@ export function createKeyedRestApi(scope: Construct, props: KeyedRestApiProps): 
   const parameterValidator = api.addRequestValidator('ParameterValidator', {
     validateRequestParameters: true,
   });
-  const owner = `${scope.constructor.name} ${scope.node.path}`;
-  if (props.keyShares !== undefined && props.keyNames === undefined) {
-    throw new Error(`${owner}: keyShares needs keyNames (a share is a named key's)`);
-  }
-  const sharedPlan =
-    props.keyShares === undefined
-      ? api.addUsagePlan('UsagePlan', {
-          description: `${props.clients}: the stage limits, per key`,
-          throttle: { rateLimit, burstLimit },
-          apiStages: [{ api, stage: api.deploymentStage }],
-        })
-      : undefined;
-  const namedKeys = new Map<string, apigw.IApiKey>();
-  let apiKey: apigw.IApiKey;
-  if (props.keyNames === undefined) {
-    apiKey = api.addApiKey('ApiKey', { description: props.clients });
-    sharedPlan?.addApiKey(apiKey);
-  } else {
-    if (props.keyNames.length === 0 || new Set(props.keyNames).size !== props.keyNames.length) {
-      throw new Error(
-        `${owner}: keyNames must name one or more distinct clients, got ${JSON.stringify(props.keyNames)}`,
-      );
-    }
-    if (props.keyShares !== undefined) validateShares(owner, props.keyNames, props.keyShares);
-    for (const name of props.keyNames) {
-      const key = new apigw.ApiKey(api, `ApiKey-${name}`, { description: `${props.clients}: ${name}` });
-      const share = props.keyShares?.[name];
-      const plan =
-        sharedPlan ??
-        api.addUsagePlan(`UsagePlan-${name}`, {
-          description: `${props.clients}: ${name}, ${share} % of the stage limits`,
-          throttle: throttleShareOf(props.throttle, share as number),
-          apiStages: [{ api, stage: api.deploymentStage }],
-        });
-      plan.addApiKey(key);
-      namedKeys.set(name, key);
-    }
-    apiKey = namedKeys.get(props.keyNames[0] as string) as apigw.IApiKey;
-  }
+  const { apiKey, namedKeys } = addKeysAndUsagePlans(scope, api, props);
 
   const webAcl = rateLimitPerIp === undefined ? undefined : addRateLimitWebAcl(scope, api, rateLimitPerIp);
   if (!webAcl) {
@@ -196,6 +158,59 @@ export function createKeyedRestApi(scope: Construct, props: KeyedRestApiProps): 
     api.deploymentStage.stageName,
   ]);
   return { api, ...(webAcl && { webAcl }), apiKey, namedKeys, parameterValidator, url };
+}
+
+/**
+ * The API's keys (one shared, or one per name) and their usage plans: one plan with the stage
+ * limits for every key, or, with keyShares, one plan per named key with its share of them.
+ */
+function addKeysAndUsagePlans(
+  scope: Construct,
+  api: apigw.RestApi,
+  props: KeyedRestApiProps,
+): { readonly apiKey: apigw.IApiKey; readonly namedKeys: ReadonlyMap<string, apigw.IApiKey> } {
+  const { rateLimit, burstLimit } = props.throttle;
+  const owner = `${scope.constructor.name} ${scope.node.path}`;
+  if (props.keyShares !== undefined && props.keyNames === undefined) {
+    throw new Error(`${owner}: keyShares needs keyNames (a share is a named key's)`);
+  }
+  const sharedPlan =
+    props.keyShares === undefined
+      ? api.addUsagePlan('UsagePlan', {
+          description: `${props.clients}: the stage limits, per key`,
+          throttle: { rateLimit, burstLimit },
+          apiStages: [{ api, stage: api.deploymentStage }],
+        })
+      : undefined;
+  const namedKeys = new Map<string, apigw.IApiKey>();
+  let apiKey: apigw.IApiKey;
+  if (props.keyNames === undefined) {
+    apiKey = api.addApiKey('ApiKey', { description: props.clients });
+    sharedPlan?.addApiKey(apiKey);
+  } else {
+    if (props.keyNames.length === 0 || new Set(props.keyNames).size !== props.keyNames.length) {
+      throw new Error(
+        `${owner}: keyNames must name one or more distinct clients, got ${JSON.stringify(props.keyNames)}`,
+      );
+    }
+    if (props.keyShares !== undefined) validateShares(owner, props.keyNames, props.keyShares);
+    for (const name of props.keyNames) {
+      const key = new apigw.ApiKey(api, `ApiKey-${name}`, { description: `${props.clients}: ${name}` });
+      const share = props.keyShares?.[name];
+      const plan =
+        sharedPlan ??
+        api.addUsagePlan(`UsagePlan-${name}`, {
+          description: `${props.clients}: ${name}, ${share} % of the stage limits`,
+          throttle: throttleShareOf(props.throttle, share as number),
+          apiStages: [{ api, stage: api.deploymentStage }],
+        });
+      plan.addApiKey(key);
+      namedKeys.set(name, key);
+    }
+    apiKey = namedKeys.get(props.keyNames[0] as string) as apigw.IApiKey;
+  }
+
+  return { apiKey, namedKeys };
 }
 
 /**

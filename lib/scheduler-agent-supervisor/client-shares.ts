@@ -1,8 +1,10 @@
 import { validateShares } from '../platform/throttle-shares';
-import type { ClientConfig } from './config';
 
 /** The shares a client may state (ClientConfig): of the stage throttle, of the admission limit. */
 export type ShareKind = 'throttleShare' | 'admissionShare';
+
+/** What of a client (ClientConfig, config.ts) its shares are read from. */
+type SharingClient = { readonly name: string } & { readonly [kind in ShareKind]?: number };
 
 /**
  * Each client's share (percent) of one limit, by client name: the share it states, and for the
@@ -13,7 +15,7 @@ export type ShareKind = 'throttleShare' | 'admissionShare';
  */
 export function clientShares(
   owner: string,
-  clients: readonly ClientConfig[],
+  clients: readonly SharingClient[],
   kind: ShareKind,
 ): Readonly<Record<string, number>> {
   const names = clients.map((client) => client.name);

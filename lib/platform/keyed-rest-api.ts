@@ -26,9 +26,9 @@ export interface KeyedRestApiProps {
   readonly throttle: { readonly rateLimit: number; readonly burstLimit: number };
   /**
    * Each named key's share of the stage throttle, in percent, by key name (every name of keyNames,
-   * each > 0, together at most 100): each key then gets a usage plan of its own (`UsagePlan-<name>`)
-   * whose rate and burst are that share of the stage's (throttleShareOf), so no key holder can take
-   * the whole stage limit from the others. Only with keyNames.
+   * each > 0, together at most 100): each key is then throttled on its own to that share of the
+   * stage's rate and burst (throttleShareOf; keys with the same share in one usage plan), so no
+   * key holder can take the whole stage limit from the others. Only with keyNames.
    * @default - one usage plan with the whole stage limits, per key
    */
   readonly keyShares?: Readonly<Record<string, number>>;
@@ -161,56 +161,59 @@ export function createKeyedRestApi(scope: Construct, props: KeyedRestApiProps): 
 }
 
 /**
- * The API's keys (one shared, or one per name) and their usage plans: one plan with the stage
- * limits for every key, or, with keyShares, one plan per named key with its share of them.
+ * The API's keys (one shared, or one per name) and their usage plans. A usage plan's throttle
+ * applies to each of its keys on its own, so keys with the same share are in one plan: without
+ * keyShares one plan, `UsagePlan`, with the stage limits; with keyShares, one plan per distinct
+ * share, the first key's being `UsagePlan` and any other `UsagePlan-<first key with that share>`.
+ * API Gateway allows a key only one plan per stage, so a deployment that moves a key from one plan
+ * to another (a share changed apart from the others) fails while the old association exists:
+ * equal shares (the default) keep every key in `UsagePlan`, whose throttle is updated in place.
  */
 function addKeysAndUsagePlans(
   scope: Construct,
   api: apigw.RestApi,
   props: KeyedRestApiProps,
 ): { readonly apiKey: apigw.IApiKey; readonly namedKeys: ReadonlyMap<string, apigw.IApiKey> } {
-  const { rateLimit, burstLimit } = props.throttle;
   const owner = `${scope.constructor.name} ${scope.node.path}`;
-  if (props.keyShares !== undefined && props.keyNames === undefined) {
+  const { keyNames, keyShares } = props;
+  if (keyShares !== undefined && keyNames === undefined) {
     throw new Error(`${owner}: keyShares needs keyNames (a share is a named key's)`);
   }
-  const sharedPlan =
-    props.keyShares === undefined
-      ? api.addUsagePlan('UsagePlan', {
-          description: `${props.clients}: the stage limits, per key`,
-          throttle: { rateLimit, burstLimit },
-          apiStages: [{ api, stage: api.deploymentStage }],
-        })
-      : undefined;
-  const namedKeys = new Map<string, apigw.IApiKey>();
-  let apiKey: apigw.IApiKey;
-  if (props.keyNames === undefined) {
-    apiKey = api.addApiKey('ApiKey', { description: props.clients });
-    sharedPlan?.addApiKey(apiKey);
-  } else {
-    if (props.keyNames.length === 0 || new Set(props.keyNames).size !== props.keyNames.length) {
-      throw new Error(
-        `${owner}: keyNames must name one or more distinct clients, got ${JSON.stringify(props.keyNames)}`,
-      );
+  const plans = new Map<number, apigw.UsagePlan>();
+  const planOf = (share: number | undefined, keyName: string | undefined): apigw.UsagePlan => {
+    const percent = share ?? 100;
+    let plan = plans.get(percent);
+    if (plan === undefined) {
+      plan = api.addUsagePlan(plans.size === 0 ? 'UsagePlan' : `UsagePlan-${keyName}`, {
+        description:
+          share === undefined
+            ? `${props.clients}: the stage limits, per key`
+            : `${props.clients}: ${share} % of the stage limits, per key`,
+        throttle: share === undefined ? props.throttle : throttleShareOf(props.throttle, share),
+        apiStages: [{ api, stage: api.deploymentStage }],
+      });
+      plans.set(percent, plan);
     }
-    if (props.keyShares !== undefined) validateShares(owner, props.keyNames, props.keyShares);
-    for (const name of props.keyNames) {
-      const key = new apigw.ApiKey(api, `ApiKey-${name}`, { description: `${props.clients}: ${name}` });
-      const share = props.keyShares?.[name];
-      const plan =
-        sharedPlan ??
-        api.addUsagePlan(`UsagePlan-${name}`, {
-          description: `${props.clients}: ${name}, ${share} % of the stage limits`,
-          throttle: throttleShareOf(props.throttle, share as number),
-          apiStages: [{ api, stage: api.deploymentStage }],
-        });
-      plan.addApiKey(key);
-      namedKeys.set(name, key);
-    }
-    apiKey = namedKeys.get(props.keyNames[0] as string) as apigw.IApiKey;
+    return plan;
+  };
+  if (keyNames === undefined) {
+    const apiKey = api.addApiKey('ApiKey', { description: props.clients });
+    planOf(undefined, undefined).addApiKey(apiKey);
+    return { apiKey, namedKeys: new Map() };
   }
-
-  return { apiKey, namedKeys };
+  if (keyNames.length === 0 || new Set(keyNames).size !== keyNames.length) {
+    throw new Error(
+      `${owner}: keyNames must name one or more distinct clients, got ${JSON.stringify(keyNames)}`,
+    );
+  }
+  if (keyShares !== undefined) validateShares(owner, keyNames, keyShares);
+  const namedKeys = new Map<string, apigw.IApiKey>();
+  for (const name of keyNames) {
+    const key = new apigw.ApiKey(api, `ApiKey-${name}`, { description: `${props.clients}: ${name}` });
+    planOf(keyShares?.[name], name).addApiKey(key);
+    namedKeys.set(name, key);
+  }
+  return { apiKey: namedKeys.get(keyNames[0] as string) as apigw.IApiKey, namedKeys };
 }
 
 /**

@@ -44,8 +44,8 @@ export interface SubmissionApiProps {
   /** Stage throttling, also the usage plans' limits (each client's its share of them). */
   readonly throttle: { readonly rateLimit: number; readonly burstLimit: number };
   /**
-   * Each client's share (percent, by client name) of the stage throttle: each client's key gets a
-   * usage plan of its own with that share (keyed-rest-api keyShares; each > 0, together <= 100).
+   * Each client's share (percent, by client name) of the stage throttle: each client's key is
+   * throttled to that share by its usage plan (keyed-rest-api keyShares; each > 0, together <= 100).
    * @default - one usage plan, the whole stage limits per key
    */
   readonly throttleShares?: Readonly<Record<string, number>>;
@@ -57,7 +57,7 @@ export interface SubmissionApiProps {
 
 /**
  * The front door: a REST API (`POST /orders`, `GET /orders/{orderId}`) behind one API key per
- * client and a usage plan per client with its share of the stage limits (the handlers know the caller's client by its key id), with stage throttling and access logs, and the conflict dead-letter queue where
+ * client, each throttled to its share of the stage limits by its usage plan (the handlers know the caller's client by its key id), with stage throttling and access logs, and the conflict dead-letter queue where
  * resubmissions with conflicting data are kept for an operator.
  */
 export class SubmissionApi extends Construct {

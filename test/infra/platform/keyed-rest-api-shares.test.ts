@@ -1,6 +1,7 @@
 /**
- * A keyed REST API's usage plans per key (keyShares): each named key gets a usage plan of its own
- * with its share of the stage throttle, and bad shares fail the synth naming the client.
+ * A keyed REST API's shares of the stage throttle per key (keyShares): each named key throttled on
+ * its own to its share (keys of equal shares in one usage plan, `UsagePlan`, so the default keeps
+ * every key where it was), and bad shares fail the synth naming the client.
  */
 
 import { Template } from 'aws-cdk-lib/assertions';
@@ -22,7 +23,18 @@ const props = (
 });
 
 describe('createKeyedRestApi keyShares', () => {
-  it("gives each key a usage plan of its own with its share of the stage's rate and burst, and that key only", () => {
+  it('keeps keys of equal shares in the one usage plan `UsagePlan` (where they were), throttled to that share', () => {
+    const stack = probeStack();
+    const { api } = createKeyedRestApi(stack, props({ alpha: 50, beta: 50 }));
+    api.root.addMethod('GET', new MockIntegration());
+    const template = Template.fromStack(stack);
+    const plans = template.findResources('AWS::ApiGateway::UsagePlan');
+    expect(Object.keys(plans)).toEqual([expect.stringMatching(/^ApiUsagePlan[0-9A-F]{8}$/)]);
+    expect(Object.values(plans)[0]?.Properties.Throttle).toEqual({ RateLimit: 25, BurstLimit: 50 });
+    template.resourceCountIs('AWS::ApiGateway::UsagePlanKey', 2);
+  });
+
+  it("throttles each key to its own share of the stage's rate and burst when the shares differ (a plan per share)", () => {
     const stack = probeStack();
     const { api, namedKeys } = createKeyedRestApi(stack, props({ alpha: 70, beta: 30 }));
     api.root.addMethod('GET', new MockIntegration());

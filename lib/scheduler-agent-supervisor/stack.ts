@@ -257,19 +257,21 @@ export class SchedulerAgentSupervisorStack extends Stack {
       clients: config.clients,
     });
     const owner = `${this.constructor.name} ${this.node.path}`;
+    // The settings of every path that takes a slot; each client's share of the limit with them.
+    const admission = {
+      ...config.admission,
+      clientCaps: clientAdmissionCaps(
+        owner,
+        config.admission.limit,
+        clientShares(owner, config.clients, 'admissionShare'),
+      ),
+    };
     const submission = new SubmissionApi(this, 'Submission', {
       clients: clientReplies.clients,
       stateStore,
       ordersDatabase,
       admissionStore,
-      admission: {
-        ...config.admission,
-        clientCaps: clientAdmissionCaps(
-          owner,
-          config.admission.limit,
-          clientShares(owner, config.clients, 'admissionShare'),
-        ),
-      },
+      admission,
       throttleShares: clientShares(owner, config.clients, 'throttleShare'),
       workflowVersion: config.workflow.current,
       startQueue: starter.startQueue,
@@ -297,7 +299,7 @@ export class SchedulerAgentSupervisorStack extends Stack {
       stateMachines,
       startQueue: starter.startQueue,
       admissionStore,
-      admissionSettings: config.admission,
+      admissionSettings: admission,
       alertBus: alerts.bus,
       timings,
       dueShardCount: config.dueShardCount,

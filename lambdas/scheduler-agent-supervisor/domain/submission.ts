@@ -2,7 +2,7 @@ import { type Clock, isoAt } from '../../shared/clock';
 import { describeError } from '../../shared/errors';
 import type { OrderStatusBody, SubmitOrderRequest, WorkflowTimings } from '../contracts';
 import { type AdmissionSlot, admissionSlotOrder, retryAfterSeconds } from './admission';
-import { orderDataFrom, orderFingerprint } from './order';
+import { conflictingOrderFields, type OrderData, orderDataFrom, orderFingerprint } from './order';
 import type {
   ConflictQueue,
   DrainReader,
@@ -57,6 +57,8 @@ export type SubmissionOutcome =
       readonly orderId: string;
       readonly storedFingerprint: string;
       readonly submittedFingerprint: string;
+      /** The fields that differ from the stored order (the submitter's own): empty when unknown. */
+      readonly fields: readonly string[];
     }
   /**
    * No slot: every admission counter tried is at its cap (`limit`), or every try was refused by the
@@ -133,7 +135,7 @@ export async function submitOrder(
       index += 1;
       continue;
     }
-    const existing = await resubmission(order.orderId, fingerprint, context, deps);
+    const existing = await resubmission(order, fingerprint, context, deps);
     if (existing !== 'order-only') return existing;
     if (orderAlreadyStored) {
       throw new Error(`Order '${order.orderId}': the stored order no longer matches its check`);
@@ -152,11 +154,12 @@ export async function submitOrder(
 
 /** What is stored under a resubmitted orderId: the answer, or 'order-only' (no state record yet). */
 async function resubmission(
-  orderId: string,
+  order: OrderData,
   fingerprint: string,
   context: { readonly correlationId: string; readonly rawBody: string; readonly clientId: string },
   deps: SubmissionDependencies,
 ): Promise<SubmissionOutcome | 'order-only'> {
+  const { orderId } = order;
   const stateRecord = await deps.states.get(orderId);
   // Order ids are one namespace for all clients: an id another client holds is refused even with
   // identical data (it is that client's order), before any fingerprint comparison, and takes no slot.
@@ -165,11 +168,19 @@ async function resubmission(
   }
   const storedOrder = await deps.orders.get(orderId);
   if (storedOrder !== undefined && storedOrder.fingerprint !== fingerprint) {
-    return rejectConflict(orderId, storedOrder.fingerprint, fingerprint, context, deps);
+    const fields = conflictingOrderFields(storedOrder, order);
+    return rejectConflict(
+      orderId,
+      { stored: storedOrder.fingerprint, submitted: fingerprint, fields },
+      context,
+      deps,
+    );
   }
   if (stateRecord !== undefined) {
     if (stateRecord.orderFingerprint !== fingerprint) {
-      return rejectConflict(orderId, stateRecord.orderFingerprint, fingerprint, context, deps);
+      // No stored order to compare with (a record without its order): the fields are not known.
+      const fingerprints = { stored: stateRecord.orderFingerprint, submitted: fingerprint, fields: [] };
+      return rejectConflict(orderId, fingerprints, context, deps);
     }
     return { kind: 'duplicate', status: toOrderStatusBody(stateRecord) };
   }
@@ -201,8 +212,7 @@ async function queueStart(
 
 async function rejectConflict(
   orderId: string,
-  storedFingerprint: string,
-  submittedFingerprint: string,
+  difference: { readonly stored: string; readonly submitted: string; readonly fields: readonly string[] },
   context: { readonly correlationId: string; readonly rawBody: string },
   deps: SubmissionDependencies,
 ): Promise<SubmissionOutcome> {
@@ -210,9 +220,15 @@ async function rejectConflict(
     orderId,
     correlationId: context.correlationId,
     receivedAt: isoAt(deps.clock.now()),
-    storedFingerprint,
-    submittedFingerprint,
+    storedFingerprint: difference.stored,
+    submittedFingerprint: difference.submitted,
     rawBody: context.rawBody,
   });
-  return { kind: 'conflict', orderId, storedFingerprint, submittedFingerprint };
+  return {
+    kind: 'conflict',
+    orderId,
+    storedFingerprint: difference.stored,
+    submittedFingerprint: difference.submitted,
+    fields: difference.fields,
+  };
 }

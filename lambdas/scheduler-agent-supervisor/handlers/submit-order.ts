@@ -1,7 +1,7 @@
 /**
  * POST /orders (API Gateway proxy integration). Validates the body, then runs the submission use
  * case and maps its outcome to HTTP: 202 new, 200 identical resubmission, 409 conflict (different
- * data, or an orderId another client holds: a refusal that reveals nothing of that order), 429 every admission slot taken (Retry-After, nothing
+ * data of the client's own order, naming the differing fields, or an orderId another client holds: a refusal that reveals nothing of that order), 429 every admission slot taken (Retry-After, nothing
  * written; the message says when it is the client's own share that is taken), 400 bad input (nothing written), 403 an API key of no registered client, 500
  * unexpected (logged with the correlation id, no internals returned).
  */
@@ -122,11 +122,16 @@ export const handler = instrumentedHandler(
           log.warn('Conflicting resubmission sent to the conflict queue', {
             storedFingerprint: outcome.storedFingerprint,
             submittedFingerprint: outcome.submittedFingerprint,
+            fields: outcome.fields,
           });
+          // The submitter's own order: the fields that differ are named (another client's id never
+          // gets here: otherClientRefusal).
           return errorResponse(
             409,
             `Order '${orderId}' already exists with different data; the request was not applied`,
-            undefined,
+            outcome.fields.length === 0
+              ? undefined
+              : outcome.fields.map((path) => ({ path, message: 'differs from the accepted order' })),
             echoHeaders,
           );
         case 'rejected':

@@ -207,8 +207,10 @@ describe('POST /orders: resubmission', () => {
     expect(world.events.callsTo('PutEvents')).toEqual([]);
 
     expect(response.statusCode).toBe(409);
+    // The submitter's own order: the 409 names the fields that differ.
     expect(json(response)).toEqual({
       message: "Order 'order-clash' already exists with different data; the request was not applied",
+      errors: [{ path: 'totalCents', message: 'differs from the accepted order' }],
     });
     expect(await scanAll(world, resources.ordersTable)).toEqual(ordersBefore);
     expect(await scanAll(world, resources.stateTable)).toEqual(statesBefore);

@@ -168,7 +168,8 @@ async function resubmission(
   }
   const storedOrder = await deps.orders.get(orderId);
   if (storedOrder !== undefined && storedOrder.fingerprint !== fingerprint) {
-    const fields = conflictingOrderFields(storedOrder, order);
+    // Fields only to the order's known owner: an order stored without its record names no client.
+    const fields = stateRecord === undefined ? [] : conflictingOrderFields(storedOrder, order);
     return rejectConflict(
       orderId,
       { stored: storedOrder.fingerprint, submitted: fingerprint, fields },

@@ -400,6 +400,16 @@ describe('POST /orders: partial failures', () => {
     submit = loadHandler<{ handler: ApiHandler }>(HANDLERS.submitOrder, handlerEnv(resources)).handler;
     await world.doc.send(new PutCommand({ TableName: resources.ordersTable, Item: order }));
 
+    // Different data while no record says whose order it is: a 409 that names no field.
+    const unknownOwner = await submit(
+      postOrderEvent(JSON.stringify(validOrder('order-legacy', { customerId: 'someone-else' })), {
+        apiKeyId: TEST_CLIENTS.second.apiKeyId,
+      }),
+      lambdaContext(),
+    );
+    expect(unknownOwner.statusCode).toBe(409);
+    expect(json(unknownOwner)).not.toHaveProperty('errors');
+
     const retry = await submit(postOrderEvent(JSON.stringify(validOrder('order-legacy'))), lambdaContext());
     expect(retry.statusCode).toBe(202);
     expect(await scanAll(world, resources.ordersTable)).toEqual([order]);

@@ -4,6 +4,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
 import { DataSettings } from './data-settings';
+import { throttleShareOf, validateShares } from './throttle-shares';
 
 /** Stage name of every REST API of this application. */
 export const API_STAGE_NAME = 'v1';
@@ -23,6 +24,14 @@ export interface KeyedRestApiProps {
   readonly keyNames?: readonly string[];
   /** Stage throttling, also the usage plan's limits (rateLimit > 0, integer burstLimit >= rateLimit). */
   readonly throttle: { readonly rateLimit: number; readonly burstLimit: number };
+  /**
+   * Each named key's share of the stage throttle, in percent, by key name (every name of keyNames,
+   * each > 0, together at most 100): each key is then throttled on its own to that share of the
+   * stage's rate and burst (throttleShareOf; keys with the same share in one usage plan), so no
+   * key holder can take the whole stage limit from the others. Only with keyNames.
+   * @default - one usage plan with the whole stage limits, per key
+   */
+  readonly keyShares?: Readonly<Record<string, number>>;
   /**
    * Why API Gateway models do not validate request bodies (the handlers validate against the
    * shared contracts), for the AwsSolutions-APIG2 acknowledgment.
@@ -108,29 +117,7 @@ export function createKeyedRestApi(scope: Construct, props: KeyedRestApiProps): 
   const parameterValidator = api.addRequestValidator('ParameterValidator', {
     validateRequestParameters: true,
   });
-  const usagePlan = api.addUsagePlan('UsagePlan', {
-    description: `${props.clients}: the stage limits, per key`,
-    throttle: { rateLimit, burstLimit },
-    apiStages: [{ api, stage: api.deploymentStage }],
-  });
-  const namedKeys = new Map<string, apigw.IApiKey>();
-  let apiKey: apigw.IApiKey;
-  if (props.keyNames === undefined) {
-    apiKey = api.addApiKey('ApiKey', { description: props.clients });
-    usagePlan.addApiKey(apiKey);
-  } else {
-    if (props.keyNames.length === 0 || new Set(props.keyNames).size !== props.keyNames.length) {
-      throw new Error(
-        `${scope.constructor.name} ${scope.node.path}: keyNames must name one or more distinct clients, got ${JSON.stringify(props.keyNames)}`,
-      );
-    }
-    for (const name of props.keyNames) {
-      const key = new apigw.ApiKey(api, `ApiKey-${name}`, { description: `${props.clients}: ${name}` });
-      usagePlan.addApiKey(key);
-      namedKeys.set(name, key);
-    }
-    apiKey = namedKeys.get(props.keyNames[0] as string) as apigw.IApiKey;
-  }
+  const { apiKey, namedKeys } = addKeysAndUsagePlans(scope, api, props);
 
   const webAcl = rateLimitPerIp === undefined ? undefined : addRateLimitWebAcl(scope, api, rateLimitPerIp);
   if (!webAcl) {
@@ -171,6 +158,62 @@ export function createKeyedRestApi(scope: Construct, props: KeyedRestApiProps): 
     api.deploymentStage.stageName,
   ]);
   return { api, ...(webAcl && { webAcl }), apiKey, namedKeys, parameterValidator, url };
+}
+
+/**
+ * The API's keys (one shared, or one per name) and their usage plans. A usage plan's throttle
+ * applies to each of its keys on its own, so keys with the same share are in one plan: without
+ * keyShares one plan, `UsagePlan`, with the stage limits; with keyShares, one plan per distinct
+ * share, the first key's being `UsagePlan` and any other `UsagePlan-<first key with that share>`.
+ * API Gateway allows a key only one plan per stage, so a deployment that moves a key from one plan
+ * to another (a share changed apart from the others) fails while the old association exists:
+ * equal shares (the default) keep every key in `UsagePlan`, whose throttle is updated in place.
+ */
+function addKeysAndUsagePlans(
+  scope: Construct,
+  api: apigw.RestApi,
+  props: KeyedRestApiProps,
+): { readonly apiKey: apigw.IApiKey; readonly namedKeys: ReadonlyMap<string, apigw.IApiKey> } {
+  const owner = `${scope.constructor.name} ${scope.node.path}`;
+  const { keyNames, keyShares } = props;
+  if (keyShares !== undefined && keyNames === undefined) {
+    throw new Error(`${owner}: keyShares needs keyNames (a share is a named key's)`);
+  }
+  const plans = new Map<number, apigw.UsagePlan>();
+  const planOf = (share: number | undefined, keyName: string | undefined): apigw.UsagePlan => {
+    const percent = share ?? 100;
+    let plan = plans.get(percent);
+    if (plan === undefined) {
+      plan = api.addUsagePlan(plans.size === 0 ? 'UsagePlan' : `UsagePlan-${keyName}`, {
+        description:
+          share === undefined
+            ? `${props.clients}: the stage limits, per key`
+            : `${props.clients}: ${share} % of the stage limits, per key`,
+        throttle: share === undefined ? props.throttle : throttleShareOf(props.throttle, share),
+        apiStages: [{ api, stage: api.deploymentStage }],
+      });
+      plans.set(percent, plan);
+    }
+    return plan;
+  };
+  if (keyNames === undefined) {
+    const apiKey = api.addApiKey('ApiKey', { description: props.clients });
+    planOf(undefined, undefined).addApiKey(apiKey);
+    return { apiKey, namedKeys: new Map() };
+  }
+  if (keyNames.length === 0 || new Set(keyNames).size !== keyNames.length) {
+    throw new Error(
+      `${owner}: keyNames must name one or more distinct clients, got ${JSON.stringify(keyNames)}`,
+    );
+  }
+  if (keyShares !== undefined) validateShares(owner, keyNames, keyShares);
+  const namedKeys = new Map<string, apigw.IApiKey>();
+  for (const name of keyNames) {
+    const key = new apigw.ApiKey(api, `ApiKey-${name}`, { description: `${props.clients}: ${name}` });
+    planOf(keyShares?.[name], name).addApiKey(key);
+    namedKeys.set(name, key);
+  }
+  return { apiKey: namedKeys.get(keyNames[0] as string) as apigw.IApiKey, namedKeys };
 }
 
 /**

@@ -136,7 +136,8 @@ export class AdmissionRelease extends Construct {
     // The next scheduled run replaces a failed or throttled one: no retries, no stale events.
     reconciler.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.seconds(60) });
     stateStore.grantQueryAdmissionIndex(reconciler);
-    stateStore.grant(reconciler, 'dynamodb:UpdateItem');
+    // GetItem: a found record's AdmissionClientShard (the index does not project it).
+    stateStore.grant(reconciler, 'dynamodb:UpdateItem', 'dynamodb:GetItem');
     admissionStore.grantReleaseSlots(reconciler);
     this.schedule = new events.Rule(this, 'Schedule', {
       description: 'Runs the admission reconciler',

@@ -10,6 +10,7 @@ import {
   WorkflowTimingsSchema,
 } from '../../lambdas/scheduler-agent-supervisor/contracts';
 import { loadPlatformConfig, type PlatformConfig, type ProfileName, profileNamed } from '../platform/config';
+import { clientAdmissionCaps, clientShares } from './client-shares';
 import { SasContextKey } from './sas-context-key';
 
 /**
@@ -78,6 +79,16 @@ export interface ClientConfig {
   readonly name: string;
   /** IAM principal ARN allowed to read the client's reply queue. */
   readonly principal: string;
+  /**
+   * Percent of the stage throttle (rate and burst) the client's own usage plan allows (> 0; the
+   * clients' together at most 100). @default - an equal share of what stated shares leave
+   */
+  readonly throttleShare?: number;
+  /**
+   * Percent of `admission.limit` the client's orders may hold in flight (> 0; the clients' together
+   * at most 100; at least one slot). @default - an equal share of what stated shares leave
+   */
+  readonly admissionShare?: number;
 }
 
 export interface AdmissionConfig extends AdmissionSettings {
@@ -195,6 +206,12 @@ export function validateSasSettings(profile: string, settings: SasSettings): voi
     );
   }
   validateAdmissionSettings(`Profile '${profile}'`, settings.admission);
+  clientShares(`Profile '${profile}'`, settings.clients, 'throttleShare');
+  clientAdmissionCaps(
+    `Profile '${profile}'`,
+    settings.admission.limit,
+    clientShares(`Profile '${profile}'`, settings.clients, 'admissionShare'),
+  );
   validateRetryBudget(`Profile '${profile}'`, settings.retryBudget.callsPerOperation);
   validateWorkflowDeployment(`Profile '${profile}'`, settings.workflow);
   const { agentMaxConcurrency } = settings;

@@ -17,6 +17,7 @@ import { OperatorAlerts } from '../platform/operator-alerts';
 import { AdmissionRelease, AdmissionStore } from './admission';
 import { AgentWorker } from './agent';
 import { ClientReplyQueues } from './client-reply-queues';
+import { clientAdmissionCaps, clientShares } from './client-shares';
 import type { DeploymentConfig } from './config';
 import type { Downstream, FakeDownstream, FakeDownstreamFactory } from './downstream';
 import { OrderOperations } from './operations';
@@ -262,12 +263,23 @@ export class SchedulerAgentSupervisorStack extends Stack {
     const clientReplies = new ClientReplyQueues(this, 'ClientReplies', {
       clients: config.clients,
     });
+    const owner = `${this.constructor.name} ${this.node.path}`;
+    // The settings of every path that takes a slot; each client's share of the limit with them.
+    const admission = {
+      ...config.admission,
+      clientCaps: clientAdmissionCaps(
+        owner,
+        config.admission.limit,
+        clientShares(owner, config.clients, 'admissionShare'),
+      ),
+    };
     const submission = new SubmissionApi(this, 'Submission', {
       clients: clientReplies.clients,
       stateStore,
       ordersDatabase,
       admissionStore,
-      admission: config.admission,
+      admission,
+      throttleShares: clientShares(owner, config.clients, 'throttleShare'),
       workflowVersion: config.workflow.current,
       startQueue: starter.startQueue,
       timings,
@@ -295,7 +307,7 @@ export class SchedulerAgentSupervisorStack extends Stack {
       stateMachines,
       startQueue: starter.startQueue,
       admissionStore,
-      admissionSettings: config.admission,
+      admissionSettings: admission,
       alertBus: alerts.bus,
       timings,
       dueShardCount: config.dueShardCount,

@@ -41,8 +41,14 @@ export interface SubmissionApiProps {
   readonly dueShardCount: number;
   /** The retry budget (calls per operation) written into every new state record. */
   readonly retryBudget: number;
-  /** Stage throttling, also the usage plan's limits. */
+  /** Stage throttling, also the usage plans' limits (each client's its share of them). */
   readonly throttle: { readonly rateLimit: number; readonly burstLimit: number };
+  /**
+   * Each client's share (percent, by client name) of the stage throttle: each client's key is
+   * throttled to that share by its usage plan (keyed-rest-api keyShares; each > 0, together <= 100).
+   * @default - one usage plan, the whole stage limits per key
+   */
+  readonly throttleShares?: Readonly<Record<string, number>>;
   /** Requests per client IP in 5 minutes (WAF web ACL on the stage). @default - no web ACL */
   readonly rateLimitPerIp?: number;
   /** The client applications: each gets its own API key; their reply queues go into the registry. */
@@ -51,7 +57,7 @@ export interface SubmissionApiProps {
 
 /**
  * The front door: a REST API (`POST /orders`, `GET /orders/{orderId}`) behind one API key per
- * client and a usage plan (the handlers know the caller's client by its key id), with stage throttling and access logs, and the conflict dead-letter queue where
+ * client, each throttled to its share of the stage limits by its usage plan (the handlers know the caller's client by its key id), with stage throttling and access logs, and the conflict dead-letter queue where
  * resubmissions with conflicting data are kept for an operator.
  */
 export class SubmissionApi extends Construct {
@@ -73,6 +79,14 @@ export class SubmissionApi extends Construct {
   constructor(scope: Construct, id: string, props: SubmissionApiProps) {
     super(scope, id);
     validateAdmissionSettings(`SubmissionApi ${this.node.path}`, props.admission);
+    const names = props.clients.map((client) => client.name);
+    for (const clientId of Object.keys(props.admission.clientCaps ?? {})) {
+      if (!names.includes(clientId)) {
+        throw new Error(
+          `SubmissionApi ${this.node.path}: admission.clientCaps names '${clientId}', which is no client`,
+        );
+      }
+    }
 
     this.conflictQueue = createTerminalQueue(
       this,
@@ -122,6 +136,7 @@ export class SubmissionApi extends Construct {
       clients: 'Order submitters',
       keyNames: props.clients.map((client) => client.name),
       throttle: props.throttle,
+      ...(props.throttleShares !== undefined && { keyShares: props.throttleShares }),
       rateLimitPerIp: props.rateLimitPerIp,
       bodyValidation:
         'POST bodies are validated by submit-order against the shared strict zod contract (field-level 400 errors); an API Gateway model would duplicate it and drift. Path parameters are validated by the gateway.',

@@ -353,6 +353,7 @@ describe("the README's order tour", () => {
           check: (output) =>
             expect(JSON.parse(output)).toEqual({
               message: "Order 'o-1' already exists with different data; the request was not applied",
+              errors: [{ path: 'customerId', message: 'differs from the accepted order' }],
             }),
         },
     });

@@ -71,7 +71,13 @@ export function heldSlotOf(record: DynamoDBRecord): HeldSlot | undefined {
   const orderId = image?.[StateAttr.OrderId]?.S;
   const shardKey = image?.[StateAttr.AdmissionShard]?.S;
   const processState = image?.[StateAttr.ProcessState]?.S;
+  const clientShardKey = image?.[StateAttr.AdmissionClientShard]?.S;
   if (orderId === undefined || shardKey === undefined || processState === undefined) return undefined;
   if (!TERMINAL.has(processState)) return undefined;
-  return { orderId, shardKey, processState: processState as ProcessState };
+  return {
+    orderId,
+    shardKey,
+    processState: processState as ProcessState,
+    ...(clientShardKey !== undefined && { clientShardKey }),
+  };
 }

@@ -47,7 +47,11 @@ type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[numb
  * work: the submission, and an operator retry (Error -> Pending), which puts this entry in the same
  * transaction as its own record update, together with holdSlotOnRecord's clause.
  */
-export function takeSlotTransactItem(admissionTable: string, slot: AdmissionSlot, at: number): TransactItem {
+export function takeSlotTransactItem(
+  admissionTable: string,
+  slot: Pick<AdmissionSlot, 'key' | 'cap'>,
+  at: number,
+): TransactItem {
   return {
     Update: {
       TableName: admissionTable,
@@ -88,40 +92,50 @@ export function holdSlotOnRecord(slotKey: string): {
 /** The release transaction: the record gives up its slot (once, when terminal), its counter takes it back. */
 export function releaseSlotTransactItems(
   tables: { readonly stateTable: string; readonly admissionTable: string },
-  slot: Pick<HeldSlot, 'orderId' | 'shardKey'>,
+  slot: Pick<HeldSlot, 'orderId' | 'shardKey' | 'clientShardKey'>,
   at: number,
 ): TransactItem[] {
   const terminal = TERMINAL_STATES.map((_, index) => `:terminal${index}`);
+  const { clientShardKey } = slot;
+  // The client's slot is released with the shard's, or the record must hold none: a release built
+  // from a record read without it never leaves a client's slot taken.
+  const clientCondition =
+    clientShardKey === undefined ? 'attribute_not_exists(#clientShard)' : '#clientShard = :clientShard';
+  const giveBack = (key: string, released: boolean): TransactItem => ({
+    Update: {
+      TableName: tables.admissionTable,
+      Key: { [AdmissionCounterAttr.Pk]: key },
+      UpdateExpression: `SET #updatedAt = :now ADD #inFlight :minusOne${released ? ', #released :one' : ''}`,
+      ExpressionAttributeNames: {
+        '#updatedAt': AdmissionCounterAttr.UpdatedAt,
+        '#inFlight': AdmissionCounterAttr.InFlight,
+        ...(released && { '#released': AdmissionCounterAttr.Released }),
+      },
+      ExpressionAttributeValues: { ':now': isoAt(at), ':minusOne': -1, ...(released && { ':one': 1 }) },
+    },
+  });
   return [
     {
       Update: {
         TableName: tables.stateTable,
         Key: { [StateAttr.OrderId]: slot.orderId },
-        UpdateExpression: 'REMOVE #admissionShard',
-        ConditionExpression: `#admissionShard = :shard AND #state IN (${terminal.join(', ')})`,
+        UpdateExpression: 'REMOVE #admissionShard, #clientShard',
+        ConditionExpression: `#admissionShard = :shard AND ${clientCondition} AND #state IN (${terminal.join(', ')})`,
         ExpressionAttributeNames: {
           '#admissionShard': StateAttr.AdmissionShard,
+          '#clientShard': StateAttr.AdmissionClientShard,
           '#state': StateAttr.ProcessState,
         },
         ExpressionAttributeValues: {
           ':shard': slot.shardKey,
+          ...(clientShardKey !== undefined && { ':clientShard': clientShardKey }),
           ...Object.fromEntries(TERMINAL_STATES.map((state, index) => [`:terminal${index}`, state])),
         },
       },
     },
-    {
-      Update: {
-        TableName: tables.admissionTable,
-        Key: { [AdmissionCounterAttr.Pk]: slot.shardKey },
-        UpdateExpression: 'SET #updatedAt = :now ADD #inFlight :minusOne, #released :one',
-        ExpressionAttributeNames: {
-          '#updatedAt': AdmissionCounterAttr.UpdatedAt,
-          '#inFlight': AdmissionCounterAttr.InFlight,
-          '#released': AdmissionCounterAttr.Released,
-        },
-        ExpressionAttributeValues: { ':now': isoAt(at), ':minusOne': -1, ':one': 1 },
-      },
-    },
+    giveBack(slot.shardKey, true),
+    // The drain (Released) is the limit's: counted once, on the shard.
+    ...(clientShardKey === undefined ? [] : [giveBack(clientShardKey, false)]),
   ];
 }
 
@@ -198,11 +212,12 @@ export class DynamoOrderAcceptance implements OrderAcceptance {
 
   async accept(request: AcceptanceRequest): Promise<AcceptanceResult> {
     const { order, record, slot } = request;
-    if (record.admissionShard !== slot.key) {
+    if (record.admissionShard !== slot.key || record.admissionClientShard !== slot.client?.key) {
       throw new Error(
-        `Order '${order.orderId}': the record's AdmissionShard (${record.admissionShard}) is not the slot taken (${slot.key})`,
+        `Order '${order.orderId}': the record's AdmissionShard/AdmissionClientShard (${record.admissionShard}, ${record.admissionClientShard}) are not the slots taken (${slot.key}, ${slot.client?.key})`,
       );
     }
+    const at = Date.parse(record.createdAt);
     const orderItem: TransactItem = request.orderAlreadyStored
       ? {
           ConditionCheck: {
@@ -233,7 +248,11 @@ export class DynamoOrderAcceptance implements OrderAcceptance {
             ExpressionAttributeNames: { '#id': StateAttr.OrderId },
           },
         },
-        takeSlotTransactItem(this.tables.admissionTable, slot, Date.parse(record.createdAt)),
+        takeSlotTransactItem(this.tables.admissionTable, slot, at),
+        // The client's share: its own counter, in the same transaction (no race can overshoot it).
+        ...(slot.client === undefined
+          ? []
+          : [takeSlotTransactItem(this.tables.admissionTable, slot.client, at)]),
       ],
       this.timing,
     );
@@ -242,6 +261,7 @@ export class DynamoOrderAcceptance implements OrderAcceptance {
     // never needs a slot.
     if (outcome[0] === 'ConditionalCheckFailed') return 'order-exists';
     if (outcome[1] === 'ConditionalCheckFailed') return 'record-exists';
+    if (outcome[3] === 'ConditionalCheckFailed') return 'client-share-full';
     return 'shard-full';
   }
 }
@@ -291,14 +311,38 @@ export class DynamoAdmissionSlots implements SlotReleaser, HeldSlotIndex {
         ...(cursor !== undefined && { ExclusiveStartKey: { ...cursor } }),
       }),
     );
-    return {
-      slots: (result.Items ?? []).map((item) => ({
-        orderId: String(item[StateAttr.OrderId]),
+    const slots: HeldSlot[] = [];
+    for (const item of result.Items ?? []) {
+      const orderId = String(item[StateAttr.OrderId]);
+      slots.push({
+        orderId,
         shardKey: String(item[StateAttr.AdmissionShard]),
         processState: item[StateAttr.ProcessState] as ProcessState,
-      })),
+        ...(await this.clientShardOf(orderId)),
+      });
+    }
+    return {
+      slots,
       ...(result.LastEvaluatedKey !== undefined && { next: result.LastEvaluatedKey }),
     };
+  }
+
+  /**
+   * The record's AdmissionClientShard, read from the table: the index projects only ProcessState
+   * (widening a projection replaces the index), and only the rare lost release gets here.
+   */
+  private async clientShardOf(orderId: string): Promise<Pick<HeldSlot, 'clientShardKey'>> {
+    const { Item: item } = await this.client.send(
+      new GetCommand({
+        TableName: this.tables.stateTable,
+        Key: { [StateAttr.OrderId]: orderId },
+        ConsistentRead: true,
+        ProjectionExpression: '#clientShard',
+        ExpressionAttributeNames: { '#clientShard': StateAttr.AdmissionClientShard },
+      }),
+    );
+    const key = item?.[StateAttr.AdmissionClientShard];
+    return typeof key === 'string' ? { clientShardKey: key } : {};
   }
 }
 

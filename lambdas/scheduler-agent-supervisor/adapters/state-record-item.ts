@@ -70,6 +70,7 @@ export function stateRecordToItem(record: StateRecord): Item {
     [StateAttr.LastError]: record.lastError ? lastErrorToItem(record.lastError) : undefined,
     [StateAttr.ClientId]: record.clientId,
     [StateAttr.AdmissionShard]: record.admissionShard,
+    [StateAttr.AdmissionClientShard]: record.admissionClientShard,
     [StateAttr.RetryBudget]: record.retryBudget,
     [StateAttr.CallsMade]: record.callsMade === undefined ? undefined : { ...record.callsMade },
   };
@@ -161,6 +162,7 @@ export function stateRecordFromItem(item: Item): StateRecord {
     updatedAt: requireString(item, StateAttr.UpdatedAt, orderId),
     ...optionalString(item, StateAttr.ClientId, 'clientId'),
     ...optionalString(item, StateAttr.AdmissionShard, 'admissionShard'),
+    ...optionalString(item, StateAttr.AdmissionClientShard, 'admissionClientShard'),
     ...(retryBudget !== undefined && { retryBudget }),
     ...(storedCalls !== undefined && { callsMade: callsMadeFrom(storedCalls) }),
     ...(storedLastError !== undefined && {

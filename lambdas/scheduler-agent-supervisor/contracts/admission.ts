@@ -12,6 +12,12 @@
  * run by the stream consumer and, for a release that was lost, by the reconciler that reads the
  * sparse AdmissionIndex. Accepted work is never refused later: only new submissions and operator
  * retries (new work) ask for a slot.
+ *
+ * Per client: a client's orders hold at most its share of the limit (AdmissionSettings.clientCaps),
+ * over counters of its own beside each shard's (clientAdmissionShardKey). A submission takes its
+ * client's slot in the same transaction (counter below its cap, ADD 1; the record created with
+ * AdmissionClientShard), and the release gives it back in the same transaction as the shard's. So
+ * one client flooding the API holds at most its share, and the others' orders are still admitted.
  */
 export const AdmissionCounterAttr = {
   /** Partition key: `shard#<n>` for counters, DRAIN_ITEM_KEY for the drain statistics. */
@@ -35,6 +41,27 @@ export const DrainAttr = {
 
 export function admissionShardKey(shard: number): string {
   return `shard#${shard}`;
+}
+
+/**
+ * A client's own counter beside a shard's (`client#<clientId>#shard#<n>`): a client's share of the
+ * limit (AdmissionSettings.clientCaps) is split over the same shards as the limit, so one client's
+ * submissions spread over several items too, and the record's AdmissionClientShard names the one
+ * its slot came from.
+ */
+export function clientAdmissionShardKey(clientId: string, shardKey: string): string {
+  return `client#${clientId}#${shardKey}`;
+}
+
+/**
+ * A client's cap split over the shards, as admissionShardCaps splits the limit, except that a cap
+ * below the shard count leaves some shards at 0 (the client takes no slot there).
+ */
+export function clientShardCaps(cap: number, shards: number): number[] {
+  if (!Number.isInteger(cap) || cap < 1)
+    throw new Error(`a client's admission cap must be a positive integer, got ${cap}`);
+  const base = Math.floor(cap / shards);
+  return Array.from({ length: shards }, (_, index) => base + (index < cap % shards ? 1 : 0));
 }
 
 /** Per-shard caps: the limit split as evenly as possible (the first `limit % shards` get one more). */
@@ -62,6 +89,13 @@ export interface AdmissionSettings {
   readonly shards: number;
   /** A terminal record still holding a slot this long after its last update is released by the reconciler. */
   readonly reconcileGraceSeconds: number;
+  /**
+   * Per client (by ClientId), the most slots its orders may hold at once: its share of the limit
+   * (the profile's `admissionShare`), taken in the same transaction as the limit's slot. A client
+   * not listed has no share of its own (only the limit bounds it).
+   * @default - no client shares
+   */
+  readonly clientCaps?: Readonly<Record<string, number>>;
 }
 
 /** Parses and validates ADMISSION_SETTINGS, naming what is wrong (a handler fails at load, not mid-request). */
@@ -83,7 +117,27 @@ export function parseAdmissionSettings(json: string): AdmissionSettings {
       `ADMISSION_SETTINGS: reconcileGraceSeconds must be a positive integer, got ${JSON.stringify(reconcileGraceSeconds)}`,
     );
   }
-  return { limit: limit as number, shards: shards as number, reconcileGraceSeconds };
+  const { clientCaps } = value as Record<string, unknown>;
+  if (clientCaps === undefined)
+    return { limit: limit as number, shards: shards as number, reconcileGraceSeconds };
+  if (typeof clientCaps !== 'object' || clientCaps === null || Array.isArray(clientCaps)) {
+    throw new Error(
+      `ADMISSION_SETTINGS: clientCaps must be an object of client caps, got ${JSON.stringify(clientCaps)}`,
+    );
+  }
+  for (const [clientId, cap] of Object.entries(clientCaps)) {
+    if (typeof cap !== 'number' || !Number.isInteger(cap) || cap < 1 || cap > (limit as number)) {
+      throw new Error(
+        `ADMISSION_SETTINGS: clientCaps.${clientId} must be an integer from 1 to the limit (${limit}), got ${JSON.stringify(cap)}`,
+      );
+    }
+  }
+  return {
+    limit: limit as number,
+    shards: shards as number,
+    reconcileGraceSeconds,
+    clientCaps: clientCaps as Record<string, number>,
+  };
 }
 
 /** Every counter key of a configuration, in shard order. */

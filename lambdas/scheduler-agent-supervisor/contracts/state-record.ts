@@ -39,6 +39,9 @@
  *   AdmissionShard   S  the admission counter shard holding this order's in-flight slot; present
  *                       from acceptance until the slot is released, once, at a terminal state
  *                       (sparse AdmissionIndex: what still holds a slot)
+ *   AdmissionClientShard S  the submitting client's own admission counter holding a slot of its
+ *                       share (clientAdmissionShardKey); written and removed with AdmissionShard
+ *                       (absent when the client has no share, or on an operator retry's new slot)
  *   OperatorLog      L  [ OperatorAction ] every operator action on the order: who, why, when,
  *                       what it saw and what it did (OperatorActionAttr)
  *   RetryBudget      N  (schema 3) calls a dependency may receive for one operation (a step or a
@@ -79,6 +82,7 @@ export const StateAttr = {
   CompensationFailureCount: 'CompensationFailureCount',
   ClientId: 'ClientId',
   AdmissionShard: 'AdmissionShard',
+  AdmissionClientShard: 'AdmissionClientShard',
   OperatorLog: 'OperatorLog',
   RetryBudget: 'RetryBudget',
   CallsMade: 'CallsMade',

@@ -4,6 +4,8 @@ import { describeError } from '../../shared/errors';
 import {
   admissionShardCaps,
   admissionShardKey,
+  clientAdmissionShardKey,
+  clientShardCaps,
   DRAIN_EWMA_WEIGHT,
   RETRY_AFTER_MAX_SECONDS,
   RETRY_AFTER_MIN_SECONDS,
@@ -29,12 +31,32 @@ import { dueShardFor } from './shard';
  * (no hot key); walking on from there, rather than always from shard 0, keeps a full shard's
  * overflow spread too, instead of sending all of it to the lowest shards.
  */
-export function admissionSlotOrder(orderId: string, limit: number, shards: number): AdmissionSlot[] {
+export function admissionSlotOrder(
+  orderId: string,
+  limit: number,
+  shards: number,
+  /**
+   * The submitting client and its cap (its share of the limit): each slot then carries the
+   * client's counter beside the shard, and shards where the client's cap is 0 are left out.
+   */
+  client?: { readonly clientId: string; readonly cap: number },
+): AdmissionSlot[] {
   const caps = admissionShardCaps(limit, shards);
+  const clientCaps = client === undefined ? undefined : clientShardCaps(client.cap, shards);
   const first = Number(dueShardFor(orderId, shards));
-  return caps.map((_, offset) => {
+  return caps.flatMap((_, offset) => {
     const shard = (first + offset) % shards;
-    return { key: admissionShardKey(shard), cap: caps[shard] as number };
+    const key = admissionShardKey(shard);
+    if (client === undefined || clientCaps === undefined) return [{ key, cap: caps[shard] as number }];
+    const clientCap = clientCaps[shard] as number;
+    if (clientCap === 0) return [];
+    return [
+      {
+        key,
+        cap: caps[shard] as number,
+        client: { key: clientAdmissionShardKey(client.clientId, key), cap: clientCap },
+      },
+    ];
   });
 }
 

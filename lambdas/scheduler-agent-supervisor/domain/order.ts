@@ -41,6 +41,18 @@ export function orderFingerprint(order: OrderData): string {
   return fingerprintOf(immutable);
 }
 
+/**
+ * The immutable order fields (those orderFingerprint hashes) whose values differ between the
+ * stored order and a resubmission of it, in name order: what the owner's 409 names.
+ */
+export function conflictingOrderFields(stored: OrderData, submitted: OrderData): string[] {
+  const fields = ['currency', 'customerId', 'items', 'totalCents'] as const;
+  const items = (order: OrderData) => order.items.map((item) => ({ sku: item.sku, quantity: item.quantity }));
+  const canonical = (order: OrderData, field: (typeof fields)[number]) =>
+    canonicalJson(field === 'items' ? items(order) : order[field]);
+  return fields.filter((field) => canonical(stored, field) !== canonical(submitted, field));
+}
+
 /** The orders table keeps items as canonical JSON so the state machine can read them with StringToJson. */
 export function itemsToStoredJson(items: readonly OrderItem[]): string {
   return canonicalJson(items.map((item) => ({ sku: item.sku, quantity: item.quantity })));

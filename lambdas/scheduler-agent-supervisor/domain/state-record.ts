@@ -75,6 +75,8 @@ export interface StateRecord {
   readonly clientId?: string;
   /** The admission counter key holding this order's in-flight slot, until its release. */
   readonly admissionShard?: string;
+  /** The client's own counter holding a slot of its share, released with admissionShard's. */
+  readonly admissionClientShard?: string;
   /**
    * Calls a dependency may receive per operation of this order (schema 3; absent on a schema-2
    * record, which uses the deployment's budget).
@@ -107,6 +109,7 @@ export function buildInitialStateRecord(input: {
   /** The submitting client (ClientRegistry); optional only for callers that model no client. */
   readonly clientId?: string;
   readonly admissionShard?: string;
+  readonly admissionClientShard?: string;
   /** The deployment's retry budget (calls per operation), fixed into the record for its lifetime. */
   readonly retryBudget: number;
   /** The deployment's current workflow version: the order runs its steps for its whole life. */
@@ -134,6 +137,7 @@ export function buildInitialStateRecord(input: {
     updatedAt: at,
     ...(input.clientId !== undefined && { clientId: input.clientId }),
     ...(input.admissionShard !== undefined && { admissionShard: input.admissionShard }),
+    ...(input.admissionClientShard !== undefined && { admissionClientShard: input.admissionClientShard }),
     retryBudget: input.retryBudget,
     // Created empty so every reservation can ADD to CallsMade.<operation> (DynamoDB cannot ADD
     // inside a map that does not exist).

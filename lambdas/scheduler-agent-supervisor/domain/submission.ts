@@ -2,7 +2,7 @@ import { type Clock, isoAt } from '../../shared/clock';
 import { describeError } from '../../shared/errors';
 import type { OrderStatusBody, SubmitOrderRequest, WorkflowTimings } from '../contracts';
 import { type AdmissionSlot, admissionSlotOrder, retryAfterSeconds } from './admission';
-import { orderDataFrom, orderFingerprint } from './order';
+import { conflictingOrderFields, type OrderData, orderDataFrom, orderFingerprint } from './order';
 import type {
   ConflictQueue,
   DrainReader,
@@ -26,8 +26,15 @@ export interface SubmissionDependencies {
   readonly dueShardCount: number;
   /** The workflow version new orders get (the deployment's workflow.current); never changes after. */
   readonly workflowVersion: number;
-  /** Admission control: at most `limit` in-flight orders over `shards` counters. */
-  readonly admission: { readonly limit: number; readonly shards: number };
+  /**
+   * Admission control: at most `limit` in-flight orders over `shards` counters, and at most
+   * `clientCaps[clientId]` of one client's (its share; none listed: only the limit).
+   */
+  readonly admission: {
+    readonly limit: number;
+    readonly shards: number;
+    readonly clientCaps?: Readonly<Record<string, number>>;
+  };
   /** The deployment's retry budget (calls per operation), written into each new record. */
   readonly retryBudget: number;
   readonly log: EventLog;
@@ -43,16 +50,27 @@ export type SubmissionOutcome =
       readonly startQueued: boolean;
     }
   | { readonly kind: 'duplicate'; readonly status: OrderStatusBody }
-  /** The orderId is another client's order: nothing is written, and that order is not shown. */
+  /** The orderId is another client's order: nothing is written, and nothing of that order is told (otherClientRefusal). */
   | { readonly kind: 'other-client'; readonly orderId: string }
   | {
       readonly kind: 'conflict';
       readonly orderId: string;
       readonly storedFingerprint: string;
       readonly submittedFingerprint: string;
+      /** The fields that differ from the stored order (the submitter's own): empty when unknown. */
+      readonly fields: readonly string[];
     }
-  /** Every admission counter is at its cap: nothing was stored; the client should retry later. */
-  | { readonly kind: 'rejected'; readonly orderId: string; readonly retryAfterSeconds: number };
+  /**
+   * No slot: every admission counter tried is at its cap (`limit`), or every try was refused by the
+   * client's own counters (`client-share`: the client holds its whole share). Nothing was stored;
+   * the client should retry later.
+   */
+  | {
+      readonly kind: 'rejected';
+      readonly orderId: string;
+      readonly retryAfterSeconds: number;
+      readonly reason: 'limit' | 'client-share';
+    };
 
 /**
  * Accepts an order. The order, its state record and an admission slot are written in one
@@ -80,6 +98,7 @@ export async function submitOrder(
   const storedOrder = { ...order, fingerprint, createdAt: isoAt(now) };
   const recordHolding = (slot: AdmissionSlot) =>
     buildInitialStateRecord({
+      ...(slot.client !== undefined && { admissionClientShard: slot.client.key }),
       orderId: order.orderId,
       orderFingerprint: fingerprint,
       now,
@@ -91,8 +110,15 @@ export async function submitOrder(
       retryBudget: deps.retryBudget,
     });
 
-  const slots = admissionSlotOrder(order.orderId, deps.admission.limit, deps.admission.shards);
+  const clientCap = deps.admission.clientCaps?.[context.clientId];
+  const slots = admissionSlotOrder(
+    order.orderId,
+    deps.admission.limit,
+    deps.admission.shards,
+    clientCap === undefined ? undefined : { clientId: context.clientId, cap: clientCap },
+  );
   let orderAlreadyStored = false;
+  let refusedByShareOnly = true;
   for (let index = 0; index < slots.length; ) {
     const slot = slots[index] as AdmissionSlot;
     const result = await deps.acceptance.accept({
@@ -104,11 +130,12 @@ export async function submitOrder(
     if (result === 'accepted') {
       return { ...(await queueStart(order.orderId, context, deps)), admissionShard: slot.key };
     }
-    if (result === 'shard-full') {
+    if (result === 'shard-full' || result === 'client-share-full') {
+      if (result === 'shard-full') refusedByShareOnly = false;
       index += 1;
       continue;
     }
-    const existing = await resubmission(order.orderId, fingerprint, context, deps);
+    const existing = await resubmission(order, fingerprint, context, deps);
     if (existing !== 'order-only') return existing;
     if (orderAlreadyStored) {
       throw new Error(`Order '${order.orderId}': the stored order no longer matches its check`);
@@ -121,16 +148,18 @@ export async function submitOrder(
     kind: 'rejected',
     orderId: order.orderId,
     retryAfterSeconds: retryAfterSeconds(await deps.drain.read(), deps.clock.now()),
+    reason: clientCap !== undefined && slots.length > 0 && refusedByShareOnly ? 'client-share' : 'limit',
   };
 }
 
 /** What is stored under a resubmitted orderId: the answer, or 'order-only' (no state record yet). */
 async function resubmission(
-  orderId: string,
+  order: OrderData,
   fingerprint: string,
   context: { readonly correlationId: string; readonly rawBody: string; readonly clientId: string },
   deps: SubmissionDependencies,
 ): Promise<SubmissionOutcome | 'order-only'> {
+  const { orderId } = order;
   const stateRecord = await deps.states.get(orderId);
   // Order ids are one namespace for all clients: an id another client holds is refused even with
   // identical data (it is that client's order), before any fingerprint comparison, and takes no slot.
@@ -139,11 +168,20 @@ async function resubmission(
   }
   const storedOrder = await deps.orders.get(orderId);
   if (storedOrder !== undefined && storedOrder.fingerprint !== fingerprint) {
-    return rejectConflict(orderId, storedOrder.fingerprint, fingerprint, context, deps);
+    // Fields only to the order's known owner: an order stored without its record names no client.
+    const fields = stateRecord === undefined ? [] : conflictingOrderFields(storedOrder, order);
+    return rejectConflict(
+      orderId,
+      { stored: storedOrder.fingerprint, submitted: fingerprint, fields },
+      context,
+      deps,
+    );
   }
   if (stateRecord !== undefined) {
     if (stateRecord.orderFingerprint !== fingerprint) {
-      return rejectConflict(orderId, stateRecord.orderFingerprint, fingerprint, context, deps);
+      // No stored order to compare with (a record without its order): the fields are not known.
+      const fingerprints = { stored: stateRecord.orderFingerprint, submitted: fingerprint, fields: [] };
+      return rejectConflict(orderId, fingerprints, context, deps);
     }
     return { kind: 'duplicate', status: toOrderStatusBody(stateRecord) };
   }
@@ -175,8 +213,7 @@ async function queueStart(
 
 async function rejectConflict(
   orderId: string,
-  storedFingerprint: string,
-  submittedFingerprint: string,
+  difference: { readonly stored: string; readonly submitted: string; readonly fields: readonly string[] },
   context: { readonly correlationId: string; readonly rawBody: string },
   deps: SubmissionDependencies,
 ): Promise<SubmissionOutcome> {
@@ -184,9 +221,15 @@ async function rejectConflict(
     orderId,
     correlationId: context.correlationId,
     receivedAt: isoAt(deps.clock.now()),
-    storedFingerprint,
-    submittedFingerprint,
+    storedFingerprint: difference.stored,
+    submittedFingerprint: difference.submitted,
     rawBody: context.rawBody,
   });
-  return { kind: 'conflict', orderId, storedFingerprint, submittedFingerprint };
+  return {
+    kind: 'conflict',
+    orderId,
+    storedFingerprint: difference.stored,
+    submittedFingerprint: difference.submitted,
+    fields: difference.fields,
+  };
 }

@@ -1,8 +1,8 @@
 /**
  * POST /orders (API Gateway proxy integration). Validates the body, then runs the submission use
  * case and maps its outcome to HTTP: 202 new, 200 identical resubmission, 409 conflict (different
- * data, or an orderId another client holds), 429 every admission slot taken (Retry-After, nothing
- * written), 400 bad input (nothing written), 403 an API key of no registered client, 500
+ * data of the client's own order, naming the differing fields, or an orderId another client holds: a refusal that reveals nothing of that order), 429 every admission slot taken (Retry-After, nothing
+ * written; the message says when it is the client's own share that is taken), 400 bad input (nothing written), 403 an API key of no registered client, 500
  * unexpected (logged with the correlation id, no internals returned).
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
@@ -33,6 +33,7 @@ import { SqsStartQueue } from '../adapters/start-queue';
 import { DynamoStateStore } from '../adapters/state-store';
 import { type AcceptedOrderBody, ApiRoute, EnvKey, OrderMetric, ProcessState } from '../contracts';
 import { clientOfApiKey } from '../domain/clients';
+import { otherClientRefusal } from '../domain/other-client-refusal';
 import { type SubmissionDependencies, submitOrder } from '../domain/submission';
 import { parseOrderRequestBody } from '../domain/validation';
 
@@ -114,33 +115,38 @@ export const handler = instrumentedHandler(
           return jsonResponse(200, outcome.status, echoHeaders);
         case 'other-client':
           count(OrderMetric.SubmissionConflicts);
-          log.warn('Resubmission of an orderId another client holds; refused');
-          return errorResponse(
-            409,
-            `Order '${orderId}' belongs to another client; choose another orderId`,
-            undefined,
-            echoHeaders,
-          );
+          log.warn('Submission of an orderId another client holds; refused');
+          return errorResponse(409, otherClientRefusal(orderId), undefined, echoHeaders);
         case 'conflict':
           count(OrderMetric.SubmissionConflicts);
           log.warn('Conflicting resubmission sent to the conflict queue', {
             storedFingerprint: outcome.storedFingerprint,
             submittedFingerprint: outcome.submittedFingerprint,
+            fields: outcome.fields,
           });
+          // The submitter's own order: the fields that differ are named (another client's id never
+          // gets here: otherClientRefusal).
           return errorResponse(
             409,
             `Order '${orderId}' already exists with different data; the request was not applied`,
-            undefined,
+            outcome.fields.length === 0
+              ? undefined
+              : outcome.fields.map((path) => ({ path, message: 'differs from the accepted order' })),
             echoHeaders,
           );
         case 'rejected':
           count(OrderMetric.AdmissionRejected);
-          log.info('Order refused: every admission slot is taken', {
-            retryAfterSeconds: outcome.retryAfterSeconds,
-          });
+          log.info(
+            outcome.reason === 'client-share'
+              ? "Order refused: the client's share of the admission slots is taken"
+              : 'Order refused: every admission slot is taken',
+            { retryAfterSeconds: outcome.retryAfterSeconds, reason: outcome.reason },
+          );
           return errorResponse(
             429,
-            `Too many orders in progress; order '${orderId}' was not accepted. Retry after ${outcome.retryAfterSeconds} s`,
+            outcome.reason === 'client-share'
+              ? `Too many orders in progress for client '${client.clientId}' (its share of the limit); order '${orderId}' was not accepted. Retry after ${outcome.retryAfterSeconds} s`
+              : `Too many orders in progress; order '${orderId}' was not accepted. Retry after ${outcome.retryAfterSeconds} s`,
             undefined,
             { ...echoHeaders, 'Retry-After': String(outcome.retryAfterSeconds) },
           );

@@ -169,7 +169,7 @@ describe('two clients, each with its own key and reply queue', () => {
     const refused = await as(clientNo(1), 'POST', '/orders', order(first));
     expect(refused.status).toBe(409);
     expect(refused.body).toEqual({
-      message: `Order '${first}' belongs to another client; choose another orderId`,
+      message: `Order id '${first}' is not available; choose another orderId`,
     });
   });
 

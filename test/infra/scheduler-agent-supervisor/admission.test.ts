@@ -84,7 +84,12 @@ describe('admission control (default profile, demo)', () => {
 
   it('submit-order takes slots: admission settings in its environment, UpdateItem and GetItem on the counters only', () => {
     const variables = environmentOf(template, 'submit-order');
-    expect(JSON.parse(variables[EnvKey.AdmissionSettings] as string)).toEqual(synth.config.admission);
+    // Each client's share of the limit: the default profile states none, so an equal share each.
+    const equal = Math.floor(synth.config.admission.limit / synth.config.clients.length);
+    expect(JSON.parse(variables[EnvKey.AdmissionSettings] as string)).toEqual({
+      ...synth.config.admission,
+      clientCaps: Object.fromEntries(synth.config.clients.map((client) => [client.name, equal])),
+    });
     expect(variables[EnvKey.AdmissionTableName]).toEqual({ Ref: admissionTableId });
     const admissionArn = JSON.stringify({ 'Fn::GetAtt': [admissionTableId, 'Arn'] });
     expect(resourcesGranted(template, 'submit-order', 'dynamodb:UpdateItem')).toEqual([admissionArn]);
@@ -126,6 +131,12 @@ describe('admission control (default profile, demo)', () => {
         ],
       },
     });
+  });
+
+  it('the reconciler reads a found record (its AdmissionClientShard, which the index does not project); the releaser reads none', () => {
+    const stateArn = JSON.stringify({ 'Fn::GetAtt': [stateTableId, 'Arn'] });
+    expect(resourcesGranted(template, 'admission-reconciler', 'dynamodb:GetItem')).toContain(stateArn);
+    expect(resourcesGranted(template, 'admission-release', 'dynamodb:GetItem')).not.toContain(stateArn);
   });
 
   it('the releaser and the reconciler update the record and the counter; only the reconciler queries, and only AdmissionIndex', () => {
@@ -172,13 +183,21 @@ describe('admission settings', () => {
     const { template } = synthesizeStack('local', {
       context: { admissionLimit: '4', admissionShards: '2' },
     });
-    for (const service of ['submit-order', 'admission-reconciler', 'admission-release']) {
-      expect(JSON.parse(environmentOf(template, service)[EnvKey.AdmissionSettings] as string)).toEqual({
-        limit: 4,
-        shards: 2,
-        reconcileGraceSeconds: SAS_PROFILES.local.admission.reconcileGraceSeconds,
-      });
+    const settings = {
+      limit: 4,
+      shards: 2,
+      reconcileGraceSeconds: SAS_PROFILES.local.admission.reconcileGraceSeconds,
+    };
+    for (const service of ['admission-reconciler', 'admission-release']) {
+      expect(JSON.parse(environmentOf(template, service)[EnvKey.AdmissionSettings] as string)).toEqual(
+        settings,
+      );
     }
+    // The clients' shares follow the overridden limit (an equal share each: 2 of 4).
+    expect(JSON.parse(environmentOf(template, 'submit-order')[EnvKey.AdmissionSettings] as string)).toEqual({
+      ...settings,
+      clientCaps: { 'web-shop': 2, 'call-center': 2 },
+    });
   });
 
   it.each([

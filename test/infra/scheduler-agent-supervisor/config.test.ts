@@ -1,4 +1,5 @@
 import { PLATFORM_PROFILES, PROFILE_NAMES } from '../../../lib/platform/config';
+import { clientAdmissionCaps, clientShares } from '../../../lib/scheduler-agent-supervisor/client-shares';
 import {
   type DeploymentConfig,
   loadConfig,
@@ -92,5 +93,48 @@ describe('loadConfig (the platform profile and this wing’s settings)', () => {
     ).toThrow(
       `Profile 'broken': the retry budget (calls per operation) must be an integer from 1 to 1000, got ${callsPerOperation}`,
     );
+  });
+});
+
+describe("clients' shares of the stage throttle and of admission", () => {
+  const withClients = (clients: SasSettings['clients']): SasSettings => ({ ...loadConfig('local'), clients });
+  const client = (name: string, shares: { throttleShare?: number; admissionShare?: number } = {}) => ({
+    name,
+    principal: `arn:aws:iam::{account}:user/${name}`,
+    ...shares,
+  });
+
+  it('gives clients that state no share an equal split of what the stated ones leave', () => {
+    expect(
+      clientShares('p', [client('a', { throttleShare: 50 }), client('b'), client('c')], 'throttleShare'),
+    ).toEqual({
+      a: 50,
+      b: 25,
+      c: 25,
+    });
+    expect(clientShares('p', [client('a'), client('b')], 'admissionShare')).toEqual({ a: 50, b: 50 });
+  });
+
+  it.each([
+    [
+      [client('a', { throttleShare: 80 }), client('b', { throttleShare: 30 })],
+      /throttleShare\): the clients' shares add up to 110 %/,
+    ],
+    [
+      [client('a', { throttleShare: 0 }), client('b')],
+      /client 'a' needs a share above 0 and at most 100 %, got 0/,
+    ],
+    [[client('a', { admissionShare: 100 }), client('b')], /leaving nothing to client 'b', which states none/],
+    [
+      [client('a', { admissionShare: 0.1 }), client('b')],
+      /client 'a' has an admissionShare of 0.1 % of the admission limit 200: less than one slot/,
+    ],
+  ])('fails the profile naming the client: %#', (clients, message) => {
+    expect(() => validateSasSettings('broken', withClients(clients))).toThrow(message);
+  });
+
+  it("caps each client's in-flight orders at its share of the limit, rounded down", () => {
+    expect(clientAdmissionCaps('p', 10, { a: 33.3, b: 66.7 })).toEqual({ a: 3, b: 6 });
+    expect(clientAdmissionCaps('p', 200, { a: 50, b: 50 })).toEqual({ a: 100, b: 100 });
   });
 });

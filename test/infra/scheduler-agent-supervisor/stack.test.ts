@@ -400,10 +400,16 @@ describe('SchedulerAgentSupervisor stack (default profile, demo: fake services)'
       for (const method of methods) expect(method.Properties.ApiKeyRequired).toBe(true);
     });
 
-    it('has a usage plan holding the key, with the profile throttling, and throttles the stage', () => {
+    it("throttles each client's key to its share of the stage throttling (equal shares: one usage plan, per key), and throttles the stage", () => {
       const { rateLimit, burstLimit } = synth.config.apiThrottle;
+      // The profile states no shares: an equal share each, so every key is in the one plan.
+      const share = 100 / synth.config.clients.length;
+      template.resourceCountIs('AWS::ApiGateway::UsagePlan', 1);
       template.hasResourceProperties('AWS::ApiGateway::UsagePlan', {
-        Throttle: { RateLimit: rateLimit, BurstLimit: burstLimit },
+        Throttle: {
+          RateLimit: Math.round(rateLimit * share) / 100,
+          BurstLimit: Math.floor((burstLimit * share) / 100),
+        },
         ApiStages: [Match.objectLike({ ApiId: { Ref: Match.anyValue() } })],
       });
       template.resourceCountIs('AWS::ApiGateway::UsagePlanKey', synth.config.clients.length);

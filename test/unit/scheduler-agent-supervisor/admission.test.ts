@@ -2,6 +2,7 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { heldSlotOf } from '../../../lambdas/scheduler-agent-supervisor/adapters/admission-release';
 import {
   admissionShardCaps,
+  clientShardCaps,
   parseAdmissionSettings,
   RETRY_AFTER_MAX_SECONDS,
   RETRY_AFTER_MIN_SECONDS,
@@ -58,6 +59,28 @@ describe('admission caps and shard order', () => {
     );
     const caps = admissionShardCaps(10, 4);
     for (const slot of order) expect(slot.cap).toBe(caps[Number(slot.key.slice(6))]);
+  });
+
+  it("splits a client's cap over the shards, leaving shards at 0 when the cap is below their count", () => {
+    expect(clientShardCaps(10, 4)).toEqual([3, 3, 2, 2]);
+    expect(clientShardCaps(3, 4)).toEqual([1, 1, 1, 0]);
+    expect(() => clientShardCaps(0, 4)).toThrow("a client's admission cap must be a positive integer, got 0");
+  });
+
+  it("carries the client's counter beside each shard, and leaves out the shards where its cap is 0", () => {
+    const orderId = 'order-42';
+    const plain = admissionSlotOrder(orderId, 10, 4);
+    const withClient = admissionSlotOrder(orderId, 10, 4, { clientId: 'web-shop', cap: 3 });
+    const caps = clientShardCaps(3, 4);
+    expect(withClient).toEqual(
+      plain
+        .filter((slot) => caps[Number(slot.key.slice(6))] !== 0)
+        .map((slot) => ({
+          ...slot,
+          client: { key: `client#web-shop#${slot.key}`, cap: caps[Number(slot.key.slice(6))] },
+        })),
+    );
+    expect(withClient).toHaveLength(3);
   });
 
   it('spreads first choices over every shard (no hot key)', () => {
@@ -235,6 +258,20 @@ describe('stream records and settings', () => {
       shardKey: 'shard#2',
       processState: 'Error',
     });
+    expect(
+      heldSlotOf(
+        record({
+          ...base,
+          AdmissionClientShard: { S: 'client#web-shop#shard#2' },
+          ProcessState: { S: 'Error' },
+        }),
+      ),
+    ).toEqual({
+      orderId: 'o-1',
+      shardKey: 'shard#2',
+      clientShardKey: 'client#web-shop#shard#2',
+      processState: 'Error',
+    });
     expect(heldSlotOf(record({ ...base, ProcessState: { S: 'Processing' } }))).toBeUndefined();
     expect(heldSlotOf(record({ OrderID: { S: 'o-1' }, ProcessState: { S: 'Processed' } }))).toBeUndefined();
   });
@@ -250,5 +287,13 @@ describe('stream records and settings', () => {
       'to the limit (4), got 5',
     );
     expect(() => parseAdmissionSettings('{"limit":4,"shards":2}')).toThrow('reconcileGraceSeconds');
+    const withCaps = '{"limit":4,"shards":2,"reconcileGraceSeconds":5,"clientCaps":';
+    expect(parseAdmissionSettings(`${withCaps}{"web-shop":2}}`)).toMatchObject({
+      clientCaps: { 'web-shop': 2 },
+    });
+    expect(() => parseAdmissionSettings(`${withCaps}{"web-shop":5}}`)).toThrow(
+      'clientCaps.web-shop must be an integer from 1 to the limit (4), got 5',
+    );
+    expect(() => parseAdmissionSettings(`${withCaps}[2]}`)).toThrow('clientCaps must be an object');
   });
 });

@@ -1,4 +1,5 @@
 import {
+  conflictingOrderFields,
   itemsToStoredJson,
   type OrderData,
   orderDataFrom,
@@ -93,5 +94,25 @@ describe('itemsToStoredJson', () => {
     const stored = itemsToStoredJson([{ quantity: 2, sku: 'SKU-1' } as { sku: string; quantity: number }]);
     expect(stored).toBe('[{"quantity":2,"sku":"SKU-1"}]');
     expect(JSON.parse(stored)).toEqual([{ sku: 'SKU-1', quantity: 2 }]);
+  });
+});
+
+describe("conflictingOrderFields (what the owner's 409 names)", () => {
+  it('names the immutable fields that differ, in name order, and none for the same order', () => {
+    expect(conflictingOrderFields(order, { ...order })).toEqual([]);
+    expect(conflictingOrderFields(order, { ...order, customerId: 'someone-else' })).toEqual(['customerId']);
+    expect(
+      conflictingOrderFields(order, {
+        ...order,
+        totalCents: 1,
+        currency: 'USD',
+        items: [...order.items].reverse(),
+      }),
+    ).toEqual(['currency', 'items', 'totalCents']);
+  });
+
+  it('compares items by their sku and quantity only (what the fingerprint hashes)', () => {
+    const stored = { ...order, items: order.items.map((item) => ({ ...item, note: 'x' })) } as OrderData;
+    expect(conflictingOrderFields(stored, order)).toEqual([]);
   });
 });

@@ -10,6 +10,11 @@ import type { TransitionResult } from './common';
 export interface AdmissionSlot {
   readonly key: string;
   readonly cap: number;
+  /**
+   * The submitting client's own counter beside this shard (clientAdmissionShardKey) and its cap
+   * there: taken in the same transaction, when the client has a share of the limit.
+   */
+  readonly client?: { readonly key: string; readonly cap: number };
 }
 
 /** The drain statistics as stored (DrainAttr). */
@@ -40,7 +45,13 @@ export interface AcceptanceRequest {
  * How a try ended: accepted (all three written), or why nothing was: the order or its state record
  * exists (a resubmission: the caller compares fingerprints), or this counter is at its cap.
  */
-export type AcceptanceResult = 'accepted' | 'order-exists' | 'record-exists' | 'shard-full';
+export type AcceptanceResult =
+  | 'accepted'
+  | 'order-exists'
+  | 'record-exists'
+  | 'shard-full'
+  /** The client's own counter on this shard is at its cap (whatever the shard's). */
+  | 'client-share-full';
 
 export interface OrderAcceptance {
   accept(request: AcceptanceRequest): Promise<AcceptanceResult>;
@@ -61,13 +72,17 @@ export interface HeldSlot {
   readonly orderId: string;
   /** The counter key (AdmissionShard). */
   readonly shardKey: string;
+  /** The client's counter key (AdmissionClientShard), when the record holds a slot of its share too. */
+  readonly clientShardKey?: string;
   readonly processState: ProcessState;
 }
 
 export interface SlotReleaser {
   /**
    * Releases the slot once: removes AdmissionShard (only while it is still `shardKey` and the
-   * record is terminal) and gives the slot back to its counter, in one transaction. 'not-held'
+   * record is terminal) and gives the slot back to its counter, and the client's slot
+   * (AdmissionClientShard, only while it is still `clientShardKey`, or absent when that is) to
+   * the client's counter, in one transaction. 'not-held'
    * when the condition failed: already released, or the record is no longer terminal.
    */
   release(slot: HeldSlot, at: number): Promise<'released' | 'not-held'>;

@@ -1,4 +1,4 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import {
   DEFAULT_WORKFLOW_VERSION,
@@ -207,8 +207,10 @@ describe('POST /orders: resubmission', () => {
     expect(world.events.callsTo('PutEvents')).toEqual([]);
 
     expect(response.statusCode).toBe(409);
+    // The submitter's own order: the 409 names the fields that differ.
     expect(json(response)).toEqual({
       message: "Order 'order-clash' already exists with different data; the request was not applied",
+      errors: [{ path: 'totalCents', message: 'differs from the accepted order' }],
     });
     expect(await scanAll(world, resources.ordersTable)).toEqual(ordersBefore);
     expect(await scanAll(world, resources.stateTable)).toEqual(statesBefore);
@@ -398,6 +400,16 @@ describe('POST /orders: partial failures', () => {
     submit = loadHandler<{ handler: ApiHandler }>(HANDLERS.submitOrder, handlerEnv(resources)).handler;
     await world.doc.send(new PutCommand({ TableName: resources.ordersTable, Item: order }));
 
+    // Different data while no record says whose order it is: a 409 that names no field.
+    const unknownOwner = await submit(
+      postOrderEvent(JSON.stringify(validOrder('order-legacy', { customerId: 'someone-else' })), {
+        apiKeyId: TEST_CLIENTS.second.apiKeyId,
+      }),
+      lambdaContext(),
+    );
+    expect(unknownOwner.statusCode).toBe(409);
+    expect(json(unknownOwner)).not.toHaveProperty('errors');
+
     const retry = await submit(postOrderEvent(JSON.stringify(validOrder('order-legacy'))), lambdaContext());
     expect(retry.statusCode).toBe(202);
     expect(await scanAll(world, resources.ordersTable)).toEqual([order]);
@@ -455,7 +467,7 @@ describe('clients: the API key id decides who submits and who may read', () => {
     const response = await post(validOrder('order-owned'), { apiKeyId: TEST_CLIENTS.second.apiKeyId });
     expect(response.statusCode).toBe(409);
     expect(json(response)).toEqual({
-      message: "Order 'order-owned' belongs to another client; choose another orderId",
+      message: "Order id 'order-owned' is not available; choose another orderId",
     });
     // Not the owner's status: nothing of the order is shown to the other client.
     expect(response.body).not.toContain('Pending');
@@ -483,13 +495,34 @@ describe('clients: the API key id decides who submits and who may read', () => {
     });
     expect(response.statusCode).toBe(409);
     expect(json(response)).toEqual({
-      message: "Order 'order-taken' belongs to another client; choose another orderId",
+      message: "Order id 'order-taken' is not available; choose another orderId",
     });
     expect(await stateItem(world, resources, 'order-taken')).toEqual(recordBefore);
     expect(await inFlight()).toBe(1);
     expect(await drainQueue(world, resources.startQueueUrl)).toEqual([]);
     expect(await drainQueue(world, resources.conflictQueueUrl)).toEqual([]);
     expect(world.events.callsTo('PutEvents')).toEqual([]);
+    // The same answer whatever the other order holds: identical data, or the order once it is
+    // terminal, reveal nothing more (headers included, but the correlation id).
+    const identical = await post(validOrder('order-taken'), { apiKeyId: TEST_CLIENTS.second.apiKeyId });
+    await world.doc.send(
+      new UpdateCommand({
+        TableName: resources.stateTable,
+        Key: { OrderID: 'order-taken' },
+        UpdateExpression: 'SET ProcessState = :state',
+        ExpressionAttributeValues: { ':state': 'Processed' },
+      }),
+    );
+    const afterTerminal = await post(validOrder('order-taken', { totalCents: 7 }), {
+      apiKeyId: TEST_CLIENTS.second.apiKeyId,
+    });
+    const shape = (answer: typeof response) => ({
+      statusCode: answer.statusCode,
+      body: answer.body,
+      headers: Object.keys(answer.headers ?? {}).sort(),
+    });
+    expect(shape(identical)).toEqual(shape(response));
+    expect(shape(afterTerminal)).toEqual(shape(response));
   });
 
   it("answers another client's GET with 404, exactly as for a missing order; a key of no client with 403", async () => {

@@ -2,9 +2,12 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import {
+  CHOREOGRAPHY_METRICS_NAMESPACE,
   DELIVERY_STATUSES,
   type DeliveryDetailBody,
+  DeliveryMetric,
   type DeliveryRow,
   type DeliveryStatus,
   isDeliveryStatus,
@@ -17,6 +20,7 @@ import {
  *   npm run deliveries -- submit FILE | --sample     POST /deliveries (a JSON file, or a sample)
  *   npm run deliveries -- show DELIVERY_ID [--json]  the trail across services, sorted by time
  *   npm run deliveries -- list [--status S]          the deliveries as the read model reports them
+ *   npm run deliveries -- metrics [--minutes N] [--aws]  the wing's metrics and every alarm's state
  *   [--target FILE]                                  default $LOCAL_TARGET, else .local/target.json
  *
  * `list` and `show` call the delivery API's operator routes (GET /operator/deliveries and
@@ -25,6 +29,7 @@ import {
  * emitted, and the operator alerts) and each remediation decision with the dead letter it resolved.
  */
 import { CORRELATION_ID_HEADER } from '../lambdas/shared/http';
+import { metricsReport } from '../lib/harness/metrics-report';
 import { DeliveryOperatorClient } from '../lib/harness/operator-client';
 import { formatTable } from '../lib/harness/text-table';
 import { defaultTargetFile, outputsOfStack, readTarget } from '../lib/local-runtime';
@@ -34,7 +39,7 @@ import { defaultTargetFile, outputsOfStack, readTarget } from '../lib/local-runt
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 export const USAGE =
-  'Usage: npm run deliveries -- submit <FILE>|--sample | show <deliveryId> [--json] | list [--status <DeliveryStatus>]   [--target FILE]';
+  'Usage: npm run deliveries -- submit <FILE>|--sample | show <deliveryId> [--json] | list [--status <DeliveryStatus>] | metrics [--minutes N] [--aws]   [--target FILE]';
 
 /** The stack whose outputs the CLI reads. */
 export const DELIVERY_STACK = 'DroneDelivery';
@@ -47,7 +52,14 @@ export type DeliveriesCommand =
       readonly json: boolean;
       readonly target?: string;
     }
-  | { readonly command: 'list'; readonly status?: DeliveryStatus; readonly target?: string };
+  | { readonly command: 'list'; readonly status?: DeliveryStatus; readonly target?: string }
+  | {
+      readonly command: 'metrics';
+      readonly minutes: number;
+      /** CloudWatch of AWS (the standard credential chain and region) rather than the local runtime's. */
+      readonly aws: boolean;
+      readonly target?: string;
+    };
 
 /** Parses the command line; throws an error naming what is wrong (with the usage). */
 export function parseDeliveriesArguments(argv: readonly string[]): DeliveriesCommand {
@@ -69,15 +81,21 @@ export function parseDeliveriesArguments(argv: readonly string[]): DeliveriesCom
   const status = take('--status');
   const sample = flag('--sample');
   const json = flag('--json');
+  const minutesText = take('--minutes');
+  const aws = flag('--aws');
   const unknown = args.find((arg) => arg.startsWith('--'));
   if (unknown) throw new Error(`Unknown option ${unknown}. ${USAGE}`);
   const [command, operand, ...rest] = args;
   if (rest.length > 0) throw new Error(`Unexpected arguments: ${rest.join(' ')}. ${USAGE}`);
   const withTarget = target === undefined ? {} : { target };
   const only = (allowed: readonly string[]) => {
-    const given = [status !== undefined && '--status', sample && '--sample', json && '--json'].filter(
-      (name): name is string => typeof name === 'string' && !allowed.includes(name),
-    );
+    const given = [
+      status !== undefined && '--status',
+      sample && '--sample',
+      json && '--json',
+      minutesText !== undefined && '--minutes',
+      aws && '--aws',
+    ].filter((name): name is string => typeof name === 'string' && !allowed.includes(name));
     if (given.length > 0) throw new Error(`${command} does not take ${given.join(', ')}. ${USAGE}`);
   };
   switch (command) {
@@ -97,6 +115,14 @@ export function parseDeliveriesArguments(argv: readonly string[]): DeliveriesCom
         throw new Error(`--status must be one of ${DELIVERY_STATUSES.join(', ')}; got '${status}'`);
       }
       return { command, ...(status === undefined ? {} : { status }), ...withTarget };
+    case 'metrics': {
+      only(['--minutes', '--aws']);
+      if (operand !== undefined) throw new Error(`metrics takes no operand. ${USAGE}`);
+      const minutes = Number(minutesText ?? '60');
+      if (!/^[1-9][0-9]*$/.test(minutesText ?? '60'))
+        throw new Error(`--minutes must be a whole number of minutes >= 1; got '${minutesText}'`);
+      return { command, minutes, aws, ...withTarget };
+    }
     default:
       throw new Error(USAGE);
   }
@@ -158,14 +184,46 @@ function requireOutput(outputs: Readonly<Record<string, string>>, key: string): 
   return value;
 }
 
+/** `metrics`: the wing's metrics (the contract's names) and its alarms (`<stack>-…`), locally or on AWS. */
+async function metrics(command: Extract<DeliveriesCommand, { command: 'metrics' }>, targetFile: string) {
+  let client: CloudWatchClient;
+  if (command.aws) client = new CloudWatchClient({});
+  else {
+    const target = readTarget(targetFile);
+    const endpoint = target.endpoints.cloudwatch;
+    if (!endpoint)
+      throw new Error(`${targetFile} lists no CloudWatch endpoint: restart the local runtime (npm start)`);
+    client = new CloudWatchClient({
+      region: target.region,
+      endpoint,
+      credentials: { ...target.credentials },
+    });
+  }
+  try {
+    console.log(
+      await metricsReport(client, {
+        namespace: CHOREOGRAPHY_METRICS_NAMESPACE,
+        metricNames: Object.values(DeliveryMetric),
+        minutes: command.minutes,
+        alarmNamePrefix: `${DELIVERY_STACK}-`,
+      }),
+    );
+  } finally {
+    client.destroy();
+  }
+}
+
 async function main(argv: readonly string[]): Promise<void> {
   const command = parseDeliveriesArguments(argv);
-  const target = readTarget(
-    resolve(
-      command.target ??
-        defaultTargetFile(process.env, { cwd: process.cwd(), projectRoot: resolve(__dirname, '..') }),
-    ),
+  const targetFile = resolve(
+    command.target ??
+      defaultTargetFile(process.env, { cwd: process.cwd(), projectRoot: resolve(__dirname, '..') }),
   );
+  if (command.command === 'metrics') {
+    await metrics(command, targetFile);
+    return;
+  }
+  const target = readTarget(targetFile);
   const { outputs, apiKey } = outputsOfStack(target, DELIVERY_STACK);
   if (command.command === 'submit') {
     const body = command.file ? readFileSync(command.file, 'utf8') : JSON.stringify(sampleDelivery());

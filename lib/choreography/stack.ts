@@ -13,6 +13,7 @@ import {
   TOPIC_FILTER_POLICIES,
   type TopicConsumer,
 } from '../../lambdas/choreography/contracts';
+import { DeadLetterAlarmsGuardrail } from '../platform/alarms';
 import { DataSettings } from '../platform/data-settings';
 import { applyGuardrails } from '../platform/guardrails';
 import { OperatorAlerts } from '../platform/operator-alerts';
@@ -21,6 +22,7 @@ import { type ChoreographyConfig, consumerTimeoutSeconds } from './config';
 import { DeliveryApi } from './delivery-api';
 import { DeliveryBus } from './delivery-bus';
 import { type FakeDroneFleet, type FakeDroneFleetFactory, fleetTimeoutSeconds } from './drone-fleet';
+import { DeliveryOperations } from './operations';
 import { OutboxRelay, type RelayTargets } from './outbox-relay';
 import { Remediation } from './remediation';
 import { RequestsTopic } from './requests-topic';
@@ -132,6 +134,7 @@ export class DroneDeliveryStack extends Stack {
   readonly alerts: OperatorAlerts;
   readonly api: DeliveryApi;
   readonly remediation: Remediation;
+  readonly operations: DeliveryOperations;
   readonly remediationDeadLetterQueue: sqs.Queue;
   readonly relayDeadLetterQueue: sqs.Queue;
   readonly fleetQueue: WorkQueue;
@@ -246,7 +249,16 @@ export class DroneDeliveryStack extends Stack {
 
     this.publishOutputs(fakeFleet !== undefined);
 
+    // Last: the alarms find the stack's dead-letter and FIFO queues among the constructs above.
+    this.operations = new DeliveryOperations(this, 'Operations', {
+      alerts,
+      relays,
+      api: api.api,
+      periodSeconds: config.alarmPeriodSeconds,
+    });
+
     applyGuardrails(this);
+    this.node.addValidation(new DeadLetterAlarmsGuardrail(this));
   }
 
   /**

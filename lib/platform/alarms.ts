@@ -86,13 +86,7 @@ export class OperatorAlarms extends Construct {
    */
   alarmDeadLetterQueues(spec: AlarmSpec<SqsMetric>): cloudwatch.Alarm[] {
     return deadLetterQueuesOf(Stack.of(this)).map((queue) => {
-      // The queue's construct path below the stack (scopes: app, stack, ...).
-      const suffix = queue.node.scopes
-        .slice(2)
-        .map((scope) => scope.node.id)
-        .filter((id) => id !== 'Resource')
-        .join('')
-        .replace(/[^A-Za-z0-9]/g, '');
+      const suffix = constructPathSuffix(queue);
       return this.addAlarm(
         `${spec.name}${suffix}`,
         spec,
@@ -105,6 +99,29 @@ export class OperatorAlarms extends Construct {
         }),
       );
     });
+  }
+
+  /**
+   * One alarm on a metric of another namespace (an AWS service's: AWS/SQS per queue, AWS/Lambda per
+   * function, AWS/ApiGateway per API), named `<stack>-<spec.name><nameSuffix>`, at the queue period.
+   */
+  addServiceMetricAlarm(
+    spec: AlarmSpec,
+    namespace: string,
+    dimensions: Readonly<Record<string, string>>,
+    nameSuffix = '',
+  ): cloudwatch.Alarm {
+    return this.addAlarm(
+      `${spec.name}${nameSuffix}`,
+      spec,
+      new cloudwatch.Metric({
+        namespace,
+        metricName: spec.metric,
+        dimensionsMap: { ...dimensions },
+        statistic: spec.statistic,
+        period: Duration.seconds(this.props.queuePeriodSeconds ?? this.props.periodSeconds),
+      }),
+    );
   }
 
   private addAlarm(name: string, spec: AlarmSpec, metric: cloudwatch.Metric): cloudwatch.Alarm {
@@ -136,6 +153,19 @@ export class OperatorAlarms extends Construct {
     this.alarms.push(alarm);
     return alarm;
   }
+}
+
+/**
+ * A construct's path below its stack (scopes: app, stack, ...) in letters and digits, without the
+ * `Resource` ids: the suffix of the alarm names made per resource.
+ */
+export function constructPathSuffix(node: IConstruct): string {
+  return node.node.scopes
+    .slice(2)
+    .map((scope) => scope.node.id)
+    .filter((id) => id !== 'Resource')
+    .join('')
+    .replace(/[^A-Za-z0-9]/g, '');
 }
 
 /**

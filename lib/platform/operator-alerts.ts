@@ -1,4 +1,4 @@
-import { ArnFormat, Aws, Stack } from 'aws-cdk-lib';
+import { ArnFormat, Stack } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -28,8 +28,10 @@ const EVENT_SOURCE_PATTERN = /^[^\s]{1,256}$/;
 
 /**
  * Where a wing raises its hand: an EventBridge bus for operator events, routed (by the sources the
- * wing names) to an SNS topic for people and to an SQS "alert inbox" that operators' tools and the
- * black-box tests read. Each wing has its own.
+ * wing names) to an SQS "alert inbox" that operators' tools, the console and the black-box tests
+ * read, one message per alert item; and an SNS topic for people, which gets only the wing's
+ * CloudWatch alarms (allowCloudWatchAlarms): one mail per alarm state change, per reason and
+ * period, however many items raised it. Each wing has its own.
  */
 export class OperatorAlerts extends Construct {
   readonly bus: events.EventBus;
@@ -51,30 +53,13 @@ export class OperatorAlerts extends Construct {
     }
     this.bus = new events.EventBus(this, 'Bus', { description: props.description });
 
-    // A customer-managed key: the AWS managed SNS key cannot be granted to EventBridge.
+    // A customer-managed key: CloudWatch alarms publish to the topic, and the AWS managed SNS key
+    // cannot be granted to CloudWatch (allowCloudWatchAlarms).
     const topicKey = new kms.Key(this, 'TopicKey', {
       description: 'Encrypts the operator alert topic',
       enableKeyRotation: true,
       removalPolicy: DataSettings.of(this).removalPolicy,
     });
-    // Confused deputy: EventBridge may use the key only for rules of this account on this bus. The
-    // rule's own ARN cannot be named here (rule -> topic -> key -> rule would be a cycle), so the
-    // condition names the rules of this bus: `rule/<bus name>/*`, the form EventBridge gives the
-    // ARN of a rule on a custom bus.
-    topicKey.addToResourcePolicy(
-      new iam.PolicyStatement({
-        sid: 'AllowAlertRulesOfThisBus',
-        principals: [EVENTS_PRINCIPAL],
-        actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
-        resources: ['*'],
-        conditions: {
-          ArnLike: {
-            'aws:SourceArn': `arn:${Aws.PARTITION}:events:${Aws.REGION}:${Aws.ACCOUNT_ID}:rule/${this.bus.eventBusName}/*`,
-          },
-          StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID },
-        },
-      }),
-    );
     this.topic = new sns.Topic(this, 'Topic', { masterKey: topicKey, enforceSSL: true });
     if (props.alertEmail) {
       this.topic.addSubscription(new subscriptions.EmailSubscription(props.alertEmail));
@@ -86,11 +71,13 @@ export class OperatorAlerts extends Construct {
       'The alert inbox is read by operators and tests; an alert that cannot be read stays here for 14 days.',
     );
 
+    // Not to the topic: one mail per alert would let any API-key holder mail the operators once
+    // per request. People are told by the wing's alarms (per reason, per period) on the topic.
     new events.Rule(this, 'AlertRule', {
       eventBus: this.bus,
-      description: 'Every operator alert goes to the topic and to the inbox',
+      description: 'Every operator alert goes to the inbox (the topic gets the alarms on them)',
       eventPattern: { source: sources },
-      targets: [new RuleOnlySnsTopic(this.topic), new targets.SqsQueue(this.inbox)],
+      targets: [new targets.SqsQueue(this.inbox)],
     });
   }
 
@@ -102,8 +89,8 @@ export class OperatorAlerts extends Construct {
    *
    * Alarm notifications reach the inbox too, so operators' tools and the black-box tests read
    * alarms where they read alerts: the inbox subscribes to the topic, raw (the body is CloudWatch's
-   * JSON), filtered on the body's `AlarmName`, so the alerts the topic also carries (which reach
-   * the inbox from the alert rule) are not delivered twice.
+   * JSON), filtered on the body's `AlarmName`, so nothing else published to the topic (alert items
+   * reach the inbox from the alert rule only) is delivered twice.
    */
   allowCloudWatchAlarms(): void {
     const stack = Stack.of(this);
@@ -147,32 +134,5 @@ export class OperatorAlerts extends Construct {
         },
       }),
     );
-  }
-}
-
-const EVENTS_PRINCIPAL = new iam.ServicePrincipal('events.amazonaws.com');
-
-/**
- * targets.SnsTopic, with the topic policy statement it adds limited to the rule that targets the
- * topic (`aws:SourceArn`) and to this account (`aws:SourceAccount`): CDK's own statement lets any
- * EventBridge rule, of any account, publish. The SQS target already adds the SourceArn condition.
- */
-class RuleOnlySnsTopic implements events.IRuleTarget {
-  constructor(private readonly topic: sns.ITopic) {}
-
-  bind(rule: events.IRuleRef): events.RuleTargetConfig {
-    this.topic.addToResourcePolicy(
-      new iam.PolicyStatement({
-        sid: 'AllowTheAlertRuleOnly',
-        principals: [EVENTS_PRINCIPAL],
-        actions: ['sns:Publish'],
-        resources: [this.topic.topicArn],
-        conditions: {
-          ArnEquals: { 'aws:SourceArn': rule.ruleRef.ruleArn },
-          StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID },
-        },
-      }),
-    );
-    return { arn: this.topic.topicArn, targetResource: this.topic };
   }
 }

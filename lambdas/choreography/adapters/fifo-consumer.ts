@@ -21,6 +21,7 @@ import {
   DeliveryMetric,
   type EventType,
   parseEvent,
+  REASON_CODE_DIMENSION,
   ReasonCode,
   type ServiceName,
 } from '../contracts';
@@ -86,7 +87,10 @@ export function fifoConsumer<T extends EventType>(
   const now = () => new Date(clock.now());
 
   const countDeadLetter = (reasonCode: ReasonCode) =>
-    observability.countBy(DeliveryMetric.MessagesDeadLettered, { name: 'reasonCode', value: reasonCode });
+    observability.countBy(DeliveryMetric.MessagesDeadLettered, {
+      name: REASON_CODE_DIMENSION,
+      value: reasonCode,
+    });
 
   const deadLetter = async (
     record: SQSRecord,

@@ -20,6 +20,7 @@ import { annotateTrace, type Observability, traced } from '../../shared/observab
 import {
   DeliveryMetric,
   MessageAttribute,
+  REASON_CODE_DIMENSION,
   type RemediationSettings,
   remediationKeyOf,
   ServiceName,
@@ -229,6 +230,12 @@ export function remediationConsumer(
       });
       if (committed.kind === 'committed') {
         countDecision(decision);
+        if (alerts.length > 0) {
+          observability.countBy(DeliveryMetric.RemediationGiveUps, {
+            name: REASON_CODE_DIMENSION,
+            value: taken.reasonCode,
+          });
+        }
         log.info('Remediation decided', { decision, emitted: committed.appended.map((entry) => entry.id) });
         return;
       }

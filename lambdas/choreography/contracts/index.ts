@@ -3,6 +3,7 @@
  * remediation ladder, statuses, routing, settings, environment keys, metrics and the API. Depends on
  * zod and lambdas/shared only, so lib/ imports it without pulling in adapters or SDK clients.
  */
+export * from './alarms';
 export * from './api';
 export * from './env';
 export * from './events';

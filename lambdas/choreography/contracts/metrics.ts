@@ -15,8 +15,16 @@ export const DeliveryMetric = {
   /** Remediation (dimension `decision`). */
   RemediationDecisions: 'RemediationDecisions',
   RemediationDeferred: 'RemediationDeferred',
+  /**
+   * Remediation decisions that end in an operator alert (GIVE_UP and ALERT), dimension `reasonCode`:
+   * the alarms per reason code read it, so the mail topic gets one alarm per reason and period.
+   */
+  RemediationGiveUps: 'RemediationGiveUps',
   /** Outbox relay. */
   OutboxEventsPublished: 'OutboxEventsPublished',
   OutboxPublishFailures: 'OutboxPublishFailures',
 } as const;
 export type DeliveryMetric = (typeof DeliveryMetric)[keyof typeof DeliveryMetric];
+
+/** The dimension (besides `service`) of MessagesDeadLettered and RemediationGiveUps. */
+export const REASON_CODE_DIMENSION = 'reasonCode';

@@ -1,6 +1,8 @@
 /**
- * Confused deputy: every resource policy that lets EventBridge in (the alert topic, its KMS key,
- * the alert inbox) limits it to this account's alert rule, in both wings' templates. The local
+ * Confused deputy: every resource policy that lets EventBridge in (the alert inbox) limits it to
+ * this account's alert rule, in both wings' templates; and the alert items never reach the mail
+ * topic (one mail per item would let any API-key holder mail the operators per request): it gets
+ * the wings' alarms only. The local
  * runtime does not enforce SNS topic or KMS key policies: these conditions are checked here, on
  * the synthesized template, not end to end.
  */
@@ -54,23 +56,11 @@ function alertRuleId(template: Template): string {
   return ids[0] as string;
 }
 
-function alertBusId(template: Template): string {
-  const rules = template.toJSON().Resources as Record<
-    string,
-    { Type: string; Properties: { EventBusName?: unknown } }
-  >;
-  const busName = rules[alertRuleId(template)]?.Properties.EventBusName as { Ref: string } | undefined;
-  if (!busName) throw new Error('the alert rule names no bus');
-  return busName.Ref;
-}
-
-const ACCOUNT = { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } };
-
 describe.each<[string, () => Template]>([
   ['SchedulerAgentSupervisor', () => synthesizeStack('default', { context: { demo: 'true' } }).template],
   ['DroneDelivery', () => synthesizeDroneDelivery({ profile: 'default' }).template],
 ])(
-  '%s: EventBridge is let into the alert topic, its key and the inbox by the alert rule only',
+  '%s: EventBridge is let into the alert inbox by the alert rule only, and not into the mail topic',
   (_stack, synth) => {
     let template: Template;
     let grants: ReturnType<typeof eventBridgeGrants>;
@@ -80,50 +70,23 @@ describe.each<[string, () => Template]>([
     });
 
     it('every grant to EventBridge names its source (aws:SourceArn): no policy lets any rule of any account in', () => {
-      expect(grants.length).toBeGreaterThanOrEqual(3);
+      expect(grants.length).toBeGreaterThanOrEqual(1);
       for (const { statement } of grants) {
         const sourceArn =
           statement.Condition?.ArnEquals?.['aws:SourceArn'] ??
           statement.Condition?.ArnLike?.['aws:SourceArn'];
         expect(sourceArn).toBeDefined();
       }
-      expect(grants.filter((grant) => grant.type === 'AWS::SNS::TopicPolicy')).toHaveLength(1);
-      expect(grants.filter((grant) => grant.type === 'AWS::KMS::Key')).toHaveLength(1);
     });
 
-    it('the topic policy: sns:Publish from the alert rule (aws:SourceArn) of this account (aws:SourceAccount)', () => {
-      const topic = grants.find((grant) => grant.type === 'AWS::SNS::TopicPolicy');
-      expect(topic?.statement.Action).toBe('sns:Publish');
-      expect(topic?.statement.Condition).toEqual({
-        ArnEquals: { 'aws:SourceArn': { 'Fn::GetAtt': [alertRuleId(template), 'Arn'] } },
-        ...ACCOUNT,
-      });
-    });
-
-    it('the key policy: Decrypt and GenerateDataKey* for rules of the alert bus (aws:SourceArn) of this account', () => {
-      const key = grants.find((grant) => grant.type === 'AWS::KMS::Key');
-      expect(key?.statement.Action).toEqual(['kms:Decrypt', 'kms:GenerateDataKey*']);
-      expect(key?.statement.Condition).toEqual({
-        ArnLike: {
-          'aws:SourceArn': {
-            'Fn::Join': [
-              '',
-              [
-                'arn:',
-                { Ref: 'AWS::Partition' },
-                ':events:',
-                { Ref: 'AWS::Region' },
-                ':',
-                { Ref: 'AWS::AccountId' },
-                ':rule/',
-                { Ref: alertBusId(template) },
-                '/*',
-              ],
-            ],
-          },
-        },
-        ...ACCOUNT,
-      });
+    it('the alert items do not reach the mail topic: no EventBridge grant on the topic or its key, the rule targets the inbox only', () => {
+      expect(grants.filter((grant) => grant.type === 'AWS::SNS::TopicPolicy')).toEqual([]);
+      expect(grants.filter((grant) => grant.type === 'AWS::KMS::Key')).toEqual([]);
+      const rule = (
+        template.toJSON().Resources as Record<string, { Properties: { Targets: { Arn: unknown }[] } }>
+      )[alertRuleId(template)];
+      expect(rule?.Properties.Targets).toHaveLength(1);
+      expect(JSON.stringify(rule?.Properties.Targets[0]?.Arn)).toContain('Inbox');
     });
 
     it('the inbox policy: from the alert rule (aws:SourceArn)', () => {

@@ -525,17 +525,14 @@ describe('SchedulerAgentSupervisor stack (default profile, demo: fake services)'
   });
 
   describe('operator alerts', () => {
-    it('routes order-processing events on the alert bus to a KMS-encrypted topic and the alert inbox', () => {
+    it('routes order-processing events on the alert bus to the alert inbox only (the KMS-encrypted topic gets the alarms)', () => {
       const bus = logicalId(synth.stack.alerts.bus);
       const topic = logicalId(synth.stack.alerts.topic);
       const inbox = logicalId(synth.stack.alerts.inbox);
       template.hasResourceProperties('AWS::Events::Rule', {
         EventBusName: { Ref: bus },
         EventPattern: { source: [ALERT_EVENT_SOURCE] },
-        Targets: Match.arrayWith([
-          Match.objectLike({ Arn: { Ref: topic } }),
-          Match.objectLike({ Arn: { 'Fn::GetAtt': [inbox, 'Arn'] } }),
-        ]),
+        Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [inbox, 'Arn'] } })],
       });
       expect(resourcesOf(template)[topic]?.Properties?.KmsMasterKeyId).toBeDefined();
       template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });

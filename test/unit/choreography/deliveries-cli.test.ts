@@ -18,6 +18,9 @@ describe('npm run deliveries arguments', () => {
     ],
     [['list'], { command: 'list' }],
     [['--status', 'Failed', 'list'], { command: 'list', status: 'Failed' }],
+    [['metrics'], { command: 'metrics', minutes: 60, aws: false }],
+    [['metrics', '--minutes', '15', '--aws'], { command: 'metrics', minutes: 15, aws: true }],
+    [['metrics', '--target', 't.json'], { command: 'metrics', minutes: 60, aws: false, target: 't.json' }],
   ])('%j', (argv, expected) => {
     expect(parseDeliveriesArguments(argv)).toEqual(expected);
   });
@@ -34,6 +37,11 @@ describe('npm run deliveries arguments', () => {
     [['show', 'd-1', '--status', 'Failed'], /show does not take --status/],
     [['list', '--verbose'], /Unknown option --verbose/],
     [['delete', 'd-1'], /Usage/],
+    [['metrics', '--minutes', '0'], /--minutes must be a whole number of minutes >= 1; got '0'/],
+    [['metrics', '--minutes', '1.5'], /--minutes must be a whole number/],
+    [['metrics', 'now'], /metrics takes no operand/],
+    [['metrics', '--json'], /metrics does not take --json/],
+    [['list', '--aws'], /list does not take --aws/],
   ])('refuses %j', (argv, message) => {
     expect(() => parseDeliveriesArguments(argv)).toThrow(message);
   });

@@ -22,6 +22,8 @@ export {
   SqsDeadLetterer,
   UNATTRIBUTED_GROUP,
 } from './adapters/dead-letterer';
+/** submit-delivery's own writes: the tooling accepts a delivery past the door with them (the chaos campaign). */
+export { DeliveryRecords } from './adapters/delivery-records';
 export {
   CommitConflictError,
   type ConsumerDefinition,

@@ -3,9 +3,9 @@ import { Construct } from 'constructs';
 import {
   CHOREOGRAPHY_METRICS_NAMESPACE,
   ChoreographyEnvKey,
-  type ConsumerSettings,
   DeliveryApiRoute,
   ServiceName,
+  type SubmitDeliverySettings,
 } from '../../lambdas/choreography/contracts';
 import { createKeyedRestApi } from '../platform/keyed-rest-api';
 import { LambdaFunction } from '../platform/lambda-function';
@@ -17,8 +17,11 @@ export interface DeliveryApiProps {
   readonly table: ServiceTable;
   /** Every service's table, read by the operator routes (a delivery's trail). */
   readonly serviceTables: DeliveryOperatorRoutesProps['tables'];
-  /** Ingestion's settings (SERVICE_SETTINGS of submit-delivery). */
-  readonly settings: ConsumerSettings;
+  /**
+   * SERVICE_SETTINGS of submit-delivery: ingestion's, with the fleet's range and payload it refuses
+   * beyond at the door (400 naming `dropoff` or `packages`).
+   */
+  readonly settings: SubmitDeliverySettings;
   /** Stage throttling, also the usage plan's limits. */
   readonly throttle: { readonly rateLimit: number; readonly burstLimit: number };
   /** Requests per client IP in 5 minutes (WAF web ACL on the stage). @default - no web ACL */

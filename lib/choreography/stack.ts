@@ -216,7 +216,12 @@ export class DroneDeliveryStack extends Stack {
         delivery: tables[ServiceName.Delivery],
         remediation: tables[ServiceName.Remediation],
       },
-      settings: config.ingestion,
+      // The door refuses what the fleet cannot fly, with the limits the services themselves use.
+      settings: {
+        ...config.ingestion,
+        maxRangeKm: config.droneScheduler.maxRangeKm,
+        maxPayloadGrams: config.package.maxPayloadGrams,
+      },
       throttle: config.apiThrottle,
       rateLimitPerIp: config.apiRateLimitPerIp,
     });

@@ -20,6 +20,8 @@ import {
   lifecyclePattern,
   type SubmitDeliveryRequest,
 } from '../../lambdas/choreography/contracts';
+import { DeliveryRecords, DynamoServiceStore } from '../../lambdas/choreography/kit';
+import { describeError } from '../../lambdas/shared/errors';
 import { serviceSendPolicy } from '../../lambdas/shared/service-send-policy';
 import { asActivity, type LocalTarget, type RuntimeClock } from '../local-runtime';
 import type {
@@ -162,6 +164,26 @@ export class DeliverySystemDriver {
     return asActivity(this.clock, `client submit ${request.deliveryId}`, (headers) =>
       submitJson(`${this.stack.apiBase}/deliveries`, request, this.stack.apiKey, headers),
     );
+  }
+
+  /**
+   * Accepts a delivery past the door, without HTTP: submit-delivery's own adapter writes its item
+   * and DeliveryRequested to the ingestion table for the relay to publish, without the door's
+   * limits. It stands for a delivery accepted before the fleet's range or payload shrank (the API
+   * now answers 400), so the services' own refusals still have work. The caller retries.
+   */
+  async acceptPastTheDoor(request: SubmitDeliveryRequest): Promise<SubmitOutcome> {
+    const store = new DynamoServiceStore(this.documents, this.output(Output.IngestionTableName), 0);
+    const now = new Date(this.clock?.now() ?? Date.now());
+    try {
+      const outcome = await new DeliveryRecords(store).submit(request, `chaos-${request.deliveryId}`, now);
+      if (outcome.kind === 'conflict') {
+        return { kind: 'refused', status: 409, body: `differs in ${outcome.fields.join(', ')}` };
+      }
+      return { kind: 'accepted', status: outcome.kind === 'accepted' ? 202 : 200 };
+    } catch (error) {
+      return { kind: 'retry', reason: describeError(error), afterMillis: 500 };
+    }
   }
 
   /** A poison message straight onto a consumer's FIFO queue. */

@@ -406,42 +406,62 @@ describe("the README's drone delivery tour", () => {
   const badInput = `curl -s -X POST \${API}deliveries -H "x-api-key: $KEY" -H 'content-type: application/json' \\
   -d '{"deliveryId":"d 4","ownerId":"","pickup":{"lat":91,"lon":0},"packages":[]}'`;
 
+  const d2Status = `curl -s \${API}deliveries/d-2 -H "x-api-key: $KEY"`;
+  const BURST = ['d-4', 'd-5', 'd-6', 'd-7'];
+  const burst = `sleep 30; for id in ${BURST.join(' ')}; do delivery $id "$NEAR" "$SMALL"; done`;
+  // Step 4's comment: "400 with an error for packages; ... for dropoff".
+  const refused = (path: string) => (output: string, command: TourCommand) => {
+    expect(`${command.comment} ${commentAbove(tour, 'delivery d-2 "$NEAR" "$HEAVY"')}`).toContain(
+      `for ${path}`,
+    );
+    expect(JSON.parse(output)).toMatchObject({
+      message: 'Request body is not a valid delivery',
+      errors: [{ path }],
+    });
+    expect(JSON.parse(output).errors).toHaveLength(1);
+  };
+  let failedId = '';
+
   it('runs as written and ends as the README says', async () => {
     await runTour(tour, {
       'delivery d-1 "$NEAR" "$SMALL"': { check: requested('d-1') },
       [d1Status]: { check: (output) => expect(JSON.parse(output)).toMatchObject({ deliveryId: 'd-1' }) },
       'npm run deliveries -- show d-1': { check: (output) => expect(output).toContain('DeliveryRequested') },
-      'delivery d-2 "$NEAR" "$HEAVY"': { check: requested('d-2') },
-      'delivery d-3 "$FAR" "$SMALL"': { check: requested('d-3') },
-      'npm run deliveries -- show d-2': {
-        before: () => waitForDelivery('d-2', 'Cancelled', 'Failed', 'Delivered'),
-        check: trail(
-          'Cancelled',
-          'PackageRejected',
-          'reasonCode=PACKAGE_TOO_HEAVY',
-          'decided COMPENSATE',
-          'DroneReleased',
-          'DeliveryCancelled',
-        ),
+      'delivery d-2 "$NEAR" "$HEAVY"': { check: refused('packages') },
+      'delivery d-3 "$FAR" "$SMALL"': { check: refused('dropoff') },
+      [d2Status]: {
+        check: (output) => {
+          expect(JSON.parse(output)).toEqual({ message: "Delivery 'd-2' not found" });
+        },
       },
-      'npm run deliveries -- show d-3': {
-        before: () => waitForDelivery('d-3', 'Failed', 'Cancelled', 'Delivered'),
-        check: trail(
-          'Failed',
-          'reasonCode=NO_DRONE_AVAILABLE',
-          'decided RETRY',
-          'decided PIVOT',
-          'decided GIVE_UP',
-          'DeliveryNeedsOperator',
-          'DeliveryFailed',
-        ),
+      [burst]: {
+        check: (output) => {
+          const lines = output.trim().split('\n');
+          expect(lines).toHaveLength(BURST.length);
+          for (const [index, line] of lines.entries()) requested(BURST[index] as string)(line);
+        },
       },
       'npm run deliveries -- list': {
-        before: () => waitForDelivery('d-1', 'Delivered', 'Failed', 'Cancelled'),
-        check: (output) => expect(ids(output)).toEqual(['d-1 Delivered', 'd-2 Cancelled', 'd-3 Failed']),
+        before: async () => {
+          for (const id of ['d-1', ...BURST]) await waitForDelivery(id, 'Delivered', 'Failed', 'Cancelled');
+        },
+        check: (output) => {
+          const rows = ids(output).sort();
+          expect(rows[0]).toBe('d-1 Delivered');
+          // Three drones, four deliveries at once: exactly one is left without a drone.
+          const burstRows = rows.filter((row) => BURST.includes(row.split(' ')[0] as string));
+          expect(burstRows.filter((row) => row.endsWith(' Failed'))).toHaveLength(1);
+          expect(burstRows.filter((row) => row.endsWith(' Delivered'))).toHaveLength(BURST.length - 1);
+          expect(rows).toHaveLength(1 + BURST.length);
+        },
       },
       'npm run deliveries -- list --status Failed': {
-        check: (output) => expect(ids(output)).toEqual(['d-3 Failed']),
+        check: (output) => {
+          const failed = ids(output);
+          expect(failed).toHaveLength(1);
+          failedId = (failed[0] ?? '').split(' ')[0] ?? '';
+          expect(BURST).toContain(failedId);
+        },
       },
       'npm run deliveries -- submit --sample': { check: (output) => expect(output).toMatch(/^HTTP 202 /m) },
       [badInput]: {
@@ -465,6 +485,18 @@ describe("the README's drone delivery tour", () => {
           },
         },
     });
+
+    // Step 5's promise, on the one of the burst left without a drone (the README says: show it).
+    const ladder = await run(tour, { text: `npm run deliveries -- show ${failedId}`, comment: '' });
+    trail(
+      'Failed',
+      'reasonCode=NO_DRONE_AVAILABLE',
+      'decided RETRY',
+      'decided PIVOT',
+      'decided GIVE_UP',
+      'DeliveryNeedsOperator',
+      'DeliveryFailed',
+    )(ladder);
 
     // Step 2's promise, once d-1 is delivered: its history as the step's comment lists it,
     // e.g. "DeliveryScheduled (delivery, 1, schemaVersion 2)".

@@ -41,6 +41,20 @@ export const DroneSchedulerSettingsSchema = ConsumerSettingsSchema.extend({
 });
 export type DroneSchedulerSettings = z.infer<typeof DroneSchedulerSettingsSchema>;
 
+/**
+ * submit-delivery: ingestion's settings and the limits it refuses at the door with a 400 naming the
+ * field. The stack copies the limits from the services that own them (the drone scheduler's
+ * maxRangeKm, the package service's maxPayloadGrams): one number each, read by both.
+ */
+export const SubmitDeliverySettingsSchema = ConsumerSettingsSchema.extend({
+  maxRangeKm: DroneSchedulerSettingsSchema.shape.maxRangeKm,
+  maxPayloadGrams: PackageSettingsSchema.shape.maxPayloadGrams,
+});
+export type SubmitDeliverySettings = z.infer<typeof SubmitDeliverySettingsSchema>;
+
+/** What the door checks of a delivery: the limits alone (no drone bookings, no clock). */
+export type DeliveryLimits = Pick<SubmitDeliverySettings, 'maxRangeKm' | 'maxPayloadGrams'>;
+
 export const DeliverySettingsSchema = ConsumerSettingsSchema.extend({
   /** Expected flight time, for the estimated arrival of DeliveryScheduled v2. */
   expectedFlightSeconds: Seconds,

@@ -8,7 +8,6 @@
  * picked the same free drone concurrently one commits and the other re-reads and picks again.
  */
 import {
-  type Coordinates,
   type DeliveryEvent,
   type DroneSchedulerSettings,
   type DroneWindow,
@@ -19,6 +18,7 @@ import {
   ServiceName,
 } from '../contracts';
 import { type Decision, ignored } from './decision';
+import { distanceKm } from './distance-km';
 import { emission } from './envelope';
 import { originalOf } from './retry-of';
 
@@ -77,19 +77,6 @@ export interface SchedulerInput {
   readonly event: DeliveryEvent<SchedulerConsumedType>;
   readonly now: Date;
   readonly settings: DroneSchedulerSettings;
-}
-
-const EARTH_RADIUS_KM = 6371.0088;
-
-/** Great-circle distance (haversine), in kilometres. */
-export function distanceKm(from: Coordinates, to: Coordinates): number {
-  const radians = (degrees: number) => (degrees * Math.PI) / 180;
-  const dLat = radians(to.lat - from.lat);
-  const dLon = radians(to.lon - from.lon);
-  const h =
-    Math.sin(dLat / 2) ** 2 +
-    Math.cos(radians(from.lat)) * Math.cos(radians(to.lat)) * Math.sin(dLon / 2) ** 2;
-  return 2 * EARTH_RADIUS_KM * Math.asin(Math.min(1, Math.sqrt(h)));
 }
 
 /** Half-open windows overlap when each starts before the other ends. */

@@ -1,6 +1,7 @@
 /**
  * Ingestion's rules (DESIGN.md "Services"): validating POST /deliveries (413 before parsing, 400
- * naming each bad field, a deadline in the past is a bad field), what a new delivery item holds,
+ * naming each bad field, a deadline in the past is a bad field, and so is what no drone could fly:
+ * a drop-off beyond the fleet's range or packages heavier than its payload), what a new delivery item holds,
  * what differs in a conflicting resubmission, and the read model the projection keeps (history
  * once per (producer, sequence); status from the highest Delivery-service sequence only).
  */
@@ -10,6 +11,7 @@ import { BODY_PATH, type FieldError } from '../../shared/validation';
 import {
   type DeliveryEvent,
   type DeliveryHistoryEntry,
+  type DeliveryLimits,
   DeliveryStatus,
   type DeliveryStatusBody,
   EventType,
@@ -22,6 +24,7 @@ import {
   type SubmitDeliveryRequest,
   SubmitDeliveryRequestSchema,
 } from '../contracts';
+import { distanceKm } from './distance-km';
 import { type Emission, emission } from './envelope';
 import { change, ignore, type Reaction, type ServiceItem } from './reaction';
 
@@ -42,6 +45,7 @@ export function parseDeliveryRequestBody(
   body: string | null | undefined,
   isBase64Encoded: boolean,
   now: Date,
+  limits: DeliveryLimits,
   maxBytes: number = MAX_DELIVERY_BODY_BYTES,
 ): ParsedDeliveryRequest {
   if (body === null || body === undefined || body.length === 0) {
@@ -73,16 +77,40 @@ export function parseDeliveryRequestBody(
       errors: parsed.errors,
     };
   }
-  const { deadline } = parsed.value;
-  if (deadline !== undefined && Date.parse(deadline) <= now.getTime()) {
-    return {
-      ok: false,
-      statusCode: 400,
-      message: 'Request body is not a valid delivery',
-      errors: [{ path: 'deadline', message: 'must be in the future' }],
-    };
+  const errors = [...deadlineErrors(parsed.value, now), ...undeliverableErrors(parsed.value, limits)];
+  if (errors.length > 0) {
+    return { ok: false, statusCode: 400, message: 'Request body is not a valid delivery', errors };
   }
   return { ok: true, request: parsed.value };
+}
+
+function deadlineErrors({ deadline }: SubmitDeliveryRequest, now: Date): FieldError[] {
+  return deadline !== undefined && Date.parse(deadline) <= now.getTime()
+    ? [{ path: 'deadline', message: 'must be in the future' }]
+    : [];
+}
+
+/**
+ * What the drone scheduler and the package service would refuse, decided by the request alone (their
+ * own checks stay, for a delivery accepted under other settings or an event from another producer).
+ */
+export function undeliverableErrors(request: SubmitDeliveryRequest, limits: DeliveryLimits): FieldError[] {
+  const errors: FieldError[] = [];
+  const distance = distanceKm(request.pickup, request.dropoff);
+  if (distance > limits.maxRangeKm) {
+    errors.push({
+      path: 'dropoff',
+      message: `is ${distance.toFixed(1)} km from the pickup; a drone flies at most ${limits.maxRangeKm} km`,
+    });
+  }
+  const totalWeightGrams = request.packages.reduce((sum, item) => sum + item.weightGrams, 0);
+  if (totalWeightGrams > limits.maxPayloadGrams) {
+    errors.push({
+      path: 'packages',
+      message: `weigh ${totalWeightGrams} g in all; a drone carries at most ${limits.maxPayloadGrams} g`,
+    });
+  }
+  return errors;
 }
 
 /** Identity of a submission: equal requests, whatever their key order, have one fingerprint. */

@@ -1,6 +1,7 @@
 /**
  * POST /deliveries: 202 new, 200 identical resubmission (current status), 409 conflicting
- * resubmission naming the differing fields, 400 naming each bad field, 413 too large; nothing is
+ * resubmission naming the differing fields, 400 naming each bad field (a drop-off out of range and
+ * packages too heavy included), 413 too large; nothing is
  * stored unless accepted. Composition and HTTP mapping only (rules: domain/ingestion.ts).
  */
 import { randomUUID } from 'node:crypto';
@@ -12,12 +13,14 @@ import { CORRELATION_ID_HEADER, correlationIdOf, errorResponse, jsonResponse } f
 import { annotateTrace, createObservability, instrumentedHandler } from '../../shared/observability';
 import { DeliveryRecords } from '../adapters/delivery-records';
 import { DynamoServiceStore } from '../adapters/service-store';
-import { ChoreographyEnvKey, DeliveryMetric } from '../contracts';
+import { readServiceSettings } from '../adapters/settings';
+import { ChoreographyEnvKey, DeliveryMetric, SubmitDeliverySettingsSchema } from '../contracts';
 import { parseDeliveryRequestBody, toDeliveryStatusBody } from '../domain/ingestion';
 
 const observability = createObservability<DeliveryMetric>();
 const { logger, tracer, count } = observability;
 // Submissions write no processed-message markers, so the store's marker TTL is never used.
+const settings = readServiceSettings(SubmitDeliverySettingsSchema);
 const records = new DeliveryRecords(
   new DynamoServiceStore(createDocumentClient(tracer), requireEnv(ChoreographyEnvKey.TableName), 0),
 );
@@ -32,7 +35,7 @@ export const handler = instrumentedHandler(
     annotateTrace(tracer, { correlationId });
     try {
       const now = new Date();
-      const parsed = parseDeliveryRequestBody(event.body, event.isBase64Encoded === true, now);
+      const parsed = parseDeliveryRequestBody(event.body, event.isBase64Encoded === true, now, settings);
       if (!parsed.ok) {
         count(DeliveryMetric.DeliveriesRejected);
         log.info('Delivery rejected: invalid request', { errors: parsed.errors });

@@ -15,7 +15,10 @@
  *     default profile a flight takes 4 minutes and the no-drone ladder about 7 (back-off 60, 120,
  *     240 s), within ACCEPTANCE_PROFILE=default's bounds. Neither was run for this suite yet.
  * The scenarios rely on the drones' limits (5 kg payload, 15 km range in every profile): too heavy
- * is 125 kg, out of range is Seattle to Sydney.
+ * is 125 kg, out of range is Seattle to Sydney. The API refuses both (400 naming packages or
+ * dropoff); the services' own checks are reached with deliveries accepted past the door
+ * (system.acceptPastTheDoor: submit-delivery's adapter writing to the ingestion table, as a
+ * delivery accepted before the limits shrank), so the caller also needs PutItem on that table.
  */
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -27,6 +30,7 @@ import {
   EventType,
   OperatorDeliveryRoute,
   ServiceName,
+  type SubmitDeliveryRequest,
 } from '../../../lambdas/choreography/contracts';
 import { acceptanceTarget, scenarioTimeoutMs, TARGET_ENV } from '../setup';
 import { DELIVERIES_APP } from '../target';
@@ -334,9 +338,11 @@ describe('flight reports arriving out of order', () => {
 describe('a package too heavy for a drone', () => {
   const id = deliveryIdOf('heavy');
 
-  it('is accepted (the API takes each package; the Package service judges the total)', async () => {
-    const response = await system.submit(delivery(id, { packages: TOO_HEAVY }));
-    expect(response.status).toBe(202);
+  it('accepted before the payload shrank (the API now refuses it, 400)', async () => {
+    const outcome = await system.acceptPastTheDoor(
+      delivery(id, { packages: TOO_HEAVY }) as SubmitDeliveryRequest,
+    );
+    expect(outcome.kind).toBe('accepted');
   });
 
   it('is rejected by the Package service, compensated by remediation, and ends Cancelled', async () => {
@@ -424,9 +430,11 @@ describe('a package too heavy for a drone', () => {
 describe('a delivery out of every drone’s range', () => {
   const id = deliveryIdOf('far');
 
-  it('is accepted', async () => {
-    const response = await system.submit(delivery(id, { dropoff: SYDNEY }));
-    expect(response.status).toBe(202);
+  it('accepted before the range shrank (the API now refuses it, 400)', async () => {
+    const outcome = await system.acceptPastTheDoor(
+      delivery(id, { dropoff: SYDNEY }) as SubmitDeliveryRequest,
+    );
+    expect(outcome.kind).toBe('accepted');
   });
 
   it('remediation retries, pivots, then gives up: DeliveryFailed (NO_DRONE_AVAILABLE)', async () => {
@@ -542,6 +550,34 @@ describe('bad input answers 400 or 413 and stores nothing', () => {
     const response = await system.submit(delivery(id, { deadline: '2020-01-01T00:00:00Z' }));
     expect(response.status).toBe(400);
     expect(errorPaths(response.body)).toContain('deadline');
+    await expectNothingStored(id);
+  });
+
+  it('400 for a drop-off beyond the fleet range, naming dropoff', async () => {
+    const id = deliveryIdOf('bad-far');
+    const response = await system.submit(delivery(id, { dropoff: SYDNEY }));
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({
+      message: 'Request body is not a valid delivery',
+      errors: [
+        { path: 'dropoff', message: expect.stringMatching(/km from the pickup; a drone flies at most/) },
+      ],
+    });
+    await expectNothingStored(id);
+  });
+
+  it('400 for packages heavier in all than a drone carries, naming packages', async () => {
+    const id = deliveryIdOf('bad-heavy');
+    const response = await system.submit(delivery(id, { packages: TOO_HEAVY }));
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({
+      errors: [
+        {
+          path: 'packages',
+          message: expect.stringMatching(/weigh 125000 g in all; a drone carries at most/),
+        },
+      ],
+    });
     await expectNothingStored(id);
   });
 

@@ -6,6 +6,7 @@
  * API. Built from a target description only.
  */
 
+import { randomUUID } from 'node:crypto';
 import { Sha256 } from '@aws-crypto/sha256-js';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
@@ -27,7 +28,9 @@ import {
 } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { SignatureV4 } from '@smithy/signature-v4';
-import type { DeliveryStatusBody } from '../../../lambdas/choreography/contracts';
+import { DeliveryRecords, type SubmitOutcome } from '../../../lambdas/choreography/adapters/delivery-records';
+import { DynamoServiceStore } from '../../../lambdas/choreography/adapters/service-store';
+import type { DeliveryStatusBody, SubmitDeliveryRequest } from '../../../lambdas/choreography/contracts';
 import { serviceSendPolicy } from '../../../lambdas/shared/service-send-policy';
 import { sendSigned } from '../../../lambdas/shared/signed-request';
 import { type ApiResponse, apiRequest, awsClientConfig, takeMatching } from '../client-support';
@@ -190,6 +193,17 @@ export class DeliverySystemClient {
       last = await read();
     }
     return last;
+  }
+
+  /**
+   * Accepts a delivery past the door: its item and DeliveryRequested in its change log, written by
+   * submit-delivery's own adapter (the relay publishes it as any other), without the door's limits.
+   * It stands for a delivery accepted before the fleet's range or payload shrank, which the
+   * services' own checks must still stop; the API would now refuse it (400).
+   */
+  acceptPastTheDoor(request: SubmitDeliveryRequest): Promise<SubmitOutcome> {
+    const store = new DynamoServiceStore(this.documents, this.output(ServiceTable.Ingestion), 0);
+    return new DeliveryRecords(store).submit(request, randomUUID(), new Date());
   }
 
   /** One item of a service's table (consistent read), unmarshalled. */

@@ -15,6 +15,7 @@ import {
   PRODUCED_EVENT_TYPES,
   SERVICE_DESTINATIONS,
   ServiceName,
+  SubmitDeliverySettingsSchema,
   TABLE_PARTITION_KEY,
   TABLE_TTL_ATTRIBUTE,
   TOPIC_FILTER_POLICIES,
@@ -364,6 +365,17 @@ describe('DroneDelivery stack (default profile, demo: fake drone fleet)', () => 
       );
       expect(refId(variables[ChoreographyEnvKey.TableName])).toBe(idOf(synth.stack.tables[consumer].table));
       expect(JSON.parse(variables[ChoreographyEnvKey.Settings])).toEqual(CONSUMER_SETTINGS[consumer]);
+    });
+
+    it("submit-delivery's settings: ingestion's, and the range and payload it refuses at the door, from the services that own them", () => {
+      const submit = template.toJSON().Resources[idOf(synth.stack.api.submitDelivery.function)] as Resource;
+      const settings = JSON.parse(submit.Properties.Environment.Variables[ChoreographyEnvKey.Settings]);
+      expect(settings).toEqual({
+        ...config.ingestion,
+        maxRangeKm: config.droneScheduler.maxRangeKm,
+        maxPayloadGrams: config.package.maxPayloadGrams,
+      });
+      expect(SubmitDeliverySettingsSchema.strict().safeParse(settings).success).toBe(true);
     });
 
     it('remediation consumes every consumer DLQ and knows their URLs', () => {

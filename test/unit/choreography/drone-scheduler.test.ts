@@ -8,7 +8,6 @@ import {
   type AssignmentState,
   AssignmentStatus,
   type DroneState,
-  distanceKm,
   firstFreeDrone,
   overlaps,
   reactToDroneEvent,
@@ -16,7 +15,7 @@ import {
   type SchedulerChange,
   type SchedulerInput,
 } from '../../../lambdas/choreography/domain/drone-scheduler';
-import { CENTRE, envelope, FAR, NEAR, requested, T0 } from './events';
+import { envelope, FAR, requested, T0 } from './events';
 
 const settings: DroneSchedulerSettings = {
   maxReceiveAttempts: 3,
@@ -82,23 +81,6 @@ function changed(reaction: Decision<SchedulerChange>) {
   if (reaction.kind !== 'change') throw new Error(`expected a change, got: ${reaction.reason}`);
   return reaction;
 }
-
-describe('distanceKm (haversine)', () => {
-  it('measures known distances', () => {
-    expect(distanceKm(CENTRE, CENTRE)).toBe(0);
-    expect(distanceKm(CENTRE, NEAR)).toBeCloseTo(1.11, 2);
-    // Berlin to Hamburg, great circle: about 255 km.
-    expect(distanceKm(CENTRE, FAR)).toBeGreaterThan(250);
-    expect(distanceKm(CENTRE, FAR)).toBeLessThan(260);
-    // A quarter of the equator.
-    expect(distanceKm({ lat: 0, lon: 0 }, { lat: 0, lon: 90 })).toBeCloseTo(10_007.5, 0);
-  });
-
-  it('is symmetric and survives antipodes', () => {
-    expect(distanceKm(NEAR, FAR)).toBeCloseTo(distanceKm(FAR, NEAR), 9);
-    expect(distanceKm({ lat: 0, lon: 0 }, { lat: 0, lon: 180 })).toBeCloseTo(Math.PI * 6371.0088, 3);
-  });
-});
 
 describe('overlaps and firstFreeDrone', () => {
   it('treats windows as half-open: one ending when the next starts does not overlap', () => {

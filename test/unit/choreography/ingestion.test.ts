@@ -2,6 +2,7 @@
 
 import type { DeliveryEvent } from '../../../lambdas/choreography/contracts';
 import { DELIVERIES_BY_STATUS_INDEX, EventType, ServiceName } from '../../../lambdas/choreography/contracts';
+import { distanceKm } from '../../../lambdas/choreography/domain/distance-km';
 import {
   conflictingFields,
   newDelivery,
@@ -14,10 +15,12 @@ const REQUEST = {
   deliveryId: 'd1',
   ownerId: 'owner',
   pickup: { lat: 1, lon: 1 },
-  dropoff: { lat: 2, lon: 2 },
+  dropoff: { lat: 1.05, lon: 1 },
   packages: [{ packageId: 'p1', weightGrams: 100, size: 'SMALL' as const }],
 };
-const parse = (body: unknown) => parseDeliveryRequestBody(JSON.stringify(body), false, NOW);
+const LIMITS = { maxRangeKm: 15, maxPayloadGrams: 5_000 };
+const parse = (body: unknown, limits = LIMITS) =>
+  parseDeliveryRequestBody(JSON.stringify(body), false, NOW, limits);
 
 describe('POST /deliveries validation', () => {
   it('accepts a valid request', () => {
@@ -40,17 +43,56 @@ describe('POST /deliveries validation', () => {
     });
   });
 
+  it('accepts a drop-off exactly at the fleet range, refuses one beyond it naming dropoff (400)', () => {
+    const atRange = { maxRangeKm: distanceKm(REQUEST.pickup, REQUEST.dropoff), maxPayloadGrams: 5_000 };
+    expect(parse(REQUEST, atRange)).toMatchObject({ ok: true });
+    const result = parse(REQUEST, { ...atRange, maxRangeKm: atRange.maxRangeKm - 0.01 });
+    expect(result).toMatchObject({ ok: false, statusCode: 400, errors: [{ path: 'dropoff' }] });
+    if (!result.ok) expect(result.errors).toHaveLength(1);
+    // A real far drop-off: about 111 km north of the pickup, with the profiles' 15 km range.
+    const far = parse({ ...REQUEST, dropoff: { lat: 2, lon: 1 } });
+    expect(far).toMatchObject({
+      ok: false,
+      errors: [{ path: 'dropoff', message: expect.stringMatching(/111\.\d km .* at most 15 km/) }],
+    });
+  });
+
+  it('accepts packages weighing exactly the payload in all, refuses heavier naming packages (400)', () => {
+    const packages = (...grams: number[]) =>
+      grams.map((weightGrams, index) => ({ packageId: `p${index}`, weightGrams, size: 'SMALL' as const }));
+    expect(parse({ ...REQUEST, packages: packages(2_500, 2_500) })).toMatchObject({ ok: true });
+    const result = parse({ ...REQUEST, packages: packages(2_500, 2_501) });
+    expect(result).toMatchObject({
+      ok: false,
+      statusCode: 400,
+      errors: [{ path: 'packages', message: expect.stringContaining('5001 g in all') }],
+    });
+    if (!result.ok) expect(result.errors).toHaveLength(1);
+  });
+
+  it('names every undeliverable field at once, with the other bad fields', () => {
+    const result = parse({
+      ...REQUEST,
+      dropoff: { lat: 2, lon: 1 },
+      packages: [{ packageId: 'p1', weightGrams: 8_000, size: 'LARGE' }],
+      deadline: '2029-12-31T00:00:00Z',
+    });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.errors.map((error) => error.path)).toEqual(['deadline', 'dropoff', 'packages']);
+  });
+
   it('refuses a body over the limit before parsing it (413)', () => {
-    expect(parseDeliveryRequestBody('x'.repeat(9000), false, NOW)).toMatchObject({
+    expect(parseDeliveryRequestBody('x'.repeat(9000), false, NOW, LIMITS)).toMatchObject({
       ok: false,
       statusCode: 413,
     });
   });
 
   it('names the fields a conflicting resubmission changes', () => {
-    expect(conflictingFields(REQUEST, { ...REQUEST, ownerId: 'other', dropoff: { lon: 2, lat: 2 } })).toEqual(
-      ['ownerId'],
-    );
+    expect(
+      conflictingFields(REQUEST, { ...REQUEST, ownerId: 'other', dropoff: { lon: 1, lat: 1.05 } }),
+    ).toEqual(['ownerId']);
     expect(conflictingFields(REQUEST, { ...REQUEST, deadline: '2030-01-02T00:00:00Z' })).toEqual([
       'deadline',
     ]);

@@ -214,6 +214,7 @@ export class DroneDeliveryStack extends Stack {
       settings: config.ingestion,
       throttle: config.apiThrottle,
       rateLimitPerIp: config.apiRateLimitPerIp,
+      requesters: config.requesters,
     });
     if (props.operatorConsoleOrigin !== undefined)
       api.operator.allowBrowserOrigin(props.operatorConsoleOrigin);

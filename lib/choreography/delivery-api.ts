@@ -79,6 +79,8 @@ export class DeliveryApi extends Construct {
       description: 'Drone delivery requests (choreography)',
       clients: 'Delivery requesters',
       keyNames: props.requesters,
+      // The key the one shared requester key was: its holders keep it, as the first requester's.
+      firstNameKeepsSharedKey: true,
       throttle: props.throttle,
       rateLimitPerIp: props.rateLimitPerIp,
       bodyValidation:

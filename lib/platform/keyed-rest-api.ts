@@ -21,6 +21,13 @@ export interface KeyedRestApiProps {
    * @default - one key, `ApiKey`, shared by every client
    */
   readonly keyNames?: readonly string[];
+  /**
+   * With keyNames: the first named client keeps the API's former shared key (construct id `ApiKey`,
+   * so its logical id and the key value its holders have survive the upgrade from one shared key;
+   * only its stage keys and description change, neither of which replaces it).
+   * @default false - every named key is new (`ApiKey-<name>`)
+   */
+  readonly firstNameKeepsSharedKey?: boolean;
   /** Stage throttling, also the usage plan's limits (rateLimit > 0, integer burstLimit >= rateLimit). */
   readonly throttle: { readonly rateLimit: number; readonly burstLimit: number };
   /**
@@ -124,8 +131,11 @@ export function createKeyedRestApi(scope: Construct, props: KeyedRestApiProps): 
         `${scope.constructor.name} ${scope.node.path}: keyNames must name one or more distinct clients, got ${JSON.stringify(props.keyNames)}`,
       );
     }
-    for (const name of props.keyNames) {
-      const key = new apigw.ApiKey(api, `ApiKey-${name}`, { description: `${props.clients}: ${name}` });
+    for (const [index, name] of props.keyNames.entries()) {
+      const keeps = index === 0 && props.firstNameKeepsSharedKey === true;
+      const key = new apigw.ApiKey(api, keeps ? 'ApiKey' : `ApiKey-${name}`, {
+        description: `${props.clients}: ${name}`,
+      });
       usagePlan.addApiKey(key);
       namedKeys.set(name, key);
     }

@@ -38,6 +38,8 @@ describe('delivery requesters (default profile)', () => {
         KeyType: 'API_KEY',
       });
     }
+    // The first requester keeps the former shared key (its holders keep its value; upgrade-safety checks it).
+    expect(synth.stack.api.apiKey.node.id).toBe('ApiKey');
     // The tooling's key (the stack output) is the first requester's.
     expect(logicalIdOf(synth.stack.api.apiKey)).toBe(
       logicalIdOf(synth.stack.api.requesterKeys.get(config.requesters[0] as string) as apigw.IApiKey),

@@ -41,6 +41,8 @@ export class DeliveryApi extends Construct {
   readonly apiKey: apigw.IApiKey;
   /** Each requester's key, by requester name. */
   readonly requesterKeys: ReadonlyMap<string, apigw.IApiKey>;
+  /** JSON of RequesterRegistry (requesters and their key ids): the handlers' list, and a stack output. */
+  readonly requesterRegistry: string;
   /** Invoke URL of the stage, without a trailing slash. */
   readonly url: string;
   readonly submitDelivery: LambdaFunction;
@@ -94,9 +96,9 @@ export class DeliveryApi extends Construct {
       requesterId: name,
       apiKeyId: (namedKeys.get(name) as apigw.IApiKey).keyId,
     }));
-    const registryJson = Stack.of(this).toJsonString(registry);
+    this.requesterRegistry = Stack.of(this).toJsonString(registry);
     for (const handler of [this.submitDelivery, this.getDelivery]) {
-      handler.function.addEnvironment(ChoreographyEnvKey.RequesterRegistry, registryJson);
+      handler.function.addEnvironment(ChoreographyEnvKey.RequesterRegistry, this.requesterRegistry);
     }
     const deliveries = api.root.addResource(DeliveryApiRoute.Deliveries);
     deliveries.addMethod('POST', new apigw.LambdaIntegration(this.submitDelivery.function));

@@ -31,6 +31,8 @@
  */
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import type { RequesterRegistry } from '../lambdas/choreography/contracts/requesters';
+import type { DroneDeliveryOutput } from '../lib/choreography/stack';
 import {
   createClock,
   DEFAULT_LOCAL_REGION,
@@ -42,8 +44,6 @@ import {
   synthesizeLocalAssembly,
 } from '../lib/local-runtime';
 import { orderTransitionLog } from '../lib/scheduler-agent-supervisor/local/transition-log';
-import type { RequesterRegistry } from '../lambdas/choreography/contracts/requesters';
-import type { DroneDeliveryOutput } from '../lib/choreography/stack';
 import type { ClientOutput, StackOutput } from '../lib/scheduler-agent-supervisor/stack';
 import { APP_API_PORT_ORDER } from './app-api-port-order';
 import { appLocalUsers } from './app-local-users';

@@ -31,6 +31,8 @@
  */
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import type { RequesterRegistry } from '../lambdas/choreography/contracts/requesters';
+import type { DroneDeliveryOutput } from '../lib/choreography/stack';
 import {
   createClock,
   DEFAULT_LOCAL_REGION,
@@ -57,6 +59,8 @@ import { parseContextEntry, parsePort, parseStartArguments, type StartArguments 
 
 /** The order app's Clients output, checked against the stack's name at compile time (a type-only import keeps aws-cdk-lib out of this process). */
 const CLIENTS_OUTPUT: (typeof StackOutput)['Clients'] = 'Clients';
+/** The delivery app's Requesters output (each requester and its key id), checked the same way. */
+const REQUESTERS_OUTPUT: (typeof DroneDeliveryOutput)['Requesters'] = 'Requesters';
 
 /** Where npm start records IAM denials and, when it stops, what was granted and used (npm run iam:report). */
 const IAM_RECORD_DIR = resolve(PROJECT_ROOT, '.local', 'iam');
@@ -94,6 +98,14 @@ function printAccess(target: LocalTarget, args: Pick<StartArguments, 'iam' | 'da
         console.log(
           `  client ${client.clientId}: x-api-key ${key}; replies ${client.replyQueueUrl}${readAs}`,
         );
+      }
+      // Each requester sees only its own deliveries (another's answers 404).
+      for (const requester of jsonListOutput<RequesterRegistry[number]>(
+        target.stackOutputs?.[stackName],
+        REQUESTERS_OUTPUT,
+      )) {
+        const key = api.apiKeyIds?.[requester.apiKeyId] ?? '(unknown key)';
+        console.log(`  requester ${requester.requesterId}: x-api-key ${key}`);
       }
     }
   } else if (target.apiKey) {
@@ -248,13 +260,18 @@ async function startOperatorConsole(
 
 /** The Clients output of a stack that has one (the order app): each client's key id and reply queue. */
 function clientsOf(outputs: Readonly<Record<string, string>> | undefined): ClientOutput[] {
-  const raw = outputs?.[CLIENTS_OUTPUT];
+  return jsonListOutput<ClientOutput>(outputs, CLIENTS_OUTPUT);
+}
+
+/** A stack output holding a JSON list (the orders' Clients, the deliveries' Requesters); [] when absent. */
+function jsonListOutput<T>(outputs: Readonly<Record<string, string>> | undefined, name: string): T[] {
+  const raw = outputs?.[name];
   if (raw === undefined) return [];
   try {
     const parsed: unknown = JSON.parse(raw);
-    return Array.isArray(parsed) ? (parsed as ClientOutput[]) : [];
+    return Array.isArray(parsed) ? (parsed as T[]) : [];
   } catch {
-    console.log(`The ${CLIENTS_OUTPUT} output is not JSON: ${raw}`);
+    console.log(`The ${name} output is not JSON: ${raw}`);
     return [];
   }
 }

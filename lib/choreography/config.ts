@@ -66,6 +66,11 @@ export interface ChoreographySettings {
   readonly messageRetentionSeconds: number;
   /** Stage throttling of the delivery API (steady requests per second and burst), also its usage plan's. */
   readonly apiThrottle: { readonly rateLimit: number; readonly burstLimit: number };
+  /**
+   * The delivery requesters (client applications), as the orders' clients: each gets its own API key
+   * and sees only its own deliveries. The first is the one the tooling uses when it names none.
+   */
+  readonly requesters: readonly string[];
 }
 
 const HOUR = 3_600;
@@ -97,6 +102,7 @@ export const CHOREOGRAPHY_PROFILES: Readonly<Record<ProfileName, ChoreographySet
     relay: { batchSize: 10, retryAttempts: 8, maxRecordAgeSeconds: DAY, timeoutSeconds: 30 },
     messageRetentionSeconds: 4 * DAY,
     apiThrottle: { rateLimit: 50, burstLimit: 100 },
+    requesters: ['pharmacy', 'bakery'],
   },
   local: {
     ingestion: { maxReceiveAttempts: 3, processedMessageTtlSeconds: HOUR },
@@ -122,6 +128,7 @@ export const CHOREOGRAPHY_PROFILES: Readonly<Record<ProfileName, ChoreographySet
     relay: { batchSize: 10, retryAttempts: 3, maxRecordAgeSeconds: 300, timeoutSeconds: 20 },
     messageRetentionSeconds: HOUR,
     apiThrottle: { rateLimit: 200, burstLimit: 400 },
+    requesters: ['pharmacy', 'bakery'],
   },
 };
 
@@ -186,6 +193,16 @@ export function validateChoreographySettings(profile: string, settings: Choreogr
   if (!(rateLimit > 0) || !Number.isInteger(burstLimit) || burstLimit < rateLimit) {
     problems.push(
       `apiThrottle needs rateLimit > 0 and an integer burstLimit >= rateLimit, got ${rateLimit}/${burstLimit}`,
+    );
+  }
+  const namePattern = /^[a-z][a-z0-9-]{0,39}$/;
+  if (
+    settings.requesters.length === 0 ||
+    new Set(settings.requesters).size !== settings.requesters.length ||
+    settings.requesters.some((name) => !namePattern.test(name))
+  ) {
+    problems.push(
+      `requesters must be one or more distinct names matching ${namePattern}, got ${JSON.stringify(settings.requesters)}`,
     );
   }
   if (settings.remediation.retryMaxSeconds < settings.remediation.retryBaseSeconds) {

@@ -1,9 +1,11 @@
+import { Stack } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import { Construct } from 'constructs';
 import {
   CHOREOGRAPHY_METRICS_NAMESPACE,
   ChoreographyEnvKey,
   DeliveryApiRoute,
+  type RequesterRegistry,
   ServiceName,
   type SubmitDeliverySettings,
 } from '../../lambdas/choreography/contracts';
@@ -26,17 +28,24 @@ export interface DeliveryApiProps {
   readonly throttle: { readonly rateLimit: number; readonly burstLimit: number };
   /** Requests per client IP in 5 minutes (WAF web ACL on the stage). @default - no web ACL */
   readonly rateLimitPerIp?: number;
+  /** The delivery requesters: each gets its own API key; the handlers map the key id to the requester. */
+  readonly requesters: readonly string[];
 }
 
 /**
  * The ingestion service's front door: a REST API (`POST /deliveries`, `GET /deliveries/{deliveryId}`)
- * behind an API key and a usage plan, and the operators' routes (`/operator/deliveries`, AWS_IAM). submit-delivery writes the delivery and its DeliveryRequested
+ * behind an API key per requester (configuration) and a usage plan, and the operators' routes (`/operator/deliveries`, AWS_IAM). submit-delivery writes the delivery and its DeliveryRequested
  * change log entry (the relay publishes it); get-delivery reads the read model. The body size limit
  * (MAX_DELIVERY_BODY_BYTES, 413) is checked by submit-delivery before parsing, as submit-order does.
  */
 export class DeliveryApi extends Construct {
   readonly api: apigw.RestApi;
+  /** The first requester's key (the one the tooling uses when it names no requester). */
   readonly apiKey: apigw.IApiKey;
+  /** Each requester's key, by requester name. */
+  readonly requesterKeys: ReadonlyMap<string, apigw.IApiKey>;
+  /** JSON of RequesterRegistry (requesters and their key ids): the handlers' list, and a stack output. */
+  readonly requesterRegistry: string;
   /** Invoke URL of the stage, without a trailing slash. */
   readonly url: string;
   readonly submitDelivery: LambdaFunction;
@@ -71,9 +80,12 @@ export class DeliveryApi extends Construct {
     });
     props.table.grant(this.getDelivery.function, 'dynamodb:GetItem');
 
-    const { api, apiKey, parameterValidator, url } = createKeyedRestApi(this, {
+    const { api, apiKey, namedKeys, parameterValidator, url } = createKeyedRestApi(this, {
       description: 'Drone delivery requests (choreography)',
       clients: 'Delivery requesters',
+      keyNames: props.requesters,
+      // The key the one shared requester key was: its holders keep it, as the first requester's.
+      firstNameKeepsSharedKey: true,
       throttle: props.throttle,
       rateLimitPerIp: props.rateLimitPerIp,
       bodyValidation:
@@ -81,7 +93,16 @@ export class DeliveryApi extends Construct {
     });
     this.api = api;
     this.apiKey = apiKey;
+    this.requesterKeys = namedKeys;
     this.url = url;
+    const registry: RequesterRegistry = props.requesters.map((name) => ({
+      requesterId: name,
+      apiKeyId: (namedKeys.get(name) as apigw.IApiKey).keyId,
+    }));
+    this.requesterRegistry = Stack.of(this).toJsonString(registry);
+    for (const handler of [this.submitDelivery, this.getDelivery]) {
+      handler.function.addEnvironment(ChoreographyEnvKey.RequesterRegistry, this.requesterRegistry);
+    }
     const deliveries = api.root.addResource(DeliveryApiRoute.Deliveries);
     deliveries.addMethod('POST', new apigw.LambdaIntegration(this.submitDelivery.function));
     deliveries

@@ -38,6 +38,8 @@ export const DRONE_DELIVERY_STACK_NAME = 'DroneDelivery';
 export const DroneDeliveryOutput = {
   ApiUrl: 'ApiUrl',
   ApiKeyId: 'ApiKeyId',
+  /** JSON of the requesters and their API key ids (contracts' RequesterRegistry); the first is ApiKeyId's. */
+  Requesters: 'Requesters',
   IngestionTableName: 'IngestionTableName',
   PackageTableName: 'PackageTableName',
   DroneSchedulerTableName: 'DroneSchedulerTableName',
@@ -224,6 +226,7 @@ export class DroneDeliveryStack extends Stack {
       },
       throttle: config.apiThrottle,
       rateLimitPerIp: config.apiRateLimitPerIp,
+      requesters: config.requesters,
     });
     if (props.operatorConsoleOrigin !== undefined)
       api.operator.allowBrowserOrigin(props.operatorConsoleOrigin);
@@ -408,6 +411,7 @@ export class DroneDeliveryStack extends Stack {
     const outputs: Record<keyof typeof DroneDeliveryOutput, string> = {
       ApiUrl: this.api.url,
       ApiKeyId: this.api.apiKey.keyId,
+      Requesters: this.api.requesterRegistry,
       IngestionTableName: this.tables[ServiceName.Ingestion].tableName,
       PackageTableName: this.tables[ServiceName.Package].tableName,
       DroneSchedulerTableName: this.tables[ServiceName.DroneScheduler].tableName,

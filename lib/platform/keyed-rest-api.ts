@@ -22,6 +22,13 @@ export interface KeyedRestApiProps {
    * @default - one key, `ApiKey`, shared by every client
    */
   readonly keyNames?: readonly string[];
+  /**
+   * With keyNames: the first named client keeps the API's former shared key (construct id `ApiKey`,
+   * so its logical id and the key value its holders have survive the upgrade from one shared key;
+   * only its stage keys and description change, neither of which replaces it).
+   * @default false - every named key is new (`ApiKey-<name>`)
+   */
+  readonly firstNameKeepsSharedKey?: boolean;
   /** Stage throttling, also the usage plan's limits (rateLimit > 0, integer burstLimit >= rateLimit). */
   readonly throttle: { readonly rateLimit: number; readonly burstLimit: number };
   /**
@@ -208,8 +215,11 @@ function addKeysAndUsagePlans(
   }
   if (keyShares !== undefined) validateShares(owner, keyNames, keyShares);
   const namedKeys = new Map<string, apigw.IApiKey>();
-  for (const name of keyNames) {
-    const key = new apigw.ApiKey(api, `ApiKey-${name}`, { description: `${props.clients}: ${name}` });
+  for (const [index, name] of keyNames.entries()) {
+    const keeps = index === 0 && props.firstNameKeepsSharedKey === true;
+    const key = new apigw.ApiKey(api, keeps ? 'ApiKey' : `ApiKey-${name}`, {
+      description: `${props.clients}: ${name}`,
+    });
     planOf(keyShares?.[name], name).addApiKey(key);
     namedKeys.set(name, key);
   }

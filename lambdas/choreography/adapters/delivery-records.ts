@@ -1,22 +1,30 @@
 /**
  * Ingestion's table through the kit's store: a submission is a create-if-absent commit of the
  * DELIVERY# item with its DeliveryRequested in the change log (one write: accepted means published,
- * eventually, by the relay); a resubmission reads what is stored and compares fingerprints.
+ * eventually, by the relay); a resubmission reads what is stored and compares fingerprints (another requester's id: unavailable).
  */
 import { ServiceName, type SubmitDeliveryRequest } from '../contracts';
 import { conflictingFields, type DeliveryRecord, deliveryKeyOf, newDelivery } from '../domain/ingestion';
+import { ownsDelivery } from '../domain/requesters';
 import type { DynamoServiceStore } from './service-store';
 
 export type SubmitOutcome =
   | { readonly kind: 'accepted'; readonly record: DeliveryRecord }
   | { readonly kind: 'identical'; readonly record: DeliveryRecord }
-  | { readonly kind: 'conflict'; readonly fields: readonly string[] };
+  | { readonly kind: 'conflict'; readonly fields: readonly string[] }
+  /** The id is another requester's: nothing about that delivery may be told. */
+  | { readonly kind: 'unavailable' };
 
 export class DeliveryRecords {
   constructor(private readonly store: Pick<DynamoServiceStore, 'load' | 'commit'>) {}
 
-  async submit(request: SubmitDeliveryRequest, correlationId: string, now: Date): Promise<SubmitOutcome> {
-    const { record, emissions } = newDelivery(request, correlationId, now);
+  async submit(
+    request: SubmitDeliveryRequest,
+    correlationId: string,
+    now: Date,
+    requesterId: string,
+  ): Promise<SubmitOutcome> {
+    const { record, emissions } = newDelivery(request, correlationId, now, requesterId);
     const outcome = await this.store.commit({
       key: deliveryKeyOf(request.deliveryId),
       read: undefined,
@@ -32,6 +40,7 @@ export class DeliveryRecords {
     if (outcome.kind === 'committed') return { kind: 'accepted', record };
     const existing = await this.get(request.deliveryId);
     if (!existing) throw new Error(`Delivery ${request.deliveryId} existed at write time but is gone now`);
+    if (!ownsDelivery(existing, requesterId)) return { kind: 'unavailable' };
     if (existing.fingerprint === record.fingerprint) return { kind: 'identical', record: existing };
     return { kind: 'conflict', fields: conflictingFields(existing.request, request) };
   }

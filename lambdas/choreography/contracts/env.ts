@@ -9,6 +9,8 @@ export const ChoreographyEnvKey = {
   DeadLetterQueueUrl: 'DEAD_LETTER_QUEUE_URL',
   /** JSON of the service's settings (./settings.ts), parsed at cold start. */
   Settings: 'SERVICE_SETTINGS',
+  /** submit-delivery and get-delivery: JSON of RequesterRegistry (./requesters.ts), parsed at cold start. */
+  RequesterRegistry: 'REQUESTER_REGISTRY',
   /** Outbox relay destinations (./outbox.ts): set on the relays that publish to each. */
   RequestsTopicArn: 'REQUESTS_TOPIC_ARN',
   DeliveryQueueUrl: 'DELIVERY_QUEUE_URL',

@@ -13,6 +13,7 @@ export * from './operator';
 export * from './outbox';
 export * from './parse-event';
 export * from './reason-codes';
+export * from './requesters';
 export * from './routing';
 export * from './settings';
 export * from './statuses';

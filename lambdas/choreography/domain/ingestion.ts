@@ -131,6 +131,8 @@ export function conflictingFields(stored: SubmitDeliveryRequest, submitted: Subm
 /** The read model's attributes of a delivery item (besides the kit's pk, version, sequence, outbox). */
 export interface DeliveryRecord {
   readonly deliveryId: string;
+  /** The requester that submitted it (domain/requesters.ts); absent on deliveries from before requesters. */
+  readonly requesterId?: string;
   readonly request: SubmitDeliveryRequest;
   readonly fingerprint: string;
   readonly correlationId: string;
@@ -147,12 +149,14 @@ export function newDelivery(
   request: SubmitDeliveryRequest,
   correlationId: string,
   now: Date,
+  requesterId: string,
 ): { readonly record: DeliveryRecord; readonly emissions: readonly Emission[] } {
   const { deliveryId, ...data } = request;
   const at = now.toISOString();
   return {
     record: {
       deliveryId,
+      requesterId,
       request,
       fingerprint: deliveryFingerprint(request),
       correlationId,

@@ -1,4 +1,8 @@
-/** GET /deliveries/{deliveryId}: the delivery's status and history from ingestion's read model. */
+/**
+ * GET /deliveries/{deliveryId}: the delivery's status and history from ingestion's read model, to
+ * the requester that submitted it only: another requester's delivery is answered 404, exactly as an
+ * unknown id. A key of no registered requester: 403.
+ */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { createDocumentClient } from '../../shared/aws-clients/dynamodb';
 import { requireEnv } from '../../shared/env';
@@ -6,9 +10,11 @@ import { apiRequestScope, errorResponse, jsonResponse, unexpectedErrorResponse }
 import { annotateTrace, createObservability, instrumentedHandler } from '../../shared/observability';
 import { deliveryIdParameter } from '../adapters/delivery-id-parameter';
 import { DeliveryRecords } from '../adapters/delivery-records';
+import { readRequesterRegistry } from '../adapters/requester-registry';
 import { DynamoServiceStore } from '../adapters/service-store';
 import { ChoreographyEnvKey, DeliveryApiRoute } from '../contracts';
 import { toDeliveryStatusBody } from '../domain/ingestion';
+import { ownsDelivery, requesterOfApiKey } from '../domain/requesters';
 
 const observability = createObservability();
 const { tracer } = observability;
@@ -16,6 +22,7 @@ const { tracer } = observability;
 const records = new DeliveryRecords(
   new DynamoServiceStore(createDocumentClient(tracer), requireEnv(ChoreographyEnvKey.TableName), 0),
 );
+const requesters = readRequesterRegistry();
 
 export const handler = instrumentedHandler(
   observability,
@@ -23,12 +30,17 @@ export const handler = instrumentedHandler(
     const scope = apiRequestScope(event, context, observability);
     const { echoHeaders } = scope;
     try {
+      const requester = requesterOfApiKey(requesters, event.requestContext?.identity?.apiKeyId);
+      if (requester === undefined) {
+        return errorResponse(403, 'This API key is not registered to a requester', undefined, echoHeaders);
+      }
       const parameter = deliveryIdParameter(event, DeliveryApiRoute.DeliveryIdParameter, echoHeaders);
       if ('refused' in parameter) return parameter.refused;
       const { deliveryId } = parameter;
       annotateTrace(tracer, { deliveryId });
       const record = await records.get(deliveryId);
-      if (!record) return errorResponse(404, `Delivery '${deliveryId}' not found`, undefined, echoHeaders);
+      if (!record || !ownsDelivery(record, requester.requesterId))
+        return errorResponse(404, `Delivery '${deliveryId}' not found`, undefined, echoHeaders);
       return jsonResponse(200, toDeliveryStatusBody(record), echoHeaders);
     } catch (error) {
       return unexpectedErrorResponse(scope, 'Reading delivery status failed unexpectedly', error);

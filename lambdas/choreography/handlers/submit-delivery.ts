@@ -1,8 +1,8 @@
 /**
  * POST /deliveries: 202 new, 200 identical resubmission (current status), 409 conflicting
- * resubmission naming the differing fields, 400 naming each bad field (a drop-off out of range and
- * packages too heavy included), 413 too large; nothing is
- * stored unless accepted. Composition and HTTP mapping only (rules: domain/ingestion.ts).
+ * resubmission naming the differing fields, 409 an id another requester holds (naming nothing of
+ * it), 400 naming each bad field (a drop-off out of range and packages too heavy included), 413 too large, 403 an API key of no registered requester; nothing
+ * is stored unless accepted. Composition and HTTP mapping only (rules: domain/ingestion.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
@@ -12,10 +12,12 @@ import { describeError } from '../../shared/errors';
 import { CORRELATION_ID_HEADER, correlationIdOf, errorResponse, jsonResponse } from '../../shared/http';
 import { annotateTrace, createObservability, instrumentedHandler } from '../../shared/observability';
 import { DeliveryRecords } from '../adapters/delivery-records';
+import { readRequesterRegistry } from '../adapters/requester-registry';
 import { DynamoServiceStore } from '../adapters/service-store';
 import { readServiceSettings } from '../adapters/settings';
 import { ChoreographyEnvKey, DeliveryMetric, SubmitDeliverySettingsSchema } from '../contracts';
 import { parseDeliveryRequestBody, toDeliveryStatusBody } from '../domain/ingestion';
+import { requesterOfApiKey } from '../domain/requesters';
 
 const observability = createObservability<DeliveryMetric>();
 const { logger, tracer, count } = observability;
@@ -24,6 +26,7 @@ const settings = readServiceSettings(SubmitDeliverySettingsSchema);
 const records = new DeliveryRecords(
   new DynamoServiceStore(createDocumentClient(tracer), requireEnv(ChoreographyEnvKey.TableName), 0),
 );
+const requesters = readRequesterRegistry();
 
 export const handler = instrumentedHandler(
   observability,
@@ -34,6 +37,16 @@ export const handler = instrumentedHandler(
     log.addContext(context);
     annotateTrace(tracer, { correlationId });
     try {
+      const apiKeyId = event.requestContext?.identity?.apiKeyId;
+      const requester = requesterOfApiKey(requesters, apiKeyId);
+      if (requester === undefined) {
+        count(DeliveryMetric.DeliveriesRejected);
+        log.warn('Delivery refused: the API key belongs to no registered requester', {
+          apiKeyId: apiKeyId ?? null,
+        });
+        return errorResponse(403, 'This API key is not registered to a requester', undefined, echo);
+      }
+      log.appendKeys({ requesterId: requester.requesterId });
       const now = new Date();
       const parsed = parseDeliveryRequestBody(event.body, event.isBase64Encoded === true, now, settings);
       if (!parsed.ok) {
@@ -44,7 +57,7 @@ export const handler = instrumentedHandler(
       const { deliveryId } = parsed.request;
       log.appendKeys({ deliveryId });
       annotateTrace(tracer, { deliveryId });
-      const outcome = await records.submit(parsed.request, correlationId, now);
+      const outcome = await records.submit(parsed.request, correlationId, now, requester.requesterId);
       switch (outcome.kind) {
         case 'accepted':
           count(DeliveryMetric.DeliveriesAccepted);
@@ -60,6 +73,15 @@ export const handler = instrumentedHandler(
             409,
             `Delivery '${deliveryId}' already exists with different data; the request was not applied`,
             outcome.fields.map((path) => ({ path, message: 'differs from the accepted delivery' })),
+            echo,
+          );
+        case 'unavailable':
+          count(DeliveryMetric.DeliveryConflicts);
+          log.warn('Submission of a deliveryId another requester holds; refused');
+          return errorResponse(
+            409,
+            `Delivery id '${deliveryId}' is not available; choose another deliveryId`,
+            [{ path: 'deliveryId', message: 'is not available' }],
             echo,
           );
       }

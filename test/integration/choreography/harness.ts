@@ -145,6 +145,17 @@ async function startChoreographyWorld(): Promise<ChoreographyWorld> {
  * The environment the stack gives a service's functions, pointed at this world's emulators: set
  * before a handler module is imported (it reads its environment and builds its clients at load).
  */
+/** The requesters the ingestion handlers know here (REQUESTER_REGISTRY): API key ids as API Gateway would pass them. */
+export const TEST_REQUESTERS = {
+  a: { requesterId: 'requester-a', apiKeyId: 'key-id-a' },
+  b: { requesterId: 'requester-b', apiKeyId: 'key-id-b' },
+} as const;
+
+/** The requestContext API Gateway gives a call authenticated with `requester`'s key. */
+export const requestContextOf = (requester: { readonly apiKeyId: string }) => ({
+  identity: { apiKeyId: requester.apiKeyId },
+});
+
 export function useServiceEnvironment(
   world: Pick<ChoreographyWorld, 'dynamoEndpoint' | 'sqsEndpoint'>,
   service: string,
@@ -158,6 +169,7 @@ export function useServiceEnvironment(
     [ChoreographyEnvKey.TableName]: variables.tableName,
     [ChoreographyEnvKey.DeadLetterQueueUrl]: variables.deadLetterQueueUrl,
     [ChoreographyEnvKey.Settings]: JSON.stringify(variables.settings),
+    [ChoreographyEnvKey.RequesterRegistry]: JSON.stringify(Object.values(TEST_REQUESTERS)),
   });
 }
 

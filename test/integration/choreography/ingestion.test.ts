@@ -1,7 +1,15 @@
 /** Ingestion's handlers as deployed, against DynamoDB Local and the runtime's SQS service. */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { EventType, ServiceName } from '../../../lambdas/choreography/contracts';
-import { envelope, lambdaContext, provisionService, sqsRecord, useChoreographyWorld } from './harness';
+import {
+  envelope,
+  lambdaContext,
+  provisionService,
+  requestContextOf,
+  sqsRecord,
+  TEST_REQUESTERS,
+  useChoreographyWorld,
+} from './harness';
 
 type ApiHandler = (
   event: APIGatewayProxyEvent,
@@ -31,13 +39,26 @@ describe('ingestion handlers', () => {
     dropoff: { lat: 2, lon: 2 },
     packages: [{ packageId: 'p1', weightGrams: 100, size: 'SMALL' }],
   };
-  const post = (body: unknown, headers: Record<string, string> = {}) =>
+  type Requester = { readonly apiKeyId: string };
+  const post = (body: unknown, headers: Record<string, string> = {}, as: Requester = TEST_REQUESTERS.a) =>
     submit(
-      { body: JSON.stringify(body), headers, isBase64Encoded: false } as unknown as APIGatewayProxyEvent,
+      {
+        body: JSON.stringify(body),
+        headers,
+        isBase64Encoded: false,
+        requestContext: requestContextOf(as),
+      } as unknown as APIGatewayProxyEvent,
       lambdaContext,
     );
-  const read = (deliveryId: string) =>
-    get({ pathParameters: { deliveryId }, headers: {} } as unknown as APIGatewayProxyEvent, lambdaContext);
+  const read = (deliveryId: string, as: Requester = TEST_REQUESTERS.a) =>
+    get(
+      {
+        pathParameters: { deliveryId },
+        headers: {},
+        requestContext: requestContextOf(as),
+      } as unknown as APIGatewayProxyEvent,
+      lambdaContext,
+    );
 
   it('accepts a new delivery (202) with its DeliveryRequested in the change log', async () => {
     const response = await post(request, { 'X-Correlation-Id': 'corr-ing-1' });
@@ -66,6 +87,51 @@ describe('ingestion handlers', () => {
       version: 1,
       request: { ownerId: 'owner' },
     });
+  });
+
+  it("answers another requester's id 409 naming nothing of the delivery; the owner still gets the fields", async () => {
+    const mine = { ...request, deliveryId: 'ing-owned', ownerId: 'owner-of-a' };
+    expect((await post(mine)).statusCode).toBe(202);
+    const theirs = await post(
+      { ...mine, ownerId: 'owner-of-b', pickup: { lat: 5, lon: 5 } },
+      {},
+      TEST_REQUESTERS.b,
+    );
+    expect(theirs.statusCode).toBe(409);
+    expect(JSON.parse(theirs.body)).toEqual({
+      message: "Delivery id 'ing-owned' is not available; choose another deliveryId",
+      errors: [{ path: 'deliveryId', message: 'is not available' }],
+    });
+    // Even B's body identical to A's is refused alike: no 200 that would confirm the data.
+    const identical = await post(mine, {}, TEST_REQUESTERS.b);
+    expect(identical.statusCode).toBe(409);
+    expect(identical.body).toBe(theirs.body);
+    const owner = await post({ ...mine, ownerId: 'changed' });
+    expect(owner.statusCode).toBe(409);
+    expect(JSON.parse(owner.body).errors).toEqual([
+      { path: 'ownerId', message: 'differs from the accepted delivery' },
+    ]);
+    expect(await world.getItem(tableName, 'DELIVERY#ing-owned')).toMatchObject({
+      version: 1,
+      requesterId: TEST_REQUESTERS.a.requesterId,
+      request: { ownerId: 'owner-of-a' },
+    });
+  });
+
+  it("answers GET of another requester's delivery 404 exactly as an unknown id", async () => {
+    expect((await read('ing-owned')).statusCode).toBe(200);
+    const other = await read('ing-owned', TEST_REQUESTERS.b);
+    const unknown = await read('ing-nobody', TEST_REQUESTERS.b);
+    expect(other.statusCode).toBe(404);
+    expect(other.body.replace('ing-owned', 'ID')).toBe(unknown.body.replace('ing-nobody', 'ID'));
+  });
+
+  it('refuses a key of no registered requester with 403, storing nothing', async () => {
+    const stranger = { apiKeyId: 'key-id-unregistered' };
+    const response = await post({ ...request, deliveryId: 'ing-stranger' }, {}, stranger);
+    expect(response.statusCode).toBe(403);
+    expect(await world.getItem(tableName, 'DELIVERY#ing-stranger')).toBeUndefined();
+    expect((await read('ing-1', stranger)).statusCode).toBe(403);
   });
 
   it('stores nothing for an invalid request', async () => {
@@ -116,7 +182,12 @@ describe('ingestion handlers', () => {
     ],
   ])('refuses %s with 400 naming the field, storing nothing', async (_case, body, path, message) => {
     const response = await submit(
-      { body, headers: {}, isBase64Encoded: false } as unknown as APIGatewayProxyEvent,
+      {
+        body,
+        headers: {},
+        isBase64Encoded: false,
+        requestContext: requestContextOf(TEST_REQUESTERS.a),
+      } as unknown as APIGatewayProxyEvent,
       lambdaContext,
     );
     expect(response.statusCode).toBe(400);
@@ -132,6 +203,7 @@ describe('ingestion handlers', () => {
         body: '{"deliveryId": "secret-delivery", ',
         headers: {},
         isBase64Encoded: false,
+        requestContext: requestContextOf(TEST_REQUESTERS.a),
       } as unknown as APIGatewayProxyEvent,
       lambdaContext,
     );

@@ -11,7 +11,14 @@ import {
   ServiceName,
 } from '../../../lambdas/choreography/contracts';
 import { BROWSER_ORIGIN_ENV } from '../../../lambdas/shared/http';
-import { envelope, lambdaContext, provisionService, useChoreographyWorld } from './harness';
+import {
+  envelope,
+  lambdaContext,
+  provisionService,
+  requestContextOf,
+  TEST_REQUESTERS,
+  useChoreographyWorld,
+} from './harness';
 
 type ApiHandler = (
   event: APIGatewayProxyEvent,
@@ -52,6 +59,7 @@ describe('operator routes of the delivery API', () => {
           }),
           headers: {},
           isBase64Encoded: false,
+          requestContext: requestContextOf(TEST_REQUESTERS.a),
         } as unknown as APIGatewayProxyEvent,
         lambdaContext,
       );

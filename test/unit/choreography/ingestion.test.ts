@@ -100,7 +100,7 @@ describe('POST /deliveries validation', () => {
 });
 
 describe('ingestion read model', () => {
-  const { record } = newDelivery(REQUEST, 'c1', NOW);
+  const { record } = newDelivery(REQUEST, 'c1', NOW, 'pharmacy');
   const item = { key: 'DELIVERY#d1', version: 1, sequence: 1, outbox: [], state: { ...record } };
   const lifecycle = (type: EventType, sequence: number) =>
     ({

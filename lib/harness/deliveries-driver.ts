@@ -48,6 +48,7 @@ const Output = {
   DroneSchedulerQueueUrl: 'DroneSchedulerQueueUrl',
   DeliveryQueueUrl: 'DeliveryQueueUrl',
   DeliveryBusName: 'DeliveryBusName',
+  Requesters: 'Requesters',
 } as const;
 
 const QUEUE_OF: Readonly<Record<FaultedConsumer, string>> = {
@@ -176,7 +177,12 @@ export class DeliverySystemDriver {
     const store = new DynamoServiceStore(this.documents, this.output(Output.IngestionTableName), 0);
     const now = new Date(this.clock?.now() ?? Date.now());
     try {
-      const outcome = await new DeliveryRecords(store).submit(request, `chaos-${request.deliveryId}`, now);
+      const outcome = await new DeliveryRecords(store).submit(
+        request,
+        `chaos-${request.deliveryId}`,
+        now,
+        firstRequesterOf(this.output(Output.Requesters)),
+      );
       if (outcome.kind === 'conflict') {
         return { kind: 'refused', status: 409, body: `differs in ${outcome.fields.join(', ')}` };
       }
@@ -334,4 +340,11 @@ function changeLog(outbox: unknown): ChangeLogEntry[] {
       sequence: Number(message.sequence),
     };
   });
+}
+
+/** The first requester's id in the stack's Requesters output: the one whose key the harness uses. */
+function firstRequesterOf(requestersJson: string): string {
+  const [first] = JSON.parse(requestersJson) as readonly { readonly requesterId: string }[];
+  if (first === undefined) throw new Error('The DroneDelivery stack lists no requester');
+  return first.requesterId;
 }

@@ -1,8 +1,8 @@
 /**
  * POST /deliveries: 202 new, 200 identical resubmission (current status), 409 conflicting
  * resubmission naming the differing fields, 409 an id another requester holds (naming nothing of
- * it), 400 naming each bad field (a drop-off out of range and packages too heavy included), 413 too large, 403 an API key of no registered requester; nothing
- * is stored unless accepted. Composition and HTTP mapping only (rules: domain/ingestion.ts).
+ * it), 400 naming each bad field (a drop-off out of range and packages too heavy included), 413
+ * too large, 403 an API key of no registered requester; nothing is stored unless accepted. Composition and HTTP mapping only (rules: domain/ingestion.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';

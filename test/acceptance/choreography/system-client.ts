@@ -196,14 +196,16 @@ export class DeliverySystemClient {
   }
 
   /**
-   * Accepts a delivery past the door: its item and DeliveryRequested in its change log, written by
+   * Accepts a delivery past the door, as the first requester (whose key the suite uses): its item and DeliveryRequested in its change log, written by
    * submit-delivery's own adapter (the relay publishes it as any other), without the door's limits.
    * It stands for a delivery accepted before the fleet's range or payload shrank, which the
    * services' own checks must still stop; the API would now refuse it (400).
    */
   acceptPastTheDoor(request: SubmitDeliveryRequest): Promise<SubmitOutcome> {
     const store = new DynamoServiceStore(this.documents, this.output(ServiceTable.Ingestion), 0);
-    return new DeliveryRecords(store).submit(request, randomUUID(), new Date());
+    const [first] = JSON.parse(this.output('Requesters')) as readonly { readonly requesterId: string }[];
+    if (first === undefined) throw new Error('The DroneDelivery stack lists no requester');
+    return new DeliveryRecords(store).submit(request, randomUUID(), new Date(), first.requesterId);
   }
 
   /** One item of a service's table (consistent read), unmarshalled. */

@@ -230,16 +230,7 @@ export class DroneDeliveryStack extends Stack {
     });
     if (props.operatorConsoleOrigin !== undefined)
       api.operator.allowBrowserOrigin(props.operatorConsoleOrigin);
-    const schemaRegistry = new EventSchemaRegistry(this, 'EventSchemas', {
-      description: 'Events of the drone delivery choreography (envelopes, current version of each type)',
-      schemas: eventVersions()
-        .filter((event) => event.version === currentVersion(event.type))
-        .map((event) => ({
-          name: `drone-delivery@${event.type}`,
-          description: `${eventVersionName(event)}: ${event.type} at its current schema version ${event.version}`,
-          content: eventJsonSchema(event),
-        })),
-    });
+    const schemaRegistry = this.eventSchemaRegistry();
 
     this.tables = tables;
     this.consumers = consumers;
@@ -270,10 +261,6 @@ export class DroneDeliveryStack extends Stack {
   }
 
   /**
-   * The drones' side: the fleet queue the bus routes scheduled deliveries to, and the fake fleet
-   * consuming it where the deployment runs one (real drones consume it otherwise).
-   */
-  /**
    * The ingestion table is the read model of every delivery (who asked, from where to where, its
    * status history): a customer-managed key, so its key policy and CloudTrail trail are the
    * operator's to control and audit, as the order wing's state and orders tables have. Its readers
@@ -287,6 +274,24 @@ export class DroneDeliveryStack extends Stack {
     });
   }
 
+  /** The event schemas of the choreography, at each event type's current version. */
+  private eventSchemaRegistry(): EventSchemaRegistry {
+    return new EventSchemaRegistry(this, 'EventSchemas', {
+      description: 'Events of the drone delivery choreography (envelopes, current version of each type)',
+      schemas: eventVersions()
+        .filter((event) => event.version === currentVersion(event.type))
+        .map((event) => ({
+          name: `drone-delivery@${event.type}`,
+          description: `${eventVersionName(event)}: ${event.type} at its current schema version ${event.version}`,
+          content: eventJsonSchema(event),
+        })),
+    });
+  }
+
+  /**
+   * The drones' side: the fleet queue the bus routes scheduled deliveries to, and the fake fleet
+   * consuming it where the deployment runs one (real drones consume it otherwise).
+   */
   private droneFleet(props: DroneDeliveryStackProps, deliveryBus: DeliveryBus, deliveryQueue: sqs.IQueue) {
     const { config } = props;
     const fleetTimeout = Duration.seconds(fleetTimeoutSeconds(config.flight));

@@ -26,6 +26,8 @@ describe('ingestion handlers', () => {
     ({ tableName } = await provisionService(world, 'ingestion', {
       maxReceiveAttempts: 3,
       processedMessageTtlSeconds: 3600,
+      maxRangeKm: 15,
+      maxPayloadGrams: 5000,
     }));
     submit = (await import('../../../lambdas/choreography/handlers/submit-delivery')).handler as ApiHandler;
     get = (await import('../../../lambdas/choreography/handlers/get-delivery')).handler as ApiHandler;
@@ -36,7 +38,7 @@ describe('ingestion handlers', () => {
     deliveryId: 'ing-1',
     ownerId: 'owner',
     pickup: { lat: 1, lon: 1 },
-    dropoff: { lat: 2, lon: 2 },
+    dropoff: { lat: 1.05, lon: 1.05 },
     packages: [{ packageId: 'p1', weightGrams: 100, size: 'SMALL' }],
   };
   type Requester = { readonly apiKeyId: string };
@@ -76,7 +78,7 @@ describe('ingestion handlers', () => {
   });
 
   it('answers an identical resubmission 200 and a conflicting one 409 naming the fields, storing nothing', async () => {
-    const again = await post({ ...request, dropoff: { lon: 2, lat: 2 } });
+    const again = await post({ ...request, dropoff: { lon: 1.05, lat: 1.05 } });
     expect(again.statusCode).toBe(200);
     const conflict = await post({ ...request, ownerId: 'someone-else' });
     expect(conflict.statusCode).toBe(409);
@@ -93,7 +95,7 @@ describe('ingestion handlers', () => {
     const mine = { ...request, deliveryId: 'ing-owned', ownerId: 'owner-of-a' };
     expect((await post(mine)).statusCode).toBe(202);
     const theirs = await post(
-      { ...mine, ownerId: 'owner-of-b', pickup: { lat: 5, lon: 5 } },
+      { ...mine, ownerId: 'owner-of-b', pickup: { lat: 1.02, lon: 1.02 } },
       {},
       TEST_REQUESTERS.b,
     );

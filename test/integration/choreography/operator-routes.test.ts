@@ -37,6 +37,8 @@ describe('operator routes of the delivery API', () => {
     ({ tableName: tables.ingestion } = await provisionService(world, ServiceName.Ingestion, {
       maxReceiveAttempts: 3,
       processedMessageTtlSeconds: 3600,
+      maxRangeKm: 15,
+      maxPayloadGrams: 5000,
     }));
     tables.package = await world.table();
     tables.droneScheduler = await world.table();
@@ -54,7 +56,7 @@ describe('operator routes of the delivery API', () => {
             deliveryId,
             ownerId: 'owner',
             pickup: { lat: 1, lon: 1 },
-            dropoff: { lat: 2, lon: 2 },
+            dropoff: { lat: 1.05, lon: 1.05 },
             packages: [{ packageId: 'p1', weightGrams: 100, size: 'SMALL' }],
           }),
           headers: {},

@@ -2,7 +2,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import {
   CHOREOGRAPHY_METRICS_NAMESPACE,
   DELIVERY_STATUSES,
@@ -29,8 +28,8 @@ import {
  * emitted, and the operator alerts) and each remediation decision with the dead letter it resolved.
  */
 import { CORRELATION_ID_HEADER } from '../lambdas/shared/http';
-import { metricsReport } from '../lib/harness/metrics-report';
 import { DeliveryOperatorClient } from '../lib/harness/operator-client';
+import { printMetricsReport } from '../lib/harness/print-metrics-report';
 import { formatTable } from '../lib/harness/text-table';
 import { defaultTargetFile, outputsOfStack, readTarget } from '../lib/local-runtime';
 
@@ -186,31 +185,15 @@ function requireOutput(outputs: Readonly<Record<string, string>>, key: string): 
 
 /** `metrics`: the wing's metrics (the contract's names) and its alarms (`<stack>-…`), locally or on AWS. */
 async function metrics(command: Extract<DeliveriesCommand, { command: 'metrics' }>, targetFile: string) {
-  let client: CloudWatchClient;
-  if (command.aws) client = new CloudWatchClient({});
-  else {
-    const target = readTarget(targetFile);
-    const endpoint = target.endpoints.cloudwatch;
-    if (!endpoint)
-      throw new Error(`${targetFile} lists no CloudWatch endpoint: restart the local runtime (npm start)`);
-    client = new CloudWatchClient({
-      region: target.region,
-      endpoint,
-      credentials: { ...target.credentials },
-    });
-  }
-  try {
-    console.log(
-      await metricsReport(client, {
-        namespace: CHOREOGRAPHY_METRICS_NAMESPACE,
-        metricNames: Object.values(DeliveryMetric),
-        minutes: command.minutes,
-        alarmNamePrefix: `${DELIVERY_STACK}-`,
-      }),
-    );
-  } finally {
-    client.destroy();
-  }
+  await printMetricsReport(
+    { targetFile, onAws: command.aws },
+    {
+      namespace: CHOREOGRAPHY_METRICS_NAMESPACE,
+      metricNames: Object.values(DeliveryMetric),
+      minutes: command.minutes,
+      alarmNamePrefix: `${DELIVERY_STACK}-`,
+    },
+  );
 }
 
 async function main(argv: readonly string[]): Promise<void> {

@@ -15,7 +15,6 @@
  * Without --target: $LOCAL_TARGET, else .local/target.json (lib/local-runtime/target.ts).
  */
 import { resolve } from 'node:path';
-import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import {
@@ -27,8 +26,8 @@ import {
   StateAttr,
   StepAttr,
 } from '../lambdas/scheduler-agent-supervisor/contracts';
-import { metricsReport } from '../lib/harness/metrics-report';
 import { awsEndpoint, type OperatorClient as Client, OperatorClient } from '../lib/harness/operator-client';
+import { printMetricsReport } from '../lib/harness/print-metrics-report';
 import { formatTable } from '../lib/harness/text-table';
 import { defaultTargetFile, type LocalTarget, outputsOfStack, readTarget } from '../lib/local-runtime';
 import { STACK_NAME } from '../lib/scheduler-agent-supervisor/stack';
@@ -214,30 +213,10 @@ async function metrics(argv: string[], targetFile: string): Promise<void> {
   const rest = argv.filter((argument) => argument !== '--aws');
   const minutes = Number(option(rest, '--minutes') ?? '60');
   if (rest.length > 0 || !Number.isInteger(minutes) || minutes < 1) throw new Error(USAGE);
-  let client: CloudWatchClient;
-  if (onAws) client = new CloudWatchClient({});
-  else {
-    const target = readTarget(targetFile);
-    const endpoint = target.endpoints.cloudwatch;
-    if (!endpoint)
-      throw new Error(`${targetFile} lists no CloudWatch endpoint: restart the local runtime (npm start)`);
-    client = new CloudWatchClient({
-      region: target.region,
-      endpoint,
-      credentials: { ...target.credentials },
-    });
-  }
-  try {
-    console.log(
-      await metricsReport(client, {
-        namespace: METRICS_NAMESPACE,
-        metricNames: Object.values(OrderMetric),
-        minutes,
-      }),
-    );
-  } finally {
-    client.destroy();
-  }
+  await printMetricsReport(
+    { targetFile, onAws },
+    { namespace: METRICS_NAMESPACE, metricNames: Object.values(OrderMetric), minutes },
+  );
 }
 
 async function main(argv: string[]): Promise<void> {

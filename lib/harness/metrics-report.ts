@@ -1,5 +1,5 @@
 /**
- * `npm run orders -- metrics`: the current figures of a namespace's metrics and the state of every
+ * The `metrics` commands of the CLIs: the current figures of a namespace's metrics and the state of every
  * alarm, read with the CloudWatch API, so it reads the local runtime (its CloudWatch endpoint in
  * target.json) and AWS (the standard credential chain) alike.
  */

@@ -1,22 +1,18 @@
 /**
  * REQUESTER_REGISTRY, validated at load: a handler that cannot tell requesters apart must not start
- * (throws naming the variable and each bad entry).
+ * (throws naming the variable and each bad entry), parsed as the service settings are (shared
+ * jsonParser).
  */
 import { requireEnv } from '../../shared/env';
+import { jsonParser } from '../../shared/parse';
 import { ChoreographyEnvKey, type RequesterRegistry, RequesterRegistrySchema } from '../contracts';
 
+const parseRegistry = jsonParser(RequesterRegistrySchema);
+
 export function readRequesterRegistry(env: NodeJS.ProcessEnv = process.env): RequesterRegistry {
-  const raw = requireEnv(ChoreographyEnvKey.RequesterRegistry, env);
-  let json: unknown;
-  try {
-    json = JSON.parse(raw);
-  } catch {
-    throw new Error(`${ChoreographyEnvKey.RequesterRegistry} is not JSON`);
+  const parsed = parseRegistry(requireEnv(ChoreographyEnvKey.RequesterRegistry, env));
+  if (!parsed.ok) {
+    throw new Error(`${ChoreographyEnvKey.RequesterRegistry} is not valid: ${parsed.summary}`);
   }
-  const parsed = RequesterRegistrySchema.safeParse(json);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
-    throw new Error(`${ChoreographyEnvKey.RequesterRegistry} is invalid: ${problems.join('; ')}`);
-  }
-  return parsed.data;
+  return parsed.value;
 }

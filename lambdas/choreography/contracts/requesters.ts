@@ -4,6 +4,7 @@
  * requester. Written by the stack from the configuration (lib/choreography/config.ts `requesters`).
  */
 import * as z from 'zod';
+import { distinctFields } from '../../shared/distinct-fields';
 
 export const RequesterRegistrySchema = z
   .array(
@@ -16,16 +17,6 @@ export const RequesterRegistrySchema = z
       .strict(),
   )
   .min(1)
-  .superRefine((requesters, context) => {
-    for (const key of ['requesterId', 'apiKeyId'] as const) {
-      const seen = new Set<string>();
-      for (const requester of requesters) {
-        if (seen.has(requester[key])) {
-          context.addIssue({ code: 'custom', message: `${key} '${requester[key]}' appears twice` });
-        }
-        seen.add(requester[key]);
-      }
-    }
-  });
+  .superRefine(distinctFields(['requesterId', 'apiKeyId']));
 export type RequesterRegistry = z.infer<typeof RequesterRegistrySchema>;
 export type RegisteredRequester = RequesterRegistry[number];

@@ -6,6 +6,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { createDocumentClient } from '../../shared/aws-clients/dynamodb';
 import { requireEnv } from '../../shared/env';
+import { holderOfApiKey } from '../../shared/holder-of-api-key';
 import { apiRequestScope, errorResponse, jsonResponse, unexpectedErrorResponse } from '../../shared/http';
 import { annotateTrace, createObservability, instrumentedHandler } from '../../shared/observability';
 import { deliveryIdParameter } from '../adapters/delivery-id-parameter';
@@ -14,7 +15,7 @@ import { readRequesterRegistry } from '../adapters/requester-registry';
 import { DynamoServiceStore } from '../adapters/service-store';
 import { ChoreographyEnvKey, DeliveryApiRoute } from '../contracts';
 import { toDeliveryStatusBody } from '../domain/ingestion';
-import { ownsDelivery, requesterOfApiKey } from '../domain/requesters';
+import { ownsDelivery } from '../domain/requesters';
 
 const observability = createObservability();
 const { tracer } = observability;
@@ -30,7 +31,7 @@ export const handler = instrumentedHandler(
     const scope = apiRequestScope(event, context, observability);
     const { echoHeaders } = scope;
     try {
-      const requester = requesterOfApiKey(requesters, event.requestContext?.identity?.apiKeyId);
+      const requester = holderOfApiKey(requesters, event.requestContext?.identity?.apiKeyId);
       if (requester === undefined) {
         return errorResponse(403, 'This API key is not registered to a requester', undefined, echoHeaders);
       }

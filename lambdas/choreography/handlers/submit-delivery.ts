@@ -9,6 +9,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { createDocumentClient } from '../../shared/aws-clients/dynamodb';
 import { requireEnv } from '../../shared/env';
 import { describeError } from '../../shared/errors';
+import { holderOfApiKey } from '../../shared/holder-of-api-key';
 import { CORRELATION_ID_HEADER, correlationIdOf, errorResponse, jsonResponse } from '../../shared/http';
 import { annotateTrace, createObservability, instrumentedHandler } from '../../shared/observability';
 import { DeliveryRecords } from '../adapters/delivery-records';
@@ -17,7 +18,6 @@ import { DynamoServiceStore } from '../adapters/service-store';
 import { readServiceSettings } from '../adapters/settings';
 import { ChoreographyEnvKey, DeliveryMetric, SubmitDeliverySettingsSchema } from '../contracts';
 import { parseDeliveryRequestBody, toDeliveryStatusBody } from '../domain/ingestion';
-import { requesterOfApiKey } from '../domain/requesters';
 
 const observability = createObservability<DeliveryMetric>();
 const { logger, tracer, count } = observability;
@@ -38,7 +38,7 @@ export const handler = instrumentedHandler(
     annotateTrace(tracer, { correlationId });
     try {
       const apiKeyId = event.requestContext?.identity?.apiKeyId;
-      const requester = requesterOfApiKey(requesters, apiKeyId);
+      const requester = holderOfApiKey(requesters, apiKeyId);
       if (requester === undefined) {
         count(DeliveryMetric.DeliveriesRejected);
         log.warn('Delivery refused: the API key belongs to no registered requester', {

@@ -4,6 +4,7 @@
  * workflow tells it, on that queue only, each status change of its orders, once per transition.
  */
 import * as z from 'zod';
+import { distinctFields } from '../../shared/distinct-fields';
 import { ProcessState } from './states';
 
 export const CLIENT_NAME_PATTERN = /^[a-z][a-z0-9-]{1,30}[a-z0-9]$/;
@@ -76,17 +77,7 @@ export const ClientRegistrySchema = z
       .strict(),
   )
   .min(1)
-  .superRefine((clients, context) => {
-    for (const key of ['clientId', 'apiKeyId', 'replyQueueUrl'] as const) {
-      const seen = new Set<string>();
-      for (const client of clients) {
-        if (seen.has(client[key])) {
-          context.addIssue({ code: 'custom', message: `${key} '${client[key]}' appears twice` });
-        }
-        seen.add(client[key]);
-      }
-    }
-  });
+  .superRefine(distinctFields(['clientId', 'apiKeyId', 'replyQueueUrl']));
 export type ClientRegistry = z.infer<typeof ClientRegistrySchema>;
 export type RegisteredClient = ClientRegistry[number];
 

@@ -1,17 +1,8 @@
 /**
- * Who is asking, and who owns an order: the client applications of the registry (contracts'
- * ClientRegistry), looked up by the API key id API Gateway authenticated or by a record's ClientId.
+ * Who owns an order: the client applications of the registry (contracts' ClientRegistry), looked up
+ * by a record's ClientId (by the API key id API Gateway authenticated: shared/holder-of-api-key.ts).
  */
 import type { ClientRegistry, RegisteredClient } from '../contracts';
-
-/** The client whose API key API Gateway authenticated; undefined for a key of no registered client. */
-export function clientOfApiKey(
-  registry: ClientRegistry,
-  apiKeyId: string | null | undefined,
-): RegisteredClient | undefined {
-  if (!apiKeyId) return undefined;
-  return registry.find((client) => client.apiKeyId === apiKeyId);
-}
 
 export function clientById(
   registry: ClientRegistry,

@@ -6,12 +6,13 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { createDocumentClient } from '../../shared/aws-clients/dynamodb';
 import { requireEnv } from '../../shared/env';
+import { holderOfApiKey } from '../../shared/holder-of-api-key';
 import { apiRequestScope, errorResponse, jsonResponse, unexpectedErrorResponse } from '../../shared/http';
 import { annotateTrace, createObservability, instrumentedHandler } from '../../shared/observability';
 import { readClientRegistry } from '../adapters/runtime-config';
 import { DynamoStateStore } from '../adapters/state-store';
 import { ApiRoute, EnvKey, OrderMetric } from '../contracts';
-import { clientOfApiKey, mayRead } from '../domain/clients';
+import { mayRead } from '../domain/clients';
 import { toOrderStatusBody } from '../domain/state-record';
 import { parseOrderIdParameter } from '../domain/validation';
 
@@ -26,7 +27,7 @@ export const handler = instrumentedHandler(
     const scope = apiRequestScope(event, context, observability);
     const { echoHeaders, log } = scope;
     try {
-      const client = clientOfApiKey(clients, event.requestContext?.identity?.apiKeyId);
+      const client = holderOfApiKey(clients, event.requestContext?.identity?.apiKeyId);
       if (client === undefined) {
         count(OrderMetric.UnknownClientRequests);
         log.warn('Order lookup refused: the API key belongs to no registered client', {

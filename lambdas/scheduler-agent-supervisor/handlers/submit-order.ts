@@ -10,6 +10,7 @@ import { createDocumentClient } from '../../shared/aws-clients/dynamodb';
 import { createSqsClient } from '../../shared/aws-clients/sqs';
 import { systemClock } from '../../shared/clock';
 import { requireEnv } from '../../shared/env';
+import { holderOfApiKey } from '../../shared/holder-of-api-key';
 import {
   apiRequestScope,
   errorResponse,
@@ -32,7 +33,6 @@ import {
 import { SqsStartQueue } from '../adapters/start-queue';
 import { DynamoStateStore } from '../adapters/state-store';
 import { type AcceptedOrderBody, ApiRoute, EnvKey, OrderMetric, ProcessState } from '../contracts';
-import { clientOfApiKey } from '../domain/clients';
 import { otherClientRefusal } from '../domain/other-client-refusal';
 import { type SubmissionDependencies, submitOrder } from '../domain/submission';
 import { parseOrderRequestBody } from '../domain/validation';
@@ -68,7 +68,7 @@ export const handler = instrumentedHandler(
     const scope = apiRequestScope(event, context, observability);
     const { correlationId, log, echoHeaders } = scope;
     try {
-      const client = clientOfApiKey(clients, event.requestContext?.identity?.apiKeyId);
+      const client = holderOfApiKey(clients, event.requestContext?.identity?.apiKeyId);
       if (client === undefined) {
         count(OrderMetric.UnknownClientRequests);
         log.warn('Order refused: the API key belongs to no registered client', {

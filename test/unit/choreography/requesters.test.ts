@@ -1,18 +1,19 @@
 /** Who is asking and who owns a delivery: the decisions behind 403, 404-as-unknown and 409-naming-nothing. */
 import { RequesterRegistrySchema } from '../../../lambdas/choreography/contracts';
-import { ownsDelivery, requesterOfApiKey } from '../../../lambdas/choreography/domain/requesters';
+import { ownsDelivery } from '../../../lambdas/choreography/domain/requesters';
+import { holderOfApiKey } from '../../../lambdas/shared/holder-of-api-key';
 
 const REGISTRY = [
   { requesterId: 'pharmacy', apiKeyId: 'key-p' },
   { requesterId: 'bakery', apiKeyId: 'key-b' },
 ];
 
-describe('requesterOfApiKey', () => {
+describe('holderOfApiKey (the requesters)', () => {
   it('finds the requester of a registered key', () => {
-    expect(requesterOfApiKey(REGISTRY, 'key-b')?.requesterId).toBe('bakery');
+    expect(holderOfApiKey(REGISTRY, 'key-b')?.requesterId).toBe('bakery');
   });
   it.each([undefined, null, '', 'key-unknown'])('knows no requester for key id %p', (apiKeyId) => {
-    expect(requesterOfApiKey(REGISTRY, apiKeyId)).toBeUndefined();
+    expect(holderOfApiKey(REGISTRY, apiKeyId)).toBeUndefined();
   });
 });
 

@@ -14,11 +14,8 @@ import {
   notifyClient,
   type StatusChange,
 } from '../../../lambdas/scheduler-agent-supervisor/domain/client-status';
-import {
-  clientById,
-  clientOfApiKey,
-  mayRead,
-} from '../../../lambdas/scheduler-agent-supervisor/domain/clients';
+import { clientById, mayRead } from '../../../lambdas/scheduler-agent-supervisor/domain/clients';
+import { holderOfApiKey } from '../../../lambdas/shared/holder-of-api-key';
 
 const AT = '2030-01-02T03:04:05.000Z';
 
@@ -220,10 +217,10 @@ describe('notifyClient', () => {
 
 describe('clients', () => {
   it('finds the client of an API key id, and none for a missing or unknown one', () => {
-    expect(clientOfApiKey(REGISTRY, 'k2')?.clientId).toBe('call-center');
-    expect(clientOfApiKey(REGISTRY, 'k3')).toBeUndefined();
-    expect(clientOfApiKey(REGISTRY, null)).toBeUndefined();
-    expect(clientOfApiKey(REGISTRY, '')).toBeUndefined();
+    expect(holderOfApiKey(REGISTRY, 'k2')?.clientId).toBe('call-center');
+    expect(holderOfApiKey(REGISTRY, 'k3')).toBeUndefined();
+    expect(holderOfApiKey(REGISTRY, null)).toBeUndefined();
+    expect(holderOfApiKey(REGISTRY, '')).toBeUndefined();
     expect(clientById(REGISTRY, 'web-shop')?.apiKeyId).toBe('k1');
     expect(clientById(REGISTRY, undefined)).toBeUndefined();
   });

@@ -6,19 +6,14 @@
  * order of a client without a share takes no client slot.
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Context } from 'aws-lambda';
 import type { AdmissionSettings } from '../../../../lambdas/scheduler-agent-supervisor/contracts';
-import type { ReconcileSummary } from '../../../../lambdas/scheduler-agent-supervisor/domain/admission';
 import {
   type ApiHandler,
+  admissionHandlers,
   type CoreResources,
   createResources,
-  HANDLERS,
-  handlerEnv,
   lambdaContext,
-  loadHandler,
   postOrderEvent,
-  type StreamHandler,
   scanAll,
   sleep,
   stateItem,
@@ -27,8 +22,6 @@ import {
   useCoreWorld,
   validOrder,
 } from './harness';
-
-type ReconcilerHandler = { handler: (event: unknown, context: Context) => Promise<ReconcileSummary> };
 
 jest.setTimeout(120_000);
 
@@ -41,14 +34,7 @@ beforeEach(async () => {
   resources = await createResources(world);
 });
 
-function handlers(admission: Partial<AdmissionSettings>) {
-  const env = handlerEnv(resources, { admission });
-  return {
-    submit: loadHandler<{ handler: ApiHandler }>(HANDLERS.submitOrder, env).handler,
-    release: loadHandler<{ handler: StreamHandler }>(HANDLERS.admissionRelease, env).handler,
-    reconcile: loadHandler<ReconcilerHandler>(HANDLERS.admissionReconciler, env).handler,
-  };
-}
+const handlers = (admission: Partial<AdmissionSettings>) => admissionHandlers(resources, admission);
 
 const post = (submit: ApiHandler, client: { apiKeyId: string }, orderId: string) =>
   submit(postOrderEvent(JSON.stringify(validOrder(orderId)), { apiKeyId: client.apiKeyId }), lambdaContext());

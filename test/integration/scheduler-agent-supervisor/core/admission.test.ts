@@ -4,7 +4,6 @@
  * consumer twice, then the reconciler), and a lost release is healed by the reconciler.
  */
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Context } from 'aws-lambda';
 import {
   type AdmissionSettings,
   admissionShardCaps,
@@ -12,11 +11,11 @@ import {
   OrderMetric,
   RETRY_AFTER_MAX_SECONDS,
 } from '../../../../lambdas/scheduler-agent-supervisor/contracts';
-import type { ReconcileSummary } from '../../../../lambdas/scheduler-agent-supervisor/domain/admission';
 import { captureStdout, metricSum } from '../agents/harness';
 import {
   type ApiHandler,
   admissionCounters,
+  admissionHandlers,
   type CoreResources,
   createResources,
   drainBodies,
@@ -26,6 +25,7 @@ import {
   lambdaContext,
   loadHandler,
   postOrderEvent,
+  type ReconcilerHandler,
   type StreamHandler,
   scanAll,
   sleep,
@@ -34,8 +34,6 @@ import {
   useCoreWorld,
   validOrder,
 } from './harness';
-
-type ReconcilerHandler = { handler: (event: unknown, context: Context) => Promise<ReconcileSummary> };
 
 jest.setTimeout(120_000);
 
@@ -46,14 +44,7 @@ beforeEach(async () => {
   resources = await createResources(world);
 });
 
-function handlers(admission: Partial<AdmissionSettings>) {
-  const env = handlerEnv(resources, { admission });
-  return {
-    submit: loadHandler<{ handler: ApiHandler }>(HANDLERS.submitOrder, env).handler,
-    release: loadHandler<{ handler: StreamHandler }>(HANDLERS.admissionRelease, env).handler,
-    reconcile: loadHandler<ReconcilerHandler>(HANDLERS.admissionReconciler, env).handler,
-  };
-}
+const handlers = (admission: Partial<AdmissionSettings>) => admissionHandlers(resources, admission);
 
 function post(submit: ApiHandler, orderId: string, overrides: Record<string, unknown> = {}) {
   return submit(postOrderEvent(JSON.stringify(validOrder(orderId, overrides))), lambdaContext());
@@ -247,7 +238,7 @@ describe('release', () => {
       expect((await post(submit, id)).statusCode).toBe(202);
     }
     // The core harness turns metrics off; this run reads one.
-    const reconcile = loadHandler<ReconcilerHandler>(HANDLERS.admissionReconciler, {
+    const reconcile = loadHandler<{ handler: ReconcilerHandler }>(HANDLERS.admissionReconciler, {
       ...handlerEnv(resources, { admission: { limit: 10, shards: 2, reconcileGraceSeconds: 30 } }),
       POWERTOOLS_METRICS_DISABLED: 'false',
     }).handler;

@@ -42,6 +42,7 @@ import {
   StateAttr,
   type WorkflowTimings,
 } from '../../../../lambdas/scheduler-agent-supervisor/contracts';
+import type { ReconcileSummary } from '../../../../lambdas/scheduler-agent-supervisor/domain/admission';
 import type { StateRecord } from '../../../../lambdas/scheduler-agent-supervisor/domain/state-record';
 import type { SupervisorRunSummary } from '../../../../lambdas/scheduler-agent-supervisor/domain/supervisor';
 import { PowertoolsEnvKey } from '../../../../lambdas/shared/env';
@@ -476,6 +477,18 @@ export const HANDLERS = {
     '../../../../lambdas/scheduler-agent-supervisor/handlers/admission-reconciler',
   ),
 };
+
+export type ReconcilerHandler = (event: unknown, context: Context) => Promise<ReconcileSummary>;
+
+/** The admission handlers (submission, stream release, reconciler) of one admission configuration. */
+export function admissionHandlers(resources: CoreResources, admission: Partial<AdmissionSettings>) {
+  const env = handlerEnv(resources, { admission });
+  return {
+    submit: loadHandler<{ handler: ApiHandler }>(HANDLERS.submitOrder, env).handler,
+    release: loadHandler<{ handler: StreamHandler }>(HANDLERS.admissionRelease, env).handler,
+    reconcile: loadHandler<{ handler: ReconcilerHandler }>(HANDLERS.admissionReconciler, env).handler,
+  };
+}
 
 export function lambdaContext(remainingMillis: () => number = () => 60_000): Context {
   return {

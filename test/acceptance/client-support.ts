@@ -1,8 +1,9 @@
 /**
  * What every black-box client of the acceptance suites shares: SDK client settings from a target
- * description, calling the app's API (with its API key), and taking a suite's own messages from a
+ * description, an API key's value by its id, calling the app's API (with its API key), and taking a suite's own messages from a
  * queue that others read too (the operator alert inbox).
  */
+import { APIGatewayClient, GetApiKeyCommand } from '@aws-sdk/client-api-gateway';
 import {
   ChangeMessageVisibilityCommand,
   DeleteMessageCommand,
@@ -31,6 +32,17 @@ export function awsClientConfig(
     ...(target.kind === 'aws' ? {} : { credentials: LOCAL_CREDENTIALS }),
     ...(endpoint ? { endpoint } : {}),
   };
+}
+
+/** The value of an API key by its id: the local runtime's from the target description, or API Gateway's. */
+export async function apiKeyValue(target: TargetDescription, apiKeyId: string): Promise<string> {
+  const local = target.apiKeysById?.[apiKeyId];
+  if (local) return local;
+  const gateway = new APIGatewayClient({ region: target.region });
+  const { value } = await gateway.send(new GetApiKeyCommand({ apiKey: apiKeyId, includeValue: true }));
+  gateway.destroy();
+  if (!value) throw new Error(`API key ${apiKeyId} has no value`);
+  return value;
 }
 
 /** One call to the app's API (outputs.ApiUrl); a JSON body is parsed, anything else kept as text. */

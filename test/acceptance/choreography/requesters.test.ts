@@ -6,11 +6,10 @@
  * stack's Requesters output (the local runtime's values by key id; on AWS, API Gateway's).
  */
 import { randomUUID } from 'node:crypto';
-import { APIGatewayClient, GetApiKeyCommand } from '@aws-sdk/client-api-gateway';
 import type { RequesterRegistry } from '../../../lambdas/choreography/contracts';
-import type { ApiResponse } from '../client-support';
+import { type ApiResponse, apiKeyValue } from '../client-support';
 import { acceptanceTarget } from '../setup';
-import { DELIVERIES_APP, type TargetDescription } from '../target';
+import { DELIVERIES_APP } from '../target';
 import { DeliverySystemClient, ServiceTable } from './system-client';
 
 const runId = randomUUID().slice(0, 8);
@@ -24,16 +23,6 @@ const delivery = (id: string, overrides: Record<string, unknown> = {}) => ({
   ...overrides,
 });
 
-async function keyValue(target: TargetDescription, apiKeyId: string): Promise<string> {
-  const local = target.apiKeysById?.[apiKeyId];
-  if (local) return local;
-  const gateway = new APIGatewayClient({ region: target.region });
-  const { value } = await gateway.send(new GetApiKeyCommand({ apiKey: apiKeyId, includeValue: true }));
-  gateway.destroy();
-  if (!value) throw new Error(`API key ${apiKeyId} has no value`);
-  return value;
-}
-
 let system: DeliverySystemClient;
 /** Requester A's key is the target's own (the first requester's); B is the second requester. */
 let keyB: string;
@@ -43,7 +32,7 @@ beforeAll(async () => {
   const requesters = JSON.parse(system.output('Requesters')) as RequesterRegistry;
   expect(requesters.length).toBeGreaterThan(1);
   expect(requesters[0]?.apiKeyId).toBe(system.output('ApiKeyId'));
-  keyB = await keyValue(target, (requesters[1] as RequesterRegistry[number]).apiKeyId);
+  keyB = await apiKeyValue(target, (requesters[1] as RequesterRegistry[number]).apiKeyId);
 });
 afterAll(() => system?.close());
 

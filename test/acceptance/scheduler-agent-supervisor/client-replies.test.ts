@@ -9,7 +9,6 @@
  * target that lists none is read with the suite's own credentials, which must then be allowed.
  */
 import { randomUUID } from 'node:crypto';
-import { APIGatewayClient, GetApiKeyCommand } from '@aws-sdk/client-api-gateway';
 import { DynamoDBClient, GetItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { ListExecutionsCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { ListTopicsCommand, SNSClient } from '@aws-sdk/client-sns';
@@ -28,7 +27,7 @@ import {
   ClientStatusMessageSchema,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import type { ClientOutput } from '../../../lib/scheduler-agent-supervisor/stack';
-import { type ApiResponse, apiRequest, awsClientConfig, takeMatching } from '../client-support';
+import { type ApiResponse, apiKeyValue, apiRequest, awsClientConfig, takeMatching } from '../client-support';
 import { acceptanceTarget, scenarioTimeoutMs } from '../setup';
 import type { TargetDescription } from '../target';
 import { SystemClient } from './system-client';
@@ -56,23 +55,13 @@ const readers = new Map<string, SQSClient>();
 /** Status messages taken from the reply queues so far, by queue URL (a queue is read once). */
 const taken = new Map<string, ClientStatusMessage[]>();
 
-async function keyValue(apiKeyId: string): Promise<string> {
-  const local = target.apiKeysById?.[apiKeyId];
-  if (local) return local;
-  const gateway = new APIGatewayClient({ region: target.region });
-  const { value } = await gateway.send(new GetApiKeyCommand({ apiKey: apiKeyId, includeValue: true }));
-  gateway.destroy();
-  if (!value) throw new Error(`API key ${apiKeyId} has no value`);
-  return value;
-}
-
 beforeAll(async () => {
   target = acceptanceTarget();
   system = new SystemClient(target);
   sqs = new SQSClient(awsClientConfig(target, 'sqs'));
   const listed = JSON.parse(target.outputs.Clients ?? '[]') as ClientOutput[];
   clients = await Promise.all(
-    listed.map(async (client) => ({ ...client, key: await keyValue(client.apiKeyId) })),
+    listed.map(async (client) => ({ ...client, key: await apiKeyValue(target, client.apiKeyId) })),
   );
 });
 afterAll(() => {

@@ -23,7 +23,7 @@ export {
   UNATTRIBUTED_GROUP,
 } from './adapters/dead-letterer';
 /** submit-delivery's own writes: the tooling accepts a delivery past the door with them (the chaos campaign). */
-export { DeliveryRecords } from './adapters/delivery-records';
+export { DeliveryRecords, type SubmitOutcome as DeliveryRecordsOutcome } from './adapters/delivery-records';
 export {
   CommitConflictError,
   type ConsumerDefinition,

@@ -18,6 +18,7 @@ import { DynamoDBDocumentClient, paginateScan } from '@aws-sdk/lib-dynamodb';
 import {
   LIFECYCLE_EVENT_TYPES,
   lifecyclePattern,
+  RequesterRegistrySchema,
   type SubmitDeliveryRequest,
 } from '../../lambdas/choreography/contracts';
 import { DeliveryRecords, DynamoServiceStore } from '../../lambdas/choreography/kit';
@@ -37,6 +38,7 @@ import type {
 } from './deliveries-snapshots';
 import { harnessClient } from './harness-client';
 import { drainQueue, type StackView, type SubmitOutcome, stackView, submitJson } from './orders-driver';
+import { pastTheDoorOutcome } from './past-the-door-outcome';
 
 /** Output names of the DroneDelivery stack the campaign reads. */
 const Output = {
@@ -183,10 +185,7 @@ export class DeliverySystemDriver {
         now,
         firstRequesterOf(this.output(Output.Requesters)),
       );
-      if (outcome.kind === 'conflict') {
-        return { kind: 'refused', status: 409, body: `differs in ${outcome.fields.join(', ')}` };
-      }
-      return { kind: 'accepted', status: outcome.kind === 'accepted' ? 202 : 200 };
+      return pastTheDoorOutcome(outcome);
     } catch (error) {
       return { kind: 'retry', reason: describeError(error), afterMillis: 500 };
     }
@@ -344,7 +343,7 @@ function changeLog(outbox: unknown): ChangeLogEntry[] {
 
 /** The first requester's id in the stack's Requesters output: the one whose key the harness uses. */
 function firstRequesterOf(requestersJson: string): string {
-  const [first] = JSON.parse(requestersJson) as readonly { readonly requesterId: string }[];
+  const [first] = RequesterRegistrySchema.parse(JSON.parse(requestersJson));
   if (first === undefined) throw new Error('The DroneDelivery stack lists no requester');
   return first.requesterId;
 }

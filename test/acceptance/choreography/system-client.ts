@@ -30,7 +30,11 @@ import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { DeliveryRecords, type SubmitOutcome } from '../../../lambdas/choreography/adapters/delivery-records';
 import { DynamoServiceStore } from '../../../lambdas/choreography/adapters/service-store';
-import type { DeliveryStatusBody, SubmitDeliveryRequest } from '../../../lambdas/choreography/contracts';
+import {
+  type DeliveryStatusBody,
+  RequesterRegistrySchema,
+  type SubmitDeliveryRequest,
+} from '../../../lambdas/choreography/contracts';
 import { serviceSendPolicy } from '../../../lambdas/shared/service-send-policy';
 import { sendSigned } from '../../../lambdas/shared/signed-request';
 import { type ApiResponse, apiRequest, awsClientConfig, takeMatching } from '../client-support';
@@ -203,7 +207,7 @@ export class DeliverySystemClient {
    */
   acceptPastTheDoor(request: SubmitDeliveryRequest): Promise<SubmitOutcome> {
     const store = new DynamoServiceStore(this.documents, this.output(ServiceTable.Ingestion), 0);
-    const [first] = JSON.parse(this.output('Requesters')) as readonly { readonly requesterId: string }[];
+    const [first] = RequesterRegistrySchema.parse(JSON.parse(this.output('Requesters')));
     if (first === undefined) throw new Error('The DroneDelivery stack lists no requester');
     return new DeliveryRecords(store).submit(request, randomUUID(), new Date(), first.requesterId);
   }

@@ -32,15 +32,10 @@ export interface OperatorAlarmsProps {
   /** Namespace of the wing's custom metrics (its functions' POWERTOOLS_METRICS_NAMESPACE). */
   readonly namespace: string;
   /**
-   * Period of every alarm on a custom metric, in seconds (10, 20, 30 or a multiple of 60; under 60
+   * Period of every alarm (on a custom metric or an AWS service's), in seconds (10, 20, 30 or a multiple of 60; under 60
    * only on high-resolution metrics).
    */
   readonly periodSeconds: number;
-  /**
-   * Period of the dead-letter queue alarms (AWS/SQS metrics).
-   * @default periodSeconds
-   */
-  readonly queuePeriodSeconds?: number;
 }
 
 /**
@@ -58,9 +53,6 @@ export class OperatorAlarms extends Construct {
   constructor(scope: Construct, id: string, props: OperatorAlarmsProps) {
     super(scope, id);
     validateAlarmPeriod(`OperatorAlarms ${this.node.path}`, props.periodSeconds);
-    if (props.queuePeriodSeconds !== undefined) {
-      validateAlarmPeriod(`OperatorAlarms ${this.node.path} (queues)`, props.queuePeriodSeconds);
-    }
     this.props = props;
     this.topicAction = new cloudwatchActions.SnsAction(props.topic);
   }
@@ -85,25 +77,19 @@ export class OperatorAlarms extends Construct {
    * once every construct of the stack exists.
    */
   alarmDeadLetterQueues(spec: AlarmSpec<SqsMetric>): cloudwatch.Alarm[] {
-    return deadLetterQueuesOf(Stack.of(this)).map((queue) => {
-      const suffix = constructPathSuffix(queue);
-      return this.addAlarm(
-        `${spec.name}${suffix}`,
+    return deadLetterQueuesOf(Stack.of(this)).map((queue) =>
+      this.addServiceMetricAlarm(
         spec,
-        new cloudwatch.Metric({
-          namespace: SQS_METRICS_NAMESPACE,
-          metricName: spec.metric,
-          dimensionsMap: { [SQS_QUEUE_DIMENSION]: queue.attrQueueName },
-          statistic: spec.statistic,
-          period: Duration.seconds(this.props.queuePeriodSeconds ?? this.props.periodSeconds),
-        }),
-      );
-    });
+        SQS_METRICS_NAMESPACE,
+        { [SQS_QUEUE_DIMENSION]: queue.attrQueueName },
+        constructPathSuffix(queue),
+      ),
+    );
   }
 
   /**
    * One alarm on a metric of another namespace (an AWS service's: AWS/SQS per queue, AWS/Lambda per
-   * function, AWS/ApiGateway per API), named `<stack>-<spec.name><nameSuffix>`, at the queue period.
+   * function, AWS/ApiGateway per API), named `<stack>-<spec.name><nameSuffix>`.
    */
   addServiceMetricAlarm(
     spec: AlarmSpec,
@@ -119,7 +105,7 @@ export class OperatorAlarms extends Construct {
         metricName: spec.metric,
         dimensionsMap: { ...dimensions },
         statistic: spec.statistic,
-        period: Duration.seconds(this.props.queuePeriodSeconds ?? this.props.periodSeconds),
+        period: Duration.seconds(this.props.periodSeconds),
       }),
     );
   }

@@ -7,14 +7,12 @@ import {
   createSecureQueue,
   createTerminalQueue,
   DEAD_LETTER_RETENTION,
+  maxConcurrencyProblem,
   VISIBILITY_TO_TIMEOUT_RATIO,
 } from './work-queue';
 
 /** Largest batch a Lambda SQS event source takes from a FIFO queue (no batching window). */
 const MAX_FIFO_BATCH_SIZE = 10;
-/** Lambda's bounds on an SQS event source's maximum concurrency. */
-const MIN_MAX_CONCURRENCY = 2;
-const MAX_MAX_CONCURRENCY = 1000;
 /** SQS bounds on redrive maxReceiveCount that this application accepts (small: retries are budgeted). */
 const MAX_RECEIVE_COUNT = 10;
 
@@ -41,15 +39,8 @@ export function consumeFifoQueue(
   if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > MAX_FIFO_BATCH_SIZE) {
     problems.push(`batchSize must be an integer from 1 to ${MAX_FIFO_BATCH_SIZE}, got ${batchSize}`);
   }
-  if (
-    !Number.isInteger(maxConcurrency) ||
-    maxConcurrency < MIN_MAX_CONCURRENCY ||
-    maxConcurrency > MAX_MAX_CONCURRENCY
-  ) {
-    problems.push(
-      `maxConcurrency must be an integer from ${MIN_MAX_CONCURRENCY} to ${MAX_MAX_CONCURRENCY}, got ${maxConcurrency}`,
-    );
-  }
+  const concurrencyProblem = maxConcurrencyProblem(maxConcurrency);
+  if (concurrencyProblem !== undefined) problems.push(concurrencyProblem);
   if (problems.length > 0) throw new Error(`${where}: ${problems.join('; ')}`);
   consumer.addEventSource(
     new eventSources.SqsEventSource(queue, { batchSize, maxConcurrency, reportBatchItemFailures: true }),

@@ -74,6 +74,18 @@ export interface WorkQueueProps {
 
 /** Largest batch a Lambda SQS event source takes without a batching window. */
 const MAX_BATCH_SIZE = 10;
+/** Lambda's bounds on an SQS event source's maximum concurrency. */
+const MIN_MAX_CONCURRENCY = 2;
+const MAX_MAX_CONCURRENCY = 1000;
+
+/** What is wrong with an SQS event source's maximum concurrency, or undefined (Lambda's bounds). */
+export function maxConcurrencyProblem(maxConcurrency: number): string | undefined {
+  return Number.isInteger(maxConcurrency) &&
+    maxConcurrency >= MIN_MAX_CONCURRENCY &&
+    maxConcurrency <= MAX_MAX_CONCURRENCY
+    ? undefined
+    : `maxConcurrency must be an integer from ${MIN_MAX_CONCURRENCY} to ${MAX_MAX_CONCURRENCY}, got ${maxConcurrency}`;
+}
 
 /** A work queue and its dead-letter queue, consumed by one function in batches. */
 export class WorkQueue extends Construct {
@@ -115,14 +127,10 @@ export class WorkQueue extends Construct {
       );
     }
     const { maxConcurrency } = options;
-    if (
-      maxConcurrency !== undefined &&
-      (!Number.isInteger(maxConcurrency) || maxConcurrency < 2 || maxConcurrency > 1000)
-    ) {
-      throw new Error(
-        `WorkQueue ${this.node.path}: maxConcurrency must be an integer from 2 to 1000, got ${maxConcurrency}`,
-      );
-    }
+    const concurrencyProblem =
+      maxConcurrency === undefined ? undefined : maxConcurrencyProblem(maxConcurrency);
+    if (concurrencyProblem !== undefined)
+      throw new Error(`WorkQueue ${this.node.path}: ${concurrencyProblem}`);
     consumer.addEventSource(
       new eventSources.SqsEventSource(this.queue, {
         batchSize,

@@ -10,6 +10,7 @@ import {
   FlightSettingsSchema,
   type PackageSettings,
   PackageSettingsSchema,
+  REQUESTER_NAME_PATTERN,
   type RemediationSettings,
   RemediationSettingsSchema,
 } from '../../lambdas/choreography/contracts';
@@ -195,14 +196,13 @@ export function validateChoreographySettings(profile: string, settings: Choreogr
       `apiThrottle needs rateLimit > 0 and an integer burstLimit >= rateLimit, got ${rateLimit}/${burstLimit}`,
     );
   }
-  const namePattern = /^[a-z][a-z0-9-]{0,39}$/;
   if (
     settings.requesters.length === 0 ||
     new Set(settings.requesters).size !== settings.requesters.length ||
-    settings.requesters.some((name) => !namePattern.test(name))
+    settings.requesters.some((name) => !REQUESTER_NAME_PATTERN.test(name))
   ) {
     problems.push(
-      `requesters must be one or more distinct names matching ${namePattern}, got ${JSON.stringify(settings.requesters)}`,
+      `requesters must be one or more distinct names matching ${REQUESTER_NAME_PATTERN}, got ${JSON.stringify(settings.requesters)}`,
     );
   }
   if (settings.remediation.retryMaxSeconds < settings.remediation.retryBaseSeconds) {

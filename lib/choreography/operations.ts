@@ -5,10 +5,12 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import {
   CHOREOGRAPHY_METRICS_NAMESPACE,
+  DECISION_DIMENSION,
   DELIVERY_API_5XX_ALARM,
   DELIVERY_DEAD_LETTER_QUEUE_ALARM,
   DeliveryMetric,
   OLDEST_MESSAGE_AGE_ALARM,
+  REASON_CODE_DIMENSION,
   RELAY_ITERATOR_AGE_ALARM,
   remediationGiveUpAlarms,
   ServiceName,
@@ -132,12 +134,12 @@ export class DeliveryOperations extends Construct {
             width: 24,
             left: [
               new cloudwatch.MathExpression({
-                expression: `SEARCH('{${CHOREOGRAPHY_METRICS_NAMESPACE},${SERVICE_DIMENSION},decision} MetricName="${DeliveryMetric.RemediationDecisions}"', 'Sum', ${props.periodSeconds})`,
+                expression: `SEARCH('{${CHOREOGRAPHY_METRICS_NAMESPACE},${SERVICE_DIMENSION},${DECISION_DIMENSION}} MetricName="${DeliveryMetric.RemediationDecisions}"', 'Sum', ${props.periodSeconds})`,
                 label: 'decisions',
                 period,
               }),
               new cloudwatch.MathExpression({
-                expression: `SEARCH('{${CHOREOGRAPHY_METRICS_NAMESPACE},${SERVICE_DIMENSION},reasonCode} MetricName="${DeliveryMetric.RemediationGiveUps}"', 'Sum', ${props.periodSeconds})`,
+                expression: `SEARCH('{${CHOREOGRAPHY_METRICS_NAMESPACE},${SERVICE_DIMENSION},${REASON_CODE_DIMENSION}} MetricName="${DeliveryMetric.RemediationGiveUps}"', 'Sum', ${props.periodSeconds})`,
                 label: 'give-ups',
                 period,
               }),

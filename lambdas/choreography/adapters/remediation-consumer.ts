@@ -18,6 +18,7 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { type Clock, systemClock } from '../../shared/clock';
 import { annotateTrace, type Observability, traced } from '../../shared/observability';
 import {
+  DECISION_DIMENSION,
   DeliveryMetric,
   MessageAttribute,
   REASON_CODE_DIMENSION,
@@ -159,7 +160,7 @@ export function remediationConsumer(
   const clock = deps.clock ?? systemClock;
 
   const countDecision = (decision: string) =>
-    observability.countBy(DeliveryMetric.RemediationDecisions, { name: 'decision', value: decision });
+    observability.countBy(DeliveryMetric.RemediationDecisions, { name: DECISION_DIMENSION, value: decision });
 
   const decided = (deadLetterKey: string) => isDecided(documents, store.tableName, deadLetterKey);
   const markerWrite = (deadLetterKey: string, decision: string, now: Date) =>

@@ -28,3 +28,5 @@ export type DeliveryMetric = (typeof DeliveryMetric)[keyof typeof DeliveryMetric
 
 /** The dimension (besides `service`) of MessagesDeadLettered and RemediationGiveUps. */
 export const REASON_CODE_DIMENSION = 'reasonCode';
+/** The dimension (besides `service`) of RemediationDecisions. */
+export const DECISION_DIMENSION = 'decision';

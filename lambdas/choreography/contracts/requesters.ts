@@ -6,11 +6,14 @@
 import * as z from 'zod';
 import { distinctFields } from '../../shared/distinct-fields';
 
+/** A requester's name (configuration `requesters`): its API key and its deliveries' requesterId. */
+export const REQUESTER_NAME_PATTERN = /^[a-z][a-z0-9-]{0,39}$/;
+
 export const RequesterRegistrySchema = z
   .array(
     z
       .object({
-        requesterId: z.string().min(1),
+        requesterId: z.string().regex(REQUESTER_NAME_PATTERN),
         /** The id of the requester's API key. */
         apiKeyId: z.string().min(1),
       })

@@ -22,7 +22,7 @@ export {
   SqsDeadLetterer,
   UNATTRIBUTED_GROUP,
 } from './adapters/dead-letterer';
-/** submit-delivery's own writes: the tooling accepts a delivery past the door with them (the chaos campaign). */
+/** submit-delivery's own writes: the tooling accepts a delivery past the door with them (the chaos campaign, the acceptance client). */
 export { DeliveryRecords, type SubmitOutcome as DeliveryRecordsOutcome } from './adapters/delivery-records';
 export {
   CommitConflictError,

@@ -3,7 +3,8 @@
  * (lib/choreography/stack.ts DroneDeliveryOutput): the delivery API for submissions, the consumer
  * queues for poison messages, a test subscriber of the delivery bus (a FIFO queue and a rule added
  * at run time through the EventBridge API, de-duplicating by eventId as any consumer must), and
- * read-only scans of the service tables for the checker. (The scans are test-only.)
+ * read-only scans of the service tables for the checker (test-only), and deliveries accepted past
+ * the door, written to the ingestion table by submit-delivery's own adapter.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient, PutRuleCommand, PutTargetsCommand } from '@aws-sdk/client-eventbridge';

@@ -59,7 +59,7 @@ export function createDataTable(scope: Construct, id: string, props: DataTablePr
 
 /**
  * Grants exactly `actions` on the table itself (never on its indexes) plus use of its key, if
- * customer-managed: only Decrypt when every action only reads (TABLE_READ_ACTIONS), the writer's
+ * customer-managed: only Decrypt (and DescribeKey) when every action only reads (TABLE_READ_ACTIONS), the writer's
  * set otherwise. `Table.grant` would also add `<table>/index/*` once the table has an index.
  */
 export function grantTableActions(
@@ -71,7 +71,7 @@ export function grantTableActions(
   grantTableKeyUse(table, grantee, keyAccessOf(actions));
 }
 
-/** DynamoDB actions that read and never write: a caller holding only these needs only kms:Decrypt. */
+/** DynamoDB actions that read and never write: a caller holding only these needs only kms:Decrypt (and DescribeKey). */
 export const TABLE_READ_ACTIONS: readonly string[] = [
   'dynamodb:GetItem',
   'dynamodb:BatchGetItem',

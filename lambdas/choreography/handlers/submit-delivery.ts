@@ -21,8 +21,8 @@ import { parseDeliveryRequestBody, toDeliveryStatusBody } from '../domain/ingest
 
 const observability = createObservability<DeliveryMetric>();
 const { logger, tracer, count } = observability;
-// Submissions write no processed-message markers, so the store's marker TTL is never used.
 const settings = readServiceSettings(SubmitDeliverySettingsSchema);
+// Submissions write no processed-message markers, so the store's marker TTL (0) is never used.
 const records = new DeliveryRecords(
   new DynamoServiceStore(createDocumentClient(tracer), requireEnv(ChoreographyEnvKey.TableName), 0),
 );

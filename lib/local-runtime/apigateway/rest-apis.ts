@@ -45,6 +45,8 @@ export interface RestApiMethod {
 export interface RestApiSpec {
   readonly logicalId: string;
   readonly apiId: string;
+  /** The API's Name (CloudWatch's ApiName dimension). @default - the API's id */
+  readonly apiName?: string;
   readonly stageNames: readonly string[];
   readonly methods: readonly RestApiMethod[];
   /** Values accepted in x-api-key where a method requires a key. */
@@ -192,6 +194,22 @@ export interface RestApiServerOptions {
    * API Gateway bills; the runtime's metering). @default - not told
    */
   readonly onMethodRequest?: (api: RestApiSpec) => void;
+  /**
+   * Told of each answer to a request for one of the API's stages, whatever it was (a method's, a
+   * 403 for a key or a route, a 5xx of the integration): API Gateway's CloudWatch metrics
+   * (Count, 4XXError, 5XXError, Latency, IntegrationLatency). @default - not told
+   */
+  readonly onResponse?: (api: RestApiSpec, response: ApiResponseFigures) => void;
+}
+
+/** One answer of a stage, as API Gateway counts it in its metrics. */
+export interface ApiResponseFigures {
+  readonly stage: string;
+  readonly status: number;
+  /** From the request's arrival to the answer, on the runtime's clock. */
+  readonly latencyMillis: number;
+  /** Spent waiting for the Lambda integration, when one was called. */
+  readonly integrationLatencyMillis?: number;
 }
 
 export interface RestApiServer extends RunningServer {
@@ -209,6 +227,7 @@ export async function startRestApiServer(options: RestApiServerOptions): Promise
       return;
     }
     const served = api;
+    if (options.onResponse) tellResponse(served, options.onResponse, options.clock, request, response);
     handle(served, options, request, response).catch((error: Error) => {
       options.onProblem(`API ${served.logicalId}: ${error.message}`);
       if (!response.headersSent) sendJson(response, 500, { message: 'Internal server error' });
@@ -228,6 +247,37 @@ export async function startRestApiServer(options: RestApiServerOptions): Promise
     },
     stop: () => server.stop(),
   };
+}
+
+/** The runtime's time, else the wall clock: a server started without the runtime's. */
+function serverTime(clock: RuntimeClock | undefined): number {
+  return clock?.now() ?? Date.now(); // wall clock: a server started without the runtime's
+}
+
+/** Integration time of a response being served, set by handle() around the Lambda call. */
+const integrationMillis = new WeakMap<ServerResponse, number>();
+
+/** Tells `onResponse` of the answer once it is sent, if the request named one of the API's stages. */
+function tellResponse(
+  api: RestApiSpec,
+  onResponse: (api: RestApiSpec, response: ApiResponseFigures) => void,
+  clock: RuntimeClock | undefined,
+  request: IncomingMessage,
+  response: ServerResponse,
+): void {
+  const now = () => serverTime(clock);
+  const receivedAt = now();
+  const stage = new URL(request.url ?? '/', 'http://localhost').pathname.split('/')[1] ?? '';
+  if (!api.stageNames.includes(stage)) return;
+  response.once('finish', () => {
+    const integrationLatencyMillis = integrationMillis.get(response);
+    onResponse(api, {
+      stage,
+      status: response.statusCode,
+      latencyMillis: now() - receivedAt,
+      ...(integrationLatencyMillis !== undefined && { integrationLatencyMillis }),
+    });
+  });
 }
 
 /** What the Lambda proxy integration's event is built from: one request, its route and its caller. */
@@ -395,8 +445,10 @@ async function handle(
     // wall clock: an integration's own running time, as a function's timeout (lambda/host.ts)
     timer = setTimeout(() => resolve('timeout'), INTEGRATION_TIMEOUT_MILLIS);
   });
+  const invokedAt = serverTime(options.clock);
   const result = await Promise.race([options.invoke(integration.functionArn, event), timeout]);
   clearTimeout(timer);
+  integrationMillis.set(response, serverTime(options.clock) - invokedAt);
   const gatewayHeaders = { 'x-amzn-RequestId': requestId };
   if (result === 'timeout') {
     sendJson(response, 504, { message: 'Endpoint request timed out' }, gatewayHeaders);

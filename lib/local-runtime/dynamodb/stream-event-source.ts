@@ -45,6 +45,11 @@ export interface DynamoDbStreamEventSourceDependencies {
   readonly clock?: RuntimeClock;
   /** Writes to the tables: on a virtual clock idle shards wait for them (stream-reader.ts). @default - none */
   readonly writes?: TableWrites;
+  /**
+   * Hears of each batch sent to the function, with the age of its last record (Lambda's IteratorAge
+   * metric, published per batch as the mapping sends it). @default - none
+   */
+  readonly onIteratorAge?: (iteratorAgeMillis: number) => void;
 }
 
 /**
@@ -208,7 +213,10 @@ export class DynamoDbStreamEventSource {
         onProblem: dependencies.onProblem,
         ...(dependencies.clock && { clock: dependencies.clock }),
         ...(dependencies.writes && { writes: dependencies.writes }),
-        deliver: (records) => this.deliver(records, toRecord),
+        deliver: (records, _shardId, batch) => {
+          dependencies.onIteratorAge?.(batch.iteratorAgeMillis);
+          return this.deliver(records, toRecord);
+        },
         discard: async (discarded) => {
           dependencies.onProblem(
             `event source ${spec.logicalId}: ${discarded.records.length} records given up (${discarded.condition})` +

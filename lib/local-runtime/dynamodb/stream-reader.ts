@@ -9,8 +9,6 @@
  * failure resumes at the first failed record.
  */
 
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
 import {
   DescribeStreamCommand,
   type DynamoDBStreamsClient,
@@ -23,8 +21,10 @@ import {
   TrimmedDataAccessException,
 } from '@aws-sdk/client-dynamodb-streams';
 import { type ClockTimer, type RuntimeClock, WallClock } from '../clock';
+import { StreamCheckpoints } from './stream-checkpoints';
 import type { DiscardCondition } from './stream-records';
 import { tableOfStreamArn } from './tables';
+import { UnreadWrites } from './unread-writes';
 
 /** DynamoDB Streams keep records for 24 hours: "until the record expires" means this. */
 export const STREAM_RETENTION_SECONDS = 24 * 60 * 60;
@@ -110,8 +110,15 @@ export interface DiscardedBatch<Detail> {
 
 export interface StreamReaderDependencies<Detail> {
   readonly streams: DynamoDBStreamsClient;
-  /** Hands one batch (in stream order, never empty) to the consumer. A throw is retried, uncounted. */
-  readonly deliver: (records: readonly StreamRecord[], shardId: string) => Promise<BatchOutcome<Detail>>;
+  /**
+   * Hands one batch (in stream order, never empty) to the consumer, with its iterator age: how long
+   * ago its last record was written (Lambda's IteratorAge). A throw is retried, uncounted.
+   */
+  readonly deliver: (
+    records: readonly StreamRecord[],
+    shardId: string,
+    batch: { readonly iteratorAgeMillis: number },
+  ) => Promise<BatchOutcome<Detail>>;
   /** Sends the failure record of given-up records. A throw is retried until it succeeds. */
   readonly discard: (batch: DiscardedBatch<Detail>) => Promise<void>;
   readonly onProblem: (message: string) => void;
@@ -150,74 +157,24 @@ interface PendingBatch {
 
 const defaultRetryDelay = (retry: number) => Math.min(5_000, 100 * 2 ** (retry - 1));
 
-interface ShardCheckpoint {
-  /** The last record processed (delivered, or given up). */
-  readonly sequenceNumber?: string;
-  /** A closed shard read to its end. */
-  readonly finished?: boolean;
-}
-
-/** Where each shard was left, in a file when one is given (written after every step forward). */
-class Checkpoints {
-  private shards: Record<string, ShardCheckpoint> = {};
-
-  constructor(
-    private readonly file: string | undefined,
-    private readonly streamArn: string,
-    onProblem: (message: string) => void,
-  ) {
-    if (!file || !existsSync(file)) return;
-    try {
-      const saved = JSON.parse(readFileSync(file, 'utf8')) as {
-        streamArn?: string;
-        shards?: Record<string, ShardCheckpoint>;
-      };
-      // A table created again has a new stream: the old checkpoints do not apply to it.
-      if (saved.streamArn === streamArn) this.shards = saved.shards ?? {};
-    } catch (error) {
-      onProblem(`checkpoints ${file} are unreadable (${(error as Error).message}); starting as configured`);
-    }
-  }
-
-  of(shardId: string): ShardCheckpoint | undefined {
-    return this.shards[shardId];
-  }
-
-  advance(shardId: string, record: StreamRecord | undefined): void {
-    const sequenceNumber = record?.dynamodb?.SequenceNumber;
-    if (!sequenceNumber) return;
-    this.shards[shardId] = { sequenceNumber };
-    this.save();
-  }
-
-  finish(shardId: string): void {
-    this.shards[shardId] = { ...this.shards[shardId], finished: true };
-    this.save();
-  }
-
-  private save(): void {
-    if (!this.file) return;
-    mkdirSync(dirname(this.file), { recursive: true });
-    // Write then rename: a runtime killed mid-write leaves the previous checkpoints, not half a file.
-    const partial = `${this.file}.partial`;
-    writeFileSync(partial, JSON.stringify({ streamArn: this.streamArn, shards: this.shards }));
-    renameSync(partial, this.file);
-  }
-}
-
 export class DynamoDbStreamReader<Detail> {
   private readonly abort = new AbortController();
   private readonly shards = new Map<string, ShardState>();
   private readonly running = new Set<Promise<void>>();
   private readonly firstReadAt = new WeakMap<StreamRecord, number>();
+  /** With `writes`: each record's write time by the runtime's clock (unread-writes.ts). */
+  private readonly writtenAt = new WeakMap<StreamRecord, number>();
+  private readonly unreadWrites = new UnreadWrites();
   private discovery: Promise<void> | undefined;
   private discoveryTimer: ClockTimer | undefined;
-  private readonly checkpoints: Checkpoints;
+  private readonly checkpoints: StreamCheckpoints;
   private readonly clock: RuntimeClock;
-  /** Writes seen so far (with `writes` on a virtual clock), and the idle shards they wake. */
+  /** Writes seen so far (with `writes`), and the idle shards they wake (on a virtual clock). */
   private writesSeen = 0;
   private readonly wakers = new Set<() => void>();
   private readonly unsubscribe: (() => void) | undefined;
+  /** On a virtual clock with `writes`, an idle shard waits for a write instead of polling. */
+  private readonly waitsForWrites: boolean;
   /** What an idle shard on a virtual clock polls by, for what no write announces (see IDLE_POLL_ON_WRITES_MILLIS). */
   private readonly machineClock = new WallClock();
 
@@ -226,14 +183,13 @@ export class DynamoDbStreamReader<Detail> {
     private readonly dependencies: StreamReaderDependencies<Detail>,
   ) {
     this.clock = dependencies.clock ?? new WallClock();
-    this.unsubscribe =
-      this.clock.mode === 'virtual'
-        ? dependencies.writes?.subscribe(tableOfStream(spec.streamArn), () => {
-            this.writesSeen += 1;
-            for (const wake of [...this.wakers]) wake();
-          })
-        : undefined;
-    this.checkpoints = new Checkpoints(spec.checkpointFile, spec.streamArn, (message) =>
+    this.waitsForWrites = this.clock.mode === 'virtual' && dependencies.writes !== undefined;
+    this.unsubscribe = dependencies.writes?.subscribe(tableOfStream(spec.streamArn), () => {
+      this.writesSeen += 1;
+      this.unreadWrites.noted(this.clock.now());
+      for (const wake of [...this.wakers]) wake();
+    });
+    this.checkpoints = new StreamCheckpoints(spec.checkpointFile, spec.streamArn, (message) =>
       this.problem(message),
     );
   }
@@ -258,7 +214,7 @@ export class DynamoDbStreamReader<Detail> {
 
   private scheduleDiscovery(): void {
     if (this.stopped) return;
-    const timers = this.unsubscribe && this.clock.seed === undefined ? this.machineClock : this.clock;
+    const timers = this.waitsForWrites && this.clock.seed === undefined ? this.machineClock : this.clock;
     this.discoveryTimer = timers.setTimer(
       () => {
         this.discovery = this.discover(false)
@@ -267,7 +223,7 @@ export class DynamoDbStreamReader<Detail> {
           )
           .finally(() => this.scheduleDiscovery());
       },
-      this.unsubscribe ? DISCOVERY_ON_WRITES_MILLIS : DISCOVERY_INTERVAL_MILLIS,
+      this.waitsForWrites ? DISCOVERY_ON_WRITES_MILLIS : DISCOVERY_INTERVAL_MILLIS,
     );
   }
 
@@ -376,17 +332,21 @@ export class DynamoDbStreamReader<Detail> {
           if (batch.length >= this.spec.batchSize || iterator === undefined) break;
           if (batch.length > 0 && this.clock.now() >= windowEnds) break;
           writesBefore = this.writesSeen;
+          const knownWrites = this.unreadWrites.count;
+          const limit = Math.min(MAX_RECORDS_PER_READ, this.spec.batchSize - batch.length);
           const { Records = [], NextShardIterator } = await this.dependencies.streams.send(
-            new GetRecordsCommand({
-              ShardIterator: iterator,
-              Limit: Math.min(MAX_RECORDS_PER_READ, this.spec.batchSize - batch.length),
-            }),
+            new GetRecordsCommand({ ShardIterator: iterator, Limit: limit }),
             { abortSignal: this.abort.signal },
           );
           iterator = NextShardIterator;
           positioned = false;
           const now = this.clock.now();
-          for (const record of Records) this.firstReadAt.set(record, now);
+          const written =
+            this.unsubscribe && this.unreadWrites.match(Records.length, knownWrites, limit, now);
+          Records.forEach((record, index) => {
+            this.firstReadAt.set(record, now);
+            if (written) this.writtenAt.set(record, written[index] ?? now);
+          });
           buffer.push(...Records);
           const last = Records.at(-1)?.dynamodb?.SequenceNumber;
           if (last) state.start = { type: 'AFTER_SEQUENCE_NUMBER', sequenceNumber: last };
@@ -439,12 +399,14 @@ export class DynamoDbStreamReader<Detail> {
   }
 
   /**
-   * Estimated creation time: DynamoDB Local rounds it down to the minute, and we read it no earlier.
-   * On a virtual clock, DynamoDB Local's stamp is the machine's time, another clock: a record is as
-   * old as the time since the runtime first read it.
+   * Estimated creation time: when its write was told (unread-writes.ts), and we read it no earlier.
+   * Else DynamoDB Local's stamp, which it rounds down to the minute; but on a virtual clock that stamp
+   * is the machine's time, another clock: a record is then as old as the time since it was first read.
    */
   private createdAt(record: StreamRecord): number {
     const readAt = this.firstReadAt.get(record) ?? this.clock.now();
+    const written = this.writtenAt.get(record);
+    if (written !== undefined) return Math.min(readAt, written);
     if (this.clock.mode === 'virtual') return readAt;
     const stamped = record.dynamodb?.ApproximateCreationDateTime?.getTime();
     return stamped === undefined ? readAt : Math.min(readAt, stamped + CREATION_TIME_GRANULARITY_MILLIS - 1);
@@ -479,7 +441,10 @@ export class DynamoDbStreamReader<Detail> {
       }
       let outcome: BatchOutcome<Detail>;
       try {
-        outcome = await this.dependencies.deliver(pending.records, shardId);
+        const last = pending.records.at(-1) as StreamRecord;
+        outcome = await this.dependencies.deliver(pending.records, shardId, {
+          iteratorAgeMillis: Math.max(0, this.clock.now() - this.createdAt(last)),
+        });
       } catch (error) {
         // The consumer could not deliver at all (like Lambda failing to invoke): retried, not counted.
         this.problem(`delivery failed, retrying: ${(error as Error).message}`);
@@ -556,7 +521,7 @@ export class DynamoDbStreamReader<Detail> {
    * poll that found nothing) or IDLE_POLL_ON_WRITES_MILLIS of the machine's time.
    */
   private async awaitRecords(pollMillis: number, writesBefore: number): Promise<void> {
-    if (this.unsubscribe === undefined) return this.idle(pollMillis);
+    if (!this.waitsForWrites) return this.idle(pollMillis);
     if (this.writesSeen !== writesBefore || this.stopped) return;
     const woken = new AbortController();
     const wake = () => woken.abort();

@@ -15,6 +15,7 @@ import {
   type IamMethodVerdict,
   type RestApiMethod,
   type RestApiServer,
+  type RestApiServerOptions,
   type RestApiSpec,
   startRestApiServer,
 } from '../apigateway/rest-apis';
@@ -61,6 +62,13 @@ export class ApiGatewayProvisioner implements Provisioner {
     offset: number;
     spec: RestApiSpec;
   }> = [];
+  /** Who hears of each answer of a stage (CloudWatch's AWS/ApiGateway metrics). */
+  private readonly responseListeners: Array<NonNullable<RestApiServerOptions['onResponse']>> = [];
+
+  /** `listener` hears of every answer to a request for a stage of an API (register before the start). */
+  onResponse(listener: NonNullable<RestApiServerOptions['onResponse']>): void {
+    this.responseListeners.push(listener);
+  }
   private generatedKeys: GeneratedApiKeys | undefined;
   private operator: LocalIdentity | undefined;
 
@@ -98,6 +106,9 @@ export class ApiGatewayProvisioner implements Provisioner {
           onProblem: (message) => context.problem(message),
           clock: context.clock,
           ...(meter && { onMethodRequest: (api: RestApiSpec) => meter.apiRequest(api.apiId) }),
+          onResponse: (api, figures) => {
+            for (const listener of this.responseListeners) listener(api, figures);
+          },
         });
       const key = `${stack.stackName}/${logicalId}`;
       const offset = offsets[index] ?? index;
@@ -264,6 +275,7 @@ function restApiSpec(
   return {
     logicalId: restApiLogicalId,
     apiId,
+    apiName: asString(resolver.properties(restApiLogicalId).Name) ?? apiId,
     stageNames,
     methods,
     apiKeys,

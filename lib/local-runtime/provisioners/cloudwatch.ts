@@ -1,6 +1,8 @@
 /**
  * CloudWatch: the metrics the functions emit (Embedded Metric Format lines in their output, read as
- * they are written), AWS/SQS queue metrics sampled from the runtime's SQS service, and PutMetricData;
+ * they are written), the AWS metrics the services publish (AWS/SQS queue metrics sampled from the
+ * runtime's SQS service, AWS/Lambda per invocation and per stream batch, AWS/ApiGateway per answer of
+ * a stage: ../cloudwatch/service-metrics.ts), and PutMetricData;
  * single-metric alarms (AWS::CloudWatch::Alarm) evaluated each period, whose state changes publish
  * CloudWatch's notification to their SNS actions; and the CloudWatch API (../cloudwatch/server.ts),
  * announced as AWS_ENDPOINT_URL_CLOUDWATCH. See ../cloudwatch/README.md.
@@ -15,11 +17,19 @@ import { ALARM_SETTLE_MILLIS, type AlarmDefinition, LocalAlarms } from '../cloud
 import { cloudWatchOperations } from '../cloudwatch/api';
 import { EmfReader } from '../cloudwatch/emf';
 import { cloudWatchChecks } from '../cloudwatch/iam-requests';
-import { isStatistic, type MetricIdentity, MetricStore } from '../cloudwatch/metrics';
+import { isStatistic, MetricStore } from '../cloudwatch/metrics';
 import { CloudWatchError, startCloudWatchServer } from '../cloudwatch/server';
+import {
+  PRODUCED_AWS_NAMESPACES,
+  recordApiResponse,
+  recordInvocation,
+  recordIteratorAge,
+  recordQueueFigures,
+} from '../cloudwatch/service-metrics';
 import { type SigV4Refusal, verifySigV4 } from '../iam/identities';
 import { CLOUDWATCH_ALARM_DELIVERY } from '../metering';
 import type { ListenContext, Provisioner, RuntimeContext, StackContext } from '../provisioning';
+import type { ApiGatewayProvisioner } from './api-gateway';
 import type { LambdaProvisioner } from './lambda';
 import type { SqsProvisioner } from './sqs';
 import { asNumber, asRecord, asString } from './values';
@@ -54,9 +64,6 @@ export function untilNextSample(now: number): number {
   return SQS_SAMPLE_MILLIS - sinceLast;
 }
 
-/** Namespaces of AWS metrics the runtime produces; an alarm on any other AWS/ metric sees no data. */
-const PRODUCED_AWS_NAMESPACES = ['AWS/SQS', 'AWS/Lambda'];
-
 export class CloudWatchProvisioner implements Provisioner {
   readonly name = 'CloudWatch';
   readonly resourceTypes = {
@@ -82,6 +89,7 @@ export class CloudWatchProvisioner implements Provisioner {
   constructor(
     private readonly lambda: LambdaProvisioner,
     private readonly sqs: SqsProvisioner,
+    private readonly apiGateway: ApiGatewayProvisioner,
   ) {}
 
   private get alarms(): LocalAlarms {
@@ -124,22 +132,16 @@ export class CloudWatchProvisioner implements Provisioner {
         );
       }
     });
-    // AWS/Lambda: per function (FunctionName) and across functions (no dimension), as Lambda sends them.
-    this.lambda.onInvocationEnd((spec, result, durationMillis) => {
-      const now = context.clock.now();
-      const one = (value: number) => ({ sum: value, count: 1, min: value, max: value });
-      const perFunction: Record<string, string> = { FunctionName: spec.functionName };
-      for (const dimensions of [perFunction, {}]) {
-        const metric = (metricName: string): MetricIdentity => ({
-          namespace: 'AWS/Lambda',
-          metricName,
-          dimensions,
-        });
-        store.record(metric('Invocations'), 'Count', now, one(1));
-        store.record(metric('Errors'), 'Count', now, one(result.ok ? 0 : 1));
-        store.record(metric('Duration'), 'Milliseconds', now, one(durationMillis));
-      }
-    });
+    const now = () => context.clock.now();
+    this.lambda.onInvocationEnd((spec, result, durationMillis) =>
+      recordInvocation(store, now(), spec.functionName, result.ok, durationMillis),
+    );
+    this.lambda.onIteratorAge((functionName, ageMillis) =>
+      recordIteratorAge(store, now(), functionName, ageMillis),
+    );
+    this.apiGateway.onResponse((api, figures) =>
+      recordApiResponse(store, now(), api.apiName ?? api.apiId, figures),
+    );
     const scope = { region: context.region, accountId: context.accountId };
     const server = await startCloudWatchServer(cloudWatchOperations(store, this.localAlarms), {
       clock: context.clock,
@@ -209,25 +211,7 @@ export class CloudWatchProvisioner implements Provisioner {
     const sample = () => {
       const now = context.clock.now();
       for (const figures of this.sqs.queueFigures(now)) {
-        if (figures.accountId !== context.accountId) continue;
-        const metric = (metricName: string): MetricIdentity => ({
-          namespace: 'AWS/SQS',
-          metricName,
-          dimensions: { QueueName: figures.queueName },
-        });
-        const one = (value: number) => ({ sum: value, count: 1, min: value, max: value });
-        store.record(
-          metric('ApproximateNumberOfMessagesVisible'),
-          'Count',
-          now,
-          one(figures.visibleMessages),
-        );
-        store.record(
-          metric('ApproximateAgeOfOldestMessage'),
-          'Seconds',
-          now,
-          one(figures.oldestMessageAgeSeconds),
-        );
+        if (figures.accountId === context.accountId) recordQueueFigures(store, now, figures);
       }
     };
     sample();

@@ -115,6 +115,7 @@ export function dynamoDbStreams(neighbours: StreamConsumerNeighbours): EventSour
           onProblem: (message) => context.problem(message),
           clock: context.clock,
           writes: dynamodb.tableWrites,
+          onIteratorAge: (iteratorAgeMillis) => lambda.iteratorAge(consumer.functionName, iteratorAgeMillis),
         },
       );
     },

@@ -27,6 +27,7 @@ export function standardProvisioners(): ProvisionerRegistry {
   const lambda = new LambdaProvisioner();
   const eventBridge = new EventBridgeProvisioner(lambda);
   const sns = new SnsProvisioner();
+  const apiGateway = new ApiGatewayProvisioner(lambda);
   const streamNeighbours = { dynamodb, sqs, sns, lambda, eventBridge };
   return new ProvisionerRegistry([
     awsOnlyResources,
@@ -40,11 +41,12 @@ export function standardProvisioners(): ProvisionerRegistry {
     eventBridge,
     new StepFunctionsProvisioner({ dynamodb, sqs, eventBridge, lambda }),
     new FunctionUrlProvisioner(lambda),
-    new ApiGatewayProvisioner(lambda),
+    apiGateway,
     new EventSourceMappingProvisioner(lambda, [sqsQueues(sqs, lambda), dynamoDbStreams(streamNeighbours)]),
     new PipesProvisioner(streamNeighbours),
-    // After SNS: alarm actions publish to topics; it reads what functions write and queues hold.
-    new CloudWatchProvisioner(lambda, sqs),
+    // After SNS: alarm actions publish to topics; it reads what functions write, queues hold, stream
+    // mappings send and APIs answer.
+    new CloudWatchProvisioner(lambda, sqs, apiGateway),
     // Last: its proxies stand in front of endpoints every other provisioner announced while listening.
     new AwsApiFaultProxies(),
   ]);

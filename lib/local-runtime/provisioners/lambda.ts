@@ -49,6 +49,8 @@ export type InvocationEndListener = (
   result: InvocationResult,
   durationMillis: number,
 ) => void;
+/** Hears of a batch a stream event source mapping sends a function: the age of its last record. */
+export type IteratorAgeListener = (functionName: string, iteratorAgeMillis: number) => void;
 const EVENT_INVOKE_CONFIG = 'AWS::Lambda::EventInvokeConfig';
 const DEFAULT_FUNCTION_CONCURRENCY = 4;
 
@@ -68,6 +70,7 @@ export class LambdaProvisioner implements Provisioner {
   /** Who reads the functions' output line by line (CloudWatch's EMF metrics). */
   private readonly outputLineListeners: Array<(spec: LambdaFunctionSpec, line: string) => void> = [];
   private readonly invocationEndListeners: InvocationEndListener[] = [];
+  private readonly iteratorAgeListeners: IteratorAgeListener[] = [];
   /** Each function's role and where it was declared, checked once IAM has read every stack. */
   private readonly roles: Array<{ readonly where: string; readonly roleArn: string }> = [];
   /** Each function's permissions as statements, by the function's ARN (compiled at start). */
@@ -91,6 +94,16 @@ export class LambdaProvisioner implements Provisioner {
   /** `listener` hears of every invocation's end, with its duration (AWS/Lambda metrics). */
   onInvocationEnd(listener: InvocationEndListener): void {
     this.invocationEndListeners.push(listener);
+  }
+
+  /** `listener` hears of every batch a stream event source mapping sends (AWS/Lambda IteratorAge). */
+  onIteratorAge(listener: IteratorAgeListener): void {
+    this.iteratorAgeListeners.push(listener);
+  }
+
+  /** A stream event source mapping sends `functionName` a batch whose last record is this old. */
+  iteratorAge(functionName: string, iteratorAgeMillis: number): void {
+    for (const listener of this.iteratorAgeListeners) listener(functionName, iteratorAgeMillis);
   }
 
   /** `listener` reads every line every function writes (register before functions run). */

@@ -1,11 +1,13 @@
 /**
  * The local runtime running a CDK app with a DynamoDB stream (fixtures/stream-app.ts): the table's
  * stream feeds a Lambda function through an event source mapping and a FIFO queue through an
- * EventBridge pipe, both driven by real writes to DynamoDB Local and checked by their effects.
+ * EventBridge pipe, both driven by real writes to DynamoDB Local and checked by their effects; the
+ * mapping's batches are measured as Lambda measures them (AWS/Lambda IteratorAge).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CloudWatchClient, GetMetricStatisticsCommand, ListMetricsCommand } from '@aws-sdk/client-cloudwatch';
 import {
   DescribeTableCommand,
   DescribeTimeToLiveCommand,
@@ -25,6 +27,7 @@ describe('local runtime running an app with a DynamoDB stream', () => {
   let runtime: LocalRuntime;
   let dynamodb: DynamoDBClient;
   let sqs: SQSClient;
+  let cloudwatch: CloudWatchClient;
   let outputs: Record<string, string>;
   const logLines: string[] = [];
 
@@ -41,11 +44,13 @@ describe('local runtime running an app with a DynamoDB stream', () => {
     const config = { region: runtime.target.region, credentials: runtime.target.credentials };
     dynamodb = new DynamoDBClient({ ...config, endpoint: runtime.target.endpoints.dynamodb });
     sqs = new SQSClient({ ...config, endpoint: runtime.target.endpoints.sqs });
+    cloudwatch = new CloudWatchClient({ ...config, endpoint: runtime.target.endpoints.cloudwatch });
   });
 
   afterAll(async () => {
     dynamodb?.destroy();
     sqs?.destroy();
+    cloudwatch?.destroy();
     await runtime?.stop();
     rmSync(workDir, { recursive: true, force: true });
   });
@@ -166,6 +171,41 @@ describe('local runtime running an app with a DynamoDB stream', () => {
       eventSourceARN: outputs.SourceStreamArn,
       dynamodb: { Keys: { pk: { S: 'pipe-1' } }, NewImage: { pk: { S: 'pipe-1' } } },
     });
+  });
+
+  it('publishes IteratorAge per batch: a record written while the function holds its shard is sent as old as it waited', async () => {
+    const from = new Date(Date.now() - 60_000);
+    // The consumer holds slow-1's batch until after-slow-1 is written, then a second more: the
+    // record of after-slow-1 waits at least that second behind it before its own batch is sent.
+    await put('slow-1');
+    await eventually(async () => ((await seen()).has('HOLDING#slow-1') ? true : undefined));
+    await put('after-slow-1');
+    await eventually(async () => ((await seen()).has('INSERT#after-slow-1') ? true : undefined));
+    const { Metrics = [] } = await cloudwatch.send(
+      new ListMetricsCommand({ Namespace: 'AWS/Lambda', MetricName: 'IteratorAge' }),
+    );
+    const perFunction = Metrics.flatMap((metric) => metric.Dimensions ?? []).find(
+      (dimension) =>
+        dimension.Name === 'FunctionName' && /^StreamFixture-StreamConsumer/.test(dimension.Value ?? ''),
+    );
+    expect(perFunction).toBeDefined();
+    const { Datapoints = [] } = await cloudwatch.send(
+      new GetMetricStatisticsCommand({
+        Namespace: 'AWS/Lambda',
+        MetricName: 'IteratorAge',
+        Dimensions: [perFunction as { Name: string; Value: string }],
+        StartTime: from,
+        EndTime: new Date(Date.now() + 60_000),
+        Period: 60,
+        Statistics: ['Maximum', 'SampleCount'],
+      }),
+    );
+    const maximum = Math.max(...Datapoints.map((point) => point.Maximum ?? 0));
+    const batches = Datapoints.reduce((sum, point) => sum + (point.SampleCount ?? 0), 0);
+    expect(maximum).toBeGreaterThanOrEqual(1_000);
+    // One per batch sent: slow-1's, after-slow-1's, and the earlier tests' (retries included).
+    expect(batches).toBeGreaterThanOrEqual(3);
+    expect(Datapoints.every((point) => point.Unit === 'Milliseconds')).toBe(true);
   });
 
   it('reads the stream as each consumer’s role, every request authorized, and sends failures as that role', () => {

@@ -3,7 +3,8 @@
  * alarm periods: a dead-letter queue filling raises its alarm and CloudWatch's notification reaches
  * the queue subscribed to the alarm's topic, draining it sends the OK; the heartbeat a function
  * emits with Powertools Metrics is served by GetMetricData and keeps its alarm OK, and missing
- * heartbeats breach once they are out of the evaluation range; the SDK and the AWS CLI read alarms,
+ * heartbeats breach once they are out of the evaluation range; API Gateway's metrics are recorded per
+ * stage and a 5xx of the API raises the alarm on 5XXError; the SDK and the AWS CLI read alarms,
  * and `npm run orders -- metrics` reports figures and alarm states.
  */
 import { execFile } from 'node:child_process';
@@ -38,9 +39,12 @@ import { type LocalRuntime, PROJECT_ROOT, startLocalRuntime } from '../../../../
 import { writeTarget } from '../../../../lib/local-runtime/target';
 import {
   DLQ_ALARM,
+  FIXTURE_API_NAME,
+  FIXTURE_API_STAGE,
   FIXTURE_NAMESPACE,
   HEARTBEAT_ALARM,
   MATH_ALARM,
+  SERVER_ERRORS_ALARM,
   synthesizeMetricsApp,
 } from '../fixtures/metrics-app';
 
@@ -130,7 +134,11 @@ describe('CloudWatch of the local runtime', () => {
     );
     expect(runtime.inert).not.toContain('AWS::CloudWatch::*');
     const { MetricAlarms = [] } = await cloudwatch.send(new DescribeAlarmsCommand({}));
-    expect(MetricAlarms.map((alarm) => alarm.AlarmName)).toEqual([DLQ_ALARM, HEARTBEAT_ALARM]);
+    expect(MetricAlarms.map((alarm) => alarm.AlarmName)).toEqual([
+      DLQ_ALARM,
+      HEARTBEAT_ALARM,
+      SERVER_ERRORS_ALARM,
+    ]);
     expect(MetricAlarms[0]).toMatchObject({
       AlarmArn: `arn:aws:cloudwatch:us-east-1:000000000000:alarm:${DLQ_ALARM}`,
       AlarmDescription: 'Messages wait in the dead-letter queue',
@@ -259,6 +267,49 @@ describe('CloudWatch of the local runtime', () => {
 
     const lapsed = await waitForNotification(of(HEARTBEAT_ALARM, 'ALARM'), recovered);
     expect(notifications[lapsed]?.body.NewStateReason).toMatch(/treated as \[Breaching\]/);
+  });
+
+  it('records API Gateway’s metrics per API and stage, and a 5xx of the API raises the alarm on 5XXError', async () => {
+    const from = new Date(Date.now() - 60_000);
+    const base = runtime.target.apiUrl ?? '';
+    expect((await fetch(`${base}beat`)).status).toBe(200);
+    expect((await fetch(`${base}beat?fail=1`)).status).toBe(502);
+    expect((await fetch(`${base}nowhere`)).status).toBe(403);
+    const stage = [
+      { Name: 'ApiName', Value: FIXTURE_API_NAME },
+      { Name: 'Stage', Value: FIXTURE_API_STAGE },
+    ];
+    const statistics = async (metricName: string, dimensions = stage) => {
+      const { Datapoints = [] } = await cloudwatch.send(
+        new GetMetricStatisticsCommand({
+          Namespace: 'AWS/ApiGateway',
+          MetricName: metricName,
+          Dimensions: dimensions,
+          StartTime: from,
+          EndTime: new Date(Date.now() + 60_000),
+          Period: 3600,
+          Statistics: ['Sum', 'SampleCount'],
+        }),
+      );
+      return Datapoints.map(({ Sum, SampleCount, Unit }) => ({ Sum, SampleCount, Unit }));
+    };
+    expect(await statistics('Count')).toEqual([{ Sum: 3, SampleCount: 3, Unit: 'Count' }]);
+    expect(await statistics('Count', stage.slice(0, 1))).toEqual([{ Sum: 3, SampleCount: 3, Unit: 'Count' }]);
+    expect(await statistics('4XXError')).toEqual([{ Sum: 1, SampleCount: 3, Unit: 'Count' }]);
+    expect(await statistics('5XXError')).toEqual([{ Sum: 1, SampleCount: 3, Unit: 'Count' }]);
+    expect(await statistics('Latency')).toEqual([
+      { Sum: expect.any(Number), SampleCount: 3, Unit: 'Milliseconds' },
+    ]);
+    // Only the two requests that reached the function's integration.
+    expect(await statistics('IntegrationLatency')).toEqual([
+      { Sum: expect.any(Number), SampleCount: 2, Unit: 'Milliseconds' },
+    ]);
+    const fired = await waitForNotification(of(SERVER_ERRORS_ALARM, 'ALARM'));
+    expect(notifications[fired]?.body.Trigger).toMatchObject({
+      MetricName: '5XXError',
+      Namespace: 'AWS/ApiGateway',
+      Dimensions: expect.arrayContaining([{ value: FIXTURE_API_STAGE, name: 'Stage' }]),
+    });
   });
 
   it('reports a namespace’s figures and every alarm’s state (npm run orders -- metrics)', async () => {

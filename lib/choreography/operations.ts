@@ -9,7 +9,7 @@ import {
   DELIVERY_API_5XX_ALARM,
   DELIVERY_DEAD_LETTER_QUEUE_ALARM,
   DeliveryMetric,
-  OLDEST_MESSAGE_AGE_ALARM,
+  oldestMessageAgeAlarm,
   REASON_CODE_DIMENSION,
   RELAY_ITERATOR_AGE_ALARM,
   remediationGiveUpAlarms,
@@ -67,7 +67,7 @@ export class DeliveryOperations extends Construct {
     const deadLetterQueues = new Set(deadLetterQueuesOf(Stack.of(this)));
     for (const queue of fifoWorkQueuesOf(Stack.of(this)).filter((queue) => !deadLetterQueues.has(queue))) {
       alarms.addServiceMetricAlarm(
-        OLDEST_MESSAGE_AGE_ALARM,
+        oldestMessageAgeAlarm(retryWindowSeconds(queue)),
         SQS_METRICS_NAMESPACE,
         { [SQS_QUEUE_DIMENSION]: queue.attrQueueName },
         constructPathSuffix(queue),
@@ -150,6 +150,27 @@ export class DeliveryOperations extends Construct {
       ],
     });
   }
+}
+
+/** SQS's default VisibilityTimeout, seconds (a queue that does not set one). */
+const SQS_DEFAULT_VISIBILITY_TIMEOUT_SECONDS = 30;
+
+/**
+ * How long a message that keeps failing stays on the queue: VisibilityTimeout × maxReceiveCount of
+ * its redrive policy (see oldestMessageAgeAlarm). A queue without a redrive policy, or whose values
+ * are not known at synth, has no such window: an error naming it.
+ */
+function retryWindowSeconds(queue: sqs.CfnQueue): number {
+  const stack = Stack.of(queue);
+  const visibility = stack.resolve(queue.visibilityTimeout ?? SQS_DEFAULT_VISIBILITY_TIMEOUT_SECONDS);
+  const redrive = stack.resolve(queue.redrivePolicy) as { maxReceiveCount?: unknown } | undefined;
+  const maxReceiveCount = redrive?.maxReceiveCount;
+  if (typeof visibility !== 'number' || typeof maxReceiveCount !== 'number') {
+    throw new Error(
+      `DeliveryOperations: queue ${queue.node.path} needs a VisibilityTimeout and a redrive policy's maxReceiveCount known at synth, to derive its oldest-message alarm's threshold`,
+    );
+  }
+  return visibility * maxReceiveCount;
 }
 
 /** Every FIFO queue of the stack (synthesized resources), sorted by construct path. */

@@ -50,22 +50,40 @@ export function remediationGiveUpAlarms(): AlarmSpec<DeliveryMetric>[] {
   }));
 }
 
-/** Oldest message age (s) of a FIFO queue above which its consumer is falling behind. */
-export const OLDEST_MESSAGE_AGE_ALARM = {
-  name: 'OldestMessageAge',
-  metric: SqsMetric.ApproximateAgeOfOldestMessage,
-  statistic: 'Maximum',
-  comparison: 'GreaterThanOrEqualToThreshold',
-  threshold: 300,
-  evaluationPeriods: 3,
-  treatMissingData: 'ignore',
-  description:
-    'The oldest message of a delivery queue has waited for minutes: its consumer is stuck or falling behind (for the ingestion queue, the read model lags).',
-  action:
-    "Read the consumer's logs and errors (throttles, dependency timeouts); a message that keeps failing reaches remediation by itself.",
-} as const satisfies AlarmSpec<SqsMetric>;
+/** The oldest-message alarm's name after `<stack>-` (each queue's adds its construct path). */
+export const OLDEST_MESSAGE_AGE_ALARM_NAME = 'OldestMessageAge';
 
-/** Lambda's stream iterator age (ms) of an outbox relay: the outbox lag. */
+/**
+ * Oldest message age (s) of a FIFO work queue above which its consumer is stuck or falling behind.
+ * The threshold is the queue's retry window, VisibilityTimeout × maxReceiveCount of its redrive
+ * policy: the longest a message that keeps failing stays on the queue, received again after each
+ * visibility timeout, before SQS moves it to the dead-letter queue (whose alarm and remediation then
+ * take it). Below it an old message may be one being retried; past it, only a consumer that does
+ * not receive or a backlog explains it. A fixed figure would either fire for every poison message
+ * (a window longer than it) or stay silent while retries hide a stuck consumer.
+ */
+export function oldestMessageAgeAlarm(retryWindowSeconds: number): AlarmSpec<SqsMetric> {
+  return {
+    name: OLDEST_MESSAGE_AGE_ALARM_NAME,
+    metric: SqsMetric.ApproximateAgeOfOldestMessage,
+    statistic: 'Maximum',
+    comparison: 'GreaterThanOrEqualToThreshold',
+    threshold: retryWindowSeconds,
+    evaluationPeriods: 3,
+    treatMissingData: 'ignore',
+    description:
+      'The oldest message of a delivery queue has waited longer than the queue retries a failing message: its consumer is stuck or falling behind (for the ingestion queue, the read model lags).',
+    action:
+      "Read the consumer's logs and errors (throttles, dependency timeouts); a message that keeps failing reaches remediation by itself.",
+  };
+}
+
+/**
+ * Lambda's stream iterator age (ms) of an outbox relay: the outbox lag. The threshold is a tolerance,
+ * not derived: the relay's settings (retries, timeout, maximum record age) bound how long a failing
+ * batch may hold its shard, not how late an event may reach the services; a minute is far below
+ * every profile's maximum record age, so the alarm fires before records are given up for age.
+ */
 export const RELAY_ITERATOR_AGE_ALARM = {
   name: 'OutboxLag',
   metric: 'IteratorAge',

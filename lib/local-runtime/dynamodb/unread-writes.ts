@@ -5,8 +5,10 @@
  * MaximumRecordAgeInSeconds) cannot be read from it; the DynamoDB gateway tells of each write to a
  * table as it is answered (table-write-signal.ts), and the reader matches those times to the records
  * it reads, in order. A write is not a record one for one (a transaction or batch is one write of
- * several records, DynamoDB Local's own TTL deletions are none), so the match errs towards younger
- * records: an age is never made larger than the writes told.
+ * several records, DynamoDB Local's own TTL deletions are none): such records are dated by a younger
+ * write or by the read. The one way to date a record older than it is, a write that made no record
+ * followed by reads that fill a whole batch, lasts until the next read that does not: that one
+ * settles every write told before it.
  */
 export class UnreadWrites {
   /** Runtime times of the writes told and not yet matched to a record read, oldest first. */

@@ -16,18 +16,34 @@ const SQS = 'AWS/SQS';
 const LAMBDA = 'AWS/Lambda';
 const API_GATEWAY = 'AWS/ApiGateway';
 
-/** Namespaces of AWS metrics the runtime produces; an alarm on any other AWS/ metric sees no data. */
-export const PRODUCED_AWS_NAMESPACES: readonly string[] = [SQS, LAMBDA, API_GATEWAY];
+/**
+ * The AWS metrics the runtime produces, by namespace (what records them below may name no other);
+ * an alarm on any other AWS/ metric sees no data.
+ */
+const PRODUCED_AWS_METRICS = {
+  [SQS]: ['ApproximateNumberOfMessagesVisible', 'ApproximateAgeOfOldestMessage'],
+  [LAMBDA]: ['Invocations', 'Errors', 'Duration', 'IteratorAge'],
+  [API_GATEWAY]: ['Count', '4XXError', '5XXError', 'Latency', 'IntegrationLatency'],
+} as const;
+type ProducedNamespace = keyof typeof PRODUCED_AWS_METRICS;
+type ProducedMetric<Namespace extends ProducedNamespace> = (typeof PRODUCED_AWS_METRICS)[Namespace][number];
+
+/** Whether the runtime produces this AWS metric (a namespace not under AWS/ is anyone's: true). */
+export function isProducedLocally(namespace: string, metricName: string): boolean {
+  if (!namespace.startsWith('AWS/')) return true;
+  const produced: readonly string[] | undefined = PRODUCED_AWS_METRICS[namespace as ProducedNamespace];
+  return produced?.includes(metricName) ?? false;
+}
 
 const one = (value: number): Aggregate => ({ sum: value, count: 1, min: value, max: value });
 
 /** Records one value of a metric under each of its dimension sets. */
-function recordEach(
+function recordEach<Namespace extends ProducedNamespace>(
   store: MetricStore,
   at: number,
-  namespace: string,
+  namespace: Namespace,
   dimensionSets: ReadonlyArray<Readonly<Record<string, string>>>,
-  values: ReadonlyArray<readonly [metricName: string, unit: string, value: number]>,
+  values: ReadonlyArray<readonly [metricName: ProducedMetric<Namespace>, unit: string, value: number]>,
 ): void {
   for (const dimensions of dimensionSets) {
     for (const [metricName, unit, value] of values) {
@@ -107,7 +123,7 @@ export function recordApiResponse(
   apiName: string,
   figures: ApiResponseFigures,
 ): void {
-  const values: Array<readonly [string, string, number]> = [
+  const values: Array<readonly [ProducedMetric<typeof API_GATEWAY>, string, number]> = [
     ['Count', 'Count', 1],
     ['4XXError', 'Count', figures.status >= 400 && figures.status < 500 ? 1 : 0],
     ['5XXError', 'Count', figures.status >= 500 ? 1 : 0],

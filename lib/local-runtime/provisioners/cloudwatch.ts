@@ -20,7 +20,7 @@ import { cloudWatchChecks } from '../cloudwatch/iam-requests';
 import { isStatistic, MetricStore } from '../cloudwatch/metrics';
 import { CloudWatchError, startCloudWatchServer } from '../cloudwatch/server';
 import {
-  PRODUCED_AWS_NAMESPACES,
+  isProducedLocally,
   recordApiResponse,
   recordInvocation,
   recordIteratorAge,
@@ -178,7 +178,7 @@ export class CloudWatchProvisioner implements Provisioner {
         continue;
       }
       const { namespace, metricName } = definition.metric;
-      if (namespace.startsWith('AWS/') && !PRODUCED_AWS_NAMESPACES.includes(namespace)) {
+      if (!isProducedLocally(namespace, metricName)) {
         context.named(
           logicalId,
           ALARM,

@@ -45,8 +45,8 @@ export interface OperatorConsoleProps {
  * The deployed operator console (README, Operator console): the page on a StaticSite, operators
  * signed in by OperatorSignIn, and what a signed-in operator may do: `execute-api:Invoke` on the
  * operator routes and `cloudwatch:DescribeAlarms` on this stack's alarms and those of `otherAlarms`,
- * nothing else. The page is
- * told where everything is by CONSOLE_CONFIG_FILE, written at deploy; it holds no secret.
+ * nothing else. The page is told where everything is by CONSOLE_CONFIG_FILE, written at deploy; it
+ * holds no secret.
  */
 export class OperatorConsole extends Construct {
   readonly site: StaticSite;
@@ -165,8 +165,8 @@ export class OperatorConsole extends Construct {
 const ORDERS_WING = 'Orders';
 
 /**
- * Each source labelled, labels distinct, and each prefix non-empty and no prefix the start of
- * another (an alarm would be listed twice, under two wings); throws naming the source.
+ * Each source labelled, labels distinct, and each prefix non-empty, without IAM wildcards, and not
+ * the start of another (an alarm would be listed twice, under two wings); throws naming the source.
  */
 function validateAlarmSources(owner: string, sources: readonly ConsoleAlarmSource[]): void {
   const problem = (message: string) => new Error(`OperatorConsole ${owner}: ${message}`);
@@ -179,6 +179,10 @@ function validateAlarmSources(owner: string, sources: readonly ConsoleAlarmSourc
     if (Token.isUnresolved(source.namePrefix)) continue;
     if (source.namePrefix === '')
       throw problem(`the ${source.wing} alarms have an empty name prefix (every alarm)`);
+    if (/[*?]/.test(source.namePrefix))
+      throw problem(
+        `the ${source.wing} alarm prefix '${source.namePrefix}' has a wildcard, which would widen the grant`,
+      );
     const overlapping = sources.find(
       (other) =>
         other !== source &&

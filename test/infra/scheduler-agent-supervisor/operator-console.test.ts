@@ -286,6 +286,7 @@ describe('the deployed operator console', () => {
       /two alarm sources are labelled 'Orders'/,
     );
     expect(console([{ wing: 'All', namePrefix: '' }])).toThrow(/empty name prefix/);
+    expect(console([{ wing: 'Any', namePrefix: 'Drone*' }])).toThrow(/has a wildcard/);
     expect(console([{ wing: 'Nested', namePrefix: 'SchedulerAgentSupervisor-Admission' }])).toThrow(
       /Orders alarm prefix 'SchedulerAgentSupervisor-' also takes the Nested alarms/,
     );

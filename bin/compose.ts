@@ -4,6 +4,9 @@
  * the deployed console's Deliveries tab. Only here may both wings meet (each imports only the
  * platform, shared code and itself).
  *
+ * The console shows the delivery stack's alarms whenever it is deployed: their name prefix is the
+ * stack's name, a plain string, so it crosses without an import or a dependency.
+ *
  * The console (in SchedulerAgentSupervisor) reads the delivery API's URL and method ARNs, so that
  * stack depends on DroneDelivery; the delivery API cannot read the console's origin back (a
  * dependency cycle CloudFormation refuses), so it is told with `-c consoleOrigin=<ConsoleUrl>`
@@ -16,9 +19,13 @@ import { addDroneDelivery } from '../lib/choreography/deployment';
 import type { DroneDeliveryStack } from '../lib/choreography/stack';
 import { droneFleetFake } from '../lib/fakes/drone-fleet';
 import { remoteServicesDownstream } from '../lib/fakes/remote-services';
+import { alarmNamePrefix } from '../lib/platform/alarms';
 import { exportOperatorRoutes } from '../lib/platform/operator-routes';
 import { addSchedulerAgentSupervisor } from '../lib/scheduler-agent-supervisor/deployment';
 import type { SchedulerAgentSupervisorStack } from '../lib/scheduler-agent-supervisor/stack';
+
+/** How the console labels the delivery stack's alarms (its Deliveries tab's name). */
+export const DELIVERY_ALARMS_WING = 'Deliveries';
 
 /** The prefix of the delivery API's exports the console imports (`DroneDelivery-Operator-ApiUrl`, ...). */
 export const DELIVERY_OPERATOR_EXPORT = 'DroneDelivery-Operator';
@@ -34,7 +41,10 @@ export function composeApp(app: App, consoleAssetsDir?: string): ComposedApp {
   const routes = deliveries.api.operator;
   const forConsole = consoleAssetsDir !== undefined && routes.browserOrigin !== undefined;
   const orders = addSchedulerAgentSupervisor(app, remoteServicesDownstream, undefined, {
-    ...(consoleAssetsDir && { consoleAssetsDir }),
+    ...(consoleAssetsDir && {
+      consoleAssetsDir,
+      consoleOtherAlarms: [{ wing: DELIVERY_ALARMS_WING, namePrefix: alarmNamePrefix(deliveries) }],
+    }),
     ...(forConsole && {
       consoleDeliveryApi: exportOperatorRoutes(deliveries, routes.routes, DELIVERY_OPERATOR_EXPORT),
     }),

@@ -43,6 +43,12 @@ export interface StateCountsBody {
 
 export interface AlarmView {
   readonly name: string;
+  /**
+   * The app the alarm watches (`Orders`, `Deliveries`), when the caller knows it: the deployed page
+   * reads each stack's alarms by its prefix and labels them; the local backend lists every alarm
+   * unlabelled (their names start with their stack's).
+   */
+  readonly wing?: string;
   /** OK, ALARM or INSUFFICIENT_DATA. */
   readonly state: string;
   readonly since?: string;

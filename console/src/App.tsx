@@ -44,6 +44,11 @@ export function App() {
   );
 }
 
+/** Which app an alarm watches (`Orders: `), when the API says (the deployed page's does). */
+function WingLabel({ wing }: { readonly wing: string | undefined }) {
+  return wing === undefined ? null : <span className="alarm-wing">{wing}: </span>;
+}
+
 /** The alarms' states, always on screen: the first thing an operator checks. */
 function Alarms() {
   const api = useConsoleApi();
@@ -67,7 +72,8 @@ function Alarms() {
         <ul className="alarm-list">
           {(alarms.data ?? []).map((alarm) => (
             <li key={alarm.name} title={alarm.reason}>
-              <StateBadge state={alarm.state} /> {alarm.name}
+              <StateBadge state={alarm.state} /> <WingLabel wing={alarm.wing} />
+              {alarm.name}
             </li>
           ))}
         </ul>
@@ -76,7 +82,8 @@ function Alarms() {
         <ul className="alarm-list firing" aria-label="Firing alarms">
           {firing.map((alarm) => (
             <li key={alarm.name}>
-              <StateBadge state={alarm.state} /> {alarm.name}: {alarm.reason}
+              <StateBadge state={alarm.state} /> <WingLabel wing={alarm.wing} />
+              {alarm.name}: {alarm.reason}
             </li>
           ))}
         </ul>

@@ -4,7 +4,9 @@
  * credentials from the Cognito identity pool (sign-in.ts), so the page holds no long-lived secret
  * and the API keeps its AWS_IAM authorisation; the deliveries likewise from the delivery API's
  * operator routes, when the config names that API; the alarms come from CloudWatch with the same
- * credentials (the role may DescribeAlarms on the stack's alarms only).
+ * credentials, one listing per stack the config names (its alarm name prefix: the role may
+ * DescribeAlarms on those prefixes only, so a listing without a prefix would be refused), each
+ * alarm labelled with its wing.
  */
 import { Sha256 } from '@aws-crypto/sha256-js';
 import { CloudWatchClient, DescribeAlarmsCommand } from '@aws-sdk/client-cloudwatch';
@@ -37,7 +39,7 @@ const EXECUTE_API = 'execute-api';
 /** The config's fields the calls need. */
 export type DeployedApiConfig = Pick<
   DeployedConsoleConfig,
-  'region' | 'apiUrl' | 'alarmNamePrefix' | 'deliveryApiUrl'
+  'region' | 'apiUrl' | 'alarmSources' | 'deliveryApiUrl'
 >;
 
 export function deployedConsoleApi(
@@ -119,17 +121,19 @@ export function deployedConsoleApi(
       ),
     alarms: async () => {
       const alarms: AlarmView[] = [];
-      let nextToken: string | undefined;
-      do {
-        const page = await cloudWatch.send(
-          new DescribeAlarmsCommand({
-            AlarmNamePrefix: config.alarmNamePrefix,
-            ...(nextToken !== undefined && { NextToken: nextToken }),
-          }),
-        );
-        alarms.push(...(page.MetricAlarms ?? []).map(alarmViewOf));
-        nextToken = page.NextToken;
-      } while (nextToken !== undefined);
+      for (const { wing, namePrefix } of config.alarmSources) {
+        let nextToken: string | undefined;
+        do {
+          const page = await cloudWatch.send(
+            new DescribeAlarmsCommand({
+              AlarmNamePrefix: namePrefix,
+              ...(nextToken !== undefined && { NextToken: nextToken }),
+            }),
+          );
+          alarms.push(...(page.MetricAlarms ?? []).map((alarm) => ({ ...alarmViewOf(alarm), wing })));
+          nextToken = page.NextToken;
+        } while (nextToken !== undefined);
+      }
       return alarms;
     },
     deliveries: (status) =>

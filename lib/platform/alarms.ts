@@ -26,6 +26,14 @@ export function validateAlarmPeriod(owner: string, seconds: number): void {
   }
 }
 
+/**
+ * What every alarm name of `stack` starts with (`<stack name>-`): the one prefix an operator
+ * console's `cloudwatch:DescribeAlarms` is granted on and lists by.
+ */
+export function alarmNamePrefix(stack: Stack): string {
+  return `${stack.stackName}-`;
+}
+
 export interface OperatorAlarmsProps {
   /** Where every alarm notifies the operator, when it fires and when it clears. */
   readonly topic: sns.ITopic;
@@ -124,7 +132,7 @@ export class OperatorAlarms extends Construct {
       );
     }
     const alarm = new cloudwatch.Alarm(this, name, {
-      alarmName: `${Stack.of(this).stackName}-${name}`,
+      alarmName: `${alarmNamePrefix(Stack.of(this))}${name}`,
       alarmDescription: `${spec.description} What to do: ${spec.action}`,
       metric,
       threshold: spec.threshold,

@@ -9,6 +9,10 @@
  * - a stateful resource (STATEFUL_TYPES) replaced, maybe replaced, destroyed or orphaned loses what
  *   it holds, or strands it: a replaced resource whose UpdateReplacePolicy is Retain is kept outside
  *   the stack and the new one starts empty, so it counts all the same;
+ * - a DynamoDB or Kinesis stream's event source mapping replaced (a property that requires it, a
+ *   replaced stream, or a new logical id): the new one reads the stream from its starting position,
+ *   not where the old one stopped, so records are processed twice or skipped
+ *   (stream-mapping-replaced.ts);
  * - what CloudFormation refuses: replacing a resource that keeps its custom name (custom-names.ts),
  *   the table updates of table-updates.ts, the KMS key changes of kms-key-updates.ts;
  * - everything else is a change, reported as information.
@@ -27,6 +31,7 @@ import {
 import { keptCustomName } from './custom-names';
 import { changedImmutableKeyProperties } from './kms-key-updates';
 import { STATEFUL_TYPES } from './stateful-types';
+import { streamMappingReplacements } from './stream-mapping-replacements';
 import { indexChanges, tableUpdateBreaches } from './table-updates';
 import type { CfnTemplate } from './template';
 import {
@@ -199,6 +204,7 @@ export function checkUpgrade(
   validate(acknowledgments);
   const diff = fullDiff(released, current);
   const findings: UpgradeFinding[] = [];
+  const streamReaders = streamMappingReplacements(released, current, diff);
   const changes: string[] = [];
   const indexEdits: string[] = [];
   diff.resources.forEachDifference((logicalId, change) => {
@@ -209,6 +215,7 @@ export function checkUpgrade(
     const own = [
       ...(holds === undefined ? [] : [lossOf(logicalId, type, holds, change)]),
       ...refusalsOf(logicalId, type, change),
+      ...streamReaders.filter((finding) => finding.logicalId === logicalId),
     ].filter((finding): finding is UpgradeFinding => finding !== undefined);
     findings.push(...own);
     if (own.length === 0) changes.push(changeLine(logicalId, type, change));

@@ -14,8 +14,18 @@ export const REFUSAL_RULES = [
   'kms-key-immutable-changed',
 ] as const;
 
-/** Updates that go through and lose (or strand) what a stateful resource holds. */
-export const LOSS_RULES = ['replaced', 'may-be-replaced', 'deleted', 'orphaned', 'stream-replaced'] as const;
+/**
+ * Updates that go through and lose (or strand) what a stateful resource holds, or that make a
+ * stream's reader start over (stream-mapping-replaced: records processed twice or skipped).
+ */
+export const LOSS_RULES = [
+  'replaced',
+  'may-be-replaced',
+  'deleted',
+  'orphaned',
+  'stream-replaced',
+  'stream-mapping-replaced',
+] as const;
 
 export type RefusalRule = (typeof REFUSAL_RULES)[number];
 export type LossRule = (typeof LOSS_RULES)[number];

@@ -1,5 +1,5 @@
 import type { App } from 'aws-cdk-lib';
-import { stepsOfVersions } from '../../lambdas/scheduler-agent-supervisor/contracts';
+import { type ConsoleAlarmSource, stepsOfVersions } from '../../lambdas/scheduler-agent-supervisor/contracts';
 import { type ContextReader, contextOf, PlatformContextKey, readFlag, readText } from '../platform/config';
 import type { OperatorRoutes } from '../platform/operator-routes';
 import { admissionWithOverrides, loadConfig, timingsWithOverride, workflowWithOverrides } from './config';
@@ -19,6 +19,12 @@ export interface DeploymentAssets {
    * @default - the deployed console has no Deliveries tab
    */
   readonly consoleDeliveryApi?: OperatorRoutes;
+  /**
+   * Other stacks' alarms the console shows besides this stack's (bin/compose.ts names the delivery
+   * stack's whenever the console is deployed).
+   * @default - the console shows this stack's alarms only
+   */
+  readonly consoleOtherAlarms?: readonly ConsoleAlarmSource[];
 }
 
 /**
@@ -85,5 +91,6 @@ export function consoleOf(
     assetsDir: assets.consoleAssetsDir,
     ...(signInDomainPrefix && { signInDomainPrefix }),
     ...(assets.consoleDeliveryApi && { deliveryApi: assets.consoleDeliveryApi }),
+    ...(assets.consoleOtherAlarms && { otherAlarms: assets.consoleOtherAlarms }),
   };
 }

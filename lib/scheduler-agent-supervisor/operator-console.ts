@@ -1,10 +1,12 @@
-import { Aws, Fn, Stack } from 'aws-cdk-lib';
+import { Aws, Fn, Stack, Token } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import {
   CONSOLE_CONFIG_FILE,
+  type ConsoleAlarmSource,
   type DeployedConsoleConfig,
 } from '../../lambdas/scheduler-agent-supervisor/contracts';
+import { alarmNamePrefix } from '../platform/alarms';
 import { type OperatorRoutes, operatorApiOrigin, operatorMethodArns } from '../platform/operator-routes';
 import { OperatorSignIn } from '../platform/operator-sign-in';
 import { acknowledgeOnDefaultPolicy, nagResourceName } from '../platform/scoped-role';
@@ -26,6 +28,13 @@ export interface OperatorConsoleProps {
    */
   readonly deliveryApi?: OperatorRoutes;
   /**
+   * Other stacks' alarms the page shows besides this stack's (the drone delivery's), each by its
+   * name prefix, handed over by the composition root: the operators' role may DescribeAlarms on
+   * each prefix and nothing else. A prefix is a plain string (a stack name), so nothing is imported.
+   * @default - this stack's alarms only
+   */
+  readonly otherAlarms?: readonly ConsoleAlarmSource[];
+  /**
    * The sign-in page's domain prefix (`<prefix>.auth.<region>.amazoncognito.com`, unique in the region).
    * @default - `orders-console-<account id>`
    */
@@ -35,16 +44,25 @@ export interface OperatorConsoleProps {
 /**
  * The deployed operator console (README, Operator console): the page on a StaticSite, operators
  * signed in by OperatorSignIn, and what a signed-in operator may do: `execute-api:Invoke` on the
- * operator routes and `cloudwatch:DescribeAlarms` on this stack's alarms, nothing else. The page is
- * told where everything is by CONSOLE_CONFIG_FILE, written at deploy; it holds no secret.
+ * operator routes and `cloudwatch:DescribeAlarms` on this stack's alarms and those of `otherAlarms`,
+ * nothing else. The page is told where everything is by CONSOLE_CONFIG_FILE, written at deploy; it
+ * holds no secret.
  */
 export class OperatorConsole extends Construct {
   readonly site: StaticSite;
   readonly signIn: OperatorSignIn;
+  /** The alarms the page lists (config.json's `alarmSources`), this stack's first; the role reads these only. */
+  readonly alarmSources: readonly ConsoleAlarmSource[];
 
   constructor(scope: Construct, id: string, props: OperatorConsoleProps) {
     super(scope, id);
     const stack = Stack.of(this);
+    const alarmSources: readonly ConsoleAlarmSource[] = [
+      { wing: ORDERS_WING, namePrefix: alarmNamePrefix(stack) },
+      ...(props.otherAlarms ?? []),
+    ];
+    validateAlarmSources(this.node.path, alarmSources);
+    this.alarmSources = alarmSources;
     const region = Aws.REGION;
     const signInDomainPrefix = props.signInDomainPrefix ?? Fn.join('-', ['orders-console', Aws.ACCOUNT_ID]);
     const signInOrigin = `https://${signInDomainPrefix}.auth.${region}.amazoncognito.com`;
@@ -74,7 +92,6 @@ export class OperatorConsole extends Construct {
       callbackUrl: `${this.site.origin}/`,
       domainPrefix: signInDomainPrefix,
     });
-    const alarmNamePrefix = `${stack.stackName}-`;
     const config: DeployedConsoleConfig = {
       mode: 'deployed',
       region,
@@ -83,7 +100,7 @@ export class OperatorConsole extends Construct {
       userPoolClientId: this.signIn.client.userPoolClientId,
       signInUrl: this.signIn.signInUrl,
       identityPoolId: this.signIn.identityPool.ref,
-      alarmNamePrefix,
+      alarmSources,
       ...(props.deliveryApi && { deliveryApiUrl: props.deliveryApi.url }),
     };
     this.site.addJsonFile(CONSOLE_CONFIG_FILE, { ...config });
@@ -102,16 +119,27 @@ export class OperatorConsole extends Construct {
       });
     }
     if (props.deliveryApi) this.allowDeliveryRoutes(props.deliveryApi);
-    const alarms = `arn:${Aws.PARTITION}:cloudwatch:${region}:${Aws.ACCOUNT_ID}:alarm:${alarmNamePrefix}*`;
-    role.addToPolicy(
-      new iam.PolicyStatement({ actions: ['cloudwatch:DescribeAlarms'], resources: [alarms] }),
-    );
-    acknowledgeOnDefaultPolicy(role, {
-      id: `AwsSolutions-IAM5[Resource::${nagResourceName(this, alarms)}]`,
-      reason:
-        "The console's alarm panel reads this stack's alarms (their names start with the stack's name), DescribeAlarms only.",
-    });
+    this.allowAlarms(alarmSources);
     props.operatorApi.allowBrowserOrigin(this.site.origin);
+  }
+
+  /**
+   * `cloudwatch:DescribeAlarms` on each source's alarms (`alarm:<prefix>*`), and no other alarm:
+   * the page lists them by that prefix. Each prefix's `*` acknowledged by the name cdk-nag gives it.
+   */
+  private allowAlarms(sources: readonly ConsoleAlarmSource[]): void {
+    const role = this.signIn.authenticatedRole;
+    const arns = sources.map(
+      (source) =>
+        `arn:${Aws.PARTITION}:cloudwatch:${Aws.REGION}:${Aws.ACCOUNT_ID}:alarm:${source.namePrefix}*`,
+    );
+    role.addToPolicy(new iam.PolicyStatement({ actions: ['cloudwatch:DescribeAlarms'], resources: arns }));
+    sources.forEach((source, index) => {
+      acknowledgeOnDefaultPolicy(role, {
+        id: `AwsSolutions-IAM5[Resource::${nagResourceName(this, arns[index] as string)}]`,
+        reason: `The console's alarm panel reads the ${source.wing} stack's alarms (their names start with the stack's name), DescribeAlarms only.`,
+      });
+    });
   }
 
   /**
@@ -129,6 +157,42 @@ export class OperatorConsole extends Construct {
         reason:
           'An operator route of the delivery API with its {deliveryId} path parameter (any delivery): that one method on that one route.',
       });
+    }
+  }
+}
+
+/** How the page labels this stack's alarms. */
+const ORDERS_WING = 'Orders';
+
+/**
+ * Each source labelled, labels distinct, and each prefix non-empty, without IAM wildcards, and not
+ * the start of another (an alarm would be listed twice, under two wings); throws naming the source.
+ */
+function validateAlarmSources(owner: string, sources: readonly ConsoleAlarmSource[]): void {
+  const problem = (message: string) => new Error(`OperatorConsole ${owner}: ${message}`);
+  const wings = new Set<string>();
+  for (const source of sources) {
+    if (source.wing.trim() === '')
+      throw problem(`an alarm source (prefix '${source.namePrefix}') has no wing label`);
+    if (wings.has(source.wing)) throw problem(`two alarm sources are labelled '${source.wing}'`);
+    wings.add(source.wing);
+    if (Token.isUnresolved(source.namePrefix)) continue;
+    if (source.namePrefix === '')
+      throw problem(`the ${source.wing} alarms have an empty name prefix (every alarm)`);
+    if (/[*?]/.test(source.namePrefix))
+      throw problem(
+        `the ${source.wing} alarm prefix '${source.namePrefix}' has a wildcard, which would widen the grant`,
+      );
+    const overlapping = sources.find(
+      (other) =>
+        other !== source &&
+        !Token.isUnresolved(other.namePrefix) &&
+        other.namePrefix.startsWith(source.namePrefix),
+    );
+    if (overlapping) {
+      throw problem(
+        `the ${source.wing} alarm prefix '${source.namePrefix}' also takes the ${overlapping.wing} alarms ('${overlapping.namePrefix}')`,
+      );
     }
   }
 }

@@ -106,10 +106,14 @@ export interface SchedulerAgentSupervisorStackProps extends StackProps {
   readonly alertEmail?: string;
   /**
    * The deployed operator console (CDK context `console=true`): the built page and, optionally,
-   * its sign-in domain prefix and the delivery API's operator routes (given by the composition root).
+   * its sign-in domain prefix, and the delivery API's operator routes and alarms (given by the
+   * composition root).
    * @default - no deployed console (operators use the CLI, or the local console with npm start)
    */
-  readonly console?: Pick<OperatorConsoleProps, 'assetsDir' | 'signInDomainPrefix' | 'deliveryApi'>;
+  readonly console?: Pick<
+    OperatorConsoleProps,
+    'assetsDir' | 'signInDomainPrefix' | 'deliveryApi' | 'otherAlarms'
+  >;
 }
 
 /**

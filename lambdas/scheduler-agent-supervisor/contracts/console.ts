@@ -12,6 +12,14 @@ export interface LocalConsoleConfig {
   readonly mode: 'local';
 }
 
+/** One stack's alarms on the page: those whose names start with `namePrefix`, labelled with `wing`. */
+export interface ConsoleAlarmSource {
+  /** The app they watch, as the page labels them (`Orders`, `Deliveries`). */
+  readonly wing: string;
+  /** `<stack name>-`: every alarm of that stack, and only those (the role may read these only). */
+  readonly namePrefix: string;
+}
+
 export interface DeployedConsoleConfig {
   /** The page signs operators in with Cognito and signs each operator call with SigV4 itself. */
   readonly mode: 'deployed';
@@ -24,8 +32,8 @@ export interface DeployedConsoleConfig {
   /** `https://<prefix>.auth.<region>.amazoncognito.com`: the sign-in page and token endpoint. */
   readonly signInUrl: string;
   readonly identityPoolId: string;
-  /** The alarms the page shows are those whose names start with this (the stack's). */
-  readonly alarmNamePrefix: string;
+  /** The alarms the page shows: this stack's first, then the other stacks' the deployment names. */
+  readonly alarmSources: readonly ConsoleAlarmSource[];
   /**
    * The delivery API's stage URL (the DroneDelivery stack's `ApiUrl`), without a trailing slash,
    * when the console may read its operator routes: the Deliveries tab shows then.

@@ -9,7 +9,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { type ComposedApp, composeApp, DELIVERY_OPERATOR_EXPORT } from '../../../bin/compose';
+import {
+  type ComposedApp,
+  composeApp,
+  DELIVERY_ALARMS_WING,
+  DELIVERY_OPERATOR_EXPORT,
+} from '../../../bin/compose';
+import { DRONE_DELIVERY_STACK_NAME } from '../../../lib/choreography/stack';
+import { STACK_NAME } from '../../../lib/scheduler-agent-supervisor/stack';
 import { DEMO_CONTEXT, resourcesOf, testApp } from '../support/synth';
 
 const ORIGIN = 'https://d1234abcd.cloudfront.net';
@@ -41,6 +48,11 @@ function configOf(template: Template): string {
 
 /** The execute-api resources the operator role may invoke. */
 function invokableBy(template: Template, composed: ComposedApp): unknown[] {
+  return grantedTo(template, composed, 'execute-api:Invoke');
+}
+
+/** The resources of the operator role's statements that allow `action`. */
+function grantedTo(template: Template, composed: ComposedApp, action: string): unknown[] {
   const role = composed.orders.operatorConsole?.signIn.authenticatedRole;
   if (!role) throw new Error('no console');
   const roleId = composed.orders.getLogicalId(role.node.defaultChild as never);
@@ -52,8 +64,8 @@ function invokableBy(template: Template, composed: ComposedApp): unknown[] {
       (policy.Properties?.PolicyDocument ?? { Statement: [] }) as {
         Statement: { Action: unknown; Resource: unknown }[];
       }
-    ).Statement.filter((statement) => flat(statement.Action).includes('execute-api:Invoke')).flatMap(
-      (statement) => (Array.isArray(statement.Resource) ? statement.Resource : [statement.Resource]),
+    ).Statement.filter((statement) => flat(statement.Action).includes(action)).flatMap((statement) =>
+      Array.isArray(statement.Resource) ? statement.Resource : [statement.Resource],
     ),
   );
 }
@@ -94,6 +106,41 @@ describe('the console with the delivery API (consoleOrigin given)', () => {
       resources: violation.violatingResources.map((resource) => resource.constructPath),
     }));
     expect(violations).toEqual([]);
+  });
+});
+
+/**
+ * The alarms the page lists (what the console writes into config.json's `alarmSources`; the file
+ * itself is a deploy-time asset the test cannot read back) and those the role may DescribeAlarms:
+ * each stack's, `alarm:<stack name>-*`, and no other.
+ */
+function expectBothStacksAlarms(composed: ReturnType<typeof compose>): void {
+  const orders = Template.fromStack(composed.orders);
+  expect(composed.orders.operatorConsole?.alarmSources).toEqual([
+    { wing: 'Orders', namePrefix: `${STACK_NAME}-` },
+    { wing: DELIVERY_ALARMS_WING, namePrefix: `${DRONE_DELIVERY_STACK_NAME}-` },
+  ]);
+  const alarms = grantedTo(orders, composed, 'cloudwatch:DescribeAlarms').map(flat);
+  expect(alarms).toHaveLength(2);
+  expect(alarms[0]).toContain(`:alarm:${STACK_NAME}-*`);
+  expect(alarms[1]).toContain(`:alarm:${DRONE_DELIVERY_STACK_NAME}-*`);
+  // Both stacks' alarms really carry those prefixes, and none another.
+  for (const stack of [composed.orders, composed.deliveries]) {
+    const names = Object.values(Template.fromStack(stack).findResources('AWS::CloudWatch::Alarm')).map(
+      (alarm) => alarm.Properties.AlarmName as string,
+    );
+    expect(names.length).toBeGreaterThan(0);
+    for (const name of names) expect(name.startsWith(`${stack.stackName}-`)).toBe(true);
+  }
+}
+
+describe("the console's alarm panel", () => {
+  it("shows both stacks' alarms, with or without the Deliveries tab, and the role reads those two prefixes only", () => {
+    expectBothStacksAlarms(compose({ consoleOrigin: ORIGIN }));
+    const withoutTab = compose({});
+    expectBothStacksAlarms(withoutTab);
+    // A stack name crosses as a plain string: no import, no dependency.
+    expect(withoutTab.orders.dependencies).toEqual([]);
   });
 });
 

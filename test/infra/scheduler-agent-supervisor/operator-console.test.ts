@@ -273,6 +273,26 @@ describe('the deployed operator console', () => {
     expect(JSON.stringify(statements[1].Resource)).toContain(`:alarm:${Stack.of(stack).stackName}-*`);
   });
 
+  it("refuses other stacks' alarm sources that are unlabelled, labelled twice or overlap, naming them", () => {
+    const console = (otherAlarms: { wing: string; namePrefix: string }[]) => () =>
+      addSchedulerAgentSupervisor(
+        testApp({ profile: 'default', ...DEMO_CONTEXT, [SasContextKey.Console]: 'true' }),
+        remoteServicesDownstream,
+        undefined,
+        { consoleAssetsDir: assetsDir, consoleOtherAlarms: otherAlarms },
+      );
+    expect(console([{ wing: ' ', namePrefix: 'DroneDelivery-' }])).toThrow(/has no wing label/);
+    expect(console([{ wing: 'Orders', namePrefix: 'DroneDelivery-' }])).toThrow(
+      /two alarm sources are labelled 'Orders'/,
+    );
+    expect(console([{ wing: 'All', namePrefix: '' }])).toThrow(/empty name prefix/);
+    expect(console([{ wing: 'Any', namePrefix: 'Drone*' }])).toThrow(/has a wildcard/);
+    expect(console([{ wing: 'Nested', namePrefix: 'SchedulerAgentSupervisor-Admission' }])).toThrow(
+      /Orders alarm prefix 'SchedulerAgentSupervisor-' also takes the Nested alarms/,
+    );
+    expect(console([{ wing: 'Deliveries', namePrefix: 'DroneDelivery-' }])).not.toThrow();
+  });
+
   it('answers CORS preflights of the operator routes for the console origin alone, without auth', () => {
     const preflights = template.findResources('AWS::ApiGateway::Method', {
       Properties: { HttpMethod: 'OPTIONS' },

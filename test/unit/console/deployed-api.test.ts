@@ -121,7 +121,11 @@ beforeEach(() => {
   seen.length = 0;
 });
 
-const config = () => ({ region: REGION, apiUrl, alarmNamePrefix: 'SchedulerAgentSupervisor-' });
+const config = () => ({
+  region: REGION,
+  apiUrl,
+  alarmSources: [{ wing: 'Orders', namePrefix: 'SchedulerAgentSupervisor-' }],
+});
 
 describe('the deployed console API', () => {
   it('signs each operator call for execute-api in the region with the identity pool credentials', async () => {

@@ -19,10 +19,8 @@ import { DynamoDBDocumentClient, paginateScan } from '@aws-sdk/lib-dynamodb';
 import {
   LIFECYCLE_EVENT_TYPES,
   lifecyclePattern,
-  RequesterRegistrySchema,
   type SubmitDeliveryRequest,
 } from '../../lambdas/choreography/contracts';
-import { DeliveryRecords, DynamoServiceStore } from '../../lambdas/choreography/kit';
 import { describeError } from '../../lambdas/shared/errors';
 import { serviceSendPolicy } from '../../lambdas/shared/service-send-policy';
 import { asActivity, type LocalTarget, type RuntimeClock } from '../local-runtime';
@@ -39,6 +37,7 @@ import type {
 } from './deliveries-snapshots';
 import { harnessClient } from './harness-client';
 import { drainQueue, type StackView, type SubmitOutcome, stackView, submitJson } from './orders-driver';
+import { PastTheDoor } from './past-the-door';
 import { pastTheDoorOutcome } from './past-the-door-outcome';
 
 /** Output names of the DroneDelivery stack the campaign reads. */
@@ -72,6 +71,7 @@ export class DeliverySystemDriver {
   private readonly events: EventBridgeClient;
   private readonly stack: StackView;
   private observerUrl: string | undefined;
+  private door: PastTheDoor | undefined;
 
   /**
    * `clock`: the run's, when the driver is one of its actors: on a seeded clock every request it
@@ -171,25 +171,25 @@ export class DeliverySystemDriver {
   }
 
   /**
-   * Accepts a delivery past the door, without HTTP: submit-delivery's own adapter writes its item
-   * and DeliveryRequested to the ingestion table for the relay to publish, without the door's
-   * limits. It stands for a delivery accepted before the fleet's range or payload shrank (the API
-   * now answers 400), so the services' own refusals still have work. The caller retries.
+   * Accepts a delivery past the door as the first requester (past-the-door.ts), answered as the API
+   * would have (pastTheDoorOutcome). The caller retries.
    */
   async acceptPastTheDoor(request: SubmitDeliveryRequest): Promise<SubmitOutcome> {
-    const store = new DynamoServiceStore(this.documents, this.output(Output.IngestionTableName), 0);
     const now = new Date(this.clock?.now() ?? Date.now());
     try {
-      const outcome = await new DeliveryRecords(store).submit(
-        request,
-        `chaos-${request.deliveryId}`,
-        now,
-        firstRequesterOf(this.output(Output.Requesters)),
-      );
-      return pastTheDoorOutcome(outcome);
+      return pastTheDoorOutcome(await this.pastTheDoor().accept(request, `chaos-${request.deliveryId}`, now));
     } catch (error) {
       return { kind: 'retry', reason: describeError(error), afterMillis: 500 };
     }
+  }
+
+  private pastTheDoor(): PastTheDoor {
+    this.door ??= new PastTheDoor(
+      this.documents,
+      this.output(Output.IngestionTableName),
+      this.output(Output.Requesters),
+    );
+    return this.door;
   }
 
   /** A poison message straight onto a consumer's FIFO queue. */
@@ -340,11 +340,4 @@ function changeLog(outbox: unknown): ChangeLogEntry[] {
       sequence: Number(message.sequence),
     };
   });
-}
-
-/** The first requester's id in the stack's Requesters output: the one whose key the harness uses. */
-function firstRequesterOf(requestersJson: string): string {
-  const [first] = RequesterRegistrySchema.parse(JSON.parse(requestersJson));
-  if (first === undefined) throw new Error('The DroneDelivery stack lists no requester');
-  return first.requesterId;
 }

@@ -102,13 +102,19 @@ export class DeliveryOperations extends Construct {
       widgets: [
         [
           new cloudwatch.GraphWidget({
-            title: 'Deliveries: accepted, resubmitted, rejected, conflicts',
+            title: 'Deliveries: accepted, resubmitted, rejected, conflicts, unregistered keys',
             width: 12,
             left: [
               metric(DeliveryMetric.DeliveriesAccepted, ServiceName.Ingestion, 'Sum', 'accepted'),
               metric(DeliveryMetric.DeliveriesResubmitted, ServiceName.Ingestion, 'Sum', 'resubmitted'),
               metric(DeliveryMetric.DeliveriesRejected, ServiceName.Ingestion, 'Sum', 'rejected (400)'),
               metric(DeliveryMetric.DeliveryConflicts, ServiceName.Ingestion, 'Sum', 'conflicts (409)'),
+              metric(
+                DeliveryMetric.UnknownRequesterRequests,
+                ServiceName.Ingestion,
+                'Sum',
+                'unregistered key (403)',
+              ),
             ],
           }),
           new cloudwatch.GraphWidget({

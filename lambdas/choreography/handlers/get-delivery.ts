@@ -6,19 +6,19 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { createDocumentClient } from '../../shared/aws-clients/dynamodb';
 import { requireEnv } from '../../shared/env';
-import { holderOfApiKey } from '../../shared/holder-of-api-key';
 import { apiRequestScope, errorResponse, jsonResponse, unexpectedErrorResponse } from '../../shared/http';
 import { annotateTrace, createObservability, instrumentedHandler } from '../../shared/observability';
+import { registeredCaller } from '../../shared/registered-caller';
 import { deliveryIdParameter } from '../adapters/delivery-id-parameter';
 import { DeliveryRecords } from '../adapters/delivery-records';
 import { readRequesterRegistry } from '../adapters/requester-registry';
 import { DynamoServiceStore } from '../adapters/service-store';
-import { ChoreographyEnvKey, DeliveryApiRoute } from '../contracts';
+import { ChoreographyEnvKey, DeliveryApiRoute, DeliveryMetric } from '../contracts';
 import { toDeliveryStatusBody } from '../domain/ingestion';
 import { ownsDelivery } from '../domain/requesters';
 
-const observability = createObservability();
-const { tracer } = observability;
+const observability = createObservability<DeliveryMetric>();
+const { tracer, count } = observability;
 // Reads only: the store's marker TTL is never used.
 const records = new DeliveryRecords(
   new DynamoServiceStore(createDocumentClient(tracer), requireEnv(ChoreographyEnvKey.TableName), 0),
@@ -29,12 +29,16 @@ export const handler = instrumentedHandler(
   observability,
   async (event: APIGatewayProxyEvent, context): Promise<APIGatewayProxyResult> => {
     const scope = apiRequestScope(event, context, observability);
-    const { echoHeaders } = scope;
+    const { echoHeaders, log } = scope;
     try {
-      const requester = holderOfApiKey(requesters, event.requestContext?.identity?.apiKeyId);
-      if (requester === undefined) {
-        return errorResponse(403, 'This API key is not registered to a requester', undefined, echoHeaders);
-      }
+      const known = registeredCaller(requesters, event, {
+        entry: 'requester',
+        log,
+        count: () => count(DeliveryMetric.UnknownRequesterRequests),
+        headers: echoHeaders,
+      });
+      if ('refused' in known) return known.refused;
+      const requester = known.caller;
       const parameter = deliveryIdParameter(event, DeliveryApiRoute.DeliveryIdParameter, echoHeaders);
       if ('refused' in parameter) return parameter.refused;
       const { deliveryId } = parameter;

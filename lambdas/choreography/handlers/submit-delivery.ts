@@ -9,9 +9,9 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { createDocumentClient } from '../../shared/aws-clients/dynamodb';
 import { requireEnv } from '../../shared/env';
 import { describeError } from '../../shared/errors';
-import { holderOfApiKey } from '../../shared/holder-of-api-key';
 import { CORRELATION_ID_HEADER, correlationIdOf, errorResponse, jsonResponse } from '../../shared/http';
 import { annotateTrace, createObservability, instrumentedHandler } from '../../shared/observability';
+import { registeredCaller } from '../../shared/registered-caller';
 import { DeliveryRecords } from '../adapters/delivery-records';
 import { readRequesterRegistry } from '../adapters/requester-registry';
 import { DynamoServiceStore } from '../adapters/service-store';
@@ -37,15 +37,14 @@ export const handler = instrumentedHandler(
     log.addContext(context);
     annotateTrace(tracer, { correlationId });
     try {
-      const apiKeyId = event.requestContext?.identity?.apiKeyId;
-      const requester = holderOfApiKey(requesters, apiKeyId);
-      if (requester === undefined) {
-        count(DeliveryMetric.DeliveriesRejected);
-        log.warn('Delivery refused: the API key belongs to no registered requester', {
-          apiKeyId: apiKeyId ?? null,
-        });
-        return errorResponse(403, 'This API key is not registered to a requester', undefined, echo);
-      }
+      const known = registeredCaller(requesters, event, {
+        entry: 'requester',
+        log,
+        count: () => count(DeliveryMetric.UnknownRequesterRequests),
+        headers: echo,
+      });
+      if ('refused' in known) return known.refused;
+      const requester = known.caller;
       log.appendKeys({ requesterId: requester.requesterId });
       const now = new Date();
       const parsed = parseDeliveryRequestBody(event.body, event.isBase64Encoded === true, now, settings);

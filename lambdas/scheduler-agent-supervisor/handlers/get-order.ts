@@ -6,9 +6,9 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { createDocumentClient } from '../../shared/aws-clients/dynamodb';
 import { requireEnv } from '../../shared/env';
-import { holderOfApiKey } from '../../shared/holder-of-api-key';
 import { apiRequestScope, errorResponse, jsonResponse, unexpectedErrorResponse } from '../../shared/http';
 import { annotateTrace, createObservability, instrumentedHandler } from '../../shared/observability';
+import { registeredCaller } from '../../shared/registered-caller';
 import { readClientRegistry } from '../adapters/runtime-config';
 import { DynamoStateStore } from '../adapters/state-store';
 import { ApiRoute, EnvKey, OrderMetric } from '../contracts';
@@ -27,14 +27,14 @@ export const handler = instrumentedHandler(
     const scope = apiRequestScope(event, context, observability);
     const { echoHeaders, log } = scope;
     try {
-      const client = holderOfApiKey(clients, event.requestContext?.identity?.apiKeyId);
-      if (client === undefined) {
-        count(OrderMetric.UnknownClientRequests);
-        log.warn('Order lookup refused: the API key belongs to no registered client', {
-          apiKeyId: event.requestContext?.identity?.apiKeyId ?? null,
-        });
-        return errorResponse(403, 'This API key is not registered to a client', undefined, echoHeaders);
-      }
+      const known = registeredCaller(clients, event, {
+        entry: 'client',
+        log,
+        count: () => count(OrderMetric.UnknownClientRequests),
+        headers: echoHeaders,
+      });
+      if ('refused' in known) return known.refused;
+      const client = known.caller;
       const parsed = parseOrderIdParameter(event.pathParameters?.[ApiRoute.orderPathParameter]);
       if (!parsed.ok) {
         return errorResponse(400, parsed.message, parsed.errors, echoHeaders);

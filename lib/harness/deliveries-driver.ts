@@ -177,7 +177,8 @@ export class DeliverySystemDriver {
   async acceptPastTheDoor(request: SubmitDeliveryRequest): Promise<SubmitOutcome> {
     const now = new Date(this.clock?.now() ?? Date.now());
     try {
-      return pastTheDoorOutcome(await this.pastTheDoor().accept(request, `chaos-${request.deliveryId}`, now));
+      const outcome = await this.pastTheDoor().accept(request, `chaos-${request.deliveryId}`, now);
+      return pastTheDoorOutcome(outcome, request.deliveryId);
     } catch (error) {
       return { kind: 'retry', reason: describeError(error), afterMillis: 500 };
     }

@@ -16,7 +16,12 @@ import { DeliveryRecords } from '../adapters/delivery-records';
 import { readRequesterRegistry } from '../adapters/requester-registry';
 import { DynamoServiceStore } from '../adapters/service-store';
 import { readServiceSettings } from '../adapters/settings';
-import { ChoreographyEnvKey, DeliveryMetric, SubmitDeliverySettingsSchema } from '../contracts';
+import {
+  ChoreographyEnvKey,
+  DeliveryMetric,
+  deliveryIdUnavailable,
+  SubmitDeliverySettingsSchema,
+} from '../contracts';
 import { parseDeliveryRequestBody, toDeliveryStatusBody } from '../domain/ingestion';
 
 const observability = createObservability<DeliveryMetric>();
@@ -74,15 +79,12 @@ export const handler = instrumentedHandler(
             outcome.fields.map((path) => ({ path, message: 'differs from the accepted delivery' })),
             echo,
           );
-        case 'unavailable':
+        case 'unavailable': {
           count(DeliveryMetric.DeliveryConflicts);
           log.warn('Submission of a deliveryId another requester holds; refused');
-          return errorResponse(
-            409,
-            `Delivery id '${deliveryId}' is not available; choose another deliveryId`,
-            [{ path: 'deliveryId', message: 'is not available' }],
-            echo,
-          );
+          const unavailable = deliveryIdUnavailable(deliveryId);
+          return errorResponse(409, unavailable.message, unavailable.errors, echo);
+        }
       }
     } catch (error) {
       log.error('Delivery submission failed unexpectedly', { error: describeError(error) });

@@ -8,6 +8,7 @@ import { createDocumentClient } from '../../shared/aws-clients/dynamodb';
 import { requireEnv } from '../../shared/env';
 import { apiRequestScope, errorResponse, jsonResponse, unexpectedErrorResponse } from '../../shared/http';
 import { annotateTrace, createObservability, instrumentedHandler } from '../../shared/observability';
+import { ownedBy } from '../../shared/owned-by';
 import { registeredCaller } from '../../shared/registered-caller';
 import { deliveryIdParameter } from '../adapters/delivery-id-parameter';
 import { DeliveryRecords } from '../adapters/delivery-records';
@@ -15,7 +16,6 @@ import { readRequesterRegistry } from '../adapters/requester-registry';
 import { DynamoServiceStore } from '../adapters/service-store';
 import { ChoreographyEnvKey, DeliveryApiRoute, DeliveryMetric } from '../contracts';
 import { toDeliveryStatusBody } from '../domain/ingestion';
-import { ownsDelivery } from '../domain/requesters';
 
 const observability = createObservability<DeliveryMetric>();
 const { tracer, count } = observability;
@@ -44,7 +44,7 @@ export const handler = instrumentedHandler(
       const { deliveryId } = parameter;
       annotateTrace(tracer, { deliveryId });
       const record = await records.get(deliveryId);
-      if (!record || !ownsDelivery(record, requester.requesterId))
+      if (!record || !ownedBy(record.requesterId, requester.requesterId))
         return errorResponse(404, `Delivery '${deliveryId}' not found`, undefined, echoHeaders);
       return jsonResponse(200, toDeliveryStatusBody(record), echoHeaders);
     } catch (error) {

@@ -8,11 +8,11 @@ import { createDocumentClient } from '../../shared/aws-clients/dynamodb';
 import { requireEnv } from '../../shared/env';
 import { apiRequestScope, errorResponse, jsonResponse, unexpectedErrorResponse } from '../../shared/http';
 import { annotateTrace, createObservability, instrumentedHandler } from '../../shared/observability';
+import { ownedBy } from '../../shared/owned-by';
 import { registeredCaller } from '../../shared/registered-caller';
 import { readClientRegistry } from '../adapters/runtime-config';
 import { DynamoStateStore } from '../adapters/state-store';
 import { ApiRoute, EnvKey, OrderMetric } from '../contracts';
-import { mayRead } from '../domain/clients';
 import { toOrderStatusBody } from '../domain/state-record';
 import { parseOrderIdParameter } from '../domain/validation';
 
@@ -41,7 +41,7 @@ export const handler = instrumentedHandler(
       }
       annotateTrace(tracer, { orderId: parsed.orderId });
       const record = await states.get(parsed.orderId);
-      if (record === undefined || !mayRead(record, client.clientId)) {
+      if (record === undefined || !ownedBy(record.clientId, client.clientId)) {
         return errorResponse(404, `Order '${parsed.orderId}' not found`, undefined, echoHeaders);
       }
       return jsonResponse(200, toOrderStatusBody(record), echoHeaders);

@@ -14,7 +14,7 @@ import {
   notifyClient,
   type StatusChange,
 } from '../../../lambdas/scheduler-agent-supervisor/domain/client-status';
-import { clientById, mayRead } from '../../../lambdas/scheduler-agent-supervisor/domain/clients';
+import { clientById } from '../../../lambdas/scheduler-agent-supervisor/domain/clients';
 import { holderOfApiKey } from '../../../lambdas/shared/holder-of-api-key';
 
 const AT = '2030-01-02T03:04:05.000Z';
@@ -223,12 +223,6 @@ describe('clients', () => {
     expect(holderOfApiKey(REGISTRY, '')).toBeUndefined();
     expect(clientById(REGISTRY, 'web-shop')?.apiKeyId).toBe('k1');
     expect(clientById(REGISTRY, undefined)).toBeUndefined();
-  });
-
-  it('lets only the submitting client read an order; a record without ClientId is no client’s', () => {
-    expect(mayRead({ clientId: 'web-shop' }, 'web-shop')).toBe(true);
-    expect(mayRead({ clientId: 'web-shop' }, 'call-center')).toBe(false);
-    expect(mayRead({}, 'web-shop')).toBe(false);
   });
 
   it('parses the registry, refusing duplicates, bad names, an empty list and non-JSON', () => {

@@ -8,6 +8,7 @@
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import {
+  type RegisteredRequester,
   type RequesterRegistry,
   RequesterRegistrySchema,
   type SubmitDeliveryRequest,
@@ -34,7 +35,7 @@ export class PastTheDoor {
 
   /** The first requester's id: the one whose key the tooling's API calls use. */
   get firstRequesterId(): string {
-    return (this.requesters[0] as RequesterRegistry[number]).requesterId;
+    return (this.requesters[0] as RegisteredRequester).requesterId;
   }
 
   /** Writes the delivery as `requesterId` would have submitted it. @default requesterId - the first */

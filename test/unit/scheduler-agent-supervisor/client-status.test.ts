@@ -225,15 +225,48 @@ describe('clients', () => {
     expect(clientById(REGISTRY, undefined)).toBeUndefined();
   });
 
-  it('parses the registry, refusing duplicates, bad names, an empty list and non-JSON', () => {
+  it('parses the registry the stack writes', () => {
     expect(parseClientRegistry(JSON.stringify(REGISTRY))).toEqual(REGISTRY);
-    expect(() => parseClientRegistry('[]')).toThrow(/Client registry is invalid/);
-    expect(() => parseClientRegistry('{')).toThrow(/Client registry is not JSON/);
-    expect(() =>
-      parseClientRegistry(JSON.stringify([REGISTRY[0], { ...REGISTRY[1], apiKeyId: 'k1' }])),
-    ).toThrow(/apiKeyId 'k1' appears twice/);
-    expect(() => parseClientRegistry(JSON.stringify([{ ...REGISTRY[0], clientId: 'Web Shop' }]))).toThrow(
-      /0\.clientId/,
-    );
+  });
+
+  it.each([
+    [
+      'an empty list',
+      '[]',
+      'Client registry is invalid: (list): Too small: expected array to have >=1 items',
+    ],
+    ['text that is not JSON', '{', /^Client registry is not JSON: /],
+    [
+      'an object, not a list',
+      '{"clientId":"web-shop"}',
+      /^Client registry is invalid: \(list\): .*expected array/,
+    ],
+    [
+      'a key id twice',
+      JSON.stringify([REGISTRY[0], { ...REGISTRY[1], apiKeyId: 'k1' }]),
+      "Client registry is invalid: (list): apiKeyId 'k1' appears twice",
+    ],
+    [
+      'a bad name',
+      JSON.stringify([{ ...REGISTRY[0], clientId: 'Web Shop' }]),
+      /^Client registry is invalid: \[0\]\.clientId: .*pattern/,
+    ],
+    [
+      'an unknown field',
+      JSON.stringify([{ ...REGISTRY[0], extra: 1 }]),
+      'Client registry is invalid: [0].extra: is not an allowed field',
+    ],
+    [
+      'missing fields, each named',
+      JSON.stringify([{ clientId: 'web-shop' }]),
+      'Client registry is invalid: [0].apiKeyId: is required; [0].replyQueueUrl: is required',
+    ],
+    [
+      'a key twice in one entry',
+      '[{"clientId":"web-shop","clientId":"call-center","apiKeyId":"k1","replyQueueUrl":"q1"}]',
+      /^Client registry is invalid: \[0\]\.clientId: is a duplicate key/,
+    ],
+  ])('refuses %s, naming what is wrong', (_case, json, message) => {
+    expect(() => parseClientRegistry(json)).toThrow(message);
   });
 });

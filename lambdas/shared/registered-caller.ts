@@ -10,36 +10,36 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { holderOfApiKey } from './holder-of-api-key';
 import { errorResponse } from './http';
 
-/** How a wing refuses a caller it does not know. */
-export interface CallerRefusal {
+/** How a wing names and counts a caller it does not know (its contracts hold one). */
+export interface UnregisteredCaller<Name extends string> {
   /** What an entry of the registry is called in this wing ('client', 'requester'). */
   readonly entry: string;
-  readonly log: Pick<Logger, 'warn'>;
-  /** Counts one refusal under the wing's metric for unregistered callers. */
-  readonly count: () => void;
-  /** Headers every answer of the handler carries (the correlation id, the browser origin). */
-  readonly headers: Record<string, string>;
+  /** The wing's metric of such refusals. */
+  readonly metric: Name;
 }
 
-export function registeredCaller<T extends { readonly apiKeyId: string }>(
+/** What the handler answers and reports with. */
+export interface CallerScope<Name extends string> {
+  readonly log: Pick<Logger, 'warn'>;
+  /** Headers every answer of the handler carries (the correlation id, the browser origin). */
+  readonly echoHeaders: Record<string, string>;
+  readonly count: (name: Name) => void;
+}
+
+export function registeredCaller<T extends { readonly apiKeyId: string }, Name extends string>(
   registry: readonly T[],
   event: Pick<APIGatewayProxyEvent, 'requestContext' | 'httpMethod' | 'resource'>,
-  refusal: CallerRefusal,
+  scope: CallerScope<Name>,
+  unregistered: UnregisteredCaller<Name>,
 ): { readonly caller: T } | { readonly refused: APIGatewayProxyResult } {
   const apiKeyId = event.requestContext?.identity?.apiKeyId;
   const caller = holderOfApiKey(registry, apiKeyId);
   if (caller !== undefined) return { caller };
-  refusal.count();
-  refusal.log.warn(`Request refused: the API key belongs to no registered ${refusal.entry}`, {
+  scope.count(unregistered.metric);
+  scope.log.warn(`Request refused: the API key belongs to no registered ${unregistered.entry}`, {
     apiKeyId: apiKeyId ?? null,
     route: `${event.httpMethod ?? ''} ${event.resource ?? ''}`.trim(),
   });
-  return {
-    refused: errorResponse(
-      403,
-      `This API key is not registered to a ${refusal.entry}`,
-      undefined,
-      refusal.headers,
-    ),
-  };
+  const message = `This API key is not registered to a ${unregistered.entry}`;
+  return { refused: errorResponse(403, message, undefined, scope.echoHeaders) };
 }

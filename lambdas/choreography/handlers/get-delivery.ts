@@ -14,7 +14,12 @@ import { deliveryIdParameter } from '../adapters/delivery-id-parameter';
 import { DeliveryRecords } from '../adapters/delivery-records';
 import { readRequesterRegistry } from '../adapters/requester-registry';
 import { DynamoServiceStore } from '../adapters/service-store';
-import { ChoreographyEnvKey, DeliveryApiRoute, DeliveryMetric } from '../contracts';
+import {
+  ChoreographyEnvKey,
+  DeliveryApiRoute,
+  type DeliveryMetric,
+  UNREGISTERED_REQUESTER,
+} from '../contracts';
 import { toDeliveryStatusBody } from '../domain/ingestion';
 
 const observability = createObservability<DeliveryMetric>();
@@ -29,14 +34,9 @@ export const handler = instrumentedHandler(
   observability,
   async (event: APIGatewayProxyEvent, context): Promise<APIGatewayProxyResult> => {
     const scope = apiRequestScope(event, context, observability);
-    const { echoHeaders, log } = scope;
+    const { echoHeaders } = scope;
     try {
-      const known = registeredCaller(requesters, event, {
-        entry: 'requester',
-        log,
-        count: () => count(DeliveryMetric.UnknownRequesterRequests),
-        headers: echoHeaders,
-      });
+      const known = registeredCaller(requesters, event, { ...scope, count }, UNREGISTERED_REQUESTER);
       if ('refused' in known) return known.refused;
       const requester = known.caller;
       const parameter = deliveryIdParameter(event, DeliveryApiRoute.DeliveryIdParameter, echoHeaders);

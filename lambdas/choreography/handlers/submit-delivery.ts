@@ -21,6 +21,7 @@ import {
   DeliveryMetric,
   deliveryIdUnavailable,
   SubmitDeliverySettingsSchema,
+  UNREGISTERED_REQUESTER,
 } from '../contracts';
 import { parseDeliveryRequestBody, toDeliveryStatusBody } from '../domain/ingestion';
 
@@ -42,12 +43,12 @@ export const handler = instrumentedHandler(
     log.addContext(context);
     annotateTrace(tracer, { correlationId });
     try {
-      const known = registeredCaller(requesters, event, {
-        entry: 'requester',
-        log,
-        count: () => count(DeliveryMetric.UnknownRequesterRequests),
-        headers: echo,
-      });
+      const known = registeredCaller(
+        requesters,
+        event,
+        { log, echoHeaders: echo, count },
+        UNREGISTERED_REQUESTER,
+      );
       if ('refused' in known) return known.refused;
       const requester = known.caller;
       log.appendKeys({ requesterId: requester.requesterId });

@@ -6,6 +6,8 @@
 import * as z from 'zod';
 import { distinctFields } from '../../shared/distinct-fields';
 import { jsonParser } from '../../shared/parse';
+import type { UnregisteredCaller } from '../../shared/registered-caller';
+import { OrderMetric } from './metrics';
 import { ProcessState } from './states';
 
 export const CLIENT_NAME_PATTERN = /^[a-z][a-z0-9-]{1,30}[a-z0-9]$/;
@@ -81,6 +83,12 @@ export const ClientRegistrySchema = z
   .superRefine(distinctFields(['clientId', 'apiKeyId', 'replyQueueUrl']));
 export type ClientRegistry = z.infer<typeof ClientRegistrySchema>;
 export type RegisteredClient = ClientRegistry[number];
+
+/** A key of no registered client (lambdas/shared/registered-caller.ts): named and counted so. */
+export const UNREGISTERED_CLIENT = {
+  entry: 'client',
+  metric: OrderMetric.UnknownClientRequests,
+} as const satisfies UnregisteredCaller<OrderMetric>;
 
 const parseRegistryJson = jsonParser(ClientRegistrySchema, { rootLabel: '(list)' });
 

@@ -12,7 +12,7 @@ import { ownedBy } from '../../shared/owned-by';
 import { registeredCaller } from '../../shared/registered-caller';
 import { readClientRegistry } from '../adapters/runtime-config';
 import { DynamoStateStore } from '../adapters/state-store';
-import { ApiRoute, EnvKey, OrderMetric } from '../contracts';
+import { ApiRoute, EnvKey, OrderMetric, UNREGISTERED_CLIENT } from '../contracts';
 import { toOrderStatusBody } from '../domain/state-record';
 import { parseOrderIdParameter } from '../domain/validation';
 
@@ -25,14 +25,9 @@ export const handler = instrumentedHandler(
   observability,
   async (event: APIGatewayProxyEvent, context): Promise<APIGatewayProxyResult> => {
     const scope = apiRequestScope(event, context, observability);
-    const { echoHeaders, log } = scope;
+    const { echoHeaders } = scope;
     try {
-      const known = registeredCaller(clients, event, {
-        entry: 'client',
-        log,
-        count: () => count(OrderMetric.UnknownClientRequests),
-        headers: echoHeaders,
-      });
+      const known = registeredCaller(clients, event, { ...scope, count }, UNREGISTERED_CLIENT);
       if ('refused' in known) return known.refused;
       const client = known.caller;
       const parsed = parseOrderIdParameter(event.pathParameters?.[ApiRoute.orderPathParameter]);

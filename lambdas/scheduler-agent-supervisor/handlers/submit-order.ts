@@ -32,7 +32,14 @@ import {
 } from '../adapters/runtime-config';
 import { SqsStartQueue } from '../adapters/start-queue';
 import { DynamoStateStore } from '../adapters/state-store';
-import { type AcceptedOrderBody, ApiRoute, EnvKey, OrderMetric, ProcessState } from '../contracts';
+import {
+  type AcceptedOrderBody,
+  ApiRoute,
+  EnvKey,
+  OrderMetric,
+  ProcessState,
+  UNREGISTERED_CLIENT,
+} from '../contracts';
 import { otherClientRefusal } from '../domain/other-client-refusal';
 import { type SubmissionDependencies, submitOrder } from '../domain/submission';
 import { parseOrderRequestBody } from '../domain/validation';
@@ -68,12 +75,7 @@ export const handler = instrumentedHandler(
     const scope = apiRequestScope(event, context, observability);
     const { correlationId, log, echoHeaders } = scope;
     try {
-      const known = registeredCaller(clients, event, {
-        entry: 'client',
-        log,
-        count: () => count(OrderMetric.UnknownClientRequests),
-        headers: echoHeaders,
-      });
+      const known = registeredCaller(clients, event, { ...scope, count }, UNREGISTERED_CLIENT);
       if ('refused' in known) return known.refused;
       const client = known.caller;
       log.appendKeys({ clientId: client.clientId });

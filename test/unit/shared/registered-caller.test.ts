@@ -19,19 +19,21 @@ function request(apiKeyId: string | null) {
   } as unknown as APIGatewayProxyEvent;
 }
 
+const UNREGISTERED = { entry: 'requester', metric: 'UnknownRequesterRequests' } as const;
+
+/** What the handler's scope saw: its warnings and its counts, by metric name. */
 function refusal() {
   const warnings: Array<{ message: string; extra: unknown }> = [];
-  let counted = 0;
+  const counted: string[] = [];
   return {
     warnings,
-    counted: () => counted,
-    refusal: {
-      entry: 'requester',
+    counted,
+    scope: {
       log: { warn: (message: string, extra: unknown) => warnings.push({ message, extra }) },
-      count: () => {
-        counted += 1;
+      count: (name: string) => {
+        counted.push(name);
       },
-      headers: { 'X-Correlation-Id': 'c-1' },
+      echoHeaders: { 'X-Correlation-Id': 'c-1' },
     },
   };
 }
@@ -39,22 +41,22 @@ function refusal() {
 describe('registeredCaller', () => {
   it('is the registry entry holding the key, with nothing counted or logged', () => {
     const seen = refusal();
-    const known = registeredCaller(REGISTRY, request('key-f'), seen.refusal as never);
+    const known = registeredCaller(REGISTRY, request('key-f'), seen.scope as never, UNREGISTERED);
     expect(known).toEqual({ caller: REGISTRY[1] });
-    expect(seen.counted()).toBe(0);
+    expect(seen.counted).toEqual([]);
     expect(seen.warnings).toEqual([]);
   });
 
   it.each([['key-x'], [null]])('refuses key %p with 403, counted once and logged with the route', (key) => {
     const seen = refusal();
-    const known = registeredCaller(REGISTRY, request(key), seen.refusal as never);
+    const known = registeredCaller(REGISTRY, request(key), seen.scope as never, UNREGISTERED);
     expect('refused' in known && known.refused.statusCode).toBe(403);
     if (!('refused' in known)) return;
     expect(JSON.parse(known.refused.body)).toEqual({
       message: 'This API key is not registered to a requester',
     });
     expect(known.refused.headers).toMatchObject({ 'X-Correlation-Id': 'c-1' });
-    expect(seen.counted()).toBe(1);
+    expect(seen.counted).toEqual(['UnknownRequesterRequests']);
     expect(seen.warnings).toEqual([
       {
         message: 'Request refused: the API key belongs to no registered requester',

@@ -72,6 +72,8 @@ export class DeliverySystemDriver {
   private readonly stack: StackView;
   private observerUrl: string | undefined;
   private door: PastTheDoor | undefined;
+  /** API key values by key id (the target's, for this stack). */
+  private readonly keyValues: Readonly<Record<string, string>>;
 
   /**
    * `clock`: the run's, when the driver is one of its actors: on a seeded clock every request it
@@ -94,6 +96,24 @@ export class DeliverySystemDriver {
       clock,
     );
     this.stack = stackView(target, stackName);
+    this.keyValues = target.apis?.[stackName]?.apiKeyIds ?? {};
+  }
+
+  /** Every configured requester's id, in the Requesters output's order (the first's key is the stack's own). */
+  get requesterIds(): readonly string[] {
+    return this.pastTheDoor().requesters.map((requester) => requester.requesterId);
+  }
+
+  /** The API key value of a requester, from the target's keys by id. */
+  private apiKeyOf(requesterId: string): string {
+    const requester = this.pastTheDoor().requesters.find((entry) => entry.requesterId === requesterId);
+    const value = requester === undefined ? undefined : this.keyValues[requester.apiKeyId];
+    if (!value) {
+      throw new Error(
+        `Requester ${requesterId}: ${requester ? `the local target lists no API key ${requester.apiKeyId}` : 'not in the Requesters output'}`,
+      );
+    }
+    return value;
   }
 
   private output(name: string): string {
@@ -162,22 +182,48 @@ export class DeliverySystemDriver {
   }
 
   /**
-   * POST /deliveries once; the caller retries on transport errors, 5xx and 429.
+   * POST /deliveries once, with the requester's own API key; the caller retries on transport
+   * errors, 5xx and 429. @default requesterId - the first
    */
-  submit(request: SubmitDeliveryRequest): Promise<SubmitOutcome> {
+  submit(request: SubmitDeliveryRequest, requesterId?: string): Promise<SubmitOutcome> {
+    const apiKey = requesterId === undefined ? this.stack.apiKey : this.apiKeyOf(requesterId);
     return asActivity(this.clock, `client submit ${request.deliveryId}`, (headers) =>
-      submitJson(`${this.stack.apiBase}/deliveries`, request, this.stack.apiKey, headers),
+      submitJson(`${this.stack.apiBase}/deliveries`, request, apiKey, headers),
     );
   }
 
   /**
-   * Accepts a delivery past the door as the first requester (past-the-door.ts), answered as the API
+   * GET /deliveries/{deliveryId} once, with the requester's own API key: the HTTP status, or the
+   * transport error's text.
+   */
+  readStatus(deliveryId: string, requesterId: string): Promise<number | string> {
+    const apiKey = this.apiKeyOf(requesterId);
+    return asActivity(this.clock, `client read ${deliveryId} as ${requesterId}`, async (headers) => {
+      try {
+        const response = await fetch(`${this.stack.apiBase}/deliveries/${encodeURIComponent(deliveryId)}`, {
+          headers: { ...headers, 'x-api-key': apiKey },
+        });
+        await response.text();
+        return response.status;
+      } catch (error) {
+        return describeError(error);
+      }
+    });
+  }
+
+  /**
+   * Accepts a delivery past the door as the requester (past-the-door.ts), answered as the API
    * would have (pastTheDoorOutcome). The caller retries.
    */
-  async acceptPastTheDoor(request: SubmitDeliveryRequest): Promise<SubmitOutcome> {
+  async acceptPastTheDoor(request: SubmitDeliveryRequest, requesterId?: string): Promise<SubmitOutcome> {
     const now = new Date(this.clock?.now() ?? Date.now());
     try {
-      const outcome = await this.pastTheDoor().accept(request, `chaos-${request.deliveryId}`, now);
+      const outcome = await this.pastTheDoor().accept(
+        request,
+        `chaos-${request.deliveryId}`,
+        now,
+        requesterId,
+      );
       return pastTheDoorOutcome(outcome, request.deliveryId);
     } catch (error) {
       return { kind: 'retry', reason: describeError(error), afterMillis: 500 };

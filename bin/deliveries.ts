@@ -28,6 +28,7 @@ import {
  * emitted, and the operator alerts) and each remediation decision with the dead letter it resolved.
  */
 import { CORRELATION_ID_HEADER } from '../lambdas/shared/http';
+import { metricsMinutes } from '../lib/harness/metrics-minutes';
 import { DeliveryOperatorClient } from '../lib/harness/operator-client';
 import { printMetricsReport } from '../lib/harness/print-metrics-report';
 import { formatTable } from '../lib/harness/text-table';
@@ -117,10 +118,7 @@ export function parseDeliveriesArguments(argv: readonly string[]): DeliveriesCom
     case 'metrics': {
       only(['--minutes', '--aws']);
       if (operand !== undefined) throw new Error(`metrics takes no operand. ${USAGE}`);
-      const minutes = Number(minutesText ?? '60');
-      if (!/^[1-9][0-9]*$/.test(minutesText ?? '60'))
-        throw new Error(`--minutes must be a whole number of minutes >= 1; got '${minutesText}'`);
-      return { command, minutes, aws, ...withTarget };
+      return { command, minutes: metricsMinutes(minutesText), aws, ...withTarget };
     }
     default:
       throw new Error(USAGE);
@@ -191,7 +189,7 @@ async function metrics(command: Extract<DeliveriesCommand, { command: 'metrics' 
       namespace: CHOREOGRAPHY_METRICS_NAMESPACE,
       metricNames: Object.values(DeliveryMetric),
       minutes: command.minutes,
-      alarmNamePrefix: `${DELIVERY_STACK}-`,
+      stackName: DELIVERY_STACK,
     },
   );
 }

@@ -26,6 +26,7 @@ import {
   StateAttr,
   StepAttr,
 } from '../lambdas/scheduler-agent-supervisor/contracts';
+import { metricsMinutes } from '../lib/harness/metrics-minutes';
 import { awsEndpoint, type OperatorClient as Client, OperatorClient } from '../lib/harness/operator-client';
 import { printMetricsReport } from '../lib/harness/print-metrics-report';
 import { formatTable } from '../lib/harness/text-table';
@@ -207,15 +208,15 @@ async function ops(argv: string[], targetFile: string, apiUrl: string | undefine
   );
 }
 
-/** This wing's metrics (the metric contract's names) and every alarm, locally or on AWS. */
+/** This wing's metrics (the metric contract's names) and its stack's alarms (`<stack>-…`), locally or on AWS. */
 async function metrics(argv: string[], targetFile: string): Promise<void> {
   const onAws = argv.includes('--aws');
   const rest = argv.filter((argument) => argument !== '--aws');
-  const minutes = Number(option(rest, '--minutes') ?? '60');
-  if (rest.length > 0 || !Number.isInteger(minutes) || minutes < 1) throw new Error(USAGE);
+  const minutes = metricsMinutes(option(rest, '--minutes'));
+  if (rest.length > 0) throw new Error(`metrics does not take ${rest.join(' ')}. ${USAGE}`);
   await printMetricsReport(
     { targetFile, onAws },
-    { namespace: METRICS_NAMESPACE, metricNames: Object.values(OrderMetric), minutes },
+    { namespace: METRICS_NAMESPACE, metricNames: Object.values(OrderMetric), minutes, stackName: STACK_NAME },
   );
 }
 

@@ -20,6 +20,7 @@ import {
   SQS_METRICS_NAMESPACE,
   SQS_QUEUE_DIMENSION,
 } from '../../lambdas/shared/alarm-spec';
+import { pascalCase } from '../../lambdas/shared/pascal-case';
 import { constructPathSuffix, deadLetterQueuesOf, OperatorAlarms } from '../platform/alarms';
 import { resourcesByLogicalId } from '../platform/guardrails/references';
 import type { LambdaFunction } from '../platform/lambda-function';
@@ -78,7 +79,7 @@ export class DeliveryOperations extends Construct {
         RELAY_ITERATOR_AGE_ALARM,
         'AWS/Lambda',
         { FunctionName: relay.function.functionName },
-        pascal(service),
+        pascalCase(service),
       );
     }
     alarms.addServiceMetricAlarm(DELIVERY_API_5XX_ALARM, 'AWS/ApiGateway', {
@@ -102,13 +103,19 @@ export class DeliveryOperations extends Construct {
       widgets: [
         [
           new cloudwatch.GraphWidget({
-            title: 'Deliveries: accepted, resubmitted, rejected, conflicts',
+            title: 'Deliveries: accepted, resubmitted, rejected, conflicts, unregistered keys',
             width: 12,
             left: [
               metric(DeliveryMetric.DeliveriesAccepted, ServiceName.Ingestion, 'Sum', 'accepted'),
               metric(DeliveryMetric.DeliveriesResubmitted, ServiceName.Ingestion, 'Sum', 'resubmitted'),
               metric(DeliveryMetric.DeliveriesRejected, ServiceName.Ingestion, 'Sum', 'rejected (400)'),
               metric(DeliveryMetric.DeliveryConflicts, ServiceName.Ingestion, 'Sum', 'conflicts (409)'),
+              metric(
+                DeliveryMetric.UnknownRequesterRequests,
+                ServiceName.Ingestion,
+                'Sum',
+                'unregistered key (403)',
+              ),
             ],
           }),
           new cloudwatch.GraphWidget({
@@ -178,11 +185,4 @@ function fifoWorkQueuesOf(scope: Stack): sqs.CfnQueue[] {
   return [...resourcesByLogicalId(scope).values()]
     .filter((node): node is sqs.CfnQueue => node instanceof sqs.CfnQueue && node.fifoQueue === true)
     .sort((a, b) => a.node.path.localeCompare(b.node.path));
-}
-
-function pascal(name: string): string {
-  return name
-    .split(/[^A-Za-z0-9]+/)
-    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
-    .join('');
 }

@@ -13,6 +13,7 @@ import {
   TOPIC_FILTER_POLICIES,
   type TopicConsumer,
 } from '../../lambdas/choreography/contracts';
+import { pascalCase } from '../../lambdas/shared/pascal-case';
 import { DeadLetterAlarmsGuardrail } from '../platform/alarms';
 import { DataSettings } from '../platform/data-settings';
 import { applyGuardrails } from '../platform/guardrails';
@@ -81,15 +82,6 @@ const TABLE_SERVICES = [
 ] as const;
 type TableService = (typeof TABLE_SERVICES)[number];
 
-/** Construct id fragment of each service: `DroneScheduler`, … */
-const PASCAL: Readonly<Record<TableService, string>> = {
-  [ServiceName.Ingestion]: 'Ingestion',
-  [ServiceName.Package]: 'Package',
-  [ServiceName.DroneScheduler]: 'DroneScheduler',
-  [ServiceName.Delivery]: 'Delivery',
-  [ServiceName.Remediation]: 'Remediation',
-};
-
 /**
  * Item actions of a queue consumer: read its state, commit state and marker in one transaction (Put
  * items, or a ConditionCheck for a duplicate: lambdas/choreography/adapters/service-store.ts). No
@@ -152,7 +144,7 @@ export class DroneDeliveryStack extends Stack {
     const tables = Object.fromEntries(
       TABLE_SERVICES.map((service) => [
         service,
-        new ServiceTable(this, `${PASCAL[service]}Table`, {
+        new ServiceTable(this, `${pascalCase(service)}Table`, {
           indexes: SERVICE_TABLE_INDEXES[service],
           ...(service === ServiceName.Ingestion && { encryptionKey: this.ingestionDataKey() }),
         }),
@@ -398,7 +390,7 @@ export class DroneDeliveryStack extends Stack {
     const relays = Object.fromEntries(
       TABLE_SERVICES.map((service) => [
         service,
-        new OutboxRelay(this, `${PASCAL[service]}Relay`, {
+        new OutboxRelay(this, `${pascalCase(service)}Relay`, {
           service,
           table: tables[service],
           publishTo: SERVICE_DESTINATIONS[service],

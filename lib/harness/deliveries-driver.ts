@@ -19,10 +19,8 @@ import { DynamoDBDocumentClient, paginateScan } from '@aws-sdk/lib-dynamodb';
 import {
   LIFECYCLE_EVENT_TYPES,
   lifecyclePattern,
-  RequesterRegistrySchema,
   type SubmitDeliveryRequest,
 } from '../../lambdas/choreography/contracts';
-import { DeliveryRecords, DynamoServiceStore } from '../../lambdas/choreography/kit';
 import { describeError } from '../../lambdas/shared/errors';
 import { serviceSendPolicy } from '../../lambdas/shared/service-send-policy';
 import { asActivity, type LocalTarget, type RuntimeClock } from '../local-runtime';
@@ -39,6 +37,7 @@ import type {
 } from './deliveries-snapshots';
 import { harnessClient } from './harness-client';
 import { drainQueue, type StackView, type SubmitOutcome, stackView, submitJson } from './orders-driver';
+import { PastTheDoor } from './past-the-door';
 import { pastTheDoorOutcome } from './past-the-door-outcome';
 
 /** Output names of the DroneDelivery stack the campaign reads. */
@@ -72,6 +71,9 @@ export class DeliverySystemDriver {
   private readonly events: EventBridgeClient;
   private readonly stack: StackView;
   private observerUrl: string | undefined;
+  private door: PastTheDoor | undefined;
+  /** API key values by key id (the target's, for this stack). */
+  private readonly keyValues: Readonly<Record<string, string>>;
 
   /**
    * `clock`: the run's, when the driver is one of its actors: on a seeded clock every request it
@@ -94,6 +96,24 @@ export class DeliverySystemDriver {
       clock,
     );
     this.stack = stackView(target, stackName);
+    this.keyValues = target.apis?.[stackName]?.apiKeyIds ?? {};
+  }
+
+  /** Every configured requester's id, in the Requesters output's order (the first's key is the stack's own). */
+  get requesterIds(): readonly string[] {
+    return this.pastTheDoor().requesters.map((requester) => requester.requesterId);
+  }
+
+  /** The API key value of a requester, from the target's keys by id. */
+  private apiKeyOf(requesterId: string): string {
+    const requester = this.pastTheDoor().requesters.find((entry) => entry.requesterId === requesterId);
+    const value = requester === undefined ? undefined : this.keyValues[requester.apiKeyId];
+    if (!value) {
+      throw new Error(
+        `Requester ${requesterId}: ${requester ? `the local target lists no API key ${requester.apiKeyId}` : 'not in the Requesters output'}`,
+      );
+    }
+    return value;
   }
 
   private output(name: string): string {
@@ -162,34 +182,61 @@ export class DeliverySystemDriver {
   }
 
   /**
-   * POST /deliveries once; the caller retries on transport errors, 5xx and 429.
+   * POST /deliveries once, with the requester's own API key; the caller retries on transport
+   * errors, 5xx and 429. @default requesterId - the first
    */
-  submit(request: SubmitDeliveryRequest): Promise<SubmitOutcome> {
+  submit(request: SubmitDeliveryRequest, requesterId?: string): Promise<SubmitOutcome> {
+    const apiKey = requesterId === undefined ? this.stack.apiKey : this.apiKeyOf(requesterId);
     return asActivity(this.clock, `client submit ${request.deliveryId}`, (headers) =>
-      submitJson(`${this.stack.apiBase}/deliveries`, request, this.stack.apiKey, headers),
+      submitJson(`${this.stack.apiBase}/deliveries`, request, apiKey, headers),
     );
   }
 
   /**
-   * Accepts a delivery past the door, without HTTP: submit-delivery's own adapter writes its item
-   * and DeliveryRequested to the ingestion table for the relay to publish, without the door's
-   * limits. It stands for a delivery accepted before the fleet's range or payload shrank (the API
-   * now answers 400), so the services' own refusals still have work. The caller retries.
+   * GET /deliveries/{deliveryId} once, with the requester's own API key: the HTTP status, or the
+   * transport error's text.
    */
-  async acceptPastTheDoor(request: SubmitDeliveryRequest): Promise<SubmitOutcome> {
-    const store = new DynamoServiceStore(this.documents, this.output(Output.IngestionTableName), 0);
+  readStatus(deliveryId: string, requesterId: string): Promise<number | string> {
+    const apiKey = this.apiKeyOf(requesterId);
+    return asActivity(this.clock, `client read ${deliveryId} as ${requesterId}`, async (headers) => {
+      try {
+        const response = await fetch(`${this.stack.apiBase}/deliveries/${encodeURIComponent(deliveryId)}`, {
+          headers: { ...headers, 'x-api-key': apiKey },
+        });
+        await response.text();
+        return response.status;
+      } catch (error) {
+        return describeError(error);
+      }
+    });
+  }
+
+  /**
+   * Accepts a delivery past the door as the requester (past-the-door.ts), answered as the API
+   * would have (pastTheDoorOutcome). The caller retries.
+   */
+  async acceptPastTheDoor(request: SubmitDeliveryRequest, requesterId?: string): Promise<SubmitOutcome> {
     const now = new Date(this.clock?.now() ?? Date.now());
     try {
-      const outcome = await new DeliveryRecords(store).submit(
+      const outcome = await this.pastTheDoor().accept(
         request,
         `chaos-${request.deliveryId}`,
         now,
-        firstRequesterOf(this.output(Output.Requesters)),
+        requesterId,
       );
-      return pastTheDoorOutcome(outcome);
+      return pastTheDoorOutcome(outcome, request.deliveryId);
     } catch (error) {
       return { kind: 'retry', reason: describeError(error), afterMillis: 500 };
     }
+  }
+
+  private pastTheDoor(): PastTheDoor {
+    this.door ??= new PastTheDoor(
+      this.documents,
+      this.output(Output.IngestionTableName),
+      this.output(Output.Requesters),
+    );
+    return this.door;
   }
 
   /** A poison message straight onto a consumer's FIFO queue. */
@@ -340,11 +387,4 @@ function changeLog(outbox: unknown): ChangeLogEntry[] {
       sequence: Number(message.sequence),
     };
   });
-}
-
-/** The first requester's id in the stack's Requesters output: the one whose key the harness uses. */
-function firstRequesterOf(requestersJson: string): string {
-  const [first] = RequesterRegistrySchema.parse(JSON.parse(requestersJson));
-  if (first === undefined) throw new Error('The DroneDelivery stack lists no requester');
-  return first.requesterId;
 }

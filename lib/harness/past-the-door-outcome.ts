@@ -4,10 +4,11 @@
  * deliveries that were stored. Exhaustive: a new outcome of the adapter fails the type-check here
  * instead of being taken for accepted.
  */
+import { deliveryIdUnavailable } from '../../lambdas/choreography/contracts';
 import type { DeliveryRecordsOutcome } from '../../lambdas/choreography/kit';
 import type { SubmitOutcome } from './orders-driver';
 
-export function pastTheDoorOutcome(outcome: DeliveryRecordsOutcome): SubmitOutcome {
+export function pastTheDoorOutcome(outcome: DeliveryRecordsOutcome, deliveryId: string): SubmitOutcome {
   switch (outcome.kind) {
     case 'accepted':
       return { kind: 'accepted', status: 202 };
@@ -16,7 +17,7 @@ export function pastTheDoorOutcome(outcome: DeliveryRecordsOutcome): SubmitOutco
     case 'conflict':
       return { kind: 'refused', status: 409, body: `differs in ${outcome.fields.join(', ')}` };
     case 'unavailable':
-      return { kind: 'refused', status: 409, body: "the id is another requester's" };
+      return { kind: 'refused', status: 409, body: JSON.stringify(deliveryIdUnavailable(deliveryId)) };
     default:
       return outcome satisfies never;
   }

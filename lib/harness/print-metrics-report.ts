@@ -2,7 +2,8 @@
  * The `metrics` command of both CLIs (npm run orders -- metrics, npm run deliveries -- metrics):
  * prints metricsReport read from the local runtime's CloudWatch (its endpoint in the target
  * description) or, with onAws, from AWS with the standard credential chain. One home, so the two
- * CLIs read the same endpoint with the same refusal when the target lists none.
+ * CLIs read the same endpoint with the same refusal when the target lists none, and each shows its
+ * own stack's alarms only (their names start `<stack>-`: lib/platform/alarms.ts).
  */
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { readTarget } from '../local-runtime';
@@ -10,11 +11,15 @@ import { type MetricsReportOptions, metricsReport } from './metrics-report';
 
 export async function printMetricsReport(
   source: { readonly targetFile: string; readonly onAws: boolean },
-  options: MetricsReportOptions,
+  options: Omit<MetricsReportOptions, 'alarmNamePrefix'> & {
+    /** The wing's stack: only its alarms are listed. */
+    readonly stackName: string;
+  },
 ): Promise<void> {
   const client = source.onAws ? new CloudWatchClient({}) : localCloudWatch(source.targetFile);
   try {
-    console.log(await metricsReport(client, options));
+    const { stackName, ...report } = options;
+    console.log(await metricsReport(client, { ...report, alarmNamePrefix: `${stackName}-` }));
   } finally {
     client.destroy();
   }

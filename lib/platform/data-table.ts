@@ -72,7 +72,7 @@ export function grantTableActions(
 }
 
 /** DynamoDB actions that read and never write: a caller holding only these needs only kms:Decrypt (and DescribeKey). */
-export const TABLE_READ_ACTIONS: readonly string[] = [
+const TABLE_READ_ACTIONS: readonly string[] = [
   'dynamodb:GetItem',
   'dynamodb:BatchGetItem',
   'dynamodb:Query',
@@ -161,7 +161,7 @@ export function addTableStreamSource(
  * Reading the table's stream: the stream actions on its stream only, ListStreams (no
  * resource-level permissions), and kms:Decrypt through DynamoDB on a customer-managed key.
  */
-export function grantTableStreamRead(table: dynamodb.Table, grantee: iam.IGrantable): void {
+function grantTableStreamRead(table: dynamodb.Table, grantee: iam.IGrantable): void {
   if (!table.tableStreamArn) {
     throw new Error(`${table.node.path}: the table has no stream to grant reading of`);
   }

@@ -109,6 +109,12 @@ export class OrderOperations extends Construct {
               metric(OrderMetric.CompensationsStuck, Supervisor, 'Maximum', 'compensations stuck'),
               metric(OrderMetric.AdmissionRejected, Submission, 'Sum', 'admission rejections (429)'),
               metric(OrderMetric.SubmissionConflicts, Submission, 'Sum', 'conflicts (409)'),
+              // Counted by submit-order and get-order alike (lambdas/shared/registered-caller.ts).
+              new cloudwatch.MathExpression({
+                expression: `SEARCH('{${METRICS_NAMESPACE},${SERVICE_DIMENSION}} MetricName="${OrderMetric.UnknownClientRequests}"', 'Sum', ${props.periodSeconds})`,
+                label: 'unregistered key (403)',
+                period,
+              }),
             ],
           }),
         ],

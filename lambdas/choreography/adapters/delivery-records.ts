@@ -3,9 +3,9 @@
  * DELIVERY# item with its DeliveryRequested in the change log (one write: accepted means published,
  * eventually, by the relay); a resubmission reads what is stored and compares fingerprints (another requester's id: unavailable).
  */
+import { ownedBy } from '../../shared/owned-by';
 import { ServiceName, type SubmitDeliveryRequest } from '../contracts';
 import { conflictingFields, type DeliveryRecord, deliveryKeyOf, newDelivery } from '../domain/ingestion';
-import { ownsDelivery } from '../domain/requesters';
 import type { DynamoServiceStore } from './service-store';
 
 export type SubmitOutcome =
@@ -40,7 +40,7 @@ export class DeliveryRecords {
     if (outcome.kind === 'committed') return { kind: 'accepted', record };
     const existing = await this.get(request.deliveryId);
     if (!existing) throw new Error(`Delivery ${request.deliveryId} existed at write time but is gone now`);
-    if (!ownsDelivery(existing, requesterId)) return { kind: 'unavailable' };
+    if (!ownedBy(existing.requesterId, requesterId)) return { kind: 'unavailable' };
     if (existing.fingerprint === record.fingerprint) return { kind: 'identical', record: existing };
     return { kind: 'conflict', fields: conflictingFields(existing.request, request) };
   }

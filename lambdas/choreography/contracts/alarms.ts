@@ -5,6 +5,7 @@
  * reason and period), never one mail per alert item.
  */
 import { type AlarmSpec, SERVICE_DIMENSION, SqsMetric } from '../../shared/alarm-spec';
+import { pascalCase } from '../../shared/pascal-case';
 import { DeliveryMetric, REASON_CODE_DIMENSION } from './metrics';
 import { ServiceName } from './names';
 import { REASON_CODES, type ReasonCode } from './reason-codes';
@@ -24,11 +25,7 @@ export const DELIVERY_DEAD_LETTER_QUEUE_ALARM = {
 
 /** Letters and digits of a reason code, for an alarm name (`NO_DRONE_AVAILABLE` → `NoDroneAvailable`). */
 export function reasonCodeAlarmSuffix(reasonCode: ReasonCode): string {
-  return reasonCode
-    .toLowerCase()
-    .split('_')
-    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
-    .join('');
+  return pascalCase(reasonCode.toLowerCase());
 }
 
 /**

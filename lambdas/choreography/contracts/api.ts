@@ -1,6 +1,6 @@
 /** The delivery API: POST /deliveries and GET /deliveries/{deliveryId}. */
 import * as z from 'zod';
-import { printableText } from '../../shared/validation';
+import { type ErrorResponseBody, printableText } from '../../shared/validation';
 import { CoordinatesSchema, DeliveryIdSchema, type EventType, PackageSchema } from './events';
 import type { ReasonCode } from './reason-codes';
 import type { DeliveryStatus } from './statuses';
@@ -45,6 +45,19 @@ export interface DeliveryStatusBody {
   readonly acceptedAt: string;
   readonly updatedAt: string;
   readonly history: readonly DeliveryHistoryEntry[];
+}
+
+/**
+ * The 409 body for a deliveryId another requester holds (DESIGN.md "Requesters"): the same whatever
+ * that delivery holds, naming neither its requester nor that data differs, so a requester learns
+ * nothing of another's delivery but that the id is taken. Written once for submit-delivery and the
+ * tooling that answers as it would (lib/harness/past-the-door-outcome.ts).
+ */
+export function deliveryIdUnavailable(deliveryId: string): ErrorResponseBody {
+  return {
+    message: `Delivery id '${deliveryId}' is not available; choose another deliveryId`,
+    errors: [{ path: DeliveryApiRoute.DeliveryIdParameter, message: 'is not available' }],
+  };
 }
 
 export const DeliveryApiRoute = {

@@ -3,7 +3,10 @@ export const DeliveryMetric = {
   DeliveriesAccepted: 'DeliveriesAccepted',
   DeliveriesResubmitted: 'DeliveriesResubmitted',
   DeliveryConflicts: 'DeliveryConflicts',
+  /** Submissions refused with 400 (or 413): a field, the body or its size. */
   DeliveriesRejected: 'DeliveriesRejected',
+  /** Requests (submit and read) refused with 403 because their API key id belongs to no registered requester. */
+  UnknownRequesterRequests: 'UnknownRequesterRequests',
   /** Queue consumers (dimension `service`). */
   MessagesProcessed: 'MessagesProcessed',
   DuplicatesSkipped: 'DuplicatesSkipped',

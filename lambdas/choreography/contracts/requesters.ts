@@ -5,6 +5,8 @@
  */
 import * as z from 'zod';
 import { distinctFields } from '../../shared/distinct-fields';
+import type { UnregisteredCaller } from '../../shared/registered-caller';
+import { DeliveryMetric } from './metrics';
 
 /** A requester's name (configuration `requesters`): its API key and its deliveries' requesterId. */
 export const REQUESTER_NAME_PATTERN = /^[a-z][a-z0-9-]{0,39}$/;
@@ -23,3 +25,9 @@ export const RequesterRegistrySchema = z
   .superRefine(distinctFields(['requesterId', 'apiKeyId']));
 export type RequesterRegistry = z.infer<typeof RequesterRegistrySchema>;
 export type RegisteredRequester = RequesterRegistry[number];
+
+/** A key of no registered requester (lambdas/shared/registered-caller.ts): named and counted so. */
+export const UNREGISTERED_REQUESTER = {
+  entry: 'requester',
+  metric: DeliveryMetric.UnknownRequesterRequests,
+} as const satisfies UnregisteredCaller<DeliveryMetric>;

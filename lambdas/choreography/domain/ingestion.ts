@@ -94,7 +94,7 @@ function deadlineErrors({ deadline }: SubmitDeliveryRequest, now: Date): FieldEr
  * What the drone scheduler and the package service would refuse, decided by the request alone (their
  * own checks stay, for a delivery accepted under other settings or an event from another producer).
  */
-export function undeliverableErrors(request: SubmitDeliveryRequest, limits: DeliveryLimits): FieldError[] {
+function undeliverableErrors(request: SubmitDeliveryRequest, limits: DeliveryLimits): FieldError[] {
   const errors: FieldError[] = [];
   const distance = distanceKm(request.pickup, request.dropoff);
   if (distance > limits.maxRangeKm) {

@@ -6,19 +6,24 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { createDocumentClient } from '../../shared/aws-clients/dynamodb';
 import { requireEnv } from '../../shared/env';
-import { holderOfApiKey } from '../../shared/holder-of-api-key';
 import { apiRequestScope, errorResponse, jsonResponse, unexpectedErrorResponse } from '../../shared/http';
 import { annotateTrace, createObservability, instrumentedHandler } from '../../shared/observability';
+import { ownedBy } from '../../shared/owned-by';
+import { registeredCaller } from '../../shared/registered-caller';
 import { deliveryIdParameter } from '../adapters/delivery-id-parameter';
 import { DeliveryRecords } from '../adapters/delivery-records';
 import { readRequesterRegistry } from '../adapters/requester-registry';
 import { DynamoServiceStore } from '../adapters/service-store';
-import { ChoreographyEnvKey, DeliveryApiRoute } from '../contracts';
+import {
+  ChoreographyEnvKey,
+  DeliveryApiRoute,
+  type DeliveryMetric,
+  UNREGISTERED_REQUESTER,
+} from '../contracts';
 import { toDeliveryStatusBody } from '../domain/ingestion';
-import { ownsDelivery } from '../domain/requesters';
 
-const observability = createObservability();
-const { tracer } = observability;
+const observability = createObservability<DeliveryMetric>();
+const { tracer, count } = observability;
 // Reads only: the store's marker TTL is never used.
 const records = new DeliveryRecords(
   new DynamoServiceStore(createDocumentClient(tracer), requireEnv(ChoreographyEnvKey.TableName), 0),
@@ -31,16 +36,15 @@ export const handler = instrumentedHandler(
     const scope = apiRequestScope(event, context, observability);
     const { echoHeaders } = scope;
     try {
-      const requester = holderOfApiKey(requesters, event.requestContext?.identity?.apiKeyId);
-      if (requester === undefined) {
-        return errorResponse(403, 'This API key is not registered to a requester', undefined, echoHeaders);
-      }
+      const known = registeredCaller(requesters, event, { ...scope, count }, UNREGISTERED_REQUESTER);
+      if ('refused' in known) return known.refused;
+      const requester = known.caller;
       const parameter = deliveryIdParameter(event, DeliveryApiRoute.DeliveryIdParameter, echoHeaders);
       if ('refused' in parameter) return parameter.refused;
       const { deliveryId } = parameter;
       annotateTrace(tracer, { deliveryId });
       const record = await records.get(deliveryId);
-      if (!record || !ownsDelivery(record, requester.requesterId))
+      if (!record || !ownedBy(record.requesterId, requester.requesterId))
         return errorResponse(404, `Delivery '${deliveryId}' not found`, undefined, echoHeaders);
       return jsonResponse(200, toDeliveryStatusBody(record), echoHeaders);
     } catch (error) {

@@ -9,14 +9,20 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { createDocumentClient } from '../../shared/aws-clients/dynamodb';
 import { requireEnv } from '../../shared/env';
 import { describeError } from '../../shared/errors';
-import { holderOfApiKey } from '../../shared/holder-of-api-key';
 import { CORRELATION_ID_HEADER, correlationIdOf, errorResponse, jsonResponse } from '../../shared/http';
 import { annotateTrace, createObservability, instrumentedHandler } from '../../shared/observability';
+import { registeredCaller } from '../../shared/registered-caller';
 import { DeliveryRecords } from '../adapters/delivery-records';
 import { readRequesterRegistry } from '../adapters/requester-registry';
 import { DynamoServiceStore } from '../adapters/service-store';
 import { readServiceSettings } from '../adapters/settings';
-import { ChoreographyEnvKey, DeliveryMetric, SubmitDeliverySettingsSchema } from '../contracts';
+import {
+  ChoreographyEnvKey,
+  DeliveryMetric,
+  deliveryIdUnavailable,
+  SubmitDeliverySettingsSchema,
+  UNREGISTERED_REQUESTER,
+} from '../contracts';
 import { parseDeliveryRequestBody, toDeliveryStatusBody } from '../domain/ingestion';
 
 const observability = createObservability<DeliveryMetric>();
@@ -37,15 +43,14 @@ export const handler = instrumentedHandler(
     log.addContext(context);
     annotateTrace(tracer, { correlationId });
     try {
-      const apiKeyId = event.requestContext?.identity?.apiKeyId;
-      const requester = holderOfApiKey(requesters, apiKeyId);
-      if (requester === undefined) {
-        count(DeliveryMetric.DeliveriesRejected);
-        log.warn('Delivery refused: the API key belongs to no registered requester', {
-          apiKeyId: apiKeyId ?? null,
-        });
-        return errorResponse(403, 'This API key is not registered to a requester', undefined, echo);
-      }
+      const known = registeredCaller(
+        requesters,
+        event,
+        { log, echoHeaders: echo, count },
+        UNREGISTERED_REQUESTER,
+      );
+      if ('refused' in known) return known.refused;
+      const requester = known.caller;
       log.appendKeys({ requesterId: requester.requesterId });
       const now = new Date();
       const parsed = parseDeliveryRequestBody(event.body, event.isBase64Encoded === true, now, settings);
@@ -75,15 +80,12 @@ export const handler = instrumentedHandler(
             outcome.fields.map((path) => ({ path, message: 'differs from the accepted delivery' })),
             echo,
           );
-        case 'unavailable':
+        case 'unavailable': {
           count(DeliveryMetric.DeliveryConflicts);
           log.warn('Submission of a deliveryId another requester holds; refused');
-          return errorResponse(
-            409,
-            `Delivery id '${deliveryId}' is not available; choose another deliveryId`,
-            [{ path: 'deliveryId', message: 'is not available' }],
-            echo,
-          );
+          const unavailable = deliveryIdUnavailable(deliveryId);
+          return errorResponse(409, unavailable.message, unavailable.errors, echo);
+        }
       }
     } catch (error) {
       log.error('Delivery submission failed unexpectedly', { error: describeError(error) });

@@ -5,6 +5,9 @@
  */
 import * as z from 'zod';
 import { distinctFields } from '../../shared/distinct-fields';
+import { jsonParser } from '../../shared/parse';
+import type { UnregisteredCaller } from '../../shared/registered-caller';
+import { OrderMetric } from './metrics';
 import { ProcessState } from './states';
 
 export const CLIENT_NAME_PATTERN = /^[a-z][a-z0-9-]{1,30}[a-z0-9]$/;
@@ -81,18 +84,25 @@ export const ClientRegistrySchema = z
 export type ClientRegistry = z.infer<typeof ClientRegistrySchema>;
 export type RegisteredClient = ClientRegistry[number];
 
-/** Parses EnvKey.ClientRegistry; throws naming what is wrong (a handler must fail at load, not per request). */
+/** A key of no registered client (lambdas/shared/registered-caller.ts): named and counted so. */
+export const UNREGISTERED_CLIENT = {
+  entry: 'client',
+  metric: OrderMetric.UnknownClientRequests,
+} as const satisfies UnregisteredCaller<OrderMetric>;
+
+const parseRegistryJson = jsonParser(ClientRegistrySchema, { rootLabel: '(list)' });
+
+/**
+ * Parses EnvKey.ClientRegistry with the shared JSON parser and the schema (as the deliveries'
+ * requester registry is read); throws naming what is wrong, every bad entry and field (a handler
+ * must fail at load, not per request).
+ */
 export function parseClientRegistry(json: string): ClientRegistry {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(json);
-  } catch (error) {
-    throw new Error(`Client registry is not JSON: ${(error as Error).message}`);
+  const parsed = parseRegistryJson(json);
+  if (!parsed.ok) {
+    throw new Error(
+      `Client registry is ${parsed.problem === 'not-json' ? 'not JSON' : 'invalid'}: ${parsed.summary}`,
+    );
   }
-  const parsed = ClientRegistrySchema.safeParse(raw);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(list)'}: ${i.message}`);
-    throw new Error(`Client registry is invalid: ${problems.join('; ')}`);
-  }
-  return parsed.data;
+  return parsed.value;
 }

@@ -1,5 +1,6 @@
 import { type Clock, isoAt } from '../../shared/clock';
 import { describeError } from '../../shared/errors';
+import { ownedBy } from '../../shared/owned-by';
 import type { OrderStatusBody, SubmitOrderRequest, WorkflowTimings } from '../contracts';
 import { type AdmissionSlot, admissionSlotOrder, retryAfterSeconds } from './admission';
 import { conflictingOrderFields, type OrderData, orderDataFrom, orderFingerprint } from './order';
@@ -163,7 +164,7 @@ async function resubmission(
   const stateRecord = await deps.states.get(orderId);
   // Order ids are one namespace for all clients: an id another client holds is refused even with
   // identical data (it is that client's order), before any fingerprint comparison, and takes no slot.
-  if (stateRecord !== undefined && stateRecord.clientId !== context.clientId) {
+  if (stateRecord !== undefined && !ownedBy(stateRecord.clientId, context.clientId)) {
     return { kind: 'other-client', orderId };
   }
   const storedOrder = await deps.orders.get(orderId);

@@ -6,13 +6,13 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { createDocumentClient } from '../../shared/aws-clients/dynamodb';
 import { requireEnv } from '../../shared/env';
-import { holderOfApiKey } from '../../shared/holder-of-api-key';
 import { apiRequestScope, errorResponse, jsonResponse, unexpectedErrorResponse } from '../../shared/http';
 import { annotateTrace, createObservability, instrumentedHandler } from '../../shared/observability';
+import { ownedBy } from '../../shared/owned-by';
+import { registeredCaller } from '../../shared/registered-caller';
 import { readClientRegistry } from '../adapters/runtime-config';
 import { DynamoStateStore } from '../adapters/state-store';
-import { ApiRoute, EnvKey, OrderMetric } from '../contracts';
-import { mayRead } from '../domain/clients';
+import { ApiRoute, EnvKey, OrderMetric, UNREGISTERED_CLIENT } from '../contracts';
 import { toOrderStatusBody } from '../domain/state-record';
 import { parseOrderIdParameter } from '../domain/validation';
 
@@ -25,23 +25,18 @@ export const handler = instrumentedHandler(
   observability,
   async (event: APIGatewayProxyEvent, context): Promise<APIGatewayProxyResult> => {
     const scope = apiRequestScope(event, context, observability);
-    const { echoHeaders, log } = scope;
+    const { echoHeaders } = scope;
     try {
-      const client = holderOfApiKey(clients, event.requestContext?.identity?.apiKeyId);
-      if (client === undefined) {
-        count(OrderMetric.UnknownClientRequests);
-        log.warn('Order lookup refused: the API key belongs to no registered client', {
-          apiKeyId: event.requestContext?.identity?.apiKeyId ?? null,
-        });
-        return errorResponse(403, 'This API key is not registered to a client', undefined, echoHeaders);
-      }
+      const known = registeredCaller(clients, event, { ...scope, count }, UNREGISTERED_CLIENT);
+      if ('refused' in known) return known.refused;
+      const client = known.caller;
       const parsed = parseOrderIdParameter(event.pathParameters?.[ApiRoute.orderPathParameter]);
       if (!parsed.ok) {
         return errorResponse(400, parsed.message, parsed.errors, echoHeaders);
       }
       annotateTrace(tracer, { orderId: parsed.orderId });
       const record = await states.get(parsed.orderId);
-      if (record === undefined || !mayRead(record, client.clientId)) {
+      if (record === undefined || !ownedBy(record.clientId, client.clientId)) {
         return errorResponse(404, `Order '${parsed.orderId}' not found`, undefined, echoHeaders);
       }
       return jsonResponse(200, toOrderStatusBody(record), echoHeaders);

@@ -10,7 +10,6 @@ import { createDocumentClient } from '../../shared/aws-clients/dynamodb';
 import { createSqsClient } from '../../shared/aws-clients/sqs';
 import { systemClock } from '../../shared/clock';
 import { requireEnv } from '../../shared/env';
-import { holderOfApiKey } from '../../shared/holder-of-api-key';
 import {
   apiRequestScope,
   errorResponse,
@@ -19,6 +18,7 @@ import {
   unexpectedErrorResponse,
 } from '../../shared/http';
 import { annotateTrace, createObservability, instrumentedHandler } from '../../shared/observability';
+import { registeredCaller } from '../../shared/registered-caller';
 import { DynamoDrainStatistics, DynamoOrderAcceptance } from '../adapters/admission-store';
 import { SqsConflictQueue } from '../adapters/conflict-queue';
 import { DynamoOrdersRepository } from '../adapters/orders-repository';
@@ -32,7 +32,14 @@ import {
 } from '../adapters/runtime-config';
 import { SqsStartQueue } from '../adapters/start-queue';
 import { DynamoStateStore } from '../adapters/state-store';
-import { type AcceptedOrderBody, ApiRoute, EnvKey, OrderMetric, ProcessState } from '../contracts';
+import {
+  type AcceptedOrderBody,
+  ApiRoute,
+  EnvKey,
+  OrderMetric,
+  ProcessState,
+  UNREGISTERED_CLIENT,
+} from '../contracts';
 import { otherClientRefusal } from '../domain/other-client-refusal';
 import { type SubmissionDependencies, submitOrder } from '../domain/submission';
 import { parseOrderRequestBody } from '../domain/validation';
@@ -68,14 +75,9 @@ export const handler = instrumentedHandler(
     const scope = apiRequestScope(event, context, observability);
     const { correlationId, log, echoHeaders } = scope;
     try {
-      const client = holderOfApiKey(clients, event.requestContext?.identity?.apiKeyId);
-      if (client === undefined) {
-        count(OrderMetric.UnknownClientRequests);
-        log.warn('Order refused: the API key belongs to no registered client', {
-          apiKeyId: event.requestContext?.identity?.apiKeyId ?? null,
-        });
-        return errorResponse(403, 'This API key is not registered to a client', undefined, echoHeaders);
-      }
+      const known = registeredCaller(clients, event, { ...scope, count }, UNREGISTERED_CLIENT);
+      if ('refused' in known) return known.refused;
+      const client = known.caller;
       log.appendKeys({ clientId: client.clientId });
       const parsed = parseOrderRequestBody(event.body, event.isBase64Encoded === true);
       if (!parsed.ok) {

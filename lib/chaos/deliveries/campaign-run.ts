@@ -26,7 +26,7 @@ import { settleDeliveries } from './campaign-settle';
 import type { DeliveryCampaignSetup } from './campaign-setup';
 import { DELIVERY_FAULT_KINDS, DeliveryFaultKind } from './faults';
 import { FleetPace } from './fleet-pace';
-import type { DeliveryCampaignSnapshot, DeliveryOutcome } from './invariants';
+import type { DeliveryCampaignSnapshot, DeliveryOutcome, RequesterReadProbe } from './invariants';
 import type { DeliveryPlan } from './plan';
 import { poisonEnvelope } from './poison';
 
@@ -48,6 +48,9 @@ export class DeliveryCampaignRun {
   private restarting = false;
   private readonly fleet: FleetPace;
   private readonly sampler: { stop(): Promise<void> };
+  /** The configured requesters (the Requesters output's order), and who submits each delivery. */
+  private readonly requesters: readonly string[];
+  private readonly requesterOf = new Map<string, string>();
 
   private constructor(
     private readonly setup: DeliveryCampaignSetup,
@@ -70,6 +73,11 @@ export class DeliveryCampaignRun {
       },
     );
     this.fleet = new FleetPace(facts.limits.drones, facts.assignmentMillis, setup.pace);
+    // Deliveries alternate between the requesters, each submitted with its own API key.
+    this.requesters = driver.requesterIds;
+    for (const [index, delivery] of plan.deliveries.entries()) {
+      this.requesterOf.set(delivery.deliveryId, this.requesters[index % this.requesters.length] as string);
+    }
     this.sampler = startSampler(
       () => this.sampleOnce(),
       () => this.restarting,
@@ -182,6 +190,7 @@ export class DeliveryCampaignRun {
     const ingestionItems = await driver.ingestionItems();
     const { assignments } = await driver.droneScheduler(finishedAt);
     const { markers, decisions } = await driver.remediation();
+    const probes = await this.probeRequesterIsolation();
     this.tracker.printProgress(true);
     setup.endTrace();
     driver.close();
@@ -204,7 +213,32 @@ export class DeliveryCampaignRun {
       enabledKinds: setup.enabledKinds,
       restarts: this.tracker.restarts,
       minDeliveredShare: this.options.minDeliveredShare ?? 0.6,
+      requesterIsolation: { requesters: this.requesters, probes },
     };
+  }
+
+  /**
+   * Each requester reads one accepted delivery of every requester (its own included) through the
+   * API with its own key: another's must be 404, as an unknown id; its own 200, so the 404 is about
+   * who asks. A 5xx or transport error is read again, a few times.
+   */
+  private async probeRequesterIsolation(): Promise<RequesterReadProbe[]> {
+    const probes: RequesterReadProbe[] = [];
+    for (const owner of this.requesters) {
+      const deliveryId = [...this.requesterOf].find(
+        ([id, requester]) => requester === owner && this.tracker.of(id).acceptedAt !== undefined,
+      )?.[0];
+      if (deliveryId === undefined) continue;
+      for (const reader of this.requesters) {
+        let status = await this.driver.readStatus(deliveryId, reader);
+        for (let attempt = 1; attempt < 5 && (typeof status === 'string' || status >= 500); attempt++) {
+          await this.setup.pace.sleep(500);
+          status = await this.driver.readStatus(deliveryId, reader);
+        }
+        probes.push({ reader, owner, deliveryId, status });
+      }
+    }
+    return probes;
   }
 
   /** Each planned delivery's way through the run, as the checker reads it. */
@@ -301,10 +335,12 @@ export class DeliveryCampaignRun {
     const state = this.tracker.of(delivery.deliveryId);
     const result = await submitUntilAnswered(
       // What the door refuses (400) is accepted past it, so the services' own refusals still run.
-      () =>
-        delivery.scenario === 'too-heavy' || delivery.scenario === 'out-of-range'
-          ? this.driver.acceptPastTheDoor(delivery.request)
-          : this.driver.submit(delivery.request),
+      () => {
+        const requester = this.requesterOf.get(delivery.deliveryId);
+        return delivery.scenario === 'too-heavy' || delivery.scenario === 'out-of-range'
+          ? this.driver.acceptPastTheDoor(delivery.request, requester)
+          : this.driver.submit(delivery.request, requester);
+      },
       () => this.restarting,
       SUBMIT_GIVE_UP_MILLIS,
       this.setup,

@@ -46,6 +46,22 @@ export interface DeliveryOutcome {
   readonly terminalAt?: number;
 }
 
+/** One read of a delivery through the API at the end of the run, with a requester's own key. */
+export interface RequesterReadProbe {
+  readonly reader: string;
+  /** The requester that submitted the delivery. */
+  readonly owner: string;
+  readonly deliveryId: string;
+  /** The HTTP status, or the transport error's text. */
+  readonly status: number | string;
+}
+
+/** The requesters the deliveries alternated between, and the reads that probe who sees what. */
+export interface RequesterIsolation {
+  readonly requesters: readonly string[];
+  readonly probes: readonly RequesterReadProbe[];
+}
+
 /** A message a consumer sent to its dead-letter queue (seen by the SQS API proxy). */
 export interface DeadLetterSent {
   readonly service: string;
@@ -82,6 +98,7 @@ export interface DeliveryCampaignSnapshot {
   readonly minDeliveredShare: number;
   /** Requests by the app's own roles (and services) that IAM denied, as messages (iam-denials.ts). */
   readonly appDenials: readonly string[];
+  readonly requesterIsolation: RequesterIsolation;
 }
 
 export type DeliveryInvariantId =
@@ -93,7 +110,11 @@ export type DeliveryInvariantId =
   | 'planned-outcomes'
   | 'app-not-denied';
 
-export type DeliveryGuardId = 'deliveries-accepted' | 'delivered-share' | 'every-fault-kind-fired';
+export type DeliveryGuardId =
+  | 'deliveries-accepted'
+  | 'delivered-share'
+  | 'every-fault-kind-fired'
+  | 'requester-isolation';
 
 export interface DeliveryCheckResult {
   readonly invariants: readonly Verdict<DeliveryInvariantId>[];
@@ -119,6 +140,8 @@ export const DELIVERY_GUARD_TITLES: Readonly<Record<DeliveryGuardId, string>> = 
   'deliveries-accepted': 'every planned delivery was accepted by the API',
   'delivered-share': 'enough happy deliveries were Delivered for the run to mean something',
   'every-fault-kind-fired': 'every enabled fault kind fired at least once',
+  'requester-isolation':
+    "a requester reading another requester's delivery gets 404, as for an unknown id, every time (its owner reads it: 200)",
 };
 
 const LIFECYCLE: readonly string[] = LIFECYCLE_EVENT_TYPES;
@@ -145,6 +168,7 @@ export function checkDeliveryCampaign(snapshot: DeliveryCampaignSnapshot): Deliv
     guard('deliveries-accepted', deliveriesAccepted(snapshot)),
     guard('delivered-share', deliveredShare(snapshot, items)),
     guard('every-fault-kind-fired', everyKindFired(snapshot)),
+    guard('requester-isolation', requesterIsolation(snapshot.requesterIsolation)),
   ];
   const passed = [...invariants, ...guards].every((entry) => entry.violations.length === 0);
   return { invariants, guards, passed };
@@ -404,6 +428,22 @@ function plannedOutcomes(snapshot: DeliveryCampaignSnapshot, items: Map<string, 
         `${delivery.deliveryId} (${delivery.scenario}): ${status}, allowed ${delivery.allowedOutcomes.join(' or ')}`,
       );
     }
+  }
+  return violations;
+}
+
+function requesterIsolation({ requesters, probes }: RequesterIsolation): string[] {
+  if (requesters.length < 2) {
+    return [`needs two requesters to probe, the Requesters output lists ${requesters.length}`];
+  }
+  const violations = probes.flatMap((probe) => {
+    const expected = probe.reader === probe.owner ? 200 : 404;
+    return probe.status === expected
+      ? []
+      : [`${probe.reader} reading ${probe.owner}'s ${probe.deliveryId}: ${probe.status}, not ${expected}`];
+  });
+  if (!probes.some((probe) => probe.reader !== probe.owner && probe.status === 404)) {
+    violations.push("no requester was ever answered 404 on another requester's delivery");
   }
   return violations;
 }

@@ -62,10 +62,21 @@ export function renderDeliverySummary(input: DeliverySummaryInput): string {
     `observed: ${snapshot.lifecycleEvents.length} lifecycle events on the bus, ${snapshot.deadLettersSent.length} dead letters sent, ` +
       `${snapshot.deadLetterMarkers.length} DEADLETTER markers, ${snapshot.remediationDecisions.length} decisions, ` +
       `${snapshot.droneSamples.length} drone samples`,
+    requesterLine(snapshot.requesterIsolation),
     '',
     table,
     ...(details.length > 0 ? ['', ...details] : []),
     '',
     result.passed ? 'RESULT: PASS' : 'RESULT: FAIL',
   ].join('\n');
+}
+
+/** Who submitted (alternating) and what the end-of-run reads of each other's deliveries answered. */
+function requesterLine({ requesters, probes }: DeliveryCampaignSnapshot['requesterIsolation']): string {
+  const cross = probes.filter((probe) => probe.reader !== probe.owner);
+  const answers = (list: typeof probes) => list.map((probe) => String(probe.status)).join(', ') || 'none';
+  return (
+    `requesters: ${requesters.join(', ')} (deliveries alternate); reads of another's delivery: ${answers(cross)}; ` +
+    `of one's own: ${answers(probes.filter((probe) => probe.reader === probe.owner))}`
+  );
 }

@@ -6,7 +6,7 @@
  * stack's Requesters output (the local runtime's values by key id; on AWS, API Gateway's).
  */
 import { randomUUID } from 'node:crypto';
-import type { RequesterRegistry } from '../../../lambdas/choreography/contracts';
+import type { RegisteredRequester, RequesterRegistry } from '../../../lambdas/choreography/contracts';
 import { type ApiResponse, apiKeyValue } from '../client-support';
 import { acceptanceTarget } from '../setup';
 import { DELIVERIES_APP } from '../target';
@@ -32,7 +32,7 @@ beforeAll(async () => {
   const requesters = JSON.parse(system.output('Requesters')) as RequesterRegistry;
   expect(requesters.length).toBeGreaterThan(1);
   expect(requesters[0]?.apiKeyId).toBe(system.output('ApiKeyId'));
-  keyB = await apiKeyValue(target, (requesters[1] as RequesterRegistry[number]).apiKeyId);
+  keyB = await apiKeyValue(target, (requesters[1] as RegisteredRequester).apiKeyId);
 });
 afterAll(() => system?.close());
 

@@ -28,15 +28,11 @@ import {
 } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { SignatureV4 } from '@smithy/signature-v4';
-import { DeliveryRecords, type SubmitOutcome } from '../../../lambdas/choreography/adapters/delivery-records';
-import { DynamoServiceStore } from '../../../lambdas/choreography/adapters/service-store';
-import {
-  type DeliveryStatusBody,
-  RequesterRegistrySchema,
-  type SubmitDeliveryRequest,
-} from '../../../lambdas/choreography/contracts';
+import type { DeliveryStatusBody, SubmitDeliveryRequest } from '../../../lambdas/choreography/contracts';
+import type { DeliveryRecordsOutcome } from '../../../lambdas/choreography/kit';
 import { serviceSendPolicy } from '../../../lambdas/shared/service-send-policy';
 import { sendSigned } from '../../../lambdas/shared/signed-request';
+import { PastTheDoor } from '../../../lib/harness/past-the-door';
 import { type ApiResponse, apiRequest, awsClientConfig, takeMatching } from '../client-support';
 import { watchAppDenials } from '../iam-watch';
 import type { TargetDescription } from '../target';
@@ -97,6 +93,7 @@ export class DeliverySystemClient {
   private readonly events: EventBridgeClient;
   /** Alerts taken from the inbox so far (the inbox is a queue: what was read is kept here). */
   private readonly alerts: AlertMessage[] = [];
+  private door: PastTheDoor | undefined;
 
   constructor(private readonly target: TargetDescription) {
     this.dynamo = new DynamoDBClient(awsClientConfig(target, 'dynamodb'));
@@ -200,16 +197,17 @@ export class DeliverySystemClient {
   }
 
   /**
-   * Accepts a delivery past the door, as the first requester (whose key the suite uses): its item and DeliveryRequested in its change log, written by
-   * submit-delivery's own adapter (the relay publishes it as any other), without the door's limits.
-   * It stands for a delivery accepted before the fleet's range or payload shrank, which the
-   * services' own checks must still stop; the API would now refuse it (400).
+   * Accepts a delivery past the door as the first requester (whose key the suite uses), through the
+   * tooling's own kit (lib/harness/past-the-door.ts): the API would now refuse it (400), the
+   * services' own checks must still stop it.
    */
-  acceptPastTheDoor(request: SubmitDeliveryRequest): Promise<SubmitOutcome> {
-    const store = new DynamoServiceStore(this.documents, this.output(ServiceTable.Ingestion), 0);
-    const [first] = RequesterRegistrySchema.parse(JSON.parse(this.output('Requesters')));
-    if (first === undefined) throw new Error('The DroneDelivery stack lists no requester');
-    return new DeliveryRecords(store).submit(request, randomUUID(), new Date(), first.requesterId);
+  acceptPastTheDoor(request: SubmitDeliveryRequest): Promise<DeliveryRecordsOutcome> {
+    this.door ??= new PastTheDoor(
+      this.documents,
+      this.output(ServiceTable.Ingestion),
+      this.output('Requesters'),
+    );
+    return this.door.accept(request, randomUUID(), new Date());
   }
 
   /** One item of a service's table (consistent read), unmarshalled. */

@@ -33,10 +33,12 @@ describe('delivery chaos checker against broken variants', () => {
       ]);
       // Bursts (one delivery more than drones, all at once) with the fleet's reads answered in pairs
       // make the drone scheduler book concurrently; poison naming too-heavy, out-of-range and failing deliveries brings them a
-      // second terminal decision; duplicates reach the read model's projection.
+      // second terminal decision; duplicates reach the read model's projection. On the virtual clock
+      // a seed's schedule is fixed: seed 6 meets all three bugs since deliveries alternate between
+      // the requesters (seed 4, chosen before, no longer raced two bookings of one drone).
       const report = await runDeliveryCampaign({
         deliveries: 14,
-        seed: 4,
+        seed: 6,
         assemblyDir: brokenDir,
         clock: testClockMode(),
         workDir: TEST_WORK_DIR,

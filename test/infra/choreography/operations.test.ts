@@ -140,4 +140,11 @@ describe.each(['local', 'default'] as const)('delivery alarms of the %s profile'
     expect(alarms.size).toBeGreaterThan(REASON_CODES.length);
     for (const { id } of alarms.values()) expect(body).toContain(id);
   });
+
+  it('graphs unregistered API keys (403) apart from the validation refusals (400)', () => {
+    const [dashboard] = all.filter(([, resource]) => resource.Type === 'AWS::CloudWatch::Dashboard');
+    const body = JSON.stringify(stack.resolve(dashboard?.[1].Properties.DashboardBody));
+    expect(body).toMatch(/DeliveriesRejected[^\]]*rejected \(400\)/);
+    expect(body).toMatch(/UnknownRequesterRequests[^\]]*unregistered key \(403\)/);
+  });
 });

@@ -116,6 +116,8 @@ describe.each([
     ]) {
       expect(body).toMatch(new RegExp(`${METRICS_NAMESPACE}[^,]*,[^A-Za-z]*${metric}[^A-Za-z]`));
     }
+    // Unregistered API keys, from submit-order and get-order alike, searched across the service dimension.
+    expect(body).toMatch(/unregistered key \(403\)[^\]]*MetricName=[^A-Za-z]*UnknownClientRequests[^A-Za-z]/);
   });
 
   it('lets CloudWatch alarms of this account, and nothing else of CloudWatch, publish to the encrypted topic', () => {

@@ -1,6 +1,5 @@
-/** Who is asking and who owns a delivery: the decisions behind 403, 404-as-unknown and 409-naming-nothing. */
+/** Who is asking (the decision behind 403) and the requester registry's contract; who owns a delivery: test/unit/shared/owned-by.test.ts. */
 import { RequesterRegistrySchema } from '../../../lambdas/choreography/contracts';
-import { ownsDelivery } from '../../../lambdas/choreography/domain/requesters';
 import { holderOfApiKey } from '../../../lambdas/shared/holder-of-api-key';
 
 const REGISTRY = [
@@ -14,16 +13,6 @@ describe('holderOfApiKey (the requesters)', () => {
   });
   it.each([undefined, null, '', 'key-unknown'])('knows no requester for key id %p', (apiKeyId) => {
     expect(holderOfApiKey(REGISTRY, apiKeyId)).toBeUndefined();
-  });
-});
-
-describe('ownsDelivery', () => {
-  it('is true for the submitter only', () => {
-    expect(ownsDelivery({ requesterId: 'pharmacy' }, 'pharmacy')).toBe(true);
-    expect(ownsDelivery({ requesterId: 'pharmacy' }, 'bakery')).toBe(false);
-  });
-  it('gives a delivery from before requesters to nobody', () => {
-    expect(ownsDelivery({}, 'pharmacy')).toBe(false);
   });
 });
 

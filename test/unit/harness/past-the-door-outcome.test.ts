@@ -8,16 +8,28 @@ describe('pastTheDoorOutcome', () => {
   const record = {} as never;
 
   it('answers a stored delivery as the API would (202 new, 200 identical)', () => {
-    expect(pastTheDoorOutcome({ kind: 'accepted', record })).toEqual({ kind: 'accepted', status: 202 });
-    expect(pastTheDoorOutcome({ kind: 'identical', record })).toEqual({ kind: 'accepted', status: 200 });
+    expect(pastTheDoorOutcome({ kind: 'accepted', record }, 'd-1')).toEqual({
+      kind: 'accepted',
+      status: 202,
+    });
+    expect(pastTheDoorOutcome({ kind: 'identical', record }, 'd-1')).toEqual({
+      kind: 'accepted',
+      status: 200,
+    });
   });
 
   it("refuses a differing resubmission and another requester's id, 409", () => {
-    expect(pastTheDoorOutcome({ kind: 'conflict', fields: ['ownerId'] })).toEqual({
+    expect(pastTheDoorOutcome({ kind: 'conflict', fields: ['ownerId'] }, 'd-1')).toEqual({
       kind: 'refused',
       status: 409,
       body: 'differs in ownerId',
     });
-    expect(pastTheDoorOutcome({ kind: 'unavailable' })).toMatchObject({ kind: 'refused', status: 409 });
+    const unavailable = pastTheDoorOutcome({ kind: 'unavailable' }, 'd-1');
+    expect(unavailable).toMatchObject({ kind: 'refused', status: 409 });
+    // The body submit-delivery answers (contracts deliveryIdUnavailable), naming nothing of the holder's delivery.
+    expect(JSON.parse((unavailable as { body: string }).body)).toEqual({
+      message: "Delivery id 'd-1' is not available; choose another deliveryId",
+      errors: [{ path: 'deliveryId', message: 'is not available' }],
+    });
   });
 });

@@ -14,7 +14,7 @@ import {
   notifyClient,
   type StatusChange,
 } from '../../../lambdas/scheduler-agent-supervisor/domain/client-status';
-import { clientById, mayRead } from '../../../lambdas/scheduler-agent-supervisor/domain/clients';
+import { clientById } from '../../../lambdas/scheduler-agent-supervisor/domain/clients';
 import { holderOfApiKey } from '../../../lambdas/shared/holder-of-api-key';
 
 const AT = '2030-01-02T03:04:05.000Z';
@@ -225,21 +225,48 @@ describe('clients', () => {
     expect(clientById(REGISTRY, undefined)).toBeUndefined();
   });
 
-  it('lets only the submitting client read an order; a record without ClientId is no client’s', () => {
-    expect(mayRead({ clientId: 'web-shop' }, 'web-shop')).toBe(true);
-    expect(mayRead({ clientId: 'web-shop' }, 'call-center')).toBe(false);
-    expect(mayRead({}, 'web-shop')).toBe(false);
+  it('parses the registry the stack writes', () => {
+    expect(parseClientRegistry(JSON.stringify(REGISTRY))).toEqual(REGISTRY);
   });
 
-  it('parses the registry, refusing duplicates, bad names, an empty list and non-JSON', () => {
-    expect(parseClientRegistry(JSON.stringify(REGISTRY))).toEqual(REGISTRY);
-    expect(() => parseClientRegistry('[]')).toThrow(/Client registry is invalid/);
-    expect(() => parseClientRegistry('{')).toThrow(/Client registry is not JSON/);
-    expect(() =>
-      parseClientRegistry(JSON.stringify([REGISTRY[0], { ...REGISTRY[1], apiKeyId: 'k1' }])),
-    ).toThrow(/apiKeyId 'k1' appears twice/);
-    expect(() => parseClientRegistry(JSON.stringify([{ ...REGISTRY[0], clientId: 'Web Shop' }]))).toThrow(
-      /0\.clientId/,
-    );
+  it.each([
+    [
+      'an empty list',
+      '[]',
+      'Client registry is invalid: (list): Too small: expected array to have >=1 items',
+    ],
+    ['text that is not JSON', '{', /^Client registry is not JSON: /],
+    [
+      'an object, not a list',
+      '{"clientId":"web-shop"}',
+      /^Client registry is invalid: \(list\): .*expected array/,
+    ],
+    [
+      'a key id twice',
+      JSON.stringify([REGISTRY[0], { ...REGISTRY[1], apiKeyId: 'k1' }]),
+      "Client registry is invalid: (list): apiKeyId 'k1' appears twice",
+    ],
+    [
+      'a bad name',
+      JSON.stringify([{ ...REGISTRY[0], clientId: 'Web Shop' }]),
+      /^Client registry is invalid: \[0\]\.clientId: .*pattern/,
+    ],
+    [
+      'an unknown field',
+      JSON.stringify([{ ...REGISTRY[0], extra: 1 }]),
+      'Client registry is invalid: [0].extra: is not an allowed field',
+    ],
+    [
+      'missing fields, each named',
+      JSON.stringify([{ clientId: 'web-shop' }]),
+      'Client registry is invalid: [0].apiKeyId: is required; [0].replyQueueUrl: is required',
+    ],
+    [
+      'a key twice in one entry',
+      '[{"clientId":"web-shop","clientId":"call-center","apiKeyId":"k1","replyQueueUrl":"q1"}]',
+      /^Client registry is invalid: \[0\]\.clientId: is a duplicate key/,
+    ],
+  ])('refuses %s, naming what is wrong', (_case, json, message) => {
+    expect(() => parseClientRegistry(json)).toThrow(message);
   });
 });

@@ -4,6 +4,7 @@ import {
   type DeliveryCampaignSnapshot,
   type DeliveryCheckResult,
   type DeliveryInvariantId,
+  type RequesterReadProbe,
 } from '../../../../lib/chaos/deliveries/invariants';
 import type { ObservedEvent } from '../../../../lib/harness/deliveries-snapshots';
 
@@ -101,6 +102,15 @@ function healthy(): DeliveryCampaignSnapshot {
     enabledKinds: DELIVERY_FAULT_KINDS,
     restarts: [],
     minDeliveredShare: 0.5,
+    requesterIsolation: {
+      requesters: ['pharmacy', 'bakery'],
+      probes: [
+        { reader: 'pharmacy', owner: 'pharmacy', deliveryId: 'a', status: 200 },
+        { reader: 'bakery', owner: 'pharmacy', deliveryId: 'a', status: 404 },
+        { reader: 'pharmacy', owner: 'bakery', deliveryId: 'b', status: 404 },
+        { reader: 'bakery', owner: 'bakery', deliveryId: 'b', status: 200 },
+      ],
+    },
   };
 }
 
@@ -362,5 +372,47 @@ describe('delivery campaign checker', () => {
       'delivered-share': ['only 1 of 2 happy deliveries Delivered (50.0%), need 90.0%'],
       'every-fault-kind-fired': ['poison-message never fired'],
     });
+  });
+
+  it("requester-isolation: a requester reads another's delivery (200), or its own is not found", () => {
+    const snapshot = healthy();
+    const [own, , , otherOwn] = snapshot.requesterIsolation.probes;
+    expectOnly(
+      {
+        ...snapshot,
+        requesterIsolation: {
+          ...snapshot.requesterIsolation,
+          probes: [
+            { ...(own as RequesterReadProbe), status: 404 },
+            { reader: 'bakery', owner: 'pharmacy', deliveryId: 'a', status: 200 },
+            { reader: 'pharmacy', owner: 'bakery', deliveryId: 'b', status: 'fetch failed' },
+            otherOwn as RequesterReadProbe,
+          ],
+        },
+      },
+      'requester-isolation',
+      /bakery reading pharmacy's a: 200, not 404/,
+    );
+    const failed = failing(
+      checkDeliveryCampaign({ ...snapshot, requesterIsolation: { requesters: ['pharmacy'], probes: [] } }),
+    );
+    expect(failed).toEqual({
+      'requester-isolation': ['needs two requesters to probe, the Requesters output lists 1'],
+    });
+  });
+
+  it('requester-isolation: no cross-requester read was made', () => {
+    const snapshot = healthy();
+    expectOnly(
+      {
+        ...snapshot,
+        requesterIsolation: {
+          ...snapshot.requesterIsolation,
+          probes: snapshot.requesterIsolation.probes.filter((probe) => probe.reader === probe.owner),
+        },
+      },
+      'requester-isolation',
+      /no requester was ever answered 404/,
+    );
   });
 });

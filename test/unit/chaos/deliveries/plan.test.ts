@@ -162,6 +162,10 @@ describe('delivery summary', () => {
       restarts: [],
       minDeliveredShare: 0,
       appDenials: [],
+      requesterIsolation: {
+        requesters: ['pharmacy', 'bakery'],
+        probes: [{ reader: 'bakery', owner: 'pharmacy', deliveryId: 'a', status: 404 }],
+      },
     };
     const text = renderDeliverySummary({
       snapshot,
@@ -171,6 +175,9 @@ describe('delivery summary', () => {
       wallMillis: 2_000,
     });
     for (const kind of DELIVERY_FAULT_KINDS) expect(text).toContain(kind);
+    expect(text).toContain(
+      "requesters: pharmacy, bakery (deliveries alternate); reads of another's delivery: 404; of one's own: none",
+    );
     expect(text).toMatch(/happy\s+1\s+1\s+0\s+0\s+0\s+1/);
     expect(text).toMatch(/FAIL\s+invariant\s+terminal-within-bound\s+1/);
     expect(text).toContain('a (happy): still Correlating');

@@ -53,6 +53,16 @@ function recordEach<Namespace extends ProducedNamespace>(
   }
 }
 
+/** Lambda's metrics of one function, per function (FunctionName) and across functions, as Lambda sends them. */
+function recordForFunction(
+  store: MetricStore,
+  at: number,
+  functionName: string,
+  values: ReadonlyArray<readonly [metricName: ProducedMetric<typeof LAMBDA>, unit: string, value: number]>,
+): void {
+  recordEach(store, at, LAMBDA, [{ FunctionName: functionName }, {}], values);
+}
+
 /** ApproximateNumberOfMessagesVisible and ApproximateAgeOfOldestMessage of a queue (QueueName). */
 export function recordQueueFigures(store: MetricStore, at: number, figures: QueueFigures): void {
   recordEach(
@@ -78,17 +88,11 @@ export function recordInvocation(
   ok: boolean,
   durationMillis: number,
 ): void {
-  recordEach(
-    store,
-    at,
-    LAMBDA,
-    [{ FunctionName: functionName }, {}],
-    [
-      ['Invocations', 'Count', 1],
-      ['Errors', 'Count', ok ? 0 : 1],
-      ['Duration', 'Milliseconds', durationMillis],
-    ],
-  );
+  recordForFunction(store, at, functionName, [
+    ['Invocations', 'Count', 1],
+    ['Errors', 'Count', ok ? 0 : 1],
+    ['Duration', 'Milliseconds', durationMillis],
+  ]);
 }
 
 /**
@@ -102,13 +106,7 @@ export function recordIteratorAge(
   functionName: string,
   iteratorAgeMillis: number,
 ): void {
-  recordEach(
-    store,
-    at,
-    LAMBDA,
-    [{ FunctionName: functionName }, {}],
-    [['IteratorAge', 'Milliseconds', iteratorAgeMillis]],
-  );
+  recordForFunction(store, at, functionName, [['IteratorAge', 'Milliseconds', iteratorAgeMillis]]);
 }
 
 /**

@@ -22,6 +22,7 @@ import {
 } from '../../lambdas/shared/alarm-spec';
 import { pascalCase } from '../../lambdas/shared/pascal-case';
 import { constructPathSuffix, deadLetterQueuesOf, OperatorAlarms } from '../platform/alarms';
+import { queueVisibilitySeconds } from '../platform/guardrails/queue-visibility-seconds';
 import { resourcesByLogicalId } from '../platform/guardrails/references';
 import type { LambdaFunction } from '../platform/lambda-function';
 import type { OperatorAlerts } from '../platform/operator-alerts';
@@ -159,18 +160,14 @@ export class DeliveryOperations extends Construct {
   }
 }
 
-/** SQS's default VisibilityTimeout, seconds (a queue that does not set one). */
-const SQS_DEFAULT_VISIBILITY_TIMEOUT_SECONDS = 30;
-
 /**
  * How long a message that keeps failing stays on the queue: VisibilityTimeout × maxReceiveCount of
  * its redrive policy (see oldestMessageAgeAlarm). A queue without a redrive policy, or whose values
  * are not known at synth, has no such window: an error naming it.
  */
 function retryWindowSeconds(queue: sqs.CfnQueue): number {
-  const stack = Stack.of(queue);
-  const visibility = stack.resolve(queue.visibilityTimeout ?? SQS_DEFAULT_VISIBILITY_TIMEOUT_SECONDS);
-  const redrive = stack.resolve(queue.redrivePolicy) as { maxReceiveCount?: unknown } | undefined;
+  const visibility = queueVisibilitySeconds(queue);
+  const redrive = Stack.of(queue).resolve(queue.redrivePolicy) as { maxReceiveCount?: unknown } | undefined;
   const maxReceiveCount = redrive?.maxReceiveCount;
   if (typeof visibility !== 'number' || typeof maxReceiveCount !== 'number') {
     throw new Error(

@@ -3,10 +3,10 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { IConstruct, IValidation } from 'constructs';
 import { VISIBILITY_TO_TIMEOUT_RATIO } from '../work-queue';
+import { queueVisibilitySeconds } from './queue-visibility-seconds';
 import { referencedResource, resourcesByLogicalId } from './references';
 
-/** CloudFormation defaults when the property is not set. */
-const DEFAULT_VISIBILITY_SECONDS = 30;
+/** CloudFormation's default function timeout when the property is not set. */
 const DEFAULT_FUNCTION_TIMEOUT_SECONDS = 3;
 
 /**
@@ -26,7 +26,7 @@ export class QueueVisibilityGuardrail implements IValidation {
       const queue = referencedResource(stack.resolve(node.eventSourceArn), byLogicalId);
       const fn = referencedResource(stack.resolve(node.functionName), byLogicalId);
       if (!(queue instanceof sqs.CfnQueue) || !(fn instanceof lambda.CfnFunction)) continue;
-      const visibility = seconds(stack.resolve(queue.visibilityTimeout), DEFAULT_VISIBILITY_SECONDS);
+      const visibility = queueVisibilitySeconds(queue);
       const timeout = seconds(stack.resolve(fn.timeout), DEFAULT_FUNCTION_TIMEOUT_SECONDS);
       if (visibility === undefined || timeout === undefined) continue;
       const required = timeout * VISIBILITY_TO_TIMEOUT_RATIO;

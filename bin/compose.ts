@@ -15,11 +15,11 @@
  * that order but the app's own (app-api-port-order.ts: orders on the base port).
  */
 import type { App } from 'aws-cdk-lib';
+import { alarmNamePrefix } from '../lambdas/shared/alarm-spec';
 import { addDroneDelivery } from '../lib/choreography/deployment';
 import type { DroneDeliveryStack } from '../lib/choreography/stack';
 import { droneFleetFake } from '../lib/fakes/drone-fleet';
 import { remoteServicesDownstream } from '../lib/fakes/remote-services';
-import { alarmNamePrefix } from '../lib/platform/alarms';
 import { exportOperatorRoutes } from '../lib/platform/operator-routes';
 import { addSchedulerAgentSupervisor } from '../lib/scheduler-agent-supervisor/deployment';
 import type { SchedulerAgentSupervisorStack } from '../lib/scheduler-agent-supervisor/stack';
@@ -43,7 +43,7 @@ export function composeApp(app: App, consoleAssetsDir?: string): ComposedApp {
   const orders = addSchedulerAgentSupervisor(app, remoteServicesDownstream, undefined, {
     ...(consoleAssetsDir && {
       consoleAssetsDir,
-      consoleOtherAlarms: [{ wing: DELIVERY_ALARMS_WING, namePrefix: alarmNamePrefix(deliveries) }],
+      consoleOtherAlarms: [{ wing: DELIVERY_ALARMS_WING, namePrefix: alarmNamePrefix(deliveries.stackName) }],
     }),
     ...(forConsole && {
       consoleDeliveryApi: exportOperatorRoutes(deliveries, routes.routes, DELIVERY_OPERATOR_EXPORT),

@@ -6,6 +6,15 @@
  * alarm can also be evaluated by the local runtime.
  */
 
+/**
+ * What every alarm name of a stack starts with (`<stack name>-`): the alarms are named so by the
+ * platform's alarm construct, an operator console is granted `cloudwatch:DescribeAlarms` on it and
+ * lists by it, and each CLI's `metrics` lists its own stack's alarms by it.
+ */
+export function alarmNamePrefix(stackName: string): string {
+  return `${stackName}-`;
+}
+
 /** CloudWatch statistics an alarm may use. */
 export type AlarmStatistic = 'Sum' | 'Average' | 'Minimum' | 'Maximum' | 'SampleCount';
 

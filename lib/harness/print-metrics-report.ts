@@ -3,9 +3,10 @@
  * prints metricsReport read from the local runtime's CloudWatch (its endpoint in the target
  * description) or, with onAws, from AWS with the standard credential chain. One home, so the two
  * CLIs read the same endpoint with the same refusal when the target lists none, and each shows its
- * own stack's alarms only (their names start `<stack>-`: lib/platform/alarms.ts).
+ * own stack's alarms only (their names start `<stack>-`: alarmNamePrefix).
  */
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
+import { alarmNamePrefix } from '../../lambdas/shared/alarm-spec';
 import { readTarget } from '../local-runtime';
 import { type MetricsReportOptions, metricsReport } from './metrics-report';
 
@@ -19,7 +20,7 @@ export async function printMetricsReport(
   const client = source.onAws ? new CloudWatchClient({}) : localCloudWatch(source.targetFile);
   try {
     const { stackName, ...report } = options;
-    console.log(await metricsReport(client, { ...report, alarmNamePrefix: `${stackName}-` }));
+    console.log(await metricsReport(client, { ...report, alarmNamePrefix: alarmNamePrefix(stackName) }));
   } finally {
     client.destroy();
   }

@@ -9,6 +9,7 @@ import { Construct, type IConstruct, type IValidation } from 'constructs';
 import {
   ALARM_NAME_PATTERN,
   type AlarmSpec,
+  alarmNamePrefix,
   SQS_METRICS_NAMESPACE,
   SQS_QUEUE_DIMENSION,
   SqsMetric,
@@ -24,14 +25,6 @@ export function validateAlarmPeriod(owner: string, seconds: number): void {
       `${owner}: an alarm period must be 10, 20, 30 or a multiple of 60 seconds, got ${seconds}`,
     );
   }
-}
-
-/**
- * What every alarm name of `stack` starts with (`<stack name>-`): the one prefix an operator
- * console's `cloudwatch:DescribeAlarms` is granted on and lists by.
- */
-export function alarmNamePrefix(stack: Stack): string {
-  return `${stack.stackName}-`;
 }
 
 export interface OperatorAlarmsProps {
@@ -132,7 +125,7 @@ export class OperatorAlarms extends Construct {
       );
     }
     const alarm = new cloudwatch.Alarm(this, name, {
-      alarmName: `${alarmNamePrefix(Stack.of(this))}${name}`,
+      alarmName: `${alarmNamePrefix(Stack.of(this).stackName)}${name}`,
       alarmDescription: `${spec.description} What to do: ${spec.action}`,
       metric,
       threshold: spec.threshold,

@@ -6,7 +6,7 @@ import {
   type ConsoleAlarmSource,
   type DeployedConsoleConfig,
 } from '../../lambdas/scheduler-agent-supervisor/contracts';
-import { alarmNamePrefix } from '../platform/alarms';
+import { alarmNamePrefix } from '../../lambdas/shared/alarm-spec';
 import { type OperatorRoutes, operatorApiOrigin, operatorMethodArns } from '../platform/operator-routes';
 import { OperatorSignIn } from '../platform/operator-sign-in';
 import { acknowledgeOnDefaultPolicy, nagResourceName } from '../platform/scoped-role';
@@ -58,7 +58,7 @@ export class OperatorConsole extends Construct {
     super(scope, id);
     const stack = Stack.of(this);
     const alarmSources: readonly ConsoleAlarmSource[] = [
-      { wing: ORDERS_WING, namePrefix: alarmNamePrefix(stack) },
+      { wing: ORDERS_WING, namePrefix: alarmNamePrefix(stack.stackName) },
       ...(props.otherAlarms ?? []),
     ];
     validateAlarmSources(this.node.path, alarmSources);

@@ -12,7 +12,7 @@
  * - a DynamoDB or Kinesis stream's event source mapping replaced (a property that requires it, a
  *   replaced stream, or a new logical id): the new one reads the stream from its starting position,
  *   not where the old one stopped, so records are processed twice or skipped
- *   (stream-mapping-replaced.ts);
+ *   (stream-mapping-replacements.ts);
  * - what CloudFormation refuses: replacing a resource that keeps its custom name (custom-names.ts),
  *   the table updates of table-updates.ts, the KMS key changes of kms-key-updates.ts;
  * - everything else is a change, reported as information.
@@ -22,14 +22,10 @@
  * cannot be acknowledged: CloudFormation would refuse it whatever the acknowledgment says.
  * Pure: templates in, a report out (the templates as normalizeTemplate leaves them, or any).
  */
-import {
-  fullDiff,
-  type PropertyDifference,
-  type ResourceDifference,
-  ResourceImpact,
-} from '@aws-cdk/cloudformation-diff';
+import { fullDiff, type ResourceDifference, ResourceImpact } from '@aws-cdk/cloudformation-diff';
 import { keptCustomName } from './custom-names';
 import { changedImmutableKeyProperties } from './kms-key-updates';
+import { propertiesWith } from './properties-with';
 import { STATEFUL_TYPES } from './stateful-types';
 import { streamMappingReplacements } from './stream-mapping-replacements';
 import { indexChanges, tableUpdateBreaches } from './table-updates';
@@ -85,15 +81,6 @@ function validate(acknowledgments: readonly Acknowledgment[]): void {
       throw new Error(`${name}: give the reason the loss is intended`);
     }
   }
-}
-
-/** The properties whose change has `impact` (the replacement's cause). */
-function propertiesWith(change: ResourceDifference, ...impacts: ResourceImpact[]): string[] {
-  return Object.entries(change.propertyUpdates)
-    .filter(([, difference]) =>
-      impacts.includes((difference as PropertyDifference<unknown>).changeImpact as ResourceImpact),
-    )
-    .map(([name]) => name);
 }
 
 /** The loss of a stateful resource's data, if its impact is one. */

@@ -28,12 +28,20 @@ import {
   ResourceImpact,
   type TemplateDiff,
 } from '@aws-cdk/cloudformation-diff';
+import { propertiesWith } from './properties-with';
 import type { CfnTemplate } from './template';
 import type { UpgradeFinding } from './upgrade-finding';
 
 const MAPPING = 'AWS::Lambda::EventSourceMapping';
 
 type Properties = Readonly<Record<string, unknown>>;
+
+/** The impacts by which CloudFormation makes a new mapping (or may). */
+const REPLACING = [ResourceImpact.WILL_REPLACE, ResourceImpact.MAY_REPLACE];
+
+function replaces(impact: ResourceImpact | undefined): boolean {
+  return impact !== undefined && REPLACING.includes(impact);
+}
 
 /** Which stream a mapping reads, in words, or undefined when it reads no DynamoDB or Kinesis stream. */
 export function streamOf(template: CfnTemplate, properties: Properties): string | undefined {
@@ -132,10 +140,7 @@ export function streamMappingReplacements(
   const removed: [string, Properties][] = [];
   const added: [string, Properties][] = [];
   const replaced = (logicalId: string | undefined) =>
-    logicalId !== undefined &&
-    [ResourceImpact.WILL_REPLACE, ResourceImpact.MAY_REPLACE].includes(
-      diff.resources.get(logicalId)?.changeImpact as ResourceImpact,
-    );
+    logicalId !== undefined && replaces(diff.resources.get(logicalId)?.changeImpact);
   diff.resources.forEachDifference((logicalId, change: ResourceDifference) => {
     if (change.oldResourceType !== MAPPING && change.newResourceType !== MAPPING) return;
     const before = (change.oldValue?.Properties ?? {}) as Properties;
@@ -143,17 +148,10 @@ export function streamMappingReplacements(
     if (change.isRemoval) return void removed.push([logicalId, before]);
     if (change.isAddition) return void added.push([logicalId, after]);
     if (change.resourceTypeChanged) return;
-    const impact = change.changeImpact;
-    if (impact !== ResourceImpact.WILL_REPLACE && impact !== ResourceImpact.MAY_REPLACE) return;
+    if (!replaces(change.changeImpact)) return;
     const stream = streamOf(released, before);
     if (stream === undefined) return;
-    const properties = Object.entries(change.propertyUpdates)
-      .filter(([, difference]) =>
-        [ResourceImpact.WILL_REPLACE, ResourceImpact.MAY_REPLACE].includes(
-          difference.changeImpact as ResourceImpact,
-        ),
-      )
-      .map(([name]) => name);
+    const properties = propertiesWith(change, ...REPLACING);
     const [source] = referenceOf(after.EventSourceArn);
     const streamReplaced = replaced(source);
     const cause =

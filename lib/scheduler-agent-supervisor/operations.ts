@@ -45,7 +45,11 @@ export class OrderOperations extends Construct {
       namespace: METRICS_NAMESPACE,
       periodSeconds: props.periodSeconds,
     });
-    for (const alarm of resolveOrderAlarms({ timings: props.timings, stepCount: props.stepCount })) {
+    for (const alarm of resolveOrderAlarms({
+      timings: props.timings,
+      stepCount: props.stepCount,
+      periodSeconds: props.periodSeconds,
+    })) {
       this.alarms.addMetricAlarm(alarm);
     }
     this.alarms.alarmDeadLetterQueues(DEAD_LETTER_QUEUE_ALARM);

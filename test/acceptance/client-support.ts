@@ -74,27 +74,48 @@ export async function apiRequest(
 }
 
 /**
- * Receives until a round brings nothing new (at most `rounds` rounds), deleting the messages the
- * predicate matches and returning their bodies. The others stay invisible during the rounds (so
- * paging moves on) and are made visible again at the end. On AWS a receive waits up to a second:
- * a short poll samples only part of the servers and can miss messages. A predicate that throws
- * (a body that is not JSON) does not match. The default reaches 1,000 messages deep: the alert
- * inbox is shared by every file and gathers the whole run's alerts and alarm notifications (on the
- * virtual clock with the deployed timings, hours of alarm periods), and at 10 rounds an order's
- * alert behind 100 others was never seen. The others are hidden for SQS's longest visibility
- * timeout: on the virtual clock an idle system moves minutes of time between two of this client's
- * calls (it holds no activity), and with 30 s the first pages were visible again (and their handles
- * stale) before the last was read.
+ * Receives until a round brings nothing new (at most `rounds` rounds: by default until the queue
+ * has nothing more to give), deleting the messages the predicate matches and returning their
+ * bodies. The others stay invisible during the rounds (so paging moves on) and are made visible
+ * again at the end. On AWS a receive waits up to a second: a short poll samples only part of the
+ * servers and can miss messages. A predicate that throws (a body that is not JSON) does not match.
+ * The alert inbox is shared by every file and gathers the whole run's alerts and alarm
+ * notifications: a fixed depth (first 100, then 1,000 messages) left an order's alert unseen behind
+ * the others. Calls on one queue from this process take turns: two at once (the alarm file's
+ * concurrent scenarios) each hid the other's message for the length of its scan, and polled past
+ * it again and again. The others are hidden for SQS's longest visibility timeout: on the virtual
+ * clock an idle system moves minutes of time between two of this client's calls (it holds no
+ * activity), and with 30 s the first pages were visible again (and their handles stale) before the
+ * last was read.
  */
-/** SQS's longest visibility timeout (12 hours). */
-const MAX_VISIBILITY_TIMEOUT_SECONDS = 43_200;
-
-export async function takeMatching(
+export function takeMatching(
   sqs: SQSClient,
   target: TargetDescription,
   queueUrl: string,
   matches: (body: string) => boolean,
-  rounds = 100,
+  rounds = Number.POSITIVE_INFINITY,
+): Promise<string[]> {
+  const turn = (queueTurns.get(queueUrl) ?? Promise.resolve()).then(() =>
+    scan(sqs, target, queueUrl, matches, rounds),
+  );
+  queueTurns.set(
+    queueUrl,
+    turn.catch(() => undefined),
+  );
+  return turn;
+}
+
+/** SQS's longest visibility timeout (12 hours). */
+const MAX_VISIBILITY_TIMEOUT_SECONDS = 43_200;
+/** The last scan of each queue from this process: the next one starts after it. */
+const queueTurns = new Map<string, Promise<unknown>>();
+
+async function scan(
+  sqs: SQSClient,
+  target: TargetDescription,
+  queueUrl: string,
+  matches: (body: string) => boolean,
+  rounds: number,
 ): Promise<string[]> {
   const taken: string[] = [];
   const others: string[] = [];

@@ -131,15 +131,40 @@ export function inFlightAgeLimitSeconds(timings: WorkflowTimings, stepCount: num
   );
 }
 
-/** What a threshold may depend on: the deployment's timings and its number of steps. */
+/**
+ * How many periods without a sweep make SupervisorNotRunning fire: two schedule intervals (each run
+ * sweeps at its start, so a healthy gap is at most one interval and a late run; a period shorter
+ * than the gap is empty in health), one period more for their alignment, never under 3. A fixed 3
+ * periods flapped wherever 3 periods were shorter than an interval: the deployed timings (a sweep a
+ * minute) on the local 10 s periods alarmed and cleared every minute, 790 notifications in one
+ * acceptance run, which buried the other alerts of the inbox.
+ */
+export function supervisorSilencePeriods(
+  timings: Pick<WorkflowTimings, 'supervisorRateSeconds'>,
+  periodSeconds: number,
+): number {
+  return Math.max(3, Math.ceil((2 * timings.supervisorRateSeconds) / periodSeconds) + 1);
+}
+
+/**
+ * What an alarm's threshold and evaluation periods may depend on: the deployment's timings, its
+ * number of steps, and the alarm period (PlatformSettings.alarmPeriodSeconds).
+ */
 export interface AlarmThresholdInputs {
   readonly timings: WorkflowTimings;
   readonly stepCount: number;
+  readonly periodSeconds: number;
 }
 
-/** An alarm of this wing on one of its custom metrics; its threshold may follow the timings. */
-export interface OrderAlarmSpec extends Omit<AlarmSpec<OrderMetric>, 'threshold' | 'dimensions'> {
+/**
+ * An alarm of this wing on one of its custom metrics; its threshold, and how many periods it
+ * evaluates (all of which must breach when given as a function), may follow the timings.
+ */
+export interface OrderAlarmSpec
+  extends Omit<AlarmSpec<OrderMetric>, 'threshold' | 'dimensions' | 'evaluationPeriods'> {
   readonly threshold: number | ((inputs: AlarmThresholdInputs) => number);
+  /** @default 1 */
+  readonly evaluationPeriods?: number | ((inputs: AlarmThresholdInputs) => number);
   /** The function that emits the metric: its service name is the metric's `service` dimension. */
   readonly emittedBy: (typeof RoleServiceName)[keyof typeof RoleServiceName];
 }
@@ -195,8 +220,7 @@ export const ORDER_ALARMS = [
     statistic: 'Sum',
     comparison: 'LessThanThreshold',
     threshold: 1,
-    evaluationPeriods: 3,
-    datapointsToAlarm: 3,
+    evaluationPeriods: ({ timings, periodSeconds }) => supervisorSilencePeriods(timings, periodSeconds),
     treatMissingData: 'breaching',
     description:
       'The supervisor has not swept the due index: expired attempts are neither retried nor failed.',
@@ -310,11 +334,14 @@ export const DEAD_LETTER_QUEUE_ALARM = {
     'Read the messages (orderId, correlation id), find the cause in the logs, fix it, then redrive the queue or act per order.',
 } as const satisfies AlarmSpec<SqsMetric>;
 
-/** Every alarm of ORDER_ALARMS with its threshold worked out for a deployment. */
+/** Every alarm of ORDER_ALARMS with its threshold and evaluation periods worked out for a deployment. */
 export function resolveOrderAlarms(inputs: AlarmThresholdInputs): AlarmSpec<OrderMetric>[] {
-  return ORDER_ALARMS.map(({ emittedBy, threshold, ...alarm }: OrderAlarmSpec) => ({
+  return ORDER_ALARMS.map(({ emittedBy, threshold, evaluationPeriods, ...alarm }: OrderAlarmSpec) => ({
     ...alarm,
     threshold: typeof threshold === 'function' ? threshold(inputs) : threshold,
+    ...(typeof evaluationPeriods === 'function'
+      ? { evaluationPeriods: evaluationPeriods(inputs), datapointsToAlarm: evaluationPeriods(inputs) }
+      : evaluationPeriods !== undefined && { evaluationPeriods }),
     dimensions: { [SERVICE_DIMENSION]: emittedBy },
   }));
 }

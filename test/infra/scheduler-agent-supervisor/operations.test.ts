@@ -50,7 +50,13 @@ describe.each([
   const alarms = alarmsByName(synth);
   const period = PLATFORM_PROFILES[profile as 'local' | 'default'].alarmPeriodSeconds;
 
-  it.each(resolveOrderAlarms({ timings: synth.config.timings, stepCount: liveSteps(synth.config).length }))(
+  it.each(
+    resolveOrderAlarms({
+      timings: synth.config.timings,
+      stepCount: liveSteps(synth.config).length,
+      periodSeconds: period,
+    }),
+  )(
     '$name: its metric, statistic, threshold, missing data, and the operator topic on alarm and OK',
     (spec) => {
       const alarm = alarms.get(`${STACK_NAME}-${spec.name}`)?.[1];
@@ -64,6 +70,7 @@ describe.each([
         TreatMissingData: spec.treatMissingData,
         Period: period,
         EvaluationPeriods: spec.evaluationPeriods ?? 1,
+        DatapointsToAlarm: spec.datapointsToAlarm ?? spec.evaluationPeriods ?? 1,
         ActionsEnabled: true,
         AlarmActions: [topicRef(synth)],
         OKActions: [topicRef(synth)],

@@ -16,6 +16,7 @@ import {
   OrderMetric,
   RoleServiceName,
   resolveOrderAlarms,
+  supervisorSilencePeriods,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { ALARM_NAME_PATTERN } from '../../../lambdas/shared/alarm-spec';
 import { SAS_PROFILES } from '../../../lib/scheduler-agent-supervisor/config';
@@ -71,11 +72,14 @@ describe('the alarm contract', () => {
   });
 
   it('gives each alarm the words an operator reads, and at most as many breaching points as periods', () => {
-    for (const alarm of [...ORDER_ALARMS, DEAD_LETTER_QUEUE_ALARM]) {
+    const resolved = [10, 60].flatMap((periodSeconds) =>
+      resolveOrderAlarms({ timings: SAS_PROFILES.default.timings, stepCount: 3, periodSeconds }),
+    );
+    for (const alarm of [...resolved, DEAD_LETTER_QUEUE_ALARM]) {
       expect(alarm.description.length).toBeGreaterThan(20);
       expect(alarm.action.length).toBeGreaterThan(20);
-      const periods = 'evaluationPeriods' in alarm ? alarm.evaluationPeriods : 1;
-      const points = 'datapointsToAlarm' in alarm ? alarm.datapointsToAlarm : periods;
+      const periods = 'evaluationPeriods' in alarm ? (alarm.evaluationPeriods ?? 1) : 1;
+      const points = 'datapointsToAlarm' in alarm ? (alarm.datapointsToAlarm ?? periods) : periods;
       expect(points).toBeLessThanOrEqual(periods);
     }
   });
@@ -100,15 +104,45 @@ describe('the alarm contract', () => {
     // 3 attempts of (5 s grace + 3 steps x (6 + 2) s) + back-offs 1 + 3 s, then the same for 3 compensations.
     expect(inFlightAgeLimitSeconds(local, 3)).toBe(3 * 29 + 4 + 3 * 29 + 4);
     expect(compensationStuckAfterSeconds(local)).toBe(2 * (3 + 5 + 6 + 2));
-    const resolved = resolveOrderAlarms({ timings: local, stepCount: ORDER_STEPS.length });
+    const resolved = resolveOrderAlarms({ timings: local, stepCount: ORDER_STEPS.length, periodSeconds: 10 });
     const oldest = resolved.find((a) => a.metric === OrderMetric.OldestInFlightAgeSeconds);
     expect(oldest?.threshold).toBe(inFlightAgeLimitSeconds(local, ORDER_STEPS.length));
     const byDefault = SAS_PROFILES.default.timings;
     expect(inFlightAgeLimitSeconds(byDefault, 3)).toBeGreaterThan(3600);
   });
 
+  it("derives SupervisorNotRunning's silent periods from the sweep interval: two intervals and one period, never under 3", () => {
+    const notRunning = (rateSeconds: number, periodSeconds: number) =>
+      resolveOrderAlarms({
+        timings: { ...SAS_PROFILES.default.timings, supervisorRateSeconds: rateSeconds },
+        stepCount: 3,
+        periodSeconds,
+      }).find((alarm) => alarm.name === 'SupervisorNotRunning');
+    // Deployed: a sweep a minute on 60 s periods, 3 silent minutes.
+    expect(notRunning(60, 60)).toMatchObject({ evaluationPeriods: 3, datapointsToAlarm: 3 });
+    expect(supervisorSilencePeriods({ supervisorRateSeconds: 60 }, 60)).toBe(3);
+    // A minute's sweep on 10 s periods: 13 periods (130 s); 3 (30 s) were empty between healthy sweeps.
+    expect(notRunning(60, 10)).toMatchObject({ evaluationPeriods: 13, datapointsToAlarm: 13 });
+    expect(notRunning(300, 60)).toMatchObject({ evaluationPeriods: 11, datapointsToAlarm: 11 });
+    for (const [rate, period] of [
+      [60, 10],
+      [60, 60],
+      [45, 20],
+      [300, 60],
+      [1, 10],
+    ] as const) {
+      const { evaluationPeriods = 1 } = notRunning(rate, period) ?? {};
+      // Never fires on a healthy gap: the window is at least two intervals long.
+      expect(evaluationPeriods * period).toBeGreaterThanOrEqual(2 * rate);
+    }
+  });
+
   it('alarms AlertPublishFailures once per emitter: the outbox relay and its backstop', () => {
-    const resolved = resolveOrderAlarms({ timings: SAS_PROFILES.local.timings, stepCount: 3 });
+    const resolved = resolveOrderAlarms({
+      timings: SAS_PROFILES.local.timings,
+      stepCount: 3,
+      periodSeconds: 10,
+    });
     const services = resolved
       .filter((a) => a.metric === OrderMetric.AlertPublishFailures)
       .map((a) => a.dimensions?.service)
@@ -122,7 +156,11 @@ describe('the alarm contract', () => {
   });
 
   it('puts each custom-metric alarm on the service dimension of the function that emits it', () => {
-    const resolved = resolveOrderAlarms({ timings: SAS_PROFILES.local.timings, stepCount: 3 });
+    const resolved = resolveOrderAlarms({
+      timings: SAS_PROFILES.local.timings,
+      stepCount: 3,
+      periodSeconds: 10,
+    });
     for (const alarm of resolved) {
       expect(Object.keys(alarm.dimensions ?? {})).toEqual(['service']);
     }

@@ -28,6 +28,7 @@ import {
  * emitted, and the operator alerts) and each remediation decision with the dead letter it resolved.
  */
 import { CORRELATION_ID_HEADER } from '../lambdas/shared/http';
+import type { DRONE_DELIVERY_STACK_NAME } from '../lib/choreography/stack';
 import { metricsMinutes } from '../lib/harness/metrics-minutes';
 import { DeliveryOperatorClient } from '../lib/harness/operator-client';
 import { printMetricsReport } from '../lib/harness/print-metrics-report';
@@ -41,8 +42,8 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 export const USAGE =
   'Usage: npm run deliveries -- submit <FILE>|--sample | show <deliveryId> [--json] | list [--status <DeliveryStatus>] | metrics [--minutes N] [--aws]   [--target FILE]';
 
-/** The stack whose outputs the CLI reads. */
-export const DELIVERY_STACK = 'DroneDelivery';
+/** The stack whose outputs the CLI reads (typed against the stack's name: a rename fails tsc here). */
+export const DELIVERY_STACK: typeof DRONE_DELIVERY_STACK_NAME = 'DroneDelivery';
 
 export type DeliveriesCommand =
   | { readonly command: 'submit'; readonly file?: string; readonly sample: boolean; readonly target?: string }

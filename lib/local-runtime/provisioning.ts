@@ -8,6 +8,9 @@
  *   wire       per stack: connect resources (event sources, subscriptions, rules, routes)
  *   start      begin work (pollers, schedules), once every stack is wired
  *
+ * Before any phase, and before a redeploy stops the running app, each provisioner may refuse the
+ * deployment as AWS would (refuseDeployment): CloudFormation would fail it and roll back.
+ *
  * The registry is the one list of what runs, what has no local effect (inert) and what is named
  * as not run with its reason; a type no provisioner claims is named as not emulated.
  */
@@ -44,6 +47,12 @@ export interface Provisioner {
   /** Names the provisioner in errors and in the registry's description. */
   readonly name: string;
   readonly resourceTypes: ResourceTypes;
+  /**
+   * What AWS would refuse of deploying `assembly` (over `previous`, the running app's, on a
+   * redeploy), one line each, judged on the templates before anything starts or stops: the start
+   * (or the redeploy, leaving the running app as it was) fails naming them. @default - nothing
+   */
+  refusals?(assembly: CloudAssembly, previous?: CloudAssembly): readonly string[];
   listen?(context: ListenContext): Promise<void>;
   provision?(context: StackContext): Promise<void>;
   wire?(context: StackContext): Promise<void>;

@@ -27,6 +27,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     options.apiPortOrder,
   );
   const registry = standardProvisioners();
+  refuseDeployment(registry, assembly);
   const lifecycle = new RuntimeLifecycle(options, assembly, LOCAL_ACCOUNT_ID, LOCAL_CREDENTIALS);
   const { context } = lifecycle;
   try {
@@ -94,7 +95,10 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       redeploy: (assemblyDir) => {
         // What the running provisioners keep across the redeploy (every REST API's port).
         const kept = registry.provisioners.map((provisioner) => provisioner.redeployOptions?.() ?? {});
-        return redeploy({ options: Object.assign({ ...options }, ...kept), assembly, stop }, assemblyDir);
+        return redeploy(
+          { options: Object.assign({ ...options }, ...kept), assembly, registry, stop },
+          assemblyDir,
+        );
       },
     };
   } catch (error) {
@@ -104,14 +108,35 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
 }
 
 /**
- * See LocalRuntime.redeploy. The new assembly is read before anything stops, so an assembly that
- * cannot be read leaves the running app as it was.
+ * Throws what the provisioners refuse of deploying `assembly` (over `previous`), as CloudFormation
+ * would fail the deployment: every refusal, before anything starts or stops.
+ */
+function refuseDeployment(
+  registry: ProvisionerRegistry,
+  assembly: CloudAssembly,
+  previous?: CloudAssembly,
+): void {
+  const refusals = registry.provisioners.flatMap(
+    (provisioner) => provisioner.refusals?.(assembly, previous) ?? [],
+  );
+  if (refusals.length === 0) return;
+  const what = previous === undefined ? 'start' : 'redeploy';
+  throw new Error(
+    `${what} refused, as AWS would fail this deployment (CloudFormation rolls it back)${previous === undefined ? '' : '; the running app is left as it was'}:\n  ${refusals.join('\n  ')}`,
+  );
+}
+
+/**
+ * See LocalRuntime.redeploy. The new assembly is read and judged (refuseDeployment) before anything
+ * stops, so an assembly that cannot be read, or whose deployment AWS would refuse, leaves the
+ * running app as it was.
  */
 async function redeploy(
   running: {
     /** The running runtime's options with what its provisioners keep (redeployOptions). */
     readonly options: LocalRuntimeOptions;
     readonly assembly: CloudAssembly;
+    readonly registry: ProvisionerRegistry;
     readonly stop: () => Promise<void>;
   },
   assemblyDir: string,
@@ -123,6 +148,7 @@ async function redeploy(
     );
   }
   const next = readCloudAssembly(resolvePath(assemblyDir));
+  refuseDeployment(running.registry, next, running.assembly);
   const log = options.log ?? ((line: string) => console.log(line));
   await running.stop();
   for (const removed of removedResources(running.assembly, next)) {

@@ -4,7 +4,9 @@
  * proxy event, API keys enforced where methods require them, AWS_IAM methods authorized by IAM
  * (the spec's authorizeIam: the caller's SigV4 signature, then execute-api:Invoke on the method's
  * ARN), a Lambda integration only where the function's policy lets API Gateway invoke it (the
- * server's mayInvoke), MOCK integrations (CORS preflight) answered from their integration response.
+ * server's mayInvoke), MOCK integrations (CORS preflight) answered from their integration response,
+ * and requests over a usage plan's or a stage's throttle answered 429 before the integration runs
+ * (api-throttle.ts).
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -19,6 +21,8 @@ import {
   readBody,
   startLoopbackServer,
 } from '../protocol/http-server';
+import { ApiThrottle, type ApiThrottleSpec } from './api-throttle';
+import type { TokenBucket } from './token-bucket';
 
 export interface RestApiMethod {
   readonly logicalId: string;
@@ -65,6 +69,11 @@ export interface RestApiSpec {
   readonly authorizeIam?: (request: ReceivedRequest, methodArn: string) => Promise<IamMethodVerdict>;
   readonly region: string;
   readonly accountId: string;
+  /**
+   * Its stages' method throttles and its keys' usage plans: a request over one is answered 429
+   * `{"message":"Too Many Requests"}` and its integration is not run. @default - nothing throttled
+   */
+  readonly throttle?: ApiThrottleSpec;
 }
 
 export type Invoke = (functionArn: string, event: unknown) => Promise<InvocationResult>;
@@ -200,6 +209,11 @@ export interface RestApiServerOptions {
    * (Count, 4XXError, 5XXError, Latency, IntegrationLatency). @default - not told
    */
   readonly onResponse?: (api: RestApiSpec, response: ApiResponseFigures) => void;
+  /**
+   * The token buckets of the runtime's APIs, shared so a usage plan's bucket of a key counts its
+   * requests to every API stage of the plan. @default - this server's own
+   */
+  readonly throttleBuckets?: Map<string, TokenBucket>;
 }
 
 /** One answer of a stage, as API Gateway counts it in its metrics. */
@@ -220,15 +234,15 @@ export interface RestApiServer extends RunningServer {
 }
 
 export async function startRestApiServer(options: RestApiServerOptions): Promise<RestApiServer> {
-  let api: RestApiSpec | undefined;
+  let api: { readonly spec: RestApiSpec; readonly throttle: ApiThrottle } | undefined;
   const onRequest = (request: IncomingMessage, response: ServerResponse) => {
     if (!api) {
       sendJson(response, 503, { message: 'Service Unavailable' });
       return;
     }
-    const served = api;
+    const { spec: served, throttle } = api;
     if (options.onResponse) tellResponse(served, options.onResponse, options.clock, request, response);
-    handle(served, options, request, response).catch((error: Error) => {
+    handle(served, throttle, options, request, response).catch((error: Error) => {
       options.onProblem(`API ${served.logicalId}: ${error.message}`);
       if (!response.headersSent) sendJson(response, 500, { message: 'Internal server error' });
     });
@@ -243,10 +257,37 @@ export async function startRestApiServer(options: RestApiServerOptions): Promise
     endpoint: server.endpoint,
     baseUrl: `http://localhost:${server.port}`,
     serve: (spec) => {
-      api = spec;
+      const buckets = options.throttleBuckets ?? new Map<string, TokenBucket>();
+      api = { spec, throttle: new ApiThrottle(spec.apiId, spec.throttle ?? NO_THROTTLE, buckets) };
     },
     stop: () => server.stop(),
   };
+}
+
+const NO_THROTTLE: ApiThrottleSpec = { stages: {}, keyPlans: {} };
+
+/**
+ * Answers 429 as API Gateway does when the request is over a throttle of its usage plan or its
+ * stage (its default THROTTLED gateway response; https://repost.aws/knowledge-center/api-gateway-429-limit),
+ * and says whether it did.
+ */
+function throttled(
+  throttle: ApiThrottle,
+  clock: RuntimeClock | undefined,
+  request: { readonly stage: string; readonly method: RestApiMethod; readonly apiKey: unknown },
+  response: ServerResponse,
+): boolean {
+  const verdict = throttle.admit(
+    {
+      stage: request.stage,
+      resourcePath: request.method.resourcePath,
+      httpMethod: request.method.httpMethod,
+      ...(request.method.apiKeyRequired && typeof request.apiKey === 'string' && { apiKey: request.apiKey }),
+    },
+    serverTime(clock),
+  );
+  if (verdict.throttled) sendJson(response, 429, { message: 'Too Many Requests' });
+  return verdict.throttled;
 }
 
 /** The runtime's time, else the wall clock: a server started without the runtime's. */
@@ -348,8 +389,30 @@ function lambdaProxyEvent(source: ProxyEventSource) {
   };
 }
 
+/** An AWS_IAM method's verdict on the request (its signature, then execute-api:Invoke on `methodArn`). */
+function iamVerdict(
+  api: RestApiSpec,
+  request: IncomingMessage,
+  url: URL,
+  body: Buffer,
+  methodArn: string,
+): Promise<IamMethodVerdict> {
+  if (!api.authorizeIam) {
+    return Promise.resolve({ ok: false, message: 'Missing Authentication Token', messageKey: 'message' });
+  }
+  const received = {
+    method: (request.method ?? 'GET').toUpperCase(),
+    rawPath: url.pathname,
+    query: url.searchParams,
+    headers: lowerCaseHeaders(request),
+    body,
+  };
+  return api.authorizeIam(received, methodArn);
+}
+
 async function handle(
   api: RestApiSpec,
+  throttle: ApiThrottle,
   options: RestApiServerOptions,
   request: IncomingMessage,
   response: ServerResponse,
@@ -374,7 +437,9 @@ async function handle(
     return;
   }
   const integration = route.method.integration;
+  const throttledRequest = { stage, method: route.method, apiKey };
   if (integration.type === 'mock') {
+    if (throttled(throttle, options.clock, throttledRequest, response)) return;
     options.onMethodRequest?.(api);
     response.writeHead(integration.statusCode, integration.headers);
     response.end();
@@ -393,24 +458,14 @@ async function handle(
   const methodArn = `arn:aws:execute-api:${api.region}:${api.accountId}:${api.apiId}/${stage}/${httpMethod}${path}`;
   let caller: { readonly accessKeyId: string; readonly userArn: string } | undefined;
   if (route.method.authorizationType === 'AWS_IAM') {
-    const verdict: IamMethodVerdict = api.authorizeIam
-      ? await api.authorizeIam(
-          {
-            method: httpMethod,
-            rawPath: url.pathname,
-            query: url.searchParams,
-            headers: lowerCaseHeaders(request),
-            body,
-          },
-          methodArn,
-        )
-      : { ok: false, message: 'Missing Authentication Token', messageKey: 'message' };
+    const verdict = await iamVerdict(api, request, url, body, methodArn);
     if (!verdict.ok) {
       sendJson(response, 403, { [verdict.messageKey]: verdict.message });
       return;
     }
     caller = verdict;
   }
+  if (throttled(throttle, options.clock, throttledRequest, response)) return;
   options.onMethodRequest?.(api);
   const requestId = mintUuid();
   const event = lambdaProxyEvent({

@@ -6,10 +6,14 @@
  * AWS; AWS_IAM methods require a SigV4 signature of a credential of the local account and
  * execute-api:Invoke on the method's ARN from its identity policies or the API's resource policy;
  * a Lambda proxy integration runs only where the function's policy lets apigateway.amazonaws.com
- * invoke it for the method (aws:SourceArn), as on AWS.
+ * invoke it for the method (aws:SourceArn), as on AWS. Usage plans and stage method settings
+ * throttle requests (api-gateway-throttles.ts reads them, ../apigateway/api-throttle.ts enforces
+ * them), and a deployment that would put a key in two plans of a stage is refused, as API Gateway
+ * refuses it (../apigateway/usage-plan-conflicts.ts).
  */
 
 import { GeneratedApiKeys } from '../apigateway/api-keys';
+import type { KeyPlan } from '../apigateway/api-throttle';
 import { apiPortOffsets } from '../apigateway/port-order';
 import {
   type IamMethodVerdict,
@@ -19,11 +23,23 @@ import {
   type RestApiSpec,
   startRestApiServer,
 } from '../apigateway/rest-apis';
+import type { TokenBucket } from '../apigateway/token-bucket';
+import { usagePlanKeyConflicts } from '../apigateway/usage-plan-conflicts';
+import type { CloudAssembly } from '../assembly/cloud-assembly';
 import { type LocalIdentity, type ReceivedRequest, verifySigV4 } from '../iam/identities';
 import { type CompiledPolicy, compilePolicy } from '../iam/policy-document';
 import type { ListenContext, Provisioner, StackContext, TargetContribution } from '../provisioning';
 import type { LocalRuntimeOptions } from '../runtime-options';
 import type { LocalApi } from '../target';
+import {
+  type LocalUsagePlan,
+  type LocalUsagePlanKey,
+  stageThrottles,
+  USAGE_PLAN,
+  USAGE_PLAN_KEY,
+  usagePlanKeys,
+  usagePlans,
+} from './api-gateway-throttles';
 import type { LambdaProvisioner } from './lambda';
 import { asRecord, asString } from './values';
 
@@ -39,15 +55,11 @@ export const OPERATOR_IDENTITY = 'operator';
 export class ApiGatewayProvisioner implements Provisioner {
   readonly name = 'API Gateway';
   readonly resourceTypes = {
-    runs: [REST_API, RESOURCE, METHOD, STAGE, API_KEY],
+    runs: [REST_API, RESOURCE, METHOD, STAGE, API_KEY, USAGE_PLAN, USAGE_PLAN_KEY],
     inert: {
       'AWS::ApiGateway::Account': "API Gateway's CloudWatch role has no local effect",
       'AWS::ApiGateway::Deployment': 'every stage serves the methods of the template as synthesized',
       'AWS::ApiGateway::Model': 'request models are not validated locally',
-    },
-    notRun: {
-      'AWS::ApiGateway::UsagePlan': 'usage plan throttling and quotas are not enforced locally',
-      'AWS::ApiGateway::UsagePlanKey': 'usage plans are not enforced locally (API keys are)',
     },
   };
   /** Each API's server and its port offset (its place in API port order), by `<stack>/<logical id>`. */
@@ -62,6 +74,11 @@ export class ApiGatewayProvisioner implements Provisioner {
     offset: number;
     spec: RestApiSpec;
   }> = [];
+  /** Every stack's usage plans and their keys (a plan may name another stack's API or key). */
+  private readonly plans: LocalUsagePlan[] = [];
+  private readonly planKeys: LocalUsagePlanKey[] = [];
+  /** The token buckets of every API: a plan's bucket of a key counts the key on each of its stages. */
+  private readonly throttleBuckets = new Map<string, TokenBucket>();
   /** Who hears of each answer of a stage (CloudWatch's AWS/ApiGateway metrics). */
   private readonly responseListeners: Array<NonNullable<RestApiServerOptions['onResponse']>> = [];
 
@@ -73,6 +90,11 @@ export class ApiGatewayProvisioner implements Provisioner {
   private operator: LocalIdentity | undefined;
 
   constructor(private readonly lambda: LambdaProvisioner) {}
+
+  /** A key in two usage plans of one API stage, which API Gateway refuses (usage-plan-conflicts.ts). */
+  refusals(assembly: CloudAssembly, previous?: CloudAssembly): readonly string[] {
+    return usagePlanKeyConflicts(assembly, previous);
+  }
 
   /**
    * One server per API, in API port order (options.apiPortOrder, else the assembly's order of
@@ -105,6 +127,7 @@ export class ApiGatewayProvisioner implements Provisioner {
             }).allowed,
           onProblem: (message) => context.problem(message),
           clock: context.clock,
+          throttleBuckets: this.throttleBuckets,
           ...(meter && { onMethodRequest: (api: RestApiSpec) => meter.apiRequest(api.apiId) }),
           onResponse: (api, figures) => {
             for (const listener of this.responseListeners) listener(api, figures);
@@ -141,6 +164,8 @@ export class ApiGatewayProvisioner implements Provisioner {
       keys.push(value);
       this.apiKeyIds[value] = context.resolver.physicalName(logicalId);
     }
+    this.plans.push(...usagePlans(context));
+    this.planKeys.push(...usagePlanKeys(context));
   }
 
   async wire(context: StackContext): Promise<void> {
@@ -151,11 +176,32 @@ export class ApiGatewayProvisioner implements Provisioner {
       const { server, offset } = listening;
       const keys = this.apiKeys.get(stackName) ?? [];
       const ids = Object.fromEntries(keys.map((key) => [key, this.apiKeyIds[key] as string]));
-      const spec = { ...restApiSpec(context, logicalId, keys), apiKeyIds: ids };
+      const base = restApiSpec(context, logicalId, keys);
+      const throttle = { stages: stageThrottles(context, base.apiId), keyPlans: this.keyPlansOf(base.apiId) };
+      const spec = { ...base, apiKeyIds: ids, throttle };
       context.meter?.describe('apis', spec.apiId, { stackName, logicalId });
       server.serve(spec);
       this.apis.push({ stackName, server, offset, spec });
     }
+  }
+
+  /**
+   * Each API key's usage plan on each stage of the API `apiId`, by key value then stage name (one
+   * per key and stage: refusals() refused a deployment with two).
+   */
+  private keyPlansOf(apiId: string): Record<string, Record<string, KeyPlan>> {
+    const keyValueById = new Map(Object.entries(this.apiKeyIds).map(([value, id]) => [id, value]));
+    const keyPlans: Record<string, Record<string, KeyPlan>> = {};
+    for (const { keyId, planId } of this.planKeys) {
+      const value = keyValueById.get(keyId);
+      const plan = this.plans.find((candidate) => candidate.planId === planId);
+      if (value === undefined || plan === undefined) continue;
+      for (const { apiId: planApi, stage, plan: throttle } of plan.stages) {
+        if (planApi !== apiId) continue;
+        keyPlans[value] = { ...keyPlans[value], [stage]: throttle };
+      }
+    }
+    return keyPlans;
   }
 
   /**

@@ -83,10 +83,14 @@ describe('provisioner registry', () => {
   });
 
   it('names types it knows but does not run with their reason, and any other type as not emulated', () => {
-    expect(registry.handling('AWS::ApiGateway::UsagePlan')).toEqual({
+    expect(registry.handling('AWS::CloudWatch::CompositeAlarm')).toEqual({
       kind: 'not-run',
+      provisioner: 'CloudWatch',
+      reason: 'composite alarms are not evaluated locally',
+    });
+    expect(registry.handling('AWS::ApiGateway::UsagePlan')).toEqual({
+      kind: 'run',
       provisioner: 'API Gateway',
-      reason: 'usage plan throttling and quotas are not enforced locally',
     });
     expect(registry.handling('AWS::Made::Up')).toEqual({ kind: 'not-run', reason: NOT_EMULATED });
     expect(registry.handling('AWS::S3::Bucket')).toEqual({

@@ -126,7 +126,10 @@ export interface LocalRuntime {
    * endpoints may move (the target file is rewritten). Requires `dataDir`. What does not survive, unlike on AWS: Step Functions
    * executions (the engine is in memory) and invocations in progress; their orders are what the
    * app's own recovery (its supervisor) is for. Resources the new template no longer has are
-   * named in the log and their data is left in the data directory, not deleted.
+   * named in the log and their data is left in the data directory, not deleted. A deployment AWS
+   * would refuse (a key moved to another usage plan of its stage: CloudFormation creates the new
+   * association before it deletes the old, and API Gateway refuses a key two plans of a stage) is
+   * refused before anything stops, leaving this runtime running, as CloudFormation rolls back.
    * @returns the running runtime, which replaces this one (this one is stopped)
    */
   redeploy(assemblyDir: string): Promise<LocalRuntime>;

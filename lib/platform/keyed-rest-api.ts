@@ -172,9 +172,18 @@ export function createKeyedRestApi(scope: Construct, props: KeyedRestApiProps): 
  * applies to each of its keys on its own, so keys with the same share are in one plan: without
  * keyShares one plan, `UsagePlan`, with the stage limits; with keyShares, one plan per distinct
  * share, the first key's being `UsagePlan` and any other `UsagePlan-<first key with that share>`.
- * API Gateway allows a key only one plan per stage, so a deployment that moves a key from one plan
- * to another (a share changed apart from the others) fails while the old association exists:
- * equal shares (the default) keep every key in `UsagePlan`, whose throttle is updated in place.
+ *
+ * Why shares may not move a key: API Gateway allows a key one usage plan per API stage
+ * (CreateUsagePlanKey answers ConflictException) and CloudFormation creates a key's new
+ * association before it deletes the old, so a deployment that moves a key to another plan (a
+ * share changed apart from the others, or a plan renamed) fails on AWS and rolls back. The release
+ * check refuses such an upgrade (lib/release/usage-plan-key-moves.ts, `usage-plan-key-moved`) and
+ * the local runtime refuses such a redeploy, both naming the key and the plans. One plan per key
+ * from the start would let every share change in place, but the released templates put every named
+ * key in `UsagePlan`: giving each key its own plan now would itself move all but one of them. So
+ * keys of equal shares (the default) stay together in `UsagePlan`, whose throttle is updated in
+ * place when their common share changes; a key that needs a share of its own takes a new key (a
+ * renamed client) in its new plan, or two deployments (docs/configuration.md).
  */
 function addKeysAndUsagePlans(
   scope: Construct,

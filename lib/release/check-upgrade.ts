@@ -14,7 +14,8 @@
  *   not where the old one stopped, so records are processed twice or skipped
  *   (stream-mapping-replacements.ts);
  * - what CloudFormation refuses: replacing a resource that keeps its custom name (custom-names.ts),
- *   the table updates of table-updates.ts, the KMS key changes of kms-key-updates.ts;
+ *   the table updates of table-updates.ts, the KMS key changes of kms-key-updates.ts, an API key
+ *   moved to another usage plan of its stage (usage-plan-key-moves.ts);
  * - everything else is a change, reported as information.
  *
  * A loss a release means is acknowledged (logical id, rule, reason) and then reported, not failed;
@@ -37,6 +38,7 @@ import {
   type UpgradeFinding,
   type UpgradeRule,
 } from './upgrade-finding';
+import { usagePlanKeyMoves } from './usage-plan-key-moves';
 
 export interface AcknowledgedFinding extends UpgradeFinding {
   /** The acknowledgment's reason. */
@@ -192,6 +194,7 @@ export function checkUpgrade(
   const diff = fullDiff(released, current);
   const findings: UpgradeFinding[] = [];
   const streamReaders = streamMappingReplacements(released, current, diff);
+  const planKeyMoves = usagePlanKeyMoves(released, current, diff);
   const changes: string[] = [];
   const indexEdits: string[] = [];
   diff.resources.forEachDifference((logicalId, change) => {
@@ -203,6 +206,7 @@ export function checkUpgrade(
       ...(holds === undefined ? [] : [lossOf(logicalId, type, holds, change)]),
       ...refusalsOf(logicalId, type, change),
       ...streamReaders.filter((finding) => finding.logicalId === logicalId),
+      ...planKeyMoves.filter((finding) => finding.logicalId === logicalId),
     ].filter((finding): finding is UpgradeFinding => finding !== undefined);
     findings.push(...own);
     if (own.length === 0) changes.push(changeLine(logicalId, type, change));

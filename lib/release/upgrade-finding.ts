@@ -12,6 +12,7 @@ export const REFUSAL_RULES = [
   'gsi-changed-in-place',
   'lsi-changed',
   'kms-key-immutable-changed',
+  'usage-plan-key-moved',
 ] as const;
 
 /**

@@ -1,13 +1,17 @@
 /**
  * A keyed REST API's shares of the stage throttle per key (keyShares): each named key throttled on
  * its own to its share (keys of equal shares in one usage plan, `UsagePlan`, so the default keeps
- * every key where it was), and bad shares fail the synth naming the client.
+ * every key where it was), and bad shares fail the synth naming the client. A share changed apart
+ * from the others moves that key to a plan of its own, which the release check refuses
+ * (usage-plan-key-moved: API Gateway allows a key one plan per stage); equal shares changed
+ * together update the one plan in place.
  */
 
 import { Template } from 'aws-cdk-lib/assertions';
 import { MockIntegration } from 'aws-cdk-lib/aws-apigateway';
 import { createKeyedRestApi, type KeyedRestApiProps } from '../../../lib/platform/keyed-rest-api';
 import { throttleShareOf } from '../../../lib/platform/throttle-shares';
+import { checkUpgrade } from '../../../lib/release';
 import { probeStack } from '../support/synth';
 
 const props = (
@@ -64,6 +68,28 @@ describe('createKeyedRestApi keyShares', () => {
         BurstLimit: throttleShareOf({ rateLimit: 50, burstLimit: 100 }, share).burstLimit,
       });
     }
+  });
+
+  it('moves a key to another plan when its share changes apart from the others, which the release check refuses', () => {
+    const templateOf = (shares: Readonly<Record<string, number>>, keyNames?: string[]) => {
+      const stack = probeStack();
+      const { api } = createKeyedRestApi(stack, props(shares, keyNames));
+      api.root.addMethod('GET', new MockIntegration());
+      return Template.fromStack(stack).toJSON();
+    };
+    const equal = templateOf({ alpha: 50, beta: 50 });
+    // Both shares changed together: the one plan is updated in place.
+    expect(checkUpgrade(equal, templateOf({ alpha: 40, beta: 40 })).failures).toEqual([]);
+    const moved = checkUpgrade(equal, templateOf({ alpha: 70, beta: 30 })).failures;
+    expect(moved.map(({ rule, reason }) => ({ rule, reason: reason.slice(0, 60) }))).toEqual([
+      {
+        rule: 'usage-plan-key-moved',
+        reason: expect.stringMatching(/^adds the API key ApiApiKeybeta\w+ to usa/),
+      },
+    ]);
+    // A new client with a share of its own is a new key in a new plan: nothing moves.
+    const newcomer = templateOf({ alpha: 40, beta: 40, gamma: 20 }, ['alpha', 'beta', 'gamma']);
+    expect(checkUpgrade(templateOf({ alpha: 40, beta: 40 }), newcomer).failures).toEqual([]);
   });
 
   it.each([

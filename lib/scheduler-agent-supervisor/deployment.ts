@@ -6,6 +6,7 @@ import { admissionWithOverrides, loadConfig, timingsWithOverride, workflowWithOv
 import { type FakeDownstreamFactory, resolveDownstream } from './downstream';
 import { SasContextKey } from './sas-context-key';
 import { SchedulerAgentSupervisorStack, type SchedulerAgentSupervisorStackProps, STACK_NAME } from './stack';
+import { apiThrottleWithOverride, clientsWithThrottleShares } from './throttle-overrides';
 
 export interface DeploymentAssets {
   /**
@@ -30,7 +31,8 @@ export interface DeploymentAssets {
 /**
  * Adds this wing's stack to an app, configured from the app's CDK context: `profile`, `demo`,
  * the downstream endpoints (./downstream.ts), `alertEmail`, `admissionLimit` /
- * `admissionShards` (override the profile's admission settings), and `timings` (another profile's). The fake downstream services come
+ * `admissionShards` (override the profile's admission settings), `apiThrottle` / `throttleShares`
+ * (its API throttle and the clients' shares of it), and `timings` (another profile's). The fake downstream services come
  * from the caller (lib/fakes), so the wing itself never imports them. bin/app.ts and the tests build the
  * deployment through this one function, so what is tested is what `cdk deploy` runs.
  */
@@ -44,6 +46,8 @@ export function addSchedulerAgentSupervisor(
   const config = {
     ...profile,
     ...timingsWithOverride(profile, readText(context, SasContextKey.Timings)),
+    apiThrottle: apiThrottleWithOverride(profile.apiThrottle, readText(context, SasContextKey.ApiThrottle)),
+    clients: clientsWithThrottleShares(profile.clients, readText(context, SasContextKey.ThrottleShares)),
     admission: admissionWithOverrides(profile.admission, {
       limit: readText(context, SasContextKey.AdmissionLimit),
       shards: readText(context, SasContextKey.AdmissionShards),

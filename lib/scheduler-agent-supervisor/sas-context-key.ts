@@ -9,6 +9,10 @@ export const SasContextKey = {
   /** Admission limit and shard count overriding the profile's (a test's small limit). */
   AdmissionLimit: 'admissionLimit',
   AdmissionShards: 'admissionShards',
+  /** The orders API's stage throttle, `<rate>/<burst>` (a test's small limit). */
+  ApiThrottle: 'apiThrottle',
+  /** Clients' throttleShare, `<client>:<percent>,...` (a test's unequal shares). */
+  ThrottleShares: 'throttleShares',
   /** The workflow version new orders get (a rollout): keeps 1..n live. */
   WorkflowVersion: 'workflowVersion',
   /** Stop deploying workflow versions below this one (once no order is left on them). */

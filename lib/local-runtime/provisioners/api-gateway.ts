@@ -318,10 +318,11 @@ function restApiSpec(
   const stageNames = [...ofThisApi(STAGE), ...ofThisApi('AWS::ApiGateway::Deployment')]
     .map(({ properties }) => properties.StageName)
     .filter((name): name is string => typeof name === 'string');
+  const apiName = asString(resolver.properties(restApiLogicalId).Name);
   return {
     logicalId: restApiLogicalId,
     apiId,
-    apiName: asString(resolver.properties(restApiLogicalId).Name) ?? apiId,
+    ...(apiName !== undefined && { apiName }),
     stageNames,
     methods,
     apiKeys,

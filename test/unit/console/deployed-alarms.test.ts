@@ -104,23 +104,22 @@ function consoleOperator(prefixes: readonly string[]) {
   return new CloudWatchClient({ region: TEST_REGION, endpoint: server.endpoint, credentials });
 }
 
-const apiConfig = (alarmSources: { wing: string; namePrefix: string }[]) => ({
-  region: TEST_REGION,
-  apiUrl: 'http://127.0.0.1:9/unused',
-  alarmSources,
-});
+/** The deployed console's API over `alarmSources`, reading CloudWatch as `cloudWatch`'s caller. */
+const consoleApi = (alarmSources: { wing: string; namePrefix: string }[], cloudWatch: CloudWatchClient) =>
+  deployedConsoleApi(
+    { region: TEST_REGION, apiUrl: 'http://127.0.0.1:9/unused', alarmSources },
+    { accessKeyId: 'unused', secretAccessKey: 'unused' },
+    cloudWatch,
+  );
+/** Both wings' alarm sources, as the composition root passes them. */
+const BOTH_WINGS = [
+  { wing: 'Orders', namePrefix: ORDERS },
+  { wing: 'Deliveries', namePrefix: DELIVERIES },
+];
 
 describe('the deployed console alarm panel', () => {
   it("lists every alarm of each named stack, every page, labelled with its wing, and no other stack's", async () => {
-    const cloudWatch = consoleOperator([ORDERS, DELIVERIES]);
-    const api = deployedConsoleApi(
-      apiConfig([
-        { wing: 'Orders', namePrefix: ORDERS },
-        { wing: 'Deliveries', namePrefix: DELIVERIES },
-      ]),
-      { accessKeyId: 'unused', secretAccessKey: 'unused' },
-      cloudWatch,
-    );
+    const api = consoleApi(BOTH_WINGS, consoleOperator([ORDERS, DELIVERIES]));
     const listed = await api.alarms();
     expect(listed).toHaveLength(ORDER_ALARMS + 3);
     expect(listed.filter((alarm) => alarm.wing === 'Orders').map((alarm) => alarm.name)).toEqual(
@@ -138,21 +137,9 @@ describe('the deployed console alarm panel', () => {
   });
 
   it("is refused, in CloudWatch's words, a stack the role may not read; the grant is per prefix", async () => {
-    const ordersOnly = consoleOperator([ORDERS]);
-    const api = deployedConsoleApi(
-      apiConfig([
-        { wing: 'Orders', namePrefix: ORDERS },
-        { wing: 'Deliveries', namePrefix: DELIVERIES },
-      ]),
-      { accessKeyId: 'unused', secretAccessKey: 'unused' },
-      ordersOnly,
-    );
+    const api = consoleApi(BOTH_WINGS, consoleOperator([ORDERS]));
     await expect(api.alarms()).rejects.toThrow(/not authorized to perform: cloudwatch:DescribeAlarms/);
-    const everything = deployedConsoleApi(
-      apiConfig([{ wing: 'All', namePrefix: '' }]),
-      { accessKeyId: 'unused', secretAccessKey: 'unused' },
-      consoleOperator([ORDERS, DELIVERIES]),
-    );
+    const everything = consoleApi([{ wing: 'All', namePrefix: '' }], consoleOperator([ORDERS, DELIVERIES]));
     await expect(everything.alarms()).rejects.toThrow(/not authorized/);
   });
 });

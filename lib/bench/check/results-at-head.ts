@@ -1,12 +1,13 @@
 /**
  * "Results at HEAD" (docs/performance.md): the committed bench/results.json must measure the code
  * the tree holds. Its commit cannot be HEAD (committing the results makes a new HEAD), so what is
- * checked is what can be: results.json is a full run of a clean tree, every figure ran, and no file
+ * checked is what can be: results.json is a full run of a clean tree in which every figure ran, and no file
  * the figures measure differs between results.json's commit and the working tree (`git diff
  * --name-only <commit> -- <paths>`, plus files not yet tracked). That needs the commit in the
  * clone's history: without it (a shallow clone) the check fails saying so, it does not pass.
  */
 import { execFileSync } from 'node:child_process';
+import { FIGURE_IDS } from '../core/figure';
 import type { BenchResults } from '../core/results';
 
 /**
@@ -61,6 +62,16 @@ export function resultsAtHeadProblems(
     problems.push(`${run}: figure '${failure.id}' failed (${failure.message}): fix it, then ${RERUN}`);
   }
   for (const id of results.notBuilt) problems.push(`${run}: figure '${id}' was not built: ${RERUN}`);
+  const ran = new Set(results.figures.map((figure) => figure.id));
+  for (const id of FIGURE_IDS) {
+    if (
+      !ran.has(id) &&
+      !results.notBuilt.includes(id) &&
+      !results.failed.some((failure) => failure.id === id)
+    ) {
+      problems.push(`${run} does not hold figure '${id}' (an \`--only\` run?): ${RERUN}`);
+    }
+  }
   try {
     git(['cat-file', '-e', `${sha}^{commit}`]);
   } catch {

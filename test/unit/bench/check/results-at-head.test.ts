@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { gitIn, resultsAtHeadProblems } from '../../../../lib/bench/check';
+import { FIGURE_IDS, type FigureResult } from '../../../../lib/bench/core/figure';
 import type { BenchResults } from '../../../../lib/bench/core/results';
 
 const IDENTITY = [
@@ -38,6 +39,16 @@ function commitAll(root: string, message: string): string {
   return git(root, 'rev-parse', 'HEAD').trim();
 }
 
+/** Every figure of the bench, as a full run holds them (their measurements do not matter here). */
+const EVERY_FIGURE: FigureResult[] = FIGURE_IDS.map((id) => ({
+  id,
+  title: id,
+  measurements: [],
+  targets: [],
+  notes: [],
+  charts: [],
+}));
+
 function resultsAt(sha: string, overrides: Partial<BenchResults> = {}): BenchResults {
   return {
     schemaVersion: 1,
@@ -53,7 +64,7 @@ function resultsAt(sha: string, overrides: Partial<BenchResults> = {}): BenchRes
       platform: 'linux',
       release: '6',
     },
-    figures: [],
+    figures: EVERY_FIGURE,
     notBuilt: [],
     failed: [],
     ...overrides,
@@ -103,10 +114,13 @@ describe('resultsAtHeadProblems', () => {
     expect(problem).toContain(': lib/wing/new-construct.ts, lib/wing/stack.ts; run `npm run bench`');
   });
 
-  it('fails a quick run, a run of a tree with local changes, and a run whose figures failed or were missing', () => {
+  it('fails a quick run, a run of a tree with local changes, and a run whose figures failed, were not built or did not run', () => {
     const results = resultsAt(measuredAt, {
       quick: true,
       commit: { sha: measuredAt, dirty: true },
+      figures: EVERY_FIGURE.filter(
+        (figure) => !['functions', 'campaign-speed', 'recovery'].includes(figure.id),
+      ),
       failed: [{ id: 'functions', message: 'esbuild failed' }],
       notBuilt: ['campaign-speed'],
     });
@@ -118,6 +132,7 @@ describe('resultsAtHeadProblems', () => {
       `${run} was measured on a tree with local changes: ${rerun}`,
       `${run}: figure 'functions' failed (esbuild failed): fix it, then ${rerun}`,
       `${run}: figure 'campaign-speed' was not built: ${rerun}`,
+      `${run} does not hold figure 'recovery' (an \`--only\` run?): ${rerun}`,
     ]);
   });
 

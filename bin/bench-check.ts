@@ -1,14 +1,16 @@
 /**
  * `npm run bench:check [-- --write]`: checks what the docs say about the bench against the
  * committed bench/results.json (docs/performance.md, "Quoted figures" and "Results at HEAD"):
- * every marked figure in every Markdown file reads as measured, and results.json measures the
- * code the tree holds. `--write` first rewrites each marked figure, commit and date to the
- * results (and lists the lines it changed: reread the words around them). Exit 1 on any problem.
+ * every marked figure in every Markdown file reads as measured, results.json measures the code
+ * the tree holds, and bench/charts/ holds exactly the charts it draws. `--write` first rewrites
+ * each marked figure, commit and date to the results (and lists the lines it changed: reread the
+ * words around them). Exit 1 on any problem, each named with what to run.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   checkQuotedFigures,
+  committedChartProblems,
   gitIn,
   readMarkdownDocuments,
   readResults,
@@ -41,6 +43,7 @@ function main(argv: readonly string[]): number {
   const problems = [
     ...checkQuotedFigures(documents, results),
     ...resultsAtHeadProblems(results, gitIn(PROJECT_ROOT)),
+    ...committedChartProblems(results, join(PROJECT_ROOT, 'bench', 'charts')),
   ];
   for (const problem of problems) console.error(problem);
   if (problems.length > 0) return 1;

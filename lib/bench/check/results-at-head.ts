@@ -38,7 +38,8 @@ export function gitIn(root: string): Git {
     execFileSync('git', [...args], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
-const RERUN =
+/** What a message about stale results asks for. */
+export const RERUN =
   'run `npm run bench` on a clean tree, then `npm run bench:check -- --write` to refresh the quoted figures, and commit bench/ with the change';
 
 /** How many changed files a message lists before "and N more". */

@@ -21,3 +21,4 @@ export {
   RERUN,
   resultsAtHeadProblems,
 } from './results-at-head';
+export { type BenchCheckOptions, runBenchChecks } from './run-bench-checks';

@@ -48,7 +48,7 @@ export function parseReference(text: string): FigureReference | { readonly error
   return head === 'run' ? { kind: 'run', path: tail } : { kind: 'measurement', figure: head, key: tail };
 }
 
-function describe(reference: FigureReference): string {
+function referenceName(reference: FigureReference): string {
   switch (reference.kind) {
     case 'commit':
     case 'date':
@@ -141,8 +141,6 @@ function prose(markdown: string): string {
 interface MarkerFinding {
   readonly path: string;
   readonly line: number;
-  /** Offset of the marker in the document's text. */
-  readonly offset: number;
   readonly reference: FigureReference | undefined;
   /** The quoted token and its offset, when the marker follows one. */
   readonly quoted?: { readonly text: string; readonly offset: number };
@@ -164,19 +162,18 @@ function findings(document: QuotedDocument, results: BenchResults, resultsName: 
       found.push({
         path: document.path,
         line,
-        offset,
         reference: undefined,
         problem: `${at}: '${match[0]}': ${parsed.error}`,
       });
       continue;
     }
-    const name = describe(parsed);
+    const name = referenceName(parsed);
     const wanted = expectation(parsed, results, resultsName);
     const lineStart = text.lastIndexOf('\n', offset - 1) + 1;
     const token = wanted.token.exec(text.slice(lineStart, offset));
     if (!token) {
       const problem = `${at}: ${name}: no ${wanted.what} right before the marker (write the figure, then the marker, with no space)`;
-      found.push({ path: document.path, line, offset, reference: parsed, problem });
+      found.push({ path: document.path, line, reference: parsed, problem });
       continue;
     }
     const quoted = { text: token[0], offset: lineStart + token.index };
@@ -185,7 +182,6 @@ function findings(document: QuotedDocument, results: BenchResults, resultsName: 
       found.push({
         path: document.path,
         line,
-        offset,
         reference: parsed,
         quoted,
         problem: `${at}: ${name}: quoted ${quoted.text}, but ${expected.error}`,
@@ -199,7 +195,6 @@ function findings(document: QuotedDocument, results: BenchResults, resultsName: 
     found.push({
       path: document.path,
       line,
-      offset,
       reference: parsed,
       quoted,
       expected: expected.text,

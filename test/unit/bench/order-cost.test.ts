@@ -71,6 +71,7 @@ function usage(): RuntimeUsage {
         ...origin('Alerts'),
         publishes: 3,
         billedRequests: 3,
+        payloadBytes: 600,
         publishesBy: { [CLOUDWATCH_ALARM_DELIVERY]: { requests: 3, billedRequests: 3 } },
       },
     },
@@ -124,12 +125,42 @@ describe('priceUsage', () => {
     );
   });
 
-  it('refuses a FIFO topic, which the table does not price', () => {
-    const fifo = {
+  it('prices a FIFO topic as AWS does: publishes, payload by the GB, deliveries to FIFO queues', () => {
+    const fifo: RuntimeUsage = {
       ...usage(),
-      topics: { 'events.fifo': { publishes: 1, billedRequests: 1, publishesBy: {} } },
+      queues: {
+        'package.fifo': {
+          ...origin('PackageQueue'),
+          requests: 4,
+          billedRequests: 4,
+          emptyReceives: 0,
+          requestsByAction: { SendMessage: 2, ReceiveMessage: 1, DeleteMessageBatch: 1 },
+          deliveriesBy: {
+            SNS: { requests: 2, billedRequests: 2 },
+            [deliveredVia('SNS', 'EventBridge')]: { requests: 1, billedRequests: 1 },
+            EventBridge: { requests: 5, billedRequests: 5 },
+          },
+        },
+      },
+      topics: {
+        'requests.fifo': {
+          ...origin('Requests'),
+          publishes: 3,
+          billedRequests: 4,
+          payloadBytes: 2 * 1024 ** 3,
+          publishesBy: {},
+        },
+        alerts: { ...origin('Alerts'), publishes: 1, billedRequests: 1, payloadBytes: 10, publishesBy: {} },
+      },
     };
-    expect(() => priceUsage(fifo, US_EAST_1_PRICES)).toThrow('FIFO topics are not in the price table');
+    const items = priceUsage(fifo, US_EAST_1_PRICES);
+    const quantity = (item: string) => items.find((candidate) => candidate.item === item)?.quantity;
+    expect(quantity('FIFO topic publishes')).toBe(4);
+    expect(quantity('GB published to FIFO topics')).toBe(2);
+    // The SNS deliveries only (whatever caused the publish), not EventBridge's.
+    expect(quantity('FIFO topic deliveries to queues')).toBe(3);
+    expect(quantity('publishes')).toBe(1);
+    expect(costByService(items).SNS).toBeCloseTo(4 * 0.3e-6 + 2 * 0.017 + 3 * 0.01e-6 + 1 * 0.5e-6, 12);
   });
 });
 

@@ -4,13 +4,9 @@
  */
 
 import { costByService, priceUsage, totalUsd } from '../../../lib/bench/core/pricing';
+import { type BatchResult, perUnitCounts } from '../../../lib/bench/core/unit-cost';
 import { type AppScope, fixedShare, workShare } from '../../../lib/bench/core/usage-scope';
-import {
-  type BatchResult,
-  monthlyFixedCost,
-  perOrderCounts,
-  transitionSavings,
-} from '../../../lib/bench/figures/order-cost';
+import { monthlyFixedCost, transitionSavings } from '../../../lib/bench/figures/order-cost';
 import { US_EAST_1_PRICES } from '../../../lib/bench/prices/us-east-1';
 import { CLOUDWATCH_ALARM_DELIVERY, deliveredVia, type RuntimeUsage } from '../../../lib/local-runtime';
 
@@ -165,10 +161,10 @@ describe('priceUsage', () => {
 });
 
 describe('what figure 2 derives', () => {
-  const batch = (work: RuntimeUsage, orders: number): BatchResult => ({ orders, outcomes: {}, work });
+  const batch = (work: RuntimeUsage, units: number): BatchResult => ({ units, outcomes: {}, work });
 
   it('counts per order', () => {
-    const counts = perOrderCounts(batch(workShare(usage(), scope), 2));
+    const counts = perUnitCounts(batch(workShare(usage(), scope), 2));
     expect(counts).toMatchObject({
       transitions: 17,
       lambdaInvocations: 1,

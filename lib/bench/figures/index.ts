@@ -4,6 +4,7 @@
  */
 import type { Figure, FigureId } from '../core/figure';
 import { campaignSpeedFigure } from './campaign-speed';
+import { capacityFigure } from './capacity';
 import { deliveryCostFigure } from './delivery-cost';
 import { functionsFigure } from './functions';
 import { localThroughputFigure } from './local-throughput';
@@ -15,6 +16,7 @@ export const FIGURES: Partial<Record<FigureId, Figure>> = {
   'supervisor-sweep': supervisorSweepFigure,
   'order-cost': orderCostFigure,
   'delivery-cost': deliveryCostFigure,
+  capacity: capacityFigure,
   'local-throughput': localThroughputFigure,
   recovery: recoveryFigure,
   functions: functionsFigure,

@@ -45,13 +45,6 @@ const FIFO_ACTIONS: Readonly<Record<string, string>> = {
   DeleteMessage: 'DeleteMessage',
   DeleteMessageBatch: 'DeleteMessage',
 };
-const WRITE_OPERATIONS = new Set([
-  'PutItem',
-  'UpdateItem',
-  'DeleteItem',
-  'BatchWriteItem',
-  'TransactWriteItems',
-]);
 
 /** A binding from its parts (bindsAt derived, never written by hand). */
 export function binding(
@@ -106,10 +99,11 @@ function perUnitOf(work: RuntimeUsage, units: number): PerUnit {
     tables: byId(work.tables, (table) => ({
       readUnits: table.readUnits / units,
       writeUnits: table.writeUnits / units,
+      // Requests of the operations that wrote (a refused conditional write counts: it writes a unit).
       writeRequests:
-        Object.entries(table.byOperation)
-          .filter(([operation]) => WRITE_OPERATIONS.has(operation))
-          .reduce((total, [, use]) => total + use.requests, 0) / units,
+        Object.values(table.byOperation)
+          .filter((use) => use.writeUnits > 0)
+          .reduce((total, use) => total + use.requests, 0) / units,
     })),
     functions: byId(work.functions, (fn) => ({
       seconds: fn.billedMillis / 1_000 / units,
@@ -224,28 +218,24 @@ function topicsAndBus(input: AppCapacityInput, use: PerUnit, quotas: QuotaTable)
 
 function dynamoDb(input: AppCapacityInput, use: PerUnit, quotas: QuotaTable): Binding[] {
   const write = quotas.dynamoDbPartitionWrite.value;
-  const read = quotas.dynamoDbPartitionRead.value;
   const bindings: Binding[] = [];
   for (const hot of input.facts.hotItems) {
     const table = use.tables.get(hot.tableId);
     if (!table) continue;
-    const raise = 'a setting of ours: more admission shards (CDK context admissionShards)';
-    bindings.push(
-      binding(
-        { quota: 'dynamoDbPartitionWrite', resource: hot.tableId },
-        `DynamoDB writes on ${hot.what}`,
-        write * hot.items,
-        table.writeUnits,
-        raise,
-      ),
-      binding(
-        { quota: 'dynamoDbPartitionRead', resource: hot.tableId },
-        `DynamoDB reads on ${hot.what}`,
-        read * hot.items,
-        table.readUnits,
-        raise,
-      ),
-    );
+    for (const [quota, units, words] of [
+      ['dynamoDbPartitionWrite', table.writeUnits, 'writes'],
+      ['dynamoDbPartitionRead', table.readUnits, 'reads'],
+    ] as const) {
+      bindings.push(
+        binding(
+          { quota, resource: hot.tableId },
+          `DynamoDB ${words} on ${hot.what}`,
+          quotas[quota].value * hot.items,
+          units,
+          'a setting of ours: more admission shards (CDK context admissionShards)',
+        ),
+      );
+    }
   }
   for (const index of input.facts.indexes) {
     const table = use.tables.get(index.tableId);

@@ -5,16 +5,49 @@
  * then counted and priced per request and per 1,000. Shared by order-cost and delivery-cost, so both
  * count the same way.
  */
-import { gbSeconds, type RuntimeUsage, usageSince } from '../../local-runtime';
+import { gbSeconds, type LocalTarget, type RuntimeUsage, usageSince } from '../../local-runtime';
 import type { PriceTable } from '../prices/us-east-1';
-import type { Measurement } from './figure';
-import { type MeteredApp, waitUntilQuiet } from './metered-app';
+import type { BenchContext, Measurement } from './figure';
+import { type MeteredApp, startMeteredApp, waitUntilQuiet } from './metered-app';
 import { BILLED_SERVICES, type BilledService, costByService, priceUsage, totalUsd } from './pricing';
-import type { TerminalTracker } from './terminal-tracker';
-import { type AppScope, workShare } from './usage-scope';
+import { TerminalTracker, type TrackedApp } from './terminal-tracker';
+import { type AppScope, appScopeOf, workShare } from './usage-scope';
 
 /** The cost figures price per this many requests. */
 export const REQUESTS_PER_PRICE = 1_000;
+
+/**
+ * How the cost figures run a batch: requests in flight at once (few enough that an order's agents
+ * answer within the local profile's 6 s step deadline on a loaded 2-core machine: 20 at once
+ * abandoned a quarter of the attempts), how often those in flight are read (one batch read each
+ * time), and how long one may take (far above a recovery's time locally: step deadline, a sweep, a
+ * second attempt, about 20 s).
+ */
+export const COST_BATCH = { concurrency: 4, pollMillis: 150, timeoutMillis: 120_000 } as const;
+
+/**
+ * Starts the metered app (`synthContext`: CDK context besides the local profile), reads the stack's
+ * scope and refuses one with a function that is not arm64 (priced as arm64), and makes the tracker
+ * of the app's requests. The caller stops the runtime and closes the tracker.
+ */
+export async function startCostRun<R>(
+  context: BenchContext,
+  stackName: string,
+  trackedApp: (target: LocalTarget) => TrackedApp<R>,
+  synthContext: Readonly<Record<string, string>> = {},
+): Promise<{ app: MeteredApp; scope: AppScope; tracker: TerminalTracker<R> }> {
+  const app = await startMeteredApp(context, synthContext);
+  const scope = appScopeOf(app.assemblyDir, stackName);
+  if (scope.notArm64.length > 0) {
+    await app.runtime.stop();
+    throw new Error(`priced as arm64, but these functions are not: ${scope.notArm64.join(', ')}`);
+  }
+  const tracker = new TerminalTracker(trackedApp(app.runtime.target), {
+    timeoutMillis: COST_BATCH.timeoutMillis,
+    pollMillis: COST_BATCH.pollMillis,
+  });
+  return { app, scope, tracker };
+}
 
 /** One batch of requests: their usage (the scope's work) and how they ended. */
 export interface BatchResult {

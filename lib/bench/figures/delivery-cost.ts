@@ -7,28 +7,24 @@
  */
 import { DeliveryStatus } from '../../../lambdas/choreography/contracts';
 import type { DroneDeliveryContextKey } from '../../choreography/deployment';
-import {
-  type ChartSpec,
-  checkTarget,
-  type Figure,
-  type FigureResult,
-  type Measurement,
-} from '../core/figure';
-import { startMeteredApp } from '../core/metered-app';
+import type { ChartSpec, Figure, FigureResult, Measurement } from '../core/figure';
+import { checkTarget } from '../core/figure';
 import { BILLED_SERVICES } from '../core/pricing';
-import { DELIVERY_STACK, deliveriesApp, deliveryOf, TerminalTracker } from '../core/terminal-tracker';
+import { DELIVERY_STACK, deliveriesApp, deliveryOf } from '../core/terminal-tracker';
 import {
   type BatchResult,
   batchMeasurements,
+  COST_BATCH,
   describeOutcomes,
   describeTables,
   per1000,
   perUnitCounts,
   round,
   runBatch,
+  startCostRun,
   usd,
 } from '../core/unit-cost';
-import { type AppScope, appScopeOf } from '../core/usage-scope';
+import type { AppScope } from '../core/usage-scope';
 import { type PriceTable, RECORDED_ON, US_EAST_1_PRICES } from '../prices/us-east-1';
 
 /** The issue's target: at most this many USD per 1,000 Delivered deliveries. */
@@ -37,11 +33,7 @@ export const DELIVERY_COST_TARGET_USD = 0.2;
 const DRONE_FLEET_SIZE: (typeof DroneDeliveryContextKey)['DroneFleetSize'] = 'droneFleetSize';
 const PRICES: PriceTable = US_EAST_1_PRICES;
 const DELIVERY_NOUN = { singular: 'delivery', plural: 'deliveries' } as const;
-/** Deliveries in flight at once. */
-const CONCURRENCY = 4;
-const POLL_MILLIS = 150;
-/** Far above a delivery's time locally (the fake fleet's pickup and flight: about 2 s). */
-const TIMEOUT_MILLIS = 120_000;
+const CONCURRENCY = COST_BATCH.concurrency;
 
 interface Sizes {
   /** Deliveries sent once before measuring, so sandboxes are warm (0: none). */
@@ -140,19 +132,13 @@ function describe(measured: Measured): FigureResult {
 
 const run: Figure['run'] = async (context) => {
   const sizes = context.quick ? QUICK : FULL;
-  const app = await startMeteredApp(
+  const { app, scope, tracker } = await startCostRun(
     context,
+    DELIVERY_STACK,
+    deliveriesApp,
     sizes.droneEach ? { [DRONE_FLEET_SIZE]: String(sizes.warmUp + sizes.delivered) } : {},
   );
   const { runtime } = app;
-  const scope = appScopeOf(app.assemblyDir, DELIVERY_STACK);
-  if (scope.notArm64.length > 0) {
-    throw new Error(`priced as arm64, but these functions are not: ${scope.notArm64.join(', ')}`);
-  }
-  const tracker = new TerminalTracker(deliveriesApp(runtime.target), {
-    timeoutMillis: TIMEOUT_MILLIS,
-    pollMillis: POLL_MILLIS,
-  });
   const batchOf = (label: string, count: number) =>
     Array.from({ length: count }, (_, index) => deliveryOf(`cost-${label}-${index + 1}-${Date.now()}`));
   try {

@@ -16,12 +16,12 @@ import { type RuntimeUsage, usageSince } from '../../local-runtime';
 import type { STACK_NAME } from '../../scheduler-agent-supervisor/stack';
 import type { ChartSpec, Figure, FigureResult, Measurement } from '../core/figure';
 import { checkTarget } from '../core/figure';
-import { startMeteredApp } from '../core/metered-app';
 import { BILLED_SERVICES, type CostItem, costByService, priceUsage, totalUsd } from '../core/pricing';
-import { orderOf, ordersApp, TerminalTracker } from '../core/terminal-tracker';
+import { orderOf, ordersApp } from '../core/terminal-tracker';
 import {
   type BatchResult,
   batchMeasurements,
+  COST_BATCH,
   describeOutcomes,
   describeTables,
   per1000 as per1000At,
@@ -29,9 +29,10 @@ import {
   REQUESTS_PER_PRICE,
   round,
   runBatch,
+  startCostRun,
   usd,
 } from '../core/unit-cost';
-import { type AppScope, appScopeOf, fixedShare } from '../core/usage-scope';
+import { type AppScope, fixedShare } from '../core/usage-scope';
 import { type PriceTable, RECORDED_ON, US_EAST_1_PRICES } from '../prices/us-east-1';
 
 /** The order stack (checked against the stack's own constant; a type-only import keeps aws-cdk-lib out). */
@@ -40,16 +41,7 @@ const ORDER_STACK: typeof STACK_NAME = 'SchedulerAgentSupervisor';
 const SECONDS_PER_MONTH = 730 * 3_600;
 const ORDERS_PER_PRICE = REQUESTS_PER_PRICE;
 const BOOK_SKU = 'BOOK';
-/**
- * Orders in flight at once: few enough that the agents answer within the local profile's 6 s step
- * deadline on a loaded 2-core machine (20 at once abandoned a quarter of the attempts), so a
- * Processed order is one that needed one attempt.
- */
-const CONCURRENCY = 4;
-/** How often the orders in flight are read (one batch read each time). */
-const POLL_MILLIS = 150;
-/** Far above a recovery's time locally (step deadline, a sweep, a second attempt: about 20 s). */
-const ORDER_TIMEOUT_MILLIS = 120_000;
+const CONCURRENCY = COST_BATCH.concurrency;
 
 interface Sizes {
   /** Orders of each kind sent once before measuring, so sandboxes are warm (0: none). */
@@ -157,16 +149,8 @@ function describeStates(byState: Readonly<Record<string, number>>): string {
 
 const run: Figure['run'] = async (context) => {
   const sizes = context.quick ? QUICK : FULL;
-  const app = await startMeteredApp(context);
+  const { app, scope, tracker } = await startCostRun(context, ORDER_STACK, ordersApp);
   const { runtime } = app;
-  const scope = appScopeOf(app.assemblyDir, ORDER_STACK);
-  if (scope.notArm64.length > 0) {
-    throw new Error(`priced as arm64, but these functions are not: ${scope.notArm64.join(', ')}`);
-  }
-  const tracker = new TerminalTracker(ordersApp(runtime.target), {
-    timeoutMillis: ORDER_TIMEOUT_MILLIS,
-    pollMillis: POLL_MILLIS,
-  });
   const runStarted = runtime.usage();
   try {
     if (sizes.warmUp > 0) {

@@ -126,11 +126,8 @@ describe('priceUsage', () => {
       ...usage(),
       queues: {
         'package.fifo': {
+          ...(usage().queues['start.fifo'] as RuntimeUsage['queues'][string]),
           ...origin('PackageQueue'),
-          requests: 4,
-          billedRequests: 4,
-          emptyReceives: 0,
-          requestsByAction: { SendMessage: 2, ReceiveMessage: 1, DeleteMessageBatch: 1 },
           deliveriesBy: {
             SNS: { requests: 2, billedRequests: 2 },
             [deliveredVia('SNS', 'EventBridge')]: { requests: 1, billedRequests: 1 },

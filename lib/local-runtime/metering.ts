@@ -24,7 +24,7 @@
  * - API Gateway: requests that reached a method (routed, API key and signature accepted).
  * - EventBridge: entries PutEvents accepted onto a bus (custom events), with 64 KB chunks.
  * - SNS: publishes to a topic (Publish, each PublishBatch entry, an EventBridge or alarm delivery),
- *   with 64 KB chunks.
+ *   with 64 KB chunks, and their payload bytes (FIFO topics bill the payload by the GB too).
  */
 
 /** AWS bills SQS requests, EventBridge events and SNS publishes per 64 KB chunk of payload. */
@@ -111,6 +111,8 @@ export interface TopicUsage extends MeteredResource {
   readonly publishes: number;
   /** The same publishes as AWS bills them: each 64 KB chunk is one request. */
   readonly billedRequests: number;
+  /** The publishes' message payload in bytes (FIFO topics are billed for it by the GB too). */
+  readonly payloadBytes: number;
   /** By publisher: PUBLISHED_BY_API, or the service that delivered to the topic (DeliveryOptions). */
   readonly publishesBy: Readonly<Record<string, Billed>>;
 }
@@ -324,6 +326,7 @@ export class RuntimeMeter {
     const usage = this.topic(topicName);
     usage.publishes += 1;
     usage.billedRequests += billedChunks(payloadBytes);
+    usage.payloadBytes += payloadBytes;
     countBilled(usage.publishesBy, publishedBy, payloadBytes);
   }
 
@@ -402,6 +405,11 @@ export class RuntimeMeter {
   }
 
   private topic(name: string): Mutable<TopicUsage> {
-    return this.entry(this.topics, 'topics', name, { publishes: 0, billedRequests: 0, publishesBy: {} });
+    return this.entry(this.topics, 'topics', name, {
+      publishes: 0,
+      billedRequests: 0,
+      payloadBytes: 0,
+      publishesBy: {},
+    });
   }
 }

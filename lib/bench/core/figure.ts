@@ -4,11 +4,15 @@
  * the baseline measured in the same run: absolute times on a shared 2-core machine are noise, so
  * every figure that has a target states it as a ratio or a count.
  */
+import type { RuntimeUsage } from '../../local-runtime';
 
 /** The figures of `npm run bench`, in the order they run and print. */
 export const FIGURE_IDS = [
   'supervisor-sweep',
   'order-cost',
+  'delivery-cost',
+  // After both cost figures: it reads their batches (Figure.needs).
+  'capacity',
   'local-throughput',
   'recovery',
   'functions',
@@ -24,6 +28,21 @@ export interface BenchContext {
   readonly workDir: string;
   /** One line of progress for the terminal (the runner prefixes the figure id and elapsed time). */
   progress(message: string): void;
+  /** The results of the figures that ran before this one in this run and did not fail. */
+  readonly earlier: ReadonlyMap<FigureId, FigureResult>;
+}
+
+/**
+ * A batch of requests a figure measured, as the meter counted its work: what a figure hands to the
+ * figures that need it (the capacity model reads the cost figures' batches). Not written to
+ * results.json: the figure that reads it records what it used.
+ */
+export interface MeteredBatch {
+  /** What one request is, e.g. `order`, `delivery`. */
+  readonly unit: string;
+  /** Requests in the batch. */
+  readonly units: number;
+  readonly work: RuntimeUsage;
 }
 
 /** One measured number. */
@@ -72,11 +91,18 @@ export interface FigureResult {
   /** How it was measured, what it does not cover, what a change would save: said in words. */
   readonly notes: readonly string[];
   readonly charts: readonly ChartSpec[];
+  /** Batches the figure measured, by name, for the figures that need them. @default - none */
+  readonly batches?: Readonly<Record<string, MeteredBatch>>;
 }
 
 export interface Figure {
   readonly id: FigureId;
   readonly title: string;
+  /**
+   * Figures whose results this one reads (BenchContext.earlier): they must come before it in
+   * FIGURE_IDS and succeed in the same run, or this one fails naming them. @default - none
+   */
+  readonly needs?: readonly FigureId[];
   run(context: BenchContext): Promise<FigureResult>;
 }
 

@@ -2,6 +2,8 @@
  * Prices what the local runtime metered (RuntimeUsage) with a list price table: one cost item per
  * billed unit, grouped by service. Linear, so the price of a batch divided by its size is the price
  * of one of its orders. Lambda duration is priced as arm64 (the callers check the template says so).
+ * FIFO topics are priced as AWS prices them: publishes (64 KB chunks), their payload by the GB, and
+ * each message delivered to a subscribed FIFO queue.
  */
 import { gbSeconds, type RuntimeUsage } from '../../local-runtime';
 import type { PriceTable } from '../prices/us-east-1';
@@ -44,7 +46,16 @@ const PRICED_UNITS: Readonly<Record<keyof PriceTable, readonly [BilledService, s
   apiGatewayRestRequest: ['API Gateway', 'REST requests'],
   eventBridgeCustomEvent: ['EventBridge', 'custom events'],
   snsStandardPublish: ['SNS', 'publishes'],
+  snsFifoPublish: ['SNS', 'FIFO topic publishes'],
+  snsFifoPublishPayloadGb: ['SNS', 'GB published to FIFO topics'],
+  snsFifoSubscriptionMessage: ['SNS', 'FIFO topic deliveries to queues'],
 };
+
+/** Bytes in a GB as AWS bills data (2^30). */
+const BYTES_PER_GB = 1024 ** 3;
+
+/** Whether a delivery into a queue was SNS's (a subscription message), whatever caused the publish. */
+const isSnsDelivery = (deliveredBy: string) => deliveredBy === 'SNS' || deliveredBy.startsWith('SNS <- ');
 
 /** How many of each priced unit a usage holds. */
 function quantities(usage: RuntimeUsage): Record<keyof PriceTable, number> {
@@ -60,17 +71,20 @@ function quantities(usage: RuntimeUsage): Record<keyof PriceTable, number> {
     dynamoDbWriteRequestUnit: total(usage.tables, (table) => table.writeUnits),
     apiGatewayRestRequest: total(usage.apis, (api) => api.requests),
     eventBridgeCustomEvent: total(usage.buses, (bus) => bus.billedEvents),
-    snsStandardPublish: total(usage.topics, (topic) => topic.billedRequests),
+    snsStandardPublish: total(usage.topics, (topic, name) => (isFifo(name) ? 0 : topic.billedRequests)),
+    snsFifoPublish: total(usage.topics, (topic, name) => (isFifo(name) ? topic.billedRequests : 0)),
+    snsFifoPublishPayloadGb:
+      total(usage.topics, (topic, name) => (isFifo(name) ? topic.payloadBytes : 0)) / BYTES_PER_GB,
+    // A FIFO topic delivers only to FIFO queues.
+    snsFifoSubscriptionMessage: total(usage.queues, (queue, name) =>
+      isFifo(name)
+        ? total(queue.deliveriesBy, (billed, who) => (isSnsDelivery(who) ? billed.requests : 0))
+        : 0,
+    ),
   };
 }
 
 export function priceUsage(usage: RuntimeUsage, prices: PriceTable): CostItem[] {
-  const fifoTopics = Object.keys(usage.topics).filter(
-    (name) => isFifo(name) && usage.topics[name]?.publishes,
-  );
-  if (fifoTopics.length > 0) {
-    throw new Error(`FIFO topics are not in the price table (published to: ${fifoTopics.join(', ')})`);
-  }
   const counted = quantities(usage);
   return Object.entries(PRICED_UNITS).map(([unit, [service, item]]) => {
     const quantity = counted[unit as keyof PriceTable];

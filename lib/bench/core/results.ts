@@ -144,6 +144,8 @@ export function writeResults(
     return path;
   });
   const resultsFile = join(outDir, 'results.json');
-  writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
+  // A figure's batches are for the figures that need them; the figure that reads them records what it used.
+  const figures = results.figures.map(({ batches: _batches, ...figure }) => figure);
+  writeFileSync(resultsFile, `${JSON.stringify({ ...results, figures }, null, 2)}\n`);
   return { resultsFile, chartPaths };
 }

@@ -1,7 +1,8 @@
 /**
  * Runs figures one after the other, each in a scratch directory of its own. A figure that throws
  * is recorded with its reason and the next one still runs; a figure not in the registry is listed
- * as not built.
+ * as not built. A figure that needs others (Figure.needs) gets their results, and fails naming
+ * them when they did not run before it or failed.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -34,6 +35,7 @@ function messageOf(error: unknown): string {
 export async function runFigures(options: RunFiguresOptions): Promise<FiguresRun> {
   const now = options.now ?? Date.now;
   const run: FiguresRun = { figures: [], failed: [], notBuilt: [] };
+  const earlier = new Map<FigureId, FigureResult>();
   for (const id of options.ids) {
     const figure = options.registry[id];
     if (!figure) {
@@ -47,9 +49,16 @@ export async function runFigures(options: RunFiguresOptions): Promise<FiguresRun
       options.log(`[${id} ${((now() - started) / 1000).toFixed(1)} s] ${message}`);
     progress(`${figure.title}${options.quick ? ' (quick)' : ''}`);
     try {
-      const result = await figure.run({ quick: options.quick, workDir, progress });
+      const missing = (figure.needs ?? []).filter((needed) => !earlier.has(needed));
+      if (missing.length > 0) {
+        throw new Error(
+          `it needs ${missing.join(' and ')} measured in the same run, before it (${missing.map((needed) => `--only ${needed}`).join(' ')})`,
+        );
+      }
+      const result = await figure.run({ quick: options.quick, workDir, progress, earlier });
       if (result.id !== id) throw new Error(`it returned the result of '${result.id}'`);
       run.figures.push(result);
+      earlier.set(id, result);
       progress('done');
     } catch (error) {
       // Which figure, why, and where: the others still run.

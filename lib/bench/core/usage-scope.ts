@@ -12,7 +12,8 @@
  *          metrics, not per request), with the topics' deliveries of them to queues.
  *   fixed: the scheduled functions' invocations, duration and reads.
  */
-import { FakesEnvKey } from '../../../lambdas/fakes/contracts';
+import { FAKES_METRICS_NAMESPACE, FakesEnvKey } from '../../../lambdas/fakes/contracts';
+import { PowertoolsEnvKey } from '../../../lambdas/shared/env';
 import { assemblyFunctions, assemblyTemplates } from '../../harness/assembly';
 import {
   type Billed,
@@ -55,10 +56,17 @@ export function appScopeOf(assemblyDir: string, stackName: string): AppScope {
   }
   const standIns = new Set<string>();
   for (const fn of assemblyFunctions(assemblyDir)) {
+    if (fn.stackName !== stackName) continue;
+    // The fakes: the downstream services (with their ledger table) and the drone fleet.
     const ledger = fn.environment[FakesEnvKey.LedgerTableName];
-    if (fn.stackName !== stackName || ledger === undefined) continue;
+    if (
+      ledger === undefined &&
+      fn.environment[PowertoolsEnvKey.MetricsNamespace] !== FAKES_METRICS_NAMESPACE
+    ) {
+      continue;
+    }
     standIns.add(fn.logicalId);
-    const table = (JSON.parse(ledger) as Reference).Ref;
+    const table = ledger === undefined ? undefined : (JSON.parse(ledger) as Reference).Ref;
     if (table) standIns.add(table);
   }
   const notArm64 = Object.entries(template.resources)

@@ -4,6 +4,8 @@
  */
 import type { Figure, FigureId } from '../core/figure';
 import { campaignSpeedFigure } from './campaign-speed';
+import { capacityFigure } from './capacity';
+import { deliveryCostFigure } from './delivery-cost';
 import { functionsFigure } from './functions';
 import { localThroughputFigure } from './local-throughput';
 import { orderCostFigure } from './order-cost';
@@ -13,6 +15,8 @@ import { supervisorSweepFigure } from './supervisor-sweep';
 export const FIGURES: Partial<Record<FigureId, Figure>> = {
   'supervisor-sweep': supervisorSweepFigure,
   'order-cost': orderCostFigure,
+  'delivery-cost': deliveryCostFigure,
+  capacity: capacityFigure,
   'local-throughput': localThroughputFigure,
   recovery: recoveryFigure,
   functions: functionsFigure,

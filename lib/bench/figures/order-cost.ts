@@ -9,43 +9,39 @@
 import { ScenarioSku } from '../../../lambdas/fakes/contracts';
 import {
   DEFAULT_WORKFLOW_VERSION,
-  type SubmitOrderRequest,
   workflowShape,
   workflowSteps,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
-import { gbSeconds, type RuntimeUsage, usageSince } from '../../local-runtime';
+import { type RuntimeUsage, usageSince } from '../../local-runtime';
 import type { STACK_NAME } from '../../scheduler-agent-supervisor/stack';
 import type { ChartSpec, Figure, FigureResult, Measurement } from '../core/figure';
 import { checkTarget } from '../core/figure';
-import { type MeteredApp, startMeteredApp, waitUntilQuiet } from '../core/metered-app';
+import { BILLED_SERVICES, type CostItem, costByService, priceUsage, totalUsd } from '../core/pricing';
+import { orderOf, ordersApp } from '../core/terminal-tracker';
 import {
-  BILLED_SERVICES,
-  type BilledService,
-  type CostItem,
-  costByService,
-  priceUsage,
-  totalUsd,
-} from '../core/pricing';
-import { orderOf, ordersApp, TerminalTracker } from '../core/terminal-tracker';
-import { type AppScope, appScopeOf, fixedShare, workShare } from '../core/usage-scope';
+  type BatchResult,
+  batchMeasurements,
+  COST_BATCH,
+  describeOutcomes,
+  describeTables,
+  per1000 as per1000At,
+  perUnitCounts,
+  REQUESTS_PER_PRICE,
+  round,
+  runBatch,
+  startCostRun,
+  usd,
+} from '../core/unit-cost';
+import { type AppScope, fixedShare } from '../core/usage-scope';
 import { type PriceTable, RECORDED_ON, US_EAST_1_PRICES } from '../prices/us-east-1';
 
 /** The order stack (checked against the stack's own constant; a type-only import keeps aws-cdk-lib out). */
 const ORDER_STACK: typeof STACK_NAME = 'SchedulerAgentSupervisor';
 /** AWS prices a month as 730 hours. */
 const SECONDS_PER_MONTH = 730 * 3_600;
-const ORDERS_PER_PRICE = 1_000;
+const ORDERS_PER_PRICE = REQUESTS_PER_PRICE;
 const BOOK_SKU = 'BOOK';
-/**
- * Orders in flight at once: few enough that the agents answer within the local profile's 6 s step
- * deadline on a loaded 2-core machine (20 at once abandoned a quarter of the attempts), so a
- * Processed order is one that needed one attempt.
- */
-const CONCURRENCY = 4;
-/** How often the orders in flight are read (one batch read each time). */
-const POLL_MILLIS = 150;
-/** Far above a recovery's time locally (step deadline, a sweep, a second attempt: about 20 s). */
-const ORDER_TIMEOUT_MILLIS = 120_000;
+const CONCURRENCY = COST_BATCH.concurrency;
 
 interface Sizes {
   /** Orders of each kind sent once before measuring, so sandboxes are warm (0: none). */
@@ -57,37 +53,12 @@ const FULL: Sizes = { warmUp: 8, processed: 20, recovered: 4 };
 /** No recovered order: its recovery alone waits out a step deadline and a sweep (about 15 s). */
 const QUICK: Sizes = { warmUp: 0, processed: 1, recovered: 0 };
 
-/** One batch of orders: their usage (the scope's work) and how they ended. */
-export interface BatchResult {
-  readonly orders: number;
-  readonly outcomes: Readonly<Record<string, number>>;
-  readonly work: RuntimeUsage;
-}
-
-/** The measured counts of one order of a batch, per billed unit. */
-export function perOrderCounts(batch: BatchResult): Record<string, number> {
-  const { work, orders } = batch;
-  const sum = <T>(record: Readonly<Record<string, T>>, of: (value: T) => number) =>
-    Object.values(record).reduce((total, value) => total + of(value), 0) / orders;
-  return {
-    transitions: sum(work.stateMachines, (machine) => machine.transitions),
-    lambdaInvocations: sum(work.functions, (fn) => fn.invocations),
-    lambdaGbSeconds: sum(work.functions, gbSeconds),
-    sqsRequests: sum(work.queues, (queue) => queue.billedRequests),
-    dynamoDbReadUnits: sum(work.tables, (table) => table.readUnits),
-    dynamoDbWriteUnits: sum(work.tables, (table) => table.writeUnits),
-    apiGatewayRequests: sum(work.apis, (api) => api.requests),
-    eventBridgeEvents: sum(work.buses, (bus) => bus.billedEvents),
-    snsPublishes: sum(work.topics, (topic) => topic.billedRequests),
-  };
-}
-
 /** Transitions of one order, per state name (summed over the stack's state machines). */
 export function transitionsByState(batch: BatchResult): Record<string, number> {
   const byState: Record<string, number> = {};
   for (const machine of Object.values(batch.work.stateMachines)) {
     for (const [state, count] of Object.entries(machine.transitionsByState)) {
-      byState[state] = (byState[state] ?? 0) + count / batch.orders;
+      byState[state] = (byState[state] ?? 0) + count / batch.units;
     }
   }
   return byState;
@@ -162,82 +133,11 @@ export function monthlyFixedCost(
   return { items: priceUsage({ ...fixed, functions, tables }, prices), unmeasuredDurations };
 }
 
-/** Everything the work of the order stack counts, as one number that grows while work goes on. */
-function workActivity(scope: AppScope): (usage: RuntimeUsage) => number {
-  return (usage) => {
-    const work = workShare(usage, scope);
-    const sum = <T>(record: Readonly<Record<string, T>>, of: (value: T) => number) =>
-      Object.values(record).reduce((total, value) => total + of(value), 0);
-    return (
-      sum(work.stateMachines, (machine) => machine.transitions) +
-      sum(work.functions, (fn) => fn.invocations) +
-      sum(work.queues, (queue) => queue.requests) +
-      sum(work.tables, (table) => table.requests) +
-      sum(work.apis, (api) => api.requests) +
-      sum(work.buses, (bus) => bus.events) +
-      sum(work.topics, (topic) => topic.publishes)
-    );
-  };
-}
-
-async function runBatch(
-  app: MeteredApp,
-  tracker: TerminalTracker<SubmitOrderRequest>,
-  scope: AppScope,
-  label: string,
-  skus: readonly string[],
-): Promise<BatchResult> {
-  const { runtime } = app;
-  const before = runtime.usage();
-  const orders = skus.map((sku, index) => orderOf(`${label}-${index + 1}-${Date.now()}`, sku));
-  const outcomes = await tracker.completeAll(orders, CONCURRENCY);
-  // What an order sets off after its terminal state (status messages, admission release) is its cost too.
-  await waitUntilQuiet(runtime, workActivity(scope), { quietMillis: 2_000, maxMillis: 20_000 });
-  const counted: Record<string, number> = {};
-  for (const { state, attempt } of outcomes) {
-    const outcome = attempt === 1 ? `${state} at the first attempt` : `${state} after ${attempt} attempts`;
-    counted[outcome] = (counted[outcome] ?? 0) + 1;
-  }
-  return {
-    orders: skus.length,
-    outcomes: counted,
-    work: workShare(usageSince(before, runtime.usage()), scope),
-  };
-}
-
 const PRICES: PriceTable = US_EAST_1_PRICES;
-const usd = (value: number) => `$${value.toFixed(value >= 1 ? 2 : 4)}`;
-const round = (value: number, digits = 3) => Number(value.toFixed(digits));
-
-function batchMeasurements(key: string, label: string, batch: BatchResult): Measurement[] {
-  const units: Record<string, string> = {
-    lambdaGbSeconds: 'GB-s',
-    dynamoDbReadUnits: 'RRU',
-    dynamoDbWriteUnits: 'WRU',
-  };
-  const cost = per1000(batch);
-  return [
-    { key: `${key}.orders`, label: `${label}: orders measured`, value: batch.orders, unit: 'count' },
-    ...Object.entries(perOrderCounts(batch)).map(([name, value]) => ({
-      key: `${key}.perOrder.${name}`,
-      label: `${label}: ${name} per order`,
-      value: round(value, 4),
-      unit: units[name] ?? 'count',
-    })),
-    {
-      key: `${key}.usdPer1000`,
-      label: `${label}: cost per 1,000 orders`,
-      value: round(cost.total, 4),
-      unit: 'USD',
-    },
-    ...BILLED_SERVICES.map((service) => ({
-      key: `${key}.usdPer1000.${service}`,
-      label: `${label}: ${service} per 1,000 orders`,
-      value: round(cost.byService[service], 5),
-      unit: 'USD',
-    })),
-  ];
-}
+const ORDER_NOUN = { singular: 'order', plural: 'orders' } as const;
+const per1000 = (batch: BatchResult) => per1000At(batch, PRICES);
+const batchOf = (label: string, skus: readonly string[]) =>
+  skus.map((sku, index) => orderOf(`${label}-${index + 1}-${Date.now()}`, sku));
 
 function describeStates(byState: Readonly<Record<string, number>>): string {
   const price = PRICES.stepFunctionsStandardTransition.usd * ORDERS_PER_PRICE;
@@ -247,48 +147,37 @@ function describeStates(byState: Readonly<Record<string, number>>): string {
     .join(', ');
 }
 
-function describeTables(batch: BatchResult): string {
-  return Object.values(batch.work.tables)
-    .filter((table) => table.requests > 0)
-    .map(
-      (table) =>
-        `${table.logicalId} ${round(table.readUnits / batch.orders, 2)} / ${round(table.writeUnits / batch.orders, 2)}`,
-    )
-    .join(', ');
-}
-
 const run: Figure['run'] = async (context) => {
   const sizes = context.quick ? QUICK : FULL;
-  const app = await startMeteredApp(context);
+  const { app, scope, tracker } = await startCostRun(context, ORDER_STACK, ordersApp);
   const { runtime } = app;
-  const scope = appScopeOf(app.assemblyDir, ORDER_STACK);
-  if (scope.notArm64.length > 0) {
-    throw new Error(`priced as arm64, but these functions are not: ${scope.notArm64.join(', ')}`);
-  }
-  const tracker = new TerminalTracker(ordersApp(runtime.target), {
-    timeoutMillis: ORDER_TIMEOUT_MILLIS,
-    pollMillis: POLL_MILLIS,
-  });
   const runStarted = runtime.usage();
   try {
     if (sizes.warmUp > 0) {
       context.progress(
         `warm-up: ${sizes.warmUp} orders and ${sizes.recovered} recovered ones, ${CONCURRENCY} at a time`,
       );
-      await runBatch(app, tracker, scope, 'warm', [
+      const warm = batchOf('warm', [
         ...Array<string>(sizes.warmUp).fill(BOOK_SKU),
         ...Array<string>(sizes.recovered).fill(ScenarioSku.StallOnce),
       ]);
+      await runBatch(app, tracker, scope, warm, CONCURRENCY);
     }
     context.progress(`${sizes.processed} orders (${BOOK_SKU}), ${CONCURRENCY} at a time`);
-    const processed = await runBatch(app, tracker, scope, 'processed', Array(sizes.processed).fill(BOOK_SKU));
+    const processed = await runBatch(
+      app,
+      tracker,
+      scope,
+      batchOf('processed', Array(sizes.processed).fill(BOOK_SKU)),
+      CONCURRENCY,
+    );
     let recovered: BatchResult | undefined;
     if (sizes.recovered > 0) {
       context.progress(
         `${sizes.recovered} recovered orders (${ScenarioSku.StallOnce}), ${CONCURRENCY} at a time`,
       );
       const skus = Array<string>(sizes.recovered).fill(ScenarioSku.StallOnce);
-      recovered = await runBatch(app, tracker, scope, 'recovered', skus);
+      recovered = await runBatch(app, tracker, scope, batchOf('recovered', skus), CONCURRENCY);
     }
     const window = usageSince(runStarted, runtime.usage());
     const fixed = monthlyFixedCost(
@@ -313,23 +202,11 @@ interface Measured {
   readonly fixed: ReturnType<typeof monthlyFixedCost>;
 }
 
-/** USD per 1,000 orders of a batch, in all and by service. */
-function per1000(batch: BatchResult): {
-  readonly total: number;
-  readonly byService: Record<BilledService, number>;
-} {
-  const items = priceUsage(batch.work, PRICES);
-  const scale = ORDERS_PER_PRICE / batch.orders;
-  const byService = costByService(items);
-  for (const service of BILLED_SERVICES) byService[service] *= scale;
-  return { total: totalUsd(items) * scale, byService };
-}
-
 function describe(measured: Measured): FigureResult {
   const { processed, recovered, scope, fixed, sizes } = measured;
   const steps = workflowSteps(DEFAULT_WORKFLOW_VERSION).length;
   const transitionBound = 2 * steps + 4;
-  const transitions = perOrderCounts(processed).transitions ?? 0;
+  const transitions = perUnitCounts(processed).transitions ?? 0;
   const processedCost = per1000(processed);
   const byState = transitionsByState(processed);
   const savings = transitionSavings(byState);
@@ -337,24 +214,21 @@ function describe(measured: Measured): FigureResult {
   const transitionPrice = PRICES.stepFunctionsStandardTransition.usd;
   const fixedPerMonth = totalUsd(fixed.items);
   const memorySizes = [...new Set(Object.values(processed.work.functions).map((fn) => fn.memorySizeMb))];
-  const outcomes = (batch: BatchResult) =>
-    Object.entries(batch.outcomes)
-      .map(([state, count]) => `${count} ${state}`)
-      .join(', ');
+  const outcomes = describeOutcomes;
   const scheduled = [...scope.scheduledRateSeconds].map(([id, rate]) => `${id} every ${rate} s`).join(', ');
   const batches = [
     ['Processed', processed],
     ['Recovered (STALL-ONCE)', recovered],
   ] as const;
   const measurements: Measurement[] = [
-    ...batchMeasurements('processed', 'Processed order', processed),
+    ...batchMeasurements('processed', 'Processed order', ORDER_NOUN, processed, PRICES),
     ...Object.entries(byState).map(([state, count]) => ({
       key: `processed.transitionsByState.${state}`,
       label: `Processed order: transitions of ${state}`,
       value: round(count),
       unit: 'count',
     })),
-    ...(recovered ? batchMeasurements('recovered', 'Recovered order', recovered) : []),
+    ...(recovered ? batchMeasurements('recovered', 'Recovered order', ORDER_NOUN, recovered, PRICES) : []),
     {
       key: 'fixed.usdPerMonth',
       label: 'Scheduled functions per month (fixed)',
@@ -386,8 +260,8 @@ function describe(measured: Measured): FigureResult {
       sizes.warmUp > 0
         ? `after a warm-up of ${sizes.warmUp + sizes.recovered} orders, `
         : 'without a warm-up (cold sandboxes included), '
-    }${processed.orders} ${BOOK_SKU} orders, ${CONCURRENCY} in flight at a time (${outcomes(processed)})${
-      recovered ? `, then ${recovered.orders} ${ScenarioSku.StallOnce} orders (${outcomes(recovered)})` : ''
+    }${processed.units} ${BOOK_SKU} orders, ${CONCURRENCY} in flight at a time (${outcomes(processed)})${
+      recovered ? `, then ${recovered.units} ${ScenarioSku.StallOnce} orders (${outcomes(recovered)})` : ''
     }; each batch is the meter's difference from before its first submission until its work had been quiet for 2 s after its last terminal state (status messages and admission release included), divided by its orders.`,
     `Counted for the order stack ${ORDER_STACK} only: the drone delivery stack runs in the same runtime and is left out, and so are the fake downstream services (${[...scope.standIns].join(', ')}), whose bill would be the downstream's. Left out as well: receives that found no message (event source long polls of idle queues: a cost of time, and the local pollers' cadence is not AWS's) and alarm notifications with the topic's deliveries of them (an alarm publishes when its state changes, by the clock and the metrics, not per order).`,
     `Fixed cost, kept apart: the scheduled functions (${scheduled}) sweep and reconcile by the clock, whether or not orders come. Their invocations, duration and reads are left out of every order and priced per month (730 hours) at their schedule: ${usd(fixedPerMonth)} per month, each invocation at the mean billed duration of the runs that ended in this run, reads at this run's rate. Their writes stay in the orders (a sweep writes only to reset or fail an order). The local profile's supervisor sweeps 30 times per invocation over 4 shards and is billed for its waits between sweeps; the default profile sweeps once per invocation over 8 shards, so there its duration, the bulk of this line, is far smaller.${
@@ -411,7 +285,7 @@ function describe(measured: Measured): FigureResult {
     `Even at ${transitionBound} transitions Step Functions alone costs ${usd(transitionBound * transitionPrice * ORDERS_PER_PRICE)} per 1,000 orders: the $0.25 target leaves nothing for the rest, which costs ${usd(processedCost.total - processedCost.byService['Step Functions'])} per 1,000 here. An Express workflow, billed by duration instead, is no way out: it cannot wait for a task token (the agents' callbacks).`,
     ...(recovered
       ? [
-          `A recovered order costs ${usd(per1000(recovered).total)} per 1,000 (${round(perOrderCounts(recovered).transitions ?? 0, 2)} transitions): its abandoned first attempt and the second one, the stalled call's billed wait, and the supervisor's reset (its writes); the sweeps that found it are in the fixed line. Transitions by state: ${describeStates(transitionsByState(recovered))}.`,
+          `A recovered order costs ${usd(per1000(recovered).total)} per 1,000 (${round(perUnitCounts(recovered).transitions ?? 0, 2)} transitions): its abandoned first attempt and the second one, the stalled call's billed wait, and the supervisor's reset (its writes); the sweeps that found it are in the fixed line. Transitions by state: ${describeStates(transitionsByState(recovered))}.`,
         ]
       : []),
     ...(measured.quick
@@ -440,6 +314,7 @@ function describe(measured: Measured): FigureResult {
     ],
     notes,
     charts: [chart],
+    batches: { processed: { unit: ORDER_NOUN.singular, units: processed.units, work: processed.work } },
   };
 }
 

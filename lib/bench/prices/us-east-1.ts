@@ -14,7 +14,15 @@ export interface ListPrice {
   readonly unit: string;
   /** The AWS pricing page that states it. */
   readonly source: string;
+  /** The day it was written down, when not RECORDED_ON. @default RECORDED_ON */
+  readonly recordedOn?: string;
+  /** What of it could not be checked against the page when it was written down. @default - nothing */
+  readonly unconfirmed?: string;
 }
+
+/** FIFO topic prices: no copy of the SNS pricing page could be read when they were written down. */
+const SNS_FIFO_UNCONFIRMED =
+  'not read on the pricing page on 2026-12-05 (no copy of it was at hand): the price as AWS lists it for FIFO topics, to check there';
 
 export const US_EAST_1_PRICES = {
   stepFunctionsStandardTransition: {
@@ -66,6 +74,27 @@ export const US_EAST_1_PRICES = {
     usd: 0.5 / 1_000_000,
     unit: 'SNS standard topic publish request (each 64 KB chunk)',
     source: 'https://aws.amazon.com/sns/pricing/',
+  },
+  snsFifoPublish: {
+    usd: 0.3 / 1_000_000,
+    unit: 'SNS FIFO topic publish request (Publish or a PublishBatch entry, each 64 KB chunk)',
+    source: 'https://aws.amazon.com/sns/pricing/',
+    recordedOn: '2026-12-05',
+    unconfirmed: SNS_FIFO_UNCONFIRMED,
+  },
+  snsFifoPublishPayloadGb: {
+    usd: 0.017,
+    unit: 'GB of payload published to an SNS FIFO topic',
+    source: 'https://aws.amazon.com/sns/pricing/',
+    recordedOn: '2026-12-05',
+    unconfirmed: SNS_FIFO_UNCONFIRMED,
+  },
+  snsFifoSubscriptionMessage: {
+    usd: 0.01 / 1_000_000,
+    unit: 'SNS FIFO topic subscription message (a delivery to a subscribed SQS FIFO queue)',
+    source: 'https://aws.amazon.com/sns/pricing/',
+    recordedOn: '2026-12-05',
+    unconfirmed: SNS_FIFO_UNCONFIRMED,
   },
 } as const satisfies Record<string, ListPrice>;
 

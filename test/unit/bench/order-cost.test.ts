@@ -4,13 +4,9 @@
  */
 
 import { costByService, priceUsage, totalUsd } from '../../../lib/bench/core/pricing';
+import { type BatchResult, perUnitCounts } from '../../../lib/bench/core/unit-cost';
 import { type AppScope, fixedShare, workShare } from '../../../lib/bench/core/usage-scope';
-import {
-  type BatchResult,
-  monthlyFixedCost,
-  perOrderCounts,
-  transitionSavings,
-} from '../../../lib/bench/figures/order-cost';
+import { monthlyFixedCost, transitionSavings } from '../../../lib/bench/figures/order-cost';
 import { US_EAST_1_PRICES } from '../../../lib/bench/prices/us-east-1';
 import { CLOUDWATCH_ALARM_DELIVERY, deliveredVia, type RuntimeUsage } from '../../../lib/local-runtime';
 
@@ -71,6 +67,7 @@ function usage(): RuntimeUsage {
         ...origin('Alerts'),
         publishes: 3,
         billedRequests: 3,
+        payloadBytes: 600,
         publishesBy: { [CLOUDWATCH_ALARM_DELIVERY]: { requests: 3, billedRequests: 3 } },
       },
     },
@@ -124,20 +121,47 @@ describe('priceUsage', () => {
     );
   });
 
-  it('refuses a FIFO topic, which the table does not price', () => {
-    const fifo = {
+  it('prices a FIFO topic as AWS does: publishes, payload by the GB, deliveries to FIFO queues', () => {
+    const fifo: RuntimeUsage = {
       ...usage(),
-      topics: { 'events.fifo': { publishes: 1, billedRequests: 1, publishesBy: {} } },
+      queues: {
+        'package.fifo': {
+          ...(usage().queues['start.fifo'] as RuntimeUsage['queues'][string]),
+          ...origin('PackageQueue'),
+          deliveriesBy: {
+            SNS: { requests: 2, billedRequests: 2 },
+            [deliveredVia('SNS', 'EventBridge')]: { requests: 1, billedRequests: 1 },
+            EventBridge: { requests: 5, billedRequests: 5 },
+          },
+        },
+      },
+      topics: {
+        'requests.fifo': {
+          ...origin('Requests'),
+          publishes: 3,
+          billedRequests: 4,
+          payloadBytes: 2 * 1024 ** 3,
+          publishesBy: {},
+        },
+        alerts: { ...origin('Alerts'), publishes: 1, billedRequests: 1, payloadBytes: 10, publishesBy: {} },
+      },
     };
-    expect(() => priceUsage(fifo, US_EAST_1_PRICES)).toThrow('FIFO topics are not in the price table');
+    const items = priceUsage(fifo, US_EAST_1_PRICES);
+    const quantity = (item: string) => items.find((candidate) => candidate.item === item)?.quantity;
+    expect(quantity('FIFO topic publishes')).toBe(4);
+    expect(quantity('GB published to FIFO topics')).toBe(2);
+    // The SNS deliveries only (whatever caused the publish), not EventBridge's.
+    expect(quantity('FIFO topic deliveries to queues')).toBe(3);
+    expect(quantity('publishes')).toBe(1);
+    expect(costByService(items).SNS).toBeCloseTo(4 * 0.3e-6 + 2 * 0.017 + 3 * 0.01e-6 + 1 * 0.5e-6, 12);
   });
 });
 
 describe('what figure 2 derives', () => {
-  const batch = (work: RuntimeUsage, orders: number): BatchResult => ({ orders, outcomes: {}, work });
+  const batch = (work: RuntimeUsage, units: number): BatchResult => ({ units, outcomes: {}, work });
 
   it('counts per order', () => {
-    const counts = perOrderCounts(batch(workShare(usage(), scope), 2));
+    const counts = perUnitCounts(batch(workShare(usage(), scope), 2));
     expect(counts).toMatchObject({
       transitions: 17,
       lambdaInvocations: 1,

@@ -138,6 +138,21 @@ describe('writeResults', () => {
     expect(readdirSync(join(outDir, 'charts'))).toEqual(['supervisor-sweep.svg']);
   });
 
+  it("leaves a figure's batches out of results.json (they are for the figures that read them)", () => {
+    const work = {
+      stateMachines: {},
+      functions: {},
+      queues: {},
+      tables: {},
+      apis: {},
+      buses: {},
+      topics: {},
+    };
+    const withBatches = { ...sweep, batches: { processed: { unit: 'order', units: 2, work } } };
+    writeResults(outDir, results([withBatches]), ['supervisor-sweep'], ['<svg/>']);
+    expect(JSON.parse(readFileSync(join(outDir, 'results.json'), 'utf8'))).toEqual(results([sweep]));
+  });
+
   it('refuses SVGs that do not match the charts', () => {
     expect(() => writeResults(outDir, results([functions]), ['functions'], ['<svg/>'])).toThrow(
       '1 SVGs for 2 charts',

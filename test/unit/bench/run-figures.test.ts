@@ -78,4 +78,45 @@ describe('runFigures', () => {
     expect(lines.some((line) => line.endsWith(`scratch directory kept: ${kept}`))).toBe(true);
     rmSync(kept, { recursive: true, force: true });
   });
+
+  it('gives a figure the results of those it needs, and fails it naming those that did not run before it', async () => {
+    const seen: string[] = [];
+    const needing: Figure = {
+      id: 'capacity',
+      title: 'capacity',
+      needs: ['order-cost', 'delivery-cost'],
+      run: async (context) => {
+        seen.push(...context.earlier.keys());
+        return resultOf('capacity');
+      },
+    };
+    const registry = {
+      'order-cost': figure('order-cost', async () => resultOf('order-cost')),
+      'delivery-cost': figure('delivery-cost', async () => resultOf('delivery-cost')),
+      capacity: needing,
+    };
+    const ran = await runFigures({
+      ids: ['order-cost', 'delivery-cost', 'capacity'],
+      registry,
+      quick: true,
+      keep: false,
+      log: () => {},
+    });
+    expect(ran.failed).toEqual([]);
+    expect(seen).toEqual(['order-cost', 'delivery-cost']);
+
+    const alone = await runFigures({
+      ids: ['order-cost', 'capacity'],
+      registry,
+      quick: true,
+      keep: false,
+      log: () => {},
+    });
+    expect(alone.failed).toEqual([
+      {
+        id: 'capacity',
+        message: 'it needs delivery-cost measured in the same run, before it (--only delivery-cost)',
+      },
+    ]);
+  });
 });

@@ -153,6 +153,8 @@ describe('deliveries', () => {
     expect(topics.topic?.publishesBy).toEqual({
       [CLOUDWATCH_ALARM_DELIVERY]: { requests: 1, billedRequests: 2 },
     });
+    // The payload itself, for the per-GB charge of FIFO topics.
+    expect(topics.topic?.payloadBytes).toBe(100_000);
     expect(queues.queue?.deliveriesBy).toEqual({
       'SNS <- CloudWatch alarm': { requests: 1, billedRequests: 1 },
     });

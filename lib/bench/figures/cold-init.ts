@@ -28,7 +28,7 @@ const TIME_REQUIRE =
  * client made on first use) is not counted, so the bare handler loads what the cold start loads.
  */
 const SDK_LOADED_AT_COLD_START =
-  "const M=require('node:module');const f=require('node:path').resolve(process.argv[1]);const s=new Set();" +
+  "const M=require('node:module');const f=require('node:fs').realpathSync(process.argv[1]);const s=new Set();" +
   "const r=M.prototype.require;M.prototype.require=function(id){if(this.filename===f&&id.startsWith('@aws-sdk/'))s.add(id);return r.apply(this,arguments)};" +
   "require(f);process.stdout.write('\\n'+JSON.stringify([...s].sort()))";
 

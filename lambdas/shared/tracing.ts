@@ -2,8 +2,8 @@
  * The tracer of a handler module, and the X-Ray machinery loaded only where it is used.
  *
  * Powertools' Tracer imports the X-Ray SDK (aws-xray-sdk-core, its context store and patchers) at
- * load, whether tracing is on or not: about a seventh of a function's cold init (bench figure
- * `functions`). So the Tracer is required only where tracing is on, decided by Powertools' own rule
+ * load, whether tracing is on or not: about a tenth of a function's cold init (bench figure
+ * `functions` times each function both ways). So the Tracer is required only where tracing is on, decided by Powertools' own rule
  * (tracingEnabledIn); where it is off (the local profile, whose functions set
  * POWERTOOLS_TRACE_ENABLED=false because the local runtime has no X-Ray; tests that import
  * handlers directly), the module gets an untraced tracer that touches no X-Ray API, exactly as

@@ -6,7 +6,7 @@
  *
  * It holds the clients of those destinations only (./outbox-clients), and requires each SDK module
  * for its commands where it sends: a relay that never publishes to a topic never loads the SNS
- * client's module, which is a third of a relay's cold init (bench figure `functions`).
+ * client's module, several milliseconds of a relay's cold init each (bench figure `functions`).
  */
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { SNSClient } from '@aws-sdk/client-sns';

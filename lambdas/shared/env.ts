@@ -9,10 +9,11 @@ export const PowertoolsEnvKey = {
   ServiceName: 'POWERTOOLS_SERVICE_NAME',
   MetricsNamespace: 'POWERTOOLS_METRICS_NAMESPACE',
   /**
-   * 'false' turns the Tracer off. Unset on AWS and in the local runtime (tracing follows Powertools'
-   * rule: on in a Lambda execution environment); the tests that import handlers directly set it,
-   * because a CI runner may itself set AWS_EXECUTION_ENV (ECS, CodeBuild) and a test process has no
-   * Lambda trace context to attach segments to.
+   * 'false' turns the Tracer off, and the X-Ray SDK is then not loaded (./tracing). Unset on AWS
+   * (tracing follows Powertools' rule: on in a Lambda execution environment); 'false' in the local
+   * profile's functions (the profile's `tracing`: the local runtime has no X-Ray) and in the tests
+   * that import handlers directly, because a CI runner may itself set AWS_EXECUTION_ENV (ECS,
+   * CodeBuild) and a test process has no Lambda trace context to attach segments to.
    */
   TraceEnabled: 'POWERTOOLS_TRACE_ENABLED',
 } as const;

@@ -4,21 +4,23 @@
  * environment the platform's function construct sets (lib/platform/lambda-function.ts).
  *
  * Tracing follows Powertools' rules: it is on in a Lambda execution environment (AWS_EXECUTION_ENV
- * set, as on AWS and in the local runtime) unless POWERTOOLS_TRACE_ENABLED=false, and off elsewhere
- * (tests that import handlers directly), where every helper here runs the work untraced and touches
- * no X-Ray API at all, so nothing logs "context missing".
+ * set, as on AWS and in the local runtime) unless POWERTOOLS_TRACE_ENABLED=false (the local
+ * profile's functions: the local runtime has no X-Ray), and off elsewhere (tests that import
+ * handlers directly). Where it is off, the X-Ray SDK is not even loaded (./tracing) and every
+ * helper here runs the work untraced, touching no X-Ray API, so nothing logs "context missing".
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { MetricResolution, Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { Tracer } from '@aws-lambda-powertools/tracer';
 import type { Context } from 'aws-lambda';
 import { PowertoolsEnvKey, requireEnv } from './env';
+import { createTracer, type HandlerTracer } from './tracing';
 
 /** @typeParam Name the metric names the module may count (its wing's contract); none by default. */
 export interface Observability<Name extends string = never> {
   readonly logger: Logger;
   readonly metrics: Metrics;
-  readonly tracer: Tracer;
+  /** Powertools' Tracer where tracing is on, an untraced stand-in where it is off (./tracing). */
+  readonly tracer: HandlerTracer;
   /** Counts one of the module's metrics (see metricCounter). */
   readonly count: MetricCounter<Name>;
   /** Counts one of the module's metrics under a dimension of its own (see dimensionedCounter). */
@@ -56,7 +58,7 @@ export function createObservability<Name extends string = never>(
   return {
     logger: new Logger({ serviceName, persistentKeys: { ...options.persistentLogKeys } }),
     metrics,
-    tracer: new Tracer({ serviceName }),
+    tracer: createTracer(serviceName, env),
     count: metricCounter<Name>(metrics),
     countBy: dimensionedCounter<Name>(metrics),
     gauge: metricGauge<Name>(metrics),
@@ -164,7 +166,7 @@ export function instrumentedHandler<E, R>(
  * context, so records processed concurrently do not attach their SDK calls to each other.
  */
 export function traced<T>(
-  tracer: Tracer,
+  tracer: HandlerTracer,
   name: string,
   annotations: TraceAnnotations,
   work: () => Promise<T>,
@@ -176,7 +178,7 @@ export function traced<T>(
 }
 
 /** Annotates the current subsegment, e.g. with an order id learnt once the input is parsed. */
-export function annotateTrace(tracer: Tracer, annotations: TraceAnnotations): void {
+export function annotateTrace(tracer: HandlerTracer, annotations: TraceAnnotations): void {
   for (const [key, value] of Object.entries(annotations)) {
     if (value !== undefined) {
       tracer.putAnnotation(key, value);
@@ -184,7 +186,7 @@ export function annotateTrace(tracer: Tracer, annotations: TraceAnnotations): vo
   }
 }
 
-async function inSubsegment<T>(tracer: Tracer, name: string, work: () => Promise<T>): Promise<T> {
+async function inSubsegment<T>(tracer: HandlerTracer, name: string, work: () => Promise<T>): Promise<T> {
   if (!tracer.isTracingEnabled()) {
     return work();
   }

@@ -6,15 +6,15 @@
  * message (order and correlation id; the message id is in the logs, annotations are few per trace).
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
-import type { Tracer } from '@aws-lambda-powertools/tracer';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { traced } from './observability';
+import type { HandlerTracer } from './tracing';
 
 export function processSqsBatch(
   event: SQSEvent,
   context: Context,
   handleRecord: (record: SQSRecord) => Promise<void>,
-  tracing: { readonly tracer: Tracer; readonly recordSubsegment: string },
+  tracing: { readonly tracer: HandlerTracer; readonly recordSubsegment: string },
 ): Promise<SQSBatchResponse> {
   // One processor per invocation: it holds the batch's results, and several invocations of one
   // module may run at once in the same process (the local runtime, the integration tests).

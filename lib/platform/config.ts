@@ -49,6 +49,12 @@ export interface PlatformSettings {
    * runtime, LocalStack): there the stage throttling and usage plan are the only request limits.
    */
   readonly apiRateLimitPerIp: number | undefined;
+  /**
+   * Whether the functions send X-Ray traces (active tracing, Powertools' Tracer on). Off where no
+   * X-Ray takes them (the local runtime): the functions then set POWERTOOLS_TRACE_ENABLED=false and
+   * do not even load the X-Ray SDK at cold start (lambdas/shared/tracing.ts).
+   */
+  readonly tracing: boolean;
 }
 
 export const PLATFORM_PROFILES: Readonly<Record<ProfileName, PlatformSettings>> = {
@@ -60,6 +66,7 @@ export const PLATFORM_PROFILES: Readonly<Record<ProfileName, PlatformSettings>> 
     emulated: false,
     alarmPeriodSeconds: 60,
     apiRateLimitPerIp: 3000,
+    tracing: true,
   },
   local: {
     logRetentionDays: 7,
@@ -67,6 +74,7 @@ export const PLATFORM_PROFILES: Readonly<Record<ProfileName, PlatformSettings>> 
     emulated: true,
     alarmPeriodSeconds: 10,
     apiRateLimitPerIp: undefined,
+    tracing: false,
   },
 };
 

@@ -1,9 +1,10 @@
 /**
  * The settings every stateful resource of a stack reads, given once on the stack instead of passed
  * through every construct's props: whether data survives the stack's deletion (tables, queues,
- * keys, log groups, buckets, user pools) and how long log groups keep their logs. A stack applies
- * them first (`DataSettings.forStack(this, config)`); a construct reads them with
- * `DataSettings.of(this)`, as `Stack.of(this)` finds its stack. It adds nothing to the template.
+ * keys, log groups, buckets, user pools), how long log groups keep their logs, and whether the
+ * functions send trace data (X-Ray). A stack applies them first (`DataSettings.forStack(this,
+ * config)`); a construct reads them with `DataSettings.of(this)`, as `Stack.of(this)` finds its
+ * stack. It adds nothing to the template.
  */
 import { RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -17,6 +18,11 @@ export interface DataSettingsProps {
    * profile's logRetentionDays.
    */
   readonly logRetentionDays: number;
+  /**
+   * Whether the stack's functions send X-Ray traces (the profile's tracing).
+   * @default true
+   */
+  readonly tracing?: boolean;
 }
 
 export class DataSettings extends Construct {
@@ -42,6 +48,7 @@ export class DataSettings extends Construct {
 
   readonly retainData: boolean;
   readonly logRetentionDays: number;
+  readonly tracing: boolean;
 
   private constructor(stack: Stack, props: DataSettingsProps) {
     super(stack, DataSettings.ID);
@@ -52,6 +59,7 @@ export class DataSettings extends Construct {
     }
     this.retainData = props.retainData;
     this.logRetentionDays = props.logRetentionDays;
+    this.tracing = props.tracing ?? true;
   }
 
   /** RETAIN where data is kept, DESTROY where it goes with the stack. */

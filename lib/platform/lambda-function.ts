@@ -24,6 +24,7 @@ function handlerEntry(handler: string): string {
 const MANAGED_ENVIRONMENT_KEYS: readonly string[] = [
   PowertoolsEnvKey.ServiceName,
   PowertoolsEnvKey.MetricsNamespace,
+  PowertoolsEnvKey.TraceEnabled,
   'NODE_OPTIONS',
 ];
 
@@ -69,7 +70,9 @@ export interface LambdaFunctionProps {
 
 /**
  * THE Lambda function of this application: every runtime default lives here (Node.js 22 on
- * Graviton, active tracing, an explicit log group with retention, a role with no managed policy,
+ * Graviton, active tracing where the stack's DataSettings trace (else none, and
+ * POWERTOOLS_TRACE_ENABLED=false so the handler loads no X-Ray SDK), an explicit log group with
+ * retention, a role with no managed policy,
  * one local esbuild build of all handlers with source maps, Powertools environment), so no handler
  * differs from another by accident.
  */
@@ -83,6 +86,7 @@ export class LambdaFunction extends Construct {
     const timeout = props.timeout ?? Duration.seconds(10);
     const memorySize = props.memorySize ?? 256;
     validateProps(this.node.path, props, timeout, memorySize);
+    const { tracing } = DataSettings.of(this);
 
     this.logGroup = new logs.LogGroup(this, 'LogGroup', {
       retention: DataSettings.of(this).logRetention,
@@ -113,7 +117,8 @@ export class LambdaFunction extends Construct {
       description: props.description,
       runtime: lambda.Runtime.NODEJS_22_X,
       architecture: lambda.Architecture.ARM_64,
-      tracing: lambda.Tracing.ACTIVE,
+      // Without tracing the function gets no X-Ray permission either (the CDK adds it with ACTIVE).
+      tracing: tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
       memorySize,
       timeout,
       role: this.role,
@@ -123,6 +128,7 @@ export class LambdaFunction extends Construct {
         ...props.environment,
         [PowertoolsEnvKey.ServiceName]: props.serviceName,
         [PowertoolsEnvKey.MetricsNamespace]: props.metricsNamespace,
+        ...(tracing ? {} : { [PowertoolsEnvKey.TraceEnabled]: 'false' }),
         NODE_OPTIONS: '--enable-source-maps',
       },
     });

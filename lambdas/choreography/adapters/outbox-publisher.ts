@@ -3,10 +3,14 @@
  * FIFO), the delivery queue (SQS FIFO), the delivery bus or the alert bus (EventBridge). Each
  * destination's name comes from DESTINATION_ENV_KEY; a relay only has the variables of the
  * destinations its table's services emit to, so a missing one is named when an entry needs it.
+ *
+ * It holds the clients of those destinations only (./outbox-clients), and requires each SDK module
+ * for its commands where it sends: a relay that never publishes to a topic never loads the SNS
+ * client's module, several milliseconds of a relay's cold init each (bench figure `functions`).
  */
-import { type EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
-import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import type { SNSClient } from '@aws-sdk/client-sns';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import {
   DELIVERY_ALERT_DETAIL_TYPE,
   DELIVERY_ALERT_SOURCE,
@@ -23,10 +27,11 @@ export interface OutboxPublisher {
   publish(entry: OutboxEntry): Promise<void>;
 }
 
+/** The client of each kind of destination; absent where the publisher has no such destination. */
 export interface PublisherClients {
-  readonly sns: SNSClient;
-  readonly sqs: SQSClient;
-  readonly eventBridge: EventBridgeClient;
+  readonly sns?: SNSClient;
+  readonly sqs?: SQSClient;
+  readonly eventBridge?: EventBridgeClient;
 }
 
 export class AwsOutboxPublisher implements OutboxPublisher {
@@ -38,22 +43,40 @@ export class AwsOutboxPublisher implements OutboxPublisher {
   async publish(entry: OutboxEntry): Promise<void> {
     const target = this.destinationName(entry);
     const body = JSON.stringify(entry.message);
+    // Required where used (a module already loaded when its client was made: a cache hit).
     switch (entry.destination) {
-      case Destination.RequestsTopic:
-        await this.clients.sns.send(
+      case Destination.RequestsTopic: {
+        const { PublishCommand } = require('@aws-sdk/client-sns') as typeof import('@aws-sdk/client-sns');
+        await this.clientOf(entry, 'sns').send(
           new PublishCommand({ TopicArn: target, Message: body, ...fifoFieldsOf(entry) }),
         );
         return;
-      case Destination.DeliveryQueue:
-        await this.clients.sqs.send(
+      }
+      case Destination.DeliveryQueue: {
+        const { SendMessageCommand } = require('@aws-sdk/client-sqs') as typeof import('@aws-sdk/client-sqs');
+        await this.clientOf(entry, 'sqs').send(
           new SendMessageCommand({ QueueUrl: target, MessageBody: body, ...fifoFieldsOf(entry) }),
         );
         return;
+      }
       case Destination.DeliveryBus:
         return this.putEvent(target, eventSourceOf(entry.message.producer as ServiceName), entry, body);
       case Destination.AlertBus:
         return this.putEvent(target, DELIVERY_ALERT_SOURCE, entry, body, DELIVERY_ALERT_DETAIL_TYPE);
     }
+  }
+
+  private clientOf<K extends keyof PublisherClients>(
+    entry: OutboxEntry,
+    kind: K,
+  ): NonNullable<PublisherClients[K]> {
+    const client = this.clients[kind];
+    if (!client) {
+      throw new Error(
+        `Outbox entry ${entry.id} goes to ${entry.destination}, but this publisher has no ${kind} client`,
+      );
+    }
+    return client as NonNullable<PublisherClients[K]>;
   }
 
   private destinationName(entry: OutboxEntry): string {
@@ -75,7 +98,9 @@ export class AwsOutboxPublisher implements OutboxPublisher {
     detail: string,
     detailType: string = String(entry.message.type),
   ): Promise<void> {
-    const result = await this.clients.eventBridge.send(
+    const { PutEventsCommand } =
+      require('@aws-sdk/client-eventbridge') as typeof import('@aws-sdk/client-eventbridge');
+    const result = await this.clientOf(entry, 'eventBridge').send(
       new PutEventsCommand({
         Entries: [{ EventBusName: busName, Source: source, DetailType: detailType, Detail: detail }],
       }),

@@ -2,10 +2,8 @@
  * Outbox relay (one function per service table, on the table's stream; DESIGN.md "Outbox relay"):
  * publishes each change log entry a commit appended to its destination, in order. Composition only.
  */
-import { createEventBridgeClient } from '../../shared/aws-clients/eventbridge';
-import { createSnsClient } from '../../shared/aws-clients/sns';
-import { createSqsClient } from '../../shared/aws-clients/sqs';
 import { createObservability, instrumentedHandler } from '../../shared/observability';
+import { createPublisherClients } from '../adapters/outbox-clients';
 import { AwsOutboxPublisher } from '../adapters/outbox-publisher';
 import { outboxRelay } from '../adapters/outbox-relay';
 import type { DeliveryMetric } from '../contracts';
@@ -13,10 +11,7 @@ import type { DeliveryMetric } from '../contracts';
 const observability = createObservability<DeliveryMetric>();
 const { tracer } = observability;
 
-const publisher = new AwsOutboxPublisher({
-  sns: createSnsClient(tracer),
-  sqs: createSqsClient(tracer),
-  eventBridge: createEventBridgeClient(tracer),
-});
+// The clients of this relay's destinations only (its service's): the others' SDK modules stay unloaded.
+const publisher = new AwsOutboxPublisher(createPublisherClients(tracer));
 
 export const handler = instrumentedHandler(observability, outboxRelay({ publisher, observability }));

@@ -9,6 +9,7 @@
  * ids, which the queue's de-duplication and the Delivery service's markers absorb.
  */
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { createPublisherClients } from '../../choreography/adapters/outbox-clients';
 import { AwsOutboxPublisher } from '../../choreography/adapters/outbox-publisher';
 import {
   CONSUMED_EVENT_TYPES,
@@ -19,9 +20,6 @@ import {
   ServiceName,
 } from '../../choreography/contracts';
 import { readServiceSettings } from '../../choreography/kit';
-import { createEventBridgeClient } from '../../shared/aws-clients/eventbridge';
-import { createSnsClient } from '../../shared/aws-clients/sns';
-import { createSqsClient } from '../../shared/aws-clients/sqs';
 import { sleep } from '../../shared/clock';
 import { createObservability, instrumentedHandler } from '../../shared/observability';
 import { processSqsBatch } from '../../shared/sqs-batch';
@@ -30,12 +28,8 @@ import { flightPlan } from '../domain/drone-flight';
 const settings = readServiceSettings(FlightSettingsSchema);
 const observability = createObservability();
 const { logger, tracer } = observability;
-// The publisher serves every destination; the fleet only ever sends to the delivery queue.
-const publisher = new AwsOutboxPublisher({
-  sqs: createSqsClient(tracer),
-  sns: createSnsClient(tracer),
-  eventBridge: createEventBridgeClient(tracer),
-});
+// The fleet only ever sends to the delivery queue, its one destination variable: one client.
+const publisher = new AwsOutboxPublisher(createPublisherClients(tracer));
 const accepted = CONSUMED_EVENT_TYPES[
   ServiceName.DroneFleet
 ] as readonly (typeof EventType.DeliveryScheduled)[];

@@ -11,7 +11,7 @@
  * (a no-op where tracing is off). Each handler module creates its clients once, at load time, so
  * clients (and their connection pools) are reused across invocations.
  */
-import type { Tracer } from '@aws-lambda-powertools/tracer';
+import type { HandlerTracer } from '../tracing';
 
 /**
  * SDK-level attempts per call (first call included). The order's end-to-end retry budget is owned
@@ -20,5 +20,5 @@ import type { Tracer } from '@aws-lambda-powertools/tracer';
  */
 export const SDK_MAX_ATTEMPTS = 3;
 
-/** What instruments a client: the module's Powertools Tracer. */
-export type ClientTracer = Pick<Tracer, 'captureAWSv3Client'>;
+/** What instruments a client: the module's tracer (Powertools' Tracer where tracing is on). */
+export type ClientTracer = Pick<HandlerTracer, 'captureAWSv3Client'>;

@@ -23,6 +23,7 @@ describe('platform config', () => {
       emulated: true,
       alarmPeriodSeconds: 10,
       apiRateLimitPerIp: undefined,
+      tracing: false,
     });
     expect(loadPlatformConfig(undefined)).toEqual({
       profile: 'default',
@@ -31,6 +32,7 @@ describe('platform config', () => {
       emulated: false,
       alarmPeriodSeconds: 60,
       apiRateLimitPerIp: 3000,
+      tracing: true,
     });
   });
 

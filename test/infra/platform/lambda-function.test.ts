@@ -47,7 +47,28 @@ describe('LambdaFunction', () => {
     expect(roles[0]?.Properties.ManagedPolicyArns).toBeUndefined();
   });
 
+  it('traces nothing where the stack does not trace: no TracingConfig, no X-Ray grant, Tracer off', () => {
+    const stack = probeStack(testApp(), 'Probe', { ...PROBE_DATA_SETTINGS, tracing: false });
+    new LambdaFunction(stack, 'Fn', valid);
+    const template = Template.fromStack(stack);
+    const [fn] = Object.values(template.findResources('AWS::Lambda::Function'));
+    expect(fn?.Properties.TracingConfig).toBeUndefined();
+    expect(fn?.Properties.Environment.Variables).toMatchObject({ POWERTOOLS_TRACE_ENABLED: 'false' });
+    const policies = JSON.stringify(template.findResources('AWS::IAM::Policy'));
+    expect(policies).not.toContain('xray:');
+    // And where it traces, Powertools follows Lambda's environment: the variable is not set.
+    const traced = Template.fromStack(build({}).stack);
+    const [tracedFn] = Object.values(traced.findResources('AWS::Lambda::Function'));
+    expect(tracedFn?.Properties.Environment.Variables.POWERTOOLS_TRACE_ENABLED).toBeUndefined();
+    expect(JSON.stringify(traced.findResources('AWS::IAM::Policy'))).toContain('xray:PutTraceSegments');
+  });
+
   it.each([
+    [
+      'environment overrides the Tracer switch',
+      { environment: { POWERTOOLS_TRACE_ENABLED: 'true' } },
+      /environment may not set POWERTOOLS_TRACE_ENABLED/,
+    ],
     [
       'timeout is under 3 s',
       { timeout: Duration.seconds(2) },

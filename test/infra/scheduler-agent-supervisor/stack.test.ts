@@ -571,6 +571,15 @@ describe('SchedulerAgentSupervisor stack (local profile, alert email)', () => {
     }
   });
 
+  it('traces nothing: no function has active tracing, and each turns the Tracer off (no X-Ray locally)', () => {
+    const functions = Object.values(synth.template.findResources('AWS::Lambda::Function'));
+    expect(functions.length).toBeGreaterThan(0);
+    for (const fn of functions) {
+      expect(fn.Properties.TracingConfig).toBeUndefined();
+      expect(fn.Properties.Environment.Variables.POWERTOOLS_TRACE_ENABLED).toBe('false');
+    }
+  });
+
   it('subscribes the operator email to the alert topic', () => {
     synth.template.hasResourceProperties('AWS::SNS::Subscription', {
       Protocol: 'email',

@@ -100,6 +100,10 @@ describe('with tracing on (a Lambda execution environment)', () => {
   let complaints: jest.SpyInstance[];
 
   beforeEach(async () => {
+    // The Tracer is required when createObservability runs (lambdas/shared/tracing.ts), after
+    // loadWith's isolated registry is gone: a fresh one per test, so the X-Ray SDK reads this
+    // test's daemon address at load.
+    jest.resetModules();
     // The X-Ray SDK and the Tracer complain through the console (context missing, no segment).
     complaints = [jest.spyOn(console, 'warn'), jest.spyOn(console, 'error')];
     packets = [];

@@ -9,6 +9,7 @@
 import { ScenarioSku } from '../../../lambdas/fakes/contracts';
 import {
   DEFAULT_WORKFLOW_VERSION,
+  DUE_INDEX,
   type SubmitOrderRequest,
   workflowShape,
   workflowSteps,
@@ -26,6 +27,7 @@ import {
   priceUsage,
   totalUsd,
 } from '../core/pricing';
+import { type TableWrites, tableWrites, withoutHash } from '../core/table-writes';
 import { orderOf, ordersApp, TerminalTracker } from '../core/terminal-tracker';
 import { type AppScope, appScopeOf, fixedShare, workShare } from '../core/usage-scope';
 import { type PriceTable, RECORDED_ON, US_EAST_1_PRICES } from '../prices/us-east-1';
@@ -62,6 +64,27 @@ export interface BatchResult {
   readonly orders: number;
   readonly outcomes: Readonly<Record<string, number>>;
   readonly work: RuntimeUsage;
+  /** Logical ids of the functions that ran, by physical name (the meter's callers), if known. */
+  readonly functionIds?: Readonly<Record<string, string>>;
+}
+
+/** The state store's target: write units per Processed order (issue 24). */
+const STATE_STORE_WCU_BOUND = 30;
+
+/**
+ * The state store's writes in a batch, per order, by writer and by share (the item's own, each
+ * index's); the state store is the order stack's table with the supervisor's DueIndex.
+ */
+export function stateStoreWrites(batch: BatchResult): TableWrites | undefined {
+  const table = Object.values(batch.work.tables).find(
+    (candidate) => candidate.byIndex[DUE_INDEX.name] !== undefined,
+  );
+  if (!table) return undefined;
+  const writerOf = (caller: string) => {
+    const logicalId = batch.functionIds?.[caller];
+    return logicalId === undefined ? undefined : withoutHash(logicalId);
+  };
+  return tableWrites(table, batch.orders, writerOf);
 }
 
 /** The measured counts of one order of a batch, per billed unit. */
@@ -198,11 +221,13 @@ async function runBatch(
     const outcome = attempt === 1 ? `${state} at the first attempt` : `${state} after ${attempt} attempts`;
     counted[outcome] = (counted[outcome] ?? 0) + 1;
   }
-  return {
-    orders: skus.length,
-    outcomes: counted,
-    work: workShare(usageSince(before, runtime.usage()), scope),
-  };
+  const usage = usageSince(before, runtime.usage());
+  const functionIds = Object.fromEntries(
+    Object.entries(usage.functions).flatMap(([name, fn]) =>
+      fn.logicalId === undefined ? [] : [[name, fn.logicalId]],
+    ),
+  );
+  return { orders: skus.length, outcomes: counted, work: workShare(usage, scope), functionIds };
 }
 
 const PRICES: PriceTable = US_EAST_1_PRICES;
@@ -237,6 +262,47 @@ function batchMeasurements(key: string, label: string, batch: BatchResult): Meas
       unit: 'USD',
     })),
   ];
+}
+
+/** The state store's write units per order, in all, by share and by writer (and its shares). */
+function stateStoreMeasurements(key: string, label: string, writes: TableWrites): Measurement[] {
+  const wcu = (suffix: string, what: string, value: number): Measurement => ({
+    key: `${key}.stateStore.wcu${suffix}`,
+    label: `${label}: state store write units${what}`,
+    value: round(value, 3),
+    unit: 'WRU',
+  });
+  return [
+    wcu('', '', writes.writeUnits),
+    ...Object.entries(writes.byShare).map(([share, units]) => wcu(`.${share}`, ` on ${share}`, units)),
+    ...writes.byWriter.flatMap((writer) => [
+      {
+        key: `${key}.stateStore.writes.${writer.writer}`,
+        label: `${label}: state store write requests by ${writer.writer}`,
+        value: round(writer.requests, 3),
+        unit: 'count',
+      },
+      wcu(`.by.${writer.writer}`, ` by ${writer.writer}`, writer.writeUnits),
+      ...Object.entries(writer.byShare).map(([share, units]) =>
+        wcu(`.by.${writer.writer}.${share}`, ` by ${writer.writer} on ${share}`, units),
+      ),
+    ]),
+  ];
+}
+
+/** One line per writer: requests, units per request, and where they go. */
+function describeStateStoreWrites(writes: TableWrites): string {
+  const shares = (byShare: Readonly<Record<string, number>>) =>
+    Object.entries(byShare)
+      .filter(([, units]) => units > 0)
+      .map(([share, units]) => `${share} ${round(units, 2)}`)
+      .join(' + ');
+  return writes.byWriter
+    .map(
+      (writer) =>
+        `${writer.writer} ${round(writer.requests, 2)} writes, ${round(writer.writeUnits, 2)} WRU (${round(writer.writeUnits / writer.requests, 2)} per write: ${shares(writer.byShare)})`,
+    )
+    .join('; ');
 }
 
 function describeStates(byState: Readonly<Record<string, number>>): string {
@@ -346,8 +412,12 @@ function describe(measured: Measured): FigureResult {
     ['Processed', processed],
     ['Recovered (STALL-ONCE)', recovered],
   ] as const;
+  const processedWrites = stateStoreWrites(processed);
+  const recoveredWrites = recovered ? stateStoreWrites(recovered) : undefined;
   const measurements: Measurement[] = [
     ...batchMeasurements('processed', 'Processed order', processed),
+    ...(processedWrites ? stateStoreMeasurements('processed', 'Processed order', processedWrites) : []),
+    ...(recoveredWrites ? stateStoreMeasurements('recovered', 'Recovered order', recoveredWrites) : []),
     ...Object.entries(byState).map(([state, count]) => ({
       key: `processed.transitionsByState.${state}`,
       label: `Processed order: transitions of ${state}`,
@@ -399,7 +469,16 @@ function describe(measured: Measured): FigureResult {
     `DynamoDB: request units as DynamoDB Local reports them (index writes included), plus AWS's minimums where it reports less (a Query that finds nothing: 0.5; a write refused by its condition: 1), counted apart by the meter. Cancelled transactions are counted, not priced.`,
     `Not covered: CloudWatch Logs ingestion (function logs, the state machine's execution logs at level ALL), X-Ray traces, KMS requests (the state store's customer-managed key), CloudWatch metrics, alarms and dashboard, DynamoDB storage and streams (stream reads by Lambda are free), data transfer, the web ACL, and the client's own receives and deletes of its status messages (billed to the queue's owner: at least 2 requests per 10 messages).`,
     `A Processed order's ${round(transitions, 2)} transitions by state (USD per 1,000 orders): ${describeStates(byState)}.`,
-    `A Processed order's DynamoDB request units by table (read / write): ${describeTables(processed)}. A write costs 1 unit per KB of the item, once for the table and again for every index the item is in (DynamoDB Local counts both).`,
+    `A Processed order's DynamoDB request units by table (read / write): ${describeTables(processed)}. A write costs 1 unit per KB of the item (the larger of before and after), plus, for each secondary index, 1 unit per KB of the index entry when the write adds, removes or changes a key or a projected attribute there (2 writes when the entry's key changes: delete and put), nothing for an index it leaves untouched. The meter asks for ReturnConsumedCapacity INDEXES, and DynamoDB Local follows those rules (test/integration/local-runtime/dynamodb/index-capacity.test.ts), so the units are DynamoDB Local's own, per index.`,
+    ...(processedWrites
+      ? [
+          `A Processed order's state store writes by writer (units per order; the table's own share and each index's): ${describeStateStoreWrites(processedWrites)}. In all: ${Object.entries(
+            processedWrites.byShare,
+          )
+            .map(([share, units]) => `${share} ${round(units, 2)}`)
+            .join(', ')}.`,
+        ]
+      : []),
     `Measured on workflow version ${DEFAULT_WORKFLOW_VERSION} (new orders' default), ${workflowShape(DEFAULT_WORKFLOW_VERSION)} shape (contracts/workflows.ts).`,
     ...savings.map(
       (saving) =>
@@ -431,6 +510,16 @@ function describe(measured: Measured): FigureResult {
         'atMost',
         transitionBound,
       ),
+      ...(processedWrites
+        ? [
+            checkTarget(
+              `state store write units per Processed order <= ${STATE_STORE_WCU_BOUND}`,
+              round(processedWrites.writeUnits, 3),
+              'atMost',
+              STATE_STORE_WCU_BOUND,
+            ),
+          ]
+        : []),
       checkTarget(
         'cost per 1,000 Processed orders <= $0.25 (us-east-1 list prices)',
         round(processedCost.total, 4),

@@ -223,7 +223,7 @@ export async function startDynamoDbGateway(options: DynamoDbGatewayOptions): Pro
           request.ReturnConsumedCapacity !== undefined && request.ReturnConsumedCapacity !== 'NONE';
         const body =
           metered && !askedForCapacity
-            ? JSON.stringify({ ...request, ReturnConsumedCapacity: 'TOTAL' })
+            ? JSON.stringify({ ...request, ReturnConsumedCapacity: 'INDEXES' })
             : raw;
         const forwarded: Record<string, string> = {};
         for (const [name, value] of Object.entries(headers))

@@ -28,8 +28,6 @@
  *   with 64 KB chunks.
  */
 
-import { isItemWriteOperation } from './dynamodb/capacity-meter';
-
 /** AWS bills SQS requests, EventBridge events and SNS publishes per 64 KB chunk of payload. */
 export const BILLING_CHUNK_BYTES = 64 * 1024;
 
@@ -206,6 +204,8 @@ function subtractCounts(after: unknown, before: unknown): unknown {
 export interface DynamoDbRequestRecord {
   readonly operation: string;
   readonly caller: string;
+  /** Whether the operation writes items (counted in TableUsage.writesByCaller). */
+  readonly writesItems?: boolean;
   readonly tables: readonly {
     readonly tableName: string;
     readonly readUnits: number;
@@ -336,7 +336,7 @@ export class RuntimeMeter {
         indexUse.readUnits += units.readUnits;
         indexUse.writeUnits += units.writeUnits;
       }
-      if (isItemWriteOperation(record.operation)) {
+      if (record.writesItems) {
         const writes = usage.writesByCaller[record.caller] ?? { requests: 0, writeUnits: 0, byIndex: {} };
         usage.writesByCaller[record.caller] = writes;
         writes.requests += 1;

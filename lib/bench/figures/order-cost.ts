@@ -16,7 +16,7 @@ import {
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { gbSeconds, type RuntimeUsage, usageSince } from '../../local-runtime';
 import type { STACK_NAME } from '../../scheduler-agent-supervisor/stack';
-import type { ChartSpec, Figure, FigureResult, Measurement } from '../core/figure';
+import type { ChartSpec, Figure, FigureResult, Measurement, TargetCheck } from '../core/figure';
 import { checkTarget } from '../core/figure';
 import { type MeteredApp, startMeteredApp, waitUntilQuiet } from '../core/metered-app';
 import {
@@ -305,6 +305,38 @@ function describeStateStoreWrites(writes: TableWrites): string {
     .join('; ');
 }
 
+/** The DynamoDB note; the state store's measurements, note and target (none if the run found no state store). */
+function stateStorePart(
+  processed: BatchResult,
+  recovered: BatchResult | undefined,
+): { readonly measurements: Measurement[]; readonly notes: string[]; readonly targets: TargetCheck[] } {
+  const tablesNote = `A Processed order's DynamoDB request units by table (read / write): ${describeTables(processed)}. A write costs 1 unit per KB of the item (the larger of before and after), plus, for each secondary index, 1 unit per KB of the index entry when the write adds, removes or changes a key or a projected attribute there (2 writes when the entry's key changes: delete and put), nothing for an index it leaves untouched. The meter asks for ReturnConsumedCapacity INDEXES, and DynamoDB Local follows those rules (test/integration/local-runtime/dynamodb/index-capacity.test.ts), so the units are DynamoDB Local's own, per index.`;
+  const writes = stateStoreWrites(processed);
+  if (!writes) return { measurements: [], notes: [tablesNote], targets: [] };
+  const recoveredWrites = recovered ? stateStoreWrites(recovered) : undefined;
+  const shares = Object.entries(writes.byShare)
+    .map(([share, units]) => `${share} ${round(units, 2)}`)
+    .join(', ');
+  return {
+    measurements: [
+      ...stateStoreMeasurements('processed', 'Processed order', writes),
+      ...(recoveredWrites ? stateStoreMeasurements('recovered', 'Recovered order', recoveredWrites) : []),
+    ],
+    notes: [
+      tablesNote,
+      `A Processed order's state store writes by writer (units per order; the table's own share and each index's): ${describeStateStoreWrites(writes)}. In all: ${shares}.`,
+    ],
+    targets: [
+      checkTarget(
+        `state store write units per Processed order <= ${STATE_STORE_WCU_BOUND}`,
+        round(writes.writeUnits, 3),
+        'atMost',
+        STATE_STORE_WCU_BOUND,
+      ),
+    ],
+  };
+}
+
 function describeStates(byState: Readonly<Record<string, number>>): string {
   const price = PRICES.stepFunctionsStandardTransition.usd * ORDERS_PER_PRICE;
   return Object.entries(byState)
@@ -412,12 +444,10 @@ function describe(measured: Measured): FigureResult {
     ['Processed', processed],
     ['Recovered (STALL-ONCE)', recovered],
   ] as const;
-  const processedWrites = stateStoreWrites(processed);
-  const recoveredWrites = recovered ? stateStoreWrites(recovered) : undefined;
+  const stateStore = stateStorePart(processed, recovered);
   const measurements: Measurement[] = [
     ...batchMeasurements('processed', 'Processed order', processed),
-    ...(processedWrites ? stateStoreMeasurements('processed', 'Processed order', processedWrites) : []),
-    ...(recoveredWrites ? stateStoreMeasurements('recovered', 'Recovered order', recoveredWrites) : []),
+    ...stateStore.measurements,
     ...Object.entries(byState).map(([state, count]) => ({
       key: `processed.transitionsByState.${state}`,
       label: `Processed order: transitions of ${state}`,
@@ -469,16 +499,7 @@ function describe(measured: Measured): FigureResult {
     `DynamoDB: request units as DynamoDB Local reports them (index writes included), plus AWS's minimums where it reports less (a Query that finds nothing: 0.5; a write refused by its condition: 1), counted apart by the meter. Cancelled transactions are counted, not priced.`,
     `Not covered: CloudWatch Logs ingestion (function logs, the state machine's execution logs at level ALL), X-Ray traces, KMS requests (the state store's customer-managed key), CloudWatch metrics, alarms and dashboard, DynamoDB storage and streams (stream reads by Lambda are free), data transfer, the web ACL, and the client's own receives and deletes of its status messages (billed to the queue's owner: at least 2 requests per 10 messages).`,
     `A Processed order's ${round(transitions, 2)} transitions by state (USD per 1,000 orders): ${describeStates(byState)}.`,
-    `A Processed order's DynamoDB request units by table (read / write): ${describeTables(processed)}. A write costs 1 unit per KB of the item (the larger of before and after), plus, for each secondary index, 1 unit per KB of the index entry when the write adds, removes or changes a key or a projected attribute there (2 writes when the entry's key changes: delete and put), nothing for an index it leaves untouched. The meter asks for ReturnConsumedCapacity INDEXES, and DynamoDB Local follows those rules (test/integration/local-runtime/dynamodb/index-capacity.test.ts), so the units are DynamoDB Local's own, per index.`,
-    ...(processedWrites
-      ? [
-          `A Processed order's state store writes by writer (units per order; the table's own share and each index's): ${describeStateStoreWrites(processedWrites)}. In all: ${Object.entries(
-            processedWrites.byShare,
-          )
-            .map(([share, units]) => `${share} ${round(units, 2)}`)
-            .join(', ')}.`,
-        ]
-      : []),
+    ...stateStore.notes,
     `Measured on workflow version ${DEFAULT_WORKFLOW_VERSION} (new orders' default), ${workflowShape(DEFAULT_WORKFLOW_VERSION)} shape (contracts/workflows.ts).`,
     ...savings.map(
       (saving) =>
@@ -510,16 +531,7 @@ function describe(measured: Measured): FigureResult {
         'atMost',
         transitionBound,
       ),
-      ...(processedWrites
-        ? [
-            checkTarget(
-              `state store write units per Processed order <= ${STATE_STORE_WCU_BOUND}`,
-              round(processedWrites.writeUnits, 3),
-              'atMost',
-              STATE_STORE_WCU_BOUND,
-            ),
-          ]
-        : []),
+      ...stateStore.targets,
       checkTarget(
         'cost per 1,000 Processed orders <= $0.25 (us-east-1 list prices)',
         round(processedCost.total, 4),

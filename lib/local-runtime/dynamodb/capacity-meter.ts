@@ -32,11 +32,6 @@ export function isMeteredOperation(operation: string): boolean {
   return READS.has(operation) || WRITES.has(operation) || PARTIQL.has(operation);
 }
 
-/** Whether the operation writes items (PutItem, UpdateItem, DeleteItem, BatchWriteItem, TransactWriteItems). */
-export function isItemWriteOperation(operation: string): boolean {
-  return WRITES.has(operation);
-}
-
 /** Whether a PartiQL request only reads (every statement a SELECT). */
 function partiqlReadsOnly(request: Json): boolean {
   const statements = Array.isArray(request.Statements)
@@ -124,6 +119,19 @@ export function capacityOfCall(
     }
   }
   return tables;
+}
+
+/** What the meter records of one call made on `path` (its caller), or undefined as capacityOfCall. */
+export function meteredRequest(
+  operation: string,
+  request: Json,
+  status: number,
+  response: Json,
+  path: string,
+): DynamoDbRequestRecord | undefined {
+  const tables = capacityOfCall(operation, request, status, response);
+  if (!tables) return undefined;
+  return { operation, caller: callerOfPath(path), writesItems: WRITES.has(operation), tables };
 }
 
 /** The caller named by a request path `/<caller>/...`, or UNNAMED_CALLER. */

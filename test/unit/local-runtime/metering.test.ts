@@ -234,16 +234,19 @@ describe('RuntimeMeter.dynamoDbRequest', () => {
     meter.dynamoDbRequest({
       operation: 'UpdateItem',
       caller: 'agent',
+      writesItems: true,
       tables: [{ tableName: 't', readUnits: 0, writeUnits: 3, indexes: due(2) }],
     });
     meter.dynamoDbRequest({
       operation: 'UpdateItem',
       caller: 'agent',
+      writesItems: true,
       tables: [{ tableName: 't', readUnits: 0, writeUnits: 1 }],
     });
     meter.dynamoDbRequest({
       operation: 'TransactWriteItems',
       caller: 'api',
+      writesItems: true,
       tables: [{ tableName: 't', readUnits: 0, writeUnits: 4, indexes: due(2) }],
     });
     meter.dynamoDbRequest({

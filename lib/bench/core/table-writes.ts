@@ -24,7 +24,7 @@ export interface TableWrites {
   readonly writeUnits: number;
   /** TABLE_SHARE and each index of the table (0 where nothing was written to it). */
   readonly byShare: Readonly<Record<string, number>>;
-  /** Largest first. */
+  /** Largest first; writers that wrote nothing in the window left out. */
   readonly byWriter: readonly WriterWrites[];
 }
 
@@ -68,6 +68,7 @@ export function tableWrites(
       ...Object.fromEntries(indexes.map((index) => [index, (table.byIndex[index]?.writeUnits ?? 0) / per])),
     },
     byWriter: [...byWriter]
+      .filter(([, sum]) => sum.requests > 0)
       .map(([writer, sum]) => ({ writer, ...sum }))
       .sort((a, b) => b.writeUnits - a.writeUnits || a.writer.localeCompare(b.writer)),
   };

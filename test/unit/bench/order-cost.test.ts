@@ -172,6 +172,15 @@ describe('what figure 2 derives', () => {
         { writer: 'SupervisorFunction', requests: 0.5, writeUnits: 5, byShare: { table: 3, DueIndex: 2 } },
       ],
     });
+    // A caller that wrote nothing in the window is left out.
+    const idle = workShare(usage(), scope);
+    const state = idle.tables.state;
+    if (!state) throw new Error('the fixture has a state table');
+    const quiet = {
+      ...state,
+      writesByCaller: { ...state.writesByCaller, idle: { requests: 0, writeUnits: 0, byIndex: {} } },
+    };
+    expect(stateStoreWrites(batch({ ...idle, tables: { state: quiet } }, 2))?.byWriter).toHaveLength(2);
     // A caller the run did not name keeps the meter's name (Step Functions, a tool).
     expect(stateStoreWrites(batch(workShare(usage(), scope), 1))?.byWriter.map((w) => w.writer)).toEqual([
       'submit',

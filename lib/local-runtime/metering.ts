@@ -17,7 +17,8 @@
  *   into queues); each 64 KB chunk of a call's message payload is billed as one request; receives
  *   that returned nothing are counted apart (long polls of idle queues: a cost of time, not work).
  * - DynamoDB: request units per table, operation and caller, as DynamoDB Local reports them for
- *   the functions' and Step Functions' calls (dynamodb/capacity-meter.ts asks for them), plus AWS's
+ *   the functions' and Step Functions' calls (dynamodb/capacity-meter.ts asks for them, with each
+ *   secondary index's share, per table and per caller's writes), plus AWS's
  *   minimums where DynamoDB Local reports less (a Query or Scan that finds nothing: one read; a
  *   conditional write whose condition fails: one write unit), counted apart as well. Tools that
  *   use the target description's endpoint are not metered.
@@ -76,10 +77,28 @@ export interface CapacityUse {
   readonly writeUnits: number;
 }
 
+/** The units of a table's requests spent on one of its secondary indexes (included in the table's). */
+export interface IndexUse {
+  readonly readUnits: number;
+  readonly writeUnits: number;
+}
+
+/** One caller's writes to a table: requests, units, and the units of those spent on each index. */
+export interface CallerWrites {
+  readonly requests: number;
+  readonly writeUnits: number;
+  /** By index name; writeUnits less their sum is the table's own (the item's) share. */
+  readonly byIndex: Readonly<Record<string, number>>;
+}
+
 export interface TableUsage extends MeteredResource, CapacityUse {
   readonly byOperation: Readonly<Record<string, CapacityUse>>;
   /** By caller: the function's name, or STEP_FUNCTIONS_CALLER. */
   readonly byCaller: Readonly<Record<string, CapacityUse>>;
+  /** The share of readUnits and writeUnits spent on each secondary index, by index name. */
+  readonly byIndex: Readonly<Record<string, IndexUse>>;
+  /** The write requests (PutItem, UpdateItem, DeleteItem, batches, transactions) of each caller. */
+  readonly writesByCaller: Readonly<Record<string, CallerWrites>>;
   /**
    * Units AWS charges at least where DynamoDB Local reports less, included in readUnits and
    * writeUnits: reads it reported as 0 units (a Query or Scan that found nothing; AWS charges one
@@ -187,11 +206,15 @@ function subtractCounts(after: unknown, before: unknown): unknown {
 export interface DynamoDbRequestRecord {
   readonly operation: string;
   readonly caller: string;
+  /** Whether the operation writes items (counted in TableUsage.writesByCaller). */
+  readonly writesItems?: boolean;
   readonly tables: readonly {
     readonly tableName: string;
     readonly readUnits: number;
     readonly writeUnits: number;
     readonly minimumReadUnits?: number;
+    /** Each secondary index's share of readUnits and writeUnits, by index name. */
+    readonly indexes?: Readonly<Record<string, IndexUse>>;
     readonly conditionalCheckFailed?: boolean;
     readonly transactionCancelled?: boolean;
   }[];
@@ -309,6 +332,21 @@ export class RuntimeMeter {
         usage.minimums.writeUnits += minimumWrite;
       }
       if (use.transactionCancelled) usage.cancelledTransactions += 1;
+      for (const [index, units] of Object.entries(use.indexes ?? {})) {
+        const indexUse = usage.byIndex[index] ?? { readUnits: 0, writeUnits: 0 };
+        usage.byIndex[index] = indexUse;
+        indexUse.readUnits += units.readUnits;
+        indexUse.writeUnits += units.writeUnits;
+      }
+      if (record.writesItems) {
+        const writes = usage.writesByCaller[record.caller] ?? { requests: 0, writeUnits: 0, byIndex: {} };
+        usage.writesByCaller[record.caller] = writes;
+        writes.requests += 1;
+        writes.writeUnits += writeUnits;
+        for (const [index, units] of Object.entries(use.indexes ?? {})) {
+          increment(writes.byIndex, index, units.writeUnits);
+        }
+      }
     }
   }
 
@@ -391,6 +429,8 @@ export class RuntimeMeter {
       ...emptyCapacity(),
       byOperation: {},
       byCaller: {},
+      byIndex: {},
+      writesByCaller: {},
       minimums: { emptyReads: 0, readUnits: 0, conditionalCheckFailures: 0, writeUnits: 0 },
       cancelledTransactions: 0,
     });

@@ -64,7 +64,7 @@ export class StateStore extends DataStore {
    * What an agent needs to reserve calls against an order's retry budget (adapters/call-budget.ts):
    * UpdateItem and GetItem on the table, limited by fine-grained access control to the attributes
    * the reservation names. Those are the key, RetryBudget and CallsMade, and, because lean workflow
-   * versions mark the step Running in the same write (transition markStepRunning, fenced on the
+   * versions mark the step Running in the same write (transition progressStepRunning, fenced on the
    * lock), the attributes that transition names (derived from the transitions table) too; the
    * refused reservation's read projects the lock and the state from those. IAM cannot tell an
    * attribute a request conditions on from one it updates, so the grant also lets an agent write the
@@ -109,12 +109,12 @@ export class StateStore extends DataStore {
   }
 }
 
-/** The attributes a call reservation names, with lean versions' markStepRunning (see grantCallReservation). */
+/** The attributes a call reservation names, with lean versions' progressStepRunning (see grantCallReservation). */
 export const CALL_RESERVATION_ATTRIBUTES: readonly string[] = [
   ...new Set([
     StateAttr.OrderId,
     StateAttr.RetryBudget,
     StateAttr.CallsMade,
-    ...topLevelAttributesOf('markStepRunning'),
+    ...topLevelAttributesOf('progressStepRunning'),
   ]),
 ];

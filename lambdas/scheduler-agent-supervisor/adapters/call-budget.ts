@@ -13,8 +13,9 @@
  * optimistic version) nor the lock, so it never makes another writer's transition lose.
  *
  * Lean workflow versions (AgentRequest.markRunning) are the exception, by request: the same write
- * also applies transition markStepRunning (rendered from STATE_TRANSITIONS, its SET clauses and its
- * fenced condition ANDed to the reservation's), so the step becomes Running exactly when its agent
+ * also applies transition progressStepRunning (markStepRunning as a progress write: ProgressAt, not
+ * UpdatedAt, so no StateIndex or AdmissionIndex entry is rewritten; rendered from STATE_TRANSITIONS,
+ * its SET clauses and its fenced condition ANDed to the reservation's), so the step becomes Running exactly when its agent
  * has the request, and a stale execution's agent (its lock gone) neither counts nor calls: it has
  * nothing to call for, since its execution can no longer record the result.
  */
@@ -54,7 +55,7 @@ export class DynamoCallBudget implements CallBudget {
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
     private readonly deploymentBudget: number,
-    /** StartedAt and UpdatedAt of a step marked Running. */
+    /** StartedAt and ProgressAt of a step marked Running. */
     private readonly clock: Clock,
   ) {
     if (!tableName) throw new Error('DynamoCallBudget: tableName is required');
@@ -129,7 +130,7 @@ export class DynamoCallBudget implements CallBudget {
     if (call.markRunning !== undefined) {
       const lockedBy = item[StateAttr.LockedBy];
       const state = item[StateAttr.ProcessState];
-      // The same clauses markStepRunning's condition holds (fence, then Processing), read back.
+      // The same clauses progressStepRunning's condition holds (fence, then Processing), read back.
       if (lockedBy !== call.markRunning.instanceId || state !== ProcessState.Processing) {
         return {
           kind: 'fenced',
@@ -179,7 +180,7 @@ type ReservationUpdate = Required<
 >;
 
 /**
- * The reservation and transition markStepRunning in one UpdateItem: SET clauses and condition from
+ * The reservation and transition progressStepRunning in one UpdateItem: SET clauses and condition from
  * the transitions table (transitionUpdate), the reservation's ADD and condition ANDed to them. The
  * two use disjoint placeholders; a clash would be a bug in one of them, so it throws.
  */
@@ -191,7 +192,7 @@ export function withMarkRunning(
 ): ReservationUpdate {
   const at = new Date(now).toISOString();
   const running = transitionUpdate(
-    'markStepRunning',
+    'progressStepRunning',
     orderId,
     { instanceId: mark.instanceId, runningStep: mark.step, completeBy: mark.completeBy, now: at },
     { step: mark.step },
@@ -207,14 +208,14 @@ export function withMarkRunning(
     ...Object.keys(values).filter((key) => key in reservation.ExpressionAttributeValues),
   ];
   if (clashes.length > 0) {
-    throw new Error(`Reservation and markStepRunning share placeholders: ${clashes.join(', ')}`);
+    throw new Error(`Reservation and progressStepRunning share placeholders: ${clashes.join(', ')}`);
   }
   if (
     !running.UpdateExpression?.startsWith('SET ') ||
     /\b(REMOVE|ADD|DELETE)\b/.test(running.UpdateExpression)
   ) {
     throw new Error(
-      `markStepRunning must be SET only to share the reservation's write: ${running.UpdateExpression}`,
+      `progressStepRunning must be SET only to share the reservation's write: ${running.UpdateExpression}`,
     );
   }
   return {

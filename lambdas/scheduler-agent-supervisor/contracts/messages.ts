@@ -54,7 +54,7 @@ export const AgentRequestSchema = z.object({
   maxCallAttempts: z.number().int().min(1),
   /**
    * Lean workflow versions only (contracts/workflows.ts, WorkflowShape), perform only: the agent marks
-   * the step Running (transition markStepRunning, fenced on `instanceId`) in the same conditional
+   * the step Running (transition progressStepRunning, fenced on `instanceId`) in the same conditional
    * write that reserves each call, instead of a `<Step>.MarkRunning` state before the request. A
    * failed fence ends the request with Agent.FencedOut and no call. Absent: the execution marked it.
    */

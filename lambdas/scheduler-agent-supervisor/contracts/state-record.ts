@@ -22,7 +22,17 @@
  *   SchemaVersion    N  STATE_SCHEMA_VERSION at creation
  *   WorkflowVersion  N  the workflow version the order was submitted on (its step list and state
  *                       machine); never changes, so every retry runs on the same version
- *   CreatedAt, UpdatedAt S ISO-8601
+ *   CreatedAt        S  ISO-8601
+ *   UpdatedAt        S  ISO-8601 time of the last transition of the order's state, lock or counters:
+ *                       every transition but an attempt's step writes (markStepRunning,
+ *                       markStepCompleted[HandingOver]). The sort key of StateIndex and
+ *                       AdmissionIndex, so a write that changes it rewrites both entries (delete
+ *                       and put: 4 write units); the step writes stamp ProgressAt instead. The
+ *                       operators' version of the record (an action is conditional on it): a step
+ *                       write only happens under a lock, and every lock change stamps it
+ *   ProgressAt       S  ISO-8601 time of the claim or of the attempt's last step write since; in no
+ *                       index. The starter's release is fenced on it (and on UpdatedAt): nothing
+ *                       has written the record since the claim
  *   LastError        M  { Source: S, Error: S, Cause: S, At: S } when Error (LastErrorAttr)
  *   RunningStep      S  the step the current attempt is running (set by transition markStepRunning:
  *                       the MarkRunning state of classic versions, the agent's call reservation in
@@ -76,6 +86,7 @@ export const StateAttr = {
   WorkflowVersion: 'WorkflowVersion',
   CreatedAt: 'CreatedAt',
   UpdatedAt: 'UpdatedAt',
+  ProgressAt: 'ProgressAt',
   LastError: 'LastError',
   RunningStep: 'RunningStep',
   CompensationLog: 'CompensationLog',

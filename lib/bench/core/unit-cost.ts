@@ -55,6 +55,8 @@ export interface BatchResult {
   readonly units: number;
   readonly outcomes: Readonly<Record<string, number>>;
   readonly work: RuntimeUsage;
+  /** Logical ids of the functions that ran, by physical name (the meter's callers), if known. */
+  readonly functionIds?: Readonly<Record<string, string>>;
 }
 
 export const round = (value: number, digits = 3) => Number(value.toFixed(digits));
@@ -182,11 +184,13 @@ export async function runBatch<R>(
         : `${state} after ${attempt} attempts`;
     counted[outcome] = (counted[outcome] ?? 0) + 1;
   }
-  return {
-    units: requests.length,
-    outcomes: counted,
-    work: workShare(usageSince(before, runtime.usage()), scope),
-  };
+  const usage = usageSince(before, runtime.usage());
+  const functionIds = Object.fromEntries(
+    Object.entries(usage.functions).flatMap(([name, fn]) =>
+      fn.logicalId === undefined ? [] : [[name, fn.logicalId]],
+    ),
+  );
+  return { units: requests.length, outcomes: counted, work: workShare(usage, scope), functionIds };
 }
 
 /** How a batch's requests ended, in words: `20 Processed at the first attempt, ...`. */

@@ -9,14 +9,16 @@
 import { ScenarioSku } from '../../../lambdas/fakes/contracts';
 import {
   DEFAULT_WORKFLOW_VERSION,
+  DUE_INDEX,
   workflowShape,
   workflowSteps,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { type RuntimeUsage, usageSince } from '../../local-runtime';
 import type { STACK_NAME } from '../../scheduler-agent-supervisor/stack';
-import type { ChartSpec, Figure, FigureResult, Measurement } from '../core/figure';
+import type { ChartSpec, Figure, FigureResult, Measurement, TargetCheck } from '../core/figure';
 import { checkTarget } from '../core/figure';
 import { BILLED_SERVICES, type CostItem, costByService, priceUsage, totalUsd } from '../core/pricing';
+import { type TableWrites, tableWrites, withoutHash } from '../core/table-writes';
 import { orderOf, ordersApp } from '../core/terminal-tracker';
 import {
   type BatchResult,
@@ -52,6 +54,25 @@ interface Sizes {
 const FULL: Sizes = { warmUp: 8, processed: 20, recovered: 4 };
 /** No recovered order: its recovery alone waits out a step deadline and a sweep (about 15 s). */
 const QUICK: Sizes = { warmUp: 0, processed: 1, recovered: 0 };
+
+/** The state store's target: write units per Processed order (issue 24). */
+const STATE_STORE_WCU_BOUND = 30;
+
+/**
+ * The state store's writes in a batch, per order, by writer and by share (the item's own, each
+ * index's); the state store is the order stack's table with the supervisor's DueIndex.
+ */
+export function stateStoreWrites(batch: BatchResult): TableWrites | undefined {
+  const table = Object.values(batch.work.tables).find(
+    (candidate) => candidate.byIndex[DUE_INDEX.name] !== undefined,
+  );
+  if (!table) return undefined;
+  const writerOf = (caller: string) => {
+    const logicalId = batch.functionIds?.[caller];
+    return logicalId === undefined ? undefined : withoutHash(logicalId);
+  };
+  return tableWrites(table, batch.units, writerOf);
+}
 
 /** Transitions of one order, per state name (summed over the stack's state machines). */
 export function transitionsByState(batch: BatchResult): Record<string, number> {
@@ -193,6 +214,79 @@ const run: Figure['run'] = async (context) => {
   }
 };
 
+/** The state store's write units per order, in all, by share and by writer (and its shares). */
+function stateStoreMeasurements(key: string, label: string, writes: TableWrites): Measurement[] {
+  const wcu = (suffix: string, what: string, value: number): Measurement => ({
+    key: `${key}.stateStore.wcu${suffix}`,
+    label: `${label}: state store write units${what}`,
+    value: round(value, 3),
+    unit: 'WRU',
+  });
+  return [
+    wcu('', '', writes.writeUnits),
+    ...Object.entries(writes.byShare).map(([share, units]) => wcu(`.${share}`, ` on ${share}`, units)),
+    ...writes.byWriter.flatMap((writer) => [
+      {
+        key: `${key}.stateStore.writes.${writer.writer}`,
+        label: `${label}: state store write requests by ${writer.writer}`,
+        value: round(writer.requests, 3),
+        unit: 'count',
+      },
+      wcu(`.by.${writer.writer}`, ` by ${writer.writer}`, writer.writeUnits),
+      ...Object.entries(writer.byShare).map(([share, units]) =>
+        wcu(`.by.${writer.writer}.${share}`, ` by ${writer.writer} on ${share}`, units),
+      ),
+    ]),
+  ];
+}
+
+/** One line per writer: requests, units per request, and where they go. */
+function describeStateStoreWrites(writes: TableWrites): string {
+  const shares = (byShare: Readonly<Record<string, number>>) =>
+    Object.entries(byShare)
+      .filter(([, units]) => units > 0)
+      .map(([share, units]) => `${share} ${round(units, 2)}`)
+      .join(' + ');
+  return writes.byWriter
+    .map(
+      (writer) =>
+        `${writer.writer} ${round(writer.requests, 2)} writes, ${round(writer.writeUnits, 2)} WRU (${round(writer.writeUnits / writer.requests, 2)} per write: ${shares(writer.byShare)})`,
+    )
+    .join('; ');
+}
+
+/** The DynamoDB note; the state store's measurements, note and target (none if the run found no state store). */
+function stateStorePart(
+  processed: BatchResult,
+  recovered: BatchResult | undefined,
+): { readonly measurements: Measurement[]; readonly notes: string[]; readonly targets: TargetCheck[] } {
+  const tablesNote = `A Processed order's DynamoDB request units by table (read / write): ${describeTables(processed)}. A write costs 1 unit per KB of the item (the larger of before and after), plus, for each secondary index, 1 unit per KB of the index entry when the write adds, removes or changes a key or a projected attribute there (2 writes when the entry's key changes: delete and put), nothing for an index it leaves untouched. The meter asks for ReturnConsumedCapacity INDEXES, and DynamoDB Local follows those rules (test/integration/local-runtime/dynamodb/index-capacity.test.ts), so the units are DynamoDB Local's own, per index.`;
+  const writes = stateStoreWrites(processed);
+  if (!writes) return { measurements: [], notes: [tablesNote], targets: [] };
+  const recoveredWrites = recovered ? stateStoreWrites(recovered) : undefined;
+  const shares = Object.entries(writes.byShare)
+    .map(([share, units]) => `${share} ${round(units, 2)}`)
+    .join(', ');
+  return {
+    measurements: [
+      ...stateStoreMeasurements('processed', 'Processed order', writes),
+      ...(recoveredWrites ? stateStoreMeasurements('recovered', 'Recovered order', recoveredWrites) : []),
+    ],
+    notes: [
+      tablesNote,
+      `A Processed order's state store writes by writer (units per order; the table's own share and each index's): ${describeStateStoreWrites(writes)}. In all: ${shares}.`,
+    ],
+    targets: [
+      checkTarget(
+        `state store write units per Processed order <= ${STATE_STORE_WCU_BOUND}`,
+        round(writes.writeUnits, 3),
+        'atMost',
+        STATE_STORE_WCU_BOUND,
+      ),
+    ],
+  };
+}
+
 interface Measured {
   readonly quick: boolean;
   readonly sizes: Sizes;
@@ -220,8 +314,10 @@ function describe(measured: Measured): FigureResult {
     ['Processed', processed],
     ['Recovered (STALL-ONCE)', recovered],
   ] as const;
+  const stateStore = stateStorePart(processed, recovered);
   const measurements: Measurement[] = [
     ...batchMeasurements('processed', 'Processed order', ORDER_NOUN, processed, PRICES),
+    ...stateStore.measurements,
     ...Object.entries(byState).map(([state, count]) => ({
       key: `processed.transitionsByState.${state}`,
       label: `Processed order: transitions of ${state}`,
@@ -273,7 +369,7 @@ function describe(measured: Measured): FigureResult {
     `DynamoDB: request units as DynamoDB Local reports them (index writes included), plus AWS's minimums where it reports less (a Query that finds nothing: 0.5; a write refused by its condition: 1), counted apart by the meter. Cancelled transactions are counted, not priced.`,
     `Not covered: CloudWatch Logs ingestion (function logs, the state machine's execution logs at level ALL), X-Ray traces, KMS requests (the state store's customer-managed key), CloudWatch metrics, alarms and dashboard, DynamoDB storage and streams (stream reads by Lambda are free), data transfer, the web ACL, and the client's own receives and deletes of its status messages (billed to the queue's owner: at least 2 requests per 10 messages).`,
     `A Processed order's ${round(transitions, 2)} transitions by state (USD per 1,000 orders): ${describeStates(byState)}.`,
-    `A Processed order's DynamoDB request units by table (read / write): ${describeTables(processed)}. A write costs 1 unit per KB of the item, once for the table and again for every index the item is in (DynamoDB Local counts both).`,
+    ...stateStore.notes,
     `Measured on workflow version ${DEFAULT_WORKFLOW_VERSION} (new orders' default), ${workflowShape(DEFAULT_WORKFLOW_VERSION)} shape (contracts/workflows.ts).`,
     ...savings.map(
       (saving) =>
@@ -311,6 +407,7 @@ function describe(measured: Measured): FigureResult {
         'atMost',
         0.25,
       ),
+      ...stateStore.targets,
     ],
     notes,
     charts: [chart],

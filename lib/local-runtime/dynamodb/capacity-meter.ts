@@ -2,8 +2,12 @@
  * The DynamoDB capacity meter's arithmetic: what each call used, table by table, from its request
  * and DynamoDB Local's answer (with AWS's minimums where DynamoDB Local reports less), for the
  * gateway (gateway.ts) to tell the runtime's meter (../metering.ts) when the runtime meters. The
- * gateway sends each data-plane call on with ReturnConsumedCapacity TOTAL (unless the caller asked
- * for capacity itself) and gives the caller DynamoDB Local's answer without it.
+ * gateway sends each data-plane call on with ReturnConsumedCapacity INDEXES (unless the caller asked
+ * for capacity itself) and gives the caller DynamoDB Local's answer without it. INDEXES gives each
+ * index's share of the units too: DynamoDB Local follows AWS's rules for them (an INCLUDE or
+ * KEYS_ONLY index is written only when a write adds, removes or changes a key or a projected
+ * attribute of its entry, twice when its key changes; nothing when a value is set to what it was),
+ * as test/integration/local-runtime/dynamodb/index-capacity.test.ts shows.
  *
  * The caller is the first segment of the request path: each function's AWS_ENDPOINT_URL_DYNAMODB is
  * `<gateway>/<function name>` (the SDK keeps an endpoint's path), Step Functions' client uses
@@ -85,13 +89,25 @@ export function capacityOfCall(
   const reported = response.ConsumedCapacity;
   const entries = (Array.isArray(reported) ? reported : reported === undefined ? [] : [reported]) as Json[];
   const reads = READS.has(operation) || (PARTIQL.has(operation) && partiqlReadsOnly(request));
+  const unitsOf = (capacity: Json) => {
+    const units = Number(capacity.CapacityUnits ?? 0);
+    return {
+      readUnits:
+        capacity.ReadCapacityUnits === undefined ? (reads ? units : 0) : Number(capacity.ReadCapacityUnits),
+      writeUnits:
+        capacity.WriteCapacityUnits === undefined ? (reads ? 0 : units) : Number(capacity.WriteCapacityUnits),
+    };
+  };
   const tables = entries.map((entry) => {
-    const units = Number(entry.CapacityUnits ?? 0);
-    const readUnits =
-      entry.ReadCapacityUnits === undefined ? (reads ? units : 0) : Number(entry.ReadCapacityUnits);
-    const writeUnits =
-      entry.WriteCapacityUnits === undefined ? (reads ? 0 : units) : Number(entry.WriteCapacityUnits);
-    return { tableName: String(entry.TableName), readUnits, writeUnits };
+    const indexes = Object.entries({
+      ...((entry.GlobalSecondaryIndexes as Json | undefined) ?? {}),
+      ...((entry.LocalSecondaryIndexes as Json | undefined) ?? {}),
+    }).map(([name, capacity]) => [name, unitsOf(capacity as Json)] as const);
+    return {
+      tableName: String(entry.TableName),
+      ...unitsOf(entry),
+      ...(indexes.length > 0 && { indexes: Object.fromEntries(indexes) }),
+    };
   });
   if (SINGLE_TABLE_READS.has(operation)) {
     const tableName = String(request.TableName);
@@ -103,6 +119,19 @@ export function capacityOfCall(
     }
   }
   return tables;
+}
+
+/** What the meter records of one call made on `path` (its caller), or undefined as capacityOfCall. */
+export function meteredRequest(
+  operation: string,
+  request: Json,
+  status: number,
+  response: Json,
+  path: string,
+): DynamoDbRequestRecord | undefined {
+  const tables = capacityOfCall(operation, request, status, response);
+  if (!tables) return undefined;
+  return { operation, caller: callerOfPath(path), writesItems: WRITES.has(operation), tables };
 }
 
 /** The caller named by a request path `/<caller>/...`, or UNNAMED_CALLER. */

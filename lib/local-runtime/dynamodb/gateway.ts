@@ -26,7 +26,7 @@ import type { RuntimeIam } from '../iam/runtime-iam';
 import type { RuntimeMeter } from '../metering';
 import { type RunningServer, readBody, startLoopbackServer } from '../protocol/http-server';
 import { JSON_AUTHENTICATION_ERRORS } from '../protocol/json-authentication-errors';
-import { callerOfPath, capacityOfCall, isMeteredOperation } from './capacity-meter';
+import { isMeteredOperation, meteredRequest } from './capacity-meter';
 import {
   type DynamoDbCheck,
   type DynamoDbRequestScope,
@@ -223,7 +223,7 @@ export async function startDynamoDbGateway(options: DynamoDbGatewayOptions): Pro
           request.ReturnConsumedCapacity !== undefined && request.ReturnConsumedCapacity !== 'NONE';
         const body =
           metered && !askedForCapacity
-            ? JSON.stringify({ ...request, ReturnConsumedCapacity: 'TOTAL' })
+            ? JSON.stringify({ ...request, ReturnConsumedCapacity: 'INDEXES' })
             : raw;
         const forwarded: Record<string, string> = {};
         for (const [name, value] of Object.entries(headers))
@@ -239,9 +239,8 @@ export async function startDynamoDbGateway(options: DynamoDbGatewayOptions): Pro
         if (answer.ok && WRITE_OPERATIONS.has(operation)) options.onWrite?.(tablesWritten(checks));
         if (metered && options.meter) {
           const response = JSON.parse(text) as Json;
-          const tables = capacityOfCall(operation, request, answer.status, response);
-          if (tables)
-            options.meter.dynamoDbRequest({ operation, caller: callerOfPath(incoming.url ?? '/'), tables });
+          const record = meteredRequest(operation, request, answer.status, response, incoming.url ?? '/');
+          if (record) options.meter.dynamoDbRequest(record);
           if (!askedForCapacity && 'ConsumedCapacity' in response) {
             const { ConsumedCapacity: _added, ...asAnswered } = response;
             text = JSON.stringify(asAnswered);

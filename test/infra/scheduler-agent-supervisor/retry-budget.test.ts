@@ -96,7 +96,7 @@ describe('retry budget guardrail on the stack', () => {
     );
   });
 
-  it('lets each agent reserve calls in the state table and touch nothing but the key, RetryBudget, CallsMade and what markStepRunning names', () => {
+  it('lets each agent reserve calls in the state table and touch nothing but the key, RetryBudget, CallsMade and what progressStepRunning names', () => {
     const { stack, template } = synthesizeStack('local');
     const table = stack.resolve(stack.stateStore.table.tableArn);
     const reservation = {
@@ -106,7 +106,7 @@ describe('retry budget guardrail on the stack', () => {
       Condition: {
         'ForAllValues:StringEquals': {
           // Lean versions mark the step Running in the reservation's write (the lock and state it
-          // is fenced on, the step, RunningStep, CompleteBy, UpdatedAt): no other attribute.
+          // is fenced on, the step, RunningStep, CompleteBy, ProgressAt): no other attribute.
           'dynamodb:Attributes': [
             StateAttr.OrderId,
             StateAttr.RetryBudget,
@@ -116,7 +116,7 @@ describe('retry budget guardrail on the stack', () => {
             StateAttr.Steps,
             StateAttr.RunningStep,
             StateAttr.CompleteBy,
-            StateAttr.UpdatedAt,
+            StateAttr.ProgressAt,
           ],
         },
         StringEqualsIfExists: {

@@ -118,6 +118,14 @@ describe('metering of the local runtime', () => {
       [STEP_FUNCTIONS_CALLER]: { requests: 1, readUnits: 0, writeUnits: 2 },
       [worker]: { requests: 1, readUnits: 0.5, writeUnits: 0 },
     });
+    // Each index's share (ReturnConsumedCapacity INDEXES): ByKind projects everything, so each of
+    // those writes puts its entry too (1 of the put's 2, 2 of the transaction's 4, 1 of Step
+    // Functions' 2); the refused put and the Query that found nothing spent nothing on it.
+    expect(items?.byIndex).toEqual({ ByKind: { readUnits: 0, writeUnits: 4 } });
+    expect(items?.writesByCaller).toEqual({
+      [intake]: { requests: 3, writeUnits: 7, byIndex: { ByKind: 3 } },
+      [STEP_FUNCTIONS_CALLER]: { requests: 1, writeUnits: 2, byIndex: { ByKind: 1 } },
+    });
     // Audit: a strongly consistent read of a missing item (1); the transaction's put, 2 x 1.
     expect(audit).toMatchObject({ requests: 2, readUnits: 1, writeUnits: 2 });
     expect(audit?.byCaller).toEqual({ [intake]: { requests: 2, readUnits: 1, writeUnits: 2 } });

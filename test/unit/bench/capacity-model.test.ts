@@ -87,6 +87,8 @@ const table = (logicalId: string, readUnits: number, writeUnits: number, writes:
     GetItem: { requests: 3, readUnits, writeUnits: 0 },
   },
   byCaller: {},
+  byIndex: {},
+  writesByCaller: {},
   minimums: { emptyReads: 0, readUnits: 0, conditionalCheckFailures: 0, writeUnits: 0 },
   cancelledTransactions: 0,
 });

@@ -6,7 +6,7 @@
 import { costByService, priceUsage, totalUsd } from '../../../lib/bench/core/pricing';
 import { type BatchResult, perUnitCounts } from '../../../lib/bench/core/unit-cost';
 import { type AppScope, fixedShare, workShare } from '../../../lib/bench/core/usage-scope';
-import { monthlyFixedCost, transitionSavings } from '../../../lib/bench/figures/order-cost';
+import { monthlyFixedCost, stateStoreWrites, transitionSavings } from '../../../lib/bench/figures/order-cost';
 import { US_EAST_1_PRICES } from '../../../lib/bench/prices/us-east-1';
 import { CLOUDWATCH_ALARM_DELIVERY, deliveredVia, type RuntimeUsage } from '../../../lib/local-runtime';
 
@@ -48,6 +48,11 @@ function usage(): RuntimeUsage {
         ...capacity(9, 6, 40),
         byOperation: {},
         byCaller: { submit: capacity(4, 2, 30), sweeper: capacity(5, 4, 10) },
+        byIndex: { DueIndex: { readUnits: 4, writeUnits: 12 }, StateIndex: { readUnits: 0, writeUnits: 6 } },
+        writesByCaller: {
+          submit: { requests: 2, writeUnits: 30, byIndex: { DueIndex: 8, StateIndex: 6 } },
+          sweeper: { requests: 1, writeUnits: 10, byIndex: { DueIndex: 4 } },
+        },
         minimums: { emptyReads: 0, readUnits: 0, conditionalCheckFailures: 0, writeUnits: 0 },
         cancelledTransactions: 0,
       },
@@ -56,6 +61,8 @@ function usage(): RuntimeUsage {
         ...capacity(3, 0, 3),
         byOperation: {},
         byCaller: { fake: capacity(3, 0, 3) },
+        byIndex: {},
+        writesByCaller: { fake: { requests: 3, writeUnits: 3, byIndex: {} } },
         minimums: { emptyReads: 0, readUnits: 0, conditionalCheckFailures: 0, writeUnits: 0 },
         cancelledTransactions: 0,
       },
@@ -168,6 +175,40 @@ describe('what figure 2 derives', () => {
       dynamoDbWriteUnits: 20,
       sqsRequests: 3,
     });
+  });
+
+  it("splits the state store's write units per order by writer, and by the item's and each index's share", () => {
+    const writes = stateStoreWrites({
+      ...batch(workShare(usage(), scope), 2),
+      functionIds: { submit: 'SubmitFunction0A1B2C3D', sweeper: 'SupervisorFunction3FB26FD8' },
+    });
+    expect(writes).toEqual({
+      writeUnits: 20,
+      byShare: { table: 11, DueIndex: 6, StateIndex: 3 },
+      byWriter: [
+        {
+          writer: 'SubmitFunction',
+          requests: 1,
+          writeUnits: 15,
+          byShare: { table: 8, DueIndex: 4, StateIndex: 3 },
+        },
+        { writer: 'SupervisorFunction', requests: 0.5, writeUnits: 5, byShare: { table: 3, DueIndex: 2 } },
+      ],
+    });
+    // A caller that wrote nothing in the window is left out.
+    const idle = workShare(usage(), scope);
+    const state = idle.tables.state;
+    if (!state) throw new Error('the fixture has a state table');
+    const quiet = {
+      ...state,
+      writesByCaller: { ...state.writesByCaller, idle: { requests: 0, writeUnits: 0, byIndex: {} } },
+    };
+    expect(stateStoreWrites(batch({ ...idle, tables: { state: quiet } }, 2))?.byWriter).toHaveLength(2);
+    // A caller the run did not name keeps the meter's name (Step Functions, a tool).
+    expect(stateStoreWrites(batch(workShare(usage(), scope), 1))?.byWriter.map((w) => w.writer)).toEqual([
+      'submit',
+      'sweeper',
+    ]);
   });
 
   it('names the states a change would save, and how many transitions', () => {

@@ -108,6 +108,42 @@ describe('capacityOfCall', () => {
     ).toEqual([{ tableName: 'a', readUnits: 0.5, writeUnits: 0 }]);
   });
 
+  it("gives each index's share of the units (ReturnConsumedCapacity INDEXES)", () => {
+    expect(
+      capacityOfCall('UpdateItem', { TableName: 'a' }, 200, {
+        ConsumedCapacity: {
+          TableName: 'a',
+          CapacityUnits: 6,
+          Table: { CapacityUnits: 2 },
+          GlobalSecondaryIndexes: { Due: { CapacityUnits: 2 }, State: { CapacityUnits: 1 } },
+          LocalSecondaryIndexes: { Local: { CapacityUnits: 1 } },
+        },
+      }),
+    ).toEqual([
+      {
+        tableName: 'a',
+        readUnits: 0,
+        writeUnits: 6,
+        indexes: {
+          Due: { readUnits: 0, writeUnits: 2 },
+          State: { readUnits: 0, writeUnits: 1 },
+          Local: { readUnits: 0, writeUnits: 1 },
+        },
+      },
+    ]);
+    expect(
+      capacityOfCall('Query', { TableName: 'a' }, 200, {
+        ConsumedCapacity: {
+          TableName: 'a',
+          CapacityUnits: 0.5,
+          GlobalSecondaryIndexes: { Due: { CapacityUnits: 0.5 } },
+        },
+      }),
+    ).toEqual([
+      { tableName: 'a', readUnits: 0.5, writeUnits: 0, indexes: { Due: { readUnits: 0.5, writeUnits: 0 } } },
+    ]);
+  });
+
   it("adds AWS's minimum read where DynamoDB Local reports none, by the read's consistency", () => {
     const empty = { ConsumedCapacity: { TableName: 'a', CapacityUnits: 0 } };
     expect(capacityOfCall('Query', { TableName: 'a' }, 200, empty)).toEqual([
@@ -191,6 +227,47 @@ describe('RuntimeMeter.dynamoDbRequest', () => {
       writeUnits: 1,
       minimums: { emptyReads: 1, readUnits: 0.5, conditionalCheckFailures: 1, writeUnits: 1 },
       byCaller: { fn: { requests: 2, readUnits: 0.5, writeUnits: 1 } },
+    });
+  });
+
+  it("adds up each index's share, per table and per caller's writes", () => {
+    const meter = new RuntimeMeter();
+    const due = (writeUnits: number) => ({ Due: { readUnits: 0, writeUnits } });
+    meter.dynamoDbRequest({
+      operation: 'UpdateItem',
+      caller: 'agent',
+      writesItems: true,
+      tables: [{ tableName: 't', readUnits: 0, writeUnits: 3, indexes: due(2) }],
+    });
+    meter.dynamoDbRequest({
+      operation: 'UpdateItem',
+      caller: 'agent',
+      writesItems: true,
+      tables: [{ tableName: 't', readUnits: 0, writeUnits: 1 }],
+    });
+    meter.dynamoDbRequest({
+      operation: 'TransactWriteItems',
+      caller: 'api',
+      writesItems: true,
+      tables: [{ tableName: 't', readUnits: 0, writeUnits: 4, indexes: due(2) }],
+    });
+    meter.dynamoDbRequest({
+      operation: 'Query',
+      caller: 'supervisor',
+      tables: [
+        {
+          tableName: 't',
+          readUnits: 0.5,
+          writeUnits: 0,
+          indexes: { Due: { readUnits: 0.5, writeUnits: 0 } },
+        },
+      ],
+    });
+    const table = meter.snapshot().tables.t;
+    expect(table?.byIndex).toEqual({ Due: { readUnits: 0.5, writeUnits: 4 } });
+    expect(table?.writesByCaller).toEqual({
+      agent: { requests: 2, writeUnits: 4, byIndex: { Due: 2 } },
+      api: { requests: 1, writeUnits: 4, byIndex: { Due: 2 } },
     });
   });
 });

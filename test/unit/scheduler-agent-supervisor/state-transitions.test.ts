@@ -1,4 +1,5 @@
 import {
+  ADMISSION_INDEX,
   ALERT_NAME_PLACEHOLDER,
   ALERT_OUTBOX_SHARD,
   alertIdFor,
@@ -10,6 +11,7 @@ import {
   type RenderedTransition,
   renderStateTransition,
   renderTransition,
+  STATE_INDEX,
   STATE_TRANSITIONS,
   StateAttr,
   type StateTransition,
@@ -41,6 +43,9 @@ describe('state transitions table', () => {
       markStepRunning: 'scheduler',
       markStepCompleted: 'scheduler',
       markStepCompletedHandingOver: 'scheduler',
+      progressStepRunning: 'agent',
+      progressStepCompleted: 'agent',
+      progressStepCompletedHandingOver: 'agent',
       markProcessed: 'scheduler',
       beginCompensation: 'scheduler',
       markCompensating: 'scheduler',
@@ -87,8 +92,52 @@ describe('state transitions table', () => {
     );
   });
 
-  it.each(TRANSITION_NAMES)('%s stamps UpdatedAt', (name) => {
+  /** Progress writes, each with the step write it is: ProgressAt instead of UpdatedAt, nothing else. */
+  const PROGRESS_WRITES: readonly (readonly [TransitionName, TransitionName])[] = [
+    ['progressStepRunning', 'markStepRunning'],
+    ['progressStepCompleted', 'markStepCompleted'],
+    ['progressStepCompletedHandingOver', 'markStepCompletedHandingOver'],
+  ];
+  const STEP_WRITES = PROGRESS_WRITES.map(([name]) => name);
+
+  it.each(TRANSITION_NAMES.filter((name) => !STEP_WRITES.includes(name)))('%s stamps UpdatedAt', (name) => {
     expect(sets(STATE_TRANSITIONS[name], StateAttr.UpdatedAt)).toBe(true);
+  });
+
+  it.each(STEP_WRITES)(
+    '%s stamps ProgressAt and touches no StateIndex or AdmissionIndex attribute',
+    (name) => {
+      const transition: StateTransition = STATE_TRANSITIONS[name];
+      expect(sets(transition, StateAttr.ProgressAt)).toBe(true);
+      const indexed = [STATE_INDEX, ADMISSION_INDEX].flatMap((index) => [
+        index.partitionKey,
+        index.sortKey,
+        ...index.projectedAttributes,
+      ]);
+      const touched = [
+        ...transition.set.map(([path]) => path[0]),
+        ...transition.remove.map((path) => path[0]),
+      ];
+      expect(touched.filter((attribute) => indexed.includes(attribute as never))).toEqual([]);
+    },
+  );
+
+  it.each(PROGRESS_WRITES)('%s renders as %s, with ProgressAt for UpdatedAt', (progress, step) => {
+    const rendered = render(step);
+    expect(STATE_TRANSITIONS[progress].by).toBe('agent');
+    expect(render(progress)).toEqual({
+      ...rendered,
+      updateExpression: rendered.updateExpression.replace('#updatedAt = :now', '#progressAt = :now'),
+      names: {
+        ...Object.fromEntries(Object.entries(rendered.names).filter(([name]) => name !== '#updatedAt')),
+        '#progressAt': 'ProgressAt',
+      },
+    });
+  });
+
+  it('the claim stamps ProgressAt, and the release is fenced on it: no step write since the claim', () => {
+    expect(sets(STATE_TRANSITIONS.claim, StateAttr.ProgressAt)).toBe(true);
+    expect(renderTransition('release').conditionExpression).toContain('#progressAt = :claimedAt');
   });
 
   it('a transition into a terminal state unlocks the record and takes it out of the supervisor index', () => {
@@ -328,6 +377,9 @@ describe('state transitions table', () => {
       'markStepCompleted',
       'markStepCompletedHandingOver',
       'markStepRunning',
+      'progressStepCompleted',
+      'progressStepCompletedHandingOver',
+      'progressStepRunning',
       'resetExpiredInStep',
     ]);
   });

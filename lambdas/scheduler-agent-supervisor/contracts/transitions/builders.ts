@@ -217,3 +217,58 @@ export const MARK_STEP_COMPLETED = transition({
   ],
   remove: [attr(StateAttr.RunningStep)],
 });
+
+/**
+ * Scheduler: a step starts; its deadline is the one planned at claim time. RunningStep names it,
+ * so the supervisor can mark exactly this step TimedOut if the attempt expires.
+ */
+export const MARK_STEP_RUNNING = transition({
+  by: 'scheduler',
+  summary: 'The step is Running and is the RunningStep; CompleteBy is its planned deadline',
+  params: { instanceId: 'S', runningStep: 'S', completeBy: 'N', now: 'S' },
+  fence: HELD_BY_THIS_EXECUTION,
+  condition: [isProcessing],
+  set: [
+    [stepAttr(StepAttr.Status), constant(StepStatus.Running)],
+    [stepAttr(StepAttr.StartedAt), param('now')],
+    [attr(StateAttr.RunningStep), param('runningStep')],
+    [attr(StateAttr.CompleteBy), param('completeBy')],
+    [attr(StateAttr.UpdatedAt), param('now')],
+  ],
+  remove: [],
+});
+
+/**
+ * Scheduler, lean shape: markStepCompleted, and CompleteBy becomes the next step's planned deadline
+ * in the same write. A lean execution has no MarkRunning of its own: the next step's request is in
+ * flight (queue, agent start) until its agent marks the step Running, and with the completed
+ * step's CompleteBy left in place the supervisor could expire a healthy attempt in that gap (the
+ * short chaos campaign did, on a loaded machine). Classic executions keep markStepCompleted.
+ */
+export const MARK_STEP_COMPLETED_HANDING_OVER = transition({
+  ...MARK_STEP_COMPLETED,
+  summary: `${MARK_STEP_COMPLETED.summary}; CompleteBy is the next step's planned deadline`,
+  params: { ...MARK_STEP_COMPLETED.params, completeBy: 'N' },
+  set: [...MARK_STEP_COMPLETED.set, [attr(StateAttr.CompleteBy), param('completeBy')]],
+});
+
+/**
+ * A step write that stamps ProgressAt where `transition` stamps UpdatedAt: a progress write. UpdatedAt
+ * is the sort key of StateIndex and AdmissionIndex, so a write that changes it rewrites both
+ * entries (delete and put: 4 write units); ProgressAt is in no index. The transition must SET
+ * UpdatedAt and nothing either index keys or projects besides (checked in the unit tests).
+ */
+export function stampingProgress<T extends StateTransition>(transition: T, summary: string): T {
+  const stamps = transition.set.filter(([path]) => path.length === 1 && path[0] === StateAttr.UpdatedAt);
+  if (stamps.length !== 1) {
+    throw new Error(`stampingProgress: '${transition.summary}' must SET UpdatedAt exactly once`);
+  }
+  return {
+    ...transition,
+    by: 'agent',
+    summary,
+    set: transition.set.map((clause) =>
+      clause === stamps[0] ? ([attr(StateAttr.ProgressAt), clause[1]] as const) : clause,
+    ),
+  };
+}

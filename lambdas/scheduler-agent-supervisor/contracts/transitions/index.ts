@@ -7,7 +7,7 @@
  *     lib/scheduler-agent-supervisor/scheduler/store-updates.ts;
  *   - the starter's and the supervisor's SDK UpdateCommands (parameters bound to request values)
  *     in ../../adapters/state-store.ts;
- *   - for lean workflow versions, markStepRunning applied by the agent on behalf of its execution
+ *   - for lean workflow versions, progressStepRunning applied by the agent on behalf of its execution
  *     (the execution's instanceId is the fence), in its call reservation (../../adapters/call-budget.ts).
  *
  * Rendering is deterministic, so both sides send the very same expressions: an attribute's

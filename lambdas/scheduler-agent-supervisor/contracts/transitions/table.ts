@@ -23,12 +23,15 @@ import {
   logAttr,
   logEntry,
   MARK_STEP_COMPLETED,
+  MARK_STEP_COMPLETED_HANDING_OVER,
+  MARK_STEP_RUNNING,
   noRunningStep,
   OPERATOR_PARAMS,
   param,
   raiseAlert,
   runningThisStep,
   SEEN_BY_OPERATOR,
+  stampingProgress,
   stepAttr,
   TIMED_OUT_STEP,
   transition,
@@ -67,6 +70,8 @@ export const STATE_TRANSITIONS = {
       [attr(StateAttr.Plan), param('plan')],
       [attr(StateAttr.CompleteBy), param('completeBy')],
       [attr(StateAttr.UpdatedAt), param('now')],
+      // The release's fence: a progress write (the agents' step writes) stamps ProgressAt, not UpdatedAt.
+      [attr(StateAttr.ProgressAt), param('now')],
       // Every alert-raising transition follows a claim: it SETs its entry inside this map.
       [attr(StateAttr.AlertOutbox), { ensureMap: true }],
     ],
@@ -111,9 +116,10 @@ export const STATE_TRANSITIONS = {
 
   /**
    * Starter: give back a claim whose execution could not be started. Fenced on the claim itself,
-   * UpdatedAt included: an execution that did start (its answer lost) and already wrote, a
-   * supervisor reset or a newer claim all change at least one of them, and then the record is
-   * theirs, not the starter's to give back.
+   * UpdatedAt and ProgressAt included: an execution that did start (its answer lost) and already
+   * wrote (a progress write stamps ProgressAt, every other write UpdatedAt), a supervisor reset or
+   * a newer claim all change at least one of them, and then the record is theirs, not the
+   * starter's to give back.
    */
   release: transition({
     by: 'starter',
@@ -131,6 +137,7 @@ export const STATE_TRANSITIONS = {
       isProcessing,
       { path: attr(StateAttr.Attempt), equals: param('attempt') },
       { path: attr(StateAttr.UpdatedAt), equals: param('claimedAt') },
+      { path: attr(StateAttr.ProgressAt), equals: param('claimedAt') },
     ],
     set: [
       [attr(StateAttr.ProcessState), constant(ProcessState.Pending)],
@@ -168,41 +175,30 @@ export const STATE_TRANSITIONS = {
     remove: [attr(StateAttr.LockedBy)],
   }),
 
-  /**
-   * Scheduler: a step starts; its deadline is the one planned at claim time. RunningStep names it,
-   * so the supervisor can mark exactly this step TimedOut if the attempt expires.
-   */
-  markStepRunning: transition({
-    by: 'scheduler',
-    summary: 'The step is Running and is the RunningStep; CompleteBy is its planned deadline',
-    params: { instanceId: 'S', runningStep: 'S', completeBy: 'N', now: 'S' },
-    fence: HELD_BY_THIS_EXECUTION,
-    condition: [isProcessing],
-    set: [
-      [stepAttr(StepAttr.Status), constant(StepStatus.Running)],
-      [stepAttr(StepAttr.StartedAt), param('now')],
-      [attr(StateAttr.RunningStep), param('runningStep')],
-      [attr(StateAttr.CompleteBy), param('completeBy')],
-      [attr(StateAttr.UpdatedAt), param('now')],
-    ],
-    remove: [],
-  }),
+  markStepRunning: MARK_STEP_RUNNING,
 
   markStepCompleted: MARK_STEP_COMPLETED,
 
+  markStepCompletedHandingOver: MARK_STEP_COMPLETED_HANDING_OVER,
+
   /**
-   * Scheduler, lean shape: markStepCompleted, and CompleteBy becomes the next step's planned deadline
-   * in the same write. A lean execution has no MarkRunning of its own: the next step's request is in
-   * flight (queue, agent start) until its agent marks the step Running, and with the completed
-   * step's CompleteBy left in place the supervisor could expire a healthy attempt in that gap (the
-   * short chaos campaign did, on a loaded machine). Classic executions keep markStepCompleted.
+   * Agents' progress writes: the three step writes above with ProgressAt where they stamp UpdatedAt
+   * (the sort key of StateIndex and AdmissionIndex: 4 write units a write). Versions 1 to 4's pinned
+   * state machines keep the three above; the lean agents' reservation applies progressStepRunning;
+   * an agent that records its step's completion applies the other two (DESIGN.md, Index writes).
    */
-  markStepCompletedHandingOver: transition({
-    ...MARK_STEP_COMPLETED,
-    summary: `${MARK_STEP_COMPLETED.summary}; CompleteBy is the next step's planned deadline`,
-    params: { ...MARK_STEP_COMPLETED.params, completeBy: 'N' },
-    set: [...MARK_STEP_COMPLETED.set, [attr(StateAttr.CompleteBy), param('completeBy')]],
-  }),
+  progressStepRunning: stampingProgress(
+    MARK_STEP_RUNNING,
+    `${MARK_STEP_RUNNING.summary}; a progress write (ProgressAt, not UpdatedAt)`,
+  ),
+  progressStepCompleted: stampingProgress(
+    MARK_STEP_COMPLETED,
+    `${MARK_STEP_COMPLETED.summary}; a progress write (ProgressAt, not UpdatedAt)`,
+  ),
+  progressStepCompletedHandingOver: stampingProgress(
+    MARK_STEP_COMPLETED_HANDING_OVER,
+    `${MARK_STEP_COMPLETED_HANDING_OVER.summary}; a progress write (ProgressAt, not UpdatedAt)`,
+  ),
 
   /** Scheduler: every step completed. Leaving the index (REMOVE DueShard) makes it terminal. */
   markProcessed: transition({

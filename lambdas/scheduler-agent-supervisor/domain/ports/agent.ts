@@ -28,7 +28,7 @@ export type CallReservation =
 
 /**
  * Lean workflow versions (AgentRequest.markRunning): the step is marked Running, as transition
- * markStepRunning says, in the conditional write that reserves the call, fenced on the lock of the
+ * progressStepRunning says, in the conditional write that reserves the call, fenced on the lock of the
  * request's execution. The values are what a classic `<Step>.MarkRunning` state binds.
  */
 export interface MarkStepRunning {

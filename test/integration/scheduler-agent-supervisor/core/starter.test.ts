@@ -1,6 +1,9 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context, SQSEvent } from 'aws-lambda';
-import { DynamoStateStore } from '../../../../lambdas/scheduler-agent-supervisor/adapters/state-store';
+import {
+  DynamoStateStore,
+  transitionUpdate,
+} from '../../../../lambdas/scheduler-agent-supervisor/adapters/state-store';
 import {
   CompensationStatus,
   EnvKey,
@@ -487,6 +490,44 @@ describe('starter: when StartExecution fails', () => {
     expect(starts).toHaveLength(4);
     expect(new Set(starts.map((call) => JSON.stringify(call.body))).size).toBe(1);
     expect(await stateItem(world, resources, 'order-answer-lost')).toEqual(running);
+  });
+
+  it('leaves the lock to an execution whose agent already made its progress write (lean: ProgressAt, not UpdatedAt)', async () => {
+    await putStateRecord(world, resources, seededRecord('order-progress-lost'));
+    failingStepFunctions({ answersLost: true });
+    beforeRelease(async () => {
+      // What the lean agent's call reservation writes besides its ADD: progressStepRunning.
+      await world.doc.send(
+        new UpdateCommand({
+          TableName: resources.stateTable,
+          ...transitionUpdate(
+            'progressStepRunning',
+            'order-progress-lost',
+            {
+              instanceId: 'order-progress-lost--attempt-1',
+              runningStep: 'ReserveInventory',
+              completeBy: Date.now() + GRACE,
+              now: new Date().toISOString(),
+            },
+            { step: 'ReserveInventory' },
+          ),
+        }),
+      );
+    });
+
+    const event = sqsEvent([sqsRecord(startMessage('order-progress-lost'))]);
+    expect(await start(event, lambdaContext())).toEqual({
+      batchItemFailures: [{ itemIdentifier: event.Records[0]?.messageId }],
+    });
+    // The release lost on ProgressAt alone: UpdatedAt is still the claim's.
+    const running = await stateItem(world, resources, 'order-progress-lost');
+    expect(running).toMatchObject({
+      ProcessState: 'Processing',
+      LockedBy: 'order-progress-lost--attempt-1',
+      Attempt: 1,
+      Steps: { ReserveInventory: { Status: 'Running' } },
+    });
+    expect(running?.ProgressAt).not.toBe(running?.UpdatedAt);
   });
 
   it('fails the message and leaves the record Processing for the supervisor when the release itself fails', async () => {

@@ -41,6 +41,8 @@ describe('state transitions table', () => {
       markStepRunning: 'scheduler',
       markStepCompleted: 'scheduler',
       markStepCompletedHandingOver: 'scheduler',
+      completeStep: 'agent',
+      completeOrder: 'agent',
       markProcessed: 'scheduler',
       beginCompensation: 'scheduler',
       markCompensating: 'scheduler',
@@ -101,6 +103,7 @@ describe('state transitions table', () => {
       );
     });
     expect(terminal.sort()).toEqual([
+      'completeOrder',
       'failExpired',
       'failExpiredCompensation',
       'failExpiredInStep',
@@ -320,6 +323,8 @@ describe('state transitions table', () => {
   it('knows which transitions apply to one step', () => {
     expect(TRANSITION_NAMES.filter((name) => appliesToStep(STATE_TRANSITIONS[name])).sort()).toEqual([
       'beginCompensation',
+      'completeOrder',
+      'completeStep',
       'failExpiredInStep',
       'markCompensating',
       'markCompensatingUncertain',

@@ -8,8 +8,12 @@ import type { CompensationAttr, StateAttr, StepAttr } from '../state-record';
 /** DynamoDB type of a parameter: string, number, map or list. */
 export type ParamType = 'S' | 'N' | 'M' | 'L';
 
-/** Who applies a transition: the scheduler's are ASL states, the others SDK calls. */
-export type TransitionActor = 'starter' | 'scheduler' | 'supervisor' | 'operator';
+/**
+ * Who applies a transition: the scheduler's are ASL states, the others SDK calls. The agent's are
+ * the compact shape's step completions, which the agent writes for its execution, fenced on that
+ * execution's lock (contracts/workflows.ts).
+ */
+export type TransitionActor = 'starter' | 'scheduler' | 'agent' | 'supervisor' | 'operator';
 
 /** Stands for the step a step transition applies to (`Steps.<step>`); named when rendered. */
 export const THIS_STEP = '<step>';

@@ -204,6 +204,36 @@ export const STATE_TRANSITIONS = {
     set: [...MARK_STEP_COMPLETED.set, [attr(StateAttr.CompleteBy), param('completeBy')]],
   }),
 
+  /**
+   * Agent, compact shape: its call succeeded, and it records the step Completed as
+   * markStepCompletedHandingOver does, in its own write, before it answers the task token. Fenced
+   * on the request's execution and conditional on the step still being the RunningStep its
+   * reservation made it: a duplicate delivery's second write, or one after the execution moved on,
+   * changes nothing (the agent reads back whether the step is Completed).
+   */
+  completeStep: transition({
+    ...MARK_STEP_COMPLETED,
+    by: 'agent',
+    summary: `${MARK_STEP_COMPLETED.summary}, written by its agent; CompleteBy is the next step's planned deadline`,
+    params: { ...MARK_STEP_COMPLETED.params, runningStep: 'S', completeBy: 'N' },
+    condition: [isProcessing, runningThisStep],
+    set: [...MARK_STEP_COMPLETED.set, [attr(StateAttr.CompleteBy), param('completeBy')]],
+  }),
+
+  /**
+   * Agent, compact shape, last step: completeStep and markProcessed in one write (the order is
+   * Processed, unlocked, out of the supervisor index), so no MarkProcessed state follows.
+   */
+  completeOrder: transition({
+    ...MARK_STEP_COMPLETED,
+    by: 'agent',
+    summary: `${MARK_STEP_COMPLETED.summary}, written by its agent; it was the last: Processed, unlocked, out of the supervisor index`,
+    params: { ...MARK_STEP_COMPLETED.params, runningStep: 'S' },
+    condition: [isProcessing, runningThisStep],
+    set: [...MARK_STEP_COMPLETED.set, [attr(StateAttr.ProcessState), constant(ProcessState.Processed)]],
+    remove: [...MARK_STEP_COMPLETED.remove, attr(StateAttr.LockedBy), attr(StateAttr.DueShard)],
+  }),
+
   /** Scheduler: every step completed. Leaving the index (REMOVE DueShard) makes it terminal. */
   markProcessed: transition({
     by: 'scheduler',

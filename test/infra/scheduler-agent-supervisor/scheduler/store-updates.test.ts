@@ -244,7 +244,7 @@ describe('store updates: the scheduler UpdateItem tasks, generated from STATE_TR
       (transition) => {
         expect(build(transition, { bindings: {} })).toThrow(
           new RegExp(
-            `^Store update Parts/Probe: transition '${transition}' belongs to the (starter|supervisor|operator), not the scheduler$`,
+            `^Store update Parts/Probe: transition '${transition}' belongs to the (starter|agent|supervisor|operator), not the scheduler$`,
           ),
         );
       },

@@ -3,8 +3,7 @@
  * records its step Completed in the state record with one conditional UpdateItem, rendered from
  * transition completeStep (or completeOrder for the last step) of STATE_TRANSITIONS, so the state
  * machine needs no MarkCompleted (nor MarkProcessed) state. The write is fenced on the request's
- * execution and conditional on the step being the RunningStep its reservation made it; when the
- * condition fails, one consistent read tells a completion already recorded (a duplicate delivery,
+ * execution and conditional on the step not being Completed yet; when the condition fails, one consistent read tells a completion already recorded (a duplicate delivery,
  * a redelivered message) from a lost lock (nothing written: the agent answers Agent.FencedOut).
  */
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -59,7 +58,7 @@ export class DynamoStepCompletions implements StepCompletions {
     const lockedBy = item[StateAttr.LockedBy];
     return {
       kind: 'fenced',
-      detail: `the record is ${String(item[StateAttr.ProcessState])} and locked by ${lockedBy === undefined ? 'nobody' : `'${String(lockedBy)}'`}, ${completion.step} not the RunningStep of '${completion.instanceId}': its completion not recorded (the effect is kept for the next attempt)`,
+      detail: `the record is ${String(item[StateAttr.ProcessState])} and locked by ${lockedBy === undefined ? 'nobody' : `'${String(lockedBy)}'`}, not by '${completion.instanceId}': ${completion.step} not recorded Completed (the effect is kept for the next attempt)`,
     };
   }
 }
@@ -68,7 +67,6 @@ export class DynamoStepCompletions implements StepCompletions {
 export function completionUpdate(completion: StepCompletion, now: number) {
   const common = {
     instanceId: completion.instanceId,
-    runningStep: completion.step,
     result: { [StepResultAttr.ConfirmationId]: completion.confirmationId },
     seq: completion.seq,
     compensation: completion.compensation,

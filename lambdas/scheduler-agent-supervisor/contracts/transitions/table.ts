@@ -29,6 +29,7 @@ import {
   raiseAlert,
   runningThisStep,
   SEEN_BY_OPERATOR,
+  STEP_NOT_COMPLETED,
   stepAttr,
   TIMED_OUT_STEP,
   transition,
@@ -207,16 +208,18 @@ export const STATE_TRANSITIONS = {
   /**
    * Agent, compact shape: its call succeeded, and it records the step Completed as
    * markStepCompletedHandingOver does, in its own write, before it answers the task token. Fenced
-   * on the request's execution and conditional on the step still being the RunningStep its
-   * reservation made it: a duplicate delivery's second write, or one after the execution moved on,
-   * changes nothing (the agent reads back whether the step is Completed).
+   * on the request's execution and conditional on the step not being Completed yet: a duplicate
+   * delivery's second write, or a redelivery's after the execution moved on, changes nothing (the
+   * agent reads back that the step is Completed). Not conditional on RunningStep: a step whose
+   * answer the idempotency layer replays makes no reservation, so it is still NotStarted (or
+   * TimedOut, after an expired attempt) when its completion is written.
    */
   completeStep: transition({
     ...MARK_STEP_COMPLETED,
     by: 'agent',
     summary: `${MARK_STEP_COMPLETED.summary}, written by its agent; CompleteBy is the next step's planned deadline`,
-    params: { ...MARK_STEP_COMPLETED.params, runningStep: 'S', completeBy: 'N' },
-    condition: [isProcessing, runningThisStep],
+    params: { ...MARK_STEP_COMPLETED.params, completeBy: 'N' },
+    condition: [isProcessing, STEP_NOT_COMPLETED],
     set: [...MARK_STEP_COMPLETED.set, [attr(StateAttr.CompleteBy), param('completeBy')]],
   }),
 
@@ -228,8 +231,7 @@ export const STATE_TRANSITIONS = {
     ...MARK_STEP_COMPLETED,
     by: 'agent',
     summary: `${MARK_STEP_COMPLETED.summary}, written by its agent; it was the last: Processed, unlocked, out of the supervisor index`,
-    params: { ...MARK_STEP_COMPLETED.params, runningStep: 'S' },
-    condition: [isProcessing, runningThisStep],
+    condition: [isProcessing, STEP_NOT_COMPLETED],
     set: [...MARK_STEP_COMPLETED.set, [attr(StateAttr.ProcessState), constant(ProcessState.Processed)]],
     remove: [...MARK_STEP_COMPLETED.remove, attr(StateAttr.LockedBy), attr(StateAttr.DueShard)],
   }),

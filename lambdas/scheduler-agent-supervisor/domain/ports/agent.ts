@@ -58,7 +58,7 @@ export interface CallBudget {
 /**
  * Compact workflow versions (AgentRequest.recordCompletion): once the call succeeded, the agent
  * records the step Completed for its execution (transition completeStep, or completeOrder for the
- * last step), fenced on the execution's lock and conditional on the step being its RunningStep.
+ * last step), fenced on the execution's lock and conditional on the step not being Completed yet.
  */
 export interface StepCompletion {
   readonly orderId: string;

@@ -206,21 +206,57 @@ describe('compact versions: the agent records its step Completed (integration)',
       expect(outcome).toEqual({
         kind: 'fenced',
         detail: expect.stringContaining(
-          "locked by 'order-fenced-1--attempt-2', ChargePayment not the RunningStep of 'order-fenced-1--attempt-1'",
+          "locked by 'order-fenced-1--attempt-2', not by 'order-fenced-1--attempt-1': ChargePayment not recorded Completed",
         ),
       });
       expect(await recordOf('order-fenced-1')).toEqual(before);
     });
 
-    it('is fenced when the supervisor took the step back (not the RunningStep any more), changing nothing', async () => {
-      await seedClaimed('order-fenced-2', 'order-fenced-2--attempt-1');
+    it('is fenced when the supervisor took the order back (unlocked, Pending), changing nothing', async () => {
+      await seedClaimed('order-fenced-2', undefined);
+      await markRunning('order-fenced-2');
       const before = await recordOf('order-fenced-2');
 
       const outcome = await completions().record(completion('order-fenced-2', 'order-fenced-2--attempt-1'));
 
-      expect(outcome.kind).toBe('fenced');
+      expect(outcome).toEqual({ kind: 'fenced', detail: expect.stringContaining('locked by nobody') });
       expect(await recordOf('order-fenced-2')).toEqual(before);
     });
+
+    it.each([
+      ['NotStarted', StepStatus.NotStarted],
+      ['TimedOut (an expired attempt)', StepStatus.TimedOut],
+    ])(
+      'records a step still %s: a replayed answer makes no reservation, so nothing marked it Running',
+      async (_case, status) => {
+        const orderId = `order-replayed-${status}`;
+        await seedClaimed(orderId, `${orderId}--attempt-2`);
+        await h.dynamo.send(
+          new UpdateItemCommand({
+            TableName: STATE_TABLE,
+            Key: { [StateAttr.OrderId]: { S: orderId } },
+            UpdateExpression: 'SET #steps.#step.#status = :status',
+            ExpressionAttributeNames: {
+              '#steps': StateAttr.Steps,
+              '#step': 'ChargePayment',
+              '#status': StepAttr.Status,
+            },
+            ExpressionAttributeValues: { ':status': { S: status } },
+          }),
+        );
+
+        expect(await completions().record(completion(orderId, `${orderId}--attempt-2`))).toEqual({
+          kind: 'recorded',
+        });
+        const record = await recordOf(orderId);
+        expect(record?.[StateAttr.Steps]?.M?.ChargePayment?.M?.[StepAttr.Status]?.S).toBe(
+          StepStatus.Completed,
+        );
+        expect(
+          record?.[StateAttr.CompensationLog]?.M?.ChargePayment?.M?.[CompensationAttr.ConfirmationId]?.S,
+        ).toBe('pay-1');
+      },
+    );
 
     it('records once: a second write of the same completion is already-recorded and changes nothing', async () => {
       await seedClaimed('order-twice', 'order-twice--attempt-1');

@@ -64,6 +64,13 @@ export interface AgentWorkerProps {
    * @default DEFAULT_AGENT_MAX_CONCURRENCY
    */
   readonly maxConcurrency?: number;
+  /**
+   * Whether a live workflow version of the compact shape runs this step: its agent then records the
+   * step Completed (and the order Processed after the last step) in the state record, and gets the
+   * grant for it (StateStore.grantStepCompletion).
+   * @default false
+   */
+  readonly recordsCompletions?: boolean;
 }
 
 /** The agents' event source concurrency when none is given: the default profile's. */
@@ -108,6 +115,7 @@ export class AgentWorker extends Construct {
     });
     props.idempotencyStore.grantPersistence(this.agent.function);
     props.stateStore.grantCallReservation(this.agent.function);
+    if (props.recordsCompletions === true) props.stateStore.grantStepCompletion(this.agent.function);
     props.remoteFunction?.grantInvokeUrl(this.agent.function);
     this.declareRetryPaths(props);
   }

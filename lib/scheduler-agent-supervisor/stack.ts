@@ -7,6 +7,7 @@ import {
   type RemoteAuthMode,
   type ServiceName,
   stepsOfVersions,
+  workflowShape,
   workflowSteps,
 } from '../../lambdas/scheduler-agent-supervisor/contracts';
 import { DeadLetterAlarmsGuardrail } from '../platform/alarms';
@@ -350,6 +351,11 @@ export class SchedulerAgentSupervisorStack extends Stack {
         stateStore,
         retryBudget: config.retryBudget.callsPerOperation,
         maxConcurrency: config.agentMaxConcurrency,
+        recordsCompletions: config.workflow.live.some(
+          (version) =>
+            workflowShape(version) === 'compact' &&
+            workflowSteps(version).some((versionStep) => versionStep.name === step.name),
+        ),
       });
     });
 

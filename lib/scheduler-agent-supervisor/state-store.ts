@@ -76,6 +76,18 @@ export class StateStore extends DataStore {
   }
 
   /**
+   * What a compact version's agent writes once its call succeeded (adapters/step-completions.ts):
+   * UpdateItem of transitions completeStep and completeOrder (the step Completed, its compensation
+   * log entry, CompleteBy, and for the last step the order Processed, unlocked, out of the
+   * supervisor's index), and the GetItem that reads back why one was refused (the step's status,
+   * the lock, the state). As with grantCallReservation, the fence is in the rendered transition,
+   * not in the grant.
+   */
+  grantStepCompletion(grantee: iam.IGrantable): void {
+    this.grantAttributes(grantee, ['dynamodb:UpdateItem', 'dynamodb:GetItem'], STEP_COMPLETION_ATTRIBUTES);
+  }
+
+  /**
    * What the supervisor reads before it acts on a due record (adapters/state-store.ts versionsOf):
    * GetItem of the record's schema and workflow versions, and nothing else of it.
    */
@@ -116,5 +128,14 @@ export const CALL_RESERVATION_ATTRIBUTES: readonly string[] = [
     StateAttr.RetryBudget,
     StateAttr.CallsMade,
     ...topLevelAttributesOf('progressStepRunning'),
+  ]),
+];
+
+/** The attributes a compact version's step completion names (see grantStepCompletion). */
+export const STEP_COMPLETION_ATTRIBUTES: readonly string[] = [
+  ...new Set([
+    StateAttr.OrderId,
+    ...topLevelAttributesOf('completeStep'),
+    ...topLevelAttributesOf('completeOrder'),
   ]),
 ];

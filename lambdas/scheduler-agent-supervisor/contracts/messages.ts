@@ -59,6 +59,22 @@ export const AgentRequestSchema = z.object({
    * failed fence ends the request with Agent.FencedOut and no call. Absent: the execution marked it.
    */
   markRunning: z.literal(true).optional(),
+  /**
+   * Compact workflow versions only, with markRunning: once its call succeeded, the agent records the
+   * step Completed (transition completeStep, or completeOrder for the last step) in a fenced
+   * conditional write before it answers. `seq` is the step's 1-based position (its compensation log
+   * entry's Seq); `nextDeadlineEpochMillis` is the next step's planned deadline, which becomes
+   * CompleteBy; `finishesOrder` marks the last step, whose write makes the order Processed.
+   * Absent: the execution records the completion itself.
+   */
+  recordCompletion: z
+    .union([
+      z
+        .object({ seq: z.number().int().min(1), nextDeadlineEpochMillis: z.number().int().positive() })
+        .strict(),
+      z.object({ seq: z.number().int().min(1), finishesOrder: z.literal(true) }).strict(),
+    ])
+    .optional(),
   /** Business payload the remote service needs. */
   order: z.object({
     customerId: z.string(),
@@ -95,7 +111,9 @@ export const AgentError = {
   RetryBudgetExhausted: 'Agent.RetryBudgetExhausted',
   /**
    * A `markRunning` request whose execution no longer holds the lock (a newer attempt, a finished
-   * order): nothing was written and no call made; a lean execution ends FencedOut on it.
+   * order): nothing was written and no call made; a lean execution ends FencedOut on it. Also a
+   * `recordCompletion` request whose completion write found the lock gone after its call: the
+   * effect is kept by the idempotency store for the next attempt, nothing else was written.
    */
   FencedOut: 'Agent.FencedOut',
 } as const;

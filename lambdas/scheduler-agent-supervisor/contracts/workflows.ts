@@ -7,10 +7,23 @@ import { ORDER_STEPS, type OrderStep, type StepName } from './steps';
  *   - `lean`: the order comes in the execution input (no LoadOrder), CheckLock routes straight to the
  *     first step not completed (no `<Step>.Check`), and the agent marks its step Running in the
  *     conditional write that reserves its call (no `<Step>.MarkRunning`): 2 transitions per step
- *     instead of 4, and one fewer fixed.
- * The agent and the starter act per request, so executions of both shapes run side by side.
+ *     instead of 4, and one fewer fixed;
+ *   - `compact`: lean, and the agent also records its step Completed (the result, the compensation
+ *     log entry, CompleteBy handed to the next step's deadline) in one fenced conditional write once
+ *     its call succeeded, before it answers; the last step's write also makes the order Processed.
+ *     The state machine goes from one agent call to the next: 1 transition per step, and 3 fixed
+ *     (LoadStateRecord, CheckLock, the end).
+ * The agent and the starter act per request, so executions of every shape run side by side.
  */
-export type WorkflowShape = 'classic' | 'lean';
+export type WorkflowShape = 'classic' | 'lean' | 'compact';
+
+/**
+ * Whether a shape's executions get the order in their input (no LoadOrder) and have the agent mark
+ * each step Running in the write that reserves its call: every shape but `classic`.
+ */
+export function isLeanShape(shape: WorkflowShape): boolean {
+  return shape !== 'classic';
+}
 
 /** A version: the steps it runs, in order, and the shape of its state machine. */
 export interface WorkflowVersionDefinition {
@@ -33,6 +46,8 @@ export const WORKFLOW_VERSIONS = {
   2: { steps: V2_STEPS, shape: 'classic' },
   3: { steps: V1_STEPS, shape: 'lean' },
   4: { steps: V2_STEPS, shape: 'lean' },
+  5: { steps: V1_STEPS, shape: 'compact' },
+  6: { steps: V2_STEPS, shape: 'compact' },
 } as const satisfies Readonly<Record<number, WorkflowVersionDefinition>>;
 
 /** A workflow version this code knows (a key of WORKFLOW_VERSIONS). */
@@ -45,17 +60,18 @@ export const KNOWN_WORKFLOW_VERSIONS: readonly WorkflowVersion[] = Object.keys(W
 
 /**
  * The version new orders get unless the deployment says otherwise (CDK context `workflowVersion`):
- * every profile's `workflow.current` default. v3: v1's steps in the lean shape (fewer state
- * transitions per order, the same store updates and fences).
+ * every profile's `workflow.current` default. v5: v1's steps in the compact shape (one state
+ * transition per step; the agents record their steps' completions).
  */
-export const DEFAULT_WORKFLOW_VERSION: WorkflowVersion = 3;
+export const DEFAULT_WORKFLOW_VERSION: WorkflowVersion = 5;
 
 /**
- * The versions every profile deploys by default: the current one, and v1, the previous default,
- * so v1 orders in flight when a deployment upgrades to v3 finish (or are retried) on v1's state
- * machine. Retire v1 (`-c retireWorkflowVersionsBefore=3`) once no non-terminal order is on it.
+ * The versions every profile deploys by default: the current one, and the previous defaults (v3,
+ * and v1 before it), so orders in flight when a deployment upgrades finish (or are retried) on
+ * their own version's state machine. Retire the older ones (`-c retireWorkflowVersionsBefore=5`)
+ * once no non-terminal order is on them.
  */
-export const DEFAULT_LIVE_WORKFLOW_VERSIONS: readonly WorkflowVersion[] = [1, DEFAULT_WORKFLOW_VERSION];
+export const DEFAULT_LIVE_WORKFLOW_VERSIONS: readonly WorkflowVersion[] = [1, 3, DEFAULT_WORKFLOW_VERSION];
 
 export function isKnownWorkflowVersion(version: unknown): version is WorkflowVersion {
   return typeof version === 'number' && Object.hasOwn(WORKFLOW_VERSIONS, version);

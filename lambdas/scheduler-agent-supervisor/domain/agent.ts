@@ -40,8 +40,10 @@ import type {
   MarkStepRunning,
   RemoteOutcome,
   RemoteService,
+  StepCompletions,
   TaskCallbacks,
 } from './ports';
+import { assertCompletionPort, recordCompletion } from './step-completion';
 
 /** What a request asks the agent to run: the step itself, or its compensation. */
 export type AgentAction = AgentRequest['action'];
@@ -329,6 +331,11 @@ export async function handleAgentRequest(
     readonly callbacks: TaskCallbacks;
     readonly heartbeats: Heartbeats;
     readonly concurrentDeliveryWait: ConcurrentDeliveryWait;
+    /**
+     * Where a compact version's request records its step Completed (AgentRequest.recordCompletion).
+     * @default - none: a request with recordCompletion then fails (a wiring error), before any call
+     */
+    readonly completions?: StepCompletions;
   },
 ): Promise<AgentOutcome> {
   const input: RemoteCallInput = {
@@ -352,6 +359,8 @@ export async function handleAgentRequest(
         },
       }),
   };
+  const { completions } = ports;
+  assertCompletionPort(request, completions);
   const stopHeartbeats = ports.heartbeats.start(
     request.taskToken,
     heartbeatIntervalMillis(request.heartbeatSeconds),
@@ -363,6 +372,13 @@ export async function handleAgentRequest(
       ports.callRemoteIdempotently,
       ports.concurrentDeliveryWait,
     );
+    // Outside the idempotent call, so every delivery that gets the result (a redelivery's stored
+    // one included) writes it; a second write is a no-op (already-recorded).
+    const fenced = await recordCompletion(request, result, completions);
+    if (fenced !== undefined) {
+      const delivery = await ports.callbacks.fail(request.taskToken, AgentError.FencedOut, fenced);
+      return { kind: 'failed', error: AgentError.FencedOut, reason: 'fenced', cause: fenced, delivery };
+    }
   } catch (error) {
     const failure = failureFor(error);
     if (!failure) throw error;
@@ -497,9 +513,17 @@ export type AgentOperation =
  *   de-duplicate the undo against the effect.
  */
 export function resolveAgentOperation(
-  request: Pick<AgentRequest, 'orderId' | 'step' | 'action' | 'operation' | 'undoes' | 'idempotencyKey'>,
+  request: Pick<AgentRequest, 'orderId' | 'step' | 'action' | 'operation' | 'undoes' | 'idempotencyKey'> & {
+    readonly markRunning?: unknown;
+    readonly recordCompletion?: AgentRequest['recordCompletion'];
+  },
 ): AgentOperation {
   const definition = knownStep(request.step);
+  if (request.recordCompletion !== undefined && (request.action !== 'perform' || !request.markRunning)) {
+    throw new InvalidAgentRequestError(
+      `a ${request.action} request for step '${definition.name}' carries recordCompletion, which only a perform request with markRunning may (the agent records a step it marked Running)`,
+    );
+  }
   if (request.action === 'perform') {
     if (request.operation !== definition.name) {
       throw new InvalidAgentRequestError(

@@ -8,6 +8,7 @@ import type { Clock, Sleep } from '../../shared/clock';
 import { describeError } from '../../shared/errors';
 import {
   type AgentRequest,
+  isLeanShape,
   MAX_ORDER_BODY_BYTES,
   type OperationName,
   ProcessState,
@@ -322,13 +323,13 @@ export function workflowExecutionInput(input: {
   return text;
 }
 
-/** The order a lean version's execution gets in its input (undefined for a classic version). */
+/** The order a lean or compact version's execution gets in its input (undefined for a classic version). */
 async function orderForInput(
   orderId: string,
   workflowVersion: number,
   orders: OrdersReader,
 ): Promise<AgentRequest['order'] | undefined> {
-  if (workflowShape(workflowVersion) !== 'lean') return undefined;
+  if (!isLeanShape(workflowShape(workflowVersion))) return undefined;
   const order = await orders.get(orderId);
   if (order === undefined) throw new MissingOrderError(orderId);
   return {

@@ -21,6 +21,7 @@ import { DynamoCallBudget } from '../adapters/call-budget';
 import { makeIdempotentRemoteCall } from '../adapters/idempotency';
 import { HttpRemoteService, parseRemoteAuth } from '../adapters/remote-client';
 import { readRetryBudget } from '../adapters/runtime-config';
+import { DynamoStepCompletions } from '../adapters/step-completions';
 import { StepFunctionsTaskCallbacks, TimerHeartbeats } from '../adapters/task-callbacks';
 import {
   type AgentRequest,
@@ -56,12 +57,14 @@ const remote = new HttpRemoteService({
   region: process.env.AWS_REGION,
 });
 const callbacks = new StepFunctionsTaskCallbacks(createSfnClient(tracer));
+const stateClient = createDocumentClient(tracer);
 const budget = new DynamoCallBudget(
-  createDocumentClient(tracer),
+  stateClient,
   requireEnv(EnvKey.StateTableName),
   readRetryBudget(),
   systemClock,
 );
+const completions = new DynamoStepCompletions(stateClient, requireEnv(EnvKey.StateTableName), systemClock);
 const backoff = { baseMillis: timings.agentBackoffBaseMillis, capMillis: timings.agentBackoffCapMillis };
 
 const idempotentCall = makeIdempotentRemoteCall(
@@ -144,6 +147,7 @@ async function processRecord(record: SQSRecord): Promise<void> {
       callbacks,
       heartbeats,
       concurrentDeliveryWait: { clock: systemClock, sleep, random: Math.random, backoff },
+      completions,
     });
   } catch (error) {
     log.warn('Agent request not answered; the message will be redelivered', { error: error as Error });

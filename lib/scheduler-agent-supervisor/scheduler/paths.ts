@@ -3,6 +3,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
 import {
+  isLeanShape,
   ProcessState,
   type StepDefinition,
   type WorkflowShape,
@@ -10,7 +11,7 @@ import {
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { loadOrder, loadStateRecord } from './data-tasks';
 import { ExecutionInput, RecordPath } from './execution-data';
-import { leanStepStates, stepCompleted, stepStates, undoStates } from './step-states';
+import { compactStepStates, leanStepStates, stepCompleted, stepStates, undoStates } from './step-states';
 import { StoreUpdates } from './store-updates';
 
 const STEP_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9]*$/;
@@ -100,13 +101,16 @@ export function stepProblems(
  * Lean shape: LoadStateRecord -> CheckLock -> the first step not completed -> each step
  *   (<Step>.CallAgent -> <Step>.MarkCompleted) -> MarkProcessed -> Processed; the agent marks its
  *   step Running, and its Agent.FencedOut (a lost lock) ends in FencedOut. The rest is the same.
+ * Compact shape: LoadStateRecord -> CheckLock -> the first step not completed -> each step's
+ *   <Step>.CallAgent -> Processed; the agent also records its step Completed, and the last one the
+ *   order Processed, before it answers. The rest is the lean shape's.
  * Returns the first state.
  */
 export function schedulerPaths(scope: Construct, props: SchedulerPathsProps): sfn.IChainable {
   const problems = stepProblems(props.steps, props.agentQueues);
   if (problems.length > 0) throw new Error(`Scheduler paths ${scope.node.path}: ${problems.join('; ')}`);
 
-  const lean = props.shape === 'lean';
+  const lean = isLeanShape(props.shape ?? 'classic');
   const fencedOut = new sfn.Succeed(scope, SchedulerEnd.fencedOut, {
     comment:
       'This execution no longer holds the lock (a newer attempt or a finished order): it changes nothing.',
@@ -137,7 +141,7 @@ export function schedulerPaths(scope: Construct, props: SchedulerPathsProps): sf
       seq: index + 1,
       queue: props.agentQueues[step.name] as sqs.IQueue,
       timings: props.timings,
-      ...(lean && { shape: 'lean' as const }),
+      ...(props.shape !== undefined && lean && { shape: props.shape }),
       updates,
       next: undoNext,
       onPermanentFailure: compensationFailed,
@@ -159,8 +163,9 @@ export function schedulerPaths(scope: Construct, props: SchedulerPathsProps): sf
     onAbandoned: attemptAbandoned,
   });
 
+  const processed = new sfn.Succeed(scope, SchedulerEnd.processed);
   const markProcessed = updates.markProcessed();
-  markProcessed.next(new sfn.Succeed(scope, SchedulerEnd.processed));
+  markProcessed.next(processed);
 
   const heldByThisExecution = (state: string) =>
     sfn.Condition.and(
@@ -173,14 +178,17 @@ export function schedulerPaths(scope: Construct, props: SchedulerPathsProps): sf
   if (lean) {
     // Built from the last step backwards so each step knows the next. No check between steps: steps
     // complete in order, so every step after the first not-completed one is not completed either.
+    // Compact: the last agent's completion write makes the order Processed, so its call ends the run.
+    const compact = props.shape === 'compact';
     const entries: { readonly step: StepDefinition; readonly entry: sfn.IChainable }[] = [];
-    let leanNext: sfn.IChainable = markProcessed;
+    let leanNext: sfn.IChainable = compact ? processed : markProcessed;
     [...props.steps].reverse().forEach((step, reversedIndex) => {
-      leanNext = leanStepStates(scope, {
+      const chain = {
         ...stepChain(step, props.steps.length - reversedIndex, leanNext),
         fencedOut,
         ...(entries[0] !== undefined && { nextStep: entries[0].step.name }),
-      }).callAgent;
+      };
+      leanNext = (compact ? compactStepStates(scope, chain) : leanStepStates(scope, chain)).callAgent;
       entries.unshift({ step, entry: leanNext });
     });
     const processing = heldByThisExecution(ProcessState.Processing);
@@ -192,7 +200,8 @@ export function schedulerPaths(scope: Construct, props: SchedulerPathsProps): sf
       checkLock.when(sfn.Condition.and(processing, sfn.Condition.not(stepCompleted(step.name))), entry);
     }
     checkLock
-      // Every step completed by earlier attempts: only MarkProcessed is left.
+      // Every step completed by earlier attempts: only MarkProcessed is left (never, in the compact
+      // shape, whose last completion is the Processed write itself; kept as the record would need it).
       .when(processing, markProcessed)
       .when(heldByThisExecution(ProcessState.CompensationInProgress), compensationChain)
       .otherwise(fencedOut);

@@ -8,6 +8,7 @@ import {
   type AgentRequest,
   agentCallStateName,
   CompensationStatus,
+  isLeanShape,
   PERMANENT_AGENT_ERRORS,
   type StepDefinition,
   StepStatus,
@@ -44,6 +45,13 @@ export interface AgentCallProps {
    * @default 'classic'
    */
   readonly shape?: WorkflowShape;
+  /**
+   * Compact shape, perform only: the agent records the step Completed once its call succeeded
+   * (AgentRequest.recordCompletion): its position, and the step that runs next (its planned deadline
+   * becomes CompleteBy), none for the last step (the write makes the order Processed).
+   * @default - none: the execution records the completion (MarkCompleted)
+   */
+  readonly completion?: { readonly seq: number; readonly nextStep?: string };
 }
 
 /**
@@ -60,14 +68,18 @@ export function agentCall(
 ): tasks.SqsSendMessage {
   const { step, timings } = props;
   const compensate = props.action === 'compensate';
-  const lean = props.shape === 'lean';
+  const lean = props.shape !== undefined && isLeanShape(props.shape);
   validateTimings(`Agent call ${scope.node.path}/${step.name}`, timings);
   const operation = compensate ? step.compensation.name : step.name;
   const deadline = RecordPath.plannedDeadline(operation);
   const orderId = sfn.JsonPath.stringAt(ExecutionInput.orderId);
-  const request: Record<Exclude<keyof AgentRequest, 'undoes' | 'markRunning'>, unknown> & {
+  const request: Record<
+    Exclude<keyof AgentRequest, 'undoes' | 'markRunning' | 'recordCompletion'>,
+    unknown
+  > & {
     undoes?: string;
     markRunning?: true;
+    recordCompletion?: Record<string, unknown>;
   } = {
     taskToken: sfn.JsonPath.taskToken,
     orderId,
@@ -85,6 +97,18 @@ export function agentCall(
     heartbeatSeconds: timings.stepHeartbeatSeconds,
     maxCallAttempts: timings.agentMaxCallAttempts,
     ...(lean && !compensate && { markRunning: true }),
+    ...(props.completion !== undefined &&
+      !compensate && {
+        recordCompletion:
+          props.completion.nextStep === undefined
+            ? { seq: props.completion.seq, finishesOrder: true }
+            : {
+                seq: props.completion.seq,
+                nextDeadlineEpochMillis: sfn.JsonPath.stringToJson(
+                  sfn.JsonPath.stringAt(RecordPath.plannedDeadline(props.completion.nextStep)),
+                ),
+              },
+      }),
     order: lean
       ? sfn.JsonPath.objectAt(ExecutionInput.order)
       : {
@@ -209,6 +233,47 @@ export function leanStepStates(scope: Construct, props: LeanStepStatesProps): Le
     .addCatch(props.onAbandoned, { errors: [sfn.Errors.ALL], resultPath: WorkflowPath.abandoned });
   callAgent.next(markCompleted).next(props.next);
   return { callAgent, markCompleted, beginCompensation };
+}
+
+export interface CompactStepStatesProps extends Omit<StepStatesProps, 'shape' | 'completion'> {
+  /** Where the agent's Agent.FencedOut goes: its execution no longer holds the lock. */
+  readonly fencedOut: sfn.IChainable;
+  /**
+   * The step that runs next: the agent's completion write sets CompleteBy to its planned deadline.
+   * @default - none (the last step: the agent's write makes the order Processed, and `next` is the end)
+   */
+  readonly nextStep?: string;
+}
+
+/** The states of one step of a compact version, entered at `callAgent`. */
+export interface CompactStepStates {
+  readonly callAgent: tasks.SqsSendMessage;
+  readonly beginCompensation: tasks.DynamoUpdateItem;
+}
+
+/**
+ * Compact shape: `<Step>.CallAgent` -> next, one state per step. The agent marks the step Running in
+ * the write that reserves its call and records it Completed (result, compensation log entry,
+ * CompleteBy handed to the next step; the order Processed after the last) in a fenced write before
+ * it answers, so the execution moves straight on. A failed fence, at either write, comes back as
+ * Agent.FencedOut, having changed nothing.
+ */
+export function compactStepStates(scope: Construct, props: CompactStepStatesProps): CompactStepStates {
+  const { step } = props;
+  const callAgent = agentCall(scope, {
+    ...props,
+    shape: 'compact',
+    action: 'perform',
+    completion: { seq: props.seq, ...(props.nextStep !== undefined && { nextStep: props.nextStep }) },
+  });
+  const beginCompensation = props.updates.beginCompensation(step.name, props.firstCompensation);
+  beginCompensation.next(props.onPermanentFailure);
+  callAgent
+    .addCatch(props.fencedOut, { errors: [AgentError.FencedOut], resultPath: WorkflowPath.fencedOut })
+    .addCatch(beginCompensation, { errors: [...PERMANENT_AGENT_ERRORS], resultPath: WorkflowPath.error })
+    .addCatch(props.onAbandoned, { errors: [sfn.Errors.ALL], resultPath: WorkflowPath.abandoned });
+  callAgent.next(props.next);
+  return { callAgent, beginCompensation };
 }
 
 /** Whether an earlier attempt completed `step`, as the loaded record says. */

@@ -96,7 +96,7 @@ describe('retry budget guardrail on the stack', () => {
     );
   });
 
-  it('lets each agent reserve calls in the state table and touch nothing but the key, RetryBudget, CallsMade and what progressStepRunning names', () => {
+  it('lets each agent reserve calls in the state table and touch nothing but the key, RetryBudget, CallsMade and what progressStepRunning names, and record completions with what completeStep and completeOrder name', () => {
     const { stack, template } = synthesizeStack('local');
     const table = stack.resolve(stack.stateStore.table.tableArn);
     const reservation = {
@@ -125,6 +125,28 @@ describe('retry budget guardrail on the stack', () => {
         },
       },
     };
+    // Compact versions (v5, the default): the agent records its step Completed, and the last one the
+    // order Processed (out of the supervisor's index: DueShard), in a statement of its own.
+    const completion = {
+      ...reservation,
+      Condition: {
+        ...reservation.Condition,
+        'ForAllValues:StringEquals': {
+          'dynamodb:Attributes': [
+            StateAttr.OrderId,
+            StateAttr.LockedBy,
+            StateAttr.ProcessState,
+            StateAttr.Steps,
+            StateAttr.CompensationLog,
+            StateAttr.ProgressAt,
+            StateAttr.CompleteBy,
+            StateAttr.RunningStep,
+            StateAttr.UpdatedAt,
+            StateAttr.DueShard,
+          ],
+        },
+      },
+    };
     for (const agent of stack.agents) {
       const { role: agentRole } = agent.agent.function;
       if (!agentRole) throw new Error(`${agent.node.path} has no role`);
@@ -144,10 +166,11 @@ describe('retry budget guardrail on the stack', () => {
             actions.some((action) => action.startsWith('dynamodb:') && action !== 'dynamodb:ListStreams'))
         );
       });
-      expect(onStateTable).toEqual([reservation]);
-      // And it sits in the role's default policy, where no IAM5 wildcard is acknowledged.
+      expect(onStateTable).toEqual([reservation, completion]);
+      // And both sit in the role's default policy, where no IAM5 wildcard is acknowledged.
       const defaultPolicy = agentRole.node.tryFindChild('DefaultPolicy')?.node.defaultChild as iam.CfnPolicy;
       expect(stack.resolve(defaultPolicy.policyDocument).Statement).toContainEqual(reservation);
+      expect(stack.resolve(defaultPolicy.policyDocument).Statement).toContainEqual(completion);
     }
   });
 });

@@ -304,8 +304,9 @@ describe('scheduler state machine, state by state (local profile)', () => {
       const fields = Object.keys(body).map((key) => key.replace(/\.\$$/, ''));
       expect(fields.sort()).toEqual(
         Object.keys(AgentRequestSchema.shape)
-          // `undoes` is sent by compensation calls only, `markRunning` by lean versions only (v1 is classic).
-          .filter((field) => field !== 'undoes' && field !== 'markRunning')
+          // `undoes` is sent by compensation calls only, `markRunning` by lean and compact versions
+          // only, `recordCompletion` by compact ones only (v1 is classic).
+          .filter((field) => field !== 'undoes' && field !== 'markRunning' && field !== 'recordCompletion')
           .sort(),
       );
       const { timings } = synth.config;
@@ -439,8 +440,8 @@ describe('scheduler state machine, state by state (local profile)', () => {
             .sort(),
         ).toEqual(
           Object.keys(AgentRequestSchema.shape)
-            // A compensation never marks a step Running.
-            .filter((field) => field !== 'markRunning')
+            // A compensation never marks a step Running, nor records one Completed.
+            .filter((field) => field !== 'markRunning' && field !== 'recordCompletion')
             .sort(),
         );
         expect(body).toMatchObject({

@@ -34,7 +34,7 @@ describe('workflow versions: configuration (CDK context overrides)', () => {
   });
 
   it.each([
-    [{ version: '5' }, 'unknown workflow version(s) 5; known: 1, 2, 3, 4'],
+    [{ version: '7' }, 'unknown workflow version(s) 7; known: 1, 2, 3, 4, 5, 6'],
     [{ version: 'two' }, 'CDK context "workflowVersion" must be a positive integer, got "two"'],
     [{ retireBefore: '2' }, 'no live workflow version'],
     [
@@ -47,9 +47,9 @@ describe('workflow versions: configuration (CDK context overrides)', () => {
 });
 
 describe('workflow versions: the synthesized app', () => {
-  /** The default deployment: v3 current, v1 live (named for the steps it runs, v1's). */
+  /** The default deployment: v5 current, v1 and v3 live (named for the steps it runs, v1's). */
   let v1: SynthesizedStack;
-  /** `-c workflowVersion=2`: v2 current, v1..v3 live. */
+  /** `-c workflowVersion=2`: v2 current, v1..v3 and v5 live. */
   let v2: SynthesizedStack;
   beforeAll(() => {
     v1 = synthesizeStack('local');
@@ -57,11 +57,14 @@ describe('workflow versions: the synthesized app', () => {
   });
 
   it('deploys one state machine per live version, named after it', () => {
-    // By default v3 (v1's steps, lean shape) is current and v1 stays live for orders in flight.
-    expect(Object.keys(stateMachines(v1)).sort()).toEqual([logicalIdOf(v1, 1), logicalIdOf(v1, 3)].sort());
-    expect(v1.stack.workflow.version).toBe(3);
+    // By default v5 (v1's steps, compact shape) is current; v1 and v3, the earlier defaults, stay
+    // live for orders in flight.
+    expect(Object.keys(stateMachines(v1)).sort()).toEqual(
+      [logicalIdOf(v1, 1), logicalIdOf(v1, 3), logicalIdOf(v1, 5)].sort(),
+    );
+    expect(v1.stack.workflow.version).toBe(5);
     expect(Object.keys(stateMachines(v2)).sort()).toEqual(
-      [logicalIdOf(v2, 1), logicalIdOf(v2, 2), logicalIdOf(v2, 3)].sort(),
+      [logicalIdOf(v2, 1), logicalIdOf(v2, 2), logicalIdOf(v2, 3), logicalIdOf(v2, 5)].sort(),
     );
     expect(v2.stack.workflow.version).toBe(2);
   });
@@ -108,7 +111,7 @@ describe('workflow versions: the synthesized app', () => {
   });
 
   it('gives new orders the current version and the starter every live version state machine', () => {
-    expect(environmentOf(v1.template, 'submit-order')[EnvKey.CurrentWorkflowVersion]).toBe('3');
+    expect(environmentOf(v1.template, 'submit-order')[EnvKey.CurrentWorkflowVersion]).toBe('5');
     expect(environmentOf(v2.template, 'submit-order')[EnvKey.CurrentWorkflowVersion]).toBe('2');
     const starterMap = JSON.stringify(
       environmentOf(v2.template, 'start-order')[EnvKey.WorkflowStateMachines],
@@ -119,14 +122,15 @@ describe('workflow versions: the synthesized app', () => {
     expect(starterMap).toContain(logicalIdOf(v2, 2));
   });
 
-  it('never changes the v1 and v2 definitions: both are pinned to their synthesized ASL before v3 and v4 existed', () => {
+  it('never changes the v1 to v4 definitions: each is pinned to its synthesized ASL', () => {
     // Synthesized at 459a452 (before the lean versions) with -c workflowVersion=2. A deployed
     // version's definition is never edited (orders in flight keep their version for life): if this
     // fails, the change belongs in a new version. One edit since, of the profile and not of any
     // version: the local profile's heartbeat went from 3 s to 5 s (each agent task's
     // HeartbeatSeconds and the heartbeatSeconds its message carries, in both files; nothing else).
-    const everyVersion = synthesizeStack('local', { context: { workflowVersion: '4' } });
-    for (const version of [1, 2]) {
+    // v3 and v4 (lean) pinned at 47c473d, before the compact versions v5 and v6.
+    const everyVersion = synthesizeStack('local', { context: { workflowVersion: '6' } });
+    for (const version of [1, 2, 3, 4]) {
       const pinned = JSON.parse(
         readFileSync(join(__dirname, 'fixtures', `workflow-v${version}-definition.json`), 'utf8'),
       ) as { logicalId: string; definition: unknown };
@@ -139,12 +143,12 @@ describe('workflow versions: the synthesized app', () => {
         );
       }
     }
-    expect(Object.keys(stateMachines(everyVersion))).toHaveLength(4);
+    expect(Object.keys(stateMachines(everyVersion))).toHaveLength(6);
   });
 
-  it('retires a version: retireWorkflowVersionsBefore=3 deploys v3 alone, and its agents only', () => {
-    const retired = synthesizeStack('local', { context: { retireWorkflowVersionsBefore: '3' } });
-    expect(Object.keys(stateMachines(retired))).toEqual([logicalIdOf(retired, 3)]);
+  it('retires versions: retireWorkflowVersionsBefore=5 deploys v5 alone, and its agents only', () => {
+    const retired = synthesizeStack('local', { context: { retireWorkflowVersionsBefore: '5' } });
+    expect(Object.keys(stateMachines(retired))).toEqual([logicalIdOf(retired, 5)]);
     expect(agentSteps(retired)).toEqual(agentSteps(v1));
   });
 });

@@ -16,6 +16,7 @@ import {
   StateAttr,
   type StateTransition,
   StepAttr,
+  StepStatus,
   TERMINAL_STATES,
   THIS_STEP,
   TRANSITION_NAMES,
@@ -44,8 +45,8 @@ describe('state transitions table', () => {
       markStepCompleted: 'scheduler',
       markStepCompletedHandingOver: 'scheduler',
       progressStepRunning: 'agent',
-      progressStepCompleted: 'agent',
-      progressStepCompletedHandingOver: 'agent',
+      completeStep: 'agent',
+      completeOrder: 'agent',
       markProcessed: 'scheduler',
       beginCompensation: 'scheduler',
       markCompensating: 'scheduler',
@@ -95,10 +96,9 @@ describe('state transitions table', () => {
   /** Progress writes, each with the step write it is: ProgressAt instead of UpdatedAt, nothing else. */
   const PROGRESS_WRITES: readonly (readonly [TransitionName, TransitionName])[] = [
     ['progressStepRunning', 'markStepRunning'],
-    ['progressStepCompleted', 'markStepCompleted'],
-    ['progressStepCompletedHandingOver', 'markStepCompletedHandingOver'],
   ];
-  const STEP_WRITES = PROGRESS_WRITES.map(([name]) => name);
+  /** The agents' step writes: progressStepRunning, and the compact shape's completeStep. */
+  const STEP_WRITES: readonly TransitionName[] = [...PROGRESS_WRITES.map(([name]) => name), 'completeStep'];
 
   it.each(TRANSITION_NAMES.filter((name) => !STEP_WRITES.includes(name)))('%s stamps UpdatedAt', (name) => {
     expect(sets(STATE_TRANSITIONS[name], StateAttr.UpdatedAt)).toBe(true);
@@ -135,6 +135,21 @@ describe('state transitions table', () => {
     });
   });
 
+  it('completeStep renders as markStepCompletedHandingOver with ProgressAt for UpdatedAt, on a step not Completed yet', () => {
+    const rendered = render('markStepCompletedHandingOver');
+    const complete = render('completeStep');
+    expect(STATE_TRANSITIONS.completeStep.by).toBe('agent');
+    expect(complete.updateExpression).toBe(
+      rendered.updateExpression.replace('#updatedAt = :now', '#progressAt = :now'),
+    );
+    // The same fence (this execution's lock) and Processing, and the step in a state before Completed.
+    for (const clause of rendered.conditionExpression.split(' AND '))
+      expect(complete.conditionExpression).toContain(clause);
+    for (const status of [StepStatus.NotStarted, StepStatus.Running, StepStatus.TimedOut]) {
+      expect(Object.values(complete.constants)).toContain(status);
+    }
+  });
+
   it('the claim stamps ProgressAt, and the release is fenced on it: no step write since the claim', () => {
     expect(sets(STATE_TRANSITIONS.claim, StateAttr.ProgressAt)).toBe(true);
     expect(renderTransition('release').conditionExpression).toContain('#progressAt = :claimedAt');
@@ -150,6 +165,7 @@ describe('state transitions table', () => {
       );
     });
     expect(terminal.sort()).toEqual([
+      'completeOrder',
       'failExpired',
       'failExpiredCompensation',
       'failExpiredInStep',
@@ -369,6 +385,8 @@ describe('state transitions table', () => {
   it('knows which transitions apply to one step', () => {
     expect(TRANSITION_NAMES.filter((name) => appliesToStep(STATE_TRANSITIONS[name])).sort()).toEqual([
       'beginCompensation',
+      'completeOrder',
+      'completeStep',
       'failExpiredInStep',
       'markCompensating',
       'markCompensatingUncertain',
@@ -377,8 +395,6 @@ describe('state transitions table', () => {
       'markStepCompleted',
       'markStepCompletedHandingOver',
       'markStepRunning',
-      'progressStepCompleted',
-      'progressStepCompletedHandingOver',
       'progressStepRunning',
       'resetExpiredInStep',
     ]);

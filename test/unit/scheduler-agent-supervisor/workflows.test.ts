@@ -1,5 +1,6 @@
 import { parseWorkflowStateMachines } from '../../../lambdas/scheduler-agent-supervisor/adapters/runtime-config';
 import {
+  isLeanShape,
   KNOWN_WORKFLOW_VERSIONS,
   ORDER_STEPS,
   stepsOfVersions,
@@ -26,11 +27,26 @@ describe('workflow versions (contracts/workflows.ts)', () => {
     });
   });
 
-  it('v3 and v4 are v1 and v2 in the lean shape: a version is its steps and its shape', () => {
+  it('v3 and v4 are v1 and v2 in the lean shape, v5 and v6 in the compact one: a version is its steps and its shape', () => {
     expect(names(workflowSteps(3))).toEqual(names(workflowSteps(1)));
     expect(names(workflowSteps(4))).toEqual(names(workflowSteps(2)));
-    expect(KNOWN_WORKFLOW_VERSIONS.map(workflowShape)).toEqual(['classic', 'classic', 'lean', 'lean']);
-    expect(() => workflowShape(5)).toThrow(/Unknown workflow version 5. Known versions: 1, 2, 3, 4/);
+    expect(names(workflowSteps(5))).toEqual(names(workflowSteps(1)));
+    expect(names(workflowSteps(6))).toEqual(names(workflowSteps(2)));
+    expect(KNOWN_WORKFLOW_VERSIONS.map(workflowShape)).toEqual([
+      'classic',
+      'classic',
+      'lean',
+      'lean',
+      'compact',
+      'compact',
+    ]);
+    expect(() => workflowShape(7)).toThrow(/Unknown workflow version 7. Known versions: 1, 2, 3, 4, 5, 6/);
+  });
+
+  it('every shape but classic takes the order in its input and has the agent mark its step Running', () => {
+    expect(KNOWN_WORKFLOW_VERSIONS.filter((version) => isLeanShape(workflowShape(version)))).toEqual([
+      3, 4, 5, 6,
+    ]);
   });
 
   it('every version runs step kinds of the catalogue, each once', () => {

@@ -65,6 +65,16 @@ export const runningThisStep: Condition<'runningStep'> = {
   path: attr(StateAttr.RunningStep),
   equals: param('runningStep'),
 };
+/**
+ * The step has not completed: still as the submission made it, marked Running by its agent, or
+ * TimedOut by the supervisor (the states a step is in before its completion is recorded).
+ */
+export const STEP_NOT_COMPLETED: Condition<never> = {
+  anyOf: [StepStatus.NotStarted, StepStatus.Running, StepStatus.TimedOut].map((status) => ({
+    path: stepAttr(StepAttr.Status),
+    equals: constant(status),
+  })),
+};
 /** The scheduler's fence: this execution (its instance id) still holds the lock of a Processing record. */
 export const HELD_BY_THIS_EXECUTION = { lockedBy: param('instanceId') } as const;
 

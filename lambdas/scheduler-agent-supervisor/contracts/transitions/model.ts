@@ -9,8 +9,10 @@ import type { CompensationAttr, StateAttr, StepAttr } from '../state-record';
 export type ParamType = 'S' | 'N' | 'M' | 'L';
 
 /**
- * Who applies a transition: the scheduler's are ASL states, the others SDK calls; an agent's are
- * applied on behalf of its execution, fenced on that execution's lock (lean workflow versions).
+ * Who applies a transition: the scheduler's are ASL states, the others SDK calls. An agent's are
+ * applied on behalf of its execution, fenced on that execution's lock: its step marked Running in
+ * the write that reserves its call (lean and compact versions), its step recorded Completed once the
+ * call succeeded (compact versions; contracts/workflows.ts).
  */
 export type TransitionActor = 'starter' | 'scheduler' | 'agent' | 'supervisor' | 'operator';
 

@@ -31,6 +31,7 @@ import {
   raiseAlert,
   runningThisStep,
   SEEN_BY_OPERATOR,
+  STEP_NOT_COMPLETED,
   stampingProgress,
   stepAttr,
   TIMED_OUT_STEP,
@@ -182,23 +183,48 @@ export const STATE_TRANSITIONS = {
   markStepCompletedHandingOver: MARK_STEP_COMPLETED_HANDING_OVER,
 
   /**
-   * Agents' progress writes: the three step writes above with ProgressAt where they stamp UpdatedAt
-   * (the sort key of StateIndex and AdmissionIndex: 4 write units a write). Versions 1 to 4's pinned
-   * state machines keep the three above; the lean agents' reservation applies progressStepRunning;
-   * an agent that records its step's completion applies the other two (DESIGN.md, Index writes).
+   * Agents' progress writes: the step writes above with ProgressAt where they stamp UpdatedAt (the
+   * sort key of StateIndex and AdmissionIndex: 4 write units a write). Versions 1 to 4's pinned
+   * state machines keep the three above; the lean and compact agents' reservation applies
+   * progressStepRunning, a compact agent's completion completeStep (DESIGN.md, Index writes).
    */
   progressStepRunning: stampingProgress(
     MARK_STEP_RUNNING,
     `${MARK_STEP_RUNNING.summary}; a progress write (ProgressAt, not UpdatedAt)`,
   ),
-  progressStepCompleted: stampingProgress(
-    MARK_STEP_COMPLETED,
-    `${MARK_STEP_COMPLETED.summary}; a progress write (ProgressAt, not UpdatedAt)`,
-  ),
-  progressStepCompletedHandingOver: stampingProgress(
-    MARK_STEP_COMPLETED_HANDING_OVER,
-    `${MARK_STEP_COMPLETED_HANDING_OVER.summary}; a progress write (ProgressAt, not UpdatedAt)`,
-  ),
+
+  /**
+   * Agent, compact shape: its call succeeded, and it records the step Completed as
+   * markStepCompletedHandingOver does (a progress write: ProgressAt, not UpdatedAt), in its own
+   * write, before it answers the task token. Fenced on the request's execution and conditional on
+   * the step not being Completed yet: a duplicate delivery's second write, or a redelivery's after
+   * the execution moved on, changes nothing (the agent reads back that the step is Completed). Not
+   * conditional on RunningStep: a step whose answer the idempotency layer replays makes no
+   * reservation, so it is still NotStarted (or TimedOut, after an expired attempt) when its
+   * completion is written.
+   */
+  completeStep: {
+    ...stampingProgress(
+      MARK_STEP_COMPLETED_HANDING_OVER,
+      `${MARK_STEP_COMPLETED_HANDING_OVER.summary}, written by its agent; a progress write (ProgressAt, not UpdatedAt)`,
+    ),
+    condition: [isProcessing, STEP_NOT_COMPLETED],
+  },
+
+  /**
+   * Agent, compact shape, last step: completeStep and markProcessed in one write (the order is
+   * Processed, unlocked, out of the supervisor index), so no MarkProcessed state follows. It stamps
+   * UpdatedAt: the order changes state (StateIndex's key moves anyway), and UpdatedAt is the version
+   * an operator acts on.
+   */
+  completeOrder: transition({
+    ...MARK_STEP_COMPLETED,
+    by: 'agent',
+    summary: `${MARK_STEP_COMPLETED.summary}, written by its agent; it was the last: Processed, unlocked, out of the supervisor index`,
+    condition: [isProcessing, STEP_NOT_COMPLETED],
+    set: [...MARK_STEP_COMPLETED.set, [attr(StateAttr.ProcessState), constant(ProcessState.Processed)]],
+    remove: [...MARK_STEP_COMPLETED.remove, attr(StateAttr.LockedBy), attr(StateAttr.DueShard)],
+  }),
 
   /** Scheduler: every step completed. Leaving the index (REMOVE DueShard) makes it terminal. */
   markProcessed: transition({

@@ -55,6 +55,43 @@ export interface CallBudget {
   }): Promise<CallReservation>;
 }
 
+/**
+ * Compact workflow versions (AgentRequest.recordCompletion): once the call succeeded, the agent
+ * records the step Completed for its execution (transition completeStep, or completeOrder for the
+ * last step), fenced on the execution's lock and conditional on the step not being Completed yet.
+ */
+export interface StepCompletion {
+  readonly orderId: string;
+  /** The execution's lock. */
+  readonly instanceId: string;
+  readonly step: string;
+  /** The step's 1-based position: its compensation log entry's Seq. */
+  readonly seq: number;
+  /** The step's compensation (its log entry names it). */
+  readonly compensation: string;
+  /** The key of the step's effect (`<orderId>:<step>`): what its compensation undoes. */
+  readonly undoes: string;
+  readonly confirmationId: string;
+  /** The next step's planned deadline (CompleteBy), or the order finished (the last step). */
+  readonly after:
+    | { readonly kind: 'hand-over'; readonly completeBy: number }
+    | { readonly kind: 'finish-order' };
+}
+
+/**
+ * What a completion write came to: `recorded` (this write), `already-recorded` (the step was
+ * Completed before: a duplicate delivery's or a redelivered message's second write), or `fenced`
+ * (the execution no longer holds the lock and the step is not Completed: nothing written).
+ */
+export type CompletionRecord =
+  | { readonly kind: 'recorded' }
+  | { readonly kind: 'already-recorded' }
+  | { readonly kind: 'fenced'; readonly detail: string };
+
+export interface StepCompletions {
+  record(completion: StepCompletion): Promise<CompletionRecord>;
+}
+
 /** 'late' = the task is gone (TaskTimedOut, InvalidToken, TaskDoesNotExist): nobody is waiting. */
 export type CallbackDelivery = 'delivered' | 'late';
 

@@ -97,8 +97,9 @@ describe('step states: one step of the scheduler', () => {
         .sort(),
     ).toEqual(
       Object.keys(AgentRequestSchema.shape)
-        // `undoes` is sent by compensation calls only, `markRunning` by lean versions only.
-        .filter((field) => field !== 'undoes' && field !== 'markRunning')
+        // `undoes` is sent by compensation calls only, `markRunning` by lean and compact versions
+        // only, `recordCompletion` by compact ones only.
+        .filter((field) => field !== 'undoes' && field !== 'markRunning' && field !== 'recordCompletion')
         .sort(),
     );
     expect(message).toMatchObject({
@@ -242,8 +243,8 @@ describe('undo states: the compensation of one step', () => {
         .sort(),
     ).toEqual(
       Object.keys(AgentRequestSchema.shape)
-        // A compensation never marks a step Running (lean versions' perform calls only).
-        .filter((field) => field !== 'markRunning')
+        // A compensation never marks a step Running nor records one Completed (perform calls only).
+        .filter((field) => field !== 'markRunning' && field !== 'recordCompletion')
         .sort(),
     );
     expect(message).toMatchObject({

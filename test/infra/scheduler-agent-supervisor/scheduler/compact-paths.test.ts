@@ -1,0 +1,150 @@
+/**
+ * The compact shape (contracts/workflows.ts WorkflowShape, versions 5 and 6), state by state: the
+ * lean shape without `<Step>.MarkCompleted` and `MarkProcessed` on the way to Processed: each
+ * `<Step>.CallAgent` asks the agent to record its step Completed (AgentRequest.recordCompletion), the
+ * last one the order Processed, so one state per step and three fixed.
+ */
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import {
+  AgentError,
+  PERMANENT_AGENT_ERRORS,
+  type StepDefinition,
+  type WorkflowShape,
+} from '../../../../lambdas/scheduler-agent-supervisor/contracts';
+import type { AslState } from '../../../../lib/platform/guardrails';
+import { loadConfig } from '../../../../lib/scheduler-agent-supervisor/config';
+import { SchedulerEnd, schedulerPaths } from '../../../../lib/scheduler-agent-supervisor/scheduler/paths';
+import { partsStack, renderStates, stateOf } from '../../support/state-graph';
+
+const STEPS: StepDefinition[] = [
+  {
+    name: 'Pack',
+    service: 'packing',
+    operationPath: '/pack',
+    compensation: { name: 'UndoPack', operationPath: '/pack/undo' },
+  },
+  {
+    name: 'Ship',
+    service: 'shipping',
+    operationPath: '/ship',
+    compensation: { name: 'UndoShip', operationPath: '/ship/undo' },
+  },
+];
+const { timings } = loadConfig('local');
+
+function build(shape: WorkflowShape, steps: readonly StepDefinition[] = STEPS) {
+  const { stack, stateTable } = partsStack();
+  const agentQueues = Object.fromEntries(steps.map((s) => [s.name, new sqs.Queue(stack, `${s.name}Queue`)]));
+  const start = schedulerPaths(stack, {
+    shape,
+    steps,
+    agentQueues,
+    stateTable,
+    ordersTable: new dynamodb.Table(stack, 'Orders', {
+      partitionKey: { name: 'OrderID', type: dynamodb.AttributeType.STRING },
+    }),
+    timings,
+  });
+  const states = renderStates(stack, start);
+  return { states, state: (name: string) => stateOf(states, name) };
+}
+
+/** A first attempt from `from`: Next, and CheckLock's first rule (the first step is not completed). */
+function happyPath(state: (name: string) => AslState, from: string): string[] {
+  const path = [from];
+  for (let name = from; ; ) {
+    const current = state(name);
+    const next =
+      current.Type === 'Choice' ? (current.Choices?.[0]?.Next as string | undefined) : current.Next;
+    if (next === undefined) return path;
+    path.push(next);
+    name = next;
+  }
+}
+
+describe('scheduler paths, compact shape', () => {
+  it('success path: 1 state per step + 3 fixed (LoadStateRecord, CheckLock, Processed)', () => {
+    const { state } = build('compact');
+    const path = happyPath(state, 'LoadStateRecord');
+    expect(path).toEqual([
+      'LoadStateRecord',
+      'CheckLock',
+      'Pack.CallAgent',
+      'Ship.CallAgent',
+      SchedulerEnd.processed,
+    ]);
+    expect(path).toHaveLength(STEPS.length + 3);
+  });
+
+  it("has no <Step>.MarkCompleted; everything else is the lean shape's states", () => {
+    const compact = [...build('compact').states.keys()];
+    const lean = [...build('lean').states.keys()];
+    expect(compact.filter((name) => name.endsWith('.MarkCompleted'))).toEqual([]);
+    expect(compact.sort()).toEqual(lean.filter((name) => !name.endsWith('.MarkCompleted')).sort());
+  });
+
+  it('<Step>.CallAgent asks the agent to mark the step Running and to record it Completed, handing over to the next step', () => {
+    const { state } = build('compact');
+    const pack = state('Pack.CallAgent').Parameters?.MessageBody as Record<string, unknown>;
+    expect(pack.markRunning).toBe(true);
+    expect(pack['order.$']).toBe('$.order');
+    expect(pack.recordCompletion).toEqual({
+      seq: 1,
+      'nextDeadlineEpochMillis.$': 'States.StringToJson($.record.Item.Plan.M.Ship.N)',
+    });
+    // The last step's completion finishes the order.
+    const ship = state('Ship.CallAgent').Parameters?.MessageBody as Record<string, unknown>;
+    expect(ship.recordCompletion).toEqual({ seq: 2, finishesOrder: true });
+    expect(state('Ship.CallAgent').Next).toBe(SchedulerEnd.processed);
+    // A compensation records nothing: the execution writes MarkCompensated itself.
+    for (const step of STEPS) {
+      const undo = state(`${step.name}.Undo.CallAgent`).Parameters?.MessageBody as Record<string, unknown>;
+      expect(undo.recordCompletion).toBeUndefined();
+      expect(undo.markRunning).toBeUndefined();
+      expect(state(`${step.name}.Undo.CallAgent`).Next).toBe(`${step.name}.Undo.MarkCompensated`);
+    }
+  });
+
+  it('<Step>.CallAgent: Agent.FencedOut -> FencedOut, permanent errors -> BeginCompensation, anything else -> AttemptAbandoned', () => {
+    const { state } = build('compact');
+    for (const step of STEPS) {
+      expect(state(`${step.name}.CallAgent`).Catch?.map((c) => [c.ErrorEquals, c.Next])).toEqual([
+        [[AgentError.FencedOut], SchedulerEnd.fencedOut],
+        [[...PERMANENT_AGENT_ERRORS], `${step.name}.BeginCompensation`],
+        [['States.ALL'], SchedulerEnd.attemptAbandoned],
+      ]);
+    }
+  });
+
+  it('CheckLock routes as the lean shape does (MarkProcessed only for a record whose steps are all Completed but still Processing)', () => {
+    const compact = build('compact').state('CheckLock');
+    const lean = build('lean').state('CheckLock');
+    expect(JSON.stringify(compact)).toBe(JSON.stringify(lean));
+  });
+
+  it('keeps every store update of the lean shape but the MarkCompleted ones, byte for byte', () => {
+    const compact = build('compact');
+    const lean = build('lean');
+    const updates = [...compact.states].filter(([, s]) =>
+      s.Resource?.endsWith(':states:::dynamodb:updateItem'),
+    );
+    // Per step: BeginCompensation, and its undo's four; then the two ends (MarkProcessed kept for CheckLock).
+    expect(updates).toHaveLength(5 * STEPS.length + 2);
+    for (const [name, update] of updates) {
+      expect(JSON.stringify(update)).toBe(JSON.stringify(lean.state(name)));
+    }
+  });
+
+  it('runs a single step as well: its agent finishes the order', () => {
+    const { state } = build('compact', STEPS.slice(0, 1));
+    expect(happyPath(state, 'LoadStateRecord')).toEqual([
+      'LoadStateRecord',
+      'CheckLock',
+      'Pack.CallAgent',
+      SchedulerEnd.processed,
+    ]);
+    const pack = state('Pack.CallAgent').Parameters?.MessageBody as Record<string, unknown>;
+    expect(pack.recordCompletion).toEqual({ seq: 1, finishesOrder: true });
+  });
+});

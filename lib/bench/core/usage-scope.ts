@@ -6,7 +6,9 @@
  *
  *   work:  every resource of the stack, but stand-ins; scheduled functions' invocations and reads
  *          left out (a sweep reads whether or not an order is due); their writes kept (a sweep writes
- *          only when it acts on an order); receives that found nothing left out (long polls of idle
+ *          only when it acts on an order); the reads of tools that call the runtime's DynamoDB
+ *          endpoint without naming themselves (the meter's UNNAMED_CALLER: the bench's terminal
+ *          tracker polling the records, a test's client) left out, as they are no caller of the app; receives that found nothing left out (long polls of idle
  *          queues: a cost of time, whose local cadence is not AWS's pollers'); alarm notifications
  *          left out (CloudWatch alarms publish when their state changes, by the clock and the
  *          metrics, not per request), with the topics' deliveries of them to queues.
@@ -23,6 +25,7 @@ import {
   type RuntimeUsage,
   type TableUsage,
 } from '../../local-runtime';
+import { UNNAMED_CALLER } from '../../local-runtime/dynamodb/capacity-meter';
 import { parseRateExpression } from '../../local-runtime/eventbridge/event-buses';
 
 export interface AppScope {
@@ -146,7 +149,8 @@ export function workShare(usage: RuntimeUsage, scope: AppScope): RuntimeUsage {
       };
     }),
     tables: keep(usage.tables, ours, (table) => {
-      const use = scheduledUse(table, scheduled);
+      // The scheduled functions' reads are fixed cost; a tool's (an unnamed caller's) no one's.
+      const use = scheduledUse(table, new Set([...scheduled, UNNAMED_CALLER]));
       return {
         ...table,
         requests: table.requests - use.requests,

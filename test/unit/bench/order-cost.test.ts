@@ -45,9 +45,13 @@ function usage(): RuntimeUsage {
     tables: {
       state: {
         ...origin('State'),
-        ...capacity(9, 6, 40),
+        ...capacity(12, 7.5, 40),
         byOperation: {},
-        byCaller: { submit: capacity(4, 2, 30), sweeper: capacity(5, 4, 10) },
+        byCaller: {
+          submit: capacity(4, 2, 30),
+          sweeper: capacity(5, 4, 10),
+          '(unnamed)': capacity(3, 1.5, 0),
+        },
         byIndex: { DueIndex: { readUnits: 4, writeUnits: 12 }, StateIndex: { readUnits: 0, writeUnits: 6 } },
         writesByCaller: {
           submit: { requests: 2, writeUnits: 30, byIndex: { DueIndex: 8, StateIndex: 6 } },
@@ -89,7 +93,7 @@ const scope: AppScope = {
 };
 
 describe('workShare and fixedShare', () => {
-  it("keeps the stack's work: no stand-ins, no other stack, no idle receives, no alarms, no sweeps but their writes", () => {
+  it("keeps the stack's work: no stand-ins, no other stack, no idle receives, no alarms, no sweeps but their writes, no tool's reads", () => {
     const work = workShare(usage(), scope);
     expect(Object.keys(work.functions)).toEqual(['submit']);
     expect(Object.keys(work.tables)).toEqual(['state']);

@@ -19,6 +19,7 @@ import {
   workflowSteps,
 } from '../contracts';
 import { MissingOrderError, UnknownOrderError } from './errors';
+import { executionRecordItem } from './execution-record';
 import type {
   ClaimStore,
   OrdersReader,
@@ -304,6 +305,12 @@ export function workflowExecutionInput(input: {
    * @default - none (a classic execution loads the order itself)
    */
   readonly order?: AgentRequest['order'];
+  /**
+   * Compact versions only: the claimed record as the state machine reads it (executionRecordItem),
+   * at `$.record.Item`, so the execution needs no LoadStateRecord task.
+   * @default - none (the execution loads the record itself)
+   */
+  readonly record?: Readonly<Record<string, unknown>>;
 }): string {
   const text = JSON.stringify({
     orderId: input.orderId,
@@ -312,6 +319,7 @@ export function workflowExecutionInput(input: {
     correlationId: input.correlationId,
     workflowVersion: input.workflowVersion,
     ...(input.order !== undefined && { order: input.order }),
+    ...(input.record !== undefined && { record: { Item: input.record } }),
   });
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes > MAX_EXECUTION_INPUT_BYTES) {
@@ -419,7 +427,10 @@ export type StartOutcome =
  * - if that execution already wrote (MarkRunning), the release loses and the live execution
  *   keeps its lock; the redelivery finds the record Processing and re-issues the same start.
  * - if the release wins, the execution is fenced out: its CheckLock or MarkRunning finds no lock
- *   (or another attempt's) and it ends in FencedOut having changed nothing.
+ *   (or another attempt's) and it ends in FencedOut having changed nothing. A compact execution
+ *   gets the record in its input (no LoadStateRecord), so its CheckLock passes on the claim it was
+ *   started with; its first write is fenced (the agent's reservation, or a compensation's store
+ *   update), finds no lock and ends it in FencedOut the same way, with no call made.
  * - if the same attempt is claimed again before that execution reaches its fence, the lock carries
  *   the same instance id and the start the same name: it is the same attempt, and StartExecution
  *   of that name is idempotent, so one execution runs it. At worst the execution ended FencedOut
@@ -472,6 +483,9 @@ export async function startOrder(message: StartOrderMessage, deps: StartDependen
         correlationId: message.correlationId,
         workflowVersion: decision.workflowVersion,
         ...(order !== undefined && { order }),
+        ...(workflowShape(decision.workflowVersion) === 'compact' && {
+          record: executionRecordItem(record, decision),
+        }),
       }),
       workflowVersion: decision.workflowVersion,
     },

@@ -22,6 +22,12 @@ export const ExecutionInput = {
    * the starter, so no LoadOrder task reads it (a classic execution loads it to WorkflowPath.order).
    */
   order: '$.order',
+  /**
+   * Compact versions only: the claimed record as GetItem would return it (`{ Item: ... }`, the
+   * attributes RecordPath reads), put in the input by the starter, so no LoadStateRecord task reads
+   * it; the same path LoadStateRecord's result takes (WorkflowPath.record).
+   */
+  record: '$.record',
 } as const;
 
 /** When the current state was entered: the time stamp of every store update. */

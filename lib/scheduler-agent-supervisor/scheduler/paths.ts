@@ -101,9 +101,9 @@ export function stepProblems(
  * Lean shape: LoadStateRecord -> CheckLock -> the first step not completed -> each step
  *   (<Step>.CallAgent -> <Step>.MarkCompleted) -> MarkProcessed -> Processed; the agent marks its
  *   step Running, and its Agent.FencedOut (a lost lock) ends in FencedOut. The rest is the same.
- * Compact shape: LoadStateRecord -> CheckLock -> the first step not completed -> each step's
- *   <Step>.CallAgent -> Processed; the agent also records its step Completed, and the last one the
- *   order Processed, before it answers. The rest is the lean shape's.
+ * Compact shape: CheckLock (the claimed record comes in the input) -> the first step not completed
+ *   -> each step's <Step>.CallAgent -> Processed; the agent also records its step Completed, and the
+ *   last one the order Processed, before it answers. The rest is the lean shape's.
  * Returns the first state.
  */
 export function schedulerPaths(scope: Construct, props: SchedulerPathsProps): sfn.IChainable {
@@ -205,7 +205,8 @@ export function schedulerPaths(scope: Construct, props: SchedulerPathsProps): sf
       .when(processing, markProcessed)
       .when(heldByThisExecution(ProcessState.CompensationInProgress), compensationChain)
       .otherwise(fencedOut);
-    return loadStateRecord(scope, props.stateTable).next(checkLock);
+    // Compact: the starter puts the claimed record in the input ($.record.Item): no LoadStateRecord.
+    return compact ? checkLock : loadStateRecord(scope, props.stateTable).next(checkLock);
   }
 
   // Built from the last step backwards so each step knows where a completed (or skipped) step goes.

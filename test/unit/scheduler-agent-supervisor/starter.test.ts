@@ -76,8 +76,10 @@ class InMemoryStates implements StateRecordReader, ClaimStore {
   async claim(request: ClaimRequest): Promise<TransitionResult> {
     this.claims.push(request);
     const r = this.record;
+    // A claim of the steps takes a Pending record; a compensation claim an unlocked CompensationInProgress one.
+    const steps = request.kind === 'steps';
     if (
-      r.processState !== ProcessState.Pending ||
+      r.processState !== (steps ? ProcessState.Pending : ProcessState.CompensationInProgress) ||
       r.lockedBy !== undefined ||
       r.attempt !== request.seenAttempt
     ) {
@@ -85,7 +87,7 @@ class InMemoryStates implements StateRecordReader, ClaimStore {
     }
     this.record = {
       ...r,
-      processState: ProcessState.Processing,
+      processState: steps ? ProcessState.Processing : ProcessState.CompensationInProgress,
       lockedBy: request.instanceId,
       attempt: request.attempt,
       plan: request.plan,
@@ -191,7 +193,7 @@ function world(record: StateRecord, workflow: ScriptedWorkflow, orders = new InM
     workflow,
     clock: { now: () => now },
     timings,
-    liveWorkflowVersions: [1, 3],
+    liveWorkflowVersions: [1, 3, 5],
     retry: {
       policy,
       random: () => 0.5,
@@ -349,7 +351,7 @@ describe('startOrder: retrying StartExecution', () => {
   });
 });
 
-describe('startOrder: the execution input of classic and lean versions', () => {
+describe('startOrder: the execution input of classic, lean and compact versions', () => {
   const inputOf = (workflow: ScriptedWorkflow) => JSON.parse(workflow.starts[0]?.input ?? '{}');
 
   it('gives a lean version (3) the order in its input, read from the business database', async () => {
@@ -392,6 +394,83 @@ describe('startOrder: the execution input of classic and lean versions', () => {
   it('re-issues a lean start of the same claim with byte-identical input (the order is immutable)', async () => {
     const first = new ScriptedWorkflow(['started']);
     const { deps, states } = world(pendingRecord({ workflowVersion: 3 }), first);
+    await startOrder(message, deps);
+    const again = new ScriptedWorkflow(['already-started']);
+    const resumed = world(states.record, again);
+    expect(await startOrder(message, resumed.deps)).toMatchObject({ kind: 'started', claimed: false });
+    expect(again.starts[0]?.input).toBe(first.starts[0]?.input);
+  });
+
+  it('gives a compact version (5) the order and the claimed record as the state machine reads it, so it needs no LoadStateRecord', async () => {
+    const workflow = new ScriptedWorkflow(['started']);
+    const { deps, states } = world(pendingRecord({ workflowVersion: 5 }), workflow);
+
+    expect(await startOrder(message, deps)).toMatchObject({ kind: 'started', claimed: true });
+
+    const input = inputOf(workflow);
+    expect(input.order).toEqual(expect.objectContaining({ customerId: 'customer-1' }));
+    const plan = states.record.plan ?? {};
+    expect(Object.keys(plan).length).toBeGreaterThan(0);
+    expect(input.record).toEqual({
+      Item: {
+        LockedBy: { S: 'order-1--attempt-1' },
+        ProcessState: { S: ProcessState.Processing },
+        Steps: {
+          M: {
+            ReserveInventory: { M: { Status: { S: 'NotStarted' } } },
+            ChargePayment: { M: { Status: { S: 'NotStarted' } } },
+            ScheduleShipping: { M: { Status: { S: 'NotStarted' } } },
+          },
+        },
+        // The claim's plan, as the claim wrote it.
+        Plan: {
+          M: Object.fromEntries(
+            Object.entries(plan).map(([operation, at]) => [operation, { N: String(at) }]),
+          ),
+        },
+        CompensationLog: { M: {} },
+        CompensationFailureCount: { N: '0' },
+      },
+    });
+  });
+
+  it("hands a compensation claim's execution CompensationInProgress, each step's status and each log entry's", async () => {
+    const workflow = new ScriptedWorkflow(['started']);
+    const record = pendingRecord({
+      workflowVersion: 5,
+      processState: ProcessState.CompensationInProgress,
+      attempt: 1,
+      completeBy: NOW - 1_000,
+      compensationFailureCount: 1,
+      steps: {
+        ReserveInventory: { status: 'Completed' },
+        ChargePayment: { status: 'Failed' },
+        ScheduleShipping: { status: 'NotStarted' },
+      },
+      compensationLog: {
+        ReserveInventory: {
+          seq: 1,
+          compensation: 'ReleaseInventory',
+          undoes: 'order-1:ReserveInventory',
+          status: 'Recorded',
+        },
+      },
+    });
+    const { deps } = world(record, workflow);
+
+    expect(await startOrder(message, deps)).toMatchObject({ kind: 'started', claimed: true });
+
+    const item = inputOf(workflow).record.Item;
+    expect(item.LockedBy).toEqual({ S: 'order-1--attempt-2' });
+    expect(item.ProcessState).toEqual({ S: ProcessState.CompensationInProgress });
+    expect(item.Steps.M.ChargePayment).toEqual({ M: { Status: { S: 'Failed' } } });
+    expect(item.CompensationLog).toEqual({ M: { ReserveInventory: { M: { Status: { S: 'Recorded' } } } } });
+    expect(item.CompensationFailureCount).toEqual({ N: '1' });
+  });
+
+  it('re-issues a compact start of the same claim with byte-identical input (the record as claimed)', async () => {
+    const first = new ScriptedWorkflow(['started']);
+    const { deps, states } = world(pendingRecord({ workflowVersion: 5 }), first);
     await startOrder(message, deps);
     const again = new ScriptedWorkflow(['already-started']);
     const resumed = world(states.record, again);

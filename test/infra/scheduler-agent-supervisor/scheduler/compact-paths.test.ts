@@ -1,8 +1,9 @@
 /**
  * The compact shape (contracts/workflows.ts WorkflowShape, versions 5 and 6), state by state: the
- * lean shape without `<Step>.MarkCompleted` and `MarkProcessed` on the way to Processed: each
- * `<Step>.CallAgent` asks the agent to record its step Completed (AgentRequest.recordCompletion), the
- * last one the order Processed, so one state per step and three fixed.
+ * lean shape without LoadStateRecord (the claimed record comes in the input) and without
+ * `<Step>.MarkCompleted` and `MarkProcessed` on the way to Processed: each `<Step>.CallAgent` asks
+ * the agent to record its step Completed (AgentRequest.recordCompletion), the last one the order
+ * Processed, so one state per step and two fixed.
  */
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -64,24 +65,20 @@ function happyPath(state: (name: string) => AslState, from: string): string[] {
 }
 
 describe('scheduler paths, compact shape', () => {
-  it('success path: 1 state per step + 3 fixed (LoadStateRecord, CheckLock, Processed)', () => {
-    const { state } = build('compact');
-    const path = happyPath(state, 'LoadStateRecord');
-    expect(path).toEqual([
-      'LoadStateRecord',
-      'CheckLock',
-      'Pack.CallAgent',
-      'Ship.CallAgent',
-      SchedulerEnd.processed,
-    ]);
-    expect(path).toHaveLength(STEPS.length + 3);
+  it('success path: 1 state per step + 2 fixed (CheckLock, Processed), starting at CheckLock', () => {
+    const { states, state } = build('compact');
+    expect([...states.keys()][0]).toBe('CheckLock');
+    const path = happyPath(state, 'CheckLock');
+    expect(path).toEqual(['CheckLock', 'Pack.CallAgent', 'Ship.CallAgent', SchedulerEnd.processed]);
+    expect(path).toHaveLength(STEPS.length + 2);
   });
 
-  it("has no <Step>.MarkCompleted; everything else is the lean shape's states", () => {
+  it("has no LoadStateRecord and no <Step>.MarkCompleted; everything else is the lean shape's states", () => {
     const compact = [...build('compact').states.keys()];
     const lean = [...build('lean').states.keys()];
-    expect(compact.filter((name) => name.endsWith('.MarkCompleted'))).toEqual([]);
-    expect(compact.sort()).toEqual(lean.filter((name) => !name.endsWith('.MarkCompleted')).sort());
+    const dropped = (name: string) => name === 'LoadStateRecord' || name.endsWith('.MarkCompleted');
+    expect(compact.filter(dropped)).toEqual([]);
+    expect(compact.sort()).toEqual(lean.filter((name) => !dropped(name)).sort());
   });
 
   it('<Step>.CallAgent asks the agent to mark the step Running and to record it Completed, handing over to the next step', () => {
@@ -138,12 +135,7 @@ describe('scheduler paths, compact shape', () => {
 
   it('runs a single step as well: its agent finishes the order', () => {
     const { state } = build('compact', STEPS.slice(0, 1));
-    expect(happyPath(state, 'LoadStateRecord')).toEqual([
-      'LoadStateRecord',
-      'CheckLock',
-      'Pack.CallAgent',
-      SchedulerEnd.processed,
-    ]);
+    expect(happyPath(state, 'CheckLock')).toEqual(['CheckLock', 'Pack.CallAgent', SchedulerEnd.processed]);
     const pack = state('Pack.CallAgent').Parameters?.MessageBody as Record<string, unknown>;
     expect(pack.recordCompletion).toEqual({ seq: 1, finishesOrder: true });
   });

@@ -54,7 +54,8 @@ describe('SchedulerWorkflow (the state machine construct)', () => {
     expect(definition.Comment).toBe(
       `Order scheduler (Scheduler Agent Supervisor), workflow version ${DEFAULT_WORKFLOW_VERSION}`,
     );
-    expect(definition.StartAt).toBe('LoadStateRecord');
+    // The default version is compact: the starter hands the claimed record over, so no LoadStateRecord.
+    expect(definition.StartAt).toBe('CheckLock');
     const stepWindow = timings.stepTimeoutSeconds + timings.stepDeadlineSlackSeconds;
     // Every step and every compensation may take its window; 10 s per data task around them
     // (4 per step: MarkRunning, MarkCompleted, MarkCompensating, MarkCompensated; plus 5).

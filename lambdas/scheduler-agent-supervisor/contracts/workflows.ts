@@ -11,8 +11,9 @@ import { ORDER_STEPS, type OrderStep, type StepName } from './steps';
  *   - `compact`: lean, and the agent also records its step Completed (the result, the compensation
  *     log entry, CompleteBy handed to the next step's deadline) in one fenced conditional write once
  *     its call succeeded, before it answers; the last step's write also makes the order Processed.
- *     The state machine goes from one agent call to the next: 1 transition per step, and 3 fixed
- *     (LoadStateRecord, CheckLock, the end).
+ *     The starter puts the claimed record in the execution input (no LoadStateRecord), and the
+ *     state machine goes from one agent call to the next: 1 transition per step, and 2 fixed
+ *     (CheckLock, the end).
  * The agent and the starter act per request, so executions of every shape run side by side.
  */
 export type WorkflowShape = 'classic' | 'lean' | 'compact';

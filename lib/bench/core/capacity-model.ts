@@ -67,7 +67,16 @@ interface PerUnit {
   readonly topicPublishes: ReadonlyMap<string, number>;
   readonly busEvents: number;
   readonly ruleDeliveries: number;
-  readonly tables: ReadonlyMap<string, { readUnits: number; writeUnits: number; writeRequests: number }>;
+  readonly tables: ReadonlyMap<
+    string,
+    {
+      readUnits: number;
+      writeUnits: number;
+      writeRequests: number;
+      /** Write units per request on each index, as the meter measured them (ReturnConsumedCapacity INDEXES). */
+      indexWriteUnits: ReadonlyMap<string, number>;
+    }
+  >;
   /** Billed seconds per request and mean seconds per invocation, by function. */
   readonly functions: ReadonlyMap<string, { seconds: number; secondsPerInvocation: number }>;
   readonly apiRequests: ReadonlyMap<string, number>;
@@ -104,6 +113,9 @@ function perUnitOf(work: RuntimeUsage, units: number): PerUnit {
         Object.values(table.byOperation)
           .filter((use) => use.writeUnits > 0)
           .reduce((total, use) => total + use.requests, 0) / units,
+      indexWriteUnits: new Map(
+        Object.entries(table.byIndex ?? {}).map(([index, use]) => [index, use.writeUnits / units]),
+      ),
     })),
     functions: byId(work.functions, (fn) => ({
       seconds: fn.billedMillis / 1_000 / units,
@@ -240,15 +252,19 @@ function dynamoDb(input: AppCapacityInput, use: PerUnit, quotas: QuotaTable): Bi
   for (const index of input.facts.indexes) {
     const table = use.tables.get(index.tableId);
     if (!table || table.writeRequests === 0) continue;
-    // Upper bound of the index's write units: each write of the item moves its entry (a delete and a
-    // put) of at most 1 KB, or of the item's size with projection ALL.
+    // The index's write units as the meter measured them (DynamoDB Local reports each index's share);
+    // without them, an upper bound: each write of the item moves its entry (a delete and a put) of at
+    // most 1 KB, or of the item's size with projection ALL.
+    const measured = table.indexWriteUnits.get(index.indexName);
+    // Measured and not written by a request (a sparse index the request leaves alone): not a binding.
+    if (measured === 0) continue;
     const entryUnits = index.projectsAll ? table.writeUnits / table.writeRequests : 1;
     bindings.push(
       binding(
         { quota: 'dynamoDbPartitionWrite', resource: `${index.tableId}.${index.indexName}` },
-        `DynamoDB index ${index.indexName} on ${index.tableId}, hash key ${index.hashKey} over ${index.partitions} partition(s) (${index.partitionsFrom}; index units bounded from above)`,
+        `DynamoDB index ${index.indexName} on ${index.tableId}, hash key ${index.hashKey} over ${index.partitions} partition(s) (${index.partitionsFrom}; ${measured === undefined ? 'index units bounded from above' : 'index units as measured'})`,
         write * index.partitions,
-        2 * table.writeRequests * entryUnits,
+        measured ?? 2 * table.writeRequests * entryUnits,
         index.partitions > 1
           ? 'a setting of ours: more shards of the key'
           : 'a design change: shard the key (a suffix of a few values, as DueShard does)',

@@ -305,7 +305,7 @@ interface Measured {
 function describe(measured: Measured): FigureResult {
   const { processed, recovered, scope, fixed, sizes } = measured;
   const steps = workflowSteps(DEFAULT_WORKFLOW_VERSION).length;
-  // Issue 24: one transition per step plus 3 (LoadStateRecord, CheckLock, the end).
+  // Issue 24's bound: one transition per step plus 3 (the compact shape takes 2: CheckLock and the end).
   const transitionBound = steps + 3;
   const transitions = perUnitCounts(processed).transitions ?? 0;
   const processedCost = per1000(processed);

@@ -184,6 +184,36 @@ describe('bindingRates', () => {
     expect(at('DynamoDB index ByStatus')?.bindsAt).toBe(1_000 / (2 * 5 * 4));
   });
 
+  it("takes an index's write units as measured when the meter has them, and leaves out an index no request writes", () => {
+    const state = WORK.tables.state;
+    if (!state) throw new Error('the fixture has a state table');
+    const measured = bindingRates(
+      {
+        facts: templateFacts(TEMPLATE),
+        units: 2,
+        work: {
+          ...WORK,
+          tables: {
+            ...WORK.tables,
+            state: {
+              ...state,
+              byIndex: {
+                DueIndex: { readUnits: 0, writeUnits: 6 },
+                ByStatus: { readUnits: 0, writeUnits: 0 },
+              },
+            },
+          },
+        },
+      },
+      US_EAST_1_QUOTAS,
+    );
+    const due = measured.find((entry) => entry.name.startsWith('DynamoDB index DueIndex'));
+    // 6 units over 2 requests: 3 a request, over 8 partitions of 1,000.
+    expect(due?.bindsAt).toBe((8 * 1_000) / 3);
+    expect(due?.name).toContain('index units as measured');
+    expect(measured.some((entry) => entry.name.startsWith('DynamoDB index ByStatus'))).toBe(false);
+  });
+
   it("bounds concurrency by the functions' billed seconds, and a fixed message group by one batch at a time", () => {
     // 0.2 + 0.3 billed seconds a request.
     expect(at('Lambda concurrent executions')?.bindsAt).toBeCloseTo(1_000 / 0.5, 9);

@@ -225,12 +225,7 @@ export function leanStepStates(scope: Construct, props: LeanStepStatesProps): Le
     props.nextStep === undefined
       ? props.updates.markStepCompleted(step, props.seq)
       : props.updates.markStepCompletedHandingOver(step, props.seq, props.nextStep);
-  const beginCompensation = props.updates.beginCompensation(step.name, props.firstCompensation);
-  beginCompensation.next(props.onPermanentFailure);
-  callAgent
-    .addCatch(props.fencedOut, { errors: [AgentError.FencedOut], resultPath: WorkflowPath.fencedOut })
-    .addCatch(beginCompensation, { errors: [...PERMANENT_AGENT_ERRORS], resultPath: WorkflowPath.error })
-    .addCatch(props.onAbandoned, { errors: [sfn.Errors.ALL], resultPath: WorkflowPath.abandoned });
+  const beginCompensation = catchLeanAgentFailures(callAgent, props);
   callAgent.next(markCompleted).next(props.next);
   return { callAgent, markCompleted, beginCompensation };
 }
@@ -259,21 +254,36 @@ export interface CompactStepStates {
  * Agent.FencedOut, having changed nothing.
  */
 export function compactStepStates(scope: Construct, props: CompactStepStatesProps): CompactStepStates {
-  const { step } = props;
   const callAgent = agentCall(scope, {
     ...props,
     shape: 'compact',
     action: 'perform',
     completion: { seq: props.seq, ...(props.nextStep !== undefined && { nextStep: props.nextStep }) },
   });
-  const beginCompensation = props.updates.beginCompensation(step.name, props.firstCompensation);
+  const beginCompensation = catchLeanAgentFailures(callAgent, props);
+  callAgent.next(props.next);
+  return { callAgent, beginCompensation };
+}
+
+/**
+ * Where a lean or compact `<Step>.CallAgent` goes when it fails: Agent.FencedOut (a lost lock) to
+ * FencedOut; a refusal or a spent budget to `<Step>.BeginCompensation`, then the compensation chain;
+ * anything else (timeout, heartbeat timeout, a transient failure) to AttemptAbandoned.
+ */
+function catchLeanAgentFailures(
+  callAgent: tasks.SqsSendMessage,
+  props: Pick<
+    LeanStepStatesProps,
+    'step' | 'updates' | 'firstCompensation' | 'onPermanentFailure' | 'onAbandoned' | 'fencedOut'
+  >,
+): tasks.DynamoUpdateItem {
+  const beginCompensation = props.updates.beginCompensation(props.step.name, props.firstCompensation);
   beginCompensation.next(props.onPermanentFailure);
   callAgent
     .addCatch(props.fencedOut, { errors: [AgentError.FencedOut], resultPath: WorkflowPath.fencedOut })
     .addCatch(beginCompensation, { errors: [...PERMANENT_AGENT_ERRORS], resultPath: WorkflowPath.error })
     .addCatch(props.onAbandoned, { errors: [sfn.Errors.ALL], resultPath: WorkflowPath.abandoned });
-  callAgent.next(props.next);
-  return { callAgent, beginCompensation };
+  return beginCompensation;
 }
 
 /** Whether an earlier attempt completed `step`, as the loaded record says. */

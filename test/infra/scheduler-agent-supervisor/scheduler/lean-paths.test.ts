@@ -3,64 +3,11 @@
  * LoadOrder, no `<Step>.Check`, no `<Step>.MarkRunning`; CheckLock routes to the first step not
  * completed; the agent is asked to mark its step Running and its Agent.FencedOut ends in FencedOut.
  */
-import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
-import * as sqs from 'aws-cdk-lib/aws-sqs';
-import {
-  AgentError,
-  PERMANENT_AGENT_ERRORS,
-  type StepDefinition,
-  type WorkflowShape,
-} from '../../../../lambdas/scheduler-agent-supervisor/contracts';
-import type { AslState } from '../../../../lib/platform/guardrails';
-import { loadConfig } from '../../../../lib/scheduler-agent-supervisor/config';
-import { SchedulerEnd, schedulerPaths } from '../../../../lib/scheduler-agent-supervisor/scheduler/paths';
-import { partsStack, renderStates, stateOf } from '../../support/state-graph';
+import { AgentError, PERMANENT_AGENT_ERRORS } from '../../../../lambdas/scheduler-agent-supervisor/contracts';
+import { SchedulerEnd } from '../../../../lib/scheduler-agent-supervisor/scheduler/paths';
+import { buildPaths, happyPath, STEPS } from './paths-support';
 
-const STEPS: StepDefinition[] = [
-  {
-    name: 'Pack',
-    service: 'packing',
-    operationPath: '/pack',
-    compensation: { name: 'UndoPack', operationPath: '/pack/undo' },
-  },
-  {
-    name: 'Ship',
-    service: 'shipping',
-    operationPath: '/ship',
-    compensation: { name: 'UndoShip', operationPath: '/ship/undo' },
-  },
-];
-const { timings } = loadConfig('local');
-
-function build(shape: WorkflowShape, steps: readonly StepDefinition[] = STEPS) {
-  const { stack, stateTable } = partsStack();
-  const agentQueues = Object.fromEntries(steps.map((s) => [s.name, new sqs.Queue(stack, `${s.name}Queue`)]));
-  const start = schedulerPaths(stack, {
-    shape,
-    steps,
-    agentQueues,
-    stateTable,
-    ordersTable: new dynamodb.Table(stack, 'Orders', {
-      partitionKey: { name: 'OrderID', type: dynamodb.AttributeType.STRING },
-    }),
-    timings,
-  });
-  const states = renderStates(stack, start);
-  return { states, state: (name: string) => stateOf(states, name) };
-}
-
-/** A first attempt from `from`: Next, and CheckLock's first rule (the first step is not completed). */
-function happyPath(state: (name: string) => AslState, from: string): string[] {
-  const path = [from];
-  for (let name = from; ; ) {
-    const current = state(name);
-    const next =
-      current.Type === 'Choice' ? (current.Choices?.[0]?.Next as string | undefined) : current.Next;
-    if (next === undefined) return path;
-    path.push(next);
-    name = next;
-  }
-}
+const build = buildPaths;
 
 describe('scheduler paths, lean shape', () => {
   it('success path: 2 states per step + 4 fixed (LoadStateRecord, CheckLock, MarkProcessed, Processed)', () => {

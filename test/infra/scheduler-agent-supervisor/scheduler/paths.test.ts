@@ -1,66 +1,10 @@
-import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { StepDefinition } from '../../../../lambdas/scheduler-agent-supervisor/contracts';
-import type { AslState } from '../../../../lib/platform/guardrails';
-import { loadConfig } from '../../../../lib/scheduler-agent-supervisor/config';
-import {
-  SchedulerEnd,
-  schedulerPaths,
-  stepProblems,
-} from '../../../../lib/scheduler-agent-supervisor/scheduler/paths';
-import { partsStack, renderStates, stateOf } from '../../support/state-graph';
+import { SchedulerEnd, stepProblems } from '../../../../lib/scheduler-agent-supervisor/scheduler/paths';
+import { partsStack } from '../../support/state-graph';
+import { buildPaths, happyPath, STEPS } from './paths-support';
 
-const STEPS: StepDefinition[] = [
-  {
-    name: 'Pack',
-    service: 'packing',
-    operationPath: '/pack',
-    compensation: { name: 'UndoPack', operationPath: '/pack/undo' },
-  },
-  {
-    name: 'Ship',
-    service: 'shipping',
-    operationPath: '/ship',
-    compensation: { name: 'UndoShip', operationPath: '/ship/undo' },
-  },
-];
-const { timings } = loadConfig('local');
-
-function build(steps: readonly StepDefinition[] = STEPS) {
-  const { stack, stateTable } = partsStack();
-  const agentQueues = Object.fromEntries(steps.map((s) => [s.name, new sqs.Queue(stack, `${s.name}Queue`)]));
-  const start = schedulerPaths(stack, {
-    steps,
-    agentQueues,
-    stateTable,
-    ordersTable: new dynamodb.Table(stack, 'Orders', {
-      partitionKey: { name: 'OrderID', type: dynamodb.AttributeType.STRING },
-    }),
-    timings,
-  });
-  const states = renderStates(stack, start);
-  return { states, state: (name: string) => stateOf(states, name) };
-}
-
-/**
- * Follows the path of a first attempt from `from`: Next, CheckLock's rule (the lock is held) and a
- * step Check's default (not completed yet), until a state without a successor.
- */
-function happyPath(state: (name: string) => AslState, from: string): string[] {
-  const path = [from];
-  for (let name = from; ; ) {
-    const current = state(name);
-    const next =
-      current.Type !== 'Choice'
-        ? current.Next
-        : name === 'CheckLock'
-          ? (current.Choices?.[0]?.Next as string | undefined)
-          : current.Default;
-    if (next === undefined) return path;
-    path.push(next);
-    name = next;
-  }
-}
+const build = (steps?: readonly StepDefinition[]) => buildPaths(undefined, steps);
 
 describe('scheduler paths', () => {
   it('success path: load, check the lock, every step in order, MarkProcessed, Processed', () => {

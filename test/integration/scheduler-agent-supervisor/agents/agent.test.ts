@@ -4,7 +4,6 @@
  * a scripted Step Functions endpoint.
  */
 
-import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { readLedger } from '../../../../lambdas/fakes/adapters/ledger';
 import {
   AgentError,
@@ -29,11 +28,11 @@ import {
   logMessages,
   metricSum,
   remoteRequestsFor,
-  STATE_TABLE,
   seedStateRecord,
   sfnCallsFor,
   sqsEvent,
   startAgentHarness,
+  stateRecordItem,
   TEST_RETRY_BUDGET,
   TEST_TIMINGS,
 } from './harness';
@@ -688,16 +687,7 @@ describe('agent handler (integration)', () => {
 
   describe('lean versions: the agent marks its step Running in the reservation (AgentRequest.markRunning)', () => {
     const STEPS = ['ReserveInventory', 'ChargePayment', 'ScheduleShipping'];
-    const recordOf = async (orderId: string) =>
-      (
-        await h.dynamo.send(
-          new GetItemCommand({
-            TableName: STATE_TABLE,
-            Key: { [StateAttr.OrderId]: { S: orderId } },
-            ConsistentRead: true,
-          }),
-        )
-      ).Item;
+    const recordOf = (orderId: string) => stateRecordItem(h.dynamo, orderId);
 
     it('marks the step Running exactly as markStepRunning does, in the write that counts the call', async () => {
       const request = agentRequest({ markRunning: true });

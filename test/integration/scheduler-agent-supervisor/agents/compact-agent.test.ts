@@ -4,7 +4,7 @@
  * task token (AgentRequest.recordCompletion; adapters/step-completions.ts). The real agent handler
  * and the real adapter on DynamoDB Local, the remote service over HTTP, a scripted Step Functions.
  */
-import { GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoStepCompletions } from '../../../../lambdas/scheduler-agent-supervisor/adapters/step-completions';
 import {
@@ -30,6 +30,7 @@ import {
   STATE_TABLE,
   sqsEvent,
   startAgentHarness,
+  stateRecordItem,
   TEST_RETRY_BUDGET,
 } from './harness';
 
@@ -73,16 +74,7 @@ describe('compact versions: the agent records its step Completed (integration)',
     );
   }
 
-  const recordOf = async (orderId: string) =>
-    (
-      await h.dynamo.send(
-        new GetItemCommand({
-          TableName: STATE_TABLE,
-          Key: { [StateAttr.OrderId]: { S: orderId } },
-          ConsistentRead: true,
-        }),
-      )
-    ).Item;
+  const recordOf = (orderId: string) => stateRecordItem(h.dynamo, orderId);
 
   const compactRequest = (
     recordCompletion: NonNullable<ReturnType<typeof agentRequest>['recordCompletion']>,

@@ -296,11 +296,8 @@ export async function seedStateRecord(
   }
 }
 
-/** An order's CallsMade as stored (undefined when the record has none). */
-export async function callsMade(
-  dynamo: DynamoDBClient,
-  orderId: string,
-): Promise<Record<string, number> | undefined> {
+/** An order's state record as stored (a consistent read; undefined when there is none). */
+export async function stateRecordItem(dynamo: DynamoDBClient, orderId: string) {
   const got = await dynamo.send(
     new GetItemCommand({
       TableName: STATE_TABLE,
@@ -308,7 +305,15 @@ export async function callsMade(
       ConsistentRead: true,
     }),
   );
-  const map = got.Item?.[StateAttr.CallsMade]?.M;
+  return got.Item;
+}
+
+/** An order's CallsMade as stored (undefined when the record has none). */
+export async function callsMade(
+  dynamo: DynamoDBClient,
+  orderId: string,
+): Promise<Record<string, number> | undefined> {
+  const map = (await stateRecordItem(dynamo, orderId))?.[StateAttr.CallsMade]?.M;
   return map === undefined
     ? undefined
     : Object.fromEntries(Object.entries(map).map(([op, value]) => [op, Number(value.N)]));

@@ -9,6 +9,7 @@ import { committedChartProblems, RERUN } from '../../../../lib/bench/check';
 import { renderSvgs, toVegaLite } from '../../../../lib/bench/core/charts';
 import type { ChartSpec, FigureResult } from '../../../../lib/bench/core/figure';
 import type { BenchResults } from '../../../../lib/bench/core/results';
+import { resultsAt } from './git-fixture';
 
 const chart = (title: string): ChartSpec => ({
   kind: 'bar',
@@ -30,24 +31,11 @@ const figure = (id: FigureResult['id'], charts: ChartSpec[]): FigureResult => ({
   charts,
 });
 
-const results: BenchResults = {
-  schemaVersion: 1,
-  commit: { sha: 'abcdef0123456789abcdef0123456789abcdef01', dirty: false },
-  startedAt: '2026-12-02T04:59:26.613Z',
-  durationSeconds: 416,
-  quick: false,
-  machine: {
-    cpuModel: 'AMD EPYC',
-    cpus: 2,
-    totalMemoryGiB: 23.5,
-    node: 'v20',
-    platform: 'linux',
-    release: '6',
-  },
+const results: BenchResults = resultsAt('abcdef0123456789abcdef0123456789abcdef01', {
   figures: [figure('order-cost', [chart('cost')]), figure('functions', [chart('sizes'), chart('init')])],
   notBuilt: [],
   failed: [],
-};
+});
 
 describe('committedChartProblems', () => {
   let dir: string;

@@ -1,6 +1,7 @@
 import { checkQuotedFigures, rewriteQuotedFigures } from '../../../../lib/bench/check';
 import type { FigureResult } from '../../../../lib/bench/core/figure';
 import type { BenchResults } from '../../../../lib/bench/core/results';
+import { resultsAt } from './git-fixture';
 
 const SHA = 'abcdef0123456789abcdef0123456789abcdef01';
 
@@ -18,24 +19,11 @@ const orderCost: FigureResult = {
   charts: [],
 };
 
-const results: BenchResults = {
-  schemaVersion: 1,
-  commit: { sha: SHA, dirty: false },
-  startedAt: '2026-12-02T04:59:26.613Z',
-  durationSeconds: 416,
-  quick: false,
-  machine: {
-    cpuModel: 'AMD EPYC',
-    cpus: 2,
-    totalMemoryGiB: 23.5,
-    node: 'v20',
-    platform: 'linux',
-    release: '6',
-  },
+const results: BenchResults = resultsAt(SHA, {
   figures: [orderCost],
   notBuilt: [],
   failed: [],
-};
+});
 
 /** A run's heading as a doc quotes it, then the given lines. */
 function doc(...lines: string[]): { path: string; text: string } {

@@ -255,7 +255,10 @@ function dynamoDb(input: AppCapacityInput, use: PerUnit, quotas: QuotaTable): Bi
     // The index's write units as the meter measured them (DynamoDB Local reports each index's share);
     // without them, an upper bound: each write of the item moves its entry (a delete and a put) of at
     // most 1 KB, or of the item's size with projection ALL.
-    const measured = table.indexWriteUnits.get(index.indexName);
+    // Measured when the meter reported any index of the table (DynamoDB Local names only the indexes
+    // a write touched, so one it does not name took no units).
+    const measured =
+      table.indexWriteUnits.size > 0 ? (table.indexWriteUnits.get(index.indexName) ?? 0) : undefined;
     // Measured and not written by a request (a sparse index the request leaves alone): not a binding.
     if (measured === 0) continue;
     const entryUnits = index.projectsAll ? table.writeUnits / table.writeRequests : 1;

@@ -25,10 +25,10 @@ const OPTIONS: CampaignOptions = {
   maxInFlight: 4,
   minOrdersPerKind: 1,
   minProcessedShare: 0,
-  // Not runtime-restart either, for now: on the compact workflow (issue 24) every restart point
-  // tried (after 3, 5, 6, 7 and 9 of the 12 orders) freezes the seeded clock, the restart holding its
+  // Not runtime-restart either, for now: with the compact workflow (issue 24) every restart point
+  // tried (after 3, 4, 6, 7 and 9 of the 12 orders) freezes the seeded clock, the restart holding its
   // turn while the runtime's stop waits for work that needs a turn (the deadlock issue 23's note
-  // describes for deliveries). The wall-clock campaigns restart with orders in flight
+  // describes for deliveries; before the compact shape, after 6 passed and after 3 froze). The wall-clock campaigns restart with orders in flight
   // (docs/chaos.md), and the deployed-timings campaign of this layer restarts too; the seeded
   // restart comes back with that fix.
   enabledKinds: FAULT_KINDS.filter(

@@ -43,7 +43,7 @@ import type {
   StepCompletions,
   TaskCallbacks,
 } from './ports';
-import { assertCompletionPort, recordCompletion } from './step-completion';
+import { assertCompletionPort, completionRefusal, recordCompletion } from './step-completion';
 
 /** What a request asks the agent to run: the step itself, or its compensation. */
 export type AgentAction = AgentRequest['action'];
@@ -519,11 +519,8 @@ export function resolveAgentOperation(
   },
 ): AgentOperation {
   const definition = knownStep(request.step);
-  if (request.recordCompletion !== undefined && (request.action !== 'perform' || !request.markRunning)) {
-    throw new InvalidAgentRequestError(
-      `a ${request.action} request for step '${definition.name}' carries recordCompletion, which only a perform request with markRunning may (the agent records a step it marked Running)`,
-    );
-  }
+  const refusal = completionRefusal({ ...request, step: definition.name });
+  if (refusal !== undefined) throw new InvalidAgentRequestError(refusal);
   if (request.action === 'perform') {
     if (request.operation !== definition.name) {
       throw new InvalidAgentRequestError(

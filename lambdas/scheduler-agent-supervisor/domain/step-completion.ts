@@ -10,14 +10,28 @@ import { type AgentRequest, type AgentResult, operationKey, stepDefinition } fro
 import { InvalidAgentRequestError } from './errors';
 import type { StepCompletion, StepCompletions } from './ports';
 
+/**
+ * Why a request may not carry recordCompletion (the agent records only a step it marked Running:
+ * a perform request with markRunning), or undefined. The one home of the rule: the request's
+ * validation (resolveAgentOperation) and the agent, before any call (assertCompletionPort), apply it.
+ */
+export function completionRefusal(request: {
+  readonly step: string;
+  readonly action: AgentRequest['action'];
+  readonly markRunning?: unknown;
+  readonly recordCompletion?: AgentRequest['recordCompletion'];
+}): string | undefined {
+  if (request.recordCompletion === undefined || (request.action === 'perform' && request.markRunning)) {
+    return undefined;
+  }
+  return `a ${request.action} request for step '${request.step}' carries recordCompletion, which only a perform request with markRunning may (the agent records a step it marked Running)`;
+}
+
 /** The completion a compact version's request records once its call returned `result`. */
 export function stepCompletion(request: AgentRequest, result: AgentResult): StepCompletion {
   const record = request.recordCompletion;
-  if (record === undefined || request.action !== 'perform' || request.markRunning !== true) {
-    throw new InvalidAgentRequestError(
-      `step '${request.step}': recordCompletion is for a perform request with markRunning only`,
-    );
-  }
+  // Checked before the call (assertCompletionPort): unreachable for a request that got this far.
+  if (record === undefined) throw new Error(`step '${request.step}': no recordCompletion to record`);
   const definition = stepDefinition(request.step);
   return {
     orderId: request.orderId,
@@ -34,8 +48,13 @@ export function stepCompletion(request: AgentRequest, result: AgentResult): Step
   };
 }
 
-/** Refuses, before any call, a request that asks for a completion the agent has no port to write. */
+/**
+ * Refuses, before any call, a request whose completion may not be recorded (completionRefusal) or
+ * that the agent has no port to write it with.
+ */
 export function assertCompletionPort(request: AgentRequest, completions: StepCompletions | undefined): void {
+  const refusal = completionRefusal(request);
+  if (refusal !== undefined) throw new InvalidAgentRequestError(refusal);
   if (request.recordCompletion !== undefined && completions === undefined) {
     throw new Error(
       `Agent of step '${request.step}' got a recordCompletion request without a completions port`,

@@ -158,6 +158,14 @@ describe('handleAgentRequest with recordCompletion', () => {
     expect(h.written).toEqual([]);
   });
 
+  it('refuses, before any call, a request that may not carry recordCompletion (no markRunning)', async () => {
+    const h = harness(async () => ({ kind: 'recorded' }));
+    const { markRunning: _markRunning, ...withoutMark } = request;
+    await expect(handleAgentRequest(withoutMark, h.ports)).rejects.toThrow(InvalidAgentRequestError);
+    expect(h.calls()).toBe(0);
+    expect(h.answers).toEqual([]);
+  });
+
   it('refuses, before any call, a request it has no completions port for', async () => {
     const h = harness(async () => ({ kind: 'recorded' }));
     const { completions: _completions, ...withoutPort } = h.ports;

@@ -50,32 +50,41 @@ export class DynamoDroneFleet {
 
   /** The write of a drone's new bookings, for the kit's transaction. */
   writeOf(update: DroneUpdate): ExtraWrite {
-    const condition: Pick<
-      NonNullable<ExtraWrite['Put']>,
-      'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'
-    > = update.expectedVersion === 0
-      ? {
-          ConditionExpression: 'attribute_not_exists(#pk)',
-          ExpressionAttributeNames: { '#pk': TABLE_PARTITION_KEY },
-        }
-      : {
-          ConditionExpression: '#version = :version',
-          ExpressionAttributeNames: { '#version': 'version' },
-          ExpressionAttributeValues: { ':version': update.expectedVersion },
-        };
-    return {
-      Put: {
-        TableName: this.tableName,
-        Item: {
-          [TABLE_PARTITION_KEY]: droneKeyOf(update.droneId),
-          droneId: update.droneId,
-          version: update.expectedVersion + 1,
-          assignments: update.assignments.map(({ deliveryId, start, end }) => ({ deliveryId, start, end })),
-        },
-        ...condition,
-      },
-    };
+    return droneWriteOf(this.tableName, update);
   }
+}
+
+/**
+ * A drone's new bookings as one write of the kit's transaction, conditional on the version the
+ * decision read (on the item not existing for version 0): the guard that keeps a drone from being
+ * double-booked. Pure, so the protocol model (lib/verify, through protocol.ts) reads the same guard.
+ */
+export function droneWriteOf(tableName: string, update: DroneUpdate): ExtraWrite {
+  const condition: Pick<
+    NonNullable<ExtraWrite['Put']>,
+    'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'
+  > = update.expectedVersion === 0
+    ? {
+        ConditionExpression: 'attribute_not_exists(#pk)',
+        ExpressionAttributeNames: { '#pk': TABLE_PARTITION_KEY },
+      }
+    : {
+        ConditionExpression: '#version = :version',
+        ExpressionAttributeNames: { '#version': 'version' },
+        ExpressionAttributeValues: { ':version': update.expectedVersion },
+      };
+  return {
+    Put: {
+      TableName: tableName,
+      Item: {
+        [TABLE_PARTITION_KEY]: droneKeyOf(update.droneId),
+        droneId: update.droneId,
+        version: update.expectedVersion + 1,
+        assignments: update.assignments.map(({ deliveryId, start, end }) => ({ deliveryId, start, end })),
+      },
+      ...condition,
+    },
+  };
 }
 
 function droneOf(item: Record<string, unknown>): DroneState {

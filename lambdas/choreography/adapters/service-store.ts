@@ -130,22 +130,12 @@ export class DynamoServiceStore {
             [TABLE_TTL_ATTRIBUTE]: Math.floor(now.getTime() / 1000) + this.processedMessageTtlSeconds,
             ...(request.deadLetter ? { deadLetter: request.deadLetter } : {}),
           },
-          ConditionExpression: 'attribute_not_exists(#pk)',
-          ExpressionAttributeNames: { '#pk': TABLE_PARTITION_KEY },
+          ...MARKER_CONDITION,
         },
       });
     }
     const markerCount = items.length;
-    const condition: ItemCondition = read
-      ? {
-          ConditionExpression: '#version = :version',
-          ExpressionAttributeNames: { '#version': VERSION_ATTRIBUTE },
-          ExpressionAttributeValues: { ':version': read.version },
-        }
-      : {
-          ConditionExpression: 'attribute_not_exists(#pk)',
-          ExpressionAttributeNames: { '#pk': TABLE_PARTITION_KEY },
-        };
+    const condition = itemConditionOf(read);
     let appended: OutboxEntry[] = [];
     if (change) {
       appended = toOutboxEntries(
@@ -211,10 +201,34 @@ function retainedOutbox(previous: readonly OutboxEntry[], added: readonly Outbox
   return [...previous, ...added].slice(-Math.max(OUTBOX_RETAINED_ENTRIES, added.length));
 }
 
-interface ItemCondition {
+export interface ItemCondition {
   readonly ConditionExpression: string;
   readonly ExpressionAttributeNames: Record<string, string>;
   readonly ExpressionAttributeValues?: Record<string, unknown>;
+}
+
+/** A processed-message marker is put only if absent: of two deliveries of one message, one commits. */
+export const MARKER_CONDITION: ItemCondition = {
+  ConditionExpression: 'attribute_not_exists(#pk)',
+  ExpressionAttributeNames: { '#pk': TABLE_PARTITION_KEY },
+};
+
+/**
+ * The state item's write (or check) is conditional on the version the decision read, or on the item
+ * not existing when none was read: a concurrent writer loses and decides again from a fresh read.
+ * Exported with MARKER_CONDITION for the protocol model (lib/verify, through protocol.ts).
+ */
+export function itemConditionOf(read: Pick<ServiceItem, 'version'> | undefined): ItemCondition {
+  return read
+    ? {
+        ConditionExpression: '#version = :version',
+        ExpressionAttributeNames: { '#version': VERSION_ATTRIBUTE },
+        ExpressionAttributeValues: { ':version': read.version },
+      }
+    : {
+        ConditionExpression: 'attribute_not_exists(#pk)',
+        ExpressionAttributeNames: { '#pk': TABLE_PARTITION_KEY },
+      };
 }
 
 function alertEntry(alert: DeliveryAlert): OutboxEntry {

@@ -81,7 +81,26 @@ export interface DeliveryInput {
 const lifecycle = <T extends EventType>(type: T, data: Parameters<typeof emission<T>>[2]): Emission =>
   emission(OutboxDestination.DeliveryBus, type, data);
 
-export function reactToDeliveryEvent(input: DeliveryInput): Decision<DeliveryState> {
+/**
+ * The two guards that keep the record right whatever the order of its messages, named so the
+ * protocol model (lib/verify, through protocol.ts) reads the very rules this reaction applies.
+ */
+export interface DeliveryGuards {
+  /** A terminal status never changes. */
+  readonly isFinal: (status: DeliveryStatus) => boolean;
+  /** A reply or flight report replaces the recorded one only when its producer sequence is higher. */
+  readonly isNewer: (incoming: number, recorded: number | undefined) => boolean;
+}
+
+export const DELIVERY_GUARDS: DeliveryGuards = {
+  isFinal: isTerminalStatus,
+  isNewer: (incoming, recorded) => recorded === undefined || incoming > recorded,
+};
+
+export function reactToDeliveryEvent(
+  input: DeliveryInput,
+  guards: DeliveryGuards = DELIVERY_GUARDS,
+): Decision<DeliveryState> {
   const { event, now } = input;
   const current: DeliveryState = input.state ?? {
     deliveryId: event.deliveryId,
@@ -89,13 +108,13 @@ export function reactToDeliveryEvent(input: DeliveryInput): Decision<DeliverySta
     status: DeliveryStatus.Requested,
     updatedAt: now.toISOString(),
   };
-  if (isTerminalStatus(current.status)) return ignored(`the delivery is ${current.status} already`);
+  if (guards.isFinal(current.status)) return ignored(`the delivery is ${current.status} already`);
   const stamped = (state: DeliveryState): DeliveryState => ({ ...state, updatedAt: now.toISOString() });
 
   switch (event.type) {
     case EventType.PackageReady:
     case EventType.PackageRejected: {
-      if (current.package && current.package.sequence >= event.sequence) {
+      if (current.package && !guards.isNewer(event.sequence, current.package.sequence)) {
         return ignored(`package reply ${event.sequence} is not newer than ${current.package.sequence}`);
       }
       const reply: PackageReply =
@@ -112,15 +131,15 @@ export function reactToDeliveryEvent(input: DeliveryInput): Decision<DeliverySta
     case EventType.DroneScheduled:
     case EventType.DroneUnavailable:
     case EventType.DroneReleased: {
-      if (current.drone && current.drone.sequence >= event.sequence) {
+      if (current.drone && !guards.isNewer(event.sequence, current.drone.sequence)) {
         return ignored(`drone reply ${event.sequence} is not newer than ${current.drone.sequence}`);
       }
       return correlate(stamped({ ...current, drone: droneReplyOf(event) }), input.settings);
     }
     case EventType.FlightProgress:
-      return fly(current, event, stamped);
+      return fly(current, event, stamped, guards);
     case EventType.RemediationDecided:
-      return remediate(input, current, event, stamped);
+      return remediate(input, current, event, stamped, guards);
   }
 }
 
@@ -190,8 +209,9 @@ function fly(
   current: DeliveryState,
   event: DeliveryEvent<typeof EventType.FlightProgress>,
   stamped: (state: DeliveryState) => DeliveryState,
+  guards: DeliveryGuards,
 ): Decision<DeliveryState> {
-  if (current.flight && current.flight.sequence >= event.sequence) {
+  if (current.flight && !guards.isNewer(event.sequence, current.flight.sequence)) {
     return ignored(`flight report ${event.sequence} is not newer than ${current.flight.sequence}`);
   }
   const flying = current.status === DeliveryStatus.Scheduled || current.status === DeliveryStatus.PickedUp;
@@ -237,6 +257,7 @@ function remediate(
   current: DeliveryState,
   event: DeliveryEvent<typeof EventType.RemediationDecided>,
   stamped: (state: DeliveryState) => DeliveryState,
+  guards: DeliveryGuards,
 ): Decision<DeliveryState> {
   const { decision, reasonCode, detail, source } = event.data;
   switch (decision) {
@@ -260,7 +281,7 @@ function remediate(
       if (!original.ok) return ignored(original.detail);
       // The repeated message is processed as if it arrived now: its own sequence keeps it from
       // overwriting anything newer that came since.
-      return reactToDeliveryEvent({ ...input, event: original.event });
+      return reactToDeliveryEvent({ ...input, event: original.event }, guards);
     }
     case RemediationDecision.Alert:
       return ignored('an alert asks nothing of the Delivery service');

@@ -11,7 +11,14 @@ import {
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { loadOrder, loadStateRecord } from './data-tasks';
 import { ExecutionInput, RecordPath } from './execution-data';
-import { compactStepStates, leanStepStates, stepCompleted, stepStates, undoStates } from './step-states';
+import {
+  compactStepStates,
+  leanStepStates,
+  stepCompleted,
+  stepStates,
+  type UndoStates,
+  undoStates,
+} from './step-states';
 import { StoreUpdates } from './store-updates';
 
 const STEP_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9]*$/;
@@ -103,7 +110,9 @@ export function stepProblems(
  *   step Running, and its Agent.FencedOut (a lost lock) ends in FencedOut. The rest is the same.
  * Compact shape: CheckLock (the claimed record comes in the input) -> the first step not completed
  *   -> each step's <Step>.CallAgent -> Processed; the agent also records its step Completed, and the
- *   last one the order Processed, before it answers. The rest is the lean shape's.
+ *   last one the order Processed, before it answers. A spent retry budget (an uncertain outcome):
+ *   <Step>.BeginCompensationUncertain (the step TimedOut) -> <Step>.Undo.MarkUncertain -> the
+ *   chain from there. The rest is the lean shape's.
  * Returns the first state.
  */
 export function schedulerPaths(scope: Construct, props: SchedulerPathsProps): sfn.IChainable {
@@ -123,32 +132,7 @@ export function schedulerPaths(scope: Construct, props: SchedulerPathsProps): sf
   });
   const updates = new StoreUpdates(scope, { stateTable: props.stateTable, fencedOut });
 
-  // The alert was written with MarkCompensationFailed (AlertOutbox): the outbox delivers it.
-  const compensationFailed = new sfn.Fail(scope, SchedulerEnd.compensationFailed, {
-    error: 'CompensationFailed',
-    cause:
-      'A compensation was refused for good: the order is CompensationFailed, with its operator alert in the outbox.',
-  });
-  const markCompensated = updates.markCompensated();
-  markCompensated.next(new sfn.Succeed(scope, SchedulerEnd.compensated));
-
-  // The compensation chain, built from the first step forwards so that each undo knows its next
-  // (the undo of the step before it); it is entered at the undo of the last step.
-  let undoNext: sfn.IChainable = markCompensated;
-  props.steps.forEach((step, index) => {
-    undoNext = undoStates(scope, {
-      step,
-      seq: index + 1,
-      queue: props.agentQueues[step.name] as sqs.IQueue,
-      timings: props.timings,
-      ...(props.shape !== undefined && lean && { shape: props.shape }),
-      updates,
-      next: undoNext,
-      onPermanentFailure: compensationFailed,
-      onAbandoned: attemptAbandoned,
-    }).check;
-  });
-  const compensationChain = undoNext;
+  const { entry: compensationChain, undoOf } = compensationStates(scope, props, updates, attemptAbandoned);
   const lastStep = props.steps[props.steps.length - 1] as StepDefinition;
   // What every step's states take, in either shape: its place, its queue, where it goes next and on failure.
   const stepChain = (step: StepDefinition, seq: number, next: sfn.IChainable) => ({
@@ -188,7 +172,13 @@ export function schedulerPaths(scope: Construct, props: SchedulerPathsProps): sf
         fencedOut,
         ...(entries[0] !== undefined && { nextStep: entries[0].step.name }),
       };
-      leanNext = (compact ? compactStepStates(scope, chain) : leanStepStates(scope, chain)).callAgent;
+      // Compact: a spent retry budget undoes the step just in case, from its own MarkUncertain.
+      const uncertain = (undoOf.get(step.name) as UndoStates).markUncertain;
+      leanNext = (
+        compact
+          ? compactStepStates(scope, { ...chain, onUncertainFailure: uncertain })
+          : leanStepStates(scope, chain)
+      ).callAgent;
       entries.unshift({ step, entry: leanNext });
     });
     const processing = heldByThisExecution(ProcessState.Processing);
@@ -224,4 +214,46 @@ export function schedulerPaths(scope: Construct, props: SchedulerPathsProps): sf
     .otherwise(fencedOut);
 
   return loadStateRecord(scope, props.stateTable).next(loadOrder(scope, props.ordersTable)).next(checkLock);
+}
+
+/**
+ * The compensation chain, with its ends (MarkCompensated -> Compensated, CompensationFailed): each
+ * step's undo states, built from the first step forwards so that each undo knows its next (the undo
+ * of the step before it). It is entered at the undo of the last step; `undoOf` names each step's
+ * states (a compact step enters its own at `<Step>.Undo.MarkUncertain`).
+ */
+function compensationStates(
+  scope: Construct,
+  props: SchedulerPathsProps,
+  updates: StoreUpdates,
+  attemptAbandoned: sfn.IChainable,
+): { readonly entry: sfn.IChainable; readonly undoOf: ReadonlyMap<string, UndoStates> } {
+  const lean = isLeanShape(props.shape ?? 'classic');
+  // The alert was written with MarkCompensationFailed (AlertOutbox): the outbox delivers it.
+  const compensationFailed = new sfn.Fail(scope, SchedulerEnd.compensationFailed, {
+    error: 'CompensationFailed',
+    cause:
+      'A compensation was refused for good: the order is CompensationFailed, with its operator alert in the outbox.',
+  });
+  const markCompensated = updates.markCompensated();
+  markCompensated.next(new sfn.Succeed(scope, SchedulerEnd.compensated));
+
+  let undoNext: sfn.IChainable = markCompensated;
+  const undoOf = new Map<string, UndoStates>();
+  props.steps.forEach((step, index) => {
+    const undo = undoStates(scope, {
+      step,
+      seq: index + 1,
+      queue: props.agentQueues[step.name] as sqs.IQueue,
+      timings: props.timings,
+      ...(props.shape !== undefined && lean && { shape: props.shape }),
+      updates,
+      next: undoNext,
+      onPermanentFailure: compensationFailed,
+      onAbandoned: attemptAbandoned,
+    });
+    undoOf.set(step.name, undo);
+    undoNext = undo.check;
+  });
+  return { entry: undoNext, undoOf };
 }

@@ -234,6 +234,12 @@ export interface CompactStepStatesProps extends Omit<StepStatesProps, 'shape' | 
   /** Where the agent's Agent.FencedOut goes: its execution no longer holds the lock. */
   readonly fencedOut: sfn.IChainable;
   /**
+   * Where `<Step>.BeginCompensationUncertain` goes once the step's retry budget was spent: this
+   * step's own `<Step>.Undo.MarkUncertain`, so the step is undone just in case, then the rest of the
+   * compensation chain.
+   */
+  readonly onUncertainFailure: sfn.IChainable;
+  /**
    * The step that runs next: the agent's completion write sets CompleteBy to its planned deadline.
    * @default - none (the last step: the agent's write makes the order Processed, and `next` is the end)
    */
@@ -244,6 +250,7 @@ export interface CompactStepStatesProps extends Omit<StepStatesProps, 'shape' | 
 export interface CompactStepStates {
   readonly callAgent: tasks.SqsSendMessage;
   readonly beginCompensation: tasks.DynamoUpdateItem;
+  readonly beginCompensationUncertain: tasks.DynamoUpdateItem;
 }
 
 /**
@@ -252,6 +259,13 @@ export interface CompactStepStates {
  * CompleteBy handed to the next step; the order Processed after the last) in a fenced write before
  * it answers, so the execution moves straight on. A failed fence, at either write, comes back as
  * Agent.FencedOut, having changed nothing.
+ *
+ * A spent retry budget (Agent.RetryBudgetExhausted) is an uncertain outcome, not a refusal: it
+ * follows calls that were made, and any of them may have had its effect with its answer lost. So it
+ * goes to `<Step>.BeginCompensationUncertain` (the step TimedOut), then straight to this step's
+ * `<Step>.Undo.MarkUncertain` (the step's Undo.Check reads the record of the input, which does not
+ * know), and the chain goes on from there. A refusal (Agent.PermanentFailure) is still
+ * `<Step>.BeginCompensation` (the step Failed, nothing to undo).
  */
 export function compactStepStates(scope: Construct, props: CompactStepStatesProps): CompactStepStates {
   const callAgent = agentCall(scope, {
@@ -260,15 +274,18 @@ export function compactStepStates(scope: Construct, props: CompactStepStatesProp
     action: 'perform',
     completion: { seq: props.seq, ...(props.nextStep !== undefined && { nextStep: props.nextStep }) },
   });
-  const beginCompensation = catchLeanAgentFailures(callAgent, props);
+  const beginCompensationUncertain = props.updates.beginCompensationUncertain(props.step);
+  beginCompensationUncertain.next(props.onUncertainFailure);
+  const beginCompensation = catchLeanAgentFailures(callAgent, props, beginCompensationUncertain);
   callAgent.next(props.next);
-  return { callAgent, beginCompensation };
+  return { callAgent, beginCompensation, beginCompensationUncertain };
 }
 
 /**
  * Where a lean or compact `<Step>.CallAgent` goes when it fails: Agent.FencedOut (a lost lock) to
  * FencedOut; a refusal or a spent budget to `<Step>.BeginCompensation`, then the compensation chain;
- * anything else (timeout, heartbeat timeout, a transient failure) to AttemptAbandoned.
+ * anything else (timeout, heartbeat timeout, a transient failure) to AttemptAbandoned. With
+ * `onBudgetExhausted` (the compact shape), a spent budget goes there instead, caught first.
  */
 function catchLeanAgentFailures(
   callAgent: tasks.SqsSendMessage,
@@ -276,12 +293,25 @@ function catchLeanAgentFailures(
     LeanStepStatesProps,
     'step' | 'updates' | 'firstCompensation' | 'onPermanentFailure' | 'onAbandoned' | 'fencedOut'
   >,
+  onBudgetExhausted?: sfn.IChainable,
 ): tasks.DynamoUpdateItem {
   const beginCompensation = props.updates.beginCompensation(props.step.name, props.firstCompensation);
   beginCompensation.next(props.onPermanentFailure);
+  callAgent.addCatch(props.fencedOut, {
+    errors: [AgentError.FencedOut],
+    resultPath: WorkflowPath.fencedOut,
+  });
+  if (onBudgetExhausted !== undefined) {
+    callAgent.addCatch(onBudgetExhausted, {
+      errors: [AgentError.RetryBudgetExhausted],
+      resultPath: WorkflowPath.error,
+    });
+  }
+  const refusals = PERMANENT_AGENT_ERRORS.filter(
+    (error) => onBudgetExhausted === undefined || error !== AgentError.RetryBudgetExhausted,
+  );
   callAgent
-    .addCatch(props.fencedOut, { errors: [AgentError.FencedOut], resultPath: WorkflowPath.fencedOut })
-    .addCatch(beginCompensation, { errors: [...PERMANENT_AGENT_ERRORS], resultPath: WorkflowPath.error })
+    .addCatch(beginCompensation, { errors: [...refusals], resultPath: WorkflowPath.error })
     .addCatch(props.onAbandoned, { errors: [sfn.Errors.ALL], resultPath: WorkflowPath.abandoned });
   return beginCompensation;
 }

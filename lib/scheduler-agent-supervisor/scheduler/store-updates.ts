@@ -199,6 +199,19 @@ export class StoreUpdates {
     });
   }
 
+  /**
+   * `<Step>.BeginCompensationUncertain` (compact shape): the step's retry budget was spent, so its
+   * effect is uncertain: the step is TimedOut, LastError keeps the agent's catch output, and CompleteBy
+   * is the planned deadline of the step's own compensation, the first to run (its
+   * `<Step>.Undo.MarkUncertain` follows).
+   */
+  beginCompensationUncertain(step: StepDefinition): tasks.DynamoUpdateItem {
+    return this.update(`${step.name}.BeginCompensationUncertain`, 'beginCompensationUncertain', step.name, {
+      lastError: lastError(text(step.name)),
+      completeBy: plannedDeadline(step.compensation.name),
+    });
+  }
+
   /** `<Step>.Undo.MarkCompensating`: the intent, before the call; CompleteBy is the compensation's deadline. */
   markCompensating(step: StepDefinition): tasks.DynamoUpdateItem {
     return this.update(`${step.name}.Undo.MarkCompensating`, 'markCompensating', step.name, {

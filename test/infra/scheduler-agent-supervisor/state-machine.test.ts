@@ -204,13 +204,18 @@ describe('scheduler state machine, state by state (local profile)', () => {
       );
       used.add(transition);
     }
-    // markStepCompletedHandingOver is the lean shape's (v3, live beside v1 in the same template).
-    const lean = allStates(stateMachineDefinition(synth.template, 3));
-    for (const update of lean.values()) {
-      const transition = /\(transition (\w+)\)\.$/.exec(String(update.Comment))?.[1];
-      if (transition !== undefined && !used.has(transition)) {
-        expect(transition).toBe('markStepCompletedHandingOver');
-        used.add(transition);
+    // markStepCompletedHandingOver is the lean shape's (v3), beginCompensationUncertain the compact
+    // shape's (v5): both live beside v1 in the same template.
+    for (const [version, own] of [
+      [3, 'markStepCompletedHandingOver'],
+      [5, 'beginCompensationUncertain'],
+    ] as const) {
+      for (const update of allStates(stateMachineDefinition(synth.template, version)).values()) {
+        const transition = /\(transition (\w+)\)\.$/.exec(String(update.Comment))?.[1];
+        if (transition !== undefined && !used.has(transition)) {
+          expect({ version, transition }).toEqual({ version, transition: own });
+          used.add(transition);
+        }
       }
     }
     expect([...used].sort()).toEqual(

@@ -130,8 +130,8 @@ const OVERSIZED_FILES: Readonly<Record<string, { readonly ceiling: number; reado
     why: "the runtime's one class, its API and execution loop; the rest is execution.ts, runtime-types.ts, states-copy.ts",
   },
   'lambdas/scheduler-agent-supervisor/contracts/transitions/table.ts': {
-    ceiling: 643,
-    why: "one table of every transition, read as a whole (issue 24 added the compact shape's two agent transitions); its shared clauses are builders.ts",
+    ceiling: 656,
+    why: "one table of every transition, read as a whole (issue 24 added the compact shape's two agent transitions, issue 25 beginCompensationUncertain); its shared clauses are builders.ts",
   },
 };
 

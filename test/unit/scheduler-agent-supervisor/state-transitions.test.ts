@@ -49,6 +49,7 @@ describe('state transitions table', () => {
       completeOrder: 'agent',
       markProcessed: 'scheduler',
       beginCompensation: 'scheduler',
+      beginCompensationUncertain: 'scheduler',
       markCompensating: 'scheduler',
       markCompensatingUncertain: 'scheduler',
       markStepCompensated: 'scheduler',
@@ -213,7 +214,12 @@ describe('state transitions table', () => {
         (processStateSetBy(STATE_TRANSITIONS[name]) as { constant?: string } | undefined)?.constant ===
         ProcessState.CompensationInProgress,
     );
-    expect(into).toEqual(['beginCompensation', 'operatorRetryCompensation', 'operatorCancel']);
+    expect(into).toEqual([
+      'beginCompensation',
+      'beginCompensationUncertain',
+      'operatorRetryCompensation',
+      'operatorCancel',
+    ]);
     for (const name of ['operatorRetryCompensation', 'operatorCancel'] as const) {
       const operator = STATE_TRANSITIONS[name];
       expect({
@@ -229,11 +235,31 @@ describe('state transitions table', () => {
       });
       expect({ name, indexed: sets(operator, StateAttr.DueShard) }).toEqual({ name, indexed: true });
     }
-    const begin = STATE_TRANSITIONS.beginCompensation;
-    expect(begin.fence).toEqual({ lockedBy: { param: 'instanceId' } });
-    expect(removes(begin, StateAttr.LockedBy)).toBe(false);
-    expect(removes(begin, StateAttr.DueShard)).toBe(false);
-    expect(removes(begin, StateAttr.RunningStep)).toBe(true);
+    for (const name of ['beginCompensation', 'beginCompensationUncertain'] as const) {
+      const begin = STATE_TRANSITIONS[name];
+      expect({ name, fence: begin.fence }).toEqual({ name, fence: { lockedBy: { param: 'instanceId' } } });
+      expect({
+        name,
+        unlocks: removes(begin, StateAttr.LockedBy),
+        leavesIndex: removes(begin, StateAttr.DueShard),
+        endsRunningStep: removes(begin, StateAttr.RunningStep),
+      }).toEqual({ name, unlocks: false, leavesIndex: false, endsRunningStep: true });
+    }
+  });
+
+  it('beginCompensationUncertain (a spent retry budget) is beginCompensation with the step TimedOut, not Failed', () => {
+    const failed = renderTransition('beginCompensation', { step: 'ReserveInventory' });
+    const uncertain = renderTransition('beginCompensationUncertain', { step: 'ReserveInventory' });
+    expect(uncertain.conditionExpression).toBe(failed.conditionExpression);
+    expect(uncertain.updateExpression).toBe(failed.updateExpression.replace(':failed', ':timedOut'));
+    expect(uncertain.updateExpression).not.toBe(failed.updateExpression);
+    expect(uncertain.constants).toEqual({
+      ':processing': 'Processing',
+      ':compensationInProgress': 'CompensationInProgress',
+      ':timedOut': 'TimedOut',
+    });
+    expect(uncertain.params).toEqual(failed.params);
+    expect(uncertain.names).toEqual(failed.names);
   });
 
   it('every write of a compensating execution is fenced on its lock and on CompensationInProgress', () => {
@@ -385,6 +411,7 @@ describe('state transitions table', () => {
   it('knows which transitions apply to one step', () => {
     expect(TRANSITION_NAMES.filter((name) => appliesToStep(STATE_TRANSITIONS[name])).sort()).toEqual([
       'beginCompensation',
+      'beginCompensationUncertain',
       'completeOrder',
       'completeStep',
       'failExpiredInStep',

@@ -263,6 +263,29 @@ export const STATE_TRANSITIONS = {
   }),
 
   /**
+   * Scheduler: the step's retry budget was spent (Agent.RetryBudgetExhausted). Its calls were made
+   * and one may have had its effect with its answer lost, so the step is TimedOut, not Failed: it is
+   * undone just in case (markCompensatingUncertain), by this execution and, if it dies first, by the
+   * next compensation attempt, whose Undo.Check reads TimedOut. Found by the protocol model (issue 25).
+   */
+  beginCompensationUncertain: transition({
+    by: 'scheduler',
+    summary:
+      "A step's retry budget was spent with its outcome unknown: it is TimedOut, the order CompensationInProgress (still locked), with the reason",
+    params: { instanceId: 'S', lastError: 'M', completeBy: 'N', now: 'S' },
+    fence: HELD_BY_THIS_EXECUTION,
+    condition: [isProcessing],
+    set: [
+      [attr(StateAttr.ProcessState), constant(ProcessState.CompensationInProgress)],
+      ...TIMED_OUT_STEP,
+      [attr(StateAttr.LastError), param('lastError')],
+      [attr(StateAttr.CompleteBy), param('completeBy')],
+      [attr(StateAttr.UpdatedAt), param('now')],
+    ],
+    remove: [attr(StateAttr.RunningStep)],
+  }),
+
+  /**
    * Scheduler: the intent to undo a step, written before the compensating call, so an attempt that
    * dies leaves the entry Compensating and the next one calls again under the same key.
    */

@@ -5,7 +5,12 @@
  * the agent to record its step Completed (AgentRequest.recordCompletion), the last one the order
  * Processed, so one state per step and two fixed.
  */
-import { AgentError, PERMANENT_AGENT_ERRORS } from '../../../../lambdas/scheduler-agent-supervisor/contracts';
+import {
+  AgentError,
+  PERMANENT_AGENT_ERRORS,
+  renderTransition,
+} from '../../../../lambdas/scheduler-agent-supervisor/contracts';
+import { CONDITIONAL_CHECK_FAILED } from '../../../../lib/scheduler-agent-supervisor/scheduler/data-tasks';
 import { SchedulerEnd } from '../../../../lib/scheduler-agent-supervisor/scheduler/paths';
 import { buildPaths, happyPath, STEPS } from './paths-support';
 
@@ -20,12 +25,14 @@ describe('scheduler paths, compact shape', () => {
     expect(path).toHaveLength(STEPS.length + 2);
   });
 
-  it("has no LoadStateRecord and no <Step>.MarkCompleted; everything else is the lean shape's states", () => {
+  it("has no LoadStateRecord and no <Step>.MarkCompleted; everything else is the lean shape's states, and <Step>.BeginCompensationUncertain", () => {
     const compact = [...build('compact').states.keys()];
     const lean = [...build('lean').states.keys()];
     const dropped = (name: string) => name === 'LoadStateRecord' || name.endsWith('.MarkCompleted');
+    const added = STEPS.map((step) => `${step.name}.BeginCompensationUncertain`);
     expect(compact.filter(dropped)).toEqual([]);
-    expect(compact.sort()).toEqual(lean.filter((name) => !dropped(name)).sort());
+    expect(lean.filter((name) => added.includes(name))).toEqual([]);
+    expect(compact.sort()).toEqual([...lean.filter((name) => !dropped(name)), ...added].sort());
   });
 
   it('<Step>.CallAgent asks the agent to mark the step Running and to record it Completed, handing over to the next step', () => {
@@ -50,14 +57,81 @@ describe('scheduler paths, compact shape', () => {
     }
   });
 
-  it('<Step>.CallAgent: Agent.FencedOut -> FencedOut, permanent errors -> BeginCompensation, anything else -> AttemptAbandoned', () => {
+  it('<Step>.CallAgent: Agent.FencedOut -> FencedOut, a spent budget -> BeginCompensationUncertain (before the refusals), a refusal -> BeginCompensation, anything else -> AttemptAbandoned', () => {
     const { state } = build('compact');
+    const refusals = PERMANENT_AGENT_ERRORS.filter((error) => error !== AgentError.RetryBudgetExhausted);
+    expect(refusals).toContain(AgentError.Permanent);
     for (const step of STEPS) {
       expect(state(`${step.name}.CallAgent`).Catch?.map((c) => [c.ErrorEquals, c.Next])).toEqual([
         [[AgentError.FencedOut], SchedulerEnd.fencedOut],
-        [[...PERMANENT_AGENT_ERRORS], `${step.name}.BeginCompensation`],
+        [[AgentError.RetryBudgetExhausted], `${step.name}.BeginCompensationUncertain`],
+        [refusals, `${step.name}.BeginCompensation`],
         [['States.ALL'], SchedulerEnd.attemptAbandoned],
       ]);
+      // Both keep the agent's answer where LastError reads it.
+      expect(state(`${step.name}.CallAgent`).Catch?.[1]?.ResultPath).toBe('$.error');
+    }
+  });
+
+  it("a spent budget: <Step>.BeginCompensationUncertain (the step TimedOut, fenced) -> that step's Undo.MarkUncertain -> its undo -> the undo of the step before it", () => {
+    const { state } = build('compact');
+    const follow = (from: string) => {
+      const path = [from];
+      for (let next = state(from).Next; next !== undefined; next = state(next).Next) {
+        path.push(next);
+        if (state(next).Type === 'Choice') break;
+      }
+      return path;
+    };
+    expect(follow('Ship.BeginCompensationUncertain')).toEqual([
+      'Ship.BeginCompensationUncertain',
+      'Ship.Undo.MarkUncertain',
+      'Ship.Undo.CallAgent',
+      'Ship.Undo.MarkCompensated',
+      'Pack.Undo.Check',
+    ]);
+    // The first step's undo goes on to the end; the steps after it never ran: nothing to undo.
+    expect(follow('Pack.BeginCompensationUncertain')).toEqual([
+      'Pack.BeginCompensationUncertain',
+      'Pack.Undo.MarkUncertain',
+      'Pack.Undo.CallAgent',
+      'Pack.Undo.MarkCompensated',
+      'MarkCompensated',
+      SchedulerEnd.compensated,
+    ]);
+    for (const step of STEPS) {
+      const update = state(`${step.name}.BeginCompensationUncertain`);
+      const p = update.Parameters as Record<string, unknown>;
+      const rendered = renderTransition('beginCompensationUncertain', { step: step.name });
+      expect(update.Comment).toMatch(/\(transition beginCompensationUncertain\)\.$/);
+      expect([p.UpdateExpression, p.ConditionExpression]).toEqual([
+        rendered.updateExpression,
+        rendered.conditionExpression,
+      ]);
+      expect(p.ExpressionAttributeValues).toMatchObject({
+        ':timedOut': { S: 'TimedOut' },
+        ':lastError': { M: { Source: { S: step.name }, Error: { 'S.$': '$.error.Error' } } },
+        // Its own compensation runs first.
+        ':completeBy': { 'N.$': `$.record.Item.Plan.M.${step.compensation.name}.N` },
+      });
+      expect(update.Catch).toEqual([
+        { ErrorEquals: [CONDITIONAL_CHECK_FAILED], ResultPath: '$.fencedOut', Next: SchedulerEnd.fencedOut },
+      ]);
+    }
+    // A refusal is unchanged: the step Failed, then the whole chain from the last step's Undo.Check.
+    for (const step of STEPS) expect(state(`${step.name}.BeginCompensation`).Next).toBe('Ship.Undo.Check');
+  });
+
+  it('the lean and classic shapes (pinned versions) keep a spent budget with the refusals: no BeginCompensationUncertain', () => {
+    for (const shape of ['lean', undefined] as const) {
+      const { states, state } = build(shape);
+      expect([...states.keys()].filter((name) => name.endsWith('.BeginCompensationUncertain'))).toEqual([]);
+      for (const step of STEPS) {
+        const budget = state(`${step.name}.CallAgent`).Catch?.find((c) =>
+          c.ErrorEquals.includes(AgentError.RetryBudgetExhausted),
+        );
+        expect({ shape, next: budget?.Next }).toEqual({ shape, next: `${step.name}.BeginCompensation` });
+      }
     }
   });
 
@@ -67,15 +141,17 @@ describe('scheduler paths, compact shape', () => {
     expect(JSON.stringify(compact)).toBe(JSON.stringify(lean));
   });
 
-  it('keeps every store update of the lean shape but the MarkCompleted ones, byte for byte', () => {
+  it('keeps every store update of the lean shape but the MarkCompleted ones, byte for byte, and adds BeginCompensationUncertain', () => {
     const compact = build('compact');
     const lean = build('lean');
     const updates = [...compact.states].filter(([, s]) =>
       s.Resource?.endsWith(':states:::dynamodb:updateItem'),
     );
-    // Per step: BeginCompensation, and its undo's four; then the two ends (MarkProcessed kept for CheckLock).
-    expect(updates).toHaveLength(5 * STEPS.length + 2);
+    // Per step: BeginCompensation, BeginCompensationUncertain (the compact shape's own), and its
+    // undo's four; then the two ends (MarkProcessed kept for CheckLock).
+    expect(updates).toHaveLength(6 * STEPS.length + 2);
     for (const [name, update] of updates) {
+      if (name.endsWith('.BeginCompensationUncertain')) continue;
       expect(JSON.stringify(update)).toBe(JSON.stringify(lean.state(name)));
     }
   });

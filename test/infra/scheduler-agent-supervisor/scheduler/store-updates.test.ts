@@ -39,6 +39,10 @@ const BUILT: Record<string, { state: string; build: (updates: StoreUpdates) => t
     state: `${STEP}.BeginCompensation`,
     build: (u) => u.beginCompensation(STEP, 'FirstUndo'),
   },
+  beginCompensationUncertain: {
+    state: `${STEP}.BeginCompensationUncertain`,
+    build: (u) => u.beginCompensationUncertain(STEP_DEF),
+  },
   markCompensating: {
     state: `${STEP}.Undo.MarkCompensating`,
     build: (u) => u.markCompensating(STEP_DEF),
@@ -107,6 +111,11 @@ const EXPECTED_VALUES: Record<string, Record<string, unknown>> = {
   beginCompensation: {
     ':lastError': lastErrorFrom(STEP),
     ':completeBy': { 'N.$': '$.record.Item.Plan.M.FirstUndo.N' },
+  },
+  // The step's own compensation runs first: its Undo.MarkUncertain follows.
+  beginCompensationUncertain: {
+    ':lastError': lastErrorFrom(STEP),
+    ':completeBy': { 'N.$': '$.record.Item.Plan.M.Unpack.N' },
   },
   markCompensating: { ':completeBy': { 'N.$': '$.record.Item.Plan.M.Unpack.N' } },
   markCompensatingUncertain: {

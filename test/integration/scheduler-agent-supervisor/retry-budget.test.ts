@@ -9,6 +9,13 @@
  * and operation: never more than the order's RetryBudget, and exactly the budget for the payment,
  * because the budget is smaller than what the layers allow (3 attempts x 4 calls, doubled by the
  * duplicates), so the counter is what stops it.
+ *
+ * A spent budget is an uncertain outcome (issue 25): the calls were made, and one may have had its
+ * effect with its answer lost. The second test loses the answer of an inventory reservation that
+ * was made (the runtime's function-URL hook forwards the call, then answers 504) and spends the
+ * order's budget on that one call, so the agent's retry is refused in the same execution: the
+ * compact version (the default) undoes the step just in case, and the order ends Compensated with
+ * the downstream's reservation undone.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,6 +37,9 @@ jest.setTimeout(240_000);
  */
 const TEST_BUDGET = 9;
 const ORDER_PREFIX = 'budget-';
+/** Orders whose first inventory reservation is made but its answer lost (no duplicates for them). */
+const LOST_ANSWER_PREFIX = 'lost-answer-';
+const LOST_STEP = 'ReserveInventory';
 
 describe('retry budget, end to end on the local runtime', () => {
   let workDir: string;
@@ -38,6 +48,8 @@ describe('retry budget, end to end on the local runtime', () => {
   let dynamo: DynamoDBClient;
   let stateTable: string;
   let duplicated = 0;
+  /** The status the service really answered each lost call with, by idempotency key. */
+  const lostAnswers = new Map<string, number>();
 
   beforeAll(async () => {
     workDir = mkdtempSync(join(tmpdir(), 'retry-budget-it-'));
@@ -50,6 +62,29 @@ describe('retry budget, end to end on the local runtime', () => {
       log: () => undefined,
       clock: testClock(),
       faults: {
+        // The first reservation call of a lost-answer order reaches the inventory service and has
+        // its effect; then the order's budget is made the one call already reserved, and the agent
+        // gets a 504 instead of the answer.
+        functionUrl: async (request, forward) => {
+          const key = request.headers['idempotency-key'] ?? '';
+          const orderId = key.slice(0, -`:${LOST_STEP}`.length);
+          if (
+            request.method !== 'POST' ||
+            !key.startsWith(LOST_ANSWER_PREFIX) ||
+            !key.endsWith(`:${LOST_STEP}`) ||
+            lostAnswers.has(key)
+          ) {
+            return forward();
+          }
+          const reply = await forward();
+          lostAnswers.set(key, reply.status);
+          await spendBudget(orderId);
+          return {
+            status: 504,
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ message: 'gateway timeout (test: the answer was lost)' }),
+          };
+        },
         // Every agent request of the test's orders comes twice, the copy 20 ms after the original.
         duplicateDelivery: ({ message }) => {
           const body = parse(message.Body);
@@ -66,6 +101,23 @@ describe('retry budget, end to end on the local runtime', () => {
     dynamo = new DynamoDBClient(awsClientConfig(target, 'dynamodb'));
     stateTable = target.outputs.StateTableName ?? '';
   });
+
+  /** The order's budget becomes the one call of LOST_STEP already reserved: its retry is refused. */
+  const spendBudget = (orderId: string) =>
+    dynamo.send(
+      new UpdateItemCommand({
+        TableName: stateTable,
+        Key: { [StateAttr.OrderId]: { S: orderId } },
+        UpdateExpression: 'SET #budget = :one',
+        ConditionExpression: '#calls.#op = :one',
+        ExpressionAttributeNames: {
+          '#budget': StateAttr.RetryBudget,
+          '#calls': StateAttr.CallsMade,
+          '#op': LOST_STEP,
+        },
+        ExpressionAttributeValues: { ':one': { N: '1' } },
+      }),
+    );
 
   afterAll(async () => {
     system?.close();
@@ -133,10 +185,58 @@ describe('retry budget, end to end on the local runtime', () => {
       expect([operation, count <= (reserved[operation] ?? 0)]).toEqual([operation, true]);
     }
     expect(record?.[StateAttr.LastError]?.M?.Error?.S).toBe(AgentError.RetryBudgetExhausted);
+    // A spent budget is uncertain: the charge was undone just in case (the outage recorded nothing).
+    const { undos } = await system.ledger(orderId);
+    expect(undos.filter((undo) => undo.undoes === `${orderId}:ChargePayment`)).toEqual([
+      expect.objectContaining({ undone: false }),
+    ]);
     // The mix really happened: duplicates were delivered, and an abandoned attempt was restarted.
     expect(duplicated).toBeGreaterThanOrEqual(2);
     expect(Number(record?.[StateAttr.Attempt]?.N)).toBeGreaterThanOrEqual(2);
     expect(Number(record?.[StateAttr.FailureCount]?.N)).toBeGreaterThanOrEqual(1);
+  });
+
+  it('a budget spent after a call whose answer was lost: the step is undone just in case, and the order ends Compensated with its effect undone', async () => {
+    const orderId = `${LOST_ANSWER_PREFIX}${Date.now()}`;
+    const accepted = await system.submit({
+      orderId,
+      customerId: 'c-lost-answer',
+      items: [{ sku: 'SKU-LOST', quantity: 1 }],
+      totalCents: 500,
+      currency: 'EUR',
+    });
+    expect(accepted.status).toBe(202);
+
+    const done = await system.waitForState(
+      orderId,
+      ['Processed', 'Error', 'Compensated', 'CompensationFailed'],
+      180_000,
+    );
+
+    // The call was made and had its effect; its answer never reached the agent.
+    expect(lostAnswers.get(`${orderId}:${LOST_STEP}`)).toBe(201);
+    const ledger = await system.ledger(orderId);
+    expect(ledger.effects.map((effect) => effect.idempotencyKey)).toEqual([`${orderId}:${LOST_STEP}`]);
+    // The retry was refused by the budget: the service received the one call.
+    expect(ledger.calls.find((entry) => entry.idempotencyKey === `${orderId}:${LOST_STEP}`)?.calls).toBe(1);
+    // The order is Compensated, and the reservation is undone (not left in place).
+    expect(done.processState).toBe('Compensated');
+    expect(ledger.undos).toEqual([
+      expect.objectContaining({ undoes: `${orderId}:${LOST_STEP}`, undone: true }),
+    ]);
+    expect(ledger.effects[0]?.undoneBy).toBeDefined();
+    expect(done.steps[LOST_STEP]).toBe('Compensated');
+    expect(done.compensationLog[LOST_STEP]).toBe('Compensated');
+    const { Item: record } = await dynamo.send(
+      new GetItemCommand({
+        TableName: stateTable,
+        Key: { [StateAttr.OrderId]: { S: orderId } },
+        ConsistentRead: true,
+      }),
+    );
+    expect(record?.[StateAttr.LastError]?.M?.Error?.S).toBe(AgentError.RetryBudgetExhausted);
+    // Undone just in case: its log entry was created Uncertain (Undo.MarkUncertain), not from a result.
+    expect(record?.[StateAttr.CompensationLog]?.M?.[LOST_STEP]?.M?.Uncertain?.BOOL).toBe(true);
   });
 });
 

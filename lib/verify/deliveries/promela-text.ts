@@ -1,0 +1,15 @@
+/**
+ * Small Promela writing helpers shared by the deliveries models: a property asserted so that the
+ * trail names it (a `@@ violated:` step before the assertion fails), and a name safe as a Promela
+ * identifier.
+ */
+export const promela = {
+  /** `cond` asserted; when it fails the trail's last step says which property, in words. */
+  check(condition: string, property: string): string {
+    return `if :: !(${condition}) -> printf("@@ violated: ${property}\\n") :: else -> skip fi;\n  assert(${condition})`;
+  },
+  /** A value of the code (a status, an event type) as an identifier: `S_PickedUp`, `A_SCHEDULED`. */
+  identifier(prefix: string, value: string): string {
+    return `${prefix}_${value.replace(/[^A-Za-z0-9]/g, '_')}`;
+  },
+};

@@ -1,0 +1,96 @@
+/**
+ * The choreography's booking model (issue 25 part 6): generated from the drone scheduler's code, it
+ * passes exhaustively within its bounds; each broken variant (one guard taken out of the code's
+ * rules) yields a counterexample, printed as the actors' steps; and the model follows the code (a
+ * changed rule changes the model; every status and event the code decides with is in it). Needs spin
+ * and gcc: without them runSpin throws (SpinUnavailableError) and the test fails, it never skips.
+ */
+import { AssignmentStatus, reactToDroneEvent } from '../../../../lambdas/choreography/protocol';
+import {
+  BOOKING_MESSAGES,
+  BOOKING_RULES,
+  bookingModel,
+  bookingTable,
+  DEFAULT_DELIVERIES_BOUNDS,
+  deliveriesBrokenVariants,
+  deliveriesModels,
+} from '../../../../lib/verify/deliveries';
+import { runSpin } from '../../../../lib/verify/spin';
+
+jest.setTimeout(120_000);
+
+describe('deliveries models', () => {
+  it.each(deliveriesModels().map((model) => [model.name, model] as const))(
+    '%s passes, exhaustively',
+    (_name, model) => {
+      const result = runSpin(model, { kind: 'safety' });
+      console.log(
+        `${model.name}: bounds ${JSON.stringify(model.bounds)}; ${result.states} states, depth ${result.depth}, ${result.seconds} s\n` +
+          model.properties.map((property) => `  - ${property}`).join('\n'),
+      );
+      expect(result.trail?.steps.join('\n') ?? '').toBe('');
+      expect(result).toMatchObject({ ok: true, errors: 0 });
+      expect(result.incomplete).toBeUndefined();
+      expect(result.states).toBeGreaterThan(1000);
+    },
+  );
+
+  it.each(deliveriesBrokenVariants().map((variant) => [variant.name, variant] as const))(
+    'the broken variant %s is caught with a trail',
+    (_name, variant) => {
+      const result = runSpin(variant.model, { kind: 'safety' });
+      const steps = result.trail?.steps ?? [];
+      console.log(
+        `${variant.name} (${variant.description}): ${result.trail?.violation}\n${steps.map((step, index) => `  ${index + 1}. ${step}`).join('\n')}`,
+      );
+      expect(result.errors).toBeGreaterThan(0);
+      expect(steps.length).toBeGreaterThan(0);
+      expect(steps.at(-1)).toMatch(/^violated: /);
+    },
+  );
+});
+
+describe('the booking model follows the code', () => {
+  const { deliveries, drones } = DEFAULT_DELIVERIES_BOUNDS;
+
+  it("names every assignment status and every message of the code's table", () => {
+    const { source } = bookingModel(DEFAULT_DELIVERIES_BOUNDS);
+    for (const status of Object.values(AssignmentStatus)) expect(source).toContain(`A_${status}`);
+    for (const message of BOOKING_MESSAGES) expect(source).toContain(`M_${message}`);
+    const emitted = new Set(
+      bookingTable(BOOKING_RULES, deliveries, drones).flatMap((row) =>
+        row.outcome.kind === 'change' ? [row.outcome.emits] : [],
+      ),
+    );
+    expect([...emitted].sort()).toEqual(['DroneReleased', 'DroneScheduled', 'DroneUnavailable']);
+    for (const type of emitted) expect(source).toContain(`E_${type}`);
+  });
+
+  it('a changed rule changes the model', () => {
+    const real = bookingModel(DEFAULT_DELIVERIES_BOUNDS).source;
+    // A rule that never books: every request answered "ignored".
+    const lazy = bookingModel(DEFAULT_DELIVERIES_BOUNDS, {
+      ...BOOKING_RULES,
+      react: (input) =>
+        input.event.type === 'DeliveryRequested'
+          ? { kind: 'ignore', reason: 'lazy' }
+          : reactToDroneEvent(input),
+    }).source;
+    expect(lazy).not.toEqual(real);
+    expect(real).toMatch(/m == M_request && ra == A_ABSENT[^\n]*kind = 1; na = A_SCHEDULED/);
+    expect(lazy).not.toMatch(/m == M_request && ra == A_ABSENT[^\n]*kind = 1; na = A_SCHEDULED/);
+  });
+
+  it("reads the code's write conditions, and refuses one it does not know", () => {
+    expect(bookingModel(DEFAULT_DELIVERIES_BOUNDS).source).toContain('droneVer[wd - 1] == rv[wd - 1]');
+    expect(() =>
+      bookingModel(DEFAULT_DELIVERIES_BOUNDS, {
+        ...BOOKING_RULES,
+        itemCondition: () => ({
+          ConditionExpression: '#version >= :v',
+          ExpressionAttributeNames: { '#version': 'version' },
+        }),
+      }),
+    ).toThrow(/two condition shapes/);
+  });
+});

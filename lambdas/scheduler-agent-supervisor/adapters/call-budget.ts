@@ -29,7 +29,7 @@ import {
 import type { Clock } from '../../shared/clock';
 import { isConditionalCheckFailed } from '../../shared/dynamodb-errors';
 import { hasErrorName } from '../../shared/errors';
-import { ProcessState, StateAttr } from '../contracts';
+import { ProcessState, RESERVE_CALL, StateAttr } from '../contracts';
 import type { CallBudget, CallReservation, MarkStepRunning } from '../domain/ports';
 import { transitionUpdate } from './state-store';
 
@@ -37,13 +37,6 @@ const NAMES = {
   '#orderId': StateAttr.OrderId,
   '#calls': StateAttr.CallsMade,
   '#budget': StateAttr.RetryBudget,
-} as const;
-
-/** The reservation's expressions; `#op` names the operation. */
-export const RESERVE_CALL = {
-  updateExpression: 'ADD #calls.#op :one',
-  conditionExpression:
-    'attribute_exists(#orderId) AND (attribute_not_exists(#calls.#op) OR #calls.#op < #budget OR (attribute_not_exists(#budget) AND #calls.#op < :deploymentBudget))',
 } as const;
 
 export class DynamoCallBudget implements CallBudget {

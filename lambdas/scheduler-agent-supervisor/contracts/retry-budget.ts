@@ -36,3 +36,14 @@ export function parseRetryBudget(text: string): number {
  * would multiply every other layer, and this number (a factor of the synth guardrail) would say so.
  */
 export const REMOTE_CLIENT_REQUESTS_PER_CALL = 1;
+
+/**
+ * The reservation of one call (adapters/call-budget.ts applies it, the protocol model of lib/verify
+ * reads it): `#calls` is StateAttr.CallsMade, `#op` the operation, `#budget` StateAttr.RetryBudget,
+ * `#orderId` the key, `:deploymentBudget` the deployment's RETRY_BUDGET (schema-2 records), `:one` 1.
+ */
+export const RESERVE_CALL = {
+  updateExpression: 'ADD #calls.#op :one',
+  conditionExpression:
+    'attribute_exists(#orderId) AND (attribute_not_exists(#calls.#op) OR #calls.#op < #budget OR (attribute_not_exists(#budget) AND #calls.#op < :deploymentBudget))',
+} as const;

@@ -24,6 +24,11 @@ export interface RunSpinOptions {
   readonly hashBits?: number;
   /** Memory pan may use, in MB. @default 8192 */
   readonly memoryMb?: number;
+  /**
+   * Search breadth first (safety only): the shortest counterexample, found first; what a broken
+   * variant's search wants. @default false (depth first)
+   */
+  readonly breadthFirst?: boolean;
 }
 
 const FILE = 'model.pml';
@@ -79,7 +84,7 @@ export function runSpin(model: SpinModel, check: SpinCheck, options: RunSpinOpti
       [
         '-O2',
         '-w',
-        `-DMEMLIM=${options.memoryMb ?? 8192}`,
+        ...(options.breadthFirst ? [] : [`-DMEMLIM=${options.memoryMb ?? 8192}`]),
         '-DCOLLAPSE',
         '-DVECTORSZ=4096',
         ...flags,
@@ -92,7 +97,10 @@ export function runSpin(model: SpinModel, check: SpinCheck, options: RunSpinOpti
     if (!existsSync(join(dir, 'pan'))) {
       throw new Error(`gcc could not compile the verifier of ${model.name}:\n${compiled}`);
     }
-    const panArgs = [`-m${options.maxDepth ?? 1_000_000}`, `-w${options.hashBits ?? 24}`];
+    const panArgs = [
+      ...(options.breadthFirst ? [] : [`-m${options.maxDepth ?? 1_000_000}`]),
+      `-w${options.hashBits ?? 24}`,
+    ];
     if (check.kind === 'liveness') panArgs.push('-a', '-f', '-N', check.ltl);
     const pan = run('./pan', panArgs, dir);
     const errors = numberAfter(pan, /errors: (\d+)/);
@@ -108,8 +116,8 @@ export function runSpin(model: SpinModel, check: SpinCheck, options: RunSpinOpti
       check: check.kind === 'safety' ? 'safety' : check.ltl,
       ok: errors === 0 && incomplete === undefined,
       errors,
-      states: numberAfter(pan, /(\d+) states, stored/),
-      transitions: numberAfter(pan, /(\d+) transitions/),
+      states: numberAfter(pan, /([\d.e+]+) states, stored/),
+      transitions: numberAfter(pan, /([\d.e+]+) transitions/),
       depth: numberAfter(pan, /depth reached (\d+)/),
       stateVectorBytes: numberAfter(pan, /State-vector (\d+) byte/),
       seconds: numberAfter(pan, /elapsed time ([\d.e+-]+) seconds/),

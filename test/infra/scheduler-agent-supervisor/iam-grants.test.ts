@@ -8,12 +8,11 @@
  */
 import { marshall } from '@aws-sdk/util-dynamodb';
 import {
-  RESERVE_CALL,
   refusalRead,
   withMarkRunning,
 } from '../../../lambdas/scheduler-agent-supervisor/adapters/call-budget';
 import { versionsRead } from '../../../lambdas/scheduler-agent-supervisor/adapters/state-store';
-import { StateAttr } from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import { RESERVE_CALL, StateAttr } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import { dynamoDbChecks } from '../../../lib/local-runtime/dynamodb/iam-requests';
 import { type CompiledPolicy, evaluate, roleSessionPrincipal } from '../../../lib/local-runtime/iam';
 import { INFRA_ACCOUNT, INFRA_REGION, rolePolicies, tableArnOf } from '../support/role-policies';

@@ -1,0 +1,95 @@
+/**
+ * The orders model is generated from the code's own rules (lib/verify/orders): every transition of
+ * the table is in it, a changed guard changes it, a guard on a path it leaves out is refused, the
+ * supervisor's table is the code's rule's answers, and each broken variant is caught with a trail.
+ * The model is generated at each run and never committed, so it cannot be stale.
+ */
+
+import {
+  RESERVE_CALL,
+  STATE_TRANSITIONS,
+  StateAttr,
+} from '../../../../lambdas/scheduler-agent-supervisor/contracts';
+import { decideSupervision } from '../../../../lambdas/scheduler-agent-supervisor/protocol';
+import { formatTrail, runSpin } from '../../../../lib/verify';
+import { brokenVariants, ORDERS_PROTOCOL, ordersModel } from '../../../../lib/verify/orders';
+import { reservationGuard } from '../../../../lib/verify/orders/reservation-guard';
+import { modelTimings, supervisionTable } from '../../../../lib/verify/orders/supervision-table';
+
+describe('the orders model', () => {
+  const model = ordersModel();
+
+  it('renders every transition of STATE_TRANSITIONS (per step for step transitions)', () => {
+    for (const name of Object.keys(STATE_TRANSITIONS)) {
+      expect(model.source).toMatch(new RegExp(`inline T_${name}(_0)?\\(`));
+    }
+  });
+
+  it('changes when a transition condition changes', () => {
+    const { completeStep } = ORDERS_PROTOCOL.transitions;
+    if (completeStep === undefined) throw new Error('no completeStep');
+    const changed = ordersModel({
+      ...ORDERS_PROTOCOL,
+      transitions: {
+        ...ORDERS_PROTOCOL.transitions,
+        completeStep: { ...completeStep, condition: completeStep.condition.slice(1) },
+      },
+    });
+    expect(changed.source).not.toBe(model.source);
+    const inline = (source: string) =>
+      source.slice(source.indexOf('inline T_completeStep_0('), source.indexOf('inline T_completeStep_1('));
+    expect(inline(model.source)).toContain('(r_ProcessState == S_Processing)');
+    expect(inline(changed.source)).not.toContain('(r_ProcessState == S_Processing)');
+  });
+
+  it('refuses a guard on a path the model leaves out, naming it', () => {
+    const { markProcessed } = ORDERS_PROTOCOL.transitions;
+    if (markProcessed === undefined) throw new Error('no markProcessed');
+    expect(() =>
+      ordersModel({
+        ...ORDERS_PROTOCOL,
+        transitions: {
+          ...ORDERS_PROTOCOL.transitions,
+          markProcessed: { ...markProcessed, condition: [{ path: [StateAttr.Plan], exists: true }] },
+        },
+      }),
+    ).toThrow(/markProcessed: its condition names Plan, which the orders model leaves out/);
+  });
+
+  it("parses the reservation's condition, and refuses one it cannot read", () => {
+    expect(reservationGuard(RESERVE_CALL)).toContain('(calls[op] < BUDGET)');
+    expect(reservationGuard({ ...RESERVE_CALL, conditionExpression: 'attribute_exists(#orderId)' })).toBe(
+      '1',
+    );
+    expect(() => reservationGuard({ ...RESERVE_CALL, conditionExpression: 'size(#calls) < :n' })).toThrow(
+      /cannot read/,
+    );
+  });
+
+  it("asks the supervisor's own rule: an expired attempt at the threshold fails, below it resets", () => {
+    const table = supervisionTable(decideSupervision, modelTimings(2, 1));
+    expect(table).toContain(
+      'ps == S_Processing && locked == 1 && fc == 0 && cfc == 0 -> kind = K_reset; nfc = 1',
+    );
+    expect(table).toContain(
+      'ps == S_Processing && locked == 1 && fc == 1 && cfc == 0 -> kind = K_fail; nfc = 2',
+    );
+    expect(table).toContain('ps == S_Pending && locked == 0 && fc == 0 && cfc == 0 -> kind = K_restart');
+  });
+
+  it('finds a counterexample for each broken variant, with a readable trail', () => {
+    const variants = brokenVariants();
+    expect(variants.map((variant) => variant.name)).toEqual([
+      'supervisor-ignores-deadline',
+      'compensation-without-intent',
+      'reservation-without-budget',
+    ]);
+    for (const variant of variants) {
+      const result = runSpin(variant.model, { kind: 'safety' }, { breadthFirst: true });
+      console.log(`${variant.name} (${variant.description}):\n${formatTrail(result)}`);
+      expect(result.errors).toBeGreaterThan(0);
+      expect(result.trail?.steps.length).toBeGreaterThan(3);
+      expect(result.trail?.violation).toMatch(/^assertion violated/);
+    }
+  }, 300_000);
+});

@@ -3,27 +3,16 @@
  * about every due record the model can hold (state, locked or not, failure counts within the bounds),
  * and its answers become `inline decide(...)`. Change the rule, and the table changes with it.
  */
-import { type ProcessState, SUPERVISED_STATES } from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import { SUPERVISED_STATES } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import type {
+  decideSupervision,
   SupervisionDecision,
   SupervisionTimings,
 } from '../../../lambdas/scheduler-agent-supervisor/protocol';
 import { symbolOf } from './promela-symbols';
 
 /** The rule, as protocol.ts exports it (a broken variant passes another). */
-export type SupervisionRule = (
-  record: {
-    readonly orderId: string;
-    readonly processState: ProcessState;
-    readonly lockedBy?: string;
-    readonly completeBy: number;
-    readonly failureCount: number;
-    readonly attempt: number;
-    readonly compensationFailureCount: number;
-  },
-  now: number,
-  timings: SupervisionTimings,
-) => SupervisionDecision;
+export type SupervisionRule = typeof decideSupervision;
 
 /** The decision kinds, numbered for Promela (`K_reset`…). */
 export const DECISION_KINDS = [

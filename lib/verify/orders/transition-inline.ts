@@ -93,9 +93,8 @@ class InlineBuilder {
       this.operand(condition.atMost);
       return `(${encoding.phase} >= ${PHASE_CLAIMABLE})`;
     }
-    const present = encoding.kind === 'value' ? `(${variable} != 0)` : `(${variable} != 0)`;
-    const absent = `(${variable} == 0)`;
-    return condition.exists ? present : absent;
+    // Every encoding holds 0 for absent.
+    return condition.exists ? `(${variable} != 0)` : `(${variable} == 0)`;
   }
 
   set(path: AttributePath, value: SetValue): string[] {

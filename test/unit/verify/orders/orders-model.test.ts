@@ -62,7 +62,7 @@ describe('the orders model', () => {
       '1',
     );
     expect(() => reservationGuard({ ...RESERVE_CALL, conditionExpression: 'size(#calls) < :n' })).toThrow(
-      /cannot read/,
+      /has no value for size/,
     );
   });
 

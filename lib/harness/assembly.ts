@@ -245,9 +245,10 @@ export const BROKEN_VARIANTS = {
       'the drone scheduler writes a DRONE# item unconditionally (not on the version it read), so of two deliveries booking one drone at once both win',
     role: 'other',
     consumerOf: 'drone-scheduler',
+    // droneWriteOf (adapters/drone-fleet.ts), bundled: `function f(table,update){let condition=...;`
     pattern:
-      /writeOf\((\w+)\)\{let (\w+)=\1\.expectedVersion===0\?\{ConditionExpression:"attribute_not_exists\(#pk\)"[^;]*;/,
-    replacement: 'writeOf($1){let $2={};',
+      /function (\w+)\((\w+),(\w+)\)\{let (\w+)=\3\.expectedVersion===0\?\{ConditionExpression:"attribute_not_exists\(#pk\)"[^;]*;/,
+    replacement: 'function $1($2,$3){let $4={};',
     expectedViolation: 'no-drone-double-booked',
   },
   deliveryTerminalStatusChanges: {
@@ -256,7 +257,9 @@ export const BROKEN_VARIANTS = {
       'the Delivery service reacts to events after a terminal status (its lifecycle no longer only moves forward), so a second decision emits a second terminal event',
     role: 'other',
     consumerOf: 'delivery',
-    pattern: /if\((\w+)\((\w+)\.status\)\)return (\w+)\(`the delivery is \$\{\2\.status\} already`\);/,
+    // reactToDeliveryEvent's guard, bundled: `if(guards.isFinal(current.status))return ignored(...)`
+    pattern:
+      /if\((\w+(?:\.isFinal)?)\((\w+)\.status\)\)return (\w+)\(`the delivery is \$\{\2\.status\} already`\);/,
     replacement: '',
     expectedViolation: 'lifecycle-in-sequence',
   },

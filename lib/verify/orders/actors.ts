@@ -255,7 +255,9 @@ inline RESERVE() {
        :: else -> ok = 1
        fi;
        if
-       :: ok -> calls[op]++; assert(calls[op] <= BUDGET); refusal = 0
+       :: ok -> calls[op]++;
+          if :: calls[op] > BUDGET -> printf("@@ agent reserves call %d of operation %d, over the budget\\n", calls[op], op) :: else -> skip fi;
+          assert(calls[op] <= BUDGET); refusal = 0
        :: else -> refusal = R_FENCED
        fi
     :: else -> ok = 0;
@@ -280,9 +282,9 @@ inline REMOTE() {
        :: !closed[s] && effect[s] == 0 -> effect[s] = 2; k = R_PERMANENT
        :: !closed[s] && effect[s] == 0 -> k = R_TRANSIENT
        fi;
+       printf("@@ remote service of step %d answers the perform call: %d (effect %d)\\n", s, k, effect[s]);
        assert(performed[s] <= 1);
-       assert(!(performed[s] == 1 && r_ProcessState == S_Compensated));
-       printf("@@ remote service of step %d answers the perform call: %d (effect %d)\\n", s, k, effect[s])
+       assert(!(performed[s] == 1 && r_ProcessState == S_Compensated))
     :: else ->
        if
        :: undo[s] == 1 -> k = R_SUCCESS
@@ -295,8 +297,8 @@ inline REMOTE() {
        :: undo[s] == 0 -> undo[s] = 2; k = R_PERMANENT
        :: undo[s] == 0 -> k = R_TRANSIENT
        fi;
-       assert(undone[s] <= 1);
-       printf("@@ remote service of step %d answers the compensation: %d (undone %d)\\n", s, k, undone[s])
+       printf("@@ remote service of step %d answers the compensation: %d (undone %d)\\n", s, k, undone[s]);
+       assert(undone[s] <= 1)
     fi
   }
 }

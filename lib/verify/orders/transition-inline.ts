@@ -20,12 +20,26 @@ export type ModelTransition = Omit<StateTransition, 'fence'> & {
   readonly fence?: StateTransition['fence'];
 };
 
-/** What the model composer adds to a transition: properties checked before and after its write. */
+/**
+ * What the model composer adds to a transition: properties (Promela expressions) asserted before and
+ * after its write. A write that breaks one first prints itself, so a trail ends with the write that
+ * broke the property (its actor's own line comes after the write, and is never reached).
+ */
 export interface TransitionChecks {
-  /** Statements run on the state before the write, once its guard held. */
+  /** Asserted on the state before the write, once its guard held. */
   readonly before: readonly string[];
-  /** Statements run on the state after the write. */
+  /** Asserted on the state after the write. */
   readonly after: readonly string[];
+}
+
+/** Asserts `properties`, after printing `what` as the trail's last step if one of them fails. */
+function asserted(properties: readonly string[], what: string): string[] {
+  if (properties.length === 0) return [];
+  const all = properties.map((property) => `(${property})`).join(' && ');
+  return [
+    `if :: !(${all}) -> printf("@@ ${what} and breaks a property\\n", g_writer) :: else -> skip fi`,
+    ...properties.map((property) => `assert(${property})`),
+  ];
 }
 
 /** A rendered inline, with the parameters its caller binds (in order) and the paths it left out. */
@@ -186,10 +200,9 @@ export function renderTransition(
   const body = [
     't_pre = r_ProcessState',
     'FRESH_STAMP()',
-    ...checks.before,
+    ...asserted(checks.before, `${inline} (by the ${transition.by}, writer %d) would land`),
     ...writes,
-    ...checks.after,
-    'invariants()',
+    ...asserted(checks.after, `${inline} (by the ${transition.by}, writer %d) lands`),
     'ok = 1',
   ];
   const source = [

@@ -78,18 +78,27 @@ describe('the orders model', () => {
   });
 
   it('finds a counterexample for each broken variant, with a readable trail', () => {
+    // Each variant breaks the property its guard protects (the assertion spin names).
+    const breaks: Record<string, string> = {
+      'supervisor-ignores-deadline': '(r_CompleteByPhase==2)',
+      'compensation-without-intent': '(r_ProcessState!=S_Compensated)||(((effect[0]!=1)||(undone[0]==1))',
+      'completion-without-fence': '(r_LockedBy==g_writer)',
+      'cancel-in-any-state': '(t_pre!=S_Compensated)||(r_ProcessState==S_Compensated)',
+      'reservation-without-budget': '(calls[op]<=1)',
+    };
     const variants = brokenVariants();
-    expect(variants.map((variant) => variant.name)).toEqual([
-      'supervisor-ignores-deadline',
-      'compensation-without-intent',
-      'reservation-without-budget',
-    ]);
+    expect(variants.map((variant) => variant.name)).toEqual(Object.keys(breaks));
     for (const variant of variants) {
       const result = runSpin(variant.model, { kind: 'safety' }, { breadthFirst: true });
       console.log(`${variant.name} (${variant.description}):\n${formatTrail(result)}`);
       expect(result.errors).toBeGreaterThan(0);
       expect(result.trail?.steps.length).toBeGreaterThan(3);
       expect(result.trail?.violation).toMatch(/^assertion violated/);
+      expect(result.trail?.violation).toContain(breaks[variant.name]);
+      // The trail names the step that broke it (the write, the call or the undo), in its last two lines.
+      expect(result.trail?.steps.slice(-2).join('\n')).toMatch(
+        /breaks a property|over the budget|undoes before|answers the perform/,
+      );
     }
   }, 300_000);
 });

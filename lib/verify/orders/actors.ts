@@ -396,43 +396,66 @@ function supervisor({ call }: ActorsContext): string {
 /* The supervisor (domain/supervisor.ts): reads a due record from its index (CompleteBy passed),
    decides with the code's rule, and applies the decision fenced on what it read; a reset or a
    restart sends a start message. Reading and writing are two steps: anything may happen between. */
+/* What the supervisor read, forgotten once its write is done. */
+inline FORGET() {
+  s_lock = 0; s_att = 0; s_fc = 0; s_cfc = 0; s_rs = 0; kind = K_skip; nfc = 0; ncfc = 0; ok = 0; m_seenCompleteBy = 0
+}
+
 proctype supervisor() {
-  mtype s_ps; byte s_lock, s_att, s_fc, s_cfc, s_rs, kind, nfc, ncfc; bit ok;
+  byte s_lock, s_att, s_fc, s_cfc, s_rs, kind, nfc, ncfc; bit ok;
 end_sweep:
   do
   :: atomic { r_DueShard && r_CompleteByPhase == PHASE_DUE ->
-       s_ps = r_ProcessState; s_lock = r_LockedBy; s_att = r_Attempt; s_fc = r_FailureCount;
+       s_lock = r_LockedBy; s_att = r_Attempt; s_fc = r_FailureCount;
        s_cfc = r_CompensationFailureCount; s_rs = r_RunningStep; m_seenCompleteBy = r_CompleteBy;
-       decide(s_ps, (s_lock != 0), s_fc, s_cfc, kind, nfc, ncfc);
-       printf("@@ supervisor reads a due record: %e, locked by %d, running step %d; decides %d\\n", s_ps, s_lock, s_rs, kind) }
-     atomic {
-              if
-       :: kind == K_reset && s_rs == 0 ->
-          ${call('resetExpired', { ...seen, failureCount: 'nfc', completeBy: 'tick', now: 'tick' })}
-       :: kind == K_reset && s_rs != 0 ->
-          ${call('resetExpiredInStep', { ...seen, runningStep: 's_rs', failureCount: 'nfc', completeBy: 'tick', now: 'tick' }, { step: 's_rs - 1' })}
-       :: kind == K_fail && s_rs == 0 ->
-          ${call('failExpired', { ...seen, failureCount: 'nfc', now: 'tick', ...alert })}
-       :: kind == K_fail && s_rs != 0 ->
-          ${call('failExpiredInStep', { ...seen, runningStep: 's_rs', failureCount: 'nfc', now: 'tick', ...alert }, { step: 's_rs - 1' })}
-       :: kind == K_restart ->
-          ${call('restartPending', { seenCompleteBy: 'm_seenCompleteBy', seenAttempt: 's_att', completeBy: 'tick', now: 'tick' })}
-       :: kind == K_reset_compensation ->
-          ${call('resetExpiredCompensation', { ...seenCompensation, compensationFailureCount: 'ncfc', completeBy: 'tick', now: 'tick' })}
-       :: kind == K_fail_compensation ->
-          ${call('failExpiredCompensation', { ...seenCompensation, compensationFailureCount: 'ncfc', now: 'tick', ...alert })}
-       :: kind == K_restart_compensation ->
-          ${call('restartCompensation', { seenCompleteBy: 'm_seenCompleteBy', seenAttempt: 's_att', completeBy: 'tick', now: 'tick' })}
-       :: else -> ok = 0
+       decide(r_ProcessState, (s_lock != 0), s_fc, s_cfc, kind, nfc, ncfc);
+       printf("@@ supervisor reads a due record: %e, locked by %d, running step %d; decides %d\\n", r_ProcessState, s_lock, s_rs, kind);
+       /* it keeps only what its write binds: a skip is over at once, and two reads that lead to the
+          same write are the same state */
+       if
+       :: kind == K_skip -> FORGET()
+       :: kind == K_reset || kind == K_reset_compensation -> s_att = 0
+       :: else -> skip
        fi;
-       printf("@@ supervisor applies decision %d: %d\\n", kind, ok);
-       m_seenCompleteBy = 0
-     }
+       if
+       :: kind == K_restart || kind == K_restart_compensation -> s_lock = 0; s_fc = 0; s_cfc = 0; nfc = 0; ncfc = 0; s_rs = 0
+       :: kind == K_reset || kind == K_fail -> s_cfc = 0; ncfc = 0
+       :: kind == K_reset_compensation || kind == K_fail_compensation -> s_fc = 0; nfc = 0; s_rs = 0
+       :: else -> skip
+       fi }
      if
-     :: ok && kind != K_fail && kind != K_fail_compensation -> HINT()
+     :: kind != K_skip ->
+        atomic {
+                  if
+          :: kind == K_reset && s_rs == 0 ->
+             ${call('resetExpired', { ...seen, failureCount: 'nfc', completeBy: 'tick', now: 'tick' })}
+          :: kind == K_reset && s_rs != 0 ->
+             ${call('resetExpiredInStep', { ...seen, runningStep: 's_rs', failureCount: 'nfc', completeBy: 'tick', now: 'tick' }, { step: 's_rs - 1' })}
+          :: kind == K_fail && s_rs == 0 ->
+             ${call('failExpired', { ...seen, failureCount: 'nfc', now: 'tick', ...alert })}
+          :: kind == K_fail && s_rs != 0 ->
+             ${call('failExpiredInStep', { ...seen, runningStep: 's_rs', failureCount: 'nfc', now: 'tick', ...alert }, { step: 's_rs - 1' })}
+          :: kind == K_restart ->
+             ${call('restartPending', { seenCompleteBy: 'm_seenCompleteBy', seenAttempt: 's_att', completeBy: 'tick', now: 'tick' })}
+          :: kind == K_reset_compensation ->
+             ${call('resetExpiredCompensation', { ...seenCompensation, compensationFailureCount: 'ncfc', completeBy: 'tick', now: 'tick' })}
+          :: kind == K_fail_compensation ->
+             ${call('failExpiredCompensation', { ...seenCompensation, compensationFailureCount: 'ncfc', now: 'tick', ...alert })}
+          :: kind == K_restart_compensation ->
+             ${call('restartCompensation', { seenCompleteBy: 'm_seenCompleteBy', seenAttempt: 's_att', completeBy: 'tick', now: 'tick' })}
+          fi;
+          printf("@@ supervisor applies decision %d: %d\\n", kind, ok);
+          if
+          :: ok && kind != K_fail && kind != K_fail_compensation -> m_seenCompleteBy = 0
+          :: else -> FORGET()
+          fi
+        }
+        if
+        :: kind != K_skip -> atomic { HINT(); FORGET() }
+        :: else -> skip
+        fi
      :: else -> skip
-     fi;
-     atomic { s_ps = 0; s_lock = 0; s_att = 0; s_fc = 0; s_cfc = 0; s_rs = 0; kind = 0; nfc = 0; ncfc = 0; ok = 0 }
+     fi
   od
 }`;
 }

@@ -16,4 +16,5 @@ export {
   type VerificationReport,
   type VerificationSuite,
   verify,
+  WIDER_BOUNDS,
 } from './verification';

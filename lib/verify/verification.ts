@@ -27,6 +27,7 @@ export interface VerificationReport {
  * The orders protocol's suite. Within `bounds` (the default bounds unless given) the model is checked
  * for safety and liveness; the quick suite (npm test) checks liveness within LIVENESS_QUICK_BOUNDS,
  * as the search for acceptance cycles at the default bounds takes minutes (docs/verification.md).
+ * The full run (neither quick nor bounds given) also checks safety within each of WIDER_BOUNDS.
  */
 export function ordersSuite(
   options: { readonly bounds?: OrdersBounds; readonly quick?: boolean } = {},
@@ -37,9 +38,41 @@ export function ordersSuite(
         { ...ordersModel(undefined, { bounds }), liveness: [] },
         ordersModel(undefined, { bounds: { ...bounds, ...LIVENESS_QUICK_BOUNDS }, name: 'orders-liveness' }),
       ]
-    : [ordersModel(undefined, { bounds })];
+    : [
+        ordersModel(undefined, { bounds }),
+        ...(options.bounds === undefined
+          ? WIDER_BOUNDS.map((wider) => ({
+              ...ordersModel(undefined, { bounds: wider.bounds, name: wider.name }),
+              liveness: [],
+              search: WIDER_SEARCH,
+            }))
+          : []),
+      ];
   return { models, variants: brokenVariants(bounds) };
 }
+
+/**
+ * The full run's wider bounds, each checked for safety (docs/verification.md has their measures):
+ * a third step, and the environment's faults together (duplicated, lost and failed messages, and
+ * every operator action, on top of a crash).
+ */
+export const WIDER_BOUNDS: readonly { readonly name: string; readonly bounds: OrdersBounds }[] = [
+  { name: 'orders-3-steps', bounds: { steps: 3 } },
+  {
+    name: 'orders-environment',
+    bounds: {
+      duplicates: 1,
+      losses: 1,
+      startFailures: 1,
+      operatorRetries: 1,
+      operatorCancels: 1,
+      agentCalls: 1,
+    },
+  },
+];
+
+/** Their search: up to 20 GB, with a hash table of 2^27 slots (1 GB), as 75 million states or more need. */
+const WIDER_SEARCH = { hashBits: 27, memoryMb: 20_000 };
 
 /** The choreography's suite: the drone booking model and its broken variants. */
 export function deliveriesSuite(): VerificationSuite {

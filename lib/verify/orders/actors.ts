@@ -1,7 +1,7 @@
 /**
  * The actors of the orders protocol and their environment, in Promela: the starter, the executions
- * of the compact workflow shape (contracts/workflows.ts), the agents and the remote services behind
- * them, the supervisor, the operator and a clock. Their control flow follows the code (named in each
+ * of the compact or lean workflow shape (contracts/workflows.ts), the agents and the remote services
+ * behind them, the supervisor, the operator and a clock. Their control flow follows the code (named in each
  * comment); every write they make is a transition of the table, bound by name through `call`, so a
  * guard or an update is never written here. Faults are nondeterministic choices within the bounds:
  * any delay, order and timing is explored.
@@ -20,6 +20,11 @@ export interface ActorsContext {
   readonly call: CallTransition;
   /** The highest execution instance id (attempt) the bounds allow. */
   readonly maxId: number;
+  /**
+   * The workflow version's shape (contracts/workflows.ts): `compact`, the agent records each step's
+   * completion; `lean` (v3, v4), the execution does, and a spent budget is a refusal.
+   */
+  readonly shape: 'lean' | 'compact';
 }
 
 /** The reply codes of a task token. */
@@ -134,7 +139,39 @@ inline HINT() {
 }`;
 }
 
-function execution({ call }: ActorsContext): string {
+/** What an execution does with a success: the compact shape's agent recorded it; a lean one records it. */
+function leanCompletion({ call }: ActorsContext): string {
+  return `
+           if
+           :: s < STEPS - 1 ->
+              atomic { ${call('markStepCompletedHandingOver', { instanceId: 'id', result: '0', seq: 's', compensation: '0', undoes: '0', confirmationId: '0', completeBy: 'tick', now: 'tick' }, { step: 's', writer: 'id' })}
+                printf("@@ execution %d: MarkCompleted step %d: %d\\n", id, s, ok) }
+           :: else ->
+              atomic { ${call('markStepCompleted', { instanceId: 'id', result: '0', seq: 's', compensation: '0', undoes: '0', confirmationId: '0', now: 'tick' }, { step: 's', writer: 'id' })}
+                printf("@@ execution %d: MarkCompleted step %d: %d\\n", id, s, ok) }
+           fi;
+           if :: !ok -> printf("@@ execution %d is fenced out\\n", id); goto finish :: else -> skip fi;`;
+}
+
+/** A spent budget: uncertain in the compact shape (the fix); a refusal in the lean one (its hole). */
+function budgetSpent({ call, shape }: ActorsContext): string {
+  return shape === 'compact'
+    ? `
+           /* Agent.RetryBudgetExhausted: its calls were made, one may have had its effect. */
+           atomic {
+             ${call('beginCompensationUncertain', { instanceId: 'id', lastError: '0', completeBy: 'tick', now: 'tick' }, { step: 's', writer: 'id' })}
+             printf("@@ execution %d: step %d's budget spent, BeginCompensationUncertain: %d\\n", id, s, ok) }
+           if :: ok -> force = 1; s++; goto chain :: else -> goto finish fi`
+    : `
+           /* v3 and v4 catch Agent.RetryBudgetExhausted as a refusal (DESIGN.md "Compact shape") */
+           atomic {
+             ${call('beginCompensation', { instanceId: 'id', completeBy: 'tick', now: 'tick' }, { step: 's', writer: 'id' })}
+             printf("@@ execution %d: step %d's budget spent, BeginCompensation: %d\\n", id, s, ok) }
+           if :: ok -> goto compensation :: else -> goto finish fi`;
+}
+
+function execution(context: ActorsContext): string {
+  const { call, shape } = context;
   return `
 /* Sends a request with its task token, then waits: the answer, or the task's timeout at any moment. */
 inline REQUEST(action) {
@@ -146,9 +183,8 @@ inline REQUEST(action) {
   fi
 }
 
-/* An execution of the compact shape (scheduler/paths.ts): CheckLock on its input, then each step's
-   CallAgent from the first one not Completed (the agent records the completion, the last one the
-   order Processed); a refusal begins the compensation chain, which undoes in reverse order what the
+/* An execution of the ${shape} shape (scheduler/paths.ts): CheckLock on its input, then each step's
+   CallAgent from the first one not Completed (${shape === 'compact' ? 'the agent records the completion, the last one the order Processed' : 'then its MarkCompleted, and MarkProcessed after the last'}); a refusal begins the compensation chain, which undoes in reverse order what the
    execution's data says was done (Undo.Check); a lost lock ends it FencedOut, a timeout abandons. */
 proctype execution(byte id) {
   byte s, k; bit ok, force;
@@ -171,21 +207,25 @@ proctype execution(byte id) {
      :: s < STEPS ->
         REQUEST(PERFORM);
         if
-        :: k == R_SUCCESS -> done[s] = 1; s++
+        :: k == R_SUCCESS ->${shape === 'lean' ? leanCompletion(context) : ''}
+           done[s] = 1; s++
         :: k == R_FENCED -> printf("@@ execution %d is fenced out\\n", id); goto finish
         :: k == R_TRANSIENT -> printf("@@ execution %d abandons the attempt\\n", id); goto finish
         :: k == R_PERMANENT ->
            atomic {              ${call('beginCompensation', { instanceId: 'id', completeBy: 'tick', now: 'tick' }, { step: 's', writer: 'id' })}
              printf("@@ execution %d: step %d refused, BeginCompensation: %d\\n", id, s, ok) }
            if :: ok -> goto compensation :: else -> goto finish fi
-        :: k == R_EXHAUSTED ->
-           /* Agent.RetryBudgetExhausted: its calls were made, one may have had its effect. */
-           atomic {
-             ${call('beginCompensationUncertain', { instanceId: 'id', lastError: '0', completeBy: 'tick', now: 'tick' }, { step: 's', writer: 'id' })}
-             printf("@@ execution %d: step %d's budget spent, BeginCompensationUncertain: %d\\n", id, s, ok) }
-           if :: ok -> force = 1; s++; goto chain :: else -> goto finish fi
+        :: k == R_EXHAUSTED ->${budgetSpent(context)}
         fi
-     :: else -> printf("@@ execution %d ends Processed\\n", id); goto finish
+     :: else ->${
+       shape === 'compact'
+         ? `
+        printf("@@ execution %d ends Processed\\n", id)`
+         : `
+        atomic { ${call('markProcessed', { instanceId: 'id', now: 'tick' }, { writer: 'id' })}
+          printf("@@ execution %d: MarkProcessed: %d\\n", id, ok) }`
+     };
+        goto finish
      od
   :: in_ps[id] == S_CompensationInProgress -> goto compensation
   :: else -> goto finish
@@ -324,7 +364,7 @@ inline CRASH_POINT() {
 `;
 }
 
-function agent({ call }: ActorsContext): string {
+function agent({ call, shape }: ActorsContext): string {
   return `
 /* An agent (domain/agent.ts) on one request: the idempotency layer replays a stored answer (no
    reservation, no call); otherwise each call is reserved, then made, retried while transient; a
@@ -367,11 +407,11 @@ end_wait:
 recorded:
      CRASH_POINT();
      if
-     :: a == PERFORM && s == STEPS - 1 ->
+     :: a == PERFORM && ${shape === 'compact' ? 1 : 0} && s == STEPS - 1 ->
         atomic { ${call('completeOrder', { instanceId: 'id', result: '0', seq: 's', compensation: '0', undoes: '0', confirmationId: '0', now: 'tick' }, { step: 's', writer: 'id' })}
           k = (ok || r_StepStatus[s] == S_Completed -> R_SUCCESS : R_FENCED);
           printf("@@ agent records step %d completed and the order Processed: %d\\n", s, ok) }
-     :: a == PERFORM && s < STEPS - 1 ->
+     :: a == PERFORM && ${shape === 'compact' ? 1 : 0} && s < STEPS - 1 ->
         atomic {           ${call('completeStep', { instanceId: 'id', result: '0', seq: 's', compensation: '0', undoes: '0', confirmationId: '0', completeBy: 'tick', now: 'tick' }, { step: 's', writer: 'id' })}
           k = (ok || r_StepStatus[s] == S_Completed -> R_SUCCESS : R_FENCED);
           printf("@@ agent records step %d completed: %d\\n", s, ok) }

@@ -4,7 +4,11 @@
  * cannot see that guard, so its check would prove nothing: the tests assert every variant fails,
  * and print its trail.
  */
-import { StateAttr } from '../../../lambdas/scheduler-agent-supervisor/contracts';
+import {
+  DEFAULT_LIVE_WORKFLOW_VERSIONS,
+  StateAttr,
+  workflowShape,
+} from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import type { SpinModel } from '../spin';
 import type { OrdersBounds } from './orders-bounds';
 import { ordersModel } from './orders-model';
@@ -112,9 +116,23 @@ const VARIANTS: readonly {
   },
 ];
 
+/**
+ * The pinned lean versions still deployed by default (v3): not a variant but the code as it runs
+ * orders submitted on them, with the hole the compact shape closed (a spent budget caught as a
+ * refusal: DESIGN.md "Compact shape"). Each must yield its counterexample until it is retired; one
+ * that did not would mean the model no longer sees why v5 changed.
+ */
+const PINNED_HOLES = DEFAULT_LIVE_WORKFLOW_VERSIONS.filter(
+  (version) => workflowShape(version) === 'lean',
+).map((version) => ({
+  name: `pinned-v${version}-spent-budget`,
+  description: `workflow v${version} as deployed (lean, pinned): a spent retry budget caught as a refusal, so an effect whose answer was lost is never undone; fixed in the compact shape, kept until v${version} is retired`,
+  protocol: { ...ORDERS_PROTOCOL, workflowVersion: version },
+}));
+
 /** Every broken variant, generated (each with the bounds that reach its counterexample). */
 export function brokenVariants(bounds: OrdersBounds = {}): BrokenVariant[] {
-  return VARIANTS.map((variant) => ({
+  return [...VARIANTS, ...PINNED_HOLES].map((variant: (typeof VARIANTS)[number]) => ({
     name: variant.name,
     description: variant.description,
     model: ordersModel(variant.protocol, {

@@ -147,9 +147,9 @@ export function ordersModel(
 ): SpinModel {
   const bounds = resolveOrdersBounds(options.bounds);
   const shape = workflowShape(protocol.workflowVersion);
-  if (shape !== 'compact') {
+  if (shape === 'classic') {
     throw new Error(
-      `The orders model follows the compact shape; workflow version ${protocol.workflowVersion} is ${shape}`,
+      `The orders model follows the compact and lean shapes; workflow version ${protocol.workflowVersion} is classic`,
     );
   }
   const stepNames = workflowSteps(protocol.workflowVersion).map((step) => step.name);
@@ -235,7 +235,7 @@ inline UNDO_ORDER_CHECK(step) {
 ${supervisionTable(protocol.supervision, timings)}
 
 ${rendered.inlines.join('\n\n')}
-${actorsSource({ bounds, call, maxId })}
+${actorsSource({ bounds, call, maxId, shape })}
 
 init {
   byte i;

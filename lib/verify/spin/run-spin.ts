@@ -76,7 +76,8 @@ function violationOf(replay: string, pan: string): string {
 }
 
 /** Checks `check` on `model` exhaustively; the result carries the trail of the first error found. */
-export function runSpin(model: SpinModel, check: SpinCheck, options: RunSpinOptions = {}): SpinResult {
+export function runSpin(model: SpinModel, check: SpinCheck, given: RunSpinOptions = {}): SpinResult {
+  const options = { ...model.search, ...given };
   const dir = mkdtempSync(join(tmpdir(), `spin-${model.name}-`));
   try {
     writeFileSync(join(dir, FILE), model.source);

@@ -18,4 +18,10 @@ export interface SpinModel {
    * @default - none (safety only)
    */
   readonly liveness?: readonly string[];
+  /**
+   * The search's size, for a model whose state space needs more than the runner's defaults
+   * (RunSpinOptions: log2 of the hash table's slots, and MB of memory).
+   * @default - the runner's defaults
+   */
+  readonly search?: { readonly hashBits?: number; readonly memoryMb?: number };
 }

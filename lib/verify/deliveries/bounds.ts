@@ -13,3 +13,22 @@ export interface DeliveriesBounds {
 }
 
 export const DEFAULT_DELIVERIES_BOUNDS: DeliveriesBounds = { deliveries: 2, drones: 2, copies: 1 };
+
+/** The delivery model's bounds: its messages are DELIVERY_MESSAGES, each delivered once, these twice. */
+export interface DeliveryBounds {
+  /** Names of the messages delivered twice (a duplicate running beside, or after, its original). */
+  readonly duplicated: readonly string[];
+  /** Consumers in flight at once (the FIFO queue runs one per delivery; more are redeliveries beside a zombie). */
+  readonly inFlight: number;
+  /**
+   * Consumers that may crash before their commit (their message lost, or dead-lettered). 0 by
+   * default: a run that loses a message reaches no state the run delivering it last does not (the
+   * properties are checked at every commit), and each crash doubles the consumers' choices.
+   */
+  readonly lost: number;
+}
+
+export const DEFAULT_DELIVERY_BOUNDS: DeliveryBounds = { duplicated: ['PackageReady'], inFlight: 2, lost: 0 };
+
+/** The delivery model's liveness bounds: no duplicate (the search for unfair cycles at the default bounds takes 15 s). */
+export const LIVENESS_DELIVERY_BOUNDS: DeliveryBounds = { duplicated: [], inFlight: 2, lost: 0 };

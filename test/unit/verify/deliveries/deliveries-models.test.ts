@@ -1,7 +1,8 @@
 /**
- * The choreography's booking model (issue 25 part 6): generated from the drone scheduler's code, it
- * passes exhaustively within its bounds; each broken variant (one guard taken out of the code's
- * rules) yields a counterexample, printed as the actors' steps; and the model follows the code (a
+ * The choreography's models (issue 25): the booking model and the Delivery service's state model,
+ * generated from the code, pass exhaustively within their bounds (safety, and liveness where a model
+ * states it); each broken variant (one guard taken out of the code's rules) yields a counterexample
+ * found breadth first, printed as the actors' steps; and the booking model follows the code (a
  * changed rule changes the model; every status and event the code decides with is in it). Needs spin
  * and gcc: without them runSpin throws (SpinUnavailableError) and the test fails, it never skips.
  */
@@ -32,13 +33,19 @@ describe('deliveries models', () => {
       expect(result).toMatchObject({ ok: true, errors: 0 });
       expect(result.incomplete).toBeUndefined();
       expect(result.states).toBeGreaterThan(1000);
+      for (const ltl of model.liveness ?? []) {
+        const live = runSpin(model, { kind: 'liveness', ltl });
+        console.log(`${model.name} ${ltl}: ${live.states} states, depth ${live.depth}, ${live.seconds} s`);
+        expect(live.trail?.steps.join('\n') ?? '').toBe('');
+        expect(live).toMatchObject({ ok: true, errors: 0 });
+      }
     },
   );
 
   it.each(deliveriesBrokenVariants().map((variant) => [variant.name, variant] as const))(
     'the broken variant %s is caught with a trail',
     (_name, variant) => {
-      const result = runSpin(variant.model, { kind: 'safety' });
+      const result = runSpin(variant.model, { kind: 'safety' }, { breadthFirst: true });
       const steps = result.trail?.steps ?? [];
       console.log(
         `${variant.name} (${variant.description}): ${result.trail?.violation}\n${steps.map((step, index) => `  ${index + 1}. ${step}`).join('\n')}`,

@@ -6,11 +6,13 @@
  */
 import type { SpinModel } from '../spin';
 import { bookingModel } from './booking-model';
+import { BOOKING_RULES } from './booking-rules';
 import {
   DEFAULT_DELIVERIES_BOUNDS,
   DEFAULT_DELIVERY_BOUNDS,
   type DeliveriesBounds,
   type DeliveryBounds,
+  DUPLICATES_BOOKING_BOUNDS,
 } from './bounds';
 import { deliveryModel } from './delivery-model';
 
@@ -18,5 +20,9 @@ export function deliveriesModels(
   bounds: DeliveriesBounds = DEFAULT_DELIVERIES_BOUNDS,
   deliveryBounds: DeliveryBounds = DEFAULT_DELIVERY_BOUNDS,
 ): SpinModel[] {
-  return [bookingModel(bounds), deliveryModel(deliveryBounds)];
+  return [
+    bookingModel(bounds),
+    bookingModel(DUPLICATES_BOOKING_BOUNDS, BOOKING_RULES, 'booking-duplicates', true),
+    deliveryModel(deliveryBounds),
+  ];
 }

@@ -7,6 +7,7 @@ export {
   DEFAULT_DELIVERY_BOUNDS,
   type DeliveriesBounds,
   type DeliveryBounds,
+  DUPLICATES_BOOKING_BOUNDS,
   LIVENESS_DELIVERY_BOUNDS,
 } from './bounds';
 export { deliveriesBrokenVariants } from './broken-variants';

@@ -13,6 +13,7 @@ import {
   bookingModel,
   bookingTable,
   DEFAULT_DELIVERIES_BOUNDS,
+  DUPLICATES_BOOKING_BOUNDS,
   deliveriesBrokenVariants,
   deliveriesModels,
 } from '../../../../lib/verify/deliveries';
@@ -99,5 +100,19 @@ describe('the booking model follows the code', () => {
         }),
       }),
     ).toThrow(/two condition shapes/);
+  });
+});
+
+describe('the booking model with duplicates', () => {
+  it('holds without the marker too: a duplicate request finds its own booking (no marker variant can be caught)', () => {
+    const model = bookingModel(
+      DUPLICATES_BOOKING_BOUNDS,
+      { ...BOOKING_RULES, markerCondition: undefined },
+      'booking-without-marker',
+    );
+    const result = runSpin(model, { kind: 'safety' });
+    console.log(`${model.name}: ${result.states} states, depth ${result.depth}, ${result.seconds} s`);
+    expect(result.trail?.steps.join('\n') ?? '').toBe('');
+    expect(result).toMatchObject({ ok: true, errors: 0 });
   });
 });

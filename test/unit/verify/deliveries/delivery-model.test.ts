@@ -21,7 +21,7 @@ import {
   deliveryTable,
   LIVENESS_DELIVERY_BOUNDS,
 } from '../../../../lib/verify/deliveries';
-import { runSpin } from '../../../../lib/verify/spin';
+import { expectHolds } from '../../../support/expect-holds';
 
 jest.setTimeout(120_000);
 
@@ -117,12 +117,7 @@ describe('the delivery model follows the code', () => {
 describe('the delivery model, checked', () => {
   it('every consumer finishes, under weak fairness (liveness, within the smaller bounds)', () => {
     const model = deliveryModel(LIVENESS_DELIVERY_BOUNDS, DELIVERY_RULES, 'delivery-liveness', true);
-    const result = runSpin(model, { kind: 'liveness', ltl: 'finishes' });
-    console.log(
-      `${model.name}: bounds ${JSON.stringify(model.bounds)}; ${result.states} states, depth ${result.depth}, ${result.seconds} s`,
-    );
-    expect(result.trail?.steps.join('\n') ?? '').toBe('');
-    expect(result).toMatchObject({ ok: true, errors: 0 });
+    expectHolds(model, { kind: 'liveness', ltl: 'finishes' });
   });
 
   it('holds without the marker too: the reaction ignores a message it already applied (no marker variant can be caught)', () => {
@@ -131,9 +126,6 @@ describe('the delivery model, checked', () => {
       { ...DELIVERY_RULES, markerCondition: undefined },
       'delivery-without-marker',
     );
-    const result = runSpin(model, { kind: 'safety' });
-    console.log(`${model.name}: ${result.states} states, depth ${result.depth}, ${result.seconds} s`);
-    expect(result.trail?.steps.join('\n') ?? '').toBe('');
-    expect(result).toMatchObject({ ok: true, errors: 0 });
+    expectHolds(model, { kind: 'safety' });
   });
 });

@@ -41,7 +41,10 @@ export function ordersSuite(
   return { models, variants: brokenVariants(bounds) };
 }
 
-/** The choreography's suite: the drone booking model and its broken variants. */
+/**
+ * The choreography's suite: the drone booking model (and, with duplicates, its liveness), the
+ * Delivery service's record, and their broken variants (lambdas/choreography/DESIGN.md "Model-checked").
+ */
 export function deliveriesSuite(): VerificationSuite {
   return { models: deliveriesModels(), variants: deliveriesBrokenVariants() };
 }

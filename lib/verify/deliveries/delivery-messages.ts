@@ -38,8 +38,8 @@ export const DELIVERY_MESSAGES: readonly DeliveryMessage[] = [
   { name: 'Compensate', type: EventType.RemediationDecided, sequence: 1 },
 ];
 
-export const MODEL_DELIVERY_ID = 'd0';
-export const MODEL_DRONE_ID = 'drone-0';
+const MODEL_DELIVERY_ID = 'd0';
+const MODEL_DRONE_ID = 'drone-0';
 const WINDOW = {
   start: MODEL_NOW.toISOString(),
   end: new Date(MODEL_NOW.getTime() + 600_000).toISOString(),

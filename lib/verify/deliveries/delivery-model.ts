@@ -11,7 +11,7 @@
  */
 import {
   DELIVERY_STATUSES,
-  type DeliveryStatus,
+  DeliveryStatus,
   EventType,
   LIFECYCLE_EVENT_TYPES,
   STATUS_AFTER,
@@ -45,7 +45,11 @@ function outcomeText(row: DeliveryRow): string {
   const { outcome } = row;
   if (outcome.kind === 'ignore') return 'kind = 0';
   const { state, emits } = outcome;
-  const bits = emits.reduce((sum, type) => sum | (1 << LIFECYCLE_EVENT_TYPES.indexOf(type as never)), 0);
+  const bits = emits.reduce((sum, type) => {
+    const index = (LIFECYCLE_EVENT_TYPES as readonly string[]).indexOf(type);
+    if (index < 0) throw new Error(`The delivery model publishes lifecycle events; the rule emits ${type}`);
+    return sum | (1 << index);
+  }, 0);
   return `kind = 1; nst = ${st(state.status)}; npk = ${state.package}; ndr = ${state.drone}; nfl = ${state.flight}; em = ${emitsOf(emits)}; emb = ${bits}`;
 }
 
@@ -130,7 +134,7 @@ function invariants(): string {
     ),
     promela.check(`${terminalEvents.join(' + ')} <= 1`, 'two terminal lifecycle events were published'),
     promela.check(
-      `!${anyOf('st', ['Scheduled', 'PickedUp', 'Delivered'])} || (${applied(EventType.PackageReady)} && ${applied(EventType.DroneScheduled)})`,
+      `!${anyOf('st', [DeliveryStatus.Scheduled, DeliveryStatus.PickedUp, DeliveryStatus.Delivered])} || (${applied(EventType.PackageReady)} && ${applied(EventType.DroneScheduled)})`,
       'the delivery is under way without a PackageReady and a DroneScheduled applied',
     ),
   ].join(';\n  ');

@@ -108,6 +108,21 @@ describe('the delivery model follows the code', () => {
         }),
       }),
     ).toThrow(/two condition shapes/);
+    // An emission that is no lifecycle event (the Delivery service publishes only those).
+    expect(() =>
+      deliveryModel(DEFAULT_DELIVERY_BOUNDS, {
+        ...DELIVERY_RULES,
+        react: ((input, guards) => {
+          const decision = DELIVERY_RULES.react(input, guards);
+          return decision.kind === 'change'
+            ? {
+                ...decision,
+                emissions: decision.emissions.map((emitted) => ({ ...emitted, type: 'DroneScheduled' })),
+              }
+            : decision;
+        }) as typeof DELIVERY_RULES.react,
+      }),
+    ).toThrow(/the rule emits DroneScheduled/);
     expect(() => deliveryModel({ ...DEFAULT_DELIVERY_BOUNDS, duplicated: ['PackageLost'] })).toThrow(
       /sends no message 'PackageLost'/,
     );

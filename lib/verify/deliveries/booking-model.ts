@@ -17,7 +17,7 @@ import { BOOKING_RULES, type BookingRules } from './booking-rules';
 import { BOOKING_MESSAGES, type BookingRow, bookingTable, readVersionOf } from './booking-table';
 import type { DeliveriesBounds } from './bounds';
 import { conditionGuard } from './condition-guard';
-import { productGuard } from './product-guard';
+import { decisionTableText } from './decision-table-text';
 import { promela } from './promela-text';
 
 const asg = (status: string) => promela.identifier('A', status);
@@ -50,21 +50,16 @@ function outcomeText(row: BookingRow): string {
 
 /** The table as guarded options: rows of one read and one outcome share a guard over the bookings read. */
 function tableText(rows: readonly BookingRow[], bounds: DeliveriesBounds): string {
-  const groups = new Map<string, { when: string; then: string; held: (readonly number[])[] }>();
-  for (const row of rows) {
-    const when = `x == ${row.delivery} && m == ${msg(row.message)} && ra == ${asg(row.read.status)} && rad == ${row.read.drone}`;
-    const then = outcomeText(row);
-    const key = `${when} -> ${then}`;
-    const group = groups.get(key) ?? { when, then, held: [] };
-    group.held.push(row.held);
-    groups.set(key, group);
-  }
-  const names = Array.from({ length: bounds.drones }, (_, d) => `rh[${d}]`);
-  const options = [...groups.values()].map(
-    ({ when, then, held }) =>
-      `:: ${when} && (${productGuard(held, names, 1 << bounds.deliveries)}) -> ${then}`,
+  return decisionTableText(
+    rows.map((row) => ({
+      when: `x == ${row.delivery} && m == ${msg(row.message)} && ra == ${asg(row.read.status)} && rad == ${row.read.drone}`,
+      then: outcomeText(row),
+      read: row.held,
+    })),
+    Array.from({ length: bounds.drones }, (_, d) => `rh[${d}]`),
+    1 << bounds.deliveries,
+    '    ',
   );
-  return `if\n    ${options.join('\n    ')}\n    :: else -> assert(false)\n    fi`;
 }
 
 /** The guards of the commit, from the code's conditions. */

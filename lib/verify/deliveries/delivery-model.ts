@@ -22,10 +22,10 @@ import { VERSION_ATTRIBUTE } from '../../../lambdas/choreography/kit';
 import type { SpinModel } from '../spin';
 import type { DeliveryBounds } from './bounds';
 import { conditionGuard } from './condition-guard';
+import { decisionTableText } from './decision-table-text';
 import { DELIVERY_MESSAGES } from './delivery-messages';
 import { DELIVERY_RULES, type DeliveryRules } from './delivery-rules';
 import { type DeliveryRow, deliveryTable } from './delivery-table';
-import { productGuard } from './product-guard';
 import { promela } from './promela-text';
 
 const st = (status: string) => promela.identifier('S', status);
@@ -55,19 +55,16 @@ function outcomeText(row: DeliveryRow): string {
 
 /** The table as guarded options: rows of one message, status read and outcome share a guard over the sequences read. */
 function tableText(rows: readonly DeliveryRow[]): string {
-  const groups = new Map<string, { when: string; then: string; read: number[][] }>();
-  for (const row of rows) {
-    const when = `m == ${msg(row.message.name)} && rst == ${st(row.read.status)}`;
-    const then = outcomeText(row);
-    const key = `${when} -> ${then}`;
-    const group = groups.get(key) ?? { when, then, read: [] };
-    group.read.push([row.read.package, row.read.drone, row.read.flight]);
-    groups.set(key, group);
-  }
-  const options = [...groups.values()].map(
-    ({ when, then, read }) => `:: ${when} && (${productGuard(read, ['rpk', 'rdr', 'rfl'], 256)}) -> ${then}`,
+  return decisionTableText(
+    rows.map((row) => ({
+      when: `m == ${msg(row.message.name)} && rst == ${st(row.read.status)}`,
+      then: outcomeText(row),
+      read: [row.read.package, row.read.drone, row.read.flight],
+    })),
+    ['rpk', 'rdr', 'rfl'],
+    256,
+    '      ',
   );
-  return `if\n      ${options.join('\n      ')}\n      :: else -> assert(false)\n      fi`;
 }
 
 /** The guards of the commit, from the code's conditions on the marker and the DELIVERY# item. */

@@ -18,7 +18,7 @@ import {
   deliveriesModels,
 } from '../../../../lib/verify/deliveries';
 import { runSpin } from '../../../../lib/verify/spin';
-import { expectHolds } from '../../../support/expect-holds';
+import { expectHolds } from './expect-holds';
 
 jest.setTimeout(120_000);
 

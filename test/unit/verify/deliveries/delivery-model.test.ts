@@ -21,7 +21,7 @@ import {
   deliveryTable,
   LIVENESS_DELIVERY_BOUNDS,
 } from '../../../../lib/verify/deliveries';
-import { expectHolds } from '../../../support/expect-holds';
+import { expectHolds } from './expect-holds';
 
 jest.setTimeout(120_000);
 

@@ -3,7 +3,7 @@
  * with the counterexample's steps as the difference (an empty trail is what passing looks like), so
  * a failing check reads as the actors' story rather than as a count.
  */
-import { runSpin, type SpinCheck, type SpinModel, type SpinResult } from '../../lib/verify/spin';
+import { runSpin, type SpinCheck, type SpinModel, type SpinResult } from '../../../../lib/verify/spin';
 
 export function expectHolds(model: SpinModel, check: SpinCheck): SpinResult {
   const result = runSpin(model, check);

@@ -74,7 +74,10 @@ export const WIDER_BOUNDS: readonly { readonly name: string; readonly bounds: Or
 /** Their search: up to 20 GB, with a hash table of 2^27 slots (1 GB), as 75 million states or more need. */
 const WIDER_SEARCH = { hashBits: 27, memoryMb: 20_000 };
 
-/** The choreography's suite: the drone booking model and its broken variants. */
+/**
+ * The choreography's suite: the drone booking model (and, with duplicates, its liveness), the
+ * Delivery service's record, and their broken variants (lambdas/choreography/DESIGN.md "Model-checked").
+ */
 export function deliveriesSuite(): VerificationSuite {
   return { models: deliveriesModels(), variants: deliveriesBrokenVariants() };
 }

@@ -13,3 +13,29 @@ export interface DeliveriesBounds {
 }
 
 export const DEFAULT_DELIVERIES_BOUNDS: DeliveriesBounds = { deliveries: 2, drones: 2, copies: 1 };
+
+/**
+ * The booking model with duplicates: one delivery, two drones, each request delivered twice (and
+ * its liveness). Two deliveries with two copies each did not finish within 5 minutes at two drones,
+ * and took 50,712,823 states and 92 s at one drone (DESIGN.md "Model-checked").
+ */
+export const DUPLICATES_BOOKING_BOUNDS: DeliveriesBounds = { deliveries: 1, drones: 2, copies: 2 };
+
+/** The delivery model's bounds: its messages are DELIVERY_MESSAGES, each delivered once, these twice. */
+export interface DeliveryBounds {
+  /** Names of the messages delivered twice (a duplicate running beside, or after, its original). */
+  readonly duplicated: readonly string[];
+  /** Consumers in flight at once (the FIFO queue runs one per delivery; more are redeliveries beside a zombie). */
+  readonly inFlight: number;
+  /**
+   * Consumers that may crash before their commit (their message lost, or dead-lettered). 0 by
+   * default: a run that loses a message reaches no state the run delivering it last does not (the
+   * properties are checked at every commit), and each crash doubles the consumers' choices.
+   */
+  readonly lost: number;
+}
+
+export const DEFAULT_DELIVERY_BOUNDS: DeliveryBounds = { duplicated: ['PackageReady'], inFlight: 2, lost: 0 };
+
+/** The delivery model's liveness bounds: no duplicate (the search for unfair cycles at the default bounds takes 15 s). */
+export const LIVENESS_DELIVERY_BOUNDS: DeliveryBounds = { duplicated: [], inFlight: 2, lost: 0 };

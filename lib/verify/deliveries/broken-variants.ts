@@ -4,10 +4,19 @@
  * mutated rules exactly as from the real ones, so a variant tests the model's power to find what the
  * guard prevents.
  */
+
+import { DELIVERY_GUARDS } from '../../../lambdas/choreography/protocol';
 import type { SpinModel } from '../spin';
 import { bookingModel } from './booking-model';
 import { BOOKING_RULES } from './booking-rules';
-import { DEFAULT_DELIVERIES_BOUNDS, type DeliveriesBounds } from './bounds';
+import {
+  DEFAULT_DELIVERIES_BOUNDS,
+  DEFAULT_DELIVERY_BOUNDS,
+  type DeliveriesBounds,
+  type DeliveryBounds,
+} from './bounds';
+import { deliveryModel } from './delivery-model';
+import { DELIVERY_RULES } from './delivery-rules';
 
 /** A write with its condition dropped: DynamoDB then writes unconditionally. */
 function unconditional<T extends object>(write: T): T {
@@ -20,10 +29,39 @@ function unconditional<T extends object>(write: T): T {
   return rest as T;
 }
 
+/** The Delivery service's rules with one guard changed: a variant's model, named. */
+function deliveryVariant(
+  name: string,
+  description: string,
+  bounds: DeliveryBounds,
+  rules: Partial<typeof DELIVERY_RULES>,
+) {
+  return { name, description, model: deliveryModel(bounds, { ...DELIVERY_RULES, ...rules }, name) };
+}
+
 export function deliveriesBrokenVariants(
   bounds: DeliveriesBounds = DEFAULT_DELIVERIES_BOUNDS,
+  deliveryBounds: DeliveryBounds = DEFAULT_DELIVERY_BOUNDS,
 ): { readonly name: string; readonly description: string; readonly model: SpinModel }[] {
   return [
+    deliveryVariant(
+      'delivery-without-is-newer',
+      'DELIVERY_GUARDS.isNewer always true: any reply replaces the recorded one',
+      deliveryBounds,
+      { guards: { ...DELIVERY_GUARDS, isNewer: () => true } },
+    ),
+    deliveryVariant(
+      'delivery-without-is-final',
+      'DELIVERY_GUARDS.isFinal always false: a terminal status is not final',
+      deliveryBounds,
+      { guards: { ...DELIVERY_GUARDS, isFinal: () => false } },
+    ),
+    deliveryVariant(
+      'delivery-without-item-version',
+      "the DELIVERY# item's write without its condition (itemConditionOf dropped)",
+      deliveryBounds,
+      { itemCondition: () => undefined },
+    ),
     {
       name: 'booking-without-drone-version',
       description:

@@ -1,9 +1,18 @@
 /**
  * Small Promela writing helpers shared by the deliveries models: a property asserted so that the
- * trail names it (a `@@ violated:` step before the assertion fails), and a name safe as a Promela
- * identifier.
+ * trail names it (a `@@ violated:` step before the assertion fails), the consumers' liveness, and a
+ * name safe as a Promela identifier.
  */
 export const promela = {
+  /**
+   * Liveness: every consumer finishes. Each bumps `finished` at its end; under weak fairness the
+   * count must reach `consumers` (no livelock of lost races, no consumer blocked for good).
+   */
+  finishes: {
+    property:
+      'liveness, under weak fairness: every consumer finishes (no livelock of lost races, no consumer blocked)',
+    ltl: (consumers: number) => `ltl finishes { <> (finished == ${consumers}) }`,
+  },
   /** `cond` asserted; when it fails the trail's last step says which property, in words. */
   check(condition: string, property: string): string {
     return `if :: !(${condition}) -> printf("@@ violated: ${property}\\n") :: else -> skip fi;\n  assert(${condition})`;

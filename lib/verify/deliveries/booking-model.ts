@@ -53,7 +53,7 @@ function tableText(rows: readonly BookingRow[], bounds: DeliveriesBounds): strin
   return decisionTableText(
     rows.map((row) => ({
       when: `x == ${row.delivery} && m == ${msg(row.message)} && ra == ${asg(row.read.status)} && rad == ${row.read.drone}`,
-      then: outcomeText(row),
+      outcome: outcomeText(row),
       read: row.held,
     })),
     Array.from({ length: bounds.drones }, (_, d) => `rh[${d}]`),

@@ -10,7 +10,7 @@ export interface DecisionRow {
   /** The row's condition on what the model decides by (the message, the status read, ...). */
   readonly when: string;
   /** What the row sets. */
-  readonly then: string;
+  readonly outcome: string;
   /** The values of `names` the row was read with. */
   readonly read: readonly number[];
 }
@@ -21,15 +21,15 @@ export function decisionTableText(
   domain: number,
   indent: string,
 ): string {
-  const groups = new Map<string, { when: string; then: string; read: (readonly number[])[] }>();
-  for (const { when, then, read } of rows) {
-    const key = `${when} -> ${then}`;
-    const group = groups.get(key) ?? { when, then, read: [] };
+  const groups = new Map<string, { when: string; outcome: string; read: (readonly number[])[] }>();
+  for (const { when, outcome, read } of rows) {
+    const key = `${when} -> ${outcome}`;
+    const group = groups.get(key) ?? { when, outcome, read: [] };
     group.read.push(read);
     groups.set(key, group);
   }
   const options = [...groups.values()].map(
-    ({ when, then, read }) => `:: ${when} && (${productGuard(read, names, domain)}) -> ${then}`,
+    ({ when, outcome, read }) => `:: ${when} && (${productGuard(read, names, domain)}) -> ${outcome}`,
   );
   return `if\n${indent}${options.join(`\n${indent}`)}\n${indent}:: else -> assert(false)\n${indent}fi`;
 }

@@ -58,7 +58,7 @@ function tableText(rows: readonly DeliveryRow[]): string {
   return decisionTableText(
     rows.map((row) => ({
       when: `m == ${msg(row.message.name)} && rst == ${st(row.read.status)}`,
-      then: outcomeText(row),
+      outcome: outcomeText(row),
       read: [row.read.package, row.read.drone, row.read.flight],
     })),
     ['rpk', 'rdr', 'rfl'],

@@ -5,6 +5,7 @@ import type {
   OperatorOrderDetailBody,
   OperatorRefusalBody,
 } from '../../lambdas/scheduler-agent-supervisor/contracts/api';
+import { operatorActionAvailability } from '../../lambdas/scheduler-agent-supervisor/contracts/operator-actions';
 import { useConsoleApi } from './api';
 import { DataTable, ErrorNotice, Freshness, formatTime, Section, StateBadge } from './common';
 import { href } from './route';
@@ -80,6 +81,44 @@ function refusalText(action: OperatorAction, refusal: OperatorRefusalBody): stri
   return `Not allowed: ${refusal.message} (the order is ${refusal.currentState}).`;
 }
 
+/**
+ * One action's button: enabled only when the order as shown allows the action (the routes' own
+ * rule, operatorActionAvailability), else disabled with the reason in words beside it, so nobody
+ * learns it from a refusal. A click on an order that moved on since is still refused by the API.
+ */
+function ActionButton({
+  action,
+  label,
+  order,
+  onAsk,
+}: {
+  readonly action: OperatorAction;
+  readonly label: string;
+  readonly order: OperatorOrderDetailBody;
+  readonly onAsk: (action: OperatorAction) => void;
+}) {
+  const availability = operatorActionAvailability(action, order);
+  const whyId = `${action}-unavailable`;
+  return (
+    <div className="action">
+      <button
+        type="button"
+        className={action === 'cancel' ? 'danger' : undefined}
+        disabled={!availability.allowed}
+        aria-describedby={availability.allowed ? undefined : whyId}
+        onClick={() => onAsk(action)}
+      >
+        {label}
+      </button>
+      {!availability.allowed && (
+        <p id={whyId} className="why" data-testid={whyId}>
+          {availability.reason}
+        </p>
+      )}
+    </div>
+  );
+}
+
 /** Retry and cancel, each confirmed with a reason in a dialog; the answer is shown in words. */
 function Actions({
   order,
@@ -132,12 +171,8 @@ function Actions({
     <section aria-labelledby="actions-title">
       <h2 id="actions-title">Actions</h2>
       <div className="row">
-        <button type="button" onClick={() => ask('retry')}>
-          Retry…
-        </button>
-        <button type="button" className="danger" onClick={() => ask('cancel')}>
-          Cancel order…
-        </button>
+        <ActionButton action="retry" label="Retry…" order={order} onAsk={ask} />
+        <ActionButton action="cancel" label="Cancel order…" order={order} onAsk={ask} />
       </div>
       {outcome && (
         <p

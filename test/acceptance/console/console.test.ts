@@ -39,6 +39,7 @@ const ids = {
   stalled: orderIdOf('stall'),
   outage: orderIdOf('outage'),
   cancelled: orderIdOf('cancel'),
+  stale: orderIdOf('stale'),
   delivery: `console-${runId}-delivery`,
   farDelivery: `console-${runId}-far`,
 };
@@ -111,9 +112,10 @@ beforeAll(async () => {
     orders.submit(order(ids.stalled, 'STALL-ONCE')),
     orders.submit(order(ids.outage, 'OUTAGE')),
     orders.submit(order(ids.cancelled)),
+    orders.submit(order(ids.stale)),
     deliveries.submit(delivery(ids.delivery)),
   ]);
-  expect(submitted.map((response) => response.status)).toEqual([202, 202, 202, 202, 202]);
+  expect(submitted.map((response) => response.status)).toEqual([202, 202, 202, 202, 202, 202]);
   // The API refuses a drop-off out of range (400): this one is accepted past the door, as one
   // accepted before the range shrank, so the console has a give-up to show.
   expect((await deliveries.acceptPastTheDoor(delivery(ids.farDelivery, SYDNEY))).kind).toBe('accepted');
@@ -179,14 +181,36 @@ describe('orders', () => {
     await page.screenshot({ path: resolve(SCREENSHOTS, 'order-timeline.png'), fullPage: true });
   });
 
-  it('a refused action shows the 409 reason in words (retry is not allowed on a Processed order)', async () => {
+  it('a Processed order offers Cancel and not Retry, saying why before any click', async () => {
     await open(`#/orders/${ids.processed}`);
-    await expectText(orderState(), 'Processed');
-    await act('Retry…', 'checking the refusal');
-    await expectContains(page.getByRole('alert'), 'Not allowed');
+    await expectText(orderState(), 'Processed', scenarioTimeoutMs.normal);
+    expect(await actionButton('Retry…').isDisabled()).toBe(true);
+    await expectText(
+      page.getByTestId('retry-unavailable'),
+      'Retry applies to Error, CompensationFailed; this order is Processed',
+    );
+    expect(await actionButton('Cancel order…').isDisabled()).toBe(false);
+    expect(await page.getByTestId('cancel-unavailable').count()).toBe(0);
   });
 
-  it('cancelling a Processed order from the page, after confirming, ends Compensated', async () => {
+  it('a stale click is still refused by the API, and the 409 reason shows in words', async () => {
+    await open(`#/orders/${ids.stale}`);
+    await expectText(orderState(), 'Processed', scenarioTimeoutMs.normal);
+    await askFor('Cancel order…', 'checking the refusal');
+    // Another operator cancels it while this one's dialog is open: the page's click is now stale.
+    const operator = orders.operator();
+    const seen = await operator.show(ids.stale);
+    const elsewhere = await operator.act('cancel', ids.stale, {
+      reason: 'cancelled by another operator',
+      expectedState: 'Processed',
+      expectedUpdatedAt: seen.body.updatedAt,
+    });
+    expect(elsewhere.status).toBe(200);
+    await confirmAction();
+    await expectContains(page.getByRole('alert'), 'Not allowed: Cannot cancel an order in state Compensat');
+  });
+
+  it('cancelling a Processed order from the page, after confirming, ends Compensated, where neither action applies', async () => {
     await open(`#/orders/${ids.cancelled}`);
     await expectText(orderState(), 'Processed', scenarioTimeoutMs.normal);
     await act('Cancel order…', 'customer withdrew the order');
@@ -197,6 +221,16 @@ describe('orders', () => {
     await expectText(orderState(), 'Compensated', scenarioTimeoutMs.normal);
     const log = page.getByRole('region', { name: 'Operator log' });
     await expectContains(log, 'customer withdrew the order');
+    expect(await actionButton('Retry…').isDisabled()).toBe(true);
+    expect(await actionButton('Cancel order…').isDisabled()).toBe(true);
+    await expectText(
+      page.getByTestId('cancel-unavailable'),
+      'Cancel applies to Pending, Processed, Error; this order is Compensated',
+    );
+    await expectText(
+      page.getByTestId('retry-unavailable'),
+      'Retry applies to Error, CompensationFailed; this order is Compensated',
+    );
   });
 
   it(
@@ -363,11 +397,23 @@ const LOW_CONTRAST_TEXT = `(() => {
   return low;
 })()`;
 
+const actionButton = (name: string) => page.getByRole('button', { name, exact: true });
+
 /** Opens the action's dialog, gives the reason and confirms, all from the keyboard. */
 async function act(button: string, reason: string): Promise<void> {
-  await page.getByRole('button', { name: button }).click();
+  await askFor(button, reason);
+  await confirmAction();
+}
+
+/** Opens the action's dialog and gives the reason (the dialog stays open). */
+async function askFor(button: string, reason: string): Promise<void> {
+  await actionButton(button).click();
+  await page.getByRole('dialog').getByLabel('Reason').fill(reason);
+}
+
+/** Confirms the open dialog from the keyboard (Tab to its confirm button, Enter). */
+async function confirmAction(): Promise<void> {
   const dialog = page.getByRole('dialog');
-  await dialog.getByLabel('Reason').fill(reason);
   await dialog.getByLabel('Reason').press('Tab');
   await page.keyboard.press('Enter');
   await dialog.waitFor({ state: 'hidden' });

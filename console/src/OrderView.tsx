@@ -8,6 +8,7 @@ import type {
 import { operatorActionAvailability } from '../../lambdas/scheduler-agent-supervisor/contracts/operator-actions';
 import { useConsoleApi } from './api';
 import { DataTable, ErrorNotice, Freshness, formatTime, Section, StateBadge } from './common';
+import { OrderChart } from './OrderChart';
 import { href } from './route';
 import { timelineOf } from './timeline';
 import { usePolling } from './use-polling';
@@ -30,6 +31,9 @@ export function OrderView({ orderId }: { readonly orderId: string }) {
         <>
           <OrderFacts order={order} />
           <Actions key={order.orderId} order={order} onDone={detail.refresh} />
+          <Section title="Timeline chart">
+            <OrderChart order={order} />
+          </Section>
           <Section title="Timeline">
             <ol className="timeline">
               {timelineOf(order).map((entry) => (
@@ -170,7 +174,7 @@ function Actions({
   return (
     <section aria-labelledby="actions-title">
       <h2 id="actions-title">Actions</h2>
-      <div className="row">
+      <div className="row actions">
         <ActionButton action="retry" label="Retry…" order={order} onAsk={ask} />
         <ActionButton action="cancel" label="Cancel order…" order={order} onAsk={ask} />
       </div>

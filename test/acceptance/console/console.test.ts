@@ -178,6 +178,14 @@ describe('orders', () => {
     // in time shows next to the one that completed (the steps table shows only the latter).
     await expectContains(timeline, 'ChargePayment timed out');
     await expectContains(timeline, 'ChargePayment completed');
+    // The chart of the same order: a lane per attempt, the payment call that timed out a bar of its
+    // own, the supervisor's reset a mark; a bar reached from the keyboard says what it was.
+    const chart = page.getByRole('region', { name: 'Timeline chart' });
+    expect(await chart.locator('[data-lane^="attempt-"]').count()).toBeGreaterThanOrEqual(2);
+    expect(await chart.locator('[data-mark="reset"]').count()).toBeGreaterThanOrEqual(1);
+    const timedOut = chart.locator('[data-outcome="timed-out"]').first();
+    await timedOut.focus();
+    await expectContains(page.getByTestId('chart-detail'), 'Attempt 1: ChargePayment timed out');
     await page.screenshot({ path: resolve(SCREENSHOTS, 'order-timeline.png'), fullPage: true });
   });
 

@@ -3,13 +3,14 @@
  * compensation, each call a bar coloured by how it ended, the supervisor's resets, the operators'
  * actions and the alerts as marks on the time axis. Drawn as plain React SVG: of the libraries
  * measured (console/README.md), vega needs `Function` (the page's CSP forbids eval), recharts
- * costs about 98 kB gzipped, and what this chart needs of one (a linear time scale and its ticks) is
- * a few lines here. Every bar and mark is focusable and says its detail (hover, focus, screen
+ * costs about 98 kB gzipped, and what this chart needs of one (a time scale and its ticks, with long
+ * idle gaps cut: time-axis.ts) none offers as such. Every bar and mark is focusable and says its detail (hover, focus, screen
  * readers); the timeline list below stays the text equivalent.
  */
 import { type KeyboardEvent, useState } from 'react';
 import type { OperatorOrderDetailBody } from '../../lambdas/scheduler-agent-supervisor/contracts/api';
 import { type BarOutcome, type ChartMark, orderChartOf } from './order-chart';
+import { type TimeAxis, timeAxisOf } from './time-axis';
 
 const WIDTH = 960;
 const LABEL_WIDTH = 170;
@@ -27,20 +28,11 @@ const OUTCOMES: readonly { readonly outcome: BarOutcome; readonly label: string 
   { outcome: 'started', label: 'not ended' },
 ];
 
-/** Tick steps a reader counts in, from one second to a day. */
-const TICK_STEPS_MS = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 21_600, 86_400].map(
-  (seconds) => seconds * 1000,
-);
-
-/** At most about six ticks on round times within [from, to]. */
-function ticksOf(from: number, to: number): number[] {
-  const step = TICK_STEPS_MS.find((candidate) => (to - from) / candidate <= 6) ?? 86_400_000;
-  const ticks: number[] = [];
-  for (let tick = Math.ceil(from / step) * step; tick <= to; tick += step) ticks.push(tick);
-  return ticks;
-}
-
 const clock = (at: number) => new Date(at).toLocaleTimeString();
+
+/** A cut gap's length in words. */
+const idle = (ms: number) =>
+  ms >= 90_000 ? `${Math.round(ms / 6000) / 10} min` : `${Math.round(ms / 1000)} s`;
 
 function MarkShape({ mark, x }: { readonly mark: ChartMark; readonly x: number }) {
   const y = MARK_ROW / 2;
@@ -50,10 +42,68 @@ function MarkShape({ mark, x }: { readonly mark: ChartMark; readonly x: number }
   return <polygon points={`${x},${y - 7} ${x + 7},${y} ${x},${y + 7} ${x - 7},${y}`} />;
 }
 
+/** The axis's ticks and its cut gaps, under and across the lanes. */
+function AxisMarks({ axis, lanesBottom }: { readonly axis: TimeAxis; readonly lanesBottom: number }) {
+  // A label just after a cut gap starts there, one at the right edge ends there: neither crosses.
+  const anchorOf = (tickX: number) =>
+    tickX > PLOT_WIDTH - 40
+      ? 'end'
+      : axis.breaks.some((gap) => tickX >= gap.x && tickX - gap.x < 40)
+        ? 'start'
+        : 'middle';
+  return (
+    <>
+      {axis.ticks.map((tick) => (
+        <g key={tick.at} className="tick">
+          <line x1={LABEL_WIDTH + tick.x} x2={LABEL_WIDTH + tick.x} y1={MARK_ROW} y2={lanesBottom} />
+          <text x={LABEL_WIDTH + tick.x} y={lanesBottom + 18} textAnchor={anchorOf(tick.x)}>
+            {clock(tick.at)}
+          </text>
+        </g>
+      ))}
+      {axis.breaks.map((gap) => (
+        <g key={gap.x} className="axis-break" data-break-ms={gap.skippedMs}>
+          <title>{`${idle(gap.skippedMs)} with nothing happening, cut from the axis`}</title>
+          <rect x={LABEL_WIDTH + gap.x - 6} y={MARK_ROW} width={12} height={lanesBottom - MARK_ROW} />
+          <text x={LABEL_WIDTH + gap.x} y={MARK_ROW + 14} textAnchor="middle">
+            ≈
+          </text>
+        </g>
+      ))}
+    </>
+  );
+}
+
+/** What each colour and mark means. */
+function ChartLegend() {
+  return (
+    <ul className="chart-legend">
+      {OUTCOMES.map(({ outcome, label }) => (
+        <li key={outcome}>
+          <svg viewBox="0 0 14 14" aria-hidden="true" className="swatch">
+            <rect className={`bar bar-${outcome}`} width={14} height={14} />
+          </svg>{' '}
+          {label}
+        </li>
+      ))}
+      <li>
+        <span className="key-reset">◆</span> supervisor reset
+      </li>
+      <li>
+        <span className="key-operator">▼</span> operator action
+      </li>
+      <li>
+        <span className="key-alert">●</span> alert
+      </li>
+    </ul>
+  );
+}
+
 export function OrderChart({ order }: { readonly order: OperatorOrderDetailBody }) {
   const chart = orderChartOf(order);
   const [detail, setDetail] = useState<string>();
-  const x = (at: number) => LABEL_WIDTH + ((at - chart.from) / (chart.to - chart.from)) * PLOT_WIDTH;
+  const axis = timeAxisOf(chart.spans, PLOT_WIDTH);
+  const x = (at: number) => LABEL_WIDTH + axis.x(at);
   const lanesBottom = MARK_ROW + chart.lanes.length * LANE_HEIGHT;
   const height = lanesBottom + AXIS_HEIGHT;
   // Focus, hover, a click, Enter or Space: each shows the bar's or mark's detail below the chart.
@@ -72,14 +122,7 @@ export function OrderChart({ order }: { readonly order: OperatorOrderDetailBody 
           <title id="order-chart-title">
             {`Attempts of order ${order.orderId} on a time axis: ${chart.lanes.length} lanes, ${chart.marks.length} marks`}
           </title>
-          {ticksOf(chart.from, chart.to).map((tick) => (
-            <g key={tick} className="tick">
-              <line x1={x(tick)} x2={x(tick)} y1={MARK_ROW} y2={lanesBottom} />
-              <text x={x(tick)} y={lanesBottom + 18} textAnchor="middle">
-                {clock(tick)}
-              </text>
-            </g>
-          ))}
+          <AxisMarks axis={axis} lanesBottom={lanesBottom} />
           {chart.lanes.map((lane, index) => {
             const top = MARK_ROW + index * LANE_HEIGHT;
             return (
@@ -142,27 +185,10 @@ export function OrderChart({ order }: { readonly order: OperatorOrderDetailBody 
         {detail ?? 'Hover over or focus (Tab) a bar or a mark for its detail.'}
       </p>
       <figcaption>
-        <ul className="chart-legend">
-          {OUTCOMES.map(({ outcome, label }) => (
-            <li key={outcome}>
-              <svg viewBox="0 0 14 14" aria-hidden="true" className="swatch">
-                <rect className={`bar bar-${outcome}`} width={14} height={14} />
-              </svg>{' '}
-              {label}
-            </li>
-          ))}
-          <li>
-            <span className="key-reset">◆</span> supervisor reset
-          </li>
-          <li>
-            <span className="key-operator">▼</span> operator action
-          </li>
-          <li>
-            <span className="key-alert">●</span> alert
-          </li>
-        </ul>
-        Each attempt's calls from start to end, one lane per attempt and one for the compensation; the
-        timeline below says the same in words.
+        <ChartLegend />
+        Each attempt's calls from start to end, one lane per attempt and one for the compensation; a long wait
+        with nothing happening is cut from the time axis (≈, its length on hover); the timeline below says the
+        same in words.
       </figcaption>
     </figure>
   );

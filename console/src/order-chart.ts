@@ -45,6 +45,8 @@ export interface OrderChart {
   readonly to: number;
   readonly lanes: readonly ChartLane[];
   readonly marks: readonly ChartMark[];
+  /** Every stretch of time something happened in ([start, end], epoch ms): what the axis must show. */
+  readonly spans: readonly (readonly [number, number])[];
 }
 
 const millis = (iso: string) => Date.parse(iso);
@@ -160,5 +162,17 @@ export function orderChartOf(order: OperatorOrderDetailBody): OrderChart {
       detail: `Alert ${alert.type} at ${alert.at}`,
     })),
   ];
-  return { from, to, lanes, marks: marks.sort((left, right) => left.at - right.at) };
+  const instant = (at: number): readonly [number, number] => [at, at];
+  const spans: (readonly [number, number])[] = [
+    instant(millis(order.createdAt)),
+    instant(millis(order.updatedAt)),
+    ...order.attempts.flatMap((attempt): (readonly [number, number])[] =>
+      attempt.startDate
+        ? [[millis(attempt.startDate), attempt.stopDate ? millis(attempt.stopDate) : to]]
+        : [],
+    ),
+    ...lanes.flatMap((lane) => lane.bars.map((bar): readonly [number, number] => [bar.start, bar.end])),
+    ...marks.map((mark) => instant(mark.at)),
+  ].filter(([start, end]) => !Number.isNaN(start) && !Number.isNaN(end));
+  return { from, to, lanes, marks: marks.sort((left, right) => left.at - right.at), spans };
 }

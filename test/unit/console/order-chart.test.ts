@@ -30,6 +30,13 @@ describe('order timeline chart', () => {
       },
     ]);
     expect([chart.from, chart.to]).toEqual([at(0), at(50)]);
+    // What the axis must show: the attempts' spans among the rest.
+    expect(chart.spans).toEqual(
+      expect.arrayContaining([
+        [at(1), at(12)],
+        [at(30), at(40)],
+      ]),
+    );
   });
 
   it("puts the compensation's calls in a lane of their own, compensated or not ended", () => {

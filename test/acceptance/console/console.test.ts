@@ -229,6 +229,10 @@ describe('orders', () => {
     await expectText(orderState(), 'Compensated', scenarioTimeoutMs.normal);
     const log = page.getByRole('region', { name: 'Operator log' });
     await expectContains(log, 'customer withdrew the order');
+    // Its chart: the compensation's lane with the undone steps, and the operator's cancel a mark.
+    const chart = page.getByRole('region', { name: 'Timeline chart' });
+    await chart.locator('[data-lane="compensation"] [data-outcome="compensated"]').first().waitFor();
+    expect(await chart.locator('[data-mark="operator"]').count()).toBe(1);
     expect(await actionButton('Retry…').isDisabled()).toBe(true);
     expect(await actionButton('Cancel order…').isDisabled()).toBe(true);
     await expectText(

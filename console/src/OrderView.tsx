@@ -5,8 +5,10 @@ import type {
   OperatorOrderDetailBody,
   OperatorRefusalBody,
 } from '../../lambdas/scheduler-agent-supervisor/contracts/api';
+import { operatorActionAvailability } from '../../lambdas/scheduler-agent-supervisor/contracts/operator-actions';
 import { useConsoleApi } from './api';
 import { DataTable, ErrorNotice, Freshness, formatTime, Section, StateBadge } from './common';
+import { OrderChart } from './OrderChart';
 import { href } from './route';
 import { timelineOf } from './timeline';
 import { usePolling } from './use-polling';
@@ -29,6 +31,9 @@ export function OrderView({ orderId }: { readonly orderId: string }) {
         <>
           <OrderFacts order={order} />
           <Actions key={order.orderId} order={order} onDone={detail.refresh} />
+          <Section title="Timeline chart">
+            <OrderChart order={order} />
+          </Section>
           <Section title="Timeline">
             <ol className="timeline">
               {timelineOf(order).map((entry) => (
@@ -78,6 +83,44 @@ function refusalText(action: OperatorAction, refusal: OperatorRefusalBody): stri
   if (refusal.refusal === 'StateChanged')
     return `Not done: the order moved on since you looked. It is now ${refusal.currentState} (updated ${formatTime(refusal.currentUpdatedAt)}). Look again before you ${action}.`;
   return `Not allowed: ${refusal.message} (the order is ${refusal.currentState}).`;
+}
+
+/**
+ * One action's button: enabled only when the order as shown allows the action (the routes' own
+ * rule, operatorActionAvailability), else disabled with the reason in words beside it, so nobody
+ * learns it from a refusal. A click on an order that moved on since is still refused by the API.
+ */
+function ActionButton({
+  action,
+  label,
+  order,
+  onAsk,
+}: {
+  readonly action: OperatorAction;
+  readonly label: string;
+  readonly order: OperatorOrderDetailBody;
+  readonly onAsk: (action: OperatorAction) => void;
+}) {
+  const availability = operatorActionAvailability(action, order);
+  const whyId = `${action}-unavailable`;
+  return (
+    <div className="action">
+      <button
+        type="button"
+        className={action === 'cancel' ? 'danger' : undefined}
+        disabled={!availability.allowed}
+        aria-describedby={availability.allowed ? undefined : whyId}
+        onClick={() => onAsk(action)}
+      >
+        {label}
+      </button>
+      {!availability.allowed && (
+        <p id={whyId} className="why" data-testid={whyId}>
+          {availability.reason}
+        </p>
+      )}
+    </div>
+  );
 }
 
 /** Retry and cancel, each confirmed with a reason in a dialog; the answer is shown in words. */
@@ -131,13 +174,9 @@ function Actions({
   return (
     <section aria-labelledby="actions-title">
       <h2 id="actions-title">Actions</h2>
-      <div className="row">
-        <button type="button" onClick={() => ask('retry')}>
-          Retry…
-        </button>
-        <button type="button" className="danger" onClick={() => ask('cancel')}>
-          Cancel order…
-        </button>
+      <div className="row actions">
+        <ActionButton action="retry" label="Retry…" order={order} onAsk={ask} />
+        <ActionButton action="cancel" label="Cancel order…" order={order} onAsk={ask} />
       </div>
       {outcome && (
         <p

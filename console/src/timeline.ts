@@ -18,7 +18,7 @@ export interface TimelineEntry {
 }
 
 /** How a run's end reads, by action and outcome. */
-function runEnd(run: OperatorStepRunView): string {
+export function runEnd(run: OperatorStepRunView): string {
   const error = run.error ? ` (${run.error})` : '';
   if (run.action === 'compensate') {
     return run.outcome === StepRunOutcome.Completed

@@ -11,6 +11,7 @@ export * from './env';
 export * from './events';
 export * from './messages';
 export * from './metrics';
+export * from './operator-actions';
 export * from './remote-service';
 export * from './retry-budget';
 export * from './state-record';

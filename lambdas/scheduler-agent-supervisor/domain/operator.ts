@@ -8,6 +8,7 @@ import { jsonParser } from '../../shared/parse';
 import { BODY_PATH, type FieldError } from '../../shared/validation';
 import {
   MAX_OPERATOR_BODY_BYTES,
+  notAllowedMessage,
   OPERATOR_HISTORY_MAX_PAGES,
   OPERATOR_HISTORY_PAGE_SIZE,
   OPERATOR_LIST_DEFAULT_LIMIT,
@@ -22,6 +23,8 @@ import {
   type OperatorOrderDetailBody,
   OperatorRefusal,
   type OperatorRefusalBody,
+  operatorActionAvailability,
+  operatorTransitionFor,
   ProcessState,
   type StartOrderMessage,
   StepRunsRead,
@@ -44,26 +47,9 @@ import type {
 import { dueShardFor } from './shard';
 import { instanceIdFor, pendingCompleteBy, recordVersionProblem } from './state-record';
 
+// The rule of which state allows which action is the contracts' (the console reads it too).
+export { notAllowedMessage, operatorTransitionFor, statesAllowing } from '../contracts';
 export type { OperatorRecordView, OperatorTransitionName } from './ports';
-
-/**
- * The states each action applies to, and the transition it takes from each. Processing is never
- * acted on (an attempt is running: wait until it settles); CompensationInProgress and Compensated
- * neither (a rollback is under way or done).
- */
-const ACTION_TRANSITIONS: Readonly<
-  Record<OperatorAction, Readonly<Partial<Record<ProcessState, OperatorTransitionName>>>>
-> = {
-  [OperatorAction.Retry]: {
-    [ProcessState.Error]: 'operatorRetry',
-    [ProcessState.CompensationFailed]: 'operatorRetryCompensation',
-  },
-  [OperatorAction.Cancel]: {
-    [ProcessState.Pending]: 'operatorCancel',
-    [ProcessState.Error]: 'operatorCancel',
-    [ProcessState.Processed]: 'operatorCancel',
-  },
-};
 
 /** Where each operator transition takes the order. */
 export const OPERATOR_NEW_STATE: Readonly<Record<OperatorTransitionName, ProcessState>> = {
@@ -71,27 +57,6 @@ export const OPERATOR_NEW_STATE: Readonly<Record<OperatorTransitionName, Process
   operatorRetryCompensation: ProcessState.CompensationInProgress,
   operatorCancel: ProcessState.CompensationInProgress,
 };
-
-/** The states that allow `action`, in the order of ProcessState. */
-export function statesAllowing(action: OperatorAction): ProcessState[] {
-  return Object.values(ProcessState).filter((state) => ACTION_TRANSITIONS[action][state] !== undefined);
-}
-
-/** The transition `action` takes from `state`, or undefined when the state does not allow it. */
-export function operatorTransitionFor(
-  action: OperatorAction,
-  state: ProcessState,
-): OperatorTransitionName | undefined {
-  return ACTION_TRANSITIONS[action][state];
-}
-
-export function notAllowedMessage(action: OperatorAction, state: ProcessState): string {
-  const why =
-    state === ProcessState.Processing
-      ? ' (an attempt is running: wait until it settles, then look again)'
-      : '';
-  return `Cannot ${action} an order in state ${state}${why}; ${action} applies to ${statesAllowing(action).join(', ')}`;
-}
 
 export function refusalBody(
   refusal: OperatorRefusal,
@@ -197,15 +162,20 @@ export async function performOperatorAction(
       message: `Order '${orderId}' was not changed: its record has ${versionProblem}. Deploy its version again (see docs/deploy.md, Workflow versions) before acting on it`,
     };
   }
-  const transition = operatorTransitionFor(action, request.expectedState);
+  // The rule the console shows (operatorActionAvailability), on the state the operator saw and
+  // the record's lock as it is now.
+  const availability = operatorActionAvailability(action, {
+    processState: request.expectedState,
+    ...(current.lockedBy !== undefined && { lockedBy: current.lockedBy }),
+  });
   if (
-    transition === undefined ||
+    !availability.allowed ||
     current.processState !== request.expectedState ||
-    current.updatedAt !== request.expectedUpdatedAt ||
-    current.lockedBy !== undefined
+    current.updatedAt !== request.expectedUpdatedAt
   ) {
     return { kind: 'refused', body: refusalFor(action, current, request) };
   }
+  const { transition } = availability;
 
   const now = deps.clock.now();
   const at = isoAt(now);

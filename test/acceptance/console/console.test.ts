@@ -39,6 +39,7 @@ const ids = {
   stalled: orderIdOf('stall'),
   outage: orderIdOf('outage'),
   cancelled: orderIdOf('cancel'),
+  stale: orderIdOf('stale'),
   delivery: `console-${runId}-delivery`,
   farDelivery: `console-${runId}-far`,
 };
@@ -111,9 +112,10 @@ beforeAll(async () => {
     orders.submit(order(ids.stalled, 'STALL-ONCE')),
     orders.submit(order(ids.outage, 'OUTAGE')),
     orders.submit(order(ids.cancelled)),
+    orders.submit(order(ids.stale)),
     deliveries.submit(delivery(ids.delivery)),
   ]);
-  expect(submitted.map((response) => response.status)).toEqual([202, 202, 202, 202, 202]);
+  expect(submitted.map((response) => response.status)).toEqual([202, 202, 202, 202, 202, 202]);
   // The API refuses a drop-off out of range (400): this one is accepted past the door, as one
   // accepted before the range shrank, so the console has a give-up to show.
   expect((await deliveries.acceptPastTheDoor(delivery(ids.farDelivery, SYDNEY))).kind).toBe('accepted');
@@ -176,17 +178,47 @@ describe('orders', () => {
     // in time shows next to the one that completed (the steps table shows only the latter).
     await expectContains(timeline, 'ChargePayment timed out');
     await expectContains(timeline, 'ChargePayment completed');
+    // The chart of the same order: a lane per attempt, the payment call that timed out a bar of its
+    // own, the supervisor's reset a mark; a bar reached from the keyboard says what it was.
+    const chart = page.getByRole('region', { name: 'Timeline chart' });
+    expect(await chart.locator('[data-lane^="attempt-"]').count()).toBeGreaterThanOrEqual(2);
+    expect(await chart.locator('[data-mark="reset"]').count()).toBeGreaterThanOrEqual(1);
+    const timedOut = chart.locator('[data-outcome="timed-out"]').first();
+    await timedOut.focus();
+    await expectContains(page.getByTestId('chart-detail'), 'Attempt 1: ChargePayment timed out');
     await page.screenshot({ path: resolve(SCREENSHOTS, 'order-timeline.png'), fullPage: true });
   });
 
-  it('a refused action shows the 409 reason in words (retry is not allowed on a Processed order)', async () => {
+  it('a Processed order offers Cancel and not Retry, saying why before any click', async () => {
     await open(`#/orders/${ids.processed}`);
-    await expectText(orderState(), 'Processed');
-    await act('Retry…', 'checking the refusal');
-    await expectContains(page.getByRole('alert'), 'Not allowed');
+    await expectText(orderState(), 'Processed', scenarioTimeoutMs.normal);
+    expect(await actionButton('Retry…').isDisabled()).toBe(true);
+    await expectText(
+      page.getByTestId('retry-unavailable'),
+      'Retry applies to Error, CompensationFailed; this order is Processed',
+    );
+    expect(await actionButton('Cancel order…').isDisabled()).toBe(false);
+    expect(await page.getByTestId('cancel-unavailable').count()).toBe(0);
   });
 
-  it('cancelling a Processed order from the page, after confirming, ends Compensated', async () => {
+  it('a stale click is still refused by the API, and the 409 reason shows in words', async () => {
+    await open(`#/orders/${ids.stale}`);
+    await expectText(orderState(), 'Processed', scenarioTimeoutMs.normal);
+    await askFor('Cancel order…', 'checking the refusal');
+    // Another operator cancels it while this one's dialog is open: the page's click is now stale.
+    const operator = orders.operator();
+    const seen = await operator.show(ids.stale);
+    const elsewhere = await operator.act('cancel', ids.stale, {
+      reason: 'cancelled by another operator',
+      expectedState: 'Processed',
+      expectedUpdatedAt: seen.body.updatedAt,
+    });
+    expect(elsewhere.status).toBe(200);
+    await confirmAction();
+    await expectContains(page.getByRole('alert'), 'Not allowed: Cannot cancel an order in state Compensat');
+  });
+
+  it('cancelling a Processed order from the page, after confirming, ends Compensated, where neither action applies', async () => {
     await open(`#/orders/${ids.cancelled}`);
     await expectText(orderState(), 'Processed', scenarioTimeoutMs.normal);
     await act('Cancel order…', 'customer withdrew the order');
@@ -197,6 +229,20 @@ describe('orders', () => {
     await expectText(orderState(), 'Compensated', scenarioTimeoutMs.normal);
     const log = page.getByRole('region', { name: 'Operator log' });
     await expectContains(log, 'customer withdrew the order');
+    // Its chart: the compensation's lane with the undone steps, and the operator's cancel a mark.
+    const chart = page.getByRole('region', { name: 'Timeline chart' });
+    await chart.locator('[data-lane="compensation"] [data-outcome="compensated"]').first().waitFor();
+    expect(await chart.locator('[data-mark="operator"]').count()).toBe(1);
+    expect(await actionButton('Retry…').isDisabled()).toBe(true);
+    expect(await actionButton('Cancel order…').isDisabled()).toBe(true);
+    await expectText(
+      page.getByTestId('cancel-unavailable'),
+      'Cancel applies to Pending, Processed, Error; this order is Compensated',
+    );
+    await expectText(
+      page.getByTestId('retry-unavailable'),
+      'Retry applies to Error, CompensationFailed; this order is Compensated',
+    );
   });
 
   it(
@@ -363,11 +409,23 @@ const LOW_CONTRAST_TEXT = `(() => {
   return low;
 })()`;
 
+const actionButton = (name: string) => page.getByRole('button', { name, exact: true });
+
 /** Opens the action's dialog, gives the reason and confirms, all from the keyboard. */
 async function act(button: string, reason: string): Promise<void> {
-  await page.getByRole('button', { name: button }).click();
+  await askFor(button, reason);
+  await confirmAction();
+}
+
+/** Opens the action's dialog and gives the reason (the dialog stays open). */
+async function askFor(button: string, reason: string): Promise<void> {
+  await actionButton(button).click();
+  await page.getByRole('dialog').getByLabel('Reason').fill(reason);
+}
+
+/** Confirms the open dialog from the keyboard (Tab to its confirm button, Enter). */
+async function confirmAction(): Promise<void> {
   const dialog = page.getByRole('dialog');
-  await dialog.getByLabel('Reason').fill(reason);
   await dialog.getByLabel('Reason').press('Tab');
   await page.keyboard.press('Enter');
   await dialog.waitFor({ state: 'hidden' });

@@ -12,6 +12,7 @@ import {
   OPERATOR_MAX_ATTEMPTS_WITH_RUNS,
   OperatorAction,
   type OperatorActionRequest,
+  operatorActionAvailability,
   ProcessState,
   type StartOrderMessage,
   StepRunOutcome,
@@ -166,6 +167,60 @@ const act = (action: OperatorAction, expectedState: ProcessState, d: OperatorAct
     { orderId: 'order-1', action, request: request(expectedState), by: OPERATOR, correlationId: 'corr-1' },
     d,
   );
+
+describe("the rule the console shows (operatorActionAvailability) is the route's", () => {
+  const cases = Object.values(OperatorAction).flatMap((action) =>
+    Object.values(ProcessState).flatMap((state) =>
+      [undefined, 'order-1--attempt-2'].map((lockedBy) => ({ action, state, lockedBy })),
+    ),
+  );
+
+  it.each(cases)(
+    '$action on a $state order (locked by $lockedBy): enabled exactly when the route applies it',
+    async ({ action, state, lockedBy }) => {
+      const availability = operatorActionAvailability(action, {
+        processState: state,
+        ...(lockedBy !== undefined && { lockedBy }),
+      });
+      const store = new MemoryStore(summary(state, lockedBy === undefined ? {} : { lockedBy }));
+      const outcome = await act(action, state, deps(store, []));
+      expect(outcome.kind).toBe(availability.allowed ? 'applied' : 'refused');
+      if (availability.allowed) expect(store.writes[0]?.transition).toBe(availability.transition);
+      else expect(store.writes).toEqual([]);
+    },
+  );
+
+  it("says why in words: the states that allow the action, this order's state, or the attempt that holds it", () => {
+    expect(
+      operatorActionAvailability(OperatorAction.Retry, { processState: ProcessState.Processing }),
+    ).toEqual({
+      allowed: false,
+      reason:
+        'Retry applies to Error, CompensationFailed; this order is Processing (an attempt is running: wait until it settles, then look again)',
+    });
+    expect(
+      operatorActionAvailability(OperatorAction.Cancel, { processState: ProcessState.Compensated }),
+    ).toEqual({
+      allowed: false,
+      reason: 'Cancel applies to Pending, Processed, Error; this order is Compensated',
+    });
+    expect(
+      operatorActionAvailability(OperatorAction.Cancel, {
+        processState: ProcessState.Error,
+        lockedBy: 'order-1--attempt-3',
+      }),
+    ).toEqual({
+      allowed: false,
+      reason: 'Cancel waits: attempt order-1--attempt-3 holds this order; look again once it settles',
+    });
+    expect(
+      operatorActionAvailability(OperatorAction.Cancel, { processState: ProcessState.Processed }),
+    ).toEqual({
+      allowed: true,
+      transition: 'operatorCancel',
+    });
+  });
+});
 
 describe('performOperatorAction', () => {
   it('retries an Error order: Pending, failures reset, back in the index with a claim window, logged, start message sent', async () => {

@@ -7,13 +7,13 @@ import type {
   OperatorAlertView,
   OperatorOrderDetailBody,
   OperatorStepRunView,
+  OperatorTransitionName,
   ProcessState,
 } from '../../contracts';
 import type { AdmissionSlot } from './admission';
 import type { TransitionResult } from './common';
 
-/** The operator transitions of STATE_TRANSITIONS. */
-export type OperatorTransitionName = 'operatorRetry' | 'operatorRetryCompensation' | 'operatorCancel';
+export type { OperatorTransitionName } from '../../contracts';
 
 /** The record's part of inspect: everything but the attempts and the alerts (other sources). */
 export type OperatorRecordView = Omit<OperatorOrderDetailBody, 'attempts' | 'alerts'>;

@@ -7,10 +7,11 @@
  * idle gaps cut: time-axis.ts) none offers as such. Every bar and mark is focusable and says its detail (hover, focus, screen
  * readers); the timeline list below stays the text equivalent.
  */
-import { type KeyboardEvent, useState } from 'react';
 import type { OperatorOrderDetailBody } from '../../lambdas/scheduler-agent-supervisor/contracts/api';
+import { ChartAxis } from './ChartAxis';
 import { type BarOutcome, type ChartMark, orderChartOf } from './order-chart';
-import { type TimeAxis, timeAxisOf } from './time-axis';
+import { timeAxisOf } from './time-axis';
+import { useChartDetail } from './use-chart-detail';
 
 const WIDTH = 960;
 const LABEL_WIDTH = 170;
@@ -28,50 +29,12 @@ const OUTCOMES: readonly { readonly outcome: BarOutcome; readonly label: string 
   { outcome: 'started', label: 'not ended' },
 ];
 
-const clock = (at: number) => new Date(at).toLocaleTimeString();
-
-/** A cut gap's length in words. */
-const idle = (ms: number) =>
-  ms >= 90_000 ? `${Math.round(ms / 6000) / 10} min` : `${Math.round(ms / 1000)} s`;
-
 function MarkShape({ mark, x }: { readonly mark: ChartMark; readonly x: number }) {
   const y = MARK_ROW / 2;
   if (mark.kind === 'alert') return <circle cx={x} cy={y} r={6} />;
   if (mark.kind === 'operator')
     return <polygon points={`${x - 6},${y - 6} ${x + 6},${y - 6} ${x},${y + 6}`} />;
   return <polygon points={`${x},${y - 7} ${x + 7},${y} ${x},${y + 7} ${x - 7},${y}`} />;
-}
-
-/** The axis's ticks and its cut gaps, under and across the lanes. */
-function AxisMarks({ axis, lanesBottom }: { readonly axis: TimeAxis; readonly lanesBottom: number }) {
-  // A label just after a cut gap starts there, one at the right edge ends there: neither crosses.
-  const anchorOf = (tickX: number) =>
-    tickX > PLOT_WIDTH - 40
-      ? 'end'
-      : axis.breaks.some((gap) => tickX >= gap.x && tickX - gap.x < 40)
-        ? 'start'
-        : 'middle';
-  return (
-    <>
-      {axis.ticks.map((tick) => (
-        <g key={tick.at} className="tick">
-          <line x1={LABEL_WIDTH + tick.x} x2={LABEL_WIDTH + tick.x} y1={MARK_ROW} y2={lanesBottom} />
-          <text x={LABEL_WIDTH + tick.x} y={lanesBottom + 18} textAnchor={anchorOf(tick.x)}>
-            {clock(tick.at)}
-          </text>
-        </g>
-      ))}
-      {axis.breaks.map((gap) => (
-        <g key={gap.x} className="axis-break" data-break-ms={gap.skippedMs}>
-          <title>{`${idle(gap.skippedMs)} with nothing happening, cut from the axis`}</title>
-          <rect x={LABEL_WIDTH + gap.x - 6} y={MARK_ROW} width={12} height={lanesBottom - MARK_ROW} />
-          <text x={LABEL_WIDTH + gap.x} y={MARK_ROW + 14} textAnchor="middle">
-            ≈
-          </text>
-        </g>
-      ))}
-    </>
-  );
 }
 
 /** What each colour and mark means. */
@@ -101,20 +64,11 @@ function ChartLegend() {
 
 export function OrderChart({ order }: { readonly order: OperatorOrderDetailBody }) {
   const chart = orderChartOf(order);
-  const [detail, setDetail] = useState<string>();
+  const { detail, show } = useChartDetail();
   const axis = timeAxisOf(chart.spans, PLOT_WIDTH);
   const x = (at: number) => LABEL_WIDTH + axis.x(at);
   const lanesBottom = MARK_ROW + chart.lanes.length * LANE_HEIGHT;
   const height = lanesBottom + AXIS_HEIGHT;
-  // Focus, hover, a click, Enter or Space: each shows the bar's or mark's detail below the chart.
-  const show = (text: string) => ({
-    onFocus: () => setDetail(text),
-    onMouseEnter: () => setDetail(text),
-    onClick: () => setDetail(text),
-    onKeyDown: (event: KeyboardEvent) => {
-      if (event.key === 'Enter' || event.key === ' ') setDetail(text);
-    },
-  });
   return (
     <figure className="order-chart">
       <div className="chart-scroll">
@@ -122,7 +76,13 @@ export function OrderChart({ order }: { readonly order: OperatorOrderDetailBody 
           <title id="order-chart-title">
             {`Attempts of order ${order.orderId} on a time axis: ${chart.lanes.length} lanes, ${chart.marks.length} marks`}
           </title>
-          <AxisMarks axis={axis} lanesBottom={lanesBottom} />
+          <ChartAxis
+            axis={axis}
+            left={LABEL_WIDTH}
+            plotWidth={PLOT_WIDTH}
+            top={MARK_ROW}
+            bottom={lanesBottom}
+          />
           {chart.lanes.map((lane, index) => {
             const top = MARK_ROW + index * LANE_HEIGHT;
             return (

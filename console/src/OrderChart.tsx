@@ -70,7 +70,7 @@ export function OrderChart({ order }: { readonly order: OperatorOrderDetailBody 
   const lanesBottom = MARK_ROW + chart.lanes.length * LANE_HEIGHT;
   const height = lanesBottom + AXIS_HEIGHT;
   return (
-    <figure className="order-chart">
+    <figure className="time-chart">
       <div className="chart-scroll">
         <svg viewBox={`0 0 ${WIDTH} ${height}`} aria-labelledby="order-chart-title">
           <title id="order-chart-title">

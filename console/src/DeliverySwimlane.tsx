@@ -9,6 +9,7 @@
  */
 import type { DeliveryDetailBody } from '../contract/console-api';
 import { ChartAxis } from './ChartAxis';
+import { ChartFrame } from './ChartFrame';
 import { deliverySwimlaneOf, type SwimlaneMarkKind } from './delivery-swimlane';
 import { timeAxisOf } from './time-axis';
 import { useChartDetail } from './use-chart-detail';
@@ -84,54 +85,51 @@ export function DeliverySwimlane({ delivery }: { readonly delivery: DeliveryDeta
   const lanesBottom = TOP + swimlane.lanes.length * LANE_HEIGHT;
   const marks = swimlane.lanes.reduce((count, lane) => count + lane.marks.length, 0);
   return (
-    <figure className="time-chart delivery-swimlane">
-      <div className="chart-scroll">
-        <svg viewBox={`0 0 ${WIDTH} ${lanesBottom + AXIS_HEIGHT}`} aria-labelledby="delivery-swimlane-title">
-          <title id="delivery-swimlane-title">
-            {`Trail of delivery ${delivery.deliveryId} on a time axis: ${swimlane.lanes.length} services, ${marks} marks`}
-          </title>
-          <ChartAxis axis={axis} left={PLOT_LEFT} plotWidth={PLOT_WIDTH} top={TOP} bottom={lanesBottom} />
-          {swimlane.lanes.map((lane, index) => {
-            const middle = TOP + index * LANE_HEIGHT + LANE_HEIGHT / 2;
-            const xs = spread(
-              lane.marks.map((mark) => PLOT_LEFT + axis.x(mark.at)),
-              PLOT_LEFT + PLOT_WIDTH + INSET,
-            );
-            return (
-              <g key={lane.id} data-lane={lane.id}>
-                <text className="lane-label" x={LABEL_WIDTH - 8} y={middle + 4} textAnchor="end">
-                  {lane.label}
-                </text>
-                <line className="lane-line" x1={LABEL_WIDTH} x2={WIDTH - RIGHT} y1={middle} y2={middle} />
-                {lane.marks.map((mark, markIndex) => (
-                  // biome-ignore lint/a11y/useSemanticElements: an SVG group cannot be an HTML <button>.
-                  <g
-                    key={mark.id}
-                    className={`mark mark-${mark.kind}`}
-                    data-mark={mark.kind}
-                    tabIndex={0}
-                    role="button"
-                    aria-label={mark.detail}
-                    {...show(mark.detail)}
-                  >
-                    <title>{mark.detail}</title>
-                    <MarkShape kind={mark.kind} x={xs[markIndex] ?? 0} y={middle} />
-                  </g>
-                ))}
+    <ChartFrame
+      className="delivery-swimlane"
+      titleId="delivery-swimlane-title"
+      title={`Trail of delivery ${delivery.deliveryId} on a time axis: ${swimlane.lanes.length} services, ${marks} marks`}
+      width={WIDTH}
+      height={lanesBottom + AXIS_HEIGHT}
+      detail={detail}
+      detailTestId="swimlane-detail"
+      hint="Hover over or focus (Tab) a mark for its detail."
+      caption={
+        <>
+          <SwimlaneLegend />
+          One lane per service, each mark what it published or met, in time order (marks at the same moment
+          are set side by side); a long wait with nothing happening is cut from the time axis (≈, its length
+          on hover); the trail below says the same in words.
+        </>
+      }
+    >
+      <ChartAxis axis={axis} left={PLOT_LEFT} plotWidth={PLOT_WIDTH} top={TOP} bottom={lanesBottom} />
+      {swimlane.lanes.map((lane, index) => {
+        const middle = TOP + index * LANE_HEIGHT + LANE_HEIGHT / 2;
+        const xs = spread(
+          lane.marks.map((mark) => PLOT_LEFT + axis.x(mark.at)),
+          PLOT_LEFT + PLOT_WIDTH + INSET,
+        );
+        return (
+          <g key={lane.id} data-lane={lane.id}>
+            <text className="lane-label" x={LABEL_WIDTH - 8} y={middle + 4} textAnchor="end">
+              {lane.label}
+            </text>
+            <line className="lane-line" x1={LABEL_WIDTH} x2={WIDTH - RIGHT} y1={middle} y2={middle} />
+            {lane.marks.map((mark, markIndex) => (
+              <g
+                key={mark.id}
+                className={`mark mark-${mark.kind}`}
+                data-mark={mark.kind}
+                {...show(mark.detail)}
+              >
+                <title>{mark.detail}</title>
+                <MarkShape kind={mark.kind} x={xs[markIndex] ?? 0} y={middle} />
               </g>
-            );
-          })}
-        </svg>
-      </div>
-      <p className="chart-detail" aria-live="polite" data-testid="swimlane-detail">
-        {detail ?? 'Hover over or focus (Tab) a mark for its detail.'}
-      </p>
-      <figcaption>
-        <SwimlaneLegend />
-        One lane per service, each mark what it published or met, in time order (marks at the same moment are
-        set side by side); a long wait with nothing happening is cut from the time axis (≈, its length on
-        hover); the trail below says the same in words.
-      </figcaption>
-    </figure>
+            ))}
+          </g>
+        );
+      })}
+    </ChartFrame>
   );
 }

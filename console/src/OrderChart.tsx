@@ -9,6 +9,7 @@
  */
 import type { OperatorOrderDetailBody } from '../../lambdas/scheduler-agent-supervisor/contracts/api';
 import { ChartAxis } from './ChartAxis';
+import { ChartFrame } from './ChartFrame';
 import { type BarOutcome, type ChartMark, orderChartOf } from './order-chart';
 import { timeAxisOf } from './time-axis';
 import { useChartDetail } from './use-chart-detail';
@@ -70,86 +71,63 @@ export function OrderChart({ order }: { readonly order: OperatorOrderDetailBody 
   const lanesBottom = MARK_ROW + chart.lanes.length * LANE_HEIGHT;
   const height = lanesBottom + AXIS_HEIGHT;
   return (
-    <figure className="time-chart">
-      <div className="chart-scroll">
-        <svg viewBox={`0 0 ${WIDTH} ${height}`} aria-labelledby="order-chart-title">
-          <title id="order-chart-title">
-            {`Attempts of order ${order.orderId} on a time axis: ${chart.lanes.length} lanes, ${chart.marks.length} marks`}
-          </title>
-          <ChartAxis
-            axis={axis}
-            left={LABEL_WIDTH}
-            plotWidth={PLOT_WIDTH}
-            top={MARK_ROW}
-            bottom={lanesBottom}
-          />
-          {chart.lanes.map((lane, index) => {
-            const top = MARK_ROW + index * LANE_HEIGHT;
-            return (
-              <g key={lane.id} data-lane={lane.id}>
-                <text
-                  className="lane-label"
-                  x={LABEL_WIDTH - 8}
-                  y={top + LANE_HEIGHT / 2 + 4}
-                  textAnchor="end"
-                >
-                  {lane.label}
-                </text>
-                <line
-                  className="lane-line"
-                  x1={LABEL_WIDTH}
-                  x2={WIDTH - RIGHT}
-                  y1={top + LANE_HEIGHT}
-                  y2={top + LANE_HEIGHT}
-                />
-                {lane.bars.map((bar) => (
-                  // biome-ignore lint/a11y/useSemanticElements: an SVG shape cannot be an HTML <button>.
-                  <rect
-                    key={bar.id}
-                    className={`bar bar-${bar.outcome}`}
-                    data-outcome={bar.outcome}
-                    x={x(bar.start)}
-                    y={top + 6}
-                    width={Math.max(x(bar.end) - x(bar.start), 3)}
-                    height={LANE_HEIGHT - 12}
-                    tabIndex={0}
-                    role="button"
-                    aria-label={bar.detail}
-                    {...show(bar.detail)}
-                  >
-                    <title>{bar.detail}</title>
-                  </rect>
-                ))}
-              </g>
-            );
-          })}
-          {chart.marks.map((mark) => (
-            // biome-ignore lint/a11y/useSemanticElements: an SVG group cannot be an HTML <button>.
-            <g
-              key={mark.id}
-              className={`mark mark-${mark.kind}`}
-              data-mark={mark.kind}
-              tabIndex={0}
-              role="button"
-              aria-label={mark.detail}
-              {...show(mark.detail)}
-            >
-              <title>{mark.detail}</title>
-              <line x1={x(mark.at)} x2={x(mark.at)} y1={MARK_ROW / 2} y2={lanesBottom} />
-              <MarkShape mark={mark} x={x(mark.at)} />
-            </g>
-          ))}
-        </svg>
-      </div>
-      <p className="chart-detail" aria-live="polite" data-testid="chart-detail">
-        {detail ?? 'Hover over or focus (Tab) a bar or a mark for its detail.'}
-      </p>
-      <figcaption>
-        <ChartLegend />
-        Each attempt's calls from start to end, one lane per attempt and one for the compensation; a long wait
-        with nothing happening is cut from the time axis (≈, its length on hover); the timeline below says the
-        same in words.
-      </figcaption>
-    </figure>
+    <ChartFrame
+      className="order-chart"
+      titleId="order-chart-title"
+      title={`Attempts of order ${order.orderId} on a time axis: ${chart.lanes.length} lanes, ${chart.marks.length} marks`}
+      width={WIDTH}
+      height={height}
+      detail={detail}
+      detailTestId="chart-detail"
+      hint="Hover over or focus (Tab) a bar or a mark for its detail."
+      caption={
+        <>
+          <ChartLegend />
+          Each attempt's calls from start to end, one lane per attempt and one for the compensation; a long
+          wait with nothing happening is cut from the time axis (≈, its length on hover); the timeline below
+          says the same in words.
+        </>
+      }
+    >
+      <ChartAxis axis={axis} left={LABEL_WIDTH} plotWidth={PLOT_WIDTH} top={MARK_ROW} bottom={lanesBottom} />
+      {chart.lanes.map((lane, index) => {
+        const top = MARK_ROW + index * LANE_HEIGHT;
+        return (
+          <g key={lane.id} data-lane={lane.id}>
+            <text className="lane-label" x={LABEL_WIDTH - 8} y={top + LANE_HEIGHT / 2 + 4} textAnchor="end">
+              {lane.label}
+            </text>
+            <line
+              className="lane-line"
+              x1={LABEL_WIDTH}
+              x2={WIDTH - RIGHT}
+              y1={top + LANE_HEIGHT}
+              y2={top + LANE_HEIGHT}
+            />
+            {lane.bars.map((bar) => (
+              <rect
+                key={bar.id}
+                className={`bar bar-${bar.outcome}`}
+                data-outcome={bar.outcome}
+                x={x(bar.start)}
+                y={top + 6}
+                width={Math.max(x(bar.end) - x(bar.start), 3)}
+                height={LANE_HEIGHT - 12}
+                {...show(bar.detail)}
+              >
+                <title>{bar.detail}</title>
+              </rect>
+            ))}
+          </g>
+        );
+      })}
+      {chart.marks.map((mark) => (
+        <g key={mark.id} className={`mark mark-${mark.kind}`} data-mark={mark.kind} {...show(mark.detail)}>
+          <title>{mark.detail}</title>
+          <line x1={x(mark.at)} x2={x(mark.at)} y1={MARK_ROW / 2} y2={lanesBottom} />
+          <MarkShape mark={mark} x={x(mark.at)} />
+        </g>
+      ))}
+    </ChartFrame>
   );
 }

@@ -3,6 +3,7 @@ import { DELIVERY_STATUSES } from '../../lambdas/choreography/contracts/statuses
 import type { DeliveryTrailEntry } from '../contract/console-api';
 import { useConsoleApi } from './api';
 import { DataTable, ErrorNotice, FilterSelect, Freshness, formatTime, Section, StateBadge } from './common';
+import { DeliverySwimlane } from './DeliverySwimlane';
 import { href } from './route';
 import { usePolling } from './use-polling';
 
@@ -102,6 +103,7 @@ export function DeliveryView({ deliveryId }: { readonly deliveryId: string }) {
             </dl>
           )}
           <Section title="Trail across services">
+            <DeliverySwimlane delivery={delivery} />
             <DataTable columns={['Time', 'Service', 'Kind', 'What', 'Seq', 'Correlation id', 'Detail']}>
               {delivery.trail.map((entry) => (
                 <tr key={trailKey(entry)} className={`kind-${entry.kind}`}>

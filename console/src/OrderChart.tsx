@@ -7,10 +7,12 @@
  * idle gaps cut: time-axis.ts) none offers as such. Every bar and mark is focusable and says its detail (hover, focus, screen
  * readers); the timeline list below stays the text equivalent.
  */
-import { type KeyboardEvent, useState } from 'react';
 import type { OperatorOrderDetailBody } from '../../lambdas/scheduler-agent-supervisor/contracts/api';
+import { ChartAxis } from './ChartAxis';
+import { ChartFrame } from './ChartFrame';
 import { type BarOutcome, type ChartMark, orderChartOf } from './order-chart';
-import { type TimeAxis, timeAxisOf } from './time-axis';
+import { timeAxisOf } from './time-axis';
+import { useChartDetail } from './use-chart-detail';
 
 const WIDTH = 960;
 const LABEL_WIDTH = 170;
@@ -28,50 +30,12 @@ const OUTCOMES: readonly { readonly outcome: BarOutcome; readonly label: string 
   { outcome: 'started', label: 'not ended' },
 ];
 
-const clock = (at: number) => new Date(at).toLocaleTimeString();
-
-/** A cut gap's length in words. */
-const idle = (ms: number) =>
-  ms >= 90_000 ? `${Math.round(ms / 6000) / 10} min` : `${Math.round(ms / 1000)} s`;
-
 function MarkShape({ mark, x }: { readonly mark: ChartMark; readonly x: number }) {
   const y = MARK_ROW / 2;
   if (mark.kind === 'alert') return <circle cx={x} cy={y} r={6} />;
   if (mark.kind === 'operator')
     return <polygon points={`${x - 6},${y - 6} ${x + 6},${y - 6} ${x},${y + 6}`} />;
   return <polygon points={`${x},${y - 7} ${x + 7},${y} ${x},${y + 7} ${x - 7},${y}`} />;
-}
-
-/** The axis's ticks and its cut gaps, under and across the lanes. */
-function AxisMarks({ axis, lanesBottom }: { readonly axis: TimeAxis; readonly lanesBottom: number }) {
-  // A label just after a cut gap starts there, one at the right edge ends there: neither crosses.
-  const anchorOf = (tickX: number) =>
-    tickX > PLOT_WIDTH - 40
-      ? 'end'
-      : axis.breaks.some((gap) => tickX >= gap.x && tickX - gap.x < 40)
-        ? 'start'
-        : 'middle';
-  return (
-    <>
-      {axis.ticks.map((tick) => (
-        <g key={tick.at} className="tick">
-          <line x1={LABEL_WIDTH + tick.x} x2={LABEL_WIDTH + tick.x} y1={MARK_ROW} y2={lanesBottom} />
-          <text x={LABEL_WIDTH + tick.x} y={lanesBottom + 18} textAnchor={anchorOf(tick.x)}>
-            {clock(tick.at)}
-          </text>
-        </g>
-      ))}
-      {axis.breaks.map((gap) => (
-        <g key={gap.x} className="axis-break" data-break-ms={gap.skippedMs}>
-          <title>{`${idle(gap.skippedMs)} with nothing happening, cut from the axis`}</title>
-          <rect x={LABEL_WIDTH + gap.x - 6} y={MARK_ROW} width={12} height={lanesBottom - MARK_ROW} />
-          <text x={LABEL_WIDTH + gap.x} y={MARK_ROW + 14} textAnchor="middle">
-            ≈
-          </text>
-        </g>
-      ))}
-    </>
-  );
 }
 
 /** What each colour and mark means. */
@@ -101,95 +65,69 @@ function ChartLegend() {
 
 export function OrderChart({ order }: { readonly order: OperatorOrderDetailBody }) {
   const chart = orderChartOf(order);
-  const [detail, setDetail] = useState<string>();
+  const { detail, show } = useChartDetail();
   const axis = timeAxisOf(chart.spans, PLOT_WIDTH);
   const x = (at: number) => LABEL_WIDTH + axis.x(at);
   const lanesBottom = MARK_ROW + chart.lanes.length * LANE_HEIGHT;
   const height = lanesBottom + AXIS_HEIGHT;
-  // Focus, hover, a click, Enter or Space: each shows the bar's or mark's detail below the chart.
-  const show = (text: string) => ({
-    onFocus: () => setDetail(text),
-    onMouseEnter: () => setDetail(text),
-    onClick: () => setDetail(text),
-    onKeyDown: (event: KeyboardEvent) => {
-      if (event.key === 'Enter' || event.key === ' ') setDetail(text);
-    },
-  });
   return (
-    <figure className="order-chart">
-      <div className="chart-scroll">
-        <svg viewBox={`0 0 ${WIDTH} ${height}`} aria-labelledby="order-chart-title">
-          <title id="order-chart-title">
-            {`Attempts of order ${order.orderId} on a time axis: ${chart.lanes.length} lanes, ${chart.marks.length} marks`}
-          </title>
-          <AxisMarks axis={axis} lanesBottom={lanesBottom} />
-          {chart.lanes.map((lane, index) => {
-            const top = MARK_ROW + index * LANE_HEIGHT;
-            return (
-              <g key={lane.id} data-lane={lane.id}>
-                <text
-                  className="lane-label"
-                  x={LABEL_WIDTH - 8}
-                  y={top + LANE_HEIGHT / 2 + 4}
-                  textAnchor="end"
-                >
-                  {lane.label}
-                </text>
-                <line
-                  className="lane-line"
-                  x1={LABEL_WIDTH}
-                  x2={WIDTH - RIGHT}
-                  y1={top + LANE_HEIGHT}
-                  y2={top + LANE_HEIGHT}
-                />
-                {lane.bars.map((bar) => (
-                  // biome-ignore lint/a11y/useSemanticElements: an SVG shape cannot be an HTML <button>.
-                  <rect
-                    key={bar.id}
-                    className={`bar bar-${bar.outcome}`}
-                    data-outcome={bar.outcome}
-                    x={x(bar.start)}
-                    y={top + 6}
-                    width={Math.max(x(bar.end) - x(bar.start), 3)}
-                    height={LANE_HEIGHT - 12}
-                    tabIndex={0}
-                    role="button"
-                    aria-label={bar.detail}
-                    {...show(bar.detail)}
-                  >
-                    <title>{bar.detail}</title>
-                  </rect>
-                ))}
-              </g>
-            );
-          })}
-          {chart.marks.map((mark) => (
-            // biome-ignore lint/a11y/useSemanticElements: an SVG group cannot be an HTML <button>.
-            <g
-              key={mark.id}
-              className={`mark mark-${mark.kind}`}
-              data-mark={mark.kind}
-              tabIndex={0}
-              role="button"
-              aria-label={mark.detail}
-              {...show(mark.detail)}
-            >
-              <title>{mark.detail}</title>
-              <line x1={x(mark.at)} x2={x(mark.at)} y1={MARK_ROW / 2} y2={lanesBottom} />
-              <MarkShape mark={mark} x={x(mark.at)} />
-            </g>
-          ))}
-        </svg>
-      </div>
-      <p className="chart-detail" aria-live="polite" data-testid="chart-detail">
-        {detail ?? 'Hover over or focus (Tab) a bar or a mark for its detail.'}
-      </p>
-      <figcaption>
-        <ChartLegend />
-        Each attempt's calls from start to end, one lane per attempt and one for the compensation; a long wait
-        with nothing happening is cut from the time axis (≈, its length on hover); the timeline below says the
-        same in words.
-      </figcaption>
-    </figure>
+    <ChartFrame
+      className="order-chart"
+      titleId="order-chart-title"
+      title={`Attempts of order ${order.orderId} on a time axis: ${chart.lanes.length} lanes, ${chart.marks.length} marks`}
+      width={WIDTH}
+      height={height}
+      detail={detail}
+      detailTestId="chart-detail"
+      hint="Hover over or focus (Tab) a bar or a mark for its detail."
+      caption={
+        <>
+          <ChartLegend />
+          Each attempt's calls from start to end, one lane per attempt and one for the compensation; a long
+          wait with nothing happening is cut from the time axis (≈, its length on hover); the timeline below
+          says the same in words.
+        </>
+      }
+    >
+      <ChartAxis axis={axis} left={LABEL_WIDTH} plotWidth={PLOT_WIDTH} top={MARK_ROW} bottom={lanesBottom} />
+      {chart.lanes.map((lane, index) => {
+        const top = MARK_ROW + index * LANE_HEIGHT;
+        return (
+          <g key={lane.id} data-lane={lane.id}>
+            <text className="lane-label" x={LABEL_WIDTH - 8} y={top + LANE_HEIGHT / 2 + 4} textAnchor="end">
+              {lane.label}
+            </text>
+            <line
+              className="lane-line"
+              x1={LABEL_WIDTH}
+              x2={WIDTH - RIGHT}
+              y1={top + LANE_HEIGHT}
+              y2={top + LANE_HEIGHT}
+            />
+            {lane.bars.map((bar) => (
+              <rect
+                key={bar.id}
+                className={`bar bar-${bar.outcome}`}
+                data-outcome={bar.outcome}
+                x={x(bar.start)}
+                y={top + 6}
+                width={Math.max(x(bar.end) - x(bar.start), 3)}
+                height={LANE_HEIGHT - 12}
+                {...show(bar.detail)}
+              >
+                <title>{bar.detail}</title>
+              </rect>
+            ))}
+          </g>
+        );
+      })}
+      {chart.marks.map((mark) => (
+        <g key={mark.id} className={`mark mark-${mark.kind}`} data-mark={mark.kind} {...show(mark.detail)}>
+          <title>{mark.detail}</title>
+          <line x1={x(mark.at)} x2={x(mark.at)} y1={MARK_ROW / 2} y2={lanesBottom} />
+          <MarkShape mark={mark} x={x(mark.at)} />
+        </g>
+      ))}
+    </ChartFrame>
   );
 }

@@ -58,6 +58,10 @@ export interface DeliveryTrailEntry {
   readonly to?: string;
   readonly detail: string;
   readonly correlationId?: string;
+  /** A dead letter's: the service whose dead-letter queue held it (the console's swimlane puts it on that lane). */
+  readonly source?: string;
+  /** A dead letter's: what remediation decided (RETRY, PIVOT, COMPENSATE, GIVE_UP). */
+  readonly decision?: string;
 }
 
 export interface DeliveryDetailBody {

@@ -109,6 +109,8 @@ export function buildTrail(items: DeliveryItems): DeliveryTrailEntry[] {
       kind: 'dead-letter',
       what: text(decision.reasonCode) ?? 'RETRIES_EXHAUSTED',
       detail: `from ${text(decision.source) ?? '?'} (occurrence ${String(decision.occurrence ?? '?')}): decided ${text(decision.decision) ?? '?'}`,
+      ...(text(decision.source) ? { source: text(decision.source) } : {}),
+      ...(text(decision.decision) ? { decision: text(decision.decision) } : {}),
     });
   }
   const rank = (entry: DeliveryTrailEntry) => SERVICE_ORDER.indexOf(entry.service);

@@ -281,6 +281,11 @@ describe('deliveries', () => {
       page.getByRole('region', { name: 'Dead letters and remediation' }),
       'No dead-lettered',
     );
+    // Its swimlane: every lane, a mark per event the trail lists, no dead letter.
+    const drawn = await swimlaneCounts();
+    expect(drawn.lanes).toHaveLength(5);
+    expect([drawn.eventMarks, drawn.deadLetterMarks]).toEqual([drawn.events, 0]);
+    expect(drawn.events).toBeGreaterThanOrEqual(4);
     await page.screenshot({ path: resolve(SCREENSHOTS, 'delivery-trail.png'), fullPage: true });
   });
 
@@ -291,6 +296,7 @@ describe('deliveries', () => {
     await expectContains(deadLetters, 'NO_DRONE_AVAILABLE');
     for (const decision of ['decided RETRY', 'decided PIVOT', 'decided GIVE_UP'])
       await expectContains(deadLetters, decision);
+    await expectSwimlaneOfTrail();
     await page.screenshot({ path: resolve(SCREENSHOTS, 'delivery-dead-letters.png'), fullPage: true });
   });
 
@@ -432,6 +438,65 @@ async function confirmAction(): Promise<void> {
 }
 
 type Locator = ReturnType<Page['locator']>;
+
+/** What the swimlane and the trail table show, counted together. */
+interface SwimlaneCounts {
+  readonly lanes: readonly string[];
+  readonly events: number;
+  readonly eventMarks: number;
+  readonly deadLetters: number;
+  readonly deadLetterMarks: number;
+  readonly decisionMarks: number;
+}
+
+/** The swimlane's lanes and marks and the trail table's rows, read in one go (the page polls). */
+function swimlaneCounts(): Promise<SwimlaneCounts> {
+  return page.evaluate<SwimlaneCounts>(`(() => {
+    const region = document.querySelector('[aria-labelledby="section-trail-across-services"]');
+    const count = (selector) => region.querySelectorAll(selector).length;
+    return {
+      lanes: [...region.querySelectorAll('[data-lane]')].map((lane) => lane.getAttribute('data-lane')),
+      events: count('tr.kind-event'),
+      eventMarks: count('[data-mark="event"], [data-mark="decision"]'),
+      deadLetters: count('tr.kind-dead-letter'),
+      deadLetterMarks: count('[data-lane="drone-scheduler"] [data-mark="dead-letter"]'),
+      decisionMarks: count('[data-lane="remediation"] [data-mark="decision"]'),
+    };
+  })()`);
+}
+
+/**
+ * The delivery's swimlane against its trail table, read in one go (the page polls): a lane per
+ * service in the flow's order, a mark per published event, the dead letters on the drone scheduler's
+ * lane and the decisions on remediation's; the first event focused says its type, sequence and
+ * correlation id.
+ */
+async function expectSwimlaneOfTrail(): Promise<void> {
+  const trail = page.getByRole('region', { name: 'Trail across services' });
+  const swimlane = trail.locator('figure.delivery-swimlane');
+  const drawn = await swimlaneCounts();
+  expect(drawn).toEqual({
+    lanes: ['ingestion', 'package', 'drone-scheduler', 'delivery', 'remediation'],
+    events: drawn.eventMarks,
+    eventMarks: expect.any(Number),
+    deadLetters: drawn.deadLetterMarks,
+    deadLetterMarks: expect.any(Number),
+    decisionMarks: expect.any(Number),
+  });
+  expect(drawn.deadLetterMarks).toBeGreaterThanOrEqual(3);
+  expect(drawn.decisionMarks).toBeGreaterThanOrEqual(3);
+  expect(drawn.eventMarks).toBeGreaterThan(drawn.decisionMarks);
+  const requested = trail.locator('tr.kind-event', { hasText: 'DeliveryRequested' }).first();
+  const sequence = (await requested.locator('td').nth(3).textContent())?.trim() ?? '';
+  const correlationId = (await requested.locator('td').nth(4).textContent())?.trim() ?? '';
+  expect(sequence).toMatch(/^\d+$/);
+  expect(correlationId).not.toBe('—');
+  await swimlane.locator('[data-lane="ingestion"] [data-mark="event"]').first().focus();
+  const detail = page.getByTestId('swimlane-detail');
+  await expectContains(detail, 'DeliveryRequested from ingestion');
+  await expectContains(detail, `sequence ${sequence}`);
+  await expectContains(detail, `correlation id ${correlationId}`);
+}
 
 /** Waits until the element's whole text matches (the page polls; nothing reloads). */
 async function expectText(locator: Locator, expected: string | RegExp, timeoutMs = 10_000): Promise<void> {

@@ -167,7 +167,11 @@ describe('the trail of a delivery', () => {
       ['drone-scheduler', 'event', 'DroneReleased'],
       ['delivery', 'event', 'DeliveryCancelled'],
     ]);
-    expect(trail[3]?.detail).toBe('from package (occurrence 1): decided COMPENSATE');
+    expect(trail[3]).toMatchObject({
+      detail: 'from package (occurrence 1): decided COMPENSATE',
+      source: 'package',
+      decision: 'COMPENSATE',
+    });
     expect(trail[2]?.detail).toBe(
       'droneId=drone-1 attempt=1 window=2026-01-01T10:01:00.000Z..2026-01-01T10:11:00.000Z',
     );

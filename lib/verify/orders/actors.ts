@@ -22,9 +22,10 @@ export interface ActorsContext {
   readonly maxId: number;
   /**
    * The workflow version's shape (contracts/workflows.ts): `compact`, the agent records each step's
-   * completion; `lean` (v3, v4), the execution does, and a spent budget is a refusal.
+   * completion; `lean` (v3, v4), the execution does, and a spent budget is a refusal; `classic` (v1,
+   * v2), as lean, and the execution loads the record itself and marks each step Running.
    */
-  readonly shape: 'lean' | 'compact';
+  readonly shape: 'classic' | 'lean' | 'compact';
 }
 
 /** The reply codes of a task token. */
@@ -140,10 +141,10 @@ inline HINT() {
 }
 
 /** What an execution does with a success: the compact shape's agent recorded it; a lean one records it. */
-function leanCompletion({ call }: ActorsContext): string {
+function leanCompletion({ call, shape }: ActorsContext): string {
   return `
            if
-           :: s < STEPS - 1 ->
+           :: s < STEPS - 1 && ${shape === 'lean' ? 1 : 0} ->
               atomic { ${call('markStepCompletedHandingOver', { instanceId: 'id', result: '0', seq: 's', compensation: '0', undoes: '0', confirmationId: '0', completeBy: 'tick', now: 'tick' }, { step: 's', writer: 'id' })}
                 printf("@@ execution %d: MarkCompleted step %d: %d\\n", id, s, ok) }
            :: else ->
@@ -170,6 +171,27 @@ function budgetSpent({ call, shape }: ActorsContext): string {
            if :: ok -> goto compensation :: else -> goto finish fi`;
 }
 
+/** A classic execution's LoadStateRecord and CheckLock: the record as it is now, its lock its own. */
+function classicLoad(): string {
+  return `
+  atomic {
+    in_ps[id] = (r_LockedBy == id -> r_ProcessState : 0);
+    for (k : 0 .. STEPS - 1) {
+      in_StepStatus[id * STEPS + k] = r_StepStatus[k]; in_Log[id * STEPS + k] = r_Log[k];
+      in_LogStatus[id * STEPS + k] = r_LogStatus[k]
+    }
+    k = 0;
+    printf("@@ execution %d loads the record: %e, locked by %d\\n", id, r_ProcessState, r_LockedBy) }`;
+}
+
+/** A classic execution's <Step>.MarkRunning, before its request. */
+function classicMarkRunning({ call }: ActorsContext): string {
+  return `
+        atomic { ${call('markStepRunning', { instanceId: 'id', runningStep: 's + 1', completeBy: 'tick', now: 'tick' }, { step: 's', writer: 'id' })}
+          printf("@@ execution %d: MarkRunning step %d: %d\\n", id, s, ok) }
+        if :: !ok -> printf("@@ execution %d is fenced out\\n", id); goto finish :: else -> skip fi;`;
+}
+
 function execution(context: ActorsContext): string {
   const { call, shape } = context;
   return `
@@ -188,7 +210,7 @@ inline REQUEST(action) {
    execution's data says was done (Undo.Check); a lost lock ends it FencedOut, a timeout abandons. */
 proctype execution(byte id) {
   byte s, k; bit ok, force;
-  bit done[STEPS];
+  bit done[STEPS];${shape === 'classic' ? classicLoad() : ''}
   if
   :: in_ps[id] == S_Processing ->
      s = 0;
@@ -204,10 +226,10 @@ proctype execution(byte id) {
      :: else -> skip
      fi;
      do
-     :: s < STEPS ->
+     :: s < STEPS ->${shape === 'classic' ? classicMarkRunning(context) : ''}
         REQUEST(PERFORM);
         if
-        :: k == R_SUCCESS ->${shape === 'lean' ? leanCompletion(context) : ''}
+        :: k == R_SUCCESS ->${shape === 'compact' ? '' : leanCompletion(context)}
            done[s] = 1; s++
         :: k == R_FENCED -> printf("@@ execution %d is fenced out\\n", id); goto finish
         :: k == R_TRANSIENT -> printf("@@ execution %d abandons the attempt\\n", id); goto finish
@@ -280,17 +302,17 @@ finish:
 }`;
 }
 
-function agentMacros({ call }: ActorsContext): string {
+function agentMacros({ call, shape }: ActorsContext): string {
   return `
-/* The reservation (contracts RESERVE_CALL), and for a perform request of a compact version the
-   step marked Running in the same write (adapters/call-budget.ts withMarkRunning); a refusal is
+/* The reservation (contracts RESERVE_CALL), and for a perform request of a lean or compact version the
+   step marked Running in the same write (adapters/call-budget.ts withMarkRunning; a classic execution marks it itself); a refusal is
    read back as the adapter does: fenced (lock or state), else the budget spent. */
 inline RESERVE() {
   atomic {
         if
     :: RESERVE_GUARD ->
        if
-       :: a == PERFORM ->
+       :: a == PERFORM && ${shape === 'classic' ? 0 : 1} ->
           ${call('progressStepRunning', { instanceId: 'id', runningStep: 's + 1', completeBy: 'tick', now: 'tick' }, { step: 's', writer: 'id' })}
        :: else -> ok = 1
        fi;

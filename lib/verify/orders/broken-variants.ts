@@ -117,16 +117,16 @@ const VARIANTS: readonly {
 ];
 
 /**
- * The pinned lean versions still deployed by default (v3): not a variant but the code as it runs
- * orders submitted on them, with the hole the compact shape closed (a spent budget caught as a
+ * The pinned versions still deployed by default (v1 classic, v3 lean): not variants but the code as
+ * it runs orders submitted on them, with the hole the compact shape closed (a spent budget caught as a
  * refusal: DESIGN.md "Compact shape"). Each must yield its counterexample until it is retired; one
  * that did not would mean the model no longer sees why v5 changed.
  */
 const PINNED_HOLES = DEFAULT_LIVE_WORKFLOW_VERSIONS.filter(
-  (version) => workflowShape(version) === 'lean',
+  (version) => workflowShape(version) !== 'compact',
 ).map((version) => ({
   name: `pinned-v${version}-spent-budget`,
-  description: `workflow v${version} as deployed (lean, pinned): a spent retry budget caught as a refusal, so an effect whose answer was lost is never undone; fixed in the compact shape, kept until v${version} is retired`,
+  description: `workflow v${version} as deployed (${workflowShape(version)}, pinned): a spent retry budget caught as a refusal, so an effect whose answer was lost is never undone; fixed in the compact shape, kept until v${version} is retired`,
   protocol: { ...ORDERS_PROTOCOL, workflowVersion: version },
 }));
 

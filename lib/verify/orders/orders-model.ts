@@ -147,11 +147,6 @@ export function ordersModel(
 ): SpinModel {
   const bounds = resolveOrdersBounds(options.bounds);
   const shape = workflowShape(protocol.workflowVersion);
-  if (shape === 'classic') {
-    throw new Error(
-      `The orders model follows the compact and lean shapes; workflow version ${protocol.workflowVersion} is classic`,
-    );
-  }
   const stepNames = workflowSteps(protocol.workflowVersion).map((step) => step.name);
   if (bounds.steps > stepNames.length) {
     throw new Error(

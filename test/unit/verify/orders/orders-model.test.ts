@@ -77,17 +77,24 @@ describe('the orders model', () => {
     expect(table).toContain('ps == S_Pending && locked == 0 && fc == 0 && cfc == 0 -> kind = K_restart');
   });
 
-  it('models the lean shape (v3): safe wherever no retry budget can be spent', () => {
-    // One call a delivery and no crash: no redelivery can find its budget spent, so v3's hole (the
-    // pinned-v3 entry below) is out of reach, and everything else of the lean shape must hold.
-    const lean = ordersModel(
-      { ...ORDERS_PROTOCOL, workflowVersion: 3 },
-      { bounds: { agentCalls: 1, crashes: 0 }, name: 'orders-v3' },
-    );
-    expect(lean.source).toContain('An execution of the lean shape');
-    const result = runSpin(lean, { kind: 'safety' });
-    expect(describeCheck(result)).toMatch(/orders-v3 safety: holds/);
-  }, 120_000);
+  it.each([
+    [1, 'classic'],
+    [3, 'lean'],
+  ])(
+    'models the pinned v%i (%s): safe wherever no retry budget can be spent',
+    (version, shape) => {
+      // One call a delivery and no crash: no redelivery can find its budget spent, so the pinned
+      // versions' hole (the pinned-v* entries below) is out of reach, and all else must hold.
+      const pinned = ordersModel(
+        { ...ORDERS_PROTOCOL, workflowVersion: version },
+        { bounds: { agentCalls: 1, crashes: 0 }, name: `orders-v${version}` },
+      );
+      expect(pinned.source).toContain(`An execution of the ${shape} shape`);
+      const result = runSpin(pinned, { kind: 'safety' });
+      expect(describeCheck(result)).toMatch(new RegExp(`orders-v${version} safety: holds`));
+    },
+    120_000,
+  );
 
   it('finds a counterexample for each broken variant, with a readable trail', () => {
     // Each variant breaks the property its guard protects (the assertion spin names).
@@ -97,6 +104,7 @@ describe('the orders model', () => {
       'completion-without-fence': '(r_LockedBy==g_writer)',
       'cancel-in-any-state': '(t_pre!=S_Compensated)||(r_ProcessState==S_Compensated)',
       'reservation-without-budget': '(calls[op]<=1)',
+      'pinned-v1-spent-budget': '(r_ProcessState!=S_Compensated)||(((effect[0]!=1)||(undone[0]==1))',
       'pinned-v3-spent-budget': '(r_ProcessState!=S_Compensated)||(((effect[0]!=1)||(undone[0]==1))',
     };
     const variants = brokenVariants();

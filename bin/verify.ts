@@ -2,9 +2,11 @@
  * `npm run verify [-- --quick] [-- --bounds '<json>']`: generates the protocol models from the code
  * and checks them with spin (docs/verification.md): every property must hold within the bounds,
  * exhaustively, and every broken variant must yield a counterexample, printed as the actors' steps.
- * `--quick` (npm test) checks the orders model's liveness within smaller bounds; `--bounds`
- * overrides the orders model's bounds (e.g. '{"maxFailures":2}'). Exit 1 on a failed check or a
- * variant without a counterexample; 2 on a bad argument.
+ * `--quick` (npm test) checks the orders model's liveness within smaller bounds; with no argument
+ * the full run also checks liveness at the default bounds and safety within each of WIDER_BOUNDS
+ * (about 20 minutes); `--bounds` checks the orders model within other bounds (e.g.
+ * '{"maxFailures":2}'). Exit 1 on a failed check or a variant without a counterexample; 2 on a bad
+ * argument.
  */
 import { deliveriesSuite, describeCheck, formatTrail, ordersSuite, verify } from '../lib/verify';
 

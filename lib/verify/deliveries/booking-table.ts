@@ -21,7 +21,7 @@ import {
   type SchedulerConsumedType,
 } from '../../../lambdas/choreography/protocol';
 import type { BookingRules } from './booking-rules';
-import { MODEL_NOW, modelEnvelope } from './model-envelope';
+import { MODEL_NOW, MODEL_WINDOW, modelEnvelope } from './model-envelope';
 
 /** The messages of one delivery the booking model delivers to the scheduler. */
 export const BOOKING_MESSAGES = ['request', 'retry', 'compensate'] as const;
@@ -68,11 +68,6 @@ function settingsOf(drones: number): DroneSchedulerSettings {
     pivotDelaySeconds: 600,
   };
 }
-
-const WINDOW = {
-  start: MODEL_NOW.toISOString(),
-  end: new Date(MODEL_NOW.getTime() + 600_000).toISOString(),
-};
 
 /** The message `kind` of delivery `index`, as its producer sends it. */
 export function bookingEvent(kind: BookingMessage, index: number): DeliveryEvent<SchedulerConsumedType> {
@@ -135,7 +130,7 @@ function assignmentOf(read: ModelAssignment, index: number, attempt: number): As
     status: read.status,
     attempt,
     ...(read.drone > 0 && { droneId: droneIdOf(read.drone - 1) }),
-    ...(read.status === AssignmentStatus.Scheduled && { window: WINDOW }),
+    ...(read.status === AssignmentStatus.Scheduled && { window: MODEL_WINDOW }),
   };
 }
 
@@ -148,7 +143,7 @@ function droneStatesOf(held: readonly number[], deliveries: number): DroneState[
     version: readVersionOf(drone),
     assignments: Array.from({ length: deliveries }, (_, index) => index)
       .filter((index) => (bits >> index) & 1)
-      .map((index) => ({ deliveryId: deliveryIdOf(index), ...WINDOW })),
+      .map((index) => ({ deliveryId: deliveryIdOf(index), ...MODEL_WINDOW })),
   }));
 }
 
@@ -180,7 +175,7 @@ function outcomeOf(
   if (
     assignment.status === AssignmentStatus.Scheduled &&
     assignment.window &&
-    assignment.window.start !== WINDOW.start
+    assignment.window.start !== MODEL_WINDOW.start
   ) {
     throw new Error(
       `The booking model has one slot; the rule scheduled ${JSON.stringify(assignment.window)}`,
@@ -194,7 +189,7 @@ function outcomeOf(
       throw new Error(`A DRONE# write names version ${drone.expectedVersion}, not the one read`);
     }
     for (const booking of drone.assignments) {
-      if (booking.start !== WINDOW.start || booking.end !== WINDOW.end) {
+      if (booking.start !== MODEL_WINDOW.start || booking.end !== MODEL_WINDOW.end) {
         throw new Error(`The booking model has one slot; a booking is ${JSON.stringify(booking)}`);
       }
       held |= 1 << indexIn(deliveryIds, booking.deliveryId, 'delivery');

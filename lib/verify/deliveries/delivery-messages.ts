@@ -15,7 +15,7 @@ import {
   ServiceName,
 } from '../../../lambdas/choreography/contracts';
 import type { DeliveryConsumedType } from '../../../lambdas/choreography/protocol';
-import { MODEL_NOW, modelEnvelope } from './model-envelope';
+import { MODEL_WINDOW, modelEnvelope } from './model-envelope';
 
 /** One message of the model: its type, what distinguishes it, and the sequence its producer sent it under. */
 export interface DeliveryMessage {
@@ -40,10 +40,6 @@ export const DELIVERY_MESSAGES: readonly DeliveryMessage[] = [
 
 const MODEL_DELIVERY_ID = 'd0';
 const MODEL_DRONE_ID = 'drone-0';
-const WINDOW = {
-  start: MODEL_NOW.toISOString(),
-  end: new Date(MODEL_NOW.getTime() + 600_000).toISOString(),
-};
 
 /** The producer of a type, as the contracts route it. */
 export function producerOf(type: DeliveryConsumedType): ServiceName {
@@ -79,7 +75,7 @@ export function deliveryEvent(message: DeliveryMessage): DeliveryEvent<DeliveryC
     case EventType.DroneScheduled:
       return modelEnvelope(
         message.type,
-        { droneId: MODEL_DRONE_ID, window: WINDOW, attempt: message.sequence },
+        { droneId: MODEL_DRONE_ID, window: MODEL_WINDOW, attempt: message.sequence },
         at,
       );
     case EventType.DroneUnavailable:

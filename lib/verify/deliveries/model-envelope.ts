@@ -16,6 +16,12 @@ import { eventIdOf } from '../../../lambdas/choreography/protocol';
 /** The instant every model decides at: time does not pass in the models (DESIGN.md "Model-checked"). */
 export const MODEL_NOW = new Date('2030-01-01T10:00:00.000Z');
 
+/** The one booking window every model's messages carry (windows never end in the models). */
+export const MODEL_WINDOW = {
+  start: MODEL_NOW.toISOString(),
+  end: new Date(MODEL_NOW.getTime() + 600_000).toISOString(),
+} as const;
+
 export function modelEnvelope<T extends EventType>(
   type: T,
   data: EventData<T>,

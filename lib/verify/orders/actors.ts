@@ -6,27 +6,8 @@
  * guard or an update is never written here. Faults are nondeterministic choices within the bounds:
  * any delay, order and timing is explored.
  */
-import type { ResolvedOrdersBounds } from './orders-bounds';
-
-/** Binds a transition's parameters by name and renders the call (checked by the composer). */
-export type CallTransition = (
-  name: string,
-  bindings: Readonly<Record<string, string>>,
-  options?: { readonly step?: string; readonly writer?: string },
-) => string;
-
-export interface ActorsContext {
-  readonly bounds: ResolvedOrdersBounds;
-  readonly call: CallTransition;
-  /** The highest execution instance id (attempt) the bounds allow. */
-  readonly maxId: number;
-  /**
-   * The workflow version's shape (contracts/workflows.ts): `compact`, the agent records each step's
-   * completion; `lean` (v3, v4), the execution does, and a spent budget is a refusal; `classic` (v1,
-   * v2), as lean, and the execution loads the record itself and marks each step Running.
-   */
-  readonly shape: 'classic' | 'lean' | 'compact';
-}
+import type { ActorsContext } from './actors-context';
+import { SHAPE_STEPS } from './shape-steps';
 
 /** The reply codes of a task token. */
 export const REPLY_DEFINES = `#define R_SUCCESS 1
@@ -140,58 +121,6 @@ inline HINT() {
 }`;
 }
 
-/** What an execution does with a success: the compact shape's agent recorded it; a lean one records it. */
-function leanCompletion({ call, shape }: ActorsContext): string {
-  return `
-           if
-           :: s < STEPS - 1 && ${shape === 'lean' ? 1 : 0} ->
-              atomic { ${call('markStepCompletedHandingOver', { instanceId: 'id', result: '0', seq: 's', compensation: '0', undoes: '0', confirmationId: '0', completeBy: 'tick', now: 'tick' }, { step: 's', writer: 'id' })}
-                printf("@@ execution %d: MarkCompleted step %d: %d\\n", id, s, ok) }
-           :: else ->
-              atomic { ${call('markStepCompleted', { instanceId: 'id', result: '0', seq: 's', compensation: '0', undoes: '0', confirmationId: '0', now: 'tick' }, { step: 's', writer: 'id' })}
-                printf("@@ execution %d: MarkCompleted step %d: %d\\n", id, s, ok) }
-           fi;
-           if :: !ok -> printf("@@ execution %d is fenced out\\n", id); goto finish :: else -> skip fi;`;
-}
-
-/** A spent budget: uncertain in the compact shape (the fix); a refusal in the lean one (its hole). */
-function budgetSpent({ call, shape }: ActorsContext): string {
-  return shape === 'compact'
-    ? `
-           /* Agent.RetryBudgetExhausted: its calls were made, one may have had its effect. */
-           atomic {
-             ${call('beginCompensationUncertain', { instanceId: 'id', lastError: '0', completeBy: 'tick', now: 'tick' }, { step: 's', writer: 'id' })}
-             printf("@@ execution %d: step %d's budget spent, BeginCompensationUncertain: %d\\n", id, s, ok) }
-           if :: ok -> force = 1; s++; goto chain :: else -> goto finish fi`
-    : `
-           /* v3 and v4 catch Agent.RetryBudgetExhausted as a refusal (DESIGN.md "Compact shape") */
-           atomic {
-             ${call('beginCompensation', { instanceId: 'id', completeBy: 'tick', now: 'tick' }, { step: 's', writer: 'id' })}
-             printf("@@ execution %d: step %d's budget spent, BeginCompensation: %d\\n", id, s, ok) }
-           if :: ok -> goto compensation :: else -> goto finish fi`;
-}
-
-/** A classic execution's LoadStateRecord and CheckLock: the record as it is now, its lock its own. */
-function classicLoad(): string {
-  return `
-  atomic {
-    in_ps[id] = (r_LockedBy == id -> r_ProcessState : 0);
-    for (k : 0 .. STEPS - 1) {
-      in_StepStatus[id * STEPS + k] = r_StepStatus[k]; in_Log[id * STEPS + k] = r_Log[k];
-      in_LogStatus[id * STEPS + k] = r_LogStatus[k]
-    }
-    k = 0;
-    printf("@@ execution %d loads the record: %e, locked by %d\\n", id, r_ProcessState, r_LockedBy) }`;
-}
-
-/** A classic execution's <Step>.MarkRunning, before its request. */
-function classicMarkRunning({ call }: ActorsContext): string {
-  return `
-        atomic { ${call('markStepRunning', { instanceId: 'id', runningStep: 's + 1', completeBy: 'tick', now: 'tick' }, { step: 's', writer: 'id' })}
-          printf("@@ execution %d: MarkRunning step %d: %d\\n", id, s, ok) }
-        if :: !ok -> printf("@@ execution %d is fenced out\\n", id); goto finish :: else -> skip fi;`;
-}
-
 function execution(context: ActorsContext): string {
   const { call, shape } = context;
   return `
@@ -210,7 +139,7 @@ inline REQUEST(action) {
    execution's data says was done (Undo.Check); a lost lock ends it FencedOut, a timeout abandons. */
 proctype execution(byte id) {
   byte s, k; bit ok, force;
-  bit done[STEPS];${shape === 'classic' ? classicLoad() : ''}
+  bit done[STEPS];${shape === 'classic' ? SHAPE_STEPS.classicLoad() : ''}
   if
   :: in_ps[id] == S_Processing ->
      s = 0;
@@ -226,10 +155,10 @@ proctype execution(byte id) {
      :: else -> skip
      fi;
      do
-     :: s < STEPS ->${shape === 'classic' ? classicMarkRunning(context) : ''}
+     :: s < STEPS ->${shape === 'classic' ? SHAPE_STEPS.classicMarkRunning(context) : ''}
         REQUEST(PERFORM);
         if
-        :: k == R_SUCCESS ->${shape === 'compact' ? '' : leanCompletion(context)}
+        :: k == R_SUCCESS ->${shape === 'compact' ? '' : SHAPE_STEPS.executionCompletion(context)}
            done[s] = 1; s++
         :: k == R_FENCED -> printf("@@ execution %d is fenced out\\n", id); goto finish
         :: k == R_TRANSIENT -> printf("@@ execution %d abandons the attempt\\n", id); goto finish
@@ -237,7 +166,7 @@ proctype execution(byte id) {
            atomic {              ${call('beginCompensation', { instanceId: 'id', completeBy: 'tick', now: 'tick' }, { step: 's', writer: 'id' })}
              printf("@@ execution %d: step %d refused, BeginCompensation: %d\\n", id, s, ok) }
            if :: ok -> goto compensation :: else -> goto finish fi
-        :: k == R_EXHAUSTED ->${budgetSpent(context)}
+        :: k == R_EXHAUSTED ->${SHAPE_STEPS.budgetSpent(context)}
         fi
      :: else ->${
        shape === 'compact'
@@ -311,11 +240,15 @@ inline RESERVE() {
   atomic {
         if
     :: RESERVE_GUARD ->
-       if
-       :: a == PERFORM && ${shape === 'classic' ? 0 : 1} ->
+       ${
+         shape === 'classic'
+           ? 'ok = 1;'
+           : `if
+       :: a == PERFORM ->
           ${call('progressStepRunning', { instanceId: 'id', runningStep: 's + 1', completeBy: 'tick', now: 'tick' }, { step: 's', writer: 'id' })}
        :: else -> ok = 1
-       fi;
+       fi;`
+       }
        if
        :: ok -> calls[op]++;
           if :: calls[op] > BUDGET -> printf("@@ agent reserves call %d of operation %d, over the budget\\n", calls[op], op) :: else -> skip fi;
@@ -428,17 +361,7 @@ end_wait:
      stored[op] = 1;
 recorded:
      CRASH_POINT();
-     if
-     :: a == PERFORM && ${shape === 'compact' ? 1 : 0} && s == STEPS - 1 ->
-        atomic { ${call('completeOrder', { instanceId: 'id', result: '0', seq: 's', compensation: '0', undoes: '0', confirmationId: '0', now: 'tick' }, { step: 's', writer: 'id' })}
-          k = (ok || r_StepStatus[s] == S_Completed -> R_SUCCESS : R_FENCED);
-          printf("@@ agent records step %d completed and the order Processed: %d\\n", s, ok) }
-     :: a == PERFORM && ${shape === 'compact' ? 1 : 0} && s < STEPS - 1 ->
-        atomic {           ${call('completeStep', { instanceId: 'id', result: '0', seq: 's', compensation: '0', undoes: '0', confirmationId: '0', completeBy: 'tick', now: 'tick' }, { step: 's', writer: 'id' })}
-          k = (ok || r_StepStatus[s] == S_Completed -> R_SUCCESS : R_FENCED);
-          printf("@@ agent records step %d completed: %d\\n", s, ok) }
-     :: else -> k = R_SUCCESS
-     fi;
+${shape === 'compact' ? SHAPE_STEPS.agentCompletion(call) : '     k = R_SUCCESS;'}
      ANSWER();
 next:
      atomic { id = 0; s = 0; a = 0; op = 0; n = 0; k = 0; refusal = 0; ok = 0 }

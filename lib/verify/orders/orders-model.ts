@@ -9,7 +9,8 @@ import {
   workflowSteps,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import type { SpinModel } from '../spin';
-import { actorsSource, type CallTransition, REPLY_DEFINES } from './actors';
+import { actorsSource, REPLY_DEFINES } from './actors';
+import type { CallTransition } from './actors-context';
 import { maxAttempt, type OrdersBounds, resolveOrdersBounds } from './orders-bounds';
 import { ORDERS_PROTOCOL, type OrdersProtocol } from './orders-protocol';
 import { symbolDefines } from './promela-symbols';

@@ -7,6 +7,7 @@
  * (no React, no DOM), so the unit tests read it directly and the SVG (DeliverySwimlane.tsx) only
  * places what this decides.
  */
+import { EventType } from '../../lambdas/choreography/contracts/events';
 import { ServiceName } from '../../lambdas/choreography/contracts/names';
 import type { DeliveryDetailBody, DeliveryTrailEntry } from '../contract/console-api';
 
@@ -42,10 +43,9 @@ const LANES: readonly { readonly id: ServiceName; readonly label: string }[] = [
 ];
 
 /** The event remediation publishes for each decision: drawn as a decision, not a plain event. */
-const DECISION_EVENT = 'RemediationDecided';
 
 function kindOf(entry: DeliveryTrailEntry): SwimlaneMarkKind {
-  if (entry.kind === 'event') return entry.what === DECISION_EVENT ? 'decision' : 'event';
+  if (entry.kind === 'event') return entry.what === EventType.RemediationDecided ? 'decision' : 'event';
   return entry.kind;
 }
 

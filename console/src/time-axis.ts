@@ -1,5 +1,5 @@
 /**
- * The order chart's time axis (OrderChart.tsx). A stalled order idles for minutes between two
+ * The charts' time axis (OrderChart.tsx, DeliverySwimlane.tsx). A stalled order idles for minutes between two
  * attempts of a second each: on one linear axis the later attempt would be a sliver at the edge. So
  * the axis is linear within each stretch of activity and cuts the long idle gaps between them down
  * to a fixed break (drawn as such, so nobody reads the cut as time). Pure, for the unit tests.

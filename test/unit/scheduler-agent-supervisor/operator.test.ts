@@ -6,6 +6,7 @@ import {
   InvalidCursorError,
 } from '../../../lambdas/scheduler-agent-supervisor/adapters/operator-store';
 import {
+  type Condition,
   MAX_OPERATOR_BODY_BYTES,
   OPERATOR_HISTORY_MAX_PAGES,
   OPERATOR_HISTORY_PAGE_SIZE,
@@ -14,7 +15,9 @@ import {
   type OperatorActionRequest,
   operatorActionAvailability,
   ProcessState,
+  STATE_TRANSITIONS,
   type StartOrderMessage,
+  StateAttr,
   StepRunOutcome,
   StepRunsRead,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
@@ -73,6 +76,27 @@ describe('which states allow which operator action', () => {
       CompensationFailed: { retry: 'operatorRetryCompensation', cancel: null },
     });
     expect(statesAllowing(OperatorAction.Cancel)).toEqual(['Pending', 'Processed', 'Error']);
+  });
+
+  it("agrees with the transitions' own guards: each one admits exactly the states that take it, unlocked", () => {
+    // The rule lives beside STATE_TRANSITIONS (the page cannot import the table); this keeps the two as one.
+    const statesOf = (condition: Condition<string>): string[] =>
+      'anyOf' in condition
+        ? condition.anyOf.flatMap(statesOf)
+        : condition.path.length === 1 &&
+            condition.path[0] === StateAttr.ProcessState &&
+            'equals' in condition &&
+            'constant' in condition.equals
+          ? [String(condition.equals.constant)]
+          : [];
+    for (const name of ['operatorRetry', 'operatorRetryCompensation', 'operatorCancel'] as const) {
+      const transition = STATE_TRANSITIONS[name];
+      const taking = Object.values(ProcessState).filter((state) =>
+        Object.values(OperatorAction).some((action) => operatorTransitionFor(action, state) === name),
+      );
+      expect(transition.condition.flatMap(statesOf).sort()).toEqual([...taking].sort());
+      expect(transition.fence).toEqual({ lockedBy: 'absent' });
+    }
   });
 
   it('names the states that allow the action, and tells to wait for a running attempt', () => {

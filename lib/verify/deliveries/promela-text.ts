@@ -6,12 +6,21 @@
 export const promela = {
   /**
    * Liveness: every consumer finishes. Each bumps `finished` at its end; under weak fairness the
-   * count must reach `consumers` (no livelock of lost races, no consumer blocked for good).
+   * count must reach `consumers` (no livelock of lost races, no consumer blocked for good). The
+   * pieces a model writes where it declares, ends a consumer, states its formulas and lists its
+   * properties and liveness checks: all empty when `liveness` is off.
    */
-  finishes: {
-    property:
-      'liveness, under weak fairness: every consumer finishes (no livelock of lost races, no consumer blocked)',
-    ltl: (consumers: number) => `ltl finishes { <> (finished == ${consumers}) }`,
+  finishes(liveness: boolean, consumers: number) {
+    if (!liveness) return { declaration: '', count: '', ltl: '', properties: [], checks: [] };
+    return {
+      declaration: 'byte finished;',
+      count: '; finished++',
+      ltl: `ltl finishes { <> (finished == ${consumers}) }`,
+      properties: [
+        'liveness, under weak fairness: every consumer finishes (no livelock of lost races, no consumer blocked)',
+      ],
+      checks: ['finishes'],
+    };
   },
   /** `cond` asserted; when it fails the trail's last step says which property, in words. */
   check(condition: string, property: string): string {

@@ -47,10 +47,6 @@ import type {
 import { dueShardFor } from './shard';
 import { instanceIdFor, pendingCompleteBy, recordVersionProblem } from './state-record';
 
-// The rule of which state allows which action is the contracts' (the console reads it too).
-export { notAllowedMessage, operatorTransitionFor, statesAllowing } from '../contracts';
-export type { OperatorRecordView, OperatorTransitionName } from './ports';
-
 /** Where each operator transition takes the order. */
 export const OPERATOR_NEW_STATE: Readonly<Record<OperatorTransitionName, ProcessState>> = {
   operatorRetry: ProcessState.Pending,

@@ -8,18 +8,21 @@ import {
 import {
   type Condition,
   MAX_OPERATOR_BODY_BYTES,
+  notAllowedMessage,
   OPERATOR_HISTORY_MAX_PAGES,
   OPERATOR_HISTORY_PAGE_SIZE,
   OPERATOR_MAX_ATTEMPTS_WITH_RUNS,
   OperatorAction,
   type OperatorActionRequest,
   operatorActionAvailability,
+  operatorTransitionFor,
   ProcessState,
   STATE_TRANSITIONS,
   type StartOrderMessage,
   StateAttr,
   StepRunOutcome,
   StepRunsRead,
+  statesAllowing,
 } from '../../../lambdas/scheduler-agent-supervisor/contracts';
 import {
   type AdmissionSlot,
@@ -30,14 +33,10 @@ import { archivedAlertFrom } from '../../../lambdas/scheduler-agent-supervisor/d
 import {
   type InspectDependencies,
   inspectOrder,
-  notAllowedMessage,
   type OperatorActionDependencies,
-  type OperatorRecordView,
-  operatorTransitionFor,
   parseOperatorActionBody,
   parseOperatorListQuery,
   performOperatorAction,
-  statesAllowing,
 } from '../../../lambdas/scheduler-agent-supervisor/domain/operator';
 import type {
   DrainObservation,
@@ -45,6 +44,7 @@ import type {
   OperatorActionStore,
   OperatorActionWrite,
   OperatorRecordSummary,
+  OperatorRecordView,
   SlotTakingResult,
   TransitionResult,
 } from '../../../lambdas/scheduler-agent-supervisor/domain/ports';

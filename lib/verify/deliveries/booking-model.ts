@@ -13,7 +13,7 @@ import { AssignmentStatus } from '../../../lambdas/choreography/protocol';
 import type { SpinModel } from '../spin';
 import { BOOKING_RULES, type BookingRules } from './booking-rules';
 import { BOOKING_MESSAGES, type BookingRow, bookingTable, readVersionOf } from './booking-table';
-import type { DeliveriesBounds } from './bounds';
+import type { BookingBounds } from './bounds';
 import { commitGuard } from './commit-guard';
 import { decisionTableText } from './decision-table-text';
 import { promela } from './promela-text';
@@ -47,7 +47,7 @@ function outcomeText(row: BookingRow): string {
 }
 
 /** The table as guarded options: rows of one read and one outcome share a guard over the bookings read. */
-function tableText(rows: readonly BookingRow[], bounds: DeliveriesBounds): string {
+function tableText(rows: readonly BookingRow[], bounds: BookingBounds): string {
   return decisionTableText(
     rows.map((row) => ({
       when: `x == ${row.delivery} && m == ${msg(row.message)} && ra == ${asg(row.read.status)} && rad == ${row.read.drone}`,
@@ -77,7 +77,7 @@ function commitGuards(rules: BookingRules): { marker: string; assignment: string
   };
 }
 
-function invariants(bounds: DeliveriesBounds): string {
+function invariants(bounds: BookingBounds): string {
   const deliveries = [...Array(bounds.deliveries).keys()];
   const drones = [...Array(bounds.drones).keys()];
   const scheduledOn = (x: number, d: number) =>
@@ -133,7 +133,7 @@ function readDrones(drones: number, table: string): string {
  * liveness is checked carry it.
  */
 export function bookingModel(
-  bounds: DeliveriesBounds,
+  bounds: BookingBounds,
   rules: BookingRules = BOOKING_RULES,
   name = 'booking',
   liveness = false,

@@ -3,25 +3,26 @@
  * the defaults are what the tests and DESIGN.md "Model-checked" measured (all checks well under a
  * minute on two cores). Larger bounds are a parameter, not an edit.
  */
-export interface DeliveriesBounds {
-  /** Booking: deliveries contending for the fleet (each a request, a retry and a compensation). */
+/** The booking model's bounds (booking-model.ts). */
+export interface BookingBounds {
+  /** Deliveries contending for the fleet (each a request, a retry and a compensation). */
   readonly deliveries: number;
-  /** Booking: drones in the fleet (every window overlaps every other: one slot). */
+  /** Drones in the fleet (every window overlaps every other: one slot). */
   readonly drones: number;
   /** Deliveries of each request to its consumer (duplicates, redeliveries, zombies after a crash); a retry and a compensation are delivered once each. */
   readonly copies: number;
 }
 
-export const DEFAULT_DELIVERIES_BOUNDS: DeliveriesBounds = { deliveries: 2, drones: 2, copies: 1 };
+export const DEFAULT_BOOKING_BOUNDS: BookingBounds = { deliveries: 2, drones: 2, copies: 1 };
 
 /**
  * The booking model with duplicates: one delivery, two drones, each request delivered twice (and
  * its liveness). Two deliveries with two copies each did not finish within 5 minutes at two drones,
  * and took 50,712,823 states and 92 s at one drone (DESIGN.md "Model-checked").
  */
-export const DUPLICATES_BOOKING_BOUNDS: DeliveriesBounds = { deliveries: 1, drones: 2, copies: 2 };
+export const DUPLICATES_BOOKING_BOUNDS: BookingBounds = { deliveries: 1, drones: 2, copies: 2 };
 
-/** The delivery model's bounds: its messages are DELIVERY_MESSAGES, each delivered once, these twice. */
+/** The delivery model's bounds (delivery-model.ts, the Delivery service's record): its messages are DELIVERY_MESSAGES, each delivered once, these twice. */
 export interface DeliveryBounds {
   /** Names of the messages delivered twice (a duplicate running beside, or after, its original). */
   readonly duplicated: readonly string[];

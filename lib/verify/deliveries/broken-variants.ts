@@ -10,9 +10,9 @@ import type { SpinModel } from '../spin';
 import { bookingModel } from './booking-model';
 import { BOOKING_RULES } from './booking-rules';
 import {
-  DEFAULT_DELIVERIES_BOUNDS,
+  type BookingBounds,
+  DEFAULT_BOOKING_BOUNDS,
   DEFAULT_DELIVERY_BOUNDS,
-  type DeliveriesBounds,
   type DeliveryBounds,
 } from './bounds';
 import { deliveryModel } from './delivery-model';
@@ -40,7 +40,7 @@ function deliveryVariant(
 }
 
 export function deliveriesBrokenVariants(
-  bounds: DeliveriesBounds = DEFAULT_DELIVERIES_BOUNDS,
+  bookingBounds: BookingBounds = DEFAULT_BOOKING_BOUNDS,
   deliveryBounds: DeliveryBounds = DEFAULT_DELIVERY_BOUNDS,
 ): { readonly name: string; readonly description: string; readonly model: SpinModel }[] {
   return [
@@ -67,7 +67,7 @@ export function deliveriesBrokenVariants(
       description:
         "the DRONE# write without its version condition (droneWriteOf's ConditionExpression dropped)",
       model: bookingModel(
-        bounds,
+        bookingBounds,
         {
           ...BOOKING_RULES,
           droneWrite: (table, update) => {
@@ -82,7 +82,7 @@ export function deliveriesBrokenVariants(
       name: 'booking-without-assignment-version',
       description: "the ASSIGNMENT# item's write without its condition (itemConditionOf dropped)",
       model: bookingModel(
-        bounds,
+        bookingBounds,
         { ...BOOKING_RULES, itemCondition: () => undefined },
         'booking-without-assignment-version',
       ),

@@ -8,20 +8,20 @@ import type { SpinModel } from '../spin';
 import { bookingModel } from './booking-model';
 import { BOOKING_RULES } from './booking-rules';
 import {
-  DEFAULT_DELIVERIES_BOUNDS,
+  type BookingBounds,
+  DEFAULT_BOOKING_BOUNDS,
   DEFAULT_DELIVERY_BOUNDS,
-  type DeliveriesBounds,
   type DeliveryBounds,
   DUPLICATES_BOOKING_BOUNDS,
 } from './bounds';
 import { deliveryModel } from './delivery-model';
 
 export function deliveriesModels(
-  bounds: DeliveriesBounds = DEFAULT_DELIVERIES_BOUNDS,
+  bookingBounds: BookingBounds = DEFAULT_BOOKING_BOUNDS,
   deliveryBounds: DeliveryBounds = DEFAULT_DELIVERY_BOUNDS,
 ): SpinModel[] {
   return [
-    bookingModel(bounds),
+    bookingModel(bookingBounds),
     bookingModel(DUPLICATES_BOOKING_BOUNDS, BOOKING_RULES, 'booking-duplicates', true),
     deliveryModel(deliveryBounds),
   ];

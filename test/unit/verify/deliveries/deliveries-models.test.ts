@@ -12,7 +12,7 @@ import {
   BOOKING_RULES,
   bookingModel,
   bookingTable,
-  DEFAULT_DELIVERIES_BOUNDS,
+  DEFAULT_BOOKING_BOUNDS,
   DUPLICATES_BOOKING_BOUNDS,
   deliveriesBrokenVariants,
   deliveriesModels,
@@ -59,10 +59,10 @@ describe('deliveries models', () => {
 });
 
 describe('the booking model follows the code', () => {
-  const { deliveries, drones } = DEFAULT_DELIVERIES_BOUNDS;
+  const { deliveries, drones } = DEFAULT_BOOKING_BOUNDS;
 
   it("names every assignment status and every message of the code's table", () => {
-    const { source } = bookingModel(DEFAULT_DELIVERIES_BOUNDS);
+    const { source } = bookingModel(DEFAULT_BOOKING_BOUNDS);
     for (const status of Object.values(AssignmentStatus)) expect(source).toContain(`A_${status}`);
     for (const message of BOOKING_MESSAGES) expect(source).toContain(`M_${message}`);
     const emitted = new Set(
@@ -75,9 +75,9 @@ describe('the booking model follows the code', () => {
   });
 
   it('a changed rule changes the model', () => {
-    const real = bookingModel(DEFAULT_DELIVERIES_BOUNDS).source;
+    const real = bookingModel(DEFAULT_BOOKING_BOUNDS).source;
     // A rule that never books: every request answered "ignored".
-    const lazy = bookingModel(DEFAULT_DELIVERIES_BOUNDS, {
+    const lazy = bookingModel(DEFAULT_BOOKING_BOUNDS, {
       ...BOOKING_RULES,
       react: (input) =>
         input.event.type === 'DeliveryRequested'
@@ -90,9 +90,9 @@ describe('the booking model follows the code', () => {
   });
 
   it("reads the code's write conditions, and refuses one it does not know", () => {
-    expect(bookingModel(DEFAULT_DELIVERIES_BOUNDS).source).toContain('droneVer[wd - 1] == rv[wd - 1]');
+    expect(bookingModel(DEFAULT_BOOKING_BOUNDS).source).toContain('droneVer[wd - 1] == rv[wd - 1]');
     expect(() =>
-      bookingModel(DEFAULT_DELIVERIES_BOUNDS, {
+      bookingModel(DEFAULT_BOOKING_BOUNDS, {
         ...BOOKING_RULES,
         itemCondition: () => ({
           ConditionExpression: '#version >= :v',

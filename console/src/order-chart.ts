@@ -40,9 +40,6 @@ export interface ChartMark {
 }
 
 export interface OrderChart {
-  /** The time axis, in epoch milliseconds. */
-  readonly from: number;
-  readonly to: number;
   readonly lanes: readonly ChartLane[];
   readonly marks: readonly ChartMark[];
   /** Every stretch of time something happened in ([start, end], epoch ms): what the axis must show. */
@@ -133,6 +130,7 @@ export function orderChartOf(order: OperatorOrderDetailBody): OrderChart {
     .map(millis)
     .filter((at) => !Number.isNaN(at));
   const from = Math.min(...times);
+  // The chart's last moment: where a call or an attempt not ended yet is drawn to.
   const to = Math.max(...times, from + 1000);
   const lanes: ChartLane[] = [];
   const compensation: ChartBar[] = [];
@@ -174,5 +172,5 @@ export function orderChartOf(order: OperatorOrderDetailBody): OrderChart {
     ...lanes.flatMap((lane) => lane.bars.map((bar): readonly [number, number] => [bar.start, bar.end])),
     ...marks.map((mark) => instant(mark.at)),
   ].filter(([start, end]) => !Number.isNaN(start) && !Number.isNaN(end));
-  return { from, to, lanes, marks: marks.sort((left, right) => left.at - right.at), spans };
+  return { lanes, marks: marks.sort((left, right) => left.at - right.at), spans };
 }

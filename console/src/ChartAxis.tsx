@@ -3,13 +3,10 @@
  * times under the lanes, and each gap the axis cut (time-axis.ts) drawn as a break `≈` with its
  * length on hover, so nobody reads the cut as time. One drawing for both charts, so they read alike.
  */
+import { durationText } from './duration-text';
 import type { TimeAxis } from './time-axis';
 
 const clock = (at: number) => new Date(at).toLocaleTimeString();
-
-/** A cut gap's length in words. */
-const idle = (ms: number) =>
-  ms >= 90_000 ? `${Math.round(ms / 6000) / 10} min` : `${Math.round(ms / 1000)} s`;
 
 export interface ChartAxisProps {
   readonly axis: TimeAxis;
@@ -42,7 +39,7 @@ export function ChartAxis({ axis, left, plotWidth, top, bottom }: ChartAxisProps
       ))}
       {axis.breaks.map((gap) => (
         <g key={gap.x} className="axis-break" data-break-ms={gap.skippedMs}>
-          <title>{`${idle(gap.skippedMs)} with nothing happening, cut from the axis`}</title>
+          <title>{`${durationText(gap.skippedMs)} with nothing happening, cut from the axis`}</title>
           <rect x={left + gap.x - 6} y={top} width={12} height={bottom - top} />
           <text x={left + gap.x} y={top + 14} textAnchor="middle">
             ≈

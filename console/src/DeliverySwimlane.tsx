@@ -11,6 +11,7 @@ import type { DeliveryDetailBody } from '../contract/console-api';
 import { ChartAxis } from './ChartAxis';
 import { ChartFrame } from './ChartFrame';
 import { deliverySwimlaneOf, type SwimlaneMarkKind } from './delivery-swimlane';
+import { LaneHeader } from './LaneHeader';
 import { timeAxisOf } from './time-axis';
 import { useChartDetail } from './use-chart-detail';
 
@@ -112,10 +113,13 @@ export function DeliverySwimlane({ delivery }: { readonly delivery: DeliveryDeta
         );
         return (
           <g key={lane.id} data-lane={lane.id}>
-            <text className="lane-label" x={LABEL_WIDTH - 8} y={middle + 4} textAnchor="end">
-              {lane.label}
-            </text>
-            <line className="lane-line" x1={LABEL_WIDTH} x2={WIDTH - RIGHT} y1={middle} y2={middle} />
+            <LaneHeader
+              label={lane.label}
+              labelWidth={LABEL_WIDTH}
+              right={WIDTH - RIGHT}
+              middle={middle}
+              lineAt={middle}
+            />
             {lane.marks.map((mark, markIndex) => (
               <g
                 key={mark.id}

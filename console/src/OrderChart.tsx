@@ -10,6 +10,7 @@
 import type { OperatorOrderDetailBody } from '../../lambdas/scheduler-agent-supervisor/contracts/api';
 import { ChartAxis } from './ChartAxis';
 import { ChartFrame } from './ChartFrame';
+import { LaneHeader } from './LaneHeader';
 import { type BarOutcome, type ChartMark, orderChartOf } from './order-chart';
 import { timeAxisOf } from './time-axis';
 import { useChartDetail } from './use-chart-detail';
@@ -94,15 +95,12 @@ export function OrderChart({ order }: { readonly order: OperatorOrderDetailBody 
         const top = MARK_ROW + index * LANE_HEIGHT;
         return (
           <g key={lane.id} data-lane={lane.id}>
-            <text className="lane-label" x={LABEL_WIDTH - 8} y={top + LANE_HEIGHT / 2 + 4} textAnchor="end">
-              {lane.label}
-            </text>
-            <line
-              className="lane-line"
-              x1={LABEL_WIDTH}
-              x2={WIDTH - RIGHT}
-              y1={top + LANE_HEIGHT}
-              y2={top + LANE_HEIGHT}
+            <LaneHeader
+              label={lane.label}
+              labelWidth={LABEL_WIDTH}
+              right={WIDTH - RIGHT}
+              middle={top + LANE_HEIGHT / 2}
+              lineAt={top + LANE_HEIGHT}
             />
             {lane.bars.map((bar) => (
               <rect

@@ -11,6 +11,7 @@ import {
   StepRunOutcome,
   StepRunsRead,
 } from '../../lambdas/scheduler-agent-supervisor/contracts/api';
+import { durationText } from './duration-text';
 import { runEnd } from './timeline';
 
 /** How a bar ended, which is its colour (Started: no end read yet). */
@@ -56,10 +57,6 @@ function outcomeOf(action: string, outcome: StepRunOutcome): BarOutcome {
   return action === 'compensate' ? 'compensated' : 'completed';
 }
 
-function seconds(from: number, to: number): string {
-  return `${Math.round((to - from) / 100) / 10} s`;
-}
-
 /** Every call of the attempts whose history inspect read, split into perform and compensate. */
 function attemptBars(attempt: OperatorAttemptView, openEnd: number) {
   const perform: ChartBar[] = [];
@@ -77,7 +74,7 @@ function attemptBars(attempt: OperatorAttemptView, openEnd: number) {
       outcome: outcomeOf(run.action, run.outcome),
       start,
       end: Math.max(end, start),
-      detail: `Attempt ${attempt.attempt}: ${what}; ${run.startedAt} to ${ended ? run.endedAt : '…'} (${seconds(start, end)})`,
+      detail: `Attempt ${attempt.attempt}: ${what}; ${run.startedAt} to ${ended ? run.endedAt : '…'} (${durationText(end - start)})`,
     };
     (run.action === 'compensate' ? compensate : perform).push(bar);
   });

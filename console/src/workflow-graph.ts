@@ -46,6 +46,8 @@ export interface WorkflowNode {
   readonly runs: readonly OperatorWorkflowStateRun[];
   /** How its last entry ended; undefined when never entered. */
   readonly outcome?: WorkflowStateOutcome;
+  /** What its box says: the name, and `failed`, `caught` or `running` when it ended so (never colour only). */
+  readonly label: string;
   /** Its detail in words: name, type, entered or not, how it ended, error and cause. */
   readonly detail: string;
 }
@@ -113,12 +115,23 @@ export function outcomeWords(run: OperatorWorkflowStateRun): string {
   }
 }
 
+const OUTCOME_TAG: Readonly<Record<WorkflowStateOutcome, string | undefined>> = {
+  Succeeded: undefined,
+  Caught: 'caught',
+  Failed: 'failed',
+  Running: 'running',
+};
+
 function detailOf(name: string, state: AslState, runs: readonly OperatorWorkflowStateRun[]): string {
   const last = runs.at(-1);
   const kind = `${state.Type}${isCompensationState(name) ? ', compensation' : ''}`;
-  if (last === undefined) return `${name} (${kind}): not entered`;
+  const catches = (state.Catch ?? []).map(
+    (handler) => `${(handler.ErrorEquals ?? ['States.ALL']).join(', ')} → ${handler.Next}`,
+  );
+  const catching = catches.length > 0 ? `; catches ${catches.join('; ')}` : '';
+  if (last === undefined) return `${name} (${kind}): not entered${catching}`;
   const times = runs.length > 1 ? `entered ${runs.length} times, last ` : 'entered, ';
-  return `${name} (${kind}): ${times}${outcomeWords(last)}`;
+  return `${name} (${kind}): ${times}${outcomeWords(last)}${catching}`;
 }
 
 /** The graph of `definition` with `path` (the states entered, in order) marked on it. */
@@ -155,6 +168,7 @@ export function workflowGraphOf(
         compensation: isCompensationState(name),
         runs,
         ...(last !== undefined && { outcome: last.outcome }),
+        label: [name, last && OUTCOME_TAG[last.outcome]].filter(Boolean).join(' — '),
         detail: detailOf(name, state, runs),
       });
       if (state.Next !== undefined) addEdge(name, state.Next, 'next');

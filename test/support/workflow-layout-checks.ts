@@ -45,21 +45,32 @@ export function expectCleanLayout(graph: WorkflowGraph, layout: WorkflowLayout):
       .map(([b]) => `${a} / ${b}`),
   );
   expect(overlapping).toEqual([]);
-  const loose = graph.edges.filter((edge) => {
-    const points = layout.edges.get(edge.id) ?? [];
-    const first = points[0];
-    const last = points.at(-1);
-    const from = layout.nodes.get(edge.from);
-    const to = layout.nodes.get(edge.to);
-    return (
-      points.length < 2 ||
-      first === undefined ||
-      last === undefined ||
-      from === undefined ||
-      to === undefined ||
-      !onBorder(first, from) ||
-      !onBorder(last, to)
-    );
-  });
+  // Every edge is routed or a stub; a stub is an untaken Catch (to a shared target).
+  for (const edge of graph.edges) {
+    expect({ edge: edge.id, drawn: layout.edges.has(edge.id) !== layout.stubs.has(edge.id) }).toEqual({
+      edge: edge.id,
+      drawn: true,
+    });
+    if (layout.stubs.has(edge.id))
+      expect({ kind: edge.kind, taken: edge.taken }).toEqual({ kind: 'catch', taken: false });
+  }
+  const loose = graph.edges
+    .filter((edge) => !layout.stubs.has(edge.id))
+    .filter((edge) => {
+      const points = layout.edges.get(edge.id) ?? [];
+      const first = points[0];
+      const last = points.at(-1);
+      const from = layout.nodes.get(edge.from);
+      const to = layout.nodes.get(edge.to);
+      return (
+        points.length < 2 ||
+        first === undefined ||
+        last === undefined ||
+        from === undefined ||
+        to === undefined ||
+        !onBorder(first, from) ||
+        !onBorder(last, to)
+      );
+    });
   expect(loose.map((edge) => `${edge.from} -> ${edge.to}`)).toEqual([]);
 }

@@ -132,8 +132,10 @@ describe('workflowGraphOf', () => {
     expect(graph.notEntered).toEqual(['Fan', 'Left', 'Right', 'Each', 'One', 'Done', 'Broken']);
     const work = graph.nodes.find((node) => node.id === 'Work');
     expect(work?.detail).toBe(
-      'Work (Task): entered, failed (Agent.PermanentFailure: no), caught, then Work.Undo.Call',
+      'Work (Task): entered, failed (Agent.PermanentFailure: no), caught, then Work.Undo.Call; catches Agent.PermanentFailure, Agent.RetryBudgetExhausted → Work.Undo.Call; States.ALL → Broken',
     );
+    expect(work?.label).toBe('Work — caught');
+    expect(graph.nodes.find((node) => node.id === 'Begin')?.label).toBe('Begin');
     expect(graph.nodes.find((node) => node.id === 'Fan')?.detail).toBe('Fan (Parallel): not entered');
 
     const failed = workflowGraphOf(parsed, [
@@ -142,6 +144,7 @@ describe('workflowGraphOf', () => {
       run('Broken', 'Fail', 'Failed', { error: 'Broken' }),
     ]);
     expect(failed.failed).toEqual(['Broken']);
+    expect(failed.nodes.find((node) => node.id === 'Broken')?.label).toBe('Broken — failed');
     expect(failed.nodes.find((node) => node.id === 'Broken')?.detail).toBe(
       'Broken (Fail): entered, failed: Broken',
     );

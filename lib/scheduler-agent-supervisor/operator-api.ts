@@ -141,29 +141,7 @@ export class OperatorApi extends Construct {
       acknowledgeExecutionsWildcard(this.inspectOrder, stateMachine);
     }
 
-    this.orderWorkflow = new LambdaFunction(this, 'OrderWorkflow', {
-      ...common,
-      handler: 'scheduler-agent-supervisor/handlers/operator-workflow',
-      description:
-        "GET /operator/orders/{orderId}/workflow: the latest attempt's definition and the states it entered",
-      serviceName: 'operator-workflow',
-      environment: {
-        [EnvKey.StateTableName]: props.stateStore.tableName,
-        [EnvKey.WorkflowStateMachines]: workflowStateMachinesEnv(this, props.stateMachines),
-      },
-    });
-    const workflow = this.orderWorkflow.function;
-    props.stateStore.grant(workflow, 'dynamodb:GetItem');
-    // The latest attempt's execution: its status, the definition that ran it and its history.
-    for (const stateMachine of props.stateMachines.values()) {
-      stateMachine.grantExecution(
-        workflow,
-        'states:DescribeExecution',
-        'states:DescribeStateMachineForExecution',
-        'states:GetExecutionHistory',
-      );
-      acknowledgeExecutionsWildcard(this.orderWorkflow, stateMachine);
-    }
+    this.orderWorkflow = this.workflowFunction(props, common);
 
     this.act = new LambdaFunction(this, 'Act', {
       ...common,
@@ -204,14 +182,12 @@ export class OperatorApi extends Construct {
     const actIntegration = new apigw.LambdaIntegration(act);
     const actions = Object.values(OperatorAction).map((action) => order.addResource(action));
     const workflowResource = order.addResource('workflow');
+    const workflowIntegration = new apigw.LambdaIntegration(this.orderWorkflow.function);
     this.resources = [orders, order, workflowResource, ...actions];
     this.methods = [
       orders.addMethod('GET', new apigw.LambdaIntegration(this.listOrders.function), iamOnly),
       order.addMethod('GET', new apigw.LambdaIntegration(inspect), { ...iamOnly, ...orderParameter }),
-      workflowResource.addMethod('GET', new apigw.LambdaIntegration(workflow), {
-        ...iamOnly,
-        ...orderParameter,
-      }),
+      workflowResource.addMethod('GET', workflowIntegration, { ...iamOnly, ...orderParameter }),
       ...actions.map((resource) =>
         resource.addMethod('POST', actIntegration, { ...iamOnly, ...orderParameter }),
       ),
@@ -221,6 +197,39 @@ export class OperatorApi extends Construct {
       methods: this.methods,
       routesDescription: "the orders API's operator routes",
     });
+  }
+
+  /**
+   * GET /operator/orders/{orderId}/workflow's function: the record (GetItem) and the latest
+   * attempt's execution (DescribeExecution, DescribeStateMachineForExecution, GetExecutionHistory).
+   */
+  private workflowFunction(
+    props: OperatorApiProps,
+    common: { readonly metricsNamespace: string },
+  ): LambdaFunction {
+    const fn = new LambdaFunction(this, 'OrderWorkflow', {
+      ...common,
+      handler: 'scheduler-agent-supervisor/handlers/operator-workflow',
+      description:
+        "GET /operator/orders/{orderId}/workflow: the latest attempt's definition and the states it entered",
+      serviceName: 'operator-workflow',
+      environment: {
+        [EnvKey.StateTableName]: props.stateStore.tableName,
+        [EnvKey.WorkflowStateMachines]: workflowStateMachinesEnv(this, props.stateMachines),
+      },
+    });
+    props.stateStore.grant(fn.function, 'dynamodb:GetItem');
+    // The latest attempt's execution: its status, the definition that ran it and its history.
+    for (const stateMachine of props.stateMachines.values()) {
+      stateMachine.grantExecution(
+        fn.function,
+        'states:DescribeExecution',
+        'states:DescribeStateMachineForExecution',
+        'states:GetExecutionHistory',
+      );
+      acknowledgeExecutionsWildcard(fn, stateMachine);
+    }
+    return fn;
   }
 
   /**

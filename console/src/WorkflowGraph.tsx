@@ -67,6 +67,50 @@ function WorkflowLegend() {
   );
 }
 
+/** The transitions: routed polylines (the way this attempt went on top), and stubs for shared Catches. */
+function Transitions({ graph, layout }: { readonly graph: WorkflowGraph; readonly layout: WorkflowLayout }) {
+  const edges = [...graph.edges].sort((a, b) => Number(a.taken) - Number(b.taken));
+  return (
+    <>
+      {edges.map((edge) => {
+        if (layout.stubs.has(edge.id)) {
+          const box = layout.nodes.get(edge.from);
+          if (box === undefined) return null;
+          const y = box.y + box.height / 2;
+          return (
+            <path
+              key={edge.id}
+              className="wf-edge wf-stub"
+              d={`M${box.x + box.width},${y} l9,0`}
+              markerEnd="url(#wf-arrow)"
+            >
+              <title>{`Catch ${edge.label ?? ''} → ${edge.to}`}</title>
+            </path>
+          );
+        }
+        const points = layout.edges.get(edge.id) ?? [];
+        const middle = points[Math.floor(points.length / 2)];
+        return (
+          <g key={edge.id} data-edge={`${edge.from} -> ${edge.to}`} data-taken={edge.taken}>
+            <path
+              className={`wf-edge wf-edge-${edge.kind}${edge.taken ? ' wf-taken' : ''}`}
+              d={pathOf(points)}
+              markerEnd={edge.taken ? 'url(#wf-arrow-taken)' : 'url(#wf-arrow)'}
+            >
+              <title>{`${edge.from} → ${edge.to}${edge.label ? ` (${edge.label})` : ''}`}</title>
+            </path>
+            {edge.taken && edge.label && middle && (
+              <text className="wf-edge-label" x={middle.x + 4} y={middle.y - 3}>
+                {edge.label}
+              </text>
+            )}
+          </g>
+        );
+      })}
+    </>
+  );
+}
+
 function GraphDrawing({
   graph,
   layout,
@@ -83,7 +127,6 @@ function GraphDrawing({
     const boxB = layout.nodes.get(b.id);
     return (boxA?.y ?? 0) - (boxB?.y ?? 0) || (boxA?.x ?? 0) - (boxB?.x ?? 0);
   });
-  const edges = [...graph.edges].sort((a, b) => Number(a.taken) - Number(b.taken));
   return (
     <ChartFrame
       className="workflow-graph"
@@ -128,41 +171,7 @@ function GraphDrawing({
           <path d="M0,0 L8,4 L0,8 z" className="wf-arrow-taken" />
         </marker>
       </defs>
-      {edges.map((edge) => {
-        if (layout.stubs.has(edge.id)) {
-          const box = layout.nodes.get(edge.from);
-          if (box === undefined) return null;
-          const y = box.y + box.height / 2;
-          return (
-            <path
-              key={edge.id}
-              className="wf-edge wf-stub"
-              d={`M${box.x + box.width},${y} l9,0`}
-              markerEnd="url(#wf-arrow)"
-            >
-              <title>{`Catch ${edge.label ?? ''} → ${edge.to}`}</title>
-            </path>
-          );
-        }
-        const points = layout.edges.get(edge.id) ?? [];
-        const middle = points[Math.floor(points.length / 2)];
-        return (
-          <g key={edge.id} data-edge={`${edge.from} -> ${edge.to}`} data-taken={edge.taken}>
-            <path
-              className={`wf-edge wf-edge-${edge.kind}${edge.taken ? ' wf-taken' : ''}`}
-              d={pathOf(points)}
-              markerEnd={edge.taken ? 'url(#wf-arrow-taken)' : 'url(#wf-arrow)'}
-            >
-              <title>{`${edge.from} → ${edge.to}${edge.label ? ` (${edge.label})` : ''}`}</title>
-            </path>
-            {edge.taken && edge.label && middle && (
-              <text className="wf-edge-label" x={middle.x + 4} y={middle.y - 3}>
-                {edge.label}
-              </text>
-            )}
-          </g>
-        );
-      })}
+      <Transitions graph={graph} layout={layout} />
       {nodes.map((node) => {
         const box = layout.nodes.get(node.id);
         if (box === undefined) return null;

@@ -36,7 +36,10 @@ export function OrderView({ orderId }: { readonly orderId: string }) {
             <OrderChart order={order} />
           </Section>
           <Section title="Workflow">
-            <OrderWorkflow orderId={order.orderId} />
+            <OrderWorkflow
+              orderId={order.orderId}
+              revision={`${order.attempt}|${order.processState}|${order.updatedAt}`}
+            />
           </Section>
           <Section title="Timeline">
             <ol className="timeline">

@@ -5,10 +5,10 @@
  * `failed`, the compensation states in their own colour, the others dimmed (and still readable).
  * Every state is reached with Tab and says its detail on focus, hover or click (use-chart-detail.ts);
  * under it, its text equivalent: the states entered in order with how each ended, then those not
- * entered. Read with the order's detail, every POLL_INTERVAL_MS; the layout is computed again only
- * when the definition or the path changed.
+ * entered. Read beside the order's detail (OrderWorkflow says when); the layout is computed again
+ * only when the definition or the path changed.
  */
-import { useMemo } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import type {
   OperatorWorkflowBody,
   OperatorWorkflowExecution,
@@ -261,11 +261,32 @@ const UNAVAILABLE: Readonly<Record<NonNullable<OperatorWorkflowBody['unavailable
     'Step Functions does not know the latest attempt’s execution (it keeps finished ones 90 days, or the workflow version is not deployed here).',
 };
 
-/** The Workflow section's content: reads the order's workflow and draws it. */
-export function OrderWorkflow({ orderId }: { readonly orderId: string }) {
+/**
+ * The Workflow section's content: reads the order's workflow and draws it. Every POLL_INTERVAL_MS
+ * while the execution runs; once it has ended (or there is none), again only when the order's
+ * record moves (`revision`: a new attempt, a new state), so an open page of a finished order costs
+ * Step Functions nothing (its history and describe APIs are throttled per account).
+ */
+export function OrderWorkflow({
+  orderId,
+  revision,
+}: {
+  readonly orderId: string;
+  readonly revision: string;
+}) {
   const api = useConsoleApi();
-  const polled = usePolling(() => api.workflow(orderId), `workflow|${orderId}`);
+  const [running, setRunning] = useState(true);
+  const polled = usePolling(() => api.workflow(orderId), `workflow|${orderId}`, { paused: !running });
   const body = polled.data;
+  const ended = body !== undefined && body.execution?.status !== 'RUNNING';
+  if (running === ended) setRunning(!ended);
+  const seen = useRef(revision);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: reads again when the record moves, not when refresh is remade
+  useEffect(() => {
+    if (seen.current === revision) return;
+    seen.current = revision;
+    polled.refresh();
+  }, [revision]);
   return (
     <div data-testid="workflow">
       <ErrorNotice error={polled.error} />

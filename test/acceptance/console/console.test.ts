@@ -211,6 +211,18 @@ describe('orders', () => {
     );
     expect(await actionButton('Cancel order…').isDisabled()).toBe(false);
     expect(await page.getByTestId('cancel-unavailable').count()).toBe(0);
+    // Its execution has ended: the workflow is not read again on a timer (the order's detail is).
+    await expectContains(page.getByTestId('workflow-summary'), 'SUCCEEDED;', scenarioTimeoutMs.normal);
+    const reads: string[] = [];
+    const count = (request: { url(): string }) => {
+      if (request.url().includes('/api/orders/'))
+        reads.push(request.url().endsWith('/workflow') ? 'workflow' : 'order');
+    };
+    page.on('request', count);
+    await new Promise((resolveWait) => setTimeout(resolveWait, 2_500));
+    page.off('request', count);
+    expect(reads).toContain('order');
+    expect(reads).not.toContain('workflow');
   });
 
   it('a stale click is still refused by the API, and the 409 reason shows in words', async () => {

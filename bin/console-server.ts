@@ -207,6 +207,7 @@ const pattern = (path: string) => new RegExp(`^${path.replace(ID_PLACEHOLDER, '(
 const ORDER = pattern(ConsoleRoute.order(ID_PLACEHOLDER));
 const ACTION = pattern(ConsoleRoute.action(ID_PLACEHOLDER, 'retry').replace(/retry$/, '(retry|cancel)'));
 const DELIVERY = pattern(ConsoleRoute.delivery(ID_PLACEHOLDER));
+const WORKFLOW = pattern(ConsoleRoute.workflow(ID_PLACEHOLDER));
 
 async function handle(
   request: IncomingMessage,
@@ -264,6 +265,12 @@ async function handle(
       ...(limit !== null && { limit: Number(limit) }),
       ...(cursor !== null && { cursor }),
     });
+    sendJson(response, answer.status, answer.body);
+    return;
+  }
+  const workflow = WORKFLOW.exec(path);
+  if (workflow) {
+    const answer = await backend.operator.workflow(decodeURIComponent(workflow[1] ?? ''));
     sendJson(response, answer.status, answer.body);
     return;
   }

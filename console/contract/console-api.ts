@@ -16,6 +16,8 @@ export const ConsoleRoute = {
   orders: `${CONSOLE_BASE}/api/orders`,
   /** GET: the operator API's inspect, as is. */
   order: (orderId: string) => `${CONSOLE_BASE}/api/orders/${encodeURIComponent(orderId)}`,
+  /** GET: the operator API's workflow of the order's latest attempt (OperatorWorkflowBody), as is. */
+  workflow: (orderId: string) => `${CONSOLE_BASE}/api/orders/${encodeURIComponent(orderId)}/workflow`,
   /** POST OperatorActionRequest: the operator API's retry or cancel; its 409 body passed on as is. */
   action: (orderId: string, action: 'retry' | 'cancel') =>
     `${CONSOLE_BASE}/api/orders/${encodeURIComponent(orderId)}/${action}`,

@@ -14,6 +14,11 @@ export interface ChartFrameProps {
   readonly title: string;
   readonly width: number;
   readonly height: number;
+  /**
+   * Drawn at its own size (its box scrolls), not scaled to the page's width: a graph wider than the
+   * page would be unreadably small. @default false
+   */
+  readonly naturalSize?: boolean;
   /** The detail of the bar or mark last focused, hovered or clicked (use-chart-detail.ts). */
   readonly detail: string | undefined;
   readonly detailTestId: string;
@@ -27,7 +32,11 @@ export function ChartFrame(props: ChartFrameProps) {
   return (
     <figure className={`time-chart ${props.className}`}>
       <div className="chart-scroll">
-        <svg viewBox={`0 0 ${props.width} ${props.height}`} aria-labelledby={props.titleId}>
+        <svg
+          viewBox={`0 0 ${props.width} ${props.height}`}
+          aria-labelledby={props.titleId}
+          {...(props.naturalSize && { width: props.width, height: props.height, className: 'natural-size' })}
+        >
           <title id={props.titleId}>{props.title}</title>
           {props.children}
         </svg>

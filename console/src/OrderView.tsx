@@ -12,6 +12,7 @@ import { OrderChart } from './OrderChart';
 import { href } from './route';
 import { timelineOf } from './timeline';
 import { usePolling } from './use-polling';
+import { OrderWorkflow } from './WorkflowGraph';
 
 export function OrderView({ orderId }: { readonly orderId: string }) {
   const api = useConsoleApi();
@@ -33,6 +34,12 @@ export function OrderView({ orderId }: { readonly orderId: string }) {
           <Actions key={order.orderId} order={order} onDone={detail.refresh} />
           <Section title="Timeline chart">
             <OrderChart order={order} />
+          </Section>
+          <Section title="Workflow">
+            <OrderWorkflow
+              orderId={order.orderId}
+              revision={`${order.attempt}|${order.processState}|${order.updatedAt}`}
+            />
           </Section>
           <Section title="Timeline">
             <ol className="timeline">

@@ -13,6 +13,7 @@ import type {
   OperatorOrderListBody,
   OperatorRefusalBody,
 } from '../../lambdas/scheduler-agent-supervisor/contracts/api';
+import type { OperatorWorkflowBody } from '../../lambdas/scheduler-agent-supervisor/contracts/operator-workflow';
 import {
   type AlarmsBody,
   type AlarmView,
@@ -92,6 +93,8 @@ export interface ConsoleApi {
   counts(): Promise<readonly StateCount[]>;
   orders(query: ListQuery): Promise<OperatorOrderListBody>;
   order(orderId: string): Promise<OperatorOrderDetailBody>;
+  /** The latest attempt's definition and the states it entered (the workflow graph). */
+  workflow(orderId: string): Promise<OperatorWorkflowBody>;
   /** Retry or cancel: 200 with the result, or 409 with the refusal (any other status throws). */
   act(
     orderId: string,
@@ -116,6 +119,7 @@ export const localConsoleApi: ConsoleApi = {
     return (await callJson<OperatorOrderListBody>(`${ConsoleRoute.orders}?${search}`)).body;
   },
   order: async (orderId) => (await callJson<OperatorOrderDetailBody>(ConsoleRoute.order(orderId))).body,
+  workflow: async (orderId) => (await callJson<OperatorWorkflowBody>(ConsoleRoute.workflow(orderId))).body,
   act: (orderId, action, request) =>
     callJson<OperatorActionResultBody | OperatorRefusalBody>(ConsoleRoute.action(orderId, action), {
       method: 'POST',

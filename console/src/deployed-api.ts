@@ -25,6 +25,7 @@ import {
   OperatorRoute,
 } from '../../lambdas/scheduler-agent-supervisor/contracts/api';
 import type { DeployedConsoleConfig } from '../../lambdas/scheduler-agent-supervisor/contracts/console';
+import type { OperatorWorkflowBody } from '../../lambdas/scheduler-agent-supervisor/contracts/operator-workflow';
 import { type SignedRequest, sendSigned } from '../../lambdas/shared/signed-request';
 import { type AlarmView, alarmViewOf } from '../contract/console-api';
 import { countStates, type ListQuery } from '../contract/state-counts';
@@ -109,6 +110,8 @@ export function deployedConsoleApi(
     orders,
     order: async (orderId) =>
       (await call<OperatorOrderDetailBody>({ method: 'GET', path: OperatorRoute.order(orderId) })).body,
+    workflow: async (orderId) =>
+      (await call<OperatorWorkflowBody>({ method: 'GET', path: OperatorRoute.workflow(orderId) })).body,
     act: (orderId, action, request) =>
       call<OperatorActionResultBody | OperatorRefusalBody>(
         {

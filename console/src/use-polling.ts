@@ -15,7 +15,15 @@ export interface Polled<T> {
   readonly refresh: () => void;
 }
 
-export function usePolling<T>(load: () => Promise<T>, key: string): Polled<T> {
+export interface PollingOptions {
+  /**
+   * No reading on a timer while true (a finished execution's workflow: nothing will change it);
+   * the first read of a key and `refresh` still read. @default false
+   */
+  readonly paused?: boolean;
+}
+
+export function usePolling<T>(load: () => Promise<T>, key: string, options: PollingOptions = {}): Polled<T> {
   // Tagged with the key it was read for: after the key changes, the previous key's data (another
   // order's state) is never shown under the new heading, not even for the render before the effect.
   const [state, setState] = useState<{ key?: string; data?: T; error?: string; loadedAt?: Date }>({});
@@ -40,9 +48,14 @@ export function usePolling<T>(load: () => Promise<T>, key: string): Polled<T> {
     generation.current += 1;
     setState({});
     void run();
+  }, [key, run]);
+  const { paused = false } = options;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new key starts its timer over
+  useEffect(() => {
+    if (paused) return;
     const timer = setInterval(() => void run(), POLL_INTERVAL_MS);
     return () => clearInterval(timer);
-  }, [key, run]);
+  }, [key, run, paused]);
   const { key: _readFor, ...current } = state.key === key ? state : {};
   return { ...current, refresh: () => void run() };
 }

@@ -19,6 +19,7 @@ import {
   type OperatorOrderDetailBody,
   type OperatorOrderListBody,
   OperatorRoute,
+  type OperatorWorkflowBody,
 } from '../../lambdas/scheduler-agent-supervisor/contracts';
 import type { RuntimeClock } from '../local-runtime';
 import { SignedApi, type SigningCredentials } from './signed-api';
@@ -70,6 +71,11 @@ export class OperatorClient {
 
   show(orderId: string): Promise<ApiAnswer<OperatorOrderDetailBody>> {
     return this.send('GET', OperatorRoute.order(orderId));
+  }
+
+  /** The latest attempt's definition and the states it entered. */
+  workflow(orderId: string): Promise<ApiAnswer<OperatorWorkflowBody>> {
+    return this.send('GET', OperatorRoute.workflow(orderId));
   }
 
   act(

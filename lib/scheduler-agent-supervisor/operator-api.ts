@@ -57,7 +57,8 @@ export interface OperatorApiProps {
 
 /**
  * The operators' door (DESIGN.md, Operator actions): `/operator/orders` (list by state),
- * `/operator/orders/{orderId}` (inspect), `/operator/orders/{orderId}/retry` and `/cancel`, on the
+ * `/operator/orders/{orderId}` (inspect), `/operator/orders/{orderId}/workflow` (the latest
+ * attempt's definition and path), `/operator/orders/{orderId}/retry` and `/cancel`, on the
  * given REST API, authorised by IAM (SigV4; the caller is requestContext.identity.userArn), never
  * by the clients' API key. Also the alert archive: every operator alert, by order, for inspect.
  */
@@ -66,6 +67,7 @@ export class OperatorApi extends Construct {
   readonly archiver: LambdaFunction;
   readonly listOrders: LambdaFunction;
   readonly inspectOrder: LambdaFunction;
+  readonly orderWorkflow: LambdaFunction;
   readonly act: LambdaFunction;
   /** The IAM-authorised methods, for policies that allow operators to call them (execute-api:Invoke). */
   readonly methods: readonly apigw.Method[];
@@ -139,6 +141,8 @@ export class OperatorApi extends Construct {
       acknowledgeExecutionsWildcard(this.inspectOrder, stateMachine);
     }
 
+    this.orderWorkflow = this.workflowFunction(props, common);
+
     this.act = new LambdaFunction(this, 'Act', {
       ...common,
       handler: 'scheduler-agent-supervisor/handlers/operator-action',
@@ -177,10 +181,13 @@ export class OperatorApi extends Construct {
     const order = orders.addResource(`{${OperatorRoute.orderPathParameter}}`);
     const actIntegration = new apigw.LambdaIntegration(act);
     const actions = Object.values(OperatorAction).map((action) => order.addResource(action));
-    this.resources = [orders, order, ...actions];
+    const workflowResource = order.addResource('workflow');
+    const workflowIntegration = new apigw.LambdaIntegration(this.orderWorkflow.function);
+    this.resources = [orders, order, workflowResource, ...actions];
     this.methods = [
       orders.addMethod('GET', new apigw.LambdaIntegration(this.listOrders.function), iamOnly),
       order.addMethod('GET', new apigw.LambdaIntegration(inspect), { ...iamOnly, ...orderParameter }),
+      workflowResource.addMethod('GET', workflowIntegration, { ...iamOnly, ...orderParameter }),
       ...actions.map((resource) =>
         resource.addMethod('POST', actIntegration, { ...iamOnly, ...orderParameter }),
       ),
@@ -190,6 +197,39 @@ export class OperatorApi extends Construct {
       methods: this.methods,
       routesDescription: "the orders API's operator routes",
     });
+  }
+
+  /**
+   * GET /operator/orders/{orderId}/workflow's function: the record (GetItem) and the latest
+   * attempt's execution (DescribeExecution, DescribeStateMachineForExecution, GetExecutionHistory).
+   */
+  private workflowFunction(
+    props: OperatorApiProps,
+    common: { readonly metricsNamespace: string },
+  ): LambdaFunction {
+    const fn = new LambdaFunction(this, 'OrderWorkflow', {
+      ...common,
+      handler: 'scheduler-agent-supervisor/handlers/operator-workflow',
+      description:
+        "GET /operator/orders/{orderId}/workflow: the latest attempt's definition and the states it entered",
+      serviceName: 'operator-workflow',
+      environment: {
+        [EnvKey.StateTableName]: props.stateStore.tableName,
+        [EnvKey.WorkflowStateMachines]: workflowStateMachinesEnv(this, props.stateMachines),
+      },
+    });
+    props.stateStore.grant(fn.function, 'dynamodb:GetItem');
+    // The latest attempt's execution: its status, the definition that ran it and its history.
+    for (const stateMachine of props.stateMachines.values()) {
+      stateMachine.grantExecution(
+        fn.function,
+        'states:DescribeExecution',
+        'states:DescribeStateMachineForExecution',
+        'states:GetExecutionHistory',
+      );
+      acknowledgeExecutionsWildcard(fn, stateMachine);
+    }
+    return fn;
   }
 
   /**
@@ -206,7 +246,9 @@ export class OperatorApi extends Construct {
       {
         api: this.api,
         resources: this.resources,
-        functions: [this.listOrders, this.inspectOrder, this.act].map((fn) => fn.function),
+        functions: [this.listOrders, this.inspectOrder, this.orderWorkflow, this.act].map(
+          (fn) => fn.function,
+        ),
       },
       origin,
     );
@@ -227,6 +269,6 @@ function acknowledgeExecutionsWildcard(fn: LambdaFunction, stateMachine: sfn.ISt
   Validations.of(policy).acknowledge({
     id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:${name}:*]`,
     reason:
-      'Inspect describes the executions of this one state machine (one per attempt, <orderId>--attempt-<n>, named at run time): DescribeExecution and GetExecutionHistory only.',
+      'The operator routes read the executions of this one state machine (one per attempt, <orderId>--attempt-<n>, named at run time): DescribeExecution, DescribeStateMachineForExecution and GetExecutionHistory only.',
   });
 }

@@ -71,6 +71,8 @@ export const OperatorRoute = {
   order: (orderId: string) => `/operator/orders/${encodeURIComponent(orderId)}`,
   retry: (orderId: string) => `/operator/orders/${encodeURIComponent(orderId)}/retry`,
   cancel: (orderId: string) => `/operator/orders/${encodeURIComponent(orderId)}/cancel`,
+  /** GET: the latest attempt's execution, its definition and the states it entered (OperatorWorkflowBody). */
+  workflow: (orderId: string) => `/operator/orders/${encodeURIComponent(orderId)}/workflow`,
   orderPathParameter: 'orderId',
 } as const;
 

@@ -12,6 +12,7 @@ export * from './events';
 export * from './messages';
 export * from './metrics';
 export * from './operator-actions';
+export * from './operator-workflow';
 export * from './remote-service';
 export * from './retry-budget';
 export * from './state-record';

@@ -145,6 +145,18 @@ describe('orders', () => {
     await expectContains(timeline, 'Attempt 1 started');
     await expectContains(timeline, 'ScheduleShipping completed');
     await expectContains(timeline, 'client told Completed');
+    // Its workflow graph: the states entered up to Processed, none failed, no compensation.
+    const workflow = page.getByRole('region', { name: 'Workflow' });
+    await expectContains(page.getByTestId('workflow-summary'), 'SUCCEEDED;', scenarioTimeoutMs.normal);
+    await expectContains(page.getByTestId('workflow-summary'), 'no failed state; no compensation');
+    expect(await workflow.locator('[data-state][data-outcome="Failed"]').count()).toBe(0);
+    const entered = workflow.locator('[data-testid="workflow-path"] li');
+    expect(await entered.last().getAttribute('data-state')).toBe('Processed');
+    expect(await workflow.locator('g[data-state][data-outcome="Succeeded"]').count()).toBe(
+      await entered.count(),
+    );
+    await workflow.locator('g[data-state="Processed"]').focus();
+    await expectContains(page.getByTestId('workflow-detail'), 'Processed (Succeed): entered, succeeded');
   });
 
   it('the list of Processed orders counts them, shows the order and opens it', async () => {
@@ -199,6 +211,18 @@ describe('orders', () => {
     );
     expect(await actionButton('Cancel order…').isDisabled()).toBe(false);
     expect(await page.getByTestId('cancel-unavailable').count()).toBe(0);
+    // Its execution has ended: the workflow is not read again on a timer (the order's detail is).
+    await expectContains(page.getByTestId('workflow-summary'), 'SUCCEEDED;', scenarioTimeoutMs.normal);
+    const reads: string[] = [];
+    const count = (request: { url(): string }) => {
+      if (request.url().includes('/api/orders/'))
+        reads.push(request.url().endsWith('/workflow') ? 'workflow' : 'order');
+    };
+    page.on('request', count);
+    await new Promise((resolveWait) => setTimeout(resolveWait, 2_500));
+    page.off('request', count);
+    expect(reads).toContain('order');
+    expect(reads).not.toContain('workflow');
   });
 
   it('a stale click is still refused by the API, and the 409 reason shows in words', async () => {
@@ -233,6 +257,25 @@ describe('orders', () => {
     const chart = page.getByRole('region', { name: 'Timeline chart' });
     await chart.locator('[data-lane="compensation"] [data-outcome="compensated"]').first().waitFor();
     expect(await chart.locator('[data-mark="operator"]').count()).toBe(1);
+    // Its workflow: the cancel's attempt took the compensation path from CheckLock to Compensated.
+    const workflow = page.getByRole('region', { name: 'Workflow' });
+    await expectContains(
+      page.getByTestId('workflow-summary'),
+      'the compensation path was taken',
+      scenarioTimeoutMs.normal,
+    );
+    // Its last state may be entered a moment after the record reads Compensated.
+    await workflow
+      .locator('g[data-state="Compensated"][data-outcome="Succeeded"]')
+      .waitFor({ timeout: scenarioTimeoutMs.normal });
+    expect(
+      await workflow.locator('g[data-compensation="true"][data-outcome="Succeeded"]').count(),
+    ).toBeGreaterThanOrEqual(4);
+    // Wide and tall enough for the whole graph in its box (it scrolls in a smaller window).
+    const viewport = page.viewportSize();
+    await page.setViewportSize({ width: 1920, height: 1700 });
+    await workflow.screenshot({ path: resolve(SCREENSHOTS, 'order-workflow.png') });
+    if (viewport) await page.setViewportSize(viewport);
     expect(await actionButton('Retry…').isDisabled()).toBe(true);
     expect(await actionButton('Cancel order…').isDisabled()).toBe(true);
     await expectText(
@@ -250,6 +293,17 @@ describe('orders', () => {
     async () => {
       await open(`#/orders/${ids.outage}`);
       await expectText(orderState(), 'Error', UNTIL_ERROR_MS);
+      // Its latest attempt's workflow marks the state it failed in, red and in words.
+      const workflow = page.getByRole('region', { name: 'Workflow' });
+      const failed = workflow.locator('g[data-state][data-outcome="Failed"]').first();
+      await failed.waitFor({ timeout: scenarioTimeoutMs.normal });
+      expect(await failed.textContent()).toContain('— failed');
+      await failed.focus();
+      await expectContains(page.getByTestId('workflow-detail'), 'failed');
+      await expectContains(
+        workflow.locator('[data-testid="workflow-path"] li[data-outcome="Failed"]'),
+        'failed',
+      );
       await act('Retry…', 'the provider says the outage is over');
       await expectContains(
         page.getByRole('status').filter({ hasText: 'Done' }),

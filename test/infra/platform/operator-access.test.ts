@@ -40,18 +40,19 @@ function operatorAccessOf(
 }
 
 describe('OperatorAccess', () => {
-  it('SchedulerAgentSupervisor: execute-api:Invoke on the four operator methods', () => {
+  it('SchedulerAgentSupervisor: execute-api:Invoke on the five operator methods', () => {
     const { stack, template } = synthesizeStack('local');
-    expect(stack.operatorApi.methods).toHaveLength(4);
+    expect(stack.operatorApi.methods).toHaveLength(5);
     operatorAccessOf(template, stack, stack.operatorApi.methods);
   });
 
-  it('SchedulerAgentSupervisor: a read-only policy with the two read methods (list, show), not retry or cancel', () => {
+  it('SchedulerAgentSupervisor: a read-only policy with the three read methods (list, show, workflow), not retry or cancel', () => {
     const { stack, template } = synthesizeStack('local');
     const reads = stack.operatorApi.methods.filter((method) => method.httpMethod === 'GET');
     expect(reads.map((method) => method.resource.path).sort()).toEqual([
       '/operator/orders',
       '/operator/orders/{orderId}',
+      '/operator/orders/{orderId}/workflow',
     ]);
     operatorAccessOf(template, stack, reads, 'OperatorReadOnly');
   });

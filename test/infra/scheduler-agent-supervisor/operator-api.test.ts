@@ -61,6 +61,7 @@ describe('operator API (default profile, demo)', () => {
     expect(operator.map(({ path }) => path).sort()).toEqual([
       'GET /operator/orders',
       'GET /operator/orders/{orderId}',
+      'GET /operator/orders/{orderId}/workflow',
       'POST /operator/orders/{orderId}/cancel',
       'POST /operator/orders/{orderId}/retry',
     ]);
@@ -109,6 +110,31 @@ describe('operator API (default profile, demo)', () => {
       'dynamodb:GetItem',
       'dynamodb:Query',
       'states:DescribeExecution',
+      'states:GetExecutionHistory',
+    ]);
+  });
+
+  it("reads an order's workflow with GetItem on the state table and DescribeExecution, DescribeStateMachineForExecution and GetExecutionHistory of the scheduler executions, nothing else", () => {
+    const statements = statementsOfFunction(template, functionIdByService(template, 'operator-workflow'));
+    const byAction = grants(statements);
+    const table = JSON.stringify({ 'Fn::GetAtt': [logicalId(synth.stack.stateStore.table), 'Arn'] });
+    expect(byAction['dynamodb:GetItem']).toEqual([table]);
+    // The executions of each live version's state machine, and nothing of the state machines themselves.
+    expect(byAction['states:DescribeStateMachineForExecution']).toHaveLength(synth.stack.workflows.size);
+    for (const resource of byAction['states:DescribeStateMachineForExecution'] ?? [])
+      expect(resource).toMatch(/:execution:.*:\*"/);
+    expect(byAction['states:GetExecutionHistory']).toEqual(
+      byAction['states:DescribeStateMachineForExecution'],
+    );
+    expect(byAction['states:DescribeExecution']).toEqual(byAction['states:DescribeStateMachineForExecution']);
+    expect(
+      Object.keys(byAction)
+        .filter((action) => /^(dynamodb|states|sqs):/.test(action))
+        .sort(),
+    ).toEqual([
+      'dynamodb:GetItem',
+      'states:DescribeExecution',
+      'states:DescribeStateMachineForExecution',
       'states:GetExecutionHistory',
     ]);
   });

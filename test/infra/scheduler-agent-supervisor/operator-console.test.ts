@@ -297,7 +297,8 @@ describe('the deployed operator console', () => {
     const preflights = template.findResources('AWS::ApiGateway::Method', {
       Properties: { HttpMethod: 'OPTIONS' },
     });
-    expect(Object.keys(preflights)).toHaveLength(4);
+    // list, inspect, workflow, retry, cancel
+    expect(Object.keys(preflights)).toHaveLength(5);
     const origin = { 'Fn::Join': ['', ["'https://", distributionDomain(), "'"]] };
     for (const preflight of Object.values(preflights)) {
       expect(preflight.Properties.AuthorizationType).toBe('NONE');
@@ -324,14 +325,14 @@ describe('the deployed operator console', () => {
 
   it("tells the operator handlers the console's origin, and no other function", () => {
     const origin = { 'Fn::Join': ['', ['https://', distributionDomain()]] };
-    for (const service of ['operator-list', 'operator-inspect', 'operator-action']) {
+    const handlers = ['operator-list', 'operator-inspect', 'operator-workflow', 'operator-action'];
+    for (const service of handlers) {
       expect(environmentOf(template, service)[BROWSER_ORIGIN_ENV]).toEqual(origin);
     }
     const others = Object.values(template.findResources('AWS::Lambda::Function')).filter(
       (fn) =>
-        !['operator-list', 'operator-inspect', 'operator-action'].includes(
-          fn.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME,
-        ) && fn.Properties.Environment?.Variables?.[BROWSER_ORIGIN_ENV] !== undefined,
+        !handlers.includes(fn.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME) &&
+        fn.Properties.Environment?.Variables?.[BROWSER_ORIGIN_ENV] !== undefined,
     );
     expect(others).toEqual([]);
   });

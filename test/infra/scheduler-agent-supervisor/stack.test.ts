@@ -139,9 +139,9 @@ describe('SchedulerAgentSupervisor stack (default profile, demo: fake services)'
     it('every function: Node.js 22 on arm64, active tracing, its own log group, source maps, Powertools env', () => {
       const functions = Object.values(template.findResources('AWS::Lambda::Function'));
       // 6 order functions (remote service, starter, supervisor, submit, get, status notifier),
-      // 2 admission ones (release, reconciler), 4 operator ones (list, inspect, act, alert
-      // archiver), one agent per step.
-      expect(functions).toHaveLength(12 + V1_STEPS.length);
+      // 2 admission ones (release, reconciler), 5 operator ones (list, inspect, workflow, act,
+      // alert archiver), one agent per step.
+      expect(functions).toHaveLength(13 + V1_STEPS.length);
       for (const fn of functions) {
         expect(fn.Properties).toMatchObject({
           Runtime: 'nodejs22.x',
@@ -607,7 +607,7 @@ describe('SchedulerAgentSupervisor stack (default profile, real endpoints)', () 
       (fn) => fn.Properties.Environment.Variables.POWERTOOLS_SERVICE_NAME,
     );
     expect(services).not.toContain('remote-service');
-    expect(services).toHaveLength(11 + V1_STEPS.length);
+    expect(services).toHaveLength(12 + V1_STEPS.length);
     synth.template.resourceCountIs('AWS::Lambda::Url', 0);
     // State, orders, idempotency, admission counters and the alert archive.
     synth.template.resourceCountIs('AWS::DynamoDB::Table', 5);

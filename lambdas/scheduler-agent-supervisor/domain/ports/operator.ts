@@ -8,6 +8,7 @@ import type {
   OperatorOrderDetailBody,
   OperatorStepRunView,
   OperatorTransitionName,
+  OperatorWorkflowExecution,
   ProcessState,
 } from '../../contracts';
 import type { AdmissionSlot } from './admission';
@@ -110,6 +111,20 @@ export interface ExecutionHistory {
     workflowVersion: number,
     bounds: { readonly pageSize: number; readonly maxPages: number },
   ): Promise<ExecutionStepRuns | undefined>;
+}
+
+/** One execution as the workflow graph draws it: its definition and the states it entered. */
+export interface ExecutionWorkflows {
+  /**
+   * The execution's status, the definition that ran it and its path, reading at most `maxPages`
+   * pages of `pageSize` history events (pathComplete false when there were more). undefined as
+   * for ExecutionHistory.describe.
+   */
+  workflow(
+    executionName: string,
+    workflowVersion: number,
+    bounds: { readonly pageSize: number; readonly maxPages: number },
+  ): Promise<OperatorWorkflowExecution | undefined>;
 }
 
 /** The agent calls read from one execution's history. */

@@ -142,7 +142,8 @@ export function dashboardOf(nowMillis: number, results: readonly MetricDataResul
     const minutes = byId.get(result.Id ?? '') ?? new Array<number>(DASHBOARD_MINUTES).fill(0);
     (result.Timestamps ?? []).forEach((timestamp, index) => {
       const minute = Math.floor((new Date(timestamp).getTime() - start) / MINUTE_MILLIS);
-      if (minute >= 0 && minute < DASHBOARD_MINUTES) minutes[minute] += result.Values?.[index] ?? 0;
+      if (minute >= 0 && minute < DASHBOARD_MINUTES)
+        minutes[minute] = (minutes[minute] ?? 0) + (result.Values?.[index] ?? 0);
     });
     byId.set(result.Id ?? '', minutes);
   }

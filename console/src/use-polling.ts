@@ -15,7 +15,8 @@ export interface Polled<T> {
   readonly refresh: () => void;
 }
 
-export function usePolling<T>(load: () => Promise<T>, key: string): Polled<T> {
+/** `intervalMs`: how often to read again (the dashboard's metrics read less often: DashboardView). */
+export function usePolling<T>(load: () => Promise<T>, key: string, intervalMs = POLL_INTERVAL_MS): Polled<T> {
   // Tagged with the key it was read for: after the key changes, the previous key's data (another
   // order's state) is never shown under the new heading, not even for the render before the effect.
   const [state, setState] = useState<{ key?: string; data?: T; error?: string; loadedAt?: Date }>({});
@@ -40,9 +41,9 @@ export function usePolling<T>(load: () => Promise<T>, key: string): Polled<T> {
     generation.current += 1;
     setState({});
     void run();
-    const timer = setInterval(() => void run(), POLL_INTERVAL_MS);
+    const timer = setInterval(() => void run(), intervalMs);
     return () => clearInterval(timer);
-  }, [key, run]);
+  }, [key, run, intervalMs]);
   const { key: _readFor, ...current } = state.key === key ? state : {};
   return { ...current, refresh: () => void run() };
 }

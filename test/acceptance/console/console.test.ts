@@ -314,6 +314,113 @@ describe('deliveries', () => {
   });
 });
 
+describe('the dashboard', () => {
+  it('shows the alarms firing on top, then a chart per state and per status whose hour counts what this test saw, as its table says', async () => {
+    await open('#/dashboard');
+    // The alarms first: the firing ones spelled out, or in words that none fires.
+    await expectText(page.locator('#alarms-title .summary'), /firing\)$/);
+    const alarms = await page.locator('#alarms-title .summary').innerText();
+    const firing = await page.locator('ul.firing > li').count();
+    if (/none firing/.test(alarms)) expect(firing).toBe(0);
+    else expect(alarms).toMatch(new RegExp(`^\\(${firing} of \\d+ firing\\)$`));
+    const ordersGroup = page.getByTestId('dashboard-orders');
+    const deliveriesGroup = page.getByTestId('dashboard-deliveries');
+    await ordersGroup.waitFor({ timeout: scenarioTimeoutMs.normal });
+    // Read in the page (as text: this project's TypeScript knows no DOM).
+    const seriesOf = (group: 'orders' | 'deliveries') =>
+      page.evaluate<{ name: string; total: number; bars: number }[]>(
+        `[...document.querySelectorAll('[data-testid="dashboard-${group}"] ul.small-multiples > li')].map((item) => ({
+          name: item.getAttribute('data-series'),
+          total: Number(item.getAttribute('data-total')),
+          bars: [...item.querySelectorAll('.minute-bar')].reduce((sum, bar) => sum + Number(bar.getAttribute('data-count')), 0),
+        }))`,
+      );
+    expect((await seriesOf('orders')).map(({ name }) => name)).toEqual([
+      'Pending',
+      'Processing',
+      'Processed',
+      'Error',
+      'CompensationInProgress',
+      'Compensated',
+      'CompensationFailed',
+    ]);
+    expect((await seriesOf('deliveries')).map(({ name }) => name)).toEqual([
+      'Requested',
+      'Scheduled',
+      'PickedUp',
+      'Delivered',
+      'Failed',
+      'Cancelled',
+    ]);
+    // The orders this test saw reach Processed (and stay there) within the dashboard's hour, on the
+    // clock the metrics are stamped on; the delivery it saw Delivered likewise. The page reads the
+    // metrics every 30 s: wait for one read that counts them all.
+    const [from, to] = await Promise.all([
+      ordersGroup.getAttribute('data-from'),
+      ordersGroup.getAttribute('data-to'),
+    ]);
+    const within = (at: string) => at >= (from ?? '') && at < (to ?? '');
+    const operator = orders.operator();
+    const processed = (
+      await Promise.all(['warm-up', 'done', 'stall'].map((name) => operator.show(orderIdOf(name))))
+    ).filter((answer) => answer.body.processState === 'Processed' && within(answer.body.updatedAt));
+    expect(processed.length).toBeGreaterThanOrEqual(1);
+    // The hour is the clock's the metrics are stamped on (on the virtual clock far from the
+    // machine's): it holds the last thing this test did before, the OUTAGE order's retry.
+    const retry = (await operator.show(ids.outage)).body.operatorLog.find(
+      (entry) => entry.action === 'retry',
+    );
+    expect({ retriedAt: retry?.at, from, to, within: within(retry?.at ?? '') }).toEqual({
+      retriedAt: retry?.at,
+      from,
+      to,
+      within: true,
+    });
+    const delivered = (await backend.deliveries?.show(ids.delivery))?.body.status;
+    const deliveredWithin = delivered?.status === 'Delivered' && within(delivered.updatedAt) ? 1 : 0;
+    const totalOf = (group: Locator, name: string) =>
+      group.locator(`ul.small-multiples > li[data-series="${name}"]`).getAttribute('data-total').then(Number);
+    const deadline = Date.now() + 45_000;
+    while (
+      ((await totalOf(ordersGroup, 'Processed')) < processed.length ||
+        (await totalOf(deliveriesGroup, 'Delivered')) < deliveredWithin) &&
+      Date.now() < deadline
+    )
+      await new Promise((resolveWait) => setTimeout(resolveWait, 1_000));
+    expect(await totalOf(ordersGroup, 'Processed')).toBeGreaterThanOrEqual(processed.length);
+    expect(await totalOf(deliveriesGroup, 'Delivered')).toBeGreaterThanOrEqual(deliveredWithin);
+    // Each chart draws its total, and its row of the table (the text equivalent) says the same.
+    for (const group of ['orders', 'deliveries'] as const) {
+      const series = await seriesOf(group);
+      const rows = await page.evaluate<{ name: string; total: number }[]>(
+        `[...document.querySelectorAll('[data-testid="dashboard-${group}"] tbody tr')].map((row) => ({
+          name: row.getAttribute('data-series'),
+          total: Number(row.querySelector('[data-cell="total"]').textContent),
+        }))`,
+      );
+      expect(series.map(({ name, bars }) => ({ name, total: bars }))).toEqual(rows);
+      expect(series.map(({ name, total }) => ({ name, total }))).toEqual(rows);
+    }
+    // From the keyboard: Tab from the Pending chart reaches Processing's, then Processed's, which says its summary.
+    const chartOf = (name: string) =>
+      ordersGroup.locator(`li[data-series="${name}"] [data-testid="dashboard-chart"]`);
+    await chartOf('Pending').focus();
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    const total = await totalOf(ordersGroup, 'Processed');
+    await expectText(
+      page.getByTestId('dashboard-orders-detail'),
+      new RegExp(
+        `^Processed: ${total} entered in the last hour, at most \\d+ in a minute, at \\d\\d:\\d\\d(; \\d+\\+? now)?$`,
+      ),
+    );
+    expect(await chartOf('Processed').getAttribute('aria-label')).toBe(
+      await page.getByTestId('dashboard-orders-detail').innerText(),
+    );
+    await page.screenshot({ path: resolve(SCREENSHOTS, 'dashboard.png'), fullPage: true });
+  });
+});
+
 describe('the backend', () => {
   it('acts only for its own page: a cross-site, non-JSON or malformed action is refused before reaching the API', async () => {
     const action = `${server.url}api/orders/${ids.processed}/cancel`;

@@ -319,7 +319,7 @@ describe('the dashboard', () => {
     await open('#/dashboard');
     // The alarms first: the firing ones spelled out, or in words that none fires.
     await expectText(page.locator('#alarms-title .summary'), /firing\)$/);
-    const alarms = await page.locator('#alarms-title .summary').innerText();
+    const alarms = (await page.locator('#alarms-title .summary').textContent()) ?? '';
     const firing = await page.locator('ul.firing > li').count();
     if (/none firing/.test(alarms)) expect(firing).toBe(0);
     else expect(alarms).toMatch(new RegExp(`^\\(${firing} of \\d+ firing\\)$`));
@@ -415,7 +415,7 @@ describe('the dashboard', () => {
       ),
     );
     expect(await chartOf('Processed').getAttribute('aria-label')).toBe(
-      await page.getByTestId('dashboard-orders-detail').innerText(),
+      await page.getByTestId('dashboard-orders-detail').textContent(),
     );
     await page.screenshot({ path: resolve(SCREENSHOTS, 'dashboard.png'), fullPage: true });
   });

@@ -419,6 +419,20 @@ describe('the dashboard', () => {
     );
     await page.screenshot({ path: resolve(SCREENSHOTS, 'dashboard.png'), fullPage: true });
   });
+
+  it('fits a phone: no overflow, every chart and its table readable (4.5:1)', async () => {
+    const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    try {
+      await phone.goto(`${server.url}#/dashboard`);
+      await phone.getByTestId('dashboard-deliveries').waitFor({ timeout: scenarioTimeoutMs.normal });
+      expect(
+        await phone.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth'),
+      ).toBeLessThanOrEqual(0);
+      expect(await phone.evaluate<string[]>(LOW_CONTRAST_TEXT)).toEqual([]);
+    } finally {
+      await phone.close();
+    }
+  });
 });
 
 describe('the backend', () => {

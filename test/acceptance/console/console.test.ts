@@ -16,6 +16,7 @@ import type { Browser, Page } from 'playwright-core';
 import { buildConsoleAssets } from '../../../bin/console-build';
 import { type ConsoleBackend, type ConsoleServer, startConsoleServer } from '../../../bin/console-server';
 import type { DeliveryListBody } from '../../../console/contract/console-api';
+import { DASHBOARD_STATES, DASHBOARD_STATUSES } from '../../../console/contract/dashboard';
 import { awsEndpoint, DeliveryOperatorClient } from '../../../lib/harness/operator-client';
 import { PROJECT_ROOT } from '../../../lib/local-runtime';
 import { DeliverySystemClient } from '../choreography/system-client';
@@ -24,6 +25,7 @@ import { SystemClient } from '../scheduler-agent-supervisor/system-client';
 import { acceptanceTarget, scenarioTimeoutMs } from '../setup';
 import { DELIVERIES_APP } from '../target';
 import { launchBrowser } from './browser';
+import * as dashboard from './dashboard-page';
 
 const runId = randomUUID().slice(0, 8);
 const orderIdOf = (name: string) => `console-${runId}-${name}`;
@@ -319,102 +321,53 @@ describe('the dashboard', () => {
     await open('#/dashboard');
     // The alarms first: the firing ones spelled out, or in words that none fires.
     await expectText(page.locator('#alarms-title .summary'), /firing\)$/);
-    const alarms = (await page.locator('#alarms-title .summary').textContent()) ?? '';
-    const firing = await page.locator('ul.firing > li').count();
-    if (/none firing/.test(alarms)) expect(firing).toBe(0);
-    else expect(alarms).toMatch(new RegExp(`^\\(${firing} of \\d+ firing\\)$`));
-    const ordersGroup = page.getByTestId('dashboard-orders');
-    const deliveriesGroup = page.getByTestId('dashboard-deliveries');
-    await ordersGroup.waitFor({ timeout: scenarioTimeoutMs.normal });
-    // Read in the page (as text: this project's TypeScript knows no DOM).
-    const seriesOf = (group: 'orders' | 'deliveries') =>
-      page.evaluate<{ name: string; total: number; bars: number }[]>(
-        `[...document.querySelectorAll('[data-testid="dashboard-${group}"] ul.small-multiples > li')].map((item) => ({
-          name: item.getAttribute('data-series'),
-          total: Number(item.getAttribute('data-total')),
-          bars: [...item.querySelectorAll('.minute-bar')].reduce((sum, bar) => sum + Number(bar.getAttribute('data-count')), 0),
-        }))`,
-      );
-    expect((await seriesOf('orders')).map(({ name }) => name)).toEqual([
-      'Pending',
-      'Processing',
-      'Processed',
-      'Error',
-      'CompensationInProgress',
-      'Compensated',
-      'CompensationFailed',
-    ]);
-    expect((await seriesOf('deliveries')).map(({ name }) => name)).toEqual([
-      'Requested',
-      'Scheduled',
-      'PickedUp',
-      'Delivered',
-      'Failed',
-      'Cancelled',
-    ]);
-    // The orders this test saw reach Processed (and stay there) within the dashboard's hour, on the
-    // clock the metrics are stamped on; the delivery it saw Delivered likewise. The page reads the
-    // metrics every 30 s: wait for one read that counts them all.
-    const [from, to] = await Promise.all([
-      ordersGroup.getAttribute('data-from'),
-      ordersGroup.getAttribute('data-to'),
-    ]);
-    const within = (at: string) => at >= (from ?? '') && at < (to ?? '');
+    const alarms = await dashboard.alarmsOnTop(page);
+    expect(alarms.summary).toMatch(
+      alarms.firing.length === 0 ? /none firing/ : `(${alarms.firing.length} of `,
+    );
+    for (const alarm of alarms.firing) expect(alarm).toMatch(/^ALARM (Orders: |Deliveries: )?\S+: \S/);
+    const { from, to } = await dashboard.shownHour(page, scenarioTimeoutMs.normal);
+    expect((await dashboard.drawnSeries(page, 'orders')).map(({ name }) => name)).toEqual(DASHBOARD_STATES);
+    expect((await dashboard.drawnSeries(page, 'deliveries')).map(({ name }) => name)).toEqual(
+      DASHBOARD_STATUSES,
+    );
+    // Its hour is the clock's the metrics are stamped on (on the virtual clock far from the
+    // machine's): it holds the last thing this test did, the OUTAGE order's retry.
+    const within = (at = '') => at >= from && at < to;
     const operator = orders.operator();
+    const { operatorLog } = (await operator.show(ids.outage)).body;
+    const retriedAt = operatorLog.find((entry) => entry.action === 'retry')?.at;
+    expect([retriedAt, from, to, within(retriedAt)]).toEqual([retriedAt, from, to, true]);
+    // The orders this test saw reach Processed (and stay there) in that hour, and the delivery it
+    // saw Delivered, are counted (the page reads the metrics every 30 s: one read may be needed).
     const processed = (
       await Promise.all(['warm-up', 'done', 'stall'].map((name) => operator.show(orderIdOf(name))))
-    ).filter((answer) => answer.body.processState === 'Processed' && within(answer.body.updatedAt));
-    expect(processed.length).toBeGreaterThanOrEqual(1);
-    // The hour is the clock's the metrics are stamped on (on the virtual clock far from the
-    // machine's): it holds the last thing this test did before, the OUTAGE order's retry.
-    const retry = (await operator.show(ids.outage)).body.operatorLog.find(
-      (entry) => entry.action === 'retry',
-    );
-    expect({ retriedAt: retry?.at, from, to, within: within(retry?.at ?? '') }).toEqual({
-      retriedAt: retry?.at,
-      from,
-      to,
-      within: true,
-    });
+    ).filter(({ body }) => body.processState === 'Processed' && within(body.updatedAt)).length;
     const delivered = (await backend.deliveries?.show(ids.delivery))?.body.status;
     const deliveredWithin = delivered?.status === 'Delivered' && within(delivered.updatedAt) ? 1 : 0;
-    const totalOf = (group: Locator, name: string) =>
-      group.locator(`ul.small-multiples > li[data-series="${name}"]`).getAttribute('data-total').then(Number);
-    const deadline = Date.now() + 45_000;
-    while (
-      ((await totalOf(ordersGroup, 'Processed')) < processed.length ||
-        (await totalOf(deliveriesGroup, 'Delivered')) < deliveredWithin) &&
-      Date.now() < deadline
-    )
-      await new Promise((resolveWait) => setTimeout(resolveWait, 1_000));
-    expect(await totalOf(ordersGroup, 'Processed')).toBeGreaterThanOrEqual(processed.length);
-    expect(await totalOf(deliveriesGroup, 'Delivered')).toBeGreaterThanOrEqual(deliveredWithin);
+    expect(processed).toBeGreaterThanOrEqual(1);
+    await dashboard.expectCountedAtLeast(
+      page,
+      [
+        { group: 'orders', name: 'Processed', atLeast: processed },
+        { group: 'deliveries', name: 'Delivered', atLeast: deliveredWithin },
+      ],
+      45_000,
+    );
     // Each chart draws its total, and its row of the table (the text equivalent) says the same.
-    for (const group of ['orders', 'deliveries'] as const) {
-      const series = await seriesOf(group);
-      const rows = await page.evaluate<{ name: string; total: number }[]>(
-        `[...document.querySelectorAll('[data-testid="dashboard-${group}"] tbody tr')].map((row) => ({
-          name: row.getAttribute('data-series'),
-          total: Number(row.querySelector('[data-cell="total"]').textContent),
-        }))`,
-      );
-      expect(series.map(({ name, bars }) => ({ name, total: bars }))).toEqual(rows);
-      expect(series.map(({ name, total }) => ({ name, total }))).toEqual(rows);
-    }
-    // From the keyboard: Tab from the Pending chart reaches Processing's, then Processed's, which says its summary.
-    const chartOf = (name: string) =>
-      ordersGroup.locator(`li[data-series="${name}"] [data-testid="dashboard-chart"]`);
-    await chartOf('Pending').focus();
+    await dashboard.expectChartsAsTheirTables(page);
+    // Tab from the Pending chart reaches Processing's, then Processed's, which says its summary.
+    await dashboard.chartOf(page, 'orders', 'Pending').focus();
     await page.keyboard.press('Tab');
     await page.keyboard.press('Tab');
-    const total = await totalOf(ordersGroup, 'Processed');
+    const total = await dashboard.totalOf(page, 'orders', 'Processed');
     await expectText(
       page.getByTestId('dashboard-orders-detail'),
       new RegExp(
         `^Processed: ${total} entered in the last hour, at most \\d+ in a minute, at \\d\\d:\\d\\d(; \\d+\\+? now)?$`,
       ),
     );
-    expect(await chartOf('Processed').getAttribute('aria-label')).toBe(
+    expect(await dashboard.chartOf(page, 'orders', 'Processed').getAttribute('aria-label')).toBe(
       await page.getByTestId('dashboard-orders-detail').textContent(),
     );
     await page.screenshot({ path: resolve(SCREENSHOTS, 'dashboard.png'), fullPage: true });
@@ -422,16 +375,12 @@ describe('the dashboard', () => {
 
   it('fits a phone: no overflow, every chart and its table readable (4.5:1)', async () => {
     const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
-    try {
-      await phone.goto(`${server.url}#/dashboard`);
-      await phone.getByTestId('dashboard-deliveries').waitFor({ timeout: scenarioTimeoutMs.normal });
-      expect(
-        await phone.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth'),
-      ).toBeLessThanOrEqual(0);
-      expect(await phone.evaluate<string[]>(LOW_CONTRAST_TEXT)).toEqual([]);
-    } finally {
-      await phone.close();
-    }
+    await phone.goto(`${server.url}#/dashboard`);
+    await dashboard.shownHour(phone, scenarioTimeoutMs.normal);
+    const overflow = await phone.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
+    expect(overflow).toBeLessThanOrEqual(0);
+    expect(await phone.evaluate<string[]>(LOW_CONTRAST_TEXT)).toEqual([]);
+    await phone.close();
   });
 });
 

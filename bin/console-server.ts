@@ -16,7 +16,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, resolve, sep } from 'node:path';
-import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
+import { CloudWatchClient, GetMetricDataCommand } from '@aws-sdk/client-cloudwatch';
 import {
   type AlarmsBody,
   alarmViewOf,
@@ -26,6 +26,7 @@ import {
   type StateCount,
   type StateCountsBody,
 } from '../console/contract/console-api';
+import { type DashboardBody, dashboardWindow, readDashboard } from '../console/contract/dashboard';
 import { countStates } from '../console/contract/state-counts';
 import { DELIVERY_STATUSES, type DeliveryStatus, isDeliveryStatus } from '../lambdas/choreography/contracts';
 import { OperatorAction, OperatorActionRequestSchema } from '../lambdas/scheduler-agent-supervisor/contracts';
@@ -36,7 +37,7 @@ import {
 import type { DRONE_DELIVERY_STACK_NAME } from '../lib/choreography/stack';
 import { everyAlarm } from '../lib/harness/metrics-report';
 import { DeliveryOperatorClient, OperatorClient } from '../lib/harness/operator-client';
-import { crossSiteReason, type LocalTarget, listenOnLoopback } from '../lib/local-runtime';
+import { CLOCK_NOW_HEADER, crossSiteReason, type LocalTarget, listenOnLoopback } from '../lib/local-runtime';
 import type { STACK_NAME } from '../lib/scheduler-agent-supervisor/stack';
 import { CONSOLE_ASSETS_DIR } from './console-build';
 
@@ -280,6 +281,10 @@ async function handle(
     sendJson(response, answer.status, answer.body);
     return;
   }
+  if (path === ConsoleRoute.dashboard) {
+    sendJson(response, 200, await dashboardOfTheHour(backend.cloudWatch));
+    return;
+  }
   if (path === ConsoleRoute.alarms) {
     const alarms = await everyAlarm(backend.cloudWatch, undefined);
     const body: AlarmsBody = {
@@ -339,4 +344,32 @@ function deliveryStatusOf(status: string | null): DeliveryStatus | undefined {
     throw new HttpError(400, `status must be one of ${DELIVERY_STATUSES.join(', ')}`);
   }
   return wanted;
+}
+
+/**
+ * The last hour of the clock the metrics are stamped on: the local CloudWatch answers with its
+ * clock's time (CLOCK_NOW_HEADER), which on the virtual clock runs far ahead of the machine's. The
+ * hour is asked of the machine's time first; when the answer's clock is in another minute, it is
+ * asked again of that clock's. AWS sends no such header: its metrics are on the wall clock.
+ */
+async function dashboardOfTheHour(cloudWatch: CloudWatchClient): Promise<DashboardBody> {
+  let clockNow: number | undefined;
+  const send = (input: ConstructorParameters<typeof GetMetricDataCommand>[0]) => {
+    const command = new GetMetricDataCommand(input);
+    command.middlewareStack.add(
+      (next) => async (args) => {
+        const result = await next(args);
+        const header = (result.response as { headers?: Record<string, string> }).headers?.[CLOCK_NOW_HEADER];
+        if (header !== undefined && Number.isFinite(Number(header))) clockNow = Number(header);
+        return result;
+      },
+      { step: 'deserialize', name: 'readLocalRuntimeClock' },
+    );
+    return cloudWatch.send(command);
+  };
+  const machineNow = Date.now();
+  const body = await readDashboard(send, machineNow);
+  if (clockNow === undefined || dashboardWindow(clockNow).end === dashboardWindow(machineNow).end)
+    return body;
+  return readDashboard(send, clockNow);
 }

@@ -21,6 +21,8 @@ export const ConsoleRoute = {
   /** POST OperatorActionRequest: the operator API's retry or cancel; its 409 body passed on as is. */
   action: (orderId: string, action: 'retry' | 'cancel') =>
     `${CONSOLE_BASE}/api/orders/${encodeURIComponent(orderId)}/${action}`,
+  /** GET: orders entering each state and deliveries each status, per minute over the last hour (DashboardBody, dashboard.ts). */
+  dashboard: `${CONSOLE_BASE}/api/dashboard`,
   /** GET: every metric alarm and its state. */
   alarms: `${CONSOLE_BASE}/api/alarms`,
   /** GET ?status: the delivery API's operator list, as is. */

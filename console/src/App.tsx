@@ -1,5 +1,6 @@
 import { useConsoleApi } from './api';
 import { ErrorNotice, StateBadge } from './common';
+import { DashboardView } from './DashboardView';
 import { DeliveriesView, DeliveryView } from './DeliveriesView';
 import { OrdersView } from './OrdersView';
 import { OrderView } from './OrderView';
@@ -18,11 +19,17 @@ export function App() {
       <header className="top">
         <h1>Operator console</h1>
         <nav aria-label="Sections">
+          <a href={href.dashboard()} aria-current={route.view === 'dashboard' ? 'page' : undefined}>
+            Dashboard
+          </a>
           <a href={href.orders()} aria-current={ordersCurrent ? 'page' : undefined}>
             Orders
           </a>
           {servesDeliveries && (
-            <a href={href.deliveries()} aria-current={ordersCurrent ? undefined : 'page'}>
+            <a
+              href={href.deliveries()}
+              aria-current={route.view === 'deliveries' || route.view === 'delivery' ? 'page' : undefined}
+            >
               Deliveries
             </a>
           )}
@@ -35,6 +42,7 @@ export function App() {
       </header>
       <Alarms />
       <main id="main" tabIndex={-1}>
+        {route.view === 'dashboard' && <DashboardView />}
         {route.view === 'orders' && <OrdersView state={route.state} />}
         {route.view === 'order' && <OrderView orderId={route.orderId} />}
         {route.view === 'deliveries' && <DeliveriesView status={route.status} />}

@@ -24,6 +24,7 @@ import {
   type StateCount,
   type StateCountsBody,
 } from '../contract/console-api';
+import type { DashboardBody } from '../contract/dashboard';
 import type { ListQuery } from '../contract/state-counts';
 
 export interface Answer<T> {
@@ -102,6 +103,8 @@ export interface ConsoleApi {
     request: OperatorActionRequest,
   ): Promise<Answer<OperatorActionResultBody | OperatorRefusalBody>>;
   alarms(): Promise<readonly AlarmView[]>;
+  /** Orders entering each state and deliveries each status, per minute over the last hour. */
+  dashboard(): Promise<DashboardBody>;
   deliveries(status?: string): Promise<DeliveryListBody>;
   delivery(deliveryId: string): Promise<DeliveryDetailBody>;
 }
@@ -127,6 +130,7 @@ export const localConsoleApi: ConsoleApi = {
       accept: [200, 409],
     }),
   alarms: async () => (await callJson<AlarmsBody>(ConsoleRoute.alarms)).body.alarms,
+  dashboard: async () => (await callJson<DashboardBody>(ConsoleRoute.dashboard)).body,
   deliveries: async (status) => {
     const query = status ? `?${new URLSearchParams({ status })}` : '';
     return (await callJson<DeliveryListBody>(`${ConsoleRoute.deliveries}${query}`)).body;

@@ -6,10 +6,11 @@
  * operator routes, when the config names that API; the alarms come from CloudWatch with the same
  * credentials, one listing per stack the config names (its alarm name prefix: the role may
  * DescribeAlarms on those prefixes only, so a listing without a prefix would be refused), each
- * alarm labelled with its wing.
+ * alarm labelled with its wing; the dashboard's metrics from CloudWatch's GetMetricData likewise
+ * (console/contract/dashboard.ts, the same query and reading as the local backend's).
  */
 import { Sha256 } from '@aws-crypto/sha256-js';
-import { CloudWatchClient, DescribeAlarmsCommand } from '@aws-sdk/client-cloudwatch';
+import { CloudWatchClient, DescribeAlarmsCommand, GetMetricDataCommand } from '@aws-sdk/client-cloudwatch';
 import { SignatureV4 } from '@smithy/signature-v4';
 import {
   type DeliveryDetailBody,
@@ -28,6 +29,7 @@ import type { DeployedConsoleConfig } from '../../lambdas/scheduler-agent-superv
 import type { OperatorWorkflowBody } from '../../lambdas/scheduler-agent-supervisor/contracts/operator-workflow';
 import { type SignedRequest, sendSigned } from '../../lambdas/shared/signed-request';
 import { type AlarmView, alarmViewOf } from '../contract/console-api';
+import { readDashboard } from '../contract/dashboard';
 import { countStates, type ListQuery } from '../contract/state-counts';
 import { type Answer, type ConsoleApi, messageOf, readJsonBody } from './api';
 
@@ -47,6 +49,8 @@ export function deployedConsoleApi(
   config: DeployedApiConfig,
   credentials: OperatorCredentials,
   cloudWatch: Pick<CloudWatchClient, 'send'> = new CloudWatchClient({ region: config.region, credentials }),
+  /** The time the dashboard's hour ends at (CloudWatch's metrics are on the wall clock). */
+  now: () => number = Date.now,
 ): ConsoleApi {
   const signer = new SignatureV4({
     service: EXECUTE_API,
@@ -139,6 +143,7 @@ export function deployedConsoleApi(
       }
       return alarms;
     },
+    dashboard: () => readDashboard((input) => cloudWatch.send(new GetMetricDataCommand(input)), now()),
     deliveries: (status) =>
       deliveryCall<DeliveryListBody>(OperatorDeliveryRoute.deliveries, status ? { status } : undefined),
     delivery: (deliveryId) => deliveryCall<DeliveryDetailBody>(OperatorDeliveryRoute.delivery(deliveryId)),

@@ -5,6 +5,7 @@ import { useEffect, useState } from 'react';
  * path, a link can be shared, and Back works.
  */
 export type Route =
+  | { readonly view: 'dashboard' }
   | { readonly view: 'orders'; readonly state?: string }
   | { readonly view: 'order'; readonly orderId: string }
   | { readonly view: 'deliveries'; readonly status?: string }
@@ -15,6 +16,7 @@ export function parseRoute(hash: string): Route {
   const params = new URLSearchParams(query);
   const [, section, id] = path.split('/');
   const decoded = id ? decodeURIComponent(id) : undefined;
+  if (section === 'dashboard') return { view: 'dashboard' };
   if (section === 'deliveries') {
     if (decoded) return { view: 'delivery', deliveryId: decoded };
     const status = params.get('status');
@@ -26,6 +28,7 @@ export function parseRoute(hash: string): Route {
 }
 
 export const href = {
+  dashboard: () => '#/dashboard',
   orders: (state?: string) => `#/orders${state ? `?state=${encodeURIComponent(state)}` : ''}`,
   order: (orderId: string) => `#/orders/${encodeURIComponent(orderId)}`,
   deliveries: (status?: string) => `#/deliveries${status ? `?status=${encodeURIComponent(status)}` : ''}`,

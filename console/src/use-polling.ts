@@ -21,6 +21,8 @@ export interface PollingOptions {
    * the first read of a key and `refresh` still read. @default false
    */
   readonly paused?: boolean;
+  /** How often to read again (the dashboard's metrics read less often: DashboardView). @default POLL_INTERVAL_MS */
+  readonly intervalMs?: number;
 }
 
 export function usePolling<T>(load: () => Promise<T>, key: string, options: PollingOptions = {}): Polled<T> {
@@ -49,13 +51,13 @@ export function usePolling<T>(load: () => Promise<T>, key: string, options: Poll
     setState({});
     void run();
   }, [key, run]);
-  const { paused = false } = options;
+  const { paused = false, intervalMs = POLL_INTERVAL_MS } = options;
   // biome-ignore lint/correctness/useExhaustiveDependencies: a new key starts its timer over
   useEffect(() => {
     if (paused) return;
-    const timer = setInterval(() => void run(), POLL_INTERVAL_MS);
+    const timer = setInterval(() => void run(), intervalMs);
     return () => clearInterval(timer);
-  }, [key, run, paused]);
+  }, [key, run, paused, intervalMs]);
   const { key: _readFor, ...current } = state.key === key ? state : {};
   return { ...current, refresh: () => void run() };
 }

@@ -17,6 +17,7 @@ export {
   admitted,
   asActivity,
   CLOCK_MODES,
+  CLOCK_NOW_HEADER,
   type ClockActivity,
   type ClockMode,
   clockModeOf,

@@ -44,8 +44,8 @@ export interface OperatorConsoleProps {
 /**
  * The deployed operator console (README, Operator console): the page on a StaticSite, operators
  * signed in by OperatorSignIn, and what a signed-in operator may do: `execute-api:Invoke` on the
- * operator routes and `cloudwatch:DescribeAlarms` on this stack's alarms and those of `otherAlarms`,
- * nothing else. The page is told where everything is by CONSOLE_CONFIG_FILE, written at deploy; it
+ * operator routes, `cloudwatch:DescribeAlarms` on this stack's alarms and those of `otherAlarms`,
+ * and `cloudwatch:GetMetricData` (no resource to scope it to) for the dashboard; nothing else. The page is told where everything is by CONSOLE_CONFIG_FILE, written at deploy; it
  * holds no secret.
  */
 export class OperatorConsole extends Construct {
@@ -120,6 +120,7 @@ export class OperatorConsole extends Construct {
     }
     if (props.deliveryApi) this.allowDeliveryRoutes(props.deliveryApi);
     this.allowAlarms(alarmSources);
+    this.allowDashboardMetrics();
     props.operatorApi.allowBrowserOrigin(this.site.origin);
   }
 
@@ -139,6 +140,24 @@ export class OperatorConsole extends Construct {
         id: `AwsSolutions-IAM5[Resource::${nagResourceName(this, arns[index] as string)}]`,
         reason: `The console's alarm panel reads the ${source.wing} stack's alarms (their names start with the stack's name), DescribeAlarms only.`,
       });
+    });
+  }
+
+  /**
+   * `cloudwatch:GetMetricData`, for the dashboard of the last hour (console/contract/dashboard.ts:
+   * both wings' OrdersEnteredState and DeliveriesEnteredStatus). IAM cannot narrow it: the action has
+   * no resource type and no condition key (not even `cloudwatch:namespace`, which only PutMetricData
+   * has; the Service Authorization Reference for CloudWatch, and the local IAM's request table,
+   * lib/local-runtime/cloudwatch/iam-requests.ts), so it is `Resource: *`, acknowledged. It reads
+   * metric values only (no alarm, dashboard or log), of this account and region.
+   */
+  private allowDashboardMetrics(): void {
+    const role = this.signIn.authenticatedRole;
+    role.addToPolicy(new iam.PolicyStatement({ actions: ['cloudwatch:GetMetricData'], resources: ['*'] }));
+    acknowledgeOnDefaultPolicy(role, {
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        "The console's dashboard reads the orders' and deliveries' per-state counts with cloudwatch:GetMetricData, which has no resource type or condition key to scope it by: read-only metric values of this account and region.",
     });
   }
 

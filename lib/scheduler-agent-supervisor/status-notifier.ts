@@ -53,9 +53,10 @@ export interface StatusNotifierProps {
 /**
  * The status notifier: a function on the state table's stream that tells each order's client,
  * on the client's reply queue, the order's status changes (Received on creation; Completed,
- * Failed or Compensated on a transition into the states clientStatusFor names). Only creations and
- * changes into those states reach it (event filter); whether the state changed at all is decided in
- * code, since a filter cannot compare the old image with the new. A failing batch is bisected and
+ * Failed or Compensated on a transition into the states clientStatusFor names), and counts every
+ * state an order enters (OrdersEnteredState). Only creations, changes into those states and
+ * transitions into the others reach it (event filter); whether a told state changed at all is
+ * decided in code, since a filter cannot compare the old image with the new. A failing batch is bisected and
  * retried a bounded number of times; what still fails goes to the failure queue (record pointers,
  * for an operator). It is also the relay of the alert outbox: an alert written with a state change
  * is put on the alert bus and its entry removed (DESIGN.md, Alert outbox).
@@ -124,13 +125,31 @@ export const TOLD_STATES: readonly ProcessState[] = Object.values(ProcessState).
   (state) => clientStatusFor(state) !== undefined,
 );
 
-/** Creations, and modifications whose new image is in a told state (any patterns match: OR). */
+/** The states no client is told about: a transition into one is only counted (OrdersEnteredState). */
+const UNTOLD_STATES: readonly ProcessState[] = Object.values(ProcessState).filter(
+  (state) => !TOLD_STATES.includes(state),
+);
+
+/**
+ * Creations, modifications whose new image is in a told state, and transitions into each other
+ * state (its old image in another state), so the notifier counts every state entered
+ * (OrdersEnteredState, the console's dashboard) without being invoked for the many writes within
+ * Processing (each step's progress). Any pattern matches (OR): five patterns, Lambda's default
+ * quota of filters per event source mapping (a sixth needs a quota increase, up to 10).
+ */
 export const STATUS_STREAM_FILTERS = [
   { eventName: lambda.FilterRule.isEqual('INSERT') },
   {
     eventName: lambda.FilterRule.isEqual('MODIFY'),
     dynamodb: { NewImage: { [StateAttr.ProcessState]: { S: lambda.FilterRule.or(...TOLD_STATES) } } },
   },
+  ...UNTOLD_STATES.map((state) => ({
+    eventName: lambda.FilterRule.isEqual('MODIFY'),
+    dynamodb: {
+      NewImage: { [StateAttr.ProcessState]: { S: lambda.FilterRule.isEqual(state) } },
+      OldImage: { [StateAttr.ProcessState]: { S: lambda.FilterRule.notEquals(state) } },
+    },
+  })),
 ];
 
 function validateTuning(where: string, tuning: StatusNotifierTuning): void {

@@ -132,6 +132,8 @@ export function fifoConsumer<T extends EventType>(
             count(DeliveryMetric.StaleEventsIgnored);
             log.info('Event ignored', { reason: reaction.reason });
           } else {
+            for (const { metric, dimension } of reaction.counts ?? [])
+              observability.countBy(metric, dimension);
             log.info('Event processed', { emitted: outcome.appended.map((entry) => entry.id) });
           }
           if (deadLetterReason) await deadLetter(record, deadLetterReason, event, log);

@@ -23,6 +23,13 @@ export const DeliveryMetric = {
    * the alarms per reason code read it, so the mail topic gets one alarm per reason and period.
    */
   RemediationGiveUps: 'RemediationGiveUps',
+  /**
+   * Deliveries entering a status of the ingestion read model (dimension `status`, STATUS_DIMENSION),
+   * once per real change: Requested when ingestion accepts one, then each status the projection
+   * writes (a duplicate message, an older reply or an event that leaves the status as it was counts
+   * nothing). Service `ingestion` (the submission and the projection). The console's dashboard reads it.
+   */
+  DeliveriesEnteredStatus: 'DeliveriesEnteredStatus',
   /** Outbox relay. */
   OutboxEventsPublished: 'OutboxEventsPublished',
   OutboxPublishFailures: 'OutboxPublishFailures',
@@ -31,5 +38,7 @@ export type DeliveryMetric = (typeof DeliveryMetric)[keyof typeof DeliveryMetric
 
 /** The dimension (besides `service`) of MessagesDeadLettered and RemediationGiveUps. */
 export const REASON_CODE_DIMENSION = 'reasonCode';
+/** The dimension (besides `service`) of DeliveriesEnteredStatus: the read model's status entered. */
+export const STATUS_DIMENSION = 'status';
 /** The dimension (besides `service`) of RemediationDecisions. */
 export const DECISION_DIMENSION = 'decision';

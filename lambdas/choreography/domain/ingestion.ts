@@ -3,7 +3,8 @@
  * naming each bad field, a deadline in the past is a bad field, and so is what no drone could fly:
  * a drop-off beyond the fleet's range or packages heavier than its payload), what a new delivery item holds,
  * what differs in a conflicting resubmission, and the read model the projection keeps (history
- * once per (producer, sequence); status from the highest Delivery-service sequence only).
+ * once per (producer, sequence); status from the highest Delivery-service sequence only, each real
+ * change of it counted once: DeliveriesEnteredStatus).
  */
 import { canonicalJson, fingerprintOf } from '../../shared/fingerprint';
 import { jsonParser } from '../../shared/parse';
@@ -12,6 +13,7 @@ import {
   type DeliveryEvent,
   type DeliveryHistoryEntry,
   type DeliveryLimits,
+  DeliveryMetric,
   DeliveryStatus,
   type DeliveryStatusBody,
   EventType,
@@ -21,12 +23,13 @@ import {
   OutboxDestination,
   ServiceName,
   STATUS_AFTER,
+  STATUS_DIMENSION,
   type SubmitDeliveryRequest,
   SubmitDeliveryRequestSchema,
 } from '../contracts';
 import { distanceKm } from './distance-km';
 import { type Emission, emission } from './envelope';
-import { change, ignore, type Reaction, type ServiceItem } from './reaction';
+import { type ChangeCount, change, ignore, type Reaction, type ServiceItem } from './reaction';
 
 export const deliveryKeyOf = (deliveryId: string) => `DELIVERY#${deliveryId}`;
 
@@ -222,15 +225,26 @@ export function projectLifecycleEvent(
   const rank = (item: DeliveryHistoryEntry) => (item.producer === ServiceName.Ingestion ? 0 : 1);
   const history = [...record.history, entry].sort((a, b) => rank(a) - rank(b) || a.sequence - b.sequence);
   const newer = event.producer === ServiceName.Delivery && event.sequence > record.statusSequence;
+  const status = newer ? STATUS_AFTER[event.type as LifecycleEventType] : record.status;
   return change(
     {
       ...record,
       history,
       updatedAt: now.toISOString(),
-      ...(newer
-        ? { status: STATUS_AFTER[event.type as LifecycleEventType], statusSequence: event.sequence }
-        : {}),
+      ...(newer ? { status, statusSequence: event.sequence } : {}),
     },
     [],
+    status === record.status ? {} : { counts: [statusEntered(status)] },
   );
+}
+
+/**
+ * The count of a delivery entering `status` in the read model (DeliveriesEnteredStatus): the
+ * projection's when it changes the status, the submission's for Requested.
+ */
+export function statusEntered(status: DeliveryStatus): ChangeCount {
+  return {
+    metric: DeliveryMetric.DeliveriesEnteredStatus,
+    dimension: { name: STATUS_DIMENSION, value: status },
+  };
 }

@@ -3,7 +3,7 @@
  * consumer kit (adapters/fifo-consumer.ts) turns it into one transaction (processed-message marker,
  * state item with its change log, extra writes) and, after the commit, a dead letter.
  */
-import type { DeliveryAlert, OutboxEntry, ReasonCode } from '../contracts';
+import type { DeliveryAlert, DeliveryMetric, OutboxEntry, ReasonCode } from '../contracts';
 import type { Emission } from './envelope';
 
 /** A business rejection to dead-letter after the commit (PACKAGE_TOO_HEAVY, NO_DRONE_AVAILABLE). */
@@ -15,6 +15,12 @@ export interface DeadLetterReason {
    * message's receive count.
    */
   readonly attempt?: number;
+}
+
+/** A count the change is reported as once committed (once: a redelivery is a duplicate), under its own dimension. */
+export interface ChangeCount {
+  readonly metric: DeliveryMetric;
+  readonly dimension: { readonly name: string; readonly value: string };
 }
 
 /** The service's state item as it was read: its own attributes plus the change log bookkeeping. */
@@ -34,7 +40,7 @@ export interface ServiceItem {
 /**
  * The decision. `ignore`: a stale or repeated event; only the marker is written (so a redelivery is
  * a duplicate) and only if the item has not moved since it was read. `change`: the item's new state
- * (replacing its own attributes), the events it emits, optionally operator alerts, a dead letter and, for services
+ * (replacing its own attributes), the events it emits, optionally operator alerts, counts, a dead letter and, for services
  * that keep more than one item (the drone scheduler's DRONE#), extra conditional writes.
  */
 export type Reaction<ExtraWrite = never> =
@@ -47,6 +53,8 @@ export type Reaction<ExtraWrite = never> =
       readonly extraWrites?: readonly ExtraWrite[];
       /** Operator alerts (remediation): change log entries to the alert bus, after the emissions. */
       readonly alerts?: readonly DeliveryAlert[];
+      /** Counted after the commit (the ingestion projection's DeliveriesEnteredStatus). */
+      readonly counts?: readonly ChangeCount[];
     };
 
 export function ignore(reason: string): Reaction<never> {
@@ -60,6 +68,7 @@ export function change<ExtraWrite = never>(
     readonly deadLetter?: DeadLetterReason;
     readonly extraWrites?: readonly ExtraWrite[];
     readonly alerts?: readonly DeliveryAlert[];
+    readonly counts?: readonly ChangeCount[];
   } = {},
 ): Reaction<ExtraWrite> {
   return { kind: 'change', state, emissions, ...options };

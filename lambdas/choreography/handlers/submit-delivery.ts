@@ -23,10 +23,10 @@ import {
   SubmitDeliverySettingsSchema,
   UNREGISTERED_REQUESTER,
 } from '../contracts';
-import { parseDeliveryRequestBody, toDeliveryStatusBody } from '../domain/ingestion';
+import { parseDeliveryRequestBody, statusEntered, toDeliveryStatusBody } from '../domain/ingestion';
 
 const observability = createObservability<DeliveryMetric>();
-const { logger, tracer, count } = observability;
+const { logger, tracer, count, countBy } = observability;
 const settings = readServiceSettings(SubmitDeliverySettingsSchema);
 // Submissions write no processed-message markers, so the store's marker TTL (0) is never used.
 const records = new DeliveryRecords(
@@ -64,10 +64,13 @@ export const handler = instrumentedHandler(
       annotateTrace(tracer, { deliveryId });
       const outcome = await records.submit(parsed.request, correlationId, now, requester.requesterId);
       switch (outcome.kind) {
-        case 'accepted':
+        case 'accepted': {
           count(DeliveryMetric.DeliveriesAccepted);
+          const entered = statusEntered(outcome.record.status);
+          countBy(entered.metric, entered.dimension);
           log.info('Delivery accepted');
           return jsonResponse(202, toDeliveryStatusBody(outcome.record), echo);
+        }
         case 'identical':
           count(DeliveryMetric.DeliveriesResubmitted);
           return jsonResponse(200, toDeliveryStatusBody(outcome.record), echo);

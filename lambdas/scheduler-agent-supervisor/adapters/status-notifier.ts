@@ -65,8 +65,9 @@ export function statusNotifier(
           count(OrderMetric.ClientStatusUnroutable);
         }
         // Counted only once the record is done: a record that fails is redelivered, and counted then.
-        for (const { metric, value, unit } of flowMeasurements(change)) {
+        for (const { metric, value, unit, dimension } of flowMeasurements(change)) {
           if (unit === 'Seconds') gauge(metric, value, MetricUnit.Seconds);
+          else if (dimension !== undefined) countBy(metric, dimension, value);
           else count(metric, value);
         }
       } catch (error) {

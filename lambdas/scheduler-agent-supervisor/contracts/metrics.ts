@@ -64,6 +64,12 @@ export const OrderMetric = {
    * (FailureCount >= 1 when it is Processed); status notifier, once per such transition.
    */
   RecoveryTimeSeconds: 'RecoveryTimeSeconds',
+  /**
+   * Orders entering a state (dimension `state`, STATE_DIMENSION: every ProcessState), counted once
+   * per transition by the status notifier: the first state on the record's creation, then every
+   * change of ProcessState; a write within a state counts nothing. The console's dashboard reads it.
+   */
+  OrdersEnteredState: 'OrdersEnteredState',
   /** Gauge: slots held across the admission counters (orders in flight); admission reconciler, each run. */
   OrdersInFlight: 'OrdersInFlight',
   /** Gauge: orders in Error (StateIndex COUNT, bounded); supervisor, each sweep. */
@@ -83,6 +89,9 @@ export const OrderMetric = {
   UnsupportedRecordVersions: 'UnsupportedRecordVersions',
 } as const;
 export type OrderMetric = (typeof OrderMetric)[keyof typeof OrderMetric];
+
+/** The dimension (besides `service`) of OrdersEnteredState: the ProcessState entered. */
+export const STATE_DIMENSION = 'state';
 
 /**
  * The longest a healthy compensation goes without an update of its record: the longest back-off,

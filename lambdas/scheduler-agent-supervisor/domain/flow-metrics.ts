@@ -1,9 +1,11 @@
 /**
- * The order flow's terminal counts (DESIGN.md, Alarms and the metric contract), decided from one
- * stream record of the state table: the status notifier sees every transition exactly once in
- * order, so this is where "processed", "failed" and "compensated" are counted, once each.
+ * The order flow's counts (DESIGN.md, Alarms and the metric contract), decided from one stream
+ * record of the state table: the status notifier sees every transition exactly once in order, so
+ * this is where "processed", "failed" and "compensated" are counted, once each, and where every
+ * entry into a state is counted (OrdersEnteredState, by `state`: the console's dashboard of the
+ * last hour reads it).
  */
-import { OrderMetric, ProcessState } from '../contracts';
+import { OrderMetric, ProcessState, STATE_DIMENSION } from '../contracts';
 import type { StatusChange } from './client-status';
 
 /** One metric value the transition is reported as. */
@@ -11,6 +13,8 @@ export interface FlowMeasurement {
   readonly metric: OrderMetric;
   readonly value: number;
   readonly unit: 'Count' | 'Seconds';
+  /** The metric's own dimension besides `service` (OrdersEnteredState's `state`). */
+  readonly dimension?: { readonly name: string; readonly value: string };
 }
 
 const TERMINAL_METRIC: Readonly<Partial<Record<string, OrderMetric>>> = {
@@ -21,18 +25,22 @@ const TERMINAL_METRIC: Readonly<Partial<Record<string, OrderMetric>>> = {
 };
 
 /**
- * What a change is counted as: nothing unless it moves the record into a terminal state. An order
- * that reached Processed after at least one failed attempt also reports its recovery time: from
- * its submission to Processed (the record keeps no first-failure time, so the window includes its
- * first attempt; DESIGN.md says why).
+ * What a change is counted as: nothing unless it moves the record into a state (its creation, or a
+ * change of ProcessState), which counts OrdersEnteredState for that state; a terminal state also
+ * counts its terminal metric. An order that reached Processed after at least one failed attempt
+ * also reports its recovery time: from its submission to Processed (the record keeps no
+ * first-failure time, so the window includes its first attempt; DESIGN.md says why).
  */
 export function flowMeasurements(change: StatusChange): FlowMeasurement[] {
   const image = change.newImage;
-  if (change.eventName !== 'MODIFY' || image === undefined) return [];
+  if (image === undefined) return [];
+  if (change.eventName === 'INSERT') return [enteredState(image.processState)];
+  if (change.eventName !== 'MODIFY') return [];
   if (change.oldImage?.processState === image.processState) return [];
+  const entered = enteredState(image.processState);
   const metric = TERMINAL_METRIC[image.processState];
-  if (metric === undefined) return [];
-  const measurements: FlowMeasurement[] = [{ metric, value: 1, unit: 'Count' }];
+  if (metric === undefined) return [entered];
+  const measurements: FlowMeasurement[] = [{ metric, value: 1, unit: 'Count' }, entered];
   if (image.processState === ProcessState.Processed && (image.failureCount ?? 0) >= 1) {
     const from = Date.parse(image.createdAt ?? '');
     const to = Date.parse(image.updatedAt);
@@ -45,4 +53,13 @@ export function flowMeasurements(change: StatusChange): FlowMeasurement[] {
     }
   }
   return measurements;
+}
+
+function enteredState(state: string): FlowMeasurement {
+  return {
+    metric: OrderMetric.OrdersEnteredState,
+    value: 1,
+    unit: 'Count',
+    dimension: { name: STATE_DIMENSION, value: state },
+  };
 }

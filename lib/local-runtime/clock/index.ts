@@ -8,6 +8,7 @@ export { holdDuringCalls } from './hold-during-calls';
 export {
   ACTIVITY_HEADER,
   CALL_HEADER,
+  CLOCK_NOW_HEADER,
   type ClockActivity,
   type ClockMode,
   type ClockTimer,

@@ -36,6 +36,14 @@ export const ACTIVITY_HEADER = 'x-local-runtime-activity';
  */
 export const CALL_HEADER = 'x-local-runtime-call';
 
+/**
+ * The header the local CloudWatch answers with its clock's time (epoch milliseconds): what a reader
+ * of "the last hour" of metrics needs, since the metrics are stamped on that clock, which on the
+ * virtual clock is far from the machine's (the console's dashboard reads it; AWS sends none, and
+ * its metrics are on the wall clock).
+ */
+export const CLOCK_NOW_HEADER = 'x-local-runtime-now';
+
 export type ClockMode = 'wall' | 'virtual';
 
 /** What a sandbox counts of its requests to the runtime, during one invocation (expectCalls). */

@@ -17,7 +17,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { cbor, dateToTag } from '@smithy/core/cbor';
-import type { RuntimeClock } from '../clock';
+import { CLOCK_NOW_HEADER, type RuntimeClock } from '../clock';
 import type { ReceivedRequest } from '../iam/identities';
 import { AwsApiError } from '../protocol/aws-api-error';
 import type { WireRequest } from '../protocol/aws-json-server';
@@ -103,7 +103,11 @@ export async function startCloudWatchServer(
   const handler = (request: IncomingMessage, response: ServerResponse) => {
     const cborPath = /^\/service\/([^/]+)\/operation\/([^/?]+)/.exec(request.url ?? '');
     const protocol: Protocol = cborPath ? 'cbor' : 'json';
-    const reply = (status: number, body: CloudWatchBody, headers: Record<string, string> = {}) => {
+    const reply = (status: number, body: CloudWatchBody, answered: Record<string, string> = {}) => {
+      // The clock's time, for readers of "the last hour" of the metrics stamped on it (CLOCK_NOW_HEADER).
+      const headers = options.clock
+        ? { ...answered, [CLOCK_NOW_HEADER]: String(options.clock.now()) }
+        : answered;
       if (protocol === 'cbor') {
         response.writeHead(status, {
           ...headers,

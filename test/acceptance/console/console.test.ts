@@ -16,6 +16,7 @@ import type { Browser, Page } from 'playwright-core';
 import { buildConsoleAssets } from '../../../bin/console-build';
 import { type ConsoleBackend, type ConsoleServer, startConsoleServer } from '../../../bin/console-server';
 import type { DeliveryListBody } from '../../../console/contract/console-api';
+import { DASHBOARD_STATES, DASHBOARD_STATUSES } from '../../../console/contract/dashboard';
 import { awsEndpoint, DeliveryOperatorClient } from '../../../lib/harness/operator-client';
 import { PROJECT_ROOT } from '../../../lib/local-runtime';
 import { DeliverySystemClient } from '../choreography/system-client';
@@ -24,6 +25,7 @@ import { SystemClient } from '../scheduler-agent-supervisor/system-client';
 import { acceptanceTarget, scenarioTimeoutMs } from '../setup';
 import { DELIVERIES_APP } from '../target';
 import { launchBrowser } from './browser';
+import * as dashboard from './dashboard-page';
 
 const runId = randomUUID().slice(0, 8);
 const orderIdOf = (name: string) => `console-${runId}-${name}`;
@@ -365,6 +367,74 @@ describe('deliveries', () => {
     expect(((await lost.json()) as { message: string }).message).toBe(
       'status must be one of Requested, Correlating, Scheduled, PickedUp, Delivered, Failed, Cancelled',
     );
+  });
+});
+
+describe('the dashboard', () => {
+  it('shows the alarms firing on top, then a chart per state and per status whose hour counts what this test saw, as its table says', async () => {
+    await open('#/dashboard');
+    // The alarms first: the firing ones spelled out, or in words that none fires.
+    await expectText(page.locator('#alarms-title .summary'), /firing\)$/);
+    const alarms = await dashboard.alarmsOnTop(page);
+    expect(alarms.summary).toMatch(
+      alarms.firing.length === 0 ? /none firing/ : `(${alarms.firing.length} of `,
+    );
+    for (const alarm of alarms.firing) expect(alarm).toMatch(/^ALARM (Orders: |Deliveries: )?\S+: \S/);
+    const { from, to } = await dashboard.shownHour(page, scenarioTimeoutMs.normal);
+    expect((await dashboard.drawnSeries(page, 'orders')).map(({ name }) => name)).toEqual(DASHBOARD_STATES);
+    expect((await dashboard.drawnSeries(page, 'deliveries')).map(({ name }) => name)).toEqual(
+      DASHBOARD_STATUSES,
+    );
+    // Its hour is the clock's the metrics are stamped on (on the virtual clock far from the
+    // machine's): it holds the last thing this test did, the OUTAGE order's retry.
+    const within = (at = '') => at >= from && at < to;
+    const operator = orders.operator();
+    const { operatorLog } = (await operator.show(ids.outage)).body;
+    const retriedAt = operatorLog.find((entry) => entry.action === 'retry')?.at;
+    expect([retriedAt, from, to, within(retriedAt)]).toEqual([retriedAt, from, to, true]);
+    // The orders this test saw reach Processed (and stay there) in that hour, and the delivery it
+    // saw Delivered, are counted (the page reads the metrics every 30 s: one read may be needed).
+    const processed = (
+      await Promise.all(['warm-up', 'done', 'stall'].map((name) => operator.show(orderIdOf(name))))
+    ).filter(({ body }) => body.processState === 'Processed' && within(body.updatedAt)).length;
+    const delivered = (await backend.deliveries?.show(ids.delivery))?.body.status;
+    const deliveredWithin = delivered?.status === 'Delivered' && within(delivered.updatedAt) ? 1 : 0;
+    expect(processed).toBeGreaterThanOrEqual(1);
+    await dashboard.expectCountedAtLeast(
+      page,
+      [
+        { group: 'orders', name: 'Processed', atLeast: processed },
+        { group: 'deliveries', name: 'Delivered', atLeast: deliveredWithin },
+      ],
+      45_000,
+    );
+    // Each chart draws its total, and its row of the table (the text equivalent) says the same.
+    await dashboard.expectChartsAsTheirTables(page);
+    // Tab from the Pending chart reaches Processing's, then Processed's, which says its summary.
+    await dashboard.chartOf(page, 'orders', 'Pending').focus();
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    const total = await dashboard.totalOf(page, 'orders', 'Processed');
+    await expectText(
+      page.getByTestId('dashboard-orders-detail'),
+      new RegExp(
+        `^Processed: ${total} entered in the last hour, at most \\d+ in a minute, at \\d\\d:\\d\\d(; \\d+\\+? now)?$`,
+      ),
+    );
+    expect(await dashboard.chartOf(page, 'orders', 'Processed').getAttribute('aria-label')).toBe(
+      await page.getByTestId('dashboard-orders-detail').textContent(),
+    );
+    await page.screenshot({ path: resolve(SCREENSHOTS, 'dashboard.png'), fullPage: true });
+  });
+
+  it('fits a phone: no overflow, every chart and its table readable (4.5:1)', async () => {
+    const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    await phone.goto(`${server.url}#/dashboard`);
+    await dashboard.shownHour(phone, scenarioTimeoutMs.normal);
+    const overflow = await phone.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
+    expect(overflow).toBeLessThanOrEqual(0);
+    expect(await phone.evaluate<string[]>(LOW_CONTRAST_TEXT)).toEqual([]);
+    await phone.close();
   });
 });
 

@@ -275,6 +275,18 @@ describe('client reply queues and status notifier (default profile)', () => {
               },
             }),
           },
+          // Transitions into the untold states, counted for the dashboard (not writes within them).
+          ...[ProcessState.Pending, ProcessState.Processing, ProcessState.CompensationInProgress].map(
+            (state) => ({
+              Pattern: JSON.stringify({
+                eventName: ['MODIFY'],
+                dynamodb: {
+                  NewImage: { [StateAttr.ProcessState]: { S: [state] } },
+                  OldImage: { [StateAttr.ProcessState]: { S: [{ 'anything-but': [state] }] } },
+                },
+              }),
+            }),
+          ),
         ],
       },
     });

@@ -242,7 +242,7 @@ describe('the deployed operator console', () => {
     ]);
   });
 
-  it("lets the operators' role invoke the operator routes and read the stack's alarms, nothing else", () => {
+  it("lets the operators' role invoke the operator routes, read the stack's alarms and the dashboard's metrics, nothing else", () => {
     const role = stack.operatorConsole?.signIn.authenticatedRole;
     const roleRef = stack.resolve(role?.roleName);
     const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((policy) =>
@@ -263,6 +263,7 @@ describe('the deployed operator console', () => {
     expect(statements.map((statement) => statement.Action)).toEqual([
       'execute-api:Invoke',
       'cloudwatch:DescribeAlarms',
+      'cloudwatch:GetMetricData',
     ]);
     const routes = (statements[0].Resource as unknown[]).map((arn) => JSON.stringify(arn));
     const methods = stack.operatorApi.methods.map((method) =>
@@ -271,6 +272,16 @@ describe('the deployed operator console', () => {
     expect(routes.sort()).toEqual(methods.sort());
     for (const route of routes) expect(route).toMatch(/"\/(GET|POST)\/operator\/orders[^"]*"/);
     expect(JSON.stringify(statements[1].Resource)).toContain(`:alarm:${Stack.of(stack).stackName}-*`);
+    // GetMetricData has no resource type or condition key (the Service Authorization Reference): `*`,
+    // with no other action beside it, and acknowledged for that reason.
+    expect(statements[2]).toEqual({ Effect: 'Allow', Action: 'cloudwatch:GetMetricData', Resource: '*' });
+    const acknowledged = role?.node
+      .findAll()
+      .flatMap((construct) => construct.node.metadata)
+      .filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
+      .flatMap((entry) => Object.entries(entry.data as Record<string, string>))
+      .find(([id]) => id.replace(/^annotation::/i, '') === 'AwsSolutions-IAM5[Resource::*]');
+    expect(acknowledged?.[1]).toMatch(/GetMetricData, which has no resource type or condition key/);
   });
 
   it("refuses other stacks' alarm sources that are unlabelled, labelled twice or overlap, naming them", () => {

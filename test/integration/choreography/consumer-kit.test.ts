@@ -5,6 +5,7 @@
  */
 import type { SQSRecord } from 'aws-lambda';
 import {
+  DeliveryMetric,
   EventType,
   MessageAttribute,
   OutboxDestination,
@@ -99,6 +100,37 @@ describe('choreography consumer kit', () => {
     expect(again.batchItemFailures).toEqual([]);
     expect(decisions).toEqual(['ingestion:d-dup:1']);
     expect(await world.getItem(tableName, 'PACKAGES#d-dup')).toMatchObject({ version: 1, sequence: 1 });
+  });
+
+  it("counts a change's counts once it is committed, and not again for a duplicate or an ignored event", async () => {
+    const observability = testObservability('ingestion');
+    const countBy = jest.spyOn(observability, 'countBy');
+    const entered = {
+      metric: DeliveryMetric.DeliveriesEnteredStatus,
+      dimension: { name: 'status', value: 'Scheduled' },
+    };
+    const handler = fifoConsumer(
+      {
+        service: ServiceName.Package,
+        itemKeyOf: (event) => `PACKAGES#${event.deliveryId}`,
+        react: async (current) =>
+          current === undefined ? change({ outcome: 'READY' }, [], { counts: [entered] }) : ignore('seen'),
+      },
+      {
+        store,
+        deadLetterer: new SqsDeadLetterer(world.sqs, dlqUrl, ServiceName.Package),
+        settings: SETTINGS,
+        observability,
+      },
+    );
+    const run = (record: SQSRecord) => handler({ Records: [record] }, lambdaContext);
+    await run(sqsRecord(requested('d-counted')));
+    await run(sqsRecord(requested('d-counted')));
+    await run(sqsRecord(requested('d-counted', { eventId: 'ingestion:d-counted:other' })));
+    const counted = countBy.mock.calls.filter(
+      ([metric]) => metric === DeliveryMetric.DeliveriesEnteredStatus,
+    );
+    expect(counted).toEqual([[entered.metric, entered.dimension]]);
   });
 
   it('re-sends the dead letter a duplicate recorded (the first delivery committed but never sent it)', async () => {

@@ -1,13 +1,20 @@
 /** Ingestion's rules: request validation, conflicts, and the read model's projection. */
 
 import type { DeliveryEvent } from '../../../lambdas/choreography/contracts';
-import { DELIVERIES_BY_STATUS_INDEX, EventType, ServiceName } from '../../../lambdas/choreography/contracts';
+import {
+  DELIVERIES_BY_STATUS_INDEX,
+  DeliveryMetric,
+  EventType,
+  ServiceName,
+  STATUS_DIMENSION,
+} from '../../../lambdas/choreography/contracts';
 import { distanceKm } from '../../../lambdas/choreography/domain/distance-km';
 import {
   conflictingFields,
   newDelivery,
   parseDeliveryRequestBody,
   projectLifecycleEvent,
+  statusEntered,
 } from '../../../lambdas/choreography/domain/ingestion';
 
 const NOW = new Date('2030-01-01T00:00:00Z');
@@ -154,5 +161,48 @@ describe('ingestion read model', () => {
   it('ignores events of unknown deliveries and non-lifecycle events', () => {
     expect(projectLifecycleEvent(undefined, lifecycle(EventType.PickedUp, 1), NOW).kind).toBe('ignore');
     expect(projectLifecycleEvent(item, lifecycle(EventType.RemediationDecided, 1), NOW).kind).toBe('ignore');
+  });
+
+  describe('counts each real change of the status once (DeliveriesEnteredStatus)', () => {
+    const entered = (status: string) => [
+      {
+        metric: DeliveryMetric.DeliveriesEnteredStatus,
+        dimension: { name: STATUS_DIMENSION, value: status },
+      },
+    ];
+
+    it('counts the status a newer event moves the delivery into', () => {
+      const reaction = projectLifecycleEvent(item, lifecycle(EventType.DeliveryScheduled, 1), NOW);
+      expect(reaction).toMatchObject({ kind: 'change', counts: entered('Scheduled') });
+      if (reaction.kind !== 'change') return;
+      const scheduled = { ...item, state: reaction.state };
+      expect(projectLifecycleEvent(scheduled, lifecycle(EventType.PickedUp, 2), NOW)).toMatchObject({
+        counts: entered('PickedUp'),
+      });
+    });
+
+    it('counts nothing for a duplicate, an older reply kept only in the history, or the same status again', () => {
+      const picked = { ...item, state: { ...record, status: 'PickedUp', statusSequence: 2 } };
+      const duplicate = projectLifecycleEvent(
+        {
+          ...picked,
+          state: { ...picked.state, history: [...record.history, { producer: 'delivery', sequence: 2 }] },
+        },
+        lifecycle(EventType.PickedUp, 2),
+        NOW,
+      );
+      expect(duplicate.kind).toBe('ignore');
+      const older = projectLifecycleEvent(picked, lifecycle(EventType.DeliveryScheduled, 1), NOW);
+      expect(older).toMatchObject({ kind: 'change' });
+      expect(older).not.toHaveProperty('counts');
+      const scheduled = { ...item, state: { ...record, status: 'Scheduled', statusSequence: 1 } };
+      const again = projectLifecycleEvent(scheduled, lifecycle(EventType.DeliveryScheduled, 3), NOW);
+      expect(again).toMatchObject({ kind: 'change', state: { status: 'Scheduled', statusSequence: 3 } });
+      expect(again).not.toHaveProperty('counts');
+    });
+
+    it('is counted as Requested when ingestion accepts a delivery', () => {
+      expect([statusEntered(record.status)]).toEqual(entered('Requested'));
+    });
   });
 });

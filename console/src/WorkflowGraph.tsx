@@ -67,7 +67,10 @@ function WorkflowLegend() {
   );
 }
 
-/** The transitions: routed polylines (the way this attempt went on top), and stubs for shared Catches. */
+/**
+ * The transitions: routed polylines (the way this attempt went on top), and stubs for shared
+ * Catches (highlighted when taken; their target is highlighted as entered).
+ */
 function Transitions({ graph, layout }: { readonly graph: WorkflowGraph; readonly layout: WorkflowLayout }) {
   const edges = [...graph.edges].sort((a, b) => Number(a.taken) - Number(b.taken));
   return (
@@ -80,11 +83,13 @@ function Transitions({ graph, layout }: { readonly graph: WorkflowGraph; readonl
           return (
             <path
               key={edge.id}
-              className="wf-edge wf-stub"
+              className={`wf-edge wf-stub${edge.taken ? ' wf-taken' : ''}`}
+              data-edge={`${edge.from} -> ${edge.to}`}
+              data-taken={edge.taken}
               d={`M${box.x + box.width},${y} l9,0`}
-              markerEnd="url(#wf-arrow)"
+              markerEnd={edge.taken ? 'url(#wf-arrow-taken)' : 'url(#wf-arrow)'}
             >
-              <title>{`Catch ${edge.label ?? ''} → ${edge.to}`}</title>
+              <title>{`Catch ${edge.label ?? ''} → ${edge.to}${edge.taken ? ' (taken by this attempt)' : ''}`}</title>
             </path>
           );
         }
@@ -141,9 +146,10 @@ function GraphDrawing({
       caption={
         <>
           <WorkflowLegend />
-          The definition that ran the latest attempt. A Catch that most states share (to FencedOut or
-          AttemptAbandoned) is a short stub on its state unless this attempt took it; each state's detail
-          names its Catches. The list below says the same in words.
+          The definition that ran the latest attempt, drawn the same for every order of its version. A Catch
+          that most states share (to FencedOut or AttemptAbandoned) is a short stub on its state, highlighted
+          when this attempt took it; each state's detail names its Catches. The list below says the same in
+          words.
         </>
       }
     >
@@ -187,8 +193,14 @@ function GraphDrawing({
             <title>{node.detail}</title>
             <rect x={box.x} y={box.y} width={box.width} height={box.height} rx={4} />
             <text x={box.x + box.width / 2} y={box.y + box.height / 2 + 4} textAnchor="middle">
-              {node.label}
+              {node.id}
             </text>
+            {node.label !== node.id && (
+              // The tag (`— failed`) over the box's right end: the box is sized by the name only.
+              <text className="wf-tag" x={box.x + box.width} y={box.y - 3} textAnchor="end">
+                {node.label.slice(node.id.length)}
+              </text>
+            )}
           </g>
         );
       })}

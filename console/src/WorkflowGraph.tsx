@@ -45,7 +45,7 @@ function WorkflowLegend() {
       {[
         ['wf-entered', 'entered'],
         ['wf-compensation', 'compensation, entered'],
-        ['wf-failed', 'failed (written in the box)'],
+        ['wf-failed', 'failed (and written over the box)'],
         ['wf-not-entered', 'not entered'],
       ].map(([kind, label]) => (
         <li key={kind}>
@@ -126,6 +126,22 @@ function GraphDrawing({
   readonly title: string;
 }) {
   const { detail, show } = useChartDetail();
+  // The box opens on the states this attempt entered (the start state when none): centred when they
+  // fit, else from their left. Again only when they reach further (a new state out of the span, a
+  // new attempt), so a poll that changes nothing there leaves the operator's scrolling alone.
+  const transitions = useRef<SVGGElement>(null);
+  const entered = graph.nodes
+    .filter((node) => node.runs.length > 0 || node.id === graph.startAt)
+    .map((node) => layout.nodes.get(node.id))
+    .filter((box): box is NonNullable<typeof box> => box !== undefined);
+  const left = Math.min(...entered.map((box) => box.x));
+  const right = Math.max(...entered.map((box) => box.x + box.width));
+  useEffect(() => {
+    const scroller = transitions.current?.closest('.chart-scroll');
+    if (!scroller || !Number.isFinite(left)) return;
+    const width = scroller.clientWidth;
+    scroller.scrollLeft = Math.max(0, right - left <= width ? (left + right - width) / 2 : left - 12);
+  }, [left, right]);
   // Tab goes through the states top to bottom, left to right, as they are drawn.
   const nodes = [...graph.nodes].sort((a, b) => {
     const boxA = layout.nodes.get(a.id);
@@ -177,7 +193,9 @@ function GraphDrawing({
           <path d="M0,0 L8,4 L0,8 z" className="wf-arrow-taken" />
         </marker>
       </defs>
-      <Transitions graph={graph} layout={layout} />
+      <g ref={transitions}>
+        <Transitions graph={graph} layout={layout} />
+      </g>
       {nodes.map((node) => {
         const box = layout.nodes.get(node.id);
         if (box === undefined) return null;

@@ -45,7 +45,7 @@ function WorkflowLegend() {
       {[
         ['wf-entered', 'entered'],
         ['wf-compensation', 'compensation, entered'],
-        ['wf-failed', 'failed (written in the box)'],
+        ['wf-failed', 'failed (and written over the box)'],
         ['wf-not-entered', 'not entered'],
       ].map(([kind, label]) => (
         <li key={kind}>
@@ -67,7 +67,10 @@ function WorkflowLegend() {
   );
 }
 
-/** The transitions: routed polylines (the way this attempt went on top), and stubs for shared Catches. */
+/**
+ * The transitions: routed polylines (the way this attempt went on top), and stubs for shared
+ * Catches (highlighted when taken; their target is highlighted as entered).
+ */
 function Transitions({ graph, layout }: { readonly graph: WorkflowGraph; readonly layout: WorkflowLayout }) {
   const edges = [...graph.edges].sort((a, b) => Number(a.taken) - Number(b.taken));
   return (
@@ -80,11 +83,13 @@ function Transitions({ graph, layout }: { readonly graph: WorkflowGraph; readonl
           return (
             <path
               key={edge.id}
-              className="wf-edge wf-stub"
+              className={`wf-edge wf-stub${edge.taken ? ' wf-taken' : ''}`}
+              data-edge={`${edge.from} -> ${edge.to}`}
+              data-taken={edge.taken}
               d={`M${box.x + box.width},${y} l9,0`}
-              markerEnd="url(#wf-arrow)"
+              markerEnd={edge.taken ? 'url(#wf-arrow-taken)' : 'url(#wf-arrow)'}
             >
-              <title>{`Catch ${edge.label ?? ''} → ${edge.to}`}</title>
+              <title>{`Catch ${edge.label ?? ''} → ${edge.to}${edge.taken ? ' (taken by this attempt)' : ''}`}</title>
             </path>
           );
         }
@@ -121,6 +126,22 @@ function GraphDrawing({
   readonly title: string;
 }) {
   const { detail, show } = useChartDetail();
+  // The box opens on the states this attempt entered (the start state when none): centred when they
+  // fit, else from their left. Again only when they reach further (a new state out of the span, a
+  // new attempt), so a poll that changes nothing there leaves the operator's scrolling alone.
+  const transitions = useRef<SVGGElement>(null);
+  const entered = graph.nodes
+    .filter((node) => node.runs.length > 0 || node.id === graph.startAt)
+    .map((node) => layout.nodes.get(node.id))
+    .filter((box): box is NonNullable<typeof box> => box !== undefined);
+  const left = Math.min(...entered.map((box) => box.x));
+  const right = Math.max(...entered.map((box) => box.x + box.width));
+  useEffect(() => {
+    const scroller = transitions.current?.closest('.chart-scroll');
+    if (!scroller || !Number.isFinite(left)) return;
+    const width = scroller.clientWidth;
+    scroller.scrollLeft = Math.max(0, right - left <= width ? (left + right - width) / 2 : left - 12);
+  }, [left, right]);
   // Tab goes through the states top to bottom, left to right, as they are drawn.
   const nodes = [...graph.nodes].sort((a, b) => {
     const boxA = layout.nodes.get(a.id);
@@ -141,9 +162,10 @@ function GraphDrawing({
       caption={
         <>
           <WorkflowLegend />
-          The definition that ran the latest attempt. A Catch that most states share (to FencedOut or
-          AttemptAbandoned) is a short stub on its state unless this attempt took it; each state's detail
-          names its Catches. The list below says the same in words.
+          The definition that ran the latest attempt, drawn the same for every order of its version. A Catch
+          that most states share (to FencedOut or AttemptAbandoned) is a short stub on its state, highlighted
+          when this attempt took it; each state's detail names its Catches. The list below says the same in
+          words.
         </>
       }
     >
@@ -171,7 +193,9 @@ function GraphDrawing({
           <path d="M0,0 L8,4 L0,8 z" className="wf-arrow-taken" />
         </marker>
       </defs>
-      <Transitions graph={graph} layout={layout} />
+      <g ref={transitions}>
+        <Transitions graph={graph} layout={layout} />
+      </g>
       {nodes.map((node) => {
         const box = layout.nodes.get(node.id);
         if (box === undefined) return null;
@@ -187,8 +211,14 @@ function GraphDrawing({
             <title>{node.detail}</title>
             <rect x={box.x} y={box.y} width={box.width} height={box.height} rx={4} />
             <text x={box.x + box.width / 2} y={box.y + box.height / 2 + 4} textAnchor="middle">
-              {node.label}
+              {node.id}
             </text>
+            {node.label !== node.id && (
+              // The tag (`— failed`) over the box's right end: the box is sized by the name only.
+              <text className="wf-tag" x={box.x + box.width} y={box.y - 3} textAnchor="end">
+                {node.label.slice(node.id.length)}
+              </text>
+            )}
           </g>
         );
       })}

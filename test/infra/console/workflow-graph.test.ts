@@ -93,6 +93,33 @@ describe('workflow graph of the synthesized definitions (default profile: v1, v3
     },
   );
 
+  it.each([1, 3, 5])(
+    'v%i: laid out the same whatever the order: processed, compensated or not started',
+    (version) => {
+      const definition = definitionOf(version);
+      const layoutOf = (path: OperatorWorkflowStateRun[]) => {
+        const graph = workflowGraphOf(definition, path);
+        const layout = layoutWorkflow(graph);
+        expectCleanLayout(graph, layout);
+        return layout;
+      };
+      const none = layoutOf([]);
+      const processed = Object.keys(definition.States).filter(
+        (name) => !name.includes('Undo') && !name.includes('Compensat'),
+      );
+      const compensated = [...(version === 5 ? [] : ['LoadStateRecord']), ...COMPENSATION];
+      for (const path of [
+        pathThrough(processed.filter((name) => definition.States[name]?.Type !== 'Fail')),
+        pathThrough(compensated, { outcome: WorkflowStateOutcome.Failed, error: 'Oops' }),
+      ]) {
+        const layout = layoutOf(path);
+        expect(layout.nodes).toEqual(none.nodes);
+        expect(layout.edges).toEqual(none.edges);
+        expect(layout.stubs).toEqual(none.stubs);
+      }
+    },
+  );
+
   it('v5: a processed order entered its steps up to Processed, with no failed state and no compensation', () => {
     const names = [
       'CheckLock',

@@ -185,9 +185,103 @@ describe('workflowGraphOf', () => {
   });
 });
 
+/** Four tasks in a row, each catching a lost lock to one shared state. */
+const sharedCatches = {
+  StartAt: 'A',
+  States: {
+    ...Object.fromEntries(
+      ['A', 'B', 'C', 'D'].map((name, index, names) => [
+        name,
+        {
+          Type: 'Task',
+          Resource: 'arn:aws:lambda:us-east-1:000000000000:function:w',
+          Catch: [{ ErrorEquals: ['Lock.Lost'], Next: 'Lost' }],
+          ...(index + 1 < names.length ? { Next: names[index + 1] } : { Next: 'Done' }),
+        },
+      ]),
+    ),
+    Done: { Type: 'Succeed' },
+    Lost: { Type: 'Succeed' },
+  },
+};
+
 describe('layoutWorkflow', () => {
   it('places every state without overlap and starts and ends every transition on its states', () => {
     const graph = workflowGraphOf(parseDefinition(JSON.stringify(definition)), []);
     expectCleanLayout(graph, layoutWorkflow(graph));
+  });
+
+  it('lays out a definition the same whatever path the attempt took', () => {
+    const parsed = parseDefinition(JSON.stringify(definition));
+    const none = layoutWorkflow(workflowGraphOf(parsed, []));
+    for (const path of [
+      [
+        run('Begin', 'Pass', 'Succeeded', { next: 'Pick' }),
+        run('Pick', 'Choice', 'Succeeded', { next: 'Pause' }),
+        run('Pause', 'Wait', 'Succeeded', { next: 'Work' }),
+        run('Work', 'Task', 'Caught', { next: 'Broken', error: 'Oops' }),
+        run('Broken', 'Fail', 'Failed', { error: 'Broken' }),
+      ],
+      [
+        run('Begin', 'Pass', 'Succeeded', { next: 'Pick' }),
+        run('Pick', 'Choice', 'Succeeded', { next: 'Each' }),
+        run('Each', 'Map', 'Succeeded'),
+      ],
+    ]) {
+      const graph = workflowGraphOf(parsed, path);
+      const layout = layoutWorkflow(graph);
+      expectCleanLayout(graph, layout);
+      expect(layout.nodes).toEqual(none.nodes);
+      expect(layout.edges).toEqual(none.edges);
+      expect({ width: layout.width, height: layout.height }).toEqual({
+        width: none.width,
+        height: none.height,
+      });
+    }
+  });
+
+  it('ranks each state as near the start as it can be: a short path ends under its last state', () => {
+    const chain = ['C1', 'C2', 'C3', 'C4', 'C5'];
+    const parsed = parseDefinition(
+      JSON.stringify({
+        StartAt: 'Pick',
+        States: {
+          Pick: {
+            Type: 'Choice',
+            Choices: [{ Variable: '$.a', BooleanEquals: true, Next: 'C1' }],
+            Default: 'B',
+          },
+          B: { Type: 'Pass', Next: 'Done' },
+          Done: { Type: 'Succeed' },
+          ...Object.fromEntries(
+            chain.map((name, index) => [name, { Type: 'Pass', Next: chain[index + 1] ?? 'Undone' }]),
+          ),
+          Undone: { Type: 'Succeed' },
+        },
+      }),
+    );
+    const layout = layoutWorkflow(workflowGraphOf(parsed, []));
+    const y = (name: string) => layout.nodes.get(name)?.y ?? Number.NaN;
+    // Pick, B, Done: the first three ranks, Done level with C2 (not at the bottom with Undone).
+    expect(y('Done')).toBe(y('C2'));
+    expect(y('B')).toBe(y('C1'));
+    expect(y('Done')).toBeLessThan(y('Undone'));
+  });
+
+  it('draws every Catch to a state four Catches lead to as a stub, taken or not', () => {
+    const parsed = parseDefinition(JSON.stringify(sharedCatches));
+    const stubs = ['A', 'B', 'C', 'D'].map((name) => `${name}\u0000Lost`);
+    const untaken = workflowGraphOf(parsed, []);
+    expect([...layoutWorkflow(untaken).stubs].sort()).toEqual(stubs);
+    const taken = workflowGraphOf(parsed, [
+      run('A', 'Task', 'Succeeded', { next: 'B' }),
+      run('B', 'Task', 'Caught', { next: 'Lost', error: 'Lock.Lost' }),
+      run('Lost', 'Succeed', 'Succeeded'),
+    ]);
+    expect(taken.edges.find((edge) => edge.id === 'B\u0000Lost')?.taken).toBe(true);
+    const layout = layoutWorkflow(taken);
+    expect([...layout.stubs].sort()).toEqual(stubs);
+    expect(layout.nodes).toEqual(layoutWorkflow(untaken).nodes);
+    expectCleanLayout(taken, layout);
   });
 });

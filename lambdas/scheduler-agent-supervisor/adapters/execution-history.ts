@@ -1,12 +1,8 @@
-import {
-  DescribeExecutionCommand,
-  GetExecutionHistoryCommand,
-  type HistoryEvent,
-  type SFNClient,
-} from '@aws-sdk/client-sfn';
+import { DescribeExecutionCommand, type HistoryEvent, type SFNClient } from '@aws-sdk/client-sfn';
 import { hasErrorName } from '../../shared/errors';
 import { agentCallOfStateName, type OperatorStepRunView, StepRunOutcome } from '../contracts';
 import type { ExecutionHistory, ExecutionStepRuns, ExecutionSummary } from '../domain/ports';
+import { readExecutionHistory } from './execution-history-pages';
 
 /**
  * Reads the scheduler's executions by name (`<orderId>--attempt-<n>`). Needs only
@@ -59,28 +55,13 @@ export class SfnExecutionHistory implements ExecutionHistory {
   ): Promise<ExecutionStepRuns | undefined> {
     const executionArn = this.executionArn(name, workflowVersion);
     if (executionArn === undefined) return undefined;
-    const events: HistoryEvent[] = [];
-    let nextToken: string | undefined;
     try {
-      for (let page = 0; page < bounds.maxPages; page += 1) {
-        const result = await this.client.send(
-          new GetExecutionHistoryCommand({
-            executionArn,
-            maxResults: bounds.pageSize,
-            // Names, times and errors only: no state input or output (order data) is read.
-            includeExecutionData: false,
-            ...(nextToken !== undefined && { nextToken }),
-          }),
-        );
-        events.push(...(result.events ?? []));
-        nextToken = result.nextToken;
-        if (nextToken === undefined) break;
-      }
+      const history = await readExecutionHistory(this.client, executionArn, bounds);
+      return { runs: stepRunsOf(history.events), complete: history.complete };
     } catch (error) {
       if (hasErrorName(error, 'ExecutionDoesNotExist')) return undefined;
       throw error;
     }
-    return { runs: stepRunsOf(events), complete: nextToken === undefined };
   }
 }
 

@@ -1,7 +1,6 @@
 import {
   DescribeExecutionCommand,
   DescribeStateMachineForExecutionCommand,
-  GetExecutionHistoryCommand,
   type HistoryEvent,
   type SFNClient,
 } from '@aws-sdk/client-sfn';
@@ -14,6 +13,7 @@ import {
 } from '../contracts';
 import type { ExecutionWorkflows } from '../domain/ports';
 import { SfnExecutionHistory } from './execution-history';
+import { readExecutionHistory } from './execution-history-pages';
 
 /**
  * Reads one execution for the workflow graph: DescribeExecution (status, times),
@@ -44,22 +44,7 @@ export class SfnExecutionWorkflows implements ExecutionWorkflows {
         this.client.send(new DescribeExecutionCommand({ executionArn })),
         this.client.send(new DescribeStateMachineForExecutionCommand({ executionArn })),
       ]);
-      const events: HistoryEvent[] = [];
-      let nextToken: string | undefined;
-      for (let page = 0; page < bounds.maxPages; page += 1) {
-        const result = await this.client.send(
-          new GetExecutionHistoryCommand({
-            executionArn,
-            maxResults: bounds.pageSize,
-            // Names, times and errors only: no state input or output (order data) is read.
-            includeExecutionData: false,
-            ...(nextToken !== undefined && { nextToken }),
-          }),
-        );
-        events.push(...(result.events ?? []));
-        nextToken = result.nextToken;
-        if (nextToken === undefined) break;
-      }
+      const history = await readExecutionHistory(this.client, executionArn, bounds);
       const status = execution.status ?? 'UNKNOWN';
       return {
         name,
@@ -67,8 +52,8 @@ export class SfnExecutionWorkflows implements ExecutionWorkflows {
         ...(execution.startDate && { startDate: execution.startDate.toISOString() }),
         ...(execution.stopDate && { stopDate: execution.stopDate.toISOString() }),
         definition: machine.definition ?? '',
-        path: workflowPathOf(events, status === 'RUNNING'),
-        pathComplete: nextToken === undefined,
+        path: workflowPathOf(history.events, status === 'RUNNING'),
+        pathComplete: history.complete,
       };
     } catch (error) {
       if (hasErrorName(error, 'ExecutionDoesNotExist')) return undefined;

@@ -1,18 +1,15 @@
 /** GET /operator/orders/{orderId}: record, steps, compensation log, attempts, alerts, operator log. */
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { createDocumentClient } from '../../shared/aws-clients/dynamodb';
 import { createSfnClient } from '../../shared/aws-clients/sfn';
 import { requireEnv } from '../../shared/env';
-import { apiRequestScope, errorResponse, jsonResponse, unexpectedErrorResponse } from '../../shared/http';
-import { annotateTrace, createObservability, instrumentedHandler } from '../../shared/observability';
+import { createObservability } from '../../shared/observability';
 import { DynamoAlertArchive } from '../adapters/alert-archive';
 import { SfnExecutionHistory } from '../adapters/execution-history';
-import { operatorOf } from '../adapters/operator-identity';
+import { operatorOrderReadHandler } from '../adapters/operator-order-read';
 import { DynamoOperatorStore } from '../adapters/operator-store';
 import { readWorkflowStateMachines } from '../adapters/runtime-config';
-import { EnvKey, OperatorRoute } from '../contracts';
+import { EnvKey } from '../contracts';
 import { type InspectDependencies, inspectOrder } from '../domain/operator';
-import { parseOrderIdParameter } from '../domain/validation';
 
 const observability = createObservability();
 const { tracer } = observability;
@@ -23,25 +20,8 @@ const dependencies: InspectDependencies = {
   alerts: new DynamoAlertArchive(documentClient, requireEnv(EnvKey.AlertArchiveTableName)),
 };
 
-export const handler = instrumentedHandler(
+export const handler = operatorOrderReadHandler(
   observability,
-  async (event: APIGatewayProxyEvent, context): Promise<APIGatewayProxyResult> => {
-    const scope = apiRequestScope(event, context, observability);
-    const { echoHeaders } = scope;
-    try {
-      if (operatorOf(event) === undefined) {
-        return errorResponse(403, 'No caller identity', undefined, echoHeaders);
-      }
-      const parsed = parseOrderIdParameter(event.pathParameters?.[OperatorRoute.orderPathParameter]);
-      if (!parsed.ok) return errorResponse(400, parsed.message, parsed.errors, echoHeaders);
-      annotateTrace(tracer, { orderId: parsed.orderId });
-      const detail = await inspectOrder(parsed.orderId, dependencies);
-      if (detail === undefined) {
-        return errorResponse(404, `Order '${parsed.orderId}' not found`, undefined, echoHeaders);
-      }
-      return jsonResponse(200, detail, echoHeaders);
-    } catch (error) {
-      return unexpectedErrorResponse(scope, 'Inspecting the order failed unexpectedly', error);
-    }
-  },
+  (orderId) => inspectOrder(orderId, dependencies),
+  'Inspecting the order failed unexpectedly',
 );

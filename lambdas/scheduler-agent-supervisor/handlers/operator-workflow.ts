@@ -1,17 +1,14 @@
 /** GET /operator/orders/{orderId}/workflow: the latest attempt's definition and the states it entered. */
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { createDocumentClient } from '../../shared/aws-clients/dynamodb';
 import { createSfnClient } from '../../shared/aws-clients/sfn';
 import { requireEnv } from '../../shared/env';
-import { apiRequestScope, errorResponse, jsonResponse, unexpectedErrorResponse } from '../../shared/http';
-import { annotateTrace, createObservability, instrumentedHandler } from '../../shared/observability';
+import { createObservability } from '../../shared/observability';
 import { SfnExecutionWorkflows } from '../adapters/execution-workflow';
-import { operatorOf } from '../adapters/operator-identity';
+import { operatorOrderReadHandler } from '../adapters/operator-order-read';
 import { DynamoOperatorStore } from '../adapters/operator-store';
 import { readWorkflowStateMachines } from '../adapters/runtime-config';
-import { EnvKey, OperatorRoute } from '../contracts';
+import { EnvKey } from '../contracts';
 import { orderWorkflow, type WorkflowDependencies } from '../domain/operator-workflow';
-import { parseOrderIdParameter } from '../domain/validation';
 
 const observability = createObservability();
 const { tracer } = observability;
@@ -20,25 +17,8 @@ const dependencies: WorkflowDependencies = {
   workflows: new SfnExecutionWorkflows(createSfnClient(tracer), readWorkflowStateMachines()),
 };
 
-export const handler = instrumentedHandler(
+export const handler = operatorOrderReadHandler(
   observability,
-  async (event: APIGatewayProxyEvent, context): Promise<APIGatewayProxyResult> => {
-    const scope = apiRequestScope(event, context, observability);
-    const { echoHeaders } = scope;
-    try {
-      if (operatorOf(event) === undefined) {
-        return errorResponse(403, 'No caller identity', undefined, echoHeaders);
-      }
-      const parsed = parseOrderIdParameter(event.pathParameters?.[OperatorRoute.orderPathParameter]);
-      if (!parsed.ok) return errorResponse(400, parsed.message, parsed.errors, echoHeaders);
-      annotateTrace(tracer, { orderId: parsed.orderId });
-      const body = await orderWorkflow(parsed.orderId, dependencies);
-      if (body === undefined) {
-        return errorResponse(404, `Order '${parsed.orderId}' not found`, undefined, echoHeaders);
-      }
-      return jsonResponse(200, body, echoHeaders);
-    } catch (error) {
-      return unexpectedErrorResponse(scope, "Reading the order's workflow failed unexpectedly", error);
-    }
-  },
+  (orderId) => orderWorkflow(orderId, dependencies),
+  "Reading the order's workflow failed unexpectedly",
 );

@@ -103,6 +103,7 @@ describe('authorisation', () => {
     const routes: [string, string, string?][] = [
       ['GET', '/operator/orders?state=Error'],
       ['GET', `/operator/orders/${ids.processed}`],
+      ['GET', `/operator/orders/${ids.processed}/workflow`],
       [
         'POST',
         `/operator/orders/${ids.processed}/cancel`,

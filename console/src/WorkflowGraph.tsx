@@ -170,28 +170,8 @@ function GraphDrawing({
       }
     >
       <defs>
-        <marker
-          id="wf-arrow"
-          viewBox="0 0 8 8"
-          refX="8"
-          refY="4"
-          markerWidth="7"
-          markerHeight="7"
-          orient="auto"
-        >
-          <path d="M0,0 L8,4 L0,8 z" className="wf-arrow" />
-        </marker>
-        <marker
-          id="wf-arrow-taken"
-          viewBox="0 0 8 8"
-          refX="8"
-          refY="4"
-          markerWidth="6"
-          markerHeight="6"
-          orient="auto"
-        >
-          <path d="M0,0 L8,4 L0,8 z" className="wf-arrow-taken" />
-        </marker>
+        <ArrowMarker id="wf-arrow" size={7} className="wf-arrow" />
+        <ArrowMarker id="wf-arrow-taken" size={6} className="wf-arrow-taken" />
       </defs>
       <g ref={transitions}>
         <Transitions graph={graph} layout={layout} />
@@ -328,5 +308,22 @@ export function OrderWorkflow({
         <ExecutionWorkflow body={body} execution={body.execution} />
       )}
     </div>
+  );
+}
+
+/** An arrowhead for the transitions' ends (`marker-end`), drawn in the class's colour. */
+function ArrowMarker({
+  id,
+  size,
+  className,
+}: {
+  readonly id: string;
+  readonly size: number;
+  readonly className: string;
+}) {
+  return (
+    <marker id={id} viewBox="0 0 8 8" refX="8" refY="4" markerWidth={size} markerHeight={size} orient="auto">
+      <path d="M0,0 L8,4 L0,8 z" className={className} />
+    </marker>
   );
 }

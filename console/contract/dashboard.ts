@@ -34,7 +34,7 @@ import { SERVICE_DIMENSION } from '../../lambdas/shared/alarm-spec';
 
 /** The dashboard's window, in minutes, and its bins: the count entered per minute. */
 export const DASHBOARD_MINUTES = 60;
-export const DASHBOARD_PERIOD_SECONDS = 60;
+const DASHBOARD_PERIOD_SECONDS = 60;
 const MINUTE_MILLIS = DASHBOARD_PERIOD_SECONDS * 1000;
 
 /** Every state an order can enter, in the contract's order. */

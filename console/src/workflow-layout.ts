@@ -43,10 +43,10 @@ export interface WorkflowLayout {
 }
 
 /** A state this many Catches lead to is a shared target (FencedOut, AttemptAbandoned). */
-export const SHARED_CATCH_TARGET = 4;
+const SHARED_CATCH_TARGET = 4;
 
 /** The edges not routed: Catches to a state SHARED_CATCH_TARGET or more Catches lead to (taken or not). */
-export function stubEdges(graph: WorkflowGraph): Set<string> {
+function stubEdges(graph: WorkflowGraph): Set<string> {
   const catches = new Map<string, number>();
   for (const edge of graph.edges) {
     if (edge.kind === 'catch') catches.set(edge.to, (catches.get(edge.to) ?? 0) + 1);
@@ -59,12 +59,12 @@ export function stubEdges(graph: WorkflowGraph): Set<string> {
 }
 
 /** A state's box: its label in the label font (11px monospace, about 6.7 px a character) and padding. */
-export const NODE_HEIGHT = 26;
-export const CHAR_WIDTH = 6.7;
+const NODE_HEIGHT = 26;
+const CHAR_WIDTH = 6.7;
 const NODE_PADDING = 16;
 const MARGIN = 12;
 
-export function nodeWidth(label: string): number {
+function nodeWidth(label: string): number {
   return Math.ceil(label.length * CHAR_WIDTH + NODE_PADDING);
 }
 
@@ -89,7 +89,7 @@ interface RankedGraph {
  * nothing leads to): the happy path's end sits under its last step, not at the bottom of the
  * drawing with the compensation's ends, as dagre's own longest-path ranker (from the ends) puts it.
  */
-export function rankFromStart(graph: RankedGraph): void {
+function rankFromStart(graph: RankedGraph): void {
   const ranks = new Map<string, number>();
   const rankOf = (node: string): number => {
     const known = ranks.get(node);
